@@ -1,0 +1,154 @@
+#include "core/ir/graph.hpp"
+
+#include <fmt/format.h>
+
+namespace iputrain::ir {
+
+ValueId Graph::push(Node n) {
+  if (!n.span.valid()) {
+    n.span = default_span_;
+  }
+  n.stage = cur_stage_;
+  n.phase = cur_phase_;
+  nodes_.push_back(std::move(n));
+  return static_cast<ValueId>(nodes_.size() - 1);
+}
+
+ValueId Graph::add(OpKind op, std::vector<ValueId> inputs, Attrs attrs, SourceSpan span) {
+  const OpDef& def = op_def(op);
+  if (!span.valid()) {
+    span = default_span_;
+  }
+  if (def.arity >= 0 && static_cast<int>(inputs.size()) != def.arity) {
+    throw Error(ErrorKind::Semantic,
+                fmt::format("{} takes {} argument(s), got {}", def.name, def.arity, inputs.size()), span);
+  }
+  std::vector<const TensorType*> in_types;
+  in_types.reserve(inputs.size());
+  for (ValueId v : inputs) {
+    if (v < 0 || v >= size()) {
+      throw Error(ErrorKind::Internal, fmt::format("{}: input %{} does not exist", def.name, v), span);
+    }
+    in_types.push_back(&type(v));
+  }
+  Node n;
+  n.op = op;
+  n.inputs = std::move(inputs);
+  n.attrs = std::move(attrs);
+  n.span = span;
+  try {
+    n.type = def.infer(in_types, n.attrs);
+  } catch (const OpError& e) {
+    throw Error(ErrorKind::Semantic, fmt::format("{}: {}", def.name, e.message), span, e.hint);
+  }
+  return push(std::move(n));
+}
+
+ValueId Graph::add_input(std::string name, TensorType type, SourceSpan span) {
+  Node n;
+  n.op = OpKind::Input;
+  n.type = std::move(type);
+  n.name = std::move(name);
+  n.span = span;
+  ValueId id = push(std::move(n));
+  inputs.push_back(id);
+  return id;
+}
+
+ValueId Graph::add_param(std::string name, TensorType type, Attrs init, SourceSpan span) {
+  Node n;
+  n.op = OpKind::Param;
+  n.type = std::move(type);
+  n.name = std::move(name);
+  n.attrs = std::move(init);
+  n.span = span;
+  ValueId id = push(std::move(n));
+  params.push_back(id);
+  return id;
+}
+
+ValueId Graph::add_constant(double value, TensorType type, SourceSpan span) {
+  Node n;
+  n.op = OpKind::Constant;
+  n.type = std::move(type);
+  n.attrs.set("value", value);
+  n.span = span;
+  return push(std::move(n));
+}
+
+void Graph::verify() const {
+  for (ValueId id = 0; id < size(); ++id) {
+    const Node& n = node(id);
+    auto fail = [&](const std::string& why) {
+      throw Error(ErrorKind::Internal, fmt::format("IR invalid at {}: {}", node_str(id), why), n.span);
+    };
+    if (n.op >= OpKind::Count) {
+      fail("unknown op");
+    }
+    if (n.stage < 0 || n.stage >= static_cast<int32_t>(stages.size())) {
+      fail("stage out of range");
+    }
+    for (ValueId in : n.inputs) {
+      if (in < 0 || in >= id) {
+        fail(fmt::format("input %{} does not precede its user", in));
+      }
+    }
+    const OpDef& def = op_def(n.op);
+    if (def.forward != nullptr) {
+      std::vector<const TensorType*> in_types;
+      for (ValueId in : n.inputs) {
+        in_types.push_back(&type(in));
+      }
+      TensorType expect;
+      try {
+        expect = def.infer(in_types, n.attrs);
+      } catch (const OpError& e) {
+        fail(e.message);
+      }
+      if (!(expect == n.type)) {
+        fail(fmt::format("type {} but the op table says {}", n.type.str(), expect.str()));
+      }
+    }
+  }
+  if (loss != kNoValue && (loss < 0 || loss >= size())) {
+    throw Error(ErrorKind::Internal, "IR invalid: loss value out of range");
+  }
+}
+
+std::string Graph::node_str(ValueId id) const {
+  const Node& n = node(id);
+  std::string args;
+  for (ValueId in : n.inputs) {
+    args += (args.empty() ? "%" : ", %") + std::to_string(in);
+  }
+  if (!n.attrs.empty()) {
+    args += (args.empty() ? "" : ", ") + n.attrs.str();
+  }
+  std::string out = fmt::format("%{} = {}({}) : {}", id, op_name(n.op), args, n.type.str());
+  if (stages.size() > 1) {
+    out += " @" + stages[static_cast<size_t>(n.stage)].name;
+  }
+  if (n.phase == Phase::Backward) {
+    out += " [bwd]";
+  }
+  if (!n.name.empty()) {
+    out += "  # " + n.name;
+  }
+  return out;
+}
+
+std::string Graph::str() const {
+  std::string out;
+  for (ValueId id = 0; id < size(); ++id) {
+    out += node_str(id) + "\n";
+  }
+  for (const Output& o : outputs) {
+    out += fmt::format("output {} = %{}\n", o.name, o.value);
+  }
+  if (loss != kNoValue) {
+    out += fmt::format("minimize %{}\n", loss);
+  }
+  return out;
+}
+
+}  // namespace iputrain::ir

@@ -1,0 +1,95 @@
+// The IR: one node type, one output per node, nodes appended in topological order.
+//
+// A value is identified by the index of the node that produces it. The frontend builds the forward
+// graph; planner passes append the backward graph and annotate nodes (stage, phase). Every node
+// prints itself, so the whole graph has a text form (`Graph::str`) used by dumps and golden tests.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/ir/attrs.hpp"
+#include "core/ops/op.hpp"
+#include "core/types.hpp"
+#include "iputrain/error.hpp"
+
+namespace iputrain::ir {
+
+//! Which part of a training step a node belongs to.
+enum class Phase : uint8_t { Forward, Backward };
+
+struct Node {
+  OpKind op = OpKind::Count;
+  std::vector<ValueId> inputs;
+  Attrs attrs;
+  TensorType type;
+  std::string name;  //!< scope path for params ("features/dense/kernel"), field name for inputs
+  SourceSpan span;   //!< where the model file asked for it
+  int32_t stage = 0; //!< index into Graph::stages
+  Phase phase = Phase::Forward;
+};
+
+//! A stage as declared in the model (`stage NAME { … }`); `group` ties stages of one `parallel`.
+struct Stage {
+  std::string name;
+  SourceSpan span;
+  int32_t group = -1;
+};
+
+//! A named value sent to the outfeed every step (`output NAME = EXPR`).
+struct Output {
+  std::string name;
+  ValueId value = kNoValue;
+  SourceSpan span;
+};
+
+class Graph {
+ public:
+  //! Appends a node after checking arity and inferring its type through the op table. A shape or
+  //! dtype mismatch raises iputrain::Error(Semantic) located at `span`.
+  ValueId add(OpKind op, std::vector<ValueId> inputs, Attrs attrs = {}, SourceSpan span = {});
+  //! Appends an infeed input named `name`.
+  ValueId add_input(std::string name, TensorType type, SourceSpan span = {});
+  //! Appends a trainable parameter; `init` holds the initializer name and its arguments.
+  ValueId add_param(std::string name, TensorType type, Attrs init, SourceSpan span = {});
+  //! A constant tensor filled with `value`.
+  ValueId add_constant(double value, TensorType type, SourceSpan span = {});
+
+  const Node& node(ValueId id) const { return nodes_.at(static_cast<size_t>(id)); }
+  Node& node(ValueId id) { return nodes_.at(static_cast<size_t>(id)); }
+  const TensorType& type(ValueId id) const { return node(id).type; }
+  int32_t size() const { return static_cast<int32_t>(nodes_.size()); }
+  const std::vector<Node>& nodes() const { return nodes_; }
+
+  //! Stage and phase given to nodes appended from now on.
+  void set_cursor(int32_t stage, Phase phase) {
+    cur_stage_ = stage;
+    cur_phase_ = phase;
+  }
+  int32_t cursor_stage() const { return cur_stage_; }
+  //! Span given to nodes appended without one (the backward pass reuses the forward node's span).
+  void set_default_span(SourceSpan span) { default_span_ = span; }
+
+  std::vector<Stage> stages{{"main", {}, -1}};
+  std::vector<ValueId> inputs;
+  std::vector<ValueId> params;
+  std::vector<Output> outputs;
+  ValueId loss = kNoValue;  //!< the `minimize` objective; kNoValue for inference-only models
+
+  //! Checks the structural invariants (inputs precede users, types match the op table); throws
+  //! Error(Internal) naming the node on violation. Run after every pass.
+  void verify() const;
+  //! One line per node: `%7 = matmul(%3, %5) : f32[32, 128]  @features  # features/dense`.
+  std::string str() const;
+  std::string node_str(ValueId id) const;
+
+ private:
+  ValueId push(Node n);
+
+  std::vector<Node> nodes_;
+  int32_t cur_stage_ = 0;
+  Phase cur_phase_ = Phase::Forward;
+  SourceSpan default_span_;
+};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,144 @@
+// matmul: a[..., m, k] @ b[k, n] -> [..., m, n], or batched a[B..., m, k] @ b[B..., k, n].
+// Attributes transpose_a / transpose_b (0 or 1) read the last two dimensions of an operand
+// transposed; the backward pass uses them instead of materialising transposes.
+#include <Eigen/Core>
+#include <fmt/format.h>
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using ConstMap = Eigen::Map<const RowMajor>;
+using Map = Eigen::Map<RowMajor>;
+
+// The GEMM an instance performs: `batch` products of op(A)[m, k] by op(B)[k, n]. A 2-D b with a
+// higher-rank a folds a's leading dimensions into m (one large product instead of many small).
+struct Dims {
+  int64_t batch, m, k, n;
+  bool b_shared;  // b is 2-D and used by every batch entry
+};
+
+Dims dims_of(const TensorType& a, const TensorType& b, bool ta, bool tb) {
+  if (a.rank() < 2 || b.rank() < 2) {
+    throw OpError{fmt::format("operands must have rank >= 2: {} @ {}", a.str(), b.str()),
+                  "use reshape to add a dimension of size 1"};
+  }
+  const int64_t ak0 = a.shape[a.shape.size() - 2];
+  const int64_t ak1 = a.shape.back();
+  const int64_t bk0 = b.shape[b.shape.size() - 2];
+  const int64_t bk1 = b.shape.back();
+  Dims d{};
+  d.k = ta ? ak0 : ak1;
+  const int64_t kb = tb ? bk1 : bk0;
+  d.n = tb ? bk0 : bk1;
+  if (d.k != kb) {
+    throw OpError{fmt::format("inner dimensions differ: {} @ {}", a.str(), b.str()),
+                  fmt::format("the last dimension of the left operand ({}) must equal the first of the "
+                              "right one ({})",
+                              d.k, kb)};
+  }
+  d.b_shared = b.rank() == 2;
+  if (d.b_shared && !ta) {
+    d.batch = 1;
+    d.m = a.numel() / d.k;
+    return d;
+  }
+  const Shape lead_a(a.shape.begin(), a.shape.end() - 2);
+  const Shape lead_b(b.shape.begin(), b.shape.end() - 2);
+  if (!d.b_shared && lead_a != lead_b) {
+    throw OpError{fmt::format("batch dimensions differ: {} @ {}", a.str(), b.str()), ""};
+  }
+  d.batch = numel(lead_a);
+  d.m = ta ? ak1 : ak0;
+  return d;
+}
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
+  const TensorType& a = *in[0];
+  const TensorType& b = *in[1];
+  if (a.dtype != DType::F32 || b.dtype != DType::F32) {
+    throw OpError{fmt::format("operands must be float: {} @ {}", a.str(), b.str()), ""};
+  }
+  const bool ta = attrs.get_int("transpose_a") != 0;
+  const bool tb = attrs.get_int("transpose_b") != 0;
+  const Dims d = dims_of(a, b, ta, tb);
+  Shape out(a.shape.begin(), a.shape.end() - 2);
+  if (ta && d.b_shared) {
+    // a^T @ b with a 2-D b contracts over all of a's leading dimensions too (used by gradients).
+    out.clear();
+    const int64_t rows = a.numel() / a.shape.back();
+    if (rows != d.k) {
+      throw OpError{fmt::format("inner dimensions differ: {}^T @ {}", a.str(), b.str()), ""};
+    }
+  }
+  out.push_back(d.m);
+  out.push_back(d.n);
+  return TensorType{DType::F32, out};
+}
+
+void forward(const KernelArgs& args) {
+  const Tensor& a = args.inputs[0];
+  const Tensor& b = args.inputs[1];
+  const bool ta = args.node.attrs.get_int("transpose_a") != 0;
+  const bool tb = args.node.attrs.get_int("transpose_b") != 0;
+  const Dims d = dims_of(*a.type, *b.type, ta, tb);
+  const int64_t a_rows = ta ? d.k : d.m;
+  const int64_t a_cols = ta ? d.m : d.k;
+  const int64_t b_rows = tb ? d.n : d.k;
+  const int64_t b_cols = tb ? d.k : d.n;
+  for (int64_t i = 0; i < d.batch; ++i) {
+    ConstMap ma(a.f32() + i * d.m * d.k, a_rows, a_cols);
+    ConstMap mb(b.f32() + (d.b_shared ? 0 : i * d.k * d.n), b_rows, b_cols);
+    Map mo(args.output.f32() + i * d.m * d.n, d.m, d.n);
+    if (ta && tb) {
+      mo.noalias() = ma.transpose() * mb.transpose();
+    } else if (ta) {
+      mo.noalias() = ma.transpose() * mb;
+    } else if (tb) {
+      mo.noalias() = ma * mb.transpose();
+    } else {
+      mo.noalias() = ma * mb;
+    }
+  }
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  const Node n = g.node(id);
+  const ValueId a = n.inputs[0];
+  const ValueId b = n.inputs[1];
+  if (n.attrs.get_int("transpose_a") != 0 || n.attrs.get_int("transpose_b") != 0) {
+    throw Error(ErrorKind::Internal, "gradient of a transposed matmul is not needed by autodiff");
+  }
+  // da = dy @ b^T (same leading dimensions as a).
+  ValueId da = g.add(OpKind::MatMul, {dy, b}, Attrs{{"transpose_b", int64_t{1}}});
+  ValueId db;
+  if (g.type(b).rank() == 2) {
+    // db = a^T @ dy, contracting over every leading dimension of a at once.
+    const int64_t k = g.type(a).shape.back();
+    const int64_t nn = g.type(b).shape.back();
+    ValueId a2 = g.type(a).rank() == 2 ? a : g.add(OpKind::Reshape, {a}, Attrs{{"shape", Shape{-1, k}}});
+    ValueId dy2 = g.type(dy).rank() == 2 ? dy : g.add(OpKind::Reshape, {dy}, Attrs{{"shape", Shape{-1, nn}}});
+    db = g.add(OpKind::MatMul, {a2, dy2}, Attrs{{"transpose_a", int64_t{1}}});
+  } else {
+    db = g.add(OpKind::MatMul, {a, dy}, Attrs{{"transpose_a", int64_t{1}}});
+  }
+  return {da, db};
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  const bool ta = node.attrs.get_int("transpose_a") != 0;
+  const bool tb = node.attrs.get_int("transpose_b") != 0;
+  const Dims d = dims_of(g.type(node.inputs[0]), g.type(node.inputs[1]), ta, tb);
+  Cost c = elementwise_cost(g, node, 0.0);
+  c.flops = 2.0 * static_cast<double>(d.batch * d.m * d.k * d.n);
+  return c;
+}
+
+}  // namespace
+
+const OpDef kMatMulOp{OpKind::MatMul, "matmul", 2, infer, forward, backward, cost};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,112 @@
+// The op contract. Every primitive is one file in core/ops/ that defines one OpDef: how its
+// output type follows from its inputs (shape), how it computes (forward, Eigen), how its gradient
+// is built from other ops (backward) and what it costs on an IPU (cost). op_table.cpp lists them
+// all, in OpKind order, with a static_assert that the list covers the enum. No self-registration.
+//
+// Adding a primitive: a value in OpKind, its file here, one line in op_table.cpp, one case in
+// tests/ops/op_cases.cpp.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/ir/attrs.hpp"
+#include "core/types.hpp"
+
+namespace iputrain::ir {
+
+class Graph;
+struct Node;
+using ValueId = int32_t;
+inline constexpr ValueId kNoValue = -1;
+
+//! Every primitive op. Keep in the order of the table in op_table.cpp.
+enum class OpKind : uint8_t {
+  // Leaves: no inputs, their values come from outside the program.
+  Input,     //!< fed by the infeed; attrs: none (name = field name)
+  Param,     //!< trainable weight; attrs: init, init arguments
+  Constant,  //!< a filled tensor; attrs: value
+  // Elementwise, NumPy broadcasting.
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Neg,
+  Relu,
+  ReluGrad,  //!< (x, dy) -> dy where x > 0
+  Equal,     //!< -> bool
+  Cast,      //!< attrs: dtype (name)
+  // Shape.
+  Reshape,      //!< attrs: shape
+  BroadcastTo,  //!< attrs: shape
+  // Reductions.
+  Sum,     //!< attrs: axes (empty = all), keepdims
+  Mean,    //!< attrs: axes (empty = all), keepdims
+  Argmax,  //!< attrs: axis; -> i32
+  // Linear algebra.
+  MatMul,  //!< [..., m, k] @ [k, n] or batched with equal leading dims
+  // Losses.
+  SoftmaxCrossEntropy,      //!< (logits f32[..., C], labels i32[...]) -> f32[...]
+  SoftmaxCrossEntropyGrad,  //!< (logits, labels, dy f32[...]) -> f32[..., C]
+  Count
+};
+
+//! A typed view of one buffer, as kernels see it.
+struct Tensor {
+  const TensorType* type = nullptr;
+  void* data = nullptr;
+
+  float* f32() const { return static_cast<float*>(data); }
+  int32_t* i32() const { return static_cast<int32_t*>(data); }
+  uint8_t* u8() const { return static_cast<uint8_t*>(data); }
+  int64_t numel() const { return type->numel(); }
+  const Shape& shape() const { return type->shape; }
+};
+
+//! What a forward kernel receives. Kernels must not allocate: all buffers are preallocated.
+struct KernelArgs {
+  const Node& node;
+  std::span<const Tensor> inputs;
+  Tensor output;
+};
+
+//! IPU cost of one op instance, fed to the planner's cycle model.
+struct Cost {
+  double flops = 0;      //!< floating-point operations
+  double bytes_in = 0;   //!< bytes read
+  double bytes_out = 0;  //!< bytes written
+};
+
+//! Thrown by shape functions; Graph::add turns it into a located iputrain::Error.
+struct OpError {
+  std::string message;
+  std::string hint;
+};
+
+struct OpDef {
+  OpKind kind;            //!< must equal the entry's position in the op table (checked by a test)
+  std::string_view name;  //!< as written in model files and IR dumps
+  int arity;              //!< number of inputs; -1 = any
+  //! Output type from input types and attributes; throws OpError when they do not fit.
+  TensorType (*infer)(std::span<const TensorType* const> inputs, const Attrs& attrs);
+  //! Computes the output. nullptr for leaves (their buffers are filled from outside).
+  void (*forward)(const KernelArgs& args);
+  //! Appends the gradient computation to `g`: given dy (the gradient of the loss with respect to
+  //! node `id`'s output), returns one gradient value per input (kNoValue where none flows).
+  //! nullptr = the op is not differentiable (no gradient flows through it).
+  std::vector<ValueId> (*backward)(Graph& g, ValueId id, ValueId dy);
+  //! Cost of the instance; nullptr = free (leaves, reshapes).
+  Cost (*cost)(const Graph& g, const Node& node);
+};
+
+//! The op table entry for `kind`.
+const OpDef& op_def(OpKind kind);
+std::string_view op_name(OpKind kind);
+//! Looks an op up by name (for IR text and tests); OpKind::Count if unknown.
+OpKind op_by_name(std::string_view name);
+
+}  // namespace iputrain::ir

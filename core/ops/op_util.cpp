@@ -1,0 +1,62 @@
+#include "core/ops/op_util.hpp"
+
+#include <fmt/format.h>
+
+namespace iputrain::ir {
+
+TensorType infer_broadcast(std::span<const TensorType* const> in, std::optional<DType> out) {
+  const TensorType& a = *in[0];
+  const TensorType& b = *in[1];
+  if (a.dtype != b.dtype) {
+    throw OpError{fmt::format("element types differ: {} and {}", a.str(), b.str()),
+                  "convert one side with cast(x, dtype = \"...\")"};
+  }
+  auto shape = broadcast_shapes(a.shape, b.shape);
+  if (!shape) {
+    throw OpError{fmt::format("shapes cannot be broadcast together: {} and {}", a.str(), b.str()),
+                  "trailing dimensions must be equal or 1"};
+  }
+  return TensorType{out.value_or(a.dtype), *shape};
+}
+
+std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
+  std::vector<int64_t> strides(out.size(), 0);
+  int64_t stride = 1;
+  const size_t offset = out.size() - shape.size();
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[offset + i] = shape[i] == 1 ? 0 : stride;
+    stride *= shape[i];
+  }
+  return strides;
+}
+
+ValueId reduce_to_shape(Graph& g, ValueId grad, const Shape& target) {
+  const Shape gs = g.type(grad).shape;
+  if (gs == target) {
+    return grad;
+  }
+  std::vector<int64_t> axes;
+  const size_t offset = gs.size() - target.size();
+  for (size_t i = 0; i < gs.size(); ++i) {
+    if (i < offset || (target[i - offset] == 1 && gs[i] != 1)) {
+      axes.push_back(static_cast<int64_t>(i));
+    }
+  }
+  ValueId summed = g.add(OpKind::Sum, {grad}, Attrs{{"axes", axes}, {"keepdims", int64_t{0}}});
+  if (g.type(summed).shape == target) {
+    return summed;
+  }
+  return g.add(OpKind::Reshape, {summed}, Attrs{{"shape", target}});
+}
+
+Cost elementwise_cost(const Graph& g, const Node& node, double flops_per_element) {
+  Cost c;
+  c.flops = flops_per_element * static_cast<double>(node.type.numel());
+  for (ValueId in : node.inputs) {
+    c.bytes_in += static_cast<double>(g.type(in).bytes());
+  }
+  c.bytes_out = static_cast<double>(node.type.bytes());
+  return c;
+}
+
+}  // namespace iputrain::ir

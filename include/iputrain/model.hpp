@@ -1,0 +1,64 @@
+// iputrain — a model: a `*.ipu` file parsed, checked and lowered to the IR.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "iputrain/config.hpp"
+#include "iputrain/error.hpp"
+
+namespace iputrain {
+
+namespace ir {
+class Graph;
+}
+
+//! A trainable parameter or an input as the user sees it.
+struct TensorInfo {
+  std::string name;   //!< scope path ("features/dense/kernel") or input field name
+  std::string dtype;  //!< "f32", "i32", …
+  std::vector<int64_t> shape;
+  std::string stage;  //!< the stage that owns it
+  int64_t numel() const;
+};
+
+class Model {
+ public:
+  //! Parses, checks and lowers `path` with compile-time parameter `overrides` (`[model]`).
+  //! Throws iputrain::Error (Syntax or Semantic) located in the model file.
+  static Model load(const std::string& path, const std::map<std::string, ParamValue>& overrides = {});
+  //! Same from source text; `path` is used in messages and to resolve relative imports.
+  static Model parse(const std::string& text, const std::string& path = "<model>",
+                     const std::map<std::string, ParamValue>& overrides = {});
+
+  const std::string& name() const;
+  std::vector<TensorInfo> parameters() const;
+  std::vector<TensorInfo> inputs() const;
+  std::vector<std::string> outputs() const;
+  std::vector<std::string> stages() const;
+  bool trainable() const;  //!< has a `minimize`
+  int64_t parameter_count() const;
+  //! Forward FLOPs for one sample (the forward graph's cost divided by the batch size).
+  double flops_per_sample() const;
+  //! Leading dimension of the inputs (the micro-batch the model was elaborated for).
+  int64_t batch_size() const;
+  //! Warnings found while checking (unused inputs, …), already rendered.
+  std::vector<std::string> warnings() const;
+  //! The forward IR in text form.
+  std::string ir_text() const;
+
+  //! The IR, for the planner and for tools that inspect it (not a stable API).
+  const ir::Graph& graph() const;
+  std::shared_ptr<const SourceManager> sources() const;
+
+  struct Impl;
+
+ private:
+  explicit Model(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace iputrain
