@@ -1,7 +1,16 @@
 // matmul: a[..., m, k] @ b[k, n] -> [..., m, n], or batched a[B..., m, k] @ b[B..., k, n].
 // Attributes transpose_a / transpose_b (0 or 1) read the last two dimensions of an operand
 // transposed; the backward pass uses them instead of materialising transposes.
+// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 kernels (GCC bug 105593)
+// where they are inlined into this file.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// Eigen's GEMM packs operand blocks into buffers on the stack up to this size and on the heap
+// beyond it; the default (128 KiB) sends an MLP layer's product (k = 784, n = 256) to malloc on every
+// call. Kernels must not allocate, so allow 1 MiB per buffer (two per product) on the stack.
+#define EIGEN_STACK_ALLOCATION_LIMIT (1024 * 1024)
 #include <Eigen/Core>
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "core/ops/op_util.hpp"
@@ -46,12 +55,14 @@ Dims dims_of(const TensorType& a, const TensorType& b, bool ta, bool tb) {
     d.m = a.numel() / d.k;
     return d;
   }
-  const Shape lead_a(a.shape.begin(), a.shape.end() - 2);
-  const Shape lead_b(b.shape.begin(), b.shape.end() - 2);
-  if (!d.b_shared && lead_a != lead_b) {
+  // Compared in place: the forward kernel calls this too and must not allocate.
+  if (!d.b_shared && !std::equal(a.shape.begin(), a.shape.end() - 2, b.shape.begin(), b.shape.end() - 2)) {
     throw OpError{fmt::format("batch dimensions differ: {} @ {}", a.str(), b.str()), ""};
   }
-  d.batch = numel(lead_a);
+  d.batch = 1;
+  for (size_t i = 0; i + 2 < a.shape.size(); ++i) {
+    d.batch *= a.shape[i];
+  }
   d.m = ta ? ak1 : ak0;
   return d;
 }
@@ -65,16 +76,17 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const bool ta = attrs.get_int("transpose_a") != 0;
   const bool tb = attrs.get_int("transpose_b") != 0;
   const Dims d = dims_of(a, b, ta, tb);
-  Shape out(a.shape.begin(), a.shape.end() - 2);
-  if (ta && d.b_shared) {
-    // a^T @ b with a 2-D b contracts over all of a's leading dimensions too (used by gradients).
-    out.clear();
-    const int64_t rows = a.numel() / a.shape.back();
-    if (rows != d.k) {
-      throw OpError{fmt::format("inner dimensions differ: {}^T @ {}", a.str(), b.str()), ""};
-    }
+  if (ta && d.b_shared && a.rank() > 2) {
+    // The forward would run one product per leading index of a against the single b, which is
+    // not what a transposed operand means; gradients reshape a to 2-D before transposing it.
+    throw OpError{fmt::format("transpose_a with a 2-D right operand needs a 2-D left operand: {}^T @ {}",
+                              a.str(), b.str()),
+                  "reshape the left operand to 2-D first"};
   }
-  out.push_back(d.m);
+  // a's leading dimensions are kept; d.m may have folded them into rows, so take the row count
+  // from a's own shape.
+  Shape out(a.shape.begin(), a.shape.end() - 2);
+  out.push_back(ta ? a.shape.back() : a.shape[a.shape.size() - 2]);
   out.push_back(d.n);
   return TensorType{DType::F32, out};
 }

@@ -16,11 +16,21 @@ TensorType infer_broadcast(std::span<const TensorType* const> in, std::optional<
     throw OpError{fmt::format("shapes cannot be broadcast together: {} and {}", a.str(), b.str()),
                   "trailing dimensions must be equal or 1"};
   }
-  return TensorType{out.value_or(a.dtype), *shape};
+  TensorType t{out.value_or(a.dtype), *shape};
+  check_rank(t);
+  return t;
 }
 
-std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
-  std::vector<int64_t> strides(out.size(), 0);
+void check_rank(const TensorType& t) {
+  if (t.shape.size() > kMaxRank) {
+    throw OpError{
+        fmt::format("rank {} is above the supported maximum of {}: {}", t.shape.size(), kMaxRank, t.str()),
+        "reshape to fewer dimensions"};
+  }
+}
+
+Strides broadcast_strides(const Shape& shape, const Shape& out) {
+  Strides strides{};
   int64_t stride = 1;
   const size_t offset = out.size() - shape.size();
   for (size_t i = shape.size(); i-- > 0;) {
@@ -28,6 +38,18 @@ std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out) {
     stride *= shape[i];
   }
   return strides;
+}
+
+bool is_suffix_of(const Shape& s, const Shape& out) {
+  if (s.size() > out.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[s.size() - 1 - i] != out[out.size() - 1 - i]) {
+      return false;
+    }
+  }
+  return true;
 }
 
 ValueId reduce_to_shape(Graph& g, ValueId grad, const Shape& target) {

@@ -1,12 +1,17 @@
 // Helpers shared by op files: broadcasting shape rules and kernels, and gradient reduction.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
 #include "core/ir/graph.hpp"
 #include "core/ops/op.hpp"
+// Declares every kXxxOp extern: without it the `const OpDef` definitions in the op files would
+// have internal linkage and the op table would not link.
+#include "core/ops/ops.hpp"
 
 namespace iputrain::ir {
 
@@ -14,12 +19,51 @@ namespace iputrain::ir {
 //! output has the broadcast shape and `out` dtype (or the inputs' dtype when `out` is empty).
 TensorType infer_broadcast(std::span<const TensorType* const> in, std::optional<DType> out = {});
 
-//! The strides (in elements) with which a tensor of `shape` is read when broadcast to `out`:
-//! 0 along broadcast dimensions. Result has out.size() entries.
-std::vector<int64_t> broadcast_strides(const Shape& shape, const Shape& out);
+//! Highest rank the broadcasting kernels handle; their index lives on the stack, so infer rejects more.
+inline constexpr size_t kMaxRank = 8;
+//! Per-dimension strides (in elements), right-aligned to an output of rank <= kMaxRank.
+using Strides = std::array<int64_t, kMaxRank>;
+
+//! Throws OpError when `t` has a rank above kMaxRank.
+void check_rank(const TensorType& t);
+
+//! The strides with which a tensor of `shape` is read when broadcast to `out`: 0 along broadcast
+//! dimensions. Entries [0, out.size()) are filled.
+Strides broadcast_strides(const Shape& shape, const Shape& out);
+
+//! True when `s` equals the trailing dimensions of `out` (a bias-like operand).
+bool is_suffix_of(const Shape& s, const Shape& out);
+
+//! Walks the elements of `out` in order and calls `f(i, ia, ib)` with the flat output index and the
+//! flat indices of two broadcast operands. The index is a fixed-size stack array: no allocation.
+template <typename F>
+void for_each_broadcast(const Shape& a, const Shape& b, const Shape& out, F f) {
+  const Strides sa = broadcast_strides(a, out);
+  const Strides sb = broadcast_strides(b, out);
+  const size_t rank = out.size();
+  const int64_t n = numel(out);
+  std::array<int64_t, kMaxRank> idx{};
+  int64_t ia = 0;
+  int64_t ib = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    f(i, ia, ib);
+    for (size_t d = rank; d-- > 0;) {
+      ++idx[d];
+      ia += sa[d];
+      ib += sb[d];
+      if (idx[d] < out[d]) {
+        break;
+      }
+      ia -= sa[d] * out[d];
+      ib -= sb[d] * out[d];
+      idx[d] = 0;
+    }
+  }
+}
 
 //! Applies `f(a, b)` elementwise with NumPy broadcasting, writing `out`. Fast paths for equal
-//! shapes, a scalar operand and a trailing-dimension operand (bias), general strided loop otherwise.
+//! shapes, a scalar operand and a trailing-dimension operand on either side (bias), a general
+//! strided loop otherwise. Never allocates.
 template <typename A, typename B, typename O, typename F>
 void broadcast_binary(const Tensor& a, const Tensor& b, const Tensor& out, F f) {
   const A* pa = static_cast<const A*>(a.data);
@@ -28,6 +72,9 @@ void broadcast_binary(const Tensor& a, const Tensor& b, const Tensor& out, F f) 
   const int64_t n = out.numel();
   const int64_t na = a.numel();
   const int64_t nb = b.numel();
+  if (n == 0) {
+    return;
+  }
   if (na == n && nb == n) {
     for (int64_t i = 0; i < n; ++i) {
       po[i] = f(pa[i], pb[i]);
@@ -48,49 +95,60 @@ void broadcast_binary(const Tensor& a, const Tensor& b, const Tensor& out, F f) 
     }
     return;
   }
-  // b repeats along the leading dimensions of a (the bias case): b's shape is a suffix of out's.
   const Shape& os = out.shape();
-  const Shape& bs = b.shape();
-  auto is_suffix = [&](const Shape& s) {
-    if (s.size() > os.size()) {
-      return false;
-    }
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (s[s.size() - 1 - i] != os[os.size() - 1 - i]) {
-        return false;
-      }
-    }
-    return true;
-  };
-  if (na == n && nb > 0 && is_suffix(bs)) {
+  // One operand repeats along the leading dimensions of the other (the bias case).
+  if (na == n && nb > 0 && is_suffix_of(b.shape(), os)) {
     for (int64_t r = 0; r < n / nb; ++r) {
+      const A* ra = pa + r * nb;
+      O* ro = po + r * nb;
       for (int64_t j = 0; j < nb; ++j) {
-        po[r * nb + j] = f(pa[r * nb + j], pb[j]);
+        ro[j] = f(ra[j], pb[j]);
       }
     }
     return;
   }
-  // General case: walk the output index with per-operand strides.
-  const std::vector<int64_t> sa = broadcast_strides(a.shape(), os);
-  const std::vector<int64_t> sb = broadcast_strides(b.shape(), os);
-  const size_t rank = os.size();
-  std::vector<int64_t> idx(rank, 0);
-  int64_t ia = 0;
-  int64_t ib = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    po[i] = f(pa[ia], pb[ib]);
-    for (size_t d = rank; d-- > 0;) {
-      ++idx[d];
-      ia += sa[d];
-      ib += sb[d];
-      if (idx[d] < os[d]) {
-        break;
+  if (nb == n && na > 0 && is_suffix_of(a.shape(), os)) {
+    for (int64_t r = 0; r < n / na; ++r) {
+      const B* rb = pb + r * na;
+      O* ro = po + r * na;
+      for (int64_t j = 0; j < na; ++j) {
+        ro[j] = f(pa[j], rb[j]);
       }
-      ia -= sa[d] * os[d];
-      ib -= sb[d] * os[d];
-      idx[d] = 0;
     }
+    return;
   }
+  for_each_broadcast(a.shape(), b.shape(), os,
+                     [&](int64_t i, int64_t ia, int64_t ib) { po[i] = f(pa[ia], pb[ib]); });
+}
+
+//! Copies `in` broadcast to the shape of `out` (same element type T). Never allocates.
+template <typename T>
+void broadcast_copy(const Tensor& in, const Tensor& out) {
+  const T* pi = static_cast<const T*>(in.data);
+  T* po = static_cast<T*>(out.data);
+  const int64_t n = out.numel();
+  const int64_t ni = in.numel();
+  if (n == 0) {
+    return;
+  }
+  if (ni == 1) {
+    const T s = pi[0];
+    for (int64_t i = 0; i < n; ++i) {
+      po[i] = s;
+    }
+    return;
+  }
+  if (is_suffix_of(in.shape(), out.shape())) {
+    for (int64_t r = 0; r < n / ni; ++r) {
+      T* ro = po + r * ni;
+      for (int64_t j = 0; j < ni; ++j) {
+        ro[j] = pi[j];
+      }
+    }
+    return;
+  }
+  for_each_broadcast(in.shape(), in.shape(), out.shape(),
+                     [&](int64_t i, int64_t ia, int64_t) { po[i] = pi[ia]; });
 }
 
 //! Gradient plumbing for broadcasting: sums `grad` (shaped like the broadcast output) over the

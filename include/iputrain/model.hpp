@@ -30,11 +30,17 @@ class Model {
   //! Parses, checks and lowers `path` with compile-time parameter `overrides` (`[model]`).
   //! Throws iputrain::Error (Syntax or Semantic) located in the model file.
   static Model load(const std::string& path, const std::map<std::string, ParamValue>& overrides = {});
+  //! Loads `path` to train under `config`: applies its `[model]` overrides and, when the model
+  //! declares a compile-time parameter `batch` that `[model]` leaves alone, sets it to
+  //! data.batch_size. Errors in overrides point at the config key.
+  static Model load(const std::string& path, const Config& config);
   //! Same from source text; `path` is used in messages and to resolve relative imports.
   static Model parse(const std::string& text, const std::string& path = "<model>",
                      const std::map<std::string, ParamValue>& overrides = {});
 
   const std::string& name() const;
+  //! The compile-time parameters (`model NAME(params)`) with their effective values.
+  std::map<std::string, ParamValue> compile_time_params() const;
   std::vector<TensorInfo> parameters() const;
   std::vector<TensorInfo> inputs() const;
   std::vector<std::string> outputs() const;

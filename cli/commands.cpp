@@ -1,0 +1,106 @@
+#include "cli/commands.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "cli/progress.hpp"
+#include "iputrain/iputrain.hpp"
+
+namespace iputrain::cli {
+
+namespace {
+
+struct Loaded {
+  Config config;
+  Model model;
+};
+
+Loaded load(const CommonArgs& args) {
+  Config config = Config::load(args.config, args.sets);
+  Model model = Model::load(args.model, config);
+  for (const std::string& w : model.warnings()) {
+    std::fputs(w.c_str(), stderr);
+  }
+  return {std::move(config), std::move(model)};
+}
+
+std::string values_str(const std::vector<std::string>& names, const std::vector<double>& values) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
+    out += fmt::format("{}{} {:.4f}", out.empty() ? "" : "  ", names[i], values[i]);
+  }
+  return out;
+}
+
+std::string eval_str(const EvalResult& r) {
+  std::string out;
+  for (const auto& [name, value] : r.means) {
+    out += fmt::format("  {} {:.4f}", name, value);
+  }
+  out += fmt::format("  ({} samples", r.samples);
+  if (r.skipped > 0) {
+    out += fmt::format("; the last {} do not fill a batch and are left out", r.skipped);
+  }
+  return out + ")";
+}
+
+}  // namespace
+
+int run_train(const TrainArgs& args) {
+  auto [config, model] = load(args);
+  Session session(model, config);
+  if (!args.init_from.empty()) {
+    session.load_weights(args.init_from);
+  }
+  const int64_t total = session.planned_steps();
+  const std::vector<std::string> names = session.output_names();
+  if (!args.quiet) {
+    fmt::print("training {} on 1 virtual IPU: {} parameters, {} steps of batch {}\n", model.name(),
+               model.parameter_count(), total, model.batch_size());
+  }
+  ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, isatty(STDOUT_FILENO) == 1);
+  TrainSummary summary = session.train([&](const Progress& p) { printer.update(p); });
+  printer.finish();
+  fmt::print("trained {} steps ({} samples) in {:.2f} s: {:.0f} samples/s; last step: {}\n", summary.steps,
+             summary.samples, summary.seconds, summary.samples_per_second,
+             values_str(summary.output_names, summary.last_values));
+  if (!args.save.empty()) {
+    session.save_weights(args.save);
+    fmt::print("saved weights to {}\n", args.save);
+  }
+  if (args.eval_after && !config.data.test.empty()) {
+    fmt::print("test:{}\n", eval_str(session.evaluate("test")));
+  }
+  return 0;
+}
+
+int run_eval(const EvalArgs& args) {
+  auto [config, model] = load(args);
+  Session session(model, config);
+  session.load_weights(args.weights);
+  fmt::print("{}:{}\n", args.split, eval_str(session.evaluate(args.split)));
+  return 0;
+}
+
+int run_check(const CommonArgs& args) {
+  auto [config, model] = load(args);
+  fmt::print("model {}: ok\n", model.name());
+  fmt::print("stages: {}\n", fmt::join(model.stages(), ", "));
+  fmt::print("inputs:\n");
+  for (const TensorInfo& t : model.inputs()) {
+    fmt::print("  {:<32} {}[{}]\n", t.name, t.dtype, fmt::join(t.shape, ", "));
+  }
+  fmt::print("parameters:\n");
+  for (const TensorInfo& t : model.parameters()) {
+    fmt::print("  {:<32} {}[{}]  {}\n", t.name, t.dtype, fmt::join(t.shape, ", "), t.numel());
+  }
+  fmt::print("outputs: {}\n", fmt::join(model.outputs(), ", "));
+  fmt::print("total parameters: {}\n", model.parameter_count());
+  fmt::print("FLOPs per sample (forward): {:.0f}\n", model.flops_per_sample());
+  return 0;
+}
+
+}  // namespace iputrain::cli

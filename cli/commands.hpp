@@ -1,0 +1,31 @@
+// The iputrain commands. Each is a thin client of the public API (include/iputrain/).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace iputrain::cli {
+
+struct CommonArgs {
+  std::string model;
+  std::string config;
+  std::vector<std::string> sets;  //!< --set key=value
+};
+
+struct TrainArgs : CommonArgs {
+  std::string init_from;
+  std::string save;
+  bool quiet = false;
+  bool eval_after = true;
+};
+
+struct EvalArgs : CommonArgs {
+  std::string weights;
+  std::string split = "test";
+};
+
+int run_train(const TrainArgs& args);
+int run_eval(const EvalArgs& args);
+int run_check(const CommonArgs& args);
+
+}  // namespace iputrain::cli

@@ -1,0 +1,85 @@
+// iputrain — command-line entry point: argument parsing and the mapping of errors to messages
+// and exit statuses (2: bad model/config/arguments, 1: data or run failure, 70: internal bug).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "cli/commands.hpp"
+#include "iputrain/iputrain.hpp"
+
+namespace {
+
+int exit_status(iputrain::ErrorKind kind) {
+  using iputrain::ErrorKind;
+  switch (kind) {
+    case ErrorKind::Syntax:
+    case ErrorKind::Semantic:
+    case ErrorKind::Config:
+    case ErrorKind::Usage: return 2;
+    case ErrorKind::Internal: return 70;
+    default: return 1;
+  }
+}
+
+void add_common(CLI::App* cmd, iputrain::cli::CommonArgs& args) {
+  cmd->add_option("model", args.model, "model file (*.ipu)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("config", args.config, "config file (*.toml)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--set", args.sets, "override a config key: --set data.batch_size=64 (repeatable)")
+      ->type_name("KEY=VALUE");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"iputrain: declarative training on a cluster of virtual IPUs", "iputrain"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "iputrain 0.1.0");
+
+  iputrain::cli::TrainArgs train;
+  CLI::App* train_cmd = app.add_subcommand("train", "train a model; logs the outfeed, then evaluates on the test split");
+  add_common(train_cmd, train);
+  train_cmd->add_option("--init-from", train.init_from, "start from these weights (safetensors)")
+      ->check(CLI::ExistingFile);
+  train_cmd->add_option("--save", train.save, "write the trained weights here (safetensors)");
+  train_cmd->add_flag("-q,--quiet", train.quiet, "print only the summary");
+  train_cmd->add_flag("!--no-eval", train.eval_after, "do not evaluate on data.test after training");
+
+  iputrain::cli::EvalArgs eval;
+  CLI::App* eval_cmd = app.add_subcommand("eval", "mean of each model output over a data split");
+  add_common(eval_cmd, eval);
+  eval_cmd->add_option("--weights", eval.weights, "weights to evaluate (safetensors)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  eval_cmd->add_option("--split", eval.split, "test or train")->check(CLI::IsMember({"test", "train"}));
+
+  iputrain::cli::CommonArgs check;
+  CLI::App* check_cmd = app.add_subcommand("check", "parse and check; print parameters and FLOPs per sample");
+  add_common(check_cmd, check);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+
+  try {
+    if (*train_cmd) {
+      return iputrain::cli::run_train(train);
+    }
+    if (*eval_cmd) {
+      return iputrain::cli::run_eval(eval);
+    }
+    return iputrain::cli::run_check(check);
+  } catch (const iputrain::Error& e) {
+    std::fflush(stdout);
+    std::cerr << e.render();
+    return exit_status(e.kind());
+  } catch (const std::exception& e) {
+    std::fflush(stdout);
+    std::cerr << fmt::format("internal error: {}\nhint: this is a bug in iputrain; please report it\n", e.what());
+    return 70;
+  }
+}

@@ -1,0 +1,52 @@
+// broadcast_to: repeats x along dimensions of size 1 and new leading dimensions (attribute shape).
+// Gradient: the sum over the broadcast dimensions.
+#include <fmt/format.h>
+
+#include "core/ops/reduce_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
+  const TensorType& x = *in[0];
+  const Shape& target = ints_attr(attrs, "shape");
+  const auto b = broadcast_shapes(x.shape, target);
+  if (!b || *b != target) {
+    throw OpError{fmt::format("cannot broadcast {} to {}", x.str(), shape_str(target)),
+                  "each dimension must equal the target's or be 1"};
+  }
+  TensorType t{x.dtype, target};
+  check_rank(t);
+  return t;
+}
+
+void forward(const KernelArgs& args) {
+  const Tensor& x = args.inputs[0];
+  switch (dtype_size(x.type->dtype)) {
+    case 1:
+      broadcast_copy<uint8_t>(x, args.output);
+      break;
+    case 2:
+      broadcast_copy<uint16_t>(x, args.output);
+      break;
+    default:
+      broadcast_copy<uint32_t>(x, args.output);
+      break;
+  }
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  const Shape s = g.type(g.node(id).inputs[0]).shape;
+  return {reduce_to_shape(g, dy, s)};
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, 0.0);
+}
+
+}  // namespace
+
+const OpDef kBroadcastToOp{OpKind::BroadcastTo, "broadcast_to", 1, infer, forward, backward, cost};
+
+}  // namespace iputrain::ir

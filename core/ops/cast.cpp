@@ -1,0 +1,108 @@
+// cast: converts between f32, i32 and bool (attribute dtype = "f32" | "i32" | "bool").
+// f32 -> i32 truncates toward zero, saturating at the i32 range (nan -> 0) so no input is undefined
+// behaviour; anything -> bool is "!= 0"; bool -> number is 0 or 1.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include <fmt/format.h>
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+bool castable(DType t) {
+  return t == DType::F32 || t == DType::I32 || t == DType::Bool;
+}
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
+  const TensorType& x = *in[0];
+  const std::string& name = attrs.get_str("dtype");
+  const auto to = parse_dtype(name);
+  if (!to || !castable(*to)) {
+    throw OpError{fmt::format("cannot cast to '{}'", name), "dtype must be \"f32\", \"i32\" or \"bool\""};
+  }
+  if (!castable(x.dtype)) {
+    throw OpError{fmt::format("cannot cast {}", x.str()), "only f32, i32 and bool tensors can be cast"};
+  }
+  return TensorType{*to, x.shape};
+}
+
+int32_t to_i32(float v) {
+  if (std::isnan(v)) {
+    return 0;
+  }
+  if (v >= 2147483648.0f) {
+    return INT32_MAX;
+  }
+  if (v <= -2147483648.0f) {
+    return INT32_MIN;
+  }
+  return static_cast<int32_t>(v);
+}
+
+template <typename From, typename To, typename F>
+void convert(const Tensor& x, const Tensor& y, F f) {
+  const From* px = static_cast<const From*>(x.data);
+  To* py = static_cast<To*>(y.data);
+  const int64_t n = x.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    py[i] = f(px[i]);
+  }
+}
+
+void forward(const KernelArgs& args) {
+  const Tensor& x = args.inputs[0];
+  const Tensor& y = args.output;
+  const DType from = x.type->dtype;
+  const DType to = y.type->dtype;
+  if (from == to) {
+    std::memcpy(y.data, x.data, x.type->bytes());
+    return;
+  }
+  switch (from) {
+    case DType::F32:
+      if (to == DType::I32) {
+        convert<float, int32_t>(x, y, to_i32);
+      } else {
+        convert<float, uint8_t>(x, y, [](float v) { return static_cast<uint8_t>(v != 0.0f); });
+      }
+      break;
+    case DType::I32:
+      if (to == DType::F32) {
+        convert<int32_t, float>(x, y, [](int32_t v) { return static_cast<float>(v); });
+      } else {
+        convert<int32_t, uint8_t>(x, y, [](int32_t v) { return static_cast<uint8_t>(v != 0); });
+      }
+      break;
+    default:
+      if (to == DType::F32) {
+        convert<uint8_t, float>(x, y, [](uint8_t v) { return v != 0 ? 1.0f : 0.0f; });
+      } else {
+        convert<uint8_t, int32_t>(x, y, [](uint8_t v) { return v != 0 ? 1 : 0; });
+      }
+      break;
+  }
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  const ValueId x = g.node(id).inputs[0];
+  const DType from = g.type(x).dtype;
+  const DType to = g.type(id).dtype;
+  if (!is_float(from) || !is_float(to)) {
+    return {kNoValue};
+  }
+  return {g.add(OpKind::Cast, {dy}, Attrs{{"dtype", std::string(dtype_name(from))}})};
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node);
+}
+
+}  // namespace
+
+const OpDef kCastOp{OpKind::Cast, "cast", 1, infer, forward, backward, cost};
+
+}  // namespace iputrain::ir

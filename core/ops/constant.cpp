@@ -1,0 +1,18 @@
+// constant: a leaf — a tensor filled with its `value` attribute (by the engine).
+// Leaves are made by Graph::add_constant, never by Graph::add, so they have no shape function, kernel,
+// gradient or cost of their own.
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const>, const Attrs&) {
+  throw OpError{"is a leaf", "use Graph::add_constant"};
+}
+
+}  // namespace
+
+const OpDef kConstantOp{OpKind::Constant, "constant", 0, infer, nullptr, nullptr, nullptr};
+
+}  // namespace iputrain::ir

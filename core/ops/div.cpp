@@ -1,0 +1,44 @@
+// div: a / b with NumPy broadcasting (f32 only; IEEE semantics, so x / 0 is ±inf or nan).
+#include <fmt/format.h>
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
+  TensorType t = infer_broadcast(in);
+  if (t.dtype != DType::F32) {
+    throw OpError{fmt::format("cannot divide {} tensors", dtype_name(t.dtype)), "cast them to f32 first"};
+  }
+  return t;
+}
+
+void forward(const KernelArgs& args) {
+  broadcast_binary<float, float, float>(args.inputs[0], args.inputs[1], args.output,
+                                        [](float x, float y) { return x / y; });
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  const ValueId a = g.node(id).inputs[0];
+  const ValueId b = g.node(id).inputs[1];
+  const Shape sa = g.type(a).shape;
+  const Shape sb = g.type(b).shape;
+  // d(a/b)/da = 1/b; d(a/b)/db = -a/b^2 = -(1/b) * (a/b), which reuses the forward output.
+  const ValueId dy_over_b = g.add(OpKind::Div, {dy, b});
+  const ValueId da = reduce_to_shape(g, dy_over_b, sa);
+  const ValueId db = g.add(OpKind::Neg, {reduce_to_shape(g, g.add(OpKind::Mul, {dy_over_b, id}), sb)});
+  return {da, db};
+}
+
+// A division costs several multiply-adds on most hardware.
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, 4.0);
+}
+
+}  // namespace
+
+const OpDef kDivOp{OpKind::Div, "div", 2, infer, forward, backward, cost};
+
+}  // namespace iputrain::ir

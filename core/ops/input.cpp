@@ -1,0 +1,18 @@
+// input: a leaf — an infeed input (fed by name from the dataset).
+// Leaves are made by Graph::add_input, never by Graph::add, so they have no shape function, kernel,
+// gradient or cost of their own.
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const>, const Attrs&) {
+  throw OpError{"is a leaf", "use Graph::add_input"};
+}
+
+}  // namespace
+
+const OpDef kInputOp{OpKind::Input, "input", 0, infer, nullptr, nullptr, nullptr};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,46 @@
+// neg: -x (f32, i32).
+#include <fmt/format.h>
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
+  const TensorType& x = *in[0];
+  if (x.dtype != DType::F32 && x.dtype != DType::I32) {
+    throw OpError{fmt::format("cannot negate {}", x.str()), "cast it to i32 or f32 first"};
+  }
+  return x;
+}
+
+template <typename T>
+void negate(const T* x, T* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = -x[i];
+  }
+}
+
+void forward(const KernelArgs& args) {
+  const Tensor& x = args.inputs[0];
+  if (x.type->dtype == DType::I32) {
+    negate(x.i32(), args.output.i32(), x.numel());
+  } else {
+    negate(x.f32(), args.output.f32(), x.numel());
+  }
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  return {g.add(OpKind::Neg, {dy})};
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node);
+}
+
+}  // namespace
+
+const OpDef kNegOp{OpKind::Neg, "neg", 1, infer, forward, backward, cost};
+
+}  // namespace iputrain::ir

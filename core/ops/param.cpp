@@ -1,0 +1,18 @@
+// param: a leaf — a trainable parameter (filled by its initializer, see core/init.hpp).
+// Leaves are made by Graph::add_param, never by Graph::add, so they have no shape function, kernel,
+// gradient or cost of their own.
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const>, const Attrs&) {
+  throw OpError{"is a leaf", "use Graph::add_param"};
+}
+
+}  // namespace
+
+const OpDef kParamOp{OpKind::Param, "param", 0, infer, nullptr, nullptr, nullptr};
+
+}  // namespace iputrain::ir

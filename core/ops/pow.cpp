@@ -1,0 +1,82 @@
+// pow: a ** b with NumPy broadcasting (f32), std::pow semantics (a negative base with a
+// non-integer exponent gives nan).
+//
+// Gradients: d/da = b * a^(b-1); d/db = a^b * ln(a). There is no log primitive, so the second is a
+// pow node with attribute `times_log_base = 1`, which computes a^b * ln(a) where a > 0 and 0
+// elsewhere (ln is undefined for a <= 0; the limit of a^b * ln(a) at a = 0 is 0 for b > 0). That
+// variant is a gradient helper and has no gradient of its own. No gradient flows to a constant
+// exponent (x ** 2), which spares the log entirely.
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+bool times_log_base(const Attrs& attrs) {
+  return attrs.get_int("times_log_base", 0) != 0;
+}
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
+  TensorType t = infer_broadcast(in);
+  if (t.dtype != DType::F32) {
+    throw OpError{fmt::format("pow needs f32 operands, got {} and {}", in[0]->str(), in[1]->str()),
+                  "cast them to f32 first"};
+  }
+  return t;
+}
+
+void forward(const KernelArgs& args) {
+  const Tensor& a = args.inputs[0];
+  const Tensor& b = args.inputs[1];
+  if (times_log_base(args.node.attrs)) {
+    broadcast_binary<float, float, float>(
+        a, b, args.output, [](float x, float y) { return x > 0.0f ? std::pow(x, y) * std::log(x) : 0.0f; });
+    return;
+  }
+  // Squares and square roots are the common exponents; spare them the general pow.
+  if (b.numel() == 1 && b.f32()[0] == 2.0f) {
+    broadcast_binary<float, float, float>(a, b, args.output, [](float x, float) { return x * x; });
+    return;
+  }
+  if (b.numel() == 1 && b.f32()[0] == 0.5f) {
+    broadcast_binary<float, float, float>(a, b, args.output, [](float x, float) { return std::sqrt(x); });
+    return;
+  }
+  broadcast_binary<float, float, float>(a, b, args.output, [](float x, float y) { return std::pow(x, y); });
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  const Node n = g.node(id);
+  if (times_log_base(n.attrs)) {
+    throw Error(ErrorKind::Internal, "pow(times_log_base) is a gradient helper and has no gradient");
+  }
+  const ValueId a = n.inputs[0];
+  const ValueId b = n.inputs[1];
+  const Shape sa = g.type(a).shape;
+  const Shape sb = g.type(b).shape;
+  const ValueId one = g.add_constant(1.0, TensorType{DType::F32, {}});
+  const ValueId b_minus_1 = g.add(OpKind::Sub, {b, one});
+  const ValueId slope = g.add(OpKind::Mul, {b, g.add(OpKind::Pow, {a, b_minus_1})});
+  const ValueId da = reduce_to_shape(g, g.add(OpKind::Mul, {dy, slope}), sa);
+  if (g.node(b).op == OpKind::Constant) {
+    return {da, kNoValue};
+  }
+  const ValueId dlog = g.add(OpKind::Pow, {a, b}, Attrs{{"times_log_base", int64_t{1}}});
+  const ValueId db = reduce_to_shape(g, g.add(OpKind::Mul, {dy, dlog}), sb);
+  return {da, db};
+}
+
+// pow is exp(b * log(a)): two transcendental functions of roughly ten flops each.
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, 20.0);
+}
+
+}  // namespace
+
+const OpDef kPowOp{OpKind::Pow, "pow", 2, infer, forward, backward, cost};
+
+}  // namespace iputrain::ir

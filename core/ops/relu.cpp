@@ -1,0 +1,39 @@
+// relu: max(x, 0) (f32). Gradient: relu_grad(x, dy).
+#include <fmt/format.h>
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
+  const TensorType& x = *in[0];
+  if (x.dtype != DType::F32) {
+    throw OpError{fmt::format("relu needs an f32 operand, got {}", x.str()), "cast it to f32 first"};
+  }
+  return x;
+}
+
+void forward(const KernelArgs& args) {
+  const float* x = args.inputs[0].f32();
+  float* y = args.output.f32();
+  const int64_t n = args.output.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+  }
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  return {g.add(OpKind::ReluGrad, {g.node(id).inputs[0], dy})};
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node);
+}
+
+}  // namespace
+
+const OpDef kReluOp{OpKind::Relu, "relu", 1, infer, forward, backward, cost};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,38 @@
+// relu_grad: (x, dy) -> dy where x > 0, else 0 (f32, equal shapes). The gradient of relu; it has
+// no gradient of its own (relu is piecewise linear, so second derivatives vanish).
+#include <fmt/format.h>
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
+  const TensorType& x = *in[0];
+  const TensorType& dy = *in[1];
+  if (x.dtype != DType::F32 || dy.dtype != DType::F32 || x.shape != dy.shape) {
+    throw OpError{fmt::format("operands must be f32 of one shape, got {} and {}", x.str(), dy.str()), ""};
+  }
+  return x;
+}
+
+void forward(const KernelArgs& args) {
+  const float* x = args.inputs[0].f32();
+  const float* dy = args.inputs[1].f32();
+  float* dx = args.output.f32();
+  const int64_t n = args.output.numel();
+  for (int64_t i = 0; i < n; ++i) {
+    dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+  }
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node);
+}
+
+}  // namespace
+
+const OpDef kReluGradOp{OpKind::ReluGrad, "relu_grad", 2, infer, forward, nullptr, cost};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,49 @@
+// sub: a - b with NumPy broadcasting (f32, i32).
+#include <fmt/format.h>
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
+  TensorType t = infer_broadcast(in);
+  if (t.dtype != DType::F32 && t.dtype != DType::I32) {
+    throw OpError{fmt::format("cannot subtract {} tensors", dtype_name(t.dtype)),
+                  "cast them to i32 or f32 first"};
+  }
+  return t;
+}
+
+void forward(const KernelArgs& args) {
+  const Tensor& a = args.inputs[0];
+  const Tensor& b = args.inputs[1];
+  if (a.type->dtype == DType::I32) {
+    broadcast_binary<int32_t, int32_t, int32_t>(a, b, args.output,
+                                                [](int32_t x, int32_t y) { return x - y; });
+  } else {
+    broadcast_binary<float, float, float>(a, b, args.output, [](float x, float y) { return x - y; });
+  }
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  const ValueId a = g.node(id).inputs[0];
+  const ValueId b = g.node(id).inputs[1];
+  const Shape sa = g.type(a).shape;
+  const Shape sb = g.type(b).shape;
+  const ValueId da = reduce_to_shape(g, dy, sa);
+  // Reducing before negating touches fewer elements when b was broadcast.
+  const ValueId db = g.add(OpKind::Neg, {reduce_to_shape(g, dy, sb)});
+  return {da, db};
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node);
+}
+
+}  // namespace
+
+const OpDef kSubOp{OpKind::Sub, "sub", 2, infer, forward, backward, cost};
+
+}  // namespace iputrain::ir

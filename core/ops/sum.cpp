@@ -1,0 +1,44 @@
+// sum: the sum over attribute axes (empty = all; negative count from the end), dropping them
+// unless keepdims = 1 (f32, i32). Gradient: dy broadcast back over the reduced axes.
+#include <fmt/format.h>
+
+#include "core/ops/reduce_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
+  const TensorType& x = *in[0];
+  if (x.dtype != DType::F32 && x.dtype != DType::I32) {
+    throw OpError{fmt::format("cannot sum {}", x.str()), "cast it to i32 or f32 first"};
+  }
+  return infer_reduce(x, attrs);
+}
+
+void forward(const KernelArgs& args) {
+  if (args.inputs[0].type->dtype == DType::I32) {
+    reduce_sum<int32_t>(args, 1);
+  } else {
+    reduce_sum<float>(args, 1.0f);
+  }
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  const Node& n = g.node(id);
+  const ValueId x = n.inputs[0];
+  const Attrs attrs = n.attrs;
+  return {unreduce(g, dy, x, attrs)};
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  Cost c = elementwise_cost(g, node, 0.0);
+  c.flops = static_cast<double>(g.type(node.inputs[0]).numel());
+  return c;
+}
+
+}  // namespace
+
+const OpDef kSumOp{OpKind::Sum, "sum", 1, infer, forward, backward, cost};
+
+}  // namespace iputrain::ir

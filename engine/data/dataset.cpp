@@ -1,0 +1,93 @@
+#include "engine/data/dataset.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "iputrain/error.hpp"
+
+namespace iputrain::data {
+
+namespace {
+
+const char* kSpecHint =
+    "data sources are \"idx:PREFIX\" (IDX image/label files) or \"synthetic:samples=N,classes=C\"";
+
+}  // namespace
+
+std::string Field::str() const {
+  return fmt::format("{}: {}{}", name, dtype_name(dtype), shape_str(shape));
+}
+
+Dataset::~Dataset() = default;
+
+int64_t Dataset::field_index(const std::string& name) const {
+  const auto& f = fields();
+  for (size_t i = 0; i < f.size(); ++i) {
+    if (f[i].name == name) {
+      return static_cast<int64_t>(i);
+    }
+  }
+  return -1;
+}
+
+std::unique_ptr<Dataset> open_dataset(const std::string& spec, const std::string& base_dir,
+                                      const std::vector<Field>& wanted, uint64_t seed) {
+  const size_t colon = spec.find(':');
+  if (spec.empty() || colon == std::string::npos) {
+    throw Error(ErrorKind::Data, fmt::format("invalid data source \"{}\"", spec), {}, kSpecHint);
+  }
+  const std::string kind = spec.substr(0, colon);
+  const std::string rest = spec.substr(colon + 1);
+  std::unique_ptr<Dataset> ds;
+  if (kind == "idx") {
+    if (rest.empty()) {
+      throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no files", spec), {},
+                  "write \"idx:DIR/train\" for DIR/train-images-idx3-ubyte[.gz] and "
+                  "DIR/train-labels-idx1-ubyte[.gz]");
+    }
+    std::filesystem::path prefix(rest);
+    if (prefix.is_relative() && !base_dir.empty()) {
+      prefix = std::filesystem::path(base_dir) / prefix;
+    }
+    ds = open_idx(prefix.string());
+  } else if (kind == "synthetic") {
+    ds = open_synthetic(rest, wanted, seed);
+  } else {
+    throw Error(ErrorKind::Data, fmt::format("unknown kind of data source \"{}\" in \"{}\"", kind, spec), {},
+                kSpecHint);
+  }
+  check_fields(*ds, wanted, spec);
+  return ds;
+}
+
+void check_fields(const Dataset& ds, const std::vector<Field>& wanted, const std::string& spec) {
+  const std::string source = spec.empty() ? std::string("the data source") : fmt::format("\"{}\"", spec);
+  for (const Field& w : wanted) {
+    const int64_t i = ds.field_index(w.name);
+    if (i < 0) {
+      std::vector<std::string> have;
+      for (const Field& f : ds.fields()) {
+        have.push_back(f.str());
+      }
+      throw Error(ErrorKind::Data,
+                  fmt::format("{} has no field `{}` for the model's input `{}`", source, w.name, w.str()), {},
+                  fmt::format("its fields are {}; rename the model's input to match", fmt::join(have, ", ")));
+    }
+    const Field& f = ds.fields()[static_cast<size_t>(i)];
+    if (f.dtype != w.dtype || f.shape != w.shape) {
+      std::string hint = numel(f.shape) == numel(w.shape) && f.dtype == w.dtype
+                             ? fmt::format("declare the input as {}{} and reshape it in the model",
+                                           dtype_name(f.dtype), shape_str(f.shape))
+                             : fmt::format("declare the input as {}{} per sample, or use another data source",
+                                           dtype_name(f.dtype), shape_str(f.shape));
+      throw Error(
+          ErrorKind::Data,
+          fmt::format("field `{}` of {} is {}{} per sample but the model's input is {}{}", w.name, source,
+                      dtype_name(f.dtype), shape_str(f.shape), dtype_name(w.dtype), shape_str(w.shape)),
+          {}, hint);
+    }
+  }
+}
+
+}  // namespace iputrain::data

@@ -1,0 +1,67 @@
+// iputrain — data sources: a dataset is a fixed number of samples, each a set of named fields.
+//
+// Sources are named by a spec string (config `data.train` / `data.test`):
+//   "idx:PREFIX"                        an IDX image/label pair (MNIST layout, plain or .gz)
+//   "synthetic:samples=N,classes=C,…"   generated from the model's inputs and a seed
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace iputrain::data {
+
+//! One field of every sample: a name, an element type and a per-sample shape (no batch dim).
+struct Field {
+  std::string name;
+  DType dtype = DType::F32;
+  Shape shape;
+
+  //! Bytes of one sample of this field.
+  size_t bytes() const { return static_cast<size_t>(numel(shape)) * dtype_size(dtype); }
+  //! "image: f32[28, 28]"
+  std::string str() const;
+};
+
+//! A random-access, in-memory collection of samples.
+class Dataset {
+ public:
+  virtual ~Dataset();
+  //! Number of samples.
+  virtual int64_t size() const = 0;
+  virtual const std::vector<Field>& fields() const = 0;
+  //! Copies sample `index` of field `field` to dst (Field::bytes() bytes); thread-safe for reads.
+  virtual void read(int64_t index, size_t field, void* dst) const = 0;
+
+  //! Index of the field called `name`, or -1.
+  int64_t field_index(const std::string& name) const;
+};
+
+//! Opens the source named by `spec` ("idx:PREFIX" or "synthetic:k=v,…"). Relative paths resolve
+//! against `base_dir`. `wanted` are the model's inputs (name, dtype, per-sample shape): synthetic
+//! sources generate exactly them, other sources are checked against them (see check_fields).
+//! Throws Error(Data) or Error(Io) naming the file and what is wrong.
+std::unique_ptr<Dataset> open_dataset(const std::string& spec, const std::string& base_dir,
+                                      const std::vector<Field>& wanted, uint64_t seed);
+
+//! Verifies that every wanted field exists in `ds` with the same dtype and shape. Throws
+//! Error(Data) naming the field and both types; `spec` (if given) is quoted in the hint.
+void check_fields(const Dataset& ds, const std::vector<Field>& wanted, const std::string& spec = {});
+
+//! Reads an IDX image/label pair: PREFIX-images-idx3-ubyte[.gz] and PREFIX-labels-idx1-ubyte[.gz]
+//! (the plain file is preferred when both exist). Fields: `image` f32[rows, cols] (bytes / 255)
+//! and `label` i32[].
+std::unique_ptr<Dataset> open_idx(const std::string& prefix);
+
+//! Generates `wanted` (or `x` f32[16] and `label` i32[] if empty) from `seed`. `options` is the
+//! text after "synthetic:": samples=N (1024), classes=C (10), dist=normal|uniform (normal).
+//! Float fields are random; integer and bool fields are labels in [0, C) (bool: [0, 2)) computed
+//! by a fixed random linear teacher from the float fields, so a model can learn them.
+std::unique_ptr<Dataset> open_synthetic(const std::string& options, const std::vector<Field>& wanted,
+                                        uint64_t seed);
+
+}  // namespace iputrain::data

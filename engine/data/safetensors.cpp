@@ -1,0 +1,304 @@
+#include "engine/data/safetensors.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "iputrain/error.hpp"
+
+namespace iputrain::data {
+
+namespace {
+
+// The reference implementation refuses headers above 100 MB; so do we, before allocating.
+constexpr uint64_t kMaxHeader = 100'000'000;
+
+const char* kFormatHint = "the file is not a valid safetensors weight file; it may be damaged or incomplete";
+
+[[noreturn]] void bad_file(const std::string& path, const std::string& what) {
+  throw Error(ErrorKind::Data, fmt::format("`{}`: {}", path, what), {}, kFormatHint);
+}
+
+[[noreturn]] void io_error(const std::string& path, const std::string& what) {
+  throw Error(ErrorKind::Io,
+              fmt::format("cannot write weights to `{}`: {}: {}", path, what, std::strerror(errno)), {},
+              "check that the directory exists and is writable");
+}
+
+bool parse_safetensors_dtype(const std::string& s, DType& out) {
+  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I32, DType::Bool}) {
+    if (s == safetensors_dtype(t)) {
+      out = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+void write_all(int fd, const std::string& path, const void* data, size_t n) {
+  const auto* p = static_cast<const uint8_t*>(data);
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) {
+        continue;
+      }
+      io_error(path, "write failed");
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+}  // namespace
+
+const char* safetensors_dtype(DType t) {
+  switch (t) {
+    case DType::F32:
+      return "F32";
+    case DType::F16:
+      return "F16";
+    case DType::BF16:
+      return "BF16";
+    case DType::I32:
+      return "I32";
+    case DType::Bool:
+      return "BOOL";
+  }
+  return "?";
+}
+
+void write_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
+                       const std::map<std::string, std::string>& metadata) {
+  std::vector<const NamedTensor*> sorted;
+  for (const NamedTensor& t : tensors) {
+    const size_t want = static_cast<size_t>(numel(t.shape)) * dtype_size(t.dtype);
+    if (t.name.empty() || t.name == "__metadata__") {
+      throw Error(ErrorKind::Internal, fmt::format("invalid tensor name \"{}\" for a weight file", t.name));
+    }
+    if (t.bytes.size() != want) {
+      throw Error(ErrorKind::Internal,
+                  fmt::format("tensor `{}` is {}{} ({} bytes) but holds {} bytes", t.name,
+                              dtype_name(t.dtype), shape_str(t.shape), want, t.bytes.size()));
+    }
+    sorted.push_back(&t);
+  }
+  std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->name < b->name; });
+  for (size_t i = 1; i < sorted.size(); ++i) {
+    if (sorted[i]->name == sorted[i - 1]->name) {
+      throw Error(ErrorKind::Internal,
+                  fmt::format("two tensors named `{}` in one weight file", sorted[i]->name));
+    }
+  }
+
+  // ordered_json keeps "__metadata__" first and the tensors in name order: the same tensors
+  // always give the same bytes.
+  nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  if (!metadata.empty()) {
+    header["__metadata__"] = metadata;
+  }
+  uint64_t offset = 0;
+  for (const NamedTensor* t : sorted) {
+    header[t->name] = {{"dtype", safetensors_dtype(t->dtype)},
+                       {"shape", t->shape},
+                       {"data_offsets", {offset, offset + t->bytes.size()}}};
+    offset += t->bytes.size();
+  }
+  std::string text = header.dump();
+  // Pad with spaces so the tensor data starts 8-byte aligned, as the reference writer does.
+  text.append((8 - text.size() % 8) % 8, ' ');
+  uint8_t len[8];
+  for (int i = 0; i < 8; ++i) {
+    len[i] = static_cast<uint8_t>(static_cast<uint64_t>(text.size()) >> (8 * i));
+  }
+
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir =
+      target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  std::string tmp = (dir / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
+  int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    io_error(path, "cannot create a temporary file next to it");
+  }
+  try {
+    write_all(fd, path, len, 8);
+    write_all(fd, path, text.data(), text.size());
+    for (const NamedTensor* t : sorted) {
+      write_all(fd, path, t->bytes.data(), t->bytes.size());
+    }
+    if (::fsync(fd) != 0) {
+      io_error(path, "fsync failed");
+    }
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  ::fchmod(fd, 0644);
+  if (::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    io_error(path, "close failed");
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    io_error(path, "rename failed");
+  }
+  // Make the rename itself durable.
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+SafetensorsFile read_safetensors(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorKind::Io, fmt::format("cannot read weights `{}`: {}", path, std::strerror(errno)), {},
+                "check the path");
+  }
+  std::error_code ec;
+  const uint64_t file_size = std::filesystem::file_size(path, ec);
+  if (ec) {
+    throw Error(ErrorKind::Io, fmt::format("cannot read weights `{}`: {}", path, ec.message()), {},
+                "check the path");
+  }
+  if (file_size < 8) {
+    bad_file(path, fmt::format("the file has {} bytes, too few for a safetensors header", file_size));
+  }
+  uint8_t len[8];
+  in.read(reinterpret_cast<char*>(len), 8);
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) {
+    n = (n << 8) | len[i];
+  }
+  if (n > kMaxHeader || n > file_size - 8) {
+    bad_file(path, fmt::format("the header length {} does not fit the file of {} bytes", n, file_size));
+  }
+  std::string text(n, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(n));
+  if (!in) {
+    throw Error(ErrorKind::Io, fmt::format("cannot read weights `{}`: read failed", path));
+  }
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    bad_file(path, fmt::format("the header is not valid JSON ({})", e.what()));
+  }
+  if (!header.is_object()) {
+    bad_file(path, "the header is not a JSON object");
+  }
+
+  const uint64_t data_size = file_size - 8 - n;
+  SafetensorsFile out;
+  struct Span {
+    uint64_t begin, end;
+    size_t index;
+  };
+  std::vector<Span> spans;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    const std::string& name = it.key();
+    const nlohmann::json& v = it.value();
+    if (name == "__metadata__") {
+      if (!v.is_object()) {
+        bad_file(path, "\"__metadata__\" is not an object");
+      }
+      for (auto m = v.begin(); m != v.end(); ++m) {
+        if (!m.value().is_string()) {
+          bad_file(path, fmt::format("metadata value \"{}\" is not a string", m.key()));
+        }
+        out.metadata[m.key()] = m.value().get<std::string>();
+      }
+      continue;
+    }
+    if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets")) {
+      bad_file(path, fmt::format("tensor `{}` lacks \"dtype\", \"shape\" or \"data_offsets\"", name));
+    }
+    NamedTensor t;
+    t.name = name;
+    const auto& dt = v["dtype"];
+    if (!dt.is_string()) {
+      bad_file(path, fmt::format("tensor `{}` has a non-string dtype", name));
+    }
+    if (!parse_safetensors_dtype(dt.get<std::string>(), t.dtype)) {
+      throw Error(ErrorKind::Data,
+                  fmt::format("`{}`: tensor `{}` has dtype {}, which iputrain does not support", path, name,
+                              dt.get<std::string>()),
+                  {}, "supported dtypes: F32, F16, BF16, I32, BOOL; convert the weights first");
+    }
+    const auto& shape = v["shape"];
+    if (!shape.is_array()) {
+      bad_file(path, fmt::format("tensor `{}` has a shape that is not an array", name));
+    }
+    uint64_t count = 1;
+    for (const auto& d : shape) {
+      if (!d.is_number_unsigned()) {
+        bad_file(path, fmt::format("tensor `{}` has a shape entry that is not a non-negative integer", name));
+      }
+      const uint64_t dim = d.get<uint64_t>();
+      if (dim != 0 && count > data_size / dim) {
+        count = data_size + 1;  // larger than anything the file can hold
+      } else {
+        count *= dim;
+      }
+      t.shape.push_back(static_cast<int64_t>(std::min<uint64_t>(dim, INT64_MAX)));
+    }
+    const auto& offs = v["data_offsets"];
+    if (!offs.is_array() || offs.size() != 2 || !offs[0].is_number_unsigned() ||
+        !offs[1].is_number_unsigned()) {
+      bad_file(path,
+               fmt::format("tensor `{}` has data_offsets that are not two non-negative integers", name));
+    }
+    const uint64_t begin = offs[0].get<uint64_t>();
+    const uint64_t end = offs[1].get<uint64_t>();
+    if (begin > end || end > data_size) {
+      bad_file(path, fmt::format("tensor `{}` has data_offsets [{}, {}] outside the {} bytes of data", name,
+                                 begin, end, data_size));
+    }
+    const uint64_t elem = dtype_size(t.dtype);
+    if (count > data_size || count * elem != end - begin) {
+      bad_file(path, fmt::format("tensor `{}` is {}{} but its data_offsets hold {} bytes", name,
+                                 dt.get<std::string>(), shape_str(t.shape), end - begin));
+    }
+    spans.push_back({begin, end, out.tensors.size()});
+    out.tensors.push_back(std::move(t));
+  }
+  // The data section must be covered exactly once, with no gaps and no overlaps.
+  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  uint64_t at = 0;
+  for (const Span& s : spans) {
+    if (s.begin != at) {
+      bad_file(
+          path,
+          fmt::format("tensor `{}` starts at byte {} of the data, expected {} (tensors must be contiguous)",
+                      out.tensors[s.index].name, s.begin, at));
+    }
+    at = s.end;
+  }
+  if (at != data_size) {
+    bad_file(path, fmt::format("the tensors cover {} bytes of data but the file holds {}", at, data_size));
+  }
+  for (const Span& s : spans) {
+    NamedTensor& t = out.tensors[s.index];
+    t.bytes.resize(s.end - s.begin);
+    in.seekg(static_cast<std::streamoff>(8 + n + s.begin));
+    in.read(reinterpret_cast<char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
+    if (!in) {
+      throw Error(ErrorKind::Io, fmt::format("cannot read weights `{}`: read failed", path));
+    }
+  }
+  std::sort(out.tensors.begin(), out.tensors.end(),
+            [](const NamedTensor& a, const NamedTensor& b) { return a.name < b.name; });
+  return out;
+}
+
+}  // namespace iputrain::data

@@ -1,0 +1,44 @@
+// iputrain — weight files in the safetensors format (https://huggingface.co/docs/safetensors):
+// an 8-byte little-endian header length N, N bytes of JSON describing each tensor
+// ({"dtype": "F32", "shape": [..], "data_offsets": [begin, end]} plus an optional "__metadata__"
+// object of strings), then the raw little-endian tensor bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace iputrain::data {
+
+//! One tensor of a weight file, its bytes in host (little-endian) order.
+struct NamedTensor {
+  std::string name;
+  DType dtype = DType::F32;
+  Shape shape;
+  std::vector<uint8_t> bytes;
+};
+
+//! The contents of a weight file.
+struct SafetensorsFile {
+  std::vector<NamedTensor> tensors;             //!< sorted by name
+  std::map<std::string, std::string> metadata;  //!< the "__metadata__" object, if any
+};
+
+//! "F32", "F16", "BF16", "I32", "BOOL".
+const char* safetensors_dtype(DType t);
+
+//! Writes `tensors` (stored sorted by name) and `metadata` to `path` atomically: a temporary file in
+//! the same directory is written, flushed to disk and renamed over `path`. Throws Error(Io) if the
+//! file cannot be written, Error(Internal) if a tensor's byte count does not match its shape or
+//! names repeat.
+void write_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
+                       const std::map<std::string, std::string>& metadata = {});
+
+//! Reads and validates a weight file. Throws Error(Io) if it cannot be read and Error(Data) naming
+//! the path and the problem if it is not a valid safetensors file of supported dtypes.
+SafetensorsFile read_safetensors(const std::string& path);
+
+}  // namespace iputrain::data

@@ -1,0 +1,338 @@
+// Session: the public face of the engine. It plans the model, places it on one virtual IPU, binds
+// the infeed to the model's inputs and runs the device loop (steps_per_execution steps per host
+// call), handing the outfeed to the host after every execution.
+#include "iputrain/session.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+
+#include "core/init.hpp"
+#include "core/ir/graph.hpp"
+#include "engine/data/dataset.hpp"
+#include "engine/data/safetensors.hpp"
+#include "engine/infeed.hpp"
+#include "engine/optimizer.hpp"
+#include "engine/virtual_ipu.hpp"
+#include "planner/plan.hpp"
+
+namespace iputrain {
+
+namespace {
+
+// Memory of one Mk2 IPU (GC200): 1472 tiles x 624 KiB of In-Processor Memory.
+constexpr int64_t kIpu2Bytes = int64_t{1472} * 624 * 1024;
+
+enum ProgramIndex : size_t { kTrainProgram = 0, kEvalProgram = 1 };
+
+double scalar_mean(const ir::Tensor& t) {
+  const int64_t n = t.numel();
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    switch (t.type->dtype) {
+      case DType::I32: sum += t.i32()[i]; break;
+      case DType::Bool: sum += t.u8()[i]; break;
+      default: sum += t.f32()[i]; break;
+    }
+  }
+  return n > 0 ? sum / static_cast<double>(n) : 0.0;
+}
+
+std::string base_dir(const Config& config) {
+  if (config.path().empty()) {
+    return ".";
+  }
+  return std::filesystem::path(config.path()).parent_path().string();
+}
+
+}  // namespace
+
+struct Session::Impl {
+  Impl(const Model& m, const Config& c) : model(m), config(c) {}
+
+  Model model;
+  Config config;
+  planner::Plan plan;
+  int64_t batch = 0;
+  std::vector<data::Field> wanted;  // the model's inputs, per sample
+  std::unique_ptr<data::Dataset> train_data;
+  std::unique_ptr<data::Dataset> test_data;
+  std::unique_ptr<engine::VirtualIpu> ipu;
+  std::unique_ptr<engine::Optimizer> optimizer;
+  std::vector<engine::ParamSlot> slots;
+  int64_t step = 0;  // weight updates done
+
+  uint64_t data_seed() const { return config.data.seed != 0 ? config.data.seed : config.training.seed; }
+
+  std::unique_ptr<data::Dataset> open(const std::string& key) const {
+    const std::string& spec = key == "data.train" ? config.data.train : config.data.test;
+    if (spec.empty()) {
+      config.fail_at(key, fmt::format("`{}` is not set", key), "name a source, e.g. \"idx:DIR/train\"");
+    }
+    try {
+      auto ds = data::open_dataset(spec, base_dir(config), wanted, data_seed());
+      data::check_fields(*ds, wanted);
+      return ds;
+    } catch (const Error& e) {
+      if (e.span().valid()) {
+        throw;
+      }
+      config.fail_at(key, e.diagnostic().message, e.hint(), e.kind());
+    }
+  }
+
+  std::vector<size_t> field_indices(const data::Dataset& ds) const {
+    std::vector<size_t> out;
+    for (const auto& w : wanted) {
+      for (size_t i = 0; i < ds.fields().size(); ++i) {
+        if (ds.fields()[i].name == w.name) {
+          out.push_back(i);
+        }
+      }
+    }
+    return out;
+  }
+
+  // Copies one infeed batch into the device's input buffers (the host-to-IPU transfer).
+  void load_batch(const engine::Batch& b) const {
+    const auto& inputs = plan.graph.inputs;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      ir::Tensor t = ipu->tensor(inputs[k]);
+      std::memcpy(t.data, b.fields[k].data(), t.type->bytes());
+    }
+  }
+};
+
+Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
+  Impl& s = *impl_;
+  s.plan = planner::make_plan(model.graph());
+  const ir::Graph& g = s.plan.graph;
+  if (g.inputs.empty()) {
+    throw Error(ErrorKind::Semantic, "the model has no `input`, so there is nothing to feed it");
+  }
+  s.batch = g.type(g.inputs.front()).shape.empty() ? 1 : g.type(g.inputs.front()).shape.front();
+  for (ir::ValueId in : g.inputs) {
+    const ir::Node& n = g.node(in);
+    if (n.type.shape.empty() || n.type.shape.front() != s.batch) {
+      throw Error(ErrorKind::Semantic,
+                  fmt::format("input `{}` has type {}; every input must lead with the batch dimension {}",
+                              n.name, n.type.str(), s.batch),
+                  n.span)
+          .with_sources(model.sources());
+    }
+    s.wanted.push_back(data::Field{n.name, n.type.dtype, Shape(n.type.shape.begin() + 1, n.type.shape.end())});
+  }
+  if (config.data.batch_size != 0 && config.data.batch_size != s.batch) {
+    config.fail_at("data.batch_size",
+                   fmt::format("data.batch_size is {} but the model's inputs have batch {}",
+                               config.data.batch_size, s.batch),
+                   "give the model the same batch ([model] batch = ...) or remove data.batch_size");
+  }
+
+  std::vector<std::vector<ir::ValueId>> programs{s.plan.train_program, s.plan.eval_program};
+  s.ipu = std::make_unique<engine::VirtualIpu>(0, g, programs, kIpu2Bytes);
+  for (ir::ValueId p : g.params) {
+    if (s.ipu->has(p)) {
+      fill_initializer(g.node(p), config.training.seed, s.ipu->tensor(p).f32());
+    }
+  }
+  if (g.loss != ir::kNoValue) {
+    s.optimizer = engine::make_optimizer(config);
+    for (size_t i = 0; i < g.params.size(); ++i) {
+      if (s.plan.grads[i] != ir::kNoValue) {
+        ir::Tensor w = s.ipu->tensor(g.params[i]);
+        s.slots.push_back({w.f32(), s.ipu->tensor(s.plan.grads[i]).f32(), w.numel()});
+      }
+    }
+  }
+}
+
+Session::~Session() = default;
+
+int64_t Session::planned_steps() const {
+  const Impl& s = *impl_;
+  if (s.config.training.steps > 0) {
+    return s.config.training.steps;
+  }
+  if (!s.train_data) {
+    const_cast<Impl&>(s).train_data = s.open("data.train");
+  }
+  const int64_t per_epoch = s.train_data->size() / s.batch;
+  const double epochs = s.config.training.epochs > 0 ? s.config.training.epochs : 1.0;
+  return std::max<int64_t>(1, static_cast<int64_t>(std::llround(epochs * static_cast<double>(per_epoch))));
+}
+
+TrainSummary Session::train(const std::function<void(const Progress&)>& on_progress) {
+  Impl& s = *impl_;
+  const ir::Graph& g = s.plan.graph;
+  if (g.loss == ir::kNoValue) {
+    throw Error(ErrorKind::Semantic, "the model has no `minimize` objective, so it cannot be trained", {},
+                "add `minimize LOSS` to the model");
+  }
+  if (!s.train_data) {
+    s.train_data = s.open("data.train");
+  }
+  const int64_t total = planned_steps();
+  const int64_t per_execution = std::max<int64_t>(1, s.config.training.steps_per_execution);
+  engine::Sampler sampler(s.train_data->size(), s.batch, s.config.data.shuffle, s.data_seed());
+  const double steps_per_epoch = static_cast<double>(sampler.steps_per_epoch());
+  engine::Infeed infeed(*s.train_data, s.field_indices(*s.train_data), s.batch, sampler, s.step, total,
+                        s.config.data.prefetch_depth);
+
+  std::vector<ir::Tensor> outputs;
+  TrainSummary summary;
+  for (const auto& o : g.outputs) {
+    outputs.push_back(s.ipu->tensor(o.value));
+    summary.output_names.push_back(o.name);
+  }
+  // The outfeed of one execution, allocated once and reused.
+  Progress progress;
+  progress.total_steps = s.step + total;
+  progress.records.assign(static_cast<size_t>(std::min(per_execution, total)), StepRecord{0, std::vector<double>(outputs.size())});
+
+  const engine::Program& program = s.ipu->program(kTrainProgram);
+  const auto start = std::chrono::steady_clock::now();
+  int64_t done = 0;
+  while (done < total) {
+    const int64_t n = std::min(per_execution, total - done);
+    const auto exec_start = std::chrono::steady_clock::now();
+    for (int64_t i = 0; i < n; ++i) {
+      s.load_batch(infeed.pop());
+      infeed.release();
+      s.ipu->run(program);
+      ++s.step;
+      s.optimizer->update(s.slots, s.step);
+      StepRecord& r = progress.records[static_cast<size_t>(i)];
+      r.step = s.step;
+      for (size_t k = 0; k < outputs.size(); ++k) {
+        r.values[k] = scalar_mean(outputs[k]);
+      }
+    }
+    done += n;
+    const auto now = std::chrono::steady_clock::now();
+    if (on_progress) {
+      progress.records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs.size())});
+      progress.step = s.step;
+      progress.epoch = static_cast<double>(s.step) / steps_per_epoch;
+      const double secs = std::chrono::duration<double>(now - exec_start).count();
+      progress.samples_per_second = secs > 0 ? static_cast<double>(n * s.batch) / secs : 0;
+      progress.elapsed_seconds = std::chrono::duration<double>(now - start).count();
+      on_progress(progress);
+    }
+    summary.last_values = progress.records[static_cast<size_t>(n - 1)].values;
+  }
+  summary.steps = total;
+  summary.samples = total * s.batch;
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.samples_per_second = summary.seconds > 0 ? static_cast<double>(summary.samples) / summary.seconds : 0;
+  return summary;
+}
+
+EvalResult Session::evaluate(const std::string& split) {
+  Impl& s = *impl_;
+  if (split != "test" && split != "train") {
+    throw Error(ErrorKind::Usage, fmt::format("unknown split '{}'", split), {}, "use test or train");
+  }
+  std::unique_ptr<data::Dataset>& ds = split == "test" ? s.test_data : s.train_data;
+  if (!ds) {
+    ds = s.open(split == "test" ? "data.test" : "data.train");
+  }
+  const ir::Graph& g = s.plan.graph;
+  engine::Sampler sampler(ds->size(), s.batch, /*shuffle=*/false, 0);
+  const int64_t steps = sampler.steps_per_epoch();
+  engine::Infeed infeed(*ds, s.field_indices(*ds), s.batch, sampler, 0, steps, s.config.data.prefetch_depth);
+  std::vector<double> sums(g.outputs.size(), 0.0);
+  const engine::Program& program = s.ipu->program(kEvalProgram);
+  for (int64_t i = 0; i < steps; ++i) {
+    s.load_batch(infeed.pop());
+    infeed.release();
+    s.ipu->run(program);
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+      sums[k] += scalar_mean(s.ipu->tensor(g.outputs[k].value));
+    }
+  }
+  EvalResult r;
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    r.means[g.outputs[k].name] = sums[k] / static_cast<double>(steps);
+  }
+  r.samples = steps * s.batch;
+  r.skipped = ds->size() - r.samples;
+  return r;
+}
+
+std::vector<std::string> Session::output_names() const {
+  std::vector<std::string> out;
+  for (const auto& o : impl_->plan.graph.outputs) {
+    out.push_back(o.name);
+  }
+  return out;
+}
+
+std::vector<WeightInfo> Session::weights() const {
+  const Impl& s = *impl_;
+  std::vector<WeightInfo> out;
+  for (ir::ValueId p : s.plan.graph.params) {
+    if (!s.ipu->has(p)) {
+      continue;
+    }
+    ir::Tensor t = s.ipu->tensor(p);
+    out.push_back({s.plan.graph.node(p).name, t.shape(), std::vector<float>(t.f32(), t.f32() + t.numel())});
+  }
+  return out;
+}
+
+void Session::save_weights(const std::string& path) const {
+  std::vector<data::NamedTensor> tensors;
+  for (const WeightInfo& w : weights()) {
+    data::NamedTensor t{w.name, DType::F32, w.shape, std::vector<uint8_t>(w.values.size() * sizeof(float))};
+    std::memcpy(t.bytes.data(), w.values.data(), t.bytes.size());
+    tensors.push_back(std::move(t));
+  }
+  data::write_safetensors(path, tensors,
+                          {{"format", "iputrain"}, {"model", impl_->model.name()},
+                           {"step", std::to_string(impl_->step)}});
+}
+
+void Session::load_weights(const std::string& path) {
+  Impl& s = *impl_;
+  const data::SafetensorsFile file = data::read_safetensors(path);
+  const ir::Graph& g = s.plan.graph;
+  std::vector<std::string> names;
+  for (ir::ValueId p : g.params) {
+    names.push_back(g.node(p).name);
+  }
+  std::vector<bool> seen(g.params.size(), false);
+  for (const data::NamedTensor& t : file.tensors) {
+    size_t i = 0;
+    while (i < names.size() && names[i] != t.name) {
+      ++i;
+    }
+    if (i == names.size()) {
+      std::string near = nearest_name(t.name, names);
+      throw Error(ErrorKind::Data, fmt::format("{}: tensor `{}` is not a parameter of the model", path, t.name),
+                  {}, near.empty() ? "the weights were saved from another model" : "did you mean `" + near + "`?");
+    }
+    ir::Tensor w = s.ipu->tensor(g.params[i]);
+    if (t.dtype != DType::F32 || t.shape != w.shape()) {
+      throw Error(ErrorKind::Data,
+                  fmt::format("{}: tensor `{}` is {}{} but the model's parameter is {}", path, t.name,
+                              dtype_name(t.dtype), shape_str(t.shape), w.type->str()),
+                  {}, "the weights were saved from a model with other sizes");
+    }
+    std::memcpy(w.data, t.bytes.data(), t.bytes.size());
+    seen[i] = true;
+  }
+  for (size_t i = 0; i < seen.size(); ++i) {
+    if (!seen[i]) {
+      throw Error(ErrorKind::Data, fmt::format("{}: no tensor for parameter `{}`", path, names[i]), {},
+                  "the file must hold every parameter of the model");
+    }
+  }
+}
+
+std::vector<int64_t> Session::memory_per_ipu() const { return {impl_->ipu->bytes_allocated()}; }
+
+}  // namespace iputrain

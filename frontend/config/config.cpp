@@ -1,0 +1,92 @@
+#include "iputrain/config.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "frontend/config/loader.hpp"
+
+namespace iputrain {
+
+std::string param_value_str(const ParamValue& v) {
+  if (const auto* i = std::get_if<int64_t>(&v)) {
+    return fmt::format("{}", *i);
+  }
+  if (const auto* d = std::get_if<double>(&v)) {
+    std::string s = fmt::format("{}", *d);
+    // Keep floats recognisable as floats when the text is read back (TOML, --set).
+    if (std::isfinite(*d) && s.find_first_of(".eE") == std::string::npos) {
+      s += ".0";
+    }
+    return s;
+  }
+  if (const auto* b = std::get_if<bool>(&v)) {
+    return *b ? "true" : "false";
+  }
+  std::string out = "\"";
+  for (char c : std::get<std::string>(v)) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          out += fmt::format("\\u{:04X}", static_cast<unsigned>(c));
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+Config::Config() : sources_(std::make_shared<SourceManager>()) {}
+
+Config Config::load(const std::string& path, const std::vector<std::string>& sets) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(ErrorKind::Io, fmt::format("cannot read config file `{}`: it is a directory", path), {},
+                "pass the path of a .toml file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorKind::Io, fmt::format("cannot read config file `{}`: {}", path, std::strerror(errno)),
+                {}, "check the path; relative paths are resolved against the current directory");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path, sets);
+}
+
+Config Config::parse(const std::string& text, const std::string& path, const std::vector<std::string>& sets) {
+  return ConfigLoader::run(text, path, sets);
+}
+
+SourceSpan Config::span_of(const std::string& key_path) const {
+  auto it = spans_.find(key_path);
+  return it == spans_.end() ? SourceSpan{} : it->second;
+}
+
+void Config::fail_at(const std::string& key_path, const std::string& message, const std::string& hint,
+                     ErrorKind kind) const {
+  throw Error(kind, message, span_of(key_path), hint).with_sources(sources_);
+}
+
+}  // namespace iputrain

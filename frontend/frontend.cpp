@@ -1,0 +1,51 @@
+#include "frontend/frontend.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "frontend/elaborator.hpp"
+#include "frontend/modules.hpp"
+
+namespace iputrain::frontend {
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorKind::Io, fmt::format("cannot open model file '{}'", path), {},
+                "check the path; model files end in .ipu");
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+}  // namespace
+
+LoadedModel load_model(const std::string& path, const std::string* text,
+                       const std::map<std::string, ParamValue>& overrides) {
+  auto sources = std::make_shared<SourceManager>();
+  try {
+    const std::string owned = text == nullptr ? read_file(path) : std::string();
+    Program program(sources);
+    const ModuleScope& main = program.load_main(path, text == nullptr ? owned : *text);
+    Elaborated e = elaborate(main, overrides, *sources);
+    e.graph.verify();
+    LoadedModel out;
+    out.name = std::move(e.model_name);
+    out.path = path;
+    out.graph = std::move(e.graph);
+    out.params = std::move(e.params);
+    out.warnings = std::move(e.warnings);
+    out.sources = std::move(sources);
+    return out;
+  } catch (Error& err) {
+    err.with_sources(sources);
+    throw;
+  }
+}
+
+}  // namespace iputrain::frontend

@@ -1,0 +1,32 @@
+// The frontend's entry point: a model file (and what it imports) -> the checked forward IR.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/ir/graph.hpp"
+#include "iputrain/config.hpp"
+#include "iputrain/error.hpp"
+
+namespace iputrain::frontend {
+
+//! A model file parsed, checked and lowered.
+struct LoadedModel {
+  std::string name;                          //!< the model's declared name
+  std::string path;                          //!< the model file as given
+  ir::Graph graph;                           //!< the forward graph (inputs, params, loss, outputs)
+  std::map<std::string, ParamValue> params;  //!< final values of the model's compile-time parameters
+  std::vector<Diagnostic> warnings;          //!< located warnings (unused inputs, …)
+  std::shared_ptr<SourceManager> sources;    //!< every file read: the model and its modules
+};
+
+//! Loads the model in `path`, or in `*text` (then `path` is only used in messages and to find
+//! modules next to it) when `text` is not null. `overrides` set compile-time parameters (`[model]`).
+//! Throws iputrain::Error (Syntax, Semantic, Config, Io) with the sources attached, so
+//! `render()` quotes the offending line.
+LoadedModel load_model(const std::string& path, const std::string* text,
+                       const std::map<std::string, ParamValue>& overrides = {});
+
+}  // namespace iputrain::frontend

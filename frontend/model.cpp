@@ -1,0 +1,128 @@
+// iputrain::Model: the public face of a loaded model file.
+#include "iputrain/model.hpp"
+
+#include "core/ir/graph.hpp"
+#include "frontend/frontend.hpp"
+
+namespace iputrain {
+
+struct Model::Impl {
+  frontend::LoadedModel loaded;
+};
+
+int64_t TensorInfo::numel() const {
+  return iputrain::numel(shape);
+}
+
+Model Model::load(const std::string& path, const std::map<std::string, ParamValue>& overrides) {
+  auto impl = std::make_shared<Impl>();
+  impl->loaded = frontend::load_model(path, nullptr, overrides);
+  return Model(std::move(impl));
+}
+
+Model Model::parse(const std::string& text, const std::string& path,
+                   const std::map<std::string, ParamValue>& overrides) {
+  auto impl = std::make_shared<Impl>();
+  impl->loaded = frontend::load_model(path, &text, overrides);
+  return Model(std::move(impl));
+}
+
+namespace {
+
+TensorInfo info_of(const ir::Graph& g, ir::ValueId id) {
+  const ir::Node& n = g.node(id);
+  return TensorInfo{n.name, std::string(dtype_name(n.type.dtype)), n.type.shape,
+                    g.stages.at(static_cast<size_t>(n.stage)).name};
+}
+
+}  // namespace
+
+const std::string& Model::name() const {
+  return impl_->loaded.name;
+}
+
+std::vector<TensorInfo> Model::parameters() const {
+  std::vector<TensorInfo> out;
+  for (ir::ValueId id : graph().params) {
+    out.push_back(info_of(graph(), id));
+  }
+  return out;
+}
+
+std::vector<TensorInfo> Model::inputs() const {
+  std::vector<TensorInfo> out;
+  for (ir::ValueId id : graph().inputs) {
+    out.push_back(info_of(graph(), id));
+  }
+  return out;
+}
+
+std::vector<std::string> Model::outputs() const {
+  std::vector<std::string> out;
+  for (const ir::Output& o : graph().outputs) {
+    out.push_back(o.name);
+  }
+  return out;
+}
+
+std::vector<std::string> Model::stages() const {
+  std::vector<std::string> out;
+  for (const ir::Stage& s : graph().stages) {
+    out.push_back(s.name);
+  }
+  return out;
+}
+
+bool Model::trainable() const {
+  return graph().loss != ir::kNoValue;
+}
+
+int64_t Model::parameter_count() const {
+  int64_t n = 0;
+  for (ir::ValueId id : graph().params) {
+    n += graph().type(id).numel();
+  }
+  return n;
+}
+
+double Model::flops_per_sample() const {
+  const ir::Graph& g = graph();
+  double flops = 0;
+  for (const ir::Node& n : g.nodes()) {
+    const ir::OpDef& def = ir::op_def(n.op);
+    if (n.phase == ir::Phase::Forward && def.cost != nullptr) {
+      flops += def.cost(g, n).flops;
+    }
+  }
+  return flops / static_cast<double>(batch_size());
+}
+
+int64_t Model::batch_size() const {
+  const ir::Graph& g = graph();
+  if (g.inputs.empty() || g.type(g.inputs.front()).shape.empty()) {
+    return 1;
+  }
+  return g.type(g.inputs.front()).shape.front();
+}
+
+std::vector<std::string> Model::warnings() const {
+  std::vector<std::string> out;
+  for (const Diagnostic& d : impl_->loaded.warnings) {
+    out.push_back(render(d, impl_->loaded.sources.get()));
+  }
+  return out;
+}
+
+std::string Model::ir_text() const {
+  return graph().str();
+}
+
+const ir::Graph& Model::graph() const {
+  return impl_->loaded.graph;
+}
+
+std::shared_ptr<const SourceManager> Model::sources() const {
+  return impl_->loaded.sources;
+}
+
+}  // namespace iputrain

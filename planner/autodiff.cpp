@@ -1,0 +1,74 @@
+#include "planner/autodiff.hpp"
+
+#include "iputrain/error.hpp"
+
+namespace iputrain::planner {
+
+using ir::kNoValue;
+using ir::ValueId;
+
+std::vector<ValueId> differentiate(ir::Graph& g) {
+  if (g.loss == kNoValue) {
+    throw Error(ErrorKind::Plan, "the model has no `minimize` objective, so it cannot be trained",
+                {}, "add `minimize LOSS` to the model, or use `iputrain eval`");
+  }
+  const int32_t n = g.size();
+  // Only values that depend on a parameter need gradients; everything else (inputs, labels,
+  // metrics) is skipped, which keeps e.g. the input-gradient matmul of the first layer out.
+  std::vector<bool> needs(static_cast<size_t>(n), false);
+  for (ValueId p : g.params) {
+    needs[static_cast<size_t>(p)] = true;
+  }
+  for (ValueId id = 0; id < n; ++id) {
+    const ir::Node& node = g.node(id);
+    if (!is_float(node.type.dtype) || ir::op_def(node.op).backward == nullptr) {
+      continue;
+    }
+    for (ValueId in : node.inputs) {
+      if (needs[static_cast<size_t>(in)]) {
+        needs[static_cast<size_t>(id)] = true;
+        break;
+      }
+    }
+  }
+
+  std::vector<ValueId> grad(static_cast<size_t>(n), kNoValue);
+  {
+    const ir::Node& loss = g.node(g.loss);
+    g.set_cursor(loss.stage, ir::Phase::Backward);
+    g.set_default_span(loss.span);
+    grad[static_cast<size_t>(g.loss)] = g.add_constant(1.0, loss.type);
+  }
+  for (ValueId id = g.loss; id >= 0; --id) {
+    const ValueId dy = grad[static_cast<size_t>(id)];
+    if (dy == kNoValue || !needs[static_cast<size_t>(id)]) {
+      continue;
+    }
+    const ir::Node node = g.node(id);  // copy: g grows while we differentiate
+    const ir::OpDef& def = ir::op_def(node.op);
+    if (def.backward == nullptr) {
+      continue;
+    }
+    g.set_cursor(node.stage, ir::Phase::Backward);
+    g.set_default_span(node.span);
+    std::vector<ValueId> dx = def.backward(g, id, dy);
+    for (size_t i = 0; i < node.inputs.size() && i < dx.size(); ++i) {
+      const ValueId in = node.inputs[i];
+      if (dx[i] == kNoValue || !needs[static_cast<size_t>(in)]) {
+        continue;
+      }
+      ValueId& acc = grad[static_cast<size_t>(in)];
+      acc = acc == kNoValue ? dx[i] : g.add(ir::OpKind::Add, {acc, dx[i]});
+    }
+  }
+  g.set_default_span({});
+
+  std::vector<ValueId> out;
+  out.reserve(g.params.size());
+  for (ValueId p : g.params) {
+    out.push_back(grad[static_cast<size_t>(p)]);
+  }
+  return out;
+}
+
+}  // namespace iputrain::planner

@@ -1,0 +1,179 @@
+// Loading good configs: values, types, defaults, spans, files.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "iputrain/config.hpp"
+
+using iputrain::Config;
+using iputrain::ParamValue;
+
+namespace {
+
+const char* kGood = R"(# a complete first-cut config
+[model]
+hidden = 256
+dropout = 0.25
+use_bias = true
+activation = "relu"
+
+[ipu]
+auto_select_ipus = 4
+
+[optimizer]
+type = "SGD"
+learning_rate = 1
+
+[data]
+train = "idx:/usr/share/datasets/fashion-mnist/train"
+test = "synthetic:samples=64"
+batch_size = 32
+shuffle = false
+seed = 7
+prefetch_depth = 3
+
+[training]
+steps = 2000
+steps_per_execution = 100
+seed = 5
+log_every = 50
+)";
+
+}  // namespace
+
+TEST_CASE("defaults") {
+  Config c;
+  CHECK(c.model.empty());
+  CHECK(c.ipu.auto_select_ipus == 1);
+  CHECK(c.optimizer.type == "sgd");
+  CHECK(c.optimizer.learning_rate == doctest::Approx(0.01));
+  CHECK(c.data.train.empty());
+  CHECK(c.data.batch_size == 0);
+  CHECK(c.data.shuffle);
+  CHECK(c.data.prefetch_depth == 2);
+  CHECK(c.training.steps == 0);
+  CHECK(c.training.seed == 42);
+  CHECK(c.path().empty());
+  CHECK_FALSE(c.span_of("data.batch_size").valid());
+  REQUIRE(c.sources() != nullptr);
+
+  Config empty = Config::parse("", "empty.toml");
+  CHECK(empty.training.seed == 42);
+  CHECK(empty.path() == "empty.toml");
+}
+
+TEST_CASE("a complete config fills every section") {
+  Config c = Config::parse(kGood, "good.toml");
+  REQUIRE(c.model.size() == 4);
+  CHECK(std::get<int64_t>(c.model.at("hidden")) == 256);
+  CHECK(std::get<double>(c.model.at("dropout")) == doctest::Approx(0.25));
+  CHECK(std::get<bool>(c.model.at("use_bias")));
+  CHECK(std::get<std::string>(c.model.at("activation")) == "relu");
+  CHECK(c.ipu.auto_select_ipus == 4);
+  CHECK(c.optimizer.type == "sgd");         // enum values are matched case-insensitively, stored canonically
+  CHECK(c.optimizer.learning_rate == 1.0);  // an integer is accepted for a float key
+  CHECK(c.data.train == "idx:/usr/share/datasets/fashion-mnist/train");
+  CHECK(c.data.test == "synthetic:samples=64");
+  CHECK(c.data.batch_size == 32);
+  CHECK_FALSE(c.data.shuffle);
+  CHECK(c.data.seed == 7);
+  CHECK(c.data.prefetch_depth == 3);
+  CHECK(c.training.steps == 2000);
+  CHECK(c.training.epochs == 0);
+  CHECK(c.training.steps_per_execution == 100);
+  CHECK(c.training.seed == 5);
+  CHECK(c.training.log_every == 50);
+}
+
+TEST_CASE("epochs, inline tables and dotted keys") {
+  Config c = Config::parse("training.epochs = 2.5\ndata = { batch_size = 8, shuffle = true }\n", "x.toml");
+  CHECK(c.training.epochs == doctest::Approx(2.5));
+  CHECK(c.training.steps == 0);
+  CHECK(c.data.batch_size == 8);
+  Config d = Config::parse("[training]\nepochs = 3\n");
+  CHECK(d.training.epochs == 3.0);
+}
+
+TEST_CASE("spans point at the key and its value") {
+  Config c = Config::parse(kGood, "good.toml");
+  auto s = c.span_of("data.batch_size");
+  REQUIRE(s.valid());
+  CHECK(s.line == 18);
+  CHECK(s.col == 1);
+  CHECK(s.length == static_cast<int32_t>(std::string("batch_size = 32").size()));
+  CHECK(c.sources()->path(s.file) == "good.toml");
+
+  auto m = c.span_of("model.hidden");
+  REQUIRE(m.valid());
+  CHECK(m.line == 3);
+  CHECK(m.length == static_cast<int32_t>(std::string("hidden = 256").size()));
+
+  auto t = c.span_of("data");
+  REQUIRE(t.valid());
+  CHECK(t.line == 15);
+  CHECK(t.col == 2);  // the name inside `[data]`
+  CHECK_FALSE(c.span_of("training.epochs").valid());
+  CHECK_FALSE(c.span_of("no.such.key").valid());
+}
+
+TEST_CASE("fail_at raises a located error for later stages") {
+  Config c = Config::parse(kGood, "good.toml");
+  try {
+    c.fail_at("data.batch_size", "batch size 32 does not divide the 10 samples", "use a smaller batch",
+              iputrain::ErrorKind::Data);
+    FAIL("fail_at returned");
+  } catch (const iputrain::Error& e) {
+    CHECK(e.kind() == iputrain::ErrorKind::Data);
+    CHECK(e.render() ==
+          "good.toml:18:1: error: batch size 32 does not divide the 10 samples\n"
+          "    batch_size = 32\n"
+          "    ^~~~~~~~~~~~~~~\n"
+          "hint: use a smaller batch\n");
+  }
+  // A key that came from the defaults has no location; the message still renders.
+  try {
+    c.fail_at("training.epochs", "no epochs");
+    FAIL("fail_at returned");
+  } catch (const iputrain::Error& e) {
+    CHECK(e.kind() == iputrain::ErrorKind::Config);
+    CHECK(e.render() == "error: no epochs\n");
+  }
+}
+
+TEST_CASE("load reads files and reports missing ones as I/O errors") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / "iputrain_config_test";
+  fs::create_directories(dir);
+  fs::path file = dir / "run.toml";
+  std::ofstream(file) << "[data]\nbatch_size = 16\n";
+  Config c = Config::load(file.string(), {"training.steps=3"});
+  CHECK(c.data.batch_size == 16);
+  CHECK(c.training.steps == 3);
+  CHECK(c.path() == file.string());
+
+  try {
+    (void)Config::load((dir / "missing.toml").string());
+    FAIL("loaded a missing file");
+  } catch (const iputrain::Error& e) {
+    CHECK(e.kind() == iputrain::ErrorKind::Io);
+    CHECK(std::string(e.what()).find("missing.toml") != std::string::npos);
+    CHECK(std::string(e.what()).find("No such file") != std::string::npos);
+  }
+  try {
+    (void)Config::load(dir.string());
+    FAIL("loaded a directory");
+  } catch (const iputrain::Error& e) {
+    CHECK(e.kind() == iputrain::ErrorKind::Io);
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("param_value_str writes TOML literals") {
+  CHECK(iputrain::param_value_str(ParamValue{int64_t{-3}}) == "-3");
+  CHECK(iputrain::param_value_str(ParamValue{2.0}) == "2.0");
+  CHECK(iputrain::param_value_str(ParamValue{0.01}) == "0.01");
+  CHECK(iputrain::param_value_str(ParamValue{1e-8}) == "1e-08");
+  CHECK(iputrain::param_value_str(ParamValue{true}) == "true");
+  CHECK(iputrain::param_value_str(ParamValue{std::string("a\"b\\c")}) == R"("a\"b\\c")");
+}

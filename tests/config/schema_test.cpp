@@ -1,0 +1,107 @@
+// The schema table is consistent with itself and with the Config structs.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <set>
+
+#include "frontend/config/schema.hpp"
+
+using namespace iputrain::config;
+using iputrain::Config;
+using iputrain::ParamValue;
+
+TEST_CASE("schema defaults equal the Config member initialisers") {
+  Config c;
+  for (const auto& k : schema()) {
+    INFO(k.path);
+    if (k.type == KeyType::FreeTable) {
+      CHECK_FALSE(k.access.get);
+      continue;
+    }
+    REQUIRE(k.access.get);
+    REQUIRE(k.access.set);
+    CHECK(k.access.get(c) == k.default_value);
+    // The default's C++ type matches the key type.
+    switch (k.type) {
+      case KeyType::Int:
+        CHECK(std::holds_alternative<int64_t>(k.default_value));
+        break;
+      case KeyType::Float:
+        CHECK(std::holds_alternative<double>(k.default_value));
+        break;
+      case KeyType::Bool:
+        CHECK(std::holds_alternative<bool>(k.default_value));
+        break;
+      default:
+        CHECK(std::holds_alternative<std::string>(k.default_value));
+        break;
+    }
+  }
+}
+
+TEST_CASE("schema rows are well formed") {
+  std::set<std::string> paths;
+  for (const auto& k : schema()) {
+    INFO(k.path);
+    CHECK(paths.insert(k.path).second);
+    CHECK_FALSE(k.doc.empty());
+    CHECK(k.path.find(' ') == std::string::npos);
+    if (k.type == KeyType::Enum) {
+      CHECK_FALSE(k.allowed.empty());
+      CHECK(std::find(k.allowed.begin(), k.allowed.end(), std::get<std::string>(k.default_value)) !=
+            k.allowed.end());
+    }
+    // Every table a key lives in is declared (and documented) as a section.
+    for (size_t dot = k.path.find('.'); dot != std::string::npos; dot = k.path.find('.', dot + 1)) {
+      CHECK(is_section(k.path.substr(0, dot)));
+    }
+    for (const auto& other : k.conflicts) {
+      const KeySpec* o = find_key(other);
+      REQUIRE(o != nullptr);
+      CHECK(std::find(o->conflicts.begin(), o->conflicts.end(), k.path) != o->conflicts.end());
+    }
+  }
+  for (const auto& s : sections()) {
+    CHECK_FALSE(s.doc.empty());
+    CHECK_FALSE(find_key(s.path));
+  }
+}
+
+TEST_CASE("ranges") {
+  CHECK(Range::at_least(1).str() == ">= 1");
+  CHECK(Range::at_least(0, true).str() == "> 0");
+  CHECK(Range::between(0, 1).str() == "between 0 and 1");
+  CHECK(Range{}.str().empty());
+  CHECK(Range::at_least(0, true).contains(1e-30));
+  CHECK_FALSE(Range::at_least(0, true).contains(0));
+  CHECK_FALSE(Range::at_least(0).contains(std::nan("")));
+  CHECK(Range::between(0.5, 1.5).contains(1.5));
+  CHECK(find_key("data.batch_size")->expected() == "integer >= 1");
+  CHECK(find_key("optimizer.type")->expected() == "one of \"sgd\"");
+}
+
+TEST_CASE("suggestions for unknown keys") {
+  CHECK(suggest_key("data.batchsize") == "data.batch_size");
+  CHECK(suggest_key("training.batch_size") == "data.batch_size");
+  CHECK(suggest_key("dat") == "data");
+  CHECK(suggest_key("trainig") == "training");
+  CHECK(suggest_key("optimizer.lr").empty());
+  CHECK(suggest_key("steps") == "training.steps");
+  CHECK(keys_in("optimizer") == std::vector<std::string>{"type", "learning_rate"});
+}
+
+TEST_CASE("effective_toml round-trips through the loader") {
+  Config c =
+      Config::parse("[model]\nhidden = 3\nname = \"x\"\n[data]\nbatch_size = 5\n[training]\nepochs = 1.5\n",
+                    "c.toml", {"optimizer.learning_rate=0.5"});
+  const std::string text = effective_toml(c);
+  CHECK(text.find("[model]\nhidden = 3\nname = \"x\"\n") == 0);
+  CHECK(text.find("[optimizer]\ntype = \"sgd\"\nlearning_rate = 0.5\n") != std::string::npos);
+  CHECK(text.find("# steps = 0  (unset)\n") != std::string::npos);
+  Config back = Config::parse(text, "shown.toml");
+  CHECK(back.model == c.model);
+  CHECK(back.data.batch_size == 5);
+  CHECK(back.training.epochs == 1.5);
+  CHECK(back.optimizer.learning_rate == 0.5);
+  CHECK(back.training.seed == c.training.seed);
+}

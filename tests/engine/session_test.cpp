@@ -1,0 +1,120 @@
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "iputrain/iputrain.hpp"
+#include "test_models.hpp"
+
+using namespace iputrain;
+
+namespace {
+Session make(const std::string& config_text, const std::string& model_text = testing::kMlp) {
+  Config config = Config::parse(config_text, "test.toml");
+  return Session(Model::parse(model_text, "mlp.ipu", config.model), config);
+}
+}  // namespace
+
+TEST_CASE("training on synthetic data lowers the loss") {
+  Config config = Config::parse(testing::synthetic_config(300), "test.toml");
+  Session session(Model::parse(testing::kMlp, "mlp.ipu"), config);
+  const EvalResult before = session.evaluate("train");
+  std::vector<double> losses;
+  session.train([&](const Progress& p) {
+    for (const auto& r : p.records) {
+      losses.push_back(r.values[0]);
+    }
+  });
+  const EvalResult after = session.evaluate("train");
+  REQUIRE(losses.size() == 300);
+  CHECK(after.means.at("loss") < 0.6 * before.means.at("loss"));
+  CHECK(after.means.at("accuracy") > before.means.at("accuracy") + 0.2);
+}
+
+TEST_CASE("the outfeed carries every step in order, steps_per_execution at a time") {
+  Session session = make(testing::synthetic_config(10, 0.05, "steps_per_execution = 4\n"));
+  std::vector<int64_t> calls;
+  std::vector<int64_t> steps;
+  session.train([&](const Progress& p) {
+    calls.push_back(static_cast<int64_t>(p.records.size()));
+    for (const auto& r : p.records) {
+      steps.push_back(r.step);
+    }
+  });
+  CHECK(calls == std::vector<int64_t>{4, 4, 2});
+  CHECK(steps == std::vector<int64_t>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+}
+
+TEST_CASE("same model, config and seed give the same bits") {
+  auto run = [] {
+    Session s = make(testing::synthetic_config(25));
+    s.train();
+    return s.weights();
+  };
+  const auto a = run();
+  const auto b = run();
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].name == b[i].name);
+    CHECK(std::memcmp(a[i].values.data(), b[i].values.data(), a[i].values.size() * 4) == 0);
+  }
+}
+
+TEST_CASE("a different seed gives different initial weights") {
+  Session a = make(testing::synthetic_config(1));
+  Session b = make(testing::synthetic_config(1));
+  const auto wa = a.weights();
+  const auto wb = b.weights();
+  CHECK(wa[0].values == wb[0].values);  // same seed
+  Config other = Config::parse(testing::synthetic_config(1), "t.toml", {"training.seed=8"});
+  Session s8(Model::parse(testing::kMlp, "mlp.ipu"), other);
+  CHECK(s8.weights()[0].values != wa[0].values);
+}
+
+TEST_CASE("weights round-trip through safetensors, and training resumes from them") {
+  const auto dir = std::filesystem::temp_directory_path() / "iputrain_session_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "w.safetensors").string();
+  Session a = make(testing::synthetic_config(20));
+  a.train();
+  a.save_weights(path);
+  Session b = make(testing::synthetic_config(20));
+  b.load_weights(path);
+  const auto wa = a.weights();
+  const auto wb = b.weights();
+  REQUIRE(wa.size() == 4);
+  CHECK(wa[0].name == "features/dense/kernel");
+  CHECK(wa[0].shape == std::vector<int64_t>{64, 32});
+  for (size_t i = 0; i < wa.size(); ++i) {
+    CHECK(wa[i].values == wb[i].values);
+  }
+  CHECK(a.evaluate("test").means.at("loss") == doctest::Approx(b.evaluate("test").means.at("loss")));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("weights of another model are rejected with the tensor named") {
+  const auto dir = std::filesystem::temp_directory_path() / "iputrain_session_test2";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "w.safetensors").string();
+  Session small = make(testing::synthetic_config(1) + "[model]\nhidden = 16\n");
+  small.save_weights(path);
+  Session big = make(testing::synthetic_config(1));
+  try {
+    big.load_weights(path);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("features/dense/kernel") != std::string::npos);
+    CHECK(std::string(e.what()).find("[64, 16]") != std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("batch size in the config must match the model") {
+  Config bad = Config::parse(testing::synthetic_config(1), "t.toml", {"data.batch_size=8"});
+  try {
+    Session s(Model::parse(testing::kMlp, "mlp.ipu"), bad);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Config);
+    CHECK(std::string(e.what()).find("batch") != std::string::npos);
+  }
+}

@@ -1,0 +1,36 @@
+// Small models and configs shared by the engine tests.
+#pragma once
+
+#include <string>
+
+namespace iputrain::testing {
+
+//! The seed's MLP at a small size, trained on a synthetic learnable dataset.
+inline const std::string kMlp = R"(import nn
+
+model mlp(batch: int = 16, hidden: int = 32) {
+  input image: f32[batch, 8, 8]
+  input label: i32[batch]
+
+  stage features {
+    h = nn.dense(flatten(image), hidden, activation = relu)
+  }
+  stage classifier {
+    logits = nn.dense(h, 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+
+  minimize loss
+  output loss
+  output accuracy = mean(cast(argmax(logits, axis = -1) == label, dtype = "f32"))
+}
+)";
+
+inline std::string synthetic_config(int steps, double lr = 0.05, const std::string& extra = "") {
+  return "[optimizer]\nlearning_rate = " + std::to_string(lr) +
+         "\n[data]\ntrain = \"synthetic:samples=512,classes=10\"\n"
+         "test = \"synthetic:samples=256,classes=10\"\n[training]\nsteps = " +
+         std::to_string(steps) + "\nseed = 7\n" + extra;
+}
+
+}  // namespace iputrain::testing
