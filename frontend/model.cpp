@@ -41,6 +41,10 @@ const std::string& Model::name() const {
   return impl_->loaded.name;
 }
 
+std::map<std::string, ParamValue> Model::compile_time_params() const {
+  return impl_->loaded.params;
+}
+
 std::vector<TensorInfo> Model::parameters() const {
   std::vector<TensorInfo> out;
   for (ir::ValueId id : graph().params) {

@@ -4,10 +4,7 @@
 // GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 kernels (GCC bug 105593)
 // where they are inlined into this file.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-// Eigen's GEMM packs operand blocks into buffers on the stack up to this size and on the heap
-// beyond it; the default (128 KiB) sends an MLP layer's product (k = 784, n = 256) to malloc on every
-// call. Kernels must not allocate, so allow 1 MiB per buffer (two per product) on the stack.
-#define EIGEN_STACK_ALLOCATION_LIMIT (1024 * 1024)
+// EIGEN_STACK_ALLOCATION_LIMIT is raised for every file in core/CMakeLists.txt (see there).
 #include <Eigen/Core>
 #include <algorithm>
 

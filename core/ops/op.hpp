@@ -4,7 +4,7 @@
 // all, in OpKind order, with a static_assert that the list covers the enum. No self-registration.
 //
 // Adding a primitive: a value in OpKind, its file here, one line in op_table.cpp, one case in
-// tests/ops/op_cases.cpp.
+// tests/core/op_cases.cpp.
 #pragma once
 
 #include <cstdint>

@@ -62,7 +62,7 @@ TEST_CASE("init: Keras fans") {
   CHECK(compute_fans({3, 3, 16, 32}) == std::pair<double, double>{144, 288});
 }
 
-TEST_CASE("init: the same seed and path give the same values; others differ") {
+TEST_CASE("init: the same seed and path give the same values and others differ") {
   const auto p = param("features/dense/kernel", {64, 32}, init("glorot_uniform"));
   const auto a = fill(p, 5);
   CHECK(a == fill(p, 5));
@@ -89,7 +89,7 @@ TEST_CASE("init: constants") {
   }
 }
 
-TEST_CASE("init: glorot_uniform stays within Keras' limit sqrt(6 / (fan_in + fan_out))") {
+TEST_CASE("init: glorot_uniform stays within the Keras limit") {
   const auto s = stats(fill(param("k", {300, 200}, init("glorot_uniform"))));
   const double limit = std::sqrt(6.0 / 500.0);
   CHECK(s.min >= -limit);

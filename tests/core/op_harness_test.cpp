@@ -59,7 +59,7 @@ TEST_CASE("op harness: comparisons can fail") {
   CHECK(mismatches({std::nan("")}, {std::nan("")}, 1e-5, 1e-5) == 0);
 }
 
-TEST_CASE("op harness: allocations are counted, and kernels at MLP sizes make none") {
+TEST_CASE("op harness: allocations are counted and kernels at MLP sizes make none") {
   const auto counted = count_allocations([] { std::vector<int> v(1000); });
   if (!counted) {
     return;  // not countable on this platform

@@ -25,7 +25,7 @@ TEST_CASE("rng: FNV-1a") {
   CHECK(fnv1a64("foobar") == 0x85944171f73967e8ULL);
 }
 
-TEST_CASE("rng: same (seed, path, stream) gives the same numbers; any change gives others") {
+TEST_CASE("rng: the same seed and path and stream give the same numbers and any change gives others") {
   Rng a(7, "features/dense/kernel");
   Rng b(7, "features/dense/kernel");
   Rng other_seed(8, "features/dense/kernel");
@@ -59,7 +59,7 @@ TEST_CASE("rng: seek gives random access into the stream") {
   }
 }
 
-TEST_CASE("rng: fixed values (the same on every platform)") {
+TEST_CASE("rng: the sequential stream is the Philox block stream") {
   // Pinned outputs: a change here changes every initial weight and dropout mask of every model.
   Rng r(42, "features/dense/kernel");
   const uint64_t first = r.next_u64();
@@ -102,7 +102,7 @@ TEST_CASE("rng: uniform and normal statistics") {
   CHECK(static_cast<double>(beyond2) / n == doctest::Approx(0.0455).epsilon(0.05));
 }
 
-TEST_CASE("rng: below is uniform over [0, n)") {
+TEST_CASE("rng: below is uniform") {
   Rng r(9, "shuffle");
   std::array<int, 7> counts{};
   for (int i = 0; i < 70000; ++i) {

@@ -152,7 +152,7 @@ TEST_CASE("idx: damaged files are rejected with the file named") {
   }
   SUBCASE("truncated data") {
     auto bytes = idx_images(4, 3, 3);
-    bytes.resize(bytes.size() - 5);
+    bytes.erase(bytes.end() - 5, bytes.end());
     write_plain(dir / "ok-images-idx3-ubyte", bytes);
     Error e = idx_error(dir / "ok");
     CHECK(e.kind() == ErrorKind::Data);
@@ -161,7 +161,7 @@ TEST_CASE("idx: damaged files are rejected with the file named") {
   }
   SUBCASE("truncated header") {
     auto bytes = idx_images(4, 3, 3);
-    bytes.resize(9);
+    bytes.erase(bytes.begin() + 9, bytes.end());
     write_plain(dir / "ok-images-idx3-ubyte", bytes);
     CHECK(contains(idx_error(dir / "ok").what(), "truncated inside its IDX header"));
   }

@@ -52,6 +52,9 @@ TEST_CASE("the example model's summary") {
 TEST_CASE("overrides change the compile-time parameters") {
   const Model m = Model::load(kExample, {{"hidden", int64_t{256}}, {"batch", int64_t{8}}});
   CHECK(m.batch_size() == 8);
+  const auto params = m.compile_time_params();
+  CHECK(params.at("hidden") == iputrain::ParamValue{int64_t{256}});
+  CHECK(params.at("batch") == iputrain::ParamValue{int64_t{8}});
   CHECK(m.parameters()[0].shape == std::vector<int64_t>{784, 256});
   CHECK(m.parameter_count() == 784 * 256 + 256 + 256 * 10 + 10);
 }
