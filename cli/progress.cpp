@@ -7,11 +7,17 @@
 
 namespace iputrain::cli {
 
+namespace {
+double epoch_of(int64_t step, const Progress& p) {
+  return p.steps_per_epoch > 0 ? static_cast<double>(step) / static_cast<double>(p.steps_per_epoch) : p.epoch;
+}
+}  // namespace
+
 ProgressPrinter::ProgressPrinter(std::vector<std::string> names, int64_t total_steps, int64_t log_every,
                                  bool enabled, bool terminal)
     : names_(std::move(names)),
       total_(total_steps),
-      every_(log_every > 0 ? log_every : std::max<int64_t>(1, total_steps / 10)),
+      every_(log_every > 0 ? log_every : std::max<int64_t>(1, (total_steps + 9) / 10)),
       enabled_(enabled),
       terminal_(terminal),
       sums_(names_.size(), 0.0) {}
@@ -29,7 +35,7 @@ void ProgressPrinter::update(const Progress& p) {
       continue;
     }
     std::string line = fmt::format("step {:>{}}/{}  epoch {:.2f}", r.step, fmt::formatted_size("{}", total_),
-                                   total_, p.epoch);
+                                   total_, epoch_of(r.step, p));
     for (size_t k = 0; k < names_.size(); ++k) {
       line += fmt::format("  {} {:.4f}", names_[k], sums_[k] / static_cast<double>(count_));
     }

@@ -191,6 +191,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   // The outfeed of one execution, allocated once and reused.
   Progress progress;
   progress.total_steps = s.step + total;
+  progress.steps_per_epoch = sampler.steps_per_epoch();
   progress.records.assign(static_cast<size_t>(std::min(per_execution, total)), StepRecord{0, std::vector<double>(outputs.size())});
 
   const engine::Program& program = s.ipu->program(kTrainProgram);
@@ -300,35 +301,45 @@ void Session::load_weights(const std::string& path) {
   Impl& s = *impl_;
   const data::SafetensorsFile file = data::read_safetensors(path);
   const ir::Graph& g = s.plan.graph;
+  // Walk the model's parameters in declaration order so the first problem reported is the
+  // first parameter that does not fit.
   std::vector<std::string> names;
+  std::vector<bool> used(file.tensors.size(), false);
   for (ir::ValueId p : g.params) {
-    names.push_back(g.node(p).name);
-  }
-  std::vector<bool> seen(g.params.size(), false);
-  for (const data::NamedTensor& t : file.tensors) {
+    const std::string& name = g.node(p).name;
+    names.push_back(name);
     size_t i = 0;
-    while (i < names.size() && names[i] != t.name) {
+    while (i < file.tensors.size() && file.tensors[i].name != name) {
       ++i;
     }
-    if (i == names.size()) {
-      std::string near = nearest_name(t.name, names);
-      throw Error(ErrorKind::Data, fmt::format("{}: tensor `{}` is not a parameter of the model", path, t.name),
-                  {}, near.empty() ? "the weights were saved from another model" : "did you mean `" + near + "`?");
+    if (i == file.tensors.size()) {
+      throw Error(ErrorKind::Data, fmt::format("{}: no tensor for parameter `{}`", path, name), {},
+                  "the file must hold every parameter of the model");
     }
-    ir::Tensor w = s.ipu->tensor(g.params[i]);
+    const data::NamedTensor& t = file.tensors[i];
+    ir::Tensor w = s.ipu->tensor(p);
     if (t.dtype != DType::F32 || t.shape != w.shape()) {
       throw Error(ErrorKind::Data,
                   fmt::format("{}: tensor `{}` is {}{} but the model's parameter is {}", path, t.name,
                               dtype_name(t.dtype), shape_str(t.shape), w.type->str()),
                   {}, "the weights were saved from a model with other sizes");
     }
-    std::memcpy(w.data, t.bytes.data(), t.bytes.size());
-    seen[i] = true;
+    used[i] = true;
   }
-  for (size_t i = 0; i < seen.size(); ++i) {
-    if (!seen[i]) {
-      throw Error(ErrorKind::Data, fmt::format("{}: no tensor for parameter `{}`", path, names[i]), {},
-                  "the file must hold every parameter of the model");
+  for (size_t i = 0; i < file.tensors.size(); ++i) {
+    if (!used[i]) {
+      const std::string near = nearest_name(file.tensors[i].name, names);
+      throw Error(ErrorKind::Data,
+                  fmt::format("{}: tensor `{}` is not a parameter of the model", path, file.tensors[i].name), {},
+                  near.empty() ? "the weights were saved from another model" : "did you mean `" + near + "`?");
+    }
+  }
+  // Only copy once the whole file is known to fit, so a bad file leaves the weights untouched.
+  for (ir::ValueId p : g.params) {
+    for (const data::NamedTensor& t : file.tensors) {
+      if (t.name == g.node(p).name) {
+        std::memcpy(s.ipu->tensor(p).data, t.bytes.data(), t.bytes.size());
+      }
     }
   }
 }

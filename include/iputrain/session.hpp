@@ -24,6 +24,7 @@ struct Progress {
   int64_t step = 0;         //!< steps done so far
   int64_t total_steps = 0;  //!< steps planned
   double epoch = 0;         //!< fractional epochs done
+  int64_t steps_per_epoch = 0;  //!< whole batches in one pass over the training data
   std::vector<StepRecord> records;  //!< the outfeed of this execution (one per step)
   double samples_per_second = 0;    //!< measured over this execution
   double elapsed_seconds = 0;       //!< since train() started

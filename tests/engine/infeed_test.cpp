@@ -4,6 +4,7 @@
 #include <set>
 
 #include "engine/infeed.hpp"
+#include "iputrain/error.hpp"
 
 using iputrain::engine::Sampler;
 
