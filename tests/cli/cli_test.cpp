@@ -1,0 +1,132 @@
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out;  // stdout and stderr, in order
+};
+
+// Runs iputrain from the tests/ folder with a shell command line (stderr merged into stdout).
+Run iputrain(const std::string& args) {
+  Run r;
+  const std::string cmd = std::string(IPUTRAIN_BIN) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) {
+    r.out.append(buf.data(), n);
+  }
+  const int raw = pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  return r;
+}
+
+bool has(const Run& r, const std::string& text) {
+  if (r.out.find(text) != std::string::npos) {
+    return true;
+  }
+  MESSAGE("output was:\n" << r.out);
+  return false;
+}
+
+std::string temp(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / "iputrain_cli_test";
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+}  // namespace
+
+TEST_CASE("check prints parameters and FLOPs of the seed's MNIST model") {
+  const Run r = iputrain("check ../../examples/mnist_mlp.ipu ../../configs/mnist.toml");
+  CHECK(r.status == 0);
+  CHECK(has(r, "features/dense/kernel"));
+  CHECK(has(r, "f32[784, 128]"));
+  CHECK(has(r, "classifier/dense/bias"));
+  CHECK(has(r, "total parameters: 101770"));
+  CHECK(has(r, "FLOPs per sample (forward):"));
+}
+
+TEST_CASE("train logs the outfeed and a summary, saves weights that eval reads back") {
+  const std::string w = temp("tiny.safetensors");
+  const Run t = iputrain("train cases/tiny.ipu cases/tiny.toml --save " + w);
+  CHECK(t.status == 0);
+  CHECK(has(t, "step 40/40"));
+  CHECK(has(t, "trained 40 steps (320 samples)"));
+  CHECK(has(t, "samples/s"));
+  CHECK(has(t, "test:  accuracy"));
+  const Run e = iputrain("eval cases/tiny.ipu cases/tiny.toml --weights " + w);
+  CHECK(e.status == 0);
+  // eval after train and eval of the saved weights see the same numbers.
+  const auto test_line = t.out.substr(t.out.find("test:") + 5);
+  const auto eval_line = e.out.substr(e.out.find("test:") + 5);
+  CHECK(test_line == eval_line);
+}
+
+TEST_CASE("--set overrides config keys with typed values") {
+  const Run r = iputrain("train cases/tiny.ipu cases/tiny.toml -q --no-eval --set training.steps=7");
+  CHECK(r.status == 0);
+  CHECK(has(r, "trained 7 steps"));
+  const Run bad = iputrain("train cases/tiny.ipu cases/tiny.toml --set training.stepz=7");
+  CHECK(bad.status == 2);
+  CHECK(has(bad, "training.steps"));
+}
+
+TEST_CASE("a bad model is a located error with exit status 2") {
+  const Run r = iputrain("check cases/bad_shape.ipu cases/tiny.toml");
+  CHECK(r.status == 2);
+  CHECK(has(r, "cases/bad_shape.ipu:5:"));
+  CHECK(has(r, "inner dimensions differ: f32[8, 16] @ f32[10, 10]"));
+  CHECK(has(r, "^~~"));
+}
+
+TEST_CASE("an unknown model parameter in the config points at the config key") {
+  const Run r = iputrain("check cases/tiny.ipu cases/unknown_param.toml");
+  CHECK(r.status == 2);
+  CHECK(has(r, "cases/unknown_param.toml:5:1: error: the model has no compile-time parameter `hiden`"));
+  CHECK(has(r, "did you mean `hidden`?"));
+}
+
+TEST_CASE("data.batch_size that contradicts the model batch is a located config error") {
+  const Run r = iputrain("train cases/tiny.ipu cases/bad_batch.toml");
+  CHECK(r.status == 2);
+  CHECK(has(r, "cases/bad_batch.toml:3:"));
+  CHECK(has(r, "data.batch_size is 8 but the model's inputs have batch 4"));
+}
+
+TEST_CASE("missing data files are reported at the config key, exit status 1") {
+  const Run r = iputrain("train cases/tiny.ipu cases/missing_data.toml");
+  CHECK(r.status == 1);
+  CHECK(has(r, "cases/missing_data.toml:2:"));
+  CHECK(has(r, "no/such/dir/train"));
+}
+
+TEST_CASE("a damaged weights file is refused with exit status 1") {
+  const std::string w = temp("damaged.safetensors");
+  std::ofstream(w, std::ios::binary) << "\x10\x00\x00\x00\x00\x00\x00\x00{not json}";
+  const Run r = iputrain("eval cases/tiny.ipu cases/tiny.toml --weights " + w);
+  CHECK(r.status == 1);
+  CHECK(has(r, "damaged.safetensors"));
+}
+
+TEST_CASE("bad command lines exit with status 2 and say why") {
+  const Run none = iputrain("");
+  CHECK(none.status == 2);
+  const Run unknown = iputrain("fly cases/tiny.ipu");
+  CHECK(unknown.status == 2);
+  const Run missing = iputrain("train no_such_model.ipu cases/tiny.toml");
+  CHECK(missing.status == 2);
+  CHECK(has(missing, "no_such_model.ipu"));
+  const Run no_weights = iputrain("eval cases/tiny.ipu cases/tiny.toml");
+  CHECK(no_weights.status == 2);
+  CHECK(has(no_weights, "--weights"));
+}
