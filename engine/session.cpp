@@ -203,7 +203,8 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     for (int64_t i = 0; i < n; ++i) {
       s.load_batch(infeed.pop());
       infeed.release();
-      s.ipu->run(program);
+      const ir::ExecContext ctx{s.config.training.seed, s.step, s.step * s.batch, true};
+      s.ipu->run(program, ctx);
       ++s.step;
       s.optimizer->update(s.slots, s.step);
       StepRecord& r = progress.records[static_cast<size_t>(i)];
@@ -250,7 +251,8 @@ EvalResult Session::evaluate(const std::string& split) {
   for (int64_t i = 0; i < steps; ++i) {
     s.load_batch(infeed.pop());
     infeed.release();
-    s.ipu->run(program);
+    const ir::ExecContext ctx{s.config.training.seed, i, i * s.batch, false};
+    s.ipu->run(program, ctx);
     for (size_t k = 0; k < g.outputs.size(); ++k) {
       sums[k] += scalar_mean(s.ipu->tensor(g.outputs[k].value));
     }

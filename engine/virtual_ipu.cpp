@@ -85,10 +85,10 @@ Program VirtualIpu::compile(const std::vector<ir::ValueId>& order) const {
   return p;
 }
 
-void VirtualIpu::run(const Program& program) const {
+void VirtualIpu::run(const Program& program, const ir::ExecContext& ctx) const {
   const ir::Tensor* operands = program.operands_.data();
   for (const Program::Instr& in : program.instrs_) {
-    in.forward(ir::KernelArgs{*in.node, {operands + in.first_operand, in.operand_count}, in.output});
+    in.forward(ir::KernelArgs{*in.node, {operands + in.first_operand, in.operand_count}, in.output, &ctx});
   }
 }
 

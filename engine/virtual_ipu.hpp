@@ -44,7 +44,7 @@ class VirtualIpu {
   //! The compiled form of programs[i] given to the constructor.
   const Program& program(size_t i) const { return programs_.at(i); }
   //! Runs a program: each kernel in order on this device's buffers.
-  void run(const Program& program) const;
+  void run(const Program& program, const ir::ExecContext& ctx) const;
 
   //! The buffer of value `id`; throws Error(Internal) if the value has none on this device.
   ir::Tensor tensor(ir::ValueId id) const;

@@ -67,11 +67,21 @@ struct Tensor {
   const Shape& shape() const { return type->shape; }
 };
 
+//! Per-step facts a few kernels need (random ops key their streams by them, so results depend on
+//! the seed, the parameter path, the step and the sample, never on the thread or the device).
+struct ExecContext {
+  uint64_t seed = 0;          //!< training.seed
+  int64_t step = 0;           //!< 0-based micro-batch step within the run
+  int64_t sample_offset = 0;  //!< global index of the micro-batch's first sample (replicas differ)
+  bool training = true;       //!< false for eval/predict programs
+};
+
 //! What a forward kernel receives. Kernels must not allocate: all buffers are preallocated.
 struct KernelArgs {
   const Node& node;
   std::span<const Tensor> inputs;
   Tensor output;
+  const ExecContext* ctx = nullptr;  //!< never null when run by the engine
 };
 
 //! IPU cost of one op instance, fed to the planner's cycle model.

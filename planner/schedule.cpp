@@ -1,0 +1,177 @@
+#include "planner/schedule.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "iputrain/error.hpp"
+
+namespace iputrain::planner {
+
+std::string_view schedule_name(ScheduleKind kind) {
+  switch (kind) {
+    case ScheduleKind::Grouped: return "grouped";
+    case ScheduleKind::Interleaved: return "interleaved";
+    case ScheduleKind::Sequential: return "sequential";
+  }
+  return "?";
+}
+
+double Timeline::occupancy() const {
+  // Unit cost per task: a timestep lasts as long as its busiest IPU's task count.
+  int64_t work = 0;
+  int64_t span = 0;
+  size_t ipus = 0;
+  for (const auto& step : steps) {
+    size_t busiest = 0;
+    ipus = std::max(ipus, step.size());
+    for (const auto& tasks : step) {
+      work += static_cast<int64_t>(tasks.size());
+      busiest = std::max(busiest, tasks.size());
+    }
+    span += static_cast<int64_t>(busiest);
+  }
+  return span > 0 && ipus > 0 ? static_cast<double>(work) / static_cast<double>(span * static_cast<int64_t>(ipus))
+                              : 0.0;
+}
+
+Pipeline make_pipeline(const ir::Graph& g, const std::vector<int32_t>& device_mapping, bool single_ipu) {
+  Pipeline p;
+  const auto n = static_cast<int32_t>(g.stages.size());
+  for (int32_t s = 0; s < n; ++s) {
+    const int32_t group = g.stages[static_cast<size_t>(s)].group;
+    const bool joins_previous = s > 0 && group >= 0 && g.stages[static_cast<size_t>(s - 1)].group == group;
+    if (joins_previous) {
+      p.positions.back().push_back(s);
+    } else {
+      p.positions.push_back({s});
+    }
+  }
+  if (!device_mapping.empty()) {
+    if (device_mapping.size() != static_cast<size_t>(n)) {
+      throw Error(ErrorKind::Plan,
+                  fmt::format("pipeline.device_mapping has {} entries but the model has {} stages",
+                              device_mapping.size(), n),
+                  {}, "give one IPU index per stage, in model order");
+    }
+    p.stage_ipu = device_mapping;
+  } else {
+    p.stage_ipu.resize(static_cast<size_t>(n));
+    for (int32_t s = 0; s < n; ++s) {
+      p.stage_ipu[static_cast<size_t>(s)] = single_ipu ? 0 : s;
+    }
+  }
+  for (int32_t ipu : p.stage_ipu) {
+    if (ipu < 0) {
+      throw Error(ErrorKind::Plan, fmt::format("pipeline.device_mapping names IPU {}", ipu), {},
+                  "IPU indices start at 0");
+    }
+    p.ipus_per_replica = std::max(p.ipus_per_replica, ipu + 1);
+  }
+  return p;
+}
+
+int64_t required_accumulation_multiple(const Pipeline& p, ScheduleKind kind, bool training) {
+  const auto positions = static_cast<int64_t>(p.positions.size());
+  switch (kind) {
+    case ScheduleKind::Grouped: return training ? 2 * positions : positions;
+    case ScheduleKind::Interleaved: return p.ipus_per_replica;
+    case ScheduleKind::Sequential: return 1;
+  }
+  return 1;
+}
+
+namespace {
+
+// The training (or inference) stage list T as (position, phase) pairs.
+std::vector<std::pair<int32_t, ir::Phase>> stage_list(const Pipeline& p, bool training) {
+  std::vector<std::pair<int32_t, ir::Phase>> t;
+  const auto n = static_cast<int32_t>(p.positions.size());
+  for (int32_t i = 0; i < n; ++i) {
+    t.emplace_back(i, ir::Phase::Forward);
+  }
+  if (training) {
+    for (int32_t i = n - 1; i >= 0; --i) {
+      t.emplace_back(i, ir::Phase::Backward);
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
+Timeline make_timeline(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training) {
+  const int64_t multiple = required_accumulation_multiple(p, kind, training);
+  if (micro_batches < multiple || micro_batches % multiple != 0) {
+    throw Error(ErrorKind::Plan,
+                fmt::format("the {} schedule needs a gradient accumulation count that is a multiple of {} "
+                            "(and at least {}), got {}",
+                            schedule_name(kind), multiple, multiple, micro_batches),
+                {},
+                fmt::format("set pipeline.gradient_accumulation_count = {}{}", (micro_batches + multiple - 1) / multiple * multiple,
+                            kind == ScheduleKind::Sequential ? "" : ", or use the sequential schedule"));
+  }
+  if (kind == ScheduleKind::Interleaved && training) {
+    std::set<int32_t> used;
+    for (int32_t ipu : p.stage_ipu) {
+      if (!used.insert(ipu).second) {
+        throw Error(ErrorKind::Plan,
+                    fmt::format("the interleaved schedule cannot train two stages on one IPU (IPU {})", ipu), {},
+                    "give each stage its own IPU in pipeline.device_mapping, or use the grouped schedule");
+      }
+    }
+  }
+  const auto t = stage_list(p, training);
+  const int64_t len = static_cast<int64_t>(t.size());
+  const int64_t delay = kind == ScheduleKind::Grouped ? 1 : kind == ScheduleKind::Interleaved ? 2 : len;
+  Timeline out;
+  out.kind = kind;
+  out.micro_batches = micro_batches;
+  out.steps.assign(static_cast<size_t>((micro_batches - 1) * delay + len),
+                   std::vector<std::vector<Task>>(static_cast<size_t>(p.ipus_per_replica)));
+  for (int64_t m = 0; m < micro_batches; ++m) {
+    for (int64_t j = 0; j < len; ++j) {
+      const auto [position, phase] = t[static_cast<size_t>(j)];
+      // Every stage of a position runs at the same timestep; a task per distinct IPU it touches.
+      std::set<int32_t> ipus;
+      for (int32_t s : p.positions[static_cast<size_t>(position)]) {
+        ipus.insert(p.stage_ipu[static_cast<size_t>(s)]);
+      }
+      for (int32_t ipu : ipus) {
+        out.steps[static_cast<size_t>(m * delay + j)][static_cast<size_t>(ipu)].push_back({position, phase, m});
+      }
+    }
+  }
+  return out;
+}
+
+double analytic_bubble(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training) {
+  const auto positions = static_cast<double>(p.positions.size());
+  const auto m = static_cast<double>(micro_batches);
+  if (kind == ScheduleKind::Sequential) {
+    return 1.0 - 1.0 / static_cast<double>(p.ipus_per_replica);
+  }
+  // Fill and drain: (S - 1) idle slots per IPU against M + S - 1 (GPipe's figure; forward and
+  // backward passes taken as equally long). Training and inference share the formula.
+  (void)training;
+  return (positions - 1.0) / (m + positions - 1.0);
+}
+
+std::string timeline_str(const Pipeline& p, const Timeline& t) {
+  std::string out;
+  for (int32_t ipu = 0; ipu < p.ipus_per_replica; ++ipu) {
+    out += fmt::format("IPU {:<3}|", ipu);
+    for (const auto& step : t.steps) {
+      std::string cell;
+      for (const Task& task : step[static_cast<size_t>(ipu)]) {
+        cell += fmt::format("{}{}", task.phase == ir::Phase::Forward ? 'F' : 'B', task.micro_batch);
+      }
+      out += fmt::format("{:<5}|", cell.empty() ? "." : cell);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace iputrain::planner

@@ -1,0 +1,74 @@
+#include <doctest/doctest.h>
+
+#include "core/ir/graph.hpp"
+#include "planner/autodiff.hpp"
+#include "planner/plan.hpp"
+
+using namespace iputrain;
+using namespace iputrain::ir;
+
+namespace {
+
+// Two stages: h = relu(x @ w1) in stage 0, loss = mean(h @ w2) in stage 1; `unused` is a param
+// the loss does not depend on.
+Graph two_stage_graph() {
+  Graph g;
+  g.stages = {{"a", {}, -1}, {"b", {}, -1}};
+  g.set_cursor(0, Phase::Forward);
+  const ValueId x = g.add_input("x", {DType::F32, {4, 3}});
+  const ValueId w1 = g.add_param("a/w1", {DType::F32, {3, 5}}, Attrs{{"init", std::string("zeros")}});
+  g.add_param("a/unused", {DType::F32, {2}}, Attrs{{"init", std::string("zeros")}});
+  const ValueId h = g.add(OpKind::Relu, {g.add(OpKind::MatMul, {x, w1})});
+  g.set_cursor(1, Phase::Forward);
+  const ValueId w2 = g.add_param("b/w2", {DType::F32, {5, 2}}, Attrs{{"init", std::string("zeros")}});
+  g.loss = g.add(OpKind::Mean, {g.add(OpKind::MatMul, {h, w2})}, Attrs{{"axes", std::vector<int64_t>{}}});
+  g.outputs.push_back({"loss", g.loss, {}});
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("autodiff gives a gradient per used parameter, shaped like it") {
+  Graph g = two_stage_graph();
+  const auto grads = planner::differentiate(g);
+  g.verify();
+  REQUIRE(grads.size() == 3);
+  CHECK(g.type(grads[0]) == g.type(g.params[0]));
+  CHECK(grads[1] == kNoValue);
+  CHECK(g.type(grads[2]) == g.type(g.params[2]));
+}
+
+TEST_CASE("backward nodes run in the stage of the forward node they differentiate") {
+  Graph g = two_stage_graph();
+  const auto grads = planner::differentiate(g);
+  CHECK(g.node(grads[0]).stage == 0);
+  CHECK(g.node(grads[0]).phase == Phase::Backward);
+  CHECK(g.node(grads[2]).stage == 1);
+}
+
+TEST_CASE("the training program leaves out gradients nobody needs") {
+  const planner::Plan plan = planner::make_plan(two_stage_graph());
+  // No gradient flows to the input x, so no node computes one: the only matmuls are the two
+  // forward products, dh = dy @ w2^T and the two weight gradients.
+  int matmuls = 0;
+  for (ValueId id : plan.train_program) {
+    matmuls += plan.graph.node(id).op == OpKind::MatMul ? 1 : 0;
+  }
+  CHECK(matmuls == 5);
+  CHECK(plan.eval_program.size() < plan.train_program.size());
+  std::vector<std::string> passes;
+  for (const auto& t : plan.timings) {
+    passes.push_back(t.pass);
+  }
+  CHECK(passes == std::vector<std::string>{"verify", "autodiff", "programs"});
+}
+
+TEST_CASE("the pass list can dump the IR after a pass") {
+  std::string dumps;
+  planner::PlanOptions options;
+  options.dump_after = {"autodiff"};
+  options.dumps = &dumps;
+  planner::make_plan(two_stage_graph(), options);
+  CHECK(dumps.find("// IR after autodiff") != std::string::npos);
+  CHECK(dumps.find("[bwd]") != std::string::npos);
+}
