@@ -1,0 +1,54 @@
+// What a plan costs on IPU hardware: cycles per op and per pipeline task, and bytes per IPU.
+// The constants come from a device preset (ipu1/ipu2); the model is deliberately simple and
+// documented so its figures can be checked by hand.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir/graph.hpp"
+#include "planner/schedule.hpp"
+
+namespace iputrain::planner {
+
+//! The hardware constants of one IPU.
+struct DeviceModel {
+  std::string name = "ipu2";
+  int64_t tiles = 1472;                      //!< GC200
+  int64_t bytes_per_tile = 624 * 1024;       //!< In-Processor Memory per tile
+  double clock_hz = 1.33e9;
+  double f32_flops_per_tile_cycle = 32;      //!< 62.5 TFLOPS f32 peak / (1472 tiles x 1.33 GHz)
+  double bytes_per_tile_cycle = 16;          //!< tile-local memory bandwidth
+  double op_overhead_cycles = 200;           //!< sync + exchange set-up per compute step
+  double link_bytes_per_second = 64e9;       //!< IPU-Link bandwidth between two neighbours
+  double host_bytes_per_second = 16e9;       //!< host link (PCIe) for infeed and outfeed
+
+  int64_t memory_bytes() const { return tiles * bytes_per_tile; }
+  static DeviceModel ipu1();
+  static DeviceModel ipu2();
+};
+
+//! Cycles one op instance takes: compute-bound or memory-bound, whichever is slower, plus the
+//! fixed overhead of a compute step. Leaves and reshapes cost nothing.
+double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d);
+
+//! Cycles of the nodes of `stage` in `phase` within `program` (one micro-batch).
+double stage_cycles(const ir::Graph& g, const std::vector<ir::ValueId>& program, int32_t stage, ir::Phase phase,
+                    const DeviceModel& d);
+
+//! Bytes that cross from one pipeline position to the next per micro-batch (forward activations
+//! and, in training, the matching gradients coming back).
+int64_t boundary_bytes(const ir::Graph& g, const Pipeline& p, int32_t position, const std::vector<ir::ValueId>& program);
+
+//! The simulated cycles of one accumulation cycle of `timeline`: each timestep lasts as long as
+//! its busiest IPU (the sum of its tasks' cycles) plus the link transfers it waits for.
+struct TimelineCost {
+  double cycles = 0;                     //!< the whole cycle, fill and drain included
+  std::vector<double> busy_cycles;       //!< per IPU: cycles spent computing
+  double bubble = 0;                     //!< idle share of IPU-cycles
+};
+TimelineCost simulate(const ir::Graph& g, const Pipeline& p, const Timeline& t,
+                      const std::vector<ir::ValueId>& program, const DeviceModel& d);
+
+}  // namespace iputrain::planner
