@@ -1,8 +1,15 @@
 #!/usr/bin/env python3
-"""Trains the seed's MNIST MLP for 100 SGD steps in iputrain and in PyTorch from the same initial
-weights on the same batches (Fashion-MNIST, unshuffled), and reports the largest relative weight
-difference. Exits 1 if it exceeds 1e-4, 0 otherwise (and 0 with a message if torch is absent)."""
+"""Trains models in iputrain and in PyTorch from the same initial weights on the same batches and
+reports, per model, the largest relative weight difference after training:
+
+  mlp      the seed's MNIST MLP, 100 SGD steps on Fashion-MNIST (unshuffled)
+  lenet    examples/lenet.ipu, 50 SGD steps on Fashion-MNIST (unshuffled)
+  tiny_lm  examples/tiny_lm.ipu, 50 SGD steps on character windows of a licence text
+
+Usage: torch_agreement.py [mlp] [lenet] [tiny_lm]   (default: all three)
+Exits 1 if any model exceeds 1e-4, 0 otherwise (and 0 with a message if torch is absent)."""
 import os
+import re
 import sys
 import tempfile
 
@@ -10,12 +17,26 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 STEPS, BATCH, LR, TOLERANCE = 100, 32, 0.01, 1e-4
+TEXT = "/usr/share/common-licenses/GPL-3"
 
 
-def main():
-    torch = common.import_torch_or_exit(__file__)
+def compare(label, ours, theirs, init, steps):
+    """Prints the per-tensor relative differences; returns the largest."""
     import numpy as np
-    torch.set_num_threads(1)
+    worst = 0.0
+    for name in sorted(theirs):
+        diff = np.max(np.abs(ours[name] - theirs[name])) / max(np.max(np.abs(theirs[name])), 1e-12)
+        moved = np.max(np.abs(theirs[name] - init[name])) / max(np.max(np.abs(theirs[name])), 1e-12)
+        print(f"{name:52s} relative difference {diff:.3e}   (training moved it by {moved:.3e})")
+        worst = max(worst, diff)
+    verdict = "agree" if worst <= TOLERANCE else "DISAGREE"
+    print(f"{label}: iputrain and PyTorch {verdict} after {steps} steps: max relative difference {worst:.3e} "
+          f"(limit {TOLERANCE:g})\n")
+    return worst
+
+
+def check_mlp(torch):
+    import numpy as np  # noqa: F401
     init = common.mlp_init(seed=1)
     with tempfile.TemporaryDirectory() as tmp:
         init_path = os.path.join(tmp, "init.safetensors")
@@ -38,17 +59,177 @@ def main():
         opt.zero_grad()
         loss_fn(model(xb), yb).backward()
         opt.step()
-    theirs = common.torch_weights(model)
+    return compare("mlp", ours, common.torch_weights(model), init, STEPS)
 
-    worst = 0.0
-    for name in sorted(theirs):
-        diff = np.max(np.abs(ours[name] - theirs[name])) / max(np.max(np.abs(theirs[name])), 1e-12)
-        moved = np.max(np.abs(theirs[name] - init[name])) / max(np.max(np.abs(theirs[name])), 1e-12)
-        print(f"{name:28s} relative difference {diff:.3e}   (training moved it by {moved:.3e})")
-        worst = max(worst, diff)
-    verdict = "agree" if worst <= TOLERANCE else "DISAGREE"
-    print(f"iputrain and PyTorch {verdict} after {STEPS} steps: max relative difference {worst:.3e} (limit {TOLERANCE:g})")
-    return 0 if worst <= TOLERANCE else 1
+
+# ---- models written as functions of named parameters (iputrain's scope paths) -------------------
+
+def param_shapes(model, config, sets):
+    """{path: shape} of a model's parameters, read from `iputrain check`."""
+    args = ["check", model, config]
+    for s in sets:
+        args += ["--set", s]
+    out = common.run_iputrain(args)
+    shapes = {}
+    for m in re.finditer(r"^\s+(\S+/\S+)\s+f32\[([0-9, ]*)\]", out, re.M):
+        shapes[m.group(1)] = tuple(int(d) for d in m.group(2).split(",") if d.strip())
+    return shapes
+
+
+def random_init(shapes, seed):
+    """Glorot-uniform kernels, tables ~ N(0, 0.05), gammas near 1 and biases near 0 (random, so
+    their gradients are exercised too)."""
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    init = {}
+    for name, shape in sorted(shapes.items()):
+        leaf = name.rsplit("/", 1)[1]
+        if leaf == "table":
+            v = rng.normal(0.0, 0.05, shape)
+        elif len(shape) >= 2:
+            receptive = int(np.prod(shape[:-2])) if len(shape) > 2 else 1
+            limit = np.sqrt(6.0 / (shape[-2] * receptive + shape[-1] * receptive))
+            v = rng.uniform(-limit, limit, shape)
+        elif leaf == "gamma":
+            v = 1.0 + rng.uniform(-0.1, 0.1, shape)
+        else:
+            v = rng.uniform(-0.1, 0.1, shape)
+        init[name] = v.astype(np.float32)
+    return init
+
+
+def run_ours(model, config, init, steps, sets):
+    with tempfile.TemporaryDirectory() as tmp:
+        init_path = os.path.join(tmp, "init.safetensors")
+        out_path = os.path.join(tmp, "out.safetensors")
+        common.write_safetensors(init_path, init)
+        args = ["train", model, config, "--quiet", "--no-eval", "--init-from", init_path, "--save", out_path,
+                "--set", f"training.steps={steps}", "--set", "data.shuffle=false"]
+        for s in sets:
+            args += ["--set", s]
+        common.run_iputrain(args)
+        return common.read_safetensors(out_path)
+
+
+def train_theirs(torch, init, loss_of, batches, lr):
+    """Plain SGD on the functional twin: p -= lr * grad, one batch per step."""
+    params = {k: torch.tensor(v, requires_grad=True) for k, v in init.items()}
+    for batch in batches:
+        for p in params.values():
+            p.grad = None
+        loss_of(params, *batch).backward()
+        with torch.no_grad():
+            for p in params.values():
+                p -= lr * p.grad
+    return {k: v.detach().numpy() for k, v in params.items()}
+
+
+def dense(torch, p, prefix, x):
+    return x @ p[prefix + "/kernel"] + p[prefix + "/bias"]
+
+
+def check_lenet(torch):
+    import torch.nn.functional as F
+    steps, batch, lr = 50, 16, 0.05
+    model = os.path.join(common.ROOT, "examples/lenet.ipu")
+    config = os.path.join(common.ROOT, "configs/lenet.toml")
+    sets = [f"data.batch_size={batch}", f"optimizer.learning_rate={lr}"]
+    init = random_init(param_shapes(model, config, sets), seed=2)
+    ours = run_ours(model, config, init, steps, sets)
+
+    def conv(p, prefix, x, padding):
+        # NHWC with a [kh, kw, in, out] kernel, as iputrain; torch wants NCHW and [out, in, kh, kw].
+        w = p[prefix + "/kernel"].permute(3, 2, 0, 1)
+        y = F.conv2d(x.permute(0, 3, 1, 2), w, p[prefix + "/bias"], padding=padding)
+        return y.permute(0, 2, 3, 1)
+
+    def pool(x):
+        return F.max_pool2d(x.permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)
+
+    def loss_of(p, xb, yb):
+        x = xb.reshape(xb.shape[0], 28, 28, 1)
+        x = pool(torch.relu(conv(p, "features/conv2d", x, padding=2)))
+        x = pool(torch.relu(conv(p, "features/conv2d_1", x, padding=0)))
+        h = torch.relu(dense(torch, p, "classifier/dense", x.reshape(x.shape[0], -1)))
+        logits = dense(torch, p, "classifier/dense_1", h)
+        return F.cross_entropy(logits, yb)
+
+    x, y = common.fashion_mnist("train", steps * batch)
+    batches = [(torch.from_numpy(x[s * batch:(s + 1) * batch]), torch.from_numpy(y[s * batch:(s + 1) * batch]))
+               for s in range(steps)]
+    return compare("lenet", ours, train_theirs(torch, init, loss_of, batches, lr), init, steps)
+
+
+def text_windows(seq, count):
+    """The text source's first `count` windows: ids = byte - 32 for printable ASCII, else 95."""
+    import numpy as np
+    data = np.frombuffer(open(TEXT, "rb").read(), dtype=np.uint8).astype(np.int64)
+    ids = np.where((data >= 32) & (data <= 126), data - 32, 95)
+    tokens = np.stack([ids[k * seq:(k + 1) * seq] for k in range(count)])
+    targets = np.stack([ids[k * seq + 1:(k + 1) * seq + 1] for k in range(count)])
+    return tokens, targets
+
+
+def check_tiny_lm(torch):
+    import torch.nn.functional as F
+    steps, batch, lr = 50, 8, 0.1
+    model = os.path.join(common.ROOT, "examples/tiny_lm.ipu")
+    config = os.path.join(common.ROOT, "configs/tiny_lm.toml")
+    sets = [f"data.batch_size={batch}", f"optimizer.learning_rate={lr}"]
+    shapes = param_shapes(model, config, sets)
+    init = random_init(shapes, seed=3)
+    ours = run_ours(model, config, init, steps, sets)
+    seq, dim = shapes["embed/positional/table"]
+    layers = len({k.split("/")[1] for k in shapes if k.startswith("body/")})
+    heads = 4
+
+    def layer_norm(p, prefix, x):
+        d = x - x.mean(dim=-1, keepdim=True)
+        y = d * torch.rsqrt((d * d).mean(dim=-1, keepdim=True) + 1e-6)
+        return y * p[prefix + "/gamma"] + p[prefix + "/beta"]
+
+    mask = torch.tril(torch.ones(seq, seq, dtype=torch.bool))
+
+    def attention(p, prefix, x):
+        b, s, d = x.shape
+        dh = d // heads
+
+        def split(t):
+            return t.reshape(b, s, heads, dh).permute(0, 2, 1, 3)
+
+        q, k, v = (split(x @ p[f"{prefix}/{n}"]) for n in ("query", "key", "value"))
+        scores = (q @ k.transpose(2, 3)) * float(dh ** -0.5)
+        scores = torch.where(mask, scores, torch.tensor(-1e9, dtype=scores.dtype))
+        o = torch.softmax(scores, dim=-1) @ v
+        return o.permute(0, 2, 1, 3).reshape(b, s, d) @ p[prefix + "/out"]
+
+    def loss_of(p, tokens, targets):
+        x = p["embed/embedding/table"][tokens] + p["embed/positional/table"]
+        for i in range(layers):
+            block = "body/transformer_block" + ("" if i == 0 else f"_{i}")
+            h = x + attention(p, block + "/multi_head_attention", layer_norm(p, block + "/layer_norm", x))
+            m = F.gelu(dense(torch, p, block + "/mlp/dense", layer_norm(p, block + "/layer_norm_1", h)))
+            x = h + dense(torch, p, block + "/mlp/dense_1", m)
+        logits = dense(torch, p, "head/dense", layer_norm(p, "head/layer_norm", x))
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+
+    tokens, targets = text_windows(seq, steps * batch)
+    batches = [(torch.from_numpy(tokens[s * batch:(s + 1) * batch]), torch.from_numpy(targets[s * batch:(s + 1) * batch]))
+               for s in range(steps)]
+    return compare("tiny_lm", ours, train_theirs(torch, init, loss_of, batches, lr), init, steps)
+
+
+def main():
+    torch = common.import_torch_or_exit(__file__)
+    torch.set_num_threads(1)
+    checks = {"mlp": check_mlp, "lenet": check_lenet, "tiny_lm": check_tiny_lm}
+    wanted = sys.argv[1:] or list(checks)
+    for name in wanted:
+        if name not in checks:
+            sys.exit(f"unknown model '{name}'; choose from {', '.join(checks)}")
+    results = {name: checks[name](torch) for name in wanted}
+    print("summary: " + ", ".join(f"{k} {v:.3e}" for k, v in results.items()))
+    return 0 if all(v <= TOLERANCE for v in results.values()) else 1
 
 
 if __name__ == "__main__":

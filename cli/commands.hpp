@@ -28,4 +28,18 @@ int run_train(const TrainArgs& args);
 int run_eval(const EvalArgs& args);
 int run_check(const CommonArgs& args);
 
+struct ConfigShowArgs {
+  std::string config;
+  std::vector<std::string> sets;  //!< --set key=value
+};
+
+//! `iputrain config show CONFIG`: the effective config, defaults filled in (loads back the same).
+int run_config_show(const ConfigShowArgs& args);
+//! `iputrain config explain KEY`: type, default, allowed values, meaning and effect of a key.
+int run_config_explain(const std::string& key);
+//! `iputrain config keys`: every key path.
+int run_config_keys();
+//! `iputrain config docs`: the Markdown key reference (docs/config.md).
+int run_config_docs();
+
 }  // namespace iputrain::cli

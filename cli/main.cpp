@@ -58,6 +58,18 @@ int main(int argc, char** argv) {
   CLI::App* check_cmd = app.add_subcommand("check", "parse and check; print parameters and FLOPs per sample");
   add_common(check_cmd, check);
 
+  iputrain::cli::ConfigShowArgs config_show;
+  std::string explain_key;
+  CLI::App* config_cmd = app.add_subcommand("config", "show, explain and document config keys");
+  config_cmd->require_subcommand(1);
+  CLI::App* show_cmd = config_cmd->add_subcommand("show", "print the effective config with defaults filled in");
+  show_cmd->add_option("config", config_show.config, "config file (*.toml)")->required()->check(CLI::ExistingFile);
+  show_cmd->add_option("--set", config_show.sets, "override a config key (repeatable)")->type_name("KEY=VALUE");
+  CLI::App* explain_cmd = config_cmd->add_subcommand("explain", "type, default, allowed values and effect of a key");
+  explain_cmd->add_option("key", explain_key, "key path, e.g. pipeline.schedule, or a table")->required();
+  CLI::App* keys_cmd = config_cmd->add_subcommand("keys", "list every config key");
+  CLI::App* docs_cmd = config_cmd->add_subcommand("docs", "print the key reference (docs/config.md)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -71,6 +83,18 @@ int main(int argc, char** argv) {
     }
     if (*eval_cmd) {
       return iputrain::cli::run_eval(eval);
+    }
+    if (*show_cmd) {
+      return iputrain::cli::run_config_show(config_show);
+    }
+    if (*explain_cmd) {
+      return iputrain::cli::run_config_explain(explain_key);
+    }
+    if (*keys_cmd) {
+      return iputrain::cli::run_config_keys();
+    }
+    if (*docs_cmd) {
+      return iputrain::cli::run_config_docs();
     }
     return iputrain::cli::run_check(check);
   } catch (const iputrain::Error& e) {

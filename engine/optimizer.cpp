@@ -33,7 +33,8 @@ std::unique_ptr<Optimizer> make_optimizer(const Config& config) {
   if (o.type == "sgd") {
     return std::make_unique<Sgd>(static_cast<float>(o.learning_rate));
   }
-  config.fail_at("optimizer.type", "unknown optimizer '" + o.type + "'", "this version supports: sgd");
+  config.fail_at("optimizer.type", "optimizer '" + o.type + "' is not implemented yet by this engine",
+                 "this version implements: sgd");
 }
 
 }  // namespace iputrain::engine

@@ -16,6 +16,7 @@
 #include "engine/data/safetensors.hpp"
 #include "engine/infeed.hpp"
 #include "engine/optimizer.hpp"
+#include "engine/supported_keys.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "planner/plan.hpp"
 
@@ -108,6 +109,7 @@ struct Session::Impl {
 
 Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
   Impl& s = *impl_;
+  engine::check_supported(config);
   s.plan = planner::make_plan(model.graph());
   const ir::Graph& g = s.plan.graph;
   if (g.inputs.empty()) {

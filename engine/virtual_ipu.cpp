@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -52,6 +53,20 @@ VirtualIpu::VirtualIpu(int32_t id, const ir::Graph& graph,
     }
   }
   for (const auto& order : programs) {
+    for (ir::ValueId v : order) {
+      if (const auto ws = ir::op_def(graph.node(v).op).workspace) {
+        workspace_bytes_ = std::max(workspace_bytes_, ws(graph, graph.node(v)));
+      }
+    }
+  }
+  if (workspace_bytes_ > 0) {
+    workspace_.reset(static_cast<std::byte*>(std::aligned_alloc(kAlign, align_up(workspace_bytes_))));
+    if (!workspace_) {
+      throw Error(ErrorKind::Runtime,
+                  fmt::format("cannot allocate {} bytes of scratch for IPU {}", workspace_bytes_, id));
+    }
+  }
+  for (const auto& order : programs) {
     programs_.push_back(compile(order));
   }
 }
@@ -88,7 +103,8 @@ Program VirtualIpu::compile(const std::vector<ir::ValueId>& order) const {
 void VirtualIpu::run(const Program& program, const ir::ExecContext& ctx) const {
   const ir::Tensor* operands = program.operands_.data();
   for (const Program::Instr& in : program.instrs_) {
-    in.forward(ir::KernelArgs{*in.node, {operands + in.first_operand, in.operand_count}, in.output, &ctx});
+    in.forward(ir::KernelArgs{*in.node, {operands + in.first_operand, in.operand_count}, in.output, &ctx,
+                              workspace_.get()});
   }
 }
 

@@ -49,8 +49,10 @@ class VirtualIpu {
   //! The buffer of value `id`; throws Error(Internal) if the value has none on this device.
   ir::Tensor tensor(ir::ValueId id) const;
   bool has(ir::ValueId id) const;
-  //! Bytes of device memory in use (all buffers, including alignment padding).
+  //! Bytes of device memory in use (all buffers, including alignment padding; without the workspace).
   int64_t bytes_allocated() const { return static_cast<int64_t>(bytes_); }
+  //! Bytes of the kernels' shared scratch buffer.
+  int64_t workspace_bytes() const { return static_cast<int64_t>(workspace_bytes_); }
 
  private:
   Program compile(const std::vector<ir::ValueId>& order) const;
@@ -64,6 +66,10 @@ class VirtualIpu {
   std::vector<int64_t> offset_;  // per value id; -1 = not on this device
   std::unique_ptr<std::byte, Free> memory_;
   size_t bytes_ = 0;
+  // Kernel scratch (OpDef::workspace): one buffer of the largest size any instruction asks for,
+  // shared by all of them since a device runs one kernel at a time.
+  std::unique_ptr<std::byte, Free> workspace_;
+  size_t workspace_bytes_ = 0;
   std::vector<Program> programs_;
 };
 

@@ -70,6 +70,7 @@ enum class StmtKind : uint8_t {
   Minimize,  //!< value
   Output,    //!< name, value (may be null: output an existing name)
   Assign,    //!< name, value
+  Assert,    //!< value (condition), value2 (message)
 };
 
 struct Stmt {

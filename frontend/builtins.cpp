@@ -2,108 +2,22 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace iputrain::frontend {
 
 namespace {
 
-using ir::OpKind;
 using K = Value::Kind;
 
+using builtin_args::what;
+
 std::string arg_what(const CallArgs& c, const std::string& param) {
-  return fmt::format("argument '{}' of {}", param, c.name);
-}
-
-ir::ValueId tensor(CallArgs& c, size_t k, const std::string& param) {
-  return expect_tensor(c.args[k], c.graph, c.spans[k], arg_what(c, param));
-}
-
-Value unary_op(CallArgs& c, OpKind op) {
-  return Value::of_tensor(c.graph.add(op, {tensor(c, 0, "x")}, {}, c.span));
-}
-
-Value b_relu(CallArgs& c) {
-  return unary_op(c, OpKind::Relu);
+  return what(c, param);
 }
 
 Value b_identity(CallArgs& c) {
   return c.args[0];
-}
-
-Value b_flatten(CallArgs& c) {
-  const ir::ValueId x = tensor(c, 0, "x");
-  const Shape& s = c.graph.type(x).shape;
-  if (s.empty()) {
-    throw Error(ErrorKind::Semantic, "flatten: a scalar has no batch dimension to keep", c.spans[0],
-                "flatten keeps the first dimension and merges the others");
-  }
-  const Shape target{s[0], numel(Shape(s.begin() + 1, s.end()))};
-  return Value::of_tensor(c.graph.add(OpKind::Reshape, {x}, ir::Attrs{{"shape", target}}, c.span));
-}
-
-Value b_reshape(CallArgs& c) {
-  const ir::ValueId x = tensor(c, 0, "x");
-  const std::vector<int64_t> shape = expect_ints(c.args[1], c.graph, c.spans[1], arg_what(c, "shape"));
-  return Value::of_tensor(c.graph.add(OpKind::Reshape, {x}, ir::Attrs{{"shape", shape}}, c.span));
-}
-
-Value b_softmax_cross_entropy(CallArgs& c) {
-  const ir::ValueId logits = tensor(c, 0, "logits");
-  const ir::ValueId labels = tensor(c, 1, "labels");
-  return Value::of_tensor(c.graph.add(OpKind::SoftmaxCrossEntropy, {logits, labels}, {}, c.span));
-}
-
-// Reductions take `axis` as nothing (all axes), an int or a list of ints. A bool tensor is cast
-// first so `mean(pred == label)` is the accuracy, as users expect.
-Value reduce(CallArgs& c, OpKind op, DType bool_as) {
-  ir::ValueId x = tensor(c, 0, "x");
-  if (c.graph.type(x).dtype == DType::Bool) {
-    x = c.graph.add(OpKind::Cast, {x}, ir::Attrs{{"dtype", std::string(dtype_name(bool_as))}}, c.spans[0]);
-  }
-  std::vector<int64_t> axes;
-  if (c.args[1].kind != K::None) {
-    axes = expect_ints(c.args[1], c.graph, c.spans[1], arg_what(c, "axis"));
-  }
-  if (c.args[2].kind != K::Bool) {
-    throw Error(
-        ErrorKind::Semantic,
-        fmt::format("{} must be a bool, got {}", arg_what(c, "keepdims"), describe(c.args[2], c.graph)),
-        c.spans[2]);
-  }
-  ir::Attrs attrs{{"axes", axes}, {"keepdims", int64_t{c.args[2].b ? 1 : 0}}};
-  return Value::of_tensor(c.graph.add(op, {x}, std::move(attrs), c.span));
-}
-
-Value b_mean(CallArgs& c) {
-  return reduce(c, OpKind::Mean, DType::F32);
-}
-Value b_sum(CallArgs& c) {
-  return reduce(c, OpKind::Sum, DType::I32);
-}
-
-Value b_argmax(CallArgs& c) {
-  const ir::ValueId x = tensor(c, 0, "x");
-  const int64_t axis = expect_int(c.args[1], c.graph, c.spans[1], arg_what(c, "axis"));
-  return Value::of_tensor(c.graph.add(OpKind::Argmax, {x}, ir::Attrs{{"axis", axis}}, c.span));
-}
-
-Value b_cast(CallArgs& c) {
-  const ir::ValueId x = tensor(c, 0, "x");
-  const std::string name = expect_string(c.args[1], c.graph, c.spans[1], arg_what(c, "dtype"));
-  auto dtype = parse_dtype(name);
-  if (!dtype || *dtype == DType::F16 || *dtype == DType::BF16) {
-    throw Error(ErrorKind::Semantic, fmt::format("cast: unsupported dtype \"{}\"", name), c.spans[1],
-                "cast supports \"f32\", \"i32\" and \"bool\"");
-  }
-  if (c.graph.type(x).dtype == *dtype) {
-    return c.args[0];
-  }
-  return Value::of_tensor(c.graph.add(OpKind::Cast, {x}, ir::Attrs{{"dtype", name}}, c.span));
-}
-
-Value b_matmul(CallArgs& c) {
-  const ir::ValueId a = tensor(c, 0, "a");
-  const ir::ValueId b = tensor(c, 1, "b");
-  return Value::of_tensor(c.graph.add(OpKind::MatMul, {a, b}, {}, c.span));
 }
 
 Value b_len(CallArgs& c) {
@@ -117,6 +31,52 @@ Value b_len(CallArgs& c) {
   throw Error(ErrorKind::Semantic,
               fmt::format("len: expected a list or string, got {}", describe(v, c.graph)), c.spans[0],
               "use x.shape[0] for the size of a tensor's first dimension");
+}
+
+// str(v): a compile-time value as text, for messages.
+Value b_str(CallArgs& c) {
+  const Value& v = c.args[0];
+  if (v.kind == K::String) {
+    return v;
+  }
+  if (v.kind == K::Int || v.kind == K::Float || v.kind == K::Bool || v.kind == K::List) {
+    const std::string d = describe(v, c.graph);
+    return Value::of_string(d.substr(d.find(' ') + 1));
+  }
+  return Value::of_string(type_name(v, c.graph));
+}
+
+// kind(v): "int", "float", "bool", "str", "list", "tensor", "function", "module", "initializer"
+// or "none", so library code can accept several forms of an argument (3 or [3, 5]).
+Value b_kind(CallArgs& c) {
+  static const char* names[] = {"none", "int",    "float",    "bool",   "str",
+                                "list", "tensor", "function", "module", "initializer"};
+  return Value::of_string(names[static_cast<size_t>(c.args[0].kind)]);
+}
+
+// `range(n)` = [0, …, n-1]; `range(a, b[, step])`, as in Python, evaluated at compile time.
+Value b_range(CallArgs& c) {
+  int64_t start = expect_int(c.args[0], c.graph, c.spans[0], arg_what(c, "start"));
+  int64_t stop = 0;
+  if (c.args[1].kind == K::None) {
+    stop = start;
+    start = 0;
+  } else {
+    stop = expect_int(c.args[1], c.graph, c.spans[1], arg_what(c, "stop"));
+  }
+  const int64_t step = expect_int(c.args[2], c.graph, c.spans[2], arg_what(c, "step"));
+  if (step == 0) {
+    throw Error(ErrorKind::Semantic, "range: step must not be zero", c.spans[2]);
+  }
+  if ((stop - start) / step > 1'000'000) {
+    throw Error(ErrorKind::Semantic, "range: more than a million items", c.span,
+                "ranges are compile-time lists; keep them small");
+  }
+  std::vector<Value> items;
+  for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    items.push_back(Value::of_int(i));
+  }
+  return Value::of_list(std::move(items));
 }
 
 // Initializers only describe how a param starts; the engine draws the values from the config seed.
@@ -175,16 +135,10 @@ std::vector<Builtin> make_table() {
   const Value none = Value::none();
   std::vector<Builtin> t = {
       {"identity", {req("x")}, b_identity},
-      {"relu", {req("x")}, b_relu},
-      {"flatten", {req("x")}, b_flatten},
-      {"reshape", {req("x"), req("shape")}, b_reshape},
-      {"softmax_cross_entropy", {req("logits"), req("labels")}, b_softmax_cross_entropy},
-      {"mean", {req("x"), opt("axis", none), opt("keepdims", Value::of_bool(false))}, b_mean},
-      {"sum", {req("x"), opt("axis", none), opt("keepdims", Value::of_bool(false))}, b_sum},
-      {"argmax", {req("x"), opt("axis", Value::of_int(-1))}, b_argmax},
-      {"cast", {req("x"), opt("dtype", Value::of_string("f32"))}, b_cast},
-      {"matmul", {req("a"), req("b")}, b_matmul},
       {"len", {req("x")}, b_len},
+      {"str", {req("x")}, b_str},
+      {"kind", {req("x")}, b_kind},
+      {"range", {req("start"), opt("stop", none), opt("step", Value::of_int(1))}, b_range},
       {"zeros", {}, b_zeros, true},
       {"ones", {}, b_ones, true},
       {"constant", {req("value")}, b_constant, true},
@@ -197,6 +151,7 @@ std::vector<Builtin> make_table() {
        b_uniform,
        true},
   };
+  add_tensor_builtins(t);
   return t;
 }
 
@@ -207,13 +162,98 @@ const std::vector<Builtin>& builtins() {
   return table;
 }
 
+namespace builtin_args {
+
+std::string what(const CallArgs& c, const std::string& param) {
+  return fmt::format("argument '{}' of {}", param, c.name);
+}
+
+ir::ValueId tensor(CallArgs& c, size_t k, const std::string& param) {
+  return expect_tensor(c.args[k], c.graph, c.spans[k], what(c, param));
+}
+
+ir::ValueId tensor_or_scalar(CallArgs& c, size_t k, const std::string& param, DType like) {
+  const Value& v = c.args[k];
+  if (v.kind == K::Tensor) {
+    return v.tensor;
+  }
+  if (v.kind == K::Float && !is_float(like)) {
+    throw Error(
+        ErrorKind::Semantic,
+        fmt::format("{}: cannot combine float {} with a tensor of dtype {}", c.name, v.f, dtype_name(like)),
+        c.spans[k], "cast the tensor first: cast(x, dtype = \"f32\")");
+  }
+  if (!v.is_number() && v.kind != K::Bool) {
+    throw Error(ErrorKind::Semantic,
+                fmt::format("{} must be a tensor or a number, got {}", what(c, param), describe(v, c.graph)),
+                c.spans[k]);
+  }
+  const double value = v.kind == K::Bool ? (v.b ? 1.0 : 0.0) : v.as_double();
+  return c.graph.add_constant(value, TensorType{like, {}}, c.spans[k]);
+}
+
+int64_t integer(CallArgs& c, size_t k, const std::string& param) {
+  return expect_int(c.args[k], c.graph, c.spans[k], what(c, param));
+}
+
+bool boolean(CallArgs& c, size_t k, const std::string& param) {
+  if (c.args[k].kind != K::Bool) {
+    throw Error(ErrorKind::Semantic,
+                fmt::format("{} must be a bool, got {}", what(c, param), describe(c.args[k], c.graph)),
+                c.spans[k]);
+  }
+  return c.args[k].b;
+}
+
+std::string choice(CallArgs& c, size_t k, const std::string& param, const std::vector<std::string>& allowed) {
+  const std::string s = expect_string(c.args[k], c.graph, c.spans[k], what(c, param));
+  if (std::find(allowed.begin(), allowed.end(), s) != allowed.end()) {
+    return s;
+  }
+  std::string list;
+  for (const auto& a : allowed) {
+    list += (list.empty() ? "\"" : ", \"") + a + "\"";
+  }
+  const std::string near = nearest_name(s, allowed);
+  throw Error(ErrorKind::Semantic, fmt::format("{} must be one of {}, got \"{}\"", what(c, param), list, s),
+              c.spans[k], near.empty() ? "" : fmt::format("did you mean \"{}\"?", near));
+}
+
+}  // namespace builtin_args
+
+namespace {
+
+Value builtin_value(const Builtin& b) {
+  auto fn = std::make_shared<Callable>();
+  fn->name = b.name;
+  fn->builtin = &b;
+  return Value::of_function(std::move(fn));
+}
+
+// The `ops` module: every builtin once more, in a scope of its own, built once (thread-safe).
+const ModuleScope& ops_module() {
+  static const ModuleScope* module = [] {
+    auto* m = new ModuleScope(nullptr);
+    m->name = "ops";
+    m->path = "<builtins>";
+    for (const Builtin& b : builtins()) {
+      m->scope.set(b.name, builtin_value(b));
+    }
+    return m;
+  }();
+  return *module;
+}
+
+}  // namespace
+
 void install_builtins(Scope& scope) {
   for (const Builtin& b : builtins()) {
-    auto fn = std::make_shared<Callable>();
-    fn->name = b.name;
-    fn->builtin = &b;
-    scope.set(b.name, Value::of_function(std::move(fn)));
+    scope.set(b.name, builtin_value(b));
   }
+  Value ops;
+  ops.kind = K::Module;
+  ops.module = &ops_module();
+  scope.set("ops", std::move(ops));
   for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I32, DType::Bool}) {
     scope.set(std::string(dtype_name(t)), Value::of_string(std::string(dtype_name(t))));
   }

@@ -2,6 +2,7 @@
 // glorot_uniform, …) and a few compile-time helpers (len). They are the leaves stdlib/ is written in.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct CallArgs {
   std::vector<Value> args;        //!< one per Builtin::params entry
   std::vector<SourceSpan> spans;  //!< where each argument was written (the call for defaults)
   std::string name;               //!< the builtin's name, for messages
+  std::string scope_path;         //!< the caller's scope path ("body/block_1/dropout"), may be empty
+  //! Returns `base`, `base_1`, … unique under scope_path (random ops key their streams by it).
+  std::function<std::string(const std::string& base)> unique_name;
 };
 
 struct BuiltinParam {
@@ -36,7 +40,23 @@ struct Builtin {
 //! Every builtin, in a stable order.
 const std::vector<Builtin>& builtins();
 
-//! Binds every builtin and the dtype names (`f32` = "f32", …) in `scope`.
+//! Binds every builtin, the dtype names (`f32` = "f32", …) and the module `ops` (every builtin
+//! again, so a stdlib layer named like a primitive can still reach it: `ops.conv2d`) in `scope`.
 void install_builtins(Scope& scope);
+
+//! The builtins that lower to ops (builtin_ops.cpp), appended to `table`.
+void add_tensor_builtins(std::vector<Builtin>& table);
+
+//! Helpers shared by the builtin files. Each throws a located Error(Semantic) naming the argument.
+namespace builtin_args {
+ir::ValueId tensor(CallArgs& c, size_t k, const std::string& param);
+//! A tensor, or a number/bool turned into a scalar constant of dtype `like`.
+ir::ValueId tensor_or_scalar(CallArgs& c, size_t k, const std::string& param, DType like);
+int64_t integer(CallArgs& c, size_t k, const std::string& param);
+bool boolean(CallArgs& c, size_t k, const std::string& param);
+//! A string that must be one of `allowed` (the hint lists them or suggests the nearest).
+std::string choice(CallArgs& c, size_t k, const std::string& param, const std::vector<std::string>& allowed);
+std::string what(const CallArgs& c, const std::string& param);
+}  // namespace builtin_args
 
 }  // namespace iputrain::frontend

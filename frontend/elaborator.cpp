@@ -73,7 +73,8 @@ class Elaborator {
     declare_stages(*model);
     Frame frame{ast::FunctionKind::Model, {}};
     exec(model->body, scope, frame);
-    collect_warnings(out.warnings);
+    check_stage_order();
+    collect_warnings(*model, out.warnings);
     out.graph = std::move(g_);
     return out;
   }
@@ -254,7 +255,55 @@ class Elaborator {
     }
   }
 
-  void collect_warnings(std::vector<Diagnostic>& out) const {
+  // A value may flow from a stage to itself or to a later stage, but not to an earlier one (the
+  // pipeline runs stages in declaration order) nor between stages of one `parallel` group (they
+  // run at the same time). Checked on the finished graph, so every path into a stage is covered.
+  void check_stage_order() const {
+    for (ir::ValueId id = 0; id < g_.size(); ++id) {
+      const ir::Node& n = g_.node(id);
+      for (ir::ValueId in : n.inputs) {
+        const int32_t from = g_.node(in).stage;
+        if (from == n.stage) {
+          continue;
+        }
+        const ir::Stage& src = g_.stages[static_cast<size_t>(from)];
+        const ir::Stage& dst = g_.stages[static_cast<size_t>(n.stage)];
+        const bool siblings = src.group >= 0 && src.group == dst.group;
+        if (from < n.stage && !siblings) {
+          continue;
+        }
+        const std::string what = value_label(in);
+        const SourceSpan where = user_span(id);
+        if (siblings) {
+          fail(where,
+               fmt::format("stage '{}' uses {} from stage '{}', which runs concurrently with it", dst.name,
+                           what, src.name),
+               fmt::format("stages in one 'parallel' block cannot feed each other; compute {} in a stage "
+                           "before the block, or use it in a stage after the block",
+                           what));
+        }
+        fail(where, fmt::format("stage '{}' uses {} from the later stage '{}'", dst.name, what, src.name),
+             fmt::format("stages run in the order they are declared ('{}' on line {} comes after '{}' on "
+                         "line {}); values flow forward only",
+                         src.name, src.span.line, dst.name, dst.span.line));
+      }
+    }
+  }
+
+  // "'p'" for a named value, "parameter 'b1/dense/kernel'", or "a value" for a temporary.
+  std::string value_label(ir::ValueId id) const {
+    const ir::Node& n = g_.node(id);
+    if (n.op == ir::OpKind::Param) {
+      return fmt::format("parameter '{}'", n.name);
+    }
+    if (n.op == ir::OpKind::Input) {
+      return fmt::format("input '{}'", n.name);
+    }
+    auto it = value_names_.find(id);
+    return it == value_names_.end() ? std::string("a value") : fmt::format("'{}'", it->second);
+  }
+
+  void collect_warnings(const ast::Function& model, std::vector<Diagnostic>& out) const {
     std::vector<bool> used(static_cast<size_t>(g_.size()), false);
     for (const ir::Node& n : g_.nodes()) {
       for (ir::ValueId in : n.inputs) {
@@ -267,6 +316,12 @@ class Elaborator {
     if (g_.loss != ir::kNoValue) {
       used[static_cast<size_t>(g_.loss)] = true;
     }
+    for (const auto& p : model.params) {
+      if (!mentions(model.body, p.name)) {
+        out.push_back(Diagnostic{"warning", fmt::format("model parameter '{}' is never used", p.name), p.span,
+                                 "remove it, or use it in the model body"});
+      }
+    }
     for (ir::ValueId id : g_.inputs) {
       if (!used[static_cast<size_t>(id)]) {
         const ir::Node& n = g_.node(id);
@@ -274,6 +329,51 @@ class Elaborator {
                                  "remove it, or use it in the model"});
       }
     }
+    for (ir::ValueId id : g_.params) {
+      if (!used[static_cast<size_t>(id)]) {
+        const ir::Node& n = g_.node(id);
+        out.push_back(Diagnostic{"warning", fmt::format("parameter '{}' is never used", n.name), n.span,
+                                 "it would never be trained; remove it or use it"});
+      }
+    }
+  }
+
+  // Whether `name` is read anywhere in `block` (model parameters are only visible in the model
+  // body, so a syntactic search is exact enough for an unused-parameter warning).
+  static bool mentions(const ast::Block& block, const std::string& name) {
+    for (const auto& st : block) {
+      if (mentions(*st, name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  static bool mentions(const Stmt& st, const std::string& name) {
+    if (st.type) {
+      for (const auto& d : st.type->dims) {
+        if (mentions(*d, name)) {
+          return true;
+        }
+      }
+    }
+    if ((st.value && mentions(*st.value, name)) || (st.value2 && mentions(*st.value2, name))) {
+      return true;
+    }
+    if (st.kind == StmtKind::Output && !st.value && st.name == name) {
+      return true;
+    }
+    return mentions(st.body, name) || mentions(st.else_body, name);
+  }
+  static bool mentions(const Expr& e, const std::string& name) {
+    if (e.kind == ExprKind::Name && e.text == name) {
+      return true;
+    }
+    for (const auto& item : e.items) {
+      if (item && mentions(*item, name)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   // ---- statements -------------------------------------------------------------------------
@@ -290,9 +390,14 @@ class Elaborator {
 
   std::optional<Value> exec(const Stmt& s, Scope& scope, Frame& frame) {
     switch (s.kind) {
-      case StmtKind::Assign:
-        scope.set(s.name, eval(*s.value, scope), s.name_span);
+      case StmtKind::Assign: {
+        Value v = eval(*s.value, scope);
+        if (v.kind == K::Tensor && s.span.file == main_.ast.file) {
+          value_names_.try_emplace(v.tensor, s.name);
+        }
+        scope.set(s.name, std::move(v), s.name_span);
         return std::nullopt;
+      }
       case StmtKind::Return:
         return eval(*s.value, scope);
       case StmtKind::Input:
@@ -353,6 +458,9 @@ class Elaborator {
       }
       case StmtKind::Output:
         exec_output(s, scope);
+        return std::nullopt;
+      case StmtKind::Assert:
+        exec_assert(s, scope);
         return std::nullopt;
     }
     return std::nullopt;
@@ -443,6 +551,22 @@ class Elaborator {
     }
     const ir::ValueId id = g_.add_param(path, t, std::move(attrs), s.span);
     scope.set(s.name, Value::of_tensor(id), s.name_span);
+  }
+
+  // A failed assert in library code is reported at the user's call into the library (call_user
+  // relocates it), with the assert's own location in the hint.
+  void exec_assert(const Stmt& s, Scope& scope) {
+    const Value c = eval(*s.value, scope);
+    if (c.kind != K::Bool) {
+      fail(s.value->span,
+           fmt::format("an 'assert' condition must be a compile-time bool, got {}", describe(c, g_)));
+    }
+    if (c.b) {
+      return;
+    }
+    const std::string message =
+        expect_string(eval(*s.value2, scope), g_, s.value2->span, "the message of an 'assert'");
+    fail(s.span, message);
   }
 
   void exec_output(const Stmt& s, Scope& scope) {
@@ -715,9 +839,16 @@ class Elaborator {
       kind = ir::OpKind::MatMul;
     } else if (op == "==") {
       kind = ir::OpKind::Equal;
-    } else if (op == "!=" || op == "<" || op == "<=" || op == ">" || op == ">=") {
-      fail(e.span, fmt::format("comparison '{}' on tensors is not supported yet", op),
-           "only == is available on tensors; compare compile-time values with any operator");
+    } else if (op == "!=") {
+      kind = ir::OpKind::NotEqual;
+    } else if (op == "<") {
+      kind = ir::OpKind::Less;
+    } else if (op == "<=") {
+      kind = ir::OpKind::LessEqual;
+    } else if (op == ">") {
+      kind = ir::OpKind::Greater;
+    } else if (op == ">=") {
+      kind = ir::OpKind::GreaterEqual;
     } else {
       fail(e.span, fmt::format("operator '{}' on tensors is not supported yet", op),
            "'//' and '%' work on compile-time numbers only");
@@ -768,8 +899,7 @@ class Elaborator {
   Value eval_index(const Expr& e, Scope& scope) {
     const Value obj = eval(*e.items[0], scope);
     if (obj.kind == K::Tensor) {
-      fail(e.span, "indexing and slicing tensors is not supported yet",
-           "reshape or reduce the tensor instead; x.shape[k] gives a dimension");
+      return index_tensor(e, obj.tensor, scope);
     }
     if (obj.kind != K::List) {
       fail(e.items[0]->span, fmt::format("only lists can be indexed, got {}", describe(obj, g_)));
@@ -806,6 +936,101 @@ class Elaborator {
       items.push_back(obj.list[static_cast<size_t>(k)]);
     }
     return Value::of_list(std::move(items));
+  }
+
+  // x[i, a:b, ..., ::s]: one `slice` node over every dimension, then a `reshape` that drops the
+  // dimensions indexed by a single integer (as in NumPy).
+  Value index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
+    const TensorType type = g_.type(x);
+    const int64_t rank = type.rank();
+    size_t ellipsis = e.items.size();
+    for (size_t k = 1; k < e.items.size(); ++k) {
+      if (e.items[k]->kind == ExprKind::Ellipsis) {
+        if (ellipsis != e.items.size()) {
+          fail(e.items[k]->span, "only one '...' is allowed in a subscript");
+        }
+        ellipsis = k;
+      }
+    }
+    const auto given = static_cast<int64_t>(e.items.size() - 1 - (ellipsis != e.items.size() ? 1 : 0));
+    if (given > rank) {
+      fail(e.span,
+           fmt::format("too many indices: {} given for a tensor of rank {} ({})", given, rank, type.str()),
+           "index each dimension at most once; '...' stands for the dimensions you skip");
+    }
+    std::vector<int64_t> begin(static_cast<size_t>(rank), 0);
+    std::vector<int64_t> end(type.shape.begin(), type.shape.end());
+    std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
+    std::vector<bool> dropped(static_cast<size_t>(rank), false);
+    int64_t axis = 0;
+    for (size_t k = 1; k < e.items.size(); ++k) {
+      const Expr& sub = *e.items[k];
+      if (k == ellipsis) {
+        axis += rank - given;
+        continue;
+      }
+      const auto a = static_cast<size_t>(axis);
+      const int64_t n = type.shape[a];
+      if (sub.kind != ExprKind::Slice) {
+        const Value v = eval(sub, scope);
+        if (v.kind == K::Tensor) {
+          fail(sub.span, "a tensor cannot be used as an index",
+               "indices are compile-time ints; to pick rows by a tensor of indices use gather(x, indices)");
+        }
+        const int64_t i = expect_int(v, g_, sub.span, "an index");
+        if (i < -n || i >= n) {
+          fail(sub.span, fmt::format("index {} is out of range for dimension {} of {}", i, axis, type.str()),
+               fmt::format("valid indices are {}..{}", -n, n - 1));
+        }
+        begin[a] = i < 0 ? i + n : i;
+        end[a] = begin[a] + 1;
+        dropped[a] = true;
+        ++axis;
+        continue;
+      }
+      auto bound = [&](size_t slot, int64_t def) {
+        if (!sub.items[slot]) {
+          return def;
+        }
+        return expect_int(eval(*sub.items[slot], scope), g_, sub.items[slot]->span, "a slice bound");
+      };
+      const int64_t step = bound(2, 1);
+      if (step < 1) {
+        fail(sub.items[2]->span, fmt::format("a slice step must be positive, got {}", step),
+             "reversing slices are not supported");
+      }
+      auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
+      begin[a] = clamp(bound(0, 0));
+      end[a] = clamp(bound(1, n));
+      strides[a] = step;
+      if (end[a] <= begin[a]) {
+        fail(sub.span,
+             fmt::format("the slice {} of dimension {} of {} is empty", snippet(sub.span), axis, type.str()),
+             "tensors cannot have empty dimensions; check the bounds");
+      }
+      ++axis;
+    }
+    Shape kept;
+    bool identity = true;
+    for (int64_t a = 0; a < rank; ++a) {
+      const auto k = static_cast<size_t>(a);
+      identity = identity && begin[k] == 0 && end[k] == type.shape[k] && strides[k] == 1;
+      if (!dropped[k]) {
+        kept.push_back((end[k] - begin[k] + strides[k] - 1) / strides[k]);
+      }
+    }
+    ir::ValueId y = x;
+    if (!identity) {
+      ir::Attrs attrs{{"begin", begin}, {"end", end}};
+      if (std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s != 1; })) {
+        attrs.set("strides", strides);
+      }
+      y = g_.add(ir::OpKind::Slice, {x}, std::move(attrs), e.span);
+    }
+    if (kept.size() != static_cast<size_t>(rank)) {
+      y = g_.add(ir::OpKind::Reshape, {y}, ir::Attrs{{"shape", kept}}, e.span);
+    }
+    return Value::of_tensor(y);
   }
 
   // ---- calls ------------------------------------------------------------------------------
@@ -928,7 +1153,8 @@ class Elaborator {
       formals.push_back(Formal{p.name, !p.required});
     }
     const std::vector<int> slot = bind(fn, formals, actuals, span);
-    CallArgs call{g_, span, {}, {}, b.name};
+    CallArgs call{g_, span, {}, {}, b.name, path_string(), {}};
+    call.unique_name = [this](const std::string& base) { return unique_scope_name(base); };
     for (size_t f = 0; f < formals.size(); ++f) {
       if (slot[f] >= 0) {
         call.args.push_back(actuals[static_cast<size_t>(slot[f])].value);
@@ -990,18 +1216,60 @@ class Elaborator {
       }
       local.set(p.name, std::move(v), p.span);
     }
+    // A call from the model file into a library is where errors inside the library are
+    // reported: the user can change the call, rarely the library.
+    const bool boundary = span.file == main_.ast.file && fn.module != &main_;
+    const ir::ValueId first_node = g_.size();
     Value result;
-    if (decl.expr) {
-      result = eval(*decl.expr, local);
-    } else {
-      Frame frame{decl.kind, {}};
-      if (auto r = exec(decl.body, local, frame)) {
-        result = std::move(*r);
+    try {
+      if (decl.expr) {
+        result = eval(*decl.expr, local);
+      } else {
+        Frame frame{decl.kind, {}};
+        if (auto r = exec(decl.body, local, frame)) {
+          result = std::move(*r);
+        }
       }
+    } catch (const Error& e) {
+      if (!boundary || e.span().file == main_.ast.file || !e.span().valid()) {
+        throw;
+      }
+      throw Error(e.kind(), e.diagnostic().message, span, in_library_hint(e.hint(), decl.name, e.span()));
+    }
+    if (boundary) {
+      library_calls_.push_back(LibraryCall{first_node, g_.size(), span, decl.name});
     }
     stack_.pop_back();
     path_ = std::move(saved_path);
     return result;
+  }
+
+  std::string path_string() const {
+    std::string out;
+    for (const auto& part : path_) {
+      out += (out.empty() ? "" : "/") + part;
+    }
+    return out;
+  }
+
+  std::string in_library_hint(const std::string& hint, const std::string& fn, SourceSpan at) const {
+    const std::string where = fmt::format("raised in {} at {}:{}", fn, sources_.path(at.file), at.line);
+    return hint.empty() ? where : fmt::format("{} ({})", hint, where);
+  }
+
+  // Where to report a problem with node `id`: its own span in the model file, or the model
+  // file's call into the library that created it.
+  SourceSpan user_span(ir::ValueId id) const {
+    const ir::Node& n = g_.node(id);
+    if (n.span.file == main_.ast.file) {
+      return n.span;
+    }
+    for (const LibraryCall& c : library_calls_) {
+      if (id >= c.first && id < c.end) {
+        return c.span;
+      }
+    }
+    return n.span;
   }
 
   // `dense`, then `dense_1`, `dense_2`, … for later calls in the same scope.
@@ -1097,6 +1365,14 @@ class Elaborator {
   std::vector<std::string> path_;
   std::map<std::string, std::map<std::string, int>> scope_counts_;
   std::vector<const ast::Function*> stack_;
+  struct LibraryCall {
+    ir::ValueId first;  //!< nodes [first, end) were created by the call
+    ir::ValueId end;
+    SourceSpan span;  //!< the call in the model file
+    std::string name;
+  };
+  std::vector<LibraryCall> library_calls_;
+  std::map<ir::ValueId, std::string> value_names_;  //!< the first name each tensor was bound to
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 # Writes OUT, a C++ file holding the text of every DIR/*.ipu as a byte array (hex, so no quoting
-# issue can arise), plus the table frontend/stdlib.cpp looks modules up in.
+# issue can arise; unsigned, so UTF-8 in comments is fine), plus the table frontend/stdlib.cpp looks modules up in.
 # Usage: cmake -DDIR=<stdlib dir> -DOUT=<file.cpp> -P embed_stdlib.cmake
 file(GLOB files "${DIR}/*.ipu")
 list(SORT files)
@@ -11,8 +11,8 @@ foreach(f IN LISTS files)
   get_filename_component(name "${f}" NAME_WE)
   file(READ "${f}" hex HEX)
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
-  string(APPEND body "const char k_${name}[] = {${bytes}0x00};\n")
-  string(APPEND table "    {\"${name}\", k_${name}},\n")
+  string(APPEND body "const unsigned char k_${name}[] = {${bytes}0x00};\n")
+  string(APPEND table "    {\"${name}\", reinterpret_cast<const char*>(k_${name})},\n")
   math(EXPR count "${count} + 1")
 endforeach()
 string(APPEND body "}  // namespace\n\n")

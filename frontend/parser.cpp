@@ -297,6 +297,10 @@ class Builder {
       s->value = expr(c->expr(0));
       s->value2 = expr(c->expr(1));
       s->body = block(c->block(), false);
+    } else if (auto* c = dynamic_cast<P::AssertStmtContext*>(ctx)) {
+      s->kind = ast::StmtKind::Assert;
+      s->value = expr(c->expr(0));
+      s->value2 = expr(c->expr(1));
     } else if (auto* c = dynamic_cast<P::MinimizeStmtContext*>(ctx)) {
       if (!in_model) {
         misplaced(ctx, fmt::format("'minimize' is not allowed in {}", kind_name()),
@@ -445,6 +449,10 @@ class Builder {
       auto e = make(K::Index, ctx);
       e->items.push_back(expr(c->expr()));
       for (auto* sub : c->subscript()) {
+        if (sub->getText() == "...") {
+          e->items.push_back(make(K::Ellipsis, sub));
+          continue;
+        }
         const bool is_slice = sub->getText().find(':') != std::string::npos;
         if (!is_slice) {
           e->items.push_back(expr(sub->expr(0)));

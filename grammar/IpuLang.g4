@@ -45,6 +45,7 @@ stmt
   | ifStmt                                        # ifStmtAlt
   | 'for' NAME 'in' expr '..' expr block          # forStmt
   | 'minimize' expr                               # minimizeStmt
+  | 'assert' expr ',' expr                         # assertStmt
   | 'output' NAME ('=' expr)?                     # outputStmt
   | NAME '=' expr                                 # assignStmt
   ;
@@ -76,9 +77,10 @@ expr
 argList : arg (',' arg)* ','? ;
 arg     : NAME '=' expr | expr ;
 
-// `i`, `a:b`, `:b`, `a:`, `::2`
+// `i`, `a:b`, `:b`, `a:`, `::2`, `...` (all leading dimensions)
 subscript
-  : expr
+  : '...'
+  | expr
   | lo=expr? ':' hi=expr? (':' step=expr?)?
   ;
 

@@ -17,7 +17,8 @@ void forward(const KernelArgs& args) {
   const Tensor& a = args.inputs[0];
   const Tensor& b = args.inputs[1];
   if (a.type->dtype == DType::I32) {
-    broadcast_binary<int32_t, int32_t, int32_t>(a, b, args.output, [](int32_t x, int32_t y) { return x + y; });
+    broadcast_binary<int32_t, int32_t, int32_t>(a, b, args.output,
+                                                [](int32_t x, int32_t y) { return x + y; });
   } else {
     broadcast_binary<float, float, float>(a, b, args.output, [](float x, float y) { return x + y; });
   }
@@ -31,10 +32,21 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
   return {reduce_to_shape(g, dy, sa), reduce_to_shape(g, dy, sb)};
 }
 
-Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node); }
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node);
+}
 
 }  // namespace
 
-const OpDef kAddOp{OpKind::Add, "add", 2, infer, forward, backward, cost};
+const OpDef kAddOp{
+    .kind = OpKind::Add,
+    .name = "add",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "a + b, NumPy broadcasting (f32, i32).",
+};
 
 }  // namespace iputrain::ir

@@ -68,6 +68,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kArgmaxOp{OpKind::Argmax, "argmax", 1, infer, forward, nullptr, cost};
+const OpDef kArgmaxOp{
+    .kind = OpKind::Argmax,
+    .name = "argmax",
+    .arity = 1,
+    .infer = infer,
+    .forward = forward,
+    .backward = nullptr,
+    .cost = cost,
+    .doc = "argmax(x f32; axis = -1) -> i32 with that axis removed; ties pick the first index.",
+};
 
 }  // namespace iputrain::ir

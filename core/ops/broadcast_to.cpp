@@ -47,6 +47,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kBroadcastToOp{OpKind::BroadcastTo, "broadcast_to", 1, infer, forward, backward, cost};
+const OpDef kBroadcastToOp{
+    .kind = OpKind::BroadcastTo,
+    .name = "broadcast_to",
+    .arity = 1,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "broadcast_to(x; shape) repeats x along size-1 and new leading dimensions (any dtype).",
+};
 
 }  // namespace iputrain::ir

@@ -103,6 +103,17 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kCastOp{OpKind::Cast, "cast", 1, infer, forward, backward, cost};
+const OpDef kCastOp{
+    .kind = OpKind::Cast,
+    .name = "cast",
+    .arity = 1,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc =
+        "cast(x; dtype = \"f32\" | \"i32\" | \"bool\") converts elements; f32 -> i32 truncates toward zero "
+        "and saturates.",
+};
 
 }  // namespace iputrain::ir

@@ -13,6 +13,15 @@ TensorType infer(std::span<const TensorType* const>, const Attrs&) {
 
 }  // namespace
 
-const OpDef kConstantOp{OpKind::Constant, "constant", 0, infer, nullptr, nullptr, nullptr};
+const OpDef kConstantOp{
+    .kind = OpKind::Constant,
+    .name = "constant",
+    .arity = 0,
+    .infer = infer,
+    .forward = nullptr,
+    .backward = nullptr,
+    .cost = nullptr,
+    .doc = "A tensor filled with attribute value (a leaf).",
+};
 
 }  // namespace iputrain::ir

@@ -39,6 +39,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kDivOp{OpKind::Div, "div", 2, infer, forward, backward, cost};
+const OpDef kDivOp{
+    .kind = OpKind::Div,
+    .name = "div",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "a / b, NumPy broadcasting (f32).",
+};
 
 }  // namespace iputrain::ir

@@ -41,6 +41,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kEqualOp{OpKind::Equal, "equal", 2, infer, forward, nullptr, cost};
+const OpDef kEqualOp{
+    .kind = OpKind::Equal,
+    .name = "equal",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = nullptr,
+    .cost = cost,
+    .doc = "a == b -> bool, NumPy broadcasting (f32, i32, bool).",
+};
 
 }  // namespace iputrain::ir

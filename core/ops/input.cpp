@@ -13,6 +13,15 @@ TensorType infer(std::span<const TensorType* const>, const Attrs&) {
 
 }  // namespace
 
-const OpDef kInputOp{OpKind::Input, "input", 0, infer, nullptr, nullptr, nullptr};
+const OpDef kInputOp{
+    .kind = OpKind::Input,
+    .name = "input",
+    .arity = 0,
+    .infer = infer,
+    .forward = nullptr,
+    .backward = nullptr,
+    .cost = nullptr,
+    .doc = "A value fed by the infeed each step (a leaf; name = the dataset field).",
+};
 
 }  // namespace iputrain::ir

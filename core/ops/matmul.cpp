@@ -148,6 +148,17 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kMatMulOp{OpKind::MatMul, "matmul", 2, infer, forward, backward, cost};
+const OpDef kMatMulOp{
+    .kind = OpKind::MatMul,
+    .name = "matmul",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc =
+        "a[..., m, k] @ b[k, n] or batched a[B..., m, k] @ b[B..., k, n]; attrs transpose_a, transpose_b "
+        "(0/1).",
+};
 
 }  // namespace iputrain::ir

@@ -40,6 +40,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kMeanOp{OpKind::Mean, "mean", 1, infer, forward, backward, cost};
+const OpDef kMeanOp{
+    .kind = OpKind::Mean,
+    .name = "mean",
+    .arity = 1,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "mean(x f32; axes = all, keepdims = 0): the average over axes (negative count from the end).",
+};
 
 }  // namespace iputrain::ir

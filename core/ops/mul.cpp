@@ -43,6 +43,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kMulOp{OpKind::Mul, "mul", 2, infer, forward, backward, cost};
+const OpDef kMulOp{
+    .kind = OpKind::Mul,
+    .name = "mul",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "a * b, NumPy broadcasting (f32, i32).",
+};
 
 }  // namespace iputrain::ir

@@ -41,6 +41,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kNegOp{OpKind::Neg, "neg", 1, infer, forward, backward, cost};
+const OpDef kNegOp{
+    .kind = OpKind::Neg,
+    .name = "neg",
+    .arity = 1,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "-x (f32, i32).",
+};
 
 }  // namespace iputrain::ir

@@ -3,8 +3,9 @@
 // is built from other ops (backward) and what it costs on an IPU (cost). op_table.cpp lists them
 // all, in OpKind order, with a static_assert that the list covers the enum. No self-registration.
 //
-// Adding a primitive: a value in OpKind, its file here, one line in op_table.cpp, one case in
-// tests/core/op_cases.cpp.
+// Adding a primitive: a value in OpKind, its file here (with a one-line `doc`), one line in
+// op_table.cpp, its cases in tests/core/op_cases*.cpp, and `iputrain_gen_ops_doc > docs/ops.md`
+// (a test fails while docs/ops.md is stale).
 #pragma once
 
 #include <cstdint>
@@ -35,23 +36,69 @@ enum class OpKind : uint8_t {
   Mul,
   Div,
   Pow,
+  Maximum,
+  Minimum,
+  MinMaxGrad,  //!< (a, b, dy) -> dy where side `side` wins; attrs: mode, side
+  Where,       //!< (cond bool, a, b) -> a where cond else b
+  // Elementwise unary (f32).
   Neg,
   Relu,
   ReluGrad,  //!< (x, dy) -> dy where x > 0
-  Equal,     //!< -> bool
-  Cast,      //!< attrs: dtype (name)
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Abs,
+  Square,
+  Tanh,
+  Sigmoid,
+  Gelu,  //!< attrs: approximate ("none" | "tanh")
+  Swish,
+  HardSigmoid,
+  UnaryGrad,  //!< (x, dy) -> dy * f'(x); attrs: fn (a unary op's name)
+  // Comparisons -> bool.
+  Equal,
+  NotEqual,
+  Less,
+  LessEqual,
+  Greater,
+  GreaterEqual,
+  Cast,  //!< attrs: dtype (name)
   // Shape.
   Reshape,      //!< attrs: shape
   BroadcastTo,  //!< attrs: shape
+  Transpose,    //!< attrs: perm
+  Concat,       //!< variadic; attrs: axis
+  Slice,        //!< attrs: begin, end, strides
+  SliceGrad,    //!< (dy) -> zeros of attr shape with dy written at the slice
+  Gather,       //!< (params, i32 indices); attrs: axis
+  GatherGrad,   //!< (indices, dy) -> scatter-add into attr shape
+  OneHot,       //!< (i32 indices) -> f32[..., depth]; attrs: depth, on, off
   // Reductions.
   Sum,     //!< attrs: axes (empty = all), keepdims
   Mean,    //!< attrs: axes (empty = all), keepdims
+  Max,     //!< attrs: axes (empty = all), keepdims
   Argmax,  //!< attrs: axis; -> i32
-  // Linear algebra.
-  MatMul,  //!< [..., m, k] @ [k, n] or batched with equal leading dims
+  // Linear algebra and convolution (NHWC).
+  MatMul,                //!< [..., m, k] @ [k, n] or batched with equal leading dims
+  Conv2D,                //!< (x[N,H,W,C], filter[KH,KW,C,F]); attrs: strides, dilations, padding
+  Conv2DBackpropInput,   //!< (dy, filter) -> dx; attrs as conv2d + input_shape
+  Conv2DBackpropFilter,  //!< (x, dy) -> dfilter; attrs as conv2d + filter_shape
+  MaxPool,               //!< attrs: ksize, strides, padding
+  MaxPoolGrad,           //!< (x, dy) -> dx
+  AvgPool,               //!< attrs: ksize, strides, padding
+  AvgPoolGrad,           //!< (dy) -> dx; attrs as avg_pool + input_shape
+  // Softmax.
+  Softmax,         //!< attrs: axis
+  SoftmaxGrad,     //!< (y, dy) -> dx; attrs: axis
+  LogSoftmax,      //!< attrs: axis
+  LogSoftmaxGrad,  //!< (y, dy) -> dx; attrs: axis
+  // Random.
+  DropoutMask,  //!< -> f32 mask of 0 or 1/(1-rate); attrs: rate, shape, name
   // Losses.
-  SoftmaxCrossEntropy,      //!< (logits f32[..., C], labels i32[...]) -> f32[...]
-  SoftmaxCrossEntropyGrad,  //!< (logits, labels, dy f32[...]) -> f32[..., C]
+  SoftmaxCrossEntropy,            //!< (logits f32[..., C], labels i32[...]) -> f32[...]
+  SoftmaxCrossEntropyGrad,        //!< (logits, labels, dy f32[...]) -> f32[..., C]
+  SigmoidCrossEntropyWithLogits,  //!< (logits f32, labels f32) -> f32, elementwise
   Count
 };
 
@@ -82,6 +129,9 @@ struct KernelArgs {
   std::span<const Tensor> inputs;
   Tensor output;
   const ExecContext* ctx = nullptr;  //!< never null when run by the engine
+  //! Scratch of at least OpDef::workspace(graph, node) bytes, 64-byte aligned (may be null when the
+  //! op declares none). Shared by all kernels of a device: contents do not survive between kernels.
+  void* workspace = nullptr;
 };
 
 //! IPU cost of one op instance, fed to the planner's cycle model.
@@ -111,6 +161,10 @@ struct OpDef {
   std::vector<ValueId> (*backward)(Graph& g, ValueId id, ValueId dy);
   //! Cost of the instance; nullptr = free (leaves, reshapes).
   Cost (*cost)(const Graph& g, const Node& node);
+  //! One line for docs/ops.md: signature, attributes and what the op computes.
+  std::string_view doc;
+  //! Bytes of scratch the forward kernel needs (KernelArgs::workspace); nullptr = none.
+  size_t (*workspace)(const Graph& g, const Node& node) = nullptr;
 };
 
 //! The op table entry for `kind`.

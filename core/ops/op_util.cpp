@@ -52,6 +52,48 @@ bool is_suffix_of(const Shape& s, const Shape& out) {
   return true;
 }
 
+void require_f32(const TensorType& t, std::string_view what) {
+  if (t.dtype != DType::F32) {
+    throw OpError{fmt::format("{} must be f32, got {}", what, t.str()), "cast it to f32 first"};
+  }
+}
+
+int64_t int_attr(const Attrs& attrs, std::string_view key, int64_t def) {
+  const AttrValue* v = attrs.find(key);
+  if (v == nullptr) {
+    return def;
+  }
+  if (const auto* p = std::get_if<int64_t>(v)) {
+    return *p;
+  }
+  throw OpError{fmt::format("attribute '{}' must be an integer", key), ""};
+}
+
+double float_attr(const Attrs& attrs, std::string_view key, double def) {
+  const AttrValue* v = attrs.find(key);
+  if (v == nullptr) {
+    return def;
+  }
+  if (const auto* p = std::get_if<double>(v)) {
+    return *p;
+  }
+  if (const auto* p = std::get_if<int64_t>(v)) {
+    return static_cast<double>(*p);
+  }
+  throw OpError{fmt::format("attribute '{}' must be a number", key), ""};
+}
+
+std::string_view str_attr(const Attrs& attrs, std::string_view key, std::string_view def) {
+  const AttrValue* v = attrs.find(key);
+  if (v == nullptr) {
+    return def;
+  }
+  if (const auto* p = std::get_if<std::string>(v)) {
+    return *p;
+  }
+  throw OpError{fmt::format("attribute '{}' must be a string", key), ""};
+}
+
 ValueId reduce_to_shape(Graph& g, ValueId grad, const Shape& target) {
   const Shape gs = g.type(grad).shape;
   if (gs == target) {

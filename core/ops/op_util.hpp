@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "core/ir/graph.hpp"
@@ -150,6 +151,46 @@ void broadcast_copy(const Tensor& in, const Tensor& out) {
   for_each_broadcast(in.shape(), in.shape(), out.shape(),
                      [&](int64_t i, int64_t ia, int64_t) { po[i] = pi[ia]; });
 }
+
+//! Walks the elements of `out` in order and calls `f(i, ia, ib, ic)` with the flat output index and
+//! the flat indices of three broadcast operands (where, minmax_grad). No allocation.
+template <typename F>
+void for_each_broadcast3(const Shape& a, const Shape& b, const Shape& c, const Shape& out, F f) {
+  const Strides sa = broadcast_strides(a, out);
+  const Strides sb = broadcast_strides(b, out);
+  const Strides sc = broadcast_strides(c, out);
+  const size_t rank = out.size();
+  const int64_t n = numel(out);
+  std::array<int64_t, kMaxRank> idx{};
+  int64_t ia = 0;
+  int64_t ib = 0;
+  int64_t ic = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    f(i, ia, ib, ic);
+    for (size_t d = rank; d-- > 0;) {
+      ++idx[d];
+      ia += sa[d];
+      ib += sb[d];
+      ic += sc[d];
+      if (idx[d] < out[d]) {
+        break;
+      }
+      ia -= sa[d] * out[d];
+      ib -= sb[d] * out[d];
+      ic -= sc[d] * out[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+//! Throws OpError unless `t` is f32 (`what` names the operand in the message).
+void require_f32(const TensorType& t, std::string_view what = "operand");
+
+//! Typed attribute getters for shape functions: a present attribute of the wrong type throws
+//! OpError (a user mistake), unlike Attrs' getters (a programming error).
+int64_t int_attr(const Attrs& attrs, std::string_view key, int64_t def);
+double float_attr(const Attrs& attrs, std::string_view key, double def);
+std::string_view str_attr(const Attrs& attrs, std::string_view key, std::string_view def);
 
 //! Gradient plumbing for broadcasting: sums `grad` (shaped like the broadcast output) over the
 //! dimensions along which an operand of shape `target` was broadcast, and reshapes to `target`.

@@ -13,6 +13,15 @@ TensorType infer(std::span<const TensorType* const>, const Attrs&) {
 
 }  // namespace
 
-const OpDef kParamOp{OpKind::Param, "param", 0, infer, nullptr, nullptr, nullptr};
+const OpDef kParamOp{
+    .kind = OpKind::Param,
+    .name = "param",
+    .arity = 0,
+    .infer = infer,
+    .forward = nullptr,
+    .backward = nullptr,
+    .cost = nullptr,
+    .doc = "A trainable weight (a leaf); attrs: init and its arguments.",
+};
 
 }  // namespace iputrain::ir

@@ -77,6 +77,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kPowOp{OpKind::Pow, "pow", 2, infer, forward, backward, cost};
+const OpDef kPowOp{
+    .kind = OpKind::Pow,
+    .name = "pow",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "a ** b, NumPy broadcasting (f32); std::pow semantics.",
+};
 
 }  // namespace iputrain::ir

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <Eigen/Core>
+#include <limits>
 
 namespace iputrain::ir {
 
@@ -95,9 +96,9 @@ Merged merge_dims(const Shape& shape, const std::array<bool, kMaxRank>& mask) {
   return m;
 }
 
-// out[o, k] = sum_r in[o, r, k]: the row loop is innermost over k so it vectorises.
-template <typename T>
-void sum_middle(const T* in, T* out, int64_t outer, int64_t r, int64_t k) {
+// out[o, k] = fold_r in[o, r, k]: the row loop is innermost over k so it vectorises.
+template <typename T, typename Fold>
+void fold_middle(const T* in, T* out, int64_t outer, int64_t r, int64_t k, Fold fold) {
   for (int64_t o = 0; o < outer; ++o) {
     const T* src = in + o * r * k;
     T* dst = out + o * k;
@@ -107,14 +108,15 @@ void sum_middle(const T* in, T* out, int64_t outer, int64_t r, int64_t k) {
     for (int64_t i = 1; i < r; ++i) {
       const T* row = src + i * k;
       for (int64_t j = 0; j < k; ++j) {
-        dst[j] += row[j];
+        dst[j] = fold(dst[j], row[j]);
       }
     }
   }
 }
 
-template <typename T>
-void sum_strided(const T* in, T* out, const Merged& m, int64_t n_out) {
+// The general walk: every input element folded into its output element; `init` seeds each output.
+template <typename T, typename Fold>
+void fold_strided(const T* in, T* out, const Merged& m, int64_t n_out, T init, Fold fold) {
   // Output strides over the merged input dimensions (0 along reduced ones).
   std::array<int64_t, kMaxRank> so{};
   int64_t stride = 1;
@@ -125,7 +127,7 @@ void sum_strided(const T* in, T* out, const Merged& m, int64_t n_out) {
     }
   }
   for (int64_t i = 0; i < n_out; ++i) {
-    out[i] = T{0};
+    out[i] = init;
   }
   std::array<int64_t, kMaxRank> idx{};
   int64_t n_in = 1;
@@ -134,7 +136,7 @@ void sum_strided(const T* in, T* out, const Merged& m, int64_t n_out) {
   }
   int64_t io = 0;
   for (int64_t i = 0; i < n_in; ++i) {
-    out[io] += in[i];
+    out[io] = fold(out[io], in[i]);
     for (size_t d = m.rank; d-- > 0;) {
       ++idx[d];
       io += so[d];
@@ -146,6 +148,21 @@ void sum_strided(const T* in, T* out, const Merged& m, int64_t n_out) {
     }
   }
 }
+
+struct Add {
+  template <typename T>
+  T operator()(T a, T b) const {
+    return a + b;
+  }
+};
+
+// nan propagates: once an output holds nan it stays nan (a comparison with nan is false).
+struct Max {
+  template <typename T>
+  T operator()(T acc, T v) const {
+    return (v > acc || v != v) ? v : acc;
+  }
+};
 
 }  // namespace
 
@@ -170,13 +187,13 @@ void reduce_sum(const KernelArgs& args, T scale) {
   } else if (n_out == 1) {
     out[0] = Eigen::Map<const Vec>(in, n_in).sum();
   } else if (m.rank == 2 && m.reduced[0]) {
-    sum_middle(in, out, 1, m.size[0], m.size[1]);
+    fold_middle(in, out, 1, m.size[0], m.size[1], Add{});
   } else if (m.rank == 2) {
     Eigen::Map<Vec>(out, m.size[0]) = Eigen::Map<const Mat>(in, m.size[0], m.size[1]).rowwise().sum();
   } else if (m.rank == 3 && m.reduced[1]) {
-    sum_middle(in, out, m.size[0], m.size[1], m.size[2]);
+    fold_middle(in, out, m.size[0], m.size[1], m.size[2], Add{});
   } else {
-    sum_strided(in, out, m, n_out);
+    fold_strided(in, out, m, n_out, T{0}, Add{});
   }
   if (scale != T{1}) {
     for (int64_t i = 0; i < n_out; ++i) {
@@ -185,7 +202,38 @@ void reduce_sum(const KernelArgs& args, T scale) {
   }
 }
 
+template <typename T>
+void reduce_max(const KernelArgs& args) {
+  const Tensor& x = args.inputs[0];
+  const T* in = static_cast<const T*>(x.data);
+  T* out = static_cast<T*>(args.output.data);
+  const int64_t n_in = x.numel();
+  const int64_t n_out = args.output.numel();
+  const Merged m = merge_dims(x.shape(), reduced_dims(ints_attr(args.node.attrs, "axes"), x.type->rank()));
+  if (n_out == n_in) {
+    for (int64_t i = 0; i < n_in; ++i) {
+      out[i] = in[i];
+    }
+  } else if (n_out == 1) {
+    T acc = in[0];
+    for (int64_t i = 1; i < n_in; ++i) {
+      acc = Max{}(acc, in[i]);
+    }
+    out[0] = acc;
+  } else if (m.rank == 2 && m.reduced[0]) {
+    fold_middle(in, out, 1, m.size[0], m.size[1], Max{});
+  } else if (m.rank == 2) {
+    fold_middle(in, out, m.size[0], m.size[1], 1, Max{});
+  } else if (m.rank == 3 && m.reduced[1]) {
+    fold_middle(in, out, m.size[0], m.size[1], m.size[2], Max{});
+  } else {
+    fold_strided(in, out, m, n_out, std::numeric_limits<T>::lowest(), Max{});
+  }
+}
+
 template void reduce_sum<float>(const KernelArgs&, float);
+template void reduce_max<float>(const KernelArgs&);
+template void reduce_max<int32_t>(const KernelArgs&);
 template void reduce_sum<int32_t>(const KernelArgs&, int32_t);
 
 ValueId unreduce(Graph& g, ValueId dy, ValueId input, const Attrs& attrs) {

@@ -1,4 +1,4 @@
-// Helpers shared by the reductions (sum, mean): axis parsing, output shapes and a reduction kernel
+// Helpers shared by the reductions (sum, mean, max): axis parsing, output shapes and a reduction kernel
 // that folds any set of axes into at most three loops over merged dimensions.
 #pragma once
 
@@ -27,6 +27,11 @@ int64_t reduce_count(const TensorType& in, const Attrs& attrs);
 //! then multiplied by `scale` (1 for sum, 1/count for mean). Never allocates.
 template <typename T>
 void reduce_sum(const KernelArgs& args, T scale);
+
+//! out = the maximum of `in` over the reduced dimensions (T = float or int32_t); nan wins. The
+//! input must not be empty along a reduced dimension (infer rejects it). Never allocates.
+template <typename T>
+void reduce_max(const KernelArgs& args);
 
 //! The gradient of a reduction: dy reshaped to the keepdims shape, then broadcast to `input`'s shape.
 ValueId unreduce(Graph& g, ValueId dy, ValueId input, const Attrs& attrs);

@@ -34,6 +34,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kReluOp{OpKind::Relu, "relu", 1, infer, forward, backward, cost};
+const OpDef kReluOp{
+    .kind = OpKind::Relu,
+    .name = "relu",
+    .arity = 1,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "max(x, 0) (f32).",
+};
 
 }  // namespace iputrain::ir

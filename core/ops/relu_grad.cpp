@@ -33,6 +33,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kReluGradOp{OpKind::ReluGrad, "relu_grad", 2, infer, forward, nullptr, cost};
+const OpDef kReluGradOp{
+    .kind = OpKind::ReluGrad,
+    .name = "relu_grad",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = nullptr,
+    .cost = cost,
+    .doc = "relu_grad(x, dy) = dy where x > 0, else 0: the gradient of relu.",
+};
 
 }  // namespace iputrain::ir

@@ -52,6 +52,15 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
 
 }  // namespace
 
-const OpDef kReshapeOp{OpKind::Reshape, "reshape", 1, infer, forward, backward, nullptr};
+const OpDef kReshapeOp{
+    .kind = OpKind::Reshape,
+    .name = "reshape",
+    .arity = 1,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = nullptr,
+    .doc = "reshape(x; shape) keeps the elements in order; one entry of shape may be -1.",
+};
 
 }  // namespace iputrain::ir

@@ -56,6 +56,16 @@ Cost cost(const Graph& g, const Node& node) {
 }  // namespace
 
 const OpDef kSoftmaxCrossEntropyOp{
-    OpKind::SoftmaxCrossEntropy, "softmax_cross_entropy", 2, infer, forward, backward, cost};
+    .kind = OpKind::SoftmaxCrossEntropy,
+    .name = "softmax_cross_entropy",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc =
+        "softmax_cross_entropy(logits f32[..., C], labels i32[...]) -> f32[...]: "
+        "logsumexp(logits) - logits[label], stable.",
+};
 
 }  // namespace iputrain::ir

@@ -52,6 +52,14 @@ Cost cost(const Graph& g, const Node& node) {
 }  // namespace
 
 const OpDef kSoftmaxCrossEntropyGradOp{
-    OpKind::SoftmaxCrossEntropyGrad, "softmax_cross_entropy_grad", 3, infer, forward, nullptr, cost};
+    .kind = OpKind::SoftmaxCrossEntropyGrad,
+    .name = "softmax_cross_entropy_grad",
+    .arity = 3,
+    .infer = infer,
+    .forward = forward,
+    .backward = nullptr,
+    .cost = cost,
+    .doc = "softmax_cross_entropy_grad(logits, labels, dy) = (softmax(logits) - onehot(labels)) * dy.",
+};
 
 }  // namespace iputrain::ir

@@ -1,4 +1,5 @@
-// Shape rule and label check shared by softmax_cross_entropy and its gradient.
+// Shared by softmax_cross_entropy and its gradient (shape rule, label check) and by softmax,
+// log_softmax and their gradients (the [outer, n, inner] view around the softmax axis).
 #pragma once
 
 #include <cstdint>
@@ -28,5 +29,26 @@ inline float row_max(const float* z, int64_t c) {
 inline bool label_ok(int32_t label, int64_t c) {
   return label >= 0 && label < c;
 }
+
+//! A tensor viewed as [outer, n, inner] around one axis: n values per softmax, inner-strided.
+struct AxisDims {
+  int64_t outer = 1;
+  int64_t n = 1;
+  int64_t inner = 1;
+};
+
+//! The view of `shape` around attribute axis (default -1); the axis must be valid (infer checks).
+AxisDims axis_dims(const Shape& shape, const Attrs& attrs);
+
+//! Shape rule of softmax/log_softmax (inputs: x) and of their gradients (inputs: y, dy): f32
+//! operands of one shape, rank >= 1, a valid axis attribute.
+TensorType infer_softmax(std::span<const TensorType* const> in, const Attrs& attrs);
+
+//! y = softmax(x) (or log_softmax when `log`) along the middle dimension of `d`. Never allocates.
+void softmax_kernel(const float* x, float* y, const AxisDims& d, bool log);
+
+//! The gradients along the middle dimension of `d`: softmax's dx = y * (dy - sum(dy * y)), or with
+//! `log` (y = log_softmax) dx = dy - exp(y) * sum(dy). Never allocates.
+void softmax_grad_kernel(const float* y, const float* dy, float* dx, const AxisDims& d, bool log);
 
 }  // namespace iputrain::ir

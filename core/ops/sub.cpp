@@ -44,6 +44,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kSubOp{OpKind::Sub, "sub", 2, infer, forward, backward, cost};
+const OpDef kSubOp{
+    .kind = OpKind::Sub,
+    .name = "sub",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "a - b, NumPy broadcasting (f32, i32).",
+};
 
 }  // namespace iputrain::ir

@@ -39,6 +39,15 @@ Cost cost(const Graph& g, const Node& node) {
 
 }  // namespace
 
-const OpDef kSumOp{OpKind::Sum, "sum", 1, infer, forward, backward, cost};
+const OpDef kSumOp{
+    .kind = OpKind::Sum,
+    .name = "sum",
+    .arity = 1,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "sum(x f32|i32; axes = all, keepdims = 0): the sum over axes (negative count from the end).",
+};
 
 }  // namespace iputrain::ir

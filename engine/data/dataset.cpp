@@ -11,7 +11,8 @@ namespace iputrain::data {
 namespace {
 
 const char* kSpecHint =
-    "data sources are \"idx:PREFIX\" (IDX image/label files) or \"synthetic:samples=N,classes=C\"";
+    "data sources are \"idx:PREFIX\" (IDX image/label files), \"text:FILE\" (character windows) or "
+    "\"synthetic:samples=N,classes=C\"";
 
 }  // namespace
 
@@ -51,6 +52,16 @@ std::unique_ptr<Dataset> open_dataset(const std::string& spec, const std::string
       prefix = std::filesystem::path(base_dir) / prefix;
     }
     ds = open_idx(prefix.string());
+  } else if (kind == "text") {
+    if (rest.empty()) {
+      throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no file", spec), {},
+                  "write \"text:FILE\", e.g. \"text:/usr/share/common-licenses/GPL-3\"");
+    }
+    std::filesystem::path file(rest);
+    if (file.is_relative() && !base_dir.empty()) {
+      file = std::filesystem::path(base_dir) / file;
+    }
+    ds = open_text(file.string(), wanted);
   } else if (kind == "synthetic") {
     ds = open_synthetic(rest, wanted, seed);
   } else {

@@ -3,6 +3,7 @@
 // Sources are named by a spec string (config `data.train` / `data.test`):
 //   "idx:PREFIX"                        an IDX image/label pair (MNIST layout, plain or .gz)
 //   "synthetic:samples=N,classes=C,…"   generated from the model's inputs and a seed
+//   "text:FILE"                         character windows of a text file (`tokens`, `targets`)
 #pragma once
 
 #include <cstddef>
@@ -63,5 +64,17 @@ std::unique_ptr<Dataset> open_idx(const std::string& prefix);
 //! by a fixed random linear teacher from the float fields, so a model can learn them.
 std::unique_ptr<Dataset> open_synthetic(const std::string& options, const std::vector<Field>& wanted,
                                         uint64_t seed);
+
+//! Id given to every byte outside printable ASCII (newline, tab, non-ASCII) by text sources.
+inline constexpr int32_t kTextOtherId = 95;
+//! The text vocabulary: printable ASCII 32..126 -> 0..94, any other byte -> kTextOtherId (95).
+int32_t text_token_id(unsigned char byte);
+
+//! Cuts the file at `path` into non-overlapping windows of `seq` ids (window k starts at byte
+//! k*seq); fields `tokens` i32[seq] and `targets` i32[seq] (the same window shifted by one byte).
+//! `seq` is the length of the model's `tokens` (or `targets`) input in `wanted`. Throws Error(Io)
+//! if the file cannot be read and Error(Data) if it is shorter than one window or the model has
+//! no such input.
+std::unique_ptr<Dataset> open_text(const std::string& path, const std::vector<Field>& wanted);
 
 }  // namespace iputrain::data

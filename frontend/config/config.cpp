@@ -10,6 +10,8 @@
 #include <sstream>
 
 #include "frontend/config/loader.hpp"
+#include "frontend/config/rules.hpp"
+#include "frontend/config/schema.hpp"
 
 namespace iputrain {
 
@@ -87,6 +89,33 @@ SourceSpan Config::span_of(const std::string& key_path) const {
 void Config::fail_at(const std::string& key_path, const std::string& message, const std::string& hint,
                      ErrorKind kind) const {
   throw Error(kind, message, span_of(key_path), hint).with_sources(sources_);
+}
+
+int64_t Config::num_ipus() const {
+  if (!ipu.select_ipus.empty()) {
+    return config::emulated_device_size(ipu.select_ipus.front());
+  }
+  return ipu.auto_select_ipus;
+}
+
+std::string Config::show() const {
+  return config::effective_toml(*this);
+}
+
+std::string Config::explain(const std::string& key) {
+  return config::explain_text(key);
+}
+
+std::vector<std::string> Config::keys() {
+  std::vector<std::string> out;
+  for (const auto& k : config::schema()) {
+    out.push_back(k.path);
+  }
+  return out;
+}
+
+std::string Config::reference_markdown() {
+  return config::reference_markdown();
 }
 
 }  // namespace iputrain

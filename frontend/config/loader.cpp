@@ -3,24 +3,25 @@
 #include <fmt/format.h>
 
 #include <toml++/toml.h>
-#include <charconv>
-#include <cmath>
-#include <optional>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
+#include "frontend/config/rules.hpp"
 #include "frontend/config/schema.hpp"
+#include "frontend/config/validate.hpp"
 
 namespace iputrain {
 
 namespace {
 
+namespace fs = std::filesystem;
 using config::KeySpec;
 using config::KeyType;
-
-//! A value as the user wrote it, before it is checked against a key's type.
-struct Raw {
-  std::optional<ParamValue> value;  //!< empty for arrays, tables, dates
-  std::string type;                 //!< "integer", "array", … for messages
-};
+using config::Locator;
+using config::Value;
 
 std::string trim(std::string_view s) {
   size_t b = s.find_first_not_of(" \t");
@@ -31,88 +32,9 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
-std::string lower(std::string s) {
-  for (char& c : s) {
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return s;
-}
-
-std::string_view toml_type_name(toml::node_type t) {
-  switch (t) {
-    case toml::node_type::table:
-      return "table";
-    case toml::node_type::array:
-      return "array";
-    case toml::node_type::string:
-      return "string";
-    case toml::node_type::integer:
-      return "integer";
-    case toml::node_type::floating_point:
-      return "float";
-    case toml::node_type::boolean:
-      return "boolean";
-    case toml::node_type::date:
-      return "date";
-    case toml::node_type::time:
-      return "time";
-    case toml::node_type::date_time:
-      return "date-time";
-    default:
-      return "nothing";
-  }
-}
-
-Raw raw_of(const toml::node& n) {
-  Raw r{std::nullopt, std::string(toml_type_name(n.type()))};
-  if (auto v = n.as_integer()) {
-    r.value = v->get();
-  } else if (auto f = n.as_floating_point()) {
-    r.value = f->get();
-  } else if (auto b = n.as_boolean()) {
-    r.value = b->get();
-  } else if (auto s = n.as_string()) {
-    r.value = s->get();
-  }
-  return r;
-}
-
 std::string unquote(const std::string& s) {
   if (s.size() >= 2 && (s.front() == '"' || s.front() == '\'') && s.back() == s.front()) {
     return s.substr(1, s.size() - 2);
-  }
-  return s;
-}
-
-// `--set` values have no TOML types, so they are read the way a person would: a whole number is
-// an integer, then a float, then true/false, else text.
-Raw parse_scalar(const std::string& text) {
-  const char* b = text.data();
-  const char* e = b + text.size();
-  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') && text.back() == text.front()) {
-    return {unquote(text), "string"};
-  }
-  int64_t i = 0;
-  if (auto [p, ec] = std::from_chars(b, e, i); ec == std::errc{} && p == e && !text.empty()) {
-    return {i, "integer"};
-  }
-  double d = 0;
-  if (auto [p, ec] = std::from_chars(b, e, d); ec == std::errc{} && p == e && !text.empty()) {
-    return {d, "float"};
-  }
-  if (text == "true" || text == "false") {
-    return {text == "true", "boolean"};
-  }
-  return {text, "string"};
-}
-
-SourceSpan region_span(const toml::source_region& r, int32_t file) {
-  if (r.begin.line == 0) {
-    return {};
-  }
-  SourceSpan s{file, static_cast<int32_t>(r.begin.line), static_cast<int32_t>(r.begin.column), 1};
-  if (r.end.line == r.begin.line && r.end.column > r.begin.column) {
-    s.length = static_cast<int32_t>(r.end.column - r.begin.column);
   }
   return s;
 }
@@ -130,14 +52,30 @@ bool before(const SourceSpan& a, const SourceSpan& b) {
   return a.file != b.file ? a.file < b.file : (a.line != b.line ? a.line < b.line : a.col < b.col);
 }
 
+// The canonical path of a key written under an alias table (`training.checkpoint.dir`).
+std::string canonical_path(const std::string& path) {
+  for (const auto& [from, to] : config::aliases()) {
+    if (path == from) {
+      return to;
+    }
+    if (path.rfind(from + ".", 0) == 0) {
+      return to + path.substr(from.size());
+    }
+  }
+  return path;
+}
+
 //! The state of one load; holds references to the Config's private parts (see ConfigLoader).
 class Builder {
  public:
   Builder(Config& cfg, std::map<std::string, SourceSpan>& spans, std::shared_ptr<SourceManager> sources)
       : cfg_(cfg), spans_(spans), sources_(std::move(sources)) {}
 
-  void load_toml(const std::string& text, const std::string& path) {
-    file_ = sources_->add(path, text);
+  //! Loads `text` (the file `path`), after the files it extends. `chain` holds the files that
+  //! extend this one, outermost first, to detect cycles.
+  void load_file(const std::string& text, const std::string& path, std::vector<std::string> chain) {
+    const int32_t file = sources_->add(path, text);
+    const Locator loc{file};
     toml::table root;
     try {
       root = toml::parse(text, std::string_view(path));
@@ -147,10 +85,15 @@ class Builder {
       if (what.rfind("Error while parsing ", 0) == 0 && what.find(": ") != std::string::npos) {
         what = what.substr(what.find(": ") + 2);
       }
-      fail(region_span(e.source(), file_), fmt::format("invalid TOML: {}", what), {});
+      fail(loc.span(e.source()), fmt::format("invalid TOML: {}", what),
+           "TOML is `key = value` lines under `[table]` headers; each key once per table; strings in quotes");
     }
-    walk(root, "");
-    check_conflicts();
+    chain.push_back(path);
+    if (const toml::node* ext = root.get("extends")) {
+      load_base(*ext, loc, chain);
+    }
+    walk(root, "", loc);
+    check_conflicts(file);
   }
 
   void apply_sets(const std::vector<std::string>& sets) {
@@ -172,56 +115,121 @@ class Builder {
     throw Error(ErrorKind::Config, std::move(message), at, std::move(hint)).with_sources(sources_);
   }
 
-  void walk(const toml::table& table, const std::string& prefix) {
+  void load_base(const toml::node& ext, const Locator& loc, const std::vector<std::string>& chain) {
+    const KeySpec& k = *config::find_key("extends");
+    const SourceSpan at = loc.span(ext.source());
+    const std::string rel = std::get<std::string>(config::validate_node(k, ext, loc, at, "", sources_));
+    const fs::path base = (fs::path(chain.back()).parent_path() / rel).lexically_normal();
+    std::error_code ec;
+    const fs::path id = fs::weakly_canonical(base, ec);
+    for (size_t i = 0; i < chain.size(); ++i) {
+      std::error_code ec2;
+      if (fs::weakly_canonical(fs::path(chain[i]), ec2) == id) {
+        std::vector<std::string> cycle(chain.begin() + static_cast<std::ptrdiff_t>(i), chain.end());
+        cycle.push_back(base.string());
+        fail(at, fmt::format("`extends` cycle: {}", fmt::join(cycle, " -> ")),
+             "a config cannot extend itself, directly or through other files");
+      }
+    }
+    if (fs::is_directory(base, ec)) {
+      fail(at, fmt::format("cannot read `extends` file `{}`: it is a directory", base.string()),
+           "name a .toml file, relative to the file that extends it");
+    }
+    std::ifstream in(base, std::ios::binary);
+    if (!in) {
+      fail(at, fmt::format("cannot read `extends` file `{}`: {}", base.string(), std::strerror(errno)),
+           fmt::format("the path is relative to the directory of `{}`", chain.back()));
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    load_file(text.str(), base.string(), chain);
+  }
+
+  void walk(const toml::table& table, const std::string& prefix, const Locator& loc) {
     for (auto&& [key, node] : table) {
-      const std::string path =
+      if (prefix.empty() && key.str() == "extends") {
+        continue;  // loaded first, by load_file
+      }
+      const std::string written =
           prefix.empty() ? std::string(key.str()) : fmt::format("{}.{}", prefix, key.str());
-      const SourceSpan kspan = region_span(key.source(), file_);
-      const SourceSpan vspan = region_span(node.source(), file_);
+      const std::string path = canonical_path(written);
+      const SourceSpan kspan = loc.span(key.source());
+      const SourceSpan vspan = loc.span(node.source());
       if (const KeySpec* k = config::find_key(path)) {
         if (k->type == KeyType::FreeTable) {
-          take_free_table(*k, node, kspan, vspan);
+          take_free_table(*k, node, kspan, vspan, loc);
           continue;
         }
-        k->access.set(cfg_, validate(*k, raw_of(node), vspan, ""));
-        spans_[path] = join(kspan, vspan);
+        set_key(*k, config::validate_node(*k, node, loc, vspan, "", sources_), join(kspan, vspan), written,
+                false);
         continue;
       }
       if (config::is_section(path)) {
         if (!node.is_table()) {
-          fail(
-              vspan,
-              fmt::format("wrong type for `{}`: expected table, found {}", path, toml_type_name(node.type())),
-              section_hint(path));
+          fail(vspan,
+               fmt::format("wrong type for `{}`: expected table, found {}", written,
+                           config::toml_type_name(node.type())),
+               section_hint(path));
         }
-        spans_[path] = kspan;
-        walk(*node.as_table(), path);
+        spans_.try_emplace(path, kspan);
+        walk(*node.as_table(), written, loc);
         continue;
       }
-      unknown(path, node.is_table(), kspan, "");
+      unknown(written, node.is_table(), kspan, "");
     }
   }
 
-  void take_free_table(const KeySpec& k, const toml::node& node, SourceSpan kspan, SourceSpan vspan) {
+  //! Stores a validated value. A key set in one file replaces an exclusive partner (steps vs
+  //! epochs) set by a file it extends or by an earlier `--set`; within one file both is an error
+  //! (check_conflicts).
+  void set_key(const KeySpec& k, const Value& v, SourceSpan span, const std::string& written, bool from_set) {
+    if (auto it = spans_.find(k.path); !from_set && it != spans_.end() && it->second.file == span.file) {
+      fail(span, fmt::format("`{}` is set twice", written),
+           fmt::format("`{}` is already set at line {} (`[training] checkpoint` is `[checkpoint]`); keep one",
+                       k.path, it->second.line));
+    }
+    for (const auto& other : k.conflicts) {
+      auto it = spans_.find(other);
+      if (it != spans_.end() && (from_set || it->second.file != span.file)) {
+        const KeySpec* o = config::find_key(other);
+        o->access.set(cfg_, o->default_value);
+        spans_.erase(it);
+      }
+    }
+    k.access.set(cfg_, v);
+    spans_[k.path] = span;
+  }
+
+  void take_free_table(const KeySpec& k, const toml::node& node, SourceSpan kspan, SourceSpan vspan,
+                       const Locator& loc) {
     const toml::table* t = node.as_table();
     if (t == nullptr) {
       fail(vspan,
-           fmt::format("wrong type for `{}`: expected table, found {}", k.path, toml_type_name(node.type())),
+           fmt::format("wrong type for `{}`: expected table, found {}", k.path,
+                       config::toml_type_name(node.type())),
            fmt::format("write the values under a `[{}]` header, one `name = value` per line", k.path));
     }
     spans_[k.path] = kspan;
     for (auto&& [key, value] : *t) {
       const std::string path = fmt::format("{}.{}", k.path, key.str());
-      const SourceSpan item_key = region_span(key.source(), file_);
-      const SourceSpan item_value = region_span(value.source(), file_);
-      Raw raw = raw_of(value);
-      if (!raw.value) {
+      const SourceSpan item_key = loc.span(key.source());
+      const SourceSpan item_value = loc.span(value.source());
+      ParamValue pv;
+      if (const auto* i = value.as_integer()) {
+        pv = i->get();
+      } else if (const auto* f = value.as_floating_point()) {
+        pv = f->get();
+      } else if (const auto* b = value.as_boolean()) {
+        pv = b->get();
+      } else if (const auto* s = value.as_string()) {
+        pv = s->get();
+      } else {
         fail(item_value,
              fmt::format("wrong type for `{}`: expected integer, float, boolean or string, found {}", path,
-                         raw.type),
+                         config::toml_type_name(value.type())),
              fmt::format("`[{}]` takes one scalar per parameter, e.g. `{} = 256`", k.path, key.str()));
       }
-      cfg_.model[std::string(key.str())] = *raw.value;
+      cfg_.model[std::string(key.str())] = pv;
       spans_[path] = join(item_key, item_value);
     }
   }
@@ -233,107 +241,28 @@ class Builder {
   [[noreturn]] void unknown(const std::string& path, bool is_table, SourceSpan at,
                             const std::string& origin) {
     std::string message = fmt::format("unknown config {} `{}`{}", is_table ? "table" : "key", path, origin);
-    std::string near = config::suggest_key(path);
+    const std::string canonical = canonical_path(path);
+    std::string near = config::suggest_key(canonical);
     if (!near.empty()) {
       fail(at, message, fmt::format("did you mean `{}`?", near));
     }
-    size_t dot = path.rfind('.');
-    std::string parent = dot == std::string::npos ? std::string{} : path.substr(0, dot);
+    size_t dot = canonical.rfind('.');
+    std::string parent = dot == std::string::npos ? std::string{} : canonical.substr(0, dot);
     if (config::is_section(parent)) {
       fail(at, message,
            fmt::format("valid keys in [{}]: {}", parent, fmt::join(config::keys_in(parent), ", ")));
     }
     std::vector<std::string> tops = config::keys_in("");
-    fail(at, message, fmt::format("valid top-level tables: {}", fmt::join(tops, ", ")));
+    fail(at, message, fmt::format("valid top-level keys and tables: {}", fmt::join(tops, ", ")));
   }
 
-  //! Converts `raw` to the key's type and checks range and allowed values; throws at `at`.
-  ParamValue validate(const KeySpec& k, const Raw& raw, SourceSpan at, const std::string& origin) {
-    auto type_error = [&](std::string hint) {
-      fail(at,
-           fmt::format("wrong type for `{}`{}: expected {}, found {}", k.path, origin,
-                       config::key_type_name(k.type), raw.type),
-           std::move(hint));
-    };
-    const ParamValue* v = raw.value ? &*raw.value : nullptr;
-    // A quoted number or boolean is the most common wrong type; say so.
-    std::string quoted_hint;
-    if (v != nullptr && std::holds_alternative<std::string>(*v) && k.type != KeyType::String &&
-        k.type != KeyType::Enum) {
-      Raw inner = parse_scalar(std::get<std::string>(*v));
-      if (inner.type != "string") {
-        quoted_hint = "remove the quotes around the value";
-      }
-    }
-    switch (k.type) {
-      case KeyType::Int: {
-        if (v == nullptr || !std::holds_alternative<int64_t>(*v)) {
-          bool whole_float = v != nullptr && std::holds_alternative<double>(*v) &&
-                             std::abs(std::get<double>(*v)) < 9e18 &&
-                             std::get<double>(*v) == std::trunc(std::get<double>(*v));
-          type_error(whole_float ? "write the number without a decimal point" : quoted_hint);
-        }
-        check_range(k, static_cast<double>(std::get<int64_t>(*v)), *v, at, origin);
-        return *v;
-      }
-      case KeyType::Float: {
-        if (v != nullptr && std::holds_alternative<int64_t>(*v)) {
-          ParamValue d = static_cast<double>(std::get<int64_t>(*v));
-          check_range(k, std::get<double>(d), d, at, origin);
-          return d;
-        }
-        if (v == nullptr || !std::holds_alternative<double>(*v)) {
-          type_error(quoted_hint);
-        }
-        check_range(k, std::get<double>(*v), *v, at, origin);
-        return *v;
-      }
-      case KeyType::Bool:
-        if (v == nullptr || !std::holds_alternative<bool>(*v)) {
-          type_error(quoted_hint.empty() ? std::string("write `true` or `false`") : quoted_hint);
-        }
-        return *v;
-      case KeyType::String:
-        if (v == nullptr || !std::holds_alternative<std::string>(*v)) {
-          type_error(v != nullptr ? "put the value in double quotes" : "");
-        }
-        return *v;
-      case KeyType::Enum: {
-        if (v == nullptr || !std::holds_alternative<std::string>(*v)) {
-          type_error(fmt::format("`{}` is {}", k.path, k.expected()));
-        }
-        const std::string& s = std::get<std::string>(*v);
-        for (const auto& a : k.allowed) {
-          if (lower(a) == lower(s)) {
-            return a;
-          }
-        }
-        std::string near = nearest_name(s, k.allowed);
-        fail(at, fmt::format("invalid value \"{}\" for `{}`{}: expected {}", s, k.path, origin, k.expected()),
-             near.empty() ? fmt::format("allowed values: {}", fmt::join(k.allowed, ", "))
-                          : fmt::format("did you mean \"{}\"?", near));
-      }
-      case KeyType::FreeTable:
-        break;
-    }
-    fail(at, fmt::format("`{}` cannot be set here", k.path), {});
-  }
-
-  void check_range(const KeySpec& k, double d, const ParamValue& v, SourceSpan at,
-                   const std::string& origin) {
-    if (k.range.contains(d)) {
-      return;
-    }
-    fail(at, fmt::format("`{}`{} must be {}, found {}", k.path, origin, k.range.str(), param_value_str(v)),
-         fmt::format("`{}`: {}", k.path, k.doc));
-  }
-
-  void check_conflicts() {
+  void check_conflicts(int32_t file) {
     for (const auto& k : config::schema()) {
       for (const auto& other : k.conflicts) {
         auto a = spans_.find(k.path);
         auto b = spans_.find(other);
-        if (a == spans_.end() || b == spans_.end() || before(b->second, a->second)) {
+        if (a == spans_.end() || b == spans_.end() || a->second.file != file || b->second.file != file ||
+            before(b->second, a->second)) {
           continue;
         }
         // Report at the later of the two; the hint points back at the earlier one.
@@ -343,63 +272,82 @@ class Builder {
     }
   }
 
+  //! A `--set` value as a TOML node: text for string keys, else the value parsed as TOML (so
+  //! `[0, 1]` is a list), else the raw text (reported as a string of the wrong type).
+  std::unique_ptr<toml::node> set_value_node(const KeySpec& k, const std::string& text, toml::table& holder,
+                                             Locator& loc, int32_t text_col) {
+    if (k.type == KeyType::String || k.type == KeyType::Enum) {
+      return std::make_unique<toml::value<std::string>>(unquote(text));
+    }
+    try {
+      holder = toml::parse("v = " + text);
+      if (const toml::node* n = holder.get("v"); n != nullptr && holder.size() == 1) {
+        loc.col_shift = text_col - 5;  // `TEXT` starts at column 5 of the parsed line
+        return nullptr;                // use holder["v"], which keeps its source positions
+      }
+    } catch (const toml::parse_error&) {
+    }
+    return std::make_unique<toml::value<std::string>>(text);
+  }
+
   void apply_set(const std::string& set, int32_t line) {
+    const SourceSpan whole{set_file_, line, 1, std::max<int32_t>(1, static_cast<int32_t>(set.size()))};
     const size_t eq = set.find('=');
     if (eq == std::string::npos) {
-      fail({}, fmt::format("`--set {}` is not of the form key=value", set),
+      fail(whole, fmt::format("`--set {}` is not of the form key=value", set),
            "example: --set data.batch_size=64");
     }
     const std::string key = trim(std::string_view(set).substr(0, eq));
     const std::string text = trim(std::string_view(set).substr(eq + 1));
     const std::string origin = fmt::format(" (from `--set {}`)", set);
-    const int32_t key_col = static_cast<int32_t>(set.find_first_not_of(" \t") + 1);
+    const size_t key_pos = set.find_first_not_of(" \t");
+    const int32_t key_col = static_cast<int32_t>(key_pos == eq ? eq + 1 : key_pos + 1);
     const size_t text_pos = set.find_first_not_of(" \t", eq + 1);
     const SourceSpan kspan{set_file_, line, key_col, std::max<int32_t>(1, static_cast<int32_t>(key.size()))};
     const SourceSpan vspan = text_pos == std::string::npos
                                  ? SourceSpan{set_file_, line, static_cast<int32_t>(eq + 1), 1}
                                  : SourceSpan{set_file_, line, static_cast<int32_t>(text_pos + 1),
                                               static_cast<int32_t>(text.size())};
+    const std::string path = canonical_path(key);
 
     const KeySpec* free_table = nullptr;
     for (const auto& k : config::schema()) {
-      if (k.type == KeyType::FreeTable && key.rfind(k.path + ".", 0) == 0) {
+      if (k.type == KeyType::FreeTable && path.rfind(k.path + ".", 0) == 0) {
         free_table = &k;
       }
     }
     if (free_table != nullptr) {
-      const std::string name = key.substr(free_table->path.size() + 1);
+      const std::string name = path.substr(free_table->path.size() + 1);
       if (name.empty() || name.find('.') != std::string::npos) {
-        fail({}, fmt::format("invalid key `{}` in `--set {}`", key, set),
+        fail(kspan, fmt::format("invalid key `{}` in `--set {}`", key, set),
              fmt::format("`{}` parameters are set as `--set {}.NAME=VALUE`", free_table->path,
                          free_table->path));
       }
-      cfg_.model[name] = *parse_scalar(text).value;
-      spans_[key] = join(kspan, vspan);
+      cfg_.model[name] = config::parse_scalar(text);
+      spans_[path] = join(kspan, vspan);
       return;
     }
-    const KeySpec* k = config::find_key(key);
-    if (k == nullptr || k->type == KeyType::FreeTable) {
-      if (config::is_section(key) || k != nullptr) {
-        fail({}, fmt::format("`--set {}` names a table, not a key", set), section_hint(key));
+    const KeySpec* k = config::find_key(path);
+    if (k == nullptr || k->type == KeyType::FreeTable || k->path == "extends") {
+      if (k != nullptr && k->path == "extends") {
+        fail(kspan, "`extends` cannot be set with --set", "name the base file in the config file");
       }
-      unknown(key, false, {}, fmt::format(" in `--set {}`", set));
-    }
-    const bool textual = k->type == KeyType::String || k->type == KeyType::Enum;
-    const Raw raw = textual ? Raw{unquote(text), "string"} : parse_scalar(text);
-    k->access.set(cfg_, validate(*k, raw, vspan, origin));
-    // A later --set replaces an exclusive partner from the file instead of contradicting it.
-    for (const auto& other : k->conflicts) {
-      if (const KeySpec* o = config::find_key(other); o != nullptr && spans_.erase(other) > 0) {
-        o->access.set(cfg_, o->default_value);
+      if (config::is_section(path) || k != nullptr) {
+        fail(kspan, fmt::format("`--set {}` names a table, not a key", set), section_hint(path));
       }
+      unknown(key, false, kspan, fmt::format(" in `--set {}`", set));
     }
-    spans_[key] = join(kspan, vspan);
+    toml::table holder;
+    Locator loc{set_file_, line, 0};
+    std::unique_ptr<toml::node> own = set_value_node(
+        *k, text, holder, loc, text_pos == std::string::npos ? 1 : static_cast<int32_t>(text_pos + 1));
+    const toml::node& node = own ? *own : *holder.get("v");
+    set_key(*k, config::validate_node(*k, node, loc, vspan, origin, sources_), join(kspan, vspan), key, true);
   }
 
   Config& cfg_;
   std::map<std::string, SourceSpan>& spans_;
   std::shared_ptr<SourceManager> sources_;
-  int32_t file_ = -1;
   int32_t set_file_ = -1;
 };
 
@@ -410,8 +358,9 @@ Config ConfigLoader::run(const std::string& text, const std::string& path,
   Config cfg;
   cfg.path_ = path;
   Builder b(cfg, cfg.spans_, cfg.sources_);
-  b.load_toml(text, path);
+  b.load_file(text, path, {});
   b.apply_sets(sets);
+  config::apply_rules(cfg);
   return cfg;
 }
 

@@ -3,51 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 namespace iputrain::config {
 
 namespace {
-
-void store(int64_t& f, const ParamValue& v) {
-  f = std::get<int64_t>(v);
-}
-// Seeds are unsigned in the sections but validated as non-negative TOML integers.
-void store(uint64_t& f, const ParamValue& v) {
-  f = static_cast<uint64_t>(std::get<int64_t>(v));
-}
-void store(double& f, const ParamValue& v) {
-  f = std::get<double>(v);
-}
-void store(bool& f, const ParamValue& v) {
-  f = std::get<bool>(v);
-}
-void store(std::string& f, const ParamValue& v) {
-  f = std::get<std::string>(v);
-}
-
-ParamValue load(int64_t f) {
-  return f;
-}
-ParamValue load(uint64_t f) {
-  return static_cast<int64_t>(f);
-}
-ParamValue load(double f) {
-  return f;
-}
-ParamValue load(bool f) {
-  return f;
-}
-ParamValue load(const std::string& f) {
-  return f;
-}
-
-//! Binds a key to `cfg.*Section.*Member`.
-template <auto Section, auto Member>
-Accessor field() {
-  return {[](Config& c, const ParamValue& v) { store((c.*Section).*Member, v); },
-          [](const Config& c) -> ParamValue { return load((c.*Section).*Member); }};
-}
 
 std::string format_number(double v) {
   if (v == std::floor(v) && std::abs(v) < 1e15) {
@@ -66,7 +27,48 @@ std::string leaf_of(std::string_view path) {
   return std::string(dot == std::string_view::npos ? path : path.substr(dot + 1));
 }
 
+bool bare_key(const std::string& k) {
+  return !k.empty() && std::all_of(k.begin(), k.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '-';
+  });
+}
+
 }  // namespace
+
+bool operator==(const Value& a, const Value& b) {
+  return a.base() == b.base();
+}
+
+std::string toml_text(const Value& v) {
+  if (const auto* i = std::get_if<int64_t>(&v)) {
+    return param_value_str(*i);
+  }
+  if (const auto* d = std::get_if<double>(&v)) {
+    return param_value_str(*d);
+  }
+  if (const auto* b = std::get_if<bool>(&v)) {
+    return param_value_str(*b);
+  }
+  if (const auto* s = std::get_if<std::string>(&v)) {
+    return param_value_str(*s);
+  }
+  if (const auto* l = std::get_if<ValueList>(&v)) {
+    std::vector<std::string> items;
+    for (const auto& e : *l) {
+      items.push_back(toml_text(e));
+    }
+    return fmt::format("[{}]", fmt::join(items, ", "));
+  }
+  const auto& t = std::get<ValueTable>(v);
+  if (t.empty()) {
+    return "{}";
+  }
+  std::vector<std::string> items;
+  for (const auto& [k, e] : t) {
+    items.push_back(fmt::format("{} = {}", bare_key(k) ? k : param_value_str(k), toml_text(e)));
+  }
+  return fmt::format("{{ {} }}", fmt::join(items, ", "));
+}
 
 std::string_view key_type_name(KeyType t) {
   switch (t) {
@@ -79,8 +81,36 @@ std::string_view key_type_name(KeyType t) {
     case KeyType::String:
     case KeyType::Enum:
       return "string";
+    case KeyType::AutoBool:
+      return "boolean or \"auto\"";
+    case KeyType::IntList:
+      return "list of integers";
+    case KeyType::NestedIntList:
+      return "list of integers or lists of integers";
+    case KeyType::BoolList:
+      return "list of booleans";
+    case KeyType::StringList:
+      return "list of strings";
+    case KeyType::OptionMap:
+      return "table of strings";
+    case KeyType::StageOptions:
+      return "stage options table";
+    case KeyType::StageOptionsList:
+      return "list of stage options tables";
     case KeyType::FreeTable:
       return "table";
+  }
+  return "?";
+}
+
+std::string_view effect_text(Effect e) {
+  switch (e) {
+    case Effect::Runs:
+      return "virtual IPU: changes what the engine computes or how it runs";
+    case Effect::Models:
+      return "virtual IPU: feeds the planner's cost, memory or topology model (results unchanged)";
+    case Effect::None:
+      return "accepted, no effect on a virtual IPU";
   }
   return "?";
 }
@@ -115,12 +145,13 @@ std::string Range::str() const {
 }
 
 std::string KeySpec::expected() const {
+  const std::string r = range.str();
   switch (type) {
     case KeyType::Int:
-    case KeyType::Float: {
-      std::string r = range.str();
+    case KeyType::Float:
+    case KeyType::IntList:
+    case KeyType::NestedIntList:
       return r.empty() ? std::string(key_type_name(type)) : fmt::format("{} {}", key_type_name(type), r);
-    }
     case KeyType::Enum: {
       std::vector<std::string> quoted;
       for (const auto& a : allowed) {
@@ -130,6 +161,8 @@ std::string KeySpec::expected() const {
     }
     case KeyType::FreeTable:
       return "table of integers, floats, booleans and strings";
+    case KeyType::StageOptions:
+      return "table with `convolution_options` and `matmul_options` tables of strings";
     default:
       return std::string(key_type_name(type));
   }
@@ -137,111 +170,68 @@ std::string KeySpec::expected() const {
 
 const std::vector<SectionSpec>& sections() {
   static const std::vector<SectionSpec> all = {
-      {"ipu", "The virtual IPU system (mirrors IPUConfig attribute paths)."},
+      {"ipu", "The virtual IPU system: IPUConfig, attribute path = key path."},
+      {"ipu.convolutions", "Options for every convolution (IPUConfig.convolutions)."},
+      {"ipu.device_connection", "When and how the IPUs are attached (IPUConfig.device_connection)."},
+      {"ipu.experimental", "Experimental IPUConfig options."},
+      {"ipu.experimental.multi_replica_distribution",
+       "Several processes sharing one program (one MPI rank per host)."},
+      {"ipu.floating_point_behaviour", "Floating-point traps and stochastic rounding."},
+      {"ipu.io_tiles", "Tiles reserved for host I/O."},
+      {"ipu.ipu_model", "The IPU Model: the simulated IPU's version and tile count."},
+      {"ipu.matmuls", "Options for every matrix multiplication."},
+      {"ipu.norms", "Normalisation layers."},
+      {"ipu.norms.experimental", "Experimental normalisation options."},
+      {"ipu.optimizations", "Graph optimisations and collective buffering."},
+      {"ipu.pooling", "Options for every pooling op."},
+      {"ipu.scheduling", "The op scheduler, which decides peak liveness."},
+      {"pipeline", "Pipelined model parallelism: the arguments of pipeline()."},
       {"optimizer", "The optimizer that updates the model's parameters."},
       {"data", "Where training and evaluation samples come from and how they are batched."},
-      {"training", "The training loop: how long, how often to log, seeds."},
+      {"training", "The training loop: how long, how often to log, seeds, outfeed."},
+      {"checkpoint", "Periodic checkpoints (also writable as `[training] checkpoint = { … }`)."},
+      {"profiling", "Compile and execution reports (the legacy create_ipu_config profiling options)."},
+      {"transfers", "Host-device transfer options (legacy set_transfer_options)."},
+      {"device",
+       "Figures of one virtual IPU for the planner's cost and memory model; presets in "
+       "configs/ipu1.toml and configs/ipu2.toml."},
   };
   return all;
 }
 
+const std::vector<std::pair<std::string, std::string>>& aliases() {
+  static const std::vector<std::pair<std::string, std::string>> all = {{"training.checkpoint", "checkpoint"}};
+  return all;
+}
+
 const std::vector<KeySpec>& schema() {
-  // The defaults here must equal the member initialisers in include/iputrain/config.hpp
-  // (tests/config checks it): the struct is what code reads, this table is what users read.
-  static const std::vector<KeySpec> all = {
-      {.path = "model",
-       .type = KeyType::FreeTable,
-       .default_value = std::string{},
-       .doc = "Overrides of the model's compile-time parameters, by name (e.g. `hidden = 256`)."},
-
-      {.path = "ipu.auto_select_ipus",
-       .type = KeyType::Int,
-       .default_value = int64_t{1},
-       .range = Range::at_least(1),
-       .doc = "Number of virtual IPUs to acquire.",
-       .access = field<&Config::ipu, &IpuSection::auto_select_ipus>()},
-
-      {.path = "optimizer.type",
-       .type = KeyType::Enum,
-       .default_value = std::string{"sgd"},
-       .allowed = {"sgd"},
-       .doc = "Optimizer algorithm.",
-       .access = field<&Config::optimizer, &OptimizerSection::type>()},
-      {.path = "optimizer.learning_rate",
-       .type = KeyType::Float,
-       .default_value = 0.01,
-       .range = Range::at_least(0, true),
-       .doc = "Step size of each weight update.",
-       .access = field<&Config::optimizer, &OptimizerSection::learning_rate>()},
-
-      {.path = "data.train",
-       .type = KeyType::String,
-       .default_value = std::string{},
-       .doc = "Training data source: \"idx:PREFIX\" (IDX image/label pair, .gz allowed) or "
-              "\"synthetic:samples=N,classes=C\"; relative paths are resolved against the config file.",
-       .access = field<&Config::data, &DataSection::train>()},
-      {.path = "data.test",
-       .type = KeyType::String,
-       .default_value = std::string{},
-       .doc = "Evaluation data source, same forms as `data.train`; empty = no evaluation.",
-       .access = field<&Config::data, &DataSection::test>()},
-      {.path = "data.batch_size",
-       .type = KeyType::Int,
-       .default_value = int64_t{0},
-       .range = Range::at_least(1),
-       .doc = "Micro-batch per replica; unset = the model's `batch` parameter.",
-       .access = field<&Config::data, &DataSection::batch_size>()},
-      {.path = "data.shuffle",
-       .type = KeyType::Bool,
-       .default_value = true,
-       .doc = "Reshuffle the training set every epoch.",
-       .access = field<&Config::data, &DataSection::shuffle>()},
-      {.path = "data.seed",
-       .type = KeyType::Int,
-       .default_value = int64_t{0},
-       .range = Range::at_least(0),
-       .doc = "Shuffle seed; 0 = `training.seed`.",
-       .access = field<&Config::data, &DataSection::seed>()},
-      {.path = "data.prefetch_depth",
-       .type = KeyType::Int,
-       .default_value = int64_t{2},
-       .range = Range::at_least(1),
-       .doc = "Batches the infeed thread prepares ahead of the device.",
-       .access = field<&Config::data, &DataSection::prefetch_depth>()},
-
-      {.path = "training.steps",
-       .type = KeyType::Int,
-       .default_value = int64_t{0},
-       .range = Range::at_least(1),
-       .doc = "Number of weight updates; unset = run `training.epochs` passes instead.",
-       .access = field<&Config::training, &TrainingSection::steps>(),
-       .conflicts = {"training.epochs"}},
-      {.path = "training.epochs",
-       .type = KeyType::Float,
-       .default_value = 0.0,
-       .range = Range::at_least(0, true),
-       .doc = "Passes over the training set (fractions allowed); only when `training.steps` is unset.",
-       .access = field<&Config::training, &TrainingSection::epochs>(),
-       .conflicts = {"training.steps"}},
-      {.path = "training.steps_per_execution",
-       .type = KeyType::Int,
-       .default_value = int64_t{1},
-       .range = Range::at_least(1),
-       .doc = "Steps run by the on-device loop per host call.",
-       .access = field<&Config::training, &TrainingSection::steps_per_execution>()},
-      {.path = "training.seed",
-       .type = KeyType::Int,
-       .default_value = int64_t{42},
-       .range = Range::at_least(0),
-       .doc = "Seeds parameter initialisers, dropout and shuffling.",
-       .access = field<&Config::training, &TrainingSection::seed>()},
-      {.path = "training.log_every",
-       .type = KeyType::Int,
-       .default_value = int64_t{0},
-       .range = Range::at_least(0),
-       .doc = "Log a line every N steps; 0 = automatic.",
-       .access = field<&Config::training, &TrainingSection::log_every>()},
-  };
+  static const std::vector<KeySpec> all = [] {
+    std::vector<KeySpec> out = run_keys();
+    // Root keys first, then [model], then the tables in section order (TOML needs a table's own
+    // keys before its sub-tables, and `config show` writes them in this order).
+    std::vector<KeySpec> rest;
+    for (auto& v : {ipu_keys(), pipeline_keys()}) {
+      rest.insert(rest.end(), v.begin(), v.end());
+    }
+    out.insert(out.end(), rest.begin(), rest.end());
+    std::stable_sort(out.begin(), out.end(), [](const KeySpec& a, const KeySpec& b) {
+      auto rank = [](const KeySpec& k) -> size_t {
+        const std::string parent = parent_of(k.path);
+        if (parent.empty()) {
+          return k.type == KeyType::FreeTable ? 1 : 0;
+        }
+        const auto& s = sections();
+        for (size_t i = 0; i < s.size(); ++i) {
+          if (s[i].path == parent) {
+            return i + 2;
+          }
+        }
+        return s.size() + 2;
+      };
+      return rank(a) < rank(b);
+    });
+    return out;
+  }();
   return all;
 }
 
@@ -254,8 +244,17 @@ const KeySpec* find_key(std::string_view path) {
   return nullptr;
 }
 
+const SectionSpec* find_section(std::string_view path) {
+  for (const auto& s : sections()) {
+    if (s.path == path) {
+      return &s;
+    }
+  }
+  return nullptr;
+}
+
 bool is_section(std::string_view path) {
-  return std::any_of(sections().begin(), sections().end(), [&](const auto& s) { return s.path == path; });
+  return find_section(path) != nullptr;
 }
 
 std::vector<std::string> keys_in(std::string_view section) {
@@ -268,6 +267,16 @@ std::vector<std::string> keys_in(std::string_view section) {
   for (const auto& s : sections()) {
     if (parent_of(s.path) == section) {
       out.push_back(leaf_of(s.path));
+    }
+  }
+  return out;
+}
+
+std::string enum_folded(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (c != '_' && c != '-' && c != ' ') {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
   }
   return out;
@@ -289,6 +298,11 @@ std::string suggest_key(std::string_view path) {
       return k.path;
     }
   }
+  for (const auto& s : sections()) {
+    if (leaf_of(s.path) == leaf && s.path != path) {
+      return s.path;
+    }
+  }
   if (!parent.empty() && is_section(parent)) {
     return {};
   }
@@ -300,39 +314,6 @@ std::string suggest_key(std::string_view path) {
     all.push_back(s.path);
   }
   return nearest_name(std::string(path), all);
-}
-
-std::string effective_toml(const Config& cfg) {
-  std::string out;
-  std::string table = "\x01";  // no table open yet
-  for (const auto& k : schema()) {
-    if (k.type == KeyType::FreeTable) {
-      if (k.path == "model") {
-        out += fmt::format("{}[model]\n", out.empty() ? "" : "\n");
-        for (const auto& [name, v] : cfg.model) {
-          out += fmt::format("{} = {}\n", name, param_value_str(v));
-        }
-      }
-      table = k.path;
-      continue;
-    }
-    const std::string parent = parent_of(k.path);
-    if (parent != table) {
-      table = parent;
-      if (!parent.empty()) {
-        out += fmt::format("{}[{}]\n", out.empty() ? "" : "\n", parent);
-      }
-    }
-    const ParamValue v = k.access.get(cfg);
-    // Sentinel defaults ("0 = use the model's value") lie outside the key's range; writing them as
-    // comments keeps the output loadable.
-    const bool sentinel =
-        (k.type == KeyType::Int && !k.range.contains(static_cast<double>(std::get<int64_t>(v)))) ||
-        (k.type == KeyType::Float && !k.range.contains(std::get<double>(v)));
-    out += fmt::format("{}{} = {}{}\n", sentinel ? "# " : "", leaf_of(k.path), param_value_str(v),
-                       sentinel ? "  (unset)" : "");
-  }
-  return out;
 }
 
 }  // namespace iputrain::config

@@ -1,34 +1,70 @@
 // iputrain — the config schema: one declarative table of every config key.
 //
 // The loader validates TOML files and `--set` overrides against this table, and the docs
-// (docs/config.md) and CLI help are generated from it. A key is added by adding one row to
-// `schema()` in schema.cpp (plus its field in include/iputrain/config.hpp).
+// (docs/config.md), `iputrain config explain` and the CLI help are generated from it. A key is added
+// by adding one row to a keys_*.cpp file (plus its field in include/iputrain/config.hpp, at the
+// same path).
 #pragma once
 
 #include <functional>
 #include <limits>
+#include <map>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "iputrain/config.hpp"
 
 namespace iputrain::config {
 
+struct Value;
+using ValueList = std::vector<Value>;
+using ValueTable = std::map<std::string, Value>;
+
+//! A config value of any key type: a TOML scalar, array or table.
+struct Value : std::variant<int64_t, double, bool, std::string, ValueList, ValueTable> {
+  using variant::variant;
+  Value() : variant(int64_t{0}) {}
+  Value(int v) : variant(int64_t{v}) {}
+  Value(const char* s) : variant(std::string(s)) {}
+  const variant& base() const { return *this; }
+};
+bool operator==(const Value& a, const Value& b);
+
+//! The value as TOML text: `3`, `0.5`, `"a"`, `[0, [1, 2]]`, `{ a = "b" }`.
+std::string toml_text(const Value& v);
+
 //! The type of a config value as the user writes it.
 enum class KeyType {
-  Int,        //!< TOML integer
-  Float,      //!< TOML float (an integer is accepted, a boolean never)
-  Bool,       //!< TOML boolean
-  String,     //!< TOML string
-  Enum,       //!< TOML string, one of KeySpec::allowed (matched case-insensitively)
-  FreeTable,  //!< table of scalar values with user-chosen names (e.g. `[model]`)
+  Int,               //!< TOML integer
+  Float,             //!< TOML float (an integer is accepted, a boolean never)
+  Bool,              //!< TOML boolean
+  String,            //!< TOML string
+  Enum,              //!< TOML string, one of KeySpec::allowed (case, `_` and `-` ignored)
+  AutoBool,          //!< true, false or "auto"
+  IntList,           //!< array of integers (each within `range`)
+  NestedIntList,     //!< array of integers or non-empty arrays of integers (device_mapping)
+  BoolList,          //!< array of booleans
+  StringList,        //!< array of strings
+  OptionMap,         //!< table of string values (Poplar options)
+  StageOptions,      //!< table { convolution_options = {…}, matmul_options = {…} }
+  StageOptionsList,  //!< array of StageOptions tables, one per pipeline stage
+  FreeTable,         //!< table of scalar values with user-chosen names (`[model]`)
 };
 
-//! "integer", "float", "boolean", "string", "string" (enum) or "table".
+//! "integer", "float", "list of integers", … for messages and docs.
 std::string_view key_type_name(KeyType t);
 
-//! Numeric bounds of an Int or Float key. Defaults are unbounded.
+//! What a key changes when the model runs on virtual IPUs.
+enum class Effect {
+  Runs,    //!< changes what the engine computes or how it runs
+  Models,  //!< feeds the planner's cost, memory or topology model; results are unchanged
+  None,    //!< needs real silicon: accepted and type-checked, no effect on a virtual IPU
+};
+std::string_view effect_text(Effect e);
+
+//! Numeric bounds of an Int or Float key (or of the elements of an integer list).
 struct Range {
   double min = -std::numeric_limits<double>::infinity();
   bool min_open = false;  //!< true: value must be > min (else >= min)
@@ -46,25 +82,28 @@ struct Range {
   std::string str() const;
 };
 
-//! Reads and writes one typed field of a Config. Values are ParamValue of the key's type
-//! (Int -> int64_t, Float -> double, Bool -> bool, String/Enum -> std::string).
+//! Reads and writes one typed field of a Config as a Value of the key's type (Int -> int64_t,
+//! Float -> double, Bool -> bool, String/Enum -> std::string, AutoBool -> bool or "auto", lists ->
+//! ValueList, tables -> ValueTable).
 struct Accessor {
-  std::function<void(Config&, const ParamValue&)> set;
-  std::function<ParamValue(const Config&)> get;
+  std::function<void(Config&, const Value&)> set;
+  std::function<Value(const Config&)> get;
 };
 
 //! One config key.
 struct KeySpec {
   std::string path;  //!< dotted key path, e.g. "data.batch_size"
   KeyType type = KeyType::Int;
-  ParamValue default_value = {};            //!< value when unset (may be a sentinel outside `range`)
-  Range range = {};                         //!< accepted values of Int/Float keys
+  Value default_value = {};                 //!< value when unset (may be a sentinel outside `range`)
+  Range range = {};                         //!< accepted values of Int/Float keys and integer lists
   std::vector<std::string> allowed = {};    //!< values of an Enum key (canonical spelling)
   std::string doc = {};                     //!< one line, for docs and help
-  Accessor access = {};                     //!< the Config field (empty for FreeTable)
+  Effect effect = Effect::Runs;             //!< what it changes on a virtual IPU
+  Accessor access = {};                     //!< the Config field (empty for FreeTable and `extends`)
   std::vector<std::string> conflicts = {};  //!< keys that must not be set together with this one
+  bool unique = false;                      //!< list elements must be distinct
 
-  //! "integer >= 1", "one of \"sgd\"", "table of scalars", …: the expected value, for messages.
+  //! "integer >= 1", "one of \"sgd\", …", "list of integers >= 0", …: the expected value.
   std::string expected() const;
 };
 
@@ -74,22 +113,38 @@ struct SectionSpec {
   std::string doc;
 };
 
-//! Every key, in documentation order.
+//! Every key, in documentation order (a table's own keys before its sub-tables).
 const std::vector<KeySpec>& schema();
 //! Every table that groups keys (all proper prefixes of key paths), in documentation order.
 const std::vector<SectionSpec>& sections();
+//! Alternative spellings of tables: {"training.checkpoint", "checkpoint"} (the design's example
+//! writes the checkpoint table inline under [training]).
+const std::vector<std::pair<std::string, std::string>>& aliases();
+
+// The rows, by area (keys_ipu.cpp, keys_pipeline.cpp, keys_run.cpp).
+std::vector<KeySpec> ipu_keys();
+std::vector<KeySpec> pipeline_keys();
+std::vector<KeySpec> run_keys();
 
 //! The key at `path`, or nullptr.
 const KeySpec* find_key(std::string_view path);
+//! The section at `path`, or nullptr.
+const SectionSpec* find_section(std::string_view path);
 //! True if `path` names a table that groups keys ("ipu", "data", …).
 bool is_section(std::string_view path);
 //! The key or table an unknown `path` was most likely meant to be ("" if none is plausible): a
 //! key with the same last component in another table, else the nearest path by edit distance.
 std::string suggest_key(std::string_view path);
-//! The keys directly inside table `section` ("batch_size", …), for hints.
+//! The keys and sub-tables directly inside table `section` ("batch_size", …), for hints.
 std::vector<std::string> keys_in(std::string_view section);
+//! Lower case without `_`, `-` and spaces: how enum values are compared.
+std::string enum_folded(std::string_view s);
 
 //! The effective configuration as TOML text (every key, defaults filled in), for `config show`.
 std::string effective_toml(const Config& cfg);
+//! `iputrain config explain KEY` text; throws Error(Usage) for unknown keys.
+std::string explain_text(const std::string& key);
+//! docs/config.md.
+std::string reference_markdown();
 
 }  // namespace iputrain::config

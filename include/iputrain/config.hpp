@@ -1,8 +1,12 @@
 // iputrain — the training configuration (TOML): where and how a model trains.
 //
-// A Config is loaded from one TOML file (plus `--set key=value` overrides), validated against the
-// schema (frontend/config/schema.cpp), and exposed as typed sections. Every value keeps the
-// position it came from so later stages can point at it in their errors.
+// A Config is loaded from one TOML file (which may `extends = "base.toml"`, plus `--set key=value`
+// overrides), validated against the schema (frontend/config/keys_*.cpp) and the cross-key rules
+// (frontend/config/rules.cpp), and exposed as typed sections. The sections mirror the key paths one
+// to one: key `ipu.optimizations.combine_matmuls` is `cfg.ipu.optimizations.combine_matmuls`.
+// Enum values are stored in their canonical lower-case spelling ("grouped", "snake", …).
+// Every value keeps the position it came from so later stages can point at it in their errors.
+// The full key reference is docs/config.md (generated from the schema).
 #pragma once
 
 #include <cstdint>
@@ -21,30 +25,229 @@ namespace iputrain {
 using ParamValue = std::variant<int64_t, double, bool, std::string>;
 std::string param_value_str(const ParamValue& v);
 
-struct IpuSection {
-  int64_t auto_select_ipus = 1;  //!< number of IPUs to acquire
+//! Poplar-style option dictionary (`{ availableMemoryProportion = "0.3" }`), string to string.
+using OptionMap = std::map<std::string, std::string>;
+
+// ---- [ipu]: IPUConfig, attribute path = key path -------------------------------------------------
+
+struct IpuConvolutions {
+  OptionMap poplar_options;  //!< options for every convolution
 };
 
+struct IpuDeviceConnection {
+  std::string type = "always";  //!< always | on_demand | pre_compile | never
+  std::string version;          //!< "" | ipu1 | ipu2; required for pre_compile and never
+  bool enable_remote_buffers = false;
+};
+
+struct IpuMultiReplicaDistribution {
+  int64_t process_count = 0;  //!< processes sharing one program; 0 = off
+  int64_t process_index = 0;  //!< this process's index, < process_count
+};
+
+struct IpuExperimental {
+  bool always_rearrange_copies_on_the_host = false;
+  bool enable_remote_buffer_embedding = false;
+  IpuMultiReplicaDistribution multi_replica_distribution;
+};
+
+struct IpuFloatingPointBehaviour {
+  bool inv = false;      //!< trap invalid operations
+  bool div0 = false;     //!< trap division by zero
+  bool oflo = false;     //!< trap overflow
+  bool esr = false;      //!< stochastic rounding
+  bool nanoo = false;    //!< NaN on fp16 overflow
+  bool set_all = false;  //!< forces the five flags above on (applied by the loader)
+};
+
+struct IpuIoTiles {
+  int64_t num_io_tiles = 0;
+  bool place_ops_on_io_tiles = false;
+  double available_memory_proportion = 0.9;
+};
+
+struct IpuModelOptions {
+  bool compile_ipu_code = true;
+  int64_t tiles_per_ipu = 0;     //!< 0 = the version's standard count
+  std::string version = "ipu2";  //!< ipu1 | ipu2
+};
+
+struct IpuMatmuls {
+  bool clear_pass_type = false;
+  OptionMap poplar_options;
+};
+
+struct IpuNormsExperimental {
+  int64_t distributed_batch_norm_replica_group_size = 1;
+};
+
+struct IpuNorms {
+  bool use_stable_statistics = false;
+  IpuNormsExperimental experimental;
+};
+
+struct IpuOptimizations {
+  bool prefetch_data_streams = true;
+  bool combine_embedding_lookups = false;
+  bool combine_matmuls = false;
+  bool enable_graph_outlining = true;
+  bool merge_infeed_io_copies = false;
+  int64_t maximum_cross_replica_sum_buffer_size = 0;  //!< bytes; 0 = issue at once
+  int64_t maximum_reduce_scatter_buffer_size = 0;
+  int64_t maximum_inter_ipu_copies_buffer_size = 0;
+  int64_t maximum_send_recv_cluster_size = 0;
+  int64_t minimum_remote_tensor_size = 128;
+  std::string merge_remote_buffers = "if_beneficial";  //!< no_merging | merge | if_beneficial
+  bool enable_gather_simplifier = true;
+  int64_t triangular_solve_expander_block_size = 0;
+  int64_t cholesky_block_size = 0;
+  bool enable_fast_math = false;
+};
+
+struct IpuPooling {
+  OptionMap poplar_options;
+};
+
+struct IpuScheduling {
+  std::string algorithm =
+      "choose_best";  //!< choose_best | clustering | post_order | look_ahead | shortest_path
+  int64_t maximum_scheduler_lookahead_depth = 5;
+  int64_t maximum_scheduler_search_space_size = 64;
+};
+
+struct IpuSection {
+  int64_t auto_select_ipus = 1;  //!< number of IPUs to acquire
+  std::vector<int64_t>
+      select_ipus;  //!< device ids of the emulated gc-info listing (exclusive with auto_select_ipus)
+  bool allow_recompute = false;
+  std::string selection_order = "auto";  //!< auto | zigzag | snake | hoof
+  std::string serialization_output_folder;
+  OptionMap compilation_poplar_options;
+  OptionMap gcl_poplar_options;
+  IpuConvolutions convolutions;
+  IpuDeviceConnection device_connection;
+  IpuExperimental experimental;
+  IpuFloatingPointBehaviour floating_point_behaviour;
+  IpuIoTiles io_tiles;
+  IpuModelOptions ipu_model;
+  IpuMatmuls matmuls;
+  IpuNorms norms;
+  IpuOptimizations optimizations;
+  IpuPooling pooling;
+  IpuScheduling scheduling;
+};
+
+// ---- [pipeline]: the arguments of pipeline() -----------------------------------------------------
+
+//! PipelineStageOptions: Poplar options for the convolutions and matmuls of one stage.
+struct StageOptions {
+  OptionMap convolution_options;
+  OptionMap matmul_options;
+  bool operator==(const StageOptions&) const = default;
+};
+
+struct PipelineSection {
+  std::vector<std::string> stages;                   //!< the model's stage names, in order (optional check)
+  std::vector<std::vector<int64_t>> device_mapping;  //!< stage i -> IPU(s); empty = stage i on IPU i
+  int64_t gradient_accumulation_count = 0;           //!< 0 = the smallest count the schedule accepts
+  std::string gradient_accumulation_dtype = "same";  //!< same | fp32 | fp16
+  int64_t repeat_count = 1;
+  int64_t batch_serialization_iterations = 1;
+  std::string schedule = "grouped";  //!< grouped | interleaved | sequential
+  std::string recomputation_mode =
+      "auto";  //!< auto | recompute_then_backpropagate | recompute_and_backpropagate_interleaved
+  std::vector<StageOptions> forward_propagation_stages_poplar_options;
+  std::vector<StageOptions> backward_propagation_stages_poplar_options;
+  StageOptions weight_update_poplar_options;
+  std::optional<bool> offload_weight_update_variables;  //!< nullopt = auto
+  bool replicated_optimizer_state_sharding = false;
+  std::optional<bool> offload_activations;
+  std::optional<bool> offload_gradient_accumulation_buffers;
+  std::optional<bool> replicated_weight_sharding;
+  std::optional<bool> offload_weights;
+  bool continuous_weight_updates = false;  //!< unimplemented in the seeds: true is rejected
+  bool outfeed_loss = false;
+  bool accumulate_outfeed = false;
+  std::string accumulate_outfeed_dtype = "same";  //!< same | fp32 | fp16
+  std::vector<bool> outfeed_mask;                 //!< true = that last-stage output is NOT outfed
+  std::string name = "pipeline";
+  std::string reduction_method = "sum";  //!< sum | mean | running_mean
+  bool gradient_accumulation_for_captured_grads = true;
+};
+
+// ---- the run ----------------------------------------------------------------------------------------
+
 struct OptimizerSection {
-  std::string type = "sgd";     //!< sgd (more in later versions)
+  std::string type = "sgd";     //!< sgd | momentum | adam | adamw | lamb | rmsprop | adagrad
   double learning_rate = 0.01;  //!< step size
+  double momentum = 0.9;        //!< momentum
+  bool use_nesterov = false;    //!< momentum
+  double beta1 = 0.9;           //!< adam, adamw, lamb
+  double beta2 = 0.999;         //!< adam, adamw, lamb
+  double epsilon = 1e-8;        //!< adam, adamw, lamb, rmsprop, adagrad
+  double weight_decay = 0.0;    //!< L2 (sgd, momentum, adam, rmsprop, adagrad) or decoupled (adamw, lamb)
+  double rho = 0.9;             //!< rmsprop
+  bool centered = false;        //!< rmsprop
+  double initial_accumulator_value = 0.1;  //!< adagrad
+  double gradient_clip_norm = 0.0;         //!< clip the global gradient norm; 0 = off
+  double loss_scaling = 1.0;               //!< static loss scale
 };
 
 struct DataSection {
-  std::string train;            //!< source spec: "idx:PREFIX" or "synthetic:..." (see docs/config.md)
-  std::string test;             //!< source spec for eval; empty = none
-  int64_t batch_size = 0;       //!< micro-batch per replica; 0 = the model's `batch` parameter
-  bool shuffle = true;          //!< reshuffle the training set every epoch
-  uint64_t seed = 0;            //!< shuffle seed; 0 = training.seed
-  int64_t prefetch_depth = 2;   //!< batches the infeed thread prepares ahead
+  std::string train;           //!< source spec: "idx:PREFIX" or "synthetic:..." (see docs/config.md)
+  std::string test;            //!< source spec for eval; empty = none
+  int64_t batch_size = 0;      //!< micro-batch per replica; 0 = the model's `batch` parameter
+  bool shuffle = true;         //!< reshuffle the training set every epoch
+  uint64_t seed = 0;           //!< shuffle seed; 0 = training.seed
+  int64_t prefetch_depth = 2;  //!< batches the infeed thread prepares ahead
 };
 
 struct TrainingSection {
-  int64_t steps = 0;                //!< weight updates; 0 = use epochs
-  double epochs = 0;                //!< passes over the training set when steps = 0
-  int64_t steps_per_execution = 1;  //!< on-device loop iterations per host call
-  uint64_t seed = 42;               //!< seeds initializers, dropout and shuffling
-  int64_t log_every = 0;            //!< log a line every N steps; 0 = automatic
+  int64_t steps = 0;                 //!< weight updates; 0 = use epochs
+  double epochs = 0;                 //!< passes over the training set when steps = 0
+  int64_t steps_per_execution = 1;   //!< on-device loop iterations per host call
+  uint64_t seed = 42;                //!< seeds initializers, dropout and shuffling
+  int64_t log_every = 0;             //!< log a line every N steps; 0 = automatic
+  std::string outfeed_mode = "all";  //!< all | last
+};
+
+struct CheckpointSection {
+  std::string dir;    //!< where checkpoints are written; "" = no checkpoints
+  int64_t every = 0;  //!< save every N weight updates; 0 = only at the end
+  int64_t keep = 5;   //!< newest checkpoints kept; 0 = keep all
+};
+
+//! Legacy profiling options (create_ipu_config / set_report_options).
+struct ProfilingSection {
+  bool enabled = false;  //!< legacy `profiling`
+  bool enable_ipu_events = false;
+  bool use_poplar_text_report = false;
+  bool use_poplar_cbor_report = false;
+  std::string profile_execution = "no_profile";  //!< no_profile | device_profile | ipu_profile | tile_profile
+  bool enable_poplar_serialized_graph = false;
+  int64_t report_every_nth_execution = 0;
+  int64_t max_report_size = 268435456;
+  std::string report_directory;
+  bool retain_control_dependencies = false;
+  OptionMap graph_options;
+  OptionMap execution_options;
+};
+
+struct TransfersSection {
+  bool use_verified_transfers = false;
+};
+
+//! Figures of one virtual IPU that the planner's cost and memory model reads (defaults: Mk2 GC200;
+//! presets configs/ipu1.toml and configs/ipu2.toml).
+struct DeviceSection {
+  std::string version = "ipu2";
+  int64_t tiles_per_ipu = 1472;
+  int64_t memory_per_tile = 638976;  //!< bytes (624 KiB)
+  double clock_hz = 1.33e9;
+  double flops_per_tile_per_cycle = 32;  //!< fp32
+  double flops_per_tile_per_cycle_fp16 = 128;
+  double ipu_link_bandwidth = 320e9;  //!< bytes/s, chip to chip, per IPU
+  double host_bandwidth = 32e9;       //!< bytes/s, host <-> one IPU
 };
 
 class Config {
@@ -52,7 +255,7 @@ class Config {
   //! Reads and validates `path`; `sets` are "key.path=value" overrides applied on top.
   //! Throws iputrain::Error(Config) naming the key path and its file:line:col.
   static Config load(const std::string& path, const std::vector<std::string>& sets = {});
-  //! Same from text (for tests and the API); `path` is used in messages.
+  //! Same from text (for tests and the API); `path` is used in messages and to resolve `extends`.
   static Config parse(const std::string& text, const std::string& path = "<config>",
                       const std::vector<std::string>& sets = {});
   //! The defaults, as if loaded from an empty file.
@@ -60,12 +263,22 @@ class Config {
 
   std::map<std::string, ParamValue> model;  //!< `[model]` overrides, by parameter name
   IpuSection ipu;
+  PipelineSection pipeline;
   OptimizerSection optimizer;
   DataSection data;
   TrainingSection training;
+  CheckpointSection checkpoint;
+  ProfilingSection profiling;
+  TransfersSection transfers;
+  DeviceSection device;
+
+  //! IPUs acquired: `ipu.auto_select_ipus`, or the size of the first `ipu.select_ipus` device.
+  int64_t num_ipus() const;
 
   //! Where a key was set ("data.batch_size"); an invalid span if it came from the defaults.
   SourceSpan span_of(const std::string& key_path) const;
+  //! True if the key was set by a config file or `--set` (not a default).
+  bool is_set(const std::string& key_path) const { return span_of(key_path).valid(); }
   //! The config file(s) text, for rendering errors located in them.
   std::shared_ptr<const SourceManager> sources() const { return sources_; }
   //! Raises Error(kind) located at key `key_path` of this config.
@@ -73,6 +286,17 @@ class Config {
                             const std::string& hint = {}, ErrorKind kind = ErrorKind::Config) const;
   //! Path of the main config file ("" for defaults); data paths are resolved relative to it.
   const std::string& path() const { return path_; }
+
+  //! The effective config as TOML, every key with defaults filled in (`iputrain config show`).
+  //! The text loads back into an equal Config.
+  std::string show() const;
+  //! Type, default, allowed values, meaning and effect of a key or table (`iputrain config explain`).
+  //! Throws Error(Usage) with the nearest valid key for an unknown one.
+  static std::string explain(const std::string& key);
+  //! Every key path, in documentation order.
+  static std::vector<std::string> keys();
+  //! The key reference in Markdown (the text of docs/config.md).
+  static std::string reference_markdown();
 
  private:
   std::string path_;

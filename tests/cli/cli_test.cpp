@@ -130,3 +130,12 @@ TEST_CASE("bad command lines exit with status 2 and say why") {
   CHECK(no_weights.status == 2);
   CHECK(has(no_weights, "--weights"));
 }
+
+TEST_CASE("a valid key the engine does not act on yet is refused, not ignored") {
+  const Run r = iputrain("train cases/tiny.ipu cases/tiny.toml --set pipeline.schedule=interleaved");
+  CHECK(r.status == 2);
+  CHECK(has(r, "`pipeline.schedule` is a valid key, but this version of the engine does not act on it yet"));
+  const Run ipus = iputrain("train cases/tiny.ipu cases/tiny.toml --set ipu.auto_select_ipus=4");
+  CHECK(ipus.status == 2);
+  CHECK(has(ipus, "4 IPUs requested"));
+}

@@ -45,7 +45,7 @@ TEST_CASE("golden bad configs render the expected errors") {
     }
   }
   std::sort(files.begin(), files.end());
-  REQUIRE(files.size() >= 12);
+  REQUIRE(files.size() >= 40);
   const bool update = std::getenv("IPUTRAIN_UPDATE_GOLDEN") != nullptr;
   for (const auto& file : files) {
     INFO("config: " << file.filename().string());
@@ -59,6 +59,9 @@ TEST_CASE("golden bad configs render the expected errors") {
     } catch (const iputrain::Error& e) {
       CHECK(e.kind() == iputrain::ErrorKind::Config);
       rendered = e.render();
+      // Every error has a position and a hint.
+      CHECK(e.span().valid());
+      CHECK_FALSE(e.hint().empty());
     }
     fs::path expected_file = file;
     expected_file.replace_extension(".err");

@@ -8,13 +8,12 @@
 
 using namespace iputrain::config;
 using iputrain::Config;
-using iputrain::ParamValue;
 
 TEST_CASE("schema defaults equal the Config member initialisers") {
   Config c;
   for (const auto& k : schema()) {
     INFO(k.path);
-    if (k.type == KeyType::FreeTable) {
+    if (k.type == KeyType::FreeTable || k.path == "extends") {
       CHECK_FALSE(k.access.get);
       continue;
     }
@@ -32,6 +31,20 @@ TEST_CASE("schema defaults equal the Config member initialisers") {
       case KeyType::Bool:
         CHECK(std::holds_alternative<bool>(k.default_value));
         break;
+      case KeyType::AutoBool:
+        CHECK(k.default_value == Value("auto"));
+        break;
+      case KeyType::IntList:
+      case KeyType::NestedIntList:
+      case KeyType::BoolList:
+      case KeyType::StringList:
+      case KeyType::StageOptionsList:
+        CHECK(std::holds_alternative<ValueList>(k.default_value));
+        break;
+      case KeyType::OptionMap:
+      case KeyType::StageOptions:
+        CHECK(std::holds_alternative<ValueTable>(k.default_value));
+        break;
       default:
         CHECK(std::holds_alternative<std::string>(k.default_value));
         break;
@@ -45,6 +58,10 @@ TEST_CASE("schema rows are well formed") {
     INFO(k.path);
     CHECK(paths.insert(k.path).second);
     CHECK_FALSE(k.doc.empty());
+    CHECK(k.doc.find('\n') == std::string::npos);  // one line
+    if (k.unique) {
+      CHECK((k.type == KeyType::IntList || k.type == KeyType::StringList));
+    }
     CHECK(k.path.find(' ') == std::string::npos);
     if (k.type == KeyType::Enum) {
       CHECK_FALSE(k.allowed.empty());
@@ -77,7 +94,9 @@ TEST_CASE("ranges") {
   CHECK_FALSE(Range::at_least(0).contains(std::nan("")));
   CHECK(Range::between(0.5, 1.5).contains(1.5));
   CHECK(find_key("data.batch_size")->expected() == "integer >= 1");
-  CHECK(find_key("optimizer.type")->expected() == "one of \"sgd\"");
+  CHECK(find_key("optimizer.type")->expected() ==
+        "one of \"sgd\", \"momentum\", \"adam\", \"adamw\", \"lamb\", \"rmsprop\", \"adagrad\"");
+  CHECK(find_key("ipu.select_ipus")->expected() == "list of integers between 0 and 30");
 }
 
 TEST_CASE("suggestions for unknown keys") {
@@ -87,7 +106,13 @@ TEST_CASE("suggestions for unknown keys") {
   CHECK(suggest_key("trainig") == "training");
   CHECK(suggest_key("optimizer.lr").empty());
   CHECK(suggest_key("steps") == "training.steps");
-  CHECK(keys_in("optimizer") == std::vector<std::string>{"type", "learning_rate"});
+  CHECK(keys_in("optimizer").size() == 13);
+  CHECK(keys_in("ipu.norms") == std::vector<std::string>{"use_stable_statistics", "experimental"});
+  CHECK(suggest_key("ipu.optimisations") == "ipu.optimizations");
+  CHECK(suggest_key("ipu.optimizations.combine_matmul") == "ipu.optimizations.combine_matmuls");
+  CHECK(suggest_key("pipeline.pipeline_schedule").empty());
+  CHECK(suggest_key("gradient_accumulation_count") == "pipeline.gradient_accumulation_count");
+  CHECK(enum_folded("Recompute_Then-Backpropagate") == "recomputethenbackpropagate");
 }
 
 TEST_CASE("effective_toml round-trips through the loader") {

@@ -45,6 +45,29 @@ TEST_CASE("--set model parameters: int, then float, then bool, else string") {
   CHECK(std::get<int64_t>(c.model.at("neg")) == -7);
 }
 
+TEST_CASE("--set lists, tables and tri-state values are parsed as TOML") {
+  Config c = Config::parse(
+      "", "c.toml",
+      {"pipeline.device_mapping=[0, [1, 2], 3]", "pipeline.stages=[\"a\",\"b\",\"c\"]",
+       "ipu.auto_select_ipus=4", "ipu.matmuls.poplar_options={ availableMemoryProportion = \"0.3\" }",
+       "pipeline.offload_activations=auto", "pipeline.offload_weights=false", "pipeline.schedule=Sequential",
+       "pipeline.outfeed_mask=[true, false]"});
+  CHECK(c.pipeline.device_mapping == std::vector<std::vector<int64_t>>{{0}, {1, 2}, {3}});
+  CHECK(c.pipeline.stages == std::vector<std::string>{"a", "b", "c"});
+  CHECK(c.ipu.matmuls.poplar_options.at("availableMemoryProportion") == "0.3");
+  CHECK_FALSE(c.pipeline.offload_activations.has_value());
+  CHECK(c.pipeline.offload_weights == false);
+  CHECK(c.pipeline.schedule == "sequential");
+  CHECK(c.pipeline.outfeed_mask == std::vector<bool>{true, false});
+
+  // An element error is located at the element inside the --set line.
+  auto e = set_error("", {"pipeline.device_mapping=[0, -1]"});
+  REQUIRE(e.span().valid());
+  CHECK(e.span().line == 1);
+  CHECK(e.span().col == 29);
+  CHECK(std::string(e.what()).find("`pipeline.device_mapping[1]` (from `--set") != std::string::npos);
+}
+
 TEST_CASE("--set values keep a span in the --set pseudo-file") {
   Config c = Config::parse("[data]\nbatch_size = 32\n", "c.toml", {"training.steps=5", "data.batch_size=64"});
   auto s = c.span_of("data.batch_size");
@@ -65,9 +88,10 @@ TEST_CASE("--set of one exclusive key replaces its partner from the file") {
 TEST_CASE("--set errors") {
   auto unknown = set_error("", {"data.batchsize=64"});
   CHECK(unknown.kind() == iputrain::ErrorKind::Config);
-  CHECK_FALSE(unknown.span().valid());
   CHECK(unknown.render() ==
-        "error: unknown config key `data.batchsize` in `--set data.batchsize=64`\n"
+        "--set:1:1: error: unknown config key `data.batchsize` in `--set data.batchsize=64`\n"
+        "    data.batchsize=64\n"
+        "    ^~~~~~~~~~~~~~\n"
         "hint: did you mean `data.batch_size`?\n");
 
   auto range = set_error("", {"data.batch_size=0"});
@@ -92,8 +116,18 @@ TEST_CASE("--set errors") {
   auto model = set_error("", {"model.=5"});
   CHECK(model.hint().find("model.NAME=VALUE") != std::string::npos);
 
-  auto bad_enum = set_error("", {"optimizer.type=adam"});
-  CHECK(std::string(bad_enum.what()).find("expected one of \"sgd\"") != std::string::npos);
+  auto bad_enum = set_error("", {"optimizer.type=adamx"});
+  CHECK(std::string(bad_enum.what()).find("expected one of \"sgd\", \"momentum\"") != std::string::npos);
+  CHECK(bad_enum.hint() == "did you mean \"adam\"?");
+
+  auto ext = set_error("", {"extends=base.toml"});
+  CHECK(ext.span().valid());
+  CHECK(std::string(ext.what()).find("`extends` cannot be set") != std::string::npos);
+
+  // Every error points into the --set pseudo-file.
+  for (const auto& e : {no_eq, table, model, type, bool_for_float}) {
+    CHECK(e.span().valid());
+  }
 
   // Exclusive keys both given by --set: the later one wins.
   Config c = Config::parse("", "c.toml", {"training.steps=10", "training.epochs=1"});

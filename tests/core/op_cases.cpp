@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "tests/core/op_harness.hpp"
+#include "tests/core/ref_util.hpp"
 
 namespace iputrain::test {
 
@@ -11,62 +12,6 @@ namespace {
 
 using ir::Attrs;
 using ir::OpKind;
-
-TensorType f32(Shape s) {
-  return {DType::F32, std::move(s)};
-}
-TensorType i32(Shape s) {
-  return {DType::I32, std::move(s)};
-}
-TensorType boolean(Shape s) {
-  return {DType::Bool, std::move(s)};
-}
-
-// Multi-index of flat index `i` in `shape` (row-major).
-Shape unflatten(int64_t i, const Shape& shape) {
-  Shape idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = i % shape[d];
-    i /= shape[d];
-  }
-  return idx;
-}
-
-// Flat index in `shape` of the output multi-index `idx`, NumPy-broadcast (right-aligned, size-1
-// dimensions read at 0).
-int64_t broadcast_index(const Shape& idx, const Shape& shape) {
-  int64_t flat = 0;
-  const size_t off = idx.size() - shape.size();
-  for (size_t d = 0; d < shape.size(); ++d) {
-    flat = flat * shape[d] + (shape[d] == 1 ? 0 : idx[off + d]);
-  }
-  return flat;
-}
-
-RefFn ref_binary(std::function<double(double, double)> f) {
-  return [f](const std::vector<Values>& in, const std::vector<TensorType>& t, const TensorType& out,
-             const Attrs&) {
-    Values r(static_cast<size_t>(out.numel()));
-    for (int64_t i = 0; i < out.numel(); ++i) {
-      const Shape idx = unflatten(i, out.shape);
-      r[static_cast<size_t>(i)] = f(in[0][static_cast<size_t>(broadcast_index(idx, t[0].shape))],
-                                    in[1][static_cast<size_t>(broadcast_index(idx, t[1].shape))]);
-    }
-    return r;
-  };
-}
-
-RefFn ref_unary(std::function<double(double)> f) {
-  return [f](const std::vector<Values>& in, const std::vector<TensorType>& t, const TensorType& out,
-             const Attrs&) {
-    Values r(static_cast<size_t>(out.numel()));
-    for (int64_t i = 0; i < out.numel(); ++i) {
-      r[static_cast<size_t>(i)] =
-          f(in[0][static_cast<size_t>(broadcast_index(unflatten(i, out.shape), t[0].shape))]);
-    }
-    return r;
-  };
-}
 
 // Sum (or mean) over the `axes` attribute, written as "accumulate each input element into the
 // output element it maps to".
@@ -705,6 +650,9 @@ std::vector<OpCase> op_cases() {
                    .values = {{}, {2}, {}},
                    .reference = ref_sce_grad,
                    .run_error = "label 2 out of range [0, 2)"});
+  add_math_cases(cases);
+  add_shape_cases(cases);
+  add_nn_cases(cases);
   cases.push_back({.name = "softmax_cross_entropy_grad dy",
                    .op = OpKind::SoftmaxCrossEntropyGrad,
                    .inputs = {f32({3, 4}), i32({3}), f32({4})},

@@ -55,6 +55,13 @@ Interpreter::Interpreter(const ir::Graph& g) : g_(g) {
     // uint64_t words keep every buffer 8-byte aligned; one spare word so empty tensors have an address.
     buffers_.emplace_back(n.type.bytes() / 8 + 1, 0);
   }
+  size_t workspace = 0;
+  for (const ir::Node& n : g.nodes()) {
+    if (const auto f = ir::op_def(n.op).workspace) {
+      workspace = std::max(workspace, f(g, n));
+    }
+  }
+  workspace_.assign(workspace / 8 + 1, 0);
 }
 
 void Interpreter::set(ValueId id, const Values& v) {
@@ -101,14 +108,15 @@ Values Interpreter::get(ValueId id) const {
 void Interpreter::run_node(ValueId id) {
   const ir::Node& n = g_.node(id);
   // A fixed array, so that running one kernel allocates nothing but what the kernel allocates.
-  std::array<ir::Tensor, 4> ins{};
+  std::array<ir::Tensor, 8> ins{};
   REQUIRE(n.inputs.size() <= ins.size());
   for (size_t i = 0; i < n.inputs.size(); ++i) {
     const ValueId in = n.inputs[i];
     ins[i] = ir::Tensor{&g_.type(in), buffers_[static_cast<size_t>(in)].data()};
   }
   const ir::KernelArgs args{n, std::span<const ir::Tensor>(ins.data(), n.inputs.size()),
-                            ir::Tensor{&n.type, buffers_[static_cast<size_t>(id)].data()}};
+                            ir::Tensor{&n.type, buffers_[static_cast<size_t>(id)].data()}, &ctx,
+                            ir::op_def(n.op).workspace != nullptr ? workspace_.data() : nullptr};
   ir::op_def(n.op).forward(args);
 }
 
@@ -241,6 +249,7 @@ int64_t run_op_case(const OpCase& c) {
   g.verify();
 
   Interpreter interp(g);
+  interp.ctx = c.ctx;
   std::vector<Values> in_values;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     in_values.push_back(i < c.values.size() && !c.values[i].empty() ? c.values[i] : random_values(c, i));

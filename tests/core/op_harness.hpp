@@ -50,6 +50,8 @@ struct OpCase {
   std::string run_error = {};
   //! The kind that run-time error must have.
   ErrorKind run_error_kind = ErrorKind::Data;
+  //! What the kernels see as KernelArgs::ctx (seed, step, sample offset, training).
+  ir::ExecContext ctx = {};
 };
 
 //! Every case, defined in op_cases.cpp.
@@ -80,9 +82,14 @@ class Interpreter {
   //! Runs the forward kernel of one node.
   void run_node(ir::ValueId id);
 
+  //! What kernels see as KernelArgs::ctx (random ops read it).
+  ir::ExecContext ctx;
+
  private:
   const ir::Graph& g_;
   std::vector<std::vector<uint64_t>> buffers_;
+  // The largest OpDef::workspace of any node, allocated once like the engine does.
+  std::vector<uint64_t> workspace_;
 };
 
 }  // namespace iputrain::test

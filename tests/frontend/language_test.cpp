@@ -183,7 +183,7 @@ TEST_CASE("errors have kinds and locations") {
   CHECK(error_kind("model t() { input x: f32[2]\n y = relu(x = x, x) }") == ErrorKind::Semantic);
   CHECK(error_kind("model t() { input x: f32[2]\n y = relu(x, x = x) }") == ErrorKind::Semantic);
   CHECK(error_kind("model t() { input x: f32[2]\n output x[0] }") == ErrorKind::Syntax);
-  CHECK(error_kind("model t() { input x: f32[2]\n output y = x[0] }") == ErrorKind::Semantic);
+  CHECK(error_kind("model t() { input x: f32[2]\n output y = x[2] }") == ErrorKind::Semantic);
   CHECK(error_kind("model t() { input x: f32[...] }") == ErrorKind::Semantic);
   CHECK(error_kind("model t() { input x: f32[2]\n minimize mean(x)\n minimize mean(x) }") ==
         ErrorKind::Semantic);

@@ -1,0 +1,34 @@
+// `iputrain config show|explain|keys|docs`: the config schema from the command line.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "iputrain/iputrain.hpp"
+
+namespace iputrain::cli {
+
+int run_config_show(const ConfigShowArgs& args) {
+  const Config config = Config::load(args.config, args.sets);
+  std::fputs(config.show().c_str(), stdout);
+  return 0;
+}
+
+int run_config_explain(const std::string& key) {
+  std::fputs(Config::explain(key).c_str(), stdout);
+  return 0;
+}
+
+int run_config_keys() {
+  for (const std::string& k : Config::keys()) {
+    fmt::print("{}\n", k);
+  }
+  return 0;
+}
+
+int run_config_docs() {
+  std::fputs(Config::reference_markdown().c_str(), stdout);
+  return 0;
+}
+
+}  // namespace iputrain::cli

@@ -1,0 +1,31 @@
+// abs: |x| (f32). Gradient: dy * sign(x), 0 at x = 0.
+#include "core/ops/unary_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+void forward(const KernelArgs& args) {
+  const ConstArrayMap x = unary_in(args);
+  ArrayMap y = unary_out(args);
+  y = x.abs();
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, 1.0);
+}
+
+}  // namespace
+
+const OpDef kAbsOp{
+    .kind = OpKind::Abs,
+    .name = "abs",
+    .arity = 1,
+    .infer = infer_unary_f32,
+    .forward = forward,
+    .backward = unary_backward,
+    .cost = cost,
+    .doc = "abs(x) = |x| (f32); gradient sign(x), 0 at 0.",
+};
+
+}  // namespace iputrain::ir

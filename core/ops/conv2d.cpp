@@ -1,0 +1,101 @@
+// conv2d: x f32[N, H, W, C] (NHWC) with filter f32[KH, KW, C, F] (the Keras layout) ->
+// f32[N, OH, OW, F]; attributes strides [sh, sw] and dilations [dh, dw] (default [1, 1]) and
+// padding "valid" (default) or "same" (TensorFlow's rule, see conv_util.hpp). No bias: add one.
+//
+// Forward: im2col of a chunk of output positions into the device workspace, then one GEMM with
+// the filter viewed as [KH * KW * C, F]; a 1x1 stride-1 convolution is a single GEMM on x itself.
+// Gradients: conv2d_backprop_input(dy, filter) and conv2d_backprop_filter(x, dy).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593 in Eigen's AVX-512 GEMM
+#include <Eigen/Core>
+
+#include <fmt/format.h>
+
+#include "core/ops/conv_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+ConvGeom geom(const TensorType& x, const TensorType& filter, const Attrs& attrs) {
+  require_nhwc(x, "input");
+  require_nhwc(filter, "filter");
+  if (filter.shape[2] != x.shape[3]) {
+    throw OpError{fmt::format("the filter {} expects {} input channels but the input {} has {}", filter.str(),
+                              filter.shape[2], x.str(), x.shape[3]),
+                  "filters are [height, width, in_channels, out_channels]"};
+  }
+  return conv_geom(x.shape, filter.shape[0], filter.shape[1], attrs, 1, 1, true);
+}
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
+  const ConvGeom g = geom(*in[0], *in[1], attrs);
+  return TensorType{DType::F32, {g.n, g.oh, g.ow, in[1]->shape[3]}};
+}
+
+void forward(const KernelArgs& args) {
+  const Tensor& x = args.inputs[0];
+  const Tensor& w = args.inputs[1];
+  const ConvGeom g = conv_geom(x.shape(), w.shape()[0], w.shape()[1], args.node.attrs, 1, 1, true);
+  const int64_t f = w.shape()[3];
+  const int64_t k = g.patch();
+  const Eigen::Map<const Mat> wm(w.f32(), k, f);
+  if (g.pointwise()) {
+    Eigen::Map<Mat>(args.output.f32(), g.rows(), f).noalias() =
+        Eigen::Map<const Mat>(x.f32(), g.rows(), k) * wm;
+    return;
+  }
+  const int64_t chunk = conv_chunk_rows(g);
+  auto* cols = static_cast<float*>(args.workspace);
+  for (int64_t r0 = 0; r0 < g.rows(); r0 += chunk) {
+    const int64_t r1 = std::min(g.rows(), r0 + chunk);
+    im2col(x.f32(), g, r0, r1, cols);
+    Eigen::Map<Mat>(args.output.f32() + r0 * f, r1 - r0, f).noalias() =
+        Eigen::Map<const Mat>(cols, r1 - r0, k) * wm;
+  }
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  const Node n = g.node(id);
+  const ValueId x = n.inputs[0];
+  const ValueId w = n.inputs[1];
+  Attrs in_attrs = window_attrs(n.attrs);
+  in_attrs.set("input_shape", g.type(x).shape);
+  Attrs f_attrs = window_attrs(n.attrs);
+  f_attrs.set("filter_shape", g.type(w).shape);
+  return {g.add(OpKind::Conv2DBackpropInput, {dy, w}, std::move(in_attrs)),
+          g.add(OpKind::Conv2DBackpropFilter, {x, dy}, std::move(f_attrs))};
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  const TensorType& w = g.type(node.inputs[1]);
+  Cost c = elementwise_cost(g, node, 0.0);
+  c.flops = 2.0 * static_cast<double>(node.type.numel()) *
+            static_cast<double>(w.shape[0] * w.shape[1] * w.shape[2]);
+  return c;
+}
+
+size_t workspace(const Graph& g, const Node& node) {
+  const TensorType& w = g.type(node.inputs[1]);
+  return conv_workspace_bytes(
+      conv_geom(g.type(node.inputs[0]).shape, w.shape[0], w.shape[1], node.attrs, 1, 1, true));
+}
+
+}  // namespace
+
+const OpDef kConv2DOp{
+    .kind = OpKind::Conv2D,
+    .name = "conv2d",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc =
+        "conv2d(x f32[N,H,W,C], filter f32[KH,KW,C,F]; strides = [1,1], dilations = [1,1], padding = "
+        "\"valid\" | \"same\") -> f32[N,OH,OW,F].",
+    .workspace = workspace,
+};
+
+}  // namespace iputrain::ir

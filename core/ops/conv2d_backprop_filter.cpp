@@ -1,0 +1,87 @@
+// conv2d_backprop_filter: (x f32[N, H, W, C], dy f32[N, OH, OW, F]) -> f32[filter_shape], the
+// gradient of conv2d with respect to its filter; attributes as conv2d plus filter_shape
+// [KH, KW, C, F]. Per chunk of output positions: im2col into the workspace, then
+// dfilter += cols^T @ dy.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593 in Eigen's AVX-512 GEMM
+#include <Eigen/Core>
+
+#include <fmt/format.h>
+
+#include "core/ops/conv_util.hpp"
+#include "core/ops/reduce_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
+  const TensorType w{DType::F32, ints_attr(attrs, "filter_shape")};
+  const TensorType& x = *in[0];
+  const TensorType& dy = *in[1];
+  require_nhwc(x, "input");
+  require_nhwc(w, "filter_shape");
+  require_nhwc(dy, "dy");
+  const ConvGeom g = conv_geom(x.shape, w.shape[0], w.shape[1], attrs, 1, 1, true);
+  const Shape expect{g.n, g.oh, g.ow, w.shape[3]};
+  if (w.shape[2] != g.c || dy.shape != expect) {
+    throw OpError{fmt::format("dy {} and input {} do not fit the filter {}", dy.str(), x.str(), w.str()), ""};
+  }
+  return w;
+}
+
+void forward(const KernelArgs& args) {
+  const Tensor& x = args.inputs[0];
+  const Tensor& dy = args.inputs[1];
+  const Shape& ws = args.output.shape();
+  const ConvGeom g = conv_geom(x.shape(), ws[0], ws[1], args.node.attrs, 1, 1, true);
+  const int64_t f = ws[3];
+  const int64_t k = g.patch();
+  Eigen::Map<Mat> dw(args.output.f32(), k, f);
+  if (g.pointwise()) {
+    dw.noalias() = Eigen::Map<const Mat>(x.f32(), g.rows(), k).transpose() *
+                   Eigen::Map<const Mat>(dy.f32(), g.rows(), f);
+    return;
+  }
+  dw.setZero();
+  const int64_t chunk = conv_chunk_rows(g);
+  auto* cols = static_cast<float*>(args.workspace);
+  for (int64_t r0 = 0; r0 < g.rows(); r0 += chunk) {
+    const int64_t r1 = std::min(g.rows(), r0 + chunk);
+    im2col(x.f32(), g, r0, r1, cols);
+    dw.noalias() += Eigen::Map<const Mat>(cols, r1 - r0, k).transpose() *
+                    Eigen::Map<const Mat>(dy.f32() + r0 * f, r1 - r0, f);
+  }
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  const Shape& w = node.type.shape;
+  Cost c = elementwise_cost(g, node, 0.0);
+  c.flops =
+      2.0 * static_cast<double>(g.type(node.inputs[1]).numel()) * static_cast<double>(w[0] * w[1] * w[2]);
+  return c;
+}
+
+size_t workspace(const Graph& g, const Node& node) {
+  const Shape& w = node.type.shape;
+  return conv_workspace_bytes(conv_geom(g.type(node.inputs[0]).shape, w[0], w[1], node.attrs, 1, 1, true));
+}
+
+}  // namespace
+
+const OpDef kConv2DBackpropFilterOp{
+    .kind = OpKind::Conv2DBackpropFilter,
+    .name = "conv2d_backprop_filter",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = nullptr,
+    .cost = cost,
+    .doc =
+        "conv2d_backprop_filter(x, dy; conv2d's attrs, filter_shape): the gradient of conv2d for its "
+        "filter.",
+    .workspace = workspace,
+};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,93 @@
+// conv2d_backprop_input: (dy f32[N, OH, OW, F], filter f32[KH, KW, C, F]) -> f32[input_shape], the
+// gradient of conv2d with respect to its input; attributes as conv2d plus input_shape [N, H, W, C]
+// (strided convolutions map several input sizes to one output size, so it is given). Per chunk of
+// output positions: cols = dy @ filter^T in the workspace, then col2im adds the patches back.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593 in Eigen's AVX-512 GEMM
+#include <Eigen/Core>
+
+#include <fmt/format.h>
+
+#include "core/ops/conv_util.hpp"
+#include "core/ops/reduce_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+ConvGeom geom(const Shape& input_shape, const Shape& filter, const Attrs& attrs) {
+  return conv_geom(input_shape, filter[0], filter[1], attrs, 1, 1, true);
+}
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
+  const TensorType x{DType::F32, ints_attr(attrs, "input_shape")};
+  const TensorType& dy = *in[0];
+  const TensorType& w = *in[1];
+  require_nhwc(x, "input_shape");
+  require_nhwc(w, "filter");
+  require_nhwc(dy, "dy");
+  const ConvGeom g = geom(x.shape, w.shape, attrs);
+  const Shape expect{g.n, g.oh, g.ow, w.shape[3]};
+  if (w.shape[2] != g.c || dy.shape != expect) {
+    throw OpError{fmt::format("dy {} and filter {} do not fit the input {}", dy.str(), w.str(), x.str()), ""};
+  }
+  return x;
+}
+
+void forward(const KernelArgs& args) {
+  const Tensor& dy = args.inputs[0];
+  const Tensor& w = args.inputs[1];
+  const ConvGeom g = geom(args.output.shape(), w.shape(), args.node.attrs);
+  const int64_t f = w.shape()[3];
+  const int64_t k = g.patch();
+  const Eigen::Map<const Mat> wm(w.f32(), k, f);
+  float* dx = args.output.f32();
+  if (g.pointwise()) {
+    Eigen::Map<Mat>(dx, g.rows(), k).noalias() =
+        Eigen::Map<const Mat>(dy.f32(), g.rows(), f) * wm.transpose();
+    return;
+  }
+  const int64_t total = args.output.numel();
+  for (int64_t i = 0; i < total; ++i) {
+    dx[i] = 0.0f;
+  }
+  const int64_t chunk = conv_chunk_rows(g);
+  auto* cols = static_cast<float*>(args.workspace);
+  for (int64_t r0 = 0; r0 < g.rows(); r0 += chunk) {
+    const int64_t r1 = std::min(g.rows(), r0 + chunk);
+    Eigen::Map<Mat>(cols, r1 - r0, k).noalias() =
+        Eigen::Map<const Mat>(dy.f32() + r0 * f, r1 - r0, f) * wm.transpose();
+    col2im_add(cols, g, r0, r1, dx);
+  }
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  const TensorType& w = g.type(node.inputs[1]);
+  Cost c = elementwise_cost(g, node, 0.0);
+  c.flops = 2.0 * static_cast<double>(g.type(node.inputs[0]).numel()) *
+            static_cast<double>(w.shape[0] * w.shape[1] * w.shape[2]);
+  return c;
+}
+
+size_t workspace(const Graph& g, const Node& node) {
+  return conv_workspace_bytes(geom(node.type.shape, g.type(node.inputs[1]).shape, node.attrs));
+}
+
+}  // namespace
+
+const OpDef kConv2DBackpropInputOp{
+    .kind = OpKind::Conv2DBackpropInput,
+    .name = "conv2d_backprop_input",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = nullptr,
+    .cost = cost,
+    .doc =
+        "conv2d_backprop_input(dy, filter; conv2d's attrs, input_shape): the gradient of conv2d for its "
+        "input.",
+    .workspace = workspace,
+};
+
+}  // namespace iputrain::ir

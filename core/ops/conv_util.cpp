@@ -1,0 +1,189 @@
+#include "core/ops/conv_util.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/ops/reduce_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+// A two-entry attribute such as strides = [2, 2].
+std::array<int64_t, 2> pair_attr(const Attrs& attrs, std::string_view key, int64_t def_h, int64_t def_w) {
+  const std::vector<int64_t>& v = ints_attr(attrs, key);
+  if (v.empty()) {
+    return {def_h, def_w};
+  }
+  if (v.size() != 2 || v[0] < 1 || v[1] < 1) {
+    throw OpError{
+        fmt::format("{} must be two positive integers [height, width], got [{}]", key, fmt::join(v, ", ")),
+        fmt::format("e.g. {} = [2, 2]", key)};
+  }
+  return {v[0], v[1]};
+}
+
+// One spatial dimension: output size and padding before the first element.
+std::array<int64_t, 2> out_and_pad(int64_t in, int64_t k, int64_t stride, int64_t dilation, bool same) {
+  const int64_t eff = (k - 1) * dilation + 1;
+  if (same) {
+    const int64_t out = (in + stride - 1) / stride;
+    const int64_t total = std::max<int64_t>((out - 1) * stride + eff - in, 0);
+    return {out, total / 2};
+  }
+  return {in >= eff ? (in - eff) / stride + 1 : 0, 0};
+}
+
+}  // namespace
+
+void require_nhwc(const TensorType& t, std::string_view what) {
+  if (t.dtype != DType::F32 || t.rank() != 4) {
+    throw OpError{fmt::format("{} must be f32 of rank 4, got {}", what, t.str()),
+                  what == "filter" ? "filters are [height, width, in_channels, out_channels]"
+                                   : "images are [batch, height, width, channels] (NHWC)"};
+  }
+}
+
+ConvGeom conv_geom(const Shape& x, int64_t kh, int64_t kw, const Attrs& attrs, int64_t default_sh,
+                   int64_t default_sw, bool dilated) {
+  const std::string_view padding = str_attr(attrs, "padding", "valid");
+  if (padding != "valid" && padding != "same") {
+    throw OpError{fmt::format("padding must be \"valid\" or \"same\", got \"{}\"", padding), ""};
+  }
+  ConvGeom g;
+  g.n = x[0];
+  g.h = x[1];
+  g.w = x[2];
+  g.c = x[3];
+  g.kh = kh;
+  g.kw = kw;
+  const auto s = pair_attr(attrs, "strides", default_sh, default_sw);
+  g.sh = s[0];
+  g.sw = s[1];
+  if (dilated) {
+    const auto d = pair_attr(attrs, "dilations", 1, 1);
+    g.dh = d[0];
+    g.dw = d[1];
+  }
+  const bool same = padding == "same";
+  const auto [oh, pt] = out_and_pad(g.h, kh, g.sh, g.dh, same);
+  const auto [ow, pl] = out_and_pad(g.w, kw, g.sw, g.dw, same);
+  if (oh < 1 || ow < 1) {
+    throw OpError{fmt::format("the {}x{} window (dilation {}x{}) does not fit in the {}x{} input", kh, kw,
+                              g.dh, g.dw, g.h, g.w),
+                  "use padding = \"same\", a smaller window or a larger input"};
+  }
+  g.oh = oh;
+  g.ow = ow;
+  g.pt = pt;
+  g.pl = pl;
+  return g;
+}
+
+int64_t conv_chunk_rows(const ConvGeom& g) {
+  constexpr int64_t kTargetFloats = (2 << 20) / 4;
+  return std::clamp<int64_t>(kTargetFloats / std::max<int64_t>(g.patch(), 1), 1,
+                             std::max<int64_t>(g.rows(), 1));
+}
+
+size_t conv_workspace_bytes(const ConvGeom& g) {
+  if (g.pointwise()) {
+    return 0;
+  }
+  return static_cast<size_t>(conv_chunk_rows(g) * g.patch()) * sizeof(float);
+}
+
+namespace {
+
+// Calls f(cols_offset, x_offset or -1 for padding) for every C-long run of the patch of row r.
+template <typename F>
+void for_each_tap(const ConvGeom& g, int64_t r, F f) {
+  const int64_t ow = r % g.ow;
+  const int64_t oh = (r / g.ow) % g.oh;
+  const int64_t n = r / (g.ow * g.oh);
+  int64_t col = 0;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t ih = oh * g.sh - g.pt + i * g.dh;
+    for (int64_t j = 0; j < g.kw; ++j, col += g.c) {
+      const int64_t iw = ow * g.sw - g.pl + j * g.dw;
+      const bool inside = ih >= 0 && ih < g.h && iw >= 0 && iw < g.w;
+      f(col, inside ? ((n * g.h + ih) * g.w + iw) * g.c : int64_t{-1});
+    }
+  }
+}
+
+}  // namespace
+
+void im2col(const float* x, const ConvGeom& g, int64_t r0, int64_t r1, float* cols) {
+  const int64_t k = g.patch();
+  const int64_t span = g.kw * g.c;  // one window row, contiguous in x when undilated and inside
+  for (int64_t r = r0; r < r1; ++r) {
+    float* row = cols + (r - r0) * k;
+    const int64_t ow = r % g.ow;
+    const int64_t oh = (r / g.ow) % g.oh;
+    const int64_t n = r / (g.ow * g.oh);
+    const int64_t w0 = ow * g.sw - g.pl;
+    const bool row_inside = g.dw == 1 && w0 >= 0 && w0 + g.kw <= g.w;
+    for (int64_t i = 0; i < g.kh; ++i) {
+      float* dst = row + i * span;
+      const int64_t ih = oh * g.sh - g.pt + i * g.dh;
+      if (ih < 0 || ih >= g.h) {
+        for (int64_t j = 0; j < span; ++j) {
+          dst[j] = 0.0f;
+        }
+        continue;
+      }
+      const float* src_row = x + (n * g.h + ih) * g.w * g.c;
+      if (row_inside) {
+        const float* src = src_row + w0 * g.c;
+        for (int64_t j = 0; j < span; ++j) {
+          dst[j] = src[j];
+        }
+        continue;
+      }
+      for (int64_t j = 0; j < g.kw; ++j) {
+        const int64_t iw = w0 + j * g.dw;
+        float* d = dst + j * g.c;
+        if (iw < 0 || iw >= g.w) {
+          for (int64_t c = 0; c < g.c; ++c) {
+            d[c] = 0.0f;
+          }
+        } else {
+          const float* src = src_row + iw * g.c;
+          for (int64_t c = 0; c < g.c; ++c) {
+            d[c] = src[c];
+          }
+        }
+      }
+    }
+  }
+}
+
+void col2im_add(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, float* dx) {
+  const int64_t k = g.patch();
+  for (int64_t r = r0; r < r1; ++r) {
+    const float* row = cols + (r - r0) * k;
+    for_each_tap(g, r, [&](int64_t col, int64_t xo) {
+      if (xo >= 0) {
+        float* dst = dx + xo;
+        const float* src = row + col;
+        for (int64_t c = 0; c < g.c; ++c) {
+          dst[c] += src[c];
+        }
+      }
+    });
+  }
+}
+
+Attrs window_attrs(const Attrs& attrs) {
+  Attrs out;
+  for (const char* key : {"ksize", "strides", "dilations", "padding"}) {
+    if (const AttrValue* v = attrs.find(key)) {
+      out.set(key, *v);
+    }
+  }
+  return out;
+}
+
+}  // namespace iputrain::ir

@@ -1,0 +1,54 @@
+// Shared by conv2d, its two backprop ops and the pools (all NHWC): the window geometry with
+// TensorFlow's padding rules, and im2col / col2im over a range of output positions.
+//
+// Padding "valid": no padding, out = (in - eff) / stride + 1 with eff = (k - 1) * dilation + 1.
+// Padding "same": out = ceil(in / stride); the total padding max((out - 1) * stride + eff - in, 0)
+// is split with the smaller half at the start (the extra element goes at the end).
+#pragma once
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+struct ConvGeom {
+  int64_t n = 0, h = 0, w = 0, c = 0;  // input [N, H, W, C]
+  int64_t kh = 0, kw = 0;              // window
+  int64_t sh = 1, sw = 1;              // strides
+  int64_t dh = 1, dw = 1;              // dilations
+  int64_t oh = 0, ow = 0;              // output spatial size
+  int64_t pt = 0, pl = 0;              // padding before the first row / column
+
+  //! Output positions N * OH * OW: the rows of the im2col matrix.
+  int64_t rows() const { return n * oh * ow; }
+  //! Patch length KH * KW * C: the columns of the im2col matrix (filter rows, [KH, KW, C] order).
+  int64_t patch() const { return kh * kw * c; }
+  //! A 1x1 window with stride 1 reads the input itself as the im2col matrix.
+  bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1; }
+};
+
+//! The geometry of a window of kh x kw over input shape `x` ([N, H, W, C]) with attributes strides
+//! (default [default_stride_h, default_stride_w]), dilations (when `dilated`; default [1, 1]) and
+//! padding ("valid" default, or "same"). Throws OpError on a bad attribute or a window larger than
+//! the (padded) input.
+ConvGeom conv_geom(const Shape& x, int64_t kh, int64_t kw, const Attrs& attrs, int64_t default_sh,
+                   int64_t default_sw, bool dilated);
+
+//! Throws OpError unless `t` is f32 of rank 4 (`what` names it).
+void require_nhwc(const TensorType& t, std::string_view what);
+
+//! Output rows per im2col chunk: the chunk (rows x patch floats) stays near 2 MiB.
+int64_t conv_chunk_rows(const ConvGeom& g);
+
+//! Bytes of workspace the conv kernels need (0 for a pointwise convolution).
+size_t conv_workspace_bytes(const ConvGeom& g);
+
+//! cols[r - r0, :] = the (zero-padded) input patch of output position r, for r in [r0, r1).
+void im2col(const float* x, const ConvGeom& g, int64_t r0, int64_t r1, float* cols);
+
+//! The adjoint of im2col: adds cols[r - r0, :] into the input positions the patch of r reads.
+void col2im_add(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, float* dx);
+
+//! Copies the attributes that define the geometry (strides, dilations, padding, ksize).
+Attrs window_attrs(const Attrs& attrs);
+
+}  // namespace iputrain::ir

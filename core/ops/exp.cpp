@@ -1,0 +1,31 @@
+// exp: e^x (f32). Gradient: unary_grad(fn = "exp") = dy * e^x.
+#include "core/ops/unary_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+void forward(const KernelArgs& args) {
+  const ConstArrayMap x = unary_in(args);
+  ArrayMap y = unary_out(args);
+  y = x.exp();
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, 10.0);
+}
+
+}  // namespace
+
+const OpDef kExpOp{
+    .kind = OpKind::Exp,
+    .name = "exp",
+    .arity = 1,
+    .infer = infer_unary_f32,
+    .forward = forward,
+    .backward = unary_backward,
+    .cost = cost,
+    .doc = "exp(x) = e^x (f32).",
+};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,29 @@
+// greater: a > b -> bool with NumPy broadcasting (f32, i32); no gradient. Any comparison with nan is false.
+#include "core/ops/compare_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
+  return infer_compare(in, false);
+}
+
+void forward(const KernelArgs& args) {
+  compare_forward(args, [](auto x, auto y) { return x > y; });
+}
+
+}  // namespace
+
+const OpDef kGreaterOp{
+    .kind = OpKind::Greater,
+    .name = "greater",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = nullptr,
+    .cost = compare_cost,
+    .doc = "a > b -> bool, NumPy broadcasting (f32, i32).",
+};
+
+}  // namespace iputrain::ir

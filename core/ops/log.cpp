@@ -1,0 +1,31 @@
+// log: the natural logarithm (f32); log(0) = -inf, log(x < 0) = nan. Gradient: dy / x.
+#include "core/ops/unary_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+void forward(const KernelArgs& args) {
+  const ConstArrayMap x = unary_in(args);
+  ArrayMap y = unary_out(args);
+  y = x.log();
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, 10.0);
+}
+
+}  // namespace
+
+const OpDef kLogOp{
+    .kind = OpKind::Log,
+    .name = "log",
+    .arity = 1,
+    .infer = infer_unary_f32,
+    .forward = forward,
+    .backward = unary_backward,
+    .cost = cost,
+    .doc = "log(x), natural logarithm (f32); log(0) = -inf.",
+};
+
+}  // namespace iputrain::ir

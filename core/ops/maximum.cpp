@@ -1,0 +1,37 @@
+// maximum: the elementwise larger of a and b with NumPy broadcasting (f32, i32). Gradient:
+// dy goes to the side that wins; on ties each side gets half (the subgradient midpoint, as in
+// PyTorch's maximum), through minmax_grad.
+#include "core/ops/minmax_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+void forward(const KernelArgs& args) {
+  minmax_forward(args, true);
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  return minmax_backward(g, id, dy, true);
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node);
+}
+
+}  // namespace
+
+const OpDef kMaximumOp{
+    .kind = OpKind::Maximum,
+    .name = "maximum",
+    .arity = 2,
+    .infer = infer_minmax,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc =
+        "maximum(a, b): the elementwise larger value, broadcasting (f32, i32); the gradient goes to the "
+        "larger side, half to each on ties.",
+};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,69 @@
+// minmax_grad: (a, b, dy) -> dy * w, shaped like dy (the broadcast output of maximum/minimum),
+// where w = 1 if operand `side` (0 = a, 1 = b) wins under `mode` ("max" | "min"), 1/2 on a tie,
+// 0 otherwise. The caller sums the result back to the operand's shape. Not differentiable.
+#include <fmt/format.h>
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
+  const std::string_view mode = str_attr(attrs, "mode", "");
+  if (mode != "max" && mode != "min") {
+    throw OpError{fmt::format("mode must be \"max\" or \"min\", got \"{}\"", mode), ""};
+  }
+  const int64_t side = int_attr(attrs, "side", 0);
+  if (side != 0 && side != 1) {
+    throw OpError{fmt::format("side must be 0 or 1, got {}", side), ""};
+  }
+  const TensorType ab = infer_broadcast(in.subspan(0, 2));
+  require_f32(ab, "a");
+  const TensorType& dy = *in[2];
+  if (dy.dtype != DType::F32 || dy.shape != ab.shape) {
+    throw OpError{fmt::format("dy must be f32{}, got {}", shape_str(ab.shape), dy.str()), ""};
+  }
+  return dy;
+}
+
+void forward(const KernelArgs& args) {
+  const Tensor& a = args.inputs[0];
+  const Tensor& b = args.inputs[1];
+  const Tensor& dy = args.inputs[2];
+  const float* pa = a.f32();
+  const float* pb = b.f32();
+  const float* pd = dy.f32();
+  float* out = args.output.f32();
+  // Orient the comparison so "mine beats other" is one expression for every mode and side.
+  const bool is_max = args.node.attrs.get_str("mode") == "max";
+  const bool side_a = args.node.attrs.get_int("side") == 0;
+  for_each_broadcast3(a.shape(), b.shape(), dy.shape(), args.output.shape(),
+                      [&](int64_t i, int64_t ia, int64_t ib, int64_t id) {
+                        const float mine = side_a ? pa[ia] : pb[ib];
+                        const float other = side_a ? pb[ib] : pa[ia];
+                        const bool wins = is_max ? mine > other : mine < other;
+                        out[i] = wins ? pd[id] : (mine == other ? 0.5f * pd[id] : 0.0f);
+                      });
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, 2.0);
+}
+
+}  // namespace
+
+const OpDef kMinMaxGradOp{
+    .kind = OpKind::MinMaxGrad,
+    .name = "minmax_grad",
+    .arity = 3,
+    .infer = infer,
+    .forward = forward,
+    .backward = nullptr,
+    .cost = cost,
+    .doc =
+        "minmax_grad(a, b, dy; mode = \"max\" | \"min\", side = 0 | 1): dy where that side wins, dy/2 on "
+        "ties, else 0.",
+};
+
+}  // namespace iputrain::ir

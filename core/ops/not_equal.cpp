@@ -1,0 +1,30 @@
+// not_equal: a != b -> bool with NumPy broadcasting (f32, i32, bool); no gradient. nan compares unequal to
+// everything.
+#include "core/ops/compare_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
+  return infer_compare(in, true);
+}
+
+void forward(const KernelArgs& args) {
+  compare_forward(args, [](auto x, auto y) { return x != y; });
+}
+
+}  // namespace
+
+const OpDef kNotEqualOp{
+    .kind = OpKind::NotEqual,
+    .name = "not_equal",
+    .arity = 2,
+    .infer = infer,
+    .forward = forward,
+    .backward = nullptr,
+    .cost = compare_cost,
+    .doc = "a != b -> bool, NumPy broadcasting (f32, i32, bool).",
+};
+
+}  // namespace iputrain::ir

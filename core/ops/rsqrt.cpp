@@ -1,0 +1,32 @@
+// rsqrt: 1 / sqrt(x) (f32), the normalisations' inverse standard deviation. Gradient:
+// -dy / (2 x sqrt(x)).
+#include "core/ops/unary_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+void forward(const KernelArgs& args) {
+  const ConstArrayMap x = unary_in(args);
+  ArrayMap y = unary_out(args);
+  y = x.rsqrt();
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, 5.0);
+}
+
+}  // namespace
+
+const OpDef kRsqrtOp{
+    .kind = OpKind::Rsqrt,
+    .name = "rsqrt",
+    .arity = 1,
+    .infer = infer_unary_f32,
+    .forward = forward,
+    .backward = unary_backward,
+    .cost = cost,
+    .doc = "rsqrt(x) = 1 / sqrt(x) (f32).",
+};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,32 @@
+// sigmoid: 1 / (1 + e^-x) (f32), computed without overflow for large |x|. Gradient:
+// dy * s * (1 - s).
+#include "core/ops/unary_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+void forward(const KernelArgs& args) {
+  const ConstArrayMap x = unary_in(args);
+  ArrayMap y = unary_out(args);
+  y = x.logistic();
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, 12.0);
+}
+
+}  // namespace
+
+const OpDef kSigmoidOp{
+    .kind = OpKind::Sigmoid,
+    .name = "sigmoid",
+    .arity = 1,
+    .infer = infer_unary_f32,
+    .forward = forward,
+    .backward = unary_backward,
+    .cost = cost,
+    .doc = "sigmoid(x) = 1 / (1 + e^-x) (f32), stable for large |x|.",
+};
+
+}  // namespace iputrain::ir

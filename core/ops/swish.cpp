@@ -1,0 +1,31 @@
+// swish: x * sigmoid(x) (f32), also known as SiLU. Gradient: dy * (s + x s (1 - s)).
+#include "core/ops/unary_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+void forward(const KernelArgs& args) {
+  const ConstArrayMap x = unary_in(args);
+  ArrayMap y = unary_out(args);
+  y = x * x.logistic();
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, 13.0);
+}
+
+}  // namespace
+
+const OpDef kSwishOp{
+    .kind = OpKind::Swish,
+    .name = "swish",
+    .arity = 1,
+    .infer = infer_unary_f32,
+    .forward = forward,
+    .backward = unary_backward,
+    .cost = cost,
+    .doc = "swish(x) = x * sigmoid(x) (f32), also known as SiLU.",
+};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,60 @@
+// Shared by the f32 unary ops (exp, log, …, gelu, swish, hard_sigmoid) and their common gradient
+// op unary_grad: the shape rule, an Eigen-mapped kernel helper and the backward builder.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 math (GCC bug 105593) where
+// it is inlined into the kernels that include this header.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <Eigen/Core>
+#include <unsupported/Eigen/SpecialFunctions>  // erf, for gelu
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+//! The functions unary_grad differentiates; gelu has one entry per form.
+enum class UnaryFn : uint8_t {
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Abs,
+  Square,
+  Tanh,
+  Sigmoid,
+  GeluErf,
+  GeluTanh,
+  Swish,
+  HardSigmoid,
+};
+
+//! The function named `fn` (an op name) with gelu's `approximate` form; nullopt if unknown.
+std::optional<UnaryFn> unary_fn(std::string_view fn, std::string_view approximate);
+
+//! Shape rule of every f32 unary op: f32 in, same type out.
+TensorType infer_unary_f32(std::span<const TensorType* const> in, const Attrs& attrs);
+
+//! Backward of every f32 unary op: unary_grad(x, dy) with fn = the op's name (and gelu's form).
+std::vector<ValueId> unary_backward(Graph& g, ValueId id, ValueId dy);
+
+using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
+using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
+
+//! Input 0 and the output of a unary kernel as Eigen arrays (views; no allocation).
+inline ConstArrayMap unary_in(const KernelArgs& args) {
+  return {args.inputs[0].f32(), args.inputs[0].numel()};
+}
+inline ArrayMap unary_out(const KernelArgs& args) {
+  return {args.output.f32(), args.output.numel()};
+}
+
+//! 1/sqrt(2), sqrt(2/pi) and 1/sqrt(2 pi): gelu's constants.
+inline constexpr float kSqrtHalf = 0.70710678118654752f;
+inline constexpr float kSqrt2OverPi = 0.79788456080286536f;
+inline constexpr float kInvSqrt2Pi = 0.39894228040143268f;
+inline constexpr float kGeluCubic = 0.044715f;
+
+}  // namespace iputrain::ir

@@ -1,0 +1,86 @@
+// where: (cond bool, a, b) -> a where cond else b, broadcasting all three (a and b share a dtype:
+// f32, i32 or bool; the result has it). Gradient: where(cond, dy, 0) to a and where(cond, 0, dy)
+// to b, each summed back to its operand's shape; none to cond.
+#include <fmt/format.h>
+
+#include "core/ops/op_util.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
+  const TensorType& cond = *in[0];
+  if (cond.dtype != DType::Bool) {
+    throw OpError{fmt::format("the condition must be bool, got {}", cond.str()),
+                  "compare values (e.g. greater(x, 0)) to get a bool tensor"};
+  }
+  const TensorType ab = infer_broadcast(in.subspan(1, 2));
+  const auto shape = broadcast_shapes(cond.shape, ab.shape);
+  if (!shape) {
+    throw OpError{fmt::format("the condition {} cannot be broadcast with {}", cond.str(), ab.str()),
+                  "trailing dimensions must be equal or 1"};
+  }
+  TensorType t{ab.dtype, *shape};
+  check_rank(t);
+  return t;
+}
+
+template <typename T>
+void select(const KernelArgs& args) {
+  const Tensor& c = args.inputs[0];
+  const Tensor& a = args.inputs[1];
+  const Tensor& b = args.inputs[2];
+  const uint8_t* pc = c.u8();
+  const T* pa = static_cast<const T*>(a.data);
+  const T* pb = static_cast<const T*>(b.data);
+  T* out = static_cast<T*>(args.output.data);
+  const int64_t n = args.output.numel();
+  if (c.numel() == n && a.numel() == n && b.numel() == n) {
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = pc[i] != 0 ? pa[i] : pb[i];
+    }
+    return;
+  }
+  for_each_broadcast3(
+      c.shape(), a.shape(), b.shape(), args.output.shape(),
+      [&](int64_t i, int64_t ic, int64_t ia, int64_t ib) { out[i] = pc[ic] != 0 ? pa[ia] : pb[ib]; });
+}
+
+void forward(const KernelArgs& args) {
+  if (args.output.type->dtype == DType::Bool) {
+    select<uint8_t>(args);
+  } else {
+    select<uint32_t>(args);  // f32 and i32 move as 32-bit words
+  }
+}
+
+std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
+  const Node n = g.node(id);
+  const ValueId cond = n.inputs[0];
+  const Shape sa = g.type(n.inputs[1]).shape;
+  const Shape sb = g.type(n.inputs[2]).shape;
+  const ValueId zero = g.add_constant(0.0, TensorType{DType::F32, {}});
+  const ValueId da = g.add(OpKind::Where, {cond, dy, zero});
+  const ValueId db = g.add(OpKind::Where, {cond, zero, dy});
+  return {kNoValue, reduce_to_shape(g, da, sa), reduce_to_shape(g, db, sb)};
+}
+
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node);
+}
+
+}  // namespace
+
+const OpDef kWhereOp{
+    .kind = OpKind::Where,
+    .name = "where",
+    .arity = 3,
+    .infer = infer,
+    .forward = forward,
+    .backward = backward,
+    .cost = cost,
+    .doc = "where(cond bool, a, b) = a where cond else b, broadcasting all three; differentiable in a and b.",
+};
+
+}  // namespace iputrain::ir

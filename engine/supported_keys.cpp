@@ -1,0 +1,51 @@
+#include "engine/supported_keys.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <string_view>
+
+#include "frontend/config/schema.hpp"
+
+namespace iputrain::engine {
+
+namespace {
+
+// Keys (or whole tables, ending in '.') whose "runs" effect the engine implements.
+constexpr std::array<std::string_view, 10> kImplemented = {
+    "model",           "data.",         "ipu.auto_select_ipus", "optimizer.type", "optimizer.learning_rate",
+    "training.steps",  "training.epochs", "training.steps_per_execution", "training.seed", "training.log_every",
+};
+
+bool implemented(std::string_view path) {
+  for (std::string_view k : kImplemented) {
+    const bool table = k.back() == '.';
+    if (table ? path.substr(0, k.size()) == k : path == k) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+void check_supported(const Config& config) {
+  for (const config::KeySpec& key : config::schema()) {
+    if (key.effect != config::Effect::Runs || implemented(key.path) || !config.is_set(key.path)) {
+      continue;
+    }
+    config.fail_at(key.path,
+                   fmt::format("`{}` is a valid key, but this version of the engine does not act on it yet",
+                               key.path),
+                   "remove it to train with the defaults; `iputrain config explain " + key.path +
+                       "` says what it will do");
+  }
+  if (config.num_ipus() > 1) {
+    config.fail_at("ipu.auto_select_ipus",
+                   fmt::format("{} IPUs requested, but this version of the engine runs on one virtual IPU",
+                               config.num_ipus()),
+                   "set ipu.auto_select_ipus = 1; pipelining and replication are not implemented yet");
+  }
+}
+
+}  // namespace iputrain::engine

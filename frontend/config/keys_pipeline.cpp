@@ -1,0 +1,80 @@
+// The [pipeline] keys: every argument of pipeline() (../shared/reference/ops_and_optimizers.md
+// §1.1), same names except `pipeline_schedule` (here `schedule`) and `computational_stages` (here
+// `stages`, the model's stage names). `inputs`, `infeed_queue`, `outfeed_queue` and
+// `optimizer_function` are the model's inputs, [data], [training] outfeed_mode and [optimizer].
+#include "frontend/config/bind.hpp"
+
+namespace iputrain::config {
+
+std::vector<KeySpec> pipeline_keys() {
+  using detail::key;
+  using enum KeyType;
+  using enum Effect;
+  const std::vector<std::string> dtypes = {"same", "fp32", "fp16"};
+  std::vector<KeySpec> out = {
+      key(IPUTRAIN_KEY(pipeline.stages), StringList, ValueList{}, Runs,
+          "The model's stages in order (checked against the model); at least two when given."),
+      key(IPUTRAIN_KEY(pipeline.device_mapping), NestedIntList, ValueList{}, Runs,
+          "IPU of each stage within a replica (a list for parallel stages), e.g. [0, [1, 2], 3]; "
+          "unset = stage i on IPU i (every stage on IPU 0 if the device has one IPU).",
+          Range::at_least(0)),
+      key(IPUTRAIN_KEY(pipeline.gradient_accumulation_count), Int, 0, Runs,
+          "Micro-batches per weight update; a multiple of what the schedule needs (grouped: 2 x "
+          "stages, interleaved: IPUs, sequential: 1); unset = that minimum.",
+          Range::at_least(1)),
+      key(IPUTRAIN_KEY(pipeline.gradient_accumulation_dtype), Enum, "same", Runs,
+          "Type of the gradient accumulators; `same` = each variable's type.", {}, dtypes),
+      key(IPUTRAIN_KEY(pipeline.repeat_count), Int, 1, Runs,
+          "Pipeline executions (each one weight update) per call.", Range::at_least(1)),
+      key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Runs,
+          "Each stage computes its batch in this many slices; > 1 needs the sequential schedule with "
+          "every stage on IPU 0.",
+          Range::at_least(1)),
+      key(IPUTRAIN_KEY(pipeline.schedule), Enum, "grouped", Runs,
+          "Order of forward and backward stages: grouped (all forwards, then all backwards), "
+          "interleaved (1F1B) or sequential (one stage at a time).",
+          {}, {"grouped", "interleaved", "sequential"}),
+      key(IPUTRAIN_KEY(pipeline.recomputation_mode), Enum, "auto", Runs,
+          "How stages are recomputed when `ipu.allow_recompute` is on.", {},
+          {"auto", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}),
+      key(IPUTRAIN_KEY(pipeline.forward_propagation_stages_poplar_options), StageOptionsList, ValueList{},
+          Models, "Per forward stage: `{ convolution_options = {…}, matmul_options = {…} }`."),
+      key(IPUTRAIN_KEY(pipeline.backward_propagation_stages_poplar_options), StageOptionsList, ValueList{},
+          Models, "Per backward stage, as `forward_propagation_stages_poplar_options`."),
+      key(IPUTRAIN_KEY(pipeline.weight_update_poplar_options), StageOptions, ValueTable{}, Models,
+          "Options of the weight-update step: `{ convolution_options = {…}, matmul_options = {…} }`."),
+      key(IPUTRAIN_KEY(pipeline.offload_weight_update_variables), AutoBool, "auto", Models,
+          "Keep optimizer state in remote memory, streamed in for the update."),
+      key(IPUTRAIN_KEY(pipeline.replicated_optimizer_state_sharding), Bool, false, Runs,
+          "Partition optimizer state across replicas, each updating its shard (ZeRO-1)."),
+      key(IPUTRAIN_KEY(pipeline.offload_activations), AutoBool, "auto", Models,
+          "Keep activations of waiting micro-batches in remote memory."),
+      key(IPUTRAIN_KEY(pipeline.offload_gradient_accumulation_buffers), AutoBool, "auto", Models,
+          "Keep gradient accumulators in remote memory."),
+      key(IPUTRAIN_KEY(pipeline.replicated_weight_sharding), AutoBool, "auto", Runs,
+          "Partition weights across replicas, all-gathered on each use (ZeRO-3)."),
+      key(IPUTRAIN_KEY(pipeline.offload_weights), AutoBool, "auto", Models,
+          "Keep sharded weights in remote memory (needs `replicated_weight_sharding`)."),
+      key(IPUTRAIN_KEY(pipeline.continuous_weight_updates), Bool, false, Runs,
+          "Apply gradients as soon as they are computed; not implemented by the seeds, so only false "
+          "is accepted."),
+      key(IPUTRAIN_KEY(pipeline.outfeed_loss), Bool, false, Runs,
+          "Outfeed the loss instead of the last stage's outputs."),
+      key(IPUTRAIN_KEY(pipeline.accumulate_outfeed), Bool, false, Runs,
+          "Sum outfed values over the micro-batches and outfeed once per weight update."),
+      key(IPUTRAIN_KEY(pipeline.accumulate_outfeed_dtype), Enum, "same", Runs,
+          "Type of the outfeed accumulators; `same` = the outfed value's type.", {}, dtypes),
+      key(IPUTRAIN_KEY(pipeline.outfeed_mask), BoolList, ValueList{}, Runs,
+          "One flag per last-stage output; true = that output is NOT outfed."),
+      key(IPUTRAIN_KEY(pipeline.name), String, "pipeline", Runs, "Name of the pipeline in logs and traces."),
+      key(IPUTRAIN_KEY(pipeline.reduction_method), Enum, "sum", Runs,
+          "How micro-batch gradients are accumulated: sum, mean (each / count) or running_mean.", {},
+          {"sum", "mean", "running_mean"}),
+      key(IPUTRAIN_KEY(pipeline.gradient_accumulation_for_captured_grads), Bool, true, Runs,
+          "Accumulate gradients of values captured from outside the stages too."),
+  };
+  out[0].unique = true;  // stage names
+  return out;
+}
+
+}  // namespace iputrain::config

@@ -1,0 +1,145 @@
+// The keys of the run itself: composition, model parameters, optimizer, data, loop, checkpoints,
+// legacy profiling and transfer options, and the device figures the planner reads.
+#include "frontend/config/bind.hpp"
+
+namespace iputrain::config {
+
+std::vector<KeySpec> run_keys() {
+  using detail::key;
+  using enum KeyType;
+  using enum Effect;
+  const Range non_negative = Range::at_least(0);
+  const Range positive = Range::at_least(0, true);
+  const Range positive_int = Range::at_least(1);
+
+  KeySpec extends;
+  extends.path = "extends";
+  extends.type = String;
+  extends.default_value = std::string{};
+  extends.doc =
+      "Base config loaded first (path relative to this file); this file's keys replace its keys one by "
+      "one.";
+  KeySpec model;
+  model.path = "model";
+  model.type = FreeTable;
+  model.default_value = ValueTable{};
+  model.doc = "Overrides of the model's compile-time parameters, by name (e.g. `hidden = 256`).";
+
+  std::vector<KeySpec> out = {
+      extends,
+      model,
+
+      key(IPUTRAIN_KEY(optimizer.type), Enum, "sgd", Runs,
+          "Optimizer algorithm (this version of the engine runs sgd).", {},
+          {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}),
+      key(IPUTRAIN_KEY(optimizer.learning_rate), Float, 0.01, Runs, "Step size of each weight update.",
+          positive),
+      key(IPUTRAIN_KEY(optimizer.momentum), Float, 0.9, Runs, "Momentum coefficient (momentum).",
+          Range{0, false, 1, true}),
+      key(IPUTRAIN_KEY(optimizer.use_nesterov), Bool, false, Runs, "Nesterov momentum (momentum)."),
+      key(IPUTRAIN_KEY(optimizer.beta1), Float, 0.9, Runs,
+          "Decay of the first-moment estimate (adam, adamw, lamb).", Range{0, false, 1, true}),
+      key(IPUTRAIN_KEY(optimizer.beta2), Float, 0.999, Runs,
+          "Decay of the second-moment estimate (adam, adamw, lamb).", Range{0, false, 1, true}),
+      key(IPUTRAIN_KEY(optimizer.epsilon), Float, 1e-8, Runs,
+          "Added to denominators for stability (adam, adamw, lamb, rmsprop, adagrad).", positive),
+      key(IPUTRAIN_KEY(optimizer.weight_decay), Float, 0.0, Runs,
+          "Weight decay: L2 added to the gradient, decoupled for adamw and lamb.", non_negative),
+      key(IPUTRAIN_KEY(optimizer.rho), Float, 0.9, Runs, "Decay of the squared-gradient average (rmsprop).",
+          Range{0, false, 1, true}),
+      key(IPUTRAIN_KEY(optimizer.centered), Bool, false, Runs,
+          "Normalise by the gradient's estimated variance (rmsprop)."),
+      key(IPUTRAIN_KEY(optimizer.initial_accumulator_value), Float, 0.1, Runs,
+          "Starting value of the squared-gradient sums (adagrad).", non_negative),
+      key(IPUTRAIN_KEY(optimizer.gradient_clip_norm), Float, 0.0, Runs,
+          "Clip the global gradient norm to this value; 0 = no clipping.", non_negative),
+      key(IPUTRAIN_KEY(optimizer.loss_scaling), Float, 1.0, Runs,
+          "Static loss scale: the loss is multiplied and the gradients divided by it.", positive),
+
+      key(IPUTRAIN_KEY(data.train), String, "", Runs,
+          "Training data source: \"idx:PREFIX\" (IDX image/label pair, .gz allowed) or "
+          "\"synthetic:samples=N,classes=C\"; relative paths are resolved against the config file."),
+      key(IPUTRAIN_KEY(data.test), String, "", Runs,
+          "Evaluation data source, same forms as `data.train`; empty = no evaluation."),
+      key(IPUTRAIN_KEY(data.batch_size), Int, 0, Runs,
+          "Micro-batch per replica; unset = the model's `batch` parameter.", positive_int),
+      key(IPUTRAIN_KEY(data.shuffle), Bool, true, Runs, "Reshuffle the training set every epoch."),
+      key(IPUTRAIN_KEY(data.seed), Int, 0, Runs, "Shuffle seed; 0 = `training.seed`.", non_negative),
+      key(IPUTRAIN_KEY(data.prefetch_depth), Int, 2, Runs,
+          "Batches the infeed thread prepares ahead of the device.", positive_int),
+
+      key(IPUTRAIN_KEY(training.steps), Int, 0, Runs,
+          "Number of weight updates; unset = run `training.epochs` passes instead.", positive_int),
+      key(IPUTRAIN_KEY(training.epochs), Float, 0.0, Runs,
+          "Passes over the training set (fractions allowed); only when `training.steps` is unset.", positive),
+      key(IPUTRAIN_KEY(training.steps_per_execution), Int, 1, Runs,
+          "Steps run by the on-device loop per host call.", positive_int),
+      key(IPUTRAIN_KEY(training.seed), Int, 42, Runs, "Seeds parameter initialisers, dropout and shuffling.",
+          non_negative),
+      key(IPUTRAIN_KEY(training.log_every), Int, 0, Runs, "Log a line every N steps; 0 = automatic.",
+          non_negative),
+      key(IPUTRAIN_KEY(training.outfeed_mode), Enum, "all", Runs,
+          "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, {"all", "last"}),
+
+      key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
+          "Directory for checkpoints (relative to the config file); \"\" = no checkpoints."),
+      key(IPUTRAIN_KEY(checkpoint.every), Int, 0, Runs,
+          "Save every N weight updates; 0 = only at the end of training.", non_negative),
+      key(IPUTRAIN_KEY(checkpoint.keep), Int, 5, Runs, "Newest checkpoints kept; 0 = keep all.",
+          non_negative),
+
+      key(IPUTRAIN_KEY(profiling.enabled), Bool, false, Models,
+          "Produce compile reports and trace events (legacy `profiling`)."),
+      key(IPUTRAIN_KEY(profiling.enable_ipu_events), Bool, false, Models, "Trace events without reports."),
+      key(IPUTRAIN_KEY(profiling.use_poplar_text_report), Bool, false, None,
+          "Reports in Poplar's text format."),
+      key(IPUTRAIN_KEY(profiling.use_poplar_cbor_report), Bool, false, None,
+          "Reports in Poplar's CBOR format."),
+      key(IPUTRAIN_KEY(profiling.profile_execution), Enum, "no_profile", Models,
+          "Execution profile granularity (needs `profiling.enabled`).", {},
+          {"no_profile", "device_profile", "ipu_profile", "tile_profile"}),
+      key(IPUTRAIN_KEY(profiling.enable_poplar_serialized_graph), Bool, false, None,
+          "Include the serialized graph in compile events."),
+      key(IPUTRAIN_KEY(profiling.report_every_nth_execution), Int, 0, Models,
+          "Report every Nth execution; 0 = one report only.", non_negative),
+      key(IPUTRAIN_KEY(profiling.max_report_size), Int, 268435456, Models, "Largest report, in bytes.",
+          positive_int),
+      key(IPUTRAIN_KEY(profiling.report_directory), String, "", Models,
+          "Write reports as files in this directory; \"\" = in the events only."),
+      key(IPUTRAIN_KEY(profiling.retain_control_dependencies), Bool, false, Models,
+          "Pass control dependencies to the scheduler."),
+      key(IPUTRAIN_KEY(profiling.graph_options), OptionMap, ValueTable{}, None,
+          "Options of graph reports (set_report_options)."),
+      key(IPUTRAIN_KEY(profiling.execution_options), OptionMap, ValueTable{}, None,
+          "Options of execution reports (set_report_options)."),
+
+      key(IPUTRAIN_KEY(transfers.use_verified_transfers), Bool, false, None,
+          "Verify host-device transfers with keys and ids."),
+
+      key(IPUTRAIN_KEY(device.version), Enum, "ipu2", Models, "Which IPU these figures describe.", {},
+          {"ipu1", "ipu2"}),
+      key(IPUTRAIN_KEY(device.tiles_per_ipu), Int, 1472, Models, "Tiles of one IPU.", positive_int),
+      key(IPUTRAIN_KEY(device.memory_per_tile), Int, 638976, Models, "SRAM of one tile, in bytes.",
+          positive_int),
+      key(IPUTRAIN_KEY(device.clock_hz), Float, 1.33e9, Models, "Tile clock, in Hz.", positive),
+      key(IPUTRAIN_KEY(device.flops_per_tile_per_cycle), Float, 32.0, Models,
+          "Peak fp32 floating-point operations per tile per cycle.", positive),
+      key(IPUTRAIN_KEY(device.flops_per_tile_per_cycle_fp16), Float, 128.0, Models,
+          "Peak fp16 floating-point operations per tile per cycle.", positive),
+      key(IPUTRAIN_KEY(device.ipu_link_bandwidth), Float, 320e9, Models,
+          "IPU-to-IPU bandwidth of one IPU over its IPU-Links, in bytes/s.", positive),
+      key(IPUTRAIN_KEY(device.host_bandwidth), Float, 32e9, Models,
+          "Host-to-IPU bandwidth of one IPU, in bytes/s.", positive),
+  };
+  // Steps and epochs are two ways to say how long to train.
+  for (auto& k : out) {
+    if (k.path == "training.steps") {
+      k.conflicts = {"training.epochs"};
+    } else if (k.path == "training.epochs") {
+      k.conflicts = {"training.steps"};
+    }
+  }
+  return out;
+}
+
+}  // namespace iputrain::config

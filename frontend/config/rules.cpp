@@ -1,0 +1,497 @@
+#include "frontend/config/rules.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace iputrain::config {
+
+namespace {
+
+// The optimizer types that read each hyper-parameter; setting one for another type is a mistake.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& optimizer_params() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> all = {
+      {"optimizer.momentum", {"momentum"}},
+      {"optimizer.use_nesterov", {"momentum"}},
+      {"optimizer.beta1", {"adam", "adamw", "lamb"}},
+      {"optimizer.beta2", {"adam", "adamw", "lamb"}},
+      {"optimizer.epsilon", {"adam", "adamw", "lamb", "rmsprop", "adagrad"}},
+      {"optimizer.rho", {"rmsprop"}},
+      {"optimizer.centered", {"rmsprop"}},
+      {"optimizer.initial_accumulator_value", {"adagrad"}},
+  };
+  return all;
+}
+
+//! The first of `keys` that the config sets (where an error about them is shown), else the first.
+std::string located(const Config& c, std::initializer_list<const char*> keys) {
+  for (const char* k : keys) {
+    if (c.is_set(k)) {
+      return k;
+    }
+  }
+  return *keys.begin();
+}
+
+//! IPUs per replica that `device_mapping` uses (0 if it is unset).
+int64_t mapped_ipus(const PipelineSection& p) {
+  int64_t most = -1;
+  for (const auto& stage : p.device_mapping) {
+    for (int64_t ipu : stage) {
+      most = std::max(most, ipu);
+    }
+  }
+  return most + 1;
+}
+
+//! The first IPU that two stages share, with the stages, or nullopt.
+struct Shared {
+  int64_t ipu, first, second;
+};
+std::optional<Shared> shared_ipu(const PipelineSection& p) {
+  std::map<int64_t, int64_t> owner;
+  for (size_t s = 0; s < p.device_mapping.size(); ++s) {
+    for (int64_t ipu : std::set<int64_t>(p.device_mapping[s].begin(), p.device_mapping[s].end())) {
+      auto [it, fresh] = owner.emplace(ipu, static_cast<int64_t>(s));
+      if (!fresh) {
+        return Shared{ipu, it->second, static_cast<int64_t>(s)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+//! IPUs one replica uses for a model of `stages` stages: as `device_mapping` says, else stage i on
+//! IPU i (the seeds' default) unless the device has a single IPU, which then runs every stage.
+int64_t replica_ipus(const Config& c, int64_t stages) {
+  const auto& p = c.pipeline;
+  if (p.batch_serialization_iterations > 1) {
+    return 1;
+  }
+  if (!p.device_mapping.empty()) {
+    return mapped_ipus(p);
+  }
+  return c.num_ipus() == 1 ? 1 : stages;
+}
+
+//! True if the config asks for pipelining: some `pipeline.*` key is set.
+bool pipelined(const Config& c) {
+  for (const auto& k : schema()) {
+    if (k.path.rfind("pipeline.", 0) == 0 && c.is_set(k.path)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void check_replicas(const Config& c, int64_t per_replica, const std::string& what) {
+  const int64_t ipus = c.num_ipus();
+  if (per_replica > 0 && ipus % per_replica == 0) {
+    return;
+  }
+  const std::string ipu_key = c.is_set("ipu.select_ipus") ? "ipu.select_ipus" : "ipu.auto_select_ipus";
+  c.fail_at(located(c, {"pipeline.device_mapping", "ipu.auto_select_ipus", "ipu.select_ipus"}),
+            fmt::format("{} needs {} IPUs per replica, but the device has {} IPUs ({}), not a whole number "
+                        "of replicas",
+                        what, per_replica, ipus, ipu_key),
+            fmt::format("IPUs = IPUs per replica x replicas: set `ipu.auto_select_ipus` to a multiple of {}",
+                        per_replica));
+}
+
+void check_gradient_accumulation(const Config& c, int64_t stages, int64_t per_replica, bool training) {
+  const auto& p = c.pipeline;
+  if (p.gradient_accumulation_count == 0) {
+    return;  // the planner uses the minimum
+  }
+  const int64_t need = min_gradient_accumulation(p.schedule, stages, per_replica, training);
+  if (p.gradient_accumulation_count % need == 0) {
+    return;
+  }
+  std::string why =
+      p.schedule == "grouped"
+          ? fmt::format("grouped {} with {} stages needs a multiple of {}",
+                        training ? "training" : "inference", stages, need)
+          : fmt::format("interleaved with {} IPUs per replica needs a multiple of {}", per_replica, need);
+  c.fail_at(
+      "pipeline.gradient_accumulation_count",
+      fmt::format("`pipeline.gradient_accumulation_count` = {} does not suit the {} schedule: {}",
+                  p.gradient_accumulation_count, p.schedule, why),
+      fmt::format("use {} (or another multiple of it), or unset the key to get {}",
+                  need * std::max<int64_t>(1, (p.gradient_accumulation_count + need - 1) / need), need));
+}
+
+void check_interleaved_sharing(const Config& c) {
+  if (c.pipeline.schedule != "interleaved") {
+    return;
+  }
+  if (auto s = shared_ipu(c.pipeline)) {
+    c.fail_at(
+        located(c, {"pipeline.device_mapping", "pipeline.schedule"}),
+        fmt::format("the interleaved schedule cannot train two stages on one IPU: stages {} and {} are both "
+                    "on IPU {}",
+                    s->first, s->second, s->ipu),
+        "give each stage its own IPU, or use `pipeline.schedule = \"grouped\"`");
+  }
+}
+
+void check_pipeline(Config& c) {
+  auto& p = c.pipeline;
+  if (p.continuous_weight_updates) {
+    c.fail_at("pipeline.continuous_weight_updates", "continuous weight updates are not implemented",
+              "the seeds reject it too; remove the key");
+  }
+  if (!p.stages.empty() && p.stages.size() < 2) {
+    c.fail_at("pipeline.stages", "`pipeline.stages` lists one stage; a pipeline has at least two",
+              "remove `pipeline.stages` to train a single-stage model without pipelining");
+  }
+  if (p.batch_serialization_iterations > 1) {
+    if (c.is_set("pipeline.schedule") && p.schedule != "sequential") {
+      c.fail_at("pipeline.schedule",
+                fmt::format("batch serialization (`pipeline.batch_serialization_iterations` = {}) needs the "
+                            "sequential schedule, not {}",
+                            p.batch_serialization_iterations, p.schedule),
+                "remove `pipeline.schedule` (it then defaults to sequential) or set it to \"sequential\"");
+    }
+    if (mapped_ipus(p) > 1) {
+      c.fail_at("pipeline.device_mapping",
+                "batch serialization runs every stage on one IPU, but `pipeline.device_mapping` uses several",
+                "map every stage to IPU 0, e.g. [0, 0, 0]");
+    }
+    if (p.reduction_method != "sum") {
+      c.fail_at("pipeline.reduction_method",
+                fmt::format("batch serialization needs `pipeline.reduction_method` = \"sum\", not \"{}\"",
+                            p.reduction_method),
+                "remove `pipeline.reduction_method`");
+    }
+    p.schedule = "sequential";
+  }
+  if (p.outfeed_loss && !p.outfeed_mask.empty()) {
+    c.fail_at(located(c, {"pipeline.outfeed_mask", "pipeline.outfeed_loss"}),
+              "`pipeline.outfeed_mask` cannot be combined with `pipeline.outfeed_loss`",
+              "outfeed_loss outfeeds only the loss, so there is nothing to mask; keep one of them");
+  }
+  if (p.accumulate_outfeed && c.training.outfeed_mode != "all") {
+    c.fail_at(located(c, {"pipeline.accumulate_outfeed", "training.outfeed_mode"}),
+              "`pipeline.accumulate_outfeed` needs `training.outfeed_mode` = \"all\"",
+              "an accumulated outfeed is enqueued once per weight update; the `last` mode would drop it");
+  }
+  if (p.recomputation_mode == "recompute_then_backpropagate" && p.schedule == "sequential") {
+    c.fail_at(located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
+              "`recompute_then_backpropagate` is supported by the grouped and interleaved schedules only",
+              "use `recompute_and_backpropagate_interleaved` (or `auto`) with the sequential schedule");
+  }
+  if (p.recomputation_mode == "recompute_and_backpropagate_interleaved" && p.schedule == "interleaved") {
+    c.fail_at(
+        located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
+        "`recompute_and_backpropagate_interleaved` is supported by the grouped and sequential schedules "
+        "only",
+        "use `recompute_then_backpropagate` (or `auto`) with the interleaved schedule");
+  }
+  if (p.offload_weights == true && p.replicated_weight_sharding == false) {
+    c.fail_at("pipeline.offload_weights",
+              "`pipeline.offload_weights` stores the shards of replicated weight sharding, which is off",
+              "set `pipeline.replicated_weight_sharding` to true or \"auto\"");
+  }
+  if (!p.stages.empty() && !p.device_mapping.empty() && p.stages.size() != p.device_mapping.size()) {
+    c.fail_at("pipeline.device_mapping",
+              fmt::format("`pipeline.device_mapping` has {} entries but `pipeline.stages` lists {} stages",
+                          p.device_mapping.size(), p.stages.size()),
+              "give one IPU (or list of IPUs) per stage");
+  }
+  // The rest needs the number of stages, known here only if the config lists or maps them.
+  const int64_t stages = static_cast<int64_t>(!p.stages.empty() ? p.stages.size() : p.device_mapping.size());
+  if (stages == 0) {
+    return;
+  }
+  const int64_t per_replica = replica_ipus(c, stages);
+  check_replicas(c, per_replica,
+                 p.device_mapping.empty() ? "one IPU per stage" : "`pipeline.device_mapping`");
+  check_interleaved_sharing(c);
+  check_gradient_accumulation(c, stages, per_replica, true);
+}
+
+void check_ipu(Config& c) {
+  auto& ipu = c.ipu;
+  auto& fp = ipu.floating_point_behaviour;
+  if (fp.set_all) {
+    fp.inv = fp.div0 = fp.oflo = fp.esr = fp.nanoo = true;
+  }
+  const auto& dc = ipu.device_connection;
+  if ((dc.type == "pre_compile" || dc.type == "never") && dc.version.empty()) {
+    c.fail_at(
+        "ipu.device_connection.type",
+        fmt::format("`ipu.device_connection.type` = \"{}\" needs `ipu.device_connection.version`", dc.type),
+        "without a device the target must be named: set `version = \"ipu2\"` (or \"ipu1\")");
+  }
+  const auto& sched = ipu.scheduling;
+  for (const char* k : {"ipu.scheduling.maximum_scheduler_lookahead_depth",
+                        "ipu.scheduling.maximum_scheduler_search_space_size"}) {
+    if (c.is_set(k) && sched.algorithm != "look_ahead") {
+      c.fail_at(k, fmt::format("`{}` applies only to the look_ahead scheduler, not {}", k, sched.algorithm),
+                "set `ipu.scheduling.algorithm = \"look_ahead\"` or remove the key");
+    }
+  }
+  const auto& mrd = ipu.experimental.multi_replica_distribution;
+  if (mrd.process_index > 0 && mrd.process_index >= mrd.process_count) {
+    c.fail_at("ipu.experimental.multi_replica_distribution.process_index",
+              fmt::format("`process_index` = {} must be less than `process_count` = {}", mrd.process_index,
+                          mrd.process_count),
+              "processes are numbered 0 to process_count - 1");
+  }
+  const auto& io = ipu.io_tiles;
+  if (io.place_ops_on_io_tiles && io.num_io_tiles == 0) {
+    c.fail_at("ipu.io_tiles.place_ops_on_io_tiles", "I/O ops cannot be placed on I/O tiles: there are none",
+              "set `ipu.io_tiles.num_io_tiles` to the number of tiles to reserve");
+  }
+  const int64_t tiles =
+      ipu.ipu_model.tiles_per_ipu > 0 ? ipu.ipu_model.tiles_per_ipu : c.device.tiles_per_ipu;
+  if (io.num_io_tiles >= tiles) {
+    c.fail_at(
+        "ipu.io_tiles.num_io_tiles",
+        fmt::format("{} I/O tiles leave no compute tiles on an IPU of {} tiles", io.num_io_tiles, tiles),
+        "reserve fewer tiles for I/O");
+  }
+  const int64_t dbn = ipu.norms.experimental.distributed_batch_norm_replica_group_size;
+  if (dbn > 1 && io.num_io_tiles > 0) {
+    c.fail_at(located(c, {"ipu.norms.experimental.distributed_batch_norm_replica_group_size"}),
+              "distributed batch norm cannot be combined with I/O tiles",
+              "set `ipu.io_tiles.num_io_tiles = 0` or the replica group size to 1");
+  }
+  if (dbn > 1 && (c.pipeline.stages.size() > 1 || c.pipeline.device_mapping.size() > 1)) {
+    c.fail_at("ipu.norms.experimental.distributed_batch_norm_replica_group_size",
+              "distributed batch norm cannot be combined with pipelining",
+              "use a single-stage model, or set the replica group size to 1");
+  }
+  if (dbn > 1 && c.num_ipus() % dbn != 0) {
+    c.fail_at("ipu.norms.experimental.distributed_batch_norm_replica_group_size",
+              fmt::format("batch-norm replica groups of {} do not divide the {} IPUs", dbn, c.num_ipus()),
+              "the group size must divide the number of replicas");
+  }
+  if (c.is_set("ipu.ipu_model.version") && c.is_set("device.version") &&
+      ipu.ipu_model.version != c.device.version) {
+    c.fail_at("device.version",
+              fmt::format("`device.version` = \"{}\" contradicts `ipu.ipu_model.version` = \"{}\"",
+                          c.device.version, ipu.ipu_model.version),
+              "the device figures must describe the simulated IPU; extend configs/ipu1.toml or ipu2.toml");
+  }
+}
+
+void check_run(Config& c) {
+  for (const auto& [key, types] : optimizer_params()) {
+    if (c.is_set(key) && std::find(types.begin(), types.end(), c.optimizer.type) == types.end()) {
+      c.fail_at(key, fmt::format("`{}` has no effect with `optimizer.type` = \"{}\"", key, c.optimizer.type),
+                fmt::format("it is used by: {}; remove it or change the optimizer", fmt::join(types, ", ")));
+    }
+  }
+  if (c.profiling.profile_execution != "no_profile" && !c.profiling.enabled) {
+    c.fail_at("profiling.profile_execution", "`profiling.profile_execution` needs `profiling.enabled = true`",
+              "execution profiles are part of the profiling reports");
+  }
+  for (const char* k : {"checkpoint.every", "checkpoint.keep"}) {
+    if (c.is_set(k) && c.checkpoint.dir.empty()) {
+      c.fail_at(k, fmt::format("`{}` is set but `checkpoint.dir` is not, so no checkpoint is written", k),
+                "set `checkpoint.dir` to the directory for checkpoints");
+    }
+  }
+}
+
+}  // namespace
+
+const std::vector<RuleDoc>& rule_docs() {
+  static const std::vector<RuleDoc> all = {
+      {{"ipu.auto_select_ipus", "ipu.select_ipus"}, "At most one of them is set."},
+      {{"ipu.select_ipus"}, "Device ids are distinct and exist in the emulated 16-IPU listing (0-30)."},
+      {{"ipu.auto_select_ipus", "pipeline.device_mapping"},
+       "IPUs = IPUs per replica x replicas: the device's IPUs are a multiple of the IPUs one replica uses "
+       "(the highest IPU in `device_mapping` + 1; unset: one per stage, or all stages on the only IPU)."},
+      {{"pipeline.device_mapping", "pipeline.stages"}, "`device_mapping` has one entry per stage.", true},
+      {{"pipeline.gradient_accumulation_count", "pipeline.schedule"},
+       "The count is a multiple of (hence at least) what the schedule needs: grouped 2 x stages (stages for "
+       "inference), interleaved the IPUs per replica, sequential 1.",
+       true},
+      {{"pipeline.schedule", "pipeline.device_mapping"},
+       "The interleaved schedule does not train two stages on one IPU."},
+      {{"pipeline.batch_serialization_iterations", "pipeline.schedule", "pipeline.device_mapping",
+        "pipeline.reduction_method"},
+       "Batch serialization (> 1) forces the sequential schedule, every stage on IPU 0 and the sum "
+       "reduction."},
+      {{"pipeline.outfeed_mask", "pipeline.outfeed_loss"},
+       "`outfeed_mask` and `outfeed_loss` are exclusive."},
+      {{"pipeline.outfeed_mask"}, "`outfeed_mask` has one flag per output of the last stage.", true},
+      {{"pipeline.accumulate_outfeed", "training.outfeed_mode"},
+       "Accumulating the outfeed needs outfeed mode `all`."},
+      {{"pipeline.recomputation_mode", "pipeline.schedule"},
+       "`recompute_then_backpropagate` needs grouped or interleaved; "
+       "`recompute_and_backpropagate_interleaved` "
+       "needs grouped or sequential."},
+      {{"pipeline.continuous_weight_updates"}, "Must be false (not implemented by the seeds)."},
+      {{"pipeline.stages"}, "Lists at least two distinct stages, equal to the model's stages.", true},
+      {{"pipeline.offload_weights", "pipeline.replicated_weight_sharding"},
+       "Offloading weights needs replicated weight sharding (true or auto)."},
+      {{"pipeline.forward_propagation_stages_poplar_options",
+        "pipeline.backward_propagation_stages_poplar_options"},
+       "One entry per stage when given.",
+       true},
+      {{"ipu.norms.experimental.distributed_batch_norm_replica_group_size", "ipu.io_tiles.num_io_tiles"},
+       "Distributed batch norm is not combined with I/O tiles, nor with pipelining (several stages), and "
+       "its group size divides the replicas."},
+      {{"ipu.device_connection.type", "ipu.device_connection.version"},
+       "`pre_compile` and `never` need a `version`."},
+      {{"ipu.scheduling.maximum_scheduler_lookahead_depth",
+        "ipu.scheduling.maximum_scheduler_search_space_size", "ipu.scheduling.algorithm"},
+       "The look-ahead limits are set only with the `look_ahead` algorithm."},
+      {{"ipu.experimental.multi_replica_distribution.process_index",
+        "ipu.experimental.multi_replica_distribution.process_count"},
+       "`process_index` < `process_count`."},
+      {{"ipu.io_tiles.place_ops_on_io_tiles", "ipu.io_tiles.num_io_tiles"},
+       "Placing ops on I/O tiles needs I/O tiles, and some tiles must remain for compute."},
+      {{"ipu.floating_point_behaviour.set_all"}, "Turns `inv`, `div0`, `oflo`, `esr` and `nanoo` on."},
+      {{"ipu.ipu_model.version", "device.version"}, "When both are set they name the same IPU."},
+      {{"profiling.profile_execution", "profiling.enabled"}, "An execution profile needs profiling enabled."},
+      {{"optimizer.type", "optimizer.momentum", "optimizer.beta1", "optimizer.rho"},
+       "A hyper-parameter is set only for an optimizer that uses it (see each key)."},
+      {{"training.steps", "training.epochs"}, "At most one of them is set."},
+      {{"checkpoint.every", "checkpoint.keep", "checkpoint.dir"}, "`every` and `keep` need a `dir`."},
+  };
+  return all;
+}
+
+int64_t emulated_device_size(int64_t id) {
+  if (id < 16) {
+    return 1;
+  }
+  if (id < 24) {
+    return 2;
+  }
+  if (id < 28) {
+    return 4;
+  }
+  if (id < 30) {
+    return 8;
+  }
+  return 16;
+}
+
+int64_t min_gradient_accumulation(const std::string& schedule, int64_t stages, int64_t ipus_per_replica,
+                                  bool training) {
+  if (schedule == "grouped") {
+    return training ? 2 * stages : stages;
+  }
+  if (schedule == "interleaved") {
+    return std::max<int64_t>(1, ipus_per_replica);
+  }
+  return 1;
+}
+
+void apply_rules(Config& cfg) {
+  check_ipu(cfg);
+  check_pipeline(cfg);
+  check_run(cfg);
+}
+
+PipelineShape check_against_model(const Config& c, const std::vector<std::string>& stage_names,
+                                  int64_t last_stage_outputs, bool training) {
+  const auto& p = c.pipeline;
+  const int64_t stages = std::max<int64_t>(1, static_cast<int64_t>(stage_names.size()));
+  if (!p.stages.empty()) {
+    for (size_t i = 0; i < std::max(p.stages.size(), stage_names.size()); ++i) {
+      if (i >= p.stages.size() || i >= stage_names.size() || p.stages[i] != stage_names[i]) {
+        c.fail_at("pipeline.stages",
+                  fmt::format("`pipeline.stages` is [{}] but the model's stages are [{}]",
+                              fmt::join(p.stages, ", "), fmt::join(stage_names, ", ")),
+                  "list the model's stages in order, or remove `pipeline.stages`");
+      }
+    }
+  }
+  if (!p.device_mapping.empty() && static_cast<int64_t>(p.device_mapping.size()) != stages) {
+    c.fail_at("pipeline.device_mapping",
+              fmt::format("`pipeline.device_mapping` has {} entries but the model has {} stages",
+                          p.device_mapping.size(), stages),
+              "give one IPU (or list of IPUs) per stage");
+  }
+  for (const char* k : {"pipeline.forward_propagation_stages_poplar_options",
+                        "pipeline.backward_propagation_stages_poplar_options"}) {
+    const auto& list = std::string(k).find("forward") != std::string::npos
+                           ? p.forward_propagation_stages_poplar_options
+                           : p.backward_propagation_stages_poplar_options;
+    if (!list.empty() && static_cast<int64_t>(list.size()) != stages) {
+      c.fail_at(k, fmt::format("`{}` has {} entries but the model has {} stages", k, list.size(), stages),
+                "give one options table per stage (`{}` for none)");
+    }
+  }
+  if (last_stage_outputs >= 0 && !p.outfeed_mask.empty() &&
+      static_cast<int64_t>(p.outfeed_mask.size()) != last_stage_outputs) {
+    c.fail_at("pipeline.outfeed_mask",
+              fmt::format("`pipeline.outfeed_mask` has {} flags but the last stage has {} outputs",
+                          p.outfeed_mask.size(), last_stage_outputs),
+              "give one flag per output (true = not outfed)");
+  }
+  if (stages > 1 && c.ipu.norms.experimental.distributed_batch_norm_replica_group_size > 1) {
+    c.fail_at(
+        "ipu.norms.experimental.distributed_batch_norm_replica_group_size",
+        fmt::format("distributed batch norm cannot be combined with pipelining (the model has {} stages)",
+                    stages),
+        "set the replica group size to 1");
+  }
+  PipelineShape shape;
+  shape.stages = stages;
+  shape.schedule = p.schedule;
+  shape.ipus_per_replica = replica_ipus(c, stages);
+  check_replicas(c, shape.ipus_per_replica,
+                 p.device_mapping.empty() ? fmt::format("the model's {} stages (one IPU each)", stages)
+                                          : "`pipeline.device_mapping`");
+  shape.replicas = c.num_ipus() / shape.ipus_per_replica;
+  check_interleaved_sharing(c);
+  // A model whose stages all run on one IPU, with no pipeline key set, is not pipelined: one
+  // micro-batch per weight update unless the count is given.
+  shape.pipelined = pipelined(c) || shape.ipus_per_replica > 1;
+  if (shape.pipelined) {
+    check_gradient_accumulation(c, stages, shape.ipus_per_replica, training);
+  }
+  shape.gradient_accumulation_count =
+      p.gradient_accumulation_count > 0 ? p.gradient_accumulation_count
+      : shape.pipelined ? min_gradient_accumulation(p.schedule, stages, shape.ipus_per_replica, training)
+                        : 1;
+  return shape;
+}
+
+}  // namespace iputrain::config
+
+namespace iputrain::config {
+
+std::string inactive_reason(const Config& c, const KeySpec& k) {
+  if (c.is_set(k.path)) {
+    return {};
+  }
+  const Value v = k.access.get(c);
+  if ((k.type == KeyType::Int && !k.range.contains(static_cast<double>(std::get<int64_t>(v)))) ||
+      (k.type == KeyType::Float && !k.range.contains(std::get<double>(v)))) {
+    return "unset";  // a sentinel default such as "0 = use the model's value"
+  }
+  for (const auto& other : k.conflicts) {
+    const auto* list = std::get_if<ValueList>(&v);
+    if (c.is_set(other) || (list != nullptr && list->empty())) {
+      return fmt::format("unset; exclusive with `{}`", other);
+    }
+  }
+  for (const auto& [key, types] : optimizer_params()) {
+    if (key == k.path && std::find(types.begin(), types.end(), c.optimizer.type) == types.end()) {
+      return fmt::format("not used by {}", c.optimizer.type);
+    }
+  }
+  if (k.path.find("maximum_scheduler_") != std::string::npos && c.ipu.scheduling.algorithm != "look_ahead") {
+    return "used by look_ahead only";
+  }
+  if ((k.path == "checkpoint.every" || k.path == "checkpoint.keep") && c.checkpoint.dir.empty()) {
+    return "no checkpoint.dir";
+  }
+  if (k.path == "device.version" && c.is_set("ipu.ipu_model.version") &&
+      c.device.version != c.ipu.ipu_model.version) {
+    return "the figures below are the default device's";
+  }
+  return {};
+}
+
+}  // namespace iputrain::config

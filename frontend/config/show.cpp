@@ -1,0 +1,51 @@
+// `iputrain config show`: the effective config as TOML that loads back into the same Config.
+#include <fmt/format.h>
+
+#include "frontend/config/rules.hpp"
+#include "frontend/config/schema.hpp"
+
+namespace iputrain::config {
+
+namespace {
+
+std::string parent_of(const std::string& path) {
+  size_t dot = path.rfind('.');
+  return dot == std::string::npos ? std::string{} : path.substr(0, dot);
+}
+
+std::string leaf_of(const std::string& path) {
+  size_t dot = path.rfind('.');
+  return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+}  // namespace
+
+std::string effective_toml(const Config& cfg) {
+  std::string out;
+  std::string table;  // the table the last line belongs to ("" = the root)
+  auto open = [&](const std::string& t) {
+    if (t != table) {
+      out += fmt::format("{}[{}]\n", out.empty() ? "" : "\n", t);
+      table = t;
+    }
+  };
+  for (const auto& k : schema()) {
+    if (k.path == "extends") {
+      continue;  // the keys it brought in are written out below
+    }
+    if (k.type == KeyType::FreeTable) {
+      open(k.path);
+      for (const auto& [name, v] : cfg.model) {
+        out += fmt::format("{} = {}\n", name, param_value_str(v));
+      }
+      continue;
+    }
+    open(parent_of(k.path));
+    const std::string reason = inactive_reason(cfg, k);
+    out += fmt::format("{}{} = {}{}\n", reason.empty() ? "" : "# ", leaf_of(k.path),
+                       toml_text(k.access.get(cfg)), reason.empty() ? "" : fmt::format("  ({})", reason));
+  }
+  return out;
+}
+
+}  // namespace iputrain::config

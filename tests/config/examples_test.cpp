@@ -1,0 +1,83 @@
+// The shipped configs: device presets and the example configs per schedule load, validate and fit
+// the MNIST model (examples/mnist_mlp.ipu has stages `features` and `classifier`).
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "frontend/config/rules.hpp"
+
+using iputrain::Config;
+using iputrain::config::check_against_model;
+
+namespace {
+
+Config load(const std::string& name) {
+  return Config::load(std::string(IPUTRAIN_SOURCE_DIR) + "/configs/" + name);
+}
+
+const std::vector<std::string> kMnistStages = {"features", "classifier"};
+
+}  // namespace
+
+TEST_CASE("device presets carry the public figures") {
+  Config one = load("ipu1.toml");
+  CHECK(one.device.version == "ipu1");
+  CHECK(one.ipu.ipu_model.version == "ipu1");
+  CHECK(one.device.tiles_per_ipu == 1216);
+  CHECK(one.device.memory_per_tile == 256 * 1024);
+  CHECK(one.device.clock_hz == 1.6e9);
+  Config two = load("ipu2.toml");
+  CHECK(two.device.tiles_per_ipu == 1472);
+  CHECK(two.device.memory_per_tile == 624 * 1024);
+  CHECK(two.device.clock_hz == 1.33e9);
+  CHECK(two.device.flops_per_tile_per_cycle_fp16 == 128);
+  // fp16 peak of a Mk2 IPU: ~250 TFLOPS.
+  const double peak =
+      two.device.tiles_per_ipu * two.device.clock_hz * two.device.flops_per_tile_per_cycle_fp16;
+  CHECK(peak == doctest::Approx(250e12).epsilon(0.01));
+  // The struct defaults are the Mk2 figures.
+  Config d;
+  CHECK(d.device.tiles_per_ipu == two.device.tiles_per_ipu);
+  CHECK(d.device.memory_per_tile == two.device.memory_per_tile);
+  CHECK(d.device.ipu_link_bandwidth == two.device.ipu_link_bandwidth);
+}
+
+TEST_CASE("the design's example config loads") {
+  Config c = load("mnist_pipeline.toml");
+  CHECK(std::get<int64_t>(c.model.at("hidden")) == 256);
+  CHECK(c.ipu.auto_select_ipus == 4);
+  CHECK(c.ipu.selection_order == "snake");
+  CHECK(c.ipu.optimizations.maximum_cross_replica_sum_buffer_size == 10000000);
+  CHECK(c.pipeline.schedule == "interleaved");
+  CHECK(c.optimizer.type == "momentum");
+  CHECK(c.checkpoint.dir == "runs/mnist");
+  CHECK(c.checkpoint.every == 500);
+  CHECK(c.device.tiles_per_ipu == 1472);  // from ipu2.toml
+  auto shape = check_against_model(c, kMnistStages);
+  CHECK(shape.replicas == 2);
+  CHECK(shape.gradient_accumulation_count == 8);
+}
+
+TEST_CASE("example configs per schedule fit the MNIST model") {
+  auto grouped = check_against_model(load("mnist_grouped.toml"), kMnistStages);
+  CHECK(grouped.schedule == "grouped");
+  CHECK(grouped.replicas == 1);
+  auto interleaved = check_against_model(load("mnist_interleaved.toml"), kMnistStages);
+  CHECK(interleaved.schedule == "interleaved");
+  CHECK(interleaved.replicas == 2);
+  Config seq = load("mnist_sequential.toml");
+  CHECK(seq.device.version == "ipu1");
+  auto sequential = check_against_model(seq, kMnistStages);
+  CHECK(sequential.schedule == "sequential");
+  CHECK(sequential.ipus_per_replica == 1);
+  // No pipeline keys and one IPU: both stages run on it, one micro-batch per update.
+  auto plain = check_against_model(load("mnist.toml"), kMnistStages);
+  CHECK(plain.ipus_per_replica == 1);
+  CHECK_FALSE(plain.pipelined);
+  CHECK(plain.gradient_accumulation_count == 1);
+  // The same model on 4 IPUs without a mapping: stage i on IPU i, 2 replicas, pipelined.
+  auto wide = check_against_model(Config::parse("[ipu]\nauto_select_ipus = 4\n"), kMnistStages);
+  CHECK(wide.replicas == 2);
+  CHECK(wide.pipelined);
+  CHECK(wide.gradient_accumulation_count == 4);
+}

@@ -1,0 +1,245 @@
+// Cross-key rules (frontend/config/rules.cpp): each rule accepts a good config and rejects a bad
+// one with an error located at the offending key.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "frontend/config/rules.hpp"
+
+using iputrain::Config;
+using iputrain::config::check_against_model;
+
+namespace {
+
+//! The error of loading `text`; fails the test if it loads.
+iputrain::Error error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
+  try {
+    (void)Config::parse(text, "r.toml", sets);
+  } catch (const iputrain::Error& e) {
+    return e;
+  }
+  FAIL("the config loaded: " << text);
+  return iputrain::Error(iputrain::ErrorKind::Internal, "unreachable");
+}
+
+//! Checks that `text` fails with a message containing `part`, located on line `line` of r.toml.
+void rejects(const std::string& text, const std::string& part, int line) {
+  INFO(text);
+  auto e = error_of(text);
+  CHECK(e.kind() == iputrain::ErrorKind::Config);
+  CHECK_MESSAGE(std::string(e.what()).find(part) != std::string::npos, e.render());
+  REQUIRE(e.span().valid());
+  CHECK(e.span().line == line);
+  CHECK_FALSE(e.hint().empty());
+}
+
+iputrain::Error model_error(const Config& c, const std::vector<std::string>& stages, int64_t outputs = -1) {
+  try {
+    (void)check_against_model(c, stages, outputs);
+  } catch (const iputrain::Error& e) {
+    return e;
+  }
+  FAIL("check_against_model passed");
+  return iputrain::Error(iputrain::ErrorKind::Internal, "unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("auto_select_ipus and select_ipus are exclusive; select_ipus ids are distinct") {
+  CHECK(Config::parse("[ipu]\nselect_ipus = [24]\n").num_ipus() == 4);
+  CHECK(Config::parse("[ipu]\nselect_ipus = [3, 16]\n").num_ipus() == 1);
+  CHECK(Config::parse("[ipu]\nauto_select_ipus = 8\n").num_ipus() == 8);
+  rejects("[ipu]\nauto_select_ipus = 2\nselect_ipus = [1]\n", "cannot both be set", 3);
+  rejects("[ipu]\nselect_ipus = [1, 2, 1]\n", "lists 1 twice", 2);
+  rejects("[ipu]\nselect_ipus = [31]\n", "between 0 and 30", 2);
+  // A later file or --set replaces the other one instead of contradicting it.
+  Config c = Config::parse("[ipu]\nauto_select_ipus = 2\n", "r.toml", {"ipu.select_ipus=[28]"});
+  CHECK(c.num_ipus() == 8);
+  CHECK(c.ipu.auto_select_ipus == 1);
+}
+
+TEST_CASE("IPUs = IPUs per replica x replicas") {
+  Config ok = Config::parse("[ipu]\nauto_select_ipus = 6\n[pipeline]\ndevice_mapping = [0, 1, 2]\n");
+  CHECK(check_against_model(ok, {"a", "b", "c"}).replicas == 2);
+  rejects("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 1, 2]\n", "needs 3 IPUs per replica",
+          4);
+  rejects("[ipu]\nauto_select_ipus = 2\n[pipeline]\nstages = [\"a\", \"b\", \"c\"]\n", "one IPU per stage",
+          2);
+  // Without a mapping the model decides: 3 stages need 3 IPUs per replica.
+  auto e = model_error(Config::parse("[ipu]\nauto_select_ipus = 4\n"), {"a", "b", "c"});
+  CHECK(std::string(e.what()).find("3 IPUs per replica") != std::string::npos);
+  CHECK(e.span().line == 2);
+}
+
+TEST_CASE("device_mapping has one entry per stage") {
+  rejects("[ipu]\nauto_select_ipus = 2\n[pipeline]\nstages = [\"a\", \"b\"]\ndevice_mapping = [0, 1, 1]\n",
+          "has 3 entries but `pipeline.stages` lists 2", 5);
+  Config c = Config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n");
+  CHECK(check_against_model(c, {"a", "b"}).ipus_per_replica == 2);
+  auto e = model_error(c, {"a", "b", "c"});
+  CHECK(std::string(e.what()).find("has 2 entries but the model has 3 stages") != std::string::npos);
+  CHECK(e.span().line == 4);
+  // Parallel stages: one entry, several IPUs.
+  Config p = Config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, [1, 2], 3]\n");
+  auto shape = check_against_model(p, {"a", "b", "c"});
+  CHECK(shape.ipus_per_replica == 4);
+  CHECK(shape.gradient_accumulation_count == 6);
+}
+
+TEST_CASE("pipeline.stages must match the model's stages") {
+  Config c =
+      Config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\nstages = [\"features\", \"classifier\"]\n");
+  CHECK(check_against_model(c, {"features", "classifier"}).stages == 2);
+  auto e = model_error(c, {"classifier", "features"});
+  CHECK(std::string(e.what()).find("the model's stages are [classifier, features]") != std::string::npos);
+  rejects("[pipeline]\nstages = [\"only\"]\n", "a pipeline has at least two", 2);
+  rejects("[ipu]\nauto_select_ipus = 2\n[pipeline]\nstages = [\"a\", \"a\"]\n", "lists \"a\" twice", 4);
+}
+
+TEST_CASE("gradient accumulation count suits the schedule") {
+  const std::string two = "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n";
+  // grouped training: a multiple of 2 x stages
+  CHECK_NOTHROW(Config::parse(two + "gradient_accumulation_count = 8\n"));
+  rejects(two + "gradient_accumulation_count = 6\n", "grouped training with 2 stages needs a multiple of 4",
+          5);
+  rejects(two + "gradient_accumulation_count = 2\n", "needs a multiple of 4", 5);
+  // interleaved: a multiple of the IPUs
+  CHECK_NOTHROW(Config::parse(two + "schedule = \"interleaved\"\ngradient_accumulation_count = 6\n"));
+  rejects(two + "schedule = \"interleaved\"\ngradient_accumulation_count = 3\n", "needs a multiple of 2", 6);
+  // sequential: anything
+  CHECK_NOTHROW(Config::parse(two + "schedule = \"sequential\"\ngradient_accumulation_count = 3\n"));
+  // inference needs only `stages` for grouped
+  Config c =
+      Config::parse(two + "gradient_accumulation_count = 2\n", "r.toml", {"pipeline.schedule=sequential"});
+  CHECK(iputrain::config::min_gradient_accumulation("grouped", 2, 2, false) == 2);
+  CHECK(check_against_model(c, {"a", "b"}, -1, false).gradient_accumulation_count == 2);
+  // Unset: the planner gets the minimum.
+  Config d = Config::parse(two);
+  CHECK(check_against_model(d, {"a", "b"}).gradient_accumulation_count == 4);
+  // Known only from the model.
+  Config e = Config::parse("[ipu]\nauto_select_ipus = 3\n[pipeline]\ngradient_accumulation_count = 4\n");
+  auto err = model_error(e, {"a", "b", "c"});
+  CHECK(std::string(err.what()).find("needs a multiple of 6") != std::string::npos);
+}
+
+TEST_CASE("interleaved training never puts two stages on one IPU") {
+  CHECK_NOTHROW(Config::parse("[pipeline]\ndevice_mapping = [0, 0]\n"));  // grouped may share
+  rejects("[pipeline]\nschedule = \"interleaved\"\ndevice_mapping = [0, 0]\n",
+          "stages 0 and 1 are both on IPU 0", 3);
+  rejects(
+      "[ipu]\nauto_select_ipus = 3\n[pipeline]\nschedule = \"interleaved\"\ndevice_mapping = [0, [1, 2], "
+      "2]\n",
+      "on IPU 2", 5);
+}
+
+TEST_CASE("batch serialization forces the sequential schedule on one IPU") {
+  Config c = Config::parse("[pipeline]\nbatch_serialization_iterations = 4\n");
+  CHECK(c.pipeline.schedule == "sequential");
+  Config d = Config::parse("[pipeline]\nbatch_serialization_iterations = 4\ndevice_mapping = [0, 0, 0]\n");
+  CHECK(check_against_model(d, {"a", "b", "c"}).ipus_per_replica == 1);
+  rejects("[pipeline]\nbatch_serialization_iterations = 2\nschedule = \"grouped\"\n",
+          "needs the sequential schedule", 3);
+  rejects(
+      "[ipu]\nauto_select_ipus = 2\n[pipeline]\nbatch_serialization_iterations = 2\ndevice_mapping = [0, "
+      "1]\n",
+      "runs every stage on one IPU", 5);
+  rejects("[pipeline]\nbatch_serialization_iterations = 2\nreduction_method = \"mean\"\n", "needs", 3);
+}
+
+TEST_CASE("outfeed rules") {
+  rejects("[pipeline]\noutfeed_loss = true\noutfeed_mask = [true]\n", "cannot be combined", 3);
+  rejects("[pipeline]\naccumulate_outfeed = true\n[training]\noutfeed_mode = \"last\"\n",
+          "needs `training.outfeed_mode`", 2);
+  Config c = Config::parse("[pipeline]\noutfeed_mask = [true, false]\n");
+  CHECK_NOTHROW(check_against_model(c, {"a"}, 2));
+  auto e = model_error(c, {"a"}, 3);
+  CHECK(std::string(e.what()).find("has 2 flags but the last stage has 3 outputs") != std::string::npos);
+}
+
+TEST_CASE("recomputation mode suits the schedule") {
+  CHECK_NOTHROW(Config::parse("[pipeline]\nrecomputation_mode = \"RecomputeThenBackpropagate\"\n"));
+  rejects("[pipeline]\nschedule = \"sequential\"\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
+          "grouped and interleaved schedules only", 3);
+  rejects(
+      "[pipeline]\nschedule = \"interleaved\"\nrecomputation_mode = "
+      "\"recompute_and_backpropagate_interleaved\"\n",
+      "grouped and sequential schedules only", 3);
+}
+
+TEST_CASE("pipeline options the seeds reject or tie together") {
+  rejects("[pipeline]\ncontinuous_weight_updates = true\n", "not implemented", 2);
+  rejects("[pipeline]\nreplicated_weight_sharding = false\noffload_weights = true\n",
+          "replicated weight sharding", 3);
+  CHECK_NOTHROW(Config::parse("[pipeline]\noffload_weights = true\n"));
+  Config c = Config::parse("[pipeline]\nforward_propagation_stages_poplar_options = [{}, {}]\n");
+  CHECK_NOTHROW(check_against_model(c, {"a", "b"}, -1, true));
+  auto e = model_error(c, {"a", "b", "c"});
+  CHECK(std::string(e.what()).find("has 2 entries but the model has 3 stages") != std::string::npos);
+}
+
+TEST_CASE("distributed batch norm vs I/O tiles and pipelining") {
+  CHECK_NOTHROW(
+      Config::parse("[ipu]\nauto_select_ipus = 4\n[ipu.norms.experimental]\n"
+                    "distributed_batch_norm_replica_group_size = 2\n"));
+  rejects(
+      "[ipu]\nauto_select_ipus = 4\n[ipu.io_tiles]\nnum_io_tiles = 32\n[ipu.norms.experimental]\n"
+      "distributed_batch_norm_replica_group_size = 2\n",
+      "cannot be combined with I/O tiles", 6);
+  rejects(
+      "[ipu]\nauto_select_ipus = 4\n[ipu.norms.experimental]\ndistributed_batch_norm_replica_group_size = 2\n"
+      "[pipeline]\ndevice_mapping = [0, 1]\n",
+      "cannot be combined with pipelining", 4);
+  rejects(
+      "[ipu]\nauto_select_ipus = 4\n[ipu.norms.experimental]\ndistributed_batch_norm_replica_group_size = "
+      "3\n",
+      "do not divide", 4);
+  Config c = Config::parse(
+      "[ipu]\nauto_select_ipus = 4\n[ipu.norms.experimental]\n"
+      "distributed_batch_norm_replica_group_size = 2\n");
+  auto e = model_error(c, {"a", "b"});
+  CHECK(std::string(e.what()).find("pipelining") != std::string::npos);
+}
+
+TEST_CASE("device connection, scheduler, multi-process and I/O-tile rules") {
+  rejects("[ipu.device_connection]\ntype = \"PRE_COMPILE\"\n", "needs `ipu.device_connection.version`", 2);
+  rejects("[ipu.device_connection]\ntype = \"never\"\n", "needs", 2);
+  CHECK_NOTHROW(Config::parse("[ipu.device_connection]\ntype = \"pre_compile\"\nversion = \"ipu2\"\n"));
+  rejects("[ipu.scheduling]\nmaximum_scheduler_lookahead_depth = 3\n", "applies only to the look_ahead", 2);
+  CHECK_NOTHROW(Config::parse(
+      "[ipu.scheduling]\nalgorithm = \"LOOK_AHEAD\"\nmaximum_scheduler_search_space_size = 8\n"));
+  rejects("[ipu.experimental.multi_replica_distribution]\nprocess_count = 2\nprocess_index = 2\n",
+          "must be less than `process_count`", 3);
+  rejects("[ipu.experimental.multi_replica_distribution]\nprocess_index = 1\n", "must be less than", 2);
+  rejects("[ipu.io_tiles]\nplace_ops_on_io_tiles = true\n", "there are none", 2);
+  rejects("[ipu.io_tiles]\nnum_io_tiles = 1472\n", "leave no compute tiles", 2);
+  rejects("[ipu.ipu_model]\nversion = \"ipu1\"\n[device]\nversion = \"ipu2\"\n", "contradicts", 4);
+}
+
+TEST_CASE("set_all turns every floating-point flag on") {
+  Config c = Config::parse("[ipu.floating_point_behaviour]\nset_all = true\n");
+  const auto& fp = c.ipu.floating_point_behaviour;
+  CHECK((fp.inv && fp.div0 && fp.oflo && fp.esr && fp.nanoo));
+}
+
+TEST_CASE("optimizer hyper-parameters belong to their optimizer") {
+  CHECK_NOTHROW(Config::parse("[optimizer]\ntype = \"adam\"\nbeta1 = 0.8\nepsilon = 1e-6\n"));
+  CHECK_NOTHROW(Config::parse("[optimizer]\ntype = \"rmsprop\"\nrho = 0.95\ncentered = true\n"));
+  rejects("[optimizer]\ntype = \"sgd\"\nmomentum = 0.9\n", "has no effect with `optimizer.type` = \"sgd\"",
+          3);
+  rejects("[optimizer]\ntype = \"momentum\"\nbeta2 = 0.99\n", "has no effect", 3);
+  auto e = error_of("[optimizer]\nbeta1 = 0.9\n");
+  CHECK(e.hint() == "it is used by: adam, adamw, lamb; remove it or change the optimizer");
+}
+
+TEST_CASE("profiling and checkpoint rules") {
+  rejects("[profiling]\nprofile_execution = \"TILE_PROFILE\"\n", "needs `profiling.enabled = true`", 2);
+  CHECK_NOTHROW(Config::parse("[profiling]\nenabled = true\nprofile_execution = \"tile_profile\"\n"));
+  rejects("[checkpoint]\nevery = 100\n", "`checkpoint.dir` is not", 2);
+  Config c = Config::parse("[training]\ncheckpoint = { dir = \"runs\", every = 10, keep = 0 }\n");
+  CHECK(c.checkpoint.dir == "runs");
+  CHECK(c.checkpoint.every == 10);
+  CHECK(c.checkpoint.keep == 0);
+  CHECK(c.span_of("checkpoint.every").line == 2);
+  rejects("[checkpoint]\ndir = \"a\"\n[training]\ncheckpoint = { dir = \"b\" }\n", "is set twice", 4);
+}

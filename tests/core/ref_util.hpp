@@ -1,0 +1,75 @@
+// Helpers for the op cases: dtype shorthands, index arithmetic and reference builders shared by
+// op_cases*.cpp. References are naive double-precision loops, independent of core/ops/.
+#pragma once
+
+#include <functional>
+
+#include "tests/core/op_harness.hpp"
+
+namespace iputrain::test {
+
+using ir::Attrs;
+using ir::OpKind;
+
+inline TensorType f32(Shape s) {
+  return {DType::F32, std::move(s)};
+}
+inline TensorType i32(Shape s) {
+  return {DType::I32, std::move(s)};
+}
+inline TensorType boolean(Shape s) {
+  return {DType::Bool, std::move(s)};
+}
+
+// Multi-index of flat index `i` in `shape` (row-major).
+inline Shape unflatten(int64_t i, const Shape& shape) {
+  Shape idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = i % shape[d];
+    i /= shape[d];
+  }
+  return idx;
+}
+
+// Flat index in `shape` of the output multi-index `idx`, NumPy-broadcast (right-aligned, size-1
+// dimensions read at 0).
+inline int64_t broadcast_index(const Shape& idx, const Shape& shape) {
+  int64_t flat = 0;
+  const size_t off = idx.size() - shape.size();
+  for (size_t d = 0; d < shape.size(); ++d) {
+    flat = flat * shape[d] + (shape[d] == 1 ? 0 : idx[off + d]);
+  }
+  return flat;
+}
+
+inline RefFn ref_binary(std::function<double(double, double)> f) {
+  return [f](const std::vector<Values>& in, const std::vector<TensorType>& t, const TensorType& out,
+             const Attrs&) {
+    Values r(static_cast<size_t>(out.numel()));
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      const Shape idx = unflatten(i, out.shape);
+      r[static_cast<size_t>(i)] = f(in[0][static_cast<size_t>(broadcast_index(idx, t[0].shape))],
+                                    in[1][static_cast<size_t>(broadcast_index(idx, t[1].shape))]);
+    }
+    return r;
+  };
+}
+
+inline RefFn ref_unary(std::function<double(double)> f) {
+  return [f](const std::vector<Values>& in, const std::vector<TensorType>& t, const TensorType& out,
+             const Attrs&) {
+    Values r(static_cast<size_t>(out.numel()));
+    for (int64_t i = 0; i < out.numel(); ++i) {
+      r[static_cast<size_t>(i)] =
+          f(in[0][static_cast<size_t>(broadcast_index(unflatten(i, out.shape), t[0].shape))]);
+    }
+    return r;
+  };
+}
+
+//! The case groups beyond op_cases.cpp: elementwise/comparisons/max, shapes/softmax, nn ops.
+void add_math_cases(std::vector<OpCase>& cases);
+void add_shape_cases(std::vector<OpCase>& cases);
+void add_nn_cases(std::vector<OpCase>& cases);
+
+}  // namespace iputrain::test

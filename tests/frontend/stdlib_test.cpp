@@ -1,0 +1,198 @@
+// The language additions of the full model language (indexing, comparisons, asserts, the `ops`
+// module, compile-time helpers) and the standard library's layers: shapes, parameter paths,
+// dropout mask names, warnings.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "core/ir/graph.hpp"
+#include "iputrain/model.hpp"
+
+using iputrain::ErrorKind;
+using iputrain::Model;
+using iputrain::ir::OpKind;
+
+namespace {
+
+// The shape of output `name` of a model.
+std::vector<int64_t> output_shape(const Model& m, const std::string& name) {
+  for (const auto& o : m.graph().outputs) {
+    if (o.name == name) {
+      return m.graph().type(o.value).shape;
+    }
+  }
+  FAIL("no output " << name);
+  return {};
+}
+
+std::vector<int64_t> shape_of(const std::string& decls, const std::string& expr) {
+  const Model m = Model::parse("import nn\nmodel t() {\n" + decls + "\noutput y = " + expr + "\n}");
+  return output_shape(m, "y");
+}
+
+std::string message_of(const std::string& text) {
+  try {
+    (void)Model::parse(text, "t.ipu");
+  } catch (const iputrain::Error& e) {
+    return std::string(e.what()) + " | " + e.hint();
+  }
+  FAIL("expected an error for: " << text);
+  return {};
+}
+
+std::vector<std::string> param_names(const Model& m) {
+  std::vector<std::string> out;
+  for (const auto& p : m.parameters()) {
+    out.push_back(p.name);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("indexing and slicing follow NumPy") {
+  const std::string x = "input x: f32[4, 10, 6]";
+  CHECK(shape_of(x, "x[0]") == std::vector<int64_t>{10, 6});
+  CHECK(shape_of(x, "x[:, 0:5]") == std::vector<int64_t>{4, 5, 6});
+  CHECK(shape_of(x, "x[..., -1]") == std::vector<int64_t>{4, 10});
+  CHECK(shape_of(x, "x[1, ..., 2]") == std::vector<int64_t>{10});
+  CHECK(shape_of(x, "x[:, ::3]") == std::vector<int64_t>{4, 4, 6});  // 0, 3, 6, 9
+  CHECK(shape_of(x, "x[:, -3:]") == std::vector<int64_t>{4, 3, 6});
+  CHECK(shape_of(x, "x[:, 2:100]") == std::vector<int64_t>{4, 8, 6});  // bounds clamp
+  CHECK(shape_of(x, "x[0, 0, 0]").empty());
+  // A whole-tensor subscript is the tensor itself: no node.
+  const Model m = Model::parse("model t() { input x: f32[4, 10]\n output y = x[:, :] }");
+  CHECK(m.graph().size() == 1);
+}
+
+TEST_CASE("slices lower to one slice node with normalized bounds") {
+  const Model m = Model::parse("model t() { input x: f32[4, 10]\n output y = x[-1, 2::4] }");
+  const auto& g = m.graph();
+  REQUIRE(g.size() == 3);
+  CHECK(g.node(1).op == OpKind::Slice);
+  CHECK(g.node(1).attrs.get_ints("begin") == std::vector<int64_t>{3, 2});
+  CHECK(g.node(1).attrs.get_ints("end") == std::vector<int64_t>{4, 10});
+  CHECK(g.node(1).attrs.get_ints("strides") == std::vector<int64_t>{1, 4});
+  CHECK(g.node(2).op == OpKind::Reshape);
+  CHECK(g.type(2).shape == std::vector<int64_t>{2});
+}
+
+TEST_CASE("tensor comparisons give bool tensors") {
+  const std::string xy = "input x: f32[3]\ninput y: f32[3]";
+  for (const char* op : {"<", "<=", ">", ">=", "==", "!="}) {
+    const Model m = Model::parse(std::string("model t() {\n") + xy + "\noutput y2 = cast(x " + op + " y) }");
+    CHECK(m.graph().type(m.graph().outputs[0].value).dtype == iputrain::DType::F32);
+  }
+  const Model m = Model::parse("model t() { input x: f32[3]\n output y = cast(0.5 < x) }");
+  CHECK(m.graph().node(2).op == OpKind::Less);
+}
+
+TEST_CASE("compile-time helpers: range, str, kind, assert, the ops module") {
+  CHECK(shape_of("", "full([len(range(5)), len(range(2, 9, 3))], 1.0)") == std::vector<int64_t>{5, 3});
+  CHECK(shape_of("", "full([len(str(123) + str([1, 2]))], 0)") == std::vector<int64_t>{9});
+  CHECK(shape_of("input x: f32[2]", "full([len(kind(x))], 0)") == std::vector<int64_t>{6});  // "tensor"
+  CHECK(shape_of("input x: f32[2, 3]", "ops.relu(x)") == std::vector<int64_t>{2, 3});
+  CHECK(message_of("model t() { assert 1 > 2, \"no\" }").starts_with("no"));
+  CHECK(message_of("model t() { assert 1, \"no\" }").find("compile-time bool") != std::string::npos);
+}
+
+TEST_CASE("builtins check their options") {
+  const std::string x =
+      "model t() { input x: f32[2, 8, 8, 3]\n param k: f32[3, 3, 3, 4] = zeros()\n output y = ";
+  CHECK(message_of(x + "conv2d(x, k, strides = [1, 2, 3]) }").find("a list of two") != std::string::npos);
+  CHECK(message_of(x + "conv2d(x, k, strides = 0) }").find("positive int") != std::string::npos);
+  CHECK(message_of(x + "max_pool(x, 2, padding = \"full\") }").find("\"valid\", \"same\"") !=
+        std::string::npos);
+  CHECK(message_of(x + "one_hot(x, 0) }").find("depth must be at least 1") != std::string::npos);
+  CHECK(message_of(x + "expand_dims(x, 5) }").find("out of range") != std::string::npos);
+  CHECK(message_of(x + "squeeze(x, 1) }").find("not 1") != std::string::npos);
+  CHECK(shape_of("input x: f32[2, 8, 8, 3]\nparam k: f32[3, 3, 3, 4] = zeros()",
+                 "conv2d(x, k, strides = 2, padding = \"same\")") == std::vector<int64_t>{2, 4, 4, 4});
+  CHECK(shape_of("input x: f32[2, 8, 8, 3]", "avg_pool(x, [2, 4])") == std::vector<int64_t>{2, 4, 2, 3});
+  CHECK(shape_of("input x: f32[2, 1, 3]", "squeeze(expand_dims(x, -1))") == std::vector<int64_t>{2, 3});
+  CHECK(shape_of("input i: i32[5]", "one_hot(i, 7)") == std::vector<int64_t>{5, 7});
+  CHECK(shape_of("input x: f32[4, 3]", "transpose(x)") == std::vector<int64_t>{3, 4});
+}
+
+TEST_CASE("stdlib layers: shapes and parameter paths") {
+  CHECK(shape_of("input x: f32[2, 8, 8, 3]", "nn.conv2d(x, 5, kernel_size = [3, 1])") ==
+        std::vector<int64_t>{2, 6, 8, 5});
+  CHECK(shape_of("input x: f32[2, 8, 8, 3]", "nn.max_pool(x, 3, strides = 1)") ==
+        std::vector<int64_t>{2, 6, 6, 3});
+  CHECK(shape_of("input x: f32[2, 8, 8, 4]", "nn.global_avg_pool(nn.group_norm(x))") ==
+        std::vector<int64_t>{2, 4});
+  CHECK(shape_of("input t: i32[2, 5]", "nn.embedding(t, 11, 6)") == std::vector<int64_t>{2, 5, 6});
+  CHECK(shape_of("input x: f32[2, 5, 8]", "nn.transformer_block(x, heads = 2)") ==
+        std::vector<int64_t>{2, 5, 8});
+  CHECK(shape_of("input x: f32[3, 4]", "nn.mlp(x, [7, 2])") == std::vector<int64_t>{3, 2});
+
+  const Model m = Model::parse(R"(import nn
+model t() {
+  input x: f32[2, 4, 4, 2]
+  stage s {
+    y = nn.batch_norm(nn.conv2d(x, 2, use_bias = false))
+    for i in 0..2 { y = nn.layer_norm(y, center = false) }
+  }
+  output y
+})");
+  CHECK(param_names(m) == std::vector<std::string>{"s/conv2d/kernel", "s/batch_norm/gamma",
+                                                   "s/batch_norm/beta", "s/layer_norm/gamma",
+                                                   "s/layer_norm_1/gamma"});
+  CHECK(m.parameters()[0].shape == std::vector<int64_t>{3, 3, 2, 2});
+}
+
+TEST_CASE("dropout masks are named by scope path") {
+  const Model m = Model::parse(R"(import nn
+model t() {
+  input x: f32[2, 4]
+  stage s { y = nn.dropout(nn.dropout(x, 0.5), 0.25) + nn.dropout(x, 0.0) }
+  output y
+})");
+  std::vector<std::string> names;
+  for (const auto& n : m.graph().nodes()) {
+    if (n.op == OpKind::DropoutMask) {
+      names.push_back(n.attrs.get_str("name"));
+    }
+  }
+  CHECK(names == std::vector<std::string>{"s/dropout/mask", "s/dropout_1/mask"});
+}
+
+TEST_CASE("the causal mask hides the future") {
+  // arange and causal_mask are compile-time graphs of constants; check their types and that the
+  // mask compares columns with rows.
+  const Model m =
+      Model::parse("import nn\nmodel t() { output y = cast(nn.causal_mask(5))\n output r = nn.arange(6) }");
+  CHECK(output_shape(m, "y") == std::vector<int64_t>{5, 5});
+  CHECK(output_shape(m, "r") == std::vector<int64_t>{6});
+  const auto& g = m.graph();
+  CHECK(std::any_of(g.nodes().begin(), g.nodes().end(),
+                    [](const auto& n) { return n.op == OpKind::LessEqual; }));
+}
+
+TEST_CASE("errors inside the stdlib point at the user's call") {
+  const std::string text =
+      "import nn\nmodel t() {\n  input x: f32[2, 6]\n  output y = nn.group_norm(x, groups = 4)\n}";
+  try {
+    (void)Model::parse(text, "t.ipu");
+    FAIL("no error");
+  } catch (const iputrain::Error& e) {
+    CHECK(e.kind() == ErrorKind::Semantic);
+    CHECK(e.span().line == 4);
+    CHECK(e.hint().find("raised in group_norm at stdlib/nn.ipu:") != std::string::npos);
+  }
+}
+
+TEST_CASE("unused model parameters, inputs and params are warnings") {
+  const Model m = Model::parse(R"(model t(n: int = 3, used: int = 2) {
+  input x: f32[used]
+  input z: f32[2]
+  param p: f32[2] = zeros()
+  output x
+})",
+                               "w.ipu");
+  const auto w = m.warnings();
+  REQUIRE(w.size() == 3);
+  CHECK(w[0].find("w.ipu:1:9: warning: model parameter 'n' is never used") == 0);
+  CHECK(w[1].find("warning: input 'z' is never used") != std::string::npos);
+  CHECK(w[2].find("warning: parameter 'p' is never used") != std::string::npos);
+}
