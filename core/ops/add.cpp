@@ -6,11 +6,7 @@ namespace iputrain::ir {
 namespace {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
-  TensorType t = infer_broadcast(in);
-  if (t.dtype == DType::Bool) {
-    throw OpError{"cannot add bool tensors", "cast them to i32 or f32 first"};
-  }
-  return t;
+  return infer_arithmetic(in, "add");
 }
 
 void forward(const KernelArgs& args) {

@@ -8,12 +8,7 @@ namespace iputrain::ir {
 namespace {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
-  TensorType t = infer_broadcast(in);
-  if (t.dtype != DType::F32 && t.dtype != DType::I32) {
-    throw OpError{fmt::format("cannot multiply {} tensors", dtype_name(t.dtype)),
-                  "cast them to i32 or f32 first"};
-  }
-  return t;
+  return infer_arithmetic(in, "multiply");
 }
 
 void forward(const KernelArgs& args) {

@@ -29,6 +29,15 @@ void check_rank(const TensorType& t) {
   }
 }
 
+TensorType infer_arithmetic(std::span<const TensorType* const> in, std::string_view verb) {
+  TensorType t = infer_broadcast(in);
+  if (t.dtype != DType::F32 && t.dtype != DType::I32) {
+    throw OpError{fmt::format("cannot {} {} tensors", verb, dtype_name(t.dtype)),
+                  "cast them to i32 or f32 first"};
+  }
+  return t;
+}
+
 Strides broadcast_strides(const Shape& shape, const Shape& out) {
   Strides strides{};
   int64_t stride = 1;

@@ -20,6 +20,10 @@ namespace iputrain::ir {
 //! output has the broadcast shape and `out` dtype (or the inputs' dtype when `out` is empty).
 TensorType infer_broadcast(std::span<const TensorType* const> in, std::optional<DType> out = {});
 
+//! Type of add/sub/mul: broadcasting over f32 or i32 operands (the dtypes their kernels handle);
+//! `verb` names the operation in the error ("add", "subtract", "multiply").
+TensorType infer_arithmetic(std::span<const TensorType* const> in, std::string_view verb);
+
 //! Highest rank the broadcasting kernels handle; their index lives on the stack, so infer rejects more.
 inline constexpr size_t kMaxRank = 8;
 //! Per-dimension strides (in elements), right-aligned to an output of rank <= kMaxRank.

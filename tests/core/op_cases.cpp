@@ -204,6 +204,14 @@ std::vector<OpCase> op_cases() {
                      .inputs = {boolean({2}), boolean({2})},
                      .infer_error = "bool"});
   }
+  // add, sub and mul kernels handle f32 and i32 only; other float types must be refused up front.
+  for (OpKind op : {OpKind::Add, OpKind::Sub, OpKind::Mul}) {
+    const TensorType half{DType::F16, {2}};
+    cases.push_back({.name = std::string(op_name(op)) + " f16",
+                     .op = op,
+                     .inputs = {half, half},
+                     .infer_error = "f16 tensors"});
+  }
   for (const auto& [op, name, f] :
        std::vector<std::tuple<OpKind, std::string, std::function<double(double, double)>>>{
            {OpKind::Add, "add", [](double a, double b) { return a + b; }},
