@@ -24,9 +24,17 @@ struct EvalArgs : CommonArgs {
   std::string split = "test";
 };
 
+struct PlanArgs : CommonArgs {
+  std::string format = "text";          //!< text | json | dot
+  std::vector<std::string> dump_after;  //!< planner pass names
+  std::string output;                   //!< "" = standard output
+};
+
 int run_train(const TrainArgs& args);
 int run_eval(const EvalArgs& args);
 int run_check(const CommonArgs& args);
+//! `iputrain plan MODEL CONFIG`: placement, memory, schedule and predicted throughput.
+int run_plan(const PlanArgs& args);
 
 struct ConfigShowArgs {
   std::string config;

@@ -1,5 +1,6 @@
 // iputrain — command-line entry point: argument parsing and the mapping of errors to messages
-// and exit statuses (2: bad model/config/arguments, 1: data or run failure, 70: internal bug).
+// and exit statuses (2: bad model/config/arguments or a config that cannot be planned, 1: data or
+// run failure, 70: internal bug).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -17,6 +18,7 @@ int exit_status(iputrain::ErrorKind kind) {
     case ErrorKind::Syntax:
     case ErrorKind::Semantic:
     case ErrorKind::Config:
+    case ErrorKind::Plan:
     case ErrorKind::Usage: return 2;
     case ErrorKind::Internal: return 70;
     default: return 1;
@@ -58,6 +60,16 @@ int main(int argc, char** argv) {
   CLI::App* check_cmd = app.add_subcommand("check", "parse and check; print parameters and FLOPs per sample");
   add_common(check_cmd, check);
 
+  iputrain::cli::PlanArgs plan;
+  CLI::App* plan_cmd =
+      app.add_subcommand("plan", "where stages run, memory per IPU, the schedule and predicted throughput");
+  add_common(plan_cmd, plan);
+  plan_cmd->add_option("--format", plan.format, "text (for people), json (for tools) or dot (Graphviz)")
+      ->check(CLI::IsMember({"text", "json", "dot"}));
+  plan_cmd->add_option("--dump-after", plan.dump_after, "print the planner's state after this pass to stderr (repeatable)")
+      ->type_name("PASS");
+  plan_cmd->add_option("-o,--output", plan.output, "write the report to this file instead of stdout");
+
   iputrain::cli::ConfigShowArgs config_show;
   std::string explain_key;
   CLI::App* config_cmd = app.add_subcommand("config", "show, explain and document config keys");
@@ -83,6 +95,9 @@ int main(int argc, char** argv) {
     }
     if (*eval_cmd) {
       return iputrain::cli::run_eval(eval);
+    }
+    if (*plan_cmd) {
+      return iputrain::cli::run_plan(plan);
     }
     if (*show_cmd) {
       return iputrain::cli::run_config_show(config_show);

@@ -15,7 +15,9 @@
 #include "engine/data/dataset.hpp"
 #include "engine/data/safetensors.hpp"
 #include "engine/infeed.hpp"
-#include "engine/optimizer.hpp"
+#include "engine/optim/clipping.hpp"
+#include "engine/optim/lr_schedule.hpp"
+#include "engine/optim/optimizer.hpp"
 #include "engine/supported_keys.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "planner/plan.hpp"
@@ -64,6 +66,7 @@ struct Session::Impl {
   std::unique_ptr<engine::VirtualIpu> ipu;
   std::unique_ptr<engine::Optimizer> optimizer;
   std::vector<engine::ParamSlot> slots;
+  std::vector<std::vector<float>> optimizer_state;  // one buffer per slot
   int64_t step = 0;  // weight updates done
 
   uint64_t data_seed() const { return config.data.seed != 0 ? config.data.seed : config.training.seed; }
@@ -146,7 +149,9 @@ Session::Session(const Model& model, const Config& config) : impl_(std::make_uni
     for (size_t i = 0; i < g.params.size(); ++i) {
       if (s.plan.grads[i] != ir::kNoValue) {
         ir::Tensor w = s.ipu->tensor(g.params[i]);
-        s.slots.push_back({w.f32(), s.ipu->tensor(s.plan.grads[i]).f32(), w.numel()});
+        auto& state = s.optimizer_state.emplace_back(static_cast<size_t>(s.optimizer->state_slots() * w.numel()));
+        s.slots.push_back({w.f32(), s.ipu->tensor(s.plan.grads[i]).f32(), state.data(), w.numel()});
+        s.optimizer->init_state(s.slots.back());
       }
     }
   }
@@ -208,7 +213,10 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       const ir::ExecContext ctx{s.config.training.seed, s.step, s.step * s.batch, true};
       s.ipu->run(program, ctx);
       ++s.step;
-      s.optimizer->update(s.slots, s.step);
+      const OptimizerSection& opt = s.config.optimizer;
+      const float grad_scale =
+          opt.gradient_clip_norm > 0 ? engine::clip_scale(engine::sum_of_squares(s.slots), opt) : 1.0f;
+      s.optimizer->update(s.slots, s.step, engine::learning_rate_at(opt, s.step), grad_scale);
       StepRecord& r = progress.records[static_cast<size_t>(i)];
       r.step = s.step;
       for (size_t k = 0; k < outputs.size(); ++k) {

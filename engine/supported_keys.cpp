@@ -12,10 +12,33 @@ namespace iputrain::engine {
 namespace {
 
 // Keys (or whole tables, ending in '.') whose "runs" effect the engine implements.
-constexpr std::array<std::string_view, 10> kImplemented = {
-    "model",           "data.",         "ipu.auto_select_ipus", "optimizer.type", "optimizer.learning_rate",
-    "training.steps",  "training.epochs", "training.steps_per_execution", "training.seed", "training.log_every",
-};
+constexpr auto kImplemented = std::to_array<std::string_view>({
+    "model",
+    "data.",
+    "ipu.auto_select_ipus",
+    "optimizer.type",
+    "optimizer.learning_rate",
+    "optimizer.momentum",
+    "optimizer.use_nesterov",
+    "optimizer.beta1",
+    "optimizer.beta2",
+    "optimizer.epsilon",
+    "optimizer.weight_decay",
+    "optimizer.rho",
+    "optimizer.centered",
+    "optimizer.initial_accumulator_value",
+    "optimizer.gradient_clip_norm",
+    "optimizer.lr_schedule",
+    "optimizer.warmup_steps",
+    "optimizer.decay_steps",
+    "optimizer.decay_rate",
+    "optimizer.min_learning_rate",
+    "training.steps",
+    "training.epochs",
+    "training.steps_per_execution",
+    "training.seed",
+    "training.log_every",
+});
 
 bool implemented(std::string_view path) {
   for (std::string_view k : kImplemented) {

@@ -58,7 +58,15 @@ std::vector<ValueId> differentiate(ir::Graph& g) {
         continue;
       }
       ValueId& acc = grad[static_cast<size_t>(in)];
-      acc = acc == kNoValue ? dx[i] : g.add(ir::OpKind::Add, {acc, dx[i]});
+      if (acc == kNoValue) {
+        acc = dx[i];
+        continue;
+      }
+      // Contributions from several users are summed in the stage that made the value: users may
+      // be concurrent stages (a `parallel` block), which cannot wait for each other.
+      g.set_cursor(g.node(in).stage, ir::Phase::Backward);
+      acc = g.add(ir::OpKind::Add, {acc, dx[i]});
+      g.set_cursor(node.stage, ir::Phase::Backward);
     }
   }
   g.set_default_span({});

@@ -13,7 +13,21 @@ DeviceModel DeviceModel::ipu1() {
   d.bytes_per_tile = 256 * 1024;
   d.clock_hz = 1.6e9;
   d.f32_flops_per_tile_cycle = 16;  // 31.1 TFLOPS f32 peak / (1216 tiles x 1.6 GHz)
+  d.f16_flops_per_tile_cycle = 64;  // 124.5 TFLOPS f16 peak
   d.link_bytes_per_second = 32e9;
+  return d;
+}
+
+DeviceModel DeviceModel::from_config(const DeviceSection& section) {
+  DeviceModel d;
+  d.name = section.version;
+  d.tiles = section.tiles_per_ipu;
+  d.bytes_per_tile = section.memory_per_tile;
+  d.clock_hz = section.clock_hz;
+  d.f32_flops_per_tile_cycle = section.flops_per_tile_per_cycle;
+  d.f16_flops_per_tile_cycle = section.flops_per_tile_per_cycle_fp16;
+  d.link_bytes_per_second = section.ipu_link_bandwidth;
+  d.host_bytes_per_second = section.host_bandwidth;
   return d;
 }
 
@@ -25,7 +39,8 @@ double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
   }
   const ir::Cost c = def.cost(g, n);
   const double tiles = static_cast<double>(d.tiles);
-  const double compute = c.flops / (tiles * d.f32_flops_per_tile_cycle);
+  const bool half = n.type.dtype == DType::F16 || n.type.dtype == DType::BF16;
+  const double compute = c.flops / (tiles * (half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle));
   const double memory = (c.bytes_in + c.bytes_out) / (tiles * d.bytes_per_tile_cycle);
   return std::max(compute, memory) + d.op_overhead_cycles;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
+#include "iputrain/config.hpp"
 #include "planner/schedule.hpp"
 
 namespace iputrain::planner {
@@ -19,18 +20,26 @@ struct DeviceModel {
   int64_t bytes_per_tile = 624 * 1024;       //!< In-Processor Memory per tile
   double clock_hz = 1.33e9;
   double f32_flops_per_tile_cycle = 32;      //!< 62.5 TFLOPS f32 peak / (1472 tiles x 1.33 GHz)
+  double f16_flops_per_tile_cycle = 128;     //!< 250 TFLOPS f16 peak (ops whose result is f16/bf16)
   double bytes_per_tile_cycle = 16;          //!< tile-local memory bandwidth
   double op_overhead_cycles = 200;           //!< sync + exchange set-up per compute step
   double link_bytes_per_second = 64e9;       //!< IPU-Link bandwidth between two neighbours
   double host_bytes_per_second = 16e9;       //!< host link (PCIe) for infeed and outfeed
+  //! Host round trip of one engine call (launch, sync, result fetch), shared by the weight updates
+  //! the call runs: an assumed ~15 us at 1.33 GHz, not a measured figure.
+  double host_call_cycles = 20000;
 
   int64_t memory_bytes() const { return tiles * bytes_per_tile; }
   static DeviceModel ipu1();
   static DeviceModel ipu2();
+  //! The `[device]` section of a config (the preset files configs/ipu1.toml, configs/ipu2.toml set
+  //! it); constants the section does not name keep their ipu2 values.
+  static DeviceModel from_config(const DeviceSection& section);
 };
 
 //! Cycles one op instance takes: compute-bound or memory-bound, whichever is slower, plus the
-//! fixed overhead of a compute step. Leaves and reshapes cost nothing.
+//! fixed overhead of a compute step. Ops with an f16/bf16 result run at the f16 FLOP rate.
+//! Leaves and reshapes cost nothing.
 double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d);
 
 //! Cycles of the nodes of `stage` in `phase` within `program` (one micro-batch).

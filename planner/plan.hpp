@@ -1,11 +1,16 @@
-// The Plan: what the planner hands the engine. For one virtual IPU it is the training graph
-// (forward + backward), the gradient of every parameter, and the ordered programs to run.
+// The Plan: what the planner hands the engine. The training graph (forward + backward) and the
+// gradient of every parameter; where each stage runs (placement, replicas); the schedule of one
+// accumulation cycle; the per-IPU programs; and what the plan costs (memory, cycles).
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "core/ir/graph.hpp"
+#include "iputrain/config.hpp"
+#include "planner/cost_model.hpp"
+#include "planner/device_program.hpp"
+#include "planner/schedule.hpp"
 
 namespace iputrain::planner {
 
@@ -15,21 +20,95 @@ struct PassTiming {
   double ms = 0;
 };
 
+enum class RecomputeMode { Off, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved };
+enum class Reduction { Sum, Mean, RunningMean };
+
+//! The config, resolved into what the passes need.
+struct PlanSettings {
+  bool training = true;
+  bool pipelined = false;
+  ScheduleKind schedule = ScheduleKind::Grouped;
+  int64_t accumulation_count = 1;  //!< micro-batches per weight update, per replica
+  int64_t repeat_count = 1;
+  int64_t steps_per_execution = 1;
+  int32_t auto_stages = 0;         //!< split a model into this many stages (0 = the model's own)
+  RecomputeMode recompute = RecomputeMode::Off;
+  Reduction reduction = Reduction::Sum;
+  DType accumulation_dtype = DType::F32;
+  bool offload_optimizer_state = false;
+  int32_t optimizer_state_slots = 0;      //!< copies of each weight the optimizer keeps (sgd 0, adam 2)
+  int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU
+  int64_t prefetch_depth = 2;
+  DeviceModel device;
+};
+
+//! Where things run. IPU numbers are logical (within a replica) unless said otherwise.
+struct Placement {
+  Pipeline pipeline;                              //!< positions, stage -> IPU, IPUs per replica
+  int32_t replicas = 1;
+  std::vector<std::vector<int32_t>> physical;     //!< [replica][ipu] -> physical IPU id
+  std::vector<int32_t> param_ipu;                 //!< per Graph::params entry
+};
+
+//! Bytes on one IPU (logical index; every replica holds the same).
+struct IpuMemory {
+  int64_t weights = 0;
+  int64_t optimizer_state = 0;      //!< 0 when offloaded to host memory
+  int64_t optimizer_state_offloaded = 0;
+  int64_t accumulators = 0;
+  int64_t activations_peak = 0;     //!< stashed + in-task values at the worst timestep
+  int64_t io_buffers = 0;           //!< message channels, infeed and outfeed staging
+  int64_t total_peak = 0;
+  int64_t capacity = 0;
+  std::vector<int64_t> per_timestep;  //!< total bytes at each timestep of the cycle
+  //! Largest contributors at the peak: (what, bytes), largest first.
+  std::vector<std::pair<std::string, int64_t>> contributors;
+};
+
+//! What the plan costs in time on the emulated hardware.
+struct CostReport {
+  double cycles_per_update = 0;          //!< one accumulation cycle incl. reduce and update
+  double samples_per_second = 0;         //!< all replicas
+  double bubble_fraction = 0;            //!< from the simulated timeline
+  double analytic_bubble_fraction = 0;   //!< the schedule's formula
+  std::vector<double> utilisation;       //!< per IPU: busy share of the cycle
+  double link_bytes_per_update = 0;      //!< inter-IPU traffic within a replica
+  double reduce_bytes_per_update = 0;    //!< cross-replica traffic per replica
+};
+
 struct Plan {
-  ir::Graph graph;                      //!< forward graph with the backward graph appended
-  std::vector<ir::ValueId> grads;       //!< per graph.params entry: its gradient (kNoValue if unused)
+  ir::Graph graph;                         //!< forward graph with the backward graph appended
+  std::vector<ir::ValueId> grads;          //!< per graph.params entry: its gradient (kNoValue if unused)
   std::vector<ir::ValueId> train_program;  //!< nodes run for one training micro-batch, in order
   std::vector<ir::ValueId> eval_program;   //!< nodes run to compute the outputs only
   std::vector<PassTiming> timings;
+
+  PlanSettings settings;
+  Placement placement;
+  Timeline timeline;          //!< one accumulation cycle (training) on the IPUs of one replica
+  DevicePrograms programs;    //!< per-IPU instruction lists of one cycle
+  std::vector<IpuMemory> memory;  //!< per IPU of a replica
+  CostReport cost;
+
+  int64_t micro_batch() const;                     //!< samples per micro-batch (the inputs' leading dim)
+  int64_t global_batch() const;                    //!< micro-batch x accumulation x replicas
+  int32_t num_ipus() const { return placement.replicas * placement.pipeline.ipus_per_replica; }
 };
 
 //! Options that steer the pass list (dumps, disabled passes).
 struct PlanOptions {
-  std::vector<std::string> dump_after;  //!< pass names whose resulting IR is appended to `dumps`
+  std::vector<std::string> dump_after;  //!< pass names whose resulting plan is appended to `dumps`
   std::string* dumps = nullptr;
 };
 
-//! Runs the pass list on a copy of the model's forward graph.
+//! The names of the passes, in the order they run (for `--dump-after` checking and help).
+const std::vector<std::string>& pass_names();
+
+//! Runs the pass list on a copy of the model's forward graph under `config`. Throws a located
+//! Error(Config) or Error(Plan) when the config cannot be placed (e.g. a plan that does not fit).
+Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions& options = {});
+
+//! The default config (one IPU, no pipelining): for tests and single-device tools.
 Plan make_plan(const ir::Graph& forward, const PlanOptions& options = {});
 
 }  // namespace iputrain::planner

@@ -1,17 +1,47 @@
-// The pass list. Every pass runs through run_pass(), which times it, verifies the IR after it and
-// dumps the IR when asked (`--dump-after=PASS`).
+// The pass list. Every pass runs through PassRunner::run(), which times it, verifies the IR after
+// it and dumps the plan when asked (`--dump-after=PASS`).
 #include <chrono>
 #include <functional>
 
 #include <fmt/format.h>
 
+#include "frontend/config/rules.hpp"
+#include "planner/auto_stage.hpp"
 #include "planner/autodiff.hpp"
+#include "planner/lowering.hpp"
+#include "planner/memory_model.hpp"
+#include "planner/placement.hpp"
 #include "planner/plan.hpp"
 #include "planner/program.hpp"
+#include "planner/simulate.hpp"
 
 namespace iputrain::planner {
 
 namespace {
+
+std::string programs_str(const Plan& plan) {
+  std::string out;
+  for (size_t ipu = 0; ipu < plan.programs.ipus.size(); ++ipu) {
+    out += fmt::format("ipu {}:", ipu);
+    for (const Instr& in : plan.programs.ipus[ipu]) {
+      out += fmt::format(" {};", in.str(plan.programs));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string placement_str(const Plan& plan) {
+  const Placement& pl = plan.placement;
+  std::string out = fmt::format("replicas {} x {} IPUs\n", pl.replicas, pl.pipeline.ipus_per_replica);
+  for (size_t s = 0; s < plan.graph.stages.size(); ++s) {
+    out += fmt::format("stage {} '{}' -> ipu {}\n", s, plan.graph.stages[s].name, pl.pipeline.stage_ipu[s]);
+  }
+  for (size_t r = 0; r < pl.physical.size(); ++r) {
+    out += fmt::format("replica {} -> physical [{}]\n", r, fmt::join(pl.physical[r], ", "));
+  }
+  return out;
+}
 
 class PassRunner {
  public:
@@ -23,12 +53,19 @@ class PassRunner {
     const auto end = std::chrono::steady_clock::now();
     plan_.timings.push_back({name, std::chrono::duration<double, std::milli>(end - start).count()});
     plan_.graph.verify();
-    if (options_.dumps != nullptr) {
-      for (const auto& want : options_.dump_after) {
-        if (want == name) {
-          *options_.dumps += fmt::format("// IR after {}\n{}", name, plan_.graph.str());
-        }
+    if (options_.dumps == nullptr) {
+      return;
+    }
+    for (const auto& want : options_.dump_after) {
+      if (want != name) {
+        continue;
       }
+      const std::string what = want == "place"  ? placement_str(plan_)
+                                : want == "lower" ? programs_str(plan_)
+                                : want == "schedule"
+                                    ? timeline_str(plan_.placement.pipeline, plan_.timeline)
+                                    : plan_.graph.str();
+      *options_.dumps += fmt::format("// after {}\n{}", name, what);
     }
   }
 
@@ -38,38 +75,114 @@ class PassRunner {
 };
 
 std::vector<ir::ValueId> output_roots(const ir::Graph& g) {
-  std::vector<ir::ValueId> roots{g.loss};
+  std::vector<ir::ValueId> roots;
+  if (g.loss != ir::kNoValue) {
+    roots.push_back(g.loss);
+  }
   for (const auto& o : g.outputs) {
     roots.push_back(o.value);
   }
   return roots;
 }
 
+int64_t last_stage_outputs(const ir::Graph& g) {
+  int64_t n = 0;
+  for (const auto& o : g.outputs) {
+    n += g.node(o.value).stage == static_cast<int32_t>(g.stages.size()) - 1 ? 1 : 0;
+  }
+  return n;
+}
+
 }  // namespace
 
-Plan make_plan(const ir::Graph& forward, const PlanOptions& options) {
+const std::vector<std::string>& pass_names() {
+  static const std::vector<std::string> names = {"verify", "auto-stage", "place",  "autodiff", "programs",
+                                                 "schedule", "lower",     "memory", "cost"};
+  return names;
+}
+
+Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions& options) {
   Plan plan;
   plan.graph = forward;
+  const bool training = forward.loss != ir::kNoValue;
   PassRunner passes(plan, options);
 
   // The frontend's graph must already be well-formed; checking here localises frontend bugs.
   passes.run("verify", [] {});
-  // Reverse-mode autodiff appends the backward graph, stage by stage, when there is an objective.
+  // `pipeline.auto_stages` replaces the model's stages by balanced ones before anything is placed.
+  passes.run("auto-stage", [&] {
+    if (config.pipeline.auto_stages > 0) {
+      auto_stage(plan.graph, static_cast<int32_t>(config.pipeline.auto_stages), DeviceModel::from_config(config.device));
+    }
+  });
+  // Stages to IPUs, replicas, physical IPU order; the config's pipeline rules checked against the model.
+  passes.run("place", [&] {
+    const auto shape =
+        config::check_against_model(config, position_names(plan.graph), last_stage_outputs(plan.graph), training);
+    plan.settings = make_settings(config, shape);
+    plan.settings.training = training;
+    plan.placement = make_placement(plan.graph, config, shape);
+  });
+  // Reverse-mode autodiff appends the backward graph; backward nodes keep their forward node's stage.
   passes.run("autodiff", [&] {
-    if (plan.graph.loss != ir::kNoValue) {
+    if (training) {
       plan.grads = differentiate(plan.graph);
     }
   });
   // The programs keep only the nodes their results need (dead backward branches are dropped).
   passes.run("programs", [&] {
     plan.eval_program = live_program(plan.graph, output_roots(plan.graph));
-    if (plan.graph.loss != ir::kNoValue) {
+    if (training) {
       std::vector<ir::ValueId> roots = output_roots(plan.graph);
-      roots.insert(roots.end(), plan.grads.begin(), plan.grads.end());
+      for (ir::ValueId g : plan.grads) {
+        if (g != ir::kNoValue) {
+          roots.push_back(g);
+        }
+      }
       plan.train_program = live_program(plan.graph, roots);
+    }
+  });
+  // Which stage runs which micro-batch at which timestep, under the configured schedule.
+  passes.run("schedule", [&] {
+    if (training) {
+      plan.timeline = make_timeline(plan.placement.pipeline, plan.settings.schedule, plan.settings.accumulation_count,
+                                    true);
+    }
+  });
+  // The timeline as per-IPU instruction lists, with messages, buffers and reduction buckets.
+  passes.run("lower", [&] {
+    if (training) {
+      plan.programs = lower(plan);
+    }
+  });
+  // Bytes per IPU at every timestep; a plan that does not fit stops here with suggestions.
+  passes.run("memory", [&] {
+    if (training) {
+      plan.memory = estimate_memory(plan);
+      check_fits(plan);
+    }
+  });
+  // Simulated cycles of the whole plan: throughput, utilisation, bubble.
+  passes.run("cost", [&] {
+    if (training) {
+      plan.cost = simulate_plan(plan);
     }
   });
   return plan;
 }
+
+Plan make_plan(const ir::Graph& forward, const PlanOptions& options) { return make_plan(forward, Config(), options); }
+
+int64_t Plan::micro_batch() const {
+  for (ir::ValueId v : graph.inputs) {
+    const auto& shape = graph.type(v).shape;
+    if (!shape.empty()) {
+      return shape[0];
+    }
+  }
+  return 1;
+}
+
+int64_t Plan::global_batch() const { return micro_batch() * settings.accumulation_count * placement.replicas; }
 
 }  // namespace iputrain::planner

@@ -159,15 +159,27 @@ double analytic_bubble(const Pipeline& p, ScheduleKind kind, int64_t micro_batch
 }
 
 std::string timeline_str(const Pipeline& p, const Timeline& t) {
-  std::string out;
-  for (int32_t ipu = 0; ipu < p.ipus_per_replica; ++ipu) {
-    out += fmt::format("IPU {:<3}|", ipu);
-    for (const auto& step : t.steps) {
+  const auto ipus = static_cast<size_t>(p.ipus_per_replica);
+  std::vector<std::vector<std::string>> cells(ipus, std::vector<std::string>(t.steps.size(), "."));
+  // Columns are as wide as the widest cell so that long cycles (F12B9) stay aligned.
+  size_t width = 4;
+  for (size_t step = 0; step < t.steps.size(); ++step) {
+    for (size_t ipu = 0; ipu < ipus && ipu < t.steps[step].size(); ++ipu) {
       std::string cell;
-      for (const Task& task : step[static_cast<size_t>(ipu)]) {
+      for (const Task& task : t.steps[step][ipu]) {
         cell += fmt::format("{}{}", task.phase == ir::Phase::Forward ? 'F' : 'B', task.micro_batch);
       }
-      out += fmt::format("{:<5}|", cell.empty() ? "." : cell);
+      if (!cell.empty()) {
+        cells[ipu][step] = cell;
+        width = std::max(width, cell.size());
+      }
+    }
+  }
+  std::string out;
+  for (size_t ipu = 0; ipu < ipus; ++ipu) {
+    out += fmt::format("IPU {:<3}|", ipu);
+    for (const std::string& cell : cells[ipu]) {
+      out += fmt::format("{:<{}}|", cell, width + 1);
     }
     out += "\n";
   }

@@ -18,6 +18,10 @@ std::vector<KeySpec> pipeline_keys() {
           "IPU of each stage within a replica (a list for parallel stages), e.g. [0, [1, 2], 3]; "
           "unset = stage i on IPU i (every stage on IPU 0 if the device has one IPU).",
           Range::at_least(0)),
+      key(IPUTRAIN_KEY(pipeline.auto_stages), Int, 0, Runs,
+          "Split the model into this many stages of balanced cost, ignoring its own stage blocks; "
+          "0 = use the model's stages.",
+          Range::at_least(0)),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_count), Int, 0, Runs,
           "Micro-batches per weight update; a multiple of what the schedule needs (grouped: 2 x "
           "stages, interleaved: IPUs, sequential: 1); unset = that minimum.",

@@ -30,7 +30,7 @@ std::vector<KeySpec> run_keys() {
       model,
 
       key(IPUTRAIN_KEY(optimizer.type), Enum, "sgd", Runs,
-          "Optimizer algorithm (this version of the engine runs sgd).", {},
+          "Optimizer algorithm; update rules in docs/training.md.", {},
           {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}),
       key(IPUTRAIN_KEY(optimizer.learning_rate), Float, 0.01, Runs, "Step size of each weight update.",
           positive),
@@ -55,6 +55,22 @@ std::vector<KeySpec> run_keys() {
           "Clip the global gradient norm to this value; 0 = no clipping.", non_negative),
       key(IPUTRAIN_KEY(optimizer.loss_scaling), Float, 1.0, Runs,
           "Static loss scale: the loss is multiplied and the gradients divided by it.", positive),
+      key(IPUTRAIN_KEY(optimizer.lr_schedule), Enum, "constant", Runs,
+          "How the learning rate changes over the updates (after any warmup); formulas in "
+          "docs/training.md.",
+          {}, {"constant", "step", "exponential", "cosine"}),
+      key(IPUTRAIN_KEY(optimizer.warmup_steps), Int, 0, Runs,
+          "Raise the learning rate linearly over the first N updates, then start the schedule; 0 = no "
+          "warmup.",
+          non_negative),
+      key(IPUTRAIN_KEY(optimizer.decay_steps), Int, 0, Runs,
+          "Updates per decay period (step, exponential) or length of the cosine decay (cosine).",
+          positive_int),
+      key(IPUTRAIN_KEY(optimizer.decay_rate), Float, 0.1, Runs,
+          "Factor the learning rate is multiplied by every `decay_steps` updates (step, exponential).",
+          Range{0, true, 1, false}),
+      key(IPUTRAIN_KEY(optimizer.min_learning_rate), Float, 0.0, Runs,
+          "Learning rate the cosine schedule decays to and then keeps (cosine).", non_negative),
 
       key(IPUTRAIN_KEY(data.train), String, "", Runs,
           "Training data source: \"idx:PREFIX\" (IDX image/label pair, .gz allowed) or "

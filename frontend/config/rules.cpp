@@ -25,6 +25,20 @@ const std::vector<std::pair<std::string, std::vector<std::string>>>& optimizer_p
   return all;
 }
 
+// The learning-rate schedules that read each schedule parameter.
+const std::vector<std::pair<std::string, std::vector<std::string>>>& schedule_params() {
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> all = {
+      {"optimizer.decay_steps", {"step", "exponential", "cosine"}},
+      {"optimizer.decay_rate", {"step", "exponential"}},
+      {"optimizer.min_learning_rate", {"cosine"}},
+  };
+  return all;
+}
+
+bool reads(const std::vector<std::string>& users, const std::string& value) {
+  return std::find(users.begin(), users.end(), value) != users.end();
+}
+
 //! The first of `keys` that the config sets (where an error about them is shown), else the first.
 std::string located(const Config& c, std::initializer_list<const char*> keys) {
   for (const char* k : keys) {
@@ -278,6 +292,30 @@ void check_ipu(Config& c) {
   }
 }
 
+void check_schedule(const Config& c) {
+  const auto& o = c.optimizer;
+  for (const auto& [key, schedules] : schedule_params()) {
+    if (c.is_set(key) && !reads(schedules, o.lr_schedule)) {
+      c.fail_at(key, fmt::format("`{}` has no effect with `optimizer.lr_schedule` = \"{}\"", key, o.lr_schedule),
+                fmt::format("it is used by the schedules: {}; remove it or change the schedule",
+                            fmt::join(schedules, ", ")));
+    }
+  }
+  if (o.lr_schedule != "constant" && o.decay_steps == 0) {
+    c.fail_at("optimizer.lr_schedule",
+              fmt::format("the {} schedule needs `optimizer.decay_steps`", o.lr_schedule),
+              o.lr_schedule == "cosine" ? "set `decay_steps` to the number of updates the cosine decay lasts"
+                                        : "set `decay_steps` to the number of updates per decay by `decay_rate`");
+  }
+  if (o.lr_schedule == "cosine" && o.min_learning_rate >= o.learning_rate) {
+    c.fail_at(located(c, {"optimizer.min_learning_rate", "optimizer.learning_rate"}),
+              fmt::format("the cosine schedule decays from `learning_rate` = {} to `min_learning_rate` = {}, "
+                          "which is not lower",
+                          o.learning_rate, o.min_learning_rate),
+              "make `min_learning_rate` smaller than `learning_rate`");
+  }
+}
+
 void check_run(Config& c) {
   for (const auto& [key, types] : optimizer_params()) {
     if (c.is_set(key) && std::find(types.begin(), types.end(), c.optimizer.type) == types.end()) {
@@ -285,6 +323,7 @@ void check_run(Config& c) {
                 fmt::format("it is used by: {}; remove it or change the optimizer", fmt::join(types, ", ")));
     }
   }
+  check_schedule(c);
   if (c.profiling.profile_execution != "no_profile" && !c.profiling.enabled) {
     c.fail_at("profiling.profile_execution", "`profiling.profile_execution` needs `profiling.enabled = true`",
               "execution profiles are part of the profiling reports");
@@ -352,6 +391,9 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"profiling.profile_execution", "profiling.enabled"}, "An execution profile needs profiling enabled."},
       {{"optimizer.type", "optimizer.momentum", "optimizer.beta1", "optimizer.rho"},
        "A hyper-parameter is set only for an optimizer that uses it (see each key)."},
+      {{"optimizer.lr_schedule", "optimizer.decay_steps", "optimizer.decay_rate", "optimizer.min_learning_rate"},
+       "The step, exponential and cosine schedules need `decay_steps`; a schedule parameter is set only for "
+       "a schedule that uses it; the cosine floor is below `learning_rate`."},
       {{"training.steps", "training.epochs"}, "At most one of them is set."},
       {{"checkpoint.every", "checkpoint.keep", "checkpoint.dir"}, "`every` and `keep` need a `dir`."},
   };
@@ -393,8 +435,22 @@ void apply_rules(Config& cfg) {
 
 PipelineShape check_against_model(const Config& c, const std::vector<std::string>& stage_names,
                                   int64_t last_stage_outputs, bool training) {
+  std::vector<std::vector<std::string>> positions;
+  for (const auto& name : stage_names) {
+    positions.push_back({name});
+  }
+  return check_against_model(c, positions, last_stage_outputs, training);
+}
+
+PipelineShape check_against_model(const Config& c, const std::vector<std::vector<std::string>>& positions,
+                                  int64_t last_stage_outputs, bool training) {
   const auto& p = c.pipeline;
-  const int64_t stages = std::max<int64_t>(1, static_cast<int64_t>(stage_names.size()));
+  // A parallel block is named by its stages joined with '+' in `pipeline.stages`.
+  std::vector<std::string> stage_names;
+  for (const auto& members : positions) {
+    stage_names.push_back(fmt::format("{}", fmt::join(members, "+")));
+  }
+  const int64_t stages = std::max<int64_t>(1, static_cast<int64_t>(positions.size()));
   if (!p.stages.empty()) {
     for (size_t i = 0; i < std::max(p.stages.size(), stage_names.size()); ++i) {
       if (i >= p.stages.size() || i >= stage_names.size() || p.stages[i] != stage_names[i]) {
@@ -410,6 +466,18 @@ PipelineShape check_against_model(const Config& c, const std::vector<std::string
               fmt::format("`pipeline.device_mapping` has {} entries but the model has {} stages",
                           p.device_mapping.size(), stages),
               "give one IPU (or list of IPUs) per stage");
+  }
+  for (size_t i = 0; i < p.device_mapping.size() && i < positions.size(); ++i) {
+    const size_t given = p.device_mapping[i].size();
+    const size_t members = positions[i].size();
+    if (given != 1 && given != members) {
+      c.fail_at("pipeline.device_mapping",
+                fmt::format("`pipeline.device_mapping` entry {} lists {} IPUs, but that position holds {} "
+                            "stage{} [{}]",
+                            i, given, members, members == 1 ? "" : "s", fmt::join(positions[i], ", ")),
+                members == 1 ? "give a single IPU for a stage"
+                             : "give one IPU for the whole parallel block, or one per stage of it");
+    }
   }
   for (const char* k : {"pipeline.forward_propagation_stages_poplar_options",
                         "pipeline.backward_propagation_stages_poplar_options"}) {
@@ -479,6 +547,11 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
   for (const auto& [key, types] : optimizer_params()) {
     if (key == k.path && std::find(types.begin(), types.end(), c.optimizer.type) == types.end()) {
       return fmt::format("not used by {}", c.optimizer.type);
+    }
+  }
+  for (const auto& [key, schedules] : schedule_params()) {
+    if (key == k.path && !reads(schedules, c.optimizer.lr_schedule)) {
+      return fmt::format("not used by the {} schedule", c.optimizer.lr_schedule);
     }
   }
   if (k.path.find("maximum_scheduler_") != std::string::npos && c.ipu.scheduling.algorithm != "look_ahead") {

@@ -53,6 +53,13 @@ int64_t min_gradient_accumulation(const std::string& schedule, int64_t stages, i
 PipelineShape check_against_model(const Config& cfg, const std::vector<std::string>& stage_names,
                                   int64_t last_stage_outputs = -1, bool training = true);
 
+//! As above for a model whose stages form pipeline positions: a position is one stage, or the
+//! stages of one `parallel` block, and takes one `device_mapping` entry (a list for a parallel
+//! block: one IPU per member stage, or a single IPU for all of them). In `pipeline.stages` a
+//! parallel block is written as its stage names joined by '+' ("b1+b2").
+PipelineShape check_against_model(const Config& cfg, const std::vector<std::vector<std::string>>& positions,
+                                  int64_t last_stage_outputs, bool training);
+
 }  // namespace iputrain::config
 
 namespace iputrain::config {

@@ -149,6 +149,7 @@ struct StageOptions {
 struct PipelineSection {
   std::vector<std::string> stages;                   //!< the model's stage names, in order (optional check)
   std::vector<std::vector<int64_t>> device_mapping;  //!< stage i -> IPU(s); empty = stage i on IPU i
+  int64_t auto_stages = 0;                           //!< split the model into N balanced stages; 0 = off
   int64_t gradient_accumulation_count = 0;           //!< 0 = the smallest count the schedule accepts
   std::string gradient_accumulation_dtype = "same";  //!< same | fp32 | fp16
   int64_t repeat_count = 1;
@@ -191,6 +192,11 @@ struct OptimizerSection {
   double initial_accumulator_value = 0.1;  //!< adagrad
   double gradient_clip_norm = 0.0;         //!< clip the global gradient norm; 0 = off
   double loss_scaling = 1.0;               //!< static loss scale
+  std::string lr_schedule = "constant";    //!< constant | step | exponential | cosine
+  int64_t warmup_steps = 0;                //!< linear warmup over the first N updates; 0 = none
+  int64_t decay_steps = 0;                 //!< step, exponential, cosine; 0 = unset
+  double decay_rate = 0.1;                 //!< step, exponential
+  double min_learning_rate = 0.0;          //!< cosine floor
 };
 
 struct DataSection {

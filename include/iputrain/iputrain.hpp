@@ -10,4 +10,5 @@
 #include "iputrain/config.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
+#include "iputrain/plan.hpp"
 #include "iputrain/session.hpp"

@@ -1,0 +1,31 @@
+// `iputrain plan MODEL CONFIG`: the plan as text, JSON or DOT, before anything runs.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/commands.hpp"
+#include "cli/write_file.hpp"
+#include "iputrain/iputrain.hpp"
+
+namespace iputrain::cli {
+
+int run_plan(const PlanArgs& args) {
+  const Config config = Config::load(args.config, args.sets);
+  const Model model = Model::load(args.model, config);
+  for (const std::string& w : model.warnings()) {
+    std::fputs(w.c_str(), stderr);
+  }
+  const Plan plan = Plan::make(model, config, PlanRequest{args.dump_after});
+  // Dumps go to stderr so that stdout stays one well-formed JSON or DOT document.
+  std::fputs(plan.dumps().c_str(), stderr);
+  const std::string report = args.format == "json" ? plan.json() : args.format == "dot" ? plan.dot() : plan.text();
+  if (args.output.empty()) {
+    std::fputs(report.c_str(), stdout);
+    return 0;
+  }
+  write_file_atomically(args.output, report);
+  fmt::print("wrote the plan ({}) to {}\n", args.format, args.output);
+  return 0;
+}
+
+}  // namespace iputrain::cli

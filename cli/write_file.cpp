@@ -1,0 +1,63 @@
+#include "cli/write_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+
+#include "iputrain/error.hpp"
+
+namespace iputrain::cli {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& what, int err) {
+  throw Error(ErrorKind::Io, fmt::format("cannot write `{}`: {}: {}", path, what, std::strerror(err)), {},
+              "check that the folder exists and is writable");
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, std::string_view text) {
+  const std::filesystem::path target(path);
+  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
+  std::string tmp = (dir / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) {
+    fail(path, "cannot create a temporary file next to it", errno);
+  }
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      const int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      fail(path, "write failed", err);
+    }
+    done += static_cast<size_t>(n);
+  }
+  // mkstemp creates the file 0600; an output file should be as readable as any other.
+  ::fchmod(fd, 0644);
+  const bool synced = ::fsync(fd) == 0;
+  const int sync_err = errno;
+  if (::close(fd) != 0 || !synced) {
+    const int err = synced ? errno : sync_err;
+    ::unlink(tmp.c_str());
+    fail(path, "flushing it failed", err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    fail(path, "rename failed", err);
+  }
+}
+
+}  // namespace iputrain::cli

@@ -1,0 +1,66 @@
+// The one-way link between two virtual IPUs of a replica: a bounded mailbox of preallocated
+// message slots. The sender blocks while every slot is taken, the receiver blocks until the
+// message it asks for (by tag) is there, so messages may arrive in any order. Waits sleep on
+// condition variables; abort() wakes every waiter so an error on one IPU cannot hang the others.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+namespace iputrain::engine {
+
+//! Thrown out of a wait when the cluster is being torn down after an error elsewhere.
+struct Aborted {};
+
+class Mailbox {
+ public:
+  struct Slot {
+    std::byte* data = nullptr;   //!< `slot_bytes` bytes, 64-byte aligned
+    int64_t tag = -1;
+    double sim_arrival = 0;      //!< simulated cycle at which the message has crossed the link
+  };
+
+  Mailbox(int32_t capacity, int64_t slot_bytes);
+
+  //! Blocks until a slot is free and hands it to the sender to fill.
+  Slot& begin_send();
+  //! Publishes the slot filled since begin_send() as message `tag`.
+  void end_send(Slot& slot, int64_t tag, double sim_arrival);
+  //! Blocks until message `tag` is in the mailbox and hands its slot to the receiver.
+  Slot& begin_recv(int64_t tag);
+  //! Frees the slot read since begin_recv().
+  void end_recv(Slot& slot);
+
+  //! Wakes every waiter with Aborted, now and in every later wait, until reset().
+  void abort();
+  //! Empties the mailbox and clears an abort (between runs).
+  void reset();
+
+  int32_t capacity() const { return static_cast<int32_t>(slots_.size()); }
+  int64_t slot_bytes() const { return slot_bytes_; }
+  //! Most messages ever held at once (sent, not yet received).
+  int32_t peak_in_flight() const;
+
+ private:
+  enum class State : uint8_t { Free, Writing, Full, Reading };
+  struct Free {
+    void operator()(std::byte* p) const;
+  };
+
+  int64_t slot_bytes_;
+  std::unique_ptr<std::byte, Free> memory_;
+  std::vector<Slot> slots_;
+  std::vector<State> state_;
+  mutable std::mutex mu_;
+  std::condition_variable not_full_;
+  std::condition_variable arrived_;
+  int32_t in_flight_ = 0;  // Writing, Full or Reading
+  int32_t peak_ = 0;
+  bool aborted_ = false;
+};
+
+}  // namespace iputrain::engine

@@ -1,0 +1,64 @@
+// What the cluster tells the outside world while it runs: every instruction each virtual IPU
+// executes (real and simulated time), bytes held per IPU, feed activity. The Recorder turns these
+// into the run report (utilisation, bubble, memory peak vs the planner) and the Chrome trace.
+// Workers call it concurrently; each worker writes only to its own track, so recording is a
+// push into a per-track vector (no lock on the hot path).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "planner/device_program.hpp"
+
+namespace iputrain::engine {
+
+//! One executed instruction on one track.
+struct TraceEvent {
+  planner::InstrKind kind;
+  int32_t stage = -1;
+  int64_t micro_batch = -1;
+  int64_t update = 0;        //!< weight update (0-based) the event belongs to
+  double real_begin_us = 0;  //!< since the run started
+  double real_end_us = 0;
+  double sim_begin_cycles = 0;  //!< simulated IPU clock
+  double sim_end_cycles = 0;
+};
+
+//! Bytes held by one virtual IPU from a point in time on.
+struct MemorySample {
+  double real_us = 0;
+  int64_t bytes = 0;
+};
+
+//! A timeline of one virtual IPU (physical id) or of a host feed.
+struct Track {
+  std::string name;  //!< "IPU 3 (replica 1, ipu 1)", "infeed replica 0", "outfeed"
+  std::vector<TraceEvent> events;
+  std::vector<MemorySample> memory;
+  double busy_us = 0;          //!< real time inside kernels (Forward/Recompute/Backward/Update)
+  double total_us = 0;         //!< real time the worker existed
+};
+
+class Recorder {
+ public:
+  //! One track per virtual IPU (index = physical id) followed by `feeds` feed tracks.
+  Recorder(int32_t ipus, int32_t feeds, bool keep_events);
+
+  Track& track(int32_t index) { return tracks_.at(static_cast<size_t>(index)); }
+  const std::vector<Track>& tracks() const { return tracks_; }
+  bool keep_events() const { return keep_events_; }
+  //! Microseconds since the recorder was made (steady clock).
+  double now_us() const;
+
+  //! Writes the Chrome trace JSON (one process for real time and one for simulated time, one
+  //! thread per track), atomically.
+  void write_chrome_trace(const std::string& path, double clock_hz) const;
+
+ private:
+  std::vector<Track> tracks_;
+  bool keep_events_;
+  int64_t start_ns_;
+};
+
+}  // namespace iputrain::engine

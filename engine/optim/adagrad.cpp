@@ -1,0 +1,40 @@
+// Adagrad as torch.optim.Adagrad (no lr decay): g = grad + wd * w;  s <- s + g^2;
+// w <- w - lr * g / (sqrt(s) + eps). The sums start at `initial_accumulator_value`. State: s.
+#include "engine/optim/eigen_maps.hpp"
+#include "engine/optim/optimizers.hpp"
+
+namespace iputrain::engine {
+
+namespace {
+
+using namespace optim_detail;
+
+class Adagrad final : public Optimizer {
+ public:
+  explicit Adagrad(const OptimizerSection& o)
+      : initial_(static_cast<float>(o.initial_accumulator_value)),
+        epsilon_(static_cast<float>(o.epsilon)),
+        weight_decay_(static_cast<float>(o.weight_decay)) {}
+
+  void init_state(const ParamSlot& p) const override { state(p, 0).setConstant(initial_); }
+
+  void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
+    for (const ParamSlot& p : params) {
+      Vec w = weights(p);
+      Vec sum = state(p, 0);
+      const auto g = grad_scale * grad(p) + weight_decay_ * w;
+      sum += g.square();
+      w -= lr * (g / (sum.sqrt() + epsilon_));
+    }
+  }
+  int32_t state_slots() const override { return 1; }
+
+ private:
+  float initial_, epsilon_, weight_decay_;
+};
+
+}  // namespace
+
+std::unique_ptr<Optimizer> make_adagrad(const OptimizerSection& o) { return std::make_unique<Adagrad>(o); }
+
+}  // namespace iputrain::engine

@@ -1,0 +1,37 @@
+// AdamW (torch.optim.AdamW): the weights shrink by lr * wd before an Adam step on the bare
+// gradient, so the decay is not rescaled by Adam's per-element step sizes.
+#include "engine/optim/adam.hpp"
+#include "engine/optim/eigen_maps.hpp"
+#include "engine/optim/optimizers.hpp"
+
+namespace iputrain::engine {
+
+namespace {
+
+using namespace optim_detail;
+
+class AdamW final : public Optimizer {
+ public:
+  explicit AdamW(const OptimizerSection& o)
+      : hyper_{static_cast<float>(o.beta1), static_cast<float>(o.beta2), static_cast<float>(o.epsilon)},
+        weight_decay_(o.weight_decay) {}
+
+  void update(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale) override {
+    const auto shrink = static_cast<float>(1.0 - static_cast<double>(lr) * weight_decay_);
+    for (const ParamSlot& p : params) {
+      weights(p) *= shrink;
+      adam_step(p, hyper_, step, lr, grad_scale, 0.0f);
+    }
+  }
+  int32_t state_slots() const override { return 2; }
+
+ private:
+  AdamHyper hyper_;
+  double weight_decay_;
+};
+
+}  // namespace
+
+std::unique_ptr<Optimizer> make_adamw(const OptimizerSection& o) { return std::make_unique<AdamW>(o); }
+
+}  // namespace iputrain::engine

@@ -1,0 +1,47 @@
+// Heavy-ball and Nesterov momentum, as torch.optim.SGD with momentum (dampening 0):
+//   d = g + wd * w;  b <- mu * b + d;  w <- w - lr * b            (heavy ball)
+//                                      w <- w - lr * (d + mu * b)  (Nesterov)
+// torch starts the buffer at the first gradient; with a zeroed buffer mu * 0 + d is the same.
+// State: the velocity buffer b.
+#include "engine/optim/eigen_maps.hpp"
+#include "engine/optim/optimizers.hpp"
+
+namespace iputrain::engine {
+
+namespace {
+
+using namespace optim_detail;
+
+class Momentum final : public Optimizer {
+ public:
+  explicit Momentum(const OptimizerSection& o)
+      : momentum_(static_cast<float>(o.momentum)),
+        weight_decay_(static_cast<float>(o.weight_decay)),
+        nesterov_(o.use_nesterov) {}
+
+  void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
+    for (const ParamSlot& p : params) {
+      Vec w = weights(p);
+      Vec buf = state(p, 0);
+      const auto d = grad_scale * grad(p) + weight_decay_ * w;
+      buf = momentum_ * buf + d;
+      if (nesterov_) {
+        w -= lr * (d + momentum_ * buf);
+      } else {
+        w -= lr * buf;
+      }
+    }
+  }
+  int32_t state_slots() const override { return 1; }
+
+ private:
+  float momentum_;
+  float weight_decay_;
+  bool nesterov_;
+};
+
+}  // namespace
+
+std::unique_ptr<Optimizer> make_momentum(const OptimizerSection& o) { return std::make_unique<Momentum>(o); }
+
+}  // namespace iputrain::engine

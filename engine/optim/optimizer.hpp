@@ -1,0 +1,43 @@
+// Optimizers: the weight update, run once per accumulation cycle on the reduced gradients.
+//
+// Each optimizer follows the update rule of its torch.optim counterpart (LAMB, which torch lacks,
+// follows the LAMB paper), so a run agrees with PyTorch from the same weights and batches
+// (bench/torch_agreement.py optimizers). Optimizers hold only hyper-parameters: every per-element
+// state (moments, accumulators) lives in memory the caller provides per parameter, so one
+// optimizer object can update the parameters of any number of virtual IPUs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "iputrain/config.hpp"
+
+namespace iputrain::engine {
+
+//! One parameter as the optimizer sees it.
+struct ParamSlot {
+  float* weights;     //!< `size` floats, updated in place
+  const float* grad;  //!< `size` floats: the reduced gradient
+  float* state;       //!< state_slots() * size floats, zeroed by the caller, then init_state()
+  int64_t size;
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  //! Sets a slot's state to its starting value; call once per slot before the first update.
+  //! The state arrives zeroed; optimizers whose state starts elsewhere (adagrad) fill it here.
+  virtual void init_state(const ParamSlot& slot) const {}
+  //! Applies update number `step` (1-based) to every slot with learning rate `lr`. Every gradient
+  //! is multiplied by `grad_scale` first (replica averaging, clipping, loss-scale removal).
+  //! Allocates nothing.
+  virtual void update(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale) = 0;
+  //! Floats of state per weight (0 for sgd, 2 for adam); equals optimizer_state_slots().
+  virtual int32_t state_slots() const = 0;
+};
+
+//! Builds the optimizer named by config.optimizer.type with its hyper-parameters.
+std::unique_ptr<Optimizer> make_optimizer(const Config& config);
+
+}  // namespace iputrain::engine

@@ -1,0 +1,52 @@
+// RMSprop as torch.optim.RMSprop (no momentum), `rho` being torch's `alpha`:
+//   g = grad + wd * w;  s <- rho s + (1 - rho) g^2
+//   plain:     w <- w - lr * g / (sqrt(s) + eps)
+//   centered:  a <- rho a + (1 - rho) g;  w <- w - lr * g / (sqrt(s - a^2) + eps)
+// eps is added after the square root (TensorFlow adds it inside). State: s, and a when centered.
+#include "engine/optim/eigen_maps.hpp"
+#include "engine/optim/optimizers.hpp"
+
+namespace iputrain::engine {
+
+namespace {
+
+using namespace optim_detail;
+
+class RmsProp final : public Optimizer {
+ public:
+  explicit RmsProp(const OptimizerSection& o)
+      : rho_(static_cast<float>(o.rho)),
+        keep_(static_cast<float>(1.0 - o.rho)),
+        epsilon_(static_cast<float>(o.epsilon)),
+        weight_decay_(static_cast<float>(o.weight_decay)),
+        centered_(o.centered) {}
+
+  void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
+    for (const ParamSlot& p : params) {
+      Vec w = weights(p);
+      Vec square_avg = state(p, 0);
+      const auto g = grad_scale * grad(p) + weight_decay_ * w;
+      square_avg = rho_ * square_avg + keep_ * g.square();
+      if (centered_) {
+        Vec grad_avg = state(p, 1);
+        grad_avg = rho_ * grad_avg + keep_ * g;
+        // s - a^2 >= 0 in exact arithmetic; rounding can dip it below 0 when g is constant, and
+        // the square root of that would poison the weight with NaN.
+        w -= lr * (g / ((square_avg - grad_avg.square()).max(0.0f).sqrt() + epsilon_));
+      } else {
+        w -= lr * (g / (square_avg.sqrt() + epsilon_));
+      }
+    }
+  }
+  int32_t state_slots() const override { return centered_ ? 2 : 1; }
+
+ private:
+  float rho_, keep_, epsilon_, weight_decay_;
+  bool centered_;
+};
+
+}  // namespace
+
+std::unique_ptr<Optimizer> make_rmsprop(const OptimizerSection& o) { return std::make_unique<RmsProp>(o); }
+
+}  // namespace iputrain::engine

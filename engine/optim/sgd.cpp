@@ -1,0 +1,31 @@
+// Plain gradient descent (torch.optim.SGD without momentum): w <- w - lr * (g + wd * w).
+#include "engine/optim/eigen_maps.hpp"
+#include "engine/optim/optimizers.hpp"
+
+namespace iputrain::engine {
+
+namespace {
+
+using namespace optim_detail;
+
+class Sgd final : public Optimizer {
+ public:
+  explicit Sgd(const OptimizerSection& o) : weight_decay_(static_cast<float>(o.weight_decay)) {}
+
+  void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
+    for (const ParamSlot& p : params) {
+      Vec w = weights(p);
+      w -= lr * (grad_scale * grad(p) + weight_decay_ * w);
+    }
+  }
+  int32_t state_slots() const override { return 0; }
+
+ private:
+  float weight_decay_;
+};
+
+}  // namespace
+
+std::unique_ptr<Optimizer> make_sgd(const OptimizerSection& o) { return std::make_unique<Sgd>(o); }
+
+}  // namespace iputrain::engine

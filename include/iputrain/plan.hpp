@@ -1,0 +1,108 @@
+// iputrain — a plan: where a model's stages run on a cluster of IPUs under a config, what they hold
+// in memory and how fast the schedule is predicted to go, before anything runs.
+//
+//   auto config = iputrain::Config::load("configs/mnist_pipeline.toml");
+//   auto model = iputrain::Model::load("examples/mnist_mlp.ipu", config);
+//   auto plan = iputrain::Plan::make(model, config);
+//   std::cout << plan.text();   // or json() for tools, dot() for Graphviz
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "iputrain/config.hpp"
+#include "iputrain/model.hpp"
+
+namespace iputrain {
+
+namespace planner {
+struct Plan;
+}
+
+//! Options for Plan::make.
+struct PlanRequest {
+  //! Pass names after which the planner's state is appended to Plan::dumps() (see
+  //! Plan::pass_names()). An unknown name is an Error(Usage).
+  std::vector<std::string> dump_after;
+};
+
+//! Bytes one IPU of a replica holds at its peak (every replica holds the same).
+struct PlanMemory {
+  int64_t weights = 0;
+  int64_t optimizer_state = 0;            //!< on the IPU; 0 when offloaded
+  int64_t optimizer_state_offloaded = 0;  //!< in host memory instead
+  int64_t accumulators = 0;               //!< gradient accumulation buffers
+  int64_t activations_peak = 0;           //!< activations at the worst timestep
+  int64_t io_buffers = 0;                 //!< inter-IPU messages, infeed and outfeed staging
+  int64_t total_peak = 0;
+  int64_t capacity = 0;
+};
+
+//! One model stage as placed.
+struct PlanStage {
+  std::string name;
+  int32_t position = 0;  //!< pipeline position (concurrent stages share one)
+  int32_t ipu = 0;       //!< logical IPU within a replica
+  int64_t parameters = 0;       //!< elements
+  int64_t parameter_bytes = 0;
+  double forward_cycles = 0;    //!< one micro-batch
+};
+
+//! The text report's parts, for tools that show one at a time (the REPL).
+enum class PlanSection {
+  Header,     //!< model, replicas x IPUs, schedule, accumulation, batch sizes
+  Stages,     //!< stage -> IPU table
+  Memory,     //!< bytes per IPU by kind, with a bar against the capacity
+  Schedule,   //!< the timeline of one accumulation cycle
+  Predicted,  //!< samples/s, utilisation, bubble fraction
+};
+
+class Plan {
+ public:
+  //! Plans `model` (loaded with Model::load(path, config)) under `config`. Throws
+  //! iputrain::Error(Config or Plan) when the config cannot be placed, e.g. a plan that does not fit
+  //! in memory; the message names the IPU and what would make it fit.
+  static Plan make(const Model& model, const Config& config, const PlanRequest& request = {});
+  //! The planner's passes, in the order they run (the values PlanRequest::dump_after accepts).
+  static std::vector<std::string> pass_names();
+
+  //! The whole report for people: every PlanSection in order.
+  std::string text() const;
+  std::string text(PlanSection section) const;
+  //! The report for tools (see docs/cli.md, section `plan`, for the fields).
+  std::string json() const;
+  //! The stage graph in Graphviz DOT: stages clustered by IPU, edges carrying bytes per micro-batch.
+  std::string dot() const;
+  //! The planner's state after each pass named in PlanRequest::dump_after ("" if none).
+  const std::string& dumps() const;
+
+  const std::string& model_name() const;
+  int32_t replicas() const;
+  int32_t ipus_per_replica() const;
+  int32_t num_ipus() const;  //!< replicas x ipus_per_replica
+  std::string schedule() const;  //!< "grouped", "interleaved" or "sequential"
+  bool training() const;
+  int64_t accumulation_count() const;  //!< micro-batches per weight update, per replica
+  int64_t micro_batch() const;
+  int64_t global_batch() const;  //!< micro-batch x accumulation count x replicas
+  std::vector<PlanStage> stages() const;
+  std::vector<PlanMemory> memory() const;  //!< per logical IPU of a replica
+  std::vector<double> utilisation() const;  //!< per logical IPU: busy share of a weight update
+  double samples_per_second() const;       //!< predicted, all replicas
+  double cycles_per_update() const;
+  double bubble_fraction() const;           //!< from the simulated timeline
+  double analytic_bubble_fraction() const;  //!< the schedule's formula
+
+  //! The planner's plan, for the engine and inspection tools (not a stable API).
+  const planner::Plan& detail() const;
+
+  struct Impl;
+
+ private:
+  explicit Plan(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<const Impl> impl_;
+};
+
+}  // namespace iputrain

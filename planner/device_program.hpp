@@ -1,0 +1,119 @@
+// Per-IPU programs: what each virtual IPU of a replica does, in order, during one accumulation
+// cycle (one weight update). Every replica runs the same programs on its own data; the engine
+// executes them instruction by instruction, the memory and cycle models read them.
+//
+// Data movement is explicit. A value computed on one IPU and read on another travels in a Message:
+// the producer's IPU issues Send right after the task that computed it, the consumer's IPU issues
+// Recv right before the first task that reads it. Receivers match messages by id, so channels
+// need not deliver in program order; `Channel::capacity` bounds the messages in flight.
+//
+// Execution contract (the engine implements it, the planner's models assume it):
+// - Replica r runs `ipus[i]` on its IPU i once per weight update. Its micro-batch m of update u is
+//   the global micro-batch g = r * A + m of that update (A = accumulation count), i.e. batch
+//   (u * R + r) * A + m of the training stream, whatever the plan: the data, the RNG streams
+//   (keyed by sample index) and the gradient sums depend on g only, so every plan computes the
+//   same numbers.
+// - Buffers: micro-batch m uses slot m % slots of a Carried value; Transient values have one copy.
+// - Accumulate adds the gradients of its params (Plan::grads) for micro-batch g into a canonical
+//   pairwise tree over the N = R * A global micro-batches of the update (a left-complete binary
+//   tree: split at the largest power of two below the leaf count). ReduceReplicas combines the
+//   replicas' complete subtrees into the root in that same tree, so the sum is bitwise the same
+//   for any R and A with the same N. UpdateWeights then applies the optimizer with the gradient
+//   scaled once by 1/N (reduction mean or running_mean) or 1/R (sum: replicas are averaged).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir/graph.hpp"
+
+namespace iputrain::planner {
+
+enum class InstrKind : uint8_t {
+  Infeed,          //!< take micro-batch m's input values from this replica's host feed
+  Forward,         //!< run stage s's forward nodes on micro-batch m
+  Recompute,       //!< run stage s's recomputable forward nodes again, just before its backward
+  Backward,        //!< run stage s's backward nodes on micro-batch m
+  Send,            //!< copy Message `message`'s values into the channel to its receiver
+  Recv,            //!< wait for Message `message` and copy its values into this IPU's buffers
+  Accumulate,      //!< add micro-batch m's gradients of stage s's parameters to the accumulators
+  ReduceReplicas,  //!< combine accumulators across replicas (bucket `bucket`), canonical order
+  UpdateWeights,   //!< apply the optimizer to this IPU's parameters with the reduced gradients
+  Outfeed,         //!< hand micro-batch m's output values (`values`) to the host outfeed
+};
+
+std::string_view instr_kind_name(InstrKind kind);
+
+struct Instr {
+  InstrKind kind = InstrKind::Forward;
+  int32_t stage = -1;        //!< Forward, Recompute, Backward, Accumulate
+  int64_t micro_batch = -1;  //!< 0-based within the cycle; -1 for ReduceReplicas, UpdateWeights
+  int32_t timestep = -1;     //!< timestep of the timeline the instruction belongs to
+  int32_t message = -1;      //!< Send, Recv: index into DevicePrograms::messages
+  int32_t bucket = -1;       //!< ReduceReplicas: index into DevicePrograms::buckets
+  std::vector<ir::ValueId> values;  //!< Infeed: inputs; Outfeed: outputs; Accumulate: params
+
+  //! Short form for golden tests and the REPL: `F1.m3`, `B0.m2`, `R1.m0`, `send m2 ->1 #4`,
+  //! `recv m2 <-0 #4`, `infeed m0`, `acc1.m3`, `reduce #0`, `update`, `outfeed m3`.
+  std::string str(const struct DevicePrograms& programs) const;
+};
+
+//! Values of one micro-batch crossing from one IPU of a replica to another.
+struct Message {
+  int32_t from = 0;
+  int32_t to = 0;
+  int64_t micro_batch = 0;
+  std::vector<ir::ValueId> values;
+  int64_t bytes = 0;
+};
+
+//! The one-way link between two IPUs of a replica: messages in flight at most `capacity`.
+struct Channel {
+  int32_t from = 0;
+  int32_t to = 0;
+  int32_t capacity = 1;
+  int64_t max_message_bytes = 0;
+};
+
+//! Parameters reduced across replicas together (`maximum_cross_replica_sum_buffer_size`).
+struct Bucket {
+  int32_t ipu = 0;
+  std::vector<ir::ValueId> params;
+  int64_t bytes = 0;
+};
+
+//! How a value lives on an IPU. Param values persist; Carried values cross tasks or micro-batches
+//! and get `slots` copies (micro-batch m uses slot m % slots); Transient values live inside one
+//! task and share one copy across micro-batches.
+enum class BufferClass : uint8_t { Param, Carried, Transient };
+
+struct Buffer {
+  ir::ValueId value = ir::kNoValue;
+  BufferClass cls = BufferClass::Transient;
+  int32_t slots = 1;
+  int64_t bytes = 0;  //!< of one slot
+};
+
+//! Nodes each task runs, shared by all micro-batches (ascending ids, a valid order).
+struct StagePrograms {
+  std::vector<ir::ValueId> forward;
+  std::vector<ir::ValueId> recompute;  //!< forward nodes re-run before the backward (empty: none)
+  std::vector<ir::ValueId> backward;
+  std::vector<ir::ValueId> stash;      //!< forward values kept from forward to backward per micro-batch
+};
+
+struct DevicePrograms {
+  std::vector<std::vector<Instr>> ipus;  //!< [ipu within replica] -> one cycle, in order
+  std::vector<StagePrograms> stages;     //!< per model stage
+  std::vector<Message> messages;
+  std::vector<Channel> channels;
+  std::vector<Bucket> buckets;
+  std::vector<std::vector<Buffer>> buffers;  //!< [ipu] -> every value the IPU holds
+};
+
+//! Largest number of partial sums the canonical tree holds at once while one replica pushes the
+//! global leaves first .. first + count - 1 in order: the accumulator buffers a parameter needs.
+int32_t tree_stack_depth(int64_t first, int64_t count);
+
+}  // namespace iputrain::planner

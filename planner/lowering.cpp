@@ -1,0 +1,563 @@
+#include "planner/lowering.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace iputrain::planner {
+
+namespace {
+
+bool is_leaf(const ir::Node& n) { return ir::op_def(n.op).forward == nullptr; }
+
+// Random ops are never recomputed (the seeds' rule for stateful ops): their outputs are stashed.
+bool recomputable(const ir::Node& n) { return n.op != ir::OpKind::DropoutMask; }
+
+// What a task does with the nodes of its stage.
+enum class Work : uint8_t { Forward, Recompute, Backward };
+
+// One task of one IPU: stage `stage` in `work` on micro-batch `m`, at timeline step `step`.
+struct TaskRef {
+  int32_t stage;
+  Work work;
+  int64_t m;
+  int32_t step;
+};
+
+// A task type: (stage, work); Recompute and Backward of one (stage, m) form one task group.
+int32_t group_key(int32_t stage, Work work) { return stage * 2 + (work == Work::Forward ? 0 : 1); }
+
+}  // namespace
+
+std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<ir::ValueId>& train_program,
+                                          const std::vector<bool>& recompute) {
+  std::vector<StagePrograms> out(g.stages.size());
+  for (ir::ValueId id : train_program) {
+    const ir::Node& n = g.node(id);
+    if (is_leaf(n)) {
+      continue;
+    }
+    auto& sp = out[static_cast<size_t>(n.stage)];
+    (n.phase == ir::Phase::Forward ? sp.forward : sp.backward).push_back(id);
+  }
+  for (size_t s = 0; s < out.size(); ++s) {
+    auto& sp = out[s];
+    const std::set<ir::ValueId> forward(sp.forward.begin(), sp.forward.end());
+    // Forward values the backward reads: the stash, unless recomputation can rebuild them.
+    std::set<ir::ValueId> needed;
+    for (ir::ValueId id : sp.backward) {
+      for (ir::ValueId in : g.node(id).inputs) {
+        const ir::Node& p = g.node(in);
+        if (p.phase == ir::Phase::Forward && p.op != ir::OpKind::Param && p.op != ir::OpKind::Constant) {
+          needed.insert(in);
+        }
+      }
+    }
+    std::set<ir::ValueId> stash;
+    std::set<ir::ValueId> rerun;
+    if (!recompute[s]) {
+      stash = needed;
+    } else {
+      // Walk back from what the backward needs through this stage's recomputable forward nodes;
+      // what the walk stops at (stage inputs, random ops' outputs) is stashed instead.
+      std::vector<ir::ValueId> work(needed.begin(), needed.end());
+      while (!work.empty()) {
+        const ir::ValueId v = work.back();
+        work.pop_back();
+        const ir::Node& n = g.node(v);
+        if (forward.count(v) == 0 || !recomputable(n)) {
+          if (n.op != ir::OpKind::Param && n.op != ir::OpKind::Constant) {
+            stash.insert(v);
+          }
+          continue;
+        }
+        if (!rerun.insert(v).second) {
+          continue;
+        }
+        for (ir::ValueId in : n.inputs) {
+          work.push_back(in);
+        }
+      }
+    }
+    sp.recompute.assign(rerun.begin(), rerun.end());
+    sp.stash.assign(stash.begin(), stash.end());
+  }
+  return out;
+}
+
+namespace {
+
+class Lowering {
+ public:
+  explicit Lowering(const Plan& plan)
+      : plan_(plan), g_(plan.graph), pipe_(plan.placement.pipeline), ipus_(pipe_.ipus_per_replica) {}
+
+  DevicePrograms run() {
+    // The last position's backward directly follows its forward: recomputing it saves nothing.
+    std::vector<bool> recompute(g_.stages.size(), plan_.settings.recompute != RecomputeMode::Off);
+    for (int32_t s : pipe_.positions.back()) {
+      recompute[static_cast<size_t>(s)] = false;
+    }
+    out_.stages = stage_programs(g_, plan_.train_program, recompute);
+    collect_tasks();
+    collect_readers();
+    make_messages();
+    emit();
+    make_buffers();
+    make_channels();
+    return std::move(out_);
+  }
+
+ private:
+  int32_t ipu_of_stage(int32_t s) const { return pipe_.stage_ipu[static_cast<size_t>(s)]; }
+
+  // Tasks per IPU in program order: timeline order, a position's stages in model order.
+  void collect_tasks() {
+    tasks_.assign(static_cast<size_t>(ipus_), {});
+    const auto& steps = plan_.timeline.steps;
+    for (size_t t = 0; t < steps.size(); ++t) {
+      for (int32_t ipu = 0; ipu < ipus_; ++ipu) {
+        for (const Task& task : steps[t][static_cast<size_t>(ipu)]) {
+          for (int32_t s : pipe_.positions[static_cast<size_t>(task.position)]) {
+            if (ipu_of_stage(s) != ipu) {
+              continue;
+            }
+            const Work w = task.phase == ir::Phase::Forward ? Work::Forward : Work::Backward;
+            tasks_[static_cast<size_t>(ipu)].push_back({s, w, task.micro_batch, static_cast<int32_t>(t)});
+          }
+        }
+      }
+    }
+  }
+
+  // For every value: the task types (stage, work) that read it. Inputs count as produced by the
+  // forward of their stage (the Infeed just before it).
+  void collect_readers() {
+    readers_.assign(static_cast<size_t>(g_.size()), {});
+    auto add = [&](ir::ValueId v, int32_t stage, Work w) {
+      auto& r = readers_[static_cast<size_t>(v)];
+      const std::pair<int32_t, Work> key{stage, w};
+      if (std::find(r.begin(), r.end(), key) == r.end()) {
+        r.push_back(key);
+      }
+    };
+    for (size_t s = 0; s < out_.stages.size(); ++s) {
+      const auto& sp = out_.stages[s];
+      const auto stage = static_cast<int32_t>(s);
+      for (ir::ValueId id : sp.forward) {
+        for (ir::ValueId in : g_.node(id).inputs) {
+          add(in, stage, Work::Forward);
+        }
+      }
+      for (ir::ValueId id : sp.recompute) {
+        for (ir::ValueId in : g_.node(id).inputs) {
+          add(in, stage, Work::Recompute);
+        }
+      }
+      for (ir::ValueId id : sp.backward) {
+        for (ir::ValueId in : g_.node(id).inputs) {
+          add(in, stage, Work::Backward);
+        }
+      }
+    }
+  }
+
+  // The task type that produces `v` (Param and Constant values are not produced by tasks).
+  std::pair<int32_t, Work> producer(ir::ValueId v) const {
+    const ir::Node& n = g_.node(v);
+    return {n.stage, n.phase == ir::Phase::Forward ? Work::Forward : Work::Backward};
+  }
+
+  bool travels(ir::ValueId v) const {
+    const ir::OpKind op = g_.node(v).op;
+    return op != ir::OpKind::Param && op != ir::OpKind::Constant;
+  }
+
+  // Per producer task type and destination IPU: the values it sends (the same every micro-batch).
+  void make_messages() {
+    for (ir::ValueId v = 0; v < g_.size(); ++v) {
+      if (!travels(v) || readers_[static_cast<size_t>(v)].empty()) {
+        continue;
+      }
+      const auto [stage, work] = producer(v);
+      const int32_t from = ipu_of_stage(stage);
+      for (const auto& [rs, rw] : readers_[static_cast<size_t>(v)]) {
+        const int32_t to = ipu_of_stage(rs);
+        if (to != from) {
+          auto& values = routes_[{group_key(stage, work), to}];
+          if (values.empty() || values.back() != v) {
+            values.push_back(v);
+          }
+        }
+      }
+    }
+  }
+
+  static Instr at(InstrKind kind, int32_t stage, int64_t m, int32_t step) {
+    Instr in;
+    in.kind = kind;
+    in.stage = stage;
+    in.micro_batch = m;
+    in.timestep = step;
+    return in;
+  }
+
+  static InstrKind kind_of(Work w) {
+    return w == Work::Forward ? InstrKind::Forward : w == Work::Recompute ? InstrKind::Recompute : InstrKind::Backward;
+  }
+
+  void emit() {
+    const int64_t A = plan_.settings.accumulation_count;
+    out_.ipus.assign(static_cast<size_t>(ipus_), {});
+    // Message ids per (producer group, destination, micro-batch), made when the send is emitted;
+    // receivers look them up. Sends always precede receives in timeline order, so lowering the IPUs
+    // task by task in global timeline order (not IPU by IPU) keeps that true here too.
+    std::map<std::tuple<int32_t, int32_t, int64_t>, int32_t> message_id;
+    for (const auto& [key, values] : routes_) {
+      const auto [group, to] = key;
+      const int32_t stage = group / 2;
+      for (int64_t m = 0; m < A; ++m) {
+        Message msg;
+        msg.from = ipu_of_stage(stage);
+        msg.to = to;
+        msg.micro_batch = m;
+        msg.values = values;
+        for (ir::ValueId v : values) {
+          msg.bytes += static_cast<int64_t>(g_.type(v).bytes());
+        }
+        message_id[{group, to, m}] = static_cast<int32_t>(out_.messages.size());
+        out_.messages.push_back(std::move(msg));
+      }
+    }
+    // Which stages hold inputs, outputs and parameter gradients.
+    std::map<int32_t, std::vector<ir::ValueId>> inputs_of, outputs_of, grads_of;
+    for (ir::ValueId v : g_.inputs) {
+      if (!readers_[static_cast<size_t>(v)].empty()) {
+        inputs_of[g_.node(v).stage].push_back(v);
+      }
+    }
+    for (const auto& o : g_.outputs) {
+      outputs_of[g_.node(o.value).stage].push_back(o.value);
+    }
+    for (size_t k = 0; k < g_.params.size(); ++k) {
+      const ir::ValueId grad = plan_.grads.empty() ? ir::kNoValue : plan_.grads[k];
+      if (grad != ir::kNoValue && g_.node(grad).phase == ir::Phase::Backward) {
+        grads_of[g_.node(grad).stage].push_back(g_.params[k]);
+      }
+    }
+    const int32_t replicas = plan_.placement.replicas;
+    for (int32_t ipu = 0; ipu < ipus_; ++ipu) {
+      auto& prog = out_.ipus[static_cast<size_t>(ipu)];
+      const auto& tasks = tasks_[static_cast<size_t>(ipu)];
+      std::set<std::tuple<int32_t, int32_t, int64_t>> received;
+      std::set<int64_t> fed;
+      // Buckets of this IPU: its parameters with gradients, in the order their last gradient is
+      // accumulated, cut at the configured size; each is reduced as soon as it is complete.
+      std::vector<ir::ValueId> order;
+      for (const TaskRef& t : tasks) {
+        if (t.work == Work::Backward && t.m == A - 1) {
+          for (ir::ValueId p : grads_of[t.stage]) {
+            order.push_back(p);
+          }
+        }
+      }
+      std::vector<int32_t> bucket_end;  // index into `order` after which a bucket closes
+      if (replicas > 1) {
+        int64_t bytes = 0;
+        Bucket bucket;
+        bucket.ipu = ipu;
+        for (size_t k = 0; k < order.size(); ++k) {
+          const int64_t b = static_cast<int64_t>(g_.type(order[k]).bytes());
+          const int64_t limit = plan_.settings.cross_replica_buffer_bytes;
+          if (!bucket.params.empty() && limit > 0 && bytes + b > limit) {
+            bucket.bytes = bytes;
+            out_.buckets.push_back(bucket);
+            bucket_end.push_back(static_cast<int32_t>(k));
+            bucket.params.clear();
+            bytes = 0;
+          }
+          bucket.params.push_back(order[k]);
+          bytes += b;
+        }
+        if (!bucket.params.empty()) {
+          bucket.bytes = bytes;
+          out_.buckets.push_back(bucket);
+          bucket_end.push_back(static_cast<int32_t>(order.size()));
+        }
+      }
+      const auto first_bucket = static_cast<int32_t>(out_.buckets.size() - bucket_end.size());
+      size_t accumulated_last = 0;  // params of `order` whose last gradient has been accumulated
+      size_t next_bucket = 0;
+
+      for (const TaskRef& t : tasks) {
+        // Receive what this task reads from other IPUs, unless an earlier task received it.
+        std::vector<Work> works = {t.work};
+        if (t.work == Work::Backward && !out_.stages[static_cast<size_t>(t.stage)].recompute.empty()) {
+          works = {Work::Recompute, Work::Backward};
+        }
+        for (const auto& [key, values] : routes_) {
+          const auto [group, to] = key;
+          if (to != ipu || received.count({group, to, t.m}) != 0) {
+            continue;
+          }
+          bool reads = false;
+          for (ir::ValueId v : values) {
+            for (const auto& [rs, rw] : readers_[static_cast<size_t>(v)]) {
+              reads = reads || (rs == t.stage && std::find(works.begin(), works.end(), rw) != works.end());
+            }
+          }
+          if (reads) {
+            received.insert({group, to, t.m});
+            Instr in = at(InstrKind::Recv, -1, t.m, t.step);
+            in.message = message_id.at({group, to, t.m});
+            prog.push_back(in);
+          }
+        }
+        if (t.work == Work::Forward && inputs_of.count(t.stage) != 0 && fed.insert(t.m).second) {
+          Instr in = at(InstrKind::Infeed, -1, t.m, t.step);
+          in.values = inputs_of[t.stage];
+          prog.push_back(in);
+        }
+        for (Work w : works) {
+          prog.push_back(at(kind_of(w), t.stage, t.m, t.step));
+        }
+        // Send what this task produced to the IPUs that read it.
+        const int32_t group = group_key(t.stage, t.work);
+        for (const auto& [key, values] : routes_) {
+          if (key.first == group) {
+            Instr in = at(InstrKind::Send, -1, t.m, t.step);
+            in.message = message_id.at({group, key.second, t.m});
+            prog.push_back(in);
+          }
+        }
+        if (t.work == Work::Forward && outputs_of.count(t.stage) != 0) {
+          Instr in = at(InstrKind::Outfeed, -1, t.m, t.step);
+          in.values = outputs_of[t.stage];
+          prog.push_back(in);
+        }
+        if (t.work == Work::Backward && grads_of.count(t.stage) != 0) {
+          Instr in = at(InstrKind::Accumulate, t.stage, t.m, t.step);
+          in.values = grads_of[t.stage];
+          prog.push_back(in);
+          if (t.m == A - 1) {
+            accumulated_last += grads_of[t.stage].size();
+            while (next_bucket < bucket_end.size() && static_cast<size_t>(bucket_end[next_bucket]) <= accumulated_last) {
+              Instr r = at(InstrKind::ReduceReplicas, -1, -1, t.step);
+              r.bucket = first_bucket + static_cast<int32_t>(next_bucket);
+              prog.push_back(r);
+              ++next_bucket;
+            }
+          }
+        }
+      }
+      const int32_t last_step = plan_.timeline.timesteps() > 0 ? static_cast<int32_t>(plan_.timeline.timesteps() - 1) : 0;
+      Instr update = at(InstrKind::UpdateWeights, -1, -1, last_step);
+      for (size_t k = 0; k < g_.params.size(); ++k) {
+        if (plan_.placement.param_ipu[k] == ipu) {
+          update.values.push_back(g_.params[k]);
+        }
+      }
+      prog.push_back(update);
+    }
+  }
+
+  // Which instruction positions of `ipu` touch value v for micro-batch m; lifetimes are split
+  // where a recomputed value is rebuilt.
+  void make_buffers() {
+    out_.buffers.assign(static_cast<size_t>(ipus_), {});
+    for (int32_t ipu = 0; ipu < ipus_; ++ipu) {
+      const auto& prog = out_.ipus[static_cast<size_t>(ipu)];
+      // Per value: per micro-batch, the intervals [first, last] of instruction positions, each with
+      // the task groups it touches.
+      struct Span {
+        int64_t m;
+        int32_t first, last;
+        std::set<std::pair<int32_t, int64_t>> groups;
+      };
+      std::map<ir::ValueId, std::vector<Span>> spans;
+      auto touch = [&](ir::ValueId v, int64_t m, int32_t pos, int32_t group, bool restart) {
+        auto& list = spans[v];
+        Span* open = nullptr;
+        for (auto it = list.rbegin(); it != list.rend(); ++it) {
+          if (it->m == m) {
+            open = &*it;
+            break;
+          }
+        }
+        if (open == nullptr || restart) {
+          list.push_back({m, pos, pos, {}});
+          open = &list.back();
+        }
+        open->last = pos;
+        open->groups.insert({group, m});
+      };
+      std::vector<std::set<ir::ValueId>> rerun(out_.stages.size());
+      for (size_t s = 0; s < out_.stages.size(); ++s) {
+        rerun[s].insert(out_.stages[s].recompute.begin(), out_.stages[s].recompute.end());
+      }
+      // The task group an instruction belongs to: its own, or the next compute instruction's.
+      std::vector<int32_t> group_at(prog.size(), -1);
+      int32_t next = -1;
+      for (size_t i = prog.size(); i-- > 0;) {
+        const Instr& in = prog[i];
+        if (in.kind == InstrKind::Forward) {
+          next = group_key(in.stage, Work::Forward);
+        } else if (in.kind == InstrKind::Backward || in.kind == InstrKind::Recompute) {
+          next = group_key(in.stage, Work::Backward);
+        }
+        group_at[i] = next;
+      }
+      for (size_t i = 0; i < prog.size(); ++i) {
+        const Instr& in = prog[i];
+        const auto pos = static_cast<int32_t>(i);
+        const int32_t group = group_at[i];
+        switch (in.kind) {
+          case InstrKind::Infeed:
+            for (ir::ValueId v : in.values) {
+              touch(v, in.micro_batch, pos, group, false);
+            }
+            break;
+          case InstrKind::Recv:
+            for (ir::ValueId v : out_.messages[static_cast<size_t>(in.message)].values) {
+              touch(v, in.micro_batch, pos, group, false);
+            }
+            break;
+          case InstrKind::Forward:
+          case InstrKind::Recompute:
+          case InstrKind::Backward: {
+            const auto& sp = out_.stages[static_cast<size_t>(in.stage)];
+            const auto& nodes = in.kind == InstrKind::Forward     ? sp.forward
+                                : in.kind == InstrKind::Recompute ? sp.recompute
+                                                                  : sp.backward;
+            for (ir::ValueId id : nodes) {
+              for (ir::ValueId v : g_.node(id).inputs) {
+                if (travels(v)) {
+                  touch(v, in.micro_batch, pos, group, false);
+                }
+              }
+              // A recomputed value starts a new lifetime when it is rebuilt.
+              touch(id, in.micro_batch, pos, group, in.kind == InstrKind::Recompute);
+            }
+            break;
+          }
+          default:
+            break;
+        }
+      }
+      auto& buffers = out_.buffers[static_cast<size_t>(ipu)];
+      for (size_t k = 0; k < g_.params.size(); ++k) {
+        if (plan_.placement.param_ipu[k] == ipu) {
+          const ir::ValueId p = g_.params[k];
+          buffers.push_back({p, BufferClass::Param, 1, static_cast<int64_t>(g_.type(p).bytes())});
+        }
+      }
+      std::set<ir::ValueId> constants;
+      for (const Instr& in : prog) {
+        if (in.kind == InstrKind::Forward || in.kind == InstrKind::Recompute || in.kind == InstrKind::Backward) {
+          const auto& sp = out_.stages[static_cast<size_t>(in.stage)];
+          for (const auto* nodes : {&sp.forward, &sp.recompute, &sp.backward}) {
+            for (ir::ValueId id : *nodes) {
+              for (ir::ValueId v : g_.node(id).inputs) {
+                if (g_.node(v).op == ir::OpKind::Constant) {
+                  constants.insert(v);
+                }
+              }
+            }
+          }
+        }
+      }
+      for (ir::ValueId c : constants) {
+        buffers.push_back({c, BufferClass::Transient, 1, static_cast<int64_t>(g_.type(c).bytes())});
+      }
+      for (const auto& [v, list] : spans) {
+        if (!travels(v)) {
+          continue;
+        }
+        bool transient = true;
+        for (const Span& s : list) {
+          transient = transient && s.groups.size() == 1;
+        }
+        int32_t slots = 1;
+        if (!transient) {
+          // Most micro-batches whose lifetimes overlap at one instruction.
+          std::vector<std::pair<int32_t, int>> events;
+          std::map<int64_t, std::pair<int32_t, int32_t>> hull;
+          for (const Span& s : list) {
+            auto [it, fresh] = hull.emplace(s.m, std::make_pair(s.first, s.last));
+            if (!fresh) {
+              it->second.first = std::min(it->second.first, s.first);
+              it->second.second = std::max(it->second.second, s.last);
+            }
+          }
+          for (const auto& [m, range] : hull) {
+            events.emplace_back(range.first, +1);
+            events.emplace_back(range.second + 1, -1);
+          }
+          std::sort(events.begin(), events.end());
+          int live = 0;
+          for (const auto& e : events) {
+            live += e.second;
+            slots = std::max(slots, live);
+          }
+        }
+        buffers.push_back({v, transient ? BufferClass::Transient : BufferClass::Carried, slots,
+                           static_cast<int64_t>(g_.type(v).bytes())});
+      }
+    }
+  }
+
+  // Channel capacity: the most messages in flight on it when every IPU keeps to the timeline
+  // (sends at the end of their timestep, receives at the start of theirs).
+  void make_channels() {
+    std::map<std::pair<int32_t, int32_t>, std::vector<std::pair<int32_t, int32_t>>> flights;
+    std::vector<int32_t> sent_at(out_.messages.size(), 0);
+    std::vector<int32_t> received_at(out_.messages.size(), 0);
+    for (const auto& prog : out_.ipus) {
+      for (const Instr& in : prog) {
+        if (in.kind == InstrKind::Send) {
+          sent_at[static_cast<size_t>(in.message)] = in.timestep;
+        } else if (in.kind == InstrKind::Recv) {
+          received_at[static_cast<size_t>(in.message)] = in.timestep;
+        }
+      }
+    }
+    std::map<std::pair<int32_t, int32_t>, Channel> channels;
+    for (size_t k = 0; k < out_.messages.size(); ++k) {
+      const Message& msg = out_.messages[k];
+      flights[{msg.from, msg.to}].emplace_back(sent_at[k], received_at[k]);
+      Channel& c = channels[{msg.from, msg.to}];
+      c.from = msg.from;
+      c.to = msg.to;
+      c.max_message_bytes = std::max(c.max_message_bytes, msg.bytes);
+    }
+    for (auto& [key, c] : channels) {
+      const auto& list = flights[key];
+      int32_t most = 1;
+      for (const auto& [s0, r0] : list) {
+        // In flight at the start of timestep r0: sent before it, received at or after it.
+        int32_t n = 0;
+        for (const auto& [s, r] : list) {
+          n += (s < r0 && r >= r0) ? 1 : 0;
+        }
+        most = std::max(most, n);
+      }
+      c.capacity = most;
+      out_.channels.push_back(c);
+    }
+  }
+
+  const Plan& plan_;
+  const ir::Graph& g_;
+  const Pipeline& pipe_;
+  int32_t ipus_;
+  DevicePrograms out_;
+  std::vector<std::vector<TaskRef>> tasks_;
+  std::vector<std::vector<std::pair<int32_t, Work>>> readers_;
+  std::map<std::pair<int32_t, int32_t>, std::vector<ir::ValueId>> routes_;  // (group, to) -> values
+};
+
+}  // namespace
+
+DevicePrograms lower(const Plan& plan) { return Lowering(plan).run(); }
+
+}  // namespace iputrain::planner

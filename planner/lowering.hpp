@@ -1,0 +1,19 @@
+// Lowering: from the schedule's timeline to per-IPU instruction programs, with the messages
+// between IPUs, the buffers each IPU needs (and how many micro-batch copies) and the buckets of
+// the cross-replica reduction.
+#pragma once
+
+#include "planner/plan.hpp"
+
+namespace iputrain::planner {
+
+//! Per-stage node lists: forward, backward, and for the stages in `recompute` (per stage) the
+//! nodes re-run before the backward and the values stashed instead.
+std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<ir::ValueId>& train_program,
+                                          const std::vector<bool>& recompute);
+
+//! Lowers one accumulation cycle of `plan` (graph, train_program, grads, placement, timeline,
+//! settings must be set).
+DevicePrograms lower(const Plan& plan);
+
+}  // namespace iputrain::planner

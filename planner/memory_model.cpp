@@ -1,0 +1,512 @@
+#include "planner/memory_model.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "iputrain/error.hpp"
+#include "planner/report.hpp"
+
+namespace iputrain::planner {
+
+namespace {
+
+// One stretch of time during which one micro-batch's copy of a Carried value occupies memory:
+// from the instruction that makes it (a task, a Recv, an Infeed) to the last instruction that
+// reads it, both ends included. A recomputed value has two stretches: in its forward task and
+// from the recompute to its last backward reader.
+struct LiveRange {
+  int64_t bytes = 0;
+  int32_t first = 0;
+  int32_t last = 0;
+  int32_t stage = 0;      // the stage whose task reads it last: the one it is stashed for
+  int64_t micro_batch = 0;
+  bool from_outside = false;  // arrived by Recv or Infeed: a stage input, kept under recomputation
+};
+
+// Everything the memory model derives for one IPU; IpuMemory is its summary, check_fits reads the rest.
+struct IpuAnalysis {
+  IpuMemory memory;
+  int64_t transient = 0;
+  int32_t peak_step = -1;  // timestep of total_peak (-1: no timesteps)
+  int32_t accumulator_depth = 0;
+  int64_t weight_tensors = 0;
+  std::vector<LiveRange> ranges;
+  std::string largest_value;  // name of the largest single buffer (one slot) and its bytes
+  int64_t largest_value_bytes = 0;
+};
+
+std::string value_name(const ir::Graph& g, ir::ValueId v) {
+  const ir::Node& n = g.node(v);
+  if (!n.name.empty()) {
+    return fmt::format("value '{}'", n.name);
+  }
+  return fmt::format("value %{} ({} of stage '{}')", v, ir::op_name(n.op), g.stages[static_cast<size_t>(n.stage)].name);
+}
+
+int64_t values_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& values) {
+  int64_t bytes = 0;
+  for (ir::ValueId v : values) {
+    bytes += static_cast<int64_t>(g.type(v).bytes());
+  }
+  return bytes;
+}
+
+// Walks the IPU's instructions in order and records the live ranges of its Carried values.
+class LivenessWalk {
+ public:
+  LivenessWalk(const Plan& plan, const std::vector<Buffer>& buffers) : plan_(plan), buffers_(buffers) {
+    buffer_of_.assign(static_cast<size_t>(plan.graph.size()), -1);
+    for (size_t b = 0; b < buffers.size(); ++b) {
+      if (buffers[b].cls == BufferClass::Carried) {
+        buffer_of_[static_cast<size_t>(buffers[b].value)] = static_cast<int32_t>(b);
+      }
+    }
+    for (size_t k = 0; k < plan.graph.params.size() && k < plan.grads.size(); ++k) {
+      grad_of_param_[plan.graph.params[k]] = plan.grads[k];
+    }
+  }
+
+  std::vector<LiveRange> run(const std::vector<Instr>& program) {
+    for (const Instr& instr : program) {
+      if (instr.timestep >= 0) {
+        visit(instr);
+      }
+    }
+    for (auto& [key, open] : open_) {
+      ranges_.push_back(open);
+    }
+    open_.clear();
+    return std::move(ranges_);
+  }
+
+ private:
+  void visit(const Instr& in) {
+    const DevicePrograms& p = plan_.programs;
+    const int32_t t = in.timestep;
+    const int64_t m = in.micro_batch;
+    switch (in.kind) {
+      case InstrKind::Forward:
+        run_nodes(p.stages[static_cast<size_t>(in.stage)].forward, t, m, in.stage);
+        break;
+      case InstrKind::Recompute:
+        run_nodes(p.stages[static_cast<size_t>(in.stage)].recompute, t, m, in.stage);
+        break;
+      case InstrKind::Backward:
+        run_nodes(p.stages[static_cast<size_t>(in.stage)].backward, t, m, in.stage);
+        break;
+      case InstrKind::Infeed:
+        for (ir::ValueId v : in.values) {
+          make(v, t, m, true);
+        }
+        break;
+      case InstrKind::Recv:
+        for (ir::ValueId v : p.messages[static_cast<size_t>(in.message)].values) {
+          make(v, t, m, true);
+        }
+        break;
+      case InstrKind::Send:
+        for (ir::ValueId v : p.messages[static_cast<size_t>(in.message)].values) {
+          read(v, t, m, -1);
+        }
+        break;
+      case InstrKind::Outfeed:
+        for (ir::ValueId v : in.values) {
+          read(v, t, m, -1);
+        }
+        break;
+      case InstrKind::Accumulate:
+        for (ir::ValueId param : in.values) {
+          const auto it = grad_of_param_.find(param);
+          if (it != grad_of_param_.end() && it->second != ir::kNoValue) {
+            read(it->second, t, m, in.stage);
+          }
+        }
+        break;
+      case InstrKind::ReduceReplicas:
+      case InstrKind::UpdateWeights:
+        break;  // they touch accumulators and weights only
+    }
+  }
+
+  void run_nodes(const std::vector<ir::ValueId>& nodes, int32_t t, int64_t m, int32_t stage) {
+    for (ir::ValueId id : nodes) {
+      for (ir::ValueId in : plan_.graph.node(id).inputs) {
+        read(in, t, m, stage);
+      }
+      make(id, t, m, false);
+    }
+  }
+
+  void make(ir::ValueId v, int32_t t, int64_t m, bool from_outside) {
+    const int32_t b = buffer_of_[static_cast<size_t>(v)];
+    if (b < 0) {
+      return;
+    }
+    const auto key = std::make_pair(b, m);
+    auto it = open_.find(key);
+    if (it != open_.end()) {
+      ranges_.push_back(it->second);  // a recompute starts a second life of the value
+      open_.erase(it);
+    }
+    open_.emplace(key, LiveRange{buffers_[static_cast<size_t>(b)].bytes, t, t,
+                                 plan_.graph.node(v).stage, m, from_outside});
+  }
+
+  void read(ir::ValueId v, int32_t t, int64_t m, int32_t stage) {
+    const int32_t b = buffer_of_[static_cast<size_t>(v)];
+    if (b < 0) {
+      return;
+    }
+    auto it = open_.find(std::make_pair(b, m));
+    if (it == open_.end()) {
+      // Read without a maker on this IPU (should not happen): live at the read only.
+      make(v, t, m, true);
+      it = open_.find(std::make_pair(b, m));
+    }
+    it->second.last = std::max(it->second.last, t);
+    if (stage >= 0) {
+      it->second.stage = stage;
+    }
+  }
+
+  const Plan& plan_;
+  const std::vector<Buffer>& buffers_;
+  std::vector<int32_t> buffer_of_;
+  std::map<ir::ValueId, ir::ValueId> grad_of_param_;
+  std::map<std::pair<int32_t, int64_t>, LiveRange> open_;
+  std::vector<LiveRange> ranges_;
+};
+
+int32_t accumulator_depth(const Plan& plan) {
+  const int64_t a = plan.settings.accumulation_count;
+  const int32_t replicas = plan.placement.replicas;
+  // One micro-batch, one replica: the optimizer reads the gradient itself, nothing accumulates.
+  if (!plan.settings.training || (a <= 1 && replicas <= 1)) {
+    return 0;
+  }
+  int32_t depth = 0;
+  for (int32_t r = 0; r < replicas; ++r) {
+    depth = std::max(depth, tree_stack_depth(static_cast<int64_t>(r) * a, a));
+  }
+  return depth;
+}
+
+int32_t num_timesteps(const Plan& plan) {
+  auto steps = static_cast<int32_t>(plan.timeline.timesteps());
+  for (const auto& program : plan.programs.ipus) {
+    for (const Instr& in : program) {
+      steps = std::max(steps, in.timestep + 1);
+    }
+  }
+  return steps;
+}
+
+IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) {
+  const ir::Graph& g = plan.graph;
+  const PlanSettings& s = plan.settings;
+  IpuAnalysis a;
+  IpuMemory& mem = a.memory;
+  static const std::vector<Buffer> kNone;
+  const std::vector<Buffer>& buffers = ipu < plan.programs.buffers.size() ? plan.programs.buffers[ipu] : kNone;
+  static const std::vector<Instr> kEmpty;
+  const std::vector<Instr>& program = ipu < plan.programs.ipus.size() ? plan.programs.ipus[ipu] : kEmpty;
+
+  for (const Buffer& b : buffers) {
+    const int64_t bytes = b.bytes * b.slots;
+    if (b.cls == BufferClass::Param) {
+      mem.weights += bytes;
+      ++a.weight_tensors;
+    } else if (b.cls == BufferClass::Transient) {
+      a.transient += bytes;
+    }
+    if (b.bytes > a.largest_value_bytes) {
+      a.largest_value_bytes = b.bytes;
+      a.largest_value = value_name(g, b.value);
+    }
+  }
+  // Optimizer state and accumulators shadow the trainable parameters only (not constants).
+  int64_t trainable_bytes = 0;
+  int64_t accumulated_elements = 0;
+  for (size_t k = 0; k < g.params.size() && k < plan.placement.param_ipu.size(); ++k) {
+    if (plan.placement.param_ipu[k] != static_cast<int32_t>(ipu)) {
+      continue;
+    }
+    trainable_bytes += static_cast<int64_t>(g.type(g.params[k]).bytes());
+    if (k < plan.grads.size() && plan.grads[k] != ir::kNoValue) {
+      accumulated_elements += g.type(g.params[k]).numel();
+    }
+  }
+  if (s.training) {
+    const int64_t state = static_cast<int64_t>(s.optimizer_state_slots) * trainable_bytes;
+    (s.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
+    a.accumulator_depth = depth;
+    mem.accumulators = depth * accumulated_elements * static_cast<int64_t>(dtype_size(s.accumulation_dtype));
+  }
+
+  // Channels are buffered at the receiving end; the infeed keeps prefetch_depth micro-batches.
+  for (const Channel& c : plan.programs.channels) {
+    if (c.to == static_cast<int32_t>(ipu)) {
+      mem.io_buffers += c.capacity * c.max_message_bytes;
+    }
+  }
+  int64_t infeed = 0;
+  int64_t outfeed = 0;
+  for (const Instr& in : program) {
+    if (in.kind == InstrKind::Infeed) {
+      infeed = std::max(infeed, values_bytes(g, in.values));
+    } else if (in.kind == InstrKind::Outfeed) {
+      outfeed = std::max(outfeed, values_bytes(g, in.values));
+    }
+  }
+  mem.io_buffers += s.prefetch_depth * infeed + outfeed;
+
+  a.ranges = LivenessWalk(plan, buffers).run(program);
+  std::vector<int64_t> carried(static_cast<size_t>(steps) + 1, 0);
+  for (const LiveRange& r : a.ranges) {
+    carried[static_cast<size_t>(r.first)] += r.bytes;
+    carried[static_cast<size_t>(r.last) + 1] -= r.bytes;
+  }
+  const int64_t fixed = mem.weights + mem.optimizer_state + mem.accumulators + mem.io_buffers + a.transient;
+  mem.per_timestep.resize(static_cast<size_t>(steps));
+  int64_t live = 0;
+  int64_t carried_peak = 0;
+  for (int32_t t = 0; t < steps; ++t) {
+    live += carried[static_cast<size_t>(t)];
+    mem.per_timestep[static_cast<size_t>(t)] = fixed + live;
+    if (a.peak_step < 0 || live > carried_peak) {
+      carried_peak = live;
+      a.peak_step = t;
+    }
+  }
+  mem.activations_peak = carried_peak + a.transient;
+  mem.total_peak = fixed + carried_peak;
+  mem.capacity = s.device.memory_bytes();
+  return a;
+}
+
+struct Contributor {
+  std::string what;
+  int64_t bytes = 0;
+};
+
+// Bytes held at the peak timestep, by kind and by the stage the activations are stashed for.
+std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
+  const IpuMemory& m = a.memory;
+  std::vector<Contributor> out;
+  out.push_back({fmt::format("weights ({} tensors)", a.weight_tensors), m.weights});
+  out.push_back({fmt::format("optimizer state ({} cop{} of the weights)", plan.settings.optimizer_state_slots,
+                             plan.settings.optimizer_state_slots == 1 ? "y" : "ies"),
+                 m.optimizer_state});
+  out.push_back({fmt::format("gradient accumulators ({} per weight, {})", a.accumulator_depth,
+                             dtype_name(plan.settings.accumulation_dtype)),
+                 m.accumulators});
+  out.push_back({"in-task values (one copy each)", a.transient});
+  out.push_back({"I/O buffers (links, infeed, outfeed)", m.io_buffers});
+  std::map<int32_t, std::pair<int64_t, std::set<int64_t>>> stashed;  // stage -> bytes, micro-batches
+  for (const LiveRange& r : a.ranges) {
+    if (r.first <= a.peak_step && a.peak_step <= r.last) {
+      auto& [bytes, micro_batches] = stashed[r.stage];
+      bytes += r.bytes;
+      micro_batches.insert(r.micro_batch);
+    }
+  }
+  for (const auto& [stage, entry] : stashed) {
+    const auto count = entry.second.size();
+    out.push_back({fmt::format("activations of {} micro-batch{} of stage '{}'", count, count == 1 ? "" : "es",
+                               plan.graph.stages[static_cast<size_t>(stage)].name),
+                   entry.first});
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Contributor& x, const Contributor& y) { return x.bytes > y.bytes; });
+  out.erase(std::remove_if(out.begin(), out.end(), [](const Contributor& c) { return c.bytes == 0; }), out.end());
+  return out;
+}
+
+}  // namespace
+
+std::vector<IpuMemory> estimate_memory(const Plan& plan) {
+  const int32_t depth = accumulator_depth(plan);
+  const int32_t steps = num_timesteps(plan);
+  std::vector<IpuMemory> out;
+  const auto ipus = static_cast<size_t>(plan.placement.pipeline.ipus_per_replica);
+  for (size_t ipu = 0; ipu < ipus; ++ipu) {
+    IpuAnalysis a = analyse(plan, ipu, depth, steps);
+    for (const Contributor& c : contributors(plan, a)) {
+      if (a.memory.contributors.size() < 5) {
+        a.memory.contributors.emplace_back(c.what, c.bytes);
+      }
+    }
+    out.push_back(std::move(a.memory));
+  }
+  return out;
+}
+
+namespace {
+
+std::string bytes_str(int64_t bytes) { return fmt::format("{} ({} bytes)", human_bytes(bytes), bytes); }
+
+// What would bring one IPU under its capacity, each with the peak it would give. Estimates scale
+// the figures of this plan (stashes by micro-batch counts, activations by batch size) instead of
+// re-planning, so they are close but not exact.
+std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a, size_t ipu) {
+  const IpuMemory& m = a.memory;
+  const PlanSettings& s = plan.settings;
+  const int64_t cap = m.capacity;
+  std::vector<std::pair<int64_t, std::string>> found;  // (peak after the change, advice)
+  auto add = [&](int64_t peak, std::string advice) { found.emplace_back(peak, std::move(advice)); };
+
+  if (m.optimizer_state > 0) {
+    add(m.total_peak - m.optimizer_state,
+        fmt::format("pipeline.offload_weight_update_variables = true keeps the optimizer state ({}) in host memory",
+                    human_bytes(m.optimizer_state)));
+  }
+
+  // Per stage of this IPU at the peak: stashed bytes, micro-batches, and the share from outside.
+  std::map<int32_t, std::tuple<int64_t, std::set<int64_t>, int64_t>> at_peak;
+  int64_t stashed = 0;
+  int64_t inputs = 0;
+  for (const LiveRange& r : a.ranges) {
+    if (r.first <= a.peak_step && a.peak_step <= r.last) {
+      auto& [bytes, mbs, outside] = at_peak[r.stage];
+      bytes += r.bytes;
+      mbs.insert(r.micro_batch);
+      outside += r.from_outside ? r.bytes : 0;
+      stashed += r.bytes;
+      inputs += r.from_outside ? r.bytes : 0;
+    }
+  }
+
+  const Pipeline& pipe = plan.placement.pipeline;
+  const bool one_stage_per_ipu = std::set<int32_t>(pipe.stage_ipu.begin(), pipe.stage_ipu.end()).size() ==
+                                 pipe.stage_ipu.size();
+  if (s.training && s.pipelined && s.schedule == ScheduleKind::Grouped && one_stage_per_ipu && !at_peak.empty()) {
+    // Interleaved starts micro-batch m's tasks every second timestep, so a stage at position p of
+    // P holds ceil((2P - 2p) / 2) = P - p micro-batches instead of grouped's 2P - 2p.
+    std::vector<int32_t> position_of(pipe.stage_ipu.size(), 0);
+    for (size_t pos = 0; pos < pipe.positions.size(); ++pos) {
+      for (int32_t st : pipe.positions[pos]) {
+        position_of[static_cast<size_t>(st)] = static_cast<int32_t>(pos);
+      }
+    }
+    int64_t peak = m.total_peak;
+    std::string counts;
+    for (const auto& [stage, entry] : at_peak) {
+      const auto& [bytes, mbs, outside] = entry;
+      const auto now = static_cast<int64_t>(mbs.size());
+      const int64_t later = std::max<int64_t>(
+          1, static_cast<int64_t>(pipe.positions.size()) - position_of[static_cast<size_t>(stage)]);
+      if (later < now) {
+        peak -= bytes - bytes / now * later;
+        counts += fmt::format("{}stage '{}' {} micro-batches instead of {}", counts.empty() ? "" : ", ",
+                              plan.graph.stages[static_cast<size_t>(stage)].name, later, now);
+      }
+    }
+    if (!counts.empty()) {
+      add(peak, fmt::format("pipeline.schedule = \"interleaved\" stashes {}", counts));
+    }
+  }
+  if (s.training && s.recompute == RecomputeMode::Off && stashed > inputs) {
+    // Recomputation keeps only what a stage received; its own activations come back one
+    // micro-batch at a time.
+    int64_t one_micro_batch = 0;
+    for (const auto& [stage, entry] : at_peak) {
+      const auto& [bytes, mbs, outside] = entry;
+      one_micro_batch = std::max(one_micro_batch, (bytes - outside) / static_cast<int64_t>(mbs.size()));
+    }
+    add(m.total_peak - stashed + inputs + one_micro_batch,
+        fmt::format("ipu.allow_recompute = true stashes only the stages' inputs ({} instead of {})", human_bytes(inputs),
+                    human_bytes(stashed)));
+  }
+
+  // Activations and I/O scale with the micro-batch; weights, optimizer state and accumulators do not.
+  const int64_t batch = plan.micro_batch();
+  const int64_t fixed = m.weights + m.optimizer_state + m.accumulators;
+  const int64_t scaled = m.total_peak - fixed;
+  if (batch > 1 && scaled > 0 && fixed < cap) {
+    const auto smaller = static_cast<int64_t>(static_cast<double>(cap - fixed) / static_cast<double>(scaled) *
+                                              static_cast<double>(batch));
+    if (smaller >= 1 && smaller < batch) {
+      add(fixed + scaled / batch * smaller,
+          fmt::format("a micro-batch of {} instead of {} (data.batch_size)", smaller, batch));
+    }
+  }
+
+  // More IPUs: the replica's bytes spread over enough IPUs that each holds at most its capacity.
+  int64_t replica_bytes = 0;
+  for (const IpuMemory& other : plan.memory) {
+    replica_bytes += other.total_peak;
+  }
+  replica_bytes = std::max(replica_bytes, m.total_peak);
+  const int64_t ipus_needed =
+      std::max<int64_t>(pipe.ipus_per_replica + 1, (replica_bytes + cap - 1) / std::max<int64_t>(cap, 1));
+  add(replica_bytes / ipus_needed,
+      fmt::format("more stages on more IPUs: at least {} (pipeline.auto_stages = {}, or stages in the model mapped by "
+                  "pipeline.device_mapping)",
+                  ipus_needed, ipus_needed));
+
+  std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (const auto& [peak, advice] : found) {
+    out.push_back(fmt::format("{}: peak about {}{}", advice, human_bytes(peak), peak <= cap ? " (fits)" : ""));
+  }
+  (void)ipu;
+  return out;
+}
+
+}  // namespace
+
+void check_fits(const Plan& plan) {
+  const std::vector<IpuMemory> memory = plan.memory.empty() ? estimate_memory(plan) : plan.memory;
+  std::vector<size_t> over;
+  for (size_t i = 0; i < memory.size(); ++i) {
+    if (memory[i].total_peak > memory[i].capacity) {
+      over.push_back(i);
+    }
+  }
+  if (over.empty()) {
+    return;
+  }
+  // Report the IPU that misses by the most; name the others.
+  const size_t worst = *std::max_element(over.begin(), over.end(), [&](size_t x, size_t y) {
+    return memory[x].total_peak - memory[x].capacity < memory[y].total_peak - memory[y].capacity;
+  });
+  const IpuAnalysis a = analyse(plan, worst, accumulator_depth(plan), num_timesteps(plan));
+  auto ipu_name = [&](size_t i) {
+    const auto& phys = plan.placement.physical;
+    if (!phys.empty() && i < phys[0].size()) {
+      return fmt::format("IPU {} (physical IPU {} in replica 0)", i, phys[0][i]);
+    }
+    return fmt::format("IPU {}", i);
+  };
+  std::string message = fmt::format("the plan does not fit in memory: {} needs {} at its peak{} but holds {}",
+                                    ipu_name(worst), bytes_str(a.memory.total_peak),
+                                    a.peak_step >= 0 ? fmt::format(" (timestep {})", a.peak_step) : "",
+                                    bytes_str(a.memory.capacity));
+  message += "\n  largest contributors:";
+  const std::vector<Contributor> top = contributors(plan, a);
+  for (size_t k = 0; k < top.size() && k < 5; ++k) {
+    message += fmt::format("\n    {:>11}  {}", human_bytes(top[k].bytes), top[k].what);
+  }
+  if (!a.largest_value.empty()) {
+    message += fmt::format("\n  largest single value: {} ({})", a.largest_value, human_bytes(a.largest_value_bytes));
+  }
+  if (over.size() > 1) {
+    std::string others;
+    for (size_t i : over) {
+      if (i != worst) {
+        others += fmt::format("{}{} ({} of {})", others.empty() ? "" : ", ", ipu_name(i),
+                              human_bytes(memory[i].total_peak), human_bytes(memory[i].capacity));
+      }
+    }
+    message += "\n  also over capacity: " + others;
+  }
+  std::string hint = "what would help, smallest peak first:";
+  for (const std::string& s : suggestions(plan, a, worst)) {
+    hint += "\n  - " + s;
+  }
+  throw Error(ErrorKind::Plan, message, {}, hint);
+}
+
+}  // namespace iputrain::planner

@@ -1,0 +1,195 @@
+#include "planner/placement.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/optim_slots.hpp"
+#include "iputrain/error.hpp"
+
+namespace iputrain::planner {
+
+std::vector<std::vector<std::string>> position_names(const ir::Graph& g) {
+  std::vector<std::vector<std::string>> out;
+  for (size_t s = 0; s < g.stages.size(); ++s) {
+    const int32_t group = g.stages[s].group;
+    if (s > 0 && group >= 0 && g.stages[s - 1].group == group) {
+      out.back().push_back(g.stages[s].name);
+    } else {
+      out.push_back({g.stages[s].name});
+    }
+  }
+  return out;
+}
+
+std::vector<int32_t> selection_order(const std::string& order, int32_t ipus, int32_t ipus_per_replica) {
+  const std::string kind = order == "auto" ? (ipus_per_replica > 1 ? "snake" : "zigzag") : order;
+  std::vector<int32_t> out;
+  if (kind == "snake") {
+    // Down the cards, alternating the column so that each step is one link.
+    for (int32_t card = 0; 2 * card < ipus; ++card) {
+      const int32_t a = 2 * card;
+      const int32_t b = std::min(2 * card + 1, ipus - 1);
+      if (card % 2 == 0 || a == b) {
+        out.push_back(a);
+        if (b != a) {
+          out.push_back(b);
+        }
+      } else {
+        out.push_back(b);
+        out.push_back(a);
+      }
+    }
+  } else if (kind == "hoof") {
+    // Down the even column, back up the odd one: a ring whose ends share a card.
+    for (int32_t i = 0; i < ipus; i += 2) {
+      out.push_back(i);
+    }
+    for (int32_t i = ipus - 1 - (ipus % 2 == 0 ? 0 : 1); i > 0; i -= 2) {
+      out.push_back(i);
+    }
+  } else {
+    for (int32_t i = 0; i < ipus; ++i) {
+      out.push_back(i);
+    }
+  }
+  return out;
+}
+
+int32_t link_hops(int32_t a, int32_t b) {
+  // IPU 2k + c sits on card k, column c: cards stack vertically, columns are linked on each card.
+  return std::abs(a / 2 - b / 2) + std::abs(a % 2 - b % 2);
+}
+
+namespace {
+
+// First physical IPU of a device of the emulated gc-info listing (0-15: single IPUs, 16-23: pairs,
+// 24-27: fours, 28-29: eights, 30: all sixteen).
+int32_t device_base(int64_t id) {
+  const int64_t size = config::emulated_device_size(id);
+  const int64_t first_id = size == 1 ? 0 : size == 2 ? 16 : size == 4 ? 24 : size == 8 ? 28 : 30;
+  return static_cast<int32_t>((id - first_id) * size);
+}
+
+// Per stage: its IPU within the replica, from `pipeline.device_mapping` (one entry per position).
+std::vector<int32_t> stage_ipus(const ir::Graph& g, const Config& config, const config::PipelineShape& shape) {
+  const auto& mapping = config.pipeline.device_mapping;
+  std::vector<int32_t> out(g.stages.size(), 0);
+  if (mapping.empty()) {
+    // The seeds' default: position i on IPU i when the replica has several IPUs.
+    int32_t position = -1;
+    for (size_t s = 0; s < g.stages.size(); ++s) {
+      const int32_t group = g.stages[s].group;
+      if (!(s > 0 && group >= 0 && g.stages[s - 1].group == group)) {
+        ++position;
+      }
+      out[s] = shape.ipus_per_replica > 1 ? position : 0;
+    }
+    return out;
+  }
+  size_t stage = 0;
+  for (const auto& entry : mapping) {
+    const int32_t group = g.stages[stage].group;
+    size_t members = 1;
+    while (group >= 0 && stage + members < g.stages.size() && g.stages[stage + members].group == group) {
+      ++members;
+    }
+    for (size_t k = 0; k < members; ++k) {
+      out[stage + k] = static_cast<int32_t>(entry.size() == 1 ? entry[0] : entry[k]);
+    }
+    stage += members;
+  }
+  return out;
+}
+
+}  // namespace
+
+Placement make_placement(const ir::Graph& g, const Config& config, const config::PipelineShape& shape) {
+  Placement pl;
+  const std::vector<int32_t> ipus = stage_ipus(g, config, shape);
+  pl.pipeline = make_pipeline(g, ipus, false);
+  pl.pipeline.ipus_per_replica = static_cast<int32_t>(shape.ipus_per_replica);
+  pl.replicas = static_cast<int32_t>(shape.replicas);
+
+  const int32_t total = pl.replicas * pl.pipeline.ipus_per_replica;
+  const int32_t base = config.ipu.select_ipus.empty() ? 0 : device_base(config.ipu.select_ipus.front());
+  const std::vector<int32_t> order = selection_order(config.ipu.selection_order, total, pl.pipeline.ipus_per_replica);
+  pl.physical.assign(static_cast<size_t>(pl.replicas), {});
+  for (int32_t r = 0; r < pl.replicas; ++r) {
+    for (int32_t i = 0; i < pl.pipeline.ipus_per_replica; ++i) {
+      pl.physical[static_cast<size_t>(r)].push_back(base + order[static_cast<size_t>(r * pl.pipeline.ipus_per_replica + i)]);
+    }
+  }
+
+  // A parameter lives on one IPU: every stage that reads it must run there.
+  std::vector<int32_t> reader_stage(static_cast<size_t>(g.size()), -1);
+  for (ir::ValueId id = 0; id < g.size(); ++id) {
+    const ir::Node& n = g.node(id);
+    for (ir::ValueId in : n.inputs) {
+      if (g.node(in).op != ir::OpKind::Param) {
+        continue;
+      }
+      int32_t& first = reader_stage[static_cast<size_t>(in)];
+      if (first < 0) {
+        first = n.stage;
+      } else if (ipus[static_cast<size_t>(first)] != ipus[static_cast<size_t>(n.stage)]) {
+        const std::string message = fmt::format(
+            "parameter '{}' is used by stage '{}' (IPU {}) and stage '{}' (IPU {}); a variable lives on one IPU",
+            g.node(in).name, g.stages[static_cast<size_t>(first)].name, ipus[static_cast<size_t>(first)],
+            g.stages[static_cast<size_t>(n.stage)].name, ipus[static_cast<size_t>(n.stage)]);
+        const std::string hint = "map both stages to one IPU in `pipeline.device_mapping`, or give each stage its own parameter";
+        if (config.is_set("pipeline.device_mapping")) {
+          config.fail_at("pipeline.device_mapping", message, hint);
+        }
+        throw Error(ErrorKind::Plan, message, n.span, hint);
+      }
+    }
+  }
+  for (ir::ValueId p : g.params) {
+    const int32_t s = reader_stage[static_cast<size_t>(p)];
+    pl.param_ipu.push_back(ipus[static_cast<size_t>(s >= 0 ? s : g.node(p).stage)]);
+  }
+  return pl;
+}
+
+namespace {
+
+ScheduleKind schedule_kind(const std::string& name) {
+  return name == "interleaved" ? ScheduleKind::Interleaved
+         : name == "sequential" ? ScheduleKind::Sequential
+                                : ScheduleKind::Grouped;
+}
+
+}  // namespace
+
+PlanSettings make_settings(const Config& config, const config::PipelineShape& shape) {
+  PlanSettings s;
+  const auto& p = config.pipeline;
+  s.pipelined = shape.pipelined;
+  // Without pipelining the stages of one micro-batch simply run one after another.
+  s.schedule = shape.pipelined ? schedule_kind(p.schedule) : ScheduleKind::Sequential;
+  s.accumulation_count = shape.gradient_accumulation_count;
+  s.repeat_count = p.repeat_count;
+  s.steps_per_execution = config.training.steps_per_execution;
+  s.auto_stages = static_cast<int32_t>(p.auto_stages);
+  if (config.ipu.allow_recompute) {
+    const bool sequential = s.schedule == ScheduleKind::Sequential;
+    s.recompute = p.recomputation_mode == "recompute_and_backpropagate_interleaved" ||
+                          (p.recomputation_mode == "auto" && sequential)
+                      ? RecomputeMode::RecomputeAndBackpropagateInterleaved
+                      : RecomputeMode::RecomputeThenBackpropagate;
+  }
+  s.reduction = p.reduction_method == "mean"           ? Reduction::Mean
+                : p.reduction_method == "running_mean" ? Reduction::RunningMean
+                                                       : Reduction::Sum;
+  s.accumulation_dtype = p.gradient_accumulation_dtype == "fp16" ? DType::F16 : DType::F32;
+  s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
+  s.optimizer_state_slots = optimizer_state_slots(config.optimizer);
+  s.cross_replica_buffer_bytes = config.ipu.optimizations.maximum_cross_replica_sum_buffer_size;
+  s.prefetch_depth = config.data.prefetch_depth;
+  s.device = DeviceModel::from_config(config.device);
+  return s;
+}
+
+}  // namespace iputrain::planner

@@ -1,0 +1,36 @@
+// Placement: which IPU of a replica runs each stage, how many replicas there are, which physical
+// IPU each logical one is (`ipu.selection_order`), and which IPU owns each parameter.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/ir/graph.hpp"
+#include "frontend/config/rules.hpp"
+#include "iputrain/config.hpp"
+#include "planner/plan.hpp"
+
+namespace iputrain::planner {
+
+//! Stage names per pipeline position (a position is a stage or the stages of a `parallel` block).
+std::vector<std::vector<std::string>> position_names(const ir::Graph& g);
+
+//! The physical IPU order of a device of `ipus` IPUs under `selection_order` (auto | zigzag |
+//! snake | hoof), on the C2 topology: card k holds IPUs 2k and 2k+1, linked to each other and to
+//! the same column of the cards above and below. AUTO means SNAKE when `ipus_per_replica` > 1
+//! (consecutive pipeline IPUs are then always neighbours) and ZIGZAG otherwise.
+std::vector<int32_t> selection_order(const std::string& order, int32_t ipus, int32_t ipus_per_replica);
+
+//! Link hops between two physical IPUs of the C2 topology (1 for neighbours).
+int32_t link_hops(int32_t a, int32_t b);
+
+//! Places the stages of `g` (forward graph, stages final) as `config` asks. A parameter used by
+//! stages on two IPUs is an error at `pipeline.device_mapping` (or at the parameter if the mapping
+//! is the default).
+Placement make_placement(const ir::Graph& g, const Config& config, const config::PipelineShape& shape);
+
+//! The config resolved for the passes (schedule, accumulation, recomputation, reduction, device).
+PlanSettings make_settings(const Config& config, const config::PipelineShape& shape);
+
+}  // namespace iputrain::planner

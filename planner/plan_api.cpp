@@ -1,0 +1,157 @@
+// iputrain::Plan: the public face of the planner. Plans a loaded model under a config and formats
+// the result through planner/report.hpp, so every client prints the same figures.
+#include "iputrain/plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "planner/plan.hpp"
+#include "planner/report.hpp"
+
+namespace iputrain {
+
+struct Plan::Impl {
+  planner::Plan plan;
+  std::string model;
+  std::string dumps;
+};
+
+namespace {
+
+void check_pass_names(const std::vector<std::string>& wanted) {
+  const std::vector<std::string>& known = planner::pass_names();
+  for (const std::string& name : wanted) {
+    if (std::find(known.begin(), known.end(), name) != known.end()) {
+      continue;
+    }
+    const std::string near = nearest_name(name, known);
+    throw Error(ErrorKind::Usage, fmt::format("--dump-after: the planner has no pass `{}`", name), {},
+                fmt::format("{}the passes are: {}", near.empty() ? "" : fmt::format("did you mean `{}`? ", near),
+                            fmt::join(known, ", ")));
+  }
+}
+
+}  // namespace
+
+Plan Plan::make(const Model& model, const Config& config, const PlanRequest& request) {
+  check_pass_names(request.dump_after);
+  auto impl = std::make_shared<Impl>();
+  impl->model = model.name();
+  planner::PlanOptions options;
+  options.dump_after = request.dump_after;
+  options.dumps = &impl->dumps;
+  impl->plan = planner::make_plan(model.graph(), config, options);
+  return Plan(std::move(impl));
+}
+
+std::vector<std::string> Plan::pass_names() {
+  return planner::pass_names();
+}
+
+std::string Plan::text() const {
+  return planner::plan_text(impl_->plan, impl_->model);
+}
+
+std::string Plan::text(PlanSection section) const {
+  const planner::Plan& p = impl_->plan;
+  switch (section) {
+    case PlanSection::Header: return planner::text_header(p, impl_->model);
+    case PlanSection::Stages: return planner::text_stages(p);
+    case PlanSection::Memory: return planner::text_memory(p);
+    case PlanSection::Schedule: return planner::text_schedule(p);
+    case PlanSection::Predicted: return planner::text_predicted(p);
+  }
+  return {};
+}
+
+std::string Plan::json() const {
+  return planner::plan_json(impl_->plan, impl_->model);
+}
+
+std::string Plan::dot() const {
+  return planner::plan_dot(impl_->plan, impl_->model);
+}
+
+const std::string& Plan::dumps() const {
+  return impl_->dumps;
+}
+
+const std::string& Plan::model_name() const {
+  return impl_->model;
+}
+
+int32_t Plan::replicas() const {
+  return impl_->plan.placement.replicas;
+}
+
+int32_t Plan::ipus_per_replica() const {
+  return impl_->plan.placement.pipeline.ipus_per_replica;
+}
+
+int32_t Plan::num_ipus() const {
+  return impl_->plan.num_ipus();
+}
+
+std::string Plan::schedule() const {
+  return std::string(planner::schedule_name(impl_->plan.settings.schedule));
+}
+
+bool Plan::training() const {
+  return impl_->plan.settings.training;
+}
+
+int64_t Plan::accumulation_count() const {
+  return impl_->plan.settings.accumulation_count;
+}
+
+int64_t Plan::micro_batch() const {
+  return impl_->plan.micro_batch();
+}
+
+int64_t Plan::global_batch() const {
+  return impl_->plan.global_batch();
+}
+
+std::vector<PlanStage> Plan::stages() const {
+  std::vector<PlanStage> out;
+  for (const planner::StageSummary& s : planner::stage_summaries(impl_->plan)) {
+    out.push_back({s.name, s.position, s.ipu, s.params, s.param_bytes, s.forward_cycles});
+  }
+  return out;
+}
+
+std::vector<PlanMemory> Plan::memory() const {
+  std::vector<PlanMemory> out;
+  for (const planner::IpuMemory& m : impl_->plan.memory) {
+    out.push_back({m.weights, m.optimizer_state, m.optimizer_state_offloaded, m.accumulators, m.activations_peak,
+                   m.io_buffers, m.total_peak, m.capacity});
+  }
+  return out;
+}
+
+std::vector<double> Plan::utilisation() const {
+  return impl_->plan.cost.utilisation;
+}
+
+double Plan::samples_per_second() const {
+  return impl_->plan.cost.samples_per_second;
+}
+
+double Plan::cycles_per_update() const {
+  return impl_->plan.cost.cycles_per_update;
+}
+
+double Plan::bubble_fraction() const {
+  return impl_->plan.cost.bubble_fraction;
+}
+
+double Plan::analytic_bubble_fraction() const {
+  return impl_->plan.cost.analytic_bubble_fraction;
+}
+
+const planner::Plan& Plan::detail() const {
+  return impl_->plan;
+}
+
+}  // namespace iputrain

@@ -1,0 +1,113 @@
+// The plan for tools. Bytes are exact integers, IPU ids logical unless named physical; the field
+// list is documented in docs/cli.md (section `plan`) and checked by tests/planner/report_test.cpp.
+#include <nlohmann/json.hpp>
+
+#include "planner/report.hpp"
+
+namespace iputrain::planner {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json memory_json(const IpuMemory& m) {
+  return Json{{"weights", m.weights},
+              {"optimizer_state", m.optimizer_state},
+              {"optimizer_state_offloaded", m.optimizer_state_offloaded},
+              {"accumulators", m.accumulators},
+              {"activations_peak", m.activations_peak},
+              {"io_buffers", m.io_buffers},
+              {"total_peak", m.total_peak},
+              {"capacity", m.capacity},
+              {"per_timestep", m.per_timestep}};
+}
+
+}  // namespace
+
+std::string plan_json(const Plan& plan, std::string_view model) {
+  const std::vector<StageSummary> stages = stage_summaries(plan);
+  Json j;
+  j["model"] = std::string(model);
+  j["training"] = plan.settings.training;
+  j["device"] = plan.settings.device.name;
+  j["replicas"] = plan.placement.replicas;
+  j["ipus_per_replica"] = plan.placement.pipeline.ipus_per_replica;
+  j["num_ipus"] = plan.num_ipus();
+  j["schedule"] = std::string(schedule_name(plan.settings.schedule));
+  j["gradient_accumulation_count"] = plan.settings.accumulation_count;
+  j["micro_batch"] = plan.micro_batch();
+  j["global_batch"] = plan.global_batch();
+
+  Json stage_list = Json::array();
+  for (const StageSummary& s : stages) {
+    stage_list.push_back(Json{{"name", s.name},
+                              {"ipu", s.ipu},
+                              {"position", s.position},
+                              {"physical_ids", s.physical_ids},
+                              {"parameters", s.params},
+                              {"parameter_bytes", s.param_bytes},
+                              {"forward_cycles", s.forward_cycles},
+                              {"backward_cycles", s.backward_cycles}});
+  }
+  j["stages"] = std::move(stage_list);
+
+  Json ipus = Json::array();
+  for (int32_t i = 0; i < plan.placement.pipeline.ipus_per_replica; ++i) {
+    const auto idx = static_cast<size_t>(i);
+    Json ipu{{"id", i}};
+    Json physical = Json::array();
+    for (const auto& replica : plan.placement.physical) {
+      if (idx < replica.size()) {
+        physical.push_back(replica[idx]);
+      }
+    }
+    ipu["physical_ids"] = std::move(physical);
+    Json names = Json::array();
+    for (const StageSummary& s : stages) {
+      if (s.ipu == i) {
+        names.push_back(s.name);
+      }
+    }
+    ipu["stages"] = std::move(names);
+    ipu["memory"] = idx < plan.memory.size() ? memory_json(plan.memory[idx]) : Json(nullptr);
+    ipu["utilisation"] = idx < plan.cost.utilisation.size() ? Json(plan.cost.utilisation[idx]) : Json(nullptr);
+    ipus.push_back(std::move(ipu));
+  }
+  j["ipus"] = std::move(ipus);
+
+  Json transfers = Json::array();
+  for (const StageEdge& e : stage_edges(plan)) {
+    transfers.push_back(Json{{"from", stages.at(static_cast<size_t>(e.from)).name},
+                             {"to", stages.at(static_cast<size_t>(e.to)).name},
+                             {"kind", e.gradient ? "gradients" : "activations"},
+                             {"bytes_per_micro_batch", e.bytes}});
+  }
+  j["transfers"] = std::move(transfers);
+
+  const CostReport& c = plan.cost;
+  j["predicted"] = Json{{"samples_per_second", c.samples_per_second},
+                        {"bubble_fraction", c.bubble_fraction},
+                        {"analytic_bubble_fraction", c.analytic_bubble_fraction},
+                        {"cycles_per_update", c.cycles_per_update},
+                        {"link_bytes_per_update", c.link_bytes_per_update},
+                        {"reduce_bytes_per_update", c.reduce_bytes_per_update}};
+
+  Json programs = Json::array();
+  for (const auto& instrs : plan.programs.ipus) {
+    Json list = Json::array();
+    for (const Instr& instr : instrs) {
+      list.push_back(instr.str(plan.programs));
+    }
+    programs.push_back(std::move(list));
+  }
+  j["programs"] = std::move(programs);
+
+  Json passes = Json::array();
+  for (const PassTiming& t : plan.timings) {
+    passes.push_back(Json{{"name", t.pass}, {"ms", t.ms}});
+  }
+  j["passes"] = std::move(passes);
+  return j.dump(2) + "\n";
+}
+
+}  // namespace iputrain::planner

@@ -1,0 +1,138 @@
+// The plan for people: a header, the stage -> IPU table, memory per IPU, the schedule and the
+// predicted throughput. Byte figures are human-readable; tools should read the JSON instead.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "planner/report.hpp"
+
+namespace iputrain::planner {
+
+namespace {
+
+std::string percent(double share) {
+  return fmt::format("{:.1f}%", 100.0 * share);
+}
+
+std::string join_ids(const std::vector<int32_t>& ids) {
+  return ids.empty() ? "-" : fmt::format("{}", fmt::join(ids, ","));
+}
+
+}  // namespace
+
+std::string text_header(const Plan& plan, std::string_view model) {
+  const Placement& pl = plan.placement;
+  return fmt::format(
+      "plan for {}: {} replica{} x {} IPU{} per replica = {} IPU{}; {} schedule{}, gradient accumulation {}; "
+      "micro-batch {}, global batch {}\n",
+      model, pl.replicas, pl.replicas == 1 ? "" : "s", pl.pipeline.ipus_per_replica,
+      pl.pipeline.ipus_per_replica == 1 ? "" : "s", plan.num_ipus(), plan.num_ipus() == 1 ? "" : "s",
+      schedule_name(plan.settings.schedule), plan.settings.training ? "" : " (inference)",
+      plan.settings.accumulation_count, plan.micro_batch(), plan.global_batch());
+}
+
+std::string text_stages(const Plan& plan) {
+  const std::vector<StageSummary> stages = stage_summaries(plan);
+  size_t name_width = 5;
+  size_t physical_width = 8;
+  for (const StageSummary& s : stages) {
+    name_width = std::max(name_width, s.name.size());
+    physical_width = std::max(physical_width, join_ids(s.physical_ids).size());
+  }
+  std::string out = fmt::format("{:<{}}  position  IPU  {:<{}}  {:>10}  {:>11}  {:>14}\n", "stage", name_width,
+                                "physical", physical_width, "parameters", "param bytes", "forward cycles");
+  for (const StageSummary& s : stages) {
+    out += fmt::format("{:<{}}  {:>8}  {:>3}  {:<{}}  {:>10}  {:>11}  {:>14.0f}\n", s.name, name_width, s.position,
+                       s.ipu, join_ids(s.physical_ids), physical_width, s.params, human_bytes(s.param_bytes),
+                       s.forward_cycles);
+  }
+  return out;
+}
+
+std::string text_memory(const Plan& plan) {
+  if (plan.memory.empty()) {
+    return "memory: not estimated\n";
+  }
+  std::string out = "memory per IPU at its peak timestep (every replica holds the same):\n";
+  out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  use of capacity\n", "IPU", "weights",
+                     "optimizer", "accumulators", "activations", "io", "peak");
+  bool offloaded = false;
+  size_t fullest = 0;
+  double fullest_share = -1;
+  for (size_t i = 0; i < plan.memory.size(); ++i) {
+    const IpuMemory& m = plan.memory[i];
+    const double share =
+        m.capacity > 0 ? static_cast<double>(m.total_peak) / static_cast<double>(m.capacity) : 0.0;
+    out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  {} {:>6} of {}\n", i,
+                       human_bytes(m.weights), human_bytes(m.optimizer_state), human_bytes(m.accumulators),
+                       human_bytes(m.activations_peak), human_bytes(m.io_buffers), human_bytes(m.total_peak),
+                       usage_bar(m.total_peak, m.capacity), percent(share), human_bytes(m.capacity));
+    offloaded = offloaded || m.optimizer_state_offloaded > 0;
+    if (share > fullest_share) {
+      fullest_share = share;
+      fullest = i;
+    }
+  }
+  if (offloaded) {
+    out += "optimizer state in host memory (offload_weight_update_variables):";
+    for (size_t i = 0; i < plan.memory.size(); ++i) {
+      out += fmt::format(" IPU {} {}", i, human_bytes(plan.memory[i].optimizer_state_offloaded));
+    }
+    out += "\n";
+  }
+  const auto& contributors = plan.memory[fullest].contributors;
+  if (!contributors.empty()) {
+    out += fmt::format("largest at the peak of IPU {}:", fullest);
+    for (size_t k = 0; k < contributors.size() && k < 3; ++k) {
+      out += fmt::format("{} {} {}", k == 0 ? "" : ",", contributors[k].first, human_bytes(contributors[k].second));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string text_schedule(const Plan& plan, int64_t max_timesteps) {
+  const Timeline& t = plan.timeline;
+  std::string out = fmt::format(
+      "schedule: {}, {} micro-batch{} per replica in {} timestep{} (Fm/Bm: forward/backward of micro-batch m, "
+      ".: idle)\n",
+      schedule_name(t.kind), t.micro_batches, t.micro_batches == 1 ? "" : "es", t.timesteps(),
+      t.timesteps() == 1 ? "" : "s");
+  if (t.timesteps() <= max_timesteps) {
+    return out + timeline_str(plan.placement.pipeline, t);
+  }
+  Timeline head = t;
+  head.steps.resize(static_cast<size_t>(max_timesteps));
+  return out + timeline_str(plan.placement.pipeline, head) +
+         fmt::format("... {} more timesteps (the JSON report lists every instruction)\n",
+                     t.timesteps() - max_timesteps);
+}
+
+std::string text_predicted(const Plan& plan) {
+  const CostReport& c = plan.cost;
+  const double seconds = plan.settings.device.clock_hz > 0 ? c.cycles_per_update / plan.settings.device.clock_hz : 0;
+  std::string out = fmt::format("predicted: {:.0f} samples/s over {} replica{}; {:.0f} cycles ({:.3f} ms) per weight update\n",
+                                c.samples_per_second, plan.placement.replicas, plan.placement.replicas == 1 ? "" : "s",
+                                c.cycles_per_update, seconds * 1e3);
+  out += "utilisation:";
+  for (size_t i = 0; i < c.utilisation.size(); ++i) {
+    out += fmt::format(" IPU {} {}{}", i, percent(c.utilisation[i]), i + 1 < c.utilisation.size() ? "," : "");
+  }
+  out += c.utilisation.empty() ? " not simulated\n" : "\n";
+  out += fmt::format("bubble: {} of IPU time simulated, {} analytic ({} schedule, {} micro-batches)\n",
+                     percent(c.bubble_fraction), percent(c.analytic_bubble_fraction),
+                     schedule_name(plan.settings.schedule), plan.settings.accumulation_count);
+  out += fmt::format("traffic per weight update: {} between the IPUs of a replica", human_bytes(
+                         static_cast<int64_t>(c.link_bytes_per_update)));
+  if (plan.placement.replicas > 1) {
+    out += fmt::format(", {} reduced across replicas by each", human_bytes(static_cast<int64_t>(c.reduce_bytes_per_update)));
+  }
+  return out + "\n";
+}
+
+std::string plan_text(const Plan& plan, std::string_view model) {
+  return text_header(plan, model) + "\n" + text_stages(plan) + "\n" + text_memory(plan) + "\n" +
+         text_schedule(plan) + "\n" + text_predicted(plan);
+}
+
+}  // namespace iputrain::planner

@@ -1,0 +1,314 @@
+#include "planner/simulate.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "iputrain/error.hpp"
+
+namespace iputrain::planner {
+
+namespace {
+
+double nodes_cycles(const Plan& plan, const std::vector<ir::ValueId>& nodes) {
+  double cycles = 0;
+  for (ir::ValueId id : nodes) {
+    cycles += op_cycles(plan.graph, id, plan.settings.device);
+  }
+  return cycles;
+}
+
+double transfer_cycles(double bytes, double bytes_per_second, const DeviceModel& d) {
+  return bytes / bytes_per_second * d.clock_hz;
+}
+
+int64_t values_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& values) {
+  int64_t bytes = 0;
+  for (ir::ValueId v : values) {
+    bytes += static_cast<int64_t>(g.type(v).bytes());
+  }
+  return bytes;
+}
+
+// A memory- or compute-bound pass over parameter-sized tensors (the accumulate and the optimizer
+// update are both of this kind), as one compute step.
+double elementwise_cycles(const Plan& plan, double flops, double bytes) {
+  const DeviceModel& d = plan.settings.device;
+  const double tiles = static_cast<double>(d.tiles);
+  return std::max(flops / (tiles * d.f32_flops_per_tile_cycle), bytes / (tiles * d.bytes_per_tile_cycle)) +
+         d.op_overhead_cycles;
+}
+
+double elements_of(const ir::Graph& g, const std::vector<ir::ValueId>& values) {
+  double n = 0;
+  for (ir::ValueId v : values) {
+    n += static_cast<double>(g.type(v).numel());
+  }
+  return n;
+}
+
+bool is_compute(InstrKind k) {
+  return k == InstrKind::Forward || k == InstrKind::Recompute || k == InstrKind::Backward;
+}
+
+}  // namespace
+
+double instr_cycles(const Plan& plan, const Instr& instr) {
+  const DevicePrograms& p = plan.programs;
+  const PlanSettings& s = plan.settings;
+  const DeviceModel& d = s.device;
+  const ir::Graph& g = plan.graph;
+  switch (instr.kind) {
+    case InstrKind::Forward: return nodes_cycles(plan, p.stages.at(static_cast<size_t>(instr.stage)).forward);
+    case InstrKind::Recompute: return nodes_cycles(plan, p.stages.at(static_cast<size_t>(instr.stage)).recompute);
+    case InstrKind::Backward: return nodes_cycles(plan, p.stages.at(static_cast<size_t>(instr.stage)).backward);
+    // Both ends of an IPU-Link copy take part in it for as long as the bytes take to cross.
+    case InstrKind::Send:
+    case InstrKind::Recv:
+      return transfer_cycles(static_cast<double>(p.messages.at(static_cast<size_t>(instr.message)).bytes),
+                             d.link_bytes_per_second, d);
+    case InstrKind::Infeed:
+    case InstrKind::Outfeed:
+      return transfer_cycles(static_cast<double>(values_bytes(g, instr.values)), d.host_bytes_per_second, d);
+    case InstrKind::Accumulate: {
+      // acc += grad: read the gradient (the parameter's size), read and write the accumulator.
+      const double n = elements_of(g, instr.values);
+      const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
+      return elementwise_cycles(plan, n, static_cast<double>(values_bytes(g, instr.values)) + 2 * acc * n);
+    }
+    case InstrKind::ReduceReplicas: {
+      // Ring all-reduce: each replica sends and receives 2 (R - 1) / R of the bucket.
+      const double r = plan.placement.replicas;
+      if (r <= 1) {
+        return 0;
+      }
+      const double bytes = 2 * (r - 1) / r * static_cast<double>(p.buckets.at(static_cast<size_t>(instr.bucket)).bytes);
+      return transfer_cycles(bytes, d.link_bytes_per_second, d) + d.op_overhead_cycles;
+    }
+    case InstrKind::UpdateWeights: {
+      // The optimizer reads the weight and the gradient, reads and writes each state slot and
+      // writes the weight, at about 3 FLOPs per slot (scale, add, and adam's square root/divide).
+      // State kept in host memory crosses the host link both ways.
+      const double n = elements_of(g, instr.values);
+      const auto weights = static_cast<double>(values_bytes(g, instr.values));
+      const double slots = s.optimizer_state_slots;
+      const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
+      double cycles = elementwise_cycles(plan, (2 + 3 * slots) * n, (2 + 2 * slots) * weights + acc * n);
+      if (s.offload_optimizer_state && slots > 0) {
+        cycles += transfer_cycles(2 * slots * weights, d.host_bytes_per_second, d);
+      }
+      return cycles;
+    }
+  }
+  return 0;
+}
+
+namespace {
+
+// Discrete-event simulation of one accumulation cycle of the IPUs of one replica (every replica
+// runs the same programs at the same time, so one stands for all; the collective's cost is in
+// ReduceReplicas' cycles). Each IPU runs its program in order; an instruction starts when the IPU
+// is free and its inputs are there:
+// - Recv starts no earlier than its Send (with zero-cost links: when the Send has ended);
+// - Send waits for a free slot of its channel: the receive of the message `capacity` places
+//   earlier on that channel must have started.
+class Simulation {
+ public:
+  explicit Simulation(const Plan& plan) : plan_(plan), p_(plan.programs) {
+    const size_t ipus = p_.ipus.size();
+    start_.resize(ipus);
+    end_.resize(ipus);
+    for (size_t i = 0; i < ipus; ++i) {
+      start_[i].assign(p_.ipus[i].size(), -1);
+      end_[i].assign(p_.ipus[i].size(), -1);
+    }
+    const size_t messages = p_.messages.size();
+    send_at_.assign(messages, {-1, -1});
+    recv_at_.assign(messages, {-1, -1});
+    channel_order_.assign(messages, 0);
+    std::map<std::pair<int32_t, int32_t>, std::vector<int32_t>> channels;
+    for (const auto& program : p_.ipus) {
+      for (const Instr& in : program) {
+        if (in.kind == InstrKind::Send) {
+          const Message& m = p_.messages[static_cast<size_t>(in.message)];
+          auto& list = channels[{m.from, m.to}];
+          channel_order_[static_cast<size_t>(in.message)] = static_cast<int32_t>(list.size());
+          list.push_back(in.message);
+        }
+      }
+    }
+    for (const Channel& c : p_.channels) {
+      auto it = channels.find({c.from, c.to});
+      if (it != channels.end()) {
+        channel_[{c.from, c.to}] = {c.capacity, it->second};
+      }
+    }
+  }
+
+  void run() {
+    const size_t ipus = p_.ipus.size();
+    std::vector<size_t> next(ipus, 0);
+    std::vector<double> clock(ipus, 0.0);
+    size_t left = 0;
+    for (const auto& program : p_.ipus) {
+      left += program.size();
+    }
+    // Cost per (kind, stage) of the compute instructions: the same for every micro-batch.
+    std::map<std::pair<InstrKind, int32_t>, double> task_cost;
+    while (left > 0) {
+      bool moved = false;
+      for (size_t i = 0; i < ipus; ++i) {
+        while (next[i] < p_.ipus[i].size()) {
+          const Instr& in = p_.ipus[i][next[i]];
+          double ready = clock[i];
+          if (!inputs_ready(in, ready)) {
+            break;
+          }
+          double cycles = 0;
+          if (is_compute(in.kind)) {
+            auto [it, fresh] = task_cost.try_emplace({in.kind, in.stage}, 0.0);
+            if (fresh) {
+              it->second = instr_cycles(plan_, in);
+            }
+            cycles = it->second;
+          } else {
+            cycles = instr_cycles(plan_, in);
+          }
+          // A Recv starts no earlier than its Send and lasts as long, so it ends after the Send.
+          const double end = ready + cycles;
+          if (in.kind == InstrKind::Recv) {
+            recv_at_[static_cast<size_t>(in.message)] = {ready, end};
+          } else if (in.kind == InstrKind::Send) {
+            send_at_[static_cast<size_t>(in.message)] = {ready, end};
+          }
+          start_[i][next[i]] = ready;
+          end_[i][next[i]] = end;
+          clock[i] = end;
+          ++next[i];
+          --left;
+          moved = true;
+        }
+      }
+      if (!moved) {
+        throw Error(ErrorKind::Internal, deadlock_message(next),
+                    {}, "the per-IPU programs wait for each other; please report this plan");
+      }
+    }
+  }
+
+  const std::vector<std::vector<double>>& starts() const { return start_; }
+  const std::vector<std::vector<double>>& ends() const { return end_; }
+
+ private:
+  // Updates `ready` to when `in` may start; false if that depends on an instruction not simulated yet.
+  bool inputs_ready(const Instr& in, double& ready) const {
+    if (in.kind == InstrKind::Recv) {
+      const double send_start = send_at_[static_cast<size_t>(in.message)].first;
+      if (send_start < 0) {
+        return false;
+      }
+      ready = std::max(ready, send_start);
+    } else if (in.kind == InstrKind::Send) {
+      const Message& m = p_.messages[static_cast<size_t>(in.message)];
+      const auto it = channel_.find({m.from, m.to});
+      if (it != channel_.end()) {
+        const auto& [capacity, order] = it->second;
+        const int32_t k = channel_order_[static_cast<size_t>(in.message)] - capacity;
+        if (k >= 0) {
+          const double freed = recv_at_[static_cast<size_t>(order[static_cast<size_t>(k)])].first;
+          if (freed < 0) {
+            return false;
+          }
+          ready = std::max(ready, freed);
+        }
+      }
+    }
+    return true;
+  }
+
+  std::string deadlock_message(const std::vector<size_t>& next) const {
+    std::string out = "the cycle simulation found the IPU programs deadlocked:";
+    for (size_t i = 0; i < next.size(); ++i) {
+      if (next[i] < p_.ipus[i].size()) {
+        out += fmt::format(" IPU {} waits at `{}`;", i, p_.ipus[i][next[i]].str(p_));
+      }
+    }
+    return out;
+  }
+
+  const Plan& plan_;
+  const DevicePrograms& p_;
+  std::vector<std::vector<double>> start_;
+  std::vector<std::vector<double>> end_;
+  std::vector<std::pair<double, double>> send_at_;  // per message: (start, end) of its Send
+  std::vector<std::pair<double, double>> recv_at_;
+  std::vector<int32_t> channel_order_;              // per message: index among its channel's sends
+  std::map<std::pair<int32_t, int32_t>, std::pair<int32_t, std::vector<int32_t>>> channel_;
+};
+
+}  // namespace
+
+CostReport simulate_plan(const Plan& plan) {
+  const PlanSettings& s = plan.settings;
+  const DeviceModel& d = s.device;
+  const DevicePrograms& p = plan.programs;
+  CostReport report;
+  report.analytic_bubble_fraction =
+      analytic_bubble(plan.placement.pipeline, s.schedule, s.accumulation_count, s.training);
+
+  Simulation sim(plan);
+  sim.run();
+  const size_t ipus = p.ipus.size();
+  double cycle = 0;
+  // The pipelined part: from the first forward to the end of the last backward, where the
+  // analytic formula counts idle IPU time; reductions, updates and feeds around it are excluded.
+  double window_start = -1;
+  double window_end = 0;
+  std::vector<double> task_busy(ipus, 0.0);
+  std::vector<double> busy(ipus, 0.0);
+  for (size_t i = 0; i < ipus; ++i) {
+    for (size_t k = 0; k < p.ipus[i].size(); ++k) {
+      const InstrKind kind = p.ipus[i][k].kind;
+      const double start = sim.starts()[i][k];
+      const double end = sim.ends()[i][k];
+      cycle = std::max(cycle, end);
+      const bool transfer = kind == InstrKind::Send || kind == InstrKind::Recv || kind == InstrKind::Infeed ||
+                            kind == InstrKind::Outfeed || kind == InstrKind::ReduceReplicas;
+      if (!transfer) {
+        busy[i] += end - start;
+      }
+      if (is_compute(kind)) {
+        task_busy[i] += end - start;
+        window_start = window_start < 0 ? start : std::min(window_start, start);
+        window_end = std::max(window_end, end);
+      }
+    }
+  }
+  // The host's part of an engine call is shared by the weight updates the call runs.
+  const double updates_per_call = static_cast<double>(std::max<int64_t>(1, s.steps_per_execution)) *
+                                  static_cast<double>(std::max<int64_t>(1, s.repeat_count));
+  report.cycles_per_update = cycle + d.host_call_cycles / updates_per_call;
+  report.samples_per_second = report.cycles_per_update > 0 ? static_cast<double>(plan.global_batch()) * d.clock_hz /
+                                                                 report.cycles_per_update
+                                                           : 0;
+  report.utilisation.resize(ipus);
+  double mean_task_share = 0;
+  for (size_t i = 0; i < ipus; ++i) {
+    report.utilisation[i] = report.cycles_per_update > 0 ? busy[i] / report.cycles_per_update : 0;
+    const double window = window_end - window_start;
+    mean_task_share += window > 0 ? task_busy[i] / window : 0;
+  }
+  report.bubble_fraction = ipus > 0 && window_start >= 0 ? 1.0 - mean_task_share / static_cast<double>(ipus) : 0;
+
+  for (const Message& m : p.messages) {
+    report.link_bytes_per_update += static_cast<double>(m.bytes);
+  }
+  const double r = plan.placement.replicas;
+  for (const Bucket& b : p.buckets) {
+    report.reduce_bytes_per_update += r > 1 ? 2 * (r - 1) / r * static_cast<double>(b.bytes) : 0;
+  }
+  return report;
+}
+
+}  // namespace iputrain::planner

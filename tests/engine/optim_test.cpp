@@ -1,0 +1,326 @@
+// The optimizers, learning-rate schedules and clipping of engine/optim against values computed by
+// hand and against a double-precision reference of each update rule written out here, element
+// by element, from the torch.optim formulas (and the LAMB paper).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "core/optim_slots.hpp"
+#include "engine/optim/clipping.hpp"
+#include "engine/optim/lr_schedule.hpp"
+#include "engine/optim/optimizer.hpp"
+#include "iputrain/iputrain.hpp"
+#include "test_models.hpp"
+
+using iputrain::Config;
+using iputrain::OptimizerSection;
+using namespace iputrain::engine;
+
+namespace {
+
+Config with(const std::string& type, double weight_decay = 0.0) {
+  Config c;
+  c.optimizer.type = type;
+  c.optimizer.weight_decay = weight_decay;
+  return c;
+}
+
+//! One parameter tensor with its own gradient and state buffers.
+struct Tensor {
+  std::vector<float> w, g, state;
+  ParamSlot slot() { return {w.data(), g.data(), state.data(), static_cast<int64_t>(w.size())}; }
+};
+
+//! Runs `grads.size()` updates of `w0`, with the gradient of update k = grads[k], the learning
+//! rate lrs[k] and `grad_scale`; returns the weights after each update.
+std::vector<std::vector<float>> run(const Config& c, const std::vector<float>& w0,
+                                    const std::vector<std::vector<float>>& grads, const std::vector<float>& lrs,
+                                    float grad_scale) {
+  auto opt = make_optimizer(c);
+  Tensor t{w0, std::vector<float>(w0.size()), std::vector<float>(w0.size() * opt->state_slots(), 0.0f)};
+  opt->init_state(t.slot());
+  std::vector<std::vector<float>> out;
+  for (size_t k = 0; k < grads.size(); ++k) {
+    t.g = grads[k];
+    opt->update({t.slot()}, static_cast<int64_t>(k) + 1, lrs[k], grad_scale);
+    out.push_back(t.w);
+  }
+  return out;
+}
+
+double norm(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) {
+    s += x * x;
+  }
+  return std::sqrt(s);
+}
+
+//! The same updates in double, straight from the published rules.
+std::vector<std::vector<double>> reference(const OptimizerSection& o, const std::vector<float>& w0,
+                                           const std::vector<std::vector<float>>& grads,
+                                           const std::vector<float>& lrs, double grad_scale) {
+  const size_t n = w0.size();
+  std::vector<double> w(w0.begin(), w0.end());
+  std::vector<double> a(n, 0.0), b(n, 0.0);  // the two state arrays
+  if (o.type == "adagrad") {
+    a.assign(n, o.initial_accumulator_value);
+  }
+  const double wd = o.weight_decay;
+  std::vector<std::vector<double>> out;
+  for (size_t k = 0; k < grads.size(); ++k) {
+    const double lr = lrs[k];
+    const double t = static_cast<double>(k + 1);
+    std::vector<double> u(n);
+    for (size_t i = 0; i < n; ++i) {
+      const double raw = grad_scale * grads[k][i];
+      const bool coupled = o.type != "adamw" && o.type != "lamb";
+      const double g = coupled ? raw + wd * w[i] : raw;
+      if (o.type == "sgd") {
+        w[i] -= lr * g;
+      } else if (o.type == "momentum") {
+        a[i] = o.momentum * a[i] + g;
+        w[i] -= lr * (o.use_nesterov ? g + o.momentum * a[i] : a[i]);
+      } else if (o.type == "adam" || o.type == "adamw" || o.type == "lamb") {
+        a[i] = o.beta1 * a[i] + (1 - o.beta1) * g;
+        b[i] = o.beta2 * b[i] + (1 - o.beta2) * g * g;
+        const double m_hat = a[i] / (1 - std::pow(o.beta1, t));
+        const double v_hat = b[i] / (1 - std::pow(o.beta2, t));
+        if (o.type == "lamb") {
+          u[i] = m_hat / (std::sqrt(v_hat) + o.epsilon) + wd * w[i];
+        } else {
+          if (o.type == "adamw") {
+            w[i] *= 1 - lr * wd;
+          }
+          w[i] -= lr * m_hat / (std::sqrt(v_hat) + o.epsilon);
+        }
+      } else if (o.type == "rmsprop") {
+        a[i] = o.rho * a[i] + (1 - o.rho) * g * g;
+        double mean_square = a[i];
+        if (o.centered) {
+          b[i] = o.rho * b[i] + (1 - o.rho) * g;
+          mean_square -= b[i] * b[i];
+        }
+        w[i] -= lr * g / (std::sqrt(mean_square) + o.epsilon);
+      } else if (o.type == "adagrad") {
+        a[i] += g * g;
+        w[i] -= lr * g / (std::sqrt(a[i]) + o.epsilon);
+      }
+    }
+    if (o.type == "lamb") {
+      const double w_norm = norm(w), u_norm = norm(u);
+      const double trust = w_norm > 0 && u_norm > 0 ? w_norm / u_norm : 1.0;
+      for (size_t i = 0; i < n; ++i) {
+        w[i] -= lr * trust * u[i];
+      }
+    }
+    out.push_back(w);
+  }
+  return out;
+}
+
+//! Three updates of a small vector with gradients of mixed signs and sizes (one element's
+//! gradient is zero throughout), a changing learning rate and a gradient scale.
+void check_against_reference(const Config& c) {
+  INFO(c.optimizer.type << " wd=" << c.optimizer.weight_decay << " nesterov=" << c.optimizer.use_nesterov
+                        << " centered=" << c.optimizer.centered);
+  const std::vector<float> w0 = {0.5f, -1.25f, 2.0f, 0.0f, -0.03f, 0.75f, 1e-3f};
+  const std::vector<std::vector<float>> grads = {
+      {0.1f, -0.2f, 0.05f, 0.0f, 1.5f, -0.7f, 3e-4f},
+      {-0.3f, -0.1f, 0.2f, 0.0f, 0.9f, 0.4f, -2e-4f},
+      {0.25f, 0.15f, -0.6f, 0.0f, -1.1f, 0.05f, 1e-4f},
+  };
+  const std::vector<float> lrs = {0.1f, 0.05f, 0.02f};
+  const float grad_scale = 0.5f;
+  const auto ours = run(c, w0, grads, lrs, grad_scale);
+  const auto theirs = reference(c.optimizer, w0, grads, lrs, grad_scale);
+  for (size_t k = 0; k < ours.size(); ++k) {
+    for (size_t i = 0; i < w0.size(); ++i) {
+      INFO("update " << k + 1 << ", element " << i);
+      CHECK(ours[k][i] == doctest::Approx(theirs[k][i]).epsilon(2e-6));
+    }
+    CHECK(ours[k] != (k == 0 ? w0 : ours[k - 1]));  // the update moved something
+  }
+}
+
+}  // namespace
+
+TEST_CASE("sgd and momentum by hand") {
+  // w = [1, -2], g = [0.5, 0.25], lr 0.1, L2 0.01: w - 0.1 (g + 0.01 w).
+  auto sgd = run(with("sgd", 0.01), {1.0f, -2.0f}, {{0.5f, 0.25f}}, {0.1f}, 1.0f);
+  CHECK(sgd[0][0] == doctest::Approx(0.949));
+  CHECK(sgd[0][1] == doctest::Approx(-2.023));
+
+  // Momentum 0.9, g = 1 twice: velocity 1 then 1.9; heavy ball moves 0.1 then 0.19.
+  Config heavy = with("momentum");
+  auto h = run(heavy, {0.0f}, {{1.0f}, {1.0f}}, {0.1f, 0.1f}, 1.0f);
+  CHECK(h[0][0] == doctest::Approx(-0.1));
+  CHECK(h[1][0] == doctest::Approx(-0.29));
+  // Nesterov steps along g + 0.9 * velocity: 1.9 then 1 + 0.9 * 1.9 = 2.71.
+  Config nesterov = with("momentum");
+  nesterov.optimizer.use_nesterov = true;
+  auto nv = run(nesterov, {0.0f}, {{1.0f}, {1.0f}}, {0.1f, 0.1f}, 1.0f);
+  CHECK(nv[0][0] == doctest::Approx(-0.19));
+  CHECK(nv[1][0] == doctest::Approx(-0.19 - 0.271));
+}
+
+TEST_CASE("adam, adamw and adagrad by hand") {
+  // Adam's first bias-corrected step is lr * g / (|g| + eps): a step of lr against the sign.
+  auto adam = run(with("adam"), {1.0f, 1.0f}, {{0.3f, -4.0f}}, {0.01f}, 1.0f);
+  CHECK(adam[0][0] == doctest::Approx(0.99));
+  CHECK(adam[0][1] == doctest::Approx(1.01));
+  // AdamW first shrinks by 1 - lr * wd = 0.999, then takes the same step.
+  auto adamw = run(with("adamw", 0.1), {1.0f}, {{0.3f}}, {0.01f}, 1.0f);
+  CHECK(adamw[0][0] == doctest::Approx(0.999 - 0.01));
+  // With L2 in Adam the decay enters the gradient: g = 0.3 + 0.1 * 1 still > 0, same first step.
+  auto adam_l2 = run(with("adam", 0.1), {1.0f}, {{0.3f}}, {0.01f}, 1.0f);
+  CHECK(adam_l2[0][0] == doctest::Approx(0.99));
+  // Adagrad from an accumulator of 0.1: s = 0.1 + 0.3^2 = 0.19; step 0.1 * 0.3 / sqrt(0.19).
+  auto adagrad = run(with("adagrad"), {1.0f}, {{0.3f}}, {0.1f}, 1.0f);
+  CHECK(adagrad[0][0] == doctest::Approx(1.0 - 0.03 / std::sqrt(0.19)));
+}
+
+TEST_CASE("lamb scales each tensor's step by the trust ratio |w| / |u|") {
+  // First step: u = g / (|g| + eps) = [1, -1] (no decay); |w| = 5, |u| = sqrt 2.
+  auto lamb = run(with("lamb"), {3.0f, 4.0f}, {{0.2f, -0.7f}}, {0.01f}, 1.0f);
+  const double step = 0.01 * 5.0 / std::sqrt(2.0);
+  CHECK(lamb[0][0] == doctest::Approx(3.0 - step));
+  CHECK(lamb[0][1] == doctest::Approx(4.0 + step));
+  // A tensor of zeros has no norm to trust: the ratio is 1 and the step is lr * u.
+  auto zero = run(with("lamb"), {0.0f, 0.0f}, {{0.2f, -0.7f}}, {0.01f}, 1.0f);
+  CHECK(zero[0][0] == doctest::Approx(-0.01));
+  CHECK(zero[0][1] == doctest::Approx(0.01));
+}
+
+TEST_CASE("every optimizer agrees with the double-precision reference over three updates") {
+  for (const char* type : {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+    for (double wd : {0.0, 0.05}) {
+      check_against_reference(with(type, wd));
+    }
+  }
+  Config nesterov = with("momentum", 0.01);
+  nesterov.optimizer.use_nesterov = true;
+  check_against_reference(nesterov);
+  Config centered = with("rmsprop", 0.01);
+  centered.optimizer.centered = true;
+  check_against_reference(centered);
+  Config tuned = with("adam");
+  tuned.optimizer.beta1 = 0.5;
+  tuned.optimizer.beta2 = 0.9;
+  tuned.optimizer.epsilon = 1e-3;
+  check_against_reference(tuned);
+}
+
+TEST_CASE("state sizes agree with the planner's optimizer_state_slots") {
+  for (const char* type : {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+    for (bool centered : {false, true}) {
+      Config c = with(type);
+      c.optimizer.centered = centered;
+      INFO(type << " centered=" << centered);
+      CHECK(make_optimizer(c)->state_slots() == iputrain::optimizer_state_slots(c.optimizer));
+    }
+  }
+  CHECK(iputrain::optimizer_state_slots(with("sgd").optimizer) == 0);
+  CHECK(iputrain::optimizer_state_slots(with("adam").optimizer) == 2);
+  Config centered = with("rmsprop");
+  centered.optimizer.centered = true;
+  CHECK(iputrain::optimizer_state_slots(centered.optimizer) == 2);
+}
+
+TEST_CASE("adagrad starts its sums at initial_accumulator_value; the others start at zero") {
+  Config c = with("adagrad");
+  c.optimizer.initial_accumulator_value = 0.25;
+  std::vector<float> w(3), g(3), state(3, 0.0f);
+  make_optimizer(c)->init_state({w.data(), g.data(), state.data(), 3});
+  CHECK(state == std::vector<float>(3, 0.25f));
+  std::vector<float> moments(6, 0.0f);
+  make_optimizer(with("adam"))->init_state({w.data(), g.data(), moments.data(), 3});
+  CHECK(moments == std::vector<float>(6, 0.0f));
+}
+
+TEST_CASE("learning-rate schedules at chosen steps") {
+  OptimizerSection o;
+  o.learning_rate = 0.1;
+  CHECK(learning_rate_at(o, 1) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(o, 1000) == doctest::Approx(0.1));
+
+  o.warmup_steps = 4;  // 0.025, 0.05, 0.075, 0.1, then the schedule
+  CHECK(learning_rate_at(o, 1) == doctest::Approx(0.025));
+  CHECK(learning_rate_at(o, 3) == doctest::Approx(0.075));
+  CHECK(learning_rate_at(o, 4) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(o, 5) == doctest::Approx(0.1));
+
+  o.lr_schedule = "step";
+  o.decay_steps = 10;
+  o.decay_rate = 0.5;
+  CHECK(learning_rate_at(o, 5) == doctest::Approx(0.1));    // s = 0
+  CHECK(learning_rate_at(o, 14) == doctest::Approx(0.1));   // s = 9
+  CHECK(learning_rate_at(o, 15) == doctest::Approx(0.05));  // s = 10
+  CHECK(learning_rate_at(o, 35) == doctest::Approx(0.0125));
+
+  o.lr_schedule = "exponential";
+  CHECK(learning_rate_at(o, 10) == doctest::Approx(0.1 * std::pow(0.5, 0.5)));  // s = 5
+  CHECK(learning_rate_at(o, 25) == doctest::Approx(0.025));                     // s = 20
+
+  o.lr_schedule = "cosine";
+  o.warmup_steps = 0;
+  o.decay_steps = 100;
+  o.min_learning_rate = 0.01;
+  CHECK(learning_rate_at(o, 1) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(o, 51) == doctest::Approx(0.055));  // halfway: the mean of 0.1 and 0.01
+  CHECK(learning_rate_at(o, 26) == doctest::Approx(0.01 + 0.09 * 0.5 * (1 + std::cos(std::numbers::pi / 4))));
+  CHECK(learning_rate_at(o, 101) == doctest::Approx(0.01));
+  CHECK(learning_rate_at(o, 5000) == doctest::Approx(0.01));  // held at the floor, no restart
+}
+
+TEST_CASE("clipping by global norm spans several slots and follows clip_grad_norm_") {
+  std::vector<float> w(2), g1 = {3.0f, 0.0f}, g2 = {4.0f};
+  const std::vector<ParamSlot> slots = {{w.data(), g1.data(), nullptr, 2}, {w.data(), g2.data(), nullptr, 1}};
+  CHECK(sum_of_squares(slots) == 25.0);
+  OptimizerSection o;
+  CHECK(clip_scale(25.0, o) == 1.0f);  // off
+  o.gradient_clip_norm = 1.0;
+  CHECK(clip_scale(25.0, o) == doctest::Approx(1.0 / (5.0 + 1e-6)));
+  CHECK(clip_scale(0.25, o) == 1.0f);  // within the limit: untouched
+  CHECK(clip_scale(0.0, o) == 1.0f);
+  o.gradient_clip_norm = 10.0;
+  CHECK(clip_scale(25.0, o) == 1.0f);
+
+  // Scaling the gradients by the clip factor is the same as clipping them beforehand.
+  Config c = with("sgd");
+  auto clipped = run(c, {1.0f, 1.0f}, {{3.0f, 4.0f}}, {0.1f}, clip_scale(25.0, with("sgd").optimizer));
+  CHECK(clipped[0][0] == doctest::Approx(1.0 - 0.1 * 0.6));
+  CHECK(clipped[0][1] == doctest::Approx(1.0 - 0.1 * 0.8));
+}
+
+TEST_CASE("schedule keys are checked: decay_steps required, parameters only where used") {
+  CHECK_NOTHROW(Config::parse("[optimizer]\nlr_schedule = \"step\"\ndecay_steps = 10\ndecay_rate = 0.5\n"));
+  CHECK_NOTHROW(Config::parse("[optimizer]\nwarmup_steps = 10\n"));
+  CHECK_THROWS_WITH_AS(Config::parse("[optimizer]\nlr_schedule = \"exponential\"\n"),
+                       doctest::Contains("needs `optimizer.decay_steps`"), iputrain::Error);
+  CHECK_THROWS_WITH_AS(Config::parse("[optimizer]\nmin_learning_rate = 0.001\n"),
+                       doctest::Contains("has no effect with `optimizer.lr_schedule` = \"constant\""),
+                       iputrain::Error);
+}
+
+TEST_CASE("a session trains with each optimizer, a schedule and clipping") {
+  for (const char* opt : {"momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+    INFO(opt);
+    const std::string extra = "[optimizer]\ntype = \"" + std::string(opt) +
+                              "\"\nweight_decay = 0.001\ngradient_clip_norm = 1.0\nlr_schedule = \"cosine\"\n"
+                              "decay_steps = 60\nwarmup_steps = 5\n";
+    // synthetic_config opens [optimizer] first; a second table would be a duplicate, so splice.
+    std::string text = iputrain::testing::synthetic_config(60, 0.01);
+    text.replace(0, std::string("[optimizer]\n").size(), extra);
+    Config config = Config::parse(text, "t.toml");
+    iputrain::Session session(iputrain::Model::parse(iputrain::testing::kMlp, "mlp.ipu"), config);
+    const double before = session.evaluate("train").means.at("loss");
+    session.train();
+    const double after = session.evaluate("train").means.at("loss");
+    CHECK(std::isfinite(after));
+    CHECK(after < before);
+  }
+}
