@@ -391,6 +391,7 @@ void add_tensor_builtins(std::vector<Builtin>& t) {
   std::vector<Builtin> more = {
       // elementwise
       {"neg", x, unary<OpKind::Neg>},
+      {"recomputation_checkpoint", x, unary<OpKind::RecomputationCheckpoint>},
       {"relu", x, unary<OpKind::Relu>},
       {"exp", x, unary<OpKind::Exp>},
       {"log", x, unary<OpKind::Log>},

@@ -30,7 +30,7 @@ int32_t group_key(int32_t stage, Work work) { return stage * 2 + (work == Work::
 }  // namespace
 
 std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<ir::ValueId>& train_program,
-                                          const std::vector<bool>& recompute) {
+                                          const std::vector<bool>& recompute, bool keep_checkpoints) {
   std::vector<StagePrograms> out(g.stages.size());
   for (ir::ValueId id : train_program) {
     const ir::Node& n = g.node(id);
@@ -65,7 +65,8 @@ std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<
         const ir::ValueId v = work.back();
         work.pop_back();
         const ir::Node& n = g.node(v);
-        if (forward.count(v) == 0 || !recomputable(n)) {
+        const bool checkpoint = keep_checkpoints && n.op == ir::OpKind::RecomputationCheckpoint;
+        if (forward.count(v) == 0 || !recomputable(n) || checkpoint) {
           if (n.op != ir::OpKind::Param && n.op != ir::OpKind::Constant) {
             stash.insert(v);
           }
@@ -98,7 +99,8 @@ class Lowering {
     for (int32_t s : pipe_.positions.back()) {
       recompute[static_cast<size_t>(s)] = false;
     }
-    out_.stages = stage_programs(g_, plan_.train_program, recompute);
+    out_.stages = stage_programs(g_, plan_.train_program, recompute,
+                                 plan_.settings.recompute == RecomputeMode::RecomputeAndBackpropagateInterleaved);
     collect_tasks();
     collect_readers();
     make_messages();

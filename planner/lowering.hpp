@@ -8,9 +8,10 @@
 namespace iputrain::planner {
 
 //! Per-stage node lists: forward, backward, and for the stages in `recompute` (per stage) the
-//! nodes re-run before the backward and the values stashed instead.
+//! nodes re-run before the backward and the values stashed instead. With `keep_checkpoints`
+//! (recompute_and_backpropagate_interleaved) recomputation_checkpoint values are stashed too.
 std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<ir::ValueId>& train_program,
-                                          const std::vector<bool>& recompute);
+                                          const std::vector<bool>& recompute, bool keep_checkpoints);
 
 //! Lowers one accumulation cycle of `plan` (graph, train_program, grads, placement, timeline,
 //! settings must be set).

@@ -99,6 +99,8 @@ enum class OpKind : uint8_t {
   SoftmaxCrossEntropy,            //!< (logits f32[..., C], labels i32[...]) -> f32[...]
   SoftmaxCrossEntropyGrad,        //!< (logits, labels, dy f32[...]) -> f32[..., C]
   SigmoidCrossEntropyWithLogits,  //!< (logits f32, labels f32) -> f32, elementwise
+  // Pipelining.
+  RecomputationCheckpoint,  //!< identity whose output is stashed, not recomputed
   Count
 };
 

@@ -70,6 +70,7 @@ const OpDef* const kTable[] = {
     &kSoftmaxCrossEntropyOp,
     &kSoftmaxCrossEntropyGradOp,
     &kSigmoidCrossEntropyWithLogitsOp,
+    &kRecomputationCheckpointOp,
 };
 // The length is deduced from the list, so a missing or extra op fails to compile; the order is
 // checked by tests/core/op_table_test.cpp (each entry's kind equals its position).

@@ -68,5 +68,6 @@ extern const OpDef kDropoutMaskOp;
 extern const OpDef kSoftmaxCrossEntropyOp;
 extern const OpDef kSoftmaxCrossEntropyGradOp;
 extern const OpDef kSigmoidCrossEntropyWithLogitsOp;
+extern const OpDef kRecomputationCheckpointOp;
 
 }  // namespace iputrain::ir

@@ -291,6 +291,14 @@ std::vector<OpCase> op_cases() {
       {.name = "pow i32", .op = OpKind::Pow, .inputs = {i32({2}), i32({2})}, .infer_error = "f32"});
 
   // Unary elementwise.
+  cases.push_back({.name = "recomputation_checkpoint",
+                   .op = OpKind::RecomputationCheckpoint,
+                   .inputs = {f32({3, 2})},
+                   .reference = ref_unary([](double x) { return x; })});
+  cases.push_back({.name = "recomputation_checkpoint i32",
+                   .op = OpKind::RecomputationCheckpoint,
+                   .inputs = {i32({2})},
+                   .infer_error = "takes a float activation"});
   cases.push_back(
       {.name = "neg", .op = OpKind::Neg, .inputs = {f32({2, 3, 2})}, .reference = ref_unary([](double x) {
                                                                        return -x;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <deque>
 #include <fstream>
@@ -312,4 +313,43 @@ TEST_CASE("lowering: the canonical tree's partial sums") {
   CHECK(tree_stack_depth(0, 8) == 3);  // after 7 leaves: blocks of 4, 2, 1
   CHECK(tree_stack_depth(0, 16) == 4);
   CHECK(tree_stack_depth(2, 4) == 2);  // leaves 2..5: [2,4) then 4, 5 -> [2,4) [4,6)
+}
+
+TEST_CASE("lowering: recomputation checkpoints are stashed under recompute_and_backpropagate_interleaved only") {
+  const char* model = R"(import nn
+model ck(batch: int = 2) {
+  input x: f32[batch, 8]
+  input y: i32[batch]
+  stage a {
+    h = recomputation_checkpoint(nn.dense(x, 8, activation = relu))
+    k = nn.dense(h, 8, activation = relu)
+  }
+  stage b {
+    logits = nn.dense(k, 4)
+    loss = mean(softmax_cross_entropy(logits, y))
+  }
+  minimize loss
+}
+)";
+  auto checkpoint_of = [](const Plan& plan) {
+    for (ir::ValueId id : plan.programs.stages[0].forward) {
+      if (plan.graph.node(id).op == ir::OpKind::RecomputationCheckpoint) {
+        return id;
+      }
+    }
+    return ir::kNoValue;
+  };
+  auto contains = [](const std::vector<ir::ValueId>& list, ir::ValueId v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+  };
+  const Plan interleaved = plan_for(model,
+                                    "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n[pipeline]\n"
+                                    "recomputation_mode = \"recompute_and_backpropagate_interleaved\"\n");
+  const ir::ValueId ck = checkpoint_of(interleaved);
+  REQUIRE(ck != ir::kNoValue);
+  CHECK(contains(interleaved.programs.stages[0].stash, ck));
+  CHECK(!contains(interleaved.programs.stages[0].recompute, ck));
+  const Plan then = plan_for(model, "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n");
+  CHECK(contains(then.programs.stages[0].recompute, checkpoint_of(then)));
+  CHECK(then.programs.stages[0].recompute.size() > interleaved.programs.stages[0].recompute.size());
 }
