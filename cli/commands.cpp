@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "cli/progress.hpp"
+#include "cli/run_report.hpp"
 #include "iputrain/iputrain.hpp"
 
 namespace iputrain::cli {
@@ -58,15 +59,25 @@ int run_train(const TrainArgs& args) {
   const int64_t total = session.planned_steps();
   const std::vector<std::string> names = session.output_names();
   if (!args.quiet) {
-    fmt::print("training {} on 1 virtual IPU: {} parameters, {} steps of batch {}\n", model.name(),
-               model.parameter_count(), total, model.batch_size());
+    const size_t ipus = session.memory_per_ipu().size();
+    fmt::print("training {} on {} virtual IPU{}: {} parameters, {} steps of batch {} (micro-batch {})\n",
+               model.name(), ipus, ipus == 1 ? "" : "s", model.parameter_count(), total, session.global_batch(),
+               model.batch_size());
   }
+  session.record_trace(!args.trace.empty());
   ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, isatty(STDOUT_FILENO) == 1);
   TrainSummary summary = session.train([&](const Progress& p) { printer.update(p); });
   printer.finish();
   fmt::print("trained {} steps ({} samples) in {:.2f} s: {:.0f} samples/s; last step: {}\n", summary.steps,
              summary.samples, summary.seconds, summary.samples_per_second,
              values_str(summary.output_names, summary.last_values));
+  if (!args.quiet) {
+    fmt::print("{}", run_report_text(session.run_report()));
+  }
+  if (!args.trace.empty()) {
+    session.write_trace(args.trace);
+    fmt::print("wrote the trace to {} (open it in https://ui.perfetto.dev)\n", args.trace);
+  }
   if (!args.save.empty()) {
     session.save_weights(args.save);
     fmt::print("saved weights to {}\n", args.save);

@@ -17,6 +17,7 @@ struct TrainArgs : CommonArgs {
   std::string save;
   bool quiet = false;
   bool eval_after = true;
+  std::string trace;  //!< Chrome trace JSON of the run ("" = none)
 };
 
 struct EvalArgs : CommonArgs {

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   train_cmd->add_option("--save", train.save, "write the trained weights here (safetensors)");
   train_cmd->add_flag("-q,--quiet", train.quiet, "print only the summary");
   train_cmd->add_flag("!--no-eval", train.eval_after, "do not evaluate on data.test after training");
+  train_cmd->add_option("--trace", train.trace, "write a Chrome trace (Perfetto) of the run: one track per virtual IPU");
 
   iputrain::cli::EvalArgs eval;
   CLI::App* eval_cmd = app.add_subcommand("eval", "mean of each model output over a data split");

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
-#include "cli/write_file.hpp"
+#include "core/write_file.hpp"
 #include "iputrain/iputrain.hpp"
 
 namespace iputrain::cli {
@@ -18,7 +18,9 @@ int run_plan(const PlanArgs& args) {
   const Plan plan = Plan::make(model, config, PlanRequest{args.dump_after});
   // Dumps go to stderr so that stdout stays one well-formed JSON or DOT document.
   std::fputs(plan.dumps().c_str(), stderr);
-  const std::string report = args.format == "json" ? plan.json() : args.format == "dot" ? plan.dot() : plan.text();
+  const std::string report = args.format == "json"  ? plan.json()
+                             : args.format == "dot" ? plan.dot()
+                                                    : plan.text();
   if (args.output.empty()) {
     std::fputs(report.c_str(), stdout);
     return 0;

@@ -45,13 +45,14 @@ void Sampler::batch_indices(int64_t step, int64_t* out) {
 }
 
 Infeed::Infeed(const data::Dataset& dataset, std::vector<size_t> field_indices, int64_t batch,
-               Sampler sampler, int64_t first_step, int64_t steps, int64_t prefetch_depth)
+               Sampler sampler, int64_t first_step, int64_t steps, int64_t prefetch_depth, BatchOrder order)
     : dataset_(dataset),
       fields_(std::move(field_indices)),
       batch_(batch),
       sampler_(std::move(sampler)),
       first_step_(first_step),
       steps_(steps),
+      order_(order),
       slots_(static_cast<size_t>(std::max<int64_t>(1, prefetch_depth))),
       indices_(static_cast<size_t>(batch)) {
   for (Batch& b : slots_) {
@@ -83,7 +84,7 @@ void Infeed::produce() {
       }
       // The slot is ours until produced_ is bumped: the consumer never touches unproduced slots.
       Batch& b = slots_[static_cast<size_t>(i) % slots_.size()];
-      b.step = first_step_ + i;
+      b.step = order_.batch(first_step_, i);
       sampler_.batch_indices(b.step, indices_.data());
       for (size_t k = 0; k < fields_.size(); ++k) {
         const size_t bytes = dataset_.fields()[fields_[k]].bytes();

@@ -40,12 +40,23 @@ struct Batch {
   std::vector<std::vector<std::byte>> fields;
 };
 
+//! Which batches of the sample stream a feed serves: its i-th batch is batch
+//! ((first + i / group) * stride + offset) * group + i % group. A replica r of R with A micro-batches
+//! per update feeds group = A, stride = R, offset = r: micro-batch m of update u is batch (u R + r) A + m.
+struct BatchOrder {
+  int64_t group = 1;
+  int64_t stride = 1;
+  int64_t offset = 0;
+  int64_t batch(int64_t first, int64_t i) const { return ((first + i / group) * stride + offset) * group + i % group; }
+};
+
 class Infeed {
  public:
-  //! Streams batches first_step .. first_step+steps-1 of `dataset`; `field_indices` picks the dataset
-  //! fields in the order the device wants them. Starts the thread immediately.
+  //! Streams `steps` batches of `dataset` in `order` from `first` on (by default batches first ..
+  //! first+steps-1); `field_indices` picks the dataset fields in the order the device wants them.
+  //! Starts the thread immediately.
   Infeed(const data::Dataset& dataset, std::vector<size_t> field_indices, int64_t batch, Sampler sampler,
-         int64_t first_step, int64_t steps, int64_t prefetch_depth);
+         int64_t first_step, int64_t steps, int64_t prefetch_depth, BatchOrder order = {});
   ~Infeed();
   Infeed(const Infeed&) = delete;
   Infeed& operator=(const Infeed&) = delete;
@@ -64,6 +75,7 @@ class Infeed {
   Sampler sampler_;
   int64_t first_step_;
   int64_t steps_;
+  BatchOrder order_;
 
   std::vector<Batch> slots_;
   std::vector<int64_t> indices_;

@@ -1,6 +1,8 @@
-// Session: the public face of the engine. It plans the model, places it on one virtual IPU, binds
-// the infeed to the model's inputs and runs the device loop (steps_per_execution steps per host
-// call), handing the outfeed to the host after every execution.
+// Session: the public face of the engine. It plans the model under the config, builds the virtual
+// IPU cluster the plan asks for (engine/cluster/), binds the replicas' infeeds to the model's
+// inputs and drives the device executions (steps_per_execution weight updates per host call),
+// handing the outfeed to the host after every execution. Evaluation runs the forward program on
+// one host-side virtual IPU holding a copy of the trained weights.
 #include "iputrain/session.hpp"
 
 #include <fmt/format.h>
@@ -14,10 +16,8 @@
 #include "core/ir/graph.hpp"
 #include "engine/data/dataset.hpp"
 #include "engine/data/safetensors.hpp"
+#include "engine/cluster/cluster.hpp"
 #include "engine/infeed.hpp"
-#include "engine/optim/clipping.hpp"
-#include "engine/optim/lr_schedule.hpp"
-#include "engine/optim/optimizer.hpp"
 #include "engine/supported_keys.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "planner/plan.hpp"
@@ -29,7 +29,6 @@ namespace {
 // Memory of one Mk2 IPU (GC200): 1472 tiles x 624 KiB of In-Processor Memory.
 constexpr int64_t kIpu2Bytes = int64_t{1472} * 624 * 1024;
 
-enum ProgramIndex : size_t { kTrainProgram = 0, kEvalProgram = 1 };
 
 double scalar_mean(const ir::Tensor& t) {
   const int64_t n = t.numel();
@@ -63,11 +62,24 @@ struct Session::Impl {
   std::vector<data::Field> wanted;  // the model's inputs, per sample
   std::unique_ptr<data::Dataset> train_data;
   std::unique_ptr<data::Dataset> test_data;
-  std::unique_ptr<engine::VirtualIpu> ipu;
-  std::unique_ptr<engine::Optimizer> optimizer;
-  std::vector<engine::ParamSlot> slots;
-  std::vector<std::vector<float>> optimizer_state;  // one buffer per slot
+  std::unique_ptr<engine::VirtualIpu> ipu;       // evaluation (forward program, all weights)
+  std::unique_ptr<engine::Cluster> cluster;      // training; holds the weights when present
+  bool tracing = false;
   int64_t step = 0;  // weight updates done
+
+  // The weights live in the cluster (replica 0 stands for all) when the model trains.
+  ir::Tensor weight(ir::ValueId p) const { return cluster ? cluster->param(0, p) : ipu->tensor(p); }
+  bool has_weight(ir::ValueId p) const { return cluster ? true : ipu->has(p); }
+  void set_weight(ir::ValueId p, const void* data) const {
+    if (!cluster) {
+      std::memcpy(ipu->tensor(p).data, data, ipu->tensor(p).type->bytes());
+      return;
+    }
+    for (int32_t r = 0; r < cluster->replicas(); ++r) {
+      ir::Tensor t = cluster->param(r, p);
+      std::memcpy(t.data, data, t.type->bytes());
+    }
+  }
 
   uint64_t data_seed() const { return config.data.seed != 0 ? config.data.seed : config.training.seed; }
 
@@ -104,6 +116,9 @@ struct Session::Impl {
   void load_batch(const engine::Batch& b) const {
     const auto& inputs = plan.graph.inputs;
     for (size_t k = 0; k < inputs.size(); ++k) {
+      if (!ipu->has(inputs[k])) {
+        continue;  // an input only the loss reads
+      }
       ir::Tensor t = ipu->tensor(inputs[k]);
       std::memcpy(t.data, b.fields[k].data(), t.type->bytes());
     }
@@ -113,7 +128,7 @@ struct Session::Impl {
 Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
   Impl& s = *impl_;
   engine::check_supported(config);
-  s.plan = planner::make_plan(model.graph());
+  s.plan = planner::make_plan(model.graph(), config);
   const ir::Graph& g = s.plan.graph;
   if (g.inputs.empty()) {
     throw Error(ErrorKind::Semantic, "the model has no `input`, so there is nothing to feed it");
@@ -137,22 +152,19 @@ Session::Session(const Model& model, const Config& config) : impl_(std::make_uni
                    "give the model the same batch ([model] batch = ...) or remove data.batch_size");
   }
 
-  std::vector<std::vector<ir::ValueId>> programs{s.plan.train_program, s.plan.eval_program};
-  s.ipu = std::make_unique<engine::VirtualIpu>(0, g, programs, kIpu2Bytes);
-  for (ir::ValueId p : g.params) {
-    if (s.ipu->has(p)) {
-      fill_initializer(g.node(p), config.training.seed, s.ipu->tensor(p).f32());
-    }
-  }
+  // The evaluator holds the whole model; a plan spread over several IPUs would not fit one, so
+  // it is only held to one IPU's memory when the plan itself uses one.
+  s.ipu = std::make_unique<engine::VirtualIpu>(0, g, std::vector<std::vector<ir::ValueId>>{s.plan.eval_program},
+                                               s.plan.num_ipus() == 1 ? kIpu2Bytes : 0);
   if (g.loss != ir::kNoValue) {
-    s.optimizer = engine::make_optimizer(config);
-    for (size_t i = 0; i < g.params.size(); ++i) {
-      if (s.plan.grads[i] != ir::kNoValue) {
-        ir::Tensor w = s.ipu->tensor(g.params[i]);
-        auto& state = s.optimizer_state.emplace_back(static_cast<size_t>(s.optimizer->state_slots() * w.numel()));
-        s.slots.push_back({w.f32(), s.ipu->tensor(s.plan.grads[i]).f32(), state.data(), w.numel()});
-        s.optimizer->init_state(s.slots.back());
-      }
+    s.cluster = std::make_unique<engine::Cluster>(s.plan, s.config);
+  }
+  std::vector<float> init;
+  for (ir::ValueId p : g.params) {
+    if (s.has_weight(p)) {
+      init.assign(static_cast<size_t>(g.type(p).numel()), 0.0f);
+      fill_initializer(g.node(p), config.training.seed, init.data());
+      s.set_weight(p, init.data());
     }
   }
 }
@@ -167,10 +179,14 @@ int64_t Session::planned_steps() const {
   if (!s.train_data) {
     const_cast<Impl&>(s).train_data = s.open("data.train");
   }
-  const int64_t per_epoch = s.train_data->size() / s.batch;
+  // Epochs count micro-batches of the sample stream; a weight update takes accumulation x replicas.
+  const double per_epoch = static_cast<double>(s.train_data->size() / s.batch) /
+                           static_cast<double>(s.plan.global_batch() / s.batch);
   const double epochs = s.config.training.epochs > 0 ? s.config.training.epochs : 1.0;
-  return std::max<int64_t>(1, static_cast<int64_t>(std::llround(epochs * static_cast<double>(per_epoch))));
+  return std::max<int64_t>(1, static_cast<int64_t>(std::llround(epochs * per_epoch)));
 }
+
+int64_t Session::global_batch() const { return impl_->plan.global_batch(); }
 
 TrainSummary Session::train(const std::function<void(const Progress&)>& on_progress) {
   Impl& s = *impl_;
@@ -183,61 +199,55 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     s.train_data = s.open("data.train");
   }
   const int64_t total = planned_steps();
-  const int64_t per_execution = std::max<int64_t>(1, s.config.training.steps_per_execution);
+  const int64_t per_execution = s.cluster->updates_per_execution();
+  const int64_t global_batch = s.plan.global_batch();
   engine::Sampler sampler(s.train_data->size(), s.batch, s.config.data.shuffle, s.data_seed());
-  const double steps_per_epoch = static_cast<double>(sampler.steps_per_epoch());
-  engine::Infeed infeed(*s.train_data, s.field_indices(*s.train_data), s.batch, sampler, s.step, total,
-                        s.config.data.prefetch_depth);
+  const double updates_per_epoch =
+      static_cast<double>(sampler.steps_per_epoch()) / static_cast<double>(global_batch / s.batch);
+  s.cluster->record_events(s.tracing);
+  s.cluster->open_feeds({s.train_data.get(), s.field_indices(*s.train_data), sampler}, s.step, total);
+  struct CloseFeeds {
+    engine::Cluster& cluster;
+    ~CloseFeeds() { cluster.close_feeds(); }
+  } close_feeds{*s.cluster};
 
-  std::vector<ir::Tensor> outputs;
   TrainSummary summary;
-  for (const auto& o : g.outputs) {
-    outputs.push_back(s.ipu->tensor(o.value));
-    summary.output_names.push_back(o.name);
-  }
-  // The outfeed of one execution, allocated once and reused.
+  summary.output_names = output_names();
+  const size_t outputs = summary.output_names.size();
   Progress progress;
   progress.total_steps = s.step + total;
-  progress.steps_per_epoch = sampler.steps_per_epoch();
-  progress.records.assign(static_cast<size_t>(std::min(per_execution, total)), StepRecord{0, std::vector<double>(outputs.size())});
+  progress.steps_per_epoch = std::max<int64_t>(1, static_cast<int64_t>(updates_per_epoch));
+  progress.records.assign(static_cast<size_t>(std::min(per_execution, total)), StepRecord{0, std::vector<double>(outputs)});
 
-  const engine::Program& program = s.ipu->program(kTrainProgram);
   const auto start = std::chrono::steady_clock::now();
   int64_t done = 0;
   while (done < total) {
     const int64_t n = std::min(per_execution, total - done);
     const auto exec_start = std::chrono::steady_clock::now();
+    s.cluster->execute(s.step, n);
+    progress.records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs)});
     for (int64_t i = 0; i < n; ++i) {
-      s.load_batch(infeed.pop());
-      infeed.release();
-      const ir::ExecContext ctx{s.config.training.seed, s.step, s.step * s.batch, true};
-      s.ipu->run(program, ctx);
-      ++s.step;
-      const OptimizerSection& opt = s.config.optimizer;
-      const float grad_scale =
-          opt.gradient_clip_norm > 0 ? engine::clip_scale(engine::sum_of_squares(s.slots), opt) : 1.0f;
-      s.optimizer->update(s.slots, s.step, engine::learning_rate_at(opt, s.step), grad_scale);
       StepRecord& r = progress.records[static_cast<size_t>(i)];
-      r.step = s.step;
-      for (size_t k = 0; k < outputs.size(); ++k) {
-        r.values[k] = scalar_mean(outputs[k]);
+      r.step = s.step + i + 1;
+      for (size_t k = 0; k < outputs; ++k) {
+        r.values[k] = s.cluster->step_value(i, k);
       }
     }
+    s.step += n;
     done += n;
     const auto now = std::chrono::steady_clock::now();
     if (on_progress) {
-      progress.records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs.size())});
       progress.step = s.step;
-      progress.epoch = static_cast<double>(s.step) / steps_per_epoch;
+      progress.epoch = static_cast<double>(s.step) / updates_per_epoch;
       const double secs = std::chrono::duration<double>(now - exec_start).count();
-      progress.samples_per_second = secs > 0 ? static_cast<double>(n * s.batch) / secs : 0;
+      progress.samples_per_second = secs > 0 ? static_cast<double>(n * global_batch) / secs : 0;
       progress.elapsed_seconds = std::chrono::duration<double>(now - start).count();
       on_progress(progress);
     }
     summary.last_values = progress.records[static_cast<size_t>(n - 1)].values;
   }
   summary.steps = total;
-  summary.samples = total * s.batch;
+  summary.samples = total * global_batch;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary.samples_per_second = summary.seconds > 0 ? static_cast<double>(summary.samples) / summary.seconds : 0;
   return summary;
@@ -257,7 +267,14 @@ EvalResult Session::evaluate(const std::string& split) {
   const int64_t steps = sampler.steps_per_epoch();
   engine::Infeed infeed(*ds, s.field_indices(*ds), s.batch, sampler, 0, steps, s.config.data.prefetch_depth);
   std::vector<double> sums(g.outputs.size(), 0.0);
-  const engine::Program& program = s.ipu->program(kEvalProgram);
+  if (s.cluster) {
+    for (ir::ValueId p : g.params) {
+      if (s.ipu->has(p)) {
+        std::memcpy(s.ipu->tensor(p).data, s.cluster->param(0, p).data, s.ipu->tensor(p).type->bytes());
+      }
+    }
+  }
+  const engine::Program& program = s.ipu->program(0);
   for (int64_t i = 0; i < steps; ++i) {
     s.load_batch(infeed.pop());
     infeed.release();
@@ -288,10 +305,10 @@ std::vector<WeightInfo> Session::weights() const {
   const Impl& s = *impl_;
   std::vector<WeightInfo> out;
   for (ir::ValueId p : s.plan.graph.params) {
-    if (!s.ipu->has(p)) {
+    if (!s.has_weight(p)) {
       continue;
     }
-    ir::Tensor t = s.ipu->tensor(p);
+    ir::Tensor t = s.weight(p);
     out.push_back({s.plan.graph.node(p).name, t.shape(), std::vector<float>(t.f32(), t.f32() + t.numel())});
   }
   return out;
@@ -329,7 +346,7 @@ void Session::load_weights(const std::string& path) {
                   "the file must hold every parameter of the model");
     }
     const data::NamedTensor& t = file.tensors[i];
-    ir::Tensor w = s.ipu->tensor(p);
+    ir::Tensor w = s.weight(p);
     if (t.dtype != DType::F32 || t.shape != w.shape()) {
       throw Error(ErrorKind::Data,
                   fmt::format("{}: tensor `{}` is {}{} but the model's parameter is {}", path, t.name,
@@ -350,12 +367,30 @@ void Session::load_weights(const std::string& path) {
   for (ir::ValueId p : g.params) {
     for (const data::NamedTensor& t : file.tensors) {
       if (t.name == g.node(p).name) {
-        std::memcpy(s.ipu->tensor(p).data, t.bytes.data(), t.bytes.size());
+        s.set_weight(p, t.bytes.data());
       }
     }
   }
 }
 
-std::vector<int64_t> Session::memory_per_ipu() const { return {impl_->ipu->bytes_allocated()}; }
+std::vector<int64_t> Session::memory_per_ipu() const {
+  return impl_->cluster ? impl_->cluster->bytes_allocated() : std::vector<int64_t>{impl_->ipu->bytes_allocated()};
+}
+
+std::vector<OutfeedTensor> Session::dequeue_outfeed() {
+  return impl_->cluster ? impl_->cluster->outfeed().dequeue() : std::vector<OutfeedTensor>{};
+}
+
+RunReport Session::run_report() const { return impl_->cluster ? impl_->cluster->report() : RunReport{}; }
+
+void Session::record_trace(bool on) { impl_->tracing = on; }
+
+void Session::write_trace(const std::string& path) const {
+  const Impl& s = *impl_;
+  if (!s.cluster || !s.tracing) {
+    throw Error(ErrorKind::Usage, "no trace was recorded", {}, "call record_trace(true) before train()");
+  }
+  s.cluster->recorder().write_chrome_trace(path, s.plan.settings.device.clock_hz);
+}
 
 }  // namespace iputrain

@@ -16,6 +16,24 @@ constexpr auto kImplemented = std::to_array<std::string_view>({
     "model",
     "data.",
     "ipu.auto_select_ipus",
+    "ipu.select_ipus",
+    "ipu.allow_recompute",
+    "ipu.optimizations.prefetch_data_streams",
+    "ipu.optimizations.maximum_cross_replica_sum_buffer_size",
+    "pipeline.stages",
+    "pipeline.device_mapping",
+    "pipeline.auto_stages",
+    "pipeline.gradient_accumulation_count",
+    "pipeline.gradient_accumulation_dtype",
+    "pipeline.repeat_count",
+    "pipeline.schedule",
+    "pipeline.recomputation_mode",
+    "pipeline.outfeed_loss",
+    "pipeline.accumulate_outfeed",
+    "pipeline.accumulate_outfeed_dtype",
+    "pipeline.outfeed_mask",
+    "pipeline.name",
+    "pipeline.reduction_method",
     "optimizer.type",
     "optimizer.learning_rate",
     "optimizer.momentum",
@@ -38,6 +56,7 @@ constexpr auto kImplemented = std::to_array<std::string_view>({
     "training.steps_per_execution",
     "training.seed",
     "training.log_every",
+    "training.outfeed_mode",
 });
 
 bool implemented(std::string_view path) {
@@ -62,12 +81,6 @@ void check_supported(const Config& config) {
                                key.path),
                    "remove it to train with the defaults; `iputrain config explain " + key.path +
                        "` says what it will do");
-  }
-  if (config.num_ipus() > 1) {
-    config.fail_at("ipu.auto_select_ipus",
-                   fmt::format("{} IPUs requested, but this version of the engine runs on one virtual IPU",
-                               config.num_ipus()),
-                   "set ipu.auto_select_ipus = 1; pipelining and replication are not implemented yet");
   }
 }
 

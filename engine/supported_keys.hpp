@@ -8,7 +8,7 @@
 namespace iputrain::engine {
 
 //! Throws Error(Config) at the first key set in `config` that changes what runs (schema effect
-//! "runs") but is not implemented by this engine, and when more than one IPU is requested.
+//! "runs") but is not implemented by this engine.
 void check_supported(const Config& config);
 
 }  // namespace iputrain::engine

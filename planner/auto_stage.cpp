@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "iputrain/error.hpp"
 
@@ -88,54 +89,137 @@ Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
   return seq;
 }
 
-// Picks stages - 1 cuts: cut j goes near the point where j / stages of the total cost is done;
-// within a tenth of a stage's cost of that point the cut that sends the fewest bytes wins.
-std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages) {
-  std::vector<double> done(seq.cost.size());  // cost of nodes 0..k
-  double total = 0;
-  for (size_t k = 0; k < seq.cost.size(); ++k) {
-    total += seq.cost[k];
-    done[k] = total;
-  }
-  const double per_stage = total / stages;
-  const double window = 0.1 * per_stage;
+// The cuts of the fewest stages whose costs stay within `limit`, each stage running to the last
+// cut that keeps it there (greedy is optimal for a fixed limit); nullopt if a node alone, or an
+// uncuttable run of nodes, costs more than `limit`.
+std::optional<std::vector<size_t>> greedy_cuts(const std::vector<double>& done, const std::vector<bool>& cuttable,
+                                                double limit) {
   std::vector<size_t> cuts;
-  size_t lowest = 0;  // the first cut still allowed: every stage keeps at least one node
-  for (int32_t j = 1; j < stages; ++j) {
-    const double target = per_stage * j;
-    // The last cut still allowed leaves one node for each of the stages after this one.
-    const size_t highest = seq.crossing.size() - static_cast<size_t>(stages - 1 - j);
-    size_t best = seq.crossing.size();
-    auto better = [&](size_t k) {
-      if (best == seq.crossing.size()) {
-        return true;
+  double base = 0;       // cost done before the current stage
+  int64_t last_ok = -1;  // the latest cut seen that keeps the current stage within the limit
+  for (size_t k = 0; k < done.size(); ++k) {
+    if (done[k] - base > limit) {
+      if (last_ok < 0 || done[static_cast<size_t>(last_ok)] <= base) {
+        return std::nullopt;
       }
-      const bool in = std::abs(done[k] - target) <= window;
-      const bool best_in = std::abs(done[best] - target) <= window;
-      if (in != best_in) {
-        return in;
-      }
-      if (in && seq.crossing[k] != seq.crossing[best]) {
-        return seq.crossing[k] < seq.crossing[best];
-      }
-      return std::abs(done[k] - target) < std::abs(done[best] - target);
-    };
-    for (size_t k = lowest; k < highest; ++k) {
-      if (seq.cuttable[k] && better(k)) {
-        best = k;
+      cuts.push_back(static_cast<size_t>(last_ok));
+      base = done[static_cast<size_t>(last_ok)];
+      if (done[k] - base > limit) {
+        return std::nullopt;
       }
     }
-    if (best == seq.crossing.size()) {
-      throw Error(ErrorKind::Plan,
-                  fmt::format("automatic staging cannot split the model into {} stages: only {} cut{} keep every "
-                              "parameter with all its users",
-                              stages, j - 1, j == 2 ? "" : "s"),
-                  {}, fmt::format("set pipeline.auto_stages to at most {}, or declare the stages in the model", j));
+    if (k < cuttable.size() && cuttable[k]) {
+      last_ok = static_cast<int64_t>(k);
     }
-    cuts.push_back(best);
-    lowest = best + 1;
   }
   return cuts;
+}
+
+// How good a set of cuts is: bytes sent across them first, then how far each cut lies from where
+// the most balanced split puts it (both add up over the cuts, so a dynamic programme can minimise
+// them).
+struct Score {
+  int64_t bytes = 0;
+  double drift = 0;
+  bool operator<(const Score& o) const { return bytes != o.bytes ? bytes < o.bytes : drift < o.drift; }
+  bool operator>=(const Score& o) const { return !(*this < o); }
+  Score operator+(const Score& o) const { return {bytes + o.bytes, drift + o.drift}; }
+};
+
+// Picks stages - 1 cuts. First the smallest bottleneck B (the costliest stage) any split can
+// have, by bisection; then, among the splits whose every stage costs at most 5% more than B, the
+// best Score (a dynamic programme over cut positions, with a sliding window minimum since a stage
+// may only span so much cost).
+std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages) {
+  if (stages == 1) {
+    return {};
+  }
+  const size_t n = seq.cost.size();
+  std::vector<double> done(n);  // cost of nodes 0..k
+  double total = 0;
+  double largest = 0;
+  for (size_t k = 0; k < n; ++k) {
+    total += seq.cost[k];
+    largest = std::max(largest, seq.cost[k]);
+    done[k] = total;
+  }
+  double lo = std::max(total / stages, largest);
+  double hi = total;
+  for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    const auto cuts = greedy_cuts(done, seq.cuttable, mid);
+    (cuts && cuts->size() < static_cast<size_t>(stages) ? hi : lo) = mid;
+  }
+  const double limit = hi * 1.05;
+  // Where the cuts of a split with bottleneck B lie; an even split where that needs fewer stages.
+  std::vector<double> target(static_cast<size_t>(stages));
+  const std::vector<size_t> balanced = greedy_cuts(done, seq.cuttable, hi).value_or(std::vector<size_t>{});
+  for (size_t j = 1; j < target.size(); ++j) {
+    target[j] = balanced.size() + 1 == target.size() ? done[balanced[j - 1]] : total * static_cast<double>(j) / stages;
+  }
+
+  // best[j][k]: the best Score of cuts 1..j with cut j after node k; from[j][k]: cut j - 1.
+  const size_t cuts = seq.crossing.size();
+  auto cut_score = [&](size_t j, size_t k) {
+    return Score{seq.crossing[k], std::abs(done[k] - target[j])};
+  };
+  std::vector<std::vector<std::optional<Score>>> best(static_cast<size_t>(stages),
+                                                      std::vector<std::optional<Score>>(cuts));
+  std::vector<std::vector<int32_t>> from(static_cast<size_t>(stages), std::vector<int32_t>(cuts, -1));
+  for (size_t k = 0; k < cuts; ++k) {
+    if (seq.cuttable[k] && done[k] <= limit) {
+      best[1][k] = cut_score(1, k);
+    }
+  }
+  for (size_t j = 2; j < static_cast<size_t>(stages); ++j) {
+    std::vector<size_t> window;  // candidate previous cuts with increasing scores, as a deque
+    size_t head = 0;
+    size_t next = 0;  // the next previous cut to enter the window
+    for (size_t k = 0; k < cuts; ++k) {
+      for (; next < k; ++next) {
+        if (!best[j - 1][next]) {
+          continue;
+        }
+        while (window.size() > head && *best[j - 1][window.back()] >= *best[j - 1][next]) {
+          window.pop_back();
+        }
+        window.push_back(next);
+      }
+      while (window.size() > head && done[k] - done[window[head]] > limit) {
+        ++head;
+      }
+      if (seq.cuttable[k] && window.size() > head) {
+        best[j][k] = *best[j - 1][window[head]] + cut_score(j, k);
+        from[j][k] = static_cast<int32_t>(window[head]);
+      }
+    }
+  }
+  size_t last = cuts;
+  const auto& final_cuts = best[static_cast<size_t>(stages - 1)];
+  for (size_t k = 0; k < cuts; ++k) {
+    if (final_cuts[k] && total - done[k] <= limit && (last == cuts || *final_cuts[k] < *final_cuts[last])) {
+      last = k;
+    }
+  }
+  if (last == cuts) {
+    int32_t possible = 0;
+    for (bool c : seq.cuttable) {
+      possible += c ? 1 : 0;
+    }
+    throw Error(ErrorKind::Plan,
+                fmt::format("automatic staging cannot split the model into {} stages: only {} place{} to cut keep "
+                            "every parameter with all its users",
+                            stages, possible, possible == 1 ? "" : "s"),
+                {}, fmt::format("set pipeline.auto_stages to at most {}, or declare the stages in the model", possible + 1));
+  }
+  std::vector<size_t> out(static_cast<size_t>(stages - 1));
+  for (size_t j = static_cast<size_t>(stages - 1); j >= 1; --j) {
+    out[j - 1] = last;
+    if (j > 1) {
+      last = static_cast<size_t>(from[j][last]);
+    }
+  }
+  return out;
 }
 
 }  // namespace

@@ -15,8 +15,10 @@ namespace {
 
 // One stretch of time during which one micro-batch's copy of a Carried value occupies memory:
 // from the instruction that makes it (a task, a Recv, an Infeed) to the last instruction that
-// reads it, both ends included. A recomputed value has two stretches: in its forward task and
-// from the recompute to its last backward reader.
+// reads it, both ends included, as positions in the IPU's program. A recomputed value has two
+// stretches: in its forward task and from the recompute to its last backward reader. Positions,
+// not timesteps: a backward that frees micro-batch m's stash may run before the forward of
+// m + k in the same timestep, and the engine's slot counts rely on that.
 struct LiveRange {
   int64_t bytes = 0;
   int32_t first = 0;
@@ -30,7 +32,8 @@ struct LiveRange {
 struct IpuAnalysis {
   IpuMemory memory;
   int64_t transient = 0;
-  int32_t peak_step = -1;  // timestep of total_peak (-1: no timesteps)
+  int32_t peak_pos = -1;   // program position of total_peak (-1: empty program)
+  int32_t peak_step = -1;  // its timestep
   int32_t accumulator_depth = 0;
   int64_t weight_tensors = 0;
   std::vector<LiveRange> ranges;
@@ -70,22 +73,20 @@ class LivenessWalk {
   }
 
   std::vector<LiveRange> run(const std::vector<Instr>& program) {
-    for (const Instr& instr : program) {
-      if (instr.timestep >= 0) {
-        visit(instr);
-      }
+    micro_batches_ = 1;
+    for (const Instr& in : program) {
+      micro_batches_ = std::max(micro_batches_, in.micro_batch + 1);
     }
-    for (auto& [key, open] : open_) {
-      ranges_.push_back(open);
+    open_.assign(buffers_.size() * static_cast<size_t>(micro_batches_), -1);
+    for (size_t pos = 0; pos < program.size(); ++pos) {
+      visit(program[pos], static_cast<int32_t>(pos));
     }
-    open_.clear();
     return std::move(ranges_);
   }
 
  private:
-  void visit(const Instr& in) {
+  void visit(const Instr& in, int32_t t) {
     const DevicePrograms& p = plan_.programs;
-    const int32_t t = in.timestep;
     const int64_t m = in.micro_batch;
     switch (in.kind) {
       case InstrKind::Forward:
@@ -140,19 +141,14 @@ class LivenessWalk {
     }
   }
 
+  // A value made again (by a recompute) starts a second range; the first one stays as it was.
   void make(ir::ValueId v, int32_t t, int64_t m, bool from_outside) {
     const int32_t b = buffer_of_[static_cast<size_t>(v)];
     if (b < 0) {
       return;
     }
-    const auto key = std::make_pair(b, m);
-    auto it = open_.find(key);
-    if (it != open_.end()) {
-      ranges_.push_back(it->second);  // a recompute starts a second life of the value
-      open_.erase(it);
-    }
-    open_.emplace(key, LiveRange{buffers_[static_cast<size_t>(b)].bytes, t, t,
-                                 plan_.graph.node(v).stage, m, from_outside});
+    open_[slot(b, m)] = static_cast<int64_t>(ranges_.size());
+    ranges_.push_back({buffers_[static_cast<size_t>(b)].bytes, t, t, plan_.graph.node(v).stage, m, from_outside});
   }
 
   void read(ir::ValueId v, int32_t t, int64_t m, int32_t stage) {
@@ -160,23 +156,26 @@ class LivenessWalk {
     if (b < 0) {
       return;
     }
-    auto it = open_.find(std::make_pair(b, m));
-    if (it == open_.end()) {
-      // Read without a maker on this IPU (should not happen): live at the read only.
-      make(v, t, m, true);
-      it = open_.find(std::make_pair(b, m));
+    if (open_[slot(b, m)] < 0) {
+      make(v, t, m, true);  // read without a maker on this IPU (should not happen): live at the read only
     }
-    it->second.last = std::max(it->second.last, t);
+    LiveRange& r = ranges_[static_cast<size_t>(open_[slot(b, m)])];
+    r.last = std::max(r.last, t);
     if (stage >= 0) {
-      it->second.stage = stage;
+      r.stage = stage;
     }
+  }
+
+  size_t slot(int32_t buffer, int64_t m) const {
+    return static_cast<size_t>(buffer) * static_cast<size_t>(micro_batches_) + static_cast<size_t>(m);
   }
 
   const Plan& plan_;
   const std::vector<Buffer>& buffers_;
   std::vector<int32_t> buffer_of_;
   std::map<ir::ValueId, ir::ValueId> grad_of_param_;
-  std::map<std::pair<int32_t, int64_t>, LiveRange> open_;
+  int64_t micro_batches_ = 1;
+  std::vector<int64_t> open_;  // per (buffer, micro-batch): index of its current range in ranges_, or -1
   std::vector<LiveRange> ranges_;
 };
 
@@ -264,22 +263,39 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   mem.io_buffers += s.prefetch_depth * infeed + outfeed;
 
   a.ranges = LivenessWalk(plan, buffers).run(program);
-  std::vector<int64_t> carried(static_cast<size_t>(steps) + 1, 0);
+  // Carried bytes while each instruction runs, and just after it (what crosses a timestep in
+  // which this IPU has nothing to do).
+  const size_t positions = program.size();
+  std::vector<int64_t> starting(positions + 1, 0);
+  std::vector<int64_t> ending(positions + 1, 0);
   for (const LiveRange& r : a.ranges) {
-    carried[static_cast<size_t>(r.first)] += r.bytes;
-    carried[static_cast<size_t>(r.last) + 1] -= r.bytes;
+    starting[static_cast<size_t>(r.first)] += r.bytes;
+    ending[static_cast<size_t>(r.last)] += r.bytes;
   }
   const int64_t fixed = mem.weights + mem.optimizer_state + mem.accumulators + mem.io_buffers + a.transient;
-  mem.per_timestep.resize(static_cast<size_t>(steps));
+  std::vector<int64_t> during(static_cast<size_t>(steps), -1);
+  std::vector<int64_t> after(static_cast<size_t>(steps), -1);
   int64_t live = 0;
   int64_t carried_peak = 0;
-  for (int32_t t = 0; t < steps; ++t) {
-    live += carried[static_cast<size_t>(t)];
-    mem.per_timestep[static_cast<size_t>(t)] = fixed + live;
-    if (a.peak_step < 0 || live > carried_peak) {
+  for (size_t pos = 0; pos < positions; ++pos) {
+    live += starting[pos];
+    const int32_t t = program[pos].timestep;
+    if (live > carried_peak || a.peak_pos < 0) {
       carried_peak = live;
+      a.peak_pos = static_cast<int32_t>(pos);
       a.peak_step = t;
     }
+    if (t >= 0 && t < steps) {
+      during[static_cast<size_t>(t)] = std::max(during[static_cast<size_t>(t)], live);
+      after[static_cast<size_t>(t)] = live - ending[pos];
+    }
+    live -= ending[pos];
+  }
+  mem.per_timestep.resize(static_cast<size_t>(steps));
+  int64_t carried_over = 0;
+  for (size_t t = 0; t < static_cast<size_t>(steps); ++t) {
+    mem.per_timestep[t] = fixed + (during[t] >= 0 ? during[t] : carried_over);
+    carried_over = after[t] >= 0 ? after[t] : carried_over;
   }
   mem.activations_peak = carried_peak + a.transient;
   mem.total_peak = fixed + carried_peak;
@@ -296,7 +312,7 @@ struct Contributor {
 std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   const IpuMemory& m = a.memory;
   std::vector<Contributor> out;
-  out.push_back({fmt::format("weights ({} tensors)", a.weight_tensors), m.weights});
+  out.push_back({fmt::format("weights ({} tensor{})", a.weight_tensors, a.weight_tensors == 1 ? "" : "s"), m.weights});
   out.push_back({fmt::format("optimizer state ({} cop{} of the weights)", plan.settings.optimizer_state_slots,
                              plan.settings.optimizer_state_slots == 1 ? "y" : "ies"),
                  m.optimizer_state});
@@ -307,7 +323,7 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   out.push_back({"I/O buffers (links, infeed, outfeed)", m.io_buffers});
   std::map<int32_t, std::pair<int64_t, std::set<int64_t>>> stashed;  // stage -> bytes, micro-batches
   for (const LiveRange& r : a.ranges) {
-    if (r.first <= a.peak_step && a.peak_step <= r.last) {
+    if (r.first <= a.peak_pos && a.peak_pos <= r.last) {
       auto& [bytes, micro_batches] = stashed[r.stage];
       bytes += r.bytes;
       micro_batches.insert(r.micro_batch);
@@ -368,7 +384,7 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a, siz
   int64_t stashed = 0;
   int64_t inputs = 0;
   for (const LiveRange& r : a.ranges) {
-    if (r.first <= a.peak_step && a.peak_step <= r.last) {
+    if (r.first <= a.peak_pos && a.peak_pos <= r.last) {
       auto& [bytes, mbs, outside] = at_peak[r.stage];
       bytes += r.bytes;
       mbs.insert(r.micro_batch);
@@ -382,8 +398,8 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a, siz
   const bool one_stage_per_ipu = std::set<int32_t>(pipe.stage_ipu.begin(), pipe.stage_ipu.end()).size() ==
                                  pipe.stage_ipu.size();
   if (s.training && s.pipelined && s.schedule == ScheduleKind::Grouped && one_stage_per_ipu && !at_peak.empty()) {
-    // Interleaved starts micro-batch m's tasks every second timestep, so a stage at position p of
-    // P holds ceil((2P - 2p) / 2) = P - p micro-batches instead of grouped's 2P - 2p.
+    // Interleaved starts a micro-batch every second timestep and a stage at position p of P keeps
+    // one for 2P - 2p timesteps, so it holds P - p of them (grouped: up to 2P - 2p).
     std::vector<int32_t> position_of(pipe.stage_ipu.size(), 0);
     for (size_t pos = 0; pos < pipe.positions.size(); ++pos) {
       for (int32_t st : pipe.positions[pos]) {

@@ -26,9 +26,10 @@ void check_pass_names(const std::vector<std::string>& wanted) {
       continue;
     }
     const std::string near = nearest_name(name, known);
-    throw Error(ErrorKind::Usage, fmt::format("--dump-after: the planner has no pass `{}`", name), {},
-                fmt::format("{}the passes are: {}", near.empty() ? "" : fmt::format("did you mean `{}`? ", near),
-                            fmt::join(known, ", ")));
+    throw Error(
+        ErrorKind::Usage, fmt::format("--dump-after: the planner has no pass `{}`", name), {},
+        fmt::format("{}the passes are: {}", near.empty() ? "" : fmt::format("did you mean `{}`? ", near),
+                    fmt::join(known, ", ")));
   }
 }
 
@@ -56,11 +57,16 @@ std::string Plan::text() const {
 std::string Plan::text(PlanSection section) const {
   const planner::Plan& p = impl_->plan;
   switch (section) {
-    case PlanSection::Header: return planner::text_header(p, impl_->model);
-    case PlanSection::Stages: return planner::text_stages(p);
-    case PlanSection::Memory: return planner::text_memory(p);
-    case PlanSection::Schedule: return planner::text_schedule(p);
-    case PlanSection::Predicted: return planner::text_predicted(p);
+    case PlanSection::Header:
+      return planner::text_header(p, impl_->model);
+    case PlanSection::Stages:
+      return planner::text_stages(p);
+    case PlanSection::Memory:
+      return planner::text_memory(p);
+    case PlanSection::Schedule:
+      return planner::text_schedule(p);
+    case PlanSection::Predicted:
+      return planner::text_predicted(p);
   }
   return {};
 }
@@ -124,8 +130,8 @@ std::vector<PlanStage> Plan::stages() const {
 std::vector<PlanMemory> Plan::memory() const {
   std::vector<PlanMemory> out;
   for (const planner::IpuMemory& m : impl_->plan.memory) {
-    out.push_back({m.weights, m.optimizer_state, m.optimizer_state_offloaded, m.accumulators, m.activations_peak,
-                   m.io_buffers, m.total_peak, m.capacity});
+    out.push_back({m.weights, m.optimizer_state, m.optimizer_state_offloaded, m.accumulators,
+                   m.activations_peak, m.io_buffers, m.total_peak, m.capacity});
   }
   return out;
 }

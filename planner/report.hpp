@@ -21,8 +21,8 @@ struct StageSummary {
   std::vector<int32_t> physical_ids;  //!< per replica: the physical IPU the stage runs on
   int64_t params = 0;                 //!< elements of the parameters the stage owns
   int64_t param_bytes = 0;
-  double forward_cycles = 0;          //!< one micro-batch
-  double backward_cycles = 0;         //!< one micro-batch (0 for inference)
+  double forward_cycles = 0;   //!< one micro-batch
+  double backward_cycles = 0;  //!< one micro-batch (0 for inference)
 };
 
 std::vector<StageSummary> stage_summaries(const Plan& plan);

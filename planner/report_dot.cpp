@@ -30,10 +30,10 @@ std::string plan_dot(const Plan& plan, std::string_view model) {
   const Placement& pl = plan.placement;
   std::string out = fmt::format("digraph {} {{\n", quoted(model));
   out += "  rankdir=LR;\n  node [shape=box, style=rounded];\n";
-  out += fmt::format("  label={};\n", quoted(fmt::format("{}: {} x {} IPUs, {} schedule, accumulation {}", model,
-                                                         pl.replicas, pl.pipeline.ipus_per_replica,
-                                                         schedule_name(plan.settings.schedule),
-                                                         plan.settings.accumulation_count)));
+  out += fmt::format("  label={};\n",
+                     quoted(fmt::format("{}: {} x {} IPUs, {} schedule, accumulation {}", model, pl.replicas,
+                                        pl.pipeline.ipus_per_replica, schedule_name(plan.settings.schedule),
+                                        plan.settings.accumulation_count)));
   for (int32_t ipu = 0; ipu < pl.pipeline.ipus_per_replica; ++ipu) {
     const auto idx = static_cast<size_t>(ipu);
     std::string label = fmt::format("IPU {}", ipu);
@@ -53,9 +53,9 @@ std::string plan_dot(const Plan& plan, std::string_view model) {
     out += fmt::format("  subgraph cluster_ipu{} {{\n    label={};\n", ipu, quoted(label));
     for (const StageSummary& s : stages) {
       if (s.ipu == ipu) {
-        out += fmt::format("    stage{} [label={}];\n", s.stage,
-                           quoted(fmt::format("{}\nIPU {}\n{} of parameters", s.name, s.ipu,
-                                              human_bytes(s.param_bytes))));
+        out += fmt::format(
+            "    stage{} [label={}];\n", s.stage,
+            quoted(fmt::format("{}\nIPU {}\n{} of parameters", s.name, s.ipu, human_bytes(s.param_bytes))));
       }
     }
     out += "  }\n";

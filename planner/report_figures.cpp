@@ -71,7 +71,8 @@ std::vector<StageEdge> stage_edges(const Plan& plan) {
   std::map<std::tuple<bool, int32_t, int32_t>, int64_t> bytes;
   for (const auto& [value, to] : crossings) {
     const ir::Node& producer = g.node(value);
-    bytes[{producer.phase == ir::Phase::Backward, producer.stage, to}] += static_cast<int64_t>(producer.type.bytes());
+    bytes[{producer.phase == ir::Phase::Backward, producer.stage, to}] +=
+        static_cast<int64_t>(producer.type.bytes());
   }
   std::vector<StageEdge> out;
   for (const auto& [key, b] : bytes) {

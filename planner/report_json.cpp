@@ -70,7 +70,8 @@ std::string plan_json(const Plan& plan, std::string_view model) {
     }
     ipu["stages"] = std::move(names);
     ipu["memory"] = idx < plan.memory.size() ? memory_json(plan.memory[idx]) : Json(nullptr);
-    ipu["utilisation"] = idx < plan.cost.utilisation.size() ? Json(plan.cost.utilisation[idx]) : Json(nullptr);
+    ipu["utilisation"] =
+        idx < plan.cost.utilisation.size() ? Json(plan.cost.utilisation[idx]) : Json(nullptr);
     ipus.push_back(std::move(ipu));
   }
   j["ipus"] = std::move(ipus);

@@ -39,12 +39,13 @@ std::string text_stages(const Plan& plan) {
     name_width = std::max(name_width, s.name.size());
     physical_width = std::max(physical_width, join_ids(s.physical_ids).size());
   }
-  std::string out = fmt::format("{:<{}}  position  IPU  {:<{}}  {:>10}  {:>11}  {:>14}\n", "stage", name_width,
-                                "physical", physical_width, "parameters", "param bytes", "forward cycles");
+  std::string out =
+      fmt::format("{:<{}}  position  IPU  {:<{}}  {:>10}  {:>11}  {:>14}\n", "stage", name_width, "physical",
+                  physical_width, "parameters", "param bytes", "forward cycles");
   for (const StageSummary& s : stages) {
-    out += fmt::format("{:<{}}  {:>8}  {:>3}  {:<{}}  {:>10}  {:>11}  {:>14.0f}\n", s.name, name_width, s.position,
-                       s.ipu, join_ids(s.physical_ids), physical_width, s.params, human_bytes(s.param_bytes),
-                       s.forward_cycles);
+    out += fmt::format("{:<{}}  {:>8}  {:>3}  {:<{}}  {:>10}  {:>11}  {:>14.0f}\n", s.name, name_width,
+                       s.position, s.ipu, join_ids(s.physical_ids), physical_width, s.params,
+                       human_bytes(s.param_bytes), s.forward_cycles);
   }
   return out;
 }
@@ -53,9 +54,15 @@ std::string text_memory(const Plan& plan) {
   if (plan.memory.empty()) {
     return "memory: not estimated\n";
   }
-  std::string out = "memory per IPU at its peak timestep (every replica holds the same):\n";
-  out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  use of capacity\n", "IPU", "weights",
-                     "optimizer", "accumulators", "activations", "io", "peak");
+  // One device type per plan: the capacity goes in the heading unless the IPUs differ.
+  const bool same_capacity = std::all_of(plan.memory.begin(), plan.memory.end(), [&](const IpuMemory& m) {
+    return m.capacity == plan.memory[0].capacity;
+  });
+  std::string out =
+      fmt::format("memory per IPU at its peak timestep{} (every replica holds the same):\n",
+                  same_capacity ? fmt::format(", of {} each", human_bytes(plan.memory[0].capacity)) : "");
+  out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  use of capacity\n", "IPU",
+                     "weights", "optimizer", "accumulators", "activations", "io", "peak");
   bool offloaded = false;
   size_t fullest = 0;
   double fullest_share = -1;
@@ -63,10 +70,11 @@ std::string text_memory(const Plan& plan) {
     const IpuMemory& m = plan.memory[i];
     const double share =
         m.capacity > 0 ? static_cast<double>(m.total_peak) / static_cast<double>(m.capacity) : 0.0;
-    out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  {} {:>6} of {}\n", i,
+    out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  {} {:>6}{}\n", i,
                        human_bytes(m.weights), human_bytes(m.optimizer_state), human_bytes(m.accumulators),
                        human_bytes(m.activations_peak), human_bytes(m.io_buffers), human_bytes(m.total_peak),
-                       usage_bar(m.total_peak, m.capacity), percent(share), human_bytes(m.capacity));
+                       usage_bar(m.total_peak, m.capacity), percent(share),
+                       same_capacity ? "" : " of " + human_bytes(m.capacity));
     offloaded = offloaded || m.optimizer_state_offloaded > 0;
     if (share > fullest_share) {
       fullest_share = share;
@@ -76,7 +84,8 @@ std::string text_memory(const Plan& plan) {
   if (offloaded) {
     out += "optimizer state in host memory (offload_weight_update_variables):";
     for (size_t i = 0; i < plan.memory.size(); ++i) {
-      out += fmt::format(" IPU {} {}", i, human_bytes(plan.memory[i].optimizer_state_offloaded));
+      out += fmt::format("{} IPU {} {}", i == 0 ? "" : ",", i,
+                         human_bytes(plan.memory[i].optimizer_state_offloaded));
     }
     out += "\n";
   }
@@ -84,7 +93,8 @@ std::string text_memory(const Plan& plan) {
   if (!contributors.empty()) {
     out += fmt::format("largest at the peak of IPU {}:", fullest);
     for (size_t k = 0; k < contributors.size() && k < 3; ++k) {
-      out += fmt::format("{} {} {}", k == 0 ? "" : ",", contributors[k].first, human_bytes(contributors[k].second));
+      out += fmt::format("{} {} {}", k == 0 ? "" : ",", contributors[k].first,
+                         human_bytes(contributors[k].second));
     }
     out += "\n";
   }
@@ -93,8 +103,12 @@ std::string text_memory(const Plan& plan) {
 
 std::string text_schedule(const Plan& plan, int64_t max_timesteps) {
   const Timeline& t = plan.timeline;
+  if (t.steps.empty()) {
+    return "schedule: none (only training plans are scheduled)\n";
+  }
   std::string out = fmt::format(
-      "schedule: {}, {} micro-batch{} per replica in {} timestep{} (Fm/Bm: forward/backward of micro-batch m, "
+      "schedule: {}, {} micro-batch{} per replica in {} timestep{} (Fm/Bm: forward/backward of micro-batch "
+      "m, "
       ".: idle)\n",
       schedule_name(t.kind), t.micro_batches, t.micro_batches == 1 ? "" : "es", t.timesteps(),
       t.timesteps() == 1 ? "" : "s");
@@ -110,22 +124,29 @@ std::string text_schedule(const Plan& plan, int64_t max_timesteps) {
 
 std::string text_predicted(const Plan& plan) {
   const CostReport& c = plan.cost;
-  const double seconds = plan.settings.device.clock_hz > 0 ? c.cycles_per_update / plan.settings.device.clock_hz : 0;
-  std::string out = fmt::format("predicted: {:.0f} samples/s over {} replica{}; {:.0f} cycles ({:.3f} ms) per weight update\n",
-                                c.samples_per_second, plan.placement.replicas, plan.placement.replicas == 1 ? "" : "s",
-                                c.cycles_per_update, seconds * 1e3);
+  if (c.cycles_per_update <= 0) {
+    return "predicted: not simulated (only training plans are)\n";
+  }
+  const double seconds =
+      plan.settings.device.clock_hz > 0 ? c.cycles_per_update / plan.settings.device.clock_hz : 0;
+  std::string out = fmt::format(
+      "predicted: {:.0f} samples/s over {} replica{}; {:.0f} cycles ({:.3f} ms) per weight update\n",
+      c.samples_per_second, plan.placement.replicas, plan.placement.replicas == 1 ? "" : "s",
+      c.cycles_per_update, seconds * 1e3);
   out += "utilisation:";
   for (size_t i = 0; i < c.utilisation.size(); ++i) {
     out += fmt::format(" IPU {} {}{}", i, percent(c.utilisation[i]), i + 1 < c.utilisation.size() ? "," : "");
   }
   out += c.utilisation.empty() ? " not simulated\n" : "\n";
-  out += fmt::format("bubble: {} of IPU time simulated, {} analytic ({} schedule, {} micro-batches)\n",
+  const int64_t micro_batches = plan.settings.accumulation_count;
+  out += fmt::format("bubble: {} of IPU time simulated, {} analytic ({} schedule, {} micro-batch{})\n",
                      percent(c.bubble_fraction), percent(c.analytic_bubble_fraction),
-                     schedule_name(plan.settings.schedule), plan.settings.accumulation_count);
-  out += fmt::format("traffic per weight update: {} between the IPUs of a replica", human_bytes(
-                         static_cast<int64_t>(c.link_bytes_per_update)));
+                     schedule_name(plan.settings.schedule), micro_batches, micro_batches == 1 ? "" : "es");
+  out += fmt::format("traffic per weight update: {} between the IPUs of a replica",
+                     human_bytes(static_cast<int64_t>(c.link_bytes_per_update)));
   if (plan.placement.replicas > 1) {
-    out += fmt::format(", {} reduced across replicas by each", human_bytes(static_cast<int64_t>(c.reduce_bytes_per_update)));
+    out += fmt::format(", {} per replica reduced across replicas",
+                       human_bytes(static_cast<int64_t>(c.reduce_bytes_per_update)));
   }
   return out + "\n";
 }

@@ -52,6 +52,11 @@ bool is_compute(InstrKind k) {
   return k == InstrKind::Forward || k == InstrKind::Recompute || k == InstrKind::Backward;
 }
 
+// Instructions that run kernels on the tiles (the rest move data over links).
+bool is_kernel(InstrKind k) {
+  return is_compute(k) || k == InstrKind::Accumulate || k == InstrKind::UpdateWeights;
+}
+
 }  // namespace
 
 double instr_cycles(const Plan& plan, const Instr& instr) {
@@ -261,8 +266,11 @@ CostReport simulate_plan(const Plan& plan) {
   sim.run();
   const size_t ipus = p.ipus.size();
   double cycle = 0;
-  // The pipelined part: from the first forward to the end of the last backward, where the
-  // analytic formula counts idle IPU time; reductions, updates and feeds around it are excluded.
+  // The bubble is idle time within the pipelined part: from the first to the last instruction of
+  // the micro-batches' tasks (the weight update and the reductions are outside it, as in the
+  // analytic formula). A task's own transfers and its accumulate count as its work, so with free
+  // links and balanced stages only the waits the schedule forces remain, which is what the
+  // formula counts.
   double window_start = -1;
   double window_end = 0;
   std::vector<double> task_busy(ipus, 0.0);
@@ -273,12 +281,10 @@ CostReport simulate_plan(const Plan& plan) {
       const double start = sim.starts()[i][k];
       const double end = sim.ends()[i][k];
       cycle = std::max(cycle, end);
-      const bool transfer = kind == InstrKind::Send || kind == InstrKind::Recv || kind == InstrKind::Infeed ||
-                            kind == InstrKind::Outfeed || kind == InstrKind::ReduceReplicas;
-      if (!transfer) {
+      if (is_kernel(kind)) {
         busy[i] += end - start;
       }
-      if (is_compute(kind)) {
+      if (kind != InstrKind::ReduceReplicas && kind != InstrKind::UpdateWeights) {
         task_busy[i] += end - start;
         window_start = window_start < 0 ? start : std::min(window_start, start);
         window_end = std::max(window_end, end);

@@ -42,11 +42,11 @@ Mailbox::Slot& Mailbox::begin_send() {
   return slots_[static_cast<size_t>(it - state_.begin())];
 }
 
-void Mailbox::end_send(Slot& slot, int64_t tag, double sim_arrival) {
+void Mailbox::end_send(Slot& slot, int64_t tag, double sim_sent) {
   {
     std::lock_guard lock(mu_);
     slot.tag = tag;
-    slot.sim_arrival = sim_arrival;
+    slot.sim_sent = sim_sent;
     state_[static_cast<size_t>(&slot - slots_.data())] = State::Full;
   }
   arrived_.notify_all();
@@ -70,9 +70,10 @@ Mailbox::Slot& Mailbox::begin_recv(int64_t tag) {
   return slots_[found];
 }
 
-void Mailbox::end_recv(Slot& slot) {
+void Mailbox::end_recv(Slot& slot, double sim_freed) {
   {
     std::lock_guard lock(mu_);
+    slot.sim_freed = sim_freed;
     state_[static_cast<size_t>(&slot - slots_.data())] = State::Free;
     slot.tag = -1;
     --in_flight_;
@@ -93,7 +94,7 @@ void Mailbox::reset() {
   std::lock_guard lock(mu_);
   std::fill(state_.begin(), state_.end(), State::Free);
   for (Slot& s : slots_) {
-    s.tag = -1;
+    s = Slot{s.data};
   }
   in_flight_ = 0;
   aborted_ = false;

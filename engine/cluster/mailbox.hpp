@@ -21,7 +21,8 @@ class Mailbox {
   struct Slot {
     std::byte* data = nullptr;   //!< `slot_bytes` bytes, 64-byte aligned
     int64_t tag = -1;
-    double sim_arrival = 0;      //!< simulated cycle at which the message has crossed the link
+    double sim_sent = 0;         //!< simulated cycle at which the Send of the message started
+    double sim_freed = 0;        //!< simulated cycle at which the last Recv from this slot started
   };
 
   Mailbox(int32_t capacity, int64_t slot_bytes);
@@ -29,11 +30,11 @@ class Mailbox {
   //! Blocks until a slot is free and hands it to the sender to fill.
   Slot& begin_send();
   //! Publishes the slot filled since begin_send() as message `tag`.
-  void end_send(Slot& slot, int64_t tag, double sim_arrival);
+  void end_send(Slot& slot, int64_t tag, double sim_sent);
   //! Blocks until message `tag` is in the mailbox and hands its slot to the receiver.
   Slot& begin_recv(int64_t tag);
-  //! Frees the slot read since begin_recv().
-  void end_recv(Slot& slot);
+  //! Frees the slot read since begin_recv(); its next sender may start no earlier than `sim_freed`.
+  void end_recv(Slot& slot, double sim_freed);
 
   //! Wakes every waiter with Aborted, now and in every later wait, until reset().
   void abort();

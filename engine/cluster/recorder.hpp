@@ -47,18 +47,26 @@ class Recorder {
 
   Track& track(int32_t index) { return tracks_.at(static_cast<size_t>(index)); }
   const std::vector<Track>& tracks() const { return tracks_; }
+  //! Tracks [0, ipus()) are virtual IPUs, the rest host feeds.
+  int32_t ipus() const { return ipus_; }
   bool keep_events() const { return keep_events_; }
   //! Microseconds since the recorder was made (steady clock).
   double now_us() const;
 
   //! Writes the Chrome trace JSON (one process for real time and one for simulated time, one
-  //! thread per track), atomically.
-  void write_chrome_trace(const std::string& path, double clock_hz) const;
+  //! thread per track), atomically. Beyond `max_events` trace events only the first updates that
+  //! fit are written, and the trace says so. Throws Error(Io) if the file cannot be written.
+  void write_chrome_trace(const std::string& path, double clock_hz,
+                          int64_t max_events = kMaxTraceEvents) const;
+
+  //! Keeps a trace loadable in Perfetto and chrome://tracing (tens of MB).
+  static constexpr int64_t kMaxTraceEvents = 200000;
 
  private:
   std::vector<Track> tracks_;
   bool keep_events_;
   int64_t start_ns_;
+  int32_t ipus_;
 };
 
 }  // namespace iputrain::engine

@@ -35,6 +35,8 @@ class Adagrad final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_adagrad(const OptimizerSection& o) { return std::make_unique<Adagrad>(o); }
+std::unique_ptr<Optimizer> make_adagrad(const OptimizerSection& o) {
+  return std::make_unique<Adagrad>(o);
+}
 
 }  // namespace iputrain::engine

@@ -15,7 +15,8 @@ void adam_step(const ParamSlot& p, const AdamHyper& h, int64_t step, float lr, f
   const double t = static_cast<double>(step);
   const double correction1 = 1.0 - std::pow(static_cast<double>(h.beta1), t);
   const float step_size = static_cast<float>(lr / correction1);
-  const float correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(h.beta2), t)));
+  const float correction2_sqrt =
+      static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(h.beta2), t)));
   const float c1 = static_cast<float>(1.0 - static_cast<double>(h.beta1));
   const float c2 = static_cast<float>(1.0 - static_cast<double>(h.beta2));
 
@@ -50,6 +51,8 @@ class Adam final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_adam(const OptimizerSection& o) { return std::make_unique<Adam>(o); }
+std::unique_ptr<Optimizer> make_adam(const OptimizerSection& o) {
+  return std::make_unique<Adam>(o);
+}
 
 }  // namespace iputrain::engine

@@ -32,6 +32,8 @@ class AdamW final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_adamw(const OptimizerSection& o) { return std::make_unique<AdamW>(o); }
+std::unique_ptr<Optimizer> make_adamw(const OptimizerSection& o) {
+  return std::make_unique<AdamW>(o);
+}
 
 }  // namespace iputrain::engine

@@ -11,9 +11,15 @@ namespace iputrain::engine::optim_detail {
 using Vec = Eigen::Map<Eigen::ArrayXf>;
 using ConstVec = Eigen::Map<const Eigen::ArrayXf>;
 
-inline Vec weights(const ParamSlot& p) { return Vec(p.weights, p.size); }
-inline ConstVec grad(const ParamSlot& p) { return ConstVec(p.grad, p.size); }
+inline Vec weights(const ParamSlot& p) {
+  return Vec(p.weights, p.size);
+}
+inline ConstVec grad(const ParamSlot& p) {
+  return ConstVec(p.grad, p.size);
+}
 //! State array number `k` of a slot (k < state_slots()).
-inline Vec state(const ParamSlot& p, int k) { return Vec(p.state + k * p.size, p.size); }
+inline Vec state(const ParamSlot& p, int k) {
+  return Vec(p.state + k * p.size, p.size);
+}
 
 }  // namespace iputrain::engine::optim_detail

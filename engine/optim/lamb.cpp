@@ -54,6 +54,8 @@ class Lamb final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_lamb(const OptimizerSection& o) { return std::make_unique<Lamb>(o); }
+std::unique_ptr<Optimizer> make_lamb(const OptimizerSection& o) {
+  return std::make_unique<Lamb>(o);
+}
 
 }  // namespace iputrain::engine

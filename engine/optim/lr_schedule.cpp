@@ -20,7 +20,8 @@ double decayed(const OptimizerSection& o, double s) {
   }
   if (o.lr_schedule == "cosine") {
     const double progress = std::min(s, steps) / steps;
-    return o.min_learning_rate + (lr0 - o.min_learning_rate) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+    return o.min_learning_rate +
+           (lr0 - o.min_learning_rate) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
   }
   return lr0;
 }

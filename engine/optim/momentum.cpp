@@ -42,6 +42,8 @@ class Momentum final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_momentum(const OptimizerSection& o) { return std::make_unique<Momentum>(o); }
+std::unique_ptr<Optimizer> make_momentum(const OptimizerSection& o) {
+  return std::make_unique<Momentum>(o);
+}
 
 }  // namespace iputrain::engine

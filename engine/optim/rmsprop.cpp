@@ -47,6 +47,8 @@ class RmsProp final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_rmsprop(const OptimizerSection& o) { return std::make_unique<RmsProp>(o); }
+std::unique_ptr<Optimizer> make_rmsprop(const OptimizerSection& o) {
+  return std::make_unique<RmsProp>(o);
+}
 
 }  // namespace iputrain::engine

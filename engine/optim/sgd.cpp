@@ -26,6 +26,8 @@ class Sgd final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_sgd(const OptimizerSection& o) { return std::make_unique<Sgd>(o); }
+std::unique_ptr<Optimizer> make_sgd(const OptimizerSection& o) {
+  return std::make_unique<Sgd>(o);
+}
 
 }  // namespace iputrain::engine

@@ -296,16 +296,17 @@ void check_schedule(const Config& c) {
   const auto& o = c.optimizer;
   for (const auto& [key, schedules] : schedule_params()) {
     if (c.is_set(key) && !reads(schedules, o.lr_schedule)) {
-      c.fail_at(key, fmt::format("`{}` has no effect with `optimizer.lr_schedule` = \"{}\"", key, o.lr_schedule),
+      c.fail_at(key,
+                fmt::format("`{}` has no effect with `optimizer.lr_schedule` = \"{}\"", key, o.lr_schedule),
                 fmt::format("it is used by the schedules: {}; remove it or change the schedule",
                             fmt::join(schedules, ", ")));
     }
   }
   if (o.lr_schedule != "constant" && o.decay_steps == 0) {
-    c.fail_at("optimizer.lr_schedule",
-              fmt::format("the {} schedule needs `optimizer.decay_steps`", o.lr_schedule),
-              o.lr_schedule == "cosine" ? "set `decay_steps` to the number of updates the cosine decay lasts"
-                                        : "set `decay_steps` to the number of updates per decay by `decay_rate`");
+    c.fail_at(
+        "optimizer.lr_schedule", fmt::format("the {} schedule needs `optimizer.decay_steps`", o.lr_schedule),
+        o.lr_schedule == "cosine" ? "set `decay_steps` to the number of updates the cosine decay lasts"
+                                  : "set `decay_steps` to the number of updates per decay by `decay_rate`");
   }
   if (o.lr_schedule == "cosine" && o.min_learning_rate >= o.learning_rate) {
     c.fail_at(located(c, {"optimizer.min_learning_rate", "optimizer.learning_rate"}),
@@ -391,7 +392,8 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"profiling.profile_execution", "profiling.enabled"}, "An execution profile needs profiling enabled."},
       {{"optimizer.type", "optimizer.momentum", "optimizer.beta1", "optimizer.rho"},
        "A hyper-parameter is set only for an optimizer that uses it (see each key)."},
-      {{"optimizer.lr_schedule", "optimizer.decay_steps", "optimizer.decay_rate", "optimizer.min_learning_rate"},
+      {{"optimizer.lr_schedule", "optimizer.decay_steps", "optimizer.decay_rate",
+        "optimizer.min_learning_rate"},
        "The step, exponential and cosine schedules need `decay_steps`; a schedule parameter is set only for "
        "a schedule that uses it; the cosine floor is below `learning_rate`."},
       {{"training.steps", "training.epochs"}, "At most one of them is set."},

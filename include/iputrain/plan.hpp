@@ -43,11 +43,11 @@ struct PlanMemory {
 //! One model stage as placed.
 struct PlanStage {
   std::string name;
-  int32_t position = 0;  //!< pipeline position (concurrent stages share one)
-  int32_t ipu = 0;       //!< logical IPU within a replica
-  int64_t parameters = 0;       //!< elements
+  int32_t position = 0;    //!< pipeline position (concurrent stages share one)
+  int32_t ipu = 0;         //!< logical IPU within a replica
+  int64_t parameters = 0;  //!< elements
   int64_t parameter_bytes = 0;
-  double forward_cycles = 0;    //!< one micro-batch
+  double forward_cycles = 0;  //!< one micro-batch
 };
 
 //! The text report's parts, for tools that show one at a time (the REPL).
@@ -81,16 +81,16 @@ class Plan {
   const std::string& model_name() const;
   int32_t replicas() const;
   int32_t ipus_per_replica() const;
-  int32_t num_ipus() const;  //!< replicas x ipus_per_replica
+  int32_t num_ipus() const;      //!< replicas x ipus_per_replica
   std::string schedule() const;  //!< "grouped", "interleaved" or "sequential"
   bool training() const;
   int64_t accumulation_count() const;  //!< micro-batches per weight update, per replica
   int64_t micro_batch() const;
   int64_t global_batch() const;  //!< micro-batch x accumulation count x replicas
   std::vector<PlanStage> stages() const;
-  std::vector<PlanMemory> memory() const;  //!< per logical IPU of a replica
+  std::vector<PlanMemory> memory() const;   //!< per logical IPU of a replica
   std::vector<double> utilisation() const;  //!< per logical IPU: busy share of a weight update
-  double samples_per_second() const;       //!< predicted, all replicas
+  double samples_per_second() const;        //!< predicted, all replicas
   double cycles_per_update() const;
   double bubble_fraction() const;           //!< from the simulated timeline
   double analytic_bubble_fraction() const;  //!< the schedule's formula

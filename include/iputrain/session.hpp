@@ -16,7 +16,9 @@ namespace iputrain {
 //! The outfeed values of one training step.
 struct StepRecord {
   int64_t step = 0;  //!< 1-based weight-update count
-  std::vector<double> values;  //!< one per Session::output_names() entry
+  //! One per Session::output_names() entry: the output's mean over the micro-batches and
+  //! replicas of the update (each micro-batch's value is itself the mean of its elements).
+  std::vector<double> values;
 };
 
 //! What the host learns after each device execution (steps_per_execution steps).
@@ -45,6 +47,43 @@ struct EvalResult {
   std::map<std::string, double> means;
   int64_t samples = 0;  //!< samples evaluated (whole batches only)
   int64_t skipped = 0;  //!< samples left out because they do not fill a batch
+};
+
+//! One tensor of the outfeed queue (training.outfeed_mode, pipeline.outfeed_*): mode "all" gives
+//! [n, (replicas,) ...value shape] for the n elements enqueued since the last dequeue (one per
+//! micro-batch, or one per weight update with pipeline.accumulate_outfeed); mode "last" gives the
+//! newest element, [(replicas,) ...value shape]. The replica axis appears with 2+ replicas only.
+struct OutfeedTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::vector<float> values;  //!< row-major, converted to f32
+};
+
+//! What one virtual IPU did during the train() calls so far.
+struct IpuReport {
+  int32_t physical = 0;  //!< physical IPU id
+  int32_t replica = 0;
+  int32_t ipu = 0;       //!< IPU within the replica
+  double busy_seconds = 0;       //!< real time in compute, accumulate and weight-update instructions
+  double run_seconds = 0;        //!< real time the IPU was executing its programs
+  double simulated_cycles = 0;   //!< the IPU's simulated clock (planner cycle model)
+  double simulated_busy_cycles = 0;
+  int64_t memory_peak = 0;       //!< most bytes held at once, measured
+  int64_t memory_estimate = 0;   //!< the planner's peak for this IPU
+  int64_t memory_capacity = 0;
+};
+
+//! The run report: real and simulated time per IPU, pipeline bubble, memory against the plan.
+struct RunReport {
+  std::vector<IpuReport> ipus;       //!< by physical id
+  int64_t updates = 0;               //!< weight updates run
+  double real_seconds = 0;           //!< wall time of the device executions
+  double simulated_seconds = 0;      //!< simulated time of the same work (slowest IPU)
+  double simulated_cycles_per_update = 0;
+  double planned_cycles_per_update = 0;  //!< the planner's cycle model (plan.cost)
+  double measured_bubble = 0;        //!< idle share of the IPUs between the first and last task of a cycle, real time
+  double simulated_bubble = 0;       //!< the same on the simulated clocks
+  double analytic_bubble = 0;        //!< the schedule's formula
 };
 
 //! Shape, statistics and values of one weight.
@@ -79,8 +118,21 @@ class Session {
   void load_weights(const std::string& path);
   //! Total steps train() will run under the current config.
   int64_t planned_steps() const;
+  //! Samples per weight update: micro-batch x gradient accumulation x replicas.
+  int64_t global_batch() const;
   //! Bytes allocated on each virtual IPU.
   std::vector<int64_t> memory_per_ipu() const;
+  //! Takes the outfeed elements published so far (after each device execution). Safe to call from
+  //! any thread, also while train() runs; elements are returned once.
+  std::vector<OutfeedTensor> dequeue_outfeed();
+  //! Real and simulated time, bubble and memory of the training runs so far.
+  RunReport run_report() const;
+  //! Keeps every instruction the virtual IPUs execute from now on, for write_trace() (off by
+  //! default: it costs memory in long runs).
+  void record_trace(bool on);
+  //! Writes the Chrome trace JSON (Perfetto) of what was recorded: one track per virtual IPU and
+  //! per host feed, real and simulated time. Throws Error(Usage) if nothing was recorded.
+  void write_trace(const std::string& path) const;
 
   struct Impl;
 

@@ -132,10 +132,10 @@ TEST_CASE("bad command lines exit with status 2 and say why") {
 }
 
 TEST_CASE("a valid key the engine does not act on yet is refused, not ignored") {
-  const Run r = iputrain("train cases/tiny.ipu cases/tiny.toml --set pipeline.schedule=interleaved");
+  const Run r =
+      iputrain("train cases/tiny.ipu cases/tiny.toml --set pipeline.replicated_optimizer_state_sharding=true");
   CHECK(r.status == 2);
-  CHECK(has(r, "`pipeline.schedule` is a valid key, but this version of the engine does not act on it yet"));
-  const Run ipus = iputrain("train cases/tiny.ipu cases/tiny.toml --set ipu.auto_select_ipus=4");
-  CHECK(ipus.status == 2);
-  CHECK(has(ipus, "4 IPUs requested"));
+  CHECK(has(r,
+            "`pipeline.replicated_optimizer_state_sharding` is a valid key, but this version of the engine does not "
+            "act on it yet"));
 }

@@ -5,6 +5,9 @@
 
 #include <cstdlib>
 
+#include "engine/optim/clipping.hpp"
+#include "engine/optim/lr_schedule.hpp"
+#include "engine/optim/optimizer.hpp"
 #include "iputrain/iputrain.hpp"
 #include "test_models.hpp"
 
@@ -70,4 +73,30 @@ TEST_CASE("train() allocates the same no matter how many steps it runs") {
   MESSAGE("allocations in train(): " << few << " for 10 steps, " << many << " for 400 steps");
   CHECK(few == many);
   CHECK(few < 200);  // set-up only: infeed slots, outfeed records, the thread
+}
+
+TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
+  using namespace iputrain;
+  for (const char* type : {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+    Config c;
+    c.optimizer.type = type;
+    c.optimizer.centered = true;
+    c.optimizer.gradient_clip_norm = 1.0;
+    c.optimizer.lr_schedule = "cosine";
+    c.optimizer.decay_steps = 100;
+    c.optimizer.warmup_steps = 10;
+    auto opt = engine::make_optimizer(c);
+    std::vector<float> w(1000, 0.5f), g(1000, 0.1f), state(2000, 0.0f);
+    const std::vector<engine::ParamSlot> slots = {{w.data(), g.data(), state.data(), 1000}};
+    opt->init_state(slots[0]);
+    allocations = 0;
+    counting = true;
+    for (int64_t step = 1; step <= 50; ++step) {
+      const float scale = engine::clip_scale(engine::sum_of_squares(slots), c.optimizer);
+      opt->update(slots, step, engine::learning_rate_at(c.optimizer, step), scale);
+    }
+    counting = false;
+    INFO(type);
+    CHECK(allocations == 0);
+  }
 }

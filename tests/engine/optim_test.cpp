@@ -37,8 +37,8 @@ struct Tensor {
 //! Runs `grads.size()` updates of `w0`, with the gradient of update k = grads[k], the learning
 //! rate lrs[k] and `grad_scale`; returns the weights after each update.
 std::vector<std::vector<float>> run(const Config& c, const std::vector<float>& w0,
-                                    const std::vector<std::vector<float>>& grads, const std::vector<float>& lrs,
-                                    float grad_scale) {
+                                    const std::vector<std::vector<float>>& grads,
+                                    const std::vector<float>& lrs, float grad_scale) {
   auto opt = make_optimizer(c);
   Tensor t{w0, std::vector<float>(w0.size()), std::vector<float>(w0.size() * opt->state_slots(), 0.0f)};
   opt->init_state(t.slot());
@@ -290,8 +290,8 @@ TEST_CASE("clipping by global norm spans several slots and follows clip_grad_nor
   CHECK(clip_scale(25.0, o) == 1.0f);
 
   // Scaling the gradients by the clip factor is the same as clipping them beforehand.
-  Config c = with("sgd");
-  auto clipped = run(c, {1.0f, 1.0f}, {{3.0f, 4.0f}}, {0.1f}, clip_scale(25.0, with("sgd").optimizer));
+  o.gradient_clip_norm = 1.0;
+  auto clipped = run(with("sgd"), {1.0f, 1.0f}, {{3.0f, 4.0f}}, {0.1f}, clip_scale(25.0, o));
   CHECK(clipped[0][0] == doctest::Approx(1.0 - 0.1 * 0.6));
   CHECK(clipped[0][1] == doctest::Approx(1.0 - 0.1 * 0.8));
 }

@@ -60,7 +60,7 @@ TEST_CASE("the training program leaves out gradients nobody needs") {
   for (const auto& t : plan.timings) {
     passes.push_back(t.pass);
   }
-  CHECK(passes == std::vector<std::string>{"verify", "autodiff", "programs"});
+  CHECK(passes == planner::pass_names());
 }
 
 TEST_CASE("the pass list can dump the IR after a pass") {
@@ -69,6 +69,6 @@ TEST_CASE("the pass list can dump the IR after a pass") {
   options.dump_after = {"autodiff"};
   options.dumps = &dumps;
   planner::make_plan(two_stage_graph(), options);
-  CHECK(dumps.find("// IR after autodiff") != std::string::npos);
+  CHECK(dumps.find("// after autodiff") != std::string::npos);
   CHECK(dumps.find("[bwd]") != std::string::npos);
 }

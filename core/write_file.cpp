@@ -1,6 +1,7 @@
-#include "cli/write_file.hpp"
+#include "core/write_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -11,7 +12,7 @@
 
 #include "iputrain/error.hpp"
 
-namespace iputrain::cli {
+namespace iputrain {
 
 namespace {
 
@@ -60,4 +61,4 @@ void write_file_atomically(const std::string& path, std::string_view text) {
   }
 }
 
-}  // namespace iputrain::cli
+}  // namespace iputrain

@@ -1,0 +1,308 @@
+#include "engine/cluster/cluster.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/cluster/worker.hpp"
+#include "iputrain/error.hpp"
+
+namespace iputrain::engine {
+
+namespace {
+
+// What the outfeed queue carries: the model's outputs, minus those pipeline.outfeed_mask drops
+// (one flag per output of the last stage), or only the loss with pipeline.outfeed_loss.
+OutfeedSpec outfeed_spec(const ir::Graph& g, const Config& config) {
+  OutfeedSpec spec;
+  spec.last_only = config.training.outfeed_mode == "last";
+  spec.accumulate = config.pipeline.accumulate_outfeed;
+  spec.accumulate_f16 = config.pipeline.accumulate_outfeed_dtype == "fp16";
+  if (config.pipeline.outfeed_loss && g.loss != ir::kNoValue) {
+    std::string name = "loss";
+    for (const auto& o : g.outputs) {
+      name = o.value == g.loss ? o.name : name;
+    }
+    spec.values.push_back(g.loss);
+    spec.names.push_back(name);
+    return spec;
+  }
+  const int32_t last_stage = static_cast<int32_t>(g.stages.size()) - 1;
+  size_t flag = 0;
+  for (const auto& o : g.outputs) {
+    const bool in_last = g.node(o.value).stage == last_stage;
+    const bool masked = in_last && flag < config.pipeline.outfeed_mask.size() && config.pipeline.outfeed_mask[flag];
+    flag += in_last ? 1 : 0;
+    if (!masked) {
+      spec.values.push_back(o.value);
+      spec.names.push_back(o.name);
+    }
+  }
+  return spec;
+}
+
+}  // namespace
+
+Cluster::Cluster(const planner::Plan& plan, const Config& config)
+    : shared_(std::make_unique<ClusterShared>(plan, config)) {
+  ClusterShared& s = *shared_;
+  const planner::DevicePrograms& dp = plan.programs;
+  if (static_cast<int32_t>(dp.ipus.size()) != s.ipus || static_cast<int32_t>(dp.buffers.size()) != s.ipus ||
+      static_cast<int32_t>(plan.placement.physical.size()) != s.replicas) {
+    throw Error(ErrorKind::Internal,
+                fmt::format("the plan has programs for {} IPUs and buffers for {}, but {} IPUs per replica",
+                            dp.ipus.size(), dp.buffers.size(), s.ipus));
+  }
+  s.outputs = static_cast<int64_t>(plan.graph.outputs.size());
+  s.outfeed = std::make_unique<HostOutfeed>(plan.graph, outfeed_spec(plan.graph, config), s.replicas,
+                                            s.micro_batches, s.max_updates);
+  for (size_t c = 0; c < dp.channels.size(); ++c) {
+    s.channel_index[{dp.channels[c].from, dp.channels[c].to}] = static_cast<int32_t>(c);
+  }
+  for (int32_t r = 0; r < s.replicas; ++r) {
+    for (const planner::Channel& c : dp.channels) {
+      s.mailboxes.push_back(std::make_unique<Mailbox>(c.capacity, c.max_message_bytes));
+    }
+    s.clip_meet.push_back(std::make_unique<Rendezvous>(s.ipus));
+    auto& squares = s.clip_squares.emplace_back();
+    for (auto& generation : squares) {
+      generation.assign(plan.graph.params.size(), 0.0);
+    }
+  }
+  for (int32_t i = 0; i < s.ipus; ++i) {
+    s.reduce_meet.push_back(std::make_unique<Rendezvous>(s.replicas));
+  }
+  s.trees.resize(static_cast<size_t>(s.ipus));
+  for (int32_t r = 0; r < s.replicas; ++r) {
+    for (int32_t i = 0; i < s.ipus; ++i) {
+      workers_.push_back(std::make_unique<Worker>(s, r, i));
+    }
+  }
+  for (auto& w : workers_) {
+    w->publish_trees();
+  }
+  for (auto& w : workers_) {
+    threads_.emplace_back([this, worker = w.get()] { work(*worker); });
+  }
+}
+
+Cluster::~Cluster() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  go_.notify_all();
+  abort_all();  // wakes a worker still blocked after a failed execution
+  for (std::thread& t : threads_) {
+    t.join();
+  }
+}
+
+int32_t Cluster::replicas() const { return shared_->replicas; }
+int64_t Cluster::updates_per_execution() const { return shared_->max_updates; }
+int32_t Cluster::ipus_per_replica() const { return shared_->ipus; }
+
+ir::Tensor Cluster::param(int32_t replica, ir::ValueId p) const {
+  const auto& param_ipu = shared_->plan.placement.param_ipu;
+  const auto& params = shared_->plan.graph.params;
+  for (size_t k = 0; k < params.size(); ++k) {
+    if (params[k] == p) {
+      const size_t w = static_cast<size_t>(replica * shared_->ipus + param_ipu.at(k));
+      return workers_.at(w)->memory().tensor(p);
+    }
+  }
+  throw Error(ErrorKind::Internal, fmt::format("value %{} is not a parameter", p));
+}
+
+std::vector<int64_t> Cluster::bytes_allocated() const {
+  std::vector<int64_t> out(workers_.size(), 0);
+  for (const auto& w : workers_) {
+    out.at(static_cast<size_t>(w->physical())) = w->memory().bytes_allocated();
+  }
+  return out;
+}
+
+void Cluster::open_feeds(const FeedSource& source, int64_t first_update, int64_t updates) {
+  close_feeds();
+  const ClusterShared& s = *shared_;
+  const auto& inputs = s.plan.graph.inputs;
+  for (auto& w : workers_) {
+    if (w->infeed_inputs().empty()) {
+      w->set_feed(nullptr);
+      continue;
+    }
+    std::vector<size_t> fields;
+    for (ir::ValueId v : w->infeed_inputs()) {
+      const auto it = std::find(inputs.begin(), inputs.end(), v);
+      fields.push_back(source.field_of_input.at(static_cast<size_t>(it - inputs.begin())));
+    }
+    // Replica r's micro-batch m of update u is batch (u R + r) A + m of the stream.
+    const BatchOrder order{s.micro_batches, s.replicas, w->replica()};
+    feeds_.push_back(std::make_unique<Infeed>(*source.dataset, std::move(fields), s.micro_batch_size, source.sampler,
+                                              first_update, updates * s.micro_batches,
+                                              s.prefetch_depth, order));
+    w->set_feed(feeds_.back().get());
+  }
+}
+
+void Cluster::close_feeds() {
+  for (auto& w : workers_) {
+    w->set_feed(nullptr);
+  }
+  feeds_.clear();
+}
+
+void Cluster::execute(int64_t first, int64_t count) {
+  std::unique_lock lock(mu_);
+  if (broken_) {
+    throw Error(ErrorKind::Runtime, "an earlier run of this session failed; its weights are inconsistent", {},
+                "create a new session");
+  }
+  if (count > shared_->max_updates) {
+    throw Error(ErrorKind::Internal, fmt::format("{} updates in one execution, at most {}", count, shared_->max_updates));
+  }
+  first_ = first;
+  count_ = count;
+  running_ = workers_.size();
+  ++generation_;
+  go_.notify_all();
+  done_.wait(lock, [&] { return running_ == 0; });
+  if (error_) {
+    broken_ = true;
+    std::rethrow_exception(error_);
+  }
+  lock.unlock();
+  shared_->outfeed->commit(count);
+  measure_bubble(count);
+}
+
+void Cluster::measure_bubble(int64_t count) {
+  const ClusterShared& s = *shared_;
+  for (int32_t r = 0; r < s.replicas; ++r) {
+    for (int64_t j = 0; j < count; ++j) {
+      // The replica's pipelined part of update j: from its first task start to its last task end.
+      UpdateWindow all{1e300, 0, 0, 1e300, 0, 0};
+      for (int32_t i = 0; i < s.ipus; ++i) {
+        const UpdateWindow& w = workers_[static_cast<size_t>(r * s.ipus + i)]->window(j);
+        all.begin_us = std::min(all.begin_us, w.begin_us);
+        all.end_us = std::max(all.end_us, w.end_us);
+        all.busy_us += w.busy_us;
+        all.sim_begin = std::min(all.sim_begin, w.sim_begin);
+        all.sim_end = std::max(all.sim_end, w.sim_end);
+        all.sim_busy += w.sim_busy;
+      }
+      if (all.end_us > all.begin_us) {
+        window_ += s.ipus * (all.end_us - all.begin_us);
+        task_busy_ += all.busy_us;
+      }
+      if (all.sim_end > all.sim_begin) {
+        sim_window_ += s.ipus * (all.sim_end - all.sim_begin);
+        sim_task_busy_ += all.sim_busy;
+      }
+    }
+  }
+  updates_ += count;
+}
+
+void Cluster::work(Worker& w) {
+  int64_t seen = 0;
+  for (;;) {
+    int64_t first = 0;
+    int64_t count = 0;
+    {
+      std::unique_lock lock(mu_);
+      go_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) {
+        return;
+      }
+      seen = generation_;
+      first = first_;
+      count = count_;
+    }
+    try {
+      w.run(first, count);
+    } catch (const Aborted&) {
+      // Another worker failed and woke everyone; its error is the one reported.
+    } catch (...) {
+      {
+        std::lock_guard lock(mu_);
+        if (!error_) {
+          error_ = std::current_exception();
+        }
+      }
+      abort_all();
+    }
+    {
+      std::lock_guard lock(mu_);
+      --running_;
+    }
+    done_.notify_all();
+  }
+}
+
+void Cluster::abort_all() {
+  for (auto& m : shared_->mailboxes) {
+    m->abort();
+  }
+  for (auto& r : shared_->reduce_meet) {
+    r->abort();
+  }
+  for (auto& r : shared_->clip_meet) {
+    r->abort();
+  }
+}
+
+double Cluster::step_value(int64_t local, size_t k) const {
+  // Each output is enqueued on one IPU per replica; the others contribute zero. Summed in worker
+  // order, so the value does not depend on which thread finished first.
+  double sum = 0;
+  for (const auto& w : workers_) {
+    sum += w->step_sum(local, k);
+  }
+  return sum / static_cast<double>(shared_->micro_batches * shared_->replicas);
+}
+
+HostOutfeed& Cluster::outfeed() { return *shared_->outfeed; }
+
+void Cluster::record_events(bool on) {
+  for (auto& w : workers_) {
+    w->record_events(on);
+  }
+}
+
+const Recorder& Cluster::recorder() const { return shared_->recorder; }
+
+RunReport Cluster::report() const {
+  const ClusterShared& s = *shared_;
+  RunReport r;
+  r.analytic_bubble = s.plan.cost.analytic_bubble_fraction;
+  r.planned_cycles_per_update = s.plan.cost.cycles_per_update;
+  r.ipus.resize(workers_.size());
+  double sim_max = 0;
+  for (const auto& w : workers_) {
+    IpuReport& ipu = r.ipus.at(static_cast<size_t>(w->physical()));
+    const Track& t = s.recorder.tracks().at(static_cast<size_t>(w->physical()));
+    ipu.physical = w->physical();
+    ipu.replica = w->replica();
+    ipu.ipu = w->ipu();
+    ipu.busy_seconds = t.busy_us * 1e-6;
+    ipu.run_seconds = t.total_us * 1e-6;
+    ipu.simulated_cycles = w->sim_clock();
+    ipu.simulated_busy_cycles = w->sim_busy();
+    ipu.memory_peak = w->gauge().peak();
+    ipu.memory_estimate = static_cast<size_t>(w->ipu()) < s.plan.memory.size()
+                              ? s.plan.memory[static_cast<size_t>(w->ipu())].total_peak
+                              : 0;
+    ipu.memory_capacity = w->capacity();
+    sim_max = std::max(sim_max, w->sim_clock());
+    r.real_seconds = std::max(r.real_seconds, ipu.run_seconds);
+  }
+  r.updates = updates_;
+  r.simulated_seconds = sim_max / s.plan.settings.device.clock_hz;
+  r.simulated_cycles_per_update = updates_ > 0 ? sim_max / static_cast<double>(updates_) : 0;
+  r.measured_bubble = window_ > 0 ? 1.0 - task_busy_ / window_ : 0;
+  r.simulated_bubble = sim_window_ > 0 ? 1.0 - sim_task_busy_ / sim_window_ : 0;
+  return r;
+}
+
+}  // namespace iputrain::engine

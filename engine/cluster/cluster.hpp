@@ -1,0 +1,104 @@
+// The virtual IPU cluster: runs a plan for real. One worker thread per virtual IPU (replicas x
+// IPUs per replica) owns that IPU's memory and executes its instruction list
+// (planner/device_program.hpp) once per weight update, exchanging messages with the other IPUs of
+// its replica over bounded mailboxes and meeting the same IPU of the other replicas to reduce
+// gradients. Every wait sleeps on a condition variable, so more virtual IPUs than cores work.
+//
+// The host drives it by executions (training.steps_per_execution updates per call): execute()
+// wakes every worker, waits until all have run the updates, then publishes the execution's
+// outfeed. Alongside the real run each worker keeps a simulated IPU clock (the planner's cycle
+// model) and a memory account.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "engine/cluster/host_outfeed.hpp"
+#include "engine/cluster/recorder.hpp"
+#include "engine/infeed.hpp"
+#include "iputrain/config.hpp"
+#include "iputrain/session.hpp"
+#include "planner/plan.hpp"
+
+namespace iputrain::engine {
+
+class Worker;
+struct ClusterShared;
+
+//! Where train() gets its samples: the dataset, which field feeds each graph input, the sampler.
+struct FeedSource {
+  const data::Dataset* dataset = nullptr;
+  std::vector<size_t> field_of_input;  //!< per Graph::inputs entry: index into dataset->fields()
+  Sampler sampler;
+};
+
+class Cluster {
+ public:
+  //! Allocates every virtual IPU's memory, compiles its tasks and starts its worker (idle until
+  //! execute()). Parameters start zeroed: the caller initialises them through param().
+  Cluster(const planner::Plan& plan, const Config& config);
+  ~Cluster();
+  Cluster(const Cluster&) = delete;
+  Cluster& operator=(const Cluster&) = delete;
+
+  int32_t replicas() const;
+  int32_t ipus_per_replica() const;
+  //! Weight updates one execution runs: training.steps_per_execution x pipeline.repeat_count.
+  int64_t updates_per_execution() const;
+  //! Parameter `p` on replica `replica` (every replica holds its own copy).
+  ir::Tensor param(int32_t replica, ir::ValueId p) const;
+  //! Bytes allocated per virtual IPU (by physical id).
+  std::vector<int64_t> bytes_allocated() const;
+
+  //! Streams the samples of updates first .. first + updates - 1 into the replicas' infeeds.
+  void open_feeds(const FeedSource& source, int64_t first_update, int64_t updates);
+  void close_feeds();
+  //! Runs weight updates first .. first + count - 1 on every IPU (count <=
+  //! updates_per_execution()); blocks until done. Rethrows the first
+  //! error of any worker, after which the cluster refuses to run again.
+  void execute(int64_t first, int64_t count);
+
+  //! Output `k`'s mean over micro-batches and replicas in update `local` of the last execution.
+  double step_value(int64_t local, size_t k) const;
+  HostOutfeed& outfeed();
+
+  //! Keep every executed instruction for the trace from now on.
+  void record_events(bool on);
+  const Recorder& recorder() const;
+  RunReport report() const;
+
+ private:
+  void work(Worker& w);
+  void abort_all();
+  //! Adds the last execution's per-update task windows to the bubble figures.
+  void measure_bubble(int64_t count);
+
+  std::unique_ptr<ClusterShared> shared_;
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::unique_ptr<Infeed>> feeds_;
+
+  // Host <-> workers: a generation counter per execution.
+  std::mutex mu_;
+  std::condition_variable go_;
+  std::condition_variable done_;
+  int64_t generation_ = 0;
+  int64_t first_ = 0;
+  int64_t count_ = 0;
+  size_t running_ = 0;
+  bool stop_ = false;
+  bool broken_ = false;
+  std::exception_ptr error_;
+  std::vector<std::thread> threads_;
+
+  // Run figures (host thread only).
+  int64_t updates_ = 0;
+  double window_ = 0, task_busy_ = 0;          // IPU-microseconds
+  double sim_window_ = 0, sim_task_busy_ = 0;  // IPU-cycles
+};
+
+}  // namespace iputrain::engine

@@ -1,0 +1,507 @@
+#include "engine/cluster/worker.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+#include "engine/optim/clipping.hpp"
+#include "engine/optim/lr_schedule.hpp"
+#include "iputrain/error.hpp"
+#include "planner/simulate.hpp"
+
+namespace iputrain::engine {
+
+using planner::InstrKind;
+
+namespace {
+
+constexpr size_t kAlign = 64;
+size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+bool is_task(InstrKind k) { return k == InstrKind::Forward || k == InstrKind::Recompute || k == InstrKind::Backward; }
+
+// Kernel work, for busy time and utilisation: tasks, gradient sums and the weight update.
+bool is_busy(InstrKind k) { return is_task(k) || k == InstrKind::Accumulate || k == InstrKind::UpdateWeights; }
+
+double scalar_mean(const ir::Tensor& t) {
+  const int64_t n = t.numel();
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    switch (t.type->dtype) {
+      case DType::I32: sum += t.i32()[i]; break;
+      case DType::Bool: sum += t.u8()[i]; break;
+      default: sum += t.f32()[i]; break;
+    }
+  }
+  return n > 0 ? sum / static_cast<double>(n) : 0.0;
+}
+
+const std::vector<ir::ValueId>& task_nodes(const planner::StagePrograms& sp, InstrKind kind) {
+  return kind == InstrKind::Forward ? sp.forward : kind == InstrKind::Recompute ? sp.recompute : sp.backward;
+}
+
+}  // namespace
+
+ClusterShared::ClusterShared(const planner::Plan& p, const Config& c)
+    : plan(p),
+      config(c),
+      replicas(p.placement.replicas),
+      ipus(p.placement.pipeline.ipus_per_replica),
+      micro_batches(std::max<int64_t>(1, p.settings.accumulation_count)),
+      micro_batch_size(p.micro_batch()),
+      max_updates(std::max<int64_t>(1, c.training.steps_per_execution) * std::max<int64_t>(1, c.pipeline.repeat_count)),
+      // Without prefetching the host prepares each micro-batch only when the last one is taken.
+      prefetch_depth(c.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, c.data.prefetch_depth) : 1),
+      recorder(p.num_ipus(), 0, false) {}
+
+Mailbox& ClusterShared::mailbox(int32_t replica, int32_t from, int32_t to) const {
+  const auto it = channel_index.find({from, to});
+  if (it == channel_index.end()) {
+    throw Error(ErrorKind::Internal, fmt::format("no channel from IPU {} to IPU {} in the plan", from, to));
+  }
+  return *mailboxes[static_cast<size_t>(replica) * plan.programs.channels.size() + static_cast<size_t>(it->second)];
+}
+
+Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
+    : shared_(shared),
+      plan_(shared.plan),
+      replica_(replica),
+      ipu_(ipu),
+      physical_(shared.plan.placement.physical.at(static_cast<size_t>(replica)).at(static_cast<size_t>(ipu))),
+      memory_(physical_, shared.plan.graph, shared.plan.programs.buffers.at(static_cast<size_t>(ipu))) {
+  const ir::Graph& g = plan_.graph;
+  size_t workspace = 0;
+  for (const planner::Instr& in : plan_.programs.ipus.at(static_cast<size_t>(ipu))) {
+    if (is_task(in.kind) && tasks_.count({in.kind, in.stage}) == 0) {
+      const auto& nodes = task_nodes(plan_.programs.stages.at(static_cast<size_t>(in.stage)), in.kind);
+      tasks_.emplace(std::make_pair(in.kind, in.stage), TaskPrograms(g, nodes, memory_, shared.micro_batches));
+      workspace = std::max(workspace, TaskProgram::workspace_bytes(g, nodes));
+    }
+  }
+  if (workspace > 0) {
+    workspace_ = AlignedBlock(workspace);
+  }
+  build_params();
+  build_ops();
+  records_.assign(static_cast<size_t>(shared.max_updates * shared.outputs), 0.0);
+  windows_.assign(static_cast<size_t>(shared.max_updates), UpdateWindow{});
+
+  for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu)]) {
+    if (b.cls == planner::BufferClass::Param) {
+      fixed_.weights += b.bytes * b.slots;
+    } else if (b.cls == planner::BufferClass::Transient) {
+      fixed_.transient += b.bytes * b.slots;
+    }
+  }
+  for (const planner::Channel& c : plan_.programs.channels) {
+    if (c.to == ipu) {
+      const Mailbox& box = shared.mailbox(replica, c.from, c.to);
+      fixed_.io_buffers += box.capacity() * box.slot_bytes();
+    }
+  }
+  int64_t infeed = 0;
+  int64_t outfeed = 0;
+  for (const Op& op : ops_) {
+    int64_t bytes = 0;
+    for (const Copy& c : op.copies) {
+      bytes += static_cast<int64_t>(c.bytes);
+    }
+    for (const OutfeedItem& o : op.outs) {
+      bytes += op.kind == InstrKind::Outfeed ? static_cast<int64_t>(o.value.type->bytes()) : 0;
+    }
+    if (op.kind == InstrKind::Infeed) {
+      infeed = std::max(infeed, bytes);
+    } else if (op.kind == InstrKind::Outfeed) {
+      outfeed = std::max(outfeed, bytes);
+    }
+  }
+  fixed_.io_buffers += shared.prefetch_depth * infeed + outfeed;
+  capacity_ = plan_.settings.device.memory_bytes();
+  gauge_.set_fixed(fixed_.total());
+  track_ = &shared.recorder.track(physical_);
+  track_->name = fmt::format("IPU {} (replica {}, ipu {})", physical_, replica, ipu);
+}
+
+void Worker::build_params() {
+  const ir::Graph& g = plan_.graph;
+  const int64_t a = shared_.micro_batches;
+  const int32_t r = shared_.replicas;
+  // One micro-batch on one replica: the optimizer reads the gradient buffer, nothing accumulates.
+  int32_t depth = 0;
+  if (a > 1 || r > 1) {
+    for (int32_t k = 0; k < r; ++k) {
+      depth = std::max(depth, planner::tree_stack_depth(static_cast<int64_t>(k) * a, a));
+    }
+  }
+  const DType acc = plan_.settings.accumulation_dtype == DType::F16 ? DType::F16 : DType::F32;
+  if (plan_.settings.accumulation_dtype != DType::F16 && plan_.settings.accumulation_dtype != DType::F32) {
+    throw Error(ErrorKind::Internal, fmt::format("gradient accumulation in {} is not implemented",
+                                                 dtype_name(plan_.settings.accumulation_dtype)));
+  }
+  optimizer_ = make_optimizer(shared_.config);
+  const int64_t state_floats = optimizer_->state_slots();
+
+  std::vector<size_t> updated;
+  size_t acc_bytes = 0;
+  size_t state_bytes = 0;
+  size_t widened_bytes = 0;
+  for (size_t k = 0; k < g.params.size(); ++k) {
+    if (plan_.placement.param_ipu[k] != ipu_ || k >= plan_.grads.size() || plan_.grads[k] == ir::kNoValue) {
+      continue;
+    }
+    updated.push_back(k);
+    const size_t n = static_cast<size_t>(g.type(g.params[k]).numel());
+    acc_bytes += static_cast<size_t>(depth) * align_up(n * dtype_size(acc));
+    state_bytes += align_up(static_cast<size_t>(state_floats) * n * sizeof(float));
+    widened_bytes += acc == DType::F16 ? align_up(n * sizeof(float)) : 0;
+  }
+  accumulators_ = AlignedBlock(acc_bytes);
+  optimizer_state_ = AlignedBlock(state_bytes);
+  widened_roots_ = AlignedBlock(widened_bytes);
+  fixed_.accumulators = static_cast<int64_t>(acc_bytes);
+  fixed_.optimizer_state = plan_.settings.offload_optimizer_state ? 0 : static_cast<int64_t>(state_bytes);
+
+  std::byte* acc_next = accumulators_.data();
+  std::byte* state_next = optimizer_state_.data();
+  std::byte* widened_next = widened_roots_.data();
+  for (size_t k : updated) {
+    const ir::ValueId p = g.params[k];
+    const int64_t n = g.type(p).numel();
+    ParamState ps;
+    ps.param = p;
+    ps.index = static_cast<int64_t>(k);
+    const float* grad = memory_.tensor(plan_.grads[k], 0).f32();
+    if (depth > 0) {
+      std::vector<void*> slots;
+      for (int32_t d = 0; d < depth; ++d) {
+        slots.push_back(acc_next);
+        acc_next += align_up(static_cast<size_t>(n) * dtype_size(acc));
+      }
+      ps.tree = std::make_unique<GradTree>(acc, n, std::move(slots));
+      if (acc == DType::F16) {
+        ps.root_f32 = reinterpret_cast<float*>(widened_next);
+        widened_next += align_up(static_cast<size_t>(n) * sizeof(float));
+        grad = ps.root_f32;
+      } else {
+        grad = ps.tree->root_if_f32();
+      }
+    }
+    auto* state = reinterpret_cast<float*>(state_next);
+    state_next += align_up(static_cast<size_t>(state_floats * n) * sizeof(float));
+    ps.slot.push_back(ParamSlot{memory_.tensor(p).f32(), grad, state, n});
+    optimizer_->init_state(ps.slot.front());
+    slots_.push_back(ps.slot.front());
+    params_.push_back(std::move(ps));
+  }
+  const int64_t blocks = static_cast<int64_t>(r) * std::max(1, depth);
+  reduce_scratch_ = std::make_unique<ReduceScratch>(blocks);
+}
+
+void Worker::build_ops() {
+  const ir::Graph& g = plan_.graph;
+  const planner::DevicePrograms& dp = plan_.programs;
+  const auto& program = dp.ipus[static_cast<size_t>(ipu_)];
+  const MemoryDeltas deltas = carried_deltas(plan_, ipu_);
+  const HostOutfeed& outfeed = *shared_.outfeed;
+  // Enqueued values no Outfeed instruction carries (the loss under pipeline.outfeed_loss when it
+  // is not a model output): taken right after the forward task that computes them.
+  std::vector<ir::ValueId> uncovered = outfeed.spec().values;
+  for (const auto& prog : dp.ipus) {
+    for (const planner::Instr& in : prog) {
+      if (in.kind == InstrKind::Outfeed) {
+        for (ir::ValueId v : in.values) {
+          uncovered.erase(std::remove(uncovered.begin(), uncovered.end(), v), uncovered.end());
+        }
+      }
+    }
+  }
+  auto output_index = [&](ir::ValueId v) {
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+      if (g.outputs[k].value == v) {
+        return static_cast<int32_t>(k);
+      }
+    }
+    return -1;
+  };
+
+  ops_.reserve(program.size());
+  for (size_t i = 0; i < program.size(); ++i) {
+    const planner::Instr& in = program[i];
+    Op op;
+    op.instr = &in;
+    op.kind = in.kind;
+    op.m = in.micro_batch;
+    op.cycles = planner::instr_cycles(plan_, in);
+    op.acquire = deltas.acquire[i];
+    op.release = deltas.release[i];
+    switch (in.kind) {
+      case InstrKind::Forward:
+      case InstrKind::Recompute:
+      case InstrKind::Backward:
+        op.task = &tasks_.at({in.kind, in.stage}).at(op.m);
+        if (in.kind == InstrKind::Forward) {
+          for (ir::ValueId v : uncovered) {
+            if (memory_.has(v) && g.node(v).stage == in.stage) {
+              op.outs.push_back({memory_.tensor(v, op.m), -1, outfeed.index_of(v)});
+            }
+          }
+        }
+        break;
+      case InstrKind::Send:
+      case InstrKind::Recv: {
+        const planner::Message& msg = dp.messages.at(static_cast<size_t>(in.message));
+        op.mailbox = &shared_.mailbox(replica_, msg.from, msg.to);
+        size_t offset = 0;
+        for (ir::ValueId v : msg.values) {
+          const ir::Tensor t = memory_.tensor(v, op.m);
+          op.copies.push_back({static_cast<std::byte*>(t.data), t.type->bytes(), offset});
+          offset += t.type->bytes();
+        }
+        if (static_cast<int64_t>(offset) > op.mailbox->slot_bytes()) {
+          throw Error(ErrorKind::Internal, fmt::format("message #{} ({} bytes) exceeds its channel's {} bytes",
+                                                       in.message, offset, op.mailbox->slot_bytes()));
+        }
+        break;
+      }
+      case InstrKind::Infeed:
+        if (infeed_inputs_.empty()) {
+          infeed_inputs_ = in.values;
+        } else if (infeed_inputs_ != in.values) {
+          throw Error(ErrorKind::Internal, fmt::format("IPU {} infeeds different inputs in one cycle", ipu_));
+        }
+        for (size_t k = 0; k < in.values.size(); ++k) {
+          const ir::Tensor t = memory_.tensor(in.values[k], op.m);
+          op.copies.push_back({static_cast<std::byte*>(t.data), t.type->bytes(), k});
+        }
+        break;
+      case InstrKind::Outfeed:
+        for (ir::ValueId v : in.values) {
+          op.outs.push_back({memory_.tensor(v, op.m), output_index(v), outfeed.index_of(v)});
+        }
+        break;
+      case InstrKind::Accumulate:
+        for (ir::ValueId p : in.values) {
+          for (ParamState& ps : params_) {
+            if (ps.param == p && ps.tree) {
+              op.leaves.push_back({ps.tree.get(), memory_.tensor(plan_.grads[static_cast<size_t>(ps.index)], op.m).f32()});
+            }
+          }
+        }
+        break;
+      case InstrKind::ReduceReplicas:
+      case InstrKind::UpdateWeights: break;
+    }
+    ops_.push_back(std::move(op));
+  }
+}
+
+void Worker::publish_trees() {
+  auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
+  for (ParamState& ps : params_) {
+    if (ps.tree) {
+      auto& list = trees[ps.param];
+      list.resize(static_cast<size_t>(shared_.replicas), nullptr);
+      list[static_cast<size_t>(replica_)] = ps.tree.get();
+    }
+  }
+}
+
+void Worker::run(int64_t first, int64_t count) {
+  const double start = shared_.recorder.now_us();
+  // The host's share of a device call, as the planner's cycle model charges it.
+  sim_ += plan_.settings.device.host_call_cycles;
+  std::fill(records_.begin(), records_.begin() + count * shared_.outputs, 0.0);
+  for (int64_t j = 0; j < count; ++j) {
+    run_update(first + j, j);
+  }
+  track_->total_us += shared_.recorder.now_us() - start;
+}
+
+void Worker::run_update(int64_t update, int64_t local) {
+  for (ParamState& ps : params_) {
+    if (ps.tree) {
+      ps.tree->clear();
+    }
+  }
+  UpdateWindow& w = windows_[static_cast<size_t>(local)];
+  w = UpdateWindow{std::numeric_limits<double>::max(), 0, 0, std::numeric_limits<double>::max(), 0, 0};
+  for (Op& op : ops_) {
+    execute(op, update, local);
+  }
+}
+
+void Worker::execute(Op& op, int64_t update, int64_t local) {
+  const int32_t R = shared_.replicas;
+  const int64_t A = shared_.micro_batches;
+  if (op.acquire > 0) {
+    gauge_.acquire(op.acquire);
+    if (gauge_.current() > capacity_) {
+      throw Error(ErrorKind::Runtime,
+                  fmt::format("IPU {} (replica {}, ipu {}) needs {} bytes at `{}` of update {}, more than its {} bytes",
+                              physical_, replica_, ipu_, gauge_.current(), op.instr->str(plan_.programs), update + 1,
+                              capacity_),
+                  {}, "the planner's estimate was too low for this plan: use more stages, a smaller micro-batch or recomputation");
+    }
+    if (keep_events_) {
+      track_->memory.push_back({shared_.recorder.now_us(), gauge_.current()});
+    }
+  }
+  // Global micro-batch index in the training stream: the same for every plan (the contract).
+  const int64_t g = (update * R + replica_) * A + op.m;
+  const double begin = shared_.recorder.now_us();
+  double sim_start = sim_;  // when the instruction could start on the simulated clock
+  switch (op.kind) {
+    case InstrKind::Forward:
+    case InstrKind::Recompute:
+    case InstrKind::Backward: {
+      const ir::ExecContext ctx{shared_.config.training.seed, g, g * shared_.micro_batch_size, true};
+      op.task->run(ctx, workspace_.data());
+      for (const OutfeedItem& o : op.outs) {
+        shared_.outfeed->enqueue(static_cast<size_t>(o.queue), replica_, local, op.m, o.value);
+      }
+      break;
+    }
+    case InstrKind::Send: {
+      Mailbox::Slot& slot = op.mailbox->begin_send();
+      sim_start = std::max(sim_, slot.sim_freed);
+      for (const Copy& c : op.copies) {
+        std::memcpy(slot.data + c.offset, c.device, c.bytes);
+      }
+      const int64_t tag = update * static_cast<int64_t>(plan_.programs.messages.size()) + op.instr->message;
+      op.mailbox->end_send(slot, tag, sim_start);
+      break;
+    }
+    case InstrKind::Recv: {
+      const int64_t tag = update * static_cast<int64_t>(plan_.programs.messages.size()) + op.instr->message;
+      Mailbox::Slot& slot = op.mailbox->begin_recv(tag);
+      sim_start = std::max(sim_, slot.sim_sent);
+      for (const Copy& c : op.copies) {
+        std::memcpy(c.device, slot.data + c.offset, c.bytes);
+      }
+      op.mailbox->end_recv(slot, sim_start);
+      break;
+    }
+    case InstrKind::Infeed: {
+      const Batch& b = feed_->pop();
+      if (b.step != g) {
+        throw Error(ErrorKind::Internal, fmt::format("replica {} expected batch {} from its infeed, got {}", replica_,
+                                                     g, b.step));
+      }
+      for (const Copy& c : op.copies) {
+        std::memcpy(c.device, b.fields[c.offset].data(), c.bytes);
+      }
+      feed_->release();
+      break;
+    }
+    case InstrKind::Outfeed:
+      for (const OutfeedItem& o : op.outs) {
+        if (o.output >= 0) {
+          records_[static_cast<size_t>(local * shared_.outputs + o.output)] += scalar_mean(o.value);
+        }
+        if (o.queue >= 0) {
+          shared_.outfeed->enqueue(static_cast<size_t>(o.queue), replica_, local, op.m, o.value);
+        }
+      }
+      break;
+    case InstrKind::Accumulate:
+      for (const Leaf& leaf : op.leaves) {
+        leaf.tree->push(static_cast<int64_t>(replica_) * A + op.m, leaf.grad);
+      }
+      break;
+    case InstrKind::ReduceReplicas:
+      sim_start = reduce(plan_.programs.buckets.at(static_cast<size_t>(op.instr->bucket)));
+      break;
+    case InstrKind::UpdateWeights: update_weights(update); break;
+  }
+  sim_ = sim_start + op.cycles;
+  const double end = shared_.recorder.now_us();
+  if (is_busy(op.kind)) {
+    track_->busy_us += end - begin;
+    sim_busy_ += op.cycles;
+  }
+  if (is_task(op.kind)) {
+    UpdateWindow& w = windows_[static_cast<size_t>(local)];
+    w.begin_us = std::min(w.begin_us, begin);
+    w.end_us = std::max(w.end_us, end);
+    w.busy_us += end - begin;
+    w.sim_begin = std::min(w.sim_begin, sim_start);
+    w.sim_end = std::max(w.sim_end, sim_);
+    w.sim_busy += op.cycles;
+  }
+  if (keep_events_) {
+    const planner::Instr& in = *op.instr;
+    track_->events.push_back(TraceEvent{in.kind, in.stage, in.micro_batch, update, begin, end, sim_start, sim_});
+  }
+  if (op.release > 0) {
+    gauge_.release(op.release);
+    if (keep_events_) {
+      track_->memory.push_back({end, gauge_.current()});
+    }
+  }
+}
+
+double Worker::reduce(const planner::Bucket& bucket) {
+  Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
+  // Every replica has pushed all its leaves once all have arrived.
+  const double start = std::max(sim_, meet.arrive(replica_, 0, sim_).latest_sim);
+  const int64_t R = shared_.replicas;
+  int64_t total = 0;
+  for (ir::ValueId p : bucket.params) {
+    total += plan_.graph.type(p).numel();
+  }
+  // Reduce-scatter: this replica computes its share of the bucket's elements for everyone.
+  const int64_t lo = total * replica_ / R;
+  const int64_t hi = total * (replica_ + 1) / R;
+  const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
+  int64_t offset = 0;
+  for (ir::ValueId p : bucket.params) {
+    const int64_t n = plan_.graph.type(p).numel();
+    const int64_t a = std::max(lo, offset) - offset;
+    const int64_t b = std::min(hi, offset + n) - offset;
+    if (a < b) {
+      reduce_slice(trees.at(p), a, b, *reduce_scratch_);
+    }
+    offset += n;
+  }
+  // Nobody reads the root (or refills its accumulators) before every share is written.
+  meet.arrive(replica_, 0, start);
+  return start;
+}
+
+void Worker::update_weights(int64_t update) {
+  const OptimizerSection& o = shared_.config.optimizer;
+  for (ParamState& ps : params_) {
+    if (!ps.tree) {
+      continue;
+    }
+    if (shared_.replicas == 1) {
+      ps.tree->fold();
+    }
+    if (ps.root_f32 != nullptr) {
+      ps.tree->root_f32(ps.root_f32);
+    }
+  }
+  // The tree holds the plain sum of the N = R x A micro-batch gradients.
+  const double n = static_cast<double>(shared_.replicas * shared_.micro_batches);
+  const double scale = plan_.settings.reduction == planner::Reduction::Sum ? 1.0 / shared_.replicas : 1.0 / n;
+  float factor = static_cast<float>(scale);
+  if (o.gradient_clip_norm > 0) {
+    // The global norm spans every IPU of the replica; summing per parameter in the graph's order
+    // gives the same bits whatever the placement.
+    auto& squares = shared_.clip_squares[static_cast<size_t>(replica_)][static_cast<size_t>(update % 2)];
+    for (const ParamState& ps : params_) {
+      squares[static_cast<size_t>(ps.index)] = sum_of_squares(ps.slot);
+    }
+    shared_.clip_meet[static_cast<size_t>(replica_)]->arrive(ipu_, 0, sim_);
+    double total = 0;
+    for (double s : squares) {
+      total += s;
+    }
+    factor = static_cast<float>(scale * clip_scale(total * scale * scale, o));
+  }
+  optimizer_->update(slots_, update + 1, learning_rate_at(o, update + 1), factor);
+}
+
+}  // namespace iputrain::engine

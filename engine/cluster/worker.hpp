@@ -1,0 +1,161 @@
+// One virtual IPU of the cluster: its memory, its compiled tasks, gradient accumulators and
+// optimizer state, and its instruction list resolved into direct pointers, so that running a
+// cycle neither allocates nor looks anything up.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "engine/cluster/device_memory.hpp"
+#include "engine/cluster/grad_tree.hpp"
+#include "engine/cluster/host_outfeed.hpp"
+#include "engine/cluster/mailbox.hpp"
+#include "engine/cluster/memory_account.hpp"
+#include "engine/cluster/recorder.hpp"
+#include "engine/cluster/rendezvous.hpp"
+#include "engine/cluster/task_program.hpp"
+#include "engine/infeed.hpp"
+#include "engine/optim/optimizer.hpp"
+#include "planner/plan.hpp"
+
+namespace iputrain::engine {
+
+//! What the workers share: the links, the meeting points and the host queues.
+struct ClusterShared {
+  ClusterShared(const planner::Plan& plan, const Config& config);
+
+  const planner::Plan& plan;
+  const Config& config;
+  int32_t replicas;
+  int32_t ipus;               //!< per replica
+  int64_t micro_batches;      //!< A: per replica per update
+  int64_t micro_batch_size;   //!< samples per micro-batch
+  int64_t max_updates;        //!< per execution: steps_per_execution x pipeline.repeat_count
+  int64_t prefetch_depth;     //!< micro-batches each infeed prepares ahead
+  std::vector<std::unique_ptr<Mailbox>> mailboxes;  //!< [replica * channels + channel]
+  std::map<std::pair<int32_t, int32_t>, int32_t> channel_index;  //!< (from, to) -> plan channel
+  std::vector<std::unique_ptr<Rendezvous>> reduce_meet;  //!< per IPU of a replica: its R replicas
+  std::vector<std::unique_ptr<Rendezvous>> clip_meet;    //!< per replica: its IPUs
+  //! Per replica, two generations (update parity) of per-parameter sums of squared gradients.
+  std::vector<std::array<std::vector<double>, 2>> clip_squares;
+  //! Per IPU of a replica, per graph parameter: the replicas' accumulation trees.
+  std::vector<std::map<ir::ValueId, std::vector<GradTree*>>> trees;
+  std::unique_ptr<HostOutfeed> outfeed;
+  Recorder recorder;
+  std::vector<int32_t> feed_track;  //!< per worker (replica * ipus + ipu): its infeed's track or -1
+  int64_t outputs = 0;              //!< graph outputs: StepRecord values per update
+
+  Mailbox& mailbox(int32_t replica, int32_t from, int32_t to) const;
+};
+
+//! Per update of an execution: when the IPU computed (first task start, last task end, busy).
+struct UpdateWindow {
+  double begin_us = 0, end_us = 0, busy_us = 0;
+  double sim_begin = 0, sim_end = 0, sim_busy = 0;
+};
+
+class Worker {
+ public:
+  Worker(ClusterShared& shared, int32_t replica, int32_t ipu);
+
+  int32_t replica() const { return replica_; }
+  int32_t ipu() const { return ipu_; }
+  int32_t physical() const { return physical_; }
+  const DeviceMemory& memory() const { return memory_; }
+  int32_t infeed_values() const { return static_cast<int32_t>(infeed_inputs_.size()); }
+  //! The graph inputs this IPU takes from the host feed, in Infeed order.
+  const std::vector<ir::ValueId>& infeed_inputs() const { return infeed_inputs_; }
+  void set_feed(Infeed* feed) { feed_ = feed; }
+  //! Registers this worker's accumulation trees in shared.trees (after every worker exists).
+  void publish_trees();
+
+  //! Runs weight updates first .. first + count - 1 (the execution's updates 0 .. count - 1).
+  void run(int64_t first, int64_t count);
+
+  double step_sum(int64_t local, size_t k) const { return records_[static_cast<size_t>(local) * shared_.outputs + k]; }
+  const UpdateWindow& window(int64_t local) const { return windows_[static_cast<size_t>(local)]; }
+  double sim_clock() const { return sim_; }
+  double sim_busy() const { return sim_busy_; }
+  const MemoryGauge& gauge() const { return gauge_; }
+  const FixedBytes& fixed() const { return fixed_; }
+  int64_t capacity() const { return capacity_; }
+  void record_events(bool on) { keep_events_ = on; }
+
+ private:
+  struct Copy {
+    std::byte* device;  // the buffer copy of this instruction's micro-batch
+    size_t bytes;
+    size_t offset;      // within the message slot or the infeed field
+  };
+  struct Leaf {
+    GradTree* tree;
+    const float* grad;
+  };
+  struct OutfeedItem {
+    ir::Tensor value;
+    int32_t output = -1;  // index into Graph::outputs, or -1
+    int32_t queue = -1;   // index into the host outfeed's values, or -1
+  };
+  struct Op {
+    const planner::Instr* instr;
+    planner::InstrKind kind;
+    int64_t m;
+    const TaskProgram* task = nullptr;
+    Mailbox* mailbox = nullptr;
+    std::vector<Copy> copies;
+    std::vector<Leaf> leaves;
+    std::vector<OutfeedItem> outs;
+    double cycles = 0;
+    int64_t acquire = 0;
+    int64_t release = 0;
+  };
+  struct ParamState {
+    ir::ValueId param;
+    int64_t index;           // in Graph::params
+    std::unique_ptr<GradTree> tree;  // null: the optimizer reads the gradient buffer itself
+    std::vector<ParamSlot> slot;     // one entry: what sum_of_squares() and update() read
+    float* root_f32 = nullptr;       // f16 accumulation: where the root is widened for the optimizer
+  };
+
+  void build_params();
+  void build_ops();
+  void run_update(int64_t update, int64_t local);
+  void execute(Op& op, int64_t update, int64_t local);
+  //! Returns when the reduction could start on the simulated clock (every replica there).
+  double reduce(const planner::Bucket& bucket);
+  void update_weights(int64_t update);
+
+  ClusterShared& shared_;
+  const planner::Plan& plan_;
+  int32_t replica_;
+  int32_t ipu_;
+  int32_t physical_;
+  DeviceMemory memory_;
+  AlignedBlock workspace_;
+  std::map<std::pair<planner::InstrKind, int32_t>, TaskPrograms> tasks_;
+  std::vector<ParamState> params_;
+  std::vector<ParamSlot> slots_;  // every updated parameter, for the optimizer
+  AlignedBlock accumulators_;
+  AlignedBlock optimizer_state_;
+  AlignedBlock widened_roots_;
+  std::unique_ptr<Optimizer> optimizer_;
+  std::unique_ptr<ReduceScratch> reduce_scratch_;
+  std::vector<Op> ops_;
+  std::vector<ir::ValueId> infeed_inputs_;
+  Infeed* feed_ = nullptr;
+  Track* track_ = nullptr;
+  bool keep_events_ = false;
+
+  FixedBytes fixed_;
+  MemoryGauge gauge_;
+  int64_t capacity_ = 0;
+  double sim_ = 0;
+  double sim_busy_ = 0;
+  std::vector<double> records_;       // [local update][output]
+  std::vector<UpdateWindow> windows_;  // [local update]
+};
+
+}  // namespace iputrain::engine

@@ -1,0 +1,137 @@
+// `iputrain plan`: the three formats on the example configs, -o, --dump-after and the errors.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out;
+};
+
+// Runs iputrain from the tests/cli folder; `redirect` says where stderr goes ("2>&1" merges it).
+Run iputrain(const std::string& args, const std::string& redirect = "2>&1") {
+  Run r;
+  const std::string cmd = std::string(IPUTRAIN_BIN) + " " + args + " " + redirect;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  size_t n = 0;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) {
+    r.out.append(buf.data(), n);
+  }
+  const int raw = pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  return r;
+}
+
+bool has(const std::string& out, const std::string& text) {
+  if (out.find(text) != std::string::npos) {
+    return true;
+  }
+  MESSAGE("looked for: " << text << "\noutput was:\n" << out);
+  return false;
+}
+
+const std::string kMnist = "../../examples/mnist_mlp.ipu ";
+
+}  // namespace
+
+TEST_CASE("plan: the text report of the pipelined MNIST MLP") {
+  const Run r = iputrain("plan " + kMnist + "../../configs/mnist_pipeline.toml");
+  CHECK(r.status == 0);
+  CHECK(has(r.out,
+            "plan for mnist_mlp: 2 replicas x 2 IPUs per replica = 4 IPUs; interleaved schedule, "
+            "gradient accumulation 8; micro-batch 32, global batch 512\n"));
+  // hidden = 256 in the config: 784 x 256 + 256 parameters in `features`; snake order puts the
+  // second replica's IPUs on physical 3 and 2.
+  CHECK(has(r.out, "\nfeatures           0    0  0,3           200960    785.0 KiB"));
+  CHECK(has(r.out, "\nclassifier         1    1  1,2"));
+  CHECK(has(r.out, "memory per IPU at its peak timestep, of 897.0 MiB each"));
+  CHECK(has(r.out, "  [#"));
+  CHECK(has(r.out, "schedule: interleaved, 8 micro-batches per replica in 18 timesteps"));
+  CHECK(has(r.out, "IPU 0  |F0   |.    |F1   |B0   |"));
+  CHECK(has(r.out, "samples/s over 2 replicas"));
+  CHECK(has(r.out, "analytic (interleaved schedule, 8 micro-batches)"));
+}
+
+TEST_CASE("plan: JSON for tools, --set applied") {
+  const Run r = iputrain(
+      "plan " + kMnist + "../../configs/mnist_grouped.toml --format json --set pipeline.schedule=sequential",
+      "2>/dev/null");
+  REQUIRE(r.status == 0);
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  CHECK(j["schedule"] == "sequential");
+  CHECK(j["replicas"] == 1);
+  CHECK(j["ipus_per_replica"] == 2);
+  CHECK(j["gradient_accumulation_count"] == 4);
+  CHECK(j["global_batch"] == 32);
+  REQUIRE(j["ipus"].size() == 2);
+  CHECK(j["ipus"][1]["stages"] == nlohmann::json::array({"classifier"}));
+  for (const char* key : {"weights", "optimizer_state", "accumulators", "activations_peak", "io_buffers",
+                          "total_peak", "capacity"}) {
+    CAPTURE(key);
+    CHECK(j["ipus"][0]["memory"][key].is_number_integer());
+  }
+  CHECK(j["ipus"][0]["memory"]["weights"] == (784 * 128 + 128) * 4);
+  CHECK(j["predicted"]["analytic_bubble_fraction"] == 0.5);  // sequential on 2 IPUs: one busy at a time
+}
+
+TEST_CASE("plan: DOT written atomically with -o") {
+  const auto dir = std::filesystem::temp_directory_path() / "iputrain_cli_test";
+  std::filesystem::create_directories(dir);
+  const std::string file = (dir / "plan.dot").string();
+  std::filesystem::remove(file);
+  const Run r = iputrain("plan " + kMnist + "../../configs/mnist_interleaved.toml --format dot -o " + file);
+  CHECK(r.status == 0);
+  CHECK(has(r.out, "wrote the plan (dot) to " + file));
+  std::ifstream in(file);
+  std::stringstream dot;
+  dot << in.rdbuf();
+  CHECK(dot.str().rfind("digraph \"mnist_mlp\" {\n", 0) == 0);
+  CHECK(has(dot.str(), "subgraph cluster_ipu1"));
+  CHECK(has(dot.str(), "stage0 -> stage1"));
+  // Nothing else is left in the folder (the temporary file was renamed).
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+  }
+  const Run bad = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml -o /no/such/dir/plan.txt");
+  CHECK(bad.status == 1);
+  CHECK(has(bad.out, "cannot write `/no/such/dir/plan.txt`"));
+}
+
+TEST_CASE("plan: --dump-after prints the planner's state to stderr; unknown passes are refused") {
+  const Run r =
+      iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format json --dump-after lower",
+               "2>&1 >/dev/null");
+  CHECK(r.status == 0);
+  CHECK(has(r.out, "after lower"));
+  CHECK(has(r.out, "ipu 0: infeed m0; F0.m0;"));
+  const Run bad = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --dump-after lowr");
+  CHECK(bad.status == 2);
+  CHECK(has(bad.out, "the planner has no pass `lowr`"));
+  CHECK(has(bad.out, "did you mean `lower`?"));
+}
+
+TEST_CASE("plan: bad formats and plans that cannot be made exit with status 2") {
+  const Run format = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format xml");
+  CHECK(format.status == 2);
+  CHECK(has(format.out, "--format"));
+  // A 400,000-wide hidden layer: 1.2 GiB of weights on IPU 0 alone.
+  const Run big = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --set model.hidden=400000");
+  CHECK(big.status == 2);
+  CHECK(has(big.out, "the plan does not fit in memory: IPU 0"));
+  CHECK(has(big.out, "hint:"));
+  const Run count = iputrain("plan " + kMnist +
+                             "../../configs/mnist_grouped.toml --set pipeline.gradient_accumulation_count=3");
+  CHECK(count.status == 2);
+  CHECK(has(count.out, "gradient_accumulation_count"));
+}

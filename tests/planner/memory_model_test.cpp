@@ -1,0 +1,170 @@
+// The memory model against figures worked out by hand for a two-stage model small enough to
+// follow value by value, and the fit check's message and suggestions.
+#include <doctest/doctest.h>
+
+#include <fmt/format.h>
+
+#include "iputrain/config.hpp"
+#include "planner/memory_model.hpp"
+#include "planner/plan.hpp"
+
+using namespace iputrain;
+using namespace iputrain::ir;
+using namespace iputrain::planner;
+
+namespace {
+
+// x f32[4, 8] -> stage a: h = relu(x @ w1[8, 16]) -> stage b: loss = mean(h @ w2[16, 2]).
+Graph two_stage() {
+  Graph g;
+  g.stages = {{"a", {}, -1}, {"b", {}, -1}};
+  g.set_cursor(0, Phase::Forward);
+  const ValueId x = g.add_input("x", {DType::F32, {4, 8}});
+  const ValueId w1 = g.add_param("a/w1", {DType::F32, {8, 16}}, Attrs{{"init", std::string("zeros")}});
+  const ValueId h = g.add(OpKind::Relu, {g.add(OpKind::MatMul, {x, w1})});
+  g.set_cursor(1, Phase::Forward);
+  const ValueId w2 = g.add_param("b/w2", {DType::F32, {16, 2}}, Attrs{{"init", std::string("zeros")}});
+  g.loss = g.add(OpKind::Mean, {g.add(OpKind::MatMul, {h, w2})}, Attrs{{"axes", std::vector<int64_t>{}}});
+  g.outputs.push_back({"loss", g.loss, {}});
+  return g;
+}
+
+Plan plan_with(const std::string& pipeline, const std::string& optimizer = "adam", const std::string& extra = "") {
+  return make_plan(two_stage(), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n[pipeline]\n{}\n[optimizer]\n"
+                                                          "type = \"{}\"\n{}",
+                                                          pipeline, optimizer, extra)));
+}
+
+const char* kGrouped = "device_mapping = [0, 1]\nschedule = \"grouped\"\ngradient_accumulation_count = 4";
+const char* kInterleaved = "device_mapping = [0, 1]\nschedule = \"interleaved\"\ngradient_accumulation_count = 4";
+
+}  // namespace
+
+TEST_CASE("memory of a two-stage grouped pipeline, worked out by hand") {
+  const Plan plan = plan_with(kGrouped);
+  REQUIRE(plan.memory.size() == 2);
+  const IpuMemory& a = plan.memory[0];
+  // IPU 0 holds w1 = 8 x 16 f32 = 512 bytes.
+  CHECK(a.weights == 512);
+  // Adam keeps two copies of every weight.
+  CHECK(a.optimizer_state == 2 * 512);
+  CHECK(a.optimizer_state_offloaded == 0);
+  // A = 4 micro-batches summed in the canonical pairwise tree: leaves 0, 1 merge before leaf 2
+  // arrives, so at most 2 partial sums of w1 (128 f32) are held: 2 x 128 x 4 = 1024.
+  CHECK(a.accumulators == 1024);
+  // Channel 1 -> 0 carries dh = f32[4, 16] = 256 bytes, one message in flight; the infeed
+  // prefetches 2 micro-batches of x = f32[4, 8] = 128 bytes: 256 + 2 x 128 = 512.
+  CHECK(a.io_buffers == 512);
+  // In-task values, one copy each: h (256, sent at once), the received dh (256), relu_grad's
+  // dz (256) and dw1 (512) = 1280. Stashed from forward to backward per micro-batch: x (128) and
+  // z = x @ w1 (256). Micro-batch m runs F at timestep m and B at m + 3; at timestep 3 the
+  // backward of m0 runs before the forward of m3, so 3 micro-batches at most: 3 x 384 = 1152.
+  CHECK(a.activations_peak == 1280 + 1152);
+  CHECK(a.total_peak == 512 + 1024 + 1024 + 512 + 1280 + 1152);
+  CHECK(a.capacity == 1472LL * 638976);
+  // Timesteps 0..6 of the cycle: x and z of 1, 2, 3, 3, 3, 2, 1 micro-batches are held.
+  const int64_t fixed = 512 + 1024 + 1024 + 512 + 1280;
+  CHECK(a.per_timestep ==
+        std::vector<int64_t>{fixed + 384, fixed + 768, fixed + 1152, fixed + 1152, fixed + 1152, fixed + 768, fixed + 384});
+  REQUIRE(!a.contributors.empty());
+  CHECK(a.contributors[0] == std::pair<std::string, int64_t>{"in-task values (one copy each)", 1280});
+  CHECK(a.contributors[1] == std::pair<std::string, int64_t>{"activations of 3 micro-batches of stage 'a'", 1152});
+
+  const IpuMemory& b = plan.memory[1];
+  // w2 = 16 x 2 f32 = 128; adam 256; accumulators 2 x 128 = 256.
+  CHECK(b.weights == 128);
+  CHECK(b.optimizer_state == 256);
+  CHECK(b.accumulators == 256);
+  // Channel 0 -> 1 carries h (256); the outfeed stages one loss (4).
+  CHECK(b.io_buffers == 256 + 4);
+  // In-task values: y = h @ w2 (32), the loss (4), the loss gradient's two constants, product and
+  // reshape (4 x 4), its broadcast (32), dh (256) and dw2 (128) = 468. Carried: h arrives for the
+  // forward and is last read by the backward of the next timestep, which runs before the next
+  // micro-batch arrives: one copy, 256.
+  CHECK(b.activations_peak == 468 + 256);
+  CHECK(b.total_peak == 128 + 256 + 256 + 260 + 468 + 256);
+}
+
+TEST_CASE("grouped stashes more micro-batches than interleaved for the same model") {
+  const Plan grouped = plan_with(kGrouped);
+  const Plan interleaved = plan_with(kInterleaved);
+  // Interleaved runs m's forward at 2m and its backward at 2m + 3 on IPU 0: 2 micro-batches of
+  // x and z (2 x 384) instead of 3.
+  CHECK(interleaved.memory[0].activations_peak == 1280 + 768);
+  CHECK(grouped.memory[0].activations_peak - interleaved.memory[0].activations_peak == 384);
+  CHECK(grouped.memory[0].total_peak > interleaved.memory[0].total_peak);
+  // Everything else is the same.
+  CHECK(grouped.memory[0].weights == interleaved.memory[0].weights);
+  CHECK(grouped.memory[0].accumulators == interleaved.memory[0].accumulators);
+}
+
+TEST_CASE("accumulators follow the accumulation count, replicas and dtype") {
+  SUBCASE("one micro-batch on one replica: the optimizer reads the gradient itself") {
+    const Plan plan = plan_with("device_mapping = [0, 1]\nschedule = \"sequential\"\ngradient_accumulation_count = 1");
+    CHECK(plan.memory[0].accumulators == 0);
+    CHECK(plan.memory[1].accumulators == 0);
+  }
+  SUBCASE("seven micro-batches: blocks of 4 and 2 and a leaf pending at once") {
+    const Plan plan = plan_with("device_mapping = [0, 1]\nschedule = \"sequential\"\ngradient_accumulation_count = 7");
+    CHECK(plan.memory[0].accumulators == 3 * 128 * 4);
+  }
+  SUBCASE("two replicas of one micro-batch still sum across replicas") {
+    const Plan plan = plan_with("device_mapping = [0, 0]\nschedule = \"sequential\"\ngradient_accumulation_count = 1");
+    REQUIRE(plan.placement.replicas == 2);
+    // One IPU per replica holds both weights: (128 + 32) f32, one partial sum each.
+    CHECK(plan.memory[0].weights == 640);
+    CHECK(plan.memory[0].accumulators == 640);
+  }
+  SUBCASE("fp16 accumulation halves them") {
+    const Plan plan = plan_with(std::string(kGrouped) + "\ngradient_accumulation_dtype = \"fp16\"");
+    CHECK(plan.memory[0].accumulators == 2 * 128 * 2);
+  }
+}
+
+TEST_CASE("offloaded optimizer state leaves the IPU; sgd keeps none") {
+  const Plan offloaded = plan_with(std::string(kGrouped) + "\noffload_weight_update_variables = true");
+  CHECK(offloaded.memory[0].optimizer_state == 0);
+  CHECK(offloaded.memory[0].optimizer_state_offloaded == 1024);
+  CHECK(offloaded.memory[0].total_peak == plan_with(kGrouped).memory[0].total_peak - 1024);
+  const Plan sgd = plan_with(kGrouped, "sgd");
+  CHECK(sgd.memory[0].optimizer_state == 0);
+}
+
+TEST_CASE("a plan that does not fit names the IPU, the bytes and what would fit") {
+  Plan plan = plan_with(kGrouped);
+  // Shrink IPU memory to 5200 bytes: IPU 0 needs 5504.
+  plan.settings.device.tiles = 1;
+  plan.settings.device.bytes_per_tile = 5200;
+  plan.memory = estimate_memory(plan);
+  CHECK(plan.memory[0].capacity == 5200);
+  try {
+    check_fits(plan);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Plan);
+    const std::string msg = e.what();
+    CHECK(msg.find("IPU 0 (physical IPU") != std::string::npos);
+    CHECK(msg.find("5504 bytes") != std::string::npos);
+    CHECK(msg.find("5200 bytes") != std::string::npos);
+    CHECK(msg.find("activations of 3 micro-batches of stage 'a'") != std::string::npos);
+    CHECK(msg.find("IPU 1") == std::string::npos);  // IPU 1 fits
+    const std::string& hint = e.hint();
+    // Offloading saves the 1024 bytes of adam state: 4480 fits.
+    CHECK(hint.find("offload_weight_update_variables = true") != std::string::npos);
+    // Interleaved stashes 2 micro-batches of stage a instead of 3: 5504 - 384 = 5120 fits.
+    CHECK(hint.find("stage 'a' 2 micro-batches instead of 3: peak about 5.0 KiB (fits)") != std::string::npos);
+    // Fixed 2560 bytes (weights, adam, accumulators); the rest (2944) scales with the batch of 4:
+    // (5200 - 2560) / 2944 x 4 = 3.59, so a micro-batch of 3.
+    CHECK(hint.find("a micro-batch of 3 instead of 4") != std::string::npos);
+    CHECK(hint.find("allow_recompute") != std::string::npos);
+    CHECK(hint.find("pipeline.auto_stages") != std::string::npos);
+  }
+  // Within capacity nothing is thrown.
+  plan.settings.device.bytes_per_tile = 5504;
+  plan.memory = estimate_memory(plan);
+  CHECK_NOTHROW(check_fits(plan));
+}
+
+TEST_CASE("make_plan stops at a plan that does not fit") {
+  CHECK_THROWS_AS(plan_with(kGrouped, "adam", "[device]\ntiles_per_ipu = 1\nmemory_per_tile = 4096\n"), Error);
+}
