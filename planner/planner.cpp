@@ -118,7 +118,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   // Stages to IPUs, replicas, physical IPU order; the config's pipeline rules checked against the model.
   passes.run("place", [&] {
     const auto shape =
-        config::check_against_model(config, position_names(plan.graph), last_stage_outputs(plan.graph), training);
+        config::check_against_positions(config, position_names(plan.graph), last_stage_outputs(plan.graph), training);
     plan.settings = make_settings(config, shape);
     plan.settings.training = training;
     plan.placement = make_placement(plan.graph, config, shape);

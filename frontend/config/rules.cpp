@@ -441,11 +441,11 @@ PipelineShape check_against_model(const Config& c, const std::vector<std::string
   for (const auto& name : stage_names) {
     positions.push_back({name});
   }
-  return check_against_model(c, positions, last_stage_outputs, training);
+  return check_against_positions(c, positions, last_stage_outputs, training);
 }
 
-PipelineShape check_against_model(const Config& c, const std::vector<std::vector<std::string>>& positions,
-                                  int64_t last_stage_outputs, bool training) {
+PipelineShape check_against_positions(const Config& c, const std::vector<std::vector<std::string>>& positions,
+                                      int64_t last_stage_outputs, bool training) {
   const auto& p = c.pipeline;
   // A parallel block is named by its stages joined with '+' in `pipeline.stages`.
   std::vector<std::string> stage_names;

@@ -57,8 +57,8 @@ PipelineShape check_against_model(const Config& cfg, const std::vector<std::stri
 //! stages of one `parallel` block, and takes one `device_mapping` entry (a list for a parallel
 //! block: one IPU per member stage, or a single IPU for all of them). In `pipeline.stages` a
 //! parallel block is written as its stage names joined by '+' ("b1+b2").
-PipelineShape check_against_model(const Config& cfg, const std::vector<std::vector<std::string>>& positions,
-                                  int64_t last_stage_outputs, bool training);
+PipelineShape check_against_positions(const Config& cfg, const std::vector<std::vector<std::string>>& positions,
+                                      int64_t last_stage_outputs, bool training);
 
 }  // namespace iputrain::config
 

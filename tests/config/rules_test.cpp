@@ -80,11 +80,22 @@ TEST_CASE("device_mapping has one entry per stage") {
   auto e = model_error(c, {"a", "b", "c"});
   CHECK(std::string(e.what()).find("has 2 entries but the model has 3 stages") != std::string::npos);
   CHECK(e.span().line == 4);
-  // Parallel stages: one entry, several IPUs.
+  // A parallel block is one position: one entry, one IPU per member stage (or one for all).
   Config p = Config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, [1, 2], 3]\n");
-  auto shape = check_against_model(p, {"a", "b", "c"});
+  const std::vector<std::vector<std::string>> positions = {{"a"}, {"b1", "b2"}, {"c"}};
+  auto shape = iputrain::config::check_against_positions(p, positions, -1, true);
   CHECK(shape.ipus_per_replica == 4);
   CHECK(shape.gradient_accumulation_count == 6);
+  // A list for a single stage, or of the wrong length for a block, is refused at the key.
+  Config bad = Config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [[0, 1], 2, 3]\n");
+  try {
+    (void)iputrain::config::check_against_positions(bad, positions, -1, true);
+    FAIL("accepted a two-IPU entry for a single stage");
+  } catch (const iputrain::Error& err) {
+    CHECK(std::string(err.what()).find("entry 0 lists 2 IPUs, but that position holds 1 stage [a]") !=
+          std::string::npos);
+    CHECK(err.span().line == 4);
+  }
 }
 
 TEST_CASE("pipeline.stages must match the model's stages") {
