@@ -366,7 +366,7 @@ std::string bytes_str(int64_t bytes) { return fmt::format("{} ({} bytes)", human
 // What would bring one IPU under its capacity, each with the peak it would give. Estimates scale
 // the figures of this plan (stashes by micro-batch counts, activations by batch size) instead of
 // re-planning, so they are close but not exact.
-std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a, size_t ipu) {
+std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
   const IpuMemory& m = a.memory;
   const PlanSettings& s = plan.settings;
   const int64_t cap = m.capacity;
@@ -449,7 +449,13 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a, siz
     }
   }
 
-  // More IPUs: the replica's bytes spread over enough IPUs that each holds at most its capacity.
+  std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::string> out;
+  for (const auto& [peak, advice] : found) {
+    out.push_back(fmt::format("{}: peak about {}{}", advice, human_bytes(peak), peak <= cap ? " (fits)" : ""));
+  }
+
+  // More IPUs: a lower bound, as if the replica's bytes could be spread evenly.
   int64_t replica_bytes = 0;
   for (const IpuMemory& other : plan.memory) {
     replica_bytes += other.total_peak;
@@ -457,17 +463,9 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a, siz
   replica_bytes = std::max(replica_bytes, m.total_peak);
   const int64_t ipus_needed =
       std::max<int64_t>(pipe.ipus_per_replica + 1, (replica_bytes + cap - 1) / std::max<int64_t>(cap, 1));
-  add(replica_bytes / ipus_needed,
-      fmt::format("more stages on more IPUs: at least {} (pipeline.auto_stages = {}, or stages in the model mapped by "
-                  "pipeline.device_mapping)",
-                  ipus_needed, ipus_needed));
-
-  std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<std::string> out;
-  for (const auto& [peak, advice] : found) {
-    out.push_back(fmt::format("{}: peak about {}{}", advice, human_bytes(peak), peak <= cap ? " (fits)" : ""));
-  }
-  (void)ipu;
+  out.push_back(fmt::format("more stages on more IPUs: the replica holds {}, so at least {} IPUs of {} "
+                            "(pipeline.auto_stages = {}, or more stages in the model and pipeline.device_mapping)",
+                            human_bytes(replica_bytes), ipus_needed, human_bytes(cap), ipus_needed));
   return out;
 }
 
@@ -512,14 +510,13 @@ void check_fits(const Plan& plan) {
     std::string others;
     for (size_t i : over) {
       if (i != worst) {
-        others += fmt::format("{}{} ({} of {})", others.empty() ? "" : ", ", ipu_name(i),
-                              human_bytes(memory[i].total_peak), human_bytes(memory[i].capacity));
+        others += fmt::format("{}{} needs {}", others.empty() ? "" : "; ", ipu_name(i), human_bytes(memory[i].total_peak));
       }
     }
     message += "\n  also over capacity: " + others;
   }
-  std::string hint = "what would help, smallest peak first:";
-  for (const std::string& s : suggestions(plan, a, worst)) {
+  std::string hint = "what would help, smallest estimated peak first:";
+  for (const std::string& s : suggestions(plan, a)) {
     hint += "\n  - " + s;
   }
   throw Error(ErrorKind::Plan, message, {}, hint);

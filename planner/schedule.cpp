@@ -147,15 +147,36 @@ Timeline make_timeline(const Pipeline& p, ScheduleKind kind, int64_t micro_batch
 }
 
 double analytic_bubble(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training) {
-  const auto positions = static_cast<double>(p.positions.size());
   const auto m = static_cast<double>(micro_batches);
   if (kind == ScheduleKind::Sequential) {
     return 1.0 - 1.0 / static_cast<double>(p.ipus_per_replica);
   }
-  // Fill and drain: (S - 1) idle slots per IPU against M + S - 1 (GPipe's figure; forward and
-  // backward passes taken as equally long). Training and inference share the formula.
+  // Consecutive positions on the same IPUs run back to back like one longer stage: the pipeline
+  // is `runs` such chunks, and an IPU that holds v chunks (stages mapped round-robin) is a loop
+  // of runs / v IPU groups traversed v times.
+  std::vector<std::set<int32_t>> ipus_of;
+  for (const auto& stages : p.positions) {
+    std::set<int32_t> ipus;
+    for (int32_t s : stages) {
+      ipus.insert(p.stage_ipu[static_cast<size_t>(s)]);
+    }
+    if (ipus_of.empty() || ipus_of.back() != ipus) {
+      ipus_of.push_back(std::move(ipus));
+    }
+  }
+  std::vector<int32_t> chunks(static_cast<size_t>(p.ipus_per_replica), 0);
+  for (const auto& ipus : ipus_of) {
+    for (int32_t ipu : ipus) {
+      ++chunks[static_cast<size_t>(ipu)];
+    }
+  }
+  const double loops = std::max(1, *std::max_element(chunks.begin(), chunks.end()));
+  const double depth = static_cast<double>(ipus_of.size()) / loops;
+  // Fill and drain: depth - 1 idle chunk slots per IPU against loops x M + depth - 1 (GPipe's
+  // figure, with Megatron's for looped stages; forward and backward passes taken as equally long,
+  // and training and inference share it).
   (void)training;
-  return (positions - 1.0) / (m + positions - 1.0);
+  return (depth - 1.0) / (loops * m + depth - 1.0);
 }
 
 std::string timeline_str(const Pipeline& p, const Timeline& t) {

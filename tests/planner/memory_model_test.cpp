@@ -29,10 +29,12 @@ Graph two_stage() {
   return g;
 }
 
-Plan plan_with(const std::string& pipeline, const std::string& optimizer = "adam", const std::string& extra = "") {
-  return make_plan(two_stage(), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n[pipeline]\n{}\n[optimizer]\n"
-                                                          "type = \"{}\"\n{}",
-                                                          pipeline, optimizer, extra)));
+// `extra` holds more tables; `ipu` more keys of [ipu].
+Plan plan_with(const std::string& pipeline, const std::string& optimizer = "adam", const std::string& extra = "",
+               const std::string& ipu = "") {
+  return make_plan(two_stage(), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n{}\n[pipeline]\n{}\n"
+                                                          "[optimizer]\ntype = \"{}\"\n{}",
+                                                          ipu, pipeline, optimizer, extra)));
 }
 
 const char* kGrouped = "device_mapping = [0, 1]\nschedule = \"grouped\"\ngradient_accumulation_count = 4";
@@ -96,6 +98,15 @@ TEST_CASE("grouped stashes more micro-batches than interleaved for the same mode
   // Everything else is the same.
   CHECK(grouped.memory[0].weights == interleaved.memory[0].weights);
   CHECK(grouped.memory[0].accumulators == interleaved.memory[0].accumulators);
+}
+
+TEST_CASE("recomputation stashes only what a stage received") {
+  const Plan plan = plan_with(kGrouped, "adam", "", "allow_recompute = true");
+  REQUIRE(!plan.programs.stages[0].recompute.empty());
+  // Stage a keeps x (128) for 3 micro-batches and rebuilds z = x @ w1 before its backward; z is
+  // now an in-task value (256 more, one copy): 1280 + 256 + 3 x 128.
+  CHECK(plan.memory[0].activations_peak == 1280 + 256 + 3 * 128);
+  CHECK(plan.memory[0].activations_peak < plan_with(kGrouped).memory[0].activations_peak);
 }
 
 TEST_CASE("accumulators follow the accumulation count, replicas and dtype") {

@@ -131,6 +131,29 @@ TEST_CASE("the simulated bubble of balanced stages with free links matches the a
   }
 }
 
+TEST_CASE("stages sharing IPUs: the analytic bubble counts chunks per IPU") {
+  auto plan_mapped = [](int32_t stages, int32_t ipus, const std::string& mapping, int64_t micro_batches) {
+    const std::string config = fmt::format(
+        "[ipu]\nauto_select_ipus = {}\n[pipeline]\ndevice_mapping = {}\nschedule = \"grouped\"\n"
+        "gradient_accumulation_count = {}\n{}",
+        ipus, mapping, micro_batches, kFreeTransfers);
+    return make_plan(balanced_chain(stages, 1024, 8192), Config::parse(config));
+  };
+  // Two stages on one IPU: nothing to wait for.
+  const Plan single = plan_mapped(2, 1, "[0, 0]", 4);
+  CHECK(single.cost.analytic_bubble_fraction == 0);
+  CHECK(single.cost.bubble_fraction == doctest::Approx(0).epsilon(1e-9));
+  // Round-robin [0, 1, 0, 1]: 2 IPUs traversed twice, (2 - 1) / (2 x 16 + 2 - 1) = 1/33.
+  const Plan looped = plan_mapped(4, 2, "[0, 1, 0, 1]", 16);
+  CHECK(looped.cost.analytic_bubble_fraction == doctest::Approx(1.0 / 33));
+  CHECK(std::abs(looped.cost.bubble_fraction - 1.0 / 33) <= 0.01 / 33);
+  // Contiguous [0, 0, 1, 1]: like two stages of double length, 1 / (16 + 1); the grouped order
+  // of the tasks within an IPU adds a little.
+  const Plan contiguous = plan_mapped(4, 2, "[0, 0, 1, 1]", 16);
+  CHECK(contiguous.cost.analytic_bubble_fraction == doctest::Approx(1.0 / 17));
+  CHECK(std::abs(contiguous.cost.bubble_fraction - 1.0 / 17) <= 0.05 / 17);
+}
+
 TEST_CASE("the cost report: throughput, utilisation, traffic") {
   const Plan plan = plan_chain(2, "grouped", 8, "", 32, 256);
   const CostReport& c = plan.cost;
