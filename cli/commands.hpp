@@ -29,6 +29,8 @@ struct PlanArgs : CommonArgs {
   std::string format = "text";          //!< text | json | dot
   std::vector<std::string> dump_after;  //!< planner pass names
   std::string output;                   //!< "" = standard output
+  std::string gantt;                    //!< write the schedule as SVG here ("" = no)
+  std::string memory_svg;               //!< write memory per IPU over time as SVG here ("" = no)
 };
 
 int run_train(const TrainArgs& args);
@@ -36,6 +38,8 @@ int run_eval(const EvalArgs& args);
 int run_check(const CommonArgs& args);
 //! `iputrain plan MODEL CONFIG`: placement, memory, schedule and predicted throughput.
 int run_plan(const PlanArgs& args);
+//! `iputrain repl MODEL CONFIG`: inspect and re-plan interactively, or run a command script from stdin.
+int run_repl(const CommonArgs& args);
 
 struct ConfigShowArgs {
   std::string config;

@@ -70,6 +70,13 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("--dump-after", plan.dump_after, "print the planner's state after this pass to stderr (repeatable)")
       ->type_name("PASS");
   plan_cmd->add_option("-o,--output", plan.output, "write the report to this file instead of stdout");
+  plan_cmd->add_option("--gantt", plan.gantt, "also draw the schedule as an SVG Gantt chart into this file");
+  plan_cmd->add_option("--memory-svg", plan.memory_svg, "also draw memory per IPU over time as SVG into this file");
+
+  iputrain::cli::CommonArgs repl;
+  CLI::App* repl_cmd = app.add_subcommand(
+      "repl", "inspect the plan, change keys and re-plan, sweep, run steps (commands from stdin when not a terminal)");
+  add_common(repl_cmd, repl);
 
   iputrain::cli::ConfigShowArgs config_show;
   std::string explain_key;
@@ -99,6 +106,9 @@ int main(int argc, char** argv) {
     }
     if (*plan_cmd) {
       return iputrain::cli::run_plan(plan);
+    }
+    if (*repl_cmd) {
+      return iputrain::cli::run_repl(repl);
     }
     if (*show_cmd) {
       return iputrain::cli::run_config_show(config_show);

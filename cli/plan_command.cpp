@@ -18,6 +18,13 @@ int run_plan(const PlanArgs& args) {
   const Plan plan = Plan::make(model, config, PlanRequest{args.dump_after});
   // Dumps go to stderr so that stdout stays one well-formed JSON or DOT document.
   std::fputs(plan.dumps().c_str(), stderr);
+  // The pictures first: a run that asked for them and for a report to stdout gets both.
+  for (const auto& [path, svg] : {std::pair{args.gantt, &Plan::gantt_svg}, std::pair{args.memory_svg, &Plan::memory_svg}}) {
+    if (!path.empty()) {
+      write_file_atomically(path, (plan.*svg)());
+      std::fprintf(stderr, "wrote %s\n", path.c_str());
+    }
+  }
   const std::string report = args.format == "json"  ? plan.json()
                              : args.format == "dot" ? plan.dot()
                                                     : plan.text();

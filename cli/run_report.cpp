@@ -66,8 +66,9 @@ std::string run_report_text(const RunReport& r) {
                        bytes_str(row.peak), bytes_str(row.estimate),
                        row.estimate > 0 ? percent(static_cast<double>(row.peak) / static_cast<double>(row.estimate)) : "-");
   }
-  out += fmt::format("bubble: {} measured, {} on the simulated clocks, {} analytic\n", percent(r.measured_bubble),
-                     percent(r.simulated_bubble), percent(r.analytic_bubble));
+  out += fmt::format("bubble: {} measured, {} on the simulated clocks, {} planned, {} analytic\n",
+                     percent(r.measured_bubble), percent(r.simulated_bubble), percent(r.planned_bubble),
+                     percent(r.analytic_bubble));
   return out;
 }
 

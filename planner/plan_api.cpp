@@ -8,6 +8,7 @@
 
 #include "planner/plan.hpp"
 #include "planner/report.hpp"
+#include "planner/svg.hpp"
 
 namespace iputrain {
 
@@ -78,6 +79,10 @@ std::string Plan::json() const {
 std::string Plan::dot() const {
   return planner::plan_dot(impl_->plan, impl_->model);
 }
+
+std::string Plan::gantt_svg() const { return planner::gantt_svg(impl_->plan); }
+
+std::string Plan::memory_svg() const { return planner::memory_svg(impl_->plan); }
 
 const std::string& Plan::dumps() const {
   return impl_->dumps;

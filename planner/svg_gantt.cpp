@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -20,7 +21,9 @@ bool is_task(InstrKind k) {
   return k == InstrKind::Forward || k == InstrKind::Recompute || k == InstrKind::Backward;
 }
 
-bool is_cycle_end(InstrKind k) { return k == InstrKind::ReduceReplicas || k == InstrKind::UpdateWeights; }
+bool is_cycle_end(InstrKind k) {
+  return k == InstrKind::ReduceReplicas || k == InstrKind::UpdateWeights;
+}
 
 // Replays the programs the way simulate_plan() does (planner/simulate.cpp): each IPU runs its
 // program in order; a Recv starts no earlier than its Send; a Send waits until the receive of the
@@ -118,7 +121,9 @@ GanttTimes timestep_columns(const Plan& plan) {
     const auto& program = p.ipus[i];
     t.start[i].assign(program.size(), 0);
     t.end[i].assign(program.size(), 0);
-    const auto column = [&](const Instr& in) { return is_cycle_end(in.kind) ? end_column : std::max(in.timestep, 0); };
+    const auto column = [&](const Instr& in) {
+      return is_cycle_end(in.kind) ? end_column : std::max(in.timestep, 0);
+    };
     const auto weight = [](const Instr& in) { return is_task(in.kind) || is_cycle_end(in.kind) ? 1.0 : 0.0; };
     std::map<int32_t, double> column_weight;
     for (const Instr& in : program) {
@@ -173,19 +178,49 @@ struct BoxStyle {
 BoxStyle box_style(const Instr& in) {
   const std::string m = std::to_string(in.micro_batch);
   switch (in.kind) {
-    case InstrKind::Forward: return {"fwd", kForward, 7, 24, 0, "F" + m, true};
-    case InstrKind::Recompute: return {"rec", "url(#recompute)", 7, 24, 0, "R" + m, false};
-    case InstrKind::Backward: return {"bwd", kBackward, 7, 24, 0, "B" + m, false};
-    case InstrKind::Accumulate: return {"acc", kAccumulate, 14, 10, 1, "", true};
+    case InstrKind::Forward:
+      return {"fwd", kForward, 7, 24, 0, "F" + m, true};
+    case InstrKind::Recompute:
+      return {"rec", "url(#recompute)", 7, 24, 0, "R" + m, false};
+    case InstrKind::Backward:
+      return {"bwd", kBackward, 7, 24, 0, "B" + m, false};
+    case InstrKind::Accumulate:
+      return {"acc", kAccumulate, 14, 10, 1, "", true};
     // Outgoing data along the row's top edge, incoming along its bottom edge.
-    case InstrKind::Send: return {"send", kTransfer, 0, 5, 1.2, "", true};
-    case InstrKind::Outfeed: return {"outfeed", kHostIo, 0, 5, 1.2, "", true};
-    case InstrKind::Recv: return {"recv", kTransfer, 33, 5, 1.2, "", true};
-    case InstrKind::Infeed: return {"infeed", kHostIo, 33, 5, 1.2, "", true};
-    case InstrKind::ReduceReplicas: return {"reduce", kReduce, 7, 24, 2, "reduce", true};
-    case InstrKind::UpdateWeights: return {"update", kUpdate, 7, 24, 2, "update", true};
+    case InstrKind::Send:
+      return {"send", kTransfer, 0, 5, 1.2, "", true};
+    case InstrKind::Outfeed:
+      return {"outfeed", kHostIo, 0, 5, 1.2, "", true};
+    case InstrKind::Recv:
+      return {"recv", kTransfer, 33, 5, 1.2, "", true};
+    case InstrKind::Infeed:
+      return {"infeed", kHostIo, 33, 5, 1.2, "", true};
+    case InstrKind::ReduceReplicas:
+      return {"reduce", kReduce, 7, 24, 2, "reduce", true};
+    case InstrKind::UpdateWeights:
+      return {"update", kUpdate, 7, 24, 2, "update", true};
   }
   return {"other", kTransfer, 0, 5, 1, "", true};
+}
+
+// "F3" inside the box; in a box too narrow for that just the micro-batch "3" in a smaller font
+// (long sequential cycles), and nothing when even that does not fit.
+void draw_label(SvgDocument& doc, const BoxStyle& st, const Instr& in, double x, double y, double w) {
+  if (st.label.empty()) {
+    return;
+  }
+  std::string label = st.label;
+  double size = 10;
+  if (w < kCharWidth * static_cast<double>(label.size()) + 4 && is_task(in.kind)) {
+    label = std::to_string(in.micro_batch);
+    size = 8;
+  }
+  if (w < kCharWidth * size / 10 * static_cast<double>(label.size()) + 2) {
+    return;
+  }
+  doc.text(x + w / 2, y + st.top + st.height / 2 + size * 0.35, label,
+           fmt::format("class=\"{}\" font-size=\"{}\" text-anchor=\"middle\" fill=\"{}\"",
+                       is_task(in.kind) ? "task-label" : "label", size, st.dark ? "#ffffff" : "#000000"));
 }
 
 std::string title_line(const Plan& plan) {
@@ -207,13 +242,17 @@ std::string subtitle_line(const Plan& plan, const GanttTimes& t) {
   }
   const CostReport& c = plan.cost;
   if (c.cycles_per_update > 0) {
-    out += fmt::format("; {} cycles per update; bubble {:.1f}% simulated, {:.1f}% analytic",
-                       human_count(std::round(c.cycles_per_update)), 100 * c.bubble_fraction,
+    out += fmt::format("; {} cycles per update", human_count(std::round(c.cycles_per_update)));
+    // The update's share of the host round trip is not IPU time, so the chart ends before it.
+    if (t.in_cycles && c.cycles_per_update > t.span + 0.5) {
+      out += fmt::format(" ({} drawn, the rest host overhead)", human_count(std::round(t.span)));
+    }
+    out += fmt::format("; bubble {:.1f}% simulated, {:.1f}% analytic", 100 * c.bubble_fraction,
                        100 * c.analytic_bubble_fraction);
   } else {
     out += "; no cost figures";
   }
-  if (!t.in_cycles) {
+  if (!t.in_cycles && !plan.programs.ipus.empty()) {
     out += "; the instructions take no cycles, so columns are timesteps";
   }
   return out;
@@ -236,12 +275,18 @@ void draw_axis(SvgDocument& doc, const GanttTimes& t, double rows_bottom, double
     const double x = kLeft + v * scale;
     doc.line(x, kTop - 4, x, axis_y, "stroke=\"#d0d0d0\" stroke-width=\"0.6\"");
     doc.line(x, axis_y, x, axis_y + 4, "stroke=\"#333333\" stroke-width=\"1\"");
-    const std::string label = t.in_cycles ? human_count(v) : fmt::format("t{}", static_cast<int64_t>(v));
-    doc.text(t.in_cycles ? x : x + 0.5 * scale, axis_y + 16, label, "font-size=\"10\" text-anchor=\"middle\"");
+    if (t.in_cycles) {
+      doc.text(x, axis_y + 16, human_count(v), "font-size=\"10\" text-anchor=\"middle\"");
+    } else if (v + 0.5 < t.span) {
+      // Columns are labelled at their middle; the last one holds the cycle's end.
+      const std::string label = v + 1.5 < t.span ? fmt::format("t{}", static_cast<int64_t>(v)) : "end";
+      doc.text(x + 0.5 * scale, axis_y + 16, label, "font-size=\"10\" text-anchor=\"middle\"");
+    }
   }
-  doc.text(kLeft + kPlotWidth / 2, axis_y + 32,
-           t.in_cycles ? "simulated IPU cycles" : "timestep (last column: gradient reduction and weight update)",
-           "font-size=\"11\" text-anchor=\"middle\"");
+  doc.text(
+      kLeft + kPlotWidth / 2, axis_y + 32,
+      t.in_cycles ? "simulated IPU cycles" : "timestep (last column: gradient reduction and weight update)",
+      "font-size=\"11\" text-anchor=\"middle\"");
 }
 
 // Wraps onto a second line when the keys do not fit the width; the caller leaves room for two.
@@ -251,10 +296,14 @@ void draw_legend(SvgDocument& doc, double y, double width) {
     std::string fill;
     bool thin;
   };
-  const Key keys[] = {{"Forward (F m)", kForward, false},       {"Recompute (R m)", "url(#recompute)", false},
-                      {"Backward (B m)", kBackward, false},     {"Accumulate", kAccumulate, false},
-                      {"Send (top) / Recv (bottom)", kTransfer, true}, {"Infeed / Outfeed", kHostIo, true},
-                      {"Reduce replicas", kReduce, false},      {"Update weights", kUpdate, false},
+  const Key keys[] = {{"Forward (F m)", kForward, false},
+                      {"Recompute (R m)", "url(#recompute)", false},
+                      {"Backward (B m)", kBackward, false},
+                      {"Accumulate", kAccumulate, false},
+                      {"Send (top) / Recv (bottom)", kTransfer, true},
+                      {"Infeed / Outfeed", kHostIo, true},
+                      {"Reduce replicas", kReduce, false},
+                      {"Update weights", kUpdate, false},
                       {"Idle (bubble)", kIdle, false}};
   double x = 12;
   for (const Key& k : keys) {
@@ -315,16 +364,14 @@ std::string gantt_svg(const Plan& plan) {
       const BoxStyle st = box_style(in);
       const double x = kLeft + t.start[i][k] * scale;
       const double w = std::max((t.end[i][k] - t.start[i][k]) * scale, st.min_width);
-      const std::string when =
-          t.in_cycles ? fmt::format("cycles {:.0f} to {:.0f}", t.start[i][k], t.end[i][k])
-                      : fmt::format("timestep {}", in.timestep);
-      doc.rect(x, y + st.top, w, st.height,
-               fmt::format("class=\"{}\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"0.6\"", st.cls, st.fill),
-               fmt::format("IPU {}: {}, {}", i, in.str(p), when));
-      if (!st.label.empty() && w >= kCharWidth * static_cast<double>(st.label.size()) + 4) {
-        doc.text(x + w / 2, y + st.top + st.height / 2 + 3.5, st.label,
-                 fmt::format("font-size=\"10\" text-anchor=\"middle\" fill=\"{}\"", st.dark ? "#ffffff" : "#000000"));
-      }
+      const std::string when = t.in_cycles
+                                   ? fmt::format("cycles {:.0f} to {:.0f}", t.start[i][k], t.end[i][k])
+                                   : fmt::format("timestep {}", in.timestep);
+      doc.rect(
+          x, y + st.top, w, st.height,
+          fmt::format("class=\"{}\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"0.6\"", st.cls, st.fill),
+          fmt::format("IPU {}: {}, {}", i, in.str(p), when));
+      draw_label(doc, st, in, x, y, w);
     }
   }
   draw_legend(doc, legend_y, width);

@@ -44,7 +44,8 @@ struct Unit {
 };
 
 Unit unit_for(double max_bytes) {
-  constexpr Unit kUnits[] = {{1, "B"}, {1024.0, "KiB"}, {1024.0 * 1024, "MiB"}, {1024.0 * 1024 * 1024, "GiB"}};
+  constexpr Unit kUnits[] = {
+      {1, "B"}, {1024.0, "KiB"}, {1024.0 * 1024, "MiB"}, {1024.0 * 1024 * 1024, "GiB"}};
   Unit u = kUnits[0];
   for (const Unit& c : kUnits) {
     if (max_bytes >= c.bytes) {
@@ -65,7 +66,8 @@ std::string phys_label(const Plan& plan, size_t ipu) {
 std::string subtitle(const Plan& plan) {
   const PlanSettings& s = plan.settings;
   return fmt::format(
-      "{} schedule, {} IPUs per replica, accumulation {}: bytes held during each timestep (weights, optimizer "
+      "{} schedule, {} IPUs per replica, accumulation {}: bytes held during each timestep (weights, "
+      "optimizer "
       "state, accumulators, activations, I/O buffers)",
       schedule_name(s.schedule), plan.placement.pipeline.ipus_per_replica, s.accumulation_count);
 }
@@ -90,13 +92,15 @@ std::string memory_svg(const Plan& plan) {
       capacities.insert(m.capacity);
     }
   }
-  const bool capacity_on_scale = !capacities.empty() && *capacities.rbegin() <= 3 * std::max<int64_t>(peak, 1);
-  const double scale_max =
-      static_cast<double>(capacity_on_scale ? std::max(peak, *capacities.rbegin()) : std::max<int64_t>(peak, 1));
+  const bool capacity_on_scale =
+      !capacities.empty() && *capacities.rbegin() <= 3 * std::max<int64_t>(peak, 1);
+  const double scale_max = static_cast<double>(capacity_on_scale ? std::max(peak, *capacities.rbegin())
+                                                                 : std::max<int64_t>(peak, 1));
 
   const double width = kLeft + kPlotWidth + kRight;
   const double legend_y = kTop + kPlotHeight + 52;
-  const double legend_lines = static_cast<double>(std::max<size_t>(mem.size(), 1)) + (capacity_on_scale ? 0 : 1);
+  const double legend_lines =
+      static_cast<double>(std::max<size_t>(mem.size(), 1)) + (capacity_on_scale ? 0 : 1);
   const double height = legend_y + legend_lines * kLegendLine + 10;
   const std::string title = "Memory per IPU over one accumulation cycle";
   SvgDocument doc(width, height, title);
@@ -119,7 +123,8 @@ std::string memory_svg(const Plan& plan) {
   for (double v = 0; v <= top / unit.bytes + step * 1e-9; v += step) {
     const double y = y_of(v * unit.bytes);
     doc.line(kLeft, y, kLeft + kPlotWidth, y, "stroke=\"#e0e0e0\" stroke-width=\"0.6\"");
-    doc.text(kLeft - 6, y + 3.5, fmt::format("{:g} {}", v, unit.name), "font-size=\"10\" text-anchor=\"end\"");
+    doc.text(kLeft - 6, y + 3.5, fmt::format("{:g} {}", v, unit.name),
+             "font-size=\"10\" text-anchor=\"end\"");
   }
   doc.line(kLeft, kTop, kLeft, bottom, "stroke=\"#333333\" stroke-width=\"1\"");
   doc.line(kLeft, bottom, kLeft + kPlotWidth, bottom, "stroke=\"#333333\" stroke-width=\"1\"");
@@ -160,8 +165,9 @@ std::string memory_svg(const Plan& plan) {
     const int64_t ipu_peak = *std::max_element(bytes.begin(), bytes.end());
     label += fmt::format(": peak {}", human_bytes(ipu_peak));
     if (mem[i].capacity > 0) {
-      label += fmt::format(" of {} ({:.1f}%)", human_bytes(mem[i].capacity),
-                           100.0 * static_cast<double>(ipu_peak) / static_cast<double>(mem[i].capacity));
+      const double share = 100.0 * static_cast<double>(ipu_peak) / static_cast<double>(mem[i].capacity);
+      label += fmt::format(" of {} ({})", human_bytes(mem[i].capacity),
+                           share < 0.1 ? std::string("under 0.1%") : fmt::format("{:.1f}%", share));
     }
     doc.polyline(points, "class=\"ipu-memory\" " + line_style(i), label);
     doc.line(12, ly, 48, ly, line_style(i));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 #include <utility>
 
 namespace iputrain::planner {
@@ -25,12 +26,23 @@ std::string xml_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -48,17 +60,14 @@ double nice_step(double range, int ticks) {
 }
 
 std::string human_count(double value) {
-  const double a = std::abs(value);
-  if (a < 1e3) {
-    return fmt::format("{:g}", value);
+  // Three significant digits; a value that would print as 1000 of a unit moves up a unit.
+  constexpr const char* kSuffixes[] = {"", "k", "M", "G"};
+  size_t unit = 0;
+  while (unit + 1 < std::size(kSuffixes) && std::abs(value) >= 999.5) {
+    value /= 1e3;
+    ++unit;
   }
-  if (a < 1e6) {
-    return fmt::format("{:g}k", value / 1e3);
-  }
-  if (a < 1e9) {
-    return fmt::format("{:g}M", value / 1e6);
-  }
-  return fmt::format("{:g}G", value / 1e9);
+  return fmt::format("{:.3g}{}", value, kSuffixes[unit]);
 }
 
 SvgDocument::SvgDocument(double width, double height, std::string_view title) {
@@ -71,10 +80,14 @@ SvgDocument::SvgDocument(double width, double height, std::string_view title) {
       num(width), num(height), xml_escape(title));
 }
 
-void SvgDocument::defs(std::string_view markup) { out_ += fmt::format("<defs>{}</defs>\n", markup); }
+void SvgDocument::defs(std::string_view markup) {
+  out_ += fmt::format("<defs>{}</defs>\n", markup);
+}
 
-void SvgDocument::rect(double x, double y, double w, double h, std::string_view attrs, std::string_view tooltip) {
-  out_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {}", num(x), num(y), num(w), num(h), attrs);
+void SvgDocument::rect(double x, double y, double w, double h, std::string_view attrs,
+                       std::string_view tooltip) {
+  out_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {}", num(x), num(y), num(w), num(h),
+                      attrs);
   if (tooltip.empty()) {
     out_ += "/>\n";
   } else {
@@ -83,7 +96,8 @@ void SvgDocument::rect(double x, double y, double w, double h, std::string_view 
 }
 
 void SvgDocument::line(double x1, double y1, double x2, double y2, std::string_view attrs) {
-  out_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {}/>\n", num(x1), num(y1), num(x2), num(y2), attrs);
+  out_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {}/>\n", num(x1), num(y1), num(x2),
+                      num(y2), attrs);
 }
 
 void SvgDocument::polyline(const std::string& points, std::string_view attrs, std::string_view tooltip) {
@@ -104,6 +118,8 @@ std::string SvgDocument::finish() {
   return std::exchange(out_, {});
 }
 
-std::string SvgDocument::polyline_point(double x, double y) { return num(x) + "," + num(y); }
+std::string SvgDocument::polyline_point(double x, double y) {
+  return num(x) + "," + num(y);
+}
 
 }  // namespace iputrain::planner

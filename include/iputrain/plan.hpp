@@ -75,6 +75,11 @@ class Plan {
   std::string json() const;
   //! The stage graph in Graphviz DOT: stages clustered by IPU, edges carrying bytes per micro-batch.
   std::string dot() const;
+  //! The schedule of one accumulation cycle as an SVG Gantt chart: a row per IPU, forward and
+  //! backward boxes per micro-batch on the simulated clock, idle time visible.
+  std::string gantt_svg() const;
+  //! Bytes held per IPU over the timesteps of one cycle, as an SVG chart with the capacity.
+  std::string memory_svg() const;
   //! The planner's state after each pass named in PlanRequest::dump_after ("" if none).
   const std::string& dumps() const;
 

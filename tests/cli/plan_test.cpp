@@ -135,3 +135,21 @@ TEST_CASE("plan: bad formats and plans that cannot be made exit with status 2") 
   CHECK(count.status == 2);
   CHECK(has(count.out, "gradient_accumulation_count"));
 }
+
+TEST_CASE("plan: --gantt and --memory-svg draw valid SVG pictures") {
+  const auto dir = std::filesystem::temp_directory_path() / "iputrain_plan_svg_test";
+  std::filesystem::create_directories(dir);
+  const std::string gantt = (dir / "gantt.svg").string();
+  const std::string memory = (dir / "memory.svg").string();
+  const Run r = iputrain("plan " + kMnist + "../../configs/mnist_pipeline.toml --gantt " + gantt + " --memory-svg " +
+                         memory + " --format json");
+  CHECK(r.status == 0);
+  for (const std::string& path : {gantt, memory}) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    CHECK(text.str().find("<svg") != std::string::npos);
+    CHECK(std::system(("xmllint --noout " + path).c_str()) == 0);
+  }
+  std::filesystem::remove_all(dir);
+}

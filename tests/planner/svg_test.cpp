@@ -6,10 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <regex>
 
 #include "iputrain/config.hpp"
@@ -33,8 +36,10 @@ std::string mlp(int stages) {
     body += fmt::format("  stage s{0} {{ h{0} = nn.dense({1}, 16, activation = relu) }}\n", s, in);
     in = fmt::format("h{}", s);
   }
-  body += fmt::format("  stage s{} {{\n    logits = nn.dense({}, 4)\n    loss = mean(softmax_cross_entropy(logits, y))\n  }}\n",
-                      stages - 1, in);
+  body += fmt::format(
+      "  stage s{} {{\n    logits = nn.dense({}, 4)\n    loss = mean(softmax_cross_entropy(logits, y))\n  "
+      "}}\n",
+      stages - 1, in);
   return "import nn\nmodel mlp(batch: int = 4) {\n  input x: f32[batch, 16]\n  input y: i32[batch]\n" + body +
          "  minimize loss\n  output loss\n}\n";
 }
@@ -60,7 +65,8 @@ size_t count(const std::string& text, const std::string& needle) {
 size_t count_instrs(const Plan& plan, InstrKind kind) {
   size_t n = 0;
   for (const auto& program : plan.programs.ipus) {
-    n += static_cast<size_t>(std::count_if(program.begin(), program.end(), [&](const Instr& in) { return in.kind == kind; }));
+    n += static_cast<size_t>(
+        std::count_if(program.begin(), program.end(), [&](const Instr& in) { return in.kind == kind; }));
   }
   return n;
 }
@@ -102,7 +108,8 @@ uint32_t big_endian(const std::string& bytes, size_t at) {
 void check_renders(const std::string& svg, const fs::path& dir, const std::string& stem) {
   INFO("figure ", stem);
   REQUIRE_MESSAGE(have_tool("xmllint"), "xmllint is missing: install libxml2-utils (.ci/setup does)");
-  REQUIRE_MESSAGE(have_tool("rsvg-convert"), "rsvg-convert is missing: install librsvg2-bin (.ci/setup does)");
+  REQUIRE_MESSAGE(have_tool("rsvg-convert"),
+                  "rsvg-convert is missing: install librsvg2-bin (.ci/setup does)");
   CHECK(svg.find("viewBox=\"0 0 ") != std::string::npos);
   const fs::path svg_file = dir / (stem + ".svg");
   const fs::path png_file = dir / (stem + ".png");
@@ -111,7 +118,8 @@ void check_renders(const std::string& svg, const fs::path& dir, const std::strin
     out << svg;
   }
   CHECK(std::system(fmt::format("xmllint --noout '{}'", svg_file.string()).c_str()) == 0);
-  REQUIRE(std::system(fmt::format("rsvg-convert -o '{}' '{}'", png_file.string(), svg_file.string()).c_str()) == 0);
+  REQUIRE(std::system(
+              fmt::format("rsvg-convert -o '{}' '{}'", png_file.string(), svg_file.string()).c_str()) == 0);
   std::ifstream in(png_file, std::ios::binary);
   const std::string png((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   REQUIRE(png.size() > 24);
@@ -151,7 +159,8 @@ double bubble_of(const Plan& plan, const GanttTimes& t) {
 TEST_CASE("Gantt charts of a 4-stage MLP: one box per task, valid SVG rendered to PNG") {
   TempDir dir("gantt");
   for (const char* schedule : {"grouped", "interleaved", "sequential"}) {
-    CAPTURE(schedule);
+    const std::string kind = schedule;
+    CAPTURE(kind);
     const Plan plan = four_stage(schedule);
     const std::string svg = gantt_svg(plan);
     CHECK(count(svg, "class=\"fwd\"") == 4 * 8);
@@ -160,17 +169,22 @@ TEST_CASE("Gantt charts of a 4-stage MLP: one box per task, valid SVG rendered t
     CHECK(count(svg, "class=\"reduce\"") == 0);
     CHECK(count(svg, "class=\"send\"") == count_instrs(plan, InstrKind::Send));
     CHECK(count(svg, "class=\"recv\"") == count_instrs(plan, InstrKind::Recv));
-    std::string name = schedule;
+    std::string name = kind;
     name[0] = static_cast<char>(std::toupper(name[0]));
     CHECK(svg.find(name + " schedule: 4 stages on 4 IPUs, accumulation 8, 1 replica") != std::string::npos);
-    CHECK(svg.find(fmt::format("bubble {:.1f}% simulated", 100 * plan.cost.bubble_fraction)) != std::string::npos);
+    CHECK(svg.find(fmt::format("bubble {:.1f}% simulated", 100 * plan.cost.bubble_fraction)) !=
+          std::string::npos);
     for (int i = 0; i < 4; ++i) {
-      CHECK(svg.find(fmt::format(">IPU {} (phys {})</text>", i, plan.placement.physical[0][static_cast<size_t>(i)])) !=
-            std::string::npos);
+      CHECK(svg.find(fmt::format(">IPU {} (phys {})</text>", i,
+                                 plan.placement.physical[0][static_cast<size_t>(i)])) != std::string::npos);
     }
-    // Labels name the micro-batch; the boxes of this plan are wide enough to carry them.
-    CHECK(svg.find(">F7</text>") != std::string::npos);
-    CHECK(svg.find(">B0</text>") != std::string::npos);
+    // Every task box carries its micro-batch: "F7", or just "7" where the box is narrow (the
+    // sequential schedule's 64 tasks one after another).
+    CHECK(count(svg, "class=\"task-label\"") == 2 * 4 * 8);
+    if (kind != "sequential") {
+      CHECK(svg.find(">F7</text>") != std::string::npos);
+      CHECK(svg.find(">B0</text>") != std::string::npos);
+    }
     CHECK(gantt_svg(plan) == svg);
     check_renders(svg, dir.path, std::string("gantt-") + schedule);
   }
@@ -178,12 +192,14 @@ TEST_CASE("Gantt charts of a 4-stage MLP: one box per task, valid SVG rendered t
 
 TEST_CASE("the Gantt layout is the simulator's timeline: same length, same bubble, transfers in order") {
   for (const char* schedule : {"grouped", "interleaved", "sequential"}) {
-    CAPTURE(schedule);
+    const std::string kind = schedule;
+    CAPTURE(kind);
     const Plan plan = four_stage(schedule);
     const GanttTimes t = gantt_times(plan);
     REQUIRE(t.in_cycles);
     const PlanSettings& s = plan.settings;
-    const double host = s.device.host_call_cycles / static_cast<double>(s.steps_per_execution * s.repeat_count);
+    const double host =
+        s.device.host_call_cycles / static_cast<double>(s.steps_per_execution * s.repeat_count);
     CHECK(t.span == doctest::Approx(plan.cost.cycles_per_update - host));
     CHECK(bubble_of(plan, t) == doctest::Approx(plan.cost.bubble_fraction));
     CHECK(plan.cost.bubble_fraction > 0.05);  // the fill and drain the picture must show
@@ -211,6 +227,68 @@ TEST_CASE("the Gantt layout is the simulator's timeline: same length, same bubbl
   }
 }
 
+// Each instruction starts as soon as simulate.hpp's rules allow: when its IPU is free, a Recv no
+// earlier than its Send, a Send no earlier than the receive that frees a slot of its channel.
+// Returns how many Sends a full channel held back.
+size_t check_as_soon_as_allowed(const Plan& plan, const GanttTimes& t) {
+  const DevicePrograms& p = plan.programs;
+  std::vector<double> send_start(p.messages.size(), -1);
+  std::vector<double> recv_start(p.messages.size(), -1);
+  std::map<std::pair<int32_t, int32_t>, std::vector<int32_t>> sent_on;
+  for (size_t i = 0; i < p.ipus.size(); ++i) {
+    for (size_t k = 0; k < p.ipus[i].size(); ++k) {
+      const Instr& in = p.ipus[i][k];
+      if (in.kind == InstrKind::Send) {
+        send_start[static_cast<size_t>(in.message)] = t.start[i][k];
+        const Message& m = p.messages[static_cast<size_t>(in.message)];
+        sent_on[{m.from, m.to}].push_back(in.message);
+      } else if (in.kind == InstrKind::Recv) {
+        recv_start[static_cast<size_t>(in.message)] = t.start[i][k];
+      }
+    }
+  }
+  std::vector<double> freed(p.messages.size(), 0);
+  size_t held_back = 0;
+  for (const Channel& c : p.channels) {
+    const std::vector<int32_t>& order = sent_on[{c.from, c.to}];
+    for (size_t k = static_cast<size_t>(c.capacity); k < order.size(); ++k) {
+      freed[static_cast<size_t>(order[k])] =
+          recv_start[static_cast<size_t>(order[k - static_cast<size_t>(c.capacity)])];
+    }
+  }
+  for (size_t i = 0; i < p.ipus.size(); ++i) {
+    for (size_t k = 0; k < p.ipus[i].size(); ++k) {
+      const Instr& in = p.ipus[i][k];
+      double earliest = k > 0 ? t.end[i][k - 1] : 0;
+      if (in.kind == InstrKind::Recv) {
+        earliest = std::max(earliest, send_start[static_cast<size_t>(in.message)]);
+      } else if (in.kind == InstrKind::Send) {
+        const double slot = freed[static_cast<size_t>(in.message)];
+        held_back += slot > earliest ? 1 : 0;
+        earliest = std::max(earliest, slot);
+      }
+      CHECK(t.start[i][k] == doctest::Approx(earliest));
+      CHECK(t.end[i][k] == doctest::Approx(t.start[i][k] + instr_cycles(plan, in)));
+    }
+  }
+  return held_back;
+}
+
+TEST_CASE("the Gantt layout starts every instruction as soon as the simulator would") {
+  Plan plan = four_stage("grouped");
+  CHECK(check_as_soon_as_allowed(plan, gantt_times(plan)) > 0);  // the channel rule binds here
+  // With one message in flight per channel the senders wait more, and the layout still matches
+  // the simulator's cycle.
+  for (Channel& c : plan.programs.channels) {
+    c.capacity = 1;
+  }
+  const GanttTimes t = gantt_times(plan);
+  CHECK(check_as_soon_as_allowed(plan, t) > 0);
+  const PlanSettings& s = plan.settings;
+  const double host = s.device.host_call_cycles / static_cast<double>(s.steps_per_execution * s.repeat_count);
+  CHECK(t.span == doctest::Approx(simulate_plan(plan).cycles_per_update - host));
+}
+
 TEST_CASE("the sequential schedule's Gantt chart runs one task at a time") {
   const Plan plan = four_stage("sequential", 4);
   const GanttTimes t = gantt_times(plan);
@@ -233,14 +311,16 @@ TEST_CASE("the sequential schedule's Gantt chart runs one task at a time") {
 TEST_CASE("Gantt chart with recomputation and replicas") {
   TempDir dir("gantt-extra");
   const Plan recompute = plan_for(
-      2, "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n[pipeline]\ngradient_accumulation_count = 4\n");
+      2,
+      "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n[pipeline]\ngradient_accumulation_count = 4\n");
   const std::string r = gantt_svg(recompute);
   REQUIRE(count_instrs(recompute, InstrKind::Recompute) > 0);
   CHECK(count(r, "class=\"rec\"") == count_instrs(recompute, InstrKind::Recompute));
   CHECK(r.find("<pattern id=\"recompute\"") != std::string::npos);
   check_renders(r, dir.path, "recompute");
 
-  const Plan replicated = plan_for(2, "[ipu]\nauto_select_ipus = 4\n[pipeline]\ngradient_accumulation_count = 4\n");
+  const Plan replicated =
+      plan_for(2, "[ipu]\nauto_select_ipus = 4\n[pipeline]\ngradient_accumulation_count = 4\n");
   REQUIRE(replicated.placement.replicas == 2);
   const std::string g = gantt_svg(replicated);
   REQUIRE(count_instrs(replicated, InstrKind::ReduceReplicas) > 0);
@@ -330,10 +410,13 @@ TEST_CASE("figures of a plan without programs, memory or cost figures") {
   check_renders(m, dir.path, "empty-memory");
 }
 
-TEST_CASE("SVG text is escaped") {
+TEST_CASE("SVG text is escaped, axis numbers are round") {
   CHECK(xml_escape("a<b & 'c' \"d\">") == "a&lt;b &amp; &apos;c&apos; &quot;d&quot;&gt;");
   CHECK(nice_step(1234, 5) == 500);
   CHECK(nice_step(9, 8) == 2);
+  CHECK(human_count(850) == "850");
   CHECK(human_count(12500) == "12.5k");
+  CHECK(human_count(41836) == "41.8k");
+  CHECK(human_count(999999) == "1M");
   CHECK(human_count(3.2e6) == "3.2M");
 }

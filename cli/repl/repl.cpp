@@ -1,0 +1,92 @@
+// `iputrain repl MODEL CONFIG`: load once, then inspect, re-plan, sweep and step interactively.
+// On a terminal the input is edited with libedit (history, completion); otherwise commands are
+// read line by line with no prompt, so `iputrain repl ... < script.txt` gives plain output.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <optional>
+
+#include "cli/commands.hpp"
+#include "cli/repl/commands.hpp"
+#include "cli/repl/line_editor.hpp"
+#include "cli/repl/state.hpp"
+
+namespace iputrain::cli {
+
+namespace {
+
+// Errors go to stderr, after whatever the command printed, so a transcript keeps their order.
+void print_error(const std::string& message, const std::string& hint) {
+  std::fflush(stdout);
+  std::string out = "error: " + message + "\n";
+  if (!hint.empty()) {
+    out += "hint: " + hint + "\n";
+  }
+  std::fputs(out.c_str(), stderr);
+  std::fflush(stderr);
+}
+
+}  // namespace
+
+int run_repl(const CommonArgs& args) {
+  const bool interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1;
+  repl::State state(args.model, args.config, args.sets);
+  for (const std::string& w : state.model().warnings()) {
+    std::fputs(w.c_str(), stderr);
+  }
+  if (interactive) {
+    fmt::print("iputrain repl: model {} ({} parameters), config {}\n", state.model().name(),
+               state.model().parameter_count(), args.config);
+    if (state.has_plan()) {
+      const Plan& p = state.plan();
+      fmt::print("plan: {} x {} IPU{}, {} schedule, {:.0f} samples/s predicted\n", p.replicas(), p.ipus_per_replica(),
+                 p.ipus_per_replica() == 1 ? "" : "s", p.schedule(), p.samples_per_second());
+    }
+    fmt::print("`help` lists the commands; TAB completes; Ctrl-D leaves.\n");
+  }
+  if (!state.has_plan()) {
+    print_error("the config cannot be planned: " + state.plan_error(),
+                "the REPL goes on without a plan; `set` or `unset` keys to repair it");
+  }
+
+  std::optional<repl::LineEditor> editor;
+  if (interactive) {
+    editor.emplace("iputrain> ", repl::default_history_path(),
+                   [&state](const std::string& line, const std::string& word) {
+                     return repl::complete(state, line, word);
+                   });
+  }
+  bool failed = false;
+  for (;;) {
+    std::optional<std::string> line;
+    if (editor) {
+      line = editor->read();
+    } else if (std::string text; std::getline(std::cin, text)) {
+      line = std::move(text);
+    }
+    if (!line) {
+      break;
+    }
+    try {
+      if (!repl::run_line(state, *line)) {
+        break;
+      }
+    } catch (const Error& e) {
+      print_error(e.diagnostic().message, e.hint());
+      failed = true;
+    } catch (const std::exception& e) {
+      print_error(fmt::format("internal error: {}", e.what()), "this is a bug in iputrain; please report it");
+      failed = true;
+    }
+    std::fflush(stdout);
+  }
+  if (interactive) {
+    fmt::print("\n");
+  }
+  // A script learns from the status whether every command succeeded.
+  return failed && !interactive ? 1 : 0;
+}
+
+}  // namespace iputrain::cli
