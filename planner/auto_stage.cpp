@@ -21,6 +21,7 @@ bool is_leaf(const ir::Node& n) { return ir::op_def(n.op).forward == nullptr; }
 struct Sequence {
   std::vector<ir::ValueId> nodes;
   std::vector<double> cost;         // per node: forward cycles, x3 when the backward pass runs it too
+  std::vector<double> memory;       // per node: bytes of the parameters it is the first user of
   std::vector<int64_t> crossing;    // per cut k (between nodes k and k + 1): bytes of values crossing it
   std::vector<bool> cuttable;       // per cut k: no parameter has users on both sides
 };
@@ -54,6 +55,13 @@ Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
     }
     // Backward ops cost about twice their forward op (a matmul's two gradient matmuls).
     seq.cost.push_back(op_cycles(g, id, device) * (trained[static_cast<size_t>(id)] ? 3.0 : 1.0));
+  }
+  seq.memory.assign(seq.nodes.size(), 0.0);
+  for (ir::ValueId p : g.params) {
+    const int32_t first = first_use[static_cast<size_t>(p)];
+    if (first < static_cast<int32_t>(seq.nodes.size())) {
+      seq.memory[static_cast<size_t>(first)] += static_cast<double>(g.type(p).bytes());
+    }
   }
 
   const size_t cuts = seq.nodes.empty() ? 0 : seq.nodes.size() - 1;
@@ -92,19 +100,32 @@ Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
 // The cuts of the fewest stages whose costs stay within `limit`, each stage running to the last
 // cut that keeps it there (greedy is optimal for a fixed limit); nullopt if a node alone, or an
 // uncuttable run of nodes, costs more than `limit`.
-std::optional<std::vector<size_t>> greedy_cuts(const std::vector<double>& done, const std::vector<bool>& cuttable,
-                                                double limit) {
+// Prefix sums of cost and of parameter memory, and the per-stage memory limit.
+struct Prefix {
+  std::vector<double> cost;
+  std::vector<double> memory;
+  double memory_limit = 0;  // 0 = none
+
+  bool fits(size_t k, double cost_base, double memory_base, double limit) const {
+    return cost[k] - cost_base <= limit && (memory_limit <= 0 || memory[k] - memory_base <= memory_limit);
+  }
+};
+
+std::optional<std::vector<size_t>> greedy_cuts(const Prefix& pre, const std::vector<bool>& cuttable, double limit) {
+  const std::vector<double>& done = pre.cost;
   std::vector<size_t> cuts;
   double base = 0;       // cost done before the current stage
+  double mem_base = 0;   // parameter bytes before the current stage
   int64_t last_ok = -1;  // the latest cut seen that keeps the current stage within the limit
   for (size_t k = 0; k < done.size(); ++k) {
-    if (done[k] - base > limit) {
+    if (!pre.fits(k, base, mem_base, limit)) {
       if (last_ok < 0 || done[static_cast<size_t>(last_ok)] <= base) {
         return std::nullopt;
       }
       cuts.push_back(static_cast<size_t>(last_ok));
       base = done[static_cast<size_t>(last_ok)];
-      if (done[k] - base > limit) {
+      mem_base = pre.memory[static_cast<size_t>(last_ok)];
+      if (!pre.fits(k, base, mem_base, limit)) {
         return std::nullopt;
       }
     }
@@ -130,30 +151,50 @@ struct Score {
 // have, by bisection; then, among the splits whose every stage costs at most 5% more than B, the
 // best Score (a dynamic programme over cut positions, with a sliding window minimum since a stage
 // may only span so much cost).
-std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages) {
+std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages, double memory_limit) {
   if (stages == 1) {
     return {};
   }
   const size_t n = seq.cost.size();
-  std::vector<double> done(n);  // cost of nodes 0..k
+  Prefix pre;
+  pre.memory_limit = memory_limit;
+  std::vector<double>& done = pre.cost;  // cost of nodes 0..k
+  done.resize(n);
+  pre.memory.resize(n);
   double total = 0;
   double largest = 0;
+  double bytes = 0;
   for (size_t k = 0; k < n; ++k) {
     total += seq.cost[k];
     largest = std::max(largest, seq.cost[k]);
     done[k] = total;
+    bytes += seq.memory[k];
+    pre.memory[k] = bytes;
   }
   double lo = std::max(total / stages, largest);
   double hi = total;
+  if (memory_limit > 0) {
+    const auto cuts = greedy_cuts(pre, seq.cuttable, total);
+    if (!cuts || cuts->size() >= static_cast<size_t>(stages)) {
+      throw Error(ErrorKind::Plan,
+                  fmt::format("automatic staging cannot split the model into {} stages whose weights, gradients and "
+                              "optimizer state ({} bytes in all) fit {} bytes per IPU",
+                              stages, static_cast<int64_t>(bytes), static_cast<int64_t>(memory_limit)),
+                  {},
+                  fmt::format("raise pipeline.auto_stages (at least {} needed by weight memory alone), or offload the "
+                              "optimizer state (pipeline.offload_weight_update_variables)",
+                              cuts ? cuts->size() + 1 : static_cast<size_t>(bytes / memory_limit) + 1));
+    }
+  }
   for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
     const double mid = 0.5 * (lo + hi);
-    const auto cuts = greedy_cuts(done, seq.cuttable, mid);
+    const auto cuts = greedy_cuts(pre, seq.cuttable, mid);
     (cuts && cuts->size() < static_cast<size_t>(stages) ? hi : lo) = mid;
   }
   const double limit = hi * 1.05;
   // Where the cuts of a split with bottleneck B lie; an even split where that needs fewer stages.
   std::vector<double> target(static_cast<size_t>(stages));
-  const std::vector<size_t> balanced = greedy_cuts(done, seq.cuttable, hi).value_or(std::vector<size_t>{});
+  const std::vector<size_t> balanced = greedy_cuts(pre, seq.cuttable, hi).value_or(std::vector<size_t>{});
   for (size_t j = 1; j < target.size(); ++j) {
     target[j] = balanced.size() + 1 == target.size() ? done[balanced[j - 1]] : total * static_cast<double>(j) / stages;
   }
@@ -167,7 +208,7 @@ std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages) {
                                                       std::vector<std::optional<Score>>(cuts));
   std::vector<std::vector<int32_t>> from(static_cast<size_t>(stages), std::vector<int32_t>(cuts, -1));
   for (size_t k = 0; k < cuts; ++k) {
-    if (seq.cuttable[k] && done[k] <= limit) {
+    if (seq.cuttable[k] && pre.fits(k, 0, 0, limit)) {
       best[1][k] = cut_score(1, k);
     }
   }
@@ -185,7 +226,7 @@ std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages) {
         }
         window.push_back(next);
       }
-      while (window.size() > head && done[k] - done[window[head]] > limit) {
+      while (window.size() > head && !pre.fits(k, done[window[head]], pre.memory[window[head]], limit)) {
         ++head;
       }
       if (seq.cuttable[k] && window.size() > head) {
@@ -197,7 +238,8 @@ std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages) {
   size_t last = cuts;
   const auto& final_cuts = best[static_cast<size_t>(stages - 1)];
   for (size_t k = 0; k < cuts; ++k) {
-    if (final_cuts[k] && total - done[k] <= limit && (last == cuts || *final_cuts[k] < *final_cuts[last])) {
+    const bool tail_fits = total - done[k] <= limit && (memory_limit <= 0 || bytes - pre.memory[k] <= memory_limit);
+    if (final_cuts[k] && tail_fits && (last == cuts || *final_cuts[k] < *final_cuts[last])) {
       last = k;
     }
   }
@@ -224,7 +266,7 @@ std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages) {
 
 }  // namespace
 
-void auto_stage(ir::Graph& g, int32_t stages, const DeviceModel& device) {
+void auto_stage(ir::Graph& g, int32_t stages, const DeviceModel& device, double bytes_per_weight_byte) {
   for (const ir::Node& n : g.nodes()) {
     if (n.phase != ir::Phase::Forward) {
       throw Error(ErrorKind::Internal, "automatic staging ran after the backward graph was built", {},
@@ -238,7 +280,12 @@ void auto_stage(ir::Graph& g, int32_t stages, const DeviceModel& device) {
                             seq.nodes.size(), seq.nodes.size() == 1 ? "" : "s", stages),
                 {}, fmt::format("set pipeline.auto_stages between 1 and {}", std::max<size_t>(1, seq.nodes.size())));
   }
-  const std::vector<size_t> cuts = choose_cuts(seq, stages);
+  Sequence scaled = seq;
+  for (double& m : scaled.memory) {
+    m *= bytes_per_weight_byte;
+  }
+  const double limit = bytes_per_weight_byte > 0 ? static_cast<double>(device.memory_bytes()) : 0.0;
+  const std::vector<size_t> cuts = choose_cuts(scaled, stages, limit);
 
   std::vector<int32_t> stage_of(static_cast<size_t>(g.size()), -1);
   int32_t stage = 0;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/optim_slots.hpp"
 #include "frontend/config/rules.hpp"
 #include "planner/auto_stage.hpp"
 #include "planner/autodiff.hpp"
@@ -112,7 +113,12 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   // `pipeline.auto_stages` replaces the model's stages by balanced ones before anything is placed.
   passes.run("auto-stage", [&] {
     if (config.pipeline.auto_stages > 0) {
-      auto_stage(plan.graph, static_cast<int32_t>(config.pipeline.auto_stages), DeviceModel::from_config(config.device));
+      // Each stage must hold its weights, one gradient accumulator and the optimizer's state;
+      // activations depend on the schedule and are checked by the memory pass.
+      const bool offloaded = config.pipeline.offload_weight_update_variables.value_or(false);
+      const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_slots(config.optimizer));
+      auto_stage(plan.graph, static_cast<int32_t>(config.pipeline.auto_stages), DeviceModel::from_config(config.device),
+                 per_weight_byte);
     }
   });
   // Stages to IPUs, replicas, physical IPU order; the config's pipeline rules checked against the model.

@@ -141,3 +141,37 @@ TEST_CASE("pipeline.auto_stages stages a model for make_plan") {
   CHECK(plan.memory.size() == 4);
   CHECK(plan.cost.bubble_fraction > 0);
 }
+
+TEST_CASE("auto_stage keeps every stage's weights, gradients and optimizer state within one IPU") {
+  // 8 layers of 256 x 256 weights (256 KiB + bias each); an IPU of 1 MiB holds 4 layers' weights
+  // but only one layer with its gradient and two optimizer copies (4 x 257 KiB).
+  DeviceModel small = DeviceModel::ipu2();
+  small.tiles = 4;
+  small.bytes_per_tile = 256 * 1024 + 4096;
+  const Graph ref = mlp(8);
+  {
+    Graph g = ref;
+    auto_stage(g, 8, small, 4.0);  // one layer per stage fits
+    check_stage_rule(g);
+    std::vector<int64_t> weights(g.stages.size(), 0);
+    for (ValueId p : g.params) {
+      weights[static_cast<size_t>(g.node(p).stage)] += static_cast<int64_t>(g.type(p).bytes());
+    }
+    for (int64_t w : weights) {
+      CHECK(4 * w <= small.memory_bytes());
+    }
+  }
+  {
+    Graph g = ref;
+    try {
+      auto_stage(g, 4, small, 4.0);  // two layers per stage would be needed: too big
+      FAIL("a split that cannot fit was accepted");
+    } catch (const iputrain::Error& e) {
+      CHECK(std::string(e.what()).find("fit") != std::string::npos);
+      CHECK(e.hint().find("at least 8") != std::string::npos);
+    }
+  }
+  Graph g = ref;
+  auto_stage(g, 4, small, 0.0);  // without the memory limit the same split is balanced by cost alone
+  CHECK(g.stages.size() == 4);
+}
