@@ -45,7 +45,8 @@ void Sampler::batch_indices(int64_t step, int64_t* out) {
 }
 
 Infeed::Infeed(const data::Dataset& dataset, std::vector<size_t> field_indices, int64_t batch,
-               Sampler sampler, int64_t first_step, int64_t steps, int64_t prefetch_depth, BatchOrder order)
+               Sampler sampler, int64_t first_step, int64_t steps, int64_t prefetch_depth, BatchOrder order,
+               Track* track, const Recorder* clock)
     : dataset_(dataset),
       fields_(std::move(field_indices)),
       batch_(batch),
@@ -53,6 +54,8 @@ Infeed::Infeed(const data::Dataset& dataset, std::vector<size_t> field_indices, 
       first_step_(first_step),
       steps_(steps),
       order_(order),
+      track_(track),
+      clock_(clock),
       slots_(static_cast<size_t>(std::max<int64_t>(1, prefetch_depth))),
       indices_(static_cast<size_t>(batch)) {
   for (Batch& b : slots_) {
@@ -83,6 +86,7 @@ void Infeed::produce() {
         }
       }
       // The slot is ours until produced_ is bumped: the consumer never touches unproduced slots.
+      const double begin = track_ != nullptr ? clock_->now_us() : 0;
       Batch& b = slots_[static_cast<size_t>(i) % slots_.size()];
       b.step = order_.batch(first_step_, i);
       sampler_.batch_indices(b.step, indices_.data());
@@ -92,6 +96,10 @@ void Infeed::produce() {
         for (int64_t s = 0; s < batch_; ++s) {
           dataset_.read(indices_[static_cast<size_t>(s)], fields_[k], dst + static_cast<size_t>(s) * bytes);
         }
+      }
+      if (track_ != nullptr) {
+        track_->events.push_back(TraceEvent{planner::InstrKind::Infeed, -1, i % order_.group,
+                                            first_step_ + i / order_.group, begin, clock_->now_us(), 0, 0});
       }
       {
         std::lock_guard lock(mu_);

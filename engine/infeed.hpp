@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/cluster/recorder.hpp"
 #include "engine/data/dataset.hpp"
 
 namespace iputrain::engine {
@@ -56,7 +57,8 @@ class Infeed {
   //! first+steps-1); `field_indices` picks the dataset fields in the order the device wants them.
   //! Starts the thread immediately.
   Infeed(const data::Dataset& dataset, std::vector<size_t> field_indices, int64_t batch, Sampler sampler,
-         int64_t first_step, int64_t steps, int64_t prefetch_depth, BatchOrder order = {});
+         int64_t first_step, int64_t steps, int64_t prefetch_depth, BatchOrder order = {},
+         Track* track = nullptr, const Recorder* clock = nullptr);
   ~Infeed();
   Infeed(const Infeed&) = delete;
   Infeed& operator=(const Infeed&) = delete;
@@ -76,6 +78,8 @@ class Infeed {
   int64_t first_step_;
   int64_t steps_;
   BatchOrder order_;
+  Track* track_;  // when tracing: one event per batch prepared (written by the feed thread only)
+  const Recorder* clock_;
 
   std::vector<Batch> slots_;
   std::vector<int64_t> indices_;

@@ -33,7 +33,6 @@ std::string value_of(const Config& config, const std::string& key) {
 // Applies `overrides` and reports the change of `key` and of the plan.
 void change(State& state, std::vector<Override> overrides, const std::string& key) {
   const std::string before = value_of(state.config(), key);
-  const bool had_plan = state.has_plan();
   const int64_t steps = state.steps_done();
   const bool dropped = state.apply(std::move(overrides));
   const std::string after = value_of(state.config(), key);
@@ -48,9 +47,10 @@ void change(State& state, std::vector<Override> overrides, const std::string& ke
   }
   if (!state.has_plan()) {
     fmt::print("{}re-planning failed; the change is kept (`unset {}` undoes it):\n", out, key);
-    state.plan();  // throws the planner's error
+    state.throw_plan_failure();
   }
-  if (had_plan) {
+  // After a failed plan, `previous` is the last plan that worked: compare against it.
+  if (state.previous_plan()) {
     out += plan_diff(*state.previous_plan(), state.plan());
   } else {
     out += fmt::format("planned: {:.0f} samples/s predicted\n", state.plan().samples_per_second());

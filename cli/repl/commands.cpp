@@ -42,9 +42,13 @@ const Command* find_command(const std::string& name) {
 bool cmd_help(State&, const Args& args) {
   expect_words(args, 0, 1, "help [COMMAND]");
   if (args.words.empty()) {
+    size_t width = 0;
+    for (const Command& c : commands()) {
+      width = std::max(width, c.usage.size());
+    }
     std::string out = "commands:\n";
     for (const Command& c : commands()) {
-      out += fmt::format("  {:<30} {}\n", c.usage, c.summary);
+      out += fmt::format("  {:<{}}  {}\n", c.usage, width, c.summary);
     }
     out += "`help COMMAND` tells more; TAB completes commands, config keys and names.\n";
     fmt::print("{}", out);

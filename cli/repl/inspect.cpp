@@ -93,7 +93,7 @@ void show_ipu(const State& state, const std::string& text) {
   if (!contributors.empty()) {
     out += "  largest at the peak:\n";
     for (size_t i = 0; i < contributors.size() && i < 5; ++i) {
-      out += fmt::format("    {:<40} {:>10}\n", contributors[i].first, planner::human_bytes(contributors[i].second));
+      out += fmt::format("    {:>10}  {}\n", planner::human_bytes(contributors[i].second), contributors[i].first);
     }
   }
   fmt::print("{}", out);
@@ -116,6 +116,7 @@ bool cmd_show(State& state, const Args& args) {
   } else if (topic == "ir") {
     fmt::print("{}", state.model().ir_text());
   } else if (topic == "plan") {
+    state.throw_plan_failure();
     fmt::print("{}", state.plan().text());
   } else if (topic == "stage") {
     show_stage(state, args.words[1]);

@@ -67,6 +67,9 @@ int run_repl(const CommonArgs& args) {
       line = std::move(text);
     }
     if (!line) {
+      if (interactive) {
+        fmt::print("\n");  // end the prompt's line after Ctrl-D
+      }
       break;
     }
     try {
@@ -81,9 +84,6 @@ int run_repl(const CommonArgs& args) {
       failed = true;
     }
     std::fflush(stdout);
-  }
-  if (interactive) {
-    fmt::print("\n");
   }
   // A script learns from the status whether every command succeeded.
   return failed && !interactive ? 1 : 0;

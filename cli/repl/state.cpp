@@ -68,9 +68,16 @@ void State::replan() {
 
 const Plan& State::plan() const {
   if (!plan_) {
-    throw *plan_failure_;
+    throw Error(ErrorKind::Plan, "there is no plan: " + plan_error_, {},
+                "`set` or `unset` keys to repair it; `show plan` repeats the planner's error");
   }
   return *plan_;
+}
+
+void State::throw_plan_failure() const {
+  if (plan_failure_) {
+    throw *plan_failure_;
+  }
 }
 
 Session& State::session() {

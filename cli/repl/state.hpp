@@ -31,8 +31,11 @@ class State {
   const std::string& config_path() const { return config_path_; }
   const std::vector<Override>& overrides() const { return overrides_; }
 
-  //! The current plan; throws the error that prevented it (Error(Plan), …) when there is none.
+  //! The current plan; throws a short Error(Plan) naming the failure when there is none (the full
+  //! error was printed when planning failed; throw_plan_failure() repeats it).
   const Plan& plan() const;
+  //! Throws the planner's full error of the last planning attempt; does nothing if it succeeded.
+  void throw_plan_failure() const;
   bool has_plan() const { return plan_.has_value(); }
   //! First line of the error of the last planning attempt ("" if it succeeded).
   const std::string& plan_error() const { return plan_error_; }

@@ -39,7 +39,8 @@ struct Outcome {
 };
 
 Outcome plan_one(const State& state, const std::vector<SweepAxis>& axes, const std::vector<std::string>& values) {
-  Outcome o{values};
+  Outcome o;
+  o.values = values;
   std::vector<std::string> sets;
   for (size_t k = 0; k < axes.size(); ++k) {
     sets.push_back(axes[k].key + "=" + values[k]);

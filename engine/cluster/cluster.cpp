@@ -73,6 +73,14 @@ Cluster::Cluster(const planner::Plan& plan, const Config& config)
     s.reduce_meet.push_back(std::make_unique<Rendezvous>(s.replicas));
   }
   s.trees.resize(static_cast<size_t>(s.ipus));
+  std::vector<std::string> names;
+  for (int32_t r = 0; r < s.replicas; ++r) {
+    for (int32_t i = 0; i < s.ipus; ++i) {
+      names.push_back(fmt::format("IPU {} (replica {}, ipu {})",
+                                  plan.placement.physical[static_cast<size_t>(r)].at(static_cast<size_t>(i)), r, i));
+    }
+  }
+  s.detector = std::make_unique<StallDetector>(&plan.programs, std::move(names));
   for (int32_t r = 0; r < s.replicas; ++r) {
     for (int32_t i = 0; i < s.ipus; ++i) {
       workers_.push_back(std::make_unique<Worker>(s, r, i));
@@ -138,9 +146,10 @@ void Cluster::open_feeds(const FeedSource& source, int64_t first_update, int64_t
     }
     // Replica r's micro-batch m of update u is batch (u R + r) A + m of the stream.
     const BatchOrder order{s.micro_batches, s.replicas, w->replica()};
+    Track* track = w->keep_events() ? &shared_->recorder.track(w->feed_track()) : nullptr;
     feeds_.push_back(std::make_unique<Infeed>(*source.dataset, std::move(fields), s.micro_batch_size, source.sampler,
-                                              first_update, updates * s.micro_batches,
-                                              s.prefetch_depth, order));
+                                              first_update, updates * s.micro_batches, s.prefetch_depth, order,
+                                              track, &shared_->recorder));
     w->set_feed(feeds_.back().get());
   }
 }
@@ -164,6 +173,7 @@ void Cluster::execute(int64_t first, int64_t count) {
   first_ = first;
   count_ = count;
   running_ = workers_.size();
+  shared_->detector->start();
   ++generation_;
   go_.notify_all();
   done_.wait(lock, [&] { return running_ == 0; });
@@ -221,6 +231,10 @@ void Cluster::work(Worker& w) {
     }
     try {
       w.run(first, count);
+      const std::string stall = shared_->detector->done(w.replica() * shared_->ipus + w.ipu());
+      if (!stall.empty()) {
+        throw Error(ErrorKind::Internal, stall, {}, "the IPUs' programs wait for each other; please report this plan");
+      }
     } catch (const Aborted&) {
       // Another worker failed and woke everyone; its error is the one reported.
     } catch (...) {
@@ -276,6 +290,7 @@ RunReport Cluster::report() const {
   const ClusterShared& s = *shared_;
   RunReport r;
   r.analytic_bubble = s.plan.cost.analytic_bubble_fraction;
+  r.planned_bubble = s.plan.cost.bubble_fraction;
   r.planned_cycles_per_update = s.plan.cost.cycles_per_update;
   r.ipus.resize(workers_.size());
   double sim_max = 0;
@@ -300,8 +315,9 @@ RunReport Cluster::report() const {
   r.updates = updates_;
   r.simulated_seconds = sim_max / s.plan.settings.device.clock_hz;
   r.simulated_cycles_per_update = updates_ > 0 ? sim_max / static_cast<double>(updates_) : 0;
-  r.measured_bubble = window_ > 0 ? 1.0 - task_busy_ / window_ : 0;
-  r.simulated_bubble = sim_window_ > 0 ? 1.0 - sim_task_busy_ / sim_window_ : 0;
+  // Clamped: with no idle time at all the quotient can exceed 1 by a rounding error.
+  r.measured_bubble = window_ > 0 ? std::max(0.0, 1.0 - task_busy_ / window_) : 0;
+  r.simulated_bubble = sim_window_ > 0 ? std::max(0.0, 1.0 - sim_task_busy_ / sim_window_) : 0;
   return r;
 }
 

@@ -56,6 +56,7 @@ class Cluster {
   std::vector<int64_t> bytes_allocated() const;
 
   //! Streams the samples of updates first .. first + updates - 1 into the replicas' infeeds.
+  //! The dataset must outlive the feeds (until close_feeds() or the cluster's end).
   void open_feeds(const FeedSource& source, int64_t first_update, int64_t updates);
   void close_feeds();
   //! Runs weight updates first .. first + count - 1 on every IPU (count <=

@@ -34,9 +34,11 @@ void add_into(void* dst, DType dtype, const void* src, DType src_dtype, int64_t 
     }
     return;
   }
+  // A leaf (f32) is rounded to half as if stored first: every plan rounds at the same places.
   Half* d = static_cast<Half*>(dst);
   for (int64_t i = 0; i < n; ++i) {
-    d[i] = Half(static_cast<float>(d[i]) + load(src, src_dtype, i));
+    const float x = src_dtype == DType::F32 ? static_cast<float>(Half(load(src, src_dtype, i))) : load(src, src_dtype, i);
+    d[i] = Half(static_cast<float>(d[i]) + x);
   }
 }
 

@@ -62,6 +62,9 @@ void HostOutfeed::enqueue(size_t k, int32_t replica, int64_t local_update, int64
 
 void HostOutfeed::commit(int64_t updates) {
   const int64_t enqueues = spec_.accumulate ? updates : updates * micro_batches_;
+  if (enqueues == 0) {
+    return;
+  }
   std::lock_guard lock(mu_);
   for (Stream& s : streams_) {
     const int64_t element_floats = replicas_ * s.numel;

@@ -12,6 +12,25 @@ namespace iputrain::engine {
 namespace {
 constexpr size_t kAlign = 64;
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
+
+// Registers a waiter with its detector; throws if its sleep would be a deadlock.
+void register_wait(const WaitContext& wait) {
+  if (wait.detector == nullptr) {
+    return;
+  }
+  const std::string stall = wait.detector->block(wait.worker, wait.at);
+  if (!stall.empty()) {
+    throw Error(ErrorKind::Internal, stall, {},
+                "the plan's links hold fewer messages than its schedule needs; please report this plan");
+  }
+}
+
+void wake(WaitContext& waiting) {
+  if (waiting.detector != nullptr) {
+    waiting.detector->wake(waiting.worker);
+  }
+  waiting = WaitContext{};
+}
 }  // namespace
 
 void Mailbox::Free::operator()(std::byte* p) const { std::free(p); }
@@ -30,8 +49,12 @@ Mailbox::Mailbox(int32_t capacity, int64_t slot_bytes)
   }
 }
 
-Mailbox::Slot& Mailbox::begin_send() {
+Mailbox::Slot& Mailbox::begin_send(const WaitContext& wait) {
   std::unique_lock lock(mu_);
+  if (!aborted_ && in_flight_ == capacity()) {
+    register_wait(wait);
+    sender_waiting_ = wait;
+  }
   not_full_.wait(lock, [&] { return aborted_ || in_flight_ < capacity(); });
   if (aborted_) {
     throw Aborted{};
@@ -48,21 +71,31 @@ void Mailbox::end_send(Slot& slot, int64_t tag, double sim_sent) {
     slot.tag = tag;
     slot.sim_sent = sim_sent;
     state_[static_cast<size_t>(&slot - slots_.data())] = State::Full;
+    if (receiver_tag_ == tag) {
+      wake(receiver_waiting_);
+      receiver_tag_ = -1;
+    }
   }
   arrived_.notify_all();
 }
 
-Mailbox::Slot& Mailbox::begin_recv(int64_t tag) {
+Mailbox::Slot& Mailbox::begin_recv(int64_t tag, const WaitContext& wait) {
   std::unique_lock lock(mu_);
   size_t found = slots_.size();
-  arrived_.wait(lock, [&] {
+  const auto there = [&] {
     for (found = 0; found < slots_.size(); ++found) {
       if (state_[found] == State::Full && slots_[found].tag == tag) {
         break;
       }
     }
     return aborted_ || found < slots_.size();
-  });
+  };
+  if (!there()) {
+    register_wait(wait);
+    receiver_waiting_ = wait;
+    receiver_tag_ = tag;
+  }
+  arrived_.wait(lock, there);
   if (aborted_) {
     throw Aborted{};
   }
@@ -74,6 +107,7 @@ void Mailbox::end_recv(Slot& slot, double sim_freed) {
   {
     std::lock_guard lock(mu_);
     slot.sim_freed = sim_freed;
+    wake(sender_waiting_);
     state_[static_cast<size_t>(&slot - slots_.data())] = State::Free;
     slot.tag = -1;
     --in_flight_;
@@ -98,6 +132,9 @@ void Mailbox::reset() {
   }
   in_flight_ = 0;
   aborted_ = false;
+  sender_waiting_ = WaitContext{};
+  receiver_waiting_ = WaitContext{};
+  receiver_tag_ = -1;
 }
 
 int32_t Mailbox::peak_in_flight() const {

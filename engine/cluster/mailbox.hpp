@@ -11,6 +11,8 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/cluster/stall_detector.hpp"
+
 namespace iputrain::engine {
 
 //! Thrown out of a wait when the cluster is being torn down after an error elsewhere.
@@ -27,12 +29,13 @@ class Mailbox {
 
   Mailbox(int32_t capacity, int64_t slot_bytes);
 
-  //! Blocks until a slot is free and hands it to the sender to fill.
-  Slot& begin_send();
+  //! Blocks until a slot is free and hands it to the sender to fill. With a detector in `wait`,
+  //! throws Error(Internal) instead of sleeping when the wait would complete a deadlock.
+  Slot& begin_send(const WaitContext& wait = {});
   //! Publishes the slot filled since begin_send() as message `tag`.
   void end_send(Slot& slot, int64_t tag, double sim_sent);
   //! Blocks until message `tag` is in the mailbox and hands its slot to the receiver.
-  Slot& begin_recv(int64_t tag);
+  Slot& begin_recv(int64_t tag, const WaitContext& wait = {});
   //! Frees the slot read since begin_recv(); its next sender may start no earlier than `sim_freed`.
   void end_recv(Slot& slot, double sim_freed);
 
@@ -62,6 +65,10 @@ class Mailbox {
   int32_t in_flight_ = 0;  // Writing, Full or Reading
   int32_t peak_ = 0;
   bool aborted_ = false;
+  // The sender and receiver asleep, if any (one of each per link).
+  WaitContext sender_waiting_;
+  WaitContext receiver_waiting_;
+  int64_t receiver_tag_ = -1;
 };
 
 }  // namespace iputrain::engine

@@ -3,16 +3,18 @@
 #include <algorithm>
 
 #include "engine/cluster/mailbox.hpp"
+#include "iputrain/error.hpp"
 
 namespace iputrain::engine {
 
 Rendezvous::Rendezvous(int32_t parties) : parties_(parties) {
+  waiting_.reserve(static_cast<size_t>(parties));
   for (auto& v : values_) {
     v.assign(static_cast<size_t>(parties), 0.0);
   }
 }
 
-Rendezvous::Met Rendezvous::arrive(int32_t who, double value, double sim) {
+Rendezvous::Met Rendezvous::arrive(int32_t who, double value, double sim, const WaitContext& wait) {
   std::unique_lock lock(mu_);
   if (aborted_) {
     throw Aborted{};
@@ -27,9 +29,20 @@ Rendezvous::Met Rendezvous::arrive(int32_t who, double value, double sim) {
   if (++arrived_ == parties_) {
     arrived_ = 0;
     ++generation_;
+    for (const WaitContext& w : waiting_) {
+      w.detector->wake(w.worker);
+    }
+    waiting_.clear();
     lock.unlock();
     cv_.notify_all();
   } else {
+    if (wait.detector != nullptr) {
+      const std::string stall = wait.detector->block(wait.worker, wait.at);
+      if (!stall.empty()) {
+        throw Error(ErrorKind::Internal, stall, {}, "the IPUs' programs wait for each other; please report this plan");
+      }
+      waiting_.push_back(wait);
+    }
     cv_.wait(lock, [&] { return aborted_ || generation_ != gen; });
     if (generation_ == gen) {
       throw Aborted{};
@@ -50,6 +63,7 @@ void Rendezvous::reset() {
   std::lock_guard lock(mu_);
   arrived_ = 0;
   aborted_ = false;
+  waiting_.clear();
 }
 
 }  // namespace iputrain::engine

@@ -10,6 +10,8 @@
 #include <mutex>
 #include <vector>
 
+#include "engine/cluster/stall_detector.hpp"
+
 namespace iputrain::engine {
 
 class Rendezvous {
@@ -22,8 +24,8 @@ class Rendezvous {
   };
 
   //! Posts `value` and `sim` as participant `who` and blocks until all parties have arrived.
-  //! Throws Aborted after abort().
-  Met arrive(int32_t who, double value, double sim);
+  //! Throws Aborted after abort(), Error(Internal) if its wait would complete a deadlock.
+  Met arrive(int32_t who, double value, double sim, const WaitContext& wait = {});
 
   void abort();
   void reset();
@@ -40,6 +42,7 @@ class Rendezvous {
   std::array<std::vector<double>, 2> values_;
   std::array<double, 2> latest_{0, 0};
   bool aborted_ = false;
+  std::vector<WaitContext> waiting_;  // the parties asleep in this generation
 };
 
 }  // namespace iputrain::engine

@@ -25,6 +25,11 @@ bool is_task(InstrKind k) { return k == InstrKind::Forward || k == InstrKind::Re
 // Kernel work, for busy time and utilisation: tasks, gradient sums and the weight update.
 bool is_busy(InstrKind k) { return is_task(k) || k == InstrKind::Accumulate || k == InstrKind::UpdateWeights; }
 
+// The pipelined part of a cycle, where the bubble is measured: every instruction but the
+// reduction and the update (a task's transfers and accumulation count as its work), as the
+// planner's cycle model counts it (planner/simulate.cpp).
+bool in_pipeline(InstrKind k) { return k != InstrKind::ReduceReplicas && k != InstrKind::UpdateWeights; }
+
 double scalar_mean(const ir::Tensor& t) {
   const int64_t n = t.numel();
   double sum = 0;
@@ -44,6 +49,17 @@ const std::vector<ir::ValueId>& task_nodes(const planner::StagePrograms& sp, Ins
 
 }  // namespace
 
+int32_t feeding_ipus(const planner::Plan& plan) {
+  int32_t n = 0;
+  for (const auto& program : plan.programs.ipus) {
+    n += std::any_of(program.begin(), program.end(),
+                     [](const planner::Instr& in) { return in.kind == InstrKind::Infeed; })
+             ? 1
+             : 0;
+  }
+  return n;
+}
+
 ClusterShared::ClusterShared(const planner::Plan& p, const Config& c)
     : plan(p),
       config(c),
@@ -54,7 +70,7 @@ ClusterShared::ClusterShared(const planner::Plan& p, const Config& c)
       max_updates(std::max<int64_t>(1, c.training.steps_per_execution) * std::max<int64_t>(1, c.pipeline.repeat_count)),
       // Without prefetching the host prepares each micro-batch only when the last one is taken.
       prefetch_depth(c.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, c.data.prefetch_depth) : 1),
-      recorder(p.num_ipus(), 0, false) {}
+      recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {}
 
 Mailbox& ClusterShared::mailbox(int32_t replica, int32_t from, int32_t to) const {
   const auto it = channel_index.find({from, to});
@@ -69,6 +85,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
       plan_(shared.plan),
       replica_(replica),
       ipu_(ipu),
+      index_(replica * shared.ipus + ipu),
       physical_(shared.plan.placement.physical.at(static_cast<size_t>(replica)).at(static_cast<size_t>(ipu))),
       memory_(physical_, shared.plan.graph, shared.plan.programs.buffers.at(static_cast<size_t>(ipu))) {
   const ir::Graph& g = plan_.graph;
@@ -122,6 +139,18 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   gauge_.set_fixed(fixed_.total());
   track_ = &shared.recorder.track(physical_);
   track_->name = fmt::format("IPU {} (replica {}, ipu {})", physical_, replica, ipu);
+  if (!infeed_inputs_.empty()) {
+    // Feed tracks follow the IPU tracks, per replica in IPU order.
+    int32_t k = 0;
+    for (int32_t i = 0; i < ipu; ++i) {
+      const auto& prog = plan_.programs.ipus[static_cast<size_t>(i)];
+      k += std::any_of(prog.begin(), prog.end(), [](const planner::Instr& in) { return in.kind == InstrKind::Infeed; })
+               ? 1
+               : 0;
+    }
+    feed_track_ = plan_.num_ipus() + replica * feeding_ipus(plan_) + k;
+    shared.recorder.track(feed_track_).name = fmt::format("infeed of IPU {} (replica {}, ipu {})", physical_, replica, ipu);
+  }
 }
 
 void Worker::build_params() {
@@ -144,6 +173,7 @@ void Worker::build_params() {
   const int64_t state_floats = optimizer_->state_slots();
 
   std::vector<size_t> updated;
+  int64_t elements = 0;  // of the updated parameters: what the account counts (no padding)
   size_t acc_bytes = 0;
   size_t state_bytes = 0;
   size_t widened_bytes = 0;
@@ -153,6 +183,7 @@ void Worker::build_params() {
     }
     updated.push_back(k);
     const size_t n = static_cast<size_t>(g.type(g.params[k]).numel());
+    elements += static_cast<int64_t>(n);
     acc_bytes += static_cast<size_t>(depth) * align_up(n * dtype_size(acc));
     state_bytes += align_up(static_cast<size_t>(state_floats) * n * sizeof(float));
     widened_bytes += acc == DType::F16 ? align_up(n * sizeof(float)) : 0;
@@ -160,8 +191,9 @@ void Worker::build_params() {
   accumulators_ = AlignedBlock(acc_bytes);
   optimizer_state_ = AlignedBlock(state_bytes);
   widened_roots_ = AlignedBlock(widened_bytes);
-  fixed_.accumulators = static_cast<int64_t>(acc_bytes);
-  fixed_.optimizer_state = plan_.settings.offload_optimizer_state ? 0 : static_cast<int64_t>(state_bytes);
+  fixed_.accumulators = depth * elements * static_cast<int64_t>(dtype_size(acc));
+  fixed_.optimizer_state =
+      plan_.settings.offload_optimizer_state ? 0 : state_floats * elements * static_cast<int64_t>(sizeof(float));
 
   std::byte* acc_next = accumulators_.data();
   std::byte* state_next = optimizer_state_.data();
@@ -309,6 +341,12 @@ void Worker::publish_trees() {
 }
 
 void Worker::run(int64_t first, int64_t count) {
+  if (gauge_.current() > capacity_) {
+    throw Error(ErrorKind::Runtime,
+                fmt::format("IPU {} (replica {}, ipu {}) holds {} bytes before running, more than its {} bytes",
+                            physical_, replica_, ipu_, gauge_.current(), capacity_),
+                {}, "use more stages, a smaller micro-batch or an optimizer with less state");
+  }
   const double start = shared_.recorder.now_us();
   // The host's share of a device call, as the planner's cycle model charges it.
   sim_ += plan_.settings.device.host_call_cycles;
@@ -351,7 +389,8 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
   // Global micro-batch index in the training stream: the same for every plan (the contract).
   const int64_t g = (update * R + replica_) * A + op.m;
   const double begin = shared_.recorder.now_us();
-  double sim_start = sim_;  // when the instruction could start on the simulated clock
+  double work_begin = begin;  // after any wait for a link or the feed
+  double sim_start = sim_;    // when the instruction could start on the simulated clock
   switch (op.kind) {
     case InstrKind::Forward:
     case InstrKind::Recompute:
@@ -364,7 +403,8 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
       break;
     }
     case InstrKind::Send: {
-      Mailbox::Slot& slot = op.mailbox->begin_send();
+      Mailbox::Slot& slot = op.mailbox->begin_send({shared_.detector.get(), index_, op.instr});
+      work_begin = shared_.recorder.now_us();
       sim_start = std::max(sim_, slot.sim_freed);
       for (const Copy& c : op.copies) {
         std::memcpy(slot.data + c.offset, c.device, c.bytes);
@@ -375,7 +415,8 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
     }
     case InstrKind::Recv: {
       const int64_t tag = update * static_cast<int64_t>(plan_.programs.messages.size()) + op.instr->message;
-      Mailbox::Slot& slot = op.mailbox->begin_recv(tag);
+      Mailbox::Slot& slot = op.mailbox->begin_recv(tag, {shared_.detector.get(), index_, op.instr});
+      work_begin = shared_.recorder.now_us();
       sim_start = std::max(sim_, slot.sim_sent);
       for (const Copy& c : op.copies) {
         std::memcpy(c.device, slot.data + c.offset, c.bytes);
@@ -384,7 +425,11 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
       break;
     }
     case InstrKind::Infeed: {
+      if (feed_ == nullptr) {
+        throw Error(ErrorKind::Internal, fmt::format("IPU {} has no infeed: open_feeds() was not called", physical_));
+      }
       const Batch& b = feed_->pop();
+      work_begin = shared_.recorder.now_us();
       if (b.step != g) {
         throw Error(ErrorKind::Internal, fmt::format("replica {} expected batch {} from its infeed, got {}", replica_,
                                                      g, b.step));
@@ -421,11 +466,11 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
     track_->busy_us += end - begin;
     sim_busy_ += op.cycles;
   }
-  if (is_task(op.kind)) {
+  if (in_pipeline(op.kind)) {
     UpdateWindow& w = windows_[static_cast<size_t>(local)];
-    w.begin_us = std::min(w.begin_us, begin);
+    w.begin_us = std::min(w.begin_us, work_begin);
     w.end_us = std::max(w.end_us, end);
-    w.busy_us += end - begin;
+    w.busy_us += end - work_begin;
     w.sim_begin = std::min(w.sim_begin, sim_start);
     w.sim_end = std::max(w.sim_end, sim_);
     w.sim_busy += op.cycles;
@@ -445,7 +490,8 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
 double Worker::reduce(const planner::Bucket& bucket) {
   Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
   // Every replica has pushed all its leaves once all have arrived.
-  const double start = std::max(sim_, meet.arrive(replica_, 0, sim_).latest_sim);
+  const WaitContext wait{shared_.detector.get(), index_, nullptr};
+  const double start = std::max(sim_, meet.arrive(replica_, 0, sim_, wait).latest_sim);
   const int64_t R = shared_.replicas;
   int64_t total = 0;
   for (ir::ValueId p : bucket.params) {
@@ -466,7 +512,7 @@ double Worker::reduce(const planner::Bucket& bucket) {
     offset += n;
   }
   // Nobody reads the root (or refills its accumulators) before every share is written.
-  meet.arrive(replica_, 0, start);
+  meet.arrive(replica_, 0, start, wait);
   return start;
 }
 
@@ -494,7 +540,7 @@ void Worker::update_weights(int64_t update) {
     for (const ParamState& ps : params_) {
       squares[static_cast<size_t>(ps.index)] = sum_of_squares(ps.slot);
     }
-    shared_.clip_meet[static_cast<size_t>(replica_)]->arrive(ipu_, 0, sim_);
+    shared_.clip_meet[static_cast<size_t>(replica_)]->arrive(ipu_, 0, sim_, {shared_.detector.get(), index_, nullptr});
     double total = 0;
     for (double s : squares) {
       total += s;

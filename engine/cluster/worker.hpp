@@ -16,12 +16,16 @@
 #include "engine/cluster/memory_account.hpp"
 #include "engine/cluster/recorder.hpp"
 #include "engine/cluster/rendezvous.hpp"
+#include "engine/cluster/stall_detector.hpp"
 #include "engine/cluster/task_program.hpp"
 #include "engine/infeed.hpp"
 #include "engine/optim/optimizer.hpp"
 #include "planner/plan.hpp"
 
 namespace iputrain::engine {
+
+//! IPUs of a replica that take input from the host (each gets an infeed and a trace track).
+int32_t feeding_ipus(const planner::Plan& plan);
 
 //! What the workers share: the links, the meeting points and the host queues.
 struct ClusterShared {
@@ -44,14 +48,15 @@ struct ClusterShared {
   //! Per IPU of a replica, per graph parameter: the replicas' accumulation trees.
   std::vector<std::map<ir::ValueId, std::vector<GradTree*>>> trees;
   std::unique_ptr<HostOutfeed> outfeed;
+  std::unique_ptr<StallDetector> detector;  //!< workers indexed replica * ipus + ipu
   Recorder recorder;
-  std::vector<int32_t> feed_track;  //!< per worker (replica * ipus + ipu): its infeed's track or -1
   int64_t outputs = 0;              //!< graph outputs: StepRecord values per update
 
   Mailbox& mailbox(int32_t replica, int32_t from, int32_t to) const;
 };
 
-//! Per update of an execution: when the IPU computed (first task start, last task end, busy).
+//! Per update of an execution: the IPU's pipelined part (first to last instruction before the
+//! reduction and update) and its work in it (waits for links and feeds excluded).
 struct UpdateWindow {
   double begin_us = 0, end_us = 0, busy_us = 0;
   double sim_begin = 0, sim_end = 0, sim_busy = 0;
@@ -69,6 +74,9 @@ class Worker {
   //! The graph inputs this IPU takes from the host feed, in Infeed order.
   const std::vector<ir::ValueId>& infeed_inputs() const { return infeed_inputs_; }
   void set_feed(Infeed* feed) { feed_ = feed; }
+  //! The recorder track of this IPU's infeed (-1: it takes no input from the host).
+  int32_t feed_track() const { return feed_track_; }
+  bool keep_events() const { return keep_events_; }
   //! Registers this worker's accumulation trees in shared.trees (after every worker exists).
   void publish_trees();
 
@@ -132,6 +140,7 @@ class Worker {
   const planner::Plan& plan_;
   int32_t replica_;
   int32_t ipu_;
+  int32_t index_;  // replica * ipus + ipu: this worker in the stall detector
   int32_t physical_;
   DeviceMemory memory_;
   AlignedBlock workspace_;
@@ -147,6 +156,7 @@ class Worker {
   std::vector<ir::ValueId> infeed_inputs_;
   Infeed* feed_ = nullptr;
   Track* track_ = nullptr;
+  int32_t feed_track_ = -1;
   bool keep_events_ = false;
 
   FixedBytes fixed_;

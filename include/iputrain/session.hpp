@@ -81,8 +81,11 @@ struct RunReport {
   double simulated_seconds = 0;      //!< simulated time of the same work (slowest IPU)
   double simulated_cycles_per_update = 0;
   double planned_cycles_per_update = 0;  //!< the planner's cycle model (plan.cost)
-  double measured_bubble = 0;        //!< idle share of the IPUs between the first and last task of a cycle, real time
+  //! Idle share of the IPUs in the pipelined part of each cycle (its instructions before the
+  //! reduction and update; waits for links and feeds are idle), in real time.
+  double measured_bubble = 0;
   double simulated_bubble = 0;       //!< the same on the simulated clocks
+  double planned_bubble = 0;         //!< the planner's simulation of one cycle (plan.cost)
   double analytic_bubble = 0;        //!< the schedule's formula
 };
 

@@ -132,17 +132,28 @@ TEST_CASE("every plan of the matrix trains the same weights as one IPU") {
   CHECK(checked == 26);
 }
 
-TEST_CASE("two stages sharing an IPU and recomputation change no bits") {
+TEST_CASE("two stages sharing an IPU change no bits") {
   const std::vector<WeightInfo> reference = train(reference_config());
-  SUBCASE("device_mapping [0, 0, 1, 1], grouped") {
-    for (int replicas : {1, 2}) {
-      CAPTURE(replicas);
-      const int a = kGlobalMicroBatches / replicas;
-      check_same(train(base() + "[ipu]\nauto_select_ipus = " + std::to_string(2 * replicas) +
-                       "\n[pipeline]\ndevice_mapping = [0, 0, 1, 1]\nschedule = \"grouped\"\n"
-                       "gradient_accumulation_count = " + std::to_string(a) + "\nreduction_method = \"mean\"\n"),
-                 reference);
-    }
+  for (int replicas : {1, 2}) {
+    CAPTURE(replicas);
+    const int a = kGlobalMicroBatches / replicas;
+    check_same(train(base() + "[ipu]\nauto_select_ipus = " + std::to_string(2 * replicas) +
+                     "\n[pipeline]\ndevice_mapping = [0, 0, 1, 1]\nschedule = \"grouped\"\n"
+                     "gradient_accumulation_count = " + std::to_string(a) + "\nreduction_method = \"mean\"\n"),
+               reference);
+  }
+}
+
+TEST_CASE("cross-replica buckets and recomputation change no bits") {
+  const std::vector<WeightInfo> reference = train(reference_config());
+  SUBCASE("16 replicas of one micro-batch each") {
+    check_same(train(config_for({"", 1, "sequential", 16})), reference);
+  }
+  SUBCASE("small cross-replica buckets") {
+    std::string text = config_for({"", 4, "grouped", 2});
+    text.replace(text.find("[pipeline]"), 10,
+                 "[ipu.optimizations]\nmaximum_cross_replica_sum_buffer_size = 300\n[pipeline]");
+    check_same(train(text), reference);
   }
   SUBCASE("ipu.allow_recompute") {
     // Each mode with the schedules that support it (ops_and_optimizers.md §1.4).
