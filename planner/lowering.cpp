@@ -291,12 +291,15 @@ class Lowering {
       size_t accumulated_last = 0;  // params of `order` whose last gradient has been accumulated
       size_t next_bucket = 0;
 
-      for (const TaskRef& t : tasks) {
-        // Receive what this task reads from other IPUs, unless an earlier task received it.
-        std::vector<Work> works = {t.work};
+      auto works_of = [&](const TaskRef& t) {
         if (t.work == Work::Backward && !out_.stages[static_cast<size_t>(t.stage)].recompute.empty()) {
-          works = {Work::Recompute, Work::Backward};
+          return std::vector<Work>{Work::Recompute, Work::Backward};
         }
+        return std::vector<Work>{t.work};
+      };
+      // Receive what a task reads from other IPUs, unless an earlier task received it.
+      auto receive = [&](const TaskRef& t) {
+        const std::vector<Work> works = works_of(t);
         for (const auto& [key, values] : routes_) {
           const auto [group, to] = key;
           if (to != ipu || received.count({group, to, t.m}) != 0) {
@@ -315,6 +318,9 @@ class Lowering {
             prog.push_back(in);
           }
         }
+      };
+      auto run = [&](const TaskRef& t) {
+        const std::vector<Work> works = works_of(t);
         if (t.work == Work::Forward && inputs_of.count(t.stage) != 0 && fed.insert(t.m).second) {
           Instr in = at(InstrKind::Infeed, -1, t.m, t.step);
           in.values = inputs_of[t.stage];
@@ -350,6 +356,18 @@ class Lowering {
               ++next_bucket;
             }
           }
+        }
+      };
+      // A timestep's receives come before its tasks: every IPU then empties its links before it
+      // fills others', which is what the channel capacities below assume (otherwise two IPUs
+      // that both send before receiving can each wait for room the other would make).
+      for (size_t i = 0; i < tasks.size();) {
+        size_t j = i;
+        while (j < tasks.size() && tasks[j].step == tasks[i].step) {
+          receive(tasks[j++]);
+        }
+        for (; i < j; ++i) {
+          run(tasks[i]);
         }
       }
       const int32_t last_step = plan_.timeline.timesteps() > 0 ? static_cast<int32_t>(plan_.timeline.timesteps() - 1) : 0;
@@ -533,15 +551,21 @@ class Lowering {
       c.max_message_bytes = std::max(c.max_message_bytes, msg.bytes);
     }
     for (auto& [key, c] : channels) {
-      const auto& list = flights[key];
+      // Messages in flight at the end of each timestep (sent by then, received later) when the IPUs
+      // keep in step, receiving first in every timestep. That lock-step run is a valid execution
+      // with these capacities, and links with blocking sends and receives form a Kahn network
+      // (bounded links are links plus credit tokens flowing back), whose outcome does not depend
+      // on the order the threads run in: so no execution deadlocks.
+      std::map<int32_t, int32_t> change;
+      for (const auto& [s, r] : flights[key]) {
+        change[s] += 1;
+        change[r] -= 1;
+      }
       int32_t most = 1;
-      for (const auto& [s0, r0] : list) {
-        // In flight at the start of timestep r0: sent before it, received at or after it.
-        int32_t n = 0;
-        for (const auto& [s, r] : list) {
-          n += (s < r0 && r >= r0) ? 1 : 0;
-        }
-        most = std::max(most, n);
+      int32_t live = 0;
+      for (const auto& [step, delta] : change) {
+        live += delta;
+        most = std::max(most, live);
       }
       c.capacity = most;
       out_.channels.push_back(c);

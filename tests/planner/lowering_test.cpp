@@ -226,6 +226,9 @@ std::vector<Case> cases() {
   out.push_back({"two stages on one IPU, grouped, accumulation 6", chain_model(3),
                  "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1, 0]\n"
                  "gradient_accumulation_count = 6\n"});
+  out.push_back({"two stages per IPU, grouped, accumulation 8", chain_model(4),
+                 "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 0, 1, 1]\n"
+                 "gradient_accumulation_count = 8\n"});
   out.push_back({"recomputation, grouped, accumulation 4", chain_model(2),
                  "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n[pipeline]\ngradient_accumulation_count = 4\n"});
   out.push_back({"recomputation, sequential, accumulation 2", chain_model(2),
