@@ -358,17 +358,9 @@ class Lowering {
           }
         }
       };
-      // A timestep's receives come before its tasks: every IPU then empties its links before it
-      // fills others', which is what the channel capacities below assume (otherwise two IPUs
-      // that both send before receiving can each wait for room the other would make).
-      for (size_t i = 0; i < tasks.size();) {
-        size_t j = i;
-        while (j < tasks.size() && tasks[j].step == tasks[i].step) {
-          receive(tasks[j++]);
-        }
-        for (; i < j; ++i) {
-          run(tasks[i]);
-        }
+      for (const TaskRef& t : tasks) {
+        receive(t);
+        run(t);
       }
       const int32_t last_step = plan_.timeline.timesteps() > 0 ? static_cast<int32_t>(plan_.timeline.timesteps() - 1) : 0;
       Instr update = at(InstrKind::UpdateWeights, -1, -1, last_step);
@@ -551,15 +543,16 @@ class Lowering {
       c.max_message_bytes = std::max(c.max_message_bytes, msg.bytes);
     }
     for (auto& [key, c] : channels) {
-      // Messages in flight at the end of each timestep (sent by then, received later) when the IPUs
-      // keep in step, receiving first in every timestep. That lock-step run is a valid execution
-      // with these capacities, and links with blocking sends and receives form a Kahn network
-      // (bounded links are links plus credit tokens flowing back), whose outcome does not depend
-      // on the order the threads run in: so no execution deadlocks.
+      // The most messages in flight during any timestep t when the IPUs keep in step: those sent
+      // at or before t and received at or after it (every send of a timestep may come before every
+      // receive). With that room no instruction of the lock-step run ever waits, so it is a valid
+      // execution; and links with blocking sends and receives form a Kahn network (a bounded
+      // link is a link plus credit tokens flowing back), whose outcome does not depend on the
+      // order the threads run in: no execution deadlocks.
       std::map<int32_t, int32_t> change;
       for (const auto& [s, r] : flights[key]) {
         change[s] += 1;
-        change[r] -= 1;
+        change[r + 1] -= 1;
       }
       int32_t most = 1;
       int32_t live = 0;

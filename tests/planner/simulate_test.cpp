@@ -166,9 +166,11 @@ TEST_CASE("the cost report: throughput, utilisation, traffic") {
   // Per micro-batch h goes forward and its gradient comes back: 2 x 8 x 32 KiB.
   CHECK(c.link_bytes_per_update == 2 * 8 * 32 * 256 * 4);
   CHECK(c.reduce_bytes_per_update == 0);
-  // More micro-batches per update fill the pipeline better; slower links cost cycles.
+  // More micro-batches per update never leave more of the pipeline idle (here the unequal stage
+  // lengths, not fill and drain, set the idle share); slower links cost cycles.
   const Plan longer = plan_chain(2, "grouped", 32, "", 32, 256);
-  CHECK(longer.cost.bubble_fraction < c.bubble_fraction);
+  CHECK(longer.cost.bubble_fraction <= c.bubble_fraction + 1e-9);
+  CHECK(longer.cost.analytic_bubble_fraction < c.analytic_bubble_fraction);
   const Plan slow = plan_chain(2, "grouped", 8, "[device]\nipu_link_bandwidth = 1e8\n", 32, 256);
   CHECK(slow.cost.cycles_per_update > c.cycles_per_update + 32768 / 1e8 * 1.33e9);
   // The host call is shared by the updates of one execution.
