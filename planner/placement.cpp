@@ -187,7 +187,9 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.optimizer_state_slots = optimizer_state_slots(config.optimizer);
   s.cross_replica_buffer_bytes = config.ipu.optimizations.maximum_cross_replica_sum_buffer_size;
-  s.prefetch_depth = config.data.prefetch_depth;
+  // Without data-stream prefetching the infeed stages one micro-batch at a time.
+  s.prefetch_depth =
+      config.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, config.data.prefetch_depth) : 1;
   s.device = DeviceModel::from_config(config.device);
   return s;
 }

@@ -302,6 +302,8 @@ RunReport Cluster::report() const {
     ipu.ipu = w->ipu();
     ipu.busy_seconds = t.busy_us * 1e-6;
     ipu.run_seconds = t.total_us * 1e-6;
+    ipu.cpu_seconds = t.cpu_us * 1e-6;
+    ipu.kernel_cpu_seconds = t.kernel_cpu_us * 1e-6;
     ipu.simulated_cycles = w->sim_clock();
     ipu.simulated_busy_cycles = w->sim_busy();
     ipu.memory_peak = w->gauge().peak();

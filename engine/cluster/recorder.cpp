@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -158,6 +159,12 @@ Recorder::Recorder(int32_t ipus, int32_t feeds, bool keep_events)
   for (int32_t i = 0; i < ipus + feeds; ++i) {
     tracks_[static_cast<size_t>(i)].name = i < ipus ? fmt::format("IPU {}", i) : fmt::format("feed {}", i - ipus);
   }
+}
+
+double Recorder::thread_cpu_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) * 1e-3;
 }
 
 double Recorder::now_us() const { return static_cast<double>(steady_ns() - start_ns_) / 1000.0; }

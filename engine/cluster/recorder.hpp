@@ -38,6 +38,8 @@ struct Track {
   std::vector<MemorySample> memory;
   double busy_us = 0;          //!< real time inside kernels (Forward/Recompute/Backward/Update)
   double total_us = 0;         //!< real time the worker existed
+  double cpu_us = 0;           //!< CPU time the worker thread used while running (blocked waits excluded)
+  double kernel_cpu_us = 0;    //!< of which inside kernels (Forward/Recompute/Backward/Accumulate/Update)
 };
 
 class Recorder {
@@ -52,6 +54,8 @@ class Recorder {
   bool keep_events() const { return keep_events_; }
   //! Microseconds since the recorder was made (steady clock).
   double now_us() const;
+  //! CPU time of the calling thread, in microseconds.
+  static double thread_cpu_us();
 
   //! Writes the Chrome trace JSON (one process for real time and one for simulated time, one
   //! thread per track), atomically. Beyond `max_events` trace events only the first updates that

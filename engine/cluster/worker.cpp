@@ -348,6 +348,7 @@ void Worker::run(int64_t first, int64_t count) {
                 {}, "use more stages, a smaller micro-batch or an optimizer with less state");
   }
   const double start = shared_.recorder.now_us();
+  const double cpu_start = Recorder::thread_cpu_us();
   // The host's share of a device call, as the planner's cycle model charges it.
   sim_ += plan_.settings.device.host_call_cycles;
   std::fill(records_.begin(), records_.begin() + count * shared_.outputs, 0.0);
@@ -355,6 +356,7 @@ void Worker::run(int64_t first, int64_t count) {
     run_update(first + j, j);
   }
   track_->total_us += shared_.recorder.now_us() - start;
+  track_->cpu_us += Recorder::thread_cpu_us() - cpu_start;
 }
 
 void Worker::run_update(int64_t update, int64_t local) {
@@ -389,6 +391,8 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
   // Global micro-batch index in the training stream: the same for every plan (the contract).
   const int64_t g = (update * R + replica_) * A + op.m;
   const double begin = shared_.recorder.now_us();
+  // Kernel CPU time, against the thread's whole CPU time, is the engine-overhead figure.
+  const double cpu_begin = is_busy(op.kind) ? Recorder::thread_cpu_us() : 0.0;
   double work_begin = begin;  // after any wait for a link or the feed
   double sim_start = sim_;    // when the instruction could start on the simulated clock
   switch (op.kind) {
@@ -463,6 +467,7 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
   sim_ = sim_start + op.cycles;
   const double end = shared_.recorder.now_us();
   if (is_busy(op.kind)) {
+    track_->kernel_cpu_us += Recorder::thread_cpu_us() - cpu_begin;
     track_->busy_us += end - begin;
     sim_busy_ += op.cycles;
   }

@@ -66,6 +66,8 @@ struct IpuReport {
   int32_t ipu = 0;       //!< IPU within the replica
   double busy_seconds = 0;       //!< real time in compute, accumulate and weight-update instructions
   double run_seconds = 0;        //!< real time the IPU was executing its programs
+  double cpu_seconds = 0;        //!< CPU time of the IPU's worker thread (waits excluded)
+  double kernel_cpu_seconds = 0; //!< of which in compute, accumulate and weight-update kernels
   double simulated_cycles = 0;   //!< the IPU's simulated clock (planner cycle model)
   double simulated_busy_cycles = 0;
   int64_t memory_peak = 0;       //!< most bytes held at once, measured
