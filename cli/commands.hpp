@@ -38,8 +38,12 @@ int run_eval(const EvalArgs& args);
 int run_check(const CommonArgs& args);
 //! `iputrain plan MODEL CONFIG`: placement, memory, schedule and predicted throughput.
 int run_plan(const PlanArgs& args);
+struct ReplArgs : CommonArgs {
+  bool echo = false;  //!< scripted mode: print each command as "> COMMAND" before its output
+};
+
 //! `iputrain repl MODEL CONFIG`: inspect and re-plan interactively, or run a command script from stdin.
-int run_repl(const CommonArgs& args);
+int run_repl(const ReplArgs& args);
 
 struct ConfigShowArgs {
   std::string config;

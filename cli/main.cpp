@@ -73,10 +73,11 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("--gantt", plan.gantt, "also draw the schedule as an SVG Gantt chart into this file");
   plan_cmd->add_option("--memory-svg", plan.memory_svg, "also draw memory per IPU over time as SVG into this file");
 
-  iputrain::cli::CommonArgs repl;
+  iputrain::cli::ReplArgs repl;
   CLI::App* repl_cmd = app.add_subcommand(
       "repl", "inspect the plan, change keys and re-plan, sweep, run steps (commands from stdin when not a terminal)");
   add_common(repl_cmd, repl);
+  repl_cmd->add_flag("--echo", repl.echo, "when reading a script: print each command as `> COMMAND` before its output");
 
   iputrain::cli::ConfigShowArgs config_show;
   std::string explain_key;

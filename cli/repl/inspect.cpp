@@ -123,7 +123,7 @@ bool cmd_show(State& state, const Args& args) {
   } else if (topic == "ipu") {
     show_ipu(state, args.words[1]);
   } else {
-    fail_unknown("topic of `show`", topic, {"config", "model", "ir", "plan", "stage", "ipu"});
+    fail_unknown("`show` topic", topic, {"config", "model", "ir", "plan", "stage", "ipu"});
   }
   return true;
 }

@@ -30,7 +30,7 @@ void print_error(const std::string& message, const std::string& hint) {
 
 }  // namespace
 
-int run_repl(const CommonArgs& args) {
+int run_repl(const ReplArgs& args) {
   const bool interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1;
   repl::State state(args.model, args.config, args.sets);
   for (const std::string& w : state.model().warnings()) {
@@ -71,6 +71,9 @@ int run_repl(const CommonArgs& args) {
         fmt::print("\n");  // end the prompt's line after Ctrl-D
       }
       break;
+    }
+    if (args.echo && !interactive && line->find_first_not_of(" \t") != std::string::npos) {
+      fmt::print("> {}\n", *line);
     }
     try {
       if (!repl::run_line(state, *line)) {
