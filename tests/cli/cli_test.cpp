@@ -1,5 +1,4 @@
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
@@ -7,28 +6,12 @@
 #include <fstream>
 #include <string>
 
+#include "run_cli.hpp"
+
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out;  // stdout and stderr, in order
-};
-
-// Runs iputrain from the tests/ folder with a shell command line (stderr merged into stdout).
-Run iputrain(const std::string& args) {
-  Run r;
-  const std::string cmd = std::string(IPUTRAIN_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) {
-    r.out.append(buf.data(), n);
-  }
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return r;
-}
+using cli_test::iputrain;
+using cli_test::Run;
 
 bool has(const Run& r, const std::string& text) {
   if (r.out.find(text) != std::string::npos) {

@@ -1,6 +1,5 @@
 // `iputrain plan`: the three formats on the example configs, -o, --dump-after and the errors.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
@@ -10,28 +9,12 @@
 #include <sstream>
 #include <string>
 
+#include "run_cli.hpp"
+
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out;
-};
-
-// Runs iputrain from the tests/cli folder; `redirect` says where stderr goes ("2>&1" merges it).
-Run iputrain(const std::string& args, const std::string& redirect = "2>&1") {
-  Run r;
-  const std::string cmd = std::string(IPUTRAIN_BIN) + " " + args + " " + redirect;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) {
-    r.out.append(buf.data(), n);
-  }
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return r;
-}
+using cli_test::iputrain;
+using cli_test::Run;
 
 bool has(const std::string& out, const std::string& text) {
   if (out.find(text) != std::string::npos) {

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "iputrain/config.hpp"
+#include "run_cli.hpp"
 
 namespace fs = std::filesystem;
 
@@ -28,27 +29,15 @@ const char* const kConfig = "repl/two_ipu.toml";
 // The scripts write here; the path is in their transcripts, so it is fixed.
 const char* const kScratch = "/tmp/iputrain_repl_test";
 
-struct Run {
-  int status = -1;
-  std::string out;  // stdout and stderr, in order
-};
+using cli_test::Run;
 
 // Runs the REPL on `input` as its standard input (not a terminal: the scripted mode).
 Run repl_with_input(const std::string& input, const std::string& flags = "") {
   fs::create_directories(kScratch);
-  const std::string in_path = std::string(kScratch) + "/input.txt";
+  // One input file per process: CTest runs the test cases in parallel, each in its own process.
+  const std::string in_path = std::string(kScratch) + "/input-" + std::to_string(getpid()) + ".txt";
   std::ofstream(in_path) << input;
-  const std::string cmd = std::string(IPUTRAIN_BIN) + " repl " + flags + kModel + " " + kConfig + " < " + in_path + " 2>&1";
-  Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  for (size_t n = 0; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) {
-    r.out.append(buf.data(), n);
-  }
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return r;
+  return cli_test::iputrain("repl " + flags + kModel + " " + kConfig, "< " + in_path + " 2>&1");
 }
 
 std::string read_file(const std::string& path) {

@@ -1,6 +1,5 @@
 // `iputrain train --trace`: the Chrome trace of a real pipelined run shows the pipeline at work.
 #include <doctest/doctest.h>
-#include <sys/wait.h>
 
 #include <algorithm>
 #include <array>
@@ -14,27 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "run_cli.hpp"
+
 namespace {
 
-struct Run {
-  int status = -1;
-  std::string out;  // stdout and stderr, in order
-};
-
-Run iputrain(const std::string& args) {
-  Run r;
-  const std::string cmd = std::string(IPUTRAIN_BIN) + " " + args + " 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) {
-    r.out.append(buf.data(), n);
-  }
-  const int raw = pclose(p);
-  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
-  return r;
-}
+using cli_test::iputrain;
+using cli_test::Run;
 
 struct Interval {
   double begin = 0;
