@@ -18,6 +18,7 @@
 #include "engine/data/safetensors.hpp"
 #include "engine/cluster/cluster.hpp"
 #include "engine/infeed.hpp"
+#include "engine/scalar_mean.hpp"
 #include "engine/supported_keys.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "planner/plan.hpp"
@@ -29,19 +30,6 @@ namespace {
 // Memory of one Mk2 IPU (GC200): 1472 tiles x 624 KiB of In-Processor Memory.
 constexpr int64_t kIpu2Bytes = int64_t{1472} * 624 * 1024;
 
-
-double scalar_mean(const ir::Tensor& t) {
-  const int64_t n = t.numel();
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    switch (t.type->dtype) {
-      case DType::I32: sum += t.i32()[i]; break;
-      case DType::Bool: sum += t.u8()[i]; break;
-      default: sum += t.f32()[i]; break;
-    }
-  }
-  return n > 0 ? sum / static_cast<double>(n) : 0.0;
-}
 
 std::string base_dir(const Config& config) {
   if (config.path().empty()) {
@@ -281,7 +269,7 @@ EvalResult Session::evaluate(const std::string& split) {
     const ir::ExecContext ctx{s.config.training.seed, i, i * s.batch, false};
     s.ipu->run(program, ctx);
     for (size_t k = 0; k < g.outputs.size(); ++k) {
-      sums[k] += scalar_mean(s.ipu->tensor(g.outputs[k].value));
+      sums[k] += engine::scalar_mean(s.ipu->tensor(g.outputs[k].value));
     }
   }
   EvalResult r;

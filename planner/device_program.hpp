@@ -101,6 +101,11 @@ struct StagePrograms {
   std::vector<ir::ValueId> recompute;  //!< forward nodes re-run before the backward (empty: none)
   std::vector<ir::ValueId> backward;
   std::vector<ir::ValueId> stash;      //!< forward values kept from forward to backward per micro-batch
+
+  //! The nodes a Forward, Recompute or Backward instruction of this stage runs.
+  const std::vector<ir::ValueId>& nodes(InstrKind kind) const {
+    return kind == InstrKind::Forward ? forward : kind == InstrKind::Recompute ? recompute : backward;
+  }
 };
 
 struct DevicePrograms {

@@ -437,11 +437,7 @@ class Lowering {
           case InstrKind::Forward:
           case InstrKind::Recompute:
           case InstrKind::Backward: {
-            const auto& sp = out_.stages[static_cast<size_t>(in.stage)];
-            const auto& nodes = in.kind == InstrKind::Forward     ? sp.forward
-                                : in.kind == InstrKind::Recompute ? sp.recompute
-                                                                  : sp.backward;
-            for (ir::ValueId id : nodes) {
+            for (ir::ValueId id : out_.stages[static_cast<size_t>(in.stage)].nodes(in.kind)) {
               for (ir::ValueId v : g_.node(id).inputs) {
                 if (travels(v)) {
                   touch(v, in.micro_batch, pos, group, false);

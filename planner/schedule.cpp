@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "frontend/config/rules.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::planner {
@@ -73,13 +74,9 @@ Pipeline make_pipeline(const ir::Graph& g, const std::vector<int32_t>& device_ma
 }
 
 int64_t required_accumulation_multiple(const Pipeline& p, ScheduleKind kind, bool training) {
-  const auto positions = static_cast<int64_t>(p.positions.size());
-  switch (kind) {
-    case ScheduleKind::Grouped: return training ? 2 * positions : positions;
-    case ScheduleKind::Interleaved: return p.ipus_per_replica;
-    case ScheduleKind::Sequential: return 1;
-  }
-  return 1;
+  // The config checks the same rule at the key; one definition serves both.
+  return config::min_gradient_accumulation(std::string(schedule_name(kind)), static_cast<int64_t>(p.positions.size()),
+                                           p.ipus_per_replica, training);
 }
 
 namespace {

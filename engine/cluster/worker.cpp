@@ -8,6 +8,7 @@
 
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
+#include "engine/scalar_mean.hpp"
 #include "iputrain/error.hpp"
 #include "planner/simulate.hpp"
 
@@ -29,23 +30,6 @@ bool is_busy(InstrKind k) { return is_task(k) || k == InstrKind::Accumulate || k
 // reduction and the update (a task's transfers and accumulation count as its work), as the
 // planner's cycle model counts it (planner/simulate.cpp).
 bool in_pipeline(InstrKind k) { return k != InstrKind::ReduceReplicas && k != InstrKind::UpdateWeights; }
-
-double scalar_mean(const ir::Tensor& t) {
-  const int64_t n = t.numel();
-  double sum = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    switch (t.type->dtype) {
-      case DType::I32: sum += t.i32()[i]; break;
-      case DType::Bool: sum += t.u8()[i]; break;
-      default: sum += t.f32()[i]; break;
-    }
-  }
-  return n > 0 ? sum / static_cast<double>(n) : 0.0;
-}
-
-const std::vector<ir::ValueId>& task_nodes(const planner::StagePrograms& sp, InstrKind kind) {
-  return kind == InstrKind::Forward ? sp.forward : kind == InstrKind::Recompute ? sp.recompute : sp.backward;
-}
 
 }  // namespace
 
@@ -92,7 +76,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   size_t workspace = 0;
   for (const planner::Instr& in : plan_.programs.ipus.at(static_cast<size_t>(ipu))) {
     if (is_task(in.kind) && tasks_.count({in.kind, in.stage}) == 0) {
-      const auto& nodes = task_nodes(plan_.programs.stages.at(static_cast<size_t>(in.stage)), in.kind);
+      const auto& nodes = plan_.programs.stages.at(static_cast<size_t>(in.stage)).nodes(in.kind);
       tasks_.emplace(std::make_pair(in.kind, in.stage), TaskPrograms(g, nodes, memory_, shared.micro_batches));
       workspace = std::max(workspace, TaskProgram::workspace_bytes(g, nodes));
     }
