@@ -20,98 +20,11 @@
 #include "engine/infeed.hpp"
 #include "engine/scalar_mean.hpp"
 #include "engine/supported_keys.hpp"
+#include "engine/session_impl.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "planner/plan.hpp"
 
 namespace iputrain {
-
-namespace {
-
-// Memory of one Mk2 IPU (GC200): 1472 tiles x 624 KiB of In-Processor Memory.
-constexpr int64_t kIpu2Bytes = int64_t{1472} * 624 * 1024;
-
-
-std::string base_dir(const Config& config) {
-  if (config.path().empty()) {
-    return ".";
-  }
-  return std::filesystem::path(config.path()).parent_path().string();
-}
-
-}  // namespace
-
-struct Session::Impl {
-  Impl(const Model& m, const Config& c) : model(m), config(c) {}
-
-  Model model;
-  Config config;
-  planner::Plan plan;
-  int64_t batch = 0;
-  std::vector<data::Field> wanted;  // the model's inputs, per sample
-  std::unique_ptr<data::Dataset> train_data;
-  std::unique_ptr<data::Dataset> test_data;
-  std::unique_ptr<engine::VirtualIpu> ipu;       // evaluation (forward program, all weights)
-  std::unique_ptr<engine::Cluster> cluster;      // training; holds the weights when present
-  bool tracing = false;
-  int64_t step = 0;  // weight updates done
-
-  // The weights live in the cluster (replica 0 stands for all) when the model trains.
-  ir::Tensor weight(ir::ValueId p) const { return cluster ? cluster->param(0, p) : ipu->tensor(p); }
-  bool has_weight(ir::ValueId p) const { return cluster ? true : ipu->has(p); }
-  void set_weight(ir::ValueId p, const void* data) const {
-    if (!cluster) {
-      std::memcpy(ipu->tensor(p).data, data, ipu->tensor(p).type->bytes());
-      return;
-    }
-    for (int32_t r = 0; r < cluster->replicas(); ++r) {
-      ir::Tensor t = cluster->param(r, p);
-      std::memcpy(t.data, data, t.type->bytes());
-    }
-  }
-
-  uint64_t data_seed() const { return config.data.seed != 0 ? config.data.seed : config.training.seed; }
-
-  std::unique_ptr<data::Dataset> open(const std::string& key) const {
-    const std::string& spec = key == "data.train" ? config.data.train : config.data.test;
-    if (spec.empty()) {
-      config.fail_at(key, fmt::format("`{}` is not set", key), "name a source, e.g. \"idx:DIR/train\"");
-    }
-    try {
-      auto ds = data::open_dataset(spec, base_dir(config), wanted, data_seed());
-      data::check_fields(*ds, wanted);
-      return ds;
-    } catch (const Error& e) {
-      if (e.span().valid()) {
-        throw;
-      }
-      config.fail_at(key, e.diagnostic().message, e.hint(), e.kind());
-    }
-  }
-
-  std::vector<size_t> field_indices(const data::Dataset& ds) const {
-    std::vector<size_t> out;
-    for (const auto& w : wanted) {
-      for (size_t i = 0; i < ds.fields().size(); ++i) {
-        if (ds.fields()[i].name == w.name) {
-          out.push_back(i);
-        }
-      }
-    }
-    return out;
-  }
-
-  // Copies one infeed batch into the device's input buffers (the host-to-IPU transfer).
-  void load_batch(const engine::Batch& b) const {
-    const auto& inputs = plan.graph.inputs;
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      if (!ipu->has(inputs[k])) {
-        continue;  // an input only the loss reads
-      }
-      ir::Tensor t = ipu->tensor(inputs[k]);
-      std::memcpy(t.data, b.fields[k].data(), t.type->bytes());
-    }
-  }
-};
 
 Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
   Impl& s = *impl_;
@@ -143,7 +56,7 @@ Session::Session(const Model& model, const Config& config) : impl_(std::make_uni
   // The evaluator holds the whole model; a plan spread over several IPUs would not fit one, so
   // it is only held to one IPU's memory when the plan itself uses one.
   s.ipu = std::make_unique<engine::VirtualIpu>(0, g, std::vector<std::vector<ir::ValueId>>{s.plan.eval_program},
-                                               s.plan.num_ipus() == 1 ? kIpu2Bytes : 0);
+                                               s.plan.num_ipus() == 1 ? session_detail::kIpu2Bytes : 0);
   if (g.loss != ir::kNoValue) {
     s.cluster = std::make_unique<engine::Cluster>(s.plan, s.config);
   }

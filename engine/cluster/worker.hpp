@@ -19,6 +19,7 @@
 #include "engine/cluster/stall_detector.hpp"
 #include "engine/cluster/task_program.hpp"
 #include "engine/infeed.hpp"
+#include "engine/optim/loss_scale.hpp"
 #include "engine/optim/optimizer.hpp"
 #include "planner/plan.hpp"
 
@@ -91,6 +92,9 @@ class Worker {
   const FixedBytes& fixed() const { return fixed_; }
   int64_t capacity() const { return capacity_; }
   void record_events(bool on) { keep_events_ = on; }
+  //! The loss-scale state after the last update (identical on every worker).
+  const LossScaleState& loss_scale() const { return loss_scale_; }
+  void set_loss_scale(const LossScaleState& s) { loss_scale_ = s; }
 
  private:
   struct Copy {
@@ -158,6 +162,7 @@ class Worker {
   Track* track_ = nullptr;
   int32_t feed_track_ = -1;
   bool keep_events_ = false;
+  LossScaleState loss_scale_;
 
   FixedBytes fixed_;
   MemoryGauge gauge_;

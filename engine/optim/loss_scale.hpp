@@ -1,0 +1,19 @@
+// Loss scaling: the loss is multiplied by a scale before the backward pass so that small fp16
+// gradients do not flush to zero, and the update divides the gradients by the same scale.
+// Static scaling keeps `optimizer.loss_scaling`; dynamic scaling halves the scale and skips the
+// update when a gradient overflows, and grows it after a run of clean updates.
+#pragma once
+
+#include <cstdint>
+
+namespace iputrain::engine {
+
+//! What loss scaling carries from one update to the next (and what a checkpoint must keep). Every
+//! worker holds an identical copy: each takes the same decision from the same global overflow flag.
+struct LossScaleState {
+  double scale = 1.0;       //!< the current loss scale
+  int64_t good_steps = 0;   //!< clean updates since the scale last changed
+  int64_t skipped = 0;      //!< updates skipped because a gradient overflowed (for the report)
+};
+
+}  // namespace iputrain::engine
