@@ -14,20 +14,6 @@ namespace iputrain::cli {
 
 namespace {
 
-struct Loaded {
-  Config config;
-  Model model;
-};
-
-Loaded load(const CommonArgs& args) {
-  Config config = Config::load(args.config, args.sets);
-  Model model = Model::load(args.model, config);
-  for (const std::string& w : model.warnings()) {
-    std::fputs(w.c_str(), stderr);
-  }
-  return {std::move(config), std::move(model)};
-}
-
 std::string values_str(const std::vector<std::string>& names, const std::vector<double>& values) {
   std::string out;
   for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
@@ -50,11 +36,37 @@ std::string eval_str(const EvalResult& r) {
 
 }  // namespace
 
+Loaded load(const CommonArgs& args) {
+  Config config = Config::load(args.config, args.sets);
+  Model model = Model::load(args.model, config);
+  for (const std::string& w : model.warnings()) {
+    std::fputs(w.c_str(), stderr);
+  }
+  return {std::move(config), std::move(model)};
+}
+
 int run_train(const TrainArgs& args) {
   auto [config, model] = load(args);
   Session session(model, config);
   if (!args.init_from.empty()) {
+    if (!args.resume.empty()) {
+      throw Error(ErrorKind::Usage, "--init-from and --resume both give the starting point", {},
+                  "--resume continues a run from its checkpoint; --init-from starts a new run from weights");
+    }
     session.load_weights(args.init_from);
+  }
+  if (!args.resume.empty()) {
+    const ResumeInfo r = session.resume(args.resume);
+    for (const std::string& note : r.notes) {
+      fmt::print(stderr, "note: {}\n", note);
+    }
+    fmt::print("resuming from {} at step {}: {} steps to go\n", r.path, r.step, r.remaining);
+    if (r.remaining == 0) {
+      fmt::print("nothing to do: the checkpoint is at step {}, the run's total is {}; raise training.steps (or "
+                 "epochs) to train further\n",
+                 r.step, session.planned_steps());
+      return 0;
+    }
   }
   const int64_t total = session.planned_steps();
   const std::vector<std::string> names = session.output_names();
@@ -71,12 +83,20 @@ int run_train(const TrainArgs& args) {
   fmt::print("trained {} steps ({} samples) in {:.2f} s: {:.0f} samples/s; last step: {}\n", summary.steps,
              summary.samples, summary.seconds, summary.samples_per_second,
              values_str(summary.output_names, summary.last_values));
+  if (config.optimizer.loss_scaling_mode == "dynamic" || summary.skipped_updates > 0) {
+    fmt::print("loss scale {:g}; {} update{} skipped since step 0 because a gradient overflowed\n", summary.loss_scale,
+               summary.skipped_updates, summary.skipped_updates == 1 ? "" : "s");
+  }
   if (!args.quiet) {
     fmt::print("{}", run_report_text(session.run_report()));
   }
   if (!args.trace.empty()) {
     session.write_trace(args.trace);
     fmt::print("wrote the trace to {} (open it in https://ui.perfetto.dev)\n", args.trace);
+  }
+  if (!summary.checkpoints.empty()) {
+    fmt::print("wrote {} checkpoint{}, the last {}\n", summary.checkpoints.size(),
+               summary.checkpoints.size() == 1 ? "" : "s", summary.checkpoints.back());
   }
   if (!args.save.empty()) {
     session.save_weights(args.save);

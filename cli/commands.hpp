@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "iputrain/iputrain.hpp"
+
 namespace iputrain::cli {
 
 struct CommonArgs {
@@ -18,6 +20,7 @@ struct TrainArgs : CommonArgs {
   bool quiet = false;
   bool eval_after = true;
   std::string trace;  //!< Chrome trace JSON of the run ("" = none)
+  std::string resume;  //!< checkpoint directory or file to continue from ("" = a new run)
 };
 
 struct EvalArgs : CommonArgs {
@@ -33,7 +36,31 @@ struct PlanArgs : CommonArgs {
   std::string memory_svg;               //!< write memory per IPU over time as SVG here ("" = no)
 };
 
+//! The config (with --set overrides) and the model it parameterises; prints model warnings to stderr.
+struct Loaded {
+  Config config;
+  Model model;
+};
+Loaded load(const CommonArgs& args);
+
+struct PredictArgs : CommonArgs {
+  std::string weights;
+  std::string split = "test";
+  std::vector<std::string> outputs;  //!< --output NAME (repeatable); empty: every per-sample output
+  std::string out;                   //!< -o: FILE.npy, FILE.csv or a directory (one NAME.npy each)
+  std::string format;                //!< npy | csv; "" = from the -o path
+};
+
 int run_train(const TrainArgs& args);
+
+struct ExportArgs : CommonArgs {
+  std::string from;  //!< checkpoint directory (its newest) or file
+  std::string out;   //!< weight file to write
+};
+//! `iputrain export MODEL CONFIG --from CKPT -o W`: a checkpoint's weights as a plain weight file.
+int run_export(const ExportArgs& args);
+//! `iputrain predict MODEL CONFIG --weights W -o OUT`: per-sample outputs as .npy or CSV.
+int run_predict(const PredictArgs& args);
 int run_eval(const EvalArgs& args);
 int run_check(const CommonArgs& args);
 //! `iputrain plan MODEL CONFIG`: placement, memory, schedule and predicted throughput.

@@ -48,6 +48,17 @@ int main(int argc, char** argv) {
   train_cmd->add_flag("-q,--quiet", train.quiet, "print only the summary");
   train_cmd->add_flag("!--no-eval", train.eval_after, "do not evaluate on data.test after training");
   train_cmd->add_option("--trace", train.trace, "write a Chrome trace (Perfetto) of the run: one track per virtual IPU");
+  train_cmd->add_option("--resume", train.resume,
+                        "continue from a checkpoint: a checkpoint.dir (its newest) or one step-*.safetensors file")
+      ->type_name("DIR|FILE");
+
+  iputrain::cli::ExportArgs export_args;
+  CLI::App* export_cmd = app.add_subcommand("export", "write a checkpoint's weights as a plain weight file (safetensors)");
+  add_common(export_cmd, export_args);
+  export_cmd->add_option("--from", export_args.from, "checkpoint directory (its newest) or step-*.safetensors file")
+      ->required()
+      ->type_name("DIR|FILE");
+  export_cmd->add_option("-o,--out", export_args.out, "weight file to write")->required();
 
   iputrain::cli::EvalArgs eval;
   CLI::App* eval_cmd = app.add_subcommand("eval", "mean of each model output over a data split");
@@ -56,6 +67,21 @@ int main(int argc, char** argv) {
       ->required()
       ->check(CLI::ExistingFile);
   eval_cmd->add_option("--split", eval.split, "test or train")->check(CLI::IsMember({"test", "train"}));
+
+  iputrain::cli::PredictArgs predict;
+  CLI::App* predict_cmd =
+      app.add_subcommand("predict", "per-sample model outputs over a data split, as .npy arrays or CSV");
+  add_common(predict_cmd, predict);
+  predict_cmd->add_option("--weights", predict.weights, "weights to predict with (safetensors)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  predict_cmd->add_option("--split", predict.split, "test or train")->check(CLI::IsMember({"test", "train"}));
+  predict_cmd->add_option("--output", predict.outputs, "an output to write (repeatable; default: every per-sample output)")
+      ->type_name("NAME");
+  predict_cmd->add_option("-o,--out", predict.out, "FILE.npy, FILE.csv, or a directory for one NAME.npy per output")
+      ->required();
+  predict_cmd->add_option("--format", predict.format, "npy or csv (default: from the -o path)")
+      ->check(CLI::IsMember({"npy", "csv"}));
 
   iputrain::cli::CommonArgs check;
   CLI::App* check_cmd = app.add_subcommand("check", "parse and check; print parameters and FLOPs per sample");
@@ -104,6 +130,12 @@ int main(int argc, char** argv) {
     }
     if (*eval_cmd) {
       return iputrain::cli::run_eval(eval);
+    }
+    if (*export_cmd) {
+      return iputrain::cli::run_export(export_args);
+    }
+    if (*predict_cmd) {
+      return iputrain::cli::run_predict(predict);
     }
     if (*plan_cmd) {
       return iputrain::cli::run_plan(plan);

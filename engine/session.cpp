@@ -99,9 +99,22 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   if (!s.train_data) {
     s.train_data = s.open("data.train");
   }
-  const int64_t total = planned_steps();
+  // training.steps (or epochs) counts the run from step 0: a resumed session only finishes it.
+  const int64_t end = s.resumed ? std::max(s.step, planned_steps()) : s.step + planned_steps();
+  s.resumed = false;
+  const int64_t total = end - s.step;
+  TrainSummary summary;
+  summary.output_names = output_names();
+  if (total == 0) {
+    return summary;
+  }
   const int64_t per_execution = s.cluster->updates_per_execution();
   const int64_t global_batch = s.plan.global_batch();
+  const std::string checkpoint_dir =
+      s.config.checkpoint.dir.empty()
+          ? std::string()
+          : (std::filesystem::path(session_detail::base_dir(s.config)) / s.config.checkpoint.dir).string();
+  const int64_t every = s.config.checkpoint.every;
   engine::Sampler sampler(s.train_data->size(), s.batch, s.config.data.shuffle, s.data_seed());
   const double updates_per_epoch =
       static_cast<double>(sampler.steps_per_epoch()) / static_cast<double>(global_batch / s.batch);
@@ -112,18 +125,18 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     ~CloseFeeds() { cluster.close_feeds(); }
   } close_feeds{*s.cluster};
 
-  TrainSummary summary;
-  summary.output_names = output_names();
   const size_t outputs = summary.output_names.size();
   Progress progress;
-  progress.total_steps = s.step + total;
+  progress.total_steps = end;
   progress.steps_per_epoch = std::max<int64_t>(1, static_cast<int64_t>(updates_per_epoch));
   progress.records.assign(static_cast<size_t>(std::min(per_execution, total)), StepRecord{0, std::vector<double>(outputs)});
 
   const auto start = std::chrono::steady_clock::now();
-  int64_t done = 0;
-  while (done < total) {
-    const int64_t n = std::min(per_execution, total - done);
+  while (s.step < end) {
+    int64_t n = std::min(per_execution, end - s.step);
+    if (!checkpoint_dir.empty() && every > 0) {
+      n = std::min(n, every - s.step % every);  // an execution ends on every checkpoint step
+    }
     const auto exec_start = std::chrono::steady_clock::now();
     s.cluster->execute(s.step, n);
     progress.records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs)});
@@ -135,7 +148,9 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       }
     }
     s.step += n;
-    done += n;
+    if (!checkpoint_dir.empty() && ((every > 0 && s.step % every == 0) || s.step == end)) {
+      summary.checkpoints.push_back(save_checkpoint(checkpoint_dir));
+    }
     const auto now = std::chrono::steady_clock::now();
     if (on_progress) {
       progress.step = s.step;
@@ -151,6 +166,8 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   summary.samples = total * global_batch;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary.samples_per_second = summary.seconds > 0 ? static_cast<double>(summary.samples) / summary.seconds : 0;
+  summary.skipped_updates = s.cluster->loss_scale().skipped;
+  summary.loss_scale = s.cluster->loss_scale().scale;
   return summary;
 }
 
@@ -168,13 +185,7 @@ EvalResult Session::evaluate(const std::string& split) {
   const int64_t steps = sampler.steps_per_epoch();
   engine::Infeed infeed(*ds, s.field_indices(*ds), s.batch, sampler, 0, steps, s.config.data.prefetch_depth);
   std::vector<double> sums(g.outputs.size(), 0.0);
-  if (s.cluster) {
-    for (ir::ValueId p : g.params) {
-      if (s.ipu->has(p)) {
-        std::memcpy(s.ipu->tensor(p).data, s.cluster->param(0, p).data, s.ipu->tensor(p).type->bytes());
-      }
-    }
-  }
+  s.copy_weights_to_evaluator();
   const engine::Program& program = s.ipu->program(0);
   for (int64_t i = 0; i < steps; ++i) {
     s.load_batch(infeed.pop());

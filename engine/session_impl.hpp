@@ -48,6 +48,9 @@ struct Session::Impl {
   std::unique_ptr<engine::Cluster> cluster;      // training; holds the weights when present
   bool tracing = false;
   int64_t step = 0;  // weight updates done
+  // Set by resume(): the next train() continues the checkpoint's run to its total, instead of
+  // training another training.steps.
+  bool resumed = false;
 
   // The weights live in the cluster (replica 0 stands for all) when the model trains.
   ir::Tensor weight(ir::ValueId p) const { return cluster ? cluster->param(0, p) : ipu->tensor(p); }
@@ -92,6 +95,18 @@ struct Session::Impl {
       }
     }
     return out;
+  }
+
+  // Gives the evaluator the trained weights (replica 0's: every replica holds the same).
+  void copy_weights_to_evaluator() const {
+    if (!cluster) {
+      return;
+    }
+    for (ir::ValueId p : plan.graph.params) {
+      if (ipu->has(p)) {
+        std::memcpy(ipu->tensor(p).data, cluster->param(0, p).data, ipu->tensor(p).type->bytes());
+      }
+    }
   }
 
   // Copies one infeed batch into the device's input buffers (the host-to-IPU transfer).

@@ -18,6 +18,8 @@ constexpr auto kImplemented = std::to_array<std::string_view>({
     "ipu.auto_select_ipus",
     "ipu.select_ipus",
     "ipu.allow_recompute",
+    "ipu.floating_point_behaviour.esr",
+    "ipu.floating_point_behaviour.nanoo",
     "ipu.optimizations.prefetch_data_streams",
     "ipu.optimizations.maximum_cross_replica_sum_buffer_size",
     "pipeline.stages",
@@ -46,6 +48,11 @@ constexpr auto kImplemented = std::to_array<std::string_view>({
     "optimizer.centered",
     "optimizer.initial_accumulator_value",
     "optimizer.gradient_clip_norm",
+    "optimizer.loss_scaling",
+    "optimizer.loss_scaling_mode",
+    "optimizer.loss_scaling_growth_interval",
+    "optimizer.loss_scaling_growth_factor",
+    "optimizer.loss_scaling_backoff_factor",
     "optimizer.lr_schedule",
     "optimizer.warmup_steps",
     "optimizer.decay_steps",
@@ -57,6 +64,8 @@ constexpr auto kImplemented = std::to_array<std::string_view>({
     "training.seed",
     "training.log_every",
     "training.outfeed_mode",
+    "checkpoint.",
+    "training.precision",
 });
 
 bool implemented(std::string_view path) {

@@ -37,7 +37,8 @@ std::vector<ValueId> differentiate(ir::Graph& g) {
     const ir::Node& loss = g.node(g.loss);
     g.set_cursor(loss.stage, ir::Phase::Backward);
     g.set_default_span(loss.span);
-    grad[static_cast<size_t>(g.loss)] = g.add_constant(1.0, loss.type);
+    g.loss_seed = g.add_constant(1.0, loss.type);
+    grad[static_cast<size_t>(g.loss)] = g.loss_seed;
   }
   for (ValueId id = g.loss; id >= 0; --id) {
     const ValueId dy = grad[static_cast<size_t>(id)];

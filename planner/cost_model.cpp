@@ -39,7 +39,8 @@ double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
   }
   const ir::Cost c = def.cost(g, n);
   const double tiles = static_cast<double>(d.tiles);
-  const bool half = n.type.dtype == DType::F16 || n.type.dtype == DType::BF16;
+  const bool half = n.type.dtype == DType::F16 || n.type.dtype == DType::BF16 ||
+                    (is_float(n.type.dtype) && (d.compute == DType::F16 || d.compute == DType::BF16));
   const double compute = c.flops / (tiles * (half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle));
   const double memory = (c.bytes_in + c.bytes_out) / (tiles * d.bytes_per_tile_cycle);
   return std::max(compute, memory) + d.op_overhead_cycles;
@@ -87,52 +88,6 @@ int64_t boundary_bytes(const ir::Graph& g, const Pipeline& p, int32_t position,
     }
   }
   return bytes;
-}
-
-TimelineCost simulate(const ir::Graph& g, const Pipeline& p, const Timeline& t,
-                      const std::vector<ir::ValueId>& program, const DeviceModel& d) {
-  // Cycles of each (position, phase) task, summed over the position's stages on one IPU.
-  const size_t positions = p.positions.size();
-  std::vector<std::vector<double>> task_cycles(positions, std::vector<double>(2, 0.0));
-  for (size_t pos = 0; pos < positions; ++pos) {
-    for (int32_t s : p.positions[pos]) {
-      task_cycles[pos][0] += stage_cycles(g, program, s, ir::Phase::Forward, d);
-      task_cycles[pos][1] += stage_cycles(g, program, s, ir::Phase::Backward, d);
-    }
-  }
-  std::vector<double> link_cycles(positions, 0.0);
-  for (size_t pos = 0; pos + 1 < positions; ++pos) {
-    link_cycles[pos] = static_cast<double>(boundary_bytes(g, p, static_cast<int32_t>(pos), program)) /
-                       d.link_bytes_per_second * d.clock_hz;
-  }
-  TimelineCost cost;
-  cost.busy_cycles.assign(static_cast<size_t>(p.ipus_per_replica), 0.0);
-  for (const auto& step : t.steps) {
-    double longest = 0;
-    double transfer = 0;
-    for (size_t ipu = 0; ipu < step.size(); ++ipu) {
-      double busy = 0;
-      for (const Task& task : step[ipu]) {
-        busy += task_cycles[static_cast<size_t>(task.position)][task.phase == ir::Phase::Forward ? 0 : 1];
-        // Forward tasks send activations to the next position, backward tasks send gradients to
-        // the previous one; transfers overlap other IPUs' compute but end the timestep.
-        const int32_t boundary = task.phase == ir::Phase::Forward ? task.position : task.position - 1;
-        if (boundary >= 0) {
-          transfer = std::max(transfer, link_cycles[static_cast<size_t>(boundary)]);
-        }
-      }
-      cost.busy_cycles[ipu] += busy;
-      longest = std::max(longest, busy);
-    }
-    cost.cycles += longest + transfer;
-  }
-  double busy_total = 0;
-  for (double b : cost.busy_cycles) {
-    busy_total += b;
-  }
-  const double capacity = cost.cycles * static_cast<double>(p.ipus_per_replica);
-  cost.bubble = capacity > 0 ? 1.0 - busy_total / capacity : 0.0;
-  return cost;
 }
 
 }  // namespace iputrain::planner

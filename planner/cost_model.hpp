@@ -28,6 +28,8 @@ struct DeviceModel {
   //! Host round trip of one engine call (launch, sync, result fetch), shared by the weight updates
   //! the call runs: an assumed ~15 us at 1.33 GHz, not a measured figure.
   double host_call_cycles = 20000;
+  //! The type float results are computed in (training.precision): f16 and bf16 run at the f16 rate.
+  DType compute = DType::F32;
 
   int64_t memory_bytes() const { return tiles * bytes_per_tile; }
   static DeviceModel ipu1();
@@ -38,7 +40,8 @@ struct DeviceModel {
 };
 
 //! Cycles one op instance takes: compute-bound or memory-bound, whichever is slower, plus the
-//! fixed overhead of a compute step. Ops with an f16/bf16 result run at the f16 FLOP rate.
+//! fixed overhead of a compute step. Ops with an f16/bf16 result, and every float op when the
+//! compute type is half, run at the f16 FLOP rate.
 //! Leaves and reshapes cost nothing.
 double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d);
 
@@ -49,15 +52,5 @@ double stage_cycles(const ir::Graph& g, const std::vector<ir::ValueId>& program,
 //! Bytes that cross from one pipeline position to the next per micro-batch (forward activations
 //! and, in training, the matching gradients coming back).
 int64_t boundary_bytes(const ir::Graph& g, const Pipeline& p, int32_t position, const std::vector<ir::ValueId>& program);
-
-//! The simulated cycles of one accumulation cycle of `timeline`: each timestep lasts as long as
-//! its busiest IPU (the sum of its tasks' cycles) plus the link transfers it waits for.
-struct TimelineCost {
-  double cycles = 0;                     //!< the whole cycle, fill and drain included
-  std::vector<double> busy_cycles;       //!< per IPU: cycles spent computing
-  double bubble = 0;                     //!< idle share of IPU-cycles
-};
-TimelineCost simulate(const ir::Graph& g, const Pipeline& p, const Timeline& t,
-                      const std::vector<ir::ValueId>& program, const DeviceModel& d);
 
 }  // namespace iputrain::planner

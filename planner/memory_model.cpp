@@ -7,6 +7,7 @@
 #include <set>
 
 #include "iputrain/error.hpp"
+#include "planner/precision.hpp"
 #include "planner/report.hpp"
 
 namespace iputrain::planner {
@@ -49,10 +50,10 @@ std::string value_name(const ir::Graph& g, ir::ValueId v) {
   return fmt::format("value %{} ({} of stage '{}')", v, ir::op_name(n.op), g.stages[static_cast<size_t>(n.stage)].name);
 }
 
-int64_t values_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& values) {
+int64_t values_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& values, DType compute) {
   int64_t bytes = 0;
   for (ir::ValueId v : values) {
-    bytes += static_cast<int64_t>(g.type(v).bytes());
+    bytes += device_bytes(g, v, compute);
   }
   return bytes;
 }
@@ -148,7 +149,8 @@ class LivenessWalk {
       return;
     }
     open_[slot(b, m)] = static_cast<int64_t>(ranges_.size());
-    ranges_.push_back({buffers_[static_cast<size_t>(b)].bytes, t, t, plan_.graph.node(v).stage, m, from_outside});
+    ranges_.push_back({device_bytes(plan_.graph, v, plan_.settings.device.compute), t, t, plan_.graph.node(v).stage, m,
+                       from_outside});
   }
 
   void read(ir::ValueId v, int32_t t, int64_t m, int32_t stage) {
@@ -213,16 +215,18 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   static const std::vector<Instr> kEmpty;
   const std::vector<Instr>& program = ipu < plan.programs.ipus.size() ? plan.programs.ipus[ipu] : kEmpty;
 
+  const DType compute = s.device.compute;
   for (const Buffer& b : buffers) {
-    const int64_t bytes = b.bytes * b.slots;
+    const int64_t one = device_bytes(g, b.value, compute);
+    const int64_t bytes = one * b.slots;
     if (b.cls == BufferClass::Param) {
       mem.weights += bytes;
       ++a.weight_tensors;
     } else if (b.cls == BufferClass::Transient) {
       a.transient += bytes;
     }
-    if (b.bytes > a.largest_value_bytes) {
-      a.largest_value_bytes = b.bytes;
+    if (one > a.largest_value_bytes) {
+      a.largest_value_bytes = one;
       a.largest_value = value_name(g, b.value);
     }
   }
@@ -248,16 +252,16 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   // Channels are buffered at the receiving end; the infeed keeps prefetch_depth micro-batches.
   for (const Channel& c : plan.programs.channels) {
     if (c.to == static_cast<int32_t>(ipu)) {
-      mem.io_buffers += c.capacity * c.max_message_bytes;
+      mem.io_buffers += c.capacity * device_message_bytes(g, plan.programs, c, compute);
     }
   }
   int64_t infeed = 0;
   int64_t outfeed = 0;
   for (const Instr& in : program) {
     if (in.kind == InstrKind::Infeed) {
-      infeed = std::max(infeed, values_bytes(g, in.values));
+      infeed = std::max(infeed, values_bytes(g, in.values, compute));
     } else if (in.kind == InstrKind::Outfeed) {
-      outfeed = std::max(outfeed, values_bytes(g, in.values));
+      outfeed = std::max(outfeed, values_bytes(g, in.values, compute));
     }
   }
   mem.io_buffers += s.prefetch_depth * infeed + outfeed;

@@ -191,6 +191,7 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.prefetch_depth =
       config.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, config.data.prefetch_depth) : 1;
   s.device = DeviceModel::from_config(config.device);
+  s.device.compute = parse_dtype(config.training.precision).value_or(DType::F32);
   return s;
 }
 

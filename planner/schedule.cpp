@@ -19,24 +19,6 @@ std::string_view schedule_name(ScheduleKind kind) {
   return "?";
 }
 
-double Timeline::occupancy() const {
-  // Unit cost per task: a timestep lasts as long as its busiest IPU's task count.
-  int64_t work = 0;
-  int64_t span = 0;
-  size_t ipus = 0;
-  for (const auto& step : steps) {
-    size_t busiest = 0;
-    ipus = std::max(ipus, step.size());
-    for (const auto& tasks : step) {
-      work += static_cast<int64_t>(tasks.size());
-      busiest = std::max(busiest, tasks.size());
-    }
-    span += static_cast<int64_t>(busiest);
-  }
-  return span > 0 && ipus > 0 ? static_cast<double>(work) / static_cast<double>(span * static_cast<int64_t>(ipus))
-                              : 0.0;
-}
-
 Pipeline make_pipeline(const ir::Graph& g, const std::vector<int32_t>& device_mapping, bool single_ipu) {
   Pipeline p;
   const auto n = static_cast<int32_t>(g.stages.size());

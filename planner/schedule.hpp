@@ -41,8 +41,6 @@ struct Timeline {
   std::vector<std::vector<std::vector<Task>>> steps;  //!< [timestep][ipu] -> tasks
 
   int64_t timesteps() const { return static_cast<int64_t>(steps.size()); }
-  //! Busy (ipu, timestep) slots over all slots: 1 - bubble fraction.
-  double occupancy() const;
 };
 
 //! Groups the model's stages into positions (consecutive stages sharing a `parallel` group form one

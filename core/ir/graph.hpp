@@ -75,6 +75,9 @@ class Graph {
   std::vector<ValueId> params;
   std::vector<Output> outputs;
   ValueId loss = kNoValue;  //!< the `minimize` objective; kNoValue for inference-only models
+  //! The constant the backward pass starts from (d loss / d loss), set by autodiff; loss scaling
+  //! writes the scale into it.
+  ValueId loss_seed = kNoValue;
 
   //! Checks the structural invariants (inputs precede users, types match the op table); throws
   //! Error(Internal) naming the node on violation. Run after every pass.

@@ -110,16 +110,31 @@ int32_t Cluster::replicas() const { return shared_->replicas; }
 int64_t Cluster::updates_per_execution() const { return shared_->max_updates; }
 int32_t Cluster::ipus_per_replica() const { return shared_->ipus; }
 
-ir::Tensor Cluster::param(int32_t replica, ir::ValueId p) const {
+Worker& Cluster::owner(int32_t replica, ir::ValueId p) const {
   const auto& param_ipu = shared_->plan.placement.param_ipu;
   const auto& params = shared_->plan.graph.params;
   for (size_t k = 0; k < params.size(); ++k) {
     if (params[k] == p) {
-      const size_t w = static_cast<size_t>(replica * shared_->ipus + param_ipu.at(k));
-      return workers_.at(w)->memory().tensor(p);
+      return *workers_.at(static_cast<size_t>(replica * shared_->ipus + param_ipu.at(k)));
     }
   }
   throw Error(ErrorKind::Internal, fmt::format("value %{} is not a parameter", p));
+}
+
+ir::Tensor Cluster::param(int32_t replica, ir::ValueId p) const { return owner(replica, p).memory().tensor(p); }
+
+std::span<float> Cluster::optimizer_state(int32_t replica, ir::ValueId p) const {
+  return owner(replica, p).optimizer_state(p);
+}
+
+int32_t Cluster::optimizer_state_slots() const { return workers_.front()->optimizer_state_slots(); }
+
+LossScaleState Cluster::loss_scale() const { return workers_.front()->loss_scale(); }
+
+void Cluster::set_loss_scale(const LossScaleState& state) {
+  for (auto& w : workers_) {
+    w->set_loss_scale(state);
+  }
 }
 
 std::vector<int64_t> Cluster::bytes_allocated() const {
@@ -264,6 +279,7 @@ void Cluster::abort_all() {
   for (auto& r : shared_->clip_meet) {
     r->abort();
   }
+  shared_->overflow_meet->abort();
 }
 
 double Cluster::step_value(int64_t local, size_t k) const {

@@ -15,12 +15,14 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
 #include "engine/cluster/host_outfeed.hpp"
 #include "engine/cluster/recorder.hpp"
 #include "engine/infeed.hpp"
+#include "engine/optim/loss_scale.hpp"
 #include "iputrain/config.hpp"
 #include "iputrain/session.hpp"
 #include "planner/plan.hpp"
@@ -52,6 +54,14 @@ class Cluster {
   int64_t updates_per_execution() const;
   //! Parameter `p` on replica `replica` (every replica holds its own copy).
   ir::Tensor param(int32_t replica, ir::ValueId p) const;
+  //! Optimizer state of parameter `p` on replica `replica`, held by the IPU that updates it: its
+  //! state slots one after the other, numel(p) floats each; empty if `p` is not trained.
+  std::span<float> optimizer_state(int32_t replica, ir::ValueId p) const;
+  //! Floats of optimizer state per weight (0 for sgd).
+  int32_t optimizer_state_slots() const;
+  //! The loss-scale state (every worker holds the same copy); set_loss_scale() sets all copies.
+  LossScaleState loss_scale() const;
+  void set_loss_scale(const LossScaleState& state);
   //! Bytes allocated per virtual IPU (by physical id).
   std::vector<int64_t> bytes_allocated() const;
 
@@ -74,6 +84,8 @@ class Cluster {
   RunReport report() const;
 
  private:
+  //! The worker of `replica` that holds (and updates) parameter `p`.
+  Worker& owner(int32_t replica, ir::ValueId p) const;
   void work(Worker& w);
   void abort_all();
   //! Adds the last execution's per-update task windows to the bubble figures.

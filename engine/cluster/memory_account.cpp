@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "planner/precision.hpp"
+
 namespace iputrain::engine {
 
 namespace {
@@ -15,7 +17,8 @@ class Lifetimes {
     carried_bytes_.assign(static_cast<size_t>(plan.graph.size()), -1);
     for (const planner::Buffer& b : buffers) {
       if (b.cls == planner::BufferClass::Carried) {
-        carried_bytes_[static_cast<size_t>(b.value)] = b.bytes;
+        carried_bytes_[static_cast<size_t>(b.value)] =
+            planner::device_bytes(plan.graph, b.value, plan.settings.device.compute);
       }
     }
     for (size_t k = 0; k < plan.graph.params.size() && k < plan.grads.size(); ++k) {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -10,6 +11,7 @@
 #include "engine/optim/lr_schedule.hpp"
 #include "engine/scalar_mean.hpp"
 #include "iputrain/error.hpp"
+#include "planner/precision.hpp"
 #include "planner/simulate.hpp"
 
 namespace iputrain::engine {
@@ -54,6 +56,7 @@ ClusterShared::ClusterShared(const planner::Plan& p, const Config& c)
       max_updates(std::max<int64_t>(1, c.training.steps_per_execution) * std::max<int64_t>(1, c.pipeline.repeat_count)),
       // Without prefetching the host prepares each micro-batch only when the last one is taken.
       prefetch_depth(c.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, c.data.prefetch_depth) : 1),
+      overflow_meet(std::make_unique<Rendezvous>(p.num_ipus())),
       recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {}
 
 Mailbox& ClusterShared::mailbox(int32_t replica, int32_t from, int32_t to) const {
@@ -73,11 +76,22 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
       physical_(shared.plan.placement.physical.at(static_cast<size_t>(replica)).at(static_cast<size_t>(ipu))),
       memory_(physical_, shared.plan.graph, shared.plan.programs.buffers.at(static_cast<size_t>(ipu))) {
   const ir::Graph& g = plan_.graph;
+  const DType compute = plan_.settings.device.compute;
+  if (planner::is_half(compute)) {
+    const auto& fp = shared.config.ipu.floating_point_behaviour;
+    rounding_ = HalfRounding{compute, fp.esr, fp.nanoo};
+  }
+  loss_scale_ = initial_loss_scale(shared.config.optimizer);
+  if (g.loss_seed != ir::kNoValue && memory_.has(g.loss_seed)) {
+    loss_seed_ = memory_.tensor(g.loss_seed);
+  }
+  const std::map<ir::ValueId, ir::Tensor> substitutes = build_weight_copies();
   size_t workspace = 0;
   for (const planner::Instr& in : plan_.programs.ipus.at(static_cast<size_t>(ipu))) {
     if (is_task(in.kind) && tasks_.count({in.kind, in.stage}) == 0) {
       const auto& nodes = plan_.programs.stages.at(static_cast<size_t>(in.stage)).nodes(in.kind);
-      tasks_.emplace(std::make_pair(in.kind, in.stage), TaskPrograms(g, nodes, memory_, shared.micro_batches));
+      tasks_.emplace(std::make_pair(in.kind, in.stage),
+                     TaskPrograms(g, nodes, memory_, shared.micro_batches, substitutes));
       workspace = std::max(workspace, TaskProgram::workspace_bytes(g, nodes));
     }
   }
@@ -89,28 +103,29 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   records_.assign(static_cast<size_t>(shared.max_updates * shared.outputs), 0.0);
   windows_.assign(static_cast<size_t>(shared.max_updates), UpdateWindow{});
 
+  // Counted as a device holding the compute type would hold them (planner/precision.hpp), the
+  // rule the memory model uses; the host's own buffers stay f32.
   for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu)]) {
     if (b.cls == planner::BufferClass::Param) {
-      fixed_.weights += b.bytes * b.slots;
+      fixed_.weights += planner::device_bytes(g, b.value, compute) * b.slots;
     } else if (b.cls == planner::BufferClass::Transient) {
-      fixed_.transient += b.bytes * b.slots;
+      fixed_.transient += planner::device_bytes(g, b.value, compute) * b.slots;
     }
   }
   for (const planner::Channel& c : plan_.programs.channels) {
     if (c.to == ipu) {
       const Mailbox& box = shared.mailbox(replica, c.from, c.to);
-      fixed_.io_buffers += box.capacity() * box.slot_bytes();
+      fixed_.io_buffers += box.capacity() * planner::device_message_bytes(g, plan_.programs, c, compute);
     }
   }
   int64_t infeed = 0;
   int64_t outfeed = 0;
   for (const Op& op : ops_) {
     int64_t bytes = 0;
-    for (const Copy& c : op.copies) {
-      bytes += static_cast<int64_t>(c.bytes);
-    }
-    for (const OutfeedItem& o : op.outs) {
-      bytes += op.kind == InstrKind::Outfeed ? static_cast<int64_t>(o.value.type->bytes()) : 0;
+    if (op.kind == InstrKind::Infeed || op.kind == InstrKind::Outfeed) {
+      for (ir::ValueId v : op.instr->values) {
+        bytes += planner::device_bytes(g, v, compute);
+      }
     }
     if (op.kind == InstrKind::Infeed) {
       infeed = std::max(infeed, bytes);
@@ -135,6 +150,32 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
     feed_track_ = plan_.num_ipus() + replica * feeding_ipus(plan_) + k;
     shared.recorder.track(feed_track_).name = fmt::format("infeed of IPU {} (replica {}, ipu {})", physical_, replica, ipu);
   }
+}
+
+std::map<ir::ValueId, ir::Tensor> Worker::build_weight_copies() {
+  std::map<ir::ValueId, ir::Tensor> substitutes;
+  if (!rounding_) {
+    return substitutes;
+  }
+  const ir::Graph& g = plan_.graph;
+  std::vector<ir::ValueId> params;
+  size_t bytes = 0;
+  for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu_)]) {
+    if (b.cls == planner::BufferClass::Param) {
+      params.push_back(b.value);
+      bytes += align_up(static_cast<size_t>(g.type(b.value).numel()) * sizeof(float));
+    }
+  }
+  weight_copy_memory_ = AlignedBlock(bytes);
+  std::byte* next = weight_copy_memory_.data();
+  for (ir::ValueId p : params) {
+    const ir::Tensor master = memory_.tensor(p);
+    auto* copy = reinterpret_cast<float*>(next);
+    next += align_up(static_cast<size_t>(master.numel()) * sizeof(float));
+    weight_copies_.push_back({master.f32(), copy, master.numel()});
+    substitutes.emplace(p, ir::Tensor{master.type, copy});
+  }
+  return substitutes;
 }
 
 void Worker::build_params() {
@@ -349,10 +390,24 @@ void Worker::run_update(int64_t update, int64_t local) {
       ps.tree->clear();
     }
   }
+  prepare_update();
   UpdateWindow& w = windows_[static_cast<size_t>(local)];
   w = UpdateWindow{std::numeric_limits<double>::max(), 0, 0, std::numeric_limits<double>::max(), 0, 0};
   for (Op& op : ops_) {
     execute(op, update, local);
+  }
+}
+
+void Worker::prepare_update() {
+  overflows_ = 0;
+  // The master weights may have changed since the last update (the optimizer, a restored
+  // checkpoint), so the copies are made afresh; nearest rounding keeps them a function of the
+  // master weights alone. A weight beyond the half range is not an overflow of this update.
+  for (const WeightCopy& w : weight_copies_) {
+    round_nearest_copy(w.master, w.copy, w.size, *rounding_);
+  }
+  if (loss_seed_.data != nullptr) {
+    std::fill_n(loss_seed_.f32(), loss_seed_.numel(), static_cast<float>(loss_scale_.scale));
   }
 }
 
@@ -384,7 +439,7 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
     case InstrKind::Recompute:
     case InstrKind::Backward: {
       const ir::ExecContext ctx{shared_.config.training.seed, g, g * shared_.micro_batch_size, true};
-      op.task->run(ctx, workspace_.data());
+      overflows_ += op.task->run(ctx, workspace_.data(), rounding_ ? &*rounding_ : nullptr);
       for (const OutfeedItem& o : op.outs) {
         shared_.outfeed->enqueue(static_cast<size_t>(o.queue), replica_, local, op.m, o.value);
       }
@@ -518,9 +573,19 @@ void Worker::update_weights(int64_t update) {
       ps.tree->root_f32(ps.root_f32);
     }
   }
-  // The tree holds the plain sum of the N = R x A micro-batch gradients.
+  const double seed = static_cast<float>(loss_scale_.scale);  // what the backward passes started from
+  if (o.loss_scaling_mode == "dynamic") {
+    const bool overflow = any_overflow();
+    advance_loss_scale(loss_scale_, overflow, o);
+    if (overflow) {
+      return;  // every worker of every replica skips this update, so the replicas stay equal
+    }
+  }
+  // The tree holds the plain sum of the N = R x A micro-batch gradients, each computed from a
+  // backward pass seeded with the loss scale.
   const double n = static_cast<double>(shared_.replicas * shared_.micro_batches);
-  const double scale = plan_.settings.reduction == planner::Reduction::Sum ? 1.0 / shared_.replicas : 1.0 / n;
+  const double mean = plan_.settings.reduction == planner::Reduction::Sum ? 1.0 / shared_.replicas : 1.0 / n;
+  const double scale = mean / seed;
   float factor = static_cast<float>(scale);
   if (o.gradient_clip_norm > 0) {
     // The global norm spans every IPU of the replica; summing per parameter in the graph's order
@@ -536,7 +601,26 @@ void Worker::update_weights(int64_t update) {
     }
     factor = static_cast<float>(scale * clip_scale(total * scale * scale, o));
   }
-  optimizer_->update(slots_, update + 1, learning_rate_at(o, update + 1), factor);
+  // A skipped update is not a step of the optimizer (its moments' bias correction counts only
+  // applied updates, as with GradScaler), while the learning-rate schedule follows the updates.
+  optimizer_->update(slots_, update + 1 - loss_scale_.skipped, learning_rate_at(o, update + 1), factor);
+}
+
+bool Worker::any_overflow() {
+  bool local = overflows_ > 0;
+  for (const ParamSlot& slot : slots_) {
+    for (int64_t i = 0; i < slot.size && !local; ++i) {
+      local = !std::isfinite(slot.grad[i]);
+    }
+  }
+  const Rendezvous::Met met = shared_.overflow_meet->arrive(index_, local ? 1.0 : 0.0, sim_,
+                                                            {shared_.detector.get(), index_, nullptr});
+  for (int32_t k = 0; k < shared_.overflow_meet->parties(); ++k) {
+    if (met.values[k] != 0.0) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace iputrain::engine

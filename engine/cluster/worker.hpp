@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/cluster/device_memory.hpp"
@@ -44,6 +46,9 @@ struct ClusterShared {
   std::map<std::pair<int32_t, int32_t>, int32_t> channel_index;  //!< (from, to) -> plan channel
   std::vector<std::unique_ptr<Rendezvous>> reduce_meet;  //!< per IPU of a replica: its R replicas
   std::vector<std::unique_ptr<Rendezvous>> clip_meet;    //!< per replica: its IPUs
+  //! Every worker of every replica, once per update under dynamic loss scaling: did any of its
+  //! results or gradients overflow? All skip the update together.
+  std::unique_ptr<Rendezvous> overflow_meet;
   //! Per replica, two generations (update parity) of per-parameter sums of squared gradients.
   std::vector<std::array<std::vector<double>, 2>> clip_squares;
   //! Per IPU of a replica, per graph parameter: the replicas' accumulation trees.
@@ -95,6 +100,10 @@ class Worker {
   //! The loss-scale state after the last update (identical on every worker).
   const LossScaleState& loss_scale() const { return loss_scale_; }
   void set_loss_scale(const LossScaleState& s) { loss_scale_ = s; }
+  //! Optimizer state of parameter `p` for checkpoints (worker_state.cpp): its state slots one
+  //! after the other, each numel(p) floats; empty if this IPU does not update `p`.
+  std::span<float> optimizer_state(ir::ValueId p);
+  int32_t optimizer_state_slots() const;
 
  private:
   struct Copy {
@@ -132,8 +141,15 @@ class Worker {
     float* root_f32 = nullptr;       // f16 accumulation: where the root is widened for the optimizer
   };
 
+  //! With half compute: the copies of this IPU's weights the passes read, to substitute for them.
+  std::map<ir::ValueId, ir::Tensor> build_weight_copies();
   void build_params();
   void build_ops();
+  //! Rounds the master weights into the copies the passes read and writes the loss scale into
+  //! the backward pass's seed: what an update reads besides its data.
+  void prepare_update();
+  //! Whether any worker overflowed in this update (dynamic loss scaling; every worker takes part).
+  bool any_overflow();
   void run_update(int64_t update, int64_t local);
   void execute(Op& op, int64_t update, int64_t local);
   //! Returns when the reduction could start on the simulated clock (every replica there).
@@ -163,6 +179,16 @@ class Worker {
   int32_t feed_track_ = -1;
   bool keep_events_ = false;
   LossScaleState loss_scale_;
+  std::optional<HalfRounding> rounding_;  // f16/bf16 compute: how every task result is rounded
+  struct WeightCopy {
+    const float* master;
+    float* copy;
+    int64_t size;
+  };
+  std::vector<WeightCopy> weight_copies_;
+  AlignedBlock weight_copy_memory_;
+  ir::Tensor loss_seed_;  // null data: the seed is not on this IPU
+  int64_t overflows_ = 0;  // task results of this update that overflowed
 
   FixedBytes fixed_;
   MemoryGauge gauge_;

@@ -77,7 +77,7 @@ const char* safetensors_dtype(DType t) {
 }
 
 void write_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
-                       const std::map<std::string, std::string>& metadata) {
+                       const std::map<std::string, std::string>& metadata, const WriteProgress& on_write) {
   std::vector<const NamedTensor*> sorted;
   for (const NamedTensor& t : tensors) {
     const size_t want = static_cast<size_t>(numel(t.shape)) * dtype_size(t.dtype);
@@ -129,10 +129,19 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
     io_error(path, "cannot create a temporary file next to it");
   }
   try {
-    write_all(fd, path, len, 8);
-    write_all(fd, path, text.data(), text.size());
+    const uint64_t total = 8 + text.size() + offset;
+    uint64_t written = 0;
+    auto piece = [&](const void* data, size_t n) {
+      write_all(fd, path, data, n);
+      written += n;
+      if (on_write) {
+        on_write(written, total);
+      }
+    };
+    piece(len, 8);
+    piece(text.data(), text.size());
     for (const NamedTensor* t : sorted) {
-      write_all(fd, path, t->bytes.data(), t->bytes.size());
+      piece(t->bytes.data(), t->bytes.size());
     }
     if (::fsync(fd) != 0) {
       io_error(path, "fsync failed");

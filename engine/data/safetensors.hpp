@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,8 +35,12 @@ const char* safetensors_dtype(DType t);
 //! the same directory is written, flushed to disk and renamed over `path`. Throws Error(Io) if the
 //! file cannot be written, Error(Internal) if a tensor's byte count does not match its shape or
 //! names repeat.
+//! `on_write`, if given, is called after each piece of the temporary file is written with the
+//! bytes written so far and the file's total (checkpoint fault-injection tests stop there).
+using WriteProgress = std::function<void(uint64_t written, uint64_t total)>;
 void write_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
-                       const std::map<std::string, std::string>& metadata = {});
+                       const std::map<std::string, std::string>& metadata = {},
+                       const WriteProgress& on_write = {});
 
 //! Reads and validates a weight file. Throws Error(Io) if it cannot be read and Error(Data) naming
 //! the path and the problem if it is not a valid safetensors file of supported dtypes.

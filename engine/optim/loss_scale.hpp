@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "iputrain/config.hpp"
+
 namespace iputrain::engine {
 
 //! What loss scaling carries from one update to the next (and what a checkpoint must keep). Every
@@ -15,5 +17,15 @@ struct LossScaleState {
   int64_t good_steps = 0;   //!< clean updates since the scale last changed
   int64_t skipped = 0;      //!< updates skipped because a gradient overflowed (for the report)
 };
+
+//! The state before the first update: `optimizer.loss_scaling` (the rules make it 65536 for
+//! dynamic scaling when it is unset).
+LossScaleState initial_loss_scale(const OptimizerSection& o);
+
+//! Advances `s` after an update under dynamic scaling, as torch.cuda.amp.GradScaler.update():
+//! an overflow multiplies the scale by `loss_scaling_backoff_factor`, counts a skipped update and
+//! restarts the count of clean updates; the `loss_scaling_growth_interval`-th clean update in a
+//! row multiplies it by `loss_scaling_growth_factor`. Static scaling leaves `s` as it is.
+void advance_loss_scale(LossScaleState& s, bool overflow, const OptimizerSection& o);
 
 }  // namespace iputrain::engine

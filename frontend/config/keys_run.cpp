@@ -54,7 +54,19 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(optimizer.gradient_clip_norm), Float, 0.0, Runs,
           "Clip the global gradient norm to this value; 0 = no clipping.", non_negative),
       key(IPUTRAIN_KEY(optimizer.loss_scaling), Float, 1.0, Runs,
-          "Static loss scale: the loss is multiplied and the gradients divided by it.", positive),
+          "Loss scale: the backward pass starts from it and the update divides the gradients by it; with "
+          "dynamic scaling, the first scale (65536 when unset).",
+          positive),
+      key(IPUTRAIN_KEY(optimizer.loss_scaling_mode), Enum, "static", Runs,
+          "static keeps `loss_scaling`; dynamic skips an update whose gradients overflow and backs the scale "
+          "off, and grows it after `loss_scaling_growth_interval` clean updates (docs/training.md).",
+          {}, {"static", "dynamic"}),
+      key(IPUTRAIN_KEY(optimizer.loss_scaling_growth_interval), Int, 2000, Runs,
+          "Dynamic loss scaling: clean updates in a row before the scale grows.", positive_int),
+      key(IPUTRAIN_KEY(optimizer.loss_scaling_growth_factor), Float, 2.0, Runs,
+          "Dynamic loss scaling: what the scale is multiplied by when it grows.", Range::at_least(1, true)),
+      key(IPUTRAIN_KEY(optimizer.loss_scaling_backoff_factor), Float, 0.5, Runs,
+          "Dynamic loss scaling: what the scale is multiplied by after an overflow.", Range{0, true, 1, true}),
       key(IPUTRAIN_KEY(optimizer.lr_schedule), Enum, "constant", Runs,
           "How the learning rate changes over the updates (after any warmup); formulas in "
           "docs/training.md.",
@@ -94,6 +106,10 @@ std::vector<KeySpec> run_keys() {
           non_negative),
       key(IPUTRAIN_KEY(training.log_every), Int, 0, Runs, "Log a line every N steps; 0 = automatic.",
           non_negative),
+      key(IPUTRAIN_KEY(training.precision), Enum, "f32", Runs,
+          "Compute type of the forward and backward passes: f32, or f16/bf16 emulated (every result rounded "
+          "to it; master weights and the update stay f32).",
+          {}, {"f32", "f16", "bf16"}),
       key(IPUTRAIN_KEY(training.outfeed_mode), Enum, "all", Runs,
           "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, {"all", "last"}),
 

@@ -317,6 +317,35 @@ void check_schedule(const Config& c) {
   }
 }
 
+// Loss scaling and the float flags only mean something with a half-precision compute type;
+// dynamic loss scaling under f32 is allowed (it still skips updates whose gradients overflow).
+void check_precision(Config& c) {
+  auto& o = c.optimizer;
+  for (const char* k : {"optimizer.loss_scaling_growth_interval", "optimizer.loss_scaling_growth_factor",
+                        "optimizer.loss_scaling_backoff_factor"}) {
+    if (c.is_set(k) && o.loss_scaling_mode != "dynamic") {
+      c.fail_at(k, fmt::format("`{}` has no effect with static loss scaling", k),
+                "set `optimizer.loss_scaling_mode = \"dynamic\"`, or remove the key");
+    }
+  }
+  if (o.loss_scaling_mode == "dynamic" && !c.is_set("optimizer.loss_scaling")) {
+    o.loss_scaling = 65536.0;  // 2^16, torch.cuda.amp.GradScaler's starting scale
+  }
+  if (c.training.precision == "f32") {
+    // Set by set_all, the flags are harmless; asked for one by one, they reveal a missing key.
+    const auto& fp = c.ipu.floating_point_behaviour;
+    for (const auto& [k, on] : {std::pair{"ipu.floating_point_behaviour.esr", fp.esr},
+                                std::pair{"ipu.floating_point_behaviour.nanoo", fp.nanoo}}) {
+      if (on && c.is_set(k) && !fp.set_all) {
+        c.fail_at(k,
+                  fmt::format("`{}` changes how f16/bf16 results are rounded, but `training.precision` is f32", k),
+                  "set `training.precision = \"f16\"` (or \"bf16\") to compute in half precision, or remove "
+                  "the key");
+      }
+    }
+  }
+}
+
 void check_run(Config& c) {
   for (const auto& [key, types] : optimizer_params()) {
     if (c.is_set(key) && std::find(types.begin(), types.end(), c.optimizer.type) == types.end()) {
@@ -329,6 +358,7 @@ void check_run(Config& c) {
     c.fail_at("profiling.profile_execution", "`profiling.profile_execution` needs `profiling.enabled = true`",
               "execution profiles are part of the profiling reports");
   }
+  check_precision(c);
   for (const char* k : {"checkpoint.every", "checkpoint.keep"}) {
     if (c.is_set(k) && c.checkpoint.dir.empty()) {
       c.fail_at(k, fmt::format("`{}` is set but `checkpoint.dir` is not, so no checkpoint is written", k),
@@ -398,6 +428,13 @@ const std::vector<RuleDoc>& rule_docs() {
        "a schedule that uses it; the cosine floor is below `learning_rate`."},
       {{"training.steps", "training.epochs"}, "At most one of them is set."},
       {{"checkpoint.every", "checkpoint.keep", "checkpoint.dir"}, "`every` and `keep` need a `dir`."},
+      {{"optimizer.loss_scaling_mode", "optimizer.loss_scaling_growth_interval",
+        "optimizer.loss_scaling_growth_factor", "optimizer.loss_scaling_backoff_factor"},
+       "The growth and backoff keys are set only with dynamic loss scaling, which starts from "
+       "`optimizer.loss_scaling` or, when that is unset, from 65536."},
+      {{"training.precision", "ipu.floating_point_behaviour.esr", "ipu.floating_point_behaviour.nanoo"},
+       "`esr` and `nanoo` are set one by one only with an f16 or bf16 precision (`set_all` may set them "
+       "under f32, where they do nothing)."},
   };
   return all;
 }
@@ -561,6 +598,10 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
   }
   if ((k.path == "checkpoint.every" || k.path == "checkpoint.keep") && c.checkpoint.dir.empty()) {
     return "no checkpoint.dir";
+  }
+  if (k.path.starts_with("optimizer.loss_scaling_") && k.path != "optimizer.loss_scaling_mode" &&
+      c.optimizer.loss_scaling_mode != "dynamic") {
+    return "static loss scaling";
   }
   if (k.path == "device.version" && c.is_set("ipu.ipu_model.version") &&
       c.device.version != c.ipu.ipu_model.version) {

@@ -191,7 +191,11 @@ struct OptimizerSection {
   bool centered = false;        //!< rmsprop
   double initial_accumulator_value = 0.1;  //!< adagrad
   double gradient_clip_norm = 0.0;         //!< clip the global gradient norm; 0 = off
-  double loss_scaling = 1.0;               //!< static loss scale
+  double loss_scaling = 1.0;               //!< static loss scale, or the first dynamic one
+  std::string loss_scaling_mode = "static";  //!< static | dynamic
+  int64_t loss_scaling_growth_interval = 2000;  //!< dynamic: clean updates before the scale grows
+  double loss_scaling_growth_factor = 2.0;      //!< dynamic: the scale is multiplied by it on growth
+  double loss_scaling_backoff_factor = 0.5;     //!< dynamic: the scale is multiplied by it on overflow
   std::string lr_schedule = "constant";    //!< constant | step | exponential | cosine
   int64_t warmup_steps = 0;                //!< linear warmup over the first N updates; 0 = none
   int64_t decay_steps = 0;                 //!< step, exponential, cosine; 0 = unset
@@ -215,6 +219,7 @@ struct TrainingSection {
   uint64_t seed = 42;                //!< seeds initializers, dropout and shuffling
   int64_t log_every = 0;             //!< log a line every N steps; 0 = automatic
   std::string outfeed_mode = "all";  //!< all | last
+  std::string precision = "f32";     //!< compute type: f32 | f16 | bf16 (master weights stay f32)
 };
 
 struct CheckpointSection {

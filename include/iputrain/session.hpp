@@ -40,6 +40,25 @@ struct TrainSummary {
   double samples_per_second = 0;
   std::vector<std::string> output_names;
   std::vector<double> last_values;  //!< outfeed of the last step
+  std::vector<std::string> checkpoints;  //!< checkpoint files written by this call (checkpoint.dir)
+  int64_t skipped_updates = 0;  //!< updates skipped since step 0 because a gradient overflowed (dynamic loss scaling)
+  double loss_scale = 1.0;      //!< the loss scale after the last update
+};
+
+//! What Session::resume() restored.
+struct ResumeInfo {
+  std::string path;             //!< the checkpoint file read
+  int64_t step = 0;             //!< weight updates the checkpoint holds
+  int64_t remaining = 0;        //!< updates the next train() runs to reach training.steps (or epochs)
+  bool config_changed = false;  //!< the config differs from the one that wrote it (e.g. another plan)
+  //! Differences that do not stop the resume, for the user (a changed config, another micro-batch).
+  std::vector<std::string> notes;
+};
+
+//! What export_checkpoint_weights() read and wrote.
+struct ExportInfo {
+  std::string from;  //!< the checkpoint file read
+  int64_t step = 0;  //!< its weight updates
 };
 
 //! Result of evaluate(): the mean of each output over the evaluated batches.
@@ -47,6 +66,15 @@ struct EvalResult {
   std::map<std::string, double> means;
   int64_t samples = 0;  //!< samples evaluated (whole batches only)
   int64_t skipped = 0;  //!< samples left out because they do not fill a batch
+};
+
+//! The per-sample values of one model output over a data split (Session::predict).
+struct Prediction {
+  std::string name;
+  std::string dtype;                  //!< the output's element type: "f32", "i32" or "bool"
+  std::vector<int64_t> sample_shape;  //!< one sample's shape (the output without its batch dimension)
+  int64_t samples = 0;                //!< rows: every sample of the split, in order
+  std::vector<double> values;         //!< row-major [samples, ...sample_shape]; exact for every dtype
 };
 
 //! One tensor of the outfeed queue (training.outfeed_mode, pipeline.outfeed_*): mode "all" gives
@@ -107,12 +135,29 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  //! Trains for training.steps (or epochs) weight updates. `on_progress` is called on the host
-  //! after every device execution. Throws on data or runtime errors.
+  //! Trains for training.steps (or epochs) weight updates; after resume(), only the updates left
+  //! to reach that total (none if the checkpoint is already there). `on_progress` is called on
+  //! the host after every device execution. With checkpoint.dir set, writes a checkpoint whenever
+  //! the step reaches a multiple of checkpoint.every and at the end. Throws on data or runtime errors.
   TrainSummary train(const std::function<void(const Progress&)>& on_progress = {});
+  //! Weight updates done so far (a resumed session counts the checkpoint's).
+  int64_t step() const;
+  //! Writes the training state (weights, optimizer state, step, loss scale, seeds) to
+  //! DIR/step-NNNNNNNN.safetensors atomically, keeping the newest checkpoint.keep files. Returns
+  //! the path written. Throws Error(Semantic) for a model without an objective.
+  std::string save_checkpoint(const std::string& dir) const;
+  //! Restores the state save_checkpoint() wrote (DIR's newest checkpoint, or a file), whatever
+  //! plan wrote it. Throws Error(Data) with a hint if it belongs to another model, optimizer, seed,
+  //! shuffle or global batch, or is damaged; the session is unchanged then.
+  ResumeInfo resume(const std::string& dir_or_file);
   //! Means of every output over `split` ("test" or "train"), forward only.
   EvalResult evaluate(const std::string& split = "test");
 
+  //! The values of the per-sample `output`s (those whose first dimension is the micro-batch) for
+  //! every sample of `split`, forward only, in dataset order. The last batch is padded by
+  //! repeating its last sample; padded rows are not returned. `outputs` selects outputs by name
+  //! (empty: every per-sample output). Throws Error(Usage) naming an unknown or per-batch output.
+  std::vector<Prediction> predict(const std::string& split = "test", const std::vector<std::string>& outputs = {});
   //! Names of the values the outfeed carries each step (the model's `output`s).
   std::vector<std::string> output_names() const;
   //! Weights by scope path, in declaration order.
@@ -144,5 +189,10 @@ class Session {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+//! Writes the weights of a checkpoint (DIR's newest, or a file) to `path` as a plain weight file,
+//! what Session::load_weights() and `--init-from` read. Throws Error(Data) if the checkpoint does
+//! not hold `model`'s parameters.
+ExportInfo export_checkpoint_weights(const Model& model, const std::string& dir_or_file, const std::string& path);
 
 }  // namespace iputrain

@@ -1,0 +1,111 @@
+#include "cli/prediction_files.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace iputrain::cli {
+
+namespace {
+
+std::string npy_descr(const std::string& dtype) {
+  if (dtype == "f32") {
+    return "<f4";
+  }
+  if (dtype == "i32") {
+    return "<i4";
+  }
+  return "|b1";
+}
+
+// Appends the element in the output's own type, so the file holds exactly the model's values.
+void append(std::string& out, const std::string& dtype, double v) {
+  if (dtype == "f32") {
+    const float f = static_cast<float>(v);
+    out.append(reinterpret_cast<const char*>(&f), sizeof f);
+  } else if (dtype == "i32") {
+    const int32_t i = static_cast<int32_t>(v);
+    out.append(reinterpret_cast<const char*>(&i), sizeof i);
+  } else {
+    out.push_back(v != 0 ? '\1' : '\0');
+  }
+}
+
+// "[2,3]" for the flat index of one element inside a sample of `shape`.
+std::string index_suffix(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return fmt::format("[{}]", fmt::join(idx, ","));
+}
+
+std::string csv_value(const std::string& dtype, double v) {
+  if (dtype == "f32") {
+    return fmt::format("{:.9g}", static_cast<float>(v));
+  }
+  return fmt::format("{}", static_cast<int64_t>(v));
+}
+
+int64_t row_size(const Prediction& p) {
+  int64_t n = 1;
+  for (int64_t d : p.sample_shape) {
+    n *= d;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string npy_bytes(const Prediction& p) {
+  std::string shape = fmt::format("{}", p.samples);
+  for (int64_t d : p.sample_shape) {
+    shape += fmt::format(", {}", d);
+  }
+  if (p.sample_shape.empty()) {
+    shape += ",";  // a one-element Python tuple
+  }
+  std::string header =
+      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", npy_descr(p.dtype), shape);
+  // Magic (6) + version (2) + header length (2) + header, padded with spaces and ended by a
+  // newline so the data starts on a 64-byte boundary.
+  const size_t unpadded = 10 + header.size() + 1;
+  header.append((64 - unpadded % 64) % 64, ' ');
+  header.push_back('\n');
+  std::string out("\x93NUMPY\x01\x00", 8);
+  const auto len = static_cast<uint16_t>(header.size());
+  out.push_back(static_cast<char>(len & 0xff));
+  out.push_back(static_cast<char>(len >> 8));
+  out += header;
+  for (double v : p.values) {
+    append(out, p.dtype, v);
+  }
+  return out;
+}
+
+std::string csv_text(const std::vector<Prediction>& predictions) {
+  std::string out = "sample";
+  for (const Prediction& p : predictions) {
+    const int64_t row = row_size(p);
+    for (int64_t e = 0; e < row; ++e) {
+      out += "," + p.name + (p.sample_shape.empty() ? "" : index_suffix(p.sample_shape, e));
+    }
+  }
+  out += "\n";
+  const int64_t samples = predictions.empty() ? 0 : predictions.front().samples;
+  for (int64_t i = 0; i < samples; ++i) {
+    out += fmt::format("{}", i);
+    for (const Prediction& p : predictions) {
+      const int64_t row = row_size(p);
+      for (int64_t e = 0; e < row; ++e) {
+        out += "," + csv_value(p.dtype, p.values[static_cast<size_t>(i * row + e)]);
+      }
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+}  // namespace iputrain::cli

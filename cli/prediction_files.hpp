@@ -1,0 +1,20 @@
+// The files `iputrain predict` writes: NumPy .npy arrays (one per output) and CSV tables (one row
+// per sample). Both are written atomically.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "iputrain/session.hpp"
+
+namespace iputrain::cli {
+
+//! The .npy (format 1.0) bytes of one prediction: shape [samples, ...sample_shape], little-endian
+//! `<f4`, `<i4` or `|b1` as the output's dtype.
+std::string npy_bytes(const Prediction& p);
+
+//! CSV: a header `sample,NAME` (or `NAME[i]`, `NAME[i,j]` per element of a non-scalar sample),
+//! then one row per sample. Floats print with 9 significant digits, enough to read back the same f32.
+std::string csv_text(const std::vector<Prediction>& predictions);
+
+}  // namespace iputrain::cli

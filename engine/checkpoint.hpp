@@ -1,0 +1,67 @@
+// Training checkpoints: one safetensors file per checkpoint, DIR/step-00000500.safetensors,
+// holding every weight under its parameter name (f32) and the optimizer state under
+// `optimizer/<slot>/<parameter>`, with the run's position and identity in the metadata. Nothing in
+// it depends on the plan (it is gathered per parameter from the IPU that updates it), so a
+// checkpoint saved under one plan resumes under any other. The RNG and data position need no
+// tensors: dropout keys and the sample order are functions of the seeds and the step.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/data/safetensors.hpp"
+#include "engine/optim/loss_scale.hpp"
+#include "iputrain/config.hpp"
+
+namespace iputrain::engine {
+
+//! Bumped whenever the file layout changes in a way older readers cannot follow.
+inline constexpr int kCheckpointFormat = 1;
+
+//! What a checkpoint records besides its tensors; resume() checks it against the new session.
+struct CheckpointMeta {
+  std::string model;         //!< the model's name
+  int64_t step = 0;          //!< weight updates done
+  std::string optimizer;     //!< optimizer.type
+  int32_t state_slots = 0;   //!< optimizer state arrays per parameter
+  LossScaleState loss_scale;
+  uint64_t seed = 0;         //!< training.seed: initializers and dropout keys
+  uint64_t data_seed = 0;    //!< the shuffle seed in effect
+  bool shuffle = true;
+  int64_t global_batch = 0;  //!< samples per weight update
+  int64_t micro_batch = 0;
+  int64_t samples = 0;       //!< samples consumed: step x global batch
+  std::string config_hash;   //!< config_hash() of the run that wrote it
+};
+
+struct Checkpoint {
+  std::string path;  //!< the file read
+  CheckpointMeta meta;
+  std::vector<data::NamedTensor> tensors;  //!< sorted by name
+};
+
+//! "step-00000500.safetensors".
+std::string checkpoint_file_name(int64_t step);
+//! The tensor name of optimizer state array `slot` of `param`: "optimizer/0/features/dense/kernel".
+std::string optimizer_state_name(int32_t slot, const std::string& param);
+//! A stable hash (hex FNV-1a 64) of the effective config text (Config::show()).
+std::string config_hash(const Config& config);
+
+//! Writes DIR/step-NNNNNNNN.safetensors atomically (creating DIR), then deletes the oldest
+//! checkpoints beyond `keep` (0 = keep all) and temporary files left by interrupted writes.
+//! Returns the path written. Environment: IPUTRAIN_FAULT_KILL_IN_CHECKPOINT=N kills the process
+//! with SIGKILL during the N-th checkpoint write of the process, once half the temporary file is
+//! written (for tests of interrupted writes).
+std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
+                             const std::vector<data::NamedTensor>& tensors, int64_t keep);
+
+//! `dir_or_file` itself if it is a file, else the newest complete step-*.safetensors in it.
+//! Throws Error(Usage) if the path does not exist and Error(Data) if the directory holds no
+//! checkpoint.
+std::string resolve_checkpoint(const std::string& dir_or_file);
+//! Reads the checkpoint resolve_checkpoint() picks. Throws Error(Data) naming the file if it is
+//! damaged (hinting at the previous checkpoint of the directory) or not an iputrain checkpoint.
+Checkpoint read_checkpoint(const std::string& dir_or_file);
+
+}  // namespace iputrain::engine

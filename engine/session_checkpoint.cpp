@@ -1,0 +1,200 @@
+// Session checkpoints: gathering the training state into a plan-independent checkpoint
+// (engine/checkpoint.hpp), restoring it under whatever plan the session has, and exporting a
+// checkpoint's weights alone.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "engine/checkpoint.hpp"
+#include "engine/session_impl.hpp"
+#include "iputrain/session.hpp"
+
+namespace iputrain {
+
+namespace {
+
+data::NamedTensor f32_tensor(const std::string& name, const Shape& shape, const float* values) {
+  data::NamedTensor t{name, DType::F32, shape, std::vector<uint8_t>(static_cast<size_t>(numel(shape)) * sizeof(float))};
+  std::memcpy(t.bytes.data(), values, t.bytes.size());
+  return t;
+}
+
+const data::NamedTensor* find(const std::vector<data::NamedTensor>& tensors, const std::string& name) {
+  const auto it = std::lower_bound(tensors.begin(), tensors.end(), name,
+                                   [](const data::NamedTensor& t, const std::string& n) { return t.name < n; });
+  return it != tensors.end() && it->name == name ? &*it : nullptr;
+}
+
+const char* kNewRunHint =
+    "resume with the settings the checkpoint was written under; to start a new run from its weights, "
+    "`iputrain export` them and train with --init-from";
+
+// The checkpoint's tensor `name` must exist with `shape` in f32.
+const data::NamedTensor& expect(const engine::Checkpoint& c, const std::string& name, const Shape& shape,
+                                const std::string& model) {
+  const data::NamedTensor* t = find(c.tensors, name);
+  if (t == nullptr) {
+    throw Error(ErrorKind::Data,
+                fmt::format("checkpoint `{}` (model `{}`) has no tensor `{}`, which model `{}` needs", c.path,
+                            c.meta.model, name, model),
+                {}, "the checkpoint was written by another model; resume with the model that wrote it");
+  }
+  if (t->dtype != DType::F32 || t->shape != shape) {
+    throw Error(ErrorKind::Data,
+                fmt::format("checkpoint `{}`: tensor `{}` is {}{} but model `{}` needs f32{}", c.path, name,
+                            dtype_name(t->dtype), shape_str(t->shape), model, shape_str(shape)),
+                {}, "the checkpoint was written by a model with other sizes");
+  }
+  return *t;
+}
+
+template <typename T>
+void same(const engine::Checkpoint& c, const char* what, const T& saved, const T& now) {
+  if (saved != now) {
+    throw Error(ErrorKind::Data,
+                fmt::format("checkpoint `{}` was trained with {} = {}, this config has {}", c.path, what, saved, now),
+                {}, kNewRunHint);
+  }
+}
+
+}  // namespace
+
+int64_t Session::step() const { return impl_->step; }
+
+std::string Session::save_checkpoint(const std::string& dir) const {
+  const Impl& s = *impl_;
+  if (!s.cluster) {
+    throw Error(ErrorKind::Semantic, "the model has no `minimize` objective, so it has no training state to save", {},
+                "save its weights with save_weights()");
+  }
+  const ir::Graph& g = s.plan.graph;
+  const int32_t slots = s.cluster->optimizer_state_slots();
+  std::vector<data::NamedTensor> tensors;
+  for (ir::ValueId p : g.params) {
+    const std::string& name = g.node(p).name;
+    const ir::Tensor w = s.weight(p);
+    tensors.push_back(f32_tensor(name, w.shape(), w.f32()));
+    // Replica 0 stands for all: every replica holds the same state after each update.
+    const std::span<float> state = s.cluster->optimizer_state(0, p);
+    for (int32_t k = 0; k < slots && !state.empty(); ++k) {
+      tensors.push_back(f32_tensor(engine::optimizer_state_name(k, name), w.shape(), state.data() + k * w.numel()));
+    }
+  }
+  engine::CheckpointMeta meta;
+  meta.model = s.model.name();
+  meta.step = s.step;
+  meta.optimizer = s.config.optimizer.type;
+  meta.state_slots = slots;
+  meta.loss_scale = s.cluster->loss_scale();
+  meta.seed = s.config.training.seed;
+  meta.data_seed = s.data_seed();
+  meta.shuffle = s.config.data.shuffle;
+  meta.global_batch = s.plan.global_batch();
+  meta.micro_batch = s.batch;
+  meta.samples = s.step * meta.global_batch;
+  meta.config_hash = engine::config_hash(s.config);
+  return engine::write_checkpoint(dir, meta, tensors, s.config.checkpoint.keep);
+}
+
+ResumeInfo Session::resume(const std::string& dir_or_file) {
+  Impl& s = *impl_;
+  if (!s.cluster) {
+    throw Error(ErrorKind::Semantic, "the model has no `minimize` objective, so there is no training to resume", {},
+                "load weights with load_weights()");
+  }
+  const engine::Checkpoint c = engine::read_checkpoint(dir_or_file);
+  const ir::Graph& g = s.plan.graph;
+  const int32_t slots = s.cluster->optimizer_state_slots();
+
+  // Check everything before changing anything, so a refused checkpoint leaves the session as it was.
+  same(c, "optimizer.type", c.meta.optimizer, s.config.optimizer.type);
+  same(c, "training.seed", c.meta.seed, s.config.training.seed);
+  same(c, "the shuffle seed (data.seed, else training.seed)", c.meta.data_seed, s.data_seed());
+  same(c, "data.shuffle", c.meta.shuffle, s.config.data.shuffle);
+  same(c, "the global batch (micro-batch x accumulation x replicas)", c.meta.global_batch, s.plan.global_batch());
+  same(c, "optimizer state slots", c.meta.state_slots, slots);
+  struct Restore {
+    ir::ValueId param;
+    const data::NamedTensor* weights;
+    std::vector<const data::NamedTensor*> state;
+  };
+  std::vector<Restore> restore;
+  size_t used = 0;
+  for (ir::ValueId p : g.params) {
+    const std::string& name = g.node(p).name;
+    const Shape shape = s.weight(p).shape();
+    Restore r{p, &expect(c, name, shape, s.model.name()), {}};
+    if (!s.cluster->optimizer_state(0, p).empty()) {
+      for (int32_t k = 0; k < slots; ++k) {
+        r.state.push_back(&expect(c, engine::optimizer_state_name(k, name), shape, s.model.name()));
+      }
+    }
+    used += 1 + r.state.size();
+    restore.push_back(std::move(r));
+  }
+  if (used != c.tensors.size()) {
+    for (const data::NamedTensor& t : c.tensors) {
+      const bool known = std::any_of(restore.begin(), restore.end(), [&](const Restore& r) {
+        return r.weights == &t || std::find(r.state.begin(), r.state.end(), &t) != r.state.end();
+      });
+      if (!known) {
+        throw Error(ErrorKind::Data,
+                    fmt::format("checkpoint `{}` (model `{}`) holds `{}`, which model `{}` does not have", c.path,
+                                c.meta.model, t.name, s.model.name()),
+                    {}, "the checkpoint was written by another model; resume with the model that wrote it");
+      }
+    }
+  }
+
+  for (const Restore& r : restore) {
+    s.set_weight(r.param, r.weights->bytes.data());
+    for (int32_t replica = 0; replica < s.cluster->replicas(); ++replica) {
+      const std::span<float> state = s.cluster->optimizer_state(replica, r.param);
+      const size_t n = state.size() / std::max<size_t>(1, r.state.size());
+      for (size_t k = 0; k < r.state.size(); ++k) {
+        std::memcpy(state.data() + k * n, r.state[k]->bytes.data(), n * sizeof(float));
+      }
+    }
+  }
+  s.cluster->set_loss_scale(c.meta.loss_scale);
+  s.step = c.meta.step;
+  s.resumed = true;
+
+  ResumeInfo info;
+  info.path = c.path;
+  info.step = c.meta.step;
+  info.remaining = std::max<int64_t>(0, planned_steps() - c.meta.step);
+  info.config_changed = c.meta.config_hash != engine::config_hash(s.config);
+  if (info.config_changed) {
+    info.notes.push_back(fmt::format("the config differs from the one that wrote `{}` (another plan, step count or "
+                                     "setting); seeds and global batch agree, so the run continues exactly",
+                                     c.path));
+  }
+  if (c.meta.model != s.model.name()) {
+    info.notes.push_back(fmt::format("the checkpoint was written by model `{}`; its parameters fit model `{}`",
+                                     c.meta.model, s.model.name()));
+  }
+  if (c.meta.micro_batch != s.batch) {
+    info.notes.push_back(fmt::format("the checkpoint was trained with micro-batch {}, this plan uses {}: training "
+                                     "continues, but not bit for bit as either micro-batch from the start",
+                                     c.meta.micro_batch, s.batch));
+  }
+  return info;
+}
+
+ExportInfo export_checkpoint_weights(const Model& model, const std::string& dir_or_file, const std::string& path) {
+  const engine::Checkpoint c = engine::read_checkpoint(dir_or_file);
+  const ir::Graph& g = model.graph();
+  std::vector<data::NamedTensor> tensors;
+  for (ir::ValueId p : g.params) {
+    const data::NamedTensor& t = expect(c, g.node(p).name, g.type(p).shape, model.name());
+    tensors.push_back(t);
+  }
+  data::write_safetensors(path, tensors,
+                          {{"format", "iputrain"}, {"model", model.name()}, {"step", std::to_string(c.meta.step)}});
+  return {c.path, c.meta.step};
+}
+
+}  // namespace iputrain

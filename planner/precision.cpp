@@ -1,0 +1,45 @@
+#include "planner/precision.hpp"
+
+#include <algorithm>
+
+namespace iputrain::planner {
+
+bool is_half(DType compute) {
+  return compute == DType::F16 || compute == DType::BF16;
+}
+
+int64_t device_bytes(const ir::Graph& g, ir::ValueId v, DType compute) {
+  const ir::Node& n = g.node(v);
+  const auto bytes = static_cast<int64_t>(n.type.bytes());
+  if (!is_half(compute) || !is_float(n.type.dtype)) {
+    return bytes;
+  }
+  const int64_t half = n.type.numel() * static_cast<int64_t>(dtype_size(compute));
+  switch (n.op) {
+    case ir::OpKind::Param:
+      return bytes + half;
+    case ir::OpKind::Input:
+    case ir::OpKind::Constant:
+      return bytes;
+    default:
+      return half;
+  }
+}
+
+int64_t device_message_bytes(const ir::Graph& g, const DevicePrograms& programs, const Channel& c,
+                             DType compute) {
+  int64_t most = 0;
+  for (const Message& m : programs.messages) {
+    if (m.from != c.from || m.to != c.to) {
+      continue;
+    }
+    int64_t bytes = 0;
+    for (ir::ValueId v : m.values) {
+      bytes += device_bytes(g, v, compute);
+    }
+    most = std::max(most, bytes);
+  }
+  return most;
+}
+
+}  // namespace iputrain::planner

@@ -1,0 +1,134 @@
+// `train --resume` and `export` end to end, and a training process killed by SIGKILL in the
+// middle of a checkpoint write (IPUTRAIN_FAULT_KILL_IN_CHECKPOINT): the previous checkpoint stays
+// readable and resuming from it gives the uninterrupted run's weights, byte for byte.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "run_cli.hpp"
+
+namespace {
+
+using cli_test::iputrain;
+using cli_test::Run;
+namespace fs = std::filesystem;
+
+const std::string kCase = "cases/checkpoint.ipu cases/checkpoint.toml ";
+
+bool has(const Run& r, const std::string& text) {
+  if (r.out.find(text) != std::string::npos) {
+    return true;
+  }
+  MESSAGE("output was:\n" << r.out);
+  return false;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / "iputrain_checkpoint_cli_test" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a run killed during a checkpoint write resumes from the previous checkpoint exactly") {
+  const fs::path dir = fresh_dir("killed");
+  const std::string ckpt = "--set checkpoint.dir=" + dir.string() + " --set checkpoint.every=5 ";
+  const fs::path want = dir.parent_path() / "uninterrupted.safetensors";
+  const fs::path got = dir.parent_path() / "resumed.safetensors";
+  REQUIRE(iputrain("train " + kCase + "-q --save " + want.string()).status == 0);
+
+  // The second checkpoint write (step 10) dies half way through its temporary file.
+  setenv("IPUTRAIN_FAULT_KILL_IN_CHECKPOINT", "2", 1);
+  const Run killed = iputrain("train " + kCase + "-q " + ckpt);
+  unsetenv("IPUTRAIN_FAULT_KILL_IN_CHECKPOINT");
+  CHECK(killed.status == 128 + 9);
+  const std::vector<std::string> files = names_in(dir);
+  REQUIRE(files.size() == 2);
+  CHECK(files[0].rfind(".step-00000010.safetensors.tmp.", 0) == 0);  // the torn temporary file
+  CHECK(files[1] == "step-00000005.safetensors");
+
+  const Run exported = iputrain("export " + kCase + "--from " + dir.string() + " -o " +
+                                (dir.parent_path() / "at5.safetensors").string());
+  CHECK(exported.status == 0);
+  CHECK(has(exported, "(step 5)"));
+
+  const Run resumed = iputrain("train " + kCase + "-q " + ckpt + "--resume " + dir.string() + " --save " + got.string());
+  CHECK(resumed.status == 0);
+  CHECK(has(resumed, "step-00000005.safetensors at step 5: 7 steps to go"));
+  CHECK(has(resumed, "trained 7 steps"));
+  CHECK(names_in(dir) == std::vector<std::string>{"step-00000005.safetensors", "step-00000010.safetensors",
+                                                  "step-00000012.safetensors"});
+  CHECK(bytes_of(got) == bytes_of(want));
+
+  // Resuming a finished run has nothing to do.
+  const Run again = iputrain("train " + kCase + "-q --resume " + dir.string());
+  CHECK(again.status == 0);
+  CHECK(has(again, "nothing to do"));
+}
+
+TEST_CASE("exported weights load with eval --weights and train --init-from") {
+  const fs::path dir = fresh_dir("export");
+  REQUIRE(iputrain("train " + kCase + "-q --set checkpoint.dir=" + dir.string()).status == 0);
+  const std::string w = (dir.parent_path() / "exported.safetensors").string();
+  const Run e = iputrain("export " + kCase + "--from " + (dir / "step-00000012.safetensors").string() + " -o " + w);
+  CHECK(e.status == 0);
+  CHECK(has(e, "(step 12)"));
+  const Run ev = iputrain("eval " + kCase + "--weights " + w + " --split train");
+  CHECK(ev.status == 0);
+  CHECK(has(ev, "train:  loss"));
+  CHECK(iputrain("train " + kCase + "-q --no-eval --set training.steps=1 --init-from " + w).status == 0);
+}
+
+TEST_CASE("bad --resume and --from inputs give a message, a hint and the usual exit status") {
+  const fs::path dir = fresh_dir("bad");
+  REQUIRE(iputrain("train " + kCase + "-q --set training.steps=2 --set checkpoint.dir=" + dir.string()).status == 0);
+  SUBCASE("a path that does not exist") {
+    const Run r = iputrain("train " + kCase + "--resume " + (dir / "nope").string());
+    CHECK(r.status == 2);
+    CHECK(has(r, "the path does not exist"));
+    CHECK(has(r, "hint:"));
+  }
+  SUBCASE("a directory without checkpoints") {
+    const fs::path empty = fresh_dir("empty");
+    const Run r = iputrain("export " + kCase + "--from " + empty.string() + " -o " + (empty / "w.safetensors").string());
+    CHECK(r.status == 1);
+    CHECK(has(r, "holds no checkpoint"));
+  }
+  SUBCASE("another model") {
+    const Run r = iputrain("train cases/tiny.ipu cases/tiny.toml --resume " + dir.string());
+    CHECK(r.status == 1);
+    CHECK(has(r, "step-00000002.safetensors"));
+    CHECK(has(r, "hint:"));
+    const Run x = iputrain("export " + kCase + "--set model.hidden=8 --from " + dir.string() + " -o " +
+                           (dir.parent_path() / "narrow.safetensors").string());
+    CHECK(x.status == 1);
+    CHECK(has(x, "tensor `features/dense/kernel` is f32[16, 16] but model `ckpt` needs f32[16, 8]"));
+  }
+  SUBCASE("--resume with --init-from") {
+    const Run r = iputrain("train " + kCase + "--resume " + dir.string() + " --init-from cases/tiny.toml");
+    CHECK(r.status == 2);
+    CHECK(has(r, "--init-from and --resume"));
+  }
+}

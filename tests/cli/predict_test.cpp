@@ -1,0 +1,179 @@
+// `iputrain predict`: per-sample outputs as .npy and CSV, the padded last batch, agreement with
+// eval, and the errors a user meets.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_cli.hpp"
+
+namespace {
+
+using cli_test::iputrain;
+using cli_test::Run;
+
+// One folder per test process: ctest runs the cases of this file in parallel processes.
+std::string temp(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("iputrain_predict_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+const std::string kModel = "cases/predict.ipu cases/predict.toml";
+
+std::string trained_weights() {
+  static const std::string w = [] {
+    const std::string path = temp("w.safetensors");
+    const Run t = iputrain("train " + kModel + " -q --no-eval --save " + path);
+    REQUIRE(t.status == 0);
+    return path;
+  }();
+  return w;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+struct Npy {
+  std::string header;
+  std::string data;
+};
+
+Npy read_npy(const std::string& path) {
+  const std::string bytes = read_file(path);
+  REQUIRE(bytes.size() > 10);
+  REQUIRE(bytes.compare(0, 6, "\x93NUMPY") == 0);
+  const size_t len = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+  CHECK((10 + len) % 64 == 0);
+  return {bytes.substr(10, len), bytes.substr(10 + len)};
+}
+
+std::vector<std::vector<std::string>> read_csv(const std::string& path) {
+  std::vector<std::vector<std::string>> rows;
+  std::istringstream in(read_file(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> row;
+    std::istringstream cells(line);
+    std::string cell;
+    while (std::getline(cells, cell, ',')) {
+      row.push_back(cell);
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::vector<float> probs_of(const Npy& npy) {
+  std::vector<float> v(npy.data.size() / sizeof(float));
+  std::memcpy(v.data(), npy.data.data(), npy.data.size());
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("predict writes one .npy per output for every sample, the padded tail included") {
+  const std::string dir = temp("arrays/");
+  const Run r = iputrain("predict " + kModel + " --weights " + trained_weights() + " -o " + dir);
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("probs: f32[61, 10] over the test split") != std::string::npos);
+  const Npy probs = read_npy(dir + "probs.npy");
+  CHECK(probs.header.find("'descr': '<f4'") != std::string::npos);
+  CHECK(probs.header.find("'shape': (61, 10)") != std::string::npos);
+  REQUIRE(probs.data.size() == 61 * 10 * sizeof(float));
+  const Npy pred = read_npy(dir + "prediction.npy");
+  CHECK(pred.header.find("'descr': '<i4'") != std::string::npos);
+  CHECK(pred.header.find("'shape': (61,)") != std::string::npos);
+  REQUIRE(pred.data.size() == 61 * sizeof(int32_t));
+  const Npy correct = read_npy(dir + "correct.npy");
+  CHECK(correct.header.find("'descr': '|b1'") != std::string::npos);
+  CHECK(!std::filesystem::exists(dir + "loss.npy"));  // one value per batch: not a prediction
+
+  // Each row is a distribution and its argmax is the `prediction` output.
+  const std::vector<float> p = probs_of(probs);
+  std::vector<int32_t> cls(61);
+  std::memcpy(cls.data(), pred.data.data(), pred.data.size());
+  for (int i = 0; i < 61; ++i) {
+    float sum = 0;
+    int best = 0;
+    for (int c = 0; c < 10; ++c) {
+      sum += p[i * 10 + c];
+      best = p[i * 10 + c] > p[i * 10 + best] ? c : best;
+    }
+    CHECK(sum == doctest::Approx(1.0).epsilon(1e-5));
+    CHECK(cls[i] == best);
+  }
+
+  // A sample's row does not depend on its batch: one sample per batch gives the same rows, so
+  // padding the last batch changed nothing.
+  const std::string one = temp("one/");
+  const Run r1 = iputrain("predict " + kModel + " --set model.batch=1 --weights " + trained_weights() + " -o " + one +
+                          " --output probs");
+  REQUIRE(r1.status == 0);
+  const std::vector<float> p1 = probs_of(read_npy(one + "probs.npy"));
+  REQUIRE(p1.size() == p.size());
+  for (size_t i = 0; i < p.size(); ++i) {
+    CHECK(p1[i] == doctest::Approx(p[i]).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("predict's CSV agrees with eval's accuracy over the whole batches") {
+  const std::string csv = temp("pred.csv");
+  const Run r = iputrain("predict " + kModel + " --weights " + trained_weights() + " -o " + csv +
+                         " --output prediction --output correct");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  const auto rows = read_csv(csv);
+  REQUIRE(rows.size() == 62);
+  CHECK(rows[0] == std::vector<std::string>{"sample", "prediction", "correct"});
+  int right = 0;
+  for (int i = 1; i <= 56; ++i) {  // eval averages the 7 whole batches only
+    right += rows[static_cast<size_t>(i)][2] == "1" ? 1 : 0;
+  }
+  const Run e = iputrain("eval " + kModel + " --weights " + trained_weights());
+  REQUIRE(e.status == 0);
+  const size_t at = e.out.find("accuracy ");
+  REQUIRE(at != std::string::npos);
+  CHECK(std::stod(e.out.substr(at + 9)) == doctest::Approx(right / 56.0).epsilon(1e-4));
+
+  const std::string wide = temp("wide.csv");
+  REQUIRE(iputrain("predict " + kModel + " --weights " + trained_weights() + " -o " + wide + " --output probs").status == 0);
+  const auto w = read_csv(wide);
+  REQUIRE(w.size() == 62);
+  CHECK(w[0].size() == 11);
+  CHECK(w[0][1] == "probs[0]");
+  CHECK(w[0][10] == "probs[9]");
+}
+
+TEST_CASE("predict refuses what it cannot write, before running anything") {
+  const std::string w = trained_weights();
+  Run r = iputrain("predict " + kModel + " --weights " + w + " -o " + temp("x.npy") + " --output prob");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("no output `prob`") != std::string::npos);
+  CHECK(r.out.find("did you mean `probs`?") != std::string::npos);
+  r = iputrain("predict " + kModel + " --weights " + w + " -o " + temp("x.npy") + " --output loss");
+  CHECK(r.status == 2);
+  CHECK(r.out.find("one value per batch") != std::string::npos);
+  r = iputrain("predict " + kModel + " --weights " + w + " -o " + temp("x.npy"));
+  CHECK(r.status == 2);
+  CHECK(r.out.find("do not fit one .npy file") != std::string::npos);
+  CHECK(!std::filesystem::exists(temp("x.npy")));
+  r = iputrain("predict " + kModel + " --weights " + w + " -o " + temp("x.txt"));
+  CHECK(r.status == 2);
+  CHECK(r.out.find("cannot tell the format") != std::string::npos);
+  r = iputrain("predict cases/tiny.ipu cases/tiny.toml --weights " + w + " -o " + temp("y.npy"));
+  CHECK(r.status == 2);
+  CHECK(r.out.find("no per-sample output") != std::string::npos);
+}
