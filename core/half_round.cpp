@@ -167,6 +167,74 @@ int64_t round_nearest_loop(const float* src, float* dst, int64_t n, const HalfRo
   return overflows;
 }
 
+// The random word of element i of a stochastic rounding under `key`: each pair of consecutive
+// elements takes the two halves of one splitmix64 word of (key, pair), a counter-based stream like
+// Philox's but cheap enough to run on every result of every pass.
+inline uint32_t rounding_word(uint64_t key, int64_t i) {
+  const uint64_t word = mix64(key ^ (static_cast<uint64_t>(i >> 1) * 0xD1B54A32D192ED03ULL));
+  return static_cast<uint32_t>((i & 1) != 0 ? word >> 32 : word);
+}
+
+// One element of the fast stochastic pass, branch-free like round_bits: up when the top bits of
+// `random` fall below the dropped bits (probability dropped / gap).
+template <bool kF16>
+inline uint32_t round_bits_stochastic(uint32_t bits, uint32_t random, uint32_t max_bits, uint32_t& bad) {
+  constexpr int kDropped = kF16 ? kDroppedF16 : kDroppedBF16;
+  constexpr uint32_t kMask = (1U << kDropped) - 1U;
+  const uint32_t magnitude = bits & 0x7FFFFFFFU;
+  const uint32_t up = (random >> (32 - kDropped)) < (magnitude & kMask) ? 1U : 0U;
+  const uint32_t rounded = (magnitude & ~kMask) + (up << kDropped);
+  uint32_t result = rounded;
+  if constexpr (kF16) {
+    // The subnormal grid, as f16_subnormal_stochastic, every step exact: q = |x| / 2^-24 and its
+    // fraction scaled by 2^32 are exact floats below 2^32 - 256, so `random / 2^32 < fraction`
+    // is `random < ceil(fraction * 2^32)` in integers. The magnitude is clamped to the subnormal
+    // range first, so that no lane converts an out-of-range float.
+    const uint32_t min_normal = std::bit_cast<uint32_t>(kF16MinNormal);
+    const uint32_t clamped = magnitude < min_normal ? magnitude : min_normal;  // not std::min: by value
+    const float q = std::bit_cast<float>(clamped) * 0x1p24f;
+    const float lower = std::floor(q);
+    const auto threshold = static_cast<uint32_t>(std::ceil((q - lower) * 0x1p32f));
+    const float tiny = (lower + static_cast<float>(random < threshold ? 1U : 0U)) * 0x1p-24f;
+    const uint32_t small = 0U - static_cast<uint32_t>(magnitude < min_normal);
+    result = (std::bit_cast<uint32_t>(tiny) & small) | (rounded & ~small);
+  }
+  const uint32_t ok = 0U - static_cast<uint32_t>(rounded <= max_bits);
+  bad = ~ok;
+  return ((result | (bits & 0x80000000U)) & ok) | (bits & ~ok);
+}
+
+// As round_nearest_loop, for stochastic rounding (the second walk redraws the same random words).
+template <bool kF16>
+int64_t round_stochastic_loop(float* data, int64_t n, const HalfRounding& r, uint64_t key) {
+  const uint32_t max_bits = std::bit_cast<uint32_t>(format_of(r.type).max_finite);
+  constexpr int64_t kChunk = 256;
+  int64_t overflows = 0;
+  for (int64_t begin = 0; begin < n; begin += kChunk) {
+    const int64_t end = std::min(n, begin + kChunk);
+    uint32_t any_bad = 0;
+    for (int64_t i = begin; i < end; ++i) {
+      uint32_t bad = 0;
+      const uint32_t bits = std::bit_cast<uint32_t>(data[i]);
+      data[i] = std::bit_cast<float>(round_bits_stochastic<kF16>(bits, rounding_word(key, i), max_bits, bad));
+      any_bad |= bad;
+    }
+    if (any_bad == 0) {
+      continue;
+    }
+    for (int64_t i = begin; i < end; ++i) {
+      uint32_t bad = 0;
+      round_bits_stochastic<kF16>(std::bit_cast<uint32_t>(data[i]), rounding_word(key, i), max_bits, bad);
+      if (bad != 0) {
+        bool over = false;
+        data[i] = round_stochastic(data[i], rounding_word(key, i), r, &over);
+        overflows += over ? 1 : 0;
+      }
+    }
+  }
+  return overflows;
+}
+
 int64_t round_nearest_any(const float* src, float* dst, int64_t n, const HalfRounding& r) {
   return r.type == DType::BF16 ? round_nearest_loop<false>(src, dst, n, r) : round_nearest_loop<true>(src, dst, n, r);
 }
@@ -178,22 +246,11 @@ int64_t round_nearest_copy(const float* src, float* dst, int64_t n, const HalfRo
 }
 
 int64_t round_in_place(float* data, int64_t n, const HalfRounding& r, uint64_t key) {
-  int64_t overflows = 0;
   if (!r.stochastic) {
     return round_nearest_any(data, data, n, r);
   }
-  // One Philox block gives the random words of four consecutive elements.
-  for (int64_t block = 0; block * 4 < n; ++block) {
-    const auto words =
-        philox4x32(key, {static_cast<uint32_t>(block), static_cast<uint32_t>(block >> 32), 0, 0});
-    for (int64_t j = 0; j < 4 && block * 4 + j < n; ++j) {
-      bool over = false;
-      float& v = data[block * 4 + j];
-      v = round_stochastic(v, words[static_cast<size_t>(j)], r, &over);
-      overflows += over ? 1 : 0;
-    }
-  }
-  return overflows;
+  return r.type == DType::BF16 ? round_stochastic_loop<false>(data, n, r, key)
+                               : round_stochastic_loop<true>(data, n, r, key);
 }
 
 }  // namespace iputrain

@@ -13,13 +13,6 @@ uint64_t fnv1a64(std::string_view s) {
   return h;
 }
 
-uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
 uint64_t rng_key(uint64_t seed, std::string_view path) {
   // Mixing the seed first keeps seeds 0, 1, 2… from giving related keys for one path.
   return mix64(mix64(seed) ^ fnv1a64(path));

@@ -17,8 +17,14 @@ namespace iputrain {
 //! 64-bit FNV-1a hash of `s`.
 uint64_t fnv1a64(std::string_view s);
 
-//! splitmix64's finaliser: a bijective mix of 64 bits.
-uint64_t mix64(uint64_t x);
+//! splitmix64's finaliser: a bijective mix of 64 bits (inline: stochastic rounding calls it per
+//! pair of elements).
+inline uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
 
 //! The Philox key for (seed, path).
 uint64_t rng_key(uint64_t seed, std::string_view path);
