@@ -42,8 +42,8 @@ int main(int argc, char** argv) {
   iputrain::cli::TrainArgs train;
   CLI::App* train_cmd = app.add_subcommand("train", "train a model; logs the outfeed, then evaluates on the test split");
   add_common(train_cmd, train);
-  train_cmd->add_option("--init-from", train.init_from, "start from these weights (safetensors)")
-      ->check(CLI::ExistingFile);
+  train_cmd->add_option("--init-from", train.init_from, "start from these weights (safetensors, or a checkpoint's)")
+      ->check(CLI::ExistingPath);
   train_cmd->add_option("--save", train.save, "write the trained weights here (safetensors)");
   train_cmd->add_flag("-q,--quiet", train.quiet, "print only the summary");
   train_cmd->add_flag("!--no-eval", train.eval_after, "do not evaluate on data.test after training");
@@ -63,18 +63,18 @@ int main(int argc, char** argv) {
   iputrain::cli::EvalArgs eval;
   CLI::App* eval_cmd = app.add_subcommand("eval", "mean of each model output over a data split");
   add_common(eval_cmd, eval);
-  eval_cmd->add_option("--weights", eval.weights, "weights to evaluate (safetensors)")
+  eval_cmd->add_option("--weights", eval.weights, "weights to evaluate (safetensors, or a checkpoint file or directory)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   eval_cmd->add_option("--split", eval.split, "test or train")->check(CLI::IsMember({"test", "train"}));
 
   iputrain::cli::PredictArgs predict;
   CLI::App* predict_cmd =
       app.add_subcommand("predict", "per-sample model outputs over a data split, as .npy arrays or CSV");
   add_common(predict_cmd, predict);
-  predict_cmd->add_option("--weights", predict.weights, "weights to predict with (safetensors)")
+  predict_cmd->add_option("--weights", predict.weights, "weights to predict with (safetensors, or a checkpoint file or directory)")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(CLI::ExistingPath);
   predict_cmd->add_option("--split", predict.split, "test or train")->check(CLI::IsMember({"test", "train"}));
   predict_cmd->add_option("--output", predict.outputs, "an output to write (repeatable; default: every per-sample output)")
       ->type_name("NAME");

@@ -16,6 +16,7 @@
 #include "core/ir/graph.hpp"
 #include "engine/data/dataset.hpp"
 #include "engine/data/safetensors.hpp"
+#include "engine/checkpoint.hpp"
 #include "engine/cluster/cluster.hpp"
 #include "engine/infeed.hpp"
 #include "engine/scalar_mean.hpp"
@@ -238,9 +239,17 @@ void Session::save_weights(const std::string& path) const {
                            {"step", std::to_string(impl_->step)}});
 }
 
-void Session::load_weights(const std::string& path) {
+void Session::load_weights(const std::string& weights) {
   Impl& s = *impl_;
-  const data::SafetensorsFile file = data::read_safetensors(path);
+  // A checkpoint (a file, or a checkpoint.dir for its newest) gives its weights; its optimizer
+  // state is not weights and stays behind.
+  const bool dir = std::filesystem::is_directory(weights);
+  const std::string path = dir ? engine::resolve_checkpoint(weights) : weights;
+  data::SafetensorsFile file = data::read_safetensors(path);
+  const auto format = file.metadata.find("format");
+  if (dir || (format != file.metadata.end() && format->second == "iputrain-checkpoint")) {
+    std::erase_if(file.tensors, [](const data::NamedTensor& t) { return t.name.rfind("optimizer/", 0) == 0; });
+  }
   const ir::Graph& g = s.plan.graph;
   // Walk the model's parameters in declaration order so the first problem reported is the
   // first parameter that does not fit.

@@ -164,7 +164,9 @@ class Session {
   std::vector<WeightInfo> weights() const;
   //! Writes every weight to a safetensors file (atomically).
   void save_weights(const std::string& path) const;
-  //! Reads weights saved by save_weights (or any safetensors file with the same names and shapes).
+  //! Reads weights saved by save_weights (or any safetensors file with the same names and shapes),
+  //! or the weights of a checkpoint: a step-*.safetensors file, or a checkpoint directory for its
+  //! newest. The optimizer state and step are not loaded (that is resume()).
   void load_weights(const std::string& path);
   //! Total steps train() will run under the current config.
   int64_t planned_steps() const;

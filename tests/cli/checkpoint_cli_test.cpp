@@ -88,7 +88,7 @@ TEST_CASE("a run killed during a checkpoint write resumes from the previous chec
   CHECK(has(again, "nothing to do"));
 }
 
-TEST_CASE("exported weights load with eval --weights and train --init-from") {
+TEST_CASE("exported weights, and a checkpoint itself, load with eval --weights and train --init-from") {
   const fs::path dir = fresh_dir("export");
   REQUIRE(iputrain("train " + kCase + "-q --set checkpoint.dir=" + dir.string()).status == 0);
   const std::string w = (dir.parent_path() / "exported.safetensors").string();
@@ -99,6 +99,14 @@ TEST_CASE("exported weights load with eval --weights and train --init-from") {
   CHECK(ev.status == 0);
   CHECK(has(ev, "train:  loss"));
   CHECK(iputrain("train " + kCase + "-q --no-eval --set training.steps=1 --init-from " + w).status == 0);
+  // The checkpoint itself, as a file or as its directory, gives the same weights to eval.
+  const Run from_file = iputrain("eval " + kCase + "--weights " + (dir / "step-00000012.safetensors").string() +
+                                 " --split train");
+  CHECK(from_file.status == 0);
+  CHECK(from_file.out == ev.out);
+  const Run from_dir = iputrain("eval " + kCase + "--weights " + dir.string() + " --split train");
+  CHECK(from_dir.status == 0);
+  CHECK(from_dir.out == ev.out);
 }
 
 TEST_CASE("bad --resume and --from inputs give a message, a hint and the usual exit status") {
