@@ -9,37 +9,12 @@
 #include <vector>
 
 #include "iputrain/iputrain.hpp"
+#include "test_models.hpp"
 
 using namespace iputrain;
 
 namespace {
 
-// Four stages; micro-batch 4. Dropout keys its masks by scope path, step and sample, so moving
-// stages between IPUs must not change them.
-const std::string kModel = R"(import nn
-
-model mlp4(batch: int = 4, width: int = 32) {
-  input x: f32[batch, 16]
-  input label: i32[batch]
-
-  stage s0 {
-    h0 = nn.dense(x, width, activation = relu)
-  }
-  stage s1 {
-    h1 = nn.dropout(nn.dense(h0, width, activation = relu), 0.25)
-  }
-  stage s2 {
-    h2 = nn.dense(h1, width, activation = tanh)
-  }
-  stage s3 {
-    logits = nn.dense(h2, 10)
-    loss = mean(softmax_cross_entropy(logits, label))
-  }
-
-  minimize loss
-  output loss
-}
-)";
 
 constexpr int kGlobalMicroBatches = 16;  // N = replicas x accumulation count, fixed
 constexpr int kUpdates = 20;
@@ -76,7 +51,7 @@ std::string config_for(const PlanCase& c, const std::string& extra_pipeline = ""
 
 std::vector<WeightInfo> train(const std::string& config_text) {
   Config config = Config::parse(config_text, "equivalence.toml");
-  Session session(Model::parse(kModel, "mlp4.ipu", config.model), config);
+  Session session(Model::parse(testing::kMlp4, "mlp4.ipu", config.model), config);
   session.train();
   return session.weights();
 }

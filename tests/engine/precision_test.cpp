@@ -372,31 +372,6 @@ TEST_CASE("dynamic loss scaling") {
 
 namespace {
 
-// The equivalence test's four-stage MLP with dropout: stages, replicas and RNG keys all matter.
-const std::string kMlp4 = R"(import nn
-
-model mlp4(batch: int = 4, width: int = 32) {
-  input x: f32[batch, 16]
-  input label: i32[batch]
-
-  stage s0 {
-    h0 = nn.dense(x, width, activation = relu)
-  }
-  stage s1 {
-    h1 = nn.dropout(nn.dense(h0, width, activation = relu), 0.25)
-  }
-  stage s2 {
-    h2 = nn.dense(h1, width, activation = tanh)
-  }
-  stage s3 {
-    logits = nn.dense(h2, 10)
-    loss = mean(softmax_cross_entropy(logits, label))
-  }
-
-  minimize loss
-  output loss
-}
-)";
 
 std::string half_config(const std::string& precision, const std::string& ipu, const std::string& pipeline) {
   return "[optimizer]\ntype = \"adam\"\nlearning_rate = 0.01\nloss_scaling_mode = \"dynamic\"\n"
@@ -417,30 +392,30 @@ std::string half_config(const std::string& precision, const std::string& ipu, co
 TEST_CASE("f16 with stochastic rounding and dynamic scaling gives every plan the same bits") {
   for (const char* precision : {"f16", "bf16"}) {
     CAPTURE(precision);
-    const Run one = train(kMlp4, half_config(precision, "", "gradient_accumulation_count = 8\n"));
+    const Run one = train(testing::kMlp4, half_config(precision, "", "gradient_accumulation_count = 8\n"));
     if (std::string(precision) == "f16") {
       CHECK(one.summary.skipped_updates > 0);  // 2^20 overflows at first: the skip path is exercised
     }
     CHECK_FALSE(same_bits(one.weights, one.before));
     const Run two_by_two =
-        train(kMlp4, half_config(precision, "auto_select_ipus = 4\n",
+        train(testing::kMlp4, half_config(precision, "auto_select_ipus = 4\n",
                                  "auto_stages = 2\ndevice_mapping = [0, 1]\nschedule = \"grouped\"\n"
                                  "gradient_accumulation_count = 4\n"));
     CHECK(same_bits(two_by_two.weights, one.weights));
     CHECK(two_by_two.summary.skipped_updates == one.summary.skipped_updates);
     CHECK(two_by_two.summary.loss_scale == one.summary.loss_scale);
     const Run four_stages =
-        train(kMlp4, half_config(precision, "auto_select_ipus = 4\nallow_recompute = true\n",
+        train(testing::kMlp4, half_config(precision, "auto_select_ipus = 4\nallow_recompute = true\n",
                                  "device_mapping = [0, 1, 2, 3]\nschedule = \"interleaved\"\n"
                                  "gradient_accumulation_count = 8\n"));
     CHECK(same_bits(four_stages.weights, one.weights));
-    const Run replicas = train(kMlp4, half_config(precision, "auto_select_ipus = 4\n",
+    const Run replicas = train(testing::kMlp4, half_config(precision, "auto_select_ipus = 4\n",
                                                   "auto_stages = 1\ngradient_accumulation_count = 2\n"));
     CHECK(same_bits(replicas.weights, one.weights));
   }
   // Without esr the result differs: the stochastic rounding really takes part.
   std::string nearest = half_config("f16", "", "gradient_accumulation_count = 8\n");
   nearest.replace(nearest.find("esr = true"), 10, "esr = false");
-  CHECK_FALSE(same_bits(train(kMlp4, nearest).weights,
-                        train(kMlp4, half_config("f16", "", "gradient_accumulation_count = 8\n")).weights));
+  CHECK_FALSE(same_bits(train(testing::kMlp4, nearest).weights,
+                        train(testing::kMlp4, half_config("f16", "", "gradient_accumulation_count = 8\n")).weights));
 }

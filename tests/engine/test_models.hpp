@@ -26,6 +26,34 @@ model mlp(batch: int = 16, hidden: int = 32) {
 }
 )";
 
+//! Four stages with dropout in the second, micro-batch 4: stages, replicas and RNG keys all
+//! matter, so moving stages between IPUs must keep the dropout masks (keyed by scope path, step
+//! and sample) and the gradient sums the same.
+inline const std::string kMlp4 = R"(import nn
+
+model mlp4(batch: int = 4, width: int = 32) {
+  input x: f32[batch, 16]
+  input label: i32[batch]
+
+  stage s0 {
+    h0 = nn.dense(x, width, activation = relu)
+  }
+  stage s1 {
+    h1 = nn.dropout(nn.dense(h0, width, activation = relu), 0.25)
+  }
+  stage s2 {
+    h2 = nn.dense(h1, width, activation = tanh)
+  }
+  stage s3 {
+    logits = nn.dense(h2, 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+
+  minimize loss
+  output loss
+}
+)";
+
 inline std::string synthetic_config(int steps, double lr = 0.05, const std::string& extra = "") {
   return "[optimizer]\nlearning_rate = " + std::to_string(lr) +
          "\n[data]\ntrain = \"synthetic:samples=512,classes=10\"\n"
