@@ -6,6 +6,7 @@
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <regex>
@@ -18,6 +19,9 @@ namespace iputrain::engine {
 namespace fs = std::filesystem;
 
 namespace {
+
+constexpr const char* kCheckpointFormatName = "iputrain-checkpoint";
+constexpr const char* kOptimizerStatePrefix = "optimizer/";
 
 struct Entry {
   int64_t step;
@@ -101,7 +105,7 @@ T number(const std::map<std::string, std::string>& meta, const std::string& path
 }
 
 CheckpointMeta parse_meta(const std::map<std::string, std::string>& m, const std::string& path) {
-  if (field(m, path, "format") != "iputrain-checkpoint") {
+  if (field(m, path, "format") != kCheckpointFormatName) {
     not_a_checkpoint(path, fmt::format("its format is \"{}\"", m.at("format")));
   }
   const int version = number<int>(m, path, "format_version");
@@ -137,7 +141,28 @@ CheckpointMeta parse_meta(const std::map<std::string, std::string>& m, const std
 std::string checkpoint_file_name(int64_t step) { return fmt::format("step-{:08d}.safetensors", step); }
 
 std::string optimizer_state_name(int32_t slot, const std::string& param) {
-  return fmt::format("optimizer/{}/{}", slot, param);
+  return fmt::format("{}{}/{}", kOptimizerStatePrefix, slot, param);
+}
+
+data::NamedTensor f32_tensor(const std::string& name, const Shape& shape, const float* values) {
+  data::NamedTensor t{name, DType::F32, shape, std::vector<uint8_t>(static_cast<size_t>(numel(shape)) * sizeof(float))};
+  std::memcpy(t.bytes.data(), values, t.bytes.size());
+  return t;
+}
+
+void write_weight_file(const std::string& path, const std::vector<data::NamedTensor>& tensors,
+                       const std::string& model, int64_t step) {
+  data::write_safetensors(path, tensors, {{"format", "iputrain"}, {"model", model}, {"step", std::to_string(step)}});
+}
+
+data::SafetensorsFile read_weights(const std::string& path) {
+  const bool dir = fs::is_directory(path);
+  data::SafetensorsFile file = data::read_safetensors(dir ? resolve_checkpoint(path) : path);
+  const auto format = file.metadata.find("format");
+  if (format != file.metadata.end() && format->second == kCheckpointFormatName) {
+    std::erase_if(file.tensors, [](const data::NamedTensor& t) { return t.name.rfind(kOptimizerStatePrefix, 0) == 0; });
+  }
+  return file;
 }
 
 std::string config_hash(const Config& config) {
@@ -157,7 +182,7 @@ std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
                 "check `checkpoint.dir` and the permissions of its parent");
   }
   const std::map<std::string, std::string> metadata = {
-      {"format", "iputrain-checkpoint"},
+      {"format", kCheckpointFormatName},
       {"format_version", std::to_string(kCheckpointFormat)},
       {"model", meta.model},
       {"step", std::to_string(meta.step)},

@@ -56,6 +56,15 @@ std::string config_hash(const Config& config);
 std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
                              const std::vector<data::NamedTensor>& tensors, int64_t keep);
 
+//! An f32 tensor of `shape` holding a copy of `values`.
+data::NamedTensor f32_tensor(const std::string& name, const Shape& shape, const float* values);
+//! Writes a plain weight file: `tensors` with the metadata that names the model and the step.
+void write_weight_file(const std::string& path, const std::vector<data::NamedTensor>& tensors,
+                       const std::string& model, int64_t step);
+//! The weight tensors of `path`: a weight file, a checkpoint file (its optimizer state left out),
+//! or a checkpoint directory (its newest file). What Session::load_weights reads.
+data::SafetensorsFile read_weights(const std::string& path);
+
 //! `dir_or_file` itself if it is a file, else the newest complete step-*.safetensors in it.
 //! Throws Error(Usage) if the path does not exist and Error(Data) if the directory holds no
 //! checkpoint.

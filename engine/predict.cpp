@@ -32,9 +32,7 @@ double element(const ir::Tensor& t, int64_t i) {
 
 std::vector<Prediction> Session::predict(const std::string& split, const std::vector<std::string>& outputs) {
   Impl& s = *impl_;
-  if (split != "test" && split != "train") {
-    throw Error(ErrorKind::Usage, fmt::format("unknown split '{}'", split), {}, "use test or train");
-  }
+  Impl::check_split(split);
   const ir::Graph& g = s.plan.graph;
   std::vector<std::string> per_sample_names;
   std::vector<std::string> all_names;
@@ -82,12 +80,9 @@ std::vector<Prediction> Session::predict(const std::string& split, const std::ve
     }
   }
 
-  std::unique_ptr<data::Dataset>& ds = split == "test" ? s.test_data : s.train_data;
-  if (!ds) {
-    ds = s.open(split == "test" ? "data.test" : "data.train");
-  }
-  const int64_t n = ds->size();
-  const std::vector<size_t> fields = s.field_indices(*ds);
+  const data::Dataset& ds = s.split_data(split);
+  const int64_t n = ds.size();
+  const std::vector<size_t> fields = s.field_indices(ds);
   s.copy_weights_to_evaluator();
 
   std::vector<Prediction> out;
@@ -111,7 +106,7 @@ std::vector<Prediction> Session::predict(const std::string& split, const std::ve
       auto* dst = static_cast<std::byte*>(s.ipu->tensor(g.inputs[k]).data);
       const size_t bytes = s.wanted[k].bytes();
       for (int64_t i = 0; i < s.batch; ++i) {
-        ds->read(first + std::min(i, real - 1), fields[k], dst + static_cast<size_t>(i) * bytes);
+        ds.read(first + std::min(i, real - 1), fields[k], dst + static_cast<size_t>(i) * bytes);
       }
     }
     const ir::ExecContext ctx{s.config.training.seed, step, first, false};

@@ -78,11 +78,10 @@ int64_t Session::planned_steps() const {
   if (s.config.training.steps > 0) {
     return s.config.training.steps;
   }
-  if (!s.train_data) {
-    const_cast<Impl&>(s).train_data = s.open("data.train");
-  }
+  // The dataset is opened on first use, even by this const query.
+  const data::Dataset& train_data = const_cast<Impl&>(s).split_data("train");
   // Epochs count micro-batches of the sample stream; a weight update takes accumulation x replicas.
-  const double per_epoch = static_cast<double>(s.train_data->size() / s.batch) /
+  const double per_epoch = static_cast<double>(train_data.size() / s.batch) /
                            static_cast<double>(s.plan.global_batch() / s.batch);
   const double epochs = s.config.training.epochs > 0 ? s.config.training.epochs : 1.0;
   return std::max<int64_t>(1, static_cast<int64_t>(std::llround(epochs * per_epoch)));
@@ -97,9 +96,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     throw Error(ErrorKind::Semantic, "the model has no `minimize` objective, so it cannot be trained", {},
                 "add `minimize LOSS` to the model");
   }
-  if (!s.train_data) {
-    s.train_data = s.open("data.train");
-  }
+  const data::Dataset& train_data = s.split_data("train");
   // training.steps (or epochs) counts the run from step 0: a resumed session only finishes it.
   const int64_t end = s.resumed ? std::max(s.step, planned_steps()) : s.step + planned_steps();
   s.resumed = false;
@@ -116,11 +113,11 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
           ? std::string()
           : (std::filesystem::path(session_detail::base_dir(s.config)) / s.config.checkpoint.dir).string();
   const int64_t every = s.config.checkpoint.every;
-  engine::Sampler sampler(s.train_data->size(), s.batch, s.config.data.shuffle, s.data_seed());
+  engine::Sampler sampler(train_data.size(), s.batch, s.config.data.shuffle, s.data_seed());
   const double updates_per_epoch =
       static_cast<double>(sampler.steps_per_epoch()) / static_cast<double>(global_batch / s.batch);
   s.cluster->record_events(s.tracing);
-  s.cluster->open_feeds({s.train_data.get(), s.field_indices(*s.train_data), sampler}, s.step, total);
+  s.cluster->open_feeds({&train_data, s.field_indices(train_data), sampler}, s.step, total);
   struct CloseFeeds {
     engine::Cluster& cluster;
     ~CloseFeeds() { cluster.close_feeds(); }
@@ -167,24 +164,20 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   summary.samples = total * global_batch;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary.samples_per_second = summary.seconds > 0 ? static_cast<double>(summary.samples) / summary.seconds : 0;
-  summary.skipped_updates = s.cluster->loss_scale().skipped;
-  summary.loss_scale = s.cluster->loss_scale().scale;
+  const engine::LossScaleState loss_scale = s.cluster->loss_scale();
+  summary.skipped_updates = loss_scale.skipped;
+  summary.loss_scale = loss_scale.scale;
   return summary;
 }
 
 EvalResult Session::evaluate(const std::string& split) {
   Impl& s = *impl_;
-  if (split != "test" && split != "train") {
-    throw Error(ErrorKind::Usage, fmt::format("unknown split '{}'", split), {}, "use test or train");
-  }
-  std::unique_ptr<data::Dataset>& ds = split == "test" ? s.test_data : s.train_data;
-  if (!ds) {
-    ds = s.open(split == "test" ? "data.test" : "data.train");
-  }
+  Impl::check_split(split);
+  const data::Dataset& ds = s.split_data(split);
   const ir::Graph& g = s.plan.graph;
-  engine::Sampler sampler(ds->size(), s.batch, /*shuffle=*/false, 0);
+  engine::Sampler sampler(ds.size(), s.batch, /*shuffle=*/false, 0);
   const int64_t steps = sampler.steps_per_epoch();
-  engine::Infeed infeed(*ds, s.field_indices(*ds), s.batch, sampler, 0, steps, s.config.data.prefetch_depth);
+  engine::Infeed infeed(ds, s.field_indices(ds), s.batch, sampler, 0, steps, s.config.data.prefetch_depth);
   std::vector<double> sums(g.outputs.size(), 0.0);
   s.copy_weights_to_evaluator();
   const engine::Program& program = s.ipu->program(0);
@@ -202,7 +195,7 @@ EvalResult Session::evaluate(const std::string& split) {
     r.means[g.outputs[k].name] = sums[k] / static_cast<double>(steps);
   }
   r.samples = steps * s.batch;
-  r.skipped = ds->size() - r.samples;
+  r.skipped = ds.size() - r.samples;
   return r;
 }
 
@@ -230,26 +223,14 @@ std::vector<WeightInfo> Session::weights() const {
 void Session::save_weights(const std::string& path) const {
   std::vector<data::NamedTensor> tensors;
   for (const WeightInfo& w : weights()) {
-    data::NamedTensor t{w.name, DType::F32, w.shape, std::vector<uint8_t>(w.values.size() * sizeof(float))};
-    std::memcpy(t.bytes.data(), w.values.data(), t.bytes.size());
-    tensors.push_back(std::move(t));
+    tensors.push_back(engine::f32_tensor(w.name, w.shape, w.values.data()));
   }
-  data::write_safetensors(path, tensors,
-                          {{"format", "iputrain"}, {"model", impl_->model.name()},
-                           {"step", std::to_string(impl_->step)}});
+  engine::write_weight_file(path, tensors, impl_->model.name(), impl_->step);
 }
 
-void Session::load_weights(const std::string& weights) {
+void Session::load_weights(const std::string& path) {
   Impl& s = *impl_;
-  // A checkpoint (a file, or a checkpoint.dir for its newest) gives its weights; its optimizer
-  // state is not weights and stays behind.
-  const bool dir = std::filesystem::is_directory(weights);
-  const std::string path = dir ? engine::resolve_checkpoint(weights) : weights;
-  data::SafetensorsFile file = data::read_safetensors(path);
-  const auto format = file.metadata.find("format");
-  if (dir || (format != file.metadata.end() && format->second == "iputrain-checkpoint")) {
-    std::erase_if(file.tensors, [](const data::NamedTensor& t) { return t.name.rfind("optimizer/", 0) == 0; });
-  }
+  const data::SafetensorsFile file = engine::read_weights(path);
   const ir::Graph& g = s.plan.graph;
   // Walk the model's parameters in declaration order so the first problem reported is the
   // first parameter that does not fit.

@@ -15,12 +15,6 @@ namespace iputrain {
 
 namespace {
 
-data::NamedTensor f32_tensor(const std::string& name, const Shape& shape, const float* values) {
-  data::NamedTensor t{name, DType::F32, shape, std::vector<uint8_t>(static_cast<size_t>(numel(shape)) * sizeof(float))};
-  std::memcpy(t.bytes.data(), values, t.bytes.size());
-  return t;
-}
-
 const data::NamedTensor* find(const std::vector<data::NamedTensor>& tensors, const std::string& name) {
   const auto it = std::lower_bound(tensors.begin(), tensors.end(), name,
                                    [](const data::NamedTensor& t, const std::string& n) { return t.name < n; });
@@ -75,11 +69,11 @@ std::string Session::save_checkpoint(const std::string& dir) const {
   for (ir::ValueId p : g.params) {
     const std::string& name = g.node(p).name;
     const ir::Tensor w = s.weight(p);
-    tensors.push_back(f32_tensor(name, w.shape(), w.f32()));
+    tensors.push_back(engine::f32_tensor(name, w.shape(), w.f32()));
     // Replica 0 stands for all: every replica holds the same state after each update.
     const std::span<float> state = s.cluster->optimizer_state(0, p);
     for (int32_t k = 0; k < slots && !state.empty(); ++k) {
-      tensors.push_back(f32_tensor(engine::optimizer_state_name(k, name), w.shape(), state.data() + k * w.numel()));
+      tensors.push_back(engine::f32_tensor(engine::optimizer_state_name(k, name), w.shape(), state.data() + k * w.numel()));
     }
   }
   engine::CheckpointMeta meta;
@@ -192,8 +186,7 @@ ExportInfo export_checkpoint_weights(const Model& model, const std::string& dir_
     const data::NamedTensor& t = expect(c, g.node(p).name, g.type(p).shape, model.name());
     tensors.push_back(t);
   }
-  data::write_safetensors(path, tensors,
-                          {{"format", "iputrain"}, {"model", model.name()}, {"step", std::to_string(c.meta.step)}});
+  engine::write_weight_file(path, tensors, model.name(), c.meta.step);
   return {c.path, c.meta.step};
 }
 

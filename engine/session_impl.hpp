@@ -85,6 +85,22 @@ struct Session::Impl {
     }
   }
 
+  // Throws Error(Usage) unless `split` names one: "test" or "train".
+  static void check_split(const std::string& split) {
+    if (split != "test" && split != "train") {
+      throw Error(ErrorKind::Usage, fmt::format("unknown split '{}'", split), {}, "use test or train");
+    }
+  }
+
+  // The dataset of a checked split, opened on first use.
+  data::Dataset& split_data(const std::string& split) {
+    std::unique_ptr<data::Dataset>& ds = split == "test" ? test_data : train_data;
+    if (!ds) {
+      ds = open(split == "test" ? "data.test" : "data.train");
+    }
+    return *ds;
+  }
+
   std::vector<size_t> field_indices(const data::Dataset& ds) const {
     std::vector<size_t> out;
     for (const auto& w : wanted) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "planner/precision.hpp"
+
 namespace iputrain::planner {
 
 DeviceModel DeviceModel::ipu2() { return DeviceModel{}; }
@@ -39,8 +41,7 @@ double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
   }
   const ir::Cost c = def.cost(g, n);
   const double tiles = static_cast<double>(d.tiles);
-  const bool half = n.type.dtype == DType::F16 || n.type.dtype == DType::BF16 ||
-                    (is_float(n.type.dtype) && (d.compute == DType::F16 || d.compute == DType::BF16));
+  const bool half = is_half(n.type.dtype) || (is_float(n.type.dtype) && is_half(d.compute));
   const double compute = c.flops / (tiles * (half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle));
   const double memory = (c.bytes_in + c.bytes_out) / (tiles * d.bytes_per_tile_cycle);
   return std::max(compute, memory) + d.op_overhead_cycles;

@@ -12,6 +12,7 @@
 
 #include "engine/data/safetensors.hpp"
 #include "iputrain/iputrain.hpp"
+#include "test_models.hpp"
 
 using namespace iputrain;
 namespace fs = std::filesystem;
@@ -95,19 +96,6 @@ void check_same_state(const std::string& a, const std::string& b) {
   CHECK(fa.metadata.at("loss_scale") == fb.metadata.at("loss_scale"));
 }
 
-bool same_weights(const std::vector<WeightInfo>& a, const std::vector<WeightInfo>& b) {
-  if (a.size() != b.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].values.size() != b[i].values.size() ||
-        std::memcmp(a[i].values.data(), b[i].values.data(), a[i].values.size() * sizeof(float)) != 0) {
-      return false;
-    }
-  }
-  return true;
-}
-
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -144,7 +132,7 @@ TEST_CASE("an interrupted and resumed run equals the uninterrupted one, byte for
     const TrainSummary rest = b.session.train();
     CHECK(rest.steps == 7);
     CHECK(b.session.step() == 12);
-    CHECK(same_weights(b.session.weights(), u.session.weights()));
+    CHECK(testing::same_bits(b.session.weights(), u.session.weights()));
     check_same_state(b.session.save_checkpoint(resumed.string()), want);
 
     // The check can fail: the same weights without the optimizer state train differently.
@@ -153,7 +141,7 @@ TEST_CASE("an interrupted and resumed run equals the uninterrupted one, byte for
     a.session.save_weights(weights_only);
     c.session.load_weights(weights_only);
     c.session.train();
-    CHECK_FALSE(same_weights(c.session.weights(), u.session.weights()));
+    CHECK_FALSE(testing::same_bits(c.session.weights(), u.session.weights()));
   }
 }
 
@@ -171,7 +159,7 @@ TEST_CASE("checkpoint.every cuts executions at its multiples and resumes from an
   Run b(config_text(12, kAdam));
   CHECK(b.session.resume((dir / "step-00000008.safetensors").string()).remaining == 4);
   b.session.train();
-  CHECK(same_weights(b.session.weights(), u.session.weights()));
+  CHECK(testing::same_bits(b.session.weights(), u.session.weights()));
 
   // At the run's total already: nothing to do.
   Run done(config_text(12, kAdam));
@@ -179,7 +167,7 @@ TEST_CASE("checkpoint.every cuts executions at its multiples and resumes from an
   CHECK(info.step == 12);
   CHECK(info.remaining == 0);
   CHECK(done.session.train().steps == 0);
-  CHECK(same_weights(done.session.weights(), u.session.weights()));
+  CHECK(testing::same_bits(done.session.weights(), u.session.weights()));
 }
 
 TEST_CASE("a checkpoint saved under one IPU resumes under 2 stages x 2 replicas exactly") {
@@ -199,7 +187,7 @@ TEST_CASE("a checkpoint saved under one IPU resumes under 2 stages x 2 replicas 
 
   Run d(two_by_two(12, kAdam));
   d.session.train();
-  CHECK(same_weights(b.session.weights(), d.session.weights()));
+  CHECK(testing::same_bits(b.session.weights(), d.session.weights()));
   check_same_state(b.session.save_checkpoint(cross.string()), d.session.save_checkpoint(direct.string()));
 }
 
@@ -294,5 +282,5 @@ TEST_CASE("export writes a checkpoint's weights as a plain weight file") {
   CHECK(info.step == 3);
   Run b(config_text(3, kAdam));
   b.session.load_weights(out);
-  CHECK(same_weights(b.session.weights(), a.session.weights()));
+  CHECK(testing::same_bits(b.session.weights(), a.session.weights()));
 }

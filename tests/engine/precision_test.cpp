@@ -217,19 +217,6 @@ Run train(const std::string& model, const std::string& config_text) {
   return r;
 }
 
-bool same_bits(const std::vector<WeightInfo>& a, const std::vector<WeightInfo>& b) {
-  if (a.size() != b.size()) {
-    return false;
-  }
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].values.size() != b[i].values.size() ||
-        std::memcmp(a[i].values.data(), b[i].values.data(), a[i].values.size() * sizeof(float)) != 0) {
-      return false;
-    }
-  }
-  return true;
-}
-
 bool all_half(const std::vector<WeightInfo>& w) {
   for (const WeightInfo& t : w) {
     for (float v : t.values) {
@@ -265,8 +252,8 @@ TEST_CASE("an MLP trains under f16 and bf16 to a loss close to f32's") {
   CHECK(bf16.summary.last_values[0] == doctest::Approx(first).epsilon(0.08));
   // The rounding really happens: the runs differ from f32 and from each other, and the master
   // weights, updated in f32, are not all half values.
-  CHECK_FALSE(same_bits(f16.weights, f32.weights));
-  CHECK_FALSE(same_bits(bf16.weights, f16.weights));
+  CHECK_FALSE(testing::same_bits(f16.weights, f32.weights));
+  CHECK_FALSE(testing::same_bits(bf16.weights, f16.weights));
   CHECK_FALSE(all_half(f16.weights));
   CHECK(f16.summary.skipped_updates == 0);
 }
@@ -291,11 +278,11 @@ TEST_CASE("static loss scaling") {
   SUBCASE("a power-of-two scale changes no bit of f32 training") {
     const Run plain = train(testing::kMlp, mlp_config(20));
     const Run scaled = train(testing::kMlp, mlp_config(20, "", "loss_scaling = 1024.0\n"));
-    CHECK(same_bits(plain.weights, scaled.weights));
+    CHECK(testing::same_bits(plain.weights, scaled.weights));
     CHECK(scaled.summary.loss_scale == 1024.0);
     // With momentum and clipping the gradient goes through more arithmetic; still exact.
     const std::string extra = "type = \"momentum\"\ngradient_clip_norm = 0.5\n";
-    CHECK(same_bits(train(testing::kMlp, mlp_config(10, "", extra)).weights,
+    CHECK(testing::same_bits(train(testing::kMlp, mlp_config(10, "", extra)).weights,
                     train(testing::kMlp, mlp_config(10, "", extra + "loss_scaling = 0.125\n")).weights));
   }
   SUBCASE("tiny f16 gradients flush to zero without scaling and survive with it") {
@@ -313,8 +300,8 @@ TEST_CASE("static loss scaling") {
     const Run f32 = train(model, config("", ""));
     const Run without = train(model, config("precision = \"f16\"\n", ""));
     const Run with = train(model, config("precision = \"f16\"\n", "loss_scaling = 65536.0\n"));
-    CHECK(same_bits(without.weights, without.before));
-    CHECK_FALSE(same_bits(with.weights, with.before));
+    CHECK(testing::same_bits(without.weights, without.before));
+    CHECK_FALSE(testing::same_bits(with.weights, with.before));
     // Scaled f16 moves the weights as f32 does: the distance between the two runs is a small
     // part of how far training moved them.
     double moved = 0;
@@ -338,7 +325,7 @@ TEST_CASE("dynamic loss scaling") {
     const Run r =
         train(testing::kMlp, mlp_config(1, "precision = \"f16\"\n",
                                         "loss_scaling = 1099511627776.0\nloss_scaling_mode = \"dynamic\"\n"));
-    CHECK(same_bits(r.weights, r.before));
+    CHECK(testing::same_bits(r.weights, r.before));
     CHECK(r.summary.skipped_updates == 1);
     CHECK(r.summary.loss_scale == 549755813888.0);
   }
@@ -349,7 +336,7 @@ TEST_CASE("dynamic loss scaling") {
     const int64_t skipped = r.summary.skipped_updates;
     MESSAGE("skipped " << skipped << ", final scale " << r.summary.loss_scale);
     CHECK(skipped >= 10);  // 2^40 / 2^skipped must come down to what f16 holds
-    CHECK_FALSE(same_bits(r.weights, r.before));
+    CHECK_FALSE(testing::same_bits(r.weights, r.before));
     CHECK(r.summary.last_values[0] < 1.9);  // ln(10) = 2.30 at the start
     // Clean updates since the last backoff grow the scale: after the last skip, each run of 4
     // clean updates doubles it (unless another overflow intervened, which the count reflects).
@@ -362,7 +349,7 @@ TEST_CASE("dynamic loss scaling") {
     CHECK(r.summary.skipped_updates == 0);
     CHECK(r.summary.loss_scale == 8.0);  // grown after updates 3, 6 and 9
     // Powers of two all along: the weights are those of unscaled training.
-    CHECK(same_bits(r.weights, train(testing::kMlp, mlp_config(10)).weights));
+    CHECK(testing::same_bits(r.weights, train(testing::kMlp, mlp_config(10)).weights));
   }
   SUBCASE("dynamic scaling starts from 65536 unless told otherwise") {
     const Run r = train(testing::kMlp, mlp_config(1, "", "loss_scaling_mode = \"dynamic\"\n"));
@@ -396,26 +383,26 @@ TEST_CASE("f16 with stochastic rounding and dynamic scaling gives every plan the
     if (std::string(precision) == "f16") {
       CHECK(one.summary.skipped_updates > 0);  // 2^20 overflows at first: the skip path is exercised
     }
-    CHECK_FALSE(same_bits(one.weights, one.before));
+    CHECK_FALSE(testing::same_bits(one.weights, one.before));
     const Run two_by_two =
         train(testing::kMlp4, half_config(precision, "auto_select_ipus = 4\n",
                                  "auto_stages = 2\ndevice_mapping = [0, 1]\nschedule = \"grouped\"\n"
                                  "gradient_accumulation_count = 4\n"));
-    CHECK(same_bits(two_by_two.weights, one.weights));
+    CHECK(testing::same_bits(two_by_two.weights, one.weights));
     CHECK(two_by_two.summary.skipped_updates == one.summary.skipped_updates);
     CHECK(two_by_two.summary.loss_scale == one.summary.loss_scale);
     const Run four_stages =
         train(testing::kMlp4, half_config(precision, "auto_select_ipus = 4\nallow_recompute = true\n",
                                  "device_mapping = [0, 1, 2, 3]\nschedule = \"interleaved\"\n"
                                  "gradient_accumulation_count = 8\n"));
-    CHECK(same_bits(four_stages.weights, one.weights));
+    CHECK(testing::same_bits(four_stages.weights, one.weights));
     const Run replicas = train(testing::kMlp4, half_config(precision, "auto_select_ipus = 4\n",
                                                   "auto_stages = 1\ngradient_accumulation_count = 2\n"));
-    CHECK(same_bits(replicas.weights, one.weights));
+    CHECK(testing::same_bits(replicas.weights, one.weights));
   }
   // Without esr the result differs: the stochastic rounding really takes part.
   std::string nearest = half_config("f16", "", "gradient_accumulation_count = 8\n");
   nearest.replace(nearest.find("esr = true"), 10, "esr = false");
-  CHECK_FALSE(same_bits(train(testing::kMlp4, nearest).weights,
+  CHECK_FALSE(testing::same_bits(train(testing::kMlp4, nearest).weights,
                         train(testing::kMlp4, half_config("f16", "", "gradient_accumulation_count = 8\n")).weights));
 }

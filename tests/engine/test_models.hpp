@@ -1,7 +1,11 @@
 // Small models and configs shared by the engine tests.
 #pragma once
 
+#include <cstring>
 #include <string>
+#include <vector>
+
+#include "iputrain/session.hpp"
 
 namespace iputrain::testing {
 
@@ -53,6 +57,20 @@ model mlp4(batch: int = 4, width: int = 32) {
   output loss
 }
 )";
+
+//! True when both runs hold the same weights, bit for bit.
+inline bool same_bits(const std::vector<WeightInfo>& a, const std::vector<WeightInfo>& b) {
+  if (a.size() != b.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].values.size() != b[i].values.size() ||
+        std::memcmp(a[i].values.data(), b[i].values.data(), a[i].values.size() * sizeof(float)) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
 
 inline std::string synthetic_config(int steps, double lr = 0.05, const std::string& extra = "") {
   return "[optimizer]\nlearning_rate = " + std::to_string(lr) +
