@@ -13,7 +13,8 @@
 //   (u * R + r) * A + m of the training stream, whatever the plan: the data, the RNG streams
 //   (keyed by sample index) and the gradient sums depend on g only, so every plan computes the
 //   same numbers.
-// - Buffers: micro-batch m uses slot m % slots of a Carried value; Transient values have one copy.
+// - Buffers: parameters have one copy each; every other value lives where the IPU's arena puts
+//   each of its lives (planner/buffer_assignment.hpp).
 // - Accumulate adds the gradients of its params (Plan::grads) for micro-batch g into a canonical
 //   pairwise tree over the N = R * A global micro-batches of the update (a left-complete binary
 //   tree: split at the largest power of two below the leaf count). ReduceReplicas combines the
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
+#include "planner/buffer_assignment.hpp"
 
 namespace iputrain::planner {
 
@@ -83,9 +85,9 @@ struct Bucket {
   int64_t bytes = 0;
 };
 
-//! How a value lives on an IPU. Param values persist; Carried values cross tasks or micro-batches
-//! and get `slots` copies (micro-batch m uses slot m % slots); Transient values live inside one
-//! task and share one copy across micro-batches.
+//! How a value lives on an IPU. Param values persist; Carried values cross tasks or micro-batches,
+//! `slots` of them (micro-batches) at most at once; Transient values live inside one task. Where
+//! each copy of a non-Param value is stored is the arena's business (planner/buffer_assignment.hpp).
 enum class BufferClass : uint8_t { Param, Carried, Transient };
 
 struct Buffer {
@@ -115,6 +117,7 @@ struct DevicePrograms {
   std::vector<Channel> channels;
   std::vector<Bucket> buckets;
   std::vector<std::vector<Buffer>> buffers;  //!< [ipu] -> every value the IPU holds
+  std::vector<Arena> arenas;                 //!< [ipu] -> where its non-Param values live (pass "buffers")
 };
 
 //! Largest number of partial sums the canonical tree holds at once while one replica pushes the

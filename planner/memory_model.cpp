@@ -7,6 +7,7 @@
 #include <set>
 
 #include "iputrain/error.hpp"
+#include "planner/buffer_assignment.hpp"
 #include "planner/precision.hpp"
 #include "planner/report.hpp"
 
@@ -14,32 +15,22 @@ namespace iputrain::planner {
 
 namespace {
 
-// One stretch of time during which one micro-batch's copy of a Carried value occupies memory:
-// from the instruction that makes it (a task, a Recv, an Infeed) to the last instruction that
-// reads it, both ends included, as positions in the IPU's program. A recomputed value has two
-// stretches: in its forward task and from the recompute to its last backward reader. Positions,
-// not timesteps: a backward that frees micro-batch m's stash may run before the forward of
-// m + k in the same timestep, and the engine's slot counts rely on that.
-struct LiveRange {
-  int64_t bytes = 0;
-  int32_t first = 0;
-  int32_t last = 0;
-  int32_t stage = 0;      // the stage whose task reads it last: the one it is stashed for
-  int64_t micro_batch = 0;
-  bool from_outside = false;  // arrived by Recv or Infeed: a stage input, kept under recomputation
-};
-
 // Everything the memory model derives for one IPU; IpuMemory is its summary, check_fits reads the rest.
 struct IpuAnalysis {
   IpuMemory memory;
-  int64_t transient = 0;
-  int32_t peak_pos = -1;   // program position of total_peak (-1: empty program)
+  Arena arena;
+  int64_t live_peak = 0;   // most bytes of the arena in use at one tick
+  int64_t peak_tick = -1;  // where that is (-1: nothing lives in the arena)
+  int32_t peak_pos = -1;   // its instruction
   int32_t peak_step = -1;  // its timestep
   int32_t accumulator_depth = 0;
   int64_t weight_tensors = 0;
-  std::vector<LiveRange> ranges;
-  std::string largest_value;  // name of the largest single buffer (one slot) and its bytes
+  std::string largest_value;  // name of the largest single value and its bytes
   int64_t largest_value_bytes = 0;
+
+  bool live_at_peak(const Life& life) const { return life.first_tick <= peak_tick && peak_tick <= life.last_tick; }
+  // Kept across instructions for one micro-batch (a stash, a message, a stage input).
+  static bool carried(const Life& life) { return life.micro_batch >= 0 && life.first_instr != life.last_instr; }
 };
 
 std::string value_name(const ir::Graph& g, ir::ValueId v) {
@@ -57,129 +48,6 @@ int64_t values_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& values,
   }
   return bytes;
 }
-
-// Walks the IPU's instructions in order and records the live ranges of its Carried values.
-class LivenessWalk {
- public:
-  LivenessWalk(const Plan& plan, const std::vector<Buffer>& buffers) : plan_(plan), buffers_(buffers) {
-    buffer_of_.assign(static_cast<size_t>(plan.graph.size()), -1);
-    for (size_t b = 0; b < buffers.size(); ++b) {
-      if (buffers[b].cls == BufferClass::Carried) {
-        buffer_of_[static_cast<size_t>(buffers[b].value)] = static_cast<int32_t>(b);
-      }
-    }
-    for (size_t k = 0; k < plan.graph.params.size() && k < plan.grads.size(); ++k) {
-      grad_of_param_[plan.graph.params[k]] = plan.grads[k];
-    }
-  }
-
-  std::vector<LiveRange> run(const std::vector<Instr>& program) {
-    micro_batches_ = 1;
-    for (const Instr& in : program) {
-      micro_batches_ = std::max(micro_batches_, in.micro_batch + 1);
-    }
-    open_.assign(buffers_.size() * static_cast<size_t>(micro_batches_), -1);
-    for (size_t pos = 0; pos < program.size(); ++pos) {
-      visit(program[pos], static_cast<int32_t>(pos));
-    }
-    return std::move(ranges_);
-  }
-
- private:
-  void visit(const Instr& in, int32_t t) {
-    const DevicePrograms& p = plan_.programs;
-    const int64_t m = in.micro_batch;
-    switch (in.kind) {
-      case InstrKind::Forward:
-        run_nodes(p.stages[static_cast<size_t>(in.stage)].forward, t, m, in.stage);
-        break;
-      case InstrKind::Recompute:
-        run_nodes(p.stages[static_cast<size_t>(in.stage)].recompute, t, m, in.stage);
-        break;
-      case InstrKind::Backward:
-        run_nodes(p.stages[static_cast<size_t>(in.stage)].backward, t, m, in.stage);
-        break;
-      case InstrKind::Infeed:
-        for (ir::ValueId v : in.values) {
-          make(v, t, m, true);
-        }
-        break;
-      case InstrKind::Recv:
-        for (ir::ValueId v : p.messages[static_cast<size_t>(in.message)].values) {
-          make(v, t, m, true);
-        }
-        break;
-      case InstrKind::Send:
-        for (ir::ValueId v : p.messages[static_cast<size_t>(in.message)].values) {
-          read(v, t, m, -1);
-        }
-        break;
-      case InstrKind::Outfeed:
-        for (ir::ValueId v : in.values) {
-          read(v, t, m, -1);
-        }
-        break;
-      case InstrKind::Accumulate:
-        for (ir::ValueId param : in.values) {
-          const auto it = grad_of_param_.find(param);
-          if (it != grad_of_param_.end() && it->second != ir::kNoValue) {
-            read(it->second, t, m, in.stage);
-          }
-        }
-        break;
-      case InstrKind::ReduceReplicas:
-      case InstrKind::UpdateWeights:
-        break;  // they touch accumulators and weights only
-    }
-  }
-
-  void run_nodes(const std::vector<ir::ValueId>& nodes, int32_t t, int64_t m, int32_t stage) {
-    for (ir::ValueId id : nodes) {
-      for (ir::ValueId in : plan_.graph.node(id).inputs) {
-        read(in, t, m, stage);
-      }
-      make(id, t, m, false);
-    }
-  }
-
-  // A value made again (by a recompute) starts a second range; the first one stays as it was.
-  void make(ir::ValueId v, int32_t t, int64_t m, bool from_outside) {
-    const int32_t b = buffer_of_[static_cast<size_t>(v)];
-    if (b < 0) {
-      return;
-    }
-    open_[slot(b, m)] = static_cast<int64_t>(ranges_.size());
-    ranges_.push_back({device_bytes(plan_.graph, v, plan_.settings.device.compute), t, t, plan_.graph.node(v).stage, m,
-                       from_outside});
-  }
-
-  void read(ir::ValueId v, int32_t t, int64_t m, int32_t stage) {
-    const int32_t b = buffer_of_[static_cast<size_t>(v)];
-    if (b < 0) {
-      return;
-    }
-    if (open_[slot(b, m)] < 0) {
-      make(v, t, m, true);  // read without a maker on this IPU (should not happen): live at the read only
-    }
-    LiveRange& r = ranges_[static_cast<size_t>(open_[slot(b, m)])];
-    r.last = std::max(r.last, t);
-    if (stage >= 0) {
-      r.stage = stage;
-    }
-  }
-
-  size_t slot(int32_t buffer, int64_t m) const {
-    return static_cast<size_t>(buffer) * static_cast<size_t>(micro_batches_) + static_cast<size_t>(m);
-  }
-
-  const Plan& plan_;
-  const std::vector<Buffer>& buffers_;
-  std::vector<int32_t> buffer_of_;
-  std::map<ir::ValueId, ir::ValueId> grad_of_param_;
-  int64_t micro_batches_ = 1;
-  std::vector<int64_t> open_;  // per (buffer, micro-batch): index of its current range in ranges_, or -1
-  std::vector<LiveRange> ranges_;
-};
 
 int32_t accumulator_depth(const Plan& plan) {
   const int64_t a = plan.settings.accumulation_count;
@@ -218,12 +86,9 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   const DType compute = s.device.compute;
   for (const Buffer& b : buffers) {
     const int64_t one = device_bytes(g, b.value, compute);
-    const int64_t bytes = one * b.slots;
     if (b.cls == BufferClass::Param) {
-      mem.weights += bytes;
+      mem.weights += one;
       ++a.weight_tensors;
-    } else if (b.cls == BufferClass::Transient) {
-      a.transient += bytes;
     }
     if (one > a.largest_value_bytes) {
       a.largest_value_bytes = one;
@@ -266,43 +131,54 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   }
   mem.io_buffers += s.prefetch_depth * infeed + outfeed;
 
-  a.ranges = LivenessWalk(plan, buffers).run(program);
-  // Carried bytes while each instruction runs, and just after it (what crosses a timestep in
-  // which this IPU has nothing to do).
-  const size_t positions = program.size();
-  std::vector<int64_t> starting(positions + 1, 0);
-  std::vector<int64_t> ending(positions + 1, 0);
-  for (const LiveRange& r : a.ranges) {
-    starting[static_cast<size_t>(r.first)] += r.bytes;
-    ending[static_cast<size_t>(r.last)] += r.bytes;
+  a.arena = ipu < plan.programs.arenas.size() ? plan.programs.arenas[ipu]
+                                               : assign_buffers(plan, static_cast<int32_t>(ipu));
+  for (const Life& life : a.arena.lives) {
+    if (life.bytes > a.largest_value_bytes) {
+      a.largest_value_bytes = life.bytes;
+      a.largest_value = value_name(g, life.value);
+    }
   }
-  const int64_t fixed = mem.weights + mem.optimizer_state + mem.accumulators + mem.io_buffers + a.transient;
+  // Arena bytes in use at every tick, and the worst tick.
+  const int64_t ticks = a.arena.instr_ticks.empty() ? 0 : a.arena.instr_ticks.back();
+  std::vector<int64_t> change(static_cast<size_t>(ticks) + 1, 0);
+  for (const Life& life : a.arena.lives) {
+    change[static_cast<size_t>(life.first_tick)] += life.size;
+    change[static_cast<size_t>(life.last_tick) + 1] -= life.size;
+  }
+  const int64_t fixed = mem.weights + mem.optimizer_state + mem.accumulators + mem.io_buffers;
   std::vector<int64_t> during(static_cast<size_t>(steps), -1);
   std::vector<int64_t> after(static_cast<size_t>(steps), -1);
   int64_t live = 0;
-  int64_t carried_peak = 0;
-  for (size_t pos = 0; pos < positions; ++pos) {
-    live += starting[pos];
+  for (size_t pos = 0; pos < program.size(); ++pos) {
     const int32_t t = program[pos].timestep;
-    if (live > carried_peak || a.peak_pos < 0) {
-      carried_peak = live;
-      a.peak_pos = static_cast<int32_t>(pos);
-      a.peak_step = t;
+    const int64_t end = a.arena.instr_ticks[pos + 1];
+    for (int64_t tick = a.arena.instr_ticks[pos]; tick < end; ++tick) {
+      live += change[static_cast<size_t>(tick)];
+      if (live > a.live_peak || a.peak_tick < 0) {
+        a.live_peak = live;
+        a.peak_tick = tick;
+        a.peak_pos = static_cast<int32_t>(pos);
+        a.peak_step = t;
+      }
+      if (t >= 0 && t < steps) {
+        during[static_cast<size_t>(t)] = std::max(during[static_cast<size_t>(t)], live);
+      }
     }
     if (t >= 0 && t < steps) {
-      during[static_cast<size_t>(t)] = std::max(during[static_cast<size_t>(t)], live);
-      after[static_cast<size_t>(t)] = live - ending[pos];
+      after[static_cast<size_t>(t)] = live + change[static_cast<size_t>(end)];
     }
-    live -= ending[pos];
   }
+  // A timestep in which this IPU has nothing to do holds what the one before it left.
   mem.per_timestep.resize(static_cast<size_t>(steps));
   int64_t carried_over = 0;
   for (size_t t = 0; t < static_cast<size_t>(steps); ++t) {
     mem.per_timestep[t] = fixed + (during[t] >= 0 ? during[t] : carried_over);
     carried_over = after[t] >= 0 ? after[t] : carried_over;
   }
-  mem.activations_peak = carried_peak + a.transient;
-  mem.total_peak = fixed + carried_peak;
+  mem.activations_peak = a.arena.bytes;
+  mem.activations_live = a.live_peak;
+  mem.total_peak = fixed + a.arena.bytes;
   mem.capacity = s.device.memory_bytes();
   return a;
 }
@@ -312,7 +188,9 @@ struct Contributor {
   int64_t bytes = 0;
 };
 
-// Bytes held at the peak timestep, by kind and by the stage the activations are stashed for.
+// What the IPU holds at its peak: the fixed kinds, then the arena at its busiest tick by what its
+// lives are (kept for a stage across instructions, inside the running task, constants) and the
+// free space the allocator could not use there.
 std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   const IpuMemory& m = a.memory;
   std::vector<Contributor> out;
@@ -323,16 +201,27 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   out.push_back({fmt::format("gradient accumulators ({} per weight, {})", a.accumulator_depth,
                              dtype_name(plan.settings.accumulation_dtype)),
                  m.accumulators});
-  out.push_back({"in-task values (one copy each)", a.transient});
   out.push_back({"I/O buffers (links, infeed, outfeed)", m.io_buffers});
   std::map<int32_t, std::pair<int64_t, std::set<int64_t>>> stashed;  // stage -> bytes, micro-batches
-  for (const LiveRange& r : a.ranges) {
-    if (r.first <= a.peak_pos && a.peak_pos <= r.last) {
-      auto& [bytes, micro_batches] = stashed[r.stage];
-      bytes += r.bytes;
-      micro_batches.insert(r.micro_batch);
+  int64_t in_task = 0;
+  int64_t constants = 0;
+  for (const Life& life : a.arena.lives) {
+    if (!a.live_at_peak(life)) {
+      continue;
+    }
+    if (life.micro_batch < 0) {
+      constants += life.size;
+    } else if (IpuAnalysis::carried(life)) {
+      auto& [bytes, micro_batches] = stashed[life.stage];
+      bytes += life.size;
+      micro_batches.insert(life.micro_batch);
+    } else {
+      in_task += life.size;
     }
   }
+  out.push_back({"values of the running task", in_task});
+  out.push_back({"constants", constants});
+  out.push_back({"free arena space at the peak (fragmentation)", a.arena.bytes - a.live_peak});
   for (const auto& [stage, entry] : stashed) {
     const auto count = entry.second.size();
     out.push_back({fmt::format("activations of {} micro-batch{} of stage '{}'", count, count == 1 ? "" : "es",
@@ -387,14 +276,14 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
   std::map<int32_t, std::tuple<int64_t, std::set<int64_t>, int64_t>> at_peak;
   int64_t stashed = 0;
   int64_t inputs = 0;
-  for (const LiveRange& r : a.ranges) {
-    if (r.first <= a.peak_pos && a.peak_pos <= r.last) {
-      auto& [bytes, mbs, outside] = at_peak[r.stage];
-      bytes += r.bytes;
-      mbs.insert(r.micro_batch);
-      outside += r.from_outside ? r.bytes : 0;
-      stashed += r.bytes;
-      inputs += r.from_outside ? r.bytes : 0;
+  for (const Life& life : a.arena.lives) {
+    if (a.live_at_peak(life) && IpuAnalysis::carried(life)) {
+      auto& [bytes, mbs, outside] = at_peak[life.stage];
+      bytes += life.size;
+      mbs.insert(life.micro_batch);
+      outside += life.from_outside ? life.size : 0;
+      stashed += life.size;
+      inputs += life.from_outside ? life.size : 0;
     }
   }
 

@@ -1,13 +1,13 @@
 // The memory model: bytes each IPU of a replica holds at every timestep of a cycle, by kind, from
-// the buffer table and instruction lists of the per-IPU programs:
+// the buffer table, arenas and instruction lists of the per-IPU programs:
 // - weights: the IPU's Param buffers;
 // - optimizer state: optimizer_state_slots copies of the IPU's trainable weights (host memory
 //   instead when offloaded);
 // - gradient accumulators: tree_stack_depth partial sums per trained weight, in the accumulation
 //   dtype; none with one micro-batch on one replica, where the optimizer reads the gradient;
-// - activations: every Transient buffer once (the engine allocates each), plus the Carried
-//   values live at that point: one micro-batch's copy from the instruction that makes or receives
-//   it to the last one reading it;
+// - activations: the IPU's arena (planner/buffer_assignment.hpp), where every value the IPU makes,
+//   receives or stashes lives from the node that makes it to the last node that reads it, values
+//   whose lives do not overlap sharing memory; the engine allocates exactly this arena;
 // - I/O buffers: each incoming channel's capacity x its largest message, prefetch_depth
 //   micro-batches of infeed and one of outfeed.
 // A plan that does not fit is an error that names the IPU, the bytes needed against the capacity,

@@ -56,7 +56,8 @@ struct IpuMemory {
   int64_t optimizer_state = 0;      //!< 0 when offloaded to host memory
   int64_t optimizer_state_offloaded = 0;
   int64_t accumulators = 0;
-  int64_t activations_peak = 0;     //!< stashed + in-task values at the worst timestep
+  int64_t activations_peak = 0;     //!< the arena: stashed, received and in-task values, packed by liveness
+  int64_t activations_live = 0;     //!< most arena bytes in use at one moment (the arena less its packing loss)
   int64_t io_buffers = 0;           //!< message channels, infeed and outfeed staging
   int64_t total_peak = 0;
   int64_t capacity = 0;

@@ -9,6 +9,7 @@
 #include "frontend/config/rules.hpp"
 #include "planner/auto_stage.hpp"
 #include "planner/autodiff.hpp"
+#include "planner/buffer_assignment.hpp"
 #include "planner/lowering.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/placement.hpp"
@@ -44,6 +45,24 @@ std::string placement_str(const Plan& plan) {
   return out;
 }
 
+// Every life of every IPU's arena: value, micro-batch, instructions, ticks, offset and size.
+std::string arenas_str(const Plan& plan) {
+  std::string out;
+  for (size_t ipu = 0; ipu < plan.programs.arenas.size(); ++ipu) {
+    const Arena& arena = plan.programs.arenas[ipu];
+    out += fmt::format("ipu {}: arena {} bytes\n", ipu, arena.bytes);
+    for (const Life& life : arena.lives) {
+      const auto& program = plan.programs.ipus[ipu];
+      out += fmt::format("  %{} {} m{} [{} .. {}] ticks [{} .. {}] at {} size {}\n", life.value,
+                         ir::op_name(plan.graph.node(life.value).op), life.micro_batch,
+                         program[static_cast<size_t>(life.first_instr)].str(plan.programs),
+                         program[static_cast<size_t>(life.last_instr)].str(plan.programs), life.first_tick,
+                         life.last_tick, life.offset, life.size);
+    }
+  }
+  return out;
+}
+
 class PassRunner {
  public:
   PassRunner(Plan& plan, const PlanOptions& options) : plan_(plan), options_(options) {}
@@ -63,6 +82,7 @@ class PassRunner {
       }
       const std::string what = want == "place"  ? placement_str(plan_)
                                 : want == "lower" ? programs_str(plan_)
+                                : want == "buffers" ? arenas_str(plan_)
                                 : want == "schedule"
                                     ? timeline_str(plan_.placement.pipeline, plan_.timeline)
                                     : plan_.graph.str();
@@ -98,7 +118,7 @@ int64_t last_stage_outputs(const ir::Graph& g) {
 
 const std::vector<std::string>& pass_names() {
   static const std::vector<std::string> names = {"verify", "auto-stage", "place",  "autodiff", "programs",
-                                                 "schedule", "lower",     "memory", "cost"};
+                                                 "schedule", "lower",     "buffers", "memory", "cost"};
   return names;
 }
 
@@ -159,6 +179,14 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   passes.run("lower", [&] {
     if (training) {
       plan.programs = lower(plan);
+    }
+  });
+  // Where each value lives on its IPU: lives by liveness, packed into one arena per IPU.
+  passes.run("buffers", [&] {
+    if (training) {
+      for (int32_t ipu = 0; ipu < static_cast<int32_t>(plan.programs.ipus.size()); ++ipu) {
+        plan.programs.arenas.push_back(assign_buffers(plan, ipu));
+      }
     }
   });
   // Bytes per IPU at every timestep; a plan that does not fit stops here with suggestions.

@@ -16,6 +16,7 @@ Json memory_json(const IpuMemory& m) {
               {"optimizer_state_offloaded", m.optimizer_state_offloaded},
               {"accumulators", m.accumulators},
               {"activations_peak", m.activations_peak},
+              {"activations_live", m.activations_live},
               {"io_buffers", m.io_buffers},
               {"total_peak", m.total_peak},
               {"capacity", m.capacity},

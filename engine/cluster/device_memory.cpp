@@ -40,41 +40,65 @@ void AlignedBlock::Free::operator()(std::byte* p) const { std::free(p); }
 
 AlignedBlock::AlignedBlock(size_t bytes) : memory_(allocate(bytes, "device scratch")), bytes_(bytes) {}
 
-DeviceMemory::DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector<planner::Buffer>& buffers)
-    : id_(id), graph_(graph), place_(static_cast<size_t>(graph.size())) {
+DeviceMemory::DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector<planner::Buffer>& buffers,
+                           const planner::Arena& arena, int64_t host_scale)
+    : id_(id), graph_(graph), arena_(arena), scale_(host_scale), param_offset_(static_cast<size_t>(graph.size()), -1) {
   for (const planner::Buffer& b : buffers) {
-    Place& p = place_.at(static_cast<size_t>(b.value));
-    if (p.offset >= 0) {
-      throw Error(ErrorKind::Internal, fmt::format("value %{} has two buffers on IPU {}", b.value, id));
+    if (b.cls != planner::BufferClass::Param) {
+      continue;
     }
-    p.offset = static_cast<int64_t>(bytes_);
-    p.stride = static_cast<int64_t>(align_up(std::max<size_t>(1, graph.type(b.value).bytes())));
-    p.slots = std::max(1, b.slots);
-    bytes_ += static_cast<size_t>(p.stride * p.slots);
+    int64_t& offset = param_offset_.at(static_cast<size_t>(b.value));
+    if (offset >= 0) {
+      throw Error(ErrorKind::Internal, fmt::format("parameter %{} has two buffers on IPU {}", b.value, id));
+    }
+    offset = static_cast<int64_t>(param_bytes_);
+    param_bytes_ += align_up(std::max<size_t>(1, graph.type(b.value).bytes()));
   }
-  memory_.reset(allocate(bytes_, "device memory"));
-  for (const planner::Buffer& b : buffers) {
-    const ir::Node& n = graph.node(b.value);
+  params_.reset(allocate(param_bytes_, "device parameters"));
+  arena_bytes_ = static_cast<size_t>(arena.bytes * scale_);
+  arena_memory_.reset(allocate(arena_bytes_, "device arena"));
+  for (size_t i = 0; i < arena.lives.size(); ++i) {
+    const planner::Life& life = arena.lives[i];
+    if (graph.type(life.value).bytes() > static_cast<size_t>(life.size * scale_)) {
+      throw Error(ErrorKind::Internal, fmt::format("value %{} does not fit its arena slot on IPU {}", life.value, id));
+    }
+    const ir::Node& n = graph.node(life.value);
     if (n.op == ir::OpKind::Constant) {
-      for (int32_t s = 0; s < slots(b.value); ++s) {
-        fill_constant(n, tensor(b.value, s));
-      }
+      fill_constant(n, life_tensor(static_cast<int32_t>(i)));
     }
   }
 }
 
 bool DeviceMemory::has(ir::ValueId v) const {
-  return v >= 0 && v < graph_.size() && place_[static_cast<size_t>(v)].offset >= 0;
+  return v >= 0 && v < graph_.size() && (param_offset_[static_cast<size_t>(v)] >= 0 || arena_.holds(v));
 }
 
-int32_t DeviceMemory::slots(ir::ValueId v) const { return has(v) ? place_[static_cast<size_t>(v)].slots : 0; }
+ir::Tensor DeviceMemory::life_tensor(int32_t life) const {
+  const planner::Life& l = arena_.lives[static_cast<size_t>(life)];
+  return ir::Tensor{&graph_.type(l.value), arena_memory_.get() + l.offset * scale_};
+}
 
-ir::Tensor DeviceMemory::tensor(ir::ValueId v, int64_t micro_batch) const {
-  if (!has(v)) {
-    throw Error(ErrorKind::Internal, fmt::format("value %{} has no buffer on IPU {}", v, id_));
+ir::Tensor DeviceMemory::tensor(ir::ValueId v) const {
+  if (v >= 0 && v < graph_.size() && param_offset_[static_cast<size_t>(v)] >= 0) {
+    return ir::Tensor{&graph_.type(v), params_.get() + param_offset_[static_cast<size_t>(v)]};
   }
-  const Place& p = place_[static_cast<size_t>(v)];
-  return ir::Tensor{&graph_.type(v), memory_.get() + p.offset + (micro_batch % p.slots) * p.stride};
+  const int32_t life = arena_.find(v, -1, 0);
+  if (life < 0 || arena_.lives[static_cast<size_t>(life)].micro_batch >= 0) {
+    throw Error(ErrorKind::Internal, fmt::format("value %{} has no whole-cycle buffer on IPU {}", v, id_));
+  }
+  return life_tensor(life);
+}
+
+ir::Tensor DeviceMemory::tensor(ir::ValueId v, int64_t micro_batch, int32_t instr) const {
+  if (v >= 0 && v < graph_.size() && param_offset_[static_cast<size_t>(v)] >= 0) {
+    return tensor(v);
+  }
+  const int32_t life = arena_.find(v, micro_batch, instr);
+  if (life < 0) {
+    throw Error(ErrorKind::Internal, fmt::format("value %{} of micro-batch {} has no buffer at instruction {} on IPU {}",
+                                                 v, micro_batch, instr, id_));
+  }
+  return life_tensor(life);
 }
 
 }  // namespace iputrain::engine

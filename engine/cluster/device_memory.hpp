@@ -1,7 +1,7 @@
-// The memory of one virtual IPU of one replica: every buffer of its row of the plan's buffer
-// table (planner/device_program.hpp), allocated once in one aligned block. Parameters and
-// in-task values have one copy; a Carried value has `slots` copies and micro-batch m uses copy
-// m % slots, so micro-batches in flight at the same time never share a buffer.
+// The memory of one virtual IPU of one replica: its parameters (one copy each) and its arena, the
+// block where every other value lives at the offset the planner's buffer assignment gave each of
+// its lives (planner/buffer_assignment.hpp). Offsets are the plan's device offsets times the
+// plan's host scale, since the host keeps every float in f32.
 #pragma once
 
 #include <cstddef>
@@ -16,32 +16,37 @@ namespace iputrain::engine {
 
 class DeviceMemory {
  public:
-  //! Allocates `buffers` (zeroed) and fills the constants among them.
-  DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector<planner::Buffer>& buffers);
+  //! Allocates the parameters among `buffers` and the arena (zeroed) and fills the constants.
+  DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector<planner::Buffer>& buffers,
+               const planner::Arena& arena, int64_t host_scale);
 
   int32_t id() const { return id_; }
   bool has(ir::ValueId v) const;
-  int32_t slots(ir::ValueId v) const;
-  //! The copy of `v` that micro-batch `micro_batch` uses; throws Error(Internal) if `v` has no buffer.
-  ir::Tensor tensor(ir::ValueId v, int64_t micro_batch = 0) const;
-  //! Bytes of the block (all buffers and slots, with alignment padding).
-  int64_t bytes_allocated() const { return static_cast<int64_t>(bytes_); }
+  //! A parameter, or a value that lives for the whole cycle (a constant).
+  ir::Tensor tensor(ir::ValueId v) const;
+  //! The copy of `v` instruction `instr` of the program uses for micro-batch `micro_batch`;
+  //! throws Error(Internal) if there is none.
+  ir::Tensor tensor(ir::ValueId v, int64_t micro_batch, int32_t instr) const;
+  //! Bytes of the parameters' block and the arena (with alignment padding), host storage.
+  int64_t bytes_allocated() const { return static_cast<int64_t>(param_bytes_ + arena_bytes_); }
+  const planner::Arena& arena() const { return arena_; }
 
  private:
   struct Free {
     void operator()(std::byte* p) const;
   };
-  struct Place {
-    int64_t offset = -1;
-    int64_t stride = 0;
-    int32_t slots = 0;
-  };
+
+  ir::Tensor life_tensor(int32_t life) const;
 
   int32_t id_;
   const ir::Graph& graph_;
-  std::vector<Place> place_;  // per value id
-  std::unique_ptr<std::byte, Free> memory_;
-  size_t bytes_ = 0;
+  const planner::Arena& arena_;
+  int64_t scale_;
+  std::vector<int64_t> param_offset_;  // per value id, -1 if not a parameter here
+  std::unique_ptr<std::byte, Free> params_;
+  std::unique_ptr<std::byte, Free> arena_memory_;
+  size_t param_bytes_ = 0;
+  size_t arena_bytes_ = 0;
 };
 
 //! 64-byte aligned, zeroed heap memory (buffers that live outside the buffer table: accumulators,

@@ -1,16 +1,16 @@
 // The memory account of one virtual IPU: what it holds while it runs, by the rule the planner's
-// memory model uses (planner/memory_model.hpp) but at the grain of single instructions instead of
-// timesteps. Fixed bytes (weights, optimizer state, accumulators, one copy of every in-task
-// value, link and feed buffers) are held throughout; a Carried value's copy for micro-batch m is
-// acquired just before the instruction that makes it (a task, Recv or Infeed) and released just
-// after the last instruction that reads it (a recomputed value lives twice).
+// memory model uses (planner/memory_model.hpp), at the grain of single instructions. Fixed bytes
+// (weights, optimizer state, accumulators, link and feed buffers) are held throughout. The arena
+// (planner/buffer_assignment.hpp) is measured as the engine uses it: its high-water mark is the
+// highest arena byte any life the IPU has begun occupies, and the bytes in use follow each life
+// from the instruction that begins it to the last one that reads it.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
-#include "planner/plan.hpp"
+#include "planner/buffer_assignment.hpp"
 
 namespace iputrain::engine {
 
@@ -19,35 +19,41 @@ struct FixedBytes {
   int64_t weights = 0;
   int64_t optimizer_state = 0;
   int64_t accumulators = 0;
-  int64_t transient = 0;
   int64_t io_buffers = 0;
-  int64_t total() const { return weights + optimizer_state + accumulators + transient + io_buffers; }
+  int64_t total() const { return weights + optimizer_state + accumulators + io_buffers; }
 };
 
-//! Per instruction of one IPU's program: Carried bytes acquired before it and released after it.
+//! Per instruction of one IPU's program: arena bytes whose lives begin at it and end after it,
+//! and the end of the highest life begun at it (0 if none).
 struct MemoryDeltas {
   std::vector<int64_t> acquire;
   std::vector<int64_t> release;
+  std::vector<int64_t> top;
 };
 
-MemoryDeltas carried_deltas(const planner::Plan& plan, int32_t ipu);
+MemoryDeltas arena_deltas(const planner::Arena& arena, size_t instructions);
 
-//! Current and peak bytes of one IPU; updated by its worker only.
+//! Current bytes in use and the peak of fixed bytes plus the arena's high-water mark; updated by
+//! its worker only.
 class MemoryGauge {
  public:
   void set_fixed(int64_t bytes) {
+    fixed_ = bytes;
     current_ = bytes;
-    peak_ = std::max(peak_, current_);
+    peak_ = std::max(peak_, fixed_ + top_);
   }
-  void acquire(int64_t bytes) {
+  void acquire(int64_t bytes, int64_t top) {
     current_ += bytes;
-    peak_ = std::max(peak_, current_);
+    top_ = std::max(top_, top);
+    peak_ = std::max(peak_, fixed_ + top_);
   }
   void release(int64_t bytes) { current_ -= bytes; }
   int64_t current() const { return current_; }
   int64_t peak() const { return peak_; }
 
  private:
+  int64_t fixed_ = 0;
+  int64_t top_ = 0;
   int64_t current_ = 0;
   int64_t peak_ = 0;
 };

@@ -1,6 +1,6 @@
-// One task (a stage's forward, recompute or backward nodes) compiled against the buffers one
-// micro-batch uses on one virtual IPU: a flat list of kernel calls with their operand views
-// prepared once, so running it neither allocates nor looks anything up.
+// One task instruction (a stage's forward, recompute or backward nodes for one micro-batch)
+// compiled against the arena copies it uses on one virtual IPU: a flat list of kernel calls with
+// their operand views prepared once, so running it neither allocates nor looks anything up.
 #pragma once
 
 #include <cstdint>
@@ -10,16 +10,27 @@
 #include "core/half_round.hpp"
 #include "core/ir/graph.hpp"
 #include "engine/cluster/device_memory.hpp"
+#include "engine/cluster/grad_tree.hpp"
 
 namespace iputrain::engine {
 
+//! A weight gradient a task adds to its accumulator right after its kernel has run (the buffer
+//! assignment lets the next kernels reuse the gradient's memory).
+struct GradPush {
+  ir::ValueId grad;
+  GradTree* tree;
+  int64_t leaf;  //!< global micro-batch index within the update: replica * A + m
+};
+
 class TaskProgram {
  public:
-  //! Compiles `nodes` (in order) reading and writing the copies micro-batch `micro_batch` uses in
-  //! `memory`. Leaves (inputs, params, constants) have no kernel and are skipped. Operands found in
-  //! `substitutes` are read from there instead (the half copies of the weights).
+  //! Compiles `nodes` (in order) reading and writing the copies instruction `instr` of the IPU's
+  //! program uses for micro-batch `micro_batch` in `memory`. Leaves (inputs, params, constants)
+  //! have no kernel and are skipped. Operands found in `substitutes` are read from there instead
+  //! (the half copies of the weights). Each of `pushes` happens right after its gradient's kernel.
   TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>& nodes, const DeviceMemory& memory,
-              int64_t micro_batch, const std::map<ir::ValueId, ir::Tensor>& substitutes = {});
+              int64_t micro_batch, int32_t instr, const std::map<ir::ValueId, ir::Tensor>& substitutes = {},
+              const std::vector<GradPush>& pushes = {});
 
   //! Runs every kernel in order. `workspace` is the device's kernel scratch. With `rounding`, each
   //! float result is rounded to the half compute type right after its kernel (stochastic rounding
@@ -39,25 +50,11 @@ class TaskProgram {
     uint32_t first_operand;
     uint32_t operand_count;
     ir::Tensor output;
+    GradTree* tree = nullptr;  // non-null: push the output as leaf `leaf` after the kernel
+    int64_t leaf = 0;
   };
   std::vector<Kernel> kernels_;
   std::vector<ir::Tensor> operands_;
-};
-
-//! The compiled tasks of one stage and kind on one IPU: one program per distinct pattern of
-//! buffer copies (micro-batch m uses program m % count()).
-class TaskPrograms {
- public:
-  TaskPrograms() = default;
-  TaskPrograms(const ir::Graph& graph, const std::vector<ir::ValueId>& nodes, const DeviceMemory& memory,
-               int64_t micro_batches, const std::map<ir::ValueId, ir::Tensor>& substitutes = {});
-  const TaskProgram& at(int64_t micro_batch) const {
-    return programs_[static_cast<size_t>(micro_batch % static_cast<int64_t>(programs_.size()))];
-  }
-  bool empty() const { return programs_.empty(); }
-
- private:
-  std::vector<TaskProgram> programs_;
 };
 
 }  // namespace iputrain::engine

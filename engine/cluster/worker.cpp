@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <set>
 
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
@@ -74,7 +75,8 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
       ipu_(ipu),
       index_(replica * shared.ipus + ipu),
       physical_(shared.plan.placement.physical.at(static_cast<size_t>(replica)).at(static_cast<size_t>(ipu))),
-      memory_(physical_, shared.plan.graph, shared.plan.programs.buffers.at(static_cast<size_t>(ipu))) {
+      memory_(physical_, shared.plan.graph, shared.plan.programs.buffers.at(static_cast<size_t>(ipu)),
+              shared.plan.programs.arenas.at(static_cast<size_t>(ipu)), planner::host_scale(shared.plan)) {
   const ir::Graph& g = plan_.graph;
   const DType compute = plan_.settings.device.compute;
   if (planner::is_half(compute)) {
@@ -85,13 +87,10 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   if (g.loss_seed != ir::kNoValue && memory_.has(g.loss_seed)) {
     loss_seed_ = memory_.tensor(g.loss_seed);
   }
-  const std::map<ir::ValueId, ir::Tensor> substitutes = build_weight_copies();
   size_t workspace = 0;
   for (const planner::Instr& in : plan_.programs.ipus.at(static_cast<size_t>(ipu))) {
-    if (is_task(in.kind) && tasks_.count({in.kind, in.stage}) == 0) {
+    if (is_task(in.kind)) {
       const auto& nodes = plan_.programs.stages.at(static_cast<size_t>(in.stage)).nodes(in.kind);
-      tasks_.emplace(std::make_pair(in.kind, in.stage),
-                     TaskPrograms(g, nodes, memory_, shared.micro_batches, substitutes));
       workspace = std::max(workspace, TaskProgram::workspace_bytes(g, nodes));
     }
   }
@@ -99,7 +98,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
     workspace_ = AlignedBlock(workspace);
   }
   build_params();
-  build_ops();
+  build_ops(build_weight_copies());
   records_.assign(static_cast<size_t>(shared.max_updates * shared.outputs), 0.0);
   windows_.assign(static_cast<size_t>(shared.max_updates), UpdateWindow{});
 
@@ -107,9 +106,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   // rule the memory model uses; the host's own buffers stay f32.
   for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu)]) {
     if (b.cls == planner::BufferClass::Param) {
-      fixed_.weights += planner::device_bytes(g, b.value, compute) * b.slots;
-    } else if (b.cls == planner::BufferClass::Transient) {
-      fixed_.transient += planner::device_bytes(g, b.value, compute) * b.slots;
+      fixed_.weights += planner::device_bytes(g, b.value, compute);
     }
   }
   for (const planner::Channel& c : plan_.programs.channels) {
@@ -229,7 +226,10 @@ void Worker::build_params() {
     ParamState ps;
     ps.param = p;
     ps.index = static_cast<int64_t>(k);
-    const float* grad = memory_.tensor(plan_.grads[k], 0).f32();
+    // Without accumulators the optimizer reads micro-batch 0's gradient, kept to the cycle's end.
+    const float* grad =
+        depth > 0 ? nullptr
+                  : memory_.tensor(plan_.grads[k], 0, static_cast<int32_t>(plan_.programs.ipus[ipu_].size()) - 1).f32();
     if (depth > 0) {
       std::vector<void*> slots;
       for (int32_t d = 0; d < depth; ++d) {
@@ -256,11 +256,23 @@ void Worker::build_params() {
   reduce_scratch_ = std::make_unique<ReduceScratch>(blocks);
 }
 
-void Worker::build_ops() {
+void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
   const ir::Graph& g = plan_.graph;
   const planner::DevicePrograms& dp = plan_.programs;
   const auto& program = dp.ipus[static_cast<size_t>(ipu_)];
-  const MemoryDeltas deltas = carried_deltas(plan_, ipu_);
+  if (memory_.arena().instr_ticks.size() != program.size() + 1) {
+    throw Error(ErrorKind::Internal, fmt::format("IPU {}'s arena was assigned for another program", ipu_));
+  }
+  const MemoryDeltas deltas = arena_deltas(memory_.arena(), program.size());
+  // Gradients a backward task on this IPU makes are added to their accumulators right after their
+  // kernel (the buffer assignment frees them there); any other would be added by Accumulate.
+  std::set<ir::ValueId> made_here;
+  for (const planner::Instr& in : program) {
+    if (in.kind == InstrKind::Backward) {
+      const auto& nodes = dp.stages[static_cast<size_t>(in.stage)].backward;
+      made_here.insert(nodes.begin(), nodes.end());
+    }
+  }
   const HostOutfeed& outfeed = *shared_.outfeed;
   // Enqueued values no Outfeed instruction carries (the loss under pipeline.outfeed_loss when it
   // is not a model output): taken right after the forward task that computes them.
@@ -293,26 +305,43 @@ void Worker::build_ops() {
     op.cycles = planner::instr_cycles(plan_, in);
     op.acquire = deltas.acquire[i];
     op.release = deltas.release[i];
+    op.top = deltas.top[i];
+    const auto pos = static_cast<int32_t>(i);
     switch (in.kind) {
       case InstrKind::Forward:
       case InstrKind::Recompute:
-      case InstrKind::Backward:
-        op.task = &tasks_.at({in.kind, in.stage}).at(op.m);
+      case InstrKind::Backward: {
+        const auto& nodes = dp.stages.at(static_cast<size_t>(in.stage)).nodes(in.kind);
+        std::vector<GradPush> pushes;
+        if (in.kind == InstrKind::Backward) {
+          for (ParamState& ps : params_) {
+            const ir::ValueId grad = plan_.grads[static_cast<size_t>(ps.index)];
+            if (ps.tree && std::find(nodes.begin(), nodes.end(), grad) != nodes.end()) {
+              pushes.push_back({grad, ps.tree.get(), static_cast<int64_t>(replica_) * shared_.micro_batches + op.m});
+            }
+          }
+        }
+        tasks_.push_back(std::make_unique<TaskProgram>(g, nodes, memory_, op.m, pos, substitutes, pushes));
+        op.task = tasks_.back().get();
         if (in.kind == InstrKind::Forward) {
           for (ir::ValueId v : uncovered) {
             if (memory_.has(v) && g.node(v).stage == in.stage) {
-              op.outs.push_back({memory_.tensor(v, op.m), -1, outfeed.index_of(v)});
+              if (v != g.loss && output_index(v) < 0) {
+                throw Error(ErrorKind::Internal, fmt::format("value %{} is taken by the outfeed outside an Outfeed", v));
+              }
+              op.outs.push_back({memory_.tensor(v, op.m, pos), -1, outfeed.index_of(v)});
             }
           }
         }
         break;
+      }
       case InstrKind::Send:
       case InstrKind::Recv: {
         const planner::Message& msg = dp.messages.at(static_cast<size_t>(in.message));
         op.mailbox = &shared_.mailbox(replica_, msg.from, msg.to);
         size_t offset = 0;
         for (ir::ValueId v : msg.values) {
-          const ir::Tensor t = memory_.tensor(v, op.m);
+          const ir::Tensor t = memory_.tensor(v, op.m, pos);
           op.copies.push_back({static_cast<std::byte*>(t.data), t.type->bytes(), offset});
           offset += t.type->bytes();
         }
@@ -329,20 +358,21 @@ void Worker::build_ops() {
           throw Error(ErrorKind::Internal, fmt::format("IPU {} infeeds different inputs in one cycle", ipu_));
         }
         for (size_t k = 0; k < in.values.size(); ++k) {
-          const ir::Tensor t = memory_.tensor(in.values[k], op.m);
+          const ir::Tensor t = memory_.tensor(in.values[k], op.m, pos);
           op.copies.push_back({static_cast<std::byte*>(t.data), t.type->bytes(), k});
         }
         break;
       case InstrKind::Outfeed:
         for (ir::ValueId v : in.values) {
-          op.outs.push_back({memory_.tensor(v, op.m), output_index(v), outfeed.index_of(v)});
+          op.outs.push_back({memory_.tensor(v, op.m, pos), output_index(v), outfeed.index_of(v)});
         }
         break;
       case InstrKind::Accumulate:
         for (ir::ValueId p : in.values) {
           for (ParamState& ps : params_) {
-            if (ps.param == p && ps.tree) {
-              op.leaves.push_back({ps.tree.get(), memory_.tensor(plan_.grads[static_cast<size_t>(ps.index)], op.m).f32()});
+            const ir::ValueId grad = plan_.grads[static_cast<size_t>(ps.index)];
+            if (ps.param == p && ps.tree && made_here.count(grad) == 0) {
+              op.leaves.push_back({ps.tree.get(), memory_.tensor(grad, op.m, pos).f32()});
             }
           }
         }
@@ -366,10 +396,10 @@ void Worker::publish_trees() {
 }
 
 void Worker::run(int64_t first, int64_t count) {
-  if (gauge_.current() > capacity_) {
+  if (gauge_.peak() > capacity_) {
     throw Error(ErrorKind::Runtime,
                 fmt::format("IPU {} (replica {}, ipu {}) holds {} bytes before running, more than its {} bytes",
-                            physical_, replica_, ipu_, gauge_.current(), capacity_),
+                            physical_, replica_, ipu_, gauge_.peak(), capacity_),
                 {}, "use more stages, a smaller micro-batch or an optimizer with less state");
   }
   const double start = shared_.recorder.now_us();
@@ -415,11 +445,11 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
   const int32_t R = shared_.replicas;
   const int64_t A = shared_.micro_batches;
   if (op.acquire > 0) {
-    gauge_.acquire(op.acquire);
-    if (gauge_.current() > capacity_) {
+    gauge_.acquire(op.acquire, op.top);
+    if (gauge_.peak() > capacity_) {
       throw Error(ErrorKind::Runtime,
                   fmt::format("IPU {} (replica {}, ipu {}) needs {} bytes at `{}` of update {}, more than its {} bytes",
-                              physical_, replica_, ipu_, gauge_.current(), op.instr->str(plan_.programs), update + 1,
+                              physical_, replica_, ipu_, gauge_.peak(), op.instr->str(plan_.programs), update + 1,
                               capacity_),
                   {}, "the planner's estimate was too low for this plan: use more stages, a smaller micro-batch or recomputation");
     }

@@ -132,6 +132,7 @@ class Worker {
     double cycles = 0;
     int64_t acquire = 0;
     int64_t release = 0;
+    int64_t top = 0;
   };
   struct ParamState {
     ir::ValueId param;
@@ -144,7 +145,7 @@ class Worker {
   //! With half compute: the copies of this IPU's weights the passes read, to substitute for them.
   std::map<ir::ValueId, ir::Tensor> build_weight_copies();
   void build_params();
-  void build_ops();
+  void build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes);
   //! Rounds the master weights into the copies the passes read and writes the loss scale into
   //! the backward pass's seed: what an update reads besides its data.
   void prepare_update();
@@ -164,7 +165,7 @@ class Worker {
   int32_t physical_;
   DeviceMemory memory_;
   AlignedBlock workspace_;
-  std::map<std::pair<planner::InstrKind, int32_t>, TaskPrograms> tasks_;
+  std::vector<std::unique_ptr<TaskProgram>> tasks_;  // one per task instruction of the program
   std::vector<ParamState> params_;
   std::vector<ParamSlot> slots_;  // every updated parameter, for the optimizer
   AlignedBlock accumulators_;

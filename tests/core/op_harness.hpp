@@ -77,6 +77,9 @@ class Interpreter {
   void set(ir::ValueId id, const Values& v);
   //! The buffer of `id`, converted to doubles.
   Values get(ir::ValueId id) const;
+  //! Fills `id`'s buffer with 0xFF bytes (NaN floats): a kernel must write every element of its
+  //! output, since the engine's arena hands it memory another value used before.
+  void poison(ir::ValueId id);
   //! Runs every non-leaf node from `from` on, in order; constants are filled first.
   void run(ir::ValueId from = 0);
   //! Runs the forward kernel of one node.

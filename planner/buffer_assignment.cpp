@@ -1,0 +1,307 @@
+#include "planner/buffer_assignment.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_set>
+
+#include "iputrain/error.hpp"
+#include "planner/plan.hpp"
+#include "planner/precision.hpp"
+
+namespace iputrain::planner {
+
+namespace {
+
+int64_t aligned(int64_t bytes) { return (std::max<int64_t>(bytes, 1) + kArenaAlign - 1) / kArenaAlign * kArenaAlign; }
+
+// Walks one IPU's program and records the lives of the values it makes, receives and reads.
+class LifeWalk {
+ public:
+  LifeWalk(const Plan& plan, int32_t ipu) : plan_(plan), g_(plan.graph) {
+    if (accumulates(plan)) {
+      for (size_t k = 0; k < g_.params.size() && k < plan.grads.size(); ++k) {
+        if (plan.placement.param_ipu[k] == ipu && plan.grads[k] != ir::kNoValue) {
+          accumulated_.emplace(plan.grads[k], k);
+        }
+      }
+    }
+    for (size_t k = 0; k < g_.params.size() && k < plan.grads.size(); ++k) {
+      if (plan.placement.param_ipu[k] == ipu && plan.grads[k] != ir::kNoValue) {
+        local_grads_.push_back(plan.grads[k]);
+      }
+    }
+  }
+
+  Arena run(const std::vector<Instr>& program) {
+    arena_.instr_ticks.reserve(program.size() + 1);
+    for (size_t pos = 0; pos < program.size(); ++pos) {
+      arena_.instr_ticks.push_back(tick_);
+      visit(program[pos], static_cast<int32_t>(pos));
+    }
+    arena_.instr_ticks.push_back(tick_);
+    // Constants are read from the first instruction to the last.
+    for (Life& life : arena_.lives) {
+      if (life.micro_batch < 0) {
+        life.first_tick = 0;
+        life.first_instr = 0;
+        life.last_tick = std::max<int64_t>(0, tick_ - 1);
+        life.last_instr = std::max<int32_t>(0, static_cast<int32_t>(program.size()) - 1);
+      }
+    }
+    std::stable_sort(arena_.lives.begin(), arena_.lives.end(),
+                     [](const Life& a, const Life& b) { return a.first_tick < b.first_tick; });
+    return std::move(arena_);
+  }
+
+ private:
+  void visit(const Instr& in, int32_t pos) {
+    const DevicePrograms& p = plan_.programs;
+    const int64_t m = in.micro_batch;
+    switch (in.kind) {
+      case InstrKind::Forward:
+      case InstrKind::Recompute:
+      case InstrKind::Backward: {
+        const std::vector<ir::ValueId>& nodes = p.stages[static_cast<size_t>(in.stage)].nodes(in.kind);
+        if (nodes.empty()) {
+          break;
+        }
+        for (ir::ValueId id : nodes) {
+          for (ir::ValueId v : g_.node(id).inputs) {
+            read(v, m, pos, in.stage);
+          }
+          make(id, m, pos, false);
+          // Added to its accumulator right after its kernel: nothing later needs this copy.
+          if (in.kind == InstrKind::Backward && accumulated_.count(id) != 0) {
+            consumed_.insert(key(id, m));
+          }
+          ++tick_;
+        }
+        --tick_;  // the task's last tick
+        if (in.kind == InstrKind::Forward) {
+          // The outfeed takes the loss and the outputs once the task has run.
+          for (ir::ValueId id : nodes) {
+            if (id == g_.loss || is_output(id)) {
+              read(id, m, pos, -1);
+            }
+          }
+        }
+        break;
+      }
+      case InstrKind::Infeed:
+        for (ir::ValueId v : in.values) {
+          make(v, m, pos, true);
+        }
+        break;
+      case InstrKind::Recv:
+        for (ir::ValueId v : p.messages[static_cast<size_t>(in.message)].values) {
+          make(v, m, pos, true);
+        }
+        break;
+      case InstrKind::Send:
+        for (ir::ValueId v : p.messages[static_cast<size_t>(in.message)].values) {
+          read(v, m, pos, -1);
+        }
+        break;
+      case InstrKind::Outfeed:
+        for (ir::ValueId v : in.values) {
+          read(v, m, pos, -1);
+        }
+        break;
+      case InstrKind::Accumulate:
+        // Gradients that were not added as they were made (none today) are added here.
+        for (ir::ValueId param : in.values) {
+          const ir::ValueId grad = grad_of(param);
+          if (grad != ir::kNoValue && consumed_.count(key(grad, m)) == 0) {
+            read(grad, m, pos, in.stage);
+          }
+        }
+        break;
+      case InstrKind::UpdateWeights:
+        // Without accumulators the optimizer reads micro-batch 0's gradient buffers.
+        if (accumulated_.empty()) {
+          for (ir::ValueId grad : local_grads_) {
+            if (open_.count(key(grad, 0)) != 0) {
+              read(grad, 0, pos, -1);
+            }
+          }
+        }
+        break;
+      case InstrKind::ReduceReplicas: break;
+    }
+    ++tick_;
+  }
+
+  bool is_output(ir::ValueId v) const {
+    return std::any_of(g_.outputs.begin(), g_.outputs.end(), [&](const auto& o) { return o.value == v; });
+  }
+
+  ir::ValueId grad_of(ir::ValueId param) const {
+    for (size_t k = 0; k < g_.params.size() && k < plan_.grads.size(); ++k) {
+      if (g_.params[k] == param) {
+        return plan_.grads[k];
+      }
+    }
+    return ir::kNoValue;
+  }
+
+  static uint64_t key(ir::ValueId v, int64_t m) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(v)) << 32) | static_cast<uint32_t>(m + 1);
+  }
+
+  // A value made again (by a recompute) starts a second life; the first one stays as it was.
+  void make(ir::ValueId v, int64_t m, int32_t pos, bool from_outside) {
+    const ir::Node& n = g_.node(v);
+    if (n.op == ir::OpKind::Param) {
+      return;
+    }
+    consumed_.erase(key(v, m));
+    Life life;
+    life.value = v;
+    life.micro_batch = m;
+    life.first_instr = life.last_instr = pos;
+    life.first_tick = life.last_tick = tick_;
+    life.bytes = device_bytes(g_, v, plan_.settings.device.compute);
+    life.size = aligned(life.bytes);
+    life.stage = n.stage;
+    life.from_outside = from_outside;
+    open_[key(v, m)] = static_cast<int32_t>(arena_.lives.size());
+    arena_.lives.push_back(life);
+  }
+
+  void read(ir::ValueId v, int64_t m, int32_t pos, int32_t stage) {
+    const ir::Node& n = g_.node(v);
+    if (n.op == ir::OpKind::Param) {
+      return;
+    }
+    if (n.op == ir::OpKind::Constant) {
+      if (open_.count(key(v, -1)) == 0) {
+        make(v, -1, pos, false);
+      }
+      return;  // a whole-cycle life, set in run()
+    }
+    auto it = open_.find(key(v, m));
+    if (it == open_.end()) {
+      make(v, m, pos, true);  // read without a maker here (should not happen): live at the read only
+      it = open_.find(key(v, m));
+    }
+    Life& life = arena_.lives[static_cast<size_t>(it->second)];
+    life.last_tick = std::max(life.last_tick, tick_);
+    life.last_instr = std::max(life.last_instr, pos);
+    if (stage >= 0) {
+      life.stage = stage;
+    }
+  }
+
+  const Plan& plan_;
+  const ir::Graph& g_;
+  std::unordered_map<ir::ValueId, size_t> accumulated_;  // gradient -> parameter index
+  std::vector<ir::ValueId> local_grads_;
+  std::unordered_map<uint64_t, int32_t> open_;  // (value, micro-batch) -> its current life
+  std::unordered_set<uint64_t> consumed_;       // (gradient, micro-batch) added to its accumulator
+  int64_t tick_ = 0;
+  Arena arena_;
+};
+
+// Offline placement, largest life first (the "greedy by size" of TFLite's arena planner and
+// XLA's heap simulator): each life goes into the lowest-waste gap left between the lives already
+// placed that overlap it in time, or above them all. Big stashes settle first and small values
+// fill the gaps around them, which a first-come allocator would fragment. Placed lives are indexed
+// by buckets of ticks so that a life only looks at lives near it in time.
+void place(Arena& arena) {
+  std::vector<Life>& lives = arena.lives;
+  const size_t n = lives.size();
+  std::vector<int32_t> order(n);
+  for (size_t i = 0; i < n; ++i) {
+    order[i] = static_cast<int32_t>(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return lives[static_cast<size_t>(a)].size > lives[static_cast<size_t>(b)].size;
+  });
+  constexpr int64_t kBucket = 64;
+  const int64_t ticks = arena.instr_ticks.empty() ? 1 : std::max<int64_t>(1, arena.instr_ticks.back());
+  std::vector<std::vector<int32_t>> buckets(static_cast<size_t>(ticks / kBucket + 1));
+  std::vector<uint32_t> seen(n, 0);
+  uint32_t stamp = 0;
+  std::vector<std::pair<int64_t, int64_t>> taken;  // (offset, end) of the placed lives in the way
+  int64_t high = 0;
+  for (int32_t i : order) {
+    Life& life = lives[static_cast<size_t>(i)];
+    const auto b0 = static_cast<size_t>(life.first_tick / kBucket);
+    const auto b1 = static_cast<size_t>(life.last_tick / kBucket);
+    ++stamp;
+    taken.clear();
+    for (size_t b = b0; b <= b1; ++b) {
+      for (int32_t j : buckets[b]) {
+        const Life& other = lives[static_cast<size_t>(j)];
+        if (seen[static_cast<size_t>(j)] != stamp && other.first_tick <= life.last_tick &&
+            life.first_tick <= other.last_tick) {
+          seen[static_cast<size_t>(j)] = stamp;
+          taken.emplace_back(other.offset, other.offset + other.size);
+        }
+      }
+    }
+    std::sort(taken.begin(), taken.end());
+    int64_t best = -1;
+    int64_t best_waste = 0;
+    int64_t end = 0;  // highest end so far of the lives in the way
+    for (const auto& [offset, stop] : taken) {
+      const int64_t gap = offset - end;
+      if (gap >= life.size && (best < 0 || gap - life.size < best_waste)) {
+        best = end;
+        best_waste = gap - life.size;
+      }
+      end = std::max(end, stop);
+    }
+    life.offset = best >= 0 ? best : end;
+    high = std::max(high, life.offset + life.size);
+    for (size_t b = b0; b <= b1; ++b) {
+      buckets[b].push_back(i);
+    }
+  }
+  arena.bytes = high;
+}
+
+}  // namespace
+
+void Arena::index() {
+  by_value_.clear();
+  for (size_t i = 0; i < lives.size(); ++i) {
+    by_value_[lives[i].value].push_back(static_cast<int32_t>(i));
+  }
+}
+
+int32_t Arena::find(ir::ValueId v, int64_t m, int32_t instr) const {
+  const auto it = by_value_.find(v);
+  if (it == by_value_.end()) {
+    return -1;
+  }
+  int32_t found = -1;
+  for (int32_t i : it->second) {
+    const Life& life = lives[static_cast<size_t>(i)];
+    if (life.micro_batch < 0) {
+      return i;
+    }
+    if (life.micro_batch == m && life.first_instr <= instr) {
+      found = i;  // lives are in order: the last one begun is the one in use
+    }
+  }
+  return found;
+}
+
+Arena assign_buffers(const Plan& plan, int32_t ipu) {
+  const auto& program = plan.programs.ipus.at(static_cast<size_t>(ipu));
+  Arena arena = LifeWalk(plan, ipu).run(program);
+  place(arena);
+  arena.index();
+  return arena;
+}
+
+bool accumulates(const Plan& plan) {
+  return plan.settings.training && (plan.settings.accumulation_count > 1 || plan.placement.replicas > 1);
+}
+
+int64_t host_scale(const Plan& plan) { return is_half(plan.settings.device.compute) ? 2 : 1; }
+
+}  // namespace iputrain::planner

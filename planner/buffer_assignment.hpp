@@ -1,0 +1,79 @@
+// Buffer assignment by liveness: where each value an IPU computes lives in its activation arena.
+//
+// One walk over an IPU's program gives every value its lives. Ticks number the nodes of each task
+// (Forward, Recompute, Backward) one by one and every other instruction once, in program order; a
+// life starts at the tick its maker runs (a node, a Recv, an Infeed) and ends at the last tick that
+// reads it. So values inside one task share memory as well as values of different tasks and
+// micro-batches. A recomputed value has a second life. A weight gradient is added to its
+// accumulator as soon as its node has run (the engine does exactly that), so it lives one tick;
+// without accumulation (one micro-batch, one replica) the optimizer reads it at the end of the cycle.
+// The loss and the model's outputs live at least to the end of the forward task that makes them
+// (the outfeed takes them from there). Constants live throughout; parameters are not in the arena.
+//
+// The lives are then placed in one arena, largest first, each in the tightest gap left by the
+// lives placed before it that overlap it in time: two lives that overlap in time never overlap in
+// memory, and the arena is the planned activation memory. The memory model reports the arena's size and the
+// engine allocates that arena and takes every tensor from it, so the planned bytes and the bytes
+// the engine uses are one figure. Offsets count device bytes (half values take 2 bytes); the engine,
+// which stores every float in f32, scales all offsets by one factor (planner::host_scale).
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "core/ir/graph.hpp"
+
+namespace iputrain::planner {
+
+struct Plan;
+
+//! Placement granularity of the arena: a cache line (aligned vector loads in the engine).
+inline constexpr int64_t kArenaAlign = 64;
+
+//! One stretch of time during which one copy of a value occupies memory.
+struct Life {
+  ir::ValueId value = ir::kNoValue;
+  int64_t micro_batch = -1;  //!< -1: lives for the whole cycle (constants)
+  int32_t first_instr = 0;   //!< program position of the instruction that makes it
+  int32_t last_instr = 0;    //!< program position of the last instruction reading it
+  int64_t first_tick = 0;
+  int64_t last_tick = 0;
+  int64_t bytes = 0;         //!< device bytes of the value
+  int64_t size = 0;          //!< bytes rounded up to kArenaAlign: what it occupies
+  int64_t offset = 0;        //!< in the arena
+  int32_t stage = -1;        //!< stage of the task that reads it last (the one it is kept for)
+  bool from_outside = false; //!< arrived by Recv or Infeed (a stage input)
+};
+
+//! The activation arena of one IPU of a replica.
+struct Arena {
+  std::vector<Life> lives;              //!< in order of first tick
+  int64_t bytes = 0;                    //!< the arena's size: the highest end of any life
+  std::vector<int64_t> instr_ticks;     //!< per instruction: its first tick; one more entry: total ticks
+
+  //! Index of the life of `v` for micro-batch `m` that instruction `instr` uses (the latest one
+  //! begun at or before it, or the value's whole-cycle life); -1 if `v` has none on this IPU.
+  int32_t find(ir::ValueId v, int64_t m, int32_t instr) const;
+  //! True if `v` has any life here.
+  bool holds(ir::ValueId v) const { return by_value_.count(v) != 0; }
+
+  //! Fills the lookup index (after `lives` is final).
+  void index();
+
+ private:
+  std::unordered_map<ir::ValueId, std::vector<int32_t>> by_value_;  // lives of each value, in order
+};
+
+//! The arena of IPU `ipu` (logical, within a replica) for `plan`'s programs.
+Arena assign_buffers(const Plan& plan, int32_t ipu);
+
+//! True when gradients go into accumulators (more than one micro-batch or replica per update);
+//! otherwise the optimizer reads each gradient buffer itself.
+bool accumulates(const Plan& plan);
+
+//! The factor the engine multiplies arena offsets and sizes by to hold its f32 host copies:
+//! 2 under half compute (a device value of 2 bytes per element is 4 on the host), else 1.
+int64_t host_scale(const Plan& plan);
+
+}  // namespace iputrain::planner
