@@ -58,6 +58,7 @@ constexpr auto kImplemented = std::to_array<std::string_view>({
     "optimizer.decay_steps",
     "optimizer.decay_rate",
     "optimizer.min_learning_rate",
+    "optimizer.state_dtype",
     "training.steps",
     "training.epochs",
     "training.steps_per_execution",
@@ -66,6 +67,7 @@ constexpr auto kImplemented = std::to_array<std::string_view>({
     "training.outfeed_mode",
     "checkpoint.",
     "training.precision",
+    "training.master_weights",
 });
 
 bool implemented(std::string_view path) {

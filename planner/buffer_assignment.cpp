@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <queue>
+#include <set>
 #include <unordered_set>
 
 #include "iputrain/error.hpp"
@@ -204,12 +206,96 @@ class LifeWalk {
   Arena arena_;
 };
 
+// Online placement for very long programs: lives in order of their first tick, each into the
+// best-fitting free block (ggml-alloc's rule), freed after their last tick. Linear in the lives
+// times the logarithm of the free blocks, where the offline placement below looks at every life
+// near in time.
+class BestFit {
+ public:
+  int64_t allocate(int64_t size) {
+    // The smallest free block that fits (the lowest offset among equals).
+    const auto best = by_size_.lower_bound({size, 0});
+    if (best != by_size_.end()) {
+      const auto [block, offset] = *best;
+      take(offset, block);
+      if (block > size) {
+        give(offset + size, block - size);
+      }
+      return offset;
+    }
+    int64_t offset = top_;  // nothing fits: a free block at the top grows into new space
+    if (!by_offset_.empty()) {
+      const auto last = std::prev(by_offset_.end());
+      if (last->first + last->second == top_) {
+        offset = last->first;
+        take(last->first, last->second);
+      }
+    }
+    top_ = offset + size;
+    return offset;
+  }
+
+  void release(int64_t offset, int64_t size) {
+    const auto next = by_offset_.lower_bound(offset);
+    if (next != by_offset_.end() && next->first == offset + size) {
+      size += next->second;
+      take(next->first, next->second);
+    }
+    const auto after = by_offset_.lower_bound(offset);
+    if (after != by_offset_.begin()) {
+      const auto prev = std::prev(after);
+      if (prev->first + prev->second == offset) {
+        offset = prev->first;
+        size += prev->second;
+        take(prev->first, prev->second);
+      }
+    }
+    give(offset, size);
+  }
+
+  int64_t top() const { return top_; }
+
+ private:
+  void take(int64_t offset, int64_t size) {
+    by_offset_.erase(offset);
+    by_size_.erase({size, offset});
+  }
+  void give(int64_t offset, int64_t size) {
+    by_offset_.emplace(offset, size);
+    by_size_.emplace(size, offset);
+  }
+
+  std::map<int64_t, int64_t> by_offset_;         // free blocks: offset -> size
+  std::set<std::pair<int64_t, int64_t>> by_size_;  // the same blocks as (size, offset)
+  int64_t top_ = 0;
+};
+
+void place_online(Arena& arena) {
+  BestFit heap;
+  using End = std::pair<int64_t, int32_t>;  // (last tick, life)
+  std::priority_queue<End, std::vector<End>, std::greater<>> ending;
+  int64_t high = 0;
+  for (size_t i = 0; i < arena.lives.size(); ++i) {
+    Life& life = arena.lives[i];
+    // A life ends once every life beginning at its last tick is placed.
+    while (!ending.empty() && ending.top().first < life.first_tick) {
+      const Life& done = arena.lives[static_cast<size_t>(ending.top().second)];
+      heap.release(done.offset, done.size);
+      ending.pop();
+    }
+    life.offset = heap.allocate(life.size);
+    high = std::max(high, heap.top());
+    ending.emplace(life.last_tick, static_cast<int32_t>(i));
+  }
+  arena.bytes = high;
+}
+
 // Offline placement, largest life first (the "greedy by size" of TFLite's arena planner and
 // XLA's heap simulator): each life goes into the lowest-waste gap left between the lives already
 // placed that overlap it in time, or above them all. Big stashes settle first and small values
 // fill the gaps around them, which a first-come allocator would fragment. Placed lives are indexed
 // by buckets of ticks so that a life only looks at lives near it in time.
-void place(Arena& arena) {
+void place_offline(Arena& arena) {
   std::vector<Life>& lives = arena.lives;
   const size_t n = lives.size();
   std::vector<int32_t> order(n);
@@ -293,7 +379,14 @@ int32_t Arena::find(ir::ValueId v, int64_t m, int32_t instr) const {
 Arena assign_buffers(const Plan& plan, int32_t ipu) {
   const auto& program = plan.programs.ipus.at(static_cast<size_t>(ipu));
   Arena arena = LifeWalk(plan, ipu).run(program);
-  place(arena);
+  // The offline placement packs tighter; past this many lives (long accumulations of big
+  // models) its cost grows too fast and the online one takes over.
+  constexpr size_t kOfflineLives = 5000;
+  if (arena.lives.size() <= kOfflineLives) {
+    place_offline(arena);
+  } else {
+    place_online(arena);
+  }
   arena.index();
   return arena;
 }

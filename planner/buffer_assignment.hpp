@@ -12,7 +12,9 @@
 //
 // The lives are then placed in one arena, largest first, each in the tightest gap left by the
 // lives placed before it that overlap it in time: two lives that overlap in time never overlap in
-// memory, and the arena is the planned activation memory. The memory model reports the arena's size and the
+// memory, and the arena is the planned activation memory. Long programs (over 5,000 lives on one
+// IPU) are placed online instead, in order of first tick into the best-fitting free block, which
+// costs far less and packs a little looser. The memory model reports the arena's size and the
 // engine allocates that arena and takes every tensor from it, so the planned bytes and the bytes
 // the engine uses are one figure. Offsets count device bytes (half values take 2 bytes); the engine,
 // which stores every float in f32, scales all offsets by one factor (planner::host_scale).

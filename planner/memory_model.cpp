@@ -85,10 +85,14 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
 
   const DType compute = s.device.compute;
   for (const Buffer& b : buffers) {
-    const int64_t one = device_bytes(g, b.value, compute);
+    const int64_t one = b.cls == BufferClass::Param ? device_weight_bytes(g, b.value, compute, s.master_weights)
+                                                    : device_bytes(g, b.value, compute);
     if (b.cls == BufferClass::Param) {
       mem.weights += one;
       ++a.weight_tensors;
+      if (s.master_weights == MasterWeights::Offloaded && is_half(compute)) {
+        mem.weights_offloaded += static_cast<int64_t>(g.type(b.value).bytes());
+      }
     }
     if (one > a.largest_value_bytes) {
       a.largest_value_bytes = one;
@@ -96,19 +100,19 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     }
   }
   // Optimizer state and accumulators shadow the trainable parameters only (not constants).
-  int64_t trainable_bytes = 0;
+  int64_t trainable_elements = 0;
   int64_t accumulated_elements = 0;
   for (size_t k = 0; k < g.params.size() && k < plan.placement.param_ipu.size(); ++k) {
     if (plan.placement.param_ipu[k] != static_cast<int32_t>(ipu)) {
       continue;
     }
-    trainable_bytes += static_cast<int64_t>(g.type(g.params[k]).bytes());
+    trainable_elements += g.type(g.params[k]).numel();
     if (k < plan.grads.size() && plan.grads[k] != ir::kNoValue) {
       accumulated_elements += g.type(g.params[k]).numel();
     }
   }
   if (s.training) {
-    const int64_t state = static_cast<int64_t>(s.optimizer_state_slots) * trainable_bytes;
+    const int64_t state = optimizer_state_bytes(s.optimizer_state_slots, trainable_elements, s.optimizer_state_dtype);
     (s.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
     a.accumulator_depth = depth;
     mem.accumulators = depth * accumulated_elements * static_cast<int64_t>(dtype_size(s.accumulation_dtype));
@@ -195,8 +199,9 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   const IpuMemory& m = a.memory;
   std::vector<Contributor> out;
   out.push_back({fmt::format("weights ({} tensor{})", a.weight_tensors, a.weight_tensors == 1 ? "" : "s"), m.weights});
-  out.push_back({fmt::format("optimizer state ({} cop{} of the weights)", plan.settings.optimizer_state_slots,
-                             plan.settings.optimizer_state_slots == 1 ? "y" : "ies"),
+  out.push_back({fmt::format("optimizer state ({} cop{} of the weights, {})", plan.settings.optimizer_state_slots,
+                             plan.settings.optimizer_state_slots == 1 ? "y" : "ies",
+                             dtype_name(plan.settings.optimizer_state_dtype)),
                  m.optimizer_state});
   out.push_back({fmt::format("gradient accumulators ({} per weight, {})", a.accumulator_depth,
                              dtype_name(plan.settings.accumulation_dtype)),

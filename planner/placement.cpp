@@ -186,6 +186,10 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.accumulation_dtype = p.gradient_accumulation_dtype == "fp16" ? DType::F16 : DType::F32;
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.optimizer_state_slots = optimizer_state_slots(config.optimizer);
+  s.optimizer_state_dtype = parse_dtype(config.optimizer.state_dtype).value_or(DType::F32);
+  s.master_weights = config.training.master_weights == "offloaded" ? MasterWeights::Offloaded
+                     : config.training.master_weights == "none"    ? MasterWeights::None
+                                                                    : MasterWeights::OnChip;
   s.cross_replica_buffer_bytes = config.ipu.optimizations.maximum_cross_replica_sum_buffer_size;
   // Without data-stream prefetching the infeed stages one micro-batch at a time.
   s.prefetch_depth =

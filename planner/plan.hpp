@@ -10,6 +10,7 @@
 #include "iputrain/config.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/device_program.hpp"
+#include "planner/precision.hpp"
 #include "planner/schedule.hpp"
 
 namespace iputrain::planner {
@@ -37,6 +38,8 @@ struct PlanSettings {
   DType accumulation_dtype = DType::F32;
   bool offload_optimizer_state = false;
   int32_t optimizer_state_slots = 0;      //!< copies of each weight the optimizer keeps (sgd 0, adam 2)
+  DType optimizer_state_dtype = DType::F32;  //!< what each moment is kept in
+  MasterWeights master_weights = MasterWeights::OnChip;
   int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU
   int64_t prefetch_depth = 2;
   DeviceModel device;
@@ -55,6 +58,7 @@ struct IpuMemory {
   int64_t weights = 0;
   int64_t optimizer_state = 0;      //!< 0 when offloaded to host memory
   int64_t optimizer_state_offloaded = 0;
+  int64_t weights_offloaded = 0;    //!< f32 master weights kept in host memory (training.master_weights)
   int64_t accumulators = 0;
   int64_t activations_peak = 0;     //!< the arena: stashed, received and in-task values, packed by liveness
   int64_t activations_live = 0;     //!< most arena bytes in use at one moment (the arena less its packing loss)

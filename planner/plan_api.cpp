@@ -136,7 +136,8 @@ std::vector<PlanMemory> Plan::memory() const {
   std::vector<PlanMemory> out;
   for (const planner::IpuMemory& m : impl_->plan.memory) {
     out.push_back({m.weights, m.optimizer_state, m.optimizer_state_offloaded, m.accumulators,
-                   m.activations_peak, m.io_buffers, m.total_peak, m.capacity});
+                   m.activations_peak, m.io_buffers, m.total_peak, m.capacity, m.activations_live,
+                   m.weights_offloaded});
   }
   return out;
 }

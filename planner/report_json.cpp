@@ -14,6 +14,7 @@ Json memory_json(const IpuMemory& m) {
   return Json{{"weights", m.weights},
               {"optimizer_state", m.optimizer_state},
               {"optimizer_state_offloaded", m.optimizer_state_offloaded},
+              {"weights_offloaded", m.weights_offloaded},
               {"accumulators", m.accumulators},
               {"activations_peak", m.activations_peak},
               {"activations_live", m.activations_live},

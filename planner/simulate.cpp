@@ -94,14 +94,20 @@ double instr_cycles(const Plan& plan, const Instr& instr) {
     case InstrKind::UpdateWeights: {
       // The optimizer reads the weight and the gradient, reads and writes each state slot and
       // writes the weight, at about 3 FLOPs per slot (scale, add, and adam's square root/divide).
-      // State kept in host memory crosses the host link both ways.
+      // State (and an offloaded f32 master copy) kept in host memory crosses the host link both ways.
       const double n = elements_of(g, instr.values);
       const auto weights = static_cast<double>(values_bytes(g, instr.values));
       const double slots = s.optimizer_state_slots;
       const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
-      double cycles = elementwise_cycles(plan, (2 + 3 * slots) * n, (2 + 2 * slots) * weights + acc * n);
-      if (s.offload_optimizer_state && slots > 0) {
-        cycles += transfer_cycles(2 * slots * weights, d.host_bytes_per_second, d);
+      const auto state = static_cast<double>(optimizer_state_bytes(s.optimizer_state_slots, static_cast<int64_t>(n),
+                                                                   s.optimizer_state_dtype));
+      double cycles = elementwise_cycles(plan, (2 + 3 * slots) * n, 2 * weights + 2 * state + acc * n);
+      double host_bytes = s.offload_optimizer_state ? 2 * state : 0;
+      if (s.master_weights == MasterWeights::Offloaded && is_half(d.compute)) {
+        host_bytes += 2 * weights;
+      }
+      if (host_bytes > 0) {
+        cycles += transfer_cycles(host_bytes, d.host_bytes_per_second, d);
       }
       return cycles;
     }

@@ -106,7 +106,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   // rule the memory model uses; the host's own buffers stay f32.
   for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu)]) {
     if (b.cls == planner::BufferClass::Param) {
-      fixed_.weights += planner::device_bytes(g, b.value, compute);
+      fixed_.weights += planner::device_weight_bytes(g, b.value, compute, plan_.settings.master_weights);
     }
   }
   for (const planner::Channel& c : plan_.programs.channels) {
@@ -215,7 +215,9 @@ void Worker::build_params() {
   widened_roots_ = AlignedBlock(widened_bytes);
   fixed_.accumulators = depth * elements * static_cast<int64_t>(dtype_size(acc));
   fixed_.optimizer_state =
-      plan_.settings.offload_optimizer_state ? 0 : state_floats * elements * static_cast<int64_t>(sizeof(float));
+      plan_.settings.offload_optimizer_state
+          ? 0
+          : planner::optimizer_state_bytes(static_cast<int32_t>(state_floats), elements, plan_.settings.optimizer_state_dtype);
 
   std::byte* acc_next = accumulators_.data();
   std::byte* state_next = optimizer_state_.data();
@@ -434,6 +436,11 @@ void Worker::prepare_update() {
   // checkpoint), so the copies are made afresh; nearest rounding keeps them a function of the
   // master weights alone. A weight beyond the half range is not an overflow of this update.
   for (const WeightCopy& w : weight_copies_) {
+    if (plan_.settings.master_weights == planner::MasterWeights::None) {
+      // Weights kept in the compute type start there too (initialised or loaded in f32); a no-op
+      // once an update has rounded them.
+      round_in_place(const_cast<float*>(w.master), w.size, HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
+    }
     round_nearest_copy(w.master, w.copy, w.size, *rounding_);
   }
   if (loss_seed_.data != nullptr) {
@@ -634,6 +641,34 @@ void Worker::update_weights(int64_t update) {
   // A skipped update is not a step of the optimizer (its moments' bias correction counts only
   // applied updates, as with GradScaler), while the learning-rate schedule follows the updates.
   optimizer_->update(slots_, update + 1 - loss_scale_.skipped, learning_rate_at(o, update + 1), factor);
+  round_after_update(update);
+}
+
+void Worker::round_after_update(int64_t update) {
+  const auto& fp = shared_.config.ipu.floating_point_behaviour;
+  const uint64_t seed = shared_.config.training.seed;
+  // Keyed by the parameter, the slot and the update only, so every replica and placement rounds
+  // the same elements the same way; negative values keep these keys apart from the passes'.
+  auto key = [&](const HalfRounding& r, const ParamState& ps, int64_t k) {
+    return r.stochastic ? rounding_key(seed, -1 - 8 * static_cast<int64_t>(ps.param) - k, update) : 0;
+  };
+  if (plan_.settings.master_weights == planner::MasterWeights::None && rounding_) {
+    // No f32 master: the weights are stored in the compute type, every update rounded into it.
+    for (const ParamState& ps : params_) {
+      round_in_place(ps.slot.front().weights, ps.slot.front().size, *rounding_, key(*rounding_, ps, 0));
+    }
+  }
+  const DType state = plan_.settings.optimizer_state_dtype;
+  if (state != DType::F32) {
+    const HalfRounding r{state, fp.esr, fp.nanoo};
+    const int64_t slots = optimizer_->state_slots();
+    for (const ParamState& ps : params_) {
+      const ParamSlot& slot = ps.slot.front();
+      for (int64_t k = 0; k < slots; ++k) {
+        round_in_place(slot.state + k * slot.size, slot.size, r, key(r, ps, 1 + k));
+      }
+    }
+  }
 }
 
 bool Worker::any_overflow() {

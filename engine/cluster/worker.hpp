@@ -156,6 +156,8 @@ class Worker {
   //! Returns when the reduction could start on the simulated clock (every replica there).
   double reduce(const planner::Bucket& bucket);
   void update_weights(int64_t update);
+  //! Stores weights without an f32 master, and half optimizer moments, in their type.
+  void round_after_update(int64_t update);
 
   ClusterShared& shared_;
   const planner::Plan& plan_;

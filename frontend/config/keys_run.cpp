@@ -53,6 +53,10 @@ std::vector<KeySpec> run_keys() {
           "Starting value of the squared-gradient sums (adagrad).", non_negative),
       key(IPUTRAIN_KEY(optimizer.gradient_clip_norm), Float, 0.0, Runs,
           "Clip the global gradient norm to this value; 0 = no clipping.", non_negative),
+      key(IPUTRAIN_KEY(optimizer.state_dtype), Enum, "f32", Runs,
+          "Type the optimizer's moments are kept in: f32, or f16/bf16 (rounded after every update, "
+          "stochastically with `ipu.floating_point_behaviour.esr`; half the memory).",
+          {}, {"f32", "f16", "bf16"}),
       key(IPUTRAIN_KEY(optimizer.loss_scaling), Float, 1.0, Runs,
           "Loss scale: the backward pass starts from it and the update divides the gradients by it; with "
           "dynamic scaling, the first scale (65536 when unset).",
@@ -110,6 +114,12 @@ std::vector<KeySpec> run_keys() {
           "Compute type of the forward and backward passes: f32, or f16/bf16 emulated (every result rounded "
           "to it; master weights and the update stay f32).",
           {}, {"f32", "f16", "bf16"}),
+      key(IPUTRAIN_KEY(training.master_weights), Enum, "on_chip", Runs,
+          "Where the f32 weights live under f16/bf16 compute: on_chip (an f32 master and a half copy on the "
+          "IPU, 6 bytes a weight), offloaded (the master in host memory with the offloaded optimizer state, "
+          "2 bytes a weight on the IPU) or none (half weights only: every update is rounded to the compute "
+          "type, stochastically with `ipu.floating_point_behaviour.esr`).",
+          {}, {"on_chip", "offloaded", "none"}),
       key(IPUTRAIN_KEY(training.outfeed_mode), Enum, "all", Runs,
           "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, {"all", "last"}),
 

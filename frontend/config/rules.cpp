@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 
+#include "core/optim_slots.hpp"
+
 namespace iputrain::config {
 
 namespace {
@@ -331,6 +333,25 @@ void check_precision(Config& c) {
   if (o.loss_scaling_mode == "dynamic" && !c.is_set("optimizer.loss_scaling")) {
     o.loss_scaling = 65536.0;  // 2^16, torch.cuda.amp.GradScaler's starting scale
   }
+  if (c.training.precision == "f32" && c.training.master_weights != "on_chip") {
+    c.fail_at("training.master_weights",
+              fmt::format("`training.master_weights = \"{}\"` needs a half compute type: under f32 the weights "
+                          "are their own master copy",
+                          c.training.master_weights),
+              "set `training.precision = \"f16\"` (or \"bf16\"), or remove the key");
+  }
+  if (c.training.master_weights == "offloaded" && !c.pipeline.offload_weight_update_variables.value_or(false)) {
+    c.fail_at("training.master_weights",
+              "`training.master_weights = \"offloaded\"` keeps the f32 master with the optimizer state in host "
+              "memory, but the optimizer state is on the IPU",
+              "set `pipeline.offload_weight_update_variables = true`, or keep the master on chip");
+  }
+  if (c.optimizer.state_dtype != "f32" && optimizer_state_slots(c.optimizer) == 0) {
+    c.fail_at("optimizer.state_dtype",
+              fmt::format("`optimizer.state_dtype` has no effect: `optimizer.type` = \"{}\" keeps no state",
+                          c.optimizer.type),
+              "remove the key, or choose an optimizer with moments (momentum, adam, lamb, ...)");
+  }
   if (c.training.precision == "f32") {
     // Set by set_all, the flags are harmless; asked for one by one, they reveal a missing key.
     const auto& fp = c.ipu.floating_point_behaviour;
@@ -432,6 +453,10 @@ const std::vector<RuleDoc>& rule_docs() {
         "optimizer.loss_scaling_growth_factor", "optimizer.loss_scaling_backoff_factor"},
        "The growth and backoff keys are set only with dynamic loss scaling, which starts from "
        "`optimizer.loss_scaling` or, when that is unset, from 65536."},
+      {{"training.master_weights", "training.precision", "pipeline.offload_weight_update_variables"},
+       "`offloaded` and `none` need an f16 or bf16 precision; `offloaded` also needs the optimizer state "
+       "offloaded."},
+      {{"optimizer.state_dtype", "optimizer.type"}, "Set only for an optimizer that keeps state."},
       {{"training.precision", "ipu.floating_point_behaviour.esr", "ipu.floating_point_behaviour.nanoo"},
        "`esr` and `nanoo` are set one by one only with an f16 or bf16 precision (`set_all` may set them "
        "under f32, where they do nothing)."},

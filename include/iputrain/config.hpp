@@ -191,6 +191,7 @@ struct OptimizerSection {
   bool centered = false;        //!< rmsprop
   double initial_accumulator_value = 0.1;  //!< adagrad
   double gradient_clip_norm = 0.0;         //!< clip the global gradient norm; 0 = off
+  std::string state_dtype = "f32";         //!< dtype of the optimizer's moments: f32 | f16 | bf16
   double loss_scaling = 1.0;               //!< static loss scale, or the first dynamic one
   std::string loss_scaling_mode = "static";  //!< static | dynamic
   int64_t loss_scaling_growth_interval = 2000;  //!< dynamic: clean updates before the scale grows
@@ -219,7 +220,8 @@ struct TrainingSection {
   uint64_t seed = 42;                //!< seeds initializers, dropout and shuffling
   int64_t log_every = 0;             //!< log a line every N steps; 0 = automatic
   std::string outfeed_mode = "all";  //!< all | last
-  std::string precision = "f32";     //!< compute type: f32 | f16 | bf16 (master weights stay f32)
+  std::string precision = "f32";     //!< compute type: f32 | f16 | bf16
+  std::string master_weights = "on_chip";  //!< where the f32 weights live: on_chip | offloaded | none
 };
 
 struct CheckpointSection {

@@ -34,10 +34,12 @@ struct PlanMemory {
   int64_t optimizer_state = 0;            //!< on the IPU; 0 when offloaded
   int64_t optimizer_state_offloaded = 0;  //!< in host memory instead
   int64_t accumulators = 0;               //!< gradient accumulation buffers
-  int64_t activations_peak = 0;           //!< activations at the worst timestep
+  int64_t activations_peak = 0;           //!< the activation arena (values packed by liveness)
   int64_t io_buffers = 0;                 //!< inter-IPU messages, infeed and outfeed staging
   int64_t total_peak = 0;
   int64_t capacity = 0;
+  int64_t activations_live = 0;           //!< most arena bytes in use at one moment
+  int64_t weights_offloaded = 0;          //!< f32 master weights in host memory (training.master_weights)
 };
 
 //! One model stage as placed.

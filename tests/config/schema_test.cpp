@@ -106,7 +106,7 @@ TEST_CASE("suggestions for unknown keys") {
   CHECK(suggest_key("trainig") == "training");
   CHECK(suggest_key("optimizer.lr").empty());
   CHECK(suggest_key("steps") == "training.steps");
-  CHECK(keys_in("optimizer").size() == 22);
+  CHECK(keys_in("optimizer").size() == 23);
   CHECK(keys_in("ipu.norms") == std::vector<std::string>{"use_stable_statistics", "experimental"});
   CHECK(suggest_key("ipu.optimisations") == "ipu.optimizations");
   CHECK(suggest_key("ipu.optimizations.combine_matmul") == "ipu.optimizations.combine_matmuls");
