@@ -85,16 +85,15 @@ struct Bucket {
   int64_t bytes = 0;
 };
 
-//! How a value lives on an IPU. Param values persist; Carried values cross tasks or micro-batches,
-//! `slots` of them (micro-batches) at most at once; Transient values live inside one task. Where
-//! each copy of a non-Param value is stored is the arena's business (planner/buffer_assignment.hpp).
-enum class BufferClass : uint8_t { Param, Carried, Transient };
+//! What a buffer of the table holds. Only parameters have buffers of their own, one copy each for
+//! the whole run; every other value lives in the IPU's arena (planner/buffer_assignment.hpp).
+enum class BufferClass : uint8_t { Param };
 
 struct Buffer {
   ir::ValueId value = ir::kNoValue;
-  BufferClass cls = BufferClass::Transient;
-  int32_t slots = 1;
-  int64_t bytes = 0;  //!< of one slot
+  BufferClass cls = BufferClass::Param;
+  int32_t copies = 1;
+  int64_t bytes = 0;  //!< f32 bytes of the value
 };
 
 //! Nodes each task runs, shared by all micro-batches (ascending ids, a valid order).
@@ -116,7 +115,7 @@ struct DevicePrograms {
   std::vector<Message> messages;
   std::vector<Channel> channels;
   std::vector<Bucket> buckets;
-  std::vector<std::vector<Buffer>> buffers;  //!< [ipu] -> every value the IPU holds
+  std::vector<std::vector<Buffer>> buffers;  //!< [ipu] -> the parameters the IPU holds
   std::vector<Arena> arenas;                 //!< [ipu] -> where its non-Param values live (pass "buffers")
 };
 
