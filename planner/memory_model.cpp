@@ -112,7 +112,10 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     }
   }
   if (s.training) {
-    const int64_t state = optimizer_state_bytes(s.optimizer_state_slots, trainable_elements, s.optimizer_state_dtype);
+    // Sharded across replicas, each keeps (and updates) its share of every IPU's state.
+    const int64_t shards = s.shard_optimizer_state ? plan.placement.replicas : 1;
+    const int64_t state =
+        (optimizer_state_bytes(s.optimizer_state_slots, trainable_elements, s.optimizer_state_dtype) + shards - 1) / shards;
     (s.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
     a.accumulator_depth = depth;
     mem.accumulators = depth * accumulated_elements * static_cast<int64_t>(dtype_size(s.accumulation_dtype));
@@ -199,9 +202,12 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   const IpuMemory& m = a.memory;
   std::vector<Contributor> out;
   out.push_back({fmt::format("weights ({} tensor{})", a.weight_tensors, a.weight_tensors == 1 ? "" : "s"), m.weights});
-  out.push_back({fmt::format("optimizer state ({} cop{} of the weights, {})", plan.settings.optimizer_state_slots,
+  out.push_back({fmt::format("optimizer state ({} cop{} of the weights, {}{})", plan.settings.optimizer_state_slots,
                              plan.settings.optimizer_state_slots == 1 ? "y" : "ies",
-                             dtype_name(plan.settings.optimizer_state_dtype)),
+                             dtype_name(plan.settings.optimizer_state_dtype),
+                             plan.settings.shard_optimizer_state && plan.placement.replicas > 1
+                                 ? fmt::format(", 1/{} per replica", plan.placement.replicas)
+                                 : ""),
                  m.optimizer_state});
   out.push_back({fmt::format("gradient accumulators ({} per weight, {})", a.accumulator_depth,
                              dtype_name(plan.settings.accumulation_dtype)),

@@ -187,6 +187,7 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.optimizer_state_slots = optimizer_state_slots(config.optimizer);
   s.optimizer_state_dtype = parse_dtype(config.optimizer.state_dtype).value_or(DType::F32);
+  s.shard_optimizer_state = p.replicated_optimizer_state_sharding;
   s.master_weights = config.training.master_weights == "offloaded" ? MasterWeights::Offloaded
                      : config.training.master_weights == "none"    ? MasterWeights::None
                                                                     : MasterWeights::OnChip;

@@ -39,6 +39,7 @@ struct PlanSettings {
   bool offload_optimizer_state = false;
   int32_t optimizer_state_slots = 0;      //!< copies of each weight the optimizer keeps (sgd 0, adam 2)
   DType optimizer_state_dtype = DType::F32;  //!< what each moment is kept in
+  bool shard_optimizer_state = false;     //!< each replica keeps 1/R of the state (replicated tensor sharding)
   MasterWeights master_weights = MasterWeights::OnChip;
   int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU
   int64_t prefetch_depth = 2;

@@ -88,7 +88,11 @@ double instr_cycles(const Plan& plan, const Instr& instr) {
       if (r <= 1) {
         return 0;
       }
-      const double bytes = 2 * (r - 1) / r * static_cast<double>(p.buckets.at(static_cast<size_t>(instr.bucket)).bytes);
+      // With sharded optimizer state only the reduce-scatter half runs here; the update gathers the
+      // new weights (UpdateWeights).
+      const double halves = s.shard_optimizer_state ? 1 : 2;
+      const double bytes =
+          halves * (r - 1) / r * static_cast<double>(p.buckets.at(static_cast<size_t>(instr.bucket)).bytes);
       return transfer_cycles(bytes, d.link_bytes_per_second, d) + d.op_overhead_cycles;
     }
     case InstrKind::UpdateWeights: {
@@ -101,8 +105,13 @@ double instr_cycles(const Plan& plan, const Instr& instr) {
       const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
       const auto state = static_cast<double>(optimizer_state_bytes(s.optimizer_state_slots, static_cast<int64_t>(n),
                                                                    s.optimizer_state_dtype));
-      double cycles = elementwise_cycles(plan, (2 + 3 * slots) * n, 2 * weights + 2 * state + acc * n);
-      double host_bytes = s.offload_optimizer_state ? 2 * state : 0;
+      // Sharded state: each replica updates (and streams) only its share, then all-gathers the weights.
+      const double shards = s.shard_optimizer_state ? plan.placement.replicas : 1;
+      double cycles = elementwise_cycles(plan, (2 + 3 * slots) * n / shards, (2 * weights + 2 * state + acc * n) / shards);
+      if (shards > 1) {
+        cycles += transfer_cycles((shards - 1) / shards * weights, d.link_bytes_per_second, d) + d.op_overhead_cycles;
+      }
+      double host_bytes = s.offload_optimizer_state ? 2 * state / shards : 0;
       if (s.master_weights == MasterWeights::Offloaded && is_half(d.compute)) {
         host_bytes += 2 * weights;
       }

@@ -203,3 +203,32 @@ TEST_CASE("a plan that does not fit names the IPU, the bytes and what would fit"
 TEST_CASE("make_plan stops at a plan that does not fit") {
   CHECK_THROWS_AS(plan_with(kGrouped, "adam", "[device]\ntiles_per_ipu = 1\nmemory_per_tile = 4096\n"), Error);
 }
+
+TEST_CASE("replicated optimizer state sharding keeps 1/R of the state per replica") {
+  auto plan = [](bool sharded, bool offloaded) {
+    return make_plan(two_stage(), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 4\n[pipeline]\n{}\n"
+                                                            "replicated_optimizer_state_sharding = {}\n"
+                                                            "offload_weight_update_variables = {}\n"
+                                                            "[optimizer]\ntype = \"adam\"\n"
+                                                            "[device]\nhost_bandwidth = 1.0e6\n",
+                                                            kGrouped, sharded, offloaded)));
+  };
+  const Plan whole = plan(false, false);
+  const Plan sharded = plan(true, false);
+  REQUIRE(sharded.placement.replicas == 2);
+  // Adam on IPU 0: 2 copies of w1 (512 bytes), half of it on each of the two replicas.
+  CHECK(whole.memory[0].optimizer_state == 1024);
+  CHECK(sharded.memory[0].optimizer_state == 512);
+  CHECK(sharded.memory[0].total_peak == whole.memory[0].total_peak - 512);
+  bool named = false;
+  for (const auto& [what, bytes] : sharded.memory[0].contributors) {
+    named = named || what.find("1/2 per replica") != std::string::npos;
+  }
+  CHECK(named);
+  // Offloaded, each replica streams only its share across the (here slow) host link: the update
+  // is cheaper despite the all-gather of the new weights.
+  const Plan offloaded = plan(false, true);
+  const Plan both = plan(true, true);
+  CHECK(both.memory[0].optimizer_state_offloaded == 512);
+  CHECK(both.cost.cycles_per_update < offloaded.cost.cycles_per_update);
+}
