@@ -96,7 +96,8 @@ struct Buffer {
   int64_t bytes = 0;  //!< f32 bytes of the value
 };
 
-//! Nodes each task runs, shared by all micro-batches (ascending ids, a valid order).
+//! Nodes each task runs, shared by all micro-batches, in a valid order. Under interleaved
+//! recomputation the backward list rebuilds each recomputed value just before its first reader.
 struct StagePrograms {
   std::vector<ir::ValueId> forward;
   std::vector<ir::ValueId> recompute;  //!< forward nodes re-run before the backward (empty: none)

@@ -1,6 +1,7 @@
 #include "planner/lowering.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -10,8 +11,11 @@ namespace {
 
 bool is_leaf(const ir::Node& n) { return ir::op_def(n.op).forward == nullptr; }
 
-// Random ops are never recomputed (the seeds' rule for stateful ops): their outputs are stashed.
-bool recomputable(const ir::Node& n) { return n.op != ir::OpKind::DropoutMask; }
+// Every non-leaf op can be rebuilt. Dropout masks too: the seeds do not recompute stateful random
+// ops but regenerate a dropout's mask in the backward pass from its seed instead of keeping it,
+// and ours is a pure function of the seed and the sample's index, so rebuilding it gives the same
+// bits without holding the mask.
+bool recomputable(const ir::Node& n) { return !is_leaf(n); }
 
 // What a task does with the nodes of its stage.
 enum class Work : uint8_t { Forward, Recompute, Backward };
@@ -79,6 +83,30 @@ std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<
           work.push_back(in);
         }
       }
+    }
+    if (keep_checkpoints && !rerun.empty()) {
+      // Interleaved: each recomputed value is rebuilt just before the first backward node that
+      // reads it, so the segment between two checkpoints is rebuilt, backpropagated and released
+      // before the next one is rebuilt. No separate Recompute task remains.
+      std::vector<ir::ValueId> merged;
+      std::set<ir::ValueId> emitted;
+      std::function<void(ir::ValueId)> rebuild = [&](ir::ValueId v) {
+        if (rerun.count(v) == 0 || !emitted.insert(v).second) {
+          return;
+        }
+        for (ir::ValueId in : g.node(v).inputs) {
+          rebuild(in);
+        }
+        merged.push_back(v);
+      };
+      for (ir::ValueId id : sp.backward) {
+        for (ir::ValueId in : g.node(id).inputs) {
+          rebuild(in);
+        }
+        merged.push_back(id);
+      }
+      sp.backward = std::move(merged);
+      rerun.clear();
     }
     sp.recompute.assign(rerun.begin(), rerun.end());
     sp.stash.assign(stash.begin(), stash.end());

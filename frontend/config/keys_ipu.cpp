@@ -20,8 +20,8 @@ std::vector<KeySpec> ipu_keys() {
           "pairs, 24-27 quads, 28-29 eights, 30 all); exclusive with `auto_select_ipus`.",
           Range::between(0, 30)),
       key(IPUTRAIN_KEY(ipu.allow_recompute), Bool, false, Runs,
-          "Recompute forward activations during backpropagation instead of keeping them (stateful ops "
-          "never are)."),
+          "Recompute forward activations during backpropagation instead of keeping them (dropout masks "
+          "are regenerated from the seed, not kept)."),
       key(IPUTRAIN_KEY(ipu.selection_order), Enum, "auto", Models,
           "How shards map to physical IPUs of the modelled C2 topology.", {},
           {"auto", "zigzag", "snake", "hoof"}),

@@ -359,3 +359,32 @@ model ck(batch: int = 2) {
   CHECK(contains(then.programs.stages[0].recompute, checkpoint_of(then)));
   CHECK(then.programs.stages[0].recompute.size() > interleaved.programs.stages[0].recompute.size());
 }
+
+TEST_CASE("lowering: interleaved recomputation rebuilds one checkpoint segment at a time") {
+  // Stage a: four blocks widening to 512 with dropout and back to 64, a checkpoint after each;
+  // stage b: the loss. The wide values inside a block outweigh the narrow checkpoints.
+  std::string layers;
+  for (int i = 0; i < 4; ++i) {
+    layers += "    h = recomputation_checkpoint(nn.dense(nn.dropout(nn.dense(h, 512, activation = relu), 0.1), 64))\n";
+  }
+  const std::string model = "import nn\nmodel deep(batch: int = 16) {\n  input x: f32[batch, 64]\n  input y: i32[batch]\n"
+                            "  stage a {\n    h = x\n" + layers +
+                            "  }\n  stage b {\n    loss = mean(softmax_cross_entropy(nn.dense(h, 4), y))\n  }\n"
+                            "  minimize loss\n  output loss\n}\n";
+  const std::string base = "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n[pipeline]\ngradient_accumulation_count = 4\n";
+  const Plan whole = plan_for(model, base + "recomputation_mode = \"recompute_then_backpropagate\"\n");
+  const Plan segments = plan_for(model, base + "recomputation_mode = \"recompute_and_backpropagate_interleaved\"\n");
+  const auto& s0 = segments.programs.stages[0];
+  // No separate Recompute task: the backward list rebuilds what it needs as it goes.
+  CHECK(s0.recompute.empty());
+  CHECK(!whole.programs.stages[0].recompute.empty());
+  CHECK(s0.backward.size() > whole.programs.stages[0].backward.size());
+  // Neither keeps a dropout mask from the forward to the backward: masks are rebuilt from the seed.
+  for (const Plan* p : {&whole, &segments}) {
+    for (ir::ValueId v : p->programs.stages[0].stash) {
+      CHECK(p->graph.node(v).op != ir::OpKind::DropoutMask);
+    }
+  }
+  // Only one segment's rebuilt values are live at a time.
+  CHECK(segments.memory[0].activations_live < whole.memory[0].activations_live);
+}
