@@ -3,8 +3,7 @@
 // - weights: the IPU's Param buffers;
 // - optimizer state: optimizer_state_slots copies of the IPU's trainable weights (host memory
 //   instead when offloaded);
-// - gradient accumulators: tree_stack_depth partial sums per trained weight, in the accumulation
-//   dtype; none with one micro-batch on one replica, where the optimizer reads the gradient;
+// - gradient accumulators: accumulator_buffers() per trained weight, in the accumulation dtype;
 // - activations: every Transient buffer once (the engine allocates each), plus the Carried
 //   values live at that point: one micro-batch's copy from the instruction that makes or receives
 //   it to the last one reading it;
@@ -19,6 +18,14 @@
 #include "planner/plan.hpp"
 
 namespace iputrain::planner {
+
+//! Accumulator buffers each trained weight needs on one replica when gradients are summed in
+//! `order`: the canonical tree's most partial sums at once over the replicas' leaves, or 1 for the
+//! sequential order; 0 with one micro-batch on one replica (not training, or A = R = 1), where the
+//! optimizer reads the gradient itself. The memory model counts these and the engine allocates them.
+int32_t accumulator_buffers(const Plan& plan, AccumulationOrder order);
+//! The same under the plan's own order (`pipeline.gradient_accumulation_order`).
+int32_t accumulator_buffers(const Plan& plan);
 
 //! Per-IPU memory of `plan` (uses plan.programs, plan.placement and plan.settings).
 std::vector<IpuMemory> estimate_memory(const Plan& plan);

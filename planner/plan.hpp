@@ -35,6 +35,7 @@ struct PlanSettings {
   RecomputeMode recompute = RecomputeMode::Off;
   Reduction reduction = Reduction::Sum;
   DType accumulation_dtype = DType::F32;
+  AccumulationOrder accumulation_order = AccumulationOrder::Canonical;
   bool offload_optimizer_state = false;
   int32_t optimizer_state_slots = 0;      //!< copies of each weight the optimizer keeps (sgd 0, adam 2)
   int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU

@@ -152,6 +152,7 @@ struct PipelineSection {
   int64_t auto_stages = 0;                           //!< split the model into N balanced stages; 0 = off
   int64_t gradient_accumulation_count = 0;           //!< 0 = the smallest count the schedule accepts
   std::string gradient_accumulation_dtype = "same";  //!< same | fp32 | fp16
+  std::string gradient_accumulation_order = "canonical";  //!< canonical | sequential
   int64_t repeat_count = 1;
   int64_t batch_serialization_iterations = 1;
   std::string schedule = "grouped";  //!< grouped | interleaved | sequential
