@@ -27,6 +27,7 @@ constexpr auto kImplemented = std::to_array<std::string_view>({
     "pipeline.auto_stages",
     "pipeline.gradient_accumulation_count",
     "pipeline.gradient_accumulation_dtype",
+    "pipeline.gradient_accumulation_order",
     "pipeline.repeat_count",
     "pipeline.schedule",
     "pipeline.recomputation_mode",

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "iputrain/error.hpp"
+#include "planner/memory_model.hpp"
 #include "planner/plan.hpp"
 #include "planner/precision.hpp"
 
@@ -391,9 +392,7 @@ Arena assign_buffers(const Plan& plan, int32_t ipu) {
   return arena;
 }
 
-bool accumulates(const Plan& plan) {
-  return plan.settings.training && (plan.settings.accumulation_count > 1 || plan.placement.replicas > 1);
-}
+bool accumulates(const Plan& plan) { return accumulator_buffers(plan) > 0; }
 
 int64_t host_scale(const Plan& plan) { return is_half(plan.settings.device.compute) ? 2 : 1; }
 

@@ -6,18 +6,8 @@
 
 namespace iputrain::planner {
 
-DeviceModel DeviceModel::ipu2() { return DeviceModel{}; }
-
-DeviceModel DeviceModel::ipu1() {
-  DeviceModel d;
-  d.name = "ipu1";
-  d.tiles = 1216;  // GC2
-  d.bytes_per_tile = 256 * 1024;
-  d.clock_hz = 1.6e9;
-  d.f32_flops_per_tile_cycle = 16;  // 31.1 TFLOPS f32 peak / (1216 tiles x 1.6 GHz)
-  d.f16_flops_per_tile_cycle = 64;  // 124.5 TFLOPS f16 peak
-  d.link_bytes_per_second = 32e9;
-  return d;
+DeviceModel DeviceModel::preset(const std::string& version) {
+  return from_config(DeviceSection::preset(version));
 }
 
 DeviceModel DeviceModel::from_config(const DeviceSection& section) {

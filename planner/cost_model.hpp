@@ -1,5 +1,5 @@
 // What a plan costs on IPU hardware: cycles per op and per pipeline task, and bytes per IPU.
-// The constants come from a device preset (ipu1/ipu2); the model is deliberately simple and
+// The constants come from a device preset (ipu1/ipu2/bow); the model is deliberately simple and
 // documented so its figures can be checked by hand.
 #pragma once
 
@@ -23,8 +23,8 @@ struct DeviceModel {
   double f16_flops_per_tile_cycle = 128;     //!< 250 TFLOPS f16 peak (ops whose result is f16/bf16)
   double bytes_per_tile_cycle = 16;          //!< tile-local memory bandwidth
   double op_overhead_cycles = 200;           //!< sync + exchange set-up per compute step
-  double link_bytes_per_second = 64e9;       //!< IPU-Link bandwidth between two neighbours
-  double host_bytes_per_second = 16e9;       //!< host link (PCIe) for infeed and outfeed
+  double link_bytes_per_second = 320e9;      //!< IPU-Link bandwidth of one IPU
+  double host_bytes_per_second = 32e9;       //!< host link (PCIe) for infeed and outfeed
   //! Host round trip of one engine call (launch, sync, result fetch), shared by the weight updates
   //! the call runs: an assumed ~15 us at 1.33 GHz, not a measured figure.
   double host_call_cycles = 20000;
@@ -32,10 +32,14 @@ struct DeviceModel {
   DType compute = DType::F32;
 
   int64_t memory_bytes() const { return tiles * bytes_per_tile; }
-  static DeviceModel ipu1();
-  static DeviceModel ipu2();
-  //! The `[device]` section of a config (the preset files configs/ipu1.toml, configs/ipu2.toml set
-  //! it); constants the section does not name keep their ipu2 values.
+  //! The presets of DeviceSection::preset() (frontend/config/devices.cpp, the one table of
+  //! figures); the constants it does not carry keep the defaults above.
+  static DeviceModel preset(const std::string& version);
+  static DeviceModel ipu1() { return preset("ipu1"); }
+  static DeviceModel ipu2() { return preset("ipu2"); }
+  static DeviceModel bow() { return preset("bow"); }
+  //! The `[device]` section of a resolved config (the version's preset with the keys set
+  //! explicitly, see DeviceSection); constants the section does not carry keep their defaults.
   static DeviceModel from_config(const DeviceSection& section);
 };
 

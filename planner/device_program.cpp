@@ -44,6 +44,10 @@ std::string Instr::str(const DevicePrograms& programs) const {
   return "?";
 }
 
+std::string_view accumulation_order_name(AccumulationOrder order) {
+  return order == AccumulationOrder::Sequential ? "sequential" : "canonical";
+}
+
 int32_t tree_stack_depth(int64_t first, int64_t count) {
   // The partial sums pending while leaves arrive in order: maximal aligned blocks, merged with
   // their left sibling as soon as it is complete.

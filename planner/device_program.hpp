@@ -15,12 +15,16 @@
 //   same numbers.
 // - Buffers: parameters have one copy each; every other value lives where the IPU's arena puts
 //   each of its lives (planner/buffer_assignment.hpp).
-// - Accumulate adds the gradients of its params (Plan::grads) for micro-batch g into a canonical
-//   pairwise tree over the N = R * A global micro-batches of the update (a left-complete binary
-//   tree: split at the largest power of two below the leaf count). ReduceReplicas combines the
-//   replicas' complete subtrees into the root in that same tree, so the sum is bitwise the same
-//   for any R and A with the same N. UpdateWeights then applies the optimizer with the gradient
-//   scaled once by 1/N (reduction mean or running_mean) or 1/R (sum: replicas are averaged).
+// - Accumulate adds the gradients of its params (Plan::grads) for micro-batch g, in the order
+//   `pipeline.gradient_accumulation_order` names (AccumulationOrder). Canonical: a pairwise tree
+//   over the N = R * A global micro-batches of the update (a left-complete binary tree: split at
+//   the largest power of two below the leaf count); ReduceReplicas combines the replicas' complete
+//   subtrees into the root in that same tree, so the sum is bitwise the same for any R and A with
+//   the same N. Sequential: one running sum per replica, micro-batches m = 0 .. A-1 added in turn;
+//   ReduceReplicas adds the replicas' sums left to right (((s0 + s1) + s2) + ...), so the sum is
+//   bitwise the same for every schedule and placement at the same R and A. UpdateWeights then
+//   applies the optimizer with the gradient scaled once by 1/N (reduction mean or running_mean)
+//   or 1/R (sum: replicas are averaged).
 #pragma once
 
 #include <cstdint>
@@ -31,6 +35,14 @@
 #include "planner/buffer_assignment.hpp"
 
 namespace iputrain::planner {
+
+//! The order in which micro-batch gradients are summed (`pipeline.gradient_accumulation_order`).
+enum class AccumulationOrder : uint8_t {
+  Canonical,   //!< pairwise tree over the global micro-batches: about log2(A) partial sums per weight
+  Sequential,  //!< micro-batches in order into one sum per weight, then replicas in order
+};
+
+std::string_view accumulation_order_name(AccumulationOrder order);
 
 enum class InstrKind : uint8_t {
   Infeed,          //!< take micro-batch m's input values from this replica's host feed
@@ -121,7 +133,8 @@ struct DevicePrograms {
 };
 
 //! Largest number of partial sums the canonical tree holds at once while one replica pushes the
-//! global leaves first .. first + count - 1 in order: the accumulator buffers a parameter needs.
+//! global leaves first .. first + count - 1 in order. The accumulator buffers a parameter needs
+//! are planner::accumulator_buffers() (memory_model.hpp), which the engine allocates.
 int32_t tree_stack_depth(int64_t first, int64_t count);
 
 }  // namespace iputrain::planner

@@ -49,19 +49,6 @@ int64_t values_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& values,
   return bytes;
 }
 
-int32_t accumulator_depth(const Plan& plan) {
-  const int64_t a = plan.settings.accumulation_count;
-  const int32_t replicas = plan.placement.replicas;
-  // One micro-batch, one replica: the optimizer reads the gradient itself, nothing accumulates.
-  if (!plan.settings.training || (a <= 1 && replicas <= 1)) {
-    return 0;
-  }
-  int32_t depth = 0;
-  for (int32_t r = 0; r < replicas; ++r) {
-    depth = std::max(depth, tree_stack_depth(static_cast<int64_t>(r) * a, a));
-  }
-  return depth;
-}
 
 int32_t num_timesteps(const Plan& plan) {
   auto steps = static_cast<int32_t>(plan.timeline.timesteps());
@@ -209,8 +196,9 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
                                  ? fmt::format(", 1/{} per replica", plan.placement.replicas)
                                  : ""),
                  m.optimizer_state});
-  out.push_back({fmt::format("gradient accumulators ({} per weight, {})", a.accumulator_depth,
-                             dtype_name(plan.settings.accumulation_dtype)),
+  out.push_back({fmt::format("gradient accumulators ({} per weight, {}, {} order)", a.accumulator_depth,
+                             dtype_name(plan.settings.accumulation_dtype),
+                             accumulation_order_name(plan.settings.accumulation_order)),
                  m.accumulators});
   out.push_back({"I/O buffers (links, infeed, outfeed)", m.io_buffers});
   std::map<int32_t, std::pair<int64_t, std::set<int64_t>>> stashed;  // stage -> bytes, micro-batches
@@ -246,8 +234,29 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
 
 }  // namespace
 
+int32_t accumulator_buffers(const Plan& plan, AccumulationOrder order) {
+  const int64_t a = plan.settings.accumulation_count;
+  const int32_t replicas = plan.placement.replicas;
+  // One micro-batch, one replica: the optimizer reads the gradient itself, nothing accumulates.
+  if (!plan.settings.training || (a <= 1 && replicas <= 1)) {
+    return 0;
+  }
+  if (order == AccumulationOrder::Sequential) {
+    return 1;
+  }
+  int32_t depth = 0;
+  for (int32_t r = 0; r < replicas; ++r) {
+    depth = std::max(depth, tree_stack_depth(static_cast<int64_t>(r) * a, a));
+  }
+  return depth;
+}
+
+int32_t accumulator_buffers(const Plan& plan) {
+  return accumulator_buffers(plan, plan.settings.accumulation_order);
+}
+
 std::vector<IpuMemory> estimate_memory(const Plan& plan) {
-  const int32_t depth = accumulator_depth(plan);
+  const int32_t depth = accumulator_buffers(plan);
   const int32_t steps = num_timesteps(plan);
   std::vector<IpuMemory> out;
   const auto ipus = static_cast<size_t>(plan.placement.pipeline.ipus_per_replica);
@@ -277,6 +286,15 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
   std::vector<std::pair<int64_t, std::string>> found;  // (peak after the change, advice)
   auto add = [&](int64_t peak, std::string advice) { found.emplace_back(peak, std::move(advice)); };
 
+  if (a.accumulator_depth > 1) {
+    // The sequential order sums into one buffer per weight; the bytes are buffers x elements.
+    const int64_t one = m.accumulators / a.accumulator_depth;
+    add(m.total_peak - m.accumulators + one,
+        fmt::format(
+            "pipeline.gradient_accumulation_order = \"sequential\" keeps 1 gradient accumulator per weight "
+            "instead of {} ({} instead of {})",
+            a.accumulator_depth, human_bytes(one), human_bytes(m.accumulators)));
+  }
   if (m.optimizer_state > 0) {
     add(m.total_peak - m.optimizer_state,
         fmt::format("pipeline.offload_weight_update_variables = true keeps the optimizer state ({}) in host memory",
@@ -390,7 +408,7 @@ void check_fits(const Plan& plan) {
   const size_t worst = *std::max_element(over.begin(), over.end(), [&](size_t x, size_t y) {
     return memory[x].total_peak - memory[x].capacity < memory[y].total_peak - memory[y].capacity;
   });
-  const IpuAnalysis a = analyse(plan, worst, accumulator_depth(plan), num_timesteps(plan));
+  const IpuAnalysis a = analyse(plan, worst, accumulator_buffers(plan), num_timesteps(plan));
   auto ipu_name = [&](size_t i) {
     const auto& phys = plan.placement.physical;
     if (!phys.empty() && i < phys[0].size()) {

@@ -3,8 +3,7 @@
 // - weights: the IPU's Param buffers;
 // - optimizer state: optimizer_state_slots copies of the IPU's trainable weights (host memory
 //   instead when offloaded);
-// - gradient accumulators: tree_stack_depth partial sums per trained weight, in the accumulation
-//   dtype; none with one micro-batch on one replica, where the optimizer reads the gradient;
+// - gradient accumulators: accumulator_buffers() per trained weight, in the accumulation dtype;
 // - activations: the IPU's arena (planner/buffer_assignment.hpp), where every value the IPU makes,
 //   receives or stashes lives from the node that makes it to the last node that reads it, values
 //   whose lives do not overlap sharing memory; the engine allocates exactly this arena;
@@ -19,6 +18,14 @@
 #include "planner/plan.hpp"
 
 namespace iputrain::planner {
+
+//! Accumulator buffers each trained weight needs on one replica when gradients are summed in
+//! `order`: the canonical tree's most partial sums at once over the replicas' leaves, or 1 for the
+//! sequential order; 0 with one micro-batch on one replica (not training, or A = R = 1), where the
+//! optimizer reads the gradient itself. The memory model counts these and the engine allocates them.
+int32_t accumulator_buffers(const Plan& plan, AccumulationOrder order);
+//! The same under the plan's own order (`pipeline.gradient_accumulation_order`).
+int32_t accumulator_buffers(const Plan& plan);
 
 //! Per-IPU memory of `plan` (uses plan.programs, plan.placement and plan.settings).
 std::vector<IpuMemory> estimate_memory(const Plan& plan);

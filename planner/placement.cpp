@@ -184,6 +184,8 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
                 : p.reduction_method == "running_mean" ? Reduction::RunningMean
                                                        : Reduction::Sum;
   s.accumulation_dtype = p.gradient_accumulation_dtype == "fp16" ? DType::F16 : DType::F32;
+  s.accumulation_order = p.gradient_accumulation_order == "sequential" ? AccumulationOrder::Sequential
+                                                                       : AccumulationOrder::Canonical;
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.optimizer_state_slots = optimizer_state_slots(config.optimizer);
   s.optimizer_state_dtype = parse_dtype(config.optimizer.state_dtype).value_or(DType::F32);

@@ -36,6 +36,7 @@ struct PlanSettings {
   RecomputeMode recompute = RecomputeMode::Off;
   Reduction reduction = Reduction::Sum;
   DType accumulation_dtype = DType::F32;
+  AccumulationOrder accumulation_order = AccumulationOrder::Canonical;
   bool offload_optimizer_state = false;
   int32_t optimizer_state_slots = 0;      //!< copies of each weight the optimizer keeps (sgd 0, adam 2)
   DType optimizer_state_dtype = DType::F32;  //!< what each moment is kept in

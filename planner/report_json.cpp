@@ -2,6 +2,7 @@
 // list is documented in docs/cli.md (section `plan`) and checked by tests/planner/report_test.cpp.
 #include <nlohmann/json.hpp>
 
+#include "planner/memory_model.hpp"
 #include "planner/report.hpp"
 
 namespace iputrain::planner {
@@ -24,6 +25,28 @@ Json memory_json(const IpuMemory& m) {
               {"per_timestep", m.per_timestep}};
 }
 
+// The order gradients are summed in and what each order would cost: accumulator buffers per
+// weight and bytes per IPU (buffers x the IPU's trained elements x the dtype, so the other
+// order's bytes scale by the ratio of buffers).
+Json accumulation_json(const Plan& plan) {
+  const PlanSettings& s = plan.settings;
+  const int32_t buffers = accumulator_buffers(plan);
+  Json costs = Json::object();
+  for (AccumulationOrder order : {AccumulationOrder::Canonical, AccumulationOrder::Sequential}) {
+    const int32_t n = accumulator_buffers(plan, order);
+    Json bytes = Json::array();
+    for (const IpuMemory& m : plan.memory) {
+      bytes.push_back(buffers > 0 ? m.accumulators / buffers * n : int64_t{0});
+    }
+    costs[std::string(accumulation_order_name(order))] =
+        Json{{"buffers_per_weight", n}, {"bytes_per_ipu", bytes}};
+  }
+  return Json{{"order", std::string(accumulation_order_name(s.accumulation_order))},
+              {"dtype", std::string(dtype_name(s.accumulation_dtype))},
+              {"buffers_per_weight", buffers},
+              {"cost_by_order", std::move(costs)}};
+}
+
 }  // namespace
 
 std::string plan_json(const Plan& plan, std::string_view model) {
@@ -39,6 +62,7 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   j["gradient_accumulation_count"] = plan.settings.accumulation_count;
   j["micro_batch"] = plan.micro_batch();
   j["global_batch"] = plan.global_batch();
+  j["gradient_accumulation"] = accumulation_json(plan);
 
   Json stage_list = Json::array();
   for (const StageSummary& s : stages) {

@@ -56,9 +56,10 @@ void copy_into(void* dst, DType dtype, const float* src, int64_t n) {
 }
 
 template <typename OnMerge>
-void push_block(std::vector<TreeBlock>& stack, TreeBlock b, OnMerge&& on_merge) {
-  while (!stack.empty() && siblings(stack.back(), b)) {
-    b = TreeBlock{stack.back().first, 2 * b.size};
+void push_block(planner::AccumulationOrder order, std::vector<TreeBlock>& stack, TreeBlock b,
+                OnMerge&& on_merge) {
+  while (!stack.empty() && merges(order, stack.back(), b)) {
+    b = TreeBlock{stack.back().first, stack.back().size + b.size};
     stack.pop_back();
     on_merge(stack.size());  // the merged node lands in the left block's place
   }
@@ -67,27 +68,8 @@ void push_block(std::vector<TreeBlock>& stack, TreeBlock b, OnMerge&& on_merge) 
 
 }  // namespace
 
-std::vector<TreeBlock> stack_after(int64_t first, int64_t count) {
-  std::vector<TreeBlock> stack;
-  for (int64_t leaf = first; leaf < first + count; ++leaf) {
-    push_block(stack, TreeBlock{leaf, 1}, [](size_t) {});
-  }
-  return stack;
-}
-
-int32_t stack_depth(int64_t first, int64_t count) {
-  std::vector<TreeBlock> stack;
-  size_t depth = 0;
-  for (int64_t leaf = first; leaf < first + count; ++leaf) {
-    // A leaf that merges is added straight into its sibling's buffer: it needs no buffer itself.
-    push_block(stack, TreeBlock{leaf, 1}, [](size_t) {});
-    depth = std::max(depth, stack.size());
-  }
-  return static_cast<int32_t>(depth);
-}
-
-GradTree::GradTree(DType dtype, int64_t size, std::vector<void*> slots)
-    : dtype_(dtype), size_(size), slots_(std::move(slots)) {
+GradTree::GradTree(DType dtype, int64_t size, std::vector<void*> slots, planner::AccumulationOrder order)
+    : dtype_(dtype), order_(order), size_(size), slots_(std::move(slots)) {
   if (dtype != DType::F32 && dtype != DType::F16) {
     throw Error(ErrorKind::Internal, fmt::format("gradients accumulate in f32 or f16, not {}", dtype_name(dtype)));
   }
@@ -96,14 +78,14 @@ GradTree::GradTree(DType dtype, int64_t size, std::vector<void*> slots)
 
 void GradTree::push(int64_t leaf, const float* grad) {
   TreeBlock b{leaf, 1};
-  if (!stack_.empty() && siblings(stack_.back(), b)) {
-    // The leaf merges at once: add it into its sibling, then merge upwards in place.
+  if (!stack_.empty() && merges(order_, stack_.back(), b)) {
+    // The leaf merges at once: add it into its left neighbour, then merge upwards in place.
     add_into(slots_[stack_.size() - 1], dtype_, grad, DType::F32, size_);
-    b = TreeBlock{stack_.back().first, 2};
+    b = TreeBlock{stack_.back().first, stack_.back().size + 1};
     stack_.pop_back();
-    while (!stack_.empty() && siblings(stack_.back(), b)) {
+    while (!stack_.empty() && merges(order_, stack_.back(), b)) {
       add_into(slots_[stack_.size() - 1], dtype_, slots_[stack_.size()], dtype_, size_);
-      b = TreeBlock{stack_.back().first, 2 * b.size};
+      b = TreeBlock{stack_.back().first, stack_.back().size + b.size};
       stack_.pop_back();
     }
     stack_.push_back(b);
@@ -147,6 +129,7 @@ ReduceScratch::ReduceScratch(int64_t max_blocks_total)
 
 void reduce_slice(std::span<GradTree* const> trees, int64_t lo, int64_t hi, ReduceScratch& work) {
   const DType dtype = trees.front()->dtype();
+  const planner::AccumulationOrder order = trees.front()->order();
   const bool half = dtype == DType::F16;
   std::vector<TreeBlock>& stack = work.blocks;
   float* scratch = work.values.data();
@@ -163,7 +146,7 @@ void reduce_slice(std::span<GradTree* const> trees, int64_t lo, int64_t hi, Redu
         for (int64_t i = 0; i < n; ++i) {
           top[i] = load(t->slot(k), dtype, a + i);
         }
-        push_block(stack, t->blocks()[k], [&](size_t left) {
+        push_block(order, stack, t->blocks()[k], [&](size_t left) {
           float* l = scratch + static_cast<int64_t>(left) * kChunk;
           const float* r = l + kChunk;
           for (int64_t i = 0; i < n; ++i) {

@@ -12,6 +12,7 @@
 #include "engine/optim/lr_schedule.hpp"
 #include "engine/scalar_mean.hpp"
 #include "iputrain/error.hpp"
+#include "planner/memory_model.hpp"
 #include "planner/precision.hpp"
 #include "planner/simulate.hpp"
 
@@ -177,15 +178,9 @@ std::map<ir::ValueId, ir::Tensor> Worker::build_weight_copies() {
 
 void Worker::build_params() {
   const ir::Graph& g = plan_.graph;
-  const int64_t a = shared_.micro_batches;
   const int32_t r = shared_.replicas;
-  // One micro-batch on one replica: the optimizer reads the gradient buffer, nothing accumulates.
-  int32_t depth = 0;
-  if (a > 1 || r > 1) {
-    for (int32_t k = 0; k < r; ++k) {
-      depth = std::max(depth, planner::tree_stack_depth(static_cast<int64_t>(k) * a, a));
-    }
-  }
+  // What the memory model counts; 0: the optimizer reads the gradient buffer, nothing accumulates.
+  const int32_t depth = planner::accumulator_buffers(plan_);
   const DType acc = plan_.settings.accumulation_dtype == DType::F16 ? DType::F16 : DType::F32;
   if (plan_.settings.accumulation_dtype != DType::F16 && plan_.settings.accumulation_dtype != DType::F32) {
     throw Error(ErrorKind::Internal, fmt::format("gradient accumulation in {} is not implemented",
@@ -238,7 +233,7 @@ void Worker::build_params() {
         slots.push_back(acc_next);
         acc_next += align_up(static_cast<size_t>(n) * dtype_size(acc));
       }
-      ps.tree = std::make_unique<GradTree>(acc, n, std::move(slots));
+      ps.tree = std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.accumulation_order);
       if (acc == DType::F16) {
         ps.root_f32 = reinterpret_cast<float*>(widened_next);
         widened_next += align_up(static_cast<size_t>(n) * sizeof(float));

@@ -77,10 +77,13 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.ipu_model.compile_ipu_code), Bool, true, Models,
           "Count the code size in reported memory."),
       key(IPUTRAIN_KEY(ipu.ipu_model.tiles_per_ipu), Int, 0, Models,
-          "Tiles per virtual IPU; 0 = the version's standard count (`device.tiles_per_ipu`).", non_negative),
+          "Tiles per virtual IPU, which sets `device.tiles_per_ipu` (capacity = tiles x "
+          "`device.memory_per_tile`); 0 = the version's count. Both set must agree.",
+          non_negative),
       key(IPUTRAIN_KEY(ipu.ipu_model.version), Enum, "ipu2", Models,
-          "Simulated IPU version: ipu1 (1216 tiles x 256 KiB) or ipu2 (1472 tiles x 624 KiB).", {},
-          {"ipu1", "ipu2"}),
+          "Simulated IPU version, the same choice as `device.version`: ipu1 (1216 tiles x 256 KiB, 1.6 GHz), "
+          "ipu2 (1472 tiles x 624 KiB, 1.33 GHz) or bow (ipu2 at 1.85 GHz); both set must agree.",
+          {}, DeviceSection::versions()),
 
       key(IPUTRAIN_KEY(ipu.matmuls.clear_pass_type), Bool, false, Models,
           "Do not tell the matmul library which pass (forward, gradient, weight update) it serves."),

@@ -28,6 +28,13 @@ std::vector<KeySpec> pipeline_keys() {
           Range::at_least(1)),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_dtype), Enum, "same", Runs,
           "Type of the gradient accumulators; `same` = each variable's type.", {}, dtypes),
+      key(IPUTRAIN_KEY(pipeline.gradient_accumulation_order), Enum, "canonical", Runs,
+          "Order micro-batch gradients are summed in. canonical: a pairwise tree over the update's "
+          "replicas x accumulation micro-batches, about log2(accumulation) accumulators per weight, the "
+          "same bits for any split with the same product. sequential: one accumulator per weight, "
+          "micro-batches in order, then replicas in order; the same bits across schedules and stage "
+          "placements at a fixed replica and accumulation count.",
+          {}, {"canonical", "sequential"}),
       key(IPUTRAIN_KEY(pipeline.repeat_count), Int, 1, Runs,
           "Pipeline executions (each one weight update) per call.", Range::at_least(1)),
       key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Runs,

@@ -158,20 +158,26 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(transfers.use_verified_transfers), Bool, false, None,
           "Verify host-device transfers with keys and ids."),
 
-      key(IPUTRAIN_KEY(device.version), Enum, "ipu2", Models, "Which IPU these figures describe.", {},
-          {"ipu1", "ipu2"}),
-      key(IPUTRAIN_KEY(device.tiles_per_ipu), Int, 1472, Models, "Tiles of one IPU.", positive_int),
-      key(IPUTRAIN_KEY(device.memory_per_tile), Int, 638976, Models, "SRAM of one tile, in bytes.",
+      key(IPUTRAIN_KEY(device.version), Enum, "ipu2", Models,
+          "The IPU modelled: ipu1 (Mk1: 1216 tiles x 256 KiB, 1.6 GHz), ipu2 (Mk2 GC200: 1472 tiles x "
+          "624 KiB, 1.33 GHz) or bow (GC200 at 1.85 GHz); the other `device.*` keys default to its "
+          "figures. Same choice as `ipu.ipu_model.version`; both set must agree.",
+          {}, DeviceSection::versions()),
+      key(IPUTRAIN_KEY(device.tiles_per_ipu), Int, 1472, Models,
+          "Tiles of one IPU; unset = the version's count, or `ipu.ipu_model.tiles_per_ipu` when that is set.",
           positive_int),
-      key(IPUTRAIN_KEY(device.clock_hz), Float, 1.33e9, Models, "Tile clock, in Hz.", positive),
+      key(IPUTRAIN_KEY(device.memory_per_tile), Int, 638976, Models,
+          "SRAM of one tile, in bytes; unset = the version's (capacity = tiles x this).", positive_int),
+      key(IPUTRAIN_KEY(device.clock_hz), Float, 1.33e9, Models, "Tile clock, in Hz; unset = the version's.",
+          positive),
       key(IPUTRAIN_KEY(device.flops_per_tile_per_cycle), Float, 32.0, Models,
-          "Peak fp32 floating-point operations per tile per cycle.", positive),
+          "Peak fp32 floating-point operations per tile per cycle; unset = the version's.", positive),
       key(IPUTRAIN_KEY(device.flops_per_tile_per_cycle_fp16), Float, 128.0, Models,
-          "Peak fp16 floating-point operations per tile per cycle.", positive),
+          "Peak fp16 floating-point operations per tile per cycle; unset = the version's.", positive),
       key(IPUTRAIN_KEY(device.ipu_link_bandwidth), Float, 320e9, Models,
-          "IPU-to-IPU bandwidth of one IPU over its IPU-Links, in bytes/s.", positive),
+          "IPU-to-IPU bandwidth of one IPU over its IPU-Links, in bytes/s; unset = the version's.", positive),
       key(IPUTRAIN_KEY(device.host_bandwidth), Float, 32e9, Models,
-          "Host-to-IPU bandwidth of one IPU, in bytes/s.", positive),
+          "Host-to-IPU bandwidth of one IPU, in bytes/s; unset = the version's.", positive),
   };
   // Steps and epochs are two ways to say how long to train.
   for (auto& k : out) {

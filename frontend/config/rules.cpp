@@ -228,7 +228,43 @@ void check_pipeline(Config& c) {
   check_gradient_accumulation(c, stages, per_replica, true);
 }
 
+// The device the planner models, in order of precedence: the preset of the version (either
+// version key names it), the `[device]` figures set explicitly, and the IPU Model's tile count.
+// Both version keys and both tile keys say the same thing, so two different answers are refused
+// rather than one silently winning. Afterwards the two version keys hold the resolved version
+// and `[device]` the resolved figures, which `config show` prints and the planner reads.
+void resolve_device(Config& c) {
+  auto& model = c.ipu.ipu_model;
+  if (c.is_set("ipu.ipu_model.version") && c.is_set("device.version") && model.version != c.device.version) {
+    c.fail_at(
+        "device.version",
+        fmt::format("`device.version` = \"{}\" contradicts `ipu.ipu_model.version` = \"{}\"",
+                    c.device.version, model.version),
+        "both keys pick the device preset: set one of them (configs/ipu1.toml, ipu2.toml and bow.toml set "
+        "`device.version`), or the same version in both");
+  }
+  const std::string version = c.is_set("device.version") ? c.device.version : model.version;
+  Config preset;
+  preset.device = DeviceSection::preset(version);
+  for (const KeySpec& k : schema()) {
+    if (k.path.starts_with("device.") && !c.is_set(k.path)) {
+      k.access.set(c, k.access.get(preset));
+    }
+  }
+  model.version = version;
+  if (model.tiles_per_ipu > 0) {
+    if (c.is_set("device.tiles_per_ipu") && c.device.tiles_per_ipu != model.tiles_per_ipu) {
+      c.fail_at("ipu.ipu_model.tiles_per_ipu",
+                fmt::format("`ipu.ipu_model.tiles_per_ipu` = {} contradicts `device.tiles_per_ipu` = {}",
+                            model.tiles_per_ipu, c.device.tiles_per_ipu),
+                "both keys set the tiles of one IPU: set one of them");
+    }
+    c.device.tiles_per_ipu = model.tiles_per_ipu;
+  }
+}
+
 void check_ipu(Config& c) {
+  resolve_device(c);
   auto& ipu = c.ipu;
   auto& fp = ipu.floating_point_behaviour;
   if (fp.set_all) {
@@ -261,8 +297,7 @@ void check_ipu(Config& c) {
     c.fail_at("ipu.io_tiles.place_ops_on_io_tiles", "I/O ops cannot be placed on I/O tiles: there are none",
               "set `ipu.io_tiles.num_io_tiles` to the number of tiles to reserve");
   }
-  const int64_t tiles =
-      ipu.ipu_model.tiles_per_ipu > 0 ? ipu.ipu_model.tiles_per_ipu : c.device.tiles_per_ipu;
+  const int64_t tiles = c.device.tiles_per_ipu;  // resolved by resolve_device()
   if (io.num_io_tiles >= tiles) {
     c.fail_at(
         "ipu.io_tiles.num_io_tiles",
@@ -284,13 +319,6 @@ void check_ipu(Config& c) {
     c.fail_at("ipu.norms.experimental.distributed_batch_norm_replica_group_size",
               fmt::format("batch-norm replica groups of {} do not divide the {} IPUs", dbn, c.num_ipus()),
               "the group size must divide the number of replicas");
-  }
-  if (c.is_set("ipu.ipu_model.version") && c.is_set("device.version") &&
-      ipu.ipu_model.version != c.device.version) {
-    c.fail_at("device.version",
-              fmt::format("`device.version` = \"{}\" contradicts `ipu.ipu_model.version` = \"{}\"",
-                          c.device.version, ipu.ipu_model.version),
-              "the device figures must describe the simulated IPU; extend configs/ipu1.toml or ipu2.toml");
   }
 }
 
@@ -439,7 +467,10 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"ipu.io_tiles.place_ops_on_io_tiles", "ipu.io_tiles.num_io_tiles"},
        "Placing ops on I/O tiles needs I/O tiles, and some tiles must remain for compute."},
       {{"ipu.floating_point_behaviour.set_all"}, "Turns `inv`, `div0`, `oflo`, `esr` and `nanoo` on."},
-      {{"ipu.ipu_model.version", "device.version"}, "When both are set they name the same IPU."},
+      {{"ipu.ipu_model.version", "device.version", "ipu.ipu_model.tiles_per_ipu", "device.tiles_per_ipu"},
+       "Either version key picks the device preset (both set must agree); a `[device]` figure set explicitly "
+       "replaces the preset's; `ipu.ipu_model.tiles_per_ipu` > 0 sets the tile count (an explicit "
+       "`device.tiles_per_ipu` must agree)."},
       {{"profiling.profile_execution", "profiling.enabled"}, "An execution profile needs profiling enabled."},
       {{"optimizer.type", "optimizer.momentum", "optimizer.beta1", "optimizer.rho"},
        "A hyper-parameter is set only for an optimizer that uses it (see each key)."},
@@ -627,10 +658,6 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
   if (k.path.starts_with("optimizer.loss_scaling_") && k.path != "optimizer.loss_scaling_mode" &&
       c.optimizer.loss_scaling_mode != "dynamic") {
     return "static loss scaling";
-  }
-  if (k.path == "device.version" && c.is_set("ipu.ipu_model.version") &&
-      c.device.version != c.ipu.ipu_model.version) {
-    return "the figures below are the default device's";
   }
   return {};
 }

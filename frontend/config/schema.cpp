@@ -193,8 +193,9 @@ const std::vector<SectionSpec>& sections() {
       {"profiling", "Compile and execution reports (the legacy create_ipu_config profiling options)."},
       {"transfers", "Host-device transfer options (legacy set_transfer_options)."},
       {"device",
-       "Figures of one virtual IPU for the planner's cost and memory model; presets in "
-       "configs/ipu1.toml and configs/ipu2.toml."},
+       "Figures of one virtual IPU for the planner's cost and memory model. `version` (or "
+       "`ipu.ipu_model.version`) picks a preset (configs/ipu1.toml, ipu2.toml, bow.toml); a figure set "
+       "here replaces the preset's."},
   };
   return all;
 }

@@ -68,8 +68,8 @@ struct IpuIoTiles {
 
 struct IpuModelOptions {
   bool compile_ipu_code = true;
-  int64_t tiles_per_ipu = 0;     //!< 0 = the version's standard count
-  std::string version = "ipu2";  //!< ipu1 | ipu2
+  int64_t tiles_per_ipu = 0;     //!< 0 = the version's standard count; else sets device.tiles_per_ipu
+  std::string version = "ipu2";  //!< ipu1 | ipu2 | bow; the same choice as device.version
 };
 
 struct IpuMatmuls {
@@ -152,6 +152,7 @@ struct PipelineSection {
   int64_t auto_stages = 0;                           //!< split the model into N balanced stages; 0 = off
   int64_t gradient_accumulation_count = 0;           //!< 0 = the smallest count the schedule accepts
   std::string gradient_accumulation_dtype = "same";  //!< same | fp32 | fp16
+  std::string gradient_accumulation_order = "canonical";  //!< canonical | sequential
   int64_t repeat_count = 1;
   int64_t batch_serialization_iterations = 1;
   std::string schedule = "grouped";  //!< grouped | interleaved | sequential
@@ -250,10 +251,13 @@ struct TransfersSection {
   bool use_verified_transfers = false;
 };
 
-//! Figures of one virtual IPU that the planner's cost and memory model reads (defaults: Mk2 GC200;
-//! presets configs/ipu1.toml and configs/ipu2.toml).
+//! Figures of one virtual IPU that the planner's cost and memory model reads (defaults: Mk2 GC200).
+//! After loading they are resolved: the preset of `version` (named by `device.version` or
+//! `ipu.ipu_model.version`, which must agree when both are set), then every `[device]` figure set
+//! explicitly, then `ipu.ipu_model.tiles_per_ipu` when > 0 (which must agree with an explicit
+//! `device.tiles_per_ipu`). Presets: configs/ipu1.toml, configs/ipu2.toml, configs/bow.toml.
 struct DeviceSection {
-  std::string version = "ipu2";
+  std::string version = "ipu2";  //!< ipu1 | ipu2 | bow
   int64_t tiles_per_ipu = 1472;
   int64_t memory_per_tile = 638976;  //!< bytes (624 KiB)
   double clock_hz = 1.33e9;
@@ -261,6 +265,12 @@ struct DeviceSection {
   double flops_per_tile_per_cycle_fp16 = 128;
   double ipu_link_bandwidth = 320e9;  //!< bytes/s, chip to chip, per IPU
   double host_bandwidth = 32e9;       //!< bytes/s, host <-> one IPU
+
+  //! The figures of a named IPU: "ipu1" (Mk1 GC2), "ipu2" (Mk2 GC200) or "bow" (the GC200 at
+  //! 1.85 GHz). Throws Error(Internal) for another name (the schema admits only these).
+  static DeviceSection preset(const std::string& version);
+  //! The names preset() knows, oldest first.
+  static const std::vector<std::string>& versions();
 };
 
 class Config {

@@ -66,6 +66,72 @@ TEST_CASE("plan: JSON for tools, --set applied") {
   }
   CHECK(j["ipus"][0]["memory"]["weights"] == (784 * 128 + 128) * 4);
   CHECK(j["predicted"]["analytic_bubble_fraction"] == 0.5);  // sequential on 2 IPUs: one busy at a time
+  // 4 micro-batches in the canonical tree: 2 partial sums per weight; the sequential order 1.
+  const nlohmann::json& acc = j["gradient_accumulation"];
+  CHECK(acc["order"] == "canonical");
+  CHECK(acc["buffers_per_weight"] == 2);
+  CHECK(acc["cost_by_order"]["canonical"]["bytes_per_ipu"][0] == j["ipus"][0]["memory"]["accumulators"]);
+  CHECK(acc["cost_by_order"]["sequential"]["buffers_per_weight"] == 1);
+  CHECK(acc["cost_by_order"]["sequential"]["bytes_per_ipu"][0] == (784 * 128 + 128) * 4);
+  const Run seq = iputrain("plan " + kMnist +
+                               "../../configs/mnist_grouped.toml --format json "
+                               "--set pipeline.gradient_accumulation_order=sequential",
+                           "2>/dev/null");
+  REQUIRE(seq.status == 0);
+  const nlohmann::json s = nlohmann::json::parse(seq.out);
+  CHECK(s["gradient_accumulation"]["order"] == "sequential");
+  CHECK(s["gradient_accumulation"]["buffers_per_weight"] == 1);
+  CHECK(s["ipus"][0]["memory"]["accumulators"] == (784 * 128 + 128) * 4);
+}
+
+TEST_CASE("plan: device presets and the IPU Model's tile count reach the JSON report") {
+  auto plan_json = [](const std::string& sets) {
+    const Run r =
+        iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format json " + sets, "2>/dev/null");
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json mk2 = plan_json("");
+  const nlohmann::json bow = plan_json("--set device.version=bow");
+  const nlohmann::json small = plan_json("--set ipu.ipu_model.tiles_per_ipu=736");
+  CHECK(mk2["device"] == "ipu2");
+  CHECK(bow["device"] == "bow");
+  CHECK(mk2["ipus"][0]["memory"]["capacity"] == 1472LL * 638976);
+  CHECK(bow["ipus"][0]["memory"]["capacity"] == mk2["ipus"][0]["memory"]["capacity"]);
+  CHECK(bow["predicted"]["samples_per_second"].get<double>() >
+        mk2["predicted"]["samples_per_second"].get<double>());
+  CHECK(small["ipus"][0]["memory"]["capacity"] == 736LL * 638976);
+  // configs/ipu2.toml, which mnist_grouped.toml extends, sets `device.version`: the IPU Model's
+  // version may not say otherwise.
+  const Run both =
+      iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --set ipu.ipu_model.version=bow");
+  CHECK(both.status == 2);
+  CHECK(has(both.out, "`device.version` = \"ipu2\" contradicts `ipu.ipu_model.version` = \"bow\""));
+}
+
+TEST_CASE("plan: device presets and the IPU Model's tile count reach the JSON report") {
+  auto plan_json = [](const std::string& sets) {
+    const Run r =
+        iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format json " + sets, "2>/dev/null");
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json mk2 = plan_json("");
+  const nlohmann::json bow = plan_json("--set device.version=bow");
+  const nlohmann::json small = plan_json("--set ipu.ipu_model.tiles_per_ipu=736");
+  CHECK(mk2["device"] == "ipu2");
+  CHECK(bow["device"] == "bow");
+  CHECK(mk2["ipus"][0]["memory"]["capacity"] == 1472LL * 638976);
+  CHECK(bow["ipus"][0]["memory"]["capacity"] == mk2["ipus"][0]["memory"]["capacity"]);
+  CHECK(bow["predicted"]["samples_per_second"].get<double>() >
+        mk2["predicted"]["samples_per_second"].get<double>());
+  CHECK(small["ipus"][0]["memory"]["capacity"] == 736LL * 638976);
+  // configs/ipu2.toml, which mnist_grouped.toml extends, sets `device.version`: the IPU Model's
+  // version may not say otherwise.
+  const Run both =
+      iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --set ipu.ipu_model.version=bow");
+  CHECK(both.status == 2);
+  CHECK(has(both.out, "`device.version` = \"ipu2\" contradicts `ipu.ipu_model.version` = \"bow\""));
 }
 
 TEST_CASE("plan: DOT written atomically with -o") {

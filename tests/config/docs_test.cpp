@@ -104,6 +104,9 @@ TEST_CASE("config show round-trips for every shipped config") {
     }
   }
   check_round_trip(Config(), "defaults");
+  // The resolved device: the preset's figures and the IPU Model's tile count load back the same.
+  check_round_trip(Config::parse("[ipu.ipu_model]\nversion = \"bow\"\ntiles_per_ipu = 16\n"),
+                   "bow, 16 tiles");
 }
 
 TEST_CASE("config show round-trips lists, tables, tri-states and comments out inactive keys") {

@@ -35,11 +35,28 @@ TEST_CASE("device presets carry the public figures") {
   const double peak =
       two.device.tiles_per_ipu * two.device.clock_hz * two.device.flops_per_tile_per_cycle_fp16;
   CHECK(peak == doctest::Approx(250e12).epsilon(0.01));
-  // The struct defaults are the Mk2 figures.
-  Config d;
-  CHECK(d.device.tiles_per_ipu == two.device.tiles_per_ipu);
-  CHECK(d.device.memory_per_tile == two.device.memory_per_tile);
-  CHECK(d.device.ipu_link_bandwidth == two.device.ipu_link_bandwidth);
+  // Bow: the Mk2's tiles and memory at a faster clock, ~350 TFLOPS fp16.
+  Config bow = load("bow.toml");
+  CHECK(bow.device.version == "bow");
+  CHECK(bow.ipu.ipu_model.version == "bow");
+  CHECK(bow.device.tiles_per_ipu == 1472);
+  CHECK(bow.device.memory_per_tile == 624 * 1024);
+  CHECK(bow.device.clock_hz == 1.85e9);
+  CHECK(bow.device.tiles_per_ipu * bow.device.clock_hz * bow.device.flops_per_tile_per_cycle_fp16 ==
+        doctest::Approx(350e12).epsilon(0.01));
+  // The struct defaults, the key defaults and the parsed empty config are the Mk2 figures.
+  const iputrain::DeviceSection mk2 = iputrain::DeviceSection::preset("ipu2");
+  for (const Config& d : {Config(), Config::parse("")}) {
+    CHECK(d.device.version == mk2.version);
+    CHECK(d.device.tiles_per_ipu == mk2.tiles_per_ipu);
+    CHECK(d.device.memory_per_tile == mk2.memory_per_tile);
+    CHECK(d.device.clock_hz == mk2.clock_hz);
+    CHECK(d.device.flops_per_tile_per_cycle == mk2.flops_per_tile_per_cycle);
+    CHECK(d.device.flops_per_tile_per_cycle_fp16 == mk2.flops_per_tile_per_cycle_fp16);
+    CHECK(d.device.ipu_link_bandwidth == mk2.ipu_link_bandwidth);
+    CHECK(d.device.host_bandwidth == mk2.host_bandwidth);
+  }
+  CHECK(iputrain::DeviceSection::versions() == std::vector<std::string>{"ipu1", "ipu2", "bow"});
 }
 
 TEST_CASE("the design's example config loads") {

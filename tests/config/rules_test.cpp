@@ -224,7 +224,46 @@ TEST_CASE("device connection, scheduler, multi-process and I/O-tile rules") {
   rejects("[ipu.experimental.multi_replica_distribution]\nprocess_index = 1\n", "must be less than", 2);
   rejects("[ipu.io_tiles]\nplace_ops_on_io_tiles = true\n", "there are none", 2);
   rejects("[ipu.io_tiles]\nnum_io_tiles = 1472\n", "leave no compute tiles", 2);
-  rejects("[ipu.ipu_model]\nversion = \"ipu1\"\n[device]\nversion = \"ipu2\"\n", "contradicts", 4);
+}
+
+TEST_CASE("the device: a version's preset, explicit device figures, the IPU Model's tile count") {
+  // Either version key picks the preset, and both then hold it.
+  for (const char* text : {"[device]\nversion = \"bow\"\n", "[ipu.ipu_model]\nversion = \"BOW\"\n"}) {
+    CAPTURE(text);
+    const Config c = Config::parse(text);
+    CHECK(c.device.version == "bow");
+    CHECK(c.ipu.ipu_model.version == "bow");
+    CHECK(c.device.clock_hz == 1.85e9);
+    CHECK(c.device.tiles_per_ipu == 1472);
+    CHECK(c.device.memory_per_tile == 624 * 1024);
+  }
+  const Config one = Config::parse("[ipu.ipu_model]\nversion = \"ipu1\"\n");
+  CHECK(one.device.version == "ipu1");
+  CHECK(one.device.tiles_per_ipu == 1216);
+  CHECK(one.device.memory_per_tile == 256 * 1024);
+  CHECK(one.device.flops_per_tile_per_cycle_fp16 == 64);
+  // A figure set explicitly replaces the preset's; the others stay the version's.
+  const Config fast = Config::parse("[device]\nversion = \"ipu1\"\nclock_hz = 2e9\n");
+  CHECK(fast.device.clock_hz == 2e9);
+  CHECK(fast.device.tiles_per_ipu == 1216);
+  // The IPU Model's tile count sets the device's, on top of the version's preset.
+  const Config small = Config::parse("[ipu.ipu_model]\nversion = \"bow\"\ntiles_per_ipu = 4\n");
+  CHECK(small.device.tiles_per_ipu == 4);
+  CHECK(small.device.clock_hz == 1.85e9);
+  CHECK(Config::parse("[ipu.ipu_model]\ntiles_per_ipu = 8\n[device]\ntiles_per_ipu = 8\n")
+            .device.tiles_per_ipu == 8);
+  // Two answers to one question are refused, naming both keys.
+  for (const char* both : {"`device.version` = \"ipu2\"", "`ipu.ipu_model.version` = \"ipu1\""}) {
+    rejects("[ipu.ipu_model]\nversion = \"ipu1\"\n[device]\nversion = \"ipu2\"\n", both, 4);
+  }
+  const auto e = error_of("[device]\nversion = \"bow\"\n", {"ipu.ipu_model.version=ipu2"});
+  CHECK(std::string(e.what()).find("contradicts") != std::string::npos);
+  for (const char* both : {"`ipu.ipu_model.tiles_per_ipu` = 4", "`device.tiles_per_ipu` = 1472"}) {
+    rejects("[ipu.ipu_model]\ntiles_per_ipu = 4\n[device]\ntiles_per_ipu = 1472\n", both, 2);
+  }
+  // I/O tiles are checked against the resolved tile count.
+  rejects("[ipu.ipu_model]\ntiles_per_ipu = 4\n[ipu.io_tiles]\nnum_io_tiles = 4\n", "leave no compute tiles",
+          4);
 }
 
 TEST_CASE("set_all turns every floating-point flag on") {

@@ -4,6 +4,8 @@
 // so sample order, RNG keys, the gradient sum order and the update all have to agree.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -32,9 +34,10 @@ struct PlanCase {
   int replicas;
 };
 
+// `accumulation` 0: the count that makes kGlobalMicroBatches with the case's replicas.
 std::string config_for(const PlanCase& c, const std::string& extra_pipeline = "",
-                       const std::string& extra_optimizer = "") {
-  const int a = kGlobalMicroBatches / c.replicas;
+                       const std::string& extra_optimizer = "", int accumulation = 0) {
+  const int a = accumulation > 0 ? accumulation : kGlobalMicroBatches / c.replicas;
   std::string t = base(extra_optimizer) + "[ipu]\nauto_select_ipus = " +
                   std::to_string(c.ipus_per_replica * c.replicas) + "\n[pipeline]\n";
   if (c.ipus_per_replica == 1) {
@@ -177,5 +180,54 @@ TEST_CASE("fp16 accumulation and gradient clipping are plan-independent too") {
     a.replace(a.find("reduction_method = \"mean\"\n"), 26, sum);
     b.replace(b.find("reduction_method = \"mean\"\n"), 26, sum);
     check_same(train(a), train(b));
+  }
+}
+
+TEST_CASE(
+    "the sequential accumulation order: the same bits for every schedule and placement at R = 2, A = 4") {
+  const std::string sequential = "gradient_accumulation_order = \"sequential\"\n";
+  const std::vector<PlanCase> cases = {
+      {"1 IPU, sequential", 1, "sequential", 2},    {"1 IPU, grouped", 1, "grouped", 2},
+      {"1 IPU, interleaved", 1, "interleaved", 2},  {"2 IPUs, grouped", 2, "grouped", 2},
+      {"2 IPUs, interleaved", 2, "interleaved", 2}, {"2 IPUs, sequential", 2, "sequential", 2},
+      {"4 IPUs, interleaved", 4, "interleaved", 2}, {"4 IPUs, sequential", 4, "sequential", 2},
+  };
+  const std::vector<WeightInfo> reference = train(config_for(cases[0], sequential, "", 4));
+  for (size_t i = 1; i < cases.size(); ++i) {
+    CAPTURE(cases[i].name);
+    check_same(train(config_for(cases[i], sequential, "", 4)), reference);
+  }
+  // Four stages on two IPUs of each replica, and small cross-replica buckets.
+  check_same(
+      train(base() +
+            "[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 0, 1, 1]\n"
+            "schedule = \"sequential\"\ngradient_accumulation_count = 4\nreduction_method = \"mean\"\n" +
+            sequential),
+      reference);
+  std::string buckets = config_for(cases[7], sequential, "", 4);
+  buckets.replace(buckets.find("[pipeline]"), 10,
+                  "[ipu.optimizations]\nmaximum_cross_replica_sum_buffer_size = 300\n[pipeline]");
+  check_same(train(buckets), reference);
+
+  SUBCASE("fp16 accumulators round at the same places in every plan") {
+    const std::string fp16 = sequential + "gradient_accumulation_dtype = \"fp16\"\n";
+    const auto half = train(config_for(cases[0], fp16, "", 4));
+    check_same(train(config_for(cases[4], fp16, "", 4)), half);
+    CHECK_FALSE(testing::same_bits(half, reference));
+  }
+  SUBCASE("the canonical order agrees to rounding, but not bit for bit") {
+    const auto canonical = train(config_for(cases[0], "", "", 4));
+    CHECK_FALSE(testing::same_bits(canonical, reference));
+    REQUIRE(canonical.size() == reference.size());
+    for (size_t i = 0; i < canonical.size(); ++i) {
+      CAPTURE(reference[i].name);
+      float largest = 0;
+      float diff = 0;
+      for (size_t k = 0; k < reference[i].values.size(); ++k) {
+        largest = std::max(largest, std::abs(reference[i].values[k]));
+        diff = std::max(diff, std::abs(reference[i].values[k] - canonical[i].values[k]));
+      }
+      CHECK(diff <= 1e-5f * largest);
+    }
   }
 }

@@ -67,3 +67,43 @@ TEST_CASE("the simulated bubble falls with more micro-batches; sequential keeps 
   CHECK(seq.bubble_fraction >= 0.45);  // two IPUs, one busy at a time
   CHECK(seq.cycles_per_update > few.cycles_per_update);
 }
+
+TEST_CASE(
+    "device presets: bow runs the ipu2's cycles faster in the same memory, the tile count sets capacity") {
+  auto plan_on = [](const std::string& device) {
+    return make_plan(
+        mlp(),
+        Config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\ngradient_accumulation_count = 4\n" + device));
+  };
+  const Plan mk2 = plan_on("");
+  const Plan bow = plan_on("[device]\nversion = \"bow\"\n");
+  CHECK(mk2.settings.device.name == "ipu2");
+  CHECK(bow.settings.device.name == "bow");
+  CHECK(bow.settings.device.clock_hz == 1.85e9);
+  // Same tiles and memory: the same capacity and the same bytes.
+  for (size_t i = 0; i < 2; ++i) {
+    CHECK(bow.memory[i].capacity == mk2.memory[i].capacity);
+    CHECK(bow.memory[i].capacity == 1472LL * 624 * 1024);
+    CHECK(bow.memory[i].total_peak == mk2.memory[i].total_peak);
+  }
+  // Kernels take the same cycles, which pass faster; transfers at the same bandwidth take more
+  // cycles of the faster clock. Every update still takes less time.
+  CHECK(bow.cost.cycles_per_update >= mk2.cost.cycles_per_update);
+  const double mk2_seconds = mk2.cost.cycles_per_update / mk2.settings.device.clock_hz;
+  const double bow_seconds = bow.cost.cycles_per_update / bow.settings.device.clock_hz;
+  CHECK(bow_seconds < mk2_seconds);
+  CHECK(bow_seconds > mk2_seconds * 1.33 / 1.85 * 0.999);
+  CHECK(bow.cost.samples_per_second > mk2.cost.samples_per_second);
+  // `ipu.ipu_model.version` picks the same preset.
+  CHECK(plan_on("[ipu.ipu_model]\nversion = \"bow\"\n").cost.cycles_per_update == bow.cost.cycles_per_update);
+
+  // The IPU Model's tile count changes the device: capacity = tiles x bytes per tile, and a
+  // kernel spread over fewer tiles takes more cycles.
+  const Plan small = plan_on("[ipu.ipu_model]\ntiles_per_ipu = 736\n");
+  CHECK(small.settings.device.tiles == 736);
+  CHECK(small.memory[0].capacity == 736LL * 624 * 1024);
+  CHECK(small.memory[0].capacity * 2 == mk2.memory[0].capacity);
+  CHECK(small.cost.cycles_per_update > mk2.cost.cycles_per_update);
+  const Plan ipu1 = plan_on("[ipu.ipu_model]\nversion = \"ipu1\"\ntiles_per_ipu = 100\n");
+  CHECK(ipu1.memory[0].capacity == 100LL * 256 * 1024);
+}

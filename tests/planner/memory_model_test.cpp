@@ -153,6 +153,27 @@ TEST_CASE("accumulators follow the accumulation count, replicas and dtype") {
     const Plan plan = plan_with(std::string(kGrouped) + "\ngradient_accumulation_dtype = \"fp16\"");
     CHECK(plan.memory[0].accumulators == 2 * 128 * 2);
   }
+  SUBCASE("the sequential order keeps one per weight, whatever the count") {
+    const char* seven =
+        "device_mapping = [0, 1]\nschedule = \"sequential\"\ngradient_accumulation_count = 7\n";
+    const Plan canonical = plan_with(seven);
+    const Plan sequential = plan_with(std::string(seven) + "gradient_accumulation_order = \"sequential\"");
+    CHECK(accumulator_buffers(canonical) == 3);
+    CHECK(accumulator_buffers(sequential) == 1);
+    CHECK(accumulator_buffers(sequential, AccumulationOrder::Canonical) == 3);
+    CHECK(sequential.memory[0].accumulators == 128 * 4);
+    CHECK(sequential.memory[1].accumulators == 32 * 4);
+    CHECK(canonical.memory[0].total_peak - sequential.memory[0].total_peak == 2 * 128 * 4);
+    // Two replicas of one micro-batch: one buffer either way.
+    const Plan replicas = plan_with(
+        "device_mapping = [0, 0]\nschedule = \"sequential\"\ngradient_accumulation_count = 1\n"
+        "gradient_accumulation_order = \"sequential\"");
+    CHECK(replicas.memory[0].accumulators == 640);
+    // One micro-batch on one replica: none.
+    CHECK(accumulator_buffers(plan_with(
+              "device_mapping = [0, 1]\nschedule = \"sequential\"\n"
+              "gradient_accumulation_count = 1\ngradient_accumulation_order = \"sequential\"")) == 0);
+  }
 }
 
 TEST_CASE("offloaded optimizer state leaves the IPU; sgd keeps none") {
@@ -181,6 +202,7 @@ TEST_CASE("a plan that does not fit names the IPU, the bytes and what would fit"
     CHECK(msg.find("5248 bytes") != std::string::npos);
     CHECK(msg.find("4992 bytes") != std::string::npos);
     CHECK(msg.find("activations of 3 micro-batches of stage 'a'") != std::string::npos);
+    CHECK(msg.find("gradient accumulators (2 per weight, f32, canonical order)") != std::string::npos);
     CHECK(msg.find("IPU 1") == std::string::npos);  // IPU 1 fits
     const std::string& hint = e.hint();
     // Offloading saves the 1024 bytes of adam state: 4224 fits.
@@ -193,6 +215,27 @@ TEST_CASE("a plan that does not fit names the IPU, the bytes and what would fit"
     CHECK(hint.find("a micro-batch of 3 instead of 4") != std::string::npos);
     CHECK(hint.find("allow_recompute") != std::string::npos);
     CHECK(hint.find("pipeline.auto_stages") != std::string::npos);
+    // The sequential order keeps 1 of the 2 canonical partial sums of w1: 5248 - 512 = 4736 fits.
+    CHECK_MESSAGE(
+        hint.find("pipeline.gradient_accumulation_order = \"sequential\" keeps 1 gradient accumulator per "
+                  "weight instead of 2 (512 B instead of 1.0 KiB): peak about 4.6 KiB (fits)") !=
+            std::string::npos,
+        hint);
+  }
+  // Once sequential, nothing is left to suggest about the order.
+  // (sgd: no optimizer state, so the accumulators are among the five largest contributors.)
+  Plan sequential =
+      plan_with(std::string(kGrouped) + "\ngradient_accumulation_order = \"sequential\"", "sgd");
+  sequential.settings.device.tiles = 1;
+  sequential.settings.device.bytes_per_tile = 3584;  // IPU 0 needs 3712
+  sequential.memory = estimate_memory(sequential);
+  try {
+    check_fits(sequential);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("gradient accumulators (1 per weight, f32, sequential order)") !=
+          std::string::npos);
+    CHECK(e.hint().find("gradient_accumulation_order") == std::string::npos);
   }
   // Within capacity nothing is thrown.
   plan.settings.device.bytes_per_tile = 5248;

@@ -200,6 +200,16 @@ TEST_CASE("the JSON report of a hand-made plan echoes every figure") {
   CHECK(ipu0["memory"]["total_peak"] == m0.total_peak);
   CHECK(ipu0["memory"]["capacity"] == m0.capacity);
   CHECK(j["ipus"][1]["memory"]["optimizer_state_offloaded"] == 40960);
+  // 2 replicas x 4 micro-batches: each replica's canonical tree holds 2 partial sums at most, the
+  // sequential order 1, so half the bytes.
+  const json& acc = j["gradient_accumulation"];
+  CHECK(acc["order"] == "canonical");
+  CHECK(acc["dtype"] == "f32");
+  CHECK(acc["buffers_per_weight"] == 2);
+  CHECK(acc["cost_by_order"]["canonical"]["buffers_per_weight"] == 2);
+  CHECK(acc["cost_by_order"]["canonical"]["bytes_per_ipu"] == json::array({m0.accumulators, 0}));
+  CHECK(acc["cost_by_order"]["sequential"]["buffers_per_weight"] == 1);
+  CHECK(acc["cost_by_order"]["sequential"]["bytes_per_ipu"] == json::array({m0.accumulators / 2, 0}));
   CHECK(j["predicted"]["samples_per_second"] == 1234.4);
   CHECK(j["predicted"]["bubble_fraction"] == 0.25);
   CHECK(j["predicted"]["analytic_bubble_fraction"] == 0.2);
