@@ -1,0 +1,93 @@
+// How long the planner takes on the configurations Graphcore published (examples/ipu_scale), what
+// it predicts for them, and the published figure where there is one. Each is planned three times
+// (best time kept). The ones already planned within the budget (1 s; `ipu_scale_plan SECONDS` to
+// change it) must stay there; the others are printed as not yet within it, with their time.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "iputrain/config.hpp"
+#include "iputrain/error.hpp"
+#include "iputrain/model.hpp"
+#include "planner/plan.hpp"
+
+using namespace iputrain;
+
+namespace {
+
+struct Example {
+  const char* model;
+  const char* config;
+  bool within_budget;  // planned under the budget today: a regression fails the benchmark
+  double published;    // samples/s Graphcore published for this configuration; 0 = none here
+};
+
+// BERT-Base: Graphcore's performance results, PopART SDK 3.1, Bow Pod16, global batch 65,536.
+const std::vector<Example> kExamples = {
+    {"bert.ipu", "bert_base_128.toml", true, 16391},
+    {"bert.ipu", "bert_tiny.toml", true, 0},
+    {"resnet50.ipu", "resnet50.toml", true, 0},
+    {"resnet50.ipu", "resnet50_pod16.toml", true, 0},
+    {"bert.ipu", "bert_large_128.toml", false, 0},
+    {"gpt2_small.ipu", "gpt2_small.toml", false, 0},
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double budget = argc > 1 ? std::atof(argv[1]) : 1.0;
+  const std::string dir = std::string(IPUTRAIN_SOURCE_DIR) + "/examples/ipu_scale/";
+  int failures = 0;
+  for (const Example& ex : kExamples) {
+    try {
+      const Config config = Config::load(dir + ex.config);
+      const Model model = Model::load(dir + ex.model, config);
+      double best = 1e30;
+      std::string verdict;
+      planner::Plan plan;
+      for (int run = 0; run < (ex.within_budget ? 3 : 1); ++run) {
+        const auto start = std::chrono::steady_clock::now();
+        try {
+          plan = planner::make_plan(model.graph(), config);
+          verdict = "fits";
+        } catch (const Error& e) {
+          if (e.kind() != ErrorKind::Plan) {
+            throw;
+          }
+          verdict = "does not fit";
+        }
+        best = std::min(best, seconds_since(start));
+      }
+      std::string peaks;
+      for (const planner::IpuMemory& m : plan.memory) {
+        peaks += fmt::format("{}{:.0f}", peaks.empty() ? "" : " ", static_cast<double>(m.total_peak) / (1 << 20));
+      }
+      fmt::print("{:<22} {:>8.3f} s  {:<13}", ex.config, best, verdict);
+      if (verdict == "fits") {
+        fmt::print("  peak MiB per IPU [{}]  predicted {:.0f} samples/s", peaks, plan.cost.samples_per_second);
+        if (ex.published > 0) {
+          fmt::print(" (published {:.0f}, ratio {:.2f})", ex.published, plan.cost.samples_per_second / ex.published);
+        }
+      }
+      if (!ex.within_budget) {
+        fmt::print("  [not yet within the {:.1f} s budget]", budget);
+      } else if (best >= budget || verdict != "fits") {
+        fmt::print("  FAIL: over the {:.1f} s budget or no longer fits", budget);
+        ++failures;
+      }
+      fmt::print("\n");
+    } catch (const Error& e) {
+      fmt::print("{}: error: {}\n", ex.config, e.what());
+      ++failures;
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,81 @@
+// examples/ipu_scale: the configurations Graphcore published, planned as they ran. The ones the
+// planner can fit are checked to fit with their published settings and to refuse the setting the
+// published run avoided; the scaled-down BERT with the same plan structure trains for real.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "iputrain/iputrain.hpp"
+#include "test_models.hpp"
+
+using namespace iputrain;
+
+namespace {
+
+const std::string kDir = std::string(IPUTRAIN_SOURCE_DIR) + "/examples/ipu_scale/";
+
+struct Example {
+  Config config;
+  Model model;
+};
+
+Example load(const std::string& model, const std::string& config, const std::vector<std::string>& sets = {}) {
+  Config c = Config::load(kDir + config, sets);
+  Model m = Model::load(kDir + model, c);
+  return {std::move(c), std::move(m)};
+}
+
+void check_fits(const std::string& model, const std::string& config, int64_t ipus) {
+  CAPTURE(config);
+  const Example e = load(model, config);
+  const Plan plan = Plan::make(e.model, e.config);
+  REQUIRE(static_cast<int64_t>(plan.memory().size()) == ipus);
+  for (const PlanMemory& m : plan.memory()) {
+    CHECK(m.total_peak <= m.capacity);
+    CHECK(m.capacity == 1472LL * 624 * 1024);  // a Mk2 / Bow IPU: 1472 tiles x 624 KiB
+  }
+}
+
+// The planner's refusal of a setting the published run avoided, with its hint.
+void check_refused(const std::string& model, const std::string& config, const std::vector<std::string>& sets,
+                   const std::string& hint_part) {
+  CAPTURE(config);
+  const Example e = load(model, config, sets);
+  try {
+    (void)Plan::make(e.model, e.config);
+    FAIL("the plan fits");
+  } catch (const Error& err) {
+    CHECK(err.kind() == ErrorKind::Plan);
+    CHECK(std::string(err.what()).find("does not fit") != std::string::npos);
+    CHECK_MESSAGE(err.hint().find(hint_part) != std::string::npos, err.hint());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("BERT-Base phase 1 on a Bow Pod16 fits as published, and not without recomputation") {
+  check_fits("bert.ipu", "bert_base_128.toml", 4);
+  check_refused("bert.ipu", "bert_base_128.toml", {"ipu.allow_recompute=false"}, "ipu.allow_recompute = true");
+}
+
+TEST_CASE("ResNet-50 fits one Mk2 IPU at micro-batch 8, not at 16 without recomputation") {
+  check_fits("resnet50.ipu", "resnet50.toml", 1);
+  check_refused("resnet50.ipu", "resnet50.toml", {"data.batch_size=16"}, "ipu.allow_recompute = true");
+  check_fits("resnet50.ipu", "resnet50_pod16.toml", 1);
+}
+
+TEST_CASE("the scaled-down BERT with BERT-Large's plan structure trains, and the engine holds what the plan says") {
+  const Example e = load("bert.ipu", "bert_tiny.toml", {"training.steps=3"});
+  Session session(e.model, e.config);
+  const Plan plan = Plan::make(e.model, e.config);
+  // Five stages on four IPUs (the heads back on IPU 0, next to the tied word embeddings), replicated.
+  CHECK(plan.memory().size() == 4);
+  const std::vector<WeightInfo> before = session.weights();
+  const TrainSummary summary = session.train();
+  CHECK(summary.steps == 3);
+  CHECK_FALSE(testing::same_bits(before, session.weights()));
+  CHECK(summary.skipped_updates == 0);
+  for (const IpuReport& ipu : session.run_report().ipus) {
+    CHECK(ipu.memory_peak == ipu.memory_estimate);
+  }
+}
