@@ -109,31 +109,6 @@ TEST_CASE("plan: device presets and the IPU Model's tile count reach the JSON re
   CHECK(has(both.out, "`device.version` = \"ipu2\" contradicts `ipu.ipu_model.version` = \"bow\""));
 }
 
-TEST_CASE("plan: device presets and the IPU Model's tile count reach the JSON report") {
-  auto plan_json = [](const std::string& sets) {
-    const Run r =
-        iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format json " + sets, "2>/dev/null");
-    REQUIRE(r.status == 0);
-    return nlohmann::json::parse(r.out);
-  };
-  const nlohmann::json mk2 = plan_json("");
-  const nlohmann::json bow = plan_json("--set device.version=bow");
-  const nlohmann::json small = plan_json("--set ipu.ipu_model.tiles_per_ipu=736");
-  CHECK(mk2["device"] == "ipu2");
-  CHECK(bow["device"] == "bow");
-  CHECK(mk2["ipus"][0]["memory"]["capacity"] == 1472LL * 638976);
-  CHECK(bow["ipus"][0]["memory"]["capacity"] == mk2["ipus"][0]["memory"]["capacity"]);
-  CHECK(bow["predicted"]["samples_per_second"].get<double>() >
-        mk2["predicted"]["samples_per_second"].get<double>());
-  CHECK(small["ipus"][0]["memory"]["capacity"] == 736LL * 638976);
-  // configs/ipu2.toml, which mnist_grouped.toml extends, sets `device.version`: the IPU Model's
-  // version may not say otherwise.
-  const Run both =
-      iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --set ipu.ipu_model.version=bow");
-  CHECK(both.status == 2);
-  CHECK(has(both.out, "`device.version` = \"ipu2\" contradicts `ipu.ipu_model.version` = \"bow\""));
-}
-
 TEST_CASE("plan: DOT written atomically with -o") {
   const auto dir = std::filesystem::temp_directory_path() / "iputrain_cli_test";
   std::filesystem::create_directories(dir);
