@@ -6,7 +6,7 @@
 #include <map>
 #include <queue>
 #include <set>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "iputrain/error.hpp"
 #include "planner/memory_model.hpp"
@@ -22,7 +22,11 @@ int64_t aligned(int64_t bytes) { return (std::max<int64_t>(bytes, 1) + kArenaAli
 // Walks one IPU's program and records the lives of the values it makes, receives and reads.
 class LifeWalk {
  public:
-  LifeWalk(const Plan& plan, int32_t ipu) : plan_(plan), g_(plan.graph) {
+  LifeWalk(const Plan& plan, int32_t ipu)
+      : plan_(plan),
+        g_(plan.graph),
+        open_(static_cast<size_t>(plan.graph.size())),
+        bytes_(static_cast<size_t>(plan.graph.size()), -1) {
     if (accumulates(plan)) {
       for (size_t k = 0; k < g_.params.size() && k < plan.grads.size(); ++k) {
         if (plan.placement.param_ipu[k] == ipu && plan.grads[k] != ir::kNoValue) {
@@ -44,17 +48,16 @@ class LifeWalk {
       visit(program[pos], static_cast<int32_t>(pos));
     }
     arena_.instr_ticks.push_back(tick_);
-    // Constants are read from the first instruction to the last.
-    for (Life& life : arena_.lives) {
-      if (life.micro_batch < 0) {
-        life.first_tick = 0;
-        life.first_instr = 0;
-        life.last_tick = std::max<int64_t>(0, tick_ - 1);
-        life.last_instr = std::max<int32_t>(0, static_cast<int32_t>(program.size()) - 1);
-      }
+    // Constants are read from the first instruction to the last; every other life was recorded in
+    // order of its first tick, so putting the constants first keeps the lives in that order.
+    for (Life& life : constants_) {
+      life.first_tick = 0;
+      life.first_instr = 0;
+      life.last_tick = std::max<int64_t>(0, tick_ - 1);
+      life.last_instr = std::max<int32_t>(0, static_cast<int32_t>(program.size()) - 1);
     }
-    std::stable_sort(arena_.lives.begin(), arena_.lives.end(),
-                     [](const Life& a, const Life& b) { return a.first_tick < b.first_tick; });
+    constants_.insert(constants_.end(), arena_.lives.begin(), arena_.lives.end());
+    arena_.lives = std::move(constants_);
     return std::move(arena_);
   }
 
@@ -77,7 +80,7 @@ class LifeWalk {
           make(id, m, pos, false);
           // Added to its accumulator right after its kernel: nothing later needs this copy.
           if (in.kind == InstrKind::Backward && accumulated_.count(id) != 0) {
-            consumed_.insert(key(id, m));
+            consumed_[static_cast<size_t>(open_life(id, m))] = 1;
           }
           ++tick_;
         }
@@ -116,7 +119,11 @@ class LifeWalk {
         // Gradients that were not added as they were made (none today) are added here.
         for (ir::ValueId param : in.values) {
           const ir::ValueId grad = grad_of(param);
-          if (grad != ir::kNoValue && consumed_.count(key(grad, m)) == 0) {
+          if (grad == ir::kNoValue) {
+            continue;
+          }
+          const int32_t life = open_life(grad, m);
+          if (life < 0 || consumed_[static_cast<size_t>(life)] == 0) {
             read(grad, m, pos, in.stage);
           }
         }
@@ -125,7 +132,7 @@ class LifeWalk {
         // Without accumulators the optimizer reads micro-batch 0's gradient buffers.
         if (accumulated_.empty()) {
           for (ir::ValueId grad : local_grads_) {
-            if (open_.count(key(grad, 0)) != 0) {
+            if (open_life(grad, 0) >= 0) {
               read(grad, 0, pos, -1);
             }
           }
@@ -149,8 +156,15 @@ class LifeWalk {
     return ir::kNoValue;
   }
 
-  static uint64_t key(ir::ValueId v, int64_t m) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(v)) << 32) | static_cast<uint32_t>(m + 1);
+  // The life of `v` for micro-batch `m` begun last, or -1.
+  int32_t open_life(ir::ValueId v, int64_t m) const {
+    const auto& list = open_[static_cast<size_t>(v)];
+    for (auto it = list.rbegin(); it != list.rend(); ++it) {
+      if (it->first == m) {
+        return it->second;
+      }
+    }
+    return -1;
   }
 
   // A value made again (by a recompute) starts a second life; the first one stays as it was.
@@ -159,18 +173,27 @@ class LifeWalk {
     if (n.op == ir::OpKind::Param) {
       return;
     }
-    consumed_.erase(key(v, m));
+    int64_t& bytes = bytes_[static_cast<size_t>(v)];
+    if (bytes < 0) {
+      bytes = device_bytes(g_, v, plan_.settings.device.compute);
+    }
     Life life;
     life.value = v;
     life.micro_batch = m;
     life.first_instr = life.last_instr = pos;
     life.first_tick = life.last_tick = tick_;
-    life.bytes = device_bytes(g_, v, plan_.settings.device.compute);
-    life.size = aligned(life.bytes);
+    life.bytes = bytes;
+    life.size = aligned(bytes);
     life.stage = n.stage;
     life.from_outside = from_outside;
-    open_[key(v, m)] = static_cast<int32_t>(arena_.lives.size());
+    if (m < 0) {
+      open_[static_cast<size_t>(v)].emplace_back(m, -2 - static_cast<int32_t>(constants_.size()));
+      constants_.push_back(life);
+      return;
+    }
+    open_[static_cast<size_t>(v)].emplace_back(m, static_cast<int32_t>(arena_.lives.size()));
     arena_.lives.push_back(life);
+    consumed_.push_back(0);
   }
 
   void read(ir::ValueId v, int64_t m, int32_t pos, int32_t stage) {
@@ -179,17 +202,17 @@ class LifeWalk {
       return;
     }
     if (n.op == ir::OpKind::Constant) {
-      if (open_.count(key(v, -1)) == 0) {
+      if (open_life(v, -1) == -1) {
         make(v, -1, pos, false);
       }
       return;  // a whole-cycle life, set in run()
     }
-    auto it = open_.find(key(v, m));
-    if (it == open_.end()) {
+    int32_t index = open_life(v, m);
+    if (index < 0) {
       make(v, m, pos, true);  // read without a maker here (should not happen): live at the read only
-      it = open_.find(key(v, m));
+      index = open_life(v, m);
     }
-    Life& life = arena_.lives[static_cast<size_t>(it->second)];
+    Life& life = arena_.lives[static_cast<size_t>(index)];
     life.last_tick = std::max(life.last_tick, tick_);
     life.last_instr = std::max(life.last_instr, pos);
     if (stage >= 0) {
@@ -201,8 +224,11 @@ class LifeWalk {
   const ir::Graph& g_;
   std::unordered_map<ir::ValueId, size_t> accumulated_;  // gradient -> parameter index
   std::vector<ir::ValueId> local_grads_;
-  std::unordered_map<uint64_t, int32_t> open_;  // (value, micro-batch) -> its current life
-  std::unordered_set<uint64_t> consumed_;       // (gradient, micro-batch) added to its accumulator
+  // Per value: (micro-batch, life) in the order begun; constants' lives are -2 - their index.
+  std::vector<std::vector<std::pair<int64_t, int32_t>>> open_;
+  std::vector<int64_t> bytes_;     // per value: device bytes, -1 until needed
+  std::vector<uint8_t> consumed_;  // per life: a gradient added to its accumulator when made
+  std::vector<Life> constants_;
   int64_t tick_ = 0;
   Arena arena_;
 };
@@ -353,19 +379,22 @@ void place_offline(Arena& arena) {
 }  // namespace
 
 void Arena::index() {
-  by_value_.clear();
+  ir::ValueId most = -1;
+  for (const Life& life : lives) {
+    most = std::max(most, life.value);
+  }
+  by_value_.assign(static_cast<size_t>(most + 1), {});
   for (size_t i = 0; i < lives.size(); ++i) {
-    by_value_[lives[i].value].push_back(static_cast<int32_t>(i));
+    by_value_[static_cast<size_t>(lives[i].value)].push_back(static_cast<int32_t>(i));
   }
 }
 
 int32_t Arena::find(ir::ValueId v, int64_t m, int32_t instr) const {
-  const auto it = by_value_.find(v);
-  if (it == by_value_.end()) {
+  if (!holds(v)) {
     return -1;
   }
   int32_t found = -1;
-  for (int32_t i : it->second) {
+  for (int32_t i : by_value_[static_cast<size_t>(v)]) {
     const Life& life = lives[static_cast<size_t>(i)];
     if (life.micro_batch < 0) {
       return i;

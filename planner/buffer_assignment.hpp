@@ -21,7 +21,6 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 #include "core/ir/graph.hpp"
@@ -58,13 +57,15 @@ struct Arena {
   //! begun at or before it, or the value's whole-cycle life); -1 if `v` has none on this IPU.
   int32_t find(ir::ValueId v, int64_t m, int32_t instr) const;
   //! True if `v` has any life here.
-  bool holds(ir::ValueId v) const { return by_value_.count(v) != 0; }
+  bool holds(ir::ValueId v) const {
+    return v >= 0 && static_cast<size_t>(v) < by_value_.size() && !by_value_[static_cast<size_t>(v)].empty();
+  }
 
   //! Fills the lookup index (after `lives` is final).
   void index();
 
  private:
-  std::unordered_map<ir::ValueId, std::vector<int32_t>> by_value_;  // lives of each value, in order
+  std::vector<std::vector<int32_t>> by_value_;  // per value id: its lives, in order
 };
 
 //! The arena of IPU `ipu` (logical, within a replica) for `plan`'s programs.

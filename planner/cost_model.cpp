@@ -20,6 +20,7 @@ DeviceModel DeviceModel::from_config(const DeviceSection& section) {
   d.f16_flops_per_tile_cycle = section.flops_per_tile_per_cycle_fp16;
   d.link_bytes_per_second = section.ipu_link_bandwidth;
   d.host_bytes_per_second = section.host_bandwidth;
+  d.compute_efficiency = section.compute_efficiency;
   return d;
 }
 
@@ -32,7 +33,8 @@ double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
   const ir::Cost c = def.cost(g, n);
   const double tiles = static_cast<double>(d.tiles);
   const bool half = is_half(n.type.dtype) || (is_float(n.type.dtype) && is_half(d.compute));
-  const double compute = c.flops / (tiles * (half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle));
+  const double compute =
+      c.flops / (tiles * (half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle) * d.compute_efficiency);
   const double memory = (c.bytes_in + c.bytes_out) / (tiles * d.bytes_per_tile_cycle);
   return std::max(compute, memory) + d.op_overhead_cycles;
 }

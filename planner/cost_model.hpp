@@ -23,6 +23,8 @@ struct DeviceModel {
   double f16_flops_per_tile_cycle = 128;     //!< 250 TFLOPS f16 peak (ops whose result is f16/bf16)
   double bytes_per_tile_cycle = 16;          //!< tile-local memory bandwidth
   double op_overhead_cycles = 200;           //!< sync + exchange set-up per compute step
+  //! Share of the peak FLOP rate compute-bound ops reach (device.compute_efficiency, calibrated).
+  double compute_efficiency = 0.39;
   double link_bytes_per_second = 320e9;      //!< IPU-Link bandwidth of one IPU
   double host_bytes_per_second = 32e9;       //!< host link (PCIe) for infeed and outfeed
   //! Host round trip of one engine call (launch, sync, result fetch), shared by the weight updates

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "iputrain/error.hpp"
@@ -18,7 +19,8 @@ namespace {
 // Everything the memory model derives for one IPU; IpuMemory is its summary, check_fits reads the rest.
 struct IpuAnalysis {
   IpuMemory memory;
-  Arena arena;
+  std::shared_ptr<const Arena> owned;  // the arena, when the plan has none yet
+  const Arena* arena = nullptr;        // the plan's, or owned
   int64_t live_peak = 0;   // most bytes of the arena in use at one tick
   int64_t peak_tick = -1;  // where that is (-1: nothing lives in the arena)
   int32_t peak_pos = -1;   // its instruction
@@ -125,18 +127,22 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   }
   mem.io_buffers += s.prefetch_depth * infeed + outfeed;
 
-  a.arena = ipu < plan.programs.arenas.size() ? plan.programs.arenas[ipu]
-                                               : assign_buffers(plan, static_cast<int32_t>(ipu));
-  for (const Life& life : a.arena.lives) {
+  if (ipu < plan.programs.arenas.size()) {
+    a.arena = &plan.programs.arenas[ipu];
+  } else {
+    a.owned = std::make_shared<const Arena>(assign_buffers(plan, static_cast<int32_t>(ipu)));
+    a.arena = a.owned.get();
+  }
+  for (const Life& life : a.arena->lives) {
     if (life.bytes > a.largest_value_bytes) {
       a.largest_value_bytes = life.bytes;
       a.largest_value = value_name(g, life.value);
     }
   }
   // Arena bytes in use at every tick, and the worst tick.
-  const int64_t ticks = a.arena.instr_ticks.empty() ? 0 : a.arena.instr_ticks.back();
+  const int64_t ticks = a.arena->instr_ticks.empty() ? 0 : a.arena->instr_ticks.back();
   std::vector<int64_t> change(static_cast<size_t>(ticks) + 1, 0);
-  for (const Life& life : a.arena.lives) {
+  for (const Life& life : a.arena->lives) {
     change[static_cast<size_t>(life.first_tick)] += life.size;
     change[static_cast<size_t>(life.last_tick) + 1] -= life.size;
   }
@@ -146,8 +152,8 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   int64_t live = 0;
   for (size_t pos = 0; pos < program.size(); ++pos) {
     const int32_t t = program[pos].timestep;
-    const int64_t end = a.arena.instr_ticks[pos + 1];
-    for (int64_t tick = a.arena.instr_ticks[pos]; tick < end; ++tick) {
+    const int64_t end = a.arena->instr_ticks[pos + 1];
+    for (int64_t tick = a.arena->instr_ticks[pos]; tick < end; ++tick) {
       live += change[static_cast<size_t>(tick)];
       if (live > a.live_peak || a.peak_tick < 0) {
         a.live_peak = live;
@@ -170,9 +176,9 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     mem.per_timestep[t] = fixed + (during[t] >= 0 ? during[t] : carried_over);
     carried_over = after[t] >= 0 ? after[t] : carried_over;
   }
-  mem.activations_peak = a.arena.bytes;
+  mem.activations_peak = a.arena->bytes;
   mem.activations_live = a.live_peak;
-  mem.total_peak = fixed + a.arena.bytes;
+  mem.total_peak = fixed + a.arena->bytes;
   mem.capacity = s.device.memory_bytes();
   return a;
 }
@@ -204,7 +210,7 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   std::map<int32_t, std::pair<int64_t, std::set<int64_t>>> stashed;  // stage -> bytes, micro-batches
   int64_t in_task = 0;
   int64_t constants = 0;
-  for (const Life& life : a.arena.lives) {
+  for (const Life& life : a.arena->lives) {
     if (!a.live_at_peak(life)) {
       continue;
     }
@@ -220,7 +226,7 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   }
   out.push_back({"values of the running task", in_task});
   out.push_back({"constants", constants});
-  out.push_back({"free arena space at the peak (fragmentation)", a.arena.bytes - a.live_peak});
+  out.push_back({"free arena space at the peak (fragmentation)", a.arena->bytes - a.live_peak});
   for (const auto& [stage, entry] : stashed) {
     const auto count = entry.second.size();
     out.push_back({fmt::format("activations of {} micro-batch{} of stage '{}'", count, count == 1 ? "" : "es",
@@ -305,7 +311,7 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
   std::map<int32_t, std::tuple<int64_t, std::set<int64_t>, int64_t>> at_peak;
   int64_t stashed = 0;
   int64_t inputs = 0;
-  for (const Life& life : a.arena.lives) {
+  for (const Life& life : a.arena->lives) {
     if (a.live_at_peak(life) && IpuAnalysis::carried(life)) {
       auto& [bytes, mbs, outside] = at_peak[life.stage];
       bytes += life.size;

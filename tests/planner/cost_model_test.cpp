@@ -38,7 +38,12 @@ TEST_CASE("a matmul costs its FLOPs over the tiles' throughput, plus the step ov
     }
   }
   const double flops = 2.0 * 32 * 256 * 512;
-  CHECK(op_cycles(g, mm, d) == doctest::Approx(flops / (1472 * 32.0) + 200));
+  // At the calibrated share of the peak rate (device.compute_efficiency = 0.39).
+  CHECK(d.compute_efficiency == 0.39);
+  CHECK(op_cycles(g, mm, d) == doctest::Approx(flops / (1472 * 32.0 * 0.39) + 200));
+  DeviceModel peak = d;
+  peak.compute_efficiency = 1.0;
+  CHECK(op_cycles(g, mm, peak) == doctest::Approx(flops / (1472 * 32.0) + 200));
   CHECK(op_cycles(g, 0, d) == 0);  // an input costs nothing
   CHECK(op_cycles(g, mm, DeviceModel::ipu1()) > op_cycles(g, mm, d));
 }
