@@ -7,6 +7,7 @@
 #include <queue>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "iputrain/error.hpp"
 #include "planner/memory_model.hpp"
@@ -26,17 +27,12 @@ class LifeWalk {
       : plan_(plan),
         g_(plan.graph),
         open_(static_cast<size_t>(plan.graph.size())),
-        bytes_(static_cast<size_t>(plan.graph.size()), -1) {
-    if (accumulates(plan)) {
-      for (size_t k = 0; k < g_.params.size() && k < plan.grads.size(); ++k) {
-        if (plan.placement.param_ipu[k] == ipu && plan.grads[k] != ir::kNoValue) {
-          accumulated_.emplace(plan.grads[k], k);
-        }
-      }
-    }
+        bytes_(static_cast<size_t>(plan.graph.size()), -1),
+        accumulates_(accumulator_buffers(plan) > 0) {
     for (size_t k = 0; k < g_.params.size() && k < plan.grads.size(); ++k) {
       if (plan.placement.param_ipu[k] == ipu && plan.grads[k] != ir::kNoValue) {
-        local_grads_.push_back(plan.grads[k]);
+        grad_of_.emplace(g_.params[k], plan.grads[k]);
+        local_grads_.insert(plan.grads[k]);
       }
     }
   }
@@ -79,8 +75,8 @@ class LifeWalk {
           }
           make(id, m, pos, false);
           // Added to its accumulator right after its kernel: nothing later needs this copy.
-          if (in.kind == InstrKind::Backward && accumulated_.count(id) != 0) {
-            consumed_[static_cast<size_t>(open_life(id, m))] = 1;
+          if (in.kind == InstrKind::Backward && accumulates_ && local_grads_.count(id) != 0) {
+            arena_.lives[static_cast<size_t>(open_life(id, m))].to_accumulator = true;
           }
           ++tick_;
         }
@@ -118,19 +114,19 @@ class LifeWalk {
       case InstrKind::Accumulate:
         // Gradients that were not added as they were made (none today) are added here.
         for (ir::ValueId param : in.values) {
-          const ir::ValueId grad = grad_of(param);
-          if (grad == ir::kNoValue) {
+          const auto grad = grad_of_.find(param);
+          if (grad == grad_of_.end()) {
             continue;
           }
-          const int32_t life = open_life(grad, m);
-          if (life < 0 || consumed_[static_cast<size_t>(life)] == 0) {
-            read(grad, m, pos, in.stage);
+          const int32_t life = open_life(grad->second, m);
+          if (life < 0 || !arena_.lives[static_cast<size_t>(life)].to_accumulator) {
+            read(grad->second, m, pos, in.stage);
           }
         }
         break;
       case InstrKind::UpdateWeights:
         // Without accumulators the optimizer reads micro-batch 0's gradient buffers.
-        if (accumulated_.empty()) {
+        if (!accumulates_) {
           for (ir::ValueId grad : local_grads_) {
             if (open_life(grad, 0) >= 0) {
               read(grad, 0, pos, -1);
@@ -145,15 +141,6 @@ class LifeWalk {
 
   bool is_output(ir::ValueId v) const {
     return std::any_of(g_.outputs.begin(), g_.outputs.end(), [&](const auto& o) { return o.value == v; });
-  }
-
-  ir::ValueId grad_of(ir::ValueId param) const {
-    for (size_t k = 0; k < g_.params.size() && k < plan_.grads.size(); ++k) {
-      if (g_.params[k] == param) {
-        return plan_.grads[k];
-      }
-    }
-    return ir::kNoValue;
   }
 
   // The life of `v` for micro-batch `m` begun last, or -1.
@@ -193,7 +180,6 @@ class LifeWalk {
     }
     open_[static_cast<size_t>(v)].emplace_back(m, static_cast<int32_t>(arena_.lives.size()));
     arena_.lives.push_back(life);
-    consumed_.push_back(0);
   }
 
   void read(ir::ValueId v, int64_t m, int32_t pos, int32_t stage) {
@@ -222,13 +208,13 @@ class LifeWalk {
 
   const Plan& plan_;
   const ir::Graph& g_;
-  std::unordered_map<ir::ValueId, size_t> accumulated_;  // gradient -> parameter index
-  std::vector<ir::ValueId> local_grads_;
+  std::unordered_map<ir::ValueId, ir::ValueId> grad_of_;  // this IPU's trained parameters -> gradient
+  std::unordered_set<ir::ValueId> local_grads_;
   // Per value: (micro-batch, life) in the order begun; constants' lives are -2 - their index.
   std::vector<std::vector<std::pair<int64_t, int32_t>>> open_;
   std::vector<int64_t> bytes_;     // per value: device bytes, -1 until needed
-  std::vector<uint8_t> consumed_;  // per life: a gradient added to its accumulator when made
   std::vector<Life> constants_;
+  bool accumulates_;  // gradients go into accumulators (else the optimizer reads them)
   int64_t tick_ = 0;
   Arena arena_;
 };
@@ -301,7 +287,6 @@ void place_online(Arena& arena) {
   BestFit heap;
   using End = std::pair<int64_t, int32_t>;  // (last tick, life)
   std::priority_queue<End, std::vector<End>, std::greater<>> ending;
-  int64_t high = 0;
   for (size_t i = 0; i < arena.lives.size(); ++i) {
     Life& life = arena.lives[i];
     // A life ends once every life beginning at its last tick is placed.
@@ -311,10 +296,9 @@ void place_online(Arena& arena) {
       ending.pop();
     }
     life.offset = heap.allocate(life.size);
-    high = std::max(high, heap.top());
     ending.emplace(life.last_tick, static_cast<int32_t>(i));
   }
-  arena.bytes = high;
+  arena.bytes = heap.top();  // the top never comes down
 }
 
 // Offline placement, largest life first (the "greedy by size" of TFLite's arena planner and
@@ -421,7 +405,6 @@ Arena assign_buffers(const Plan& plan, int32_t ipu) {
   return arena;
 }
 
-bool accumulates(const Plan& plan) { return accumulator_buffers(plan) > 0; }
 
 int64_t host_scale(const Plan& plan) { return is_half(plan.settings.device.compute) ? 2 : 1; }
 

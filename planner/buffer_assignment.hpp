@@ -45,6 +45,7 @@ struct Life {
   int64_t offset = 0;        //!< in the arena
   int32_t stage = -1;        //!< stage of the task that reads it last (the one it is kept for)
   bool from_outside = false; //!< arrived by Recv or Infeed (a stage input)
+  bool to_accumulator = false;  //!< a weight gradient added to its accumulator as soon as it is made
 };
 
 //! The activation arena of one IPU of a replica.
@@ -70,10 +71,6 @@ struct Arena {
 
 //! The arena of IPU `ipu` (logical, within a replica) for `plan`'s programs.
 Arena assign_buffers(const Plan& plan, int32_t ipu);
-
-//! True when gradients go into accumulators (more than one micro-batch or replica per update);
-//! otherwise the optimizer reads each gradient buffer itself.
-bool accumulates(const Plan& plan);
 
 //! The factor the engine multiplies arena offsets and sizes by to hold its f32 host copies:
 //! 2 under half compute (a device value of 2 bytes per element is 4 on the host), else 1.

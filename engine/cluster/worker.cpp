@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <set>
 
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
@@ -261,15 +260,14 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
     throw Error(ErrorKind::Internal, fmt::format("IPU {}'s arena was assigned for another program", ipu_));
   }
   const MemoryDeltas deltas = arena_deltas(memory_.arena(), program.size());
-  // Gradients a backward task on this IPU makes are added to their accumulators right after their
-  // kernel (the buffer assignment frees them there); any other would be added by Accumulate.
-  std::set<ir::ValueId> made_here;
-  for (const planner::Instr& in : program) {
-    if (in.kind == InstrKind::Backward) {
-      const auto& nodes = dp.stages[static_cast<size_t>(in.stage)].backward;
-      made_here.insert(nodes.begin(), nodes.end());
-    }
-  }
+  // The buffer assignment says which gradient copies go into their accumulator as they are made
+  // (right after their kernel, in the backward task); any other is added by its Accumulate.
+  const planner::Arena& arena = memory_.arena();
+  auto to_accumulator = [&](ir::ValueId grad, int64_t m, int32_t pos) -> const planner::Life* {
+    const int32_t life = arena.find(grad, m, pos);
+    return life >= 0 && arena.lives[static_cast<size_t>(life)].to_accumulator ? &arena.lives[static_cast<size_t>(life)]
+                                                                              : nullptr;
+  };
   const HostOutfeed& outfeed = *shared_.outfeed;
   // Enqueued values no Outfeed instruction carries (the loss under pipeline.outfeed_loss when it
   // is not a model output): taken right after the forward task that computes them.
@@ -313,7 +311,8 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
         if (in.kind == InstrKind::Backward) {
           for (ParamState& ps : params_) {
             const ir::ValueId grad = plan_.grads[static_cast<size_t>(ps.index)];
-            if (ps.tree && std::find(nodes.begin(), nodes.end(), grad) != nodes.end()) {
+            const planner::Life* made = to_accumulator(grad, op.m, pos);
+            if (ps.tree && made != nullptr && made->first_instr == pos) {
               pushes.push_back({grad, ps.tree.get(), static_cast<int64_t>(replica_) * shared_.micro_batches + op.m});
             }
           }
@@ -368,7 +367,7 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
         for (ir::ValueId p : in.values) {
           for (ParamState& ps : params_) {
             const ir::ValueId grad = plan_.grads[static_cast<size_t>(ps.index)];
-            if (ps.param == p && ps.tree && made_here.count(grad) == 0) {
+            if (ps.param == p && ps.tree && to_accumulator(grad, op.m, pos) == nullptr) {
               op.leaves.push_back({ps.tree.get(), memory_.tensor(grad, op.m, pos).f32()});
             }
           }
