@@ -188,6 +188,26 @@ struct Contributor {
   int64_t bytes = 0;
 };
 
+// What one stage keeps across instructions at the IPU's peak (stashes, messages, its inputs).
+struct Stashed {
+  int64_t bytes = 0;
+  std::set<int64_t> micro_batches;
+  int64_t from_outside = 0;  // of the bytes, what arrived by Recv or Infeed
+};
+
+std::map<int32_t, Stashed> stashed_at_peak(const IpuAnalysis& a) {
+  std::map<int32_t, Stashed> out;  // by the stage it is kept for
+  for (const Life& life : a.arena->lives) {
+    if (a.live_at_peak(life) && IpuAnalysis::carried(life)) {
+      Stashed& s = out[life.stage];
+      s.bytes += life.size;
+      s.micro_batches.insert(life.micro_batch);
+      s.from_outside += life.from_outside ? life.size : 0;
+    }
+  }
+  return out;
+}
+
 // What the IPU holds at its peak: the fixed kinds, then the arena at its busiest tick by what its
 // lives are (kept for a stage across instructions, inside the running task, constants) and the
 // free space the allocator could not use there.
@@ -207,31 +227,21 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
                              accumulation_order_name(plan.settings.accumulation_order)),
                  m.accumulators});
   out.push_back({"I/O buffers (links, infeed, outfeed)", m.io_buffers});
-  std::map<int32_t, std::pair<int64_t, std::set<int64_t>>> stashed;  // stage -> bytes, micro-batches
   int64_t in_task = 0;
   int64_t constants = 0;
   for (const Life& life : a.arena->lives) {
-    if (!a.live_at_peak(life)) {
-      continue;
-    }
-    if (life.micro_batch < 0) {
-      constants += life.size;
-    } else if (IpuAnalysis::carried(life)) {
-      auto& [bytes, micro_batches] = stashed[life.stage];
-      bytes += life.size;
-      micro_batches.insert(life.micro_batch);
-    } else {
-      in_task += life.size;
+    if (a.live_at_peak(life) && !IpuAnalysis::carried(life)) {
+      (life.micro_batch < 0 ? constants : in_task) += life.size;
     }
   }
   out.push_back({"values of the running task", in_task});
   out.push_back({"constants", constants});
   out.push_back({"free arena space at the peak (fragmentation)", a.arena->bytes - a.live_peak});
-  for (const auto& [stage, entry] : stashed) {
-    const auto count = entry.second.size();
+  for (const auto& [stage, kept] : stashed_at_peak(a)) {
+    const auto count = kept.micro_batches.size();
     out.push_back({fmt::format("activations of {} micro-batch{} of stage '{}'", count, count == 1 ? "" : "es",
                                plan.graph.stages[static_cast<size_t>(stage)].name),
-                   entry.first});
+                   kept.bytes});
   }
   std::stable_sort(out.begin(), out.end(), [](const Contributor& x, const Contributor& y) { return x.bytes > y.bytes; });
   out.erase(std::remove_if(out.begin(), out.end(), [](const Contributor& c) { return c.bytes == 0; }), out.end());
@@ -307,19 +317,12 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
                     human_bytes(m.optimizer_state)));
   }
 
-  // Per stage of this IPU at the peak: stashed bytes, micro-batches, and the share from outside.
-  std::map<int32_t, std::tuple<int64_t, std::set<int64_t>, int64_t>> at_peak;
+  const std::map<int32_t, Stashed> at_peak = stashed_at_peak(a);
   int64_t stashed = 0;
   int64_t inputs = 0;
-  for (const Life& life : a.arena->lives) {
-    if (a.live_at_peak(life) && IpuAnalysis::carried(life)) {
-      auto& [bytes, mbs, outside] = at_peak[life.stage];
-      bytes += life.size;
-      mbs.insert(life.micro_batch);
-      outside += life.from_outside ? life.size : 0;
-      stashed += life.size;
-      inputs += life.from_outside ? life.size : 0;
-    }
+  for (const auto& [stage, kept] : at_peak) {
+    stashed += kept.bytes;
+    inputs += kept.from_outside;
   }
 
   const Pipeline& pipe = plan.placement.pipeline;
@@ -336,9 +339,9 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
     }
     int64_t peak = m.total_peak;
     std::string counts;
-    for (const auto& [stage, entry] : at_peak) {
-      const auto& [bytes, mbs, outside] = entry;
-      const auto now = static_cast<int64_t>(mbs.size());
+    for (const auto& [stage, kept] : at_peak) {
+      const int64_t bytes = kept.bytes;
+      const auto now = static_cast<int64_t>(kept.micro_batches.size());
       const int64_t later = std::max<int64_t>(
           1, static_cast<int64_t>(pipe.positions.size()) - position_of[static_cast<size_t>(stage)]);
       if (later < now) {
@@ -355,9 +358,9 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
     // Recomputation keeps only what a stage received; its own activations come back one
     // micro-batch at a time.
     int64_t one_micro_batch = 0;
-    for (const auto& [stage, entry] : at_peak) {
-      const auto& [bytes, mbs, outside] = entry;
-      one_micro_batch = std::max(one_micro_batch, (bytes - outside) / static_cast<int64_t>(mbs.size()));
+    for (const auto& [stage, kept] : at_peak) {
+      one_micro_batch = std::max(one_micro_batch, (kept.bytes - kept.from_outside) /
+                                                      static_cast<int64_t>(kept.micro_batches.size()));
     }
     add(m.total_peak - stashed + inputs + one_micro_batch,
         fmt::format("ipu.allow_recompute = true stashes only the stages' inputs ({} instead of {})", human_bytes(inputs),
