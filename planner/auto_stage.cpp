@@ -305,7 +305,11 @@ void auto_stage(ir::Graph& g, int32_t stages, const DeviceModel& device, double 
     }
   }
   for (ir::ValueId id = 0; id < g.size(); ++id) {
-    g.node(id).stage = std::max(0, stage_of[static_cast<size_t>(id)]);
+    ir::Node& n = g.node(id);
+    if (n.model_stage < 0) {
+      n.model_stage = n.stage;
+    }
+    n.stage = std::max(0, stage_of[static_cast<size_t>(id)]);
   }
   g.stages.clear();
   for (int32_t s = 0; s < stages; ++s) {

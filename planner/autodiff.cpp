@@ -1,5 +1,7 @@
 #include "planner/autodiff.hpp"
 
+#include <map>
+
 #include "iputrain/error.hpp"
 
 namespace iputrain::planner {
@@ -7,7 +9,7 @@ namespace iputrain::planner {
 using ir::kNoValue;
 using ir::ValueId;
 
-std::vector<ValueId> differentiate(ir::Graph& g) {
+std::vector<GradParts> differentiate(ir::Graph& g) {
   if (g.loss == kNoValue) {
     throw Error(ErrorKind::Plan, "the model has no `minimize` objective, so it cannot be trained",
                 {}, "add `minimize LOSS` to the model, or use `iputrain eval`");
@@ -33,6 +35,12 @@ std::vector<ValueId> differentiate(ir::Graph& g) {
   }
 
   std::vector<ValueId> grad(static_cast<size_t>(n), kNoValue);
+  // Parameters' gradients by the model stage of the node whose backward contributes them.
+  std::vector<int32_t> param_index(static_cast<size_t>(n), -1);
+  for (size_t k = 0; k < g.params.size(); ++k) {
+    param_index[static_cast<size_t>(g.params[k])] = static_cast<int32_t>(k);
+  }
+  std::vector<std::map<int32_t, ValueId>> parts(g.params.size());
   {
     const ir::Node& loss = g.node(g.loss);
     g.set_cursor(loss.stage, ir::Phase::Backward);
@@ -58,24 +66,30 @@ std::vector<ValueId> differentiate(ir::Graph& g) {
       if (dx[i] == kNoValue || !needs[static_cast<size_t>(in)]) {
         continue;
       }
-      ValueId& acc = grad[static_cast<size_t>(in)];
+      const int32_t k = param_index[static_cast<size_t>(in)];
+      const int32_t model_stage = node.model_stage >= 0 ? node.model_stage : node.stage;
+      ValueId& acc = k >= 0 ? parts[static_cast<size_t>(k)].try_emplace(model_stage, kNoValue).first->second
+                            : grad[static_cast<size_t>(in)];
       if (acc == kNoValue) {
         acc = dx[i];
         continue;
       }
       // Contributions from several users are summed in the stage that made the value: users may
-      // be concurrent stages (a `parallel` block), which cannot wait for each other.
-      g.set_cursor(g.node(in).stage, ir::Phase::Backward);
+      // be concurrent stages (a `parallel` block), which cannot wait for each other. A parameter's
+      // part is summed where its contributions are made when they all come from one stage.
+      const bool here = k >= 0 && g.node(acc).stage == node.stage;
+      g.set_cursor(here ? node.stage : g.node(in).stage, ir::Phase::Backward);
       acc = g.add(ir::OpKind::Add, {acc, dx[i]});
       g.set_cursor(node.stage, ir::Phase::Backward);
     }
   }
   g.set_default_span({});
 
-  std::vector<ValueId> out;
-  out.reserve(g.params.size());
-  for (ValueId p : g.params) {
-    out.push_back(grad[static_cast<size_t>(p)]);
+  std::vector<GradParts> out(g.params.size());
+  for (size_t k = 0; k < g.params.size(); ++k) {
+    for (const auto& [stage, part] : parts[k]) {
+      out[k].push_back(part);
+    }
   }
   return out;
 }

@@ -30,9 +30,9 @@ class LifeWalk {
         bytes_(static_cast<size_t>(plan.graph.size()), -1),
         accumulates_(accumulator_buffers(plan) > 0) {
     for (size_t k = 0; k < g_.params.size() && k < plan.grads.size(); ++k) {
-      if (plan.placement.param_ipu[k] == ipu && plan.grads[k] != ir::kNoValue) {
+      if (plan.placement.param_ipu[k] == ipu && !plan.grads[k].empty()) {
         grad_of_.emplace(g_.params[k], plan.grads[k]);
-        local_grads_.insert(plan.grads[k]);
+        local_grads_.insert(plan.grads[k].begin(), plan.grads[k].end());
       }
     }
   }
@@ -114,13 +114,18 @@ class LifeWalk {
       case InstrKind::Accumulate:
         // Gradients that were not added as they were made (none today) are added here.
         for (ir::ValueId param : in.values) {
-          const auto grad = grad_of_.find(param);
-          if (grad == grad_of_.end()) {
+          const auto parts = grad_of_.find(param);
+          if (parts == grad_of_.end()) {
             continue;
           }
-          const int32_t life = open_life(grad->second, m);
-          if (life < 0 || !arena_.lives[static_cast<size_t>(life)].to_accumulator) {
-            read(grad->second, m, pos, in.stage);
+          for (ir::ValueId grad : parts->second) {
+            if (g_.node(grad).stage != in.stage) {
+              continue;  // a part another stage makes, added by that stage's Accumulate
+            }
+            const int32_t life = open_life(grad, m);
+            if (life < 0 || !arena_.lives[static_cast<size_t>(life)].to_accumulator) {
+              read(grad, m, pos, in.stage);
+            }
           }
         }
         break;
@@ -208,7 +213,7 @@ class LifeWalk {
 
   const Plan& plan_;
   const ir::Graph& g_;
-  std::unordered_map<ir::ValueId, ir::ValueId> grad_of_;  // this IPU's trained parameters -> gradient
+  std::unordered_map<ir::ValueId, GradParts> grad_of_;  // this IPU's trained parameters -> gradient parts
   std::unordered_set<ir::ValueId> local_grads_;
   // Per value: (micro-batch, life) in the order begun; constants' lives are -2 - their index.
   std::vector<std::vector<std::pair<int64_t, int32_t>>> open_;

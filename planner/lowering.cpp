@@ -34,8 +34,24 @@ int32_t group_key(int32_t stage, Work work) { return stage * 2 + (work == Work::
 }  // namespace
 
 std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<ir::ValueId>& train_program,
-                                          const std::vector<bool>& recompute, bool keep_checkpoints) {
+                                          const std::vector<bool>& recompute, bool keep_checkpoints,
+                                          bool rebuild_weight_derived) {
   std::vector<StagePrograms> out(g.stages.size());
+  // Values computed from parameters and constants alone (a transposed or sliced weight) are the
+  // same for every micro-batch of a cycle: rebuilt in the backward, never held from the forward.
+  std::vector<bool> weight_derived(static_cast<size_t>(g.size()), false);
+  if (rebuild_weight_derived) {
+    for (ir::ValueId id = 0; id < g.size(); ++id) {
+      const ir::Node& n = g.node(id);
+      if (n.phase != ir::Phase::Forward || is_leaf(n) || n.inputs.empty()) {
+        continue;
+      }
+      weight_derived[static_cast<size_t>(id)] = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ir::ValueId in) {
+        const ir::OpKind op = g.node(in).op;
+        return op == ir::OpKind::Param || op == ir::OpKind::Constant || weight_derived[static_cast<size_t>(in)];
+      });
+    }
+  }
   for (ir::ValueId id : train_program) {
     const ir::Node& n = g.node(id);
     if (is_leaf(n)) {
@@ -59,18 +75,20 @@ std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<
     }
     std::set<ir::ValueId> stash;
     std::set<ir::ValueId> rerun;
-    if (!recompute[s]) {
+    if (!recompute[s] && !rebuild_weight_derived) {
       stash = needed;
     } else {
-      // Walk back from what the backward needs through this stage's recomputable forward nodes;
-      // what the walk stops at (stage inputs, random ops' outputs) is stashed instead.
+      // Walk back from what the backward needs through this stage's recomputable forward nodes
+      // (only the weight-derived ones where the stage is not recomputed); what the walk stops at
+      // (stage inputs, random ops' outputs) is stashed instead.
       std::vector<ir::ValueId> work(needed.begin(), needed.end());
       while (!work.empty()) {
         const ir::ValueId v = work.back();
         work.pop_back();
         const ir::Node& n = g.node(v);
         const bool checkpoint = keep_checkpoints && n.op == ir::OpKind::RecomputationCheckpoint;
-        if (forward.count(v) == 0 || !recomputable(n) || checkpoint) {
+        const bool rebuilt = recompute[s] || weight_derived[static_cast<size_t>(v)];
+        if (forward.count(v) == 0 || !recomputable(n) || checkpoint || !rebuilt) {
           if (n.op != ir::OpKind::Param && n.op != ir::OpKind::Constant) {
             stash.insert(v);
           }
@@ -84,10 +102,10 @@ std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<
         }
       }
     }
-    if (keep_checkpoints && !rerun.empty()) {
-      // Interleaved: each recomputed value is rebuilt just before the first backward node that
-      // reads it, so the segment between two checkpoints is rebuilt, backpropagated and released
-      // before the next one is rebuilt. No separate Recompute task remains.
+    if ((keep_checkpoints || !recompute[s]) && !rerun.empty()) {
+      // Interleaved (and weight-derived values alone): each recomputed value is rebuilt just before
+      // the first backward node that reads it, so the segment between two checkpoints is rebuilt,
+      // backpropagated and released before the next one is rebuilt. No separate Recompute task remains.
       std::vector<ir::ValueId> merged;
       std::set<ir::ValueId> emitted;
       std::function<void(ir::ValueId)> rebuild = [&](ir::ValueId v) {
@@ -128,7 +146,8 @@ class Lowering {
       recompute[static_cast<size_t>(s)] = false;
     }
     out_.stages = stage_programs(g_, plan_.train_program, recompute,
-                                 plan_.settings.recompute == RecomputeMode::RecomputeAndBackpropagateInterleaved);
+                                 plan_.settings.recompute == RecomputeMode::RecomputeAndBackpropagateInterleaved,
+                                 plan_.settings.recompute != RecomputeMode::Off);
     collect_tasks();
     collect_readers();
     make_messages();
@@ -140,6 +159,15 @@ class Lowering {
 
  private:
   int32_t ipu_of_stage(int32_t s) const { return pipe_.stage_ipu[static_cast<size_t>(s)]; }
+  // Accumulators a parameter's gradient has: one per part (planner/autodiff.hpp).
+  int64_t parts_of(ir::ValueId param) const {
+    for (size_t k = 0; k < g_.params.size() && k < plan_.grads.size(); ++k) {
+      if (g_.params[k] == param) {
+        return static_cast<int64_t>(plan_.grads[k].size());
+      }
+    }
+    return 0;
+  }
 
   // Tasks per IPU in program order: timeline order, a position's stages in model order.
   void collect_tasks() {
@@ -269,10 +297,17 @@ class Lowering {
     for (const auto& o : g_.outputs) {
       outputs_of[g_.node(o.value).stage].push_back(o.value);
     }
-    for (size_t k = 0; k < g_.params.size(); ++k) {
-      const ir::ValueId grad = plan_.grads.empty() ? ir::kNoValue : plan_.grads[k];
-      if (grad != ir::kNoValue && g_.node(grad).phase == ir::Phase::Backward) {
-        grads_of[g_.node(grad).stage].push_back(g_.params[k]);
+    // A parameter whose gradient has parts in several stages is accumulated by each of them and
+    // closes (may be reduced across replicas) after the last of them, in this IPU's task order.
+    std::map<ir::ValueId, int32_t> part_stages;  // parameter -> stages that make a part of its gradient
+    for (size_t k = 0; k < g_.params.size() && k < plan_.grads.size(); ++k) {
+      for (ir::ValueId grad : plan_.grads[k]) {
+        std::vector<ir::ValueId>& list = grads_of[g_.node(grad).stage];
+        if (g_.node(grad).phase == ir::Phase::Backward &&
+            (list.empty() || list.back() != g_.params[k])) {
+          list.push_back(g_.params[k]);
+          ++part_stages[g_.params[k]];
+        }
       }
     }
     const int32_t replicas = plan_.placement.replicas;
@@ -284,10 +319,17 @@ class Lowering {
       // Buckets of this IPU: its parameters with gradients, in the order their last gradient is
       // accumulated, cut at the configured size; each is reduced as soon as it is complete.
       std::vector<ir::ValueId> order;
-      for (const TaskRef& t : tasks) {
-        if (t.work == Work::Backward && t.m == A - 1) {
-          for (ir::ValueId p : grads_of[t.stage]) {
-            order.push_back(p);
+      std::map<int32_t, int32_t> closes_at;  // stage -> parameters whose last part it makes
+      {
+        std::map<ir::ValueId, int32_t> seen;
+        for (const TaskRef& t : tasks) {
+          if (t.work == Work::Backward && t.m == A - 1) {
+            for (ir::ValueId p : grads_of[t.stage]) {
+              if (++seen[p] == part_stages.at(p)) {
+                order.push_back(p);
+                ++closes_at[t.stage];
+              }
+            }
           }
         }
       }
@@ -297,7 +339,7 @@ class Lowering {
         Bucket bucket;
         bucket.ipu = ipu;
         for (size_t k = 0; k < order.size(); ++k) {
-          const int64_t b = static_cast<int64_t>(g_.type(order[k]).bytes());
+          const int64_t b = static_cast<int64_t>(g_.type(order[k]).bytes()) * parts_of(order[k]);
           const int64_t limit = plan_.settings.cross_replica_buffer_bytes;
           if (!bucket.params.empty() && limit > 0 && bytes + b > limit) {
             bucket.bytes = bytes;
@@ -376,7 +418,7 @@ class Lowering {
           in.values = grads_of[t.stage];
           prog.push_back(in);
           if (t.m == A - 1) {
-            accumulated_last += grads_of[t.stage].size();
+            accumulated_last += static_cast<size_t>(closes_at[t.stage]);
             while (next_bucket < bucket_end.size() && static_cast<size_t>(bucket_end[next_bucket]) <= accumulated_last) {
               Instr r = at(InstrKind::ReduceReplicas, -1, -1, t.step);
               r.bucket = first_bucket + static_cast<int32_t>(next_bucket);

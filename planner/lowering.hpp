@@ -9,9 +9,12 @@ namespace iputrain::planner {
 
 //! Per-stage node lists: forward, backward, and for the stages in `recompute` (per stage) the
 //! nodes re-run before the backward and the values stashed instead. With `keep_checkpoints`
-//! (recompute_and_backpropagate_interleaved) recomputation_checkpoint values are stashed too.
+//! (recompute_and_backpropagate_interleaved) recomputation_checkpoint values are stashed too. With
+//! `rebuild_weight_derived`, values computed from parameters and constants alone are rebuilt in the
+//! backward of every stage, recomputed or not, just before their first reader.
 std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<ir::ValueId>& train_program,
-                                          const std::vector<bool>& recompute, bool keep_checkpoints);
+                                          const std::vector<bool>& recompute, bool keep_checkpoints,
+                                          bool rebuild_weight_derived = false);
 
 //! Lowers one accumulation cycle of `plan` (graph, train_program, grads, placement, timeline,
 //! settings must be set).

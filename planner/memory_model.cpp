@@ -26,6 +26,7 @@ struct IpuAnalysis {
   int32_t peak_pos = -1;   // its instruction
   int32_t peak_step = -1;  // its timestep
   int32_t accumulator_depth = 0;
+  int64_t tied_weights = 0;  // weights whose gradient has several parts (one accumulator each)
   int64_t weight_tensors = 0;
   std::string largest_value;  // name of the largest single value and its bytes
   int64_t largest_value_bytes = 0;
@@ -96,8 +97,10 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
       continue;
     }
     trainable_elements += g.type(g.params[k]).numel();
-    if (k < plan.grads.size() && plan.grads[k] != ir::kNoValue) {
-      accumulated_elements += g.type(g.params[k]).numel();
+    if (k < plan.grads.size()) {
+      // One accumulator (or tree of them) per gradient part: two for a weight tied across stages.
+      accumulated_elements += g.type(g.params[k]).numel() * static_cast<int64_t>(plan.grads[k].size());
+      a.tied_weights += plan.grads[k].size() > 1 ? 1 : 0;
     }
   }
   if (s.training) {
@@ -222,9 +225,12 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
                                  ? fmt::format(", 1/{} per replica", plan.placement.replicas)
                                  : ""),
                  m.optimizer_state});
-  out.push_back({fmt::format("gradient accumulators ({} per weight, {}, {} order)", a.accumulator_depth,
+  out.push_back({fmt::format("gradient accumulators ({} per weight, {}, {} order{})", a.accumulator_depth,
                              dtype_name(plan.settings.accumulation_dtype),
-                             accumulation_order_name(plan.settings.accumulation_order)),
+                             accumulation_order_name(plan.settings.accumulation_order),
+                             a.tied_weights > 0 ? fmt::format("; one per reading stage for {} tied weight{}",
+                                                              a.tied_weights, a.tied_weights == 1 ? "" : "s")
+                                                : ""),
                  m.accumulators});
   out.push_back({"I/O buffers (links, infeed, outfeed)", m.io_buffers});
   int64_t in_task = 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
+#include "planner/autodiff.hpp"
 #include "iputrain/config.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/device_program.hpp"
@@ -85,7 +86,7 @@ struct CostReport {
 
 struct Plan {
   ir::Graph graph;                         //!< forward graph with the backward graph appended
-  std::vector<ir::ValueId> grads;          //!< per graph.params entry: its gradient (kNoValue if unused)
+  std::vector<GradParts> grads;            //!< per graph.params entry: its gradient's parts (none if unused)
   std::vector<ir::ValueId> train_program;  //!< nodes run for one training micro-batch, in order
   std::vector<ir::ValueId> eval_program;   //!< nodes run to compute the outputs only
   std::vector<PassTiming> timings;

@@ -160,10 +160,8 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
     plan.eval_program = live_program(plan.graph, output_roots(plan.graph));
     if (training) {
       std::vector<ir::ValueId> roots = output_roots(plan.graph);
-      for (ir::ValueId g : plan.grads) {
-        if (g != ir::kNoValue) {
-          roots.push_back(g);
-        }
+      for (const GradParts& parts : plan.grads) {
+        roots.insert(roots.end(), parts.begin(), parts.end());
       }
       plan.train_program = live_program(plan.graph, roots);
     }

@@ -26,6 +26,9 @@ struct Node {
   std::string name;  //!< scope path for params ("features/dense/kernel"), field name for inputs
   SourceSpan span;   //!< where the model file asked for it
   int32_t stage = 0; //!< index into Graph::stages
+  //! The stage the model declared, kept here when automatic staging replaces `stage` (-1: `stage`
+  //! still is the declared one). Gradient parts are grouped by it (planner/autodiff.hpp).
+  int32_t model_stage = -1;
   Phase phase = Phase::Forward;
 };
 

@@ -122,6 +122,20 @@ void GradTree::root_f32(float* out) const {
   }
 }
 
+void GradTree::add_root_f32(float* out) const {
+  if (dtype_ == DType::F32) {
+    const auto* s = static_cast<const float*>(slots_[0]);
+    for (int64_t i = 0; i < size_; ++i) {
+      out[i] += s[i];
+    }
+    return;
+  }
+  const Half* s = static_cast<const Half*>(slots_[0]);
+  for (int64_t i = 0; i < size_; ++i) {
+    out[i] += static_cast<float>(s[i]);
+  }
+}
+
 ReduceScratch::ReduceScratch(int64_t max_blocks_total)
     : values(static_cast<size_t>(kChunk * std::max<int64_t>(1, max_blocks_total))) {
   blocks.reserve(static_cast<size_t>(std::max<int64_t>(1, max_blocks_total)));

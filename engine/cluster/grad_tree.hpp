@@ -72,6 +72,9 @@ class GradTree {
   void* slot(size_t i) const { return slots_.at(i); }
   //! The root after fold() or a reduction, as f32 in `out` (`size` elements).
   void root_f32(float* out) const;
+  //! Adds the root, widened to f32, to `out` (`size` elements): the next part of a gradient kept
+  //! in parts (planner/autodiff.hpp).
+  void add_root_f32(float* out) const;
   //! Slot 0 when it holds f32 values (no conversion needed), else null.
   const float* root_if_f32() const { return dtype_ == DType::F32 ? static_cast<const float*>(slots_[0]) : nullptr; }
 

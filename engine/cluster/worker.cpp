@@ -189,25 +189,31 @@ void Worker::build_params() {
   const int64_t state_floats = optimizer_->state_slots();
 
   std::vector<size_t> updated;
-  int64_t elements = 0;  // of the updated parameters: what the account counts (no padding)
+  int64_t elements = 0;      // of the updated parameters: what the account counts (no padding)
+  int64_t part_elements = 0;  // the same, once per gradient part (what the accumulators hold)
   size_t acc_bytes = 0;
   size_t state_bytes = 0;
   size_t widened_bytes = 0;
+  // The optimizer reads the f32 root of a lone f32 tree, or a lone gradient buffer, in place; f16
+  // roots are widened and several parts summed into a host buffer first.
+  auto summed = [&](size_t parts) { return parts > 1 || (depth > 0 && acc == DType::F16); };
   for (size_t k = 0; k < g.params.size(); ++k) {
-    if (plan_.placement.param_ipu[k] != ipu_ || k >= plan_.grads.size() || plan_.grads[k] == ir::kNoValue) {
+    if (plan_.placement.param_ipu[k] != ipu_ || k >= plan_.grads.size() || plan_.grads[k].empty()) {
       continue;
     }
     updated.push_back(k);
     const size_t n = static_cast<size_t>(g.type(g.params[k]).numel());
+    const size_t parts = plan_.grads[k].size();
     elements += static_cast<int64_t>(n);
-    acc_bytes += static_cast<size_t>(depth) * align_up(n * dtype_size(acc));
+    part_elements += static_cast<int64_t>(n * parts);
+    acc_bytes += parts * static_cast<size_t>(depth) * align_up(n * dtype_size(acc));
     state_bytes += align_up(static_cast<size_t>(state_floats) * n * sizeof(float));
-    widened_bytes += acc == DType::F16 ? align_up(n * sizeof(float)) : 0;
+    widened_bytes += summed(parts) ? align_up(n * sizeof(float)) : 0;
   }
   accumulators_ = AlignedBlock(acc_bytes);
   optimizer_state_ = AlignedBlock(state_bytes);
   widened_roots_ = AlignedBlock(widened_bytes);
-  fixed_.accumulators = depth * elements * static_cast<int64_t>(dtype_size(acc));
+  fixed_.accumulators = depth * part_elements * static_cast<int64_t>(dtype_size(acc));
   fixed_.optimizer_state =
       plan_.settings.offload_optimizer_state
           ? 0
@@ -216,30 +222,34 @@ void Worker::build_params() {
   std::byte* acc_next = accumulators_.data();
   std::byte* state_next = optimizer_state_.data();
   std::byte* widened_next = widened_roots_.data();
+  const auto last = static_cast<int32_t>(plan_.programs.ipus[ipu_].size()) - 1;
   for (size_t k : updated) {
     const ir::ValueId p = g.params[k];
     const int64_t n = g.type(p).numel();
     ParamState ps;
     ps.param = p;
     ps.index = static_cast<int64_t>(k);
-    // Without accumulators the optimizer reads micro-batch 0's gradient, kept to the cycle's end.
-    const float* grad =
-        depth > 0 ? nullptr
-                  : memory_.tensor(plan_.grads[k], 0, static_cast<int32_t>(plan_.programs.ipus[ipu_].size()) - 1).f32();
-    if (depth > 0) {
+    ps.parts = plan_.grads[k];
+    for (ir::ValueId part : ps.parts) {
+      if (depth == 0) {
+        // Without accumulators the optimizer reads micro-batch 0's gradient, kept to the cycle's end.
+        ps.unaccumulated.push_back(memory_.tensor(part, 0, last).f32());
+        continue;
+      }
       std::vector<void*> slots;
       for (int32_t d = 0; d < depth; ++d) {
         slots.push_back(acc_next);
         acc_next += align_up(static_cast<size_t>(n) * dtype_size(acc));
       }
-      ps.tree = std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.accumulation_order);
-      if (acc == DType::F16) {
-        ps.root_f32 = reinterpret_cast<float*>(widened_next);
-        widened_next += align_up(static_cast<size_t>(n) * sizeof(float));
-        grad = ps.root_f32;
-      } else {
-        grad = ps.tree->root_if_f32();
-      }
+      ps.trees.push_back(std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.accumulation_order));
+    }
+    const float* grad = nullptr;
+    if (summed(ps.parts.size())) {
+      ps.sum_f32 = reinterpret_cast<float*>(widened_next);
+      widened_next += align_up(static_cast<size_t>(n) * sizeof(float));
+      grad = ps.sum_f32;
+    } else {
+      grad = depth == 0 ? ps.unaccumulated.front() : ps.trees.front()->root_if_f32();
     }
     auto* state = reinterpret_cast<float*>(state_next);
     state_next += align_up(static_cast<size_t>(state_floats * n) * sizeof(float));
@@ -310,10 +320,12 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
         std::vector<GradPush> pushes;
         if (in.kind == InstrKind::Backward) {
           for (ParamState& ps : params_) {
-            const ir::ValueId grad = plan_.grads[static_cast<size_t>(ps.index)];
-            const planner::Life* made = to_accumulator(grad, op.m, pos);
-            if (ps.tree && made != nullptr && made->first_instr == pos) {
-              pushes.push_back({grad, ps.tree.get(), static_cast<int64_t>(replica_) * shared_.micro_batches + op.m});
+            for (size_t j = 0; j < ps.trees.size(); ++j) {
+              const planner::Life* made = to_accumulator(ps.parts[j], op.m, pos);
+              if (made != nullptr && made->first_instr == pos) {
+                pushes.push_back({ps.parts[j], ps.trees[j].get(),
+                                  static_cast<int64_t>(replica_) * shared_.micro_batches + op.m});
+              }
             }
           }
         }
@@ -366,9 +378,11 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
       case InstrKind::Accumulate:
         for (ir::ValueId p : in.values) {
           for (ParamState& ps : params_) {
-            const ir::ValueId grad = plan_.grads[static_cast<size_t>(ps.index)];
-            if (ps.param == p && ps.tree && to_accumulator(grad, op.m, pos) == nullptr) {
-              op.leaves.push_back({ps.tree.get(), memory_.tensor(grad, op.m, pos).f32()});
+            for (size_t j = 0; j < ps.trees.size(); ++j) {
+              const ir::ValueId part = ps.parts[j];
+              if (ps.param == p && g.node(part).stage == in.stage && to_accumulator(part, op.m, pos) == nullptr) {
+                op.leaves.push_back({ps.trees[j].get(), memory_.tensor(part, op.m, pos).f32()});
+              }
             }
           }
         }
@@ -383,10 +397,10 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
 void Worker::publish_trees() {
   auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
   for (ParamState& ps : params_) {
-    if (ps.tree) {
-      auto& list = trees[ps.param];
+    for (size_t j = 0; j < ps.trees.size(); ++j) {
+      auto& list = trees[ps.parts[j]];
       list.resize(static_cast<size_t>(shared_.replicas), nullptr);
-      list[static_cast<size_t>(replica_)] = ps.tree.get();
+      list[static_cast<size_t>(replica_)] = ps.trees[j].get();
     }
   }
 }
@@ -412,8 +426,8 @@ void Worker::run(int64_t first, int64_t count) {
 
 void Worker::run_update(int64_t update, int64_t local) {
   for (ParamState& ps : params_) {
-    if (ps.tree) {
-      ps.tree->clear();
+    for (auto& tree : ps.trees) {
+      tree->clear();
     }
   }
   prepare_update();
@@ -568,21 +582,31 @@ double Worker::reduce(const planner::Bucket& bucket) {
   const WaitContext wait{shared_.detector.get(), index_, nullptr};
   const double start = std::max(sim_, meet.arrive(replica_, 0, sim_, wait).latest_sim);
   const int64_t R = shared_.replicas;
+  // The bucket's elements: every part of every parameter's gradient, one after the other.
+  const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
+  auto& parts = reduce_parts_;  // reused: a reduction allocates nothing once warm
+  parts.clear();
   int64_t total = 0;
   for (ir::ValueId p : bucket.params) {
-    total += plan_.graph.type(p).numel();
+    const int64_t n = plan_.graph.type(p).numel();
+    for (const ParamState& ps : params_) {
+      if (ps.param == p) {
+        for (ir::ValueId part : ps.parts) {
+          parts.emplace_back(&trees.at(part), n);
+          total += n;
+        }
+      }
+    }
   }
   // Reduce-scatter: this replica computes its share of the bucket's elements for everyone.
   const int64_t lo = total * replica_ / R;
   const int64_t hi = total * (replica_ + 1) / R;
-  const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
   int64_t offset = 0;
-  for (ir::ValueId p : bucket.params) {
-    const int64_t n = plan_.graph.type(p).numel();
+  for (const auto& [list, n] : parts) {
     const int64_t a = std::max(lo, offset) - offset;
     const int64_t b = std::min(hi, offset + n) - offset;
     if (a < b) {
-      reduce_slice(trees.at(p), a, b, *reduce_scratch_);
+      reduce_slice(*list, a, b, *reduce_scratch_);
     }
     offset += n;
   }
@@ -594,14 +618,27 @@ double Worker::reduce(const planner::Bucket& bucket) {
 void Worker::update_weights(int64_t update) {
   const OptimizerSection& o = shared_.config.optimizer;
   for (ParamState& ps : params_) {
-    if (!ps.tree) {
+    if (shared_.replicas == 1) {
+      for (auto& tree : ps.trees) {
+        tree->fold();
+      }
+    }
+    if (ps.sum_f32 == nullptr) {
       continue;
     }
-    if (shared_.replicas == 1) {
-      ps.tree->fold();
-    }
-    if (ps.root_f32 != nullptr) {
-      ps.tree->root_f32(ps.root_f32);
+    // The parts' roots summed in the parts' order, the same for every plan.
+    const auto n = static_cast<size_t>(ps.slot.front().size);
+    for (size_t j = 0; j < ps.parts.size(); ++j) {
+      if (ps.trees.empty()) {
+        const float* part = ps.unaccumulated[j];
+        for (size_t i = 0; i < n; ++i) {
+          ps.sum_f32[i] = j == 0 ? part[i] : ps.sum_f32[i] + part[i];
+        }
+      } else if (j == 0) {
+        ps.trees[j]->root_f32(ps.sum_f32);
+      } else {
+        ps.trees[j]->add_root_f32(ps.sum_f32);
+      }
     }
   }
   const double seed = static_cast<float>(loss_scale_.scale);  // what the backward passes started from

@@ -51,7 +51,7 @@ struct ClusterShared {
   std::unique_ptr<Rendezvous> overflow_meet;
   //! Per replica, two generations (update parity) of per-parameter sums of squared gradients.
   std::vector<std::array<std::vector<double>, 2>> clip_squares;
-  //! Per IPU of a replica, per graph parameter: the replicas' accumulation trees.
+  //! Per IPU of a replica, per gradient part (its value): the replicas' accumulation trees.
   std::vector<std::map<ir::ValueId, std::vector<GradTree*>>> trees;
   std::unique_ptr<HostOutfeed> outfeed;
   std::unique_ptr<StallDetector> detector;  //!< workers indexed replica * ipus + ipu
@@ -136,10 +136,12 @@ class Worker {
   };
   struct ParamState {
     ir::ValueId param;
-    int64_t index;           // in Graph::params
-    std::unique_ptr<GradTree> tree;  // null: the optimizer reads the gradient buffer itself
-    std::vector<ParamSlot> slot;     // one entry: what sum_of_squares() and update() read
-    float* root_f32 = nullptr;       // f16 accumulation: where the root is widened for the optimizer
+    int64_t index;                  // in Graph::params
+    planner::GradParts parts;       // the gradient's parts, each accumulated on its own
+    std::vector<std::unique_ptr<GradTree>> trees;  // one per part; none: the optimizer reads the gradient buffers
+    std::vector<const float*> unaccumulated;       // without trees: micro-batch 0's part buffers
+    std::vector<ParamSlot> slot;    // one entry: what sum_of_squares() and update() read
+    float* sum_f32 = nullptr;       // f16 accumulators or several parts: where the roots are widened and summed
   };
 
   //! With half compute: the copies of this IPU's weights the passes read, to substitute for them.
@@ -175,6 +177,7 @@ class Worker {
   AlignedBlock widened_roots_;
   std::unique_ptr<Optimizer> optimizer_;
   std::unique_ptr<ReduceScratch> reduce_scratch_;
+  std::vector<std::pair<const std::vector<GradTree*>*, int64_t>> reduce_parts_;  // a bucket's trees and sizes
   std::vector<Op> ops_;
   std::vector<ir::ValueId> infeed_inputs_;
   Infeed* feed_ = nullptr;

@@ -52,12 +52,37 @@ std::string config_for(const PlanCase& c, const std::string& extra_pipeline = ""
   return t;
 }
 
-std::vector<WeightInfo> train(const std::string& config_text) {
+std::vector<WeightInfo> train(const std::string& config_text, const std::string& model = testing::kMlp4) {
   Config config = Config::parse(config_text, "equivalence.toml");
-  Session session(Model::parse(testing::kMlp4, "mlp4.ipu", config.model), config);
+  Session session(Model::parse(model, "equivalence.ipu", config.model), config);
   session.train();
   return session.weights();
 }
+
+// A word table read by the first stage (a lookup) and by the last (the tied decoder), as BERT's
+// and GPT-2's MLM heads read the embeddings.
+const std::string kTied = R"(import nn
+
+model tied(batch: int = 4, vocab: int = 24, width: int = 16) {
+  input ids: i32[batch]
+  input label: i32[batch]
+
+  stage embed {
+    param table: f32[vocab, width] = normal(stddev = 0.3)
+    h0 = gather(table, ids)
+  }
+  stage body {
+    h1 = nn.dropout(nn.dense(h0, width, activation = tanh), 0.25)
+  }
+  stage head {
+    logits = h1 @ transpose(table)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+
+  minimize loss
+  output loss
+}
+)";
 
 // The one-IPU run: the model's four stages on IPU 0, no replication, all 16 micro-batches.
 std::string reference_config(const std::string& extra_pipeline = "", const std::string& extra_optimizer = "") {
@@ -229,5 +254,29 @@ TEST_CASE(
       }
       CHECK(diff <= 1e-5f * largest);
     }
+  }
+}
+
+TEST_CASE("a weight tied across stages: every plan sums its gradient parts the same way") {
+  // 12 global micro-batches: grouped with three stages needs a multiple of 6 per replica.
+  auto config = [](const std::string& ipu, const std::string& pipeline, int accumulation) {
+    return base() + ipu + "[pipeline]\n" + pipeline + "gradient_accumulation_count = " +
+           std::to_string(accumulation) + "\nreduction_method = \"mean\"\n";
+  };
+  const std::vector<WeightInfo> reference = train(config("", "", 12), kTied);
+  // Automatic staging merges the three stages into one; the parts still follow the model's stages.
+  check_same(train(config("", "auto_stages = 1\n", 12), kTied), reference);
+  for (int replicas : {1, 2}) {
+    CAPTURE(replicas);
+    const std::string ipus = "[ipu]\nauto_select_ipus = " + std::to_string(2 * replicas) + "\n";
+    // The head back on IPU 0 with the table it reads: its part goes into its own accumulator.
+    check_same(train(config(ipus, "device_mapping = [0, 1, 0]\nschedule = \"grouped\"\n", 12 / replicas), kTied),
+               reference);
+    check_same(train(config(ipus + "allow_recompute = true\n",
+                            "device_mapping = [0, 1, 0]\nschedule = \"grouped\"\n"
+                            "recomputation_mode = \"recompute_and_backpropagate_interleaved\"\n",
+                            12 / replicas),
+                     kTied),
+               reference);
   }
 }

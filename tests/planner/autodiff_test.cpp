@@ -33,17 +33,19 @@ TEST_CASE("autodiff gives a gradient per used parameter, shaped like it") {
   const auto grads = planner::differentiate(g);
   g.verify();
   REQUIRE(grads.size() == 3);
-  CHECK(g.type(grads[0]) == g.type(g.params[0]));
-  CHECK(grads[1] == kNoValue);
-  CHECK(g.type(grads[2]) == g.type(g.params[2]));
+  REQUIRE(grads[0].size() == 1);
+  CHECK(g.type(grads[0][0]) == g.type(g.params[0]));
+  CHECK(grads[1].empty());
+  REQUIRE(grads[2].size() == 1);
+  CHECK(g.type(grads[2][0]) == g.type(g.params[2]));
 }
 
 TEST_CASE("backward nodes run in the stage of the forward node they differentiate") {
   Graph g = two_stage_graph();
   const auto grads = planner::differentiate(g);
-  CHECK(g.node(grads[0]).stage == 0);
-  CHECK(g.node(grads[0]).phase == Phase::Backward);
-  CHECK(g.node(grads[2]).stage == 1);
+  CHECK(g.node(grads[0].at(0)).stage == 0);
+  CHECK(g.node(grads[0].at(0)).phase == Phase::Backward);
+  CHECK(g.node(grads[2].at(0)).stage == 1);
 }
 
 TEST_CASE("the training program leaves out gradients nobody needs") {
@@ -71,4 +73,44 @@ TEST_CASE("the pass list can dump the IR after a pass") {
   planner::make_plan(two_stage_graph(), options);
   CHECK(dumps.find("// after autodiff") != std::string::npos);
   CHECK(dumps.find("[bwd]") != std::string::npos);
+}
+
+TEST_CASE("a parameter read by two stages has one gradient part per stage, in stage order") {
+  Graph g;
+  g.stages = {{"a", {}, -1}, {"b", {}, -1}};
+  g.set_cursor(0, Phase::Forward);
+  const ValueId x = g.add_input("x", {DType::F32, {4, 3}});
+  const ValueId w = g.add_param("a/w", {DType::F32, {3, 3}}, Attrs{{"init", std::string("zeros")}});
+  const ValueId h = g.add(OpKind::Relu, {g.add(OpKind::MatMul, {x, w})});
+  g.set_cursor(1, Phase::Forward);
+  // Stage b reads the same weight twice: one part, summed in stage b.
+  const ValueId y = g.add(OpKind::MatMul, {g.add(OpKind::MatMul, {h, w}), w});
+  g.loss = g.add(OpKind::Mean, {y}, Attrs{{"axes", std::vector<int64_t>{}}});
+  const auto grads = planner::differentiate(g);
+  g.verify();
+  REQUIRE(grads.size() == 1);
+  REQUIRE(grads[0].size() == 2);
+  CHECK(g.node(grads[0][0]).stage == 0);
+  CHECK(g.node(grads[0][1]).stage == 1);
+  CHECK(g.node(grads[0][1]).op == OpKind::Add);
+  CHECK(g.type(grads[0][1]) == g.type(w));
+
+}
+
+TEST_CASE("gradient parts follow the declared stages when automatic staging merged them") {
+  Graph g;
+  g.stages = {{"auto0", {}, -1}};
+  g.set_cursor(0, Phase::Forward);
+  const ValueId x = g.add_input("x", {DType::F32, {4, 3}});
+  const ValueId w = g.add_param("w", {DType::F32, {3, 3}}, Attrs{{"init", std::string("zeros")}});
+  const ValueId h = g.add(OpKind::MatMul, {x, w});
+  const ValueId y = g.add(OpKind::MatMul, {h, w});
+  g.loss = g.add(OpKind::Mean, {y}, Attrs{{"axes", std::vector<int64_t>{}}});
+  for (ValueId id = 0; id < g.size(); ++id) {
+    g.node(id).model_stage = id >= y ? 1 : 0;  // the model declared y and the loss in a second stage
+  }
+  const auto grads = planner::differentiate(g);
+  REQUIRE(grads[0].size() == 2);
+  CHECK(g.node(grads[0][0]).stage == 0);
+  CHECK(g.node(grads[0][1]).stage == 0);
 }

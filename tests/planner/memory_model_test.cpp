@@ -124,7 +124,7 @@ TEST_CASE("values share memory when their lives do not overlap") {
   // offset: the gradient is added to its accumulator as soon as it is made.
   std::set<int64_t> offsets;
   for (const Life& life : plan.programs.arenas[0].lives) {
-    if (life.value == plan.grads[0]) {
+    if (life.value == plan.grads[0].at(0)) {
       CHECK(life.first_tick == life.last_tick);
       offsets.insert(life.offset);
     }
@@ -274,4 +274,38 @@ TEST_CASE("replicated optimizer state sharding keeps 1/R of the state per replic
   const Plan both = plan(true, true);
   CHECK(both.memory[0].optimizer_state_offloaded == 512);
   CHECK(both.cost.cycles_per_update < offloaded.cost.cycles_per_update);
+}
+
+TEST_CASE("a weight tied across two stages of one IPU: a part and an accumulator per stage, none held") {
+  // table [12, 8] read by stage a (h = x @ table) and by stage c (logits = h2 @ table^T), both on IPU 0.
+  Graph g;
+  g.stages = {{"a", {}, -1}, {"b", {}, -1}, {"c", {}, -1}};
+  g.set_cursor(0, Phase::Forward);
+  const ValueId x = g.add_input("x", {DType::F32, {4, 12}});
+  const ValueId table = g.add_param("a/table", {DType::F32, {12, 8}}, Attrs{{"init", std::string("zeros")}});
+  const ValueId h = g.add(OpKind::MatMul, {x, table});
+  g.set_cursor(1, Phase::Forward);
+  const ValueId w = g.add_param("b/w", {DType::F32, {8, 8}}, Attrs{{"init", std::string("zeros")}});
+  const ValueId h2 = g.add(OpKind::Tanh, {g.add(OpKind::MatMul, {h, w})});
+  g.set_cursor(2, Phase::Forward);
+  const ValueId logits = g.add(OpKind::MatMul, {h2, g.add(OpKind::Transpose, {table}, Attrs{{"perm", std::vector<int64_t>{1, 0}}})});
+  g.loss = g.add(OpKind::Mean, {logits}, Attrs{{"axes", std::vector<int64_t>{}}});
+  g.outputs.push_back({"loss", g.loss, {}});
+  const Plan plan = make_plan(g, Config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1, 0]\n"
+                                               "schedule = \"grouped\"\ngradient_accumulation_count = 6\n"
+                                               "gradient_accumulation_order = \"sequential\"\n"));
+  REQUIRE(plan.grads[0].size() == 2);
+  // One f32 accumulator per part: 2 x 384 bytes, and w's 256 on IPU 1.
+  CHECK(plan.memory[0].accumulators == 2 * 384);
+  CHECK(plan.memory[1].accumulators == 256);
+  // Each part of every micro-batch goes into its accumulator as its backward makes it.
+  int parts_seen = 0;
+  for (const Life& life : plan.programs.arenas[0].lives) {
+    if (life.value == plan.grads[0][0] || life.value == plan.grads[0][1]) {
+      CHECK(life.to_accumulator);
+      CHECK(life.first_instr == life.last_instr);
+      ++parts_seen;
+    }
+  }
+  CHECK(parts_seen == 2 * 6);
 }

@@ -37,7 +37,7 @@ TEST_CASE("device bytes of each kind of value under half compute") {
   CHECK(device_bytes(g, w1, DType::F16) == 512 + 256);  // f32 master + half copy of 128 weights
   CHECK(device_bytes(g, w1, DType::F32) == 512);
   CHECK(device_bytes(g, g.loss, DType::BF16) == 2);             // a computed scalar
-  CHECK(device_bytes(g, plan.grads.at(0), DType::F16) == 256);  // the gradient of w1
+  CHECK(device_bytes(g, plan.grads.at(0).at(0), DType::F16) == 256);  // the gradient of w1
   CHECK(device_bytes(g, g.loss_seed, DType::F16) == 4);         // constants keep their type
 }
 

@@ -66,7 +66,9 @@ Plan hand_plan() {
                  ir::Attrs{{"axes", std::vector<int64_t>{}}});
   plan.grads = differentiate(g);
   std::vector<ir::ValueId> roots{g.loss};
-  roots.insert(roots.end(), plan.grads.begin(), plan.grads.end());
+  for (const auto& parts : plan.grads) {
+    roots.insert(roots.end(), parts.begin(), parts.end());
+  }
   plan.train_program = live_program(g, roots);
   plan.eval_program = live_program(g, {g.loss});
 
