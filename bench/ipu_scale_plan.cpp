@@ -32,7 +32,7 @@ const std::vector<Example> kExamples = {
     {"bert.ipu", "bert_tiny.toml", true, 0},
     {"resnet50.ipu", "resnet50.toml", true, 0},
     {"resnet50.ipu", "resnet50_pod16.toml", true, 0},
-    {"bert.ipu", "bert_large_128.toml", false, 0},
+    {"bert.ipu", "bert_large_128.toml", false, 0},  // fit; accumulation 2050 plans in 2-5 s
     {"gpt2_small.ipu", "gpt2_small.toml", false, 0},
 };
 
@@ -77,7 +77,10 @@ int main(int argc, char** argv) {
           fmt::print(" (published {:.0f}, ratio {:.2f})", ex.published, plan.cost.samples_per_second / ex.published);
         }
       }
-      if (!ex.within_budget) {
+      if (!ex.within_budget && verdict != "fits") {
+        fmt::print("  FAIL: no longer fits");
+        ++failures;
+      } else if (!ex.within_budget) {
         fmt::print("  [not yet within the {:.1f} s budget]", budget);
       } else if (best >= budget || verdict != "fits") {
         fmt::print("  FAIL: over the {:.1f} s budget or no longer fits", budget);
