@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <tuple>
 #include <queue>
 #include <set>
 #include <unordered_map>
@@ -310,37 +312,48 @@ void place_online(Arena& arena) {
 // XLA's heap simulator): each life goes into the lowest-waste gap left between the lives already
 // placed that overlap it in time, or above them all. Big stashes settle first and small values
 // fill the gaps around them, which a first-come allocator would fragment. Placed lives are indexed
-// by buckets of ticks so that a life only looks at lives near it in time.
-void place_offline(Arena& arena) {
+// by buckets of ticks so that a life only looks at lives near it in time. A unit of several lives
+// (the copies of one life in the blocks of a folded program) takes one offset, free for all of them.
+void place_offline(Arena& arena, const std::vector<std::vector<int32_t>>& units) {
   std::vector<Life>& lives = arena.lives;
   const size_t n = lives.size();
-  std::vector<int32_t> order(n);
-  for (size_t i = 0; i < n; ++i) {
+  std::vector<int32_t> order(units.size());
+  for (size_t i = 0; i < units.size(); ++i) {
     order[i] = static_cast<int32_t>(i);
   }
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    return lives[static_cast<size_t>(a)].size > lives[static_cast<size_t>(b)].size;
-  });
+  auto size_of = [&](int32_t u) { return lives[static_cast<size_t>(units[static_cast<size_t>(u)].front())].size; };
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return size_of(a) > size_of(b); });
   constexpr int64_t kBucket = 64;
   const int64_t ticks = arena.instr_ticks.empty() ? 1 : std::max<int64_t>(1, arena.instr_ticks.back());
   std::vector<std::vector<int32_t>> buckets(static_cast<size_t>(ticks / kBucket + 1));
-  std::vector<uint32_t> seen(n, 0);
+  // Units in the way are counted once: all their lives sit at one offset.
+  std::vector<int32_t> unit_of(n, -1);
+  for (size_t u = 0; u < units.size(); ++u) {
+    for (int32_t i : units[u]) {
+      unit_of[static_cast<size_t>(i)] = static_cast<int32_t>(u);
+    }
+  }
+  std::vector<uint32_t> seen(units.size(), 0);
   uint32_t stamp = 0;
   std::vector<std::pair<int64_t, int64_t>> taken;  // (offset, end) of the placed lives in the way
   int64_t high = 0;
-  for (int32_t i : order) {
-    Life& life = lives[static_cast<size_t>(i)];
-    const auto b0 = static_cast<size_t>(life.first_tick / kBucket);
-    const auto b1 = static_cast<size_t>(life.last_tick / kBucket);
+  for (int32_t u : order) {
+    const std::vector<int32_t>& unit = units[static_cast<size_t>(u)];
+    const int64_t size = size_of(u);
     ++stamp;
     taken.clear();
-    for (size_t b = b0; b <= b1; ++b) {
-      for (int32_t j : buckets[b]) {
-        const Life& other = lives[static_cast<size_t>(j)];
-        if (seen[static_cast<size_t>(j)] != stamp && other.first_tick <= life.last_tick &&
-            life.first_tick <= other.last_tick) {
-          seen[static_cast<size_t>(j)] = stamp;
-          taken.emplace_back(other.offset, other.offset + other.size);
+    for (int32_t i : unit) {
+      const Life& life = lives[static_cast<size_t>(i)];
+      const auto b0 = static_cast<size_t>(life.first_tick / kBucket);
+      const auto b1 = static_cast<size_t>(life.last_tick / kBucket);
+      for (size_t b = b0; b <= b1; ++b) {
+        for (int32_t j : buckets[b]) {
+          const Life& other = lives[static_cast<size_t>(j)];
+          uint32_t& mark = seen[static_cast<size_t>(unit_of[static_cast<size_t>(j)])];
+          if (mark != stamp && other.first_tick <= life.last_tick && life.first_tick <= other.last_tick) {
+            mark = stamp;
+            taken.emplace_back(other.offset, other.offset + other.size);
+          }
         }
       }
     }
@@ -350,19 +363,146 @@ void place_offline(Arena& arena) {
     int64_t end = 0;  // highest end so far of the lives in the way
     for (const auto& [offset, stop] : taken) {
       const int64_t gap = offset - end;
-      if (gap >= life.size && (best < 0 || gap - life.size < best_waste)) {
+      if (gap >= size && (best < 0 || gap - size < best_waste)) {
         best = end;
-        best_waste = gap - life.size;
+        best_waste = gap - size;
       }
       end = std::max(end, stop);
     }
-    life.offset = best >= 0 ? best : end;
-    high = std::max(high, life.offset + life.size);
-    for (size_t b = b0; b <= b1; ++b) {
-      buckets[b].push_back(i);
+    const int64_t offset = best >= 0 ? best : end;
+    high = std::max(high, offset + size);
+    for (int32_t i : unit) {
+      Life& life = lives[static_cast<size_t>(i)];
+      life.offset = offset;
+      const auto b0 = static_cast<size_t>(life.first_tick / kBucket);
+      const auto b1 = static_cast<size_t>(life.last_tick / kBucket);
+      for (size_t b = b0; b <= b1; ++b) {
+        buckets[b].push_back(i);
+      }
     }
   }
   arena.bytes = high;
+}
+
+void place_offline(Arena& arena) {
+  std::vector<std::vector<int32_t>> units(arena.lives.size());
+  for (size_t i = 0; i < units.size(); ++i) {
+    units[i] = {static_cast<int32_t>(i)};
+  }
+  place_offline(arena, units);
+}
+
+// ---- folding the steady state -------------------------------------------------------------------
+
+// Below this many instructions an IPU's program is walked whole.
+constexpr size_t kFoldInstructions = 1024;
+
+// A stretch of the program that repeats: `blocks` blocks of `block` instructions from `lo`, each
+// the one before it `micro_batches` micro-batches and `timesteps` timesteps later.
+struct Period {
+  int32_t lo = 0;
+  int32_t block = 0;
+  int32_t blocks = 0;
+  int64_t micro_batches = 0;
+  int32_t timesteps = 0;
+};
+
+// `b` is `a` again, `dm` micro-batches and `dt` timesteps later.
+bool repeats(const DevicePrograms& p, const Instr& a, const Instr& b, int64_t dm, int32_t dt) {
+  if (a.kind != b.kind || a.stage != b.stage || a.bucket != b.bucket || b.timestep != a.timestep + dt ||
+      (a.micro_batch < 0 ? b.micro_batch != a.micro_batch : b.micro_batch != a.micro_batch + dm) ||
+      (a.message < 0) != (b.message < 0) || a.values != b.values) {
+    return false;
+  }
+  if (a.message >= 0) {
+    const Message& x = p.messages[static_cast<size_t>(a.message)];
+    const Message& y = p.messages[static_cast<size_t>(b.message)];
+    return x.from == y.from && x.to == y.to && x.values == y.values;
+  }
+  return true;
+}
+
+// The repeating stretch around the middle of `program`, if there is one.
+std::optional<Period> find_period(const DevicePrograms& p, const std::vector<Instr>& program) {
+  const auto n = static_cast<int32_t>(program.size());
+  const int32_t mid = n / 2;
+  const Instr& first = program[static_cast<size_t>(mid)];
+  if (first.micro_batch < 0) {
+    return std::nullopt;
+  }
+  for (int32_t j = mid + 1; j < n && j - mid <= n / 8; ++j) {
+    const Instr& again = program[static_cast<size_t>(j)];
+    if (again.kind != first.kind || again.stage != first.stage || again.micro_batch <= first.micro_batch) {
+      continue;
+    }
+    const int64_t dm = again.micro_batch - first.micro_batch;
+    const int32_t dt = again.timestep - first.timestep;
+    const int32_t len = j - mid;
+    auto same = [&](int32_t i) {
+      return repeats(p, program[static_cast<size_t>(i)], program[static_cast<size_t>(i + len)], dm, dt);
+    };
+    bool block = true;
+    for (int32_t i = mid; i < j && block; ++i) {
+      block = i + len < n && same(i);
+    }
+    if (!block) {
+      continue;
+    }
+    int32_t lo = mid;
+    while (lo > 0 && same(lo - 1)) {
+      --lo;
+    }
+    int32_t end = j;  // program[i + len] repeats program[i] for every i in [lo, end)
+    while (end + len < n && same(end)) {
+      ++end;
+    }
+    return Period{lo, len, (end + len - lo) / len, dm, dt};
+  }
+  return std::nullopt;
+}
+
+// `program` with only `kept` of the period's blocks: the blocks after them are cut and what
+// follows moves back by as many micro-batches and timesteps.
+std::vector<Instr> shortened(const std::vector<Instr>& program, const Period& period, int32_t kept) {
+  const int64_t cut = period.blocks - kept;
+  const auto keep_end = static_cast<size_t>(period.lo + kept * period.block);
+  const auto tail = static_cast<size_t>(period.lo + period.blocks * period.block);
+  std::vector<Instr> out(program.begin(), program.begin() + static_cast<std::ptrdiff_t>(keep_end));
+  out.reserve(keep_end + program.size() - tail);
+  for (size_t i = tail; i < program.size(); ++i) {
+    Instr in = program[i];
+    if (in.micro_batch >= 0) {
+      in.micro_batch -= cut * period.micro_batches;
+    }
+    in.timestep -= static_cast<int32_t>(cut) * period.timesteps;
+    out.push_back(std::move(in));
+  }
+  return out;
+}
+
+// The lives begun in the kept blocks, grouped by what they are relative to their block: one unit
+// per life of the block pattern, placed at one offset in every block. Other lives are units alone.
+std::vector<std::vector<int32_t>> block_units(const Arena& arena, const Period& period, int32_t kept) {
+  using Key = std::tuple<ir::ValueId, int64_t, int32_t, int32_t>;
+  std::map<Key, int32_t> unit_of;
+  std::vector<std::vector<int32_t>> units;
+  const int32_t end = period.lo + kept * period.block;
+  for (size_t i = 0; i < arena.lives.size(); ++i) {
+    const Life& life = arena.lives[i];
+    if (life.micro_batch < 0 || life.first_instr < period.lo || life.first_instr >= end) {
+      units.push_back({static_cast<int32_t>(i)});
+      continue;
+    }
+    const int32_t j = (life.first_instr - period.lo) / period.block;
+    const Key key{life.value, life.micro_batch - j * period.micro_batches, life.first_instr - j * period.block,
+                  life.last_instr - j * period.block};
+    const auto [it, fresh] = unit_of.try_emplace(key, static_cast<int32_t>(units.size()));
+    if (fresh) {
+      units.emplace_back();
+    }
+    units[static_cast<size_t>(it->second)].push_back(static_cast<int32_t>(i));
+  }
+  return units;
 }
 
 }  // namespace
@@ -382,6 +522,9 @@ int32_t Arena::find(ir::ValueId v, int64_t m, int32_t instr) const {
   if (!holds(v)) {
     return -1;
   }
+  const WalkedPosition at = walked(instr);
+  instr = at.instr;
+  m = m >= 0 ? m - at.shift : m;
   int32_t found = -1;
   for (int32_t i : by_value_[static_cast<size_t>(v)]) {
     const Life& life = lives[static_cast<size_t>(i)];
@@ -395,8 +538,56 @@ int32_t Arena::find(ir::ValueId v, int64_t m, int32_t instr) const {
   return found;
 }
 
+namespace {
+
+// The arena of a long program whose steady state repeats, walked on a shorter program (see
+// ArenaFold). The fold's block is a whole number of the program's repeating blocks, longer than
+// any life, so a life never overlaps its own copy one block later and every copy can take the same
+// offset. The walked program keeps four such blocks and the inserted copies repeat the second:
+// a life that overlaps a copy begins in the copy, the block before it or the block after it, and
+// the walked program holds those three with every life they begin whole (the fourth block holds
+// the ends of the third's lives), so any two overlapping lives of the full program overlap the
+// same way in the walked one, at the same offsets.
+std::optional<Arena> assign_folded(const Plan& plan, int32_t ipu, const std::vector<Instr>& program) {
+  if (program.size() < kFoldInstructions) {
+    return std::nullopt;
+  }
+  const std::optional<Period> base = find_period(plan.programs, program);
+  constexpr int32_t kKept = 4;
+  if (!base || base->blocks < 2 * kKept) {
+    return std::nullopt;
+  }
+  // How far lives reach, from a walk keeping a few repeating blocks.
+  int64_t span = 0;
+  for (const Life& life : LifeWalk(plan, ipu).run(shortened(program, *base, std::min(base->blocks, 12))).lives) {
+    span = life.micro_batch >= 0 ? std::max<int64_t>(span, life.last_instr - life.first_instr) : span;
+  }
+  const int32_t per = static_cast<int32_t>(span / base->block) + 1;  // base blocks per fold block
+  const Period period{base->lo, base->block * per, base->blocks / per, base->micro_batches * per,
+                      base->timesteps * per};
+  if (period.blocks <= kKept) {
+    return std::nullopt;
+  }
+  Arena arena = LifeWalk(plan, ipu).run(shortened(program, period, kKept));
+  for (const Life& life : arena.lives) {
+    if (life.micro_batch >= 0 && life.last_instr - life.first_instr >= period.block) {
+      return std::nullopt;  // a life longer than the block (the short walk did not see it): walk it all
+    }
+  }
+  place_offline(arena, block_units(arena, period, kKept));
+  arena.fold = ArenaFold{period.lo + 2 * period.block, period.block, period.blocks - kKept, period.micro_batches,
+                         period.timesteps};
+  arena.index();
+  return arena;
+}
+
+}  // namespace
+
 Arena assign_buffers(const Plan& plan, int32_t ipu) {
   const auto& program = plan.programs.ipus.at(static_cast<size_t>(ipu));
+  if (std::optional<Arena> folded = assign_folded(plan, ipu, program)) {
+    return std::move(*folded);
+  }
   Arena arena = LifeWalk(plan, ipu).run(program);
   // The offline placement packs tighter; past this many lives (long accumulations of big
   // models) its cost grows too fast and the online one takes over.
@@ -410,6 +601,12 @@ Arena assign_buffers(const Plan& plan, int32_t ipu) {
   return arena;
 }
 
+
+Arena walk_lives(const Plan& plan, int32_t ipu) {
+  Arena arena = LifeWalk(plan, ipu).run(plan.programs.ipus.at(static_cast<size_t>(ipu)));
+  arena.index();
+  return arena;
+}
 
 int64_t host_scale(const Plan& plan) { return is_half(plan.settings.device.compute) ? 2 : 1; }
 

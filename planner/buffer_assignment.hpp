@@ -16,7 +16,14 @@
 // IPU) are placed online instead, in order of first tick into the best-fitting free block, which
 // costs far less and packs a little looser. The memory model reports the arena's size and the
 // engine allocates that arena and takes every tensor from it, so the planned bytes and the bytes
-// the engine uses are one figure. Offsets count device bytes (half values take 2 bytes); the engine,
+// the engine uses are one figure.
+//
+// A long accumulation (a thousand instructions or more on one IPU) is not walked whole: in the
+// schedule's steady state the program repeats one block of instructions, a micro-batch later each
+// time, so the walk keeps four blocks, each longer than any life, and the rest of the program
+// reuses the lives and offsets of one of them (ArenaFold). Every copy of a block's life gets the
+// same offset, so any stretch of the full program looks like a stretch of the walked one. Planning
+// time and the planner's memory then stop growing with the accumulation count. Offsets count device bytes (half values take 2 bytes); the engine,
 // which stores every float in f32, scales all offsets by one factor (planner::host_scale).
 #pragma once
 
@@ -48,14 +55,55 @@ struct Life {
   bool to_accumulator = false;  //!< a weight gradient added to its accumulator as soon as it is made
 };
 
+//! How a long program maps onto the shorter one its lives were walked on. In a schedule's steady
+//! state the program repeats one block of instructions, each time `micro_batches` later. The
+//! walked program keeps enough of those blocks around one of them to hold every life that crosses
+//! it; the full program has `copies` more blocks, inserted at `split`, and each of them uses the
+//! lives (and offsets) of the walked block just before `split`. The placement gives every block's
+//! copy of a life the same offset, so any stretch of the full program looks, lives and offsets
+//! alike, like a stretch of the walked one. `block` 0: no fold, positions are the program's own.
+struct ArenaFold {
+  int32_t split = 0;
+  int32_t block = 0;
+  int64_t copies = 0;
+  int64_t micro_batches = 0;  //!< micro-batches one block advances
+  int32_t timesteps = 0;      //!< timesteps one block advances
+};
+
+//! An instruction of the full program as the walked program sees it.
+struct WalkedPosition {
+  int32_t instr = 0;  //!< position in the walked program
+  int64_t shift = 0;  //!< micro-batches to subtract from the full program's micro-batch
+};
+
 //! The activation arena of one IPU of a replica.
 struct Arena {
-  std::vector<Life> lives;              //!< in order of first tick
+  std::vector<Life> lives;              //!< in order of first tick (positions of the walked program)
   int64_t bytes = 0;                    //!< the arena's size: the highest end of any life
-  std::vector<int64_t> instr_ticks;     //!< per instruction: its first tick; one more entry: total ticks
+  std::vector<int64_t> instr_ticks;     //!< per walked instruction: its first tick; one more entry: total ticks
+  ArenaFold fold;
 
-  //! Index of the life of `v` for micro-batch `m` that instruction `instr` uses (the latest one
-  //! begun at or before it, or the value's whole-cycle life); -1 if `v` has none on this IPU.
+  //! Instructions of the full program.
+  size_t instructions() const {
+    return instr_ticks.empty() ? 0 : instr_ticks.size() - 1 + static_cast<size_t>(fold.copies * fold.block);
+  }
+  //! Where instruction `instr` of the full program is in the walked one.
+  WalkedPosition walked(int32_t instr) const {
+    if (fold.block == 0 || instr < fold.split) {
+      return {instr, 0};
+    }
+    const int64_t inserted = fold.copies * fold.block;
+    if (instr < fold.split + inserted) {
+      const int64_t k = (instr - fold.split) / fold.block;
+      return {static_cast<int32_t>(fold.split - fold.block + (instr - fold.split) % fold.block),
+              (k + 1) * fold.micro_batches};
+    }
+    return {static_cast<int32_t>(instr - inserted), fold.copies * fold.micro_batches};
+  }
+
+  //! Index of the life of `v` for micro-batch `m` that instruction `instr` of the full program
+  //! uses (the latest one begun at or before it, or the value's whole-cycle life); -1 if `v` has
+  //! none on this IPU.
   int32_t find(ir::ValueId v, int64_t m, int32_t instr) const;
   //! True if `v` has any life here.
   bool holds(ir::ValueId v) const {
@@ -69,8 +117,13 @@ struct Arena {
   std::vector<std::vector<int32_t>> by_value_;  // per value id: its lives, in order
 };
 
-//! The arena of IPU `ipu` (logical, within a replica) for `plan`'s programs.
+//! The arena of IPU `ipu` (logical, within a replica) for `plan`'s programs. A long program whose
+//! steady state repeats is walked shortened and folded (ArenaFold).
 Arena assign_buffers(const Plan& plan, int32_t ipu);
+
+//! The lives of IPU `ipu`'s whole program, walked without folding and not placed (offsets 0):
+//! what a folded arena stands for, for checks.
+Arena walk_lives(const Plan& plan, int32_t ipu);
 
 //! The factor the engine multiplies arena offsets and sizes by to hold its f32 host copies:
 //! 2 under half compute (a device value of 2 bytes per element is 4 on the host), else 1.

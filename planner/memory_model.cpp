@@ -142,34 +142,49 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
       a.largest_value = value_name(g, life.value);
     }
   }
-  // Arena bytes in use at every tick, and the worst tick.
-  const int64_t ticks = a.arena->instr_ticks.empty() ? 0 : a.arena->instr_ticks.back();
+  // Arena bytes in use at every tick of the walked program: the most during each of its
+  // instructions (and where), and what each leaves in use.
+  const auto& ticks_at = a.arena->instr_ticks;
+  const int64_t ticks = ticks_at.empty() ? 0 : ticks_at.back();
   std::vector<int64_t> change(static_cast<size_t>(ticks) + 1, 0);
   for (const Life& life : a.arena->lives) {
     change[static_cast<size_t>(life.first_tick)] += life.size;
     change[static_cast<size_t>(life.last_tick) + 1] -= life.size;
   }
+  const size_t walked = ticks_at.empty() ? 0 : ticks_at.size() - 1;
+  std::vector<int64_t> most(walked, -1);
+  std::vector<int64_t> most_tick(walked, -1);
+  std::vector<int64_t> left(walked, 0);
+  {
+    int64_t live = 0;
+    for (size_t r = 0; r < walked; ++r) {
+      const int64_t end = ticks_at[r + 1];
+      for (int64_t tick = ticks_at[r]; tick < end; ++tick) {
+        live += change[static_cast<size_t>(tick)];
+        if (live > most[r]) {
+          most[r] = live;
+          most_tick[r] = tick;
+        }
+      }
+      left[r] = live + change[static_cast<size_t>(end)];
+    }
+  }
+  // The same at every instruction of the program (a folded program repeats walked instructions).
   const int64_t fixed = mem.weights + mem.optimizer_state + mem.accumulators + mem.io_buffers;
   std::vector<int64_t> during(static_cast<size_t>(steps), -1);
   std::vector<int64_t> after(static_cast<size_t>(steps), -1);
-  int64_t live = 0;
-  for (size_t pos = 0; pos < program.size(); ++pos) {
+  for (size_t pos = 0; pos < program.size() && walked > 0; ++pos) {
     const int32_t t = program[pos].timestep;
-    const int64_t end = a.arena->instr_ticks[pos + 1];
-    for (int64_t tick = a.arena->instr_ticks[pos]; tick < end; ++tick) {
-      live += change[static_cast<size_t>(tick)];
-      if (live > a.live_peak || a.peak_tick < 0) {
-        a.live_peak = live;
-        a.peak_tick = tick;
-        a.peak_pos = static_cast<int32_t>(pos);
-        a.peak_step = t;
-      }
-      if (t >= 0 && t < steps) {
-        during[static_cast<size_t>(t)] = std::max(during[static_cast<size_t>(t)], live);
-      }
+    const auto r = static_cast<size_t>(a.arena->walked(static_cast<int32_t>(pos)).instr);
+    if (most[r] >= 0 && (most[r] > a.live_peak || a.peak_tick < 0)) {
+      a.live_peak = most[r];
+      a.peak_tick = most_tick[r];
+      a.peak_pos = static_cast<int32_t>(r);
+      a.peak_step = t;
     }
     if (t >= 0 && t < steps) {
-      after[static_cast<size_t>(t)] = live + change[static_cast<size_t>(end)];
+      during[static_cast<size_t>(t)] = std::max(during[static_cast<size_t>(t)], most[r]);
+      after[static_cast<size_t>(t)] = left[r];
     }
   }
   // A timestep in which this IPU has nothing to do holds what the one before it left.

@@ -51,13 +51,22 @@ std::string arenas_str(const Plan& plan) {
   for (size_t ipu = 0; ipu < plan.programs.arenas.size(); ++ipu) {
     const Arena& arena = plan.programs.arenas[ipu];
     out += fmt::format("ipu {}: arena {} bytes\n", ipu, arena.bytes);
+    const ArenaFold& fold = arena.fold;
+    if (fold.block > 0) {
+      // The lives are those of the walked program, whose instructions past the split are the
+      // program's own `copies` blocks later.
+      out += fmt::format("  folded: {} blocks of {} instructions ({} micro-batches each) repeat the block before "
+                         "instruction {}; instructions below are the walked program's\n",
+                         fold.copies, fold.block, fold.micro_batches, fold.split);
+    }
+    const auto& program = plan.programs.ipus[ipu];
+    auto instr = [&](int32_t pos) {
+      return fold.block > 0 ? fmt::format("#{}", pos) : program[static_cast<size_t>(pos)].str(plan.programs);
+    };
     for (const Life& life : arena.lives) {
-      const auto& program = plan.programs.ipus[ipu];
       out += fmt::format("  %{} {} m{} [{} .. {}] ticks [{} .. {}] at {} size {}\n", life.value,
-                         ir::op_name(plan.graph.node(life.value).op), life.micro_batch,
-                         program[static_cast<size_t>(life.first_instr)].str(plan.programs),
-                         program[static_cast<size_t>(life.last_instr)].str(plan.programs), life.first_tick,
-                         life.last_tick, life.offset, life.size);
+                         ir::op_name(plan.graph.node(life.value).op), life.micro_batch, instr(life.first_instr),
+                         instr(life.last_instr), life.first_tick, life.last_tick, life.offset, life.size);
     }
   }
   return out;

@@ -266,7 +266,7 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
   const ir::Graph& g = plan_.graph;
   const planner::DevicePrograms& dp = plan_.programs;
   const auto& program = dp.ipus[static_cast<size_t>(ipu_)];
-  if (memory_.arena().instr_ticks.size() != program.size() + 1) {
+  if (memory_.arena().instructions() != program.size()) {
     throw Error(ErrorKind::Internal, fmt::format("IPU {}'s arena was assigned for another program", ipu_));
   }
   const MemoryDeltas deltas = arena_deltas(memory_.arena(), program.size());
@@ -322,7 +322,7 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
           for (ParamState& ps : params_) {
             for (size_t j = 0; j < ps.trees.size(); ++j) {
               const planner::Life* made = to_accumulator(ps.parts[j], op.m, pos);
-              if (made != nullptr && made->first_instr == pos) {
+              if (made != nullptr && made->first_instr == arena.walked(pos).instr) {
                 pushes.push_back({ps.parts[j], ps.trees[j].get(),
                                   static_cast<int64_t>(replica_) * shared_.micro_batches + op.m});
               }

@@ -388,3 +388,81 @@ TEST_CASE("lowering: interleaved recomputation rebuilds one checkpoint segment a
   // Only one segment's rebuilt values are live at a time.
   CHECK(segments.memory[0].activations_live < whole.memory[0].activations_live);
 }
+
+namespace {
+
+// Every life of the whole program, at the offset the folded arena gives it: none may overlap
+// another in time and memory, and each keeps one offset from its first instruction to its last.
+void check_fold_valid(const Plan& plan, int32_t ipu) {
+  const Arena& arena = plan.programs.arenas.at(static_cast<size_t>(ipu));
+  const Arena full = walk_lives(plan, ipu);
+  struct Placed {
+    int64_t first, last, offset, size;
+    const Life* life;
+    int32_t walked;
+  };
+  std::vector<Placed> placed;
+  for (const Life& life : full.lives) {
+    const int32_t at_first = arena.find(life.value, life.micro_batch, life.first_instr);
+    const int32_t at_last = arena.find(life.value, life.micro_batch, life.last_instr);
+    REQUIRE(at_first >= 0);
+    REQUIRE(at_last >= 0);
+    const Life& a = arena.lives[static_cast<size_t>(at_first)];
+    CHECK(a.size == life.size);
+    CHECK(arena.lives[static_cast<size_t>(at_last)].offset == a.offset);
+    CHECK(a.offset + a.size <= arena.bytes);
+    placed.push_back({life.first_tick, life.last_tick, a.offset, a.size, &life, at_first});
+  }
+  std::sort(placed.begin(), placed.end(), [](const Placed& x, const Placed& y) { return x.first < y.first; });
+  std::multimap<int64_t, const Placed*> active;  // by offset
+  int64_t conflicts = 0;
+  for (const Placed& p : placed) {
+    for (auto it = active.begin(); it != active.end();) {
+      it = it->second->last < p.first ? active.erase(it) : std::next(it);
+    }
+    for (const auto& [offset, q] : active) {
+      const bool clash = q->offset < p.offset + p.size && p.offset < q->offset + q->size;
+      if (clash && conflicts == 0) {
+        auto str = [&](const Placed& x) {
+          const Life& r = arena.lives[static_cast<size_t>(x.walked)];
+          return fmt::format("%{} m{} [{}..{}] walked m{} [{}..{}] at {} size {}", x.life->value, x.life->micro_batch,
+                             x.life->first_instr, x.life->last_instr, r.micro_batch, r.first_instr, r.last_instr,
+                             x.offset, x.size);
+        };
+        MESSAGE(fmt::format("split {} block {} copies {}: {} clashes with {}", arena.fold.split, arena.fold.block,
+                            arena.fold.copies, str(p), str(*q)));
+      }
+      conflicts += clash ? 1 : 0;
+    }
+    active.emplace(p.offset, &p);
+  }
+  CHECK(conflicts == 0);
+}
+
+}  // namespace
+
+TEST_CASE("buffers: a long steady state is walked once, folded, and valid for the whole program") {
+  const std::string model = chain_model(4);
+  for (const char* schedule : {"grouped", "interleaved", "sequential"}) {
+    for (const char* recompute : {"", "allow_recompute = true\n"}) {
+      const std::string name = std::string(schedule) + (recompute[0] != 0 ? " with recomputation" : "");
+      CAPTURE(name);
+      const Plan plan = plan_for(model, fmt::format("[ipu]\nauto_select_ipus = 4\n{}[pipeline]\nschedule = \"{}\"\n"
+                                                    "gradient_accumulation_count = 400\n",
+                                                    recompute, schedule));
+      int folded = 0;
+      for (int32_t ipu = 0; ipu < 4; ++ipu) {
+        const Arena& arena = plan.programs.arenas[static_cast<size_t>(ipu)];
+        CHECK(arena.instructions() == plan.programs.ipus[static_cast<size_t>(ipu)].size());
+        if (arena.fold.block > 0) {
+          ++folded;
+          CAPTURE(ipu);
+          CHECK(arena.fold.copies * arena.fold.micro_batches > 300);  // most of the 400 micro-batches are not walked
+          check_fold_valid(plan, ipu);
+        }
+      }
+      CHECK(folded == 4);
+    }
+  }
+}
+
