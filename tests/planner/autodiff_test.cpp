@@ -114,3 +114,30 @@ TEST_CASE("gradient parts follow the declared stages when automatic staging merg
   CHECK(g.node(grads[0][0]).stage == 0);
   CHECK(g.node(grads[0][1]).stage == 0);
 }
+
+TEST_CASE("a weight read in slices that tile it gets its gradient joined, not padded and added") {
+  Graph g;
+  g.stages = {{"a", {}, -1}};
+  g.set_cursor(0, Phase::Forward);
+  const ValueId x = g.add_input("x", {DType::F32, {2, 3}});
+  const ValueId w = g.add_param("w", {DType::F32, {4, 3}}, Attrs{{"init", std::string("zeros")}});
+  auto rows = [&](int64_t begin, int64_t end) {
+    return g.add(OpKind::Slice, {w}, Attrs{{"begin", std::vector<int64_t>{begin, 0}}, {"end", std::vector<int64_t>{end, 3}}});
+  };
+  auto logits = [&](ValueId slice) {
+    return g.add(OpKind::MatMul, {x, g.add(OpKind::Transpose, {slice}, Attrs{{"perm", std::vector<int64_t>{1, 0}}})});
+  };
+  // Rows 0-1 are read twice (summed first), rows 2-3 once: the windows tile w.
+  const ValueId y = g.add(OpKind::Concat, {g.add(OpKind::Add, {logits(rows(0, 2)), logits(rows(0, 2))}), logits(rows(2, 4))},
+                          Attrs{{"axis", int64_t{1}}});
+  g.loss = g.add(OpKind::Mean, {y}, Attrs{{"axes", std::vector<int64_t>{}}});
+  const auto grads = planner::differentiate(g);
+  g.verify();
+  REQUIRE(grads[0].size() == 1);
+  const Node& joined = g.node(grads[0][0]);
+  CHECK(joined.op == OpKind::Concat);
+  REQUIRE(joined.inputs.size() == 2);
+  CHECK(g.node(joined.inputs[0]).op == OpKind::Add);  // the two reads of rows 0-1
+  CHECK(g.type(joined.inputs[0]).shape == Shape{2, 3});
+  CHECK(g.type(joined.inputs[1]).shape == Shape{2, 3});
+}
