@@ -76,6 +76,7 @@ class LifeWalk {
             read(v, m, pos, in.stage);
           }
           make(id, m, pos, false);
+          temporaries(id, m, pos);
           // Added to its accumulator right after its kernel: nothing later needs this copy.
           if (in.kind == InstrKind::Backward && accumulates_ && local_grads_.count(id) != 0) {
             arena_.lives[static_cast<size_t>(open_life(id, m))].to_accumulator = true;
@@ -144,6 +145,28 @@ class LifeWalk {
       case InstrKind::ReduceReplicas: break;
     }
     ++tick_;
+  }
+
+  // A matmul's or convolution's working memory, for the tick it runs.
+  void temporaries(ir::ValueId id, int64_t m, int32_t pos) {
+    const ir::Node& n = g_.node(id);
+    if (!has_temporaries(n.op)) {
+      return;
+    }
+    const OpTemporaries t = op_temporaries(g_, id, plan_.settings.limits(n.stage, n.phase), plan_.settings.device);
+    if (t.bytes <= 0) {
+      return;
+    }
+    Life life;
+    life.value = id;
+    life.micro_batch = m;
+    life.first_instr = life.last_instr = pos;
+    life.first_tick = life.last_tick = tick_;
+    life.bytes = t.bytes;
+    life.size = aligned(t.bytes);
+    life.stage = n.stage;
+    life.temporary = true;
+    arena_.lives.push_back(life);
   }
 
   bool is_output(ir::ValueId v) const {
@@ -483,7 +506,7 @@ std::vector<Instr> shortened(const std::vector<Instr>& program, const Period& pe
 // The lives begun in the kept blocks, grouped by what they are relative to their block: one unit
 // per life of the block pattern, placed at one offset in every block. Other lives are units alone.
 std::vector<std::vector<int32_t>> block_units(const Arena& arena, const Period& period, int32_t kept) {
-  using Key = std::tuple<ir::ValueId, int64_t, int32_t, int32_t>;
+  using Key = std::tuple<ir::ValueId, int64_t, int32_t, int32_t, bool>;
   std::map<Key, int32_t> unit_of;
   std::vector<std::vector<int32_t>> units;
   const int32_t end = period.lo + kept * period.block;
@@ -495,7 +518,7 @@ std::vector<std::vector<int32_t>> block_units(const Arena& arena, const Period& 
     }
     const int32_t j = (life.first_instr - period.lo) / period.block;
     const Key key{life.value, life.micro_batch - j * period.micro_batches, life.first_instr - j * period.block,
-                  life.last_instr - j * period.block};
+                  life.last_instr - j * period.block, life.temporary};
     const auto [it, fresh] = unit_of.try_emplace(key, static_cast<int32_t>(units.size()));
     if (fresh) {
       units.emplace_back();
@@ -518,7 +541,7 @@ void Arena::index() {
   }
 }
 
-int32_t Arena::find(ir::ValueId v, int64_t m, int32_t instr) const {
+int32_t Arena::find(ir::ValueId v, int64_t m, int32_t instr, bool temporary) const {
   if (!holds(v)) {
     return -1;
   }
@@ -528,6 +551,9 @@ int32_t Arena::find(ir::ValueId v, int64_t m, int32_t instr) const {
   int32_t found = -1;
   for (int32_t i : by_value_[static_cast<size_t>(v)]) {
     const Life& life = lives[static_cast<size_t>(i)];
+    if (life.temporary != temporary) {
+      continue;
+    }
     if (life.micro_batch < 0) {
       return i;
     }

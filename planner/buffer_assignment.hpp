@@ -53,6 +53,7 @@ struct Life {
   int32_t stage = -1;        //!< stage of the task that reads it last (the one it is kept for)
   bool from_outside = false; //!< arrived by Recv or Infeed (a stage input)
   bool to_accumulator = false;  //!< a weight gradient added to its accumulator as soon as it is made
+  bool temporary = false;  //!< the working memory of the node `value` while it runs (op_temporaries.hpp)
 };
 
 //! How a long program maps onto the shorter one its lives were walked on. In a schedule's steady
@@ -103,8 +104,8 @@ struct Arena {
 
   //! Index of the life of `v` for micro-batch `m` that instruction `instr` of the full program
   //! uses (the latest one begun at or before it, or the value's whole-cycle life); -1 if `v` has
-  //! none on this IPU.
-  int32_t find(ir::ValueId v, int64_t m, int32_t instr) const;
+  //! none on this IPU. With `temporary`, the working memory of node `v` instead.
+  int32_t find(ir::ValueId v, int64_t m, int32_t instr, bool temporary = false) const;
   //! True if `v` has any life here.
   bool holds(ir::ValueId v) const {
     return v >= 0 && static_cast<size_t>(v) < by_value_.size() && !by_value_[static_cast<size_t>(v)].empty();

@@ -250,12 +250,14 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   out.push_back({"I/O buffers (links, infeed, outfeed)", m.io_buffers});
   int64_t in_task = 0;
   int64_t constants = 0;
+  int64_t temporaries = 0;
   for (const Life& life : a.arena->lives) {
     if (a.live_at_peak(life) && !IpuAnalysis::carried(life)) {
-      (life.micro_batch < 0 ? constants : in_task) += life.size;
+      (life.temporary ? temporaries : life.micro_batch < 0 ? constants : in_task) += life.size;
     }
   }
   out.push_back({"values of the running task", in_task});
+  out.push_back({"matmul and convolution temporaries (availableMemoryProportion)", temporaries});
   out.push_back({"constants", constants});
   out.push_back({"free arena space at the peak (fragmentation)", a.arena->bytes - a.live_peak});
   for (const auto& [stage, kept] : stashed_at_peak(a)) {
@@ -300,7 +302,7 @@ std::vector<IpuMemory> estimate_memory(const Plan& plan) {
   for (size_t ipu = 0; ipu < ipus; ++ipu) {
     IpuAnalysis a = analyse(plan, ipu, depth, steps);
     for (const Contributor& c : contributors(plan, a)) {
-      if (a.memory.contributors.size() < 5) {
+      if (a.memory.contributors.size() < 6) {
         a.memory.contributors.emplace_back(c.what, c.bytes);
       }
     }

@@ -163,6 +163,30 @@ ScheduleKind schedule_kind(const std::string& name) {
 
 }  // namespace
 
+// availableMemoryProportion and partialsType of one options table, over `base`; a value they cannot
+// be is an error at `key`.
+static TemporaryLimit temporary_limit(const Config& config, const std::string& key, const OptionMap& options,
+                               const TemporaryLimit& base) {
+  TemporaryLimit out = base;
+  if (const auto amp = options.find("availableMemoryProportion"); amp != options.end()) {
+    char* end = nullptr;
+    const double value = std::strtod(amp->second.c_str(), &end);
+    if (end == amp->second.c_str() || *end != '\0' || !(value > 0.0 && value <= 1.0)) {
+      config.fail_at(key, fmt::format("availableMemoryProportion \"{}\" is not a proportion in (0, 1]", amp->second),
+                     "give the share of each tile's memory for matmul or convolution temporaries, e.g. \"0.6\"");
+    }
+    out.available_memory_proportion = value;
+  }
+  if (const auto partials = options.find("partialsType"); partials != options.end()) {
+    if (partials->second != "half" && partials->second != "float") {
+      config.fail_at(key, fmt::format("partialsType \"{}\" is neither \"half\" nor \"float\"", partials->second),
+                     "partials are kept in \"float\" (the default) or \"half\"");
+    }
+    out.half_partials = partials->second == "half";
+  }
+  return out;
+}
+
 PlanSettings make_settings(const Config& config, const config::PipelineShape& shape) {
   PlanSettings s;
   const auto& p = config.pipeline;
@@ -199,6 +223,19 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
       config.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, config.data.prefetch_depth) : 1;
   s.device = DeviceModel::from_config(config.device);
   s.device.compute = parse_dtype(config.training.precision).value_or(DType::F32);
+  s.default_limits = StageLimits{temporary_limit(config, "ipu.matmuls.poplar_options", config.ipu.matmuls.poplar_options, {}),
+                                 temporary_limit(config, "ipu.convolutions.poplar_options",
+                                                 config.ipu.convolutions.poplar_options, {})};
+  for (const char* key : {"pipeline.forward_propagation_stages_poplar_options",
+                          "pipeline.backward_propagation_stages_poplar_options"}) {
+    const bool forward = std::string(key).find("forward") != std::string::npos;
+    const auto& list = forward ? p.forward_propagation_stages_poplar_options : p.backward_propagation_stages_poplar_options;
+    auto& out = forward ? s.forward_limits : s.backward_limits;
+    for (const StageOptions& stage : list) {
+      out.push_back({temporary_limit(config, key, stage.matmul_options, s.default_limits.matmul),
+                     temporary_limit(config, key, stage.convolution_options, s.default_limits.convolution)});
+    }
+  }
   return s;
 }
 

@@ -11,6 +11,7 @@
 #include "iputrain/config.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/device_program.hpp"
+#include "planner/op_temporaries.hpp"
 #include "planner/precision.hpp"
 #include "planner/schedule.hpp"
 
@@ -46,6 +47,15 @@ struct PlanSettings {
   int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU
   int64_t prefetch_depth = 2;
   DeviceModel device;
+  //! Matmul and convolution temporaries per stage (planner/op_temporaries.hpp), forward and
+  //! backward passes; a stage without an entry takes `default_limits`.
+  std::vector<StageLimits> forward_limits;
+  std::vector<StageLimits> backward_limits;
+  StageLimits default_limits;
+  const StageLimits& limits(int32_t stage, ir::Phase phase) const {
+    const auto& list = phase == ir::Phase::Forward ? forward_limits : backward_limits;
+    return stage >= 0 && static_cast<size_t>(stage) < list.size() ? list[static_cast<size_t>(stage)] : default_limits;
+  }
 };
 
 //! Where things run. IPU numbers are logical (within a replica) unless said otherwise.
@@ -69,7 +79,7 @@ struct IpuMemory {
   int64_t total_peak = 0;
   int64_t capacity = 0;
   std::vector<int64_t> per_timestep;  //!< total bytes at each timestep of the cycle
-  //! Largest contributors at the peak: (what, bytes), largest first.
+  //! The six largest contributors at the peak: (what, bytes), largest first.
   std::vector<std::pair<std::string, int64_t>> contributors;
 };
 

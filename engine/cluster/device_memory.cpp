@@ -59,6 +59,9 @@ DeviceMemory::DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector
   arena_memory_.reset(allocate(arena_bytes_, "device arena"));
   for (size_t i = 0; i < arena.lives.size(); ++i) {
     const planner::Life& life = arena.lives[i];
+    if (life.temporary) {
+      continue;  // a matmul's or convolution's working memory: counted, not used by the host kernels
+    }
     if (graph.type(life.value).bytes() > static_cast<size_t>(life.size * scale_)) {
       throw Error(ErrorKind::Internal, fmt::format("value %{} does not fit its arena slot on IPU {}", life.value, id));
     }

@@ -33,7 +33,9 @@ std::vector<KeySpec> ipu_keys() {
           "Options of the collectives library, applied to every collective."),
 
       key(IPUTRAIN_KEY(ipu.convolutions.poplar_options), OptionMap, ValueTable{}, Models,
-          "PopLibs options for every convolution, e.g. `{ availableMemoryProportion = \"0.6\" }`."),
+          "PopLibs options for every convolution: availableMemoryProportion (default 0.6) caps its "
+          "temporaries and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; "
+          "other options are not read."),
 
       key(IPUTRAIN_KEY(ipu.device_connection.type), Enum, "always", Runs,
           "When to attach the IPUs; `pre_compile` never attaches and every run returns zeros.", {},
@@ -88,7 +90,9 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.matmuls.clear_pass_type), Bool, false, Models,
           "Do not tell the matmul library which pass (forward, gradient, weight update) it serves."),
       key(IPUTRAIN_KEY(ipu.matmuls.poplar_options), OptionMap, ValueTable{}, Models,
-          "PopLibs options for every matmul, e.g. `{ availableMemoryProportion = \"0.3\" }`."),
+          "PopLibs options for every matmul: availableMemoryProportion (default 0.6) caps its temporaries "
+          "and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; other "
+          "options are not read."),
 
       key(IPUTRAIN_KEY(ipu.norms.use_stable_statistics), Bool, false, Runs,
           "Two-pass variance (subtract the mean first) in batch, group, layer and instance norms."),

@@ -49,7 +49,9 @@ std::vector<KeySpec> pipeline_keys() {
           "How stages are recomputed when `ipu.allow_recompute` is on.", {},
           {"auto", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}),
       key(IPUTRAIN_KEY(pipeline.forward_propagation_stages_poplar_options), StageOptionsList, ValueList{},
-          Models, "Per forward stage: `{ convolution_options = {…}, matmul_options = {…} }`."),
+          Models, "Per forward stage: `{ convolution_options = {…}, matmul_options = {…} }`, over "
+                  "`ipu.convolutions.poplar_options` and `ipu.matmuls.poplar_options` for that stage's forward pass "
+                  "(availableMemoryProportion and partialsType are read)."),
       key(IPUTRAIN_KEY(pipeline.backward_propagation_stages_poplar_options), StageOptionsList, ValueList{},
           Models, "Per backward stage, as `forward_propagation_stages_poplar_options`."),
       key(IPUTRAIN_KEY(pipeline.weight_update_poplar_options), StageOptions, ValueTable{}, Models,

@@ -403,8 +403,8 @@ void check_fold_valid(const Plan& plan, int32_t ipu) {
   };
   std::vector<Placed> placed;
   for (const Life& life : full.lives) {
-    const int32_t at_first = arena.find(life.value, life.micro_batch, life.first_instr);
-    const int32_t at_last = arena.find(life.value, life.micro_batch, life.last_instr);
+    const int32_t at_first = arena.find(life.value, life.micro_batch, life.first_instr, life.temporary);
+    const int32_t at_last = arena.find(life.value, life.micro_batch, life.last_instr, life.temporary);
     REQUIRE(at_first >= 0);
     REQUIRE(at_last >= 0);
     const Life& a = arena.lives[static_cast<size_t>(at_first)];
