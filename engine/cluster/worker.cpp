@@ -7,8 +7,8 @@
 #include <cstring>
 #include <limits>
 
-#include "engine/optim/clipping.hpp"
 #include "engine/cluster/moving_average_update.hpp"
+#include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
 #include "engine/scalar_mean.hpp"
 #include "iputrain/error.hpp"
@@ -704,6 +704,10 @@ void Worker::update_statistics() {
   const int64_t n = static_cast<int64_t>(shared_.replicas) * shared_.micro_batches;
   for (const StatisticState& st : statistics_) {
     apply_moving_average(st.value, static_cast<const float*>(st.tree->slot(0)), st.tree->size(), n, st.momentum);
+    if (plan_.settings.master_weights == planner::MasterWeights::None && rounding_) {
+      // Stored in the compute type like the weights, rounded to nearest (no key needed).
+      round_in_place(st.value, st.tree->size(), HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
+    }
   }
 }
 

@@ -325,8 +325,8 @@ TEST_CASE("batch-norm moving statistics: every plan gives the same weights and s
   CHECK(states == 4);
   const std::vector<std::pair<std::string, std::string>> plans = {
       {"2 stages on 2 IPUs, grouped", config(2, "device_mapping = [0, 1]\nschedule = \"grouped\"\n", 16)},
-      {"2 replicas of 1 IPU", config(2, "", 8)},
-      {"4 replicas of 1 IPU, sequential schedule", config(4, "schedule = \"sequential\"\n", 4)},
+      {"2 replicas of 1 IPU", config(2, "device_mapping = [0, 0]\n", 8)},
+      {"4 replicas of 1 IPU, sequential schedule", config(4, "device_mapping = [0, 0]\nschedule = \"sequential\"\n", 4)},
       {"2 stages x 2 replicas, interleaved", config(4, "device_mapping = [0, 1]\nschedule = \"interleaved\"\n", 8)},
       {"both stages cut again by auto_stages = 2, 2 replicas",
        config(4, "auto_stages = 2\ndevice_mapping = [0, 1]\nschedule = \"grouped\"\n", 8)},

@@ -161,38 +161,22 @@ TEST_CASE("non-trainable params and moving_average") {
   CHECK(it->attrs.get_float("momentum") == 0.5);
   CHECK(it->inputs[1] == g.params[0]);
 
-  const std::string head = "model t() {
-  input x: f32[4, 3]
-";
-  CHECK(message_of(head + "  param m: f32[3] = zeros(), trainabel = false
-  output x
-}")
+  const std::string head = "model t() {\n  input x: f32[4, 3]\n";
+  const std::string state = "  param m: f32[3] = zeros(), trainable = false\n";
+  CHECK(message_of(head + "  param m: f32[3] = zeros(), trainabel = false\n  output x\n}")
             .find("a param has no option 'trainabel' | did you mean 'trainable'?") != std::string::npos);
-  CHECK(message_of(head + "  param m: f32[3] = zeros(), trainable = 0
-  output x
-}")
+  CHECK(message_of(head + "  param m: f32[3] = zeros(), trainable = 0\n  output x\n}")
             .find("trainable must be a compile-time bool, got") != std::string::npos);
-  CHECK(message_of(head + "  param m: f32[3] = zeros()
-  output y = moving_average(x[0], m)
-}")
+  CHECK(message_of(head + "  param m: f32[3] = zeros()\n  output y = moving_average(x[0], m)\n}")
             .find("argument 'state' of moving_average must be a non-trainable param, got the trainable parameter "
                   "'m'") != std::string::npos);
-  CHECK(message_of(head + "  output y = moving_average(x[0], x[1])
-}").find("got a computed value") !=
+  CHECK(message_of(head + "  output y = moving_average(x[0], x[1])\n}").find("got a computed value") !=
         std::string::npos);
-  CHECK(message_of(head + "  param m: f32[3] = zeros(), trainable = false
-"
-                          "  output y = moving_average(x[0], m) + moving_average(x[1], m)
-}")
+  CHECK(message_of(head + state + "  output y = moving_average(x[0], m) + moving_average(x[1], m)\n}")
             .find("parameter 'm' already follows another moving average") != std::string::npos);
-  CHECK(message_of(head + "  param m: f32[3] = zeros(), trainable = false
-"
-                          "  output y = moving_average(x[0], m, momentum = 2)
-}")
+  CHECK(message_of(head + state + "  output y = moving_average(x[0], m, momentum = 2)\n}")
             .find("momentum must be in [0, 1], got 2") != std::string::npos);
-  CHECK(message_of(head + "  param m: f32[4] = zeros(), trainable = false
-  output y = moving_average(x[0], m)
-}")
+  CHECK(message_of(head + "  param m: f32[4] = zeros(), trainable = false\n  output y = moving_average(x[0], m)\n}")
             .find("the statistic is f32[3] but the state is f32[4]") != std::string::npos);
 }
 
