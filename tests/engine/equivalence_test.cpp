@@ -340,4 +340,12 @@ TEST_CASE("batch-norm moving statistics: every plan gives the same weights and s
     CAPTURE(name);
     check_same(train(text, kBatchNorm), reference);
   }
+  // Emulated f16 with half weights only: the statistics are stored in the compute type too.
+  auto half = [](std::string text) {
+    return text.replace(text.find("seed = 7\n"), 9, "seed = 7\nprecision = \"f16\"\nmaster_weights = \"none\"\n");
+  };
+  const std::vector<WeightInfo> half_reference = train(half(config(1, "", 16)), kBatchNorm);
+  CHECK_FALSE(testing::same_bits(half_reference, reference));
+  check_same(train(half(config(4, "device_mapping = [0, 1]\nschedule = \"interleaved\"\n", 8)), kBatchNorm),
+             half_reference);
 }

@@ -177,7 +177,7 @@ TEST_CASE("the moving update by hand: state * momentum + mean statistic * (1 - m
   CHECK(testing::same_bits(a.session.weights(), b.session.weights()));
 }
 
-TEST_CASE("momentum 1 keeps the initial state; momentum 0 takes the last update's statistics") {
+TEST_CASE("momentum 1 keeps the initial state, momentum 0 takes the last update's statistics") {
   const fs::path data = tiny_data("momentum_ends");
   Run keep(tiny_config(data, 2, kOneIpuA2, "[model]\nmomentum = 1.0\n"));
   keep.session.train();
@@ -231,7 +231,7 @@ TEST_CASE("evaluation and prediction normalise with the moving statistics, train
   CHECK(e.means.at("y_mean") == doctest::Approx(y_sum / 8).epsilon(1e-5));
 }
 
-TEST_CASE("checkpoints and weight files hold the moving statistics; older files start them afresh") {
+TEST_CASE("checkpoints and weight files hold the moving statistics, and older files start them afresh") {
   const fs::path data = tiny_data("checkpoint");
   const fs::path dir = fresh_dir("checkpoints");
   const std::string keep_dir = "[checkpoint]\ndir = \"" + dir.string() + "\"\n";
@@ -303,7 +303,7 @@ TEST_CASE("checkpoints and weight files hold the moving statistics; older files 
   }
 }
 
-TEST_CASE("batch norm's training gradient agrees with finite differences; the state gets none") {
+TEST_CASE("batch norm's training gradient agrees with finite differences, and the state gets none") {
   const Model model = Model::parse(R"(import nn
 model fd(batch: int = 5) {
   input x: f32[batch, 3]
@@ -388,7 +388,7 @@ model fd(batch: int = 5) {
   CHECK(std::fabs(ipu.tensor(g.loss).f32()[0] - base) > 1e-3);
 }
 
-TEST_CASE("the planner: no gradient, accumulator or optimizer state for the state; weights count it and its sums") {
+TEST_CASE("the planner gives the state no gradient, accumulator or optimizer state and counts it and its sums as weights") {
   const fs::path data = tiny_data("planner");
   std::vector<uint8_t> three_updates;
   for (int k = 0; k < 3; ++k) {
