@@ -89,9 +89,10 @@ struct Session::Impl {
       initialise(p);
       names.push_back(fmt::format("`{}`", plan.graph.node(p).name));
     }
-    return {fmt::format("`{}` has no tensor for the non-trainable state {} (written before the model kept it?): it "
-                        "starts from its initial value",
-                        file, fmt::join(names, ", "))};
+    return {fmt::format(
+        "`{}` has no tensor for the non-trainable state {} (written before the model kept it?): it "
+        "starts from its initial value",
+        file, fmt::join(names, ", "))};
   }
 
   uint64_t data_seed() const { return config.data.seed != 0 ? config.data.seed : config.training.seed; }

@@ -386,8 +386,9 @@ Value b_moving_average(CallArgs& c) {
   }
   for (const ir::Node& n : c.graph.nodes()) {
     if (n.op == OpKind::MovingAverage && n.inputs[1] == state) {
-      throw Error(ErrorKind::Semantic, fmt::format("parameter '{}' already follows another moving average", s.name),
-                  c.spans[1], "give each statistic its own state");
+      throw Error(ErrorKind::Semantic,
+                  fmt::format("parameter '{}' already follows another moving average", s.name), c.spans[1],
+                  "give each statistic its own state");
     }
   }
   const double momentum = expect_number(c.args[2], c.graph, c.spans[2], what(c, "momentum"));

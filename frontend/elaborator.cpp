@@ -543,7 +543,8 @@ class Elaborator {
       if (o.name != "trainable") {
         const std::string near = nearest_name(o.name, {"trainable"});
         fail(o.name_span, fmt::format("a param has no option '{}'", o.name),
-             near.empty() ? "the one option of a param is `trainable = false`" : fmt::format("did you mean '{}'?", near));
+             near.empty() ? "the one option of a param is `trainable = false`"
+                          : fmt::format("did you mean '{}'?", near));
       }
       const Value v = eval(*o.value, scope);
       if (v.kind != K::Bool) {

@@ -29,8 +29,9 @@ struct Plan;
 
 //! One state and the statistic it follows.
 struct MovingStatistic {
-  ir::ValueId state = ir::kNoValue;      //!< the non-trainable Param
-  ir::ValueId statistic = ir::kNoValue;  //!< the moving_average node: its output is the statistic while training
+  ir::ValueId state = ir::kNoValue;  //!< the non-trainable Param
+  ir::ValueId statistic =
+      ir::kNoValue;  //!< the moving_average node: its output is the statistic while training
   double momentum = 0.99;
 };
 

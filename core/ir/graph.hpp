@@ -34,7 +34,9 @@ struct Node {
 
 //! Whether the optimizer updates `n`: a Param not marked `trainable = 0`. A non-trainable
 //! parameter (a batch norm's moving statistics) gets no gradient, accumulator or optimizer state.
-inline bool trainable(const Node& n) { return n.op == OpKind::Param && n.attrs.get_int("trainable", 1) != 0; }
+inline bool trainable(const Node& n) {
+  return n.op == OpKind::Param && n.attrs.get_int("trainable", 1) != 0;
+}
 
 //! A stage as declared in the model (`stage NAME { … }`); `group` ties stages of one `parallel`.
 struct Stage {

@@ -42,9 +42,9 @@ void forward(const KernelArgs& args) {
 
 std::vector<ValueId> backward(Graph&, ValueId, ValueId dy) { return {dy, kNoValue}; }
 
-Cost cost(const Graph& g, const Node& node) {
-  const double bytes = static_cast<double>(node.type.bytes());
-  (void)g;
+// A copy of one of the inputs.
+Cost cost(const Graph&, const Node& node) {
+  const auto bytes = static_cast<double>(node.type.bytes());
   return Cost{0.0, bytes, bytes};
 }
 
@@ -58,8 +58,9 @@ const OpDef kMovingAverageOp{
     .forward = forward,
     .backward = backward,
     .cost = cost,
-    .doc = "moving_average(x, state; momentum) -> x while training (gradient into x), state when not; once per "
-           "weight update the engine sets state = state * momentum + mean of the update's x * (1 - momentum).",
+    .doc =
+        "moving_average(x, state; momentum) -> x while training (gradient into x), state when not; once per "
+        "weight update the engine sets state = state * momentum + mean of the update's x * (1 - momentum).",
 };
 
 }  // namespace iputrain::ir

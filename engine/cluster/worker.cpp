@@ -360,7 +360,8 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
           for (size_t k = 0; k < statistics_.size(); ++k) {
             StatisticState& st = statistics_[k];
             if (std::find(nodes.begin(), nodes.end(), st.statistic) != nodes.end()) {
-              pushes.push_back({st.statistic, st.tree.get(), static_cast<int64_t>(replica_) * shared_.micro_batches + op.m});
+              pushes.push_back({st.statistic, st.tree.get(),
+                                static_cast<int64_t>(replica_) * shared_.micro_batches + op.m});
               ++statistic_leaves[k];
             }
           }
@@ -441,9 +442,10 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
   }
   for (size_t k = 0; k < statistics_.size(); ++k) {
     if (statistic_leaves[k] != shared_.micro_batches) {
-      throw Error(ErrorKind::Internal,
-                  fmt::format("IPU {} holds the moving statistic '{}' but computes it for {} of {} micro-batches", ipu_,
-                              g.node(statistics_[k].state).name, statistic_leaves[k], shared_.micro_batches));
+      throw Error(
+          ErrorKind::Internal,
+          fmt::format("IPU {} holds the moving statistic '{}' but computes it for {} of {} micro-batches",
+                      ipu_, g.node(statistics_[k].state).name, statistic_leaves[k], shared_.micro_batches));
     }
   }
 }
@@ -703,10 +705,12 @@ void Worker::sum_statistics() {
 void Worker::update_statistics() {
   const int64_t n = static_cast<int64_t>(shared_.replicas) * shared_.micro_batches;
   for (const StatisticState& st : statistics_) {
-    apply_moving_average(st.value, static_cast<const float*>(st.tree->slot(0)), st.tree->size(), n, st.momentum);
+    apply_moving_average(st.value, static_cast<const float*>(st.tree->slot(0)), st.tree->size(), n,
+                         st.momentum);
     if (plan_.settings.master_weights == planner::MasterWeights::None && rounding_) {
       // Stored in the compute type like the weights, rounded to nearest (no key needed).
-      round_in_place(st.value, st.tree->size(), HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
+      round_in_place(st.value, st.tree->size(),
+                     HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
     }
   }
 }

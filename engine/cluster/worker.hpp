@@ -149,7 +149,7 @@ class Worker {
     ir::ValueId state;
     ir::ValueId statistic;  // the moving_average node, pushed right after its forward kernel
     double momentum;
-    float* value;           // the state's buffer
+    float* value;  // the state's buffer
     std::unique_ptr<GradTree> tree;
   };
 

@@ -150,9 +150,10 @@ class Session {
   //! Returns the path written. Throws Error(Semantic) for a model without an objective.
   std::string save_checkpoint(const std::string& dir) const;
   //! Restores the state save_checkpoint() wrote (DIR's newest checkpoint, or a file), whatever
-  //! plan wrote it. Non-trainable state the checkpoint lacks (moving statistics, in checkpoints
-  //! written before the model kept them) starts from its initial value, with a note. Throws Error(Data) with a hint if it belongs to another model, optimizer, seed,
-  //! shuffle or global batch, or is damaged; the session is unchanged then.
+  //! plan wrote it. Throws Error(Data) with a hint if it belongs to another model, optimizer, seed,
+  //! shuffle or global batch, or is damaged; the session is unchanged then. Non-trainable state
+  //! the checkpoint lacks (moving statistics, in checkpoints written before the model kept them)
+  //! starts from its initial value, with a note.
   ResumeInfo resume(const std::string& dir_or_file);
   //! Means of every output over `split` ("test" or "train"), forward only.
   EvalResult evaluate(const std::string& split = "test");

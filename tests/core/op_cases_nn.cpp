@@ -401,8 +401,8 @@ void add_nn_cases(std::vector<OpCase>& cases) {
                    .op = OpKind::MovingAverage,
                    .inputs = {f32({2, 4}), f32({2, 4})},
                    .attrs = {{"momentum", 0.5}},
-                   .reference = [](const std::vector<Values>& in, const std::vector<TensorType>&, const TensorType&,
-                                   const Attrs&) { return in[0]; }});
+                   .reference = [](const std::vector<Values>& in, const std::vector<TensorType>&,
+                                   const TensorType&, const Attrs&) { return in[0]; }});
   cases.push_back({.name = "moving_average types",
                    .op = OpKind::MovingAverage,
                    .inputs = {f32({3}), f32({4})},

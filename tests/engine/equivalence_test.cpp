@@ -309,8 +309,9 @@ model bn2(batch: int = 4, width: int = 16) {
 
 TEST_CASE("batch-norm moving statistics: every plan gives the same weights and statistics as one IPU") {
   auto config = [](int ipus, const std::string& pipeline, int accumulation, const std::string& ipu = "") {
-    return base() + "[ipu]\nauto_select_ipus = " + std::to_string(ipus) + "\n" + ipu + "[pipeline]\n" + pipeline +
-           "gradient_accumulation_count = " + std::to_string(accumulation) + "\nreduction_method = \"mean\"\n";
+    return base() + "[ipu]\nauto_select_ipus = " + std::to_string(ipus) + "\n" + ipu + "[pipeline]\n" +
+           pipeline + "gradient_accumulation_count = " + std::to_string(accumulation) +
+           "\nreduction_method = \"mean\"\n";
   };
   // Both stages on IPU 0, all 16 micro-batches accumulated there.
   const std::vector<WeightInfo> reference = train(config(1, "", 16), kBatchNorm);
@@ -326,8 +327,10 @@ TEST_CASE("batch-norm moving statistics: every plan gives the same weights and s
   const std::vector<std::pair<std::string, std::string>> plans = {
       {"2 stages on 2 IPUs, grouped", config(2, "device_mapping = [0, 1]\nschedule = \"grouped\"\n", 16)},
       {"2 replicas of 1 IPU", config(2, "device_mapping = [0, 0]\n", 8)},
-      {"4 replicas of 1 IPU, sequential schedule", config(4, "device_mapping = [0, 0]\nschedule = \"sequential\"\n", 4)},
-      {"2 stages x 2 replicas, interleaved", config(4, "device_mapping = [0, 1]\nschedule = \"interleaved\"\n", 8)},
+      {"4 replicas of 1 IPU, sequential schedule",
+       config(4, "device_mapping = [0, 0]\nschedule = \"sequential\"\n", 4)},
+      {"2 stages x 2 replicas, interleaved",
+       config(4, "device_mapping = [0, 1]\nschedule = \"interleaved\"\n", 8)},
       {"both stages cut again by auto_stages = 2, 2 replicas",
        config(4, "auto_stages = 2\ndevice_mapping = [0, 1]\nschedule = \"grouped\"\n", 8)},
       {"2 stages x 2 replicas, recomputation",
@@ -342,7 +345,8 @@ TEST_CASE("batch-norm moving statistics: every plan gives the same weights and s
   }
   // Emulated f16 with half weights only: the statistics are stored in the compute type too.
   auto half = [](std::string text) {
-    return text.replace(text.find("seed = 7\n"), 9, "seed = 7\nprecision = \"f16\"\nmaster_weights = \"none\"\n");
+    return text.replace(text.find("seed = 7\n"), 9,
+                        "seed = 7\nprecision = \"f16\"\nmaster_weights = \"none\"\n");
   };
   const std::vector<WeightInfo> half_reference = train(half(config(1, "", 16)), kBatchNorm);
   CHECK_FALSE(testing::same_bits(half_reference, reference));

@@ -103,9 +103,11 @@ fs::path tiny_data(const std::string& name) {
 }
 
 // `plan` goes into [pipeline]/[ipu]; the global batch is 4 samples = the whole training set.
-std::string tiny_config(const fs::path& data, int steps, const std::string& plan, const std::string& extra = "") {
+std::string tiny_config(const fs::path& data, int steps, const std::string& plan,
+                        const std::string& extra = "") {
   return "[optimizer]\ntype = \"momentum\"\nlearning_rate = 0.1\n"
-         "[data]\ntrain = \"idx:" + (data / "train").string() + "\"\ntest = \"idx:" + (data / "test").string() +
+         "[data]\ntrain = \"idx:" +
+         (data / "train").string() + "\"\ntest = \"idx:" + (data / "test").string() +
          "\"\nshuffle = false\n[training]\nsteps = " + std::to_string(steps) + "\nseed = 3\n" + plan + extra;
 }
 
@@ -182,7 +184,8 @@ TEST_CASE("momentum 1 keeps the initial state, momentum 0 takes the last update'
   Run keep(tiny_config(data, 2, kOneIpuA2, "[model]\nmomentum = 1.0\n"));
   keep.session.train();
   CHECK(weight(keep.session.weights(), "s/batch_norm/moving_mean").values == std::vector<float>{0.0f, 0.0f});
-  CHECK(weight(keep.session.weights(), "s/batch_norm/moving_variance").values == std::vector<float>{1.0f, 1.0f});
+  CHECK(weight(keep.session.weights(), "s/batch_norm/moving_variance").values ==
+        std::vector<float>{1.0f, 1.0f});
   Run take(tiny_config(data, 2, kOneIpuA2, "[model]\nmomentum = 0.0\n"));
   take.session.train();
   const auto w = take.session.weights();
@@ -248,8 +251,8 @@ TEST_CASE("checkpoints and weight files hold the moving statistics, and older fi
   }
   REQUIRE(by_name.count("s/batch_norm/moving_mean") == 1);
   REQUIRE(by_name.count("s/batch_norm/moving_variance") == 1);
-  CHECK(by_name.count("optimizer/0/s/batch_norm/gamma") == 1);          // momentum keeps one slot
-  CHECK(by_name.count("optimizer/0/s/batch_norm/moving_mean") == 0);    // the state has none
+  CHECK(by_name.count("optimizer/0/s/batch_norm/gamma") == 1);        // momentum keeps one slot
+  CHECK(by_name.count("optimizer/0/s/batch_norm/moving_mean") == 0);  // the state has none
   CHECK(std::memcmp(by_name["s/batch_norm/moving_variance"]->bytes.data(),
                     weight(first.session.weights(), "s/batch_norm/moving_variance").values.data(), 8) == 0);
 
@@ -280,7 +283,8 @@ TEST_CASE("checkpoints and weight files hold the moving statistics, and older fi
     const auto w = resumed.session.weights();
     CHECK(weight(w, "s/batch_norm/moving_mean").values == std::vector<float>{0.0f, 0.0f});
     CHECK(weight(w, "s/batch_norm/moving_variance").values == std::vector<float>{1.0f, 1.0f});
-    CHECK(weight(w, "s/batch_norm/gamma").values == weight(first.session.weights(), "s/batch_norm/gamma").values);
+    CHECK(weight(w, "s/batch_norm/gamma").values ==
+          weight(first.session.weights(), "s/batch_norm/gamma").values);
     // The trainable weights never depended on the state, so they continue exactly.
     resumed.session.train();
     CHECK(weight(resumed.session.weights(), "s/dense/kernel").values ==
@@ -292,7 +296,8 @@ TEST_CASE("checkpoints and weight files hold the moving statistics, and older fi
     const std::vector<std::string> warnings = loaded.session.load_weights(exported);
     REQUIRE(warnings.size() == 1);
     CHECK(warnings[0].find("non-trainable state") != std::string::npos);
-    CHECK(weight(loaded.session.weights(), "s/batch_norm/moving_variance").values == std::vector<float>{1.0f, 1.0f});
+    CHECK(weight(loaded.session.weights(), "s/batch_norm/moving_variance").values ==
+          std::vector<float>{1.0f, 1.0f});
   }
   SUBCASE("save_weights and load_weights carry them") {
     const std::string path = (dir / "plain.safetensors").string();
@@ -388,7 +393,9 @@ model fd(batch: int = 5) {
   CHECK(std::fabs(ipu.tensor(g.loss).f32()[0] - base) > 1e-3);
 }
 
-TEST_CASE("the planner gives the state no gradient, accumulator or optimizer state and counts it and its sums as weights") {
+TEST_CASE(
+    "the planner gives the state no gradient, accumulator or optimizer state and counts it and its sums as "
+    "weights") {
   const fs::path data = tiny_data("planner");
   std::vector<uint8_t> three_updates;
   for (int k = 0; k < 3; ++k) {
