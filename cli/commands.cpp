@@ -53,7 +53,9 @@ int run_train(const TrainArgs& args) {
       throw Error(ErrorKind::Usage, "--init-from and --resume both give the starting point", {},
                   "--resume continues a run from its checkpoint; --init-from starts a new run from weights");
     }
-    session.load_weights(args.init_from);
+    for (const std::string& w : session.load_weights(args.init_from)) {
+      fmt::print(stderr, "warning: {}\n", w);
+    }
   }
   if (!args.resume.empty()) {
     const ResumeInfo r = session.resume(args.resume);
@@ -111,7 +113,9 @@ int run_train(const TrainArgs& args) {
 int run_eval(const EvalArgs& args) {
   auto [config, model] = load(args);
   Session session(model, config);
-  session.load_weights(args.weights);
+  for (const std::string& w : session.load_weights(args.weights)) {
+    fmt::print(stderr, "warning: {}\n", w);
+  }
   fmt::print("{}:{}\n", args.split, eval_str(session.evaluate(args.split)));
   return 0;
 }
@@ -126,7 +130,8 @@ int run_check(const CommonArgs& args) {
   }
   fmt::print("parameters:\n");
   for (const TensorInfo& t : model.parameters()) {
-    fmt::print("  {:<32} {}[{}]  {}\n", t.name, t.dtype, fmt::join(t.shape, ", "), t.numel());
+    fmt::print("  {:<32} {}[{}]  {}{}\n", t.name, t.dtype, fmt::join(t.shape, ", "), t.numel(),
+               t.trainable ? "" : "  (non-trainable)");
   }
   fmt::print("outputs: {}\n", fmt::join(model.outputs(), ", "));
   fmt::print("total parameters: {}\n", model.parameter_count());

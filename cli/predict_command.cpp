@@ -45,7 +45,9 @@ int run_predict(const PredictArgs& args) {
   const Layout layout = layout_of(args);
   auto [config, model] = load(args);
   Session session(model, config);
-  session.load_weights(args.weights);
+  for (const std::string& w : session.load_weights(args.weights)) {
+    fmt::print(stderr, "warning: {}\n", w);
+  }
   const std::vector<Prediction> predictions = session.predict(args.split, args.outputs);
   if (layout == Layout::NpyFile && predictions.size() > 1) {
     std::vector<std::string> names;

@@ -61,13 +61,8 @@ Session::Session(const Model& model, const Config& config) : impl_(std::make_uni
   if (g.loss != ir::kNoValue) {
     s.cluster = std::make_unique<engine::Cluster>(s.plan, s.config);
   }
-  std::vector<float> init;
   for (ir::ValueId p : g.params) {
-    if (s.has_weight(p)) {
-      init.assign(static_cast<size_t>(g.type(p).numel()), 0.0f);
-      fill_initializer(g.node(p), config.training.seed, init.data());
-      s.set_weight(p, init.data());
-    }
+    s.initialise(p);
   }
 }
 
@@ -215,7 +210,8 @@ std::vector<WeightInfo> Session::weights() const {
       continue;
     }
     ir::Tensor t = s.weight(p);
-    out.push_back({s.plan.graph.node(p).name, t.shape(), std::vector<float>(t.f32(), t.f32() + t.numel())});
+    out.push_back({s.plan.graph.node(p).name, t.shape(), std::vector<float>(t.f32(), t.f32() + t.numel()),
+                   ir::trainable(s.plan.graph.node(p))});
   }
   return out;
 }
@@ -228,7 +224,7 @@ void Session::save_weights(const std::string& path) const {
   engine::write_weight_file(path, tensors, impl_->model.name(), impl_->step);
 }
 
-void Session::load_weights(const std::string& path) {
+std::vector<std::string> Session::load_weights(const std::string& path) {
   Impl& s = *impl_;
   const data::SafetensorsFile file = engine::read_weights(path);
   const ir::Graph& g = s.plan.graph;
@@ -236,6 +232,7 @@ void Session::load_weights(const std::string& path) {
   // first parameter that does not fit.
   std::vector<std::string> names;
   std::vector<bool> used(file.tensors.size(), false);
+  std::vector<ir::ValueId> missing_state;
   for (ir::ValueId p : g.params) {
     const std::string& name = g.node(p).name;
     names.push_back(name);
@@ -243,9 +240,14 @@ void Session::load_weights(const std::string& path) {
     while (i < file.tensors.size() && file.tensors[i].name != name) {
       ++i;
     }
+    if (i == file.tensors.size() && !ir::trainable(g.node(p))) {
+      // A file written before the model had this state (moving statistics): it starts afresh.
+      missing_state.push_back(p);
+      continue;
+    }
     if (i == file.tensors.size()) {
       throw Error(ErrorKind::Data, fmt::format("{}: no tensor for parameter `{}`", path, name), {},
-                  "the file must hold every parameter of the model");
+                  "the file must hold every trainable parameter of the model");
     }
     const data::NamedTensor& t = file.tensors[i];
     ir::Tensor w = s.weight(p);
@@ -273,6 +275,7 @@ void Session::load_weights(const std::string& path) {
       }
     }
   }
+  return s.reset_state(missing_state, path);
 }
 
 std::vector<int64_t> Session::memory_per_ipu() const {

@@ -115,10 +115,17 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
     std::vector<const data::NamedTensor*> state;
   };
   std::vector<Restore> restore;
+  std::vector<ir::ValueId> missing_state;
   size_t used = 0;
   for (ir::ValueId p : g.params) {
     const std::string& name = g.node(p).name;
     const Shape shape = s.weight(p).shape();
+    if (!ir::trainable(g.node(p)) && find(c.tensors, name) == nullptr) {
+      // Written before the model kept this state (moving statistics): the trainable weights never
+      // depended on it, so they continue exactly and the state starts afresh.
+      missing_state.push_back(p);
+      continue;
+    }
     Restore r{p, &expect(c, name, shape, s.model.name()), {}};
     if (!s.cluster->optimizer_state(0, p).empty()) {
       for (int32_t k = 0; k < slots; ++k) {
@@ -157,6 +164,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   s.resumed = true;
 
   ResumeInfo info;
+  info.notes = s.reset_state(missing_state, c.path);
   info.path = c.path;
   info.step = c.meta.step;
   info.remaining = std::max<int64_t>(0, planned_steps() - c.meta.step);
@@ -183,6 +191,9 @@ ExportInfo export_checkpoint_weights(const Model& model, const std::string& dir_
   const ir::Graph& g = model.graph();
   std::vector<data::NamedTensor> tensors;
   for (ir::ValueId p : g.params) {
+    if (!ir::trainable(g.node(p)) && find(c.tensors, g.node(p).name) == nullptr) {
+      continue;  // state the checkpoint predates: loading the file starts it afresh, with a warning
+    }
     const data::NamedTensor& t = expect(c, g.node(p).name, g.type(p).shape, model.name());
     tensors.push_back(t);
   }

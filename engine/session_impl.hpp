@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/init.hpp"
 #include "core/ir/graph.hpp"
 #include "engine/cluster/cluster.hpp"
 #include "engine/data/dataset.hpp"
@@ -64,6 +65,34 @@ struct Session::Impl {
       ir::Tensor t = cluster->param(r, p);
       std::memcpy(t.data, data, t.type->bytes());
     }
+  }
+
+  // Fills parameter `p` from its initializer (keyed by the config seed and its path).
+  void initialise(ir::ValueId p) const {
+    if (!has_weight(p)) {
+      return;
+    }
+    const ir::Graph& g = plan.graph;
+    std::vector<float> init(static_cast<size_t>(g.type(p).numel()), 0.0f);
+    fill_initializer(g.node(p), config.training.seed, init.data());
+    set_weight(p, init.data());
+  }
+
+  // Puts the non-trainable parameters `state` that `file` lacks back to their initial values
+  // (a file written before the model kept that state) and says so, one note per file.
+  std::vector<std::string> reset_state(const std::vector<ir::ValueId>& state, const std::string& file) const {
+    if (state.empty()) {
+      return {};
+    }
+    std::vector<std::string> names;
+    for (ir::ValueId p : state) {
+      initialise(p);
+      names.push_back(fmt::format("`{}`", plan.graph.node(p).name));
+    }
+    return {fmt::format(
+        "`{}` has no tensor for the non-trainable state {} (written before the model kept it?): it "
+        "starts from its initial value",
+        file, fmt::join(names, ", "))};
   }
 
   uint64_t data_seed() const { return config.data.seed != 0 ? config.data.seed : config.training.seed; }

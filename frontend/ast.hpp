@@ -63,7 +63,7 @@ using Block = std::vector<std::unique_ptr<Stmt>>;
 enum class StmtKind : uint8_t {
   Input,     //!< name, type
   Stage,     //!< name, body, group (-1 unless inside `parallel`)
-  Param,     //!< name, type, value (initializer, may be null)
+  Param,     //!< name, type, value (initializer, may be null), options
   Return,    //!< value
   If,        //!< value (condition), body, else_body
   For,       //!< name, value (from), value2 (to), body
@@ -71,6 +71,13 @@ enum class StmtKind : uint8_t {
   Output,    //!< name, value (may be null: output an existing name)
   Assign,    //!< name, value
   Assert,    //!< value (condition), value2 (message)
+};
+
+//! `NAME = EXPR` after a param's initializer: `param m: f32[c] = zeros(), trainable = false`.
+struct ParamOption {
+  std::string name;
+  SourceSpan name_span;
+  ExprPtr value;
 };
 
 struct Stmt {
@@ -84,6 +91,7 @@ struct Stmt {
   Block body;
   Block else_body;
   int32_t group = -1;
+  std::vector<ParamOption> options;  //!< Param only
 };
 
 enum class FunctionKind : uint8_t { Def, Layer, Model };

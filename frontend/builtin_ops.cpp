@@ -371,6 +371,34 @@ Value b_dropout_mask(CallArgs& c) {
   return out(c, OpKind::DropoutMask, {x}, ir::Attrs{{"rate", rate}, {"name", name}});
 }
 
+// The state must be a param the optimizer leaves alone, and follows one statistic only: two
+// updates of one state per weight update would have no order to agree on.
+Value b_moving_average(CallArgs& c) {
+  const ir::ValueId x = tensor(c, 0, "x");
+  const ir::ValueId state = tensor(c, 1, "state");
+  const ir::Node& s = c.graph.node(state);
+  if (s.op != OpKind::Param || ir::trainable(s)) {
+    throw Error(ErrorKind::Semantic,
+                fmt::format("{} must be a non-trainable param, got {}", what(c, "state"),
+                            s.op == OpKind::Param ? fmt::format("the trainable parameter '{}'", s.name)
+                                                  : std::string("a computed value")),
+                c.spans[1], "declare it with `param NAME: f32[...] = zeros(), trainable = false`");
+  }
+  for (const ir::Node& n : c.graph.nodes()) {
+    if (n.op == OpKind::MovingAverage && n.inputs[1] == state) {
+      throw Error(ErrorKind::Semantic,
+                  fmt::format("parameter '{}' already follows another moving average", s.name), c.spans[1],
+                  "give each statistic its own state");
+    }
+  }
+  const double momentum = expect_number(c.args[2], c.graph, c.spans[2], what(c, "momentum"));
+  if (momentum < 0.0 || momentum > 1.0) {
+    throw Error(ErrorKind::Semantic, fmt::format("momentum must be in [0, 1], got {}", momentum), c.spans[2],
+                "the state keeps this share of its value at every weight update, e.g. 0.99");
+  }
+  return out(c, OpKind::MovingAverage, {x, state}, ir::Attrs{{"momentum", momentum}});
+}
+
 BuiltinParam req(std::string name) {
   return {std::move(name), true, {}};
 }
@@ -458,6 +486,8 @@ void add_tensor_builtins(std::vector<Builtin>& t) {
       {"softmax_cross_entropy", {req("logits"), req("labels")}, b_softmax_cross_entropy},
       {"sigmoid_cross_entropy", {req("logits"), req("labels")}, b_sigmoid_cross_entropy},
       {"dropout_mask", {req("x"), req("rate")}, b_dropout_mask},
+      // non-trainable state
+      {"moving_average", {req("x"), req("state"), opt("momentum", Value::of_float(0.99))}, b_moving_average},
   };
   for (auto& b : more) {
     t.push_back(std::move(b));

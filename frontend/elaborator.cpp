@@ -539,6 +539,22 @@ class Elaborator {
     for (const auto& [key, value] : init.init_args) {
       attrs.set(key, value);
     }
+    for (const ast::ParamOption& o : s.options) {
+      if (o.name != "trainable") {
+        const std::string near = nearest_name(o.name, {"trainable"});
+        fail(o.name_span, fmt::format("a param has no option '{}'", o.name),
+             near.empty() ? "the one option of a param is `trainable = false`"
+                          : fmt::format("did you mean '{}'?", near));
+      }
+      const Value v = eval(*o.value, scope);
+      if (v.kind != K::Bool) {
+        fail(o.value->span, fmt::format("trainable must be a compile-time bool, got {}", describe(v, g_)));
+      }
+      if (!v.b) {
+        // State the optimizer never touches: no gradient, accumulator or optimizer state.
+        attrs.set("trainable", int64_t{0});
+      }
+    }
     std::string path;
     for (const auto& part : path_) {
       path += part + "/";

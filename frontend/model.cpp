@@ -32,7 +32,7 @@ namespace {
 TensorInfo info_of(const ir::Graph& g, ir::ValueId id) {
   const ir::Node& n = g.node(id);
   return TensorInfo{n.name, std::string(dtype_name(n.type.dtype)), n.type.shape,
-                    g.stages.at(static_cast<size_t>(n.stage)).name};
+                    g.stages.at(static_cast<size_t>(n.stage)).name, ir::trainable(n)};
 }
 
 }  // namespace

@@ -280,6 +280,9 @@ class Builder {
       if (c->expr() != nullptr) {
         s->value = expr(c->expr());
       }
+      for (auto* o : c->paramOption()) {
+        s->options.push_back({o->NAME()->getText(), span(o->NAME()), expr(o->expr())});
+      }
     } else if (auto* c = dynamic_cast<P::ReturnStmtContext*>(ctx)) {
       if (in_model) {
         misplaced(ctx, "'return' outside a function",

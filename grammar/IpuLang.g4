@@ -40,7 +40,7 @@ stmt
   : 'input' NAME ':' typeExpr                     # inputStmt
   | stageDecl                                     # stageStmt
   | 'parallel' '{' (stageDecl ';'?)* '}'          # parallelStmt
-  | 'param' NAME ':' typeExpr ('=' expr)?         # paramStmt
+  | 'param' NAME ':' typeExpr ('=' expr)? (',' paramOption)*  # paramStmt
   | 'return' expr                                 # returnStmt
   | ifStmt                                        # ifStmtAlt
   | 'for' NAME 'in' expr '..' expr block          # forStmt
@@ -49,6 +49,9 @@ stmt
   | 'output' NAME ('=' expr)?                     # outputStmt
   | NAME '=' expr                                 # assignStmt
   ;
+
+// `param moving_mean: f32[c] = zeros(), trainable = false`
+paramOption : NAME '=' expr ;
 
 stageDecl : 'stage' NAME block ;
 ifStmt    : 'if' expr block ('else' (ifStmt | block))? ;

@@ -39,7 +39,7 @@ Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
   // Which nodes the backward pass differentiates (they depend on a parameter), as autodiff decides.
   std::vector<bool> trained(n, false);
   for (ir::ValueId p : g.params) {
-    trained[static_cast<size_t>(p)] = true;
+    trained[static_cast<size_t>(p)] = ir::trainable(g.node(p));
   }
   std::vector<int32_t> first_use(n, std::numeric_limits<int32_t>::max());
   std::vector<int32_t> last_use(n, -1);

@@ -124,9 +124,10 @@ std::vector<GradParts> differentiate(ir::Graph& g) {
   const int32_t n = g.size();
   // Only values that depend on a parameter need gradients; everything else (inputs, labels,
   // metrics) is skipped, which keeps e.g. the input-gradient matmul of the first layer out.
+  // Non-trainable parameters (moving statistics) get none: the optimizer never updates them.
   std::vector<bool> needs(static_cast<size_t>(n), false);
   for (ValueId p : g.params) {
-    needs[static_cast<size_t>(p)] = true;
+    needs[static_cast<size_t>(p)] = ir::trainable(g.node(p));
   }
   for (ValueId id = 0; id < n; ++id) {
     const ir::Node& node = g.node(id);

@@ -13,7 +13,7 @@ namespace iputrain::planner {
 //! so a stage's contribution goes into its accumulator when the stage makes it instead of waiting
 //! for the other stages' backward passes. The grouping follows the stages the model declares, so
 //! every plan of one model sums the same numbers in the same order. Empty: the loss does not
-//! depend on the parameter.
+//! depend on the parameter, or it is not trainable.
 using GradParts = std::vector<ir::ValueId>;
 
 //! Appends to `g` the gradient of the scalar `g.loss` with respect to every parameter, using each

@@ -9,6 +9,7 @@
 
 #include "iputrain/error.hpp"
 #include "planner/buffer_assignment.hpp"
+#include "planner/moving_statistics.hpp"
 #include "planner/precision.hpp"
 #include "planner/report.hpp"
 
@@ -78,7 +79,7 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     const int64_t one = b.cls == BufferClass::Param ? device_weight_bytes(g, b.value, compute, s.master_weights)
                                                     : device_bytes(g, b.value, compute);
     if (b.cls == BufferClass::Param) {
-      mem.weights += one;
+      mem.weights += one + statistic_sum_bytes(plan, b.value);
       ++a.weight_tensors;
       if (s.master_weights == MasterWeights::Offloaded && is_half(compute)) {
         mem.weights_offloaded += static_cast<int64_t>(g.type(b.value).bytes());
@@ -93,7 +94,7 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   int64_t trainable_elements = 0;
   int64_t accumulated_elements = 0;
   for (size_t k = 0; k < g.params.size() && k < plan.placement.param_ipu.size(); ++k) {
-    if (plan.placement.param_ipu[k] != static_cast<int32_t>(ipu)) {
+    if (plan.placement.param_ipu[k] != static_cast<int32_t>(ipu) || !ir::trainable(g.node(g.params[k]))) {
       continue;
     }
     trainable_elements += g.type(g.params[k]).numel();

@@ -1,6 +1,7 @@
 // The memory model: bytes each IPU of a replica holds at every timestep of a cycle, by kind, from
 // the buffer table, arenas and instruction lists of the per-IPU programs:
-// - weights: the IPU's Param buffers;
+// - weights: the IPU's Param buffers (a moving statistic's with its partial sums,
+//   planner/moving_statistics.hpp);
 // - optimizer state: optimizer_state_slots copies of the IPU's trainable weights (host memory
 //   instead when offloaded);
 // - gradient accumulators: accumulator_buffers() per trained weight, in the accumulation dtype;

@@ -12,6 +12,7 @@
 #include "planner/cost_model.hpp"
 #include "planner/device_program.hpp"
 #include "planner/op_temporaries.hpp"
+#include "planner/moving_statistics.hpp"
 #include "planner/precision.hpp"
 #include "planner/schedule.hpp"
 
@@ -97,6 +98,8 @@ struct CostReport {
 struct Plan {
   ir::Graph graph;                         //!< forward graph with the backward graph appended
   std::vector<GradParts> grads;            //!< per graph.params entry: its gradient's parts (none if unused)
+  //! The non-trainable parameters that follow a statistic of the training program (training only).
+  std::vector<MovingStatistic> moving_statistics;
   std::vector<ir::ValueId> train_program;  //!< nodes run for one training micro-batch, in order
   std::vector<ir::ValueId> eval_program;   //!< nodes run to compute the outputs only
   std::vector<PassTiming> timings;

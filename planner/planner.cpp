@@ -173,6 +173,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
         roots.insert(roots.end(), parts.begin(), parts.end());
       }
       plan.train_program = live_program(plan.graph, roots);
+      plan.moving_statistics = moving_statistics(plan.graph, plan.train_program);
     }
   });
   // Which stage runs which micro-batch at which timestep, under the configured schedule.

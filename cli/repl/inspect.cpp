@@ -28,7 +28,8 @@ void show_model(const Model& model) {
   }
   out += "parameters:\n";
   for (const TensorInfo& t : model.parameters()) {
-    out += fmt::format("  {:<32} {:<16} {:>10}  stage {}\n", t.name, tensor_str(t), t.numel(), t.stage);
+    out += fmt::format("  {:<32} {:<16} {:>10}  stage {}{}\n", t.name, tensor_str(t), t.numel(), t.stage,
+                       t.trainable ? "" : " (non-trainable)");
   }
   out += fmt::format("outputs: {}\n", fmt::join(model.outputs(), ", "));
   fmt::print("{}", out);

@@ -32,6 +32,12 @@ struct Node {
   Phase phase = Phase::Forward;
 };
 
+//! Whether the optimizer updates `n`: a Param not marked `trainable = 0`. A non-trainable
+//! parameter (a batch norm's moving statistics) gets no gradient, accumulator or optimizer state.
+inline bool trainable(const Node& n) {
+  return n.op == OpKind::Param && n.attrs.get_int("trainable", 1) != 0;
+}
+
 //! A stage as declared in the model (`stage NAME { … }`); `group` ties stages of one `parallel`.
 struct Stage {
   std::string name;
@@ -53,7 +59,8 @@ class Graph {
   ValueId add(OpKind op, std::vector<ValueId> inputs, Attrs attrs = {}, SourceSpan span = {});
   //! Appends an infeed input named `name`.
   ValueId add_input(std::string name, TensorType type, SourceSpan span = {});
-  //! Appends a trainable parameter; `init` holds the initializer name and its arguments.
+  //! Appends a parameter; `init` holds the initializer name and its arguments (and `trainable = 0`
+  //! for state the optimizer leaves alone).
   ValueId add_param(std::string name, TensorType type, Attrs init, SourceSpan span = {});
   //! A constant tensor filled with `value`.
   ValueId add_constant(double value, TensorType type, SourceSpan span = {});

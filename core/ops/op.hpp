@@ -28,7 +28,7 @@ inline constexpr ValueId kNoValue = -1;
 enum class OpKind : uint8_t {
   // Leaves: no inputs, their values come from outside the program.
   Input,     //!< fed by the infeed; attrs: none (name = field name)
-  Param,     //!< trainable weight; attrs: init, init arguments
+  Param,     //!< a weight; attrs: init, init arguments, trainable (0: state the optimizer never updates)
   Constant,  //!< a filled tensor; attrs: value
   // Elementwise, NumPy broadcasting.
   Add,
@@ -95,6 +95,8 @@ enum class OpKind : uint8_t {
   LogSoftmaxGrad,  //!< (y, dy) -> dx; attrs: axis
   // Random.
   DropoutMask,  //!< -> f32 mask of 0 or 1/(1-rate); attrs: rate, shape, name
+  // Non-trainable state.
+  MovingAverage,  //!< (x, state) -> x while training, state in inference; attrs: momentum
   // Losses.
   SoftmaxCrossEntropy,            //!< (logits f32[..., C], labels i32[...]) -> f32[...]
   SoftmaxCrossEntropyGrad,        //!< (logits, labels, dy f32[...]) -> f32[..., C]

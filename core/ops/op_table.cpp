@@ -67,6 +67,7 @@ const OpDef* const kTable[] = {
     &kLogSoftmaxOp,
     &kLogSoftmaxGradOp,
     &kDropoutMaskOp,
+    &kMovingAverageOp,
     &kSoftmaxCrossEntropyOp,
     &kSoftmaxCrossEntropyGradOp,
     &kSigmoidCrossEntropyWithLogitsOp,

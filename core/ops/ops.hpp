@@ -65,6 +65,7 @@ extern const OpDef kSoftmaxGradOp;
 extern const OpDef kLogSoftmaxOp;
 extern const OpDef kLogSoftmaxGradOp;
 extern const OpDef kDropoutMaskOp;
+extern const OpDef kMovingAverageOp;
 extern const OpDef kSoftmaxCrossEntropyOp;
 extern const OpDef kSoftmaxCrossEntropyGradOp;
 extern const OpDef kSigmoidCrossEntropyWithLogitsOp;

@@ -7,11 +7,13 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/cluster/moving_average_update.hpp"
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
 #include "engine/scalar_mean.hpp"
 #include "iputrain/error.hpp"
 #include "planner/memory_model.hpp"
+#include "planner/moving_statistics.hpp"
 #include "planner/precision.hpp"
 #include "planner/simulate.hpp"
 
@@ -98,6 +100,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
     workspace_ = AlignedBlock(workspace);
   }
   build_params();
+  build_statistics();
   build_ops(build_weight_copies());
   records_.assign(static_cast<size_t>(shared.max_updates * shared.outputs), 0.0);
   windows_.assign(static_cast<size_t>(shared.max_updates), UpdateWindow{});
@@ -106,7 +109,8 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   // rule the memory model uses; the host's own buffers stay f32.
   for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu)]) {
     if (b.cls == planner::BufferClass::Param) {
-      fixed_.weights += planner::device_weight_bytes(g, b.value, compute, plan_.settings.master_weights);
+      fixed_.weights += planner::device_weight_bytes(g, b.value, compute, plan_.settings.master_weights) +
+                        planner::statistic_sum_bytes(plan_, b.value);
     }
   }
   for (const planner::Channel& c : plan_.programs.channels) {
@@ -262,6 +266,37 @@ void Worker::build_params() {
   reduce_scratch_ = std::make_unique<ReduceScratch>(blocks);
 }
 
+void Worker::build_statistics() {
+  const ir::Graph& g = plan_.graph;
+  std::vector<const planner::MovingStatistic*> held;
+  size_t bytes = 0;
+  for (const planner::MovingStatistic& m : plan_.moving_statistics) {
+    if (memory_.has(m.state)) {
+      held.push_back(&m);
+      bytes += static_cast<size_t>(planner::statistic_buffers(plan_)) *
+               align_up(static_cast<size_t>(g.type(m.state).numel()) * sizeof(float));
+    }
+  }
+  if (held.empty()) {
+    return;
+  }
+  statistic_sums_ = AlignedBlock(bytes);
+  std::byte* next = statistic_sums_.data();
+  for (const planner::MovingStatistic* m : held) {
+    const int64_t n = g.type(m->state).numel();
+    std::vector<void*> slots;
+    for (int32_t d = 0; d < planner::statistic_buffers(plan_); ++d) {
+      slots.push_back(next);
+      next += align_up(static_cast<size_t>(n) * sizeof(float));
+    }
+    // Always the canonical tree, so that every split of the micro-batches sums the same bits.
+    statistics_.push_back({m->state, m->statistic, m->momentum, memory_.tensor(m->state).f32(),
+                           std::make_unique<GradTree>(DType::F32, n, std::move(slots))});
+  }
+  statistic_scratch_ = std::make_unique<ReduceScratch>(static_cast<int64_t>(shared_.replicas) *
+                                                       planner::statistic_buffers(plan_));
+}
+
 void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
   const ir::Graph& g = plan_.graph;
   const planner::DevicePrograms& dp = plan_.programs;
@@ -300,6 +335,7 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
     return -1;
   };
 
+  std::vector<int64_t> statistic_leaves(statistics_.size(), 0);
   ops_.reserve(program.size());
   for (size_t i = 0; i < program.size(); ++i) {
     const planner::Instr& in = program[i];
@@ -318,6 +354,18 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
       case InstrKind::Backward: {
         const auto& nodes = dp.stages.at(static_cast<size_t>(in.stage)).nodes(in.kind);
         std::vector<GradPush> pushes;
+        if (in.kind == InstrKind::Forward) {
+          // A moving statistic joins its tree as soon as its micro-batch's forward has made it
+          // (a Recompute makes the same bits again and pushes nothing).
+          for (size_t k = 0; k < statistics_.size(); ++k) {
+            StatisticState& st = statistics_[k];
+            if (std::find(nodes.begin(), nodes.end(), st.statistic) != nodes.end()) {
+              pushes.push_back({st.statistic, st.tree.get(),
+                                static_cast<int64_t>(replica_) * shared_.micro_batches + op.m});
+              ++statistic_leaves[k];
+            }
+          }
+        }
         if (in.kind == InstrKind::Backward) {
           for (ParamState& ps : params_) {
             for (size_t j = 0; j < ps.trees.size(); ++j) {
@@ -392,10 +440,23 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
     }
     ops_.push_back(std::move(op));
   }
+  for (size_t k = 0; k < statistics_.size(); ++k) {
+    if (statistic_leaves[k] != shared_.micro_batches) {
+      throw Error(
+          ErrorKind::Internal,
+          fmt::format("IPU {} holds the moving statistic '{}' but computes it for {} of {} micro-batches",
+                      ipu_, g.node(statistics_[k].state).name, statistic_leaves[k], shared_.micro_batches));
+    }
+  }
 }
 
 void Worker::publish_trees() {
   auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
+  for (StatisticState& st : statistics_) {
+    auto& list = trees[st.statistic];
+    list.resize(static_cast<size_t>(shared_.replicas), nullptr);
+    list[static_cast<size_t>(replica_)] = st.tree.get();
+  }
   for (ParamState& ps : params_) {
     for (size_t j = 0; j < ps.trees.size(); ++j) {
       auto& list = trees[ps.parts[j]];
@@ -429,6 +490,9 @@ void Worker::run_update(int64_t update, int64_t local) {
     for (auto& tree : ps.trees) {
       tree->clear();
     }
+  }
+  for (StatisticState& st : statistics_) {
+    st.tree->clear();
   }
   prepare_update();
   UpdateWindow& w = windows_[static_cast<size_t>(local)];
@@ -577,28 +641,35 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
 }
 
 double Worker::reduce(const planner::Bucket& bucket) {
-  Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
-  // Every replica has pushed all its leaves once all have arrived.
-  const WaitContext wait{shared_.detector.get(), index_, nullptr};
-  const double start = std::max(sim_, meet.arrive(replica_, 0, sim_, wait).latest_sim);
-  const int64_t R = shared_.replicas;
   // The bucket's elements: every part of every parameter's gradient, one after the other.
   const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
   auto& parts = reduce_parts_;  // reused: a reduction allocates nothing once warm
   parts.clear();
-  int64_t total = 0;
   for (ir::ValueId p : bucket.params) {
     const int64_t n = plan_.graph.type(p).numel();
     for (const ParamState& ps : params_) {
       if (ps.param == p) {
         for (ir::ValueId part : ps.parts) {
           parts.emplace_back(&trees.at(part), n);
-          total += n;
         }
       }
     }
   }
-  // Reduce-scatter: this replica computes its share of the bucket's elements for everyone.
+  return reduce_parts(*reduce_scratch_);
+}
+
+double Worker::reduce_parts(ReduceScratch& scratch) {
+  Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
+  // Every replica has pushed all its leaves once all have arrived.
+  const WaitContext wait{shared_.detector.get(), index_, nullptr};
+  const double start = std::max(sim_, meet.arrive(replica_, 0, sim_, wait).latest_sim);
+  const int64_t R = shared_.replicas;
+  const auto& parts = reduce_parts_;
+  int64_t total = 0;
+  for (const auto& [list, n] : parts) {
+    total += n;
+  }
+  // Reduce-scatter: this replica computes its share of the elements for everyone.
   const int64_t lo = total * replica_ / R;
   const int64_t hi = total * (replica_ + 1) / R;
   int64_t offset = 0;
@@ -606,7 +677,7 @@ double Worker::reduce(const planner::Bucket& bucket) {
     const int64_t a = std::max(lo, offset) - offset;
     const int64_t b = std::min(hi, offset + n) - offset;
     if (a < b) {
-      reduce_slice(*list, a, b, *reduce_scratch_);
+      reduce_slice(*list, a, b, scratch);
     }
     offset += n;
   }
@@ -615,8 +686,40 @@ double Worker::reduce(const planner::Bucket& bucket) {
   return start;
 }
 
+void Worker::sum_statistics() {
+  if (shared_.replicas == 1) {
+    for (StatisticState& st : statistics_) {
+      st.tree->fold();
+    }
+    return;
+  }
+  const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
+  reduce_parts_.clear();
+  for (const StatisticState& st : statistics_) {
+    reduce_parts_.emplace_back(&trees.at(st.statistic), st.tree->size());
+  }
+  // Not on the simulated clock: the planner's cycle model leaves these few bytes out.
+  reduce_parts(*statistic_scratch_);
+}
+
+void Worker::update_statistics() {
+  const int64_t n = static_cast<int64_t>(shared_.replicas) * shared_.micro_batches;
+  for (const StatisticState& st : statistics_) {
+    apply_moving_average(st.value, static_cast<const float*>(st.tree->slot(0)), st.tree->size(), n,
+                         st.momentum);
+    if (plan_.settings.master_weights == planner::MasterWeights::None && rounding_) {
+      // Stored in the compute type like the weights, rounded to nearest (no key needed).
+      round_in_place(st.value, st.tree->size(),
+                     HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
+    }
+  }
+}
+
 void Worker::update_weights(int64_t update) {
   const OptimizerSection& o = shared_.config.optimizer;
+  if (!statistics_.empty()) {
+    sum_statistics();
+  }
   for (ParamState& ps : params_) {
     if (shared_.replicas == 1) {
       for (auto& tree : ps.trees) {
@@ -649,6 +752,7 @@ void Worker::update_weights(int64_t update) {
       return;  // every worker of every replica skips this update, so the replicas stay equal
     }
   }
+  update_statistics();
   // The tree holds the plain sum of the N = R x A micro-batch gradients, each computed from a
   // backward pass seeded with the loss scale.
   const double n = static_cast<double>(shared_.replicas * shared_.micro_batches);

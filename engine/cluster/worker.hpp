@@ -144,9 +144,19 @@ class Worker {
     float* sum_f32 = nullptr;       // f16 accumulators or several parts: where the roots are widened and summed
   };
 
+  //! A moving statistic this IPU holds: its state and the canonical tree of its leaves.
+  struct StatisticState {
+    ir::ValueId state;
+    ir::ValueId statistic;  // the moving_average node, pushed right after its forward kernel
+    double momentum;
+    float* value;  // the state's buffer
+    std::unique_ptr<GradTree> tree;
+  };
+
   //! With half compute: the copies of this IPU's weights the passes read, to substitute for them.
   std::map<ir::ValueId, ir::Tensor> build_weight_copies();
   void build_params();
+  void build_statistics();
   void build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes);
   //! Rounds the master weights into the copies the passes read and writes the loss scale into
   //! the backward pass's seed: what an update reads besides its data.
@@ -157,6 +167,13 @@ class Worker {
   void execute(Op& op, int64_t update, int64_t local);
   //! Returns when the reduction could start on the simulated clock (every replica there).
   double reduce(const planner::Bucket& bucket);
+  //! Combines the replicas' trees of reduce_parts_ (each a part's trees and its size) into the
+  //! root of every tree, each replica computing a share of the elements; returns as reduce().
+  double reduce_parts(ReduceScratch& scratch);
+  //! Leaves the sum of every moving statistic's leaves of the update in its tree's slot 0.
+  void sum_statistics();
+  //! state = state * momentum + mean statistic * (1 - momentum) (planner/moving_statistics.hpp).
+  void update_statistics();
   void update_weights(int64_t update);
   //! Stores weights without an f32 master, and half optimizer moments, in their type.
   void round_after_update(int64_t update);
@@ -172,6 +189,9 @@ class Worker {
   std::vector<std::unique_ptr<TaskProgram>> tasks_;  // one per task instruction of the program
   std::vector<ParamState> params_;
   std::vector<ParamSlot> slots_;  // every updated parameter, for the optimizer
+  std::vector<StatisticState> statistics_;
+  AlignedBlock statistic_sums_;
+  std::unique_ptr<ReduceScratch> statistic_scratch_;
   AlignedBlock accumulators_;
   AlignedBlock optimizer_state_;
   AlignedBlock widened_roots_;

@@ -16,12 +16,15 @@ namespace ir {
 class Graph;
 }
 
-//! A trainable parameter or an input as the user sees it.
+//! A parameter or an input as the user sees it.
 struct TensorInfo {
   std::string name;   //!< scope path ("features/dense/kernel") or input field name
   std::string dtype;  //!< "f32", "i32", …
   std::vector<int64_t> shape;
   std::string stage;  //!< the stage that owns it
+  //! False for a parameter declared `trainable = false` (state such as a batch norm's moving
+  //! statistics, which the optimizer never updates) and for inputs.
+  bool trainable = false;
   int64_t numel() const;
 };
 
@@ -46,6 +49,7 @@ class Model {
   std::vector<std::string> outputs() const;
   std::vector<std::string> stages() const;
   bool trainable() const;  //!< has a `minimize`
+  //! Elements of every parameter, the non-trainable ones included (Keras' "total params").
   int64_t parameter_count() const;
   //! Forward FLOPs for one sample (the forward graph's cost divided by the batch size).
   double flops_per_sample() const;

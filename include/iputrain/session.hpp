@@ -119,11 +119,14 @@ struct RunReport {
   double analytic_bubble = 0;        //!< the schedule's formula
 };
 
-//! Shape, statistics and values of one weight.
+//! Shape and values of one weight.
 struct WeightInfo {
   std::string name;
   std::vector<int64_t> shape;
   std::vector<float> values;
+  //! False for non-trainable state (a batch norm's moving statistics), which the optimizer never
+  //! updates and training moves towards the statistics of the data.
+  bool trainable = true;
 };
 
 class Session {
@@ -142,13 +145,15 @@ class Session {
   TrainSummary train(const std::function<void(const Progress&)>& on_progress = {});
   //! Weight updates done so far (a resumed session counts the checkpoint's).
   int64_t step() const;
-  //! Writes the training state (weights, optimizer state, step, loss scale, seeds) to
-  //! DIR/step-NNNNNNNN.safetensors atomically, keeping the newest checkpoint.keep files. Returns
-  //! the path written. Throws Error(Semantic) for a model without an objective.
+  //! Writes the training state (weights and moving statistics, optimizer state, step, loss scale,
+  //! seeds) to DIR/step-NNNNNNNN.safetensors atomically, keeping the newest checkpoint.keep files.
+  //! Returns the path written. Throws Error(Semantic) for a model without an objective.
   std::string save_checkpoint(const std::string& dir) const;
   //! Restores the state save_checkpoint() wrote (DIR's newest checkpoint, or a file), whatever
   //! plan wrote it. Throws Error(Data) with a hint if it belongs to another model, optimizer, seed,
-  //! shuffle or global batch, or is damaged; the session is unchanged then.
+  //! shuffle or global batch, or is damaged; the session is unchanged then. Non-trainable state
+  //! the checkpoint lacks (moving statistics, in checkpoints written before the model kept them)
+  //! starts from its initial value, with a note.
   ResumeInfo resume(const std::string& dir_or_file);
   //! Means of every output over `split` ("test" or "train"), forward only.
   EvalResult evaluate(const std::string& split = "test");
@@ -160,14 +165,17 @@ class Session {
   std::vector<Prediction> predict(const std::string& split = "test", const std::vector<std::string>& outputs = {});
   //! Names of the values the outfeed carries each step (the model's `output`s).
   std::vector<std::string> output_names() const;
-  //! Weights by scope path, in declaration order.
+  //! Weights by scope path, in declaration order, the non-trainable state (a batch norm's moving
+  //! statistics) included.
   std::vector<WeightInfo> weights() const;
-  //! Writes every weight to a safetensors file (atomically).
+  //! Writes every weight, the non-trainable state included, to a safetensors file (atomically).
   void save_weights(const std::string& path) const;
   //! Reads weights saved by save_weights (or any safetensors file with the same names and shapes),
   //! or the weights of a checkpoint: a step-*.safetensors file, or a checkpoint directory for its
-  //! newest. The optimizer state and step are not loaded (that is resume()).
-  void load_weights(const std::string& path);
+  //! newest. The optimizer state and step are not loaded (that is resume()). Non-trainable state
+  //! the file lacks (moving statistics, in files written before the model kept them) starts from
+  //! its initial value; the returned warnings name it (empty when the file held everything).
+  std::vector<std::string> load_weights(const std::string& path);
   //! Total steps train() will run under the current config.
   int64_t planned_steps() const;
   //! Samples per weight update: micro-batch x gradient accumulation x replicas.

@@ -1,5 +1,5 @@
-// Cases for conv2d and its backprop ops, the pools and their gradients, dropout_mask and
-// sigmoid_cross_entropy_with_logits. The references re-derive TensorFlow's padding rule.
+// Cases for conv2d and its backprop ops, the pools and their gradients, dropout_mask,
+// moving_average and sigmoid_cross_entropy_with_logits. The references re-derive TensorFlow's padding rule.
 #include <cmath>
 #include <limits>
 
@@ -380,6 +380,39 @@ void add_nn_cases(std::vector<OpCase>& cases) {
                    .inputs = {},
                    .attrs = {{"rate", 0.1}},
                    .infer_error = "needs an input or the shape attribute"});
+
+  // moving_average: the statistic while training (its gradient is dy), the state in inference.
+  cases.push_back({.name = "moving_average training",
+                   .op = OpKind::MovingAverage,
+                   .inputs = {f32({3}), f32({3})},
+                   .attrs = {{"momentum", 0.99}},
+                   .values = {{1.5, -2, 0.25}, {0, 1, 4}},
+                   .expected = {1.5, -2, 0.25},
+                   .ctx = ir::ExecContext{.training = true}});
+  cases.push_back({.name = "moving_average inference",
+                   .op = OpKind::MovingAverage,
+                   .inputs = {f32({3}), f32({3})},
+                   .attrs = {{"momentum", 0.99}},
+                   .values = {{1.5, -2, 0.25}, {0, 1, 4}},
+                   .expected = {0, 1, 4},
+                   .grad = false,
+                   .ctx = ir::ExecContext{.training = false}});
+  cases.push_back({.name = "moving_average random, gradient into the statistic",
+                   .op = OpKind::MovingAverage,
+                   .inputs = {f32({2, 4}), f32({2, 4})},
+                   .attrs = {{"momentum", 0.5}},
+                   .reference = [](const std::vector<Values>& in, const std::vector<TensorType>&,
+                                   const TensorType&, const Attrs&) { return in[0]; }});
+  cases.push_back({.name = "moving_average types",
+                   .op = OpKind::MovingAverage,
+                   .inputs = {f32({3}), f32({4})},
+                   .attrs = {{"momentum", 0.9}},
+                   .infer_error = "the statistic is f32[3] but the state is f32[4]"});
+  cases.push_back({.name = "moving_average momentum",
+                   .op = OpKind::MovingAverage,
+                   .inputs = {f32({3}), f32({3})},
+                   .attrs = {{"momentum", 1.5}},
+                   .infer_error = "momentum must lie in [0, 1], got 1.5"});
 
   // sigmoid_cross_entropy_with_logits.
   auto bce = [](double x, double z) {

@@ -58,11 +58,11 @@ extern "C" int posix_memalign(void** out, size_t align, size_t size) {
 
 namespace {
 // Allocations of the device threads during train(), for one IPU or a pipelined, replicated plan.
-long allocations_for(int steps, const std::string& plan) {
+long allocations_for(int steps, const std::string& plan, const std::string& model = iputrain::testing::kMlp) {
   using namespace iputrain;
   Config config =
       Config::parse(testing::synthetic_config(steps, 0.05, "steps_per_execution = 5\n") + plan, "t.toml");
-  Session session(Model::parse(testing::kMlp, "mlp.ipu", config.model), config);
+  Session session(Model::parse(model, "mlp.ipu", config.model), config);
   host = true;
   others = 0;
   counting_others = true;
@@ -83,6 +83,30 @@ TEST_CASE("the virtual IPUs and infeeds allocate the same no matter how many ste
     CHECK(few == many);
     CHECK(few < 50);  // the infeed threads' start-up only
   }
+}
+
+TEST_CASE("moving statistics (batch norm) on replicated pipeline stages allocate nothing per step") {
+  const std::string model = R"(import nn
+model mlp_bn(batch: int = 16, hidden: int = 32) {
+  input image: f32[batch, 8, 8]
+  input label: i32[batch]
+  stage features { h = relu(nn.batch_norm(nn.dense(flatten(image), hidden))) }
+  stage classifier {
+    logits = nn.dense(nn.batch_norm(h), 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+  minimize loss
+  output loss
+}
+)";
+  const std::string plan =
+      "[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 1]\nschedule = \"interleaved\"\n"
+      "gradient_accumulation_count = 4\n";
+  allocations_for(10, plan, model);
+  const long few = allocations_for(10, plan, model);
+  const long many = allocations_for(400, plan, model);
+  MESSAGE("allocations on the device threads in train(): " << few << " for 10 steps, " << many << " for 400");
+  CHECK(few == many);
 }
 
 TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {

@@ -308,3 +308,76 @@ TEST_CASE("a long accumulation, its steady state folded by the buffer assignment
   }
   check_same(session.weights(), train(config("", "auto_stages = 1\n")));
 }
+
+namespace {
+
+// Batch norms in both stages: their moving statistics follow each micro-batch's statistics, so
+// the plans must also agree on which micro-batches a state sees and the order it sums them in.
+const std::string kBatchNorm = R"(import nn
+
+model bn2(batch: int = 4, width: int = 16) {
+  input x: f32[batch, 16]
+  input label: i32[batch]
+
+  stage s0 {
+    h0 = relu(nn.batch_norm(nn.dense(x, width, use_bias = false), momentum = 0.8))
+  }
+  stage s1 {
+    h1 = nn.dropout(relu(nn.batch_norm(nn.dense(h0, width), momentum = 0.9)), 0.25)
+    logits = nn.dense(h1, 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+
+  minimize loss
+  output loss
+}
+)";
+
+}  // namespace
+
+TEST_CASE("batch-norm moving statistics: every plan gives the same weights and statistics as one IPU") {
+  auto config = [](int ipus, const std::string& pipeline, int accumulation, const std::string& ipu = "") {
+    return base() + "[ipu]\nauto_select_ipus = " + std::to_string(ipus) + "\n" + ipu + "[pipeline]\n" +
+           pipeline + "gradient_accumulation_count = " + std::to_string(accumulation) +
+           "\nreduction_method = \"mean\"\n";
+  };
+  // Both stages on IPU 0, all 16 micro-batches accumulated there.
+  const std::vector<WeightInfo> reference = train(config(1, "", 16), kBatchNorm);
+  int states = 0;
+  for (const WeightInfo& w : reference) {
+    if (!w.trainable) {
+      ++states;
+      // Moved away from the initial zeros and ones by 20 updates.
+      CHECK(std::any_of(w.values.begin(), w.values.end(), [](float v) { return v != 0.0f && v != 1.0f; }));
+    }
+  }
+  CHECK(states == 4);
+  const std::vector<std::pair<std::string, std::string>> plans = {
+      {"2 stages on 2 IPUs, grouped", config(2, "device_mapping = [0, 1]\nschedule = \"grouped\"\n", 16)},
+      {"2 replicas of 1 IPU", config(2, "device_mapping = [0, 0]\n", 8)},
+      {"4 replicas of 1 IPU, sequential schedule",
+       config(4, "device_mapping = [0, 0]\nschedule = \"sequential\"\n", 4)},
+      {"2 stages x 2 replicas, interleaved",
+       config(4, "device_mapping = [0, 1]\nschedule = \"interleaved\"\n", 8)},
+      {"both stages cut again by auto_stages = 2, 2 replicas",
+       config(4, "auto_stages = 2\ndevice_mapping = [0, 1]\nschedule = \"grouped\"\n", 8)},
+      {"2 stages x 2 replicas, recomputation",
+       config(4,
+              "device_mapping = [0, 1]\nschedule = \"grouped\"\n"
+              "recomputation_mode = \"recompute_and_backpropagate_interleaved\"\n",
+              8, "allow_recompute = true\n")},
+  };
+  for (const auto& [name, text] : plans) {
+    CAPTURE(name);
+    check_same(train(text, kBatchNorm), reference);
+  }
+  // Emulated f16 with half weights only: the statistics are stored in the compute type too.
+  auto half = [](std::string text) {
+    return text.replace(text.find("seed = 7\n"), 9,
+                        "seed = 7\nprecision = \"f16\"\nmaster_weights = \"none\"\n");
+  };
+  const std::vector<WeightInfo> half_reference = train(half(config(1, "", 16)), kBatchNorm);
+  CHECK_FALSE(testing::same_bits(half_reference, reference));
+  check_same(train(half(config(4, "device_mapping = [0, 1]\nschedule = \"interleaved\"\n", 8)), kBatchNorm),
+             half_reference);
+}

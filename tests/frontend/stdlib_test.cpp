@@ -136,9 +136,52 @@ model t() {
   output y
 })");
   CHECK(param_names(m) == std::vector<std::string>{"s/conv2d/kernel", "s/batch_norm/gamma",
-                                                   "s/batch_norm/beta", "s/layer_norm/gamma",
+                                                   "s/batch_norm/beta", "s/batch_norm/moving_mean",
+                                                   "s/batch_norm/moving_variance", "s/layer_norm/gamma",
                                                    "s/layer_norm_1/gamma"});
   CHECK(m.parameters()[0].shape == std::vector<int64_t>{3, 3, 2, 2});
+  CHECK(m.parameters()[2].trainable);
+  CHECK_FALSE(m.parameters()[3].trainable);
+  CHECK(m.parameters()[4].shape == std::vector<int64_t>{2});
+  CHECK(m.parameter_count() == 36 + 2 * 4 + 2 + 2);
+}
+
+TEST_CASE("non-trainable params and moving_average") {
+  const Model m = Model::parse(R"(model t() {
+  input x: f32[4, 3]
+  param m: f32[3] = zeros(), trainable = false
+  param w: f32[3] = ones(), trainable = true
+  output y = moving_average(mean(x, axis = 0), m, momentum = 0.5) * w
+})");
+  const auto& g = m.graph();
+  CHECK_FALSE(iputrain::ir::trainable(g.node(g.params[0])));
+  CHECK(iputrain::ir::trainable(g.node(g.params[1])));
+  const auto it = std::find_if(g.nodes().begin(), g.nodes().end(),
+                               [](const auto& n) { return n.op == OpKind::MovingAverage; });
+  REQUIRE(it != g.nodes().end());
+  CHECK(it->attrs.get_float("momentum") == 0.5);
+  CHECK(it->inputs[1] == g.params[0]);
+
+  const std::string head = "model t() {\n  input x: f32[4, 3]\n";
+  const std::string state = "  param m: f32[3] = zeros(), trainable = false\n";
+  CHECK(message_of(head + "  param m: f32[3] = zeros(), trainabel = false\n  output x\n}")
+            .find("a param has no option 'trainabel' | did you mean 'trainable'?") != std::string::npos);
+  CHECK(message_of(head + "  param m: f32[3] = zeros(), trainable = 0\n  output x\n}")
+            .find("trainable must be a compile-time bool, got") != std::string::npos);
+  CHECK(
+      message_of(head + "  param m: f32[3] = zeros()\n  output y = moving_average(x[0], m)\n}")
+          .find(
+              "argument 'state' of moving_average must be a non-trainable param, got the trainable parameter "
+              "'m'") != std::string::npos);
+  CHECK(message_of(head + "  output y = moving_average(x[0], x[1])\n}").find("got a computed value") !=
+        std::string::npos);
+  CHECK(message_of(head + state + "  output y = moving_average(x[0], m) + moving_average(x[1], m)\n}")
+            .find("parameter 'm' already follows another moving average") != std::string::npos);
+  CHECK(message_of(head + state + "  output y = moving_average(x[0], m, momentum = 2)\n}")
+            .find("momentum must be in [0, 1], got 2") != std::string::npos);
+  CHECK(message_of(head +
+                   "  param m: f32[4] = zeros(), trainable = false\n  output y = moving_average(x[0], m)\n}")
+            .find("the statistic is f32[3] but the state is f32[4]") != std::string::npos);
 }
 
 TEST_CASE("dropout masks are named by scope path") {
