@@ -132,7 +132,7 @@ TEST_CASE("plan: DOT written atomically with -o") {
   CHECK(has(bad.out, "cannot write `/no/such/dir/plan.txt`"));
 }
 
-TEST_CASE("plan: --dump-after prints the planner's state to stderr; unknown passes are refused") {
+TEST_CASE("plan: --dump-after prints the planner's state to stderr, unknown passes are refused") {
   const Run r =
       iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format json --dump-after lower",
                "2>&1 >/dev/null");

@@ -46,7 +46,7 @@ iputrain::Error model_error(const Config& c, const std::vector<std::string>& sta
 
 }  // namespace
 
-TEST_CASE("auto_select_ipus and select_ipus are exclusive; select_ipus ids are distinct") {
+TEST_CASE("auto_select_ipus and select_ipus are exclusive, select_ipus ids are distinct") {
   CHECK(Config::parse("[ipu]\nselect_ipus = [24]\n").num_ipus() == 4);
   CHECK(Config::parse("[ipu]\nselect_ipus = [3, 16]\n").num_ipus() == 1);
   CHECK(Config::parse("[ipu]\nauto_select_ipus = 8\n").num_ipus() == 8);

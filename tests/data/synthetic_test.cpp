@@ -39,7 +39,7 @@ std::string synthetic_error(const std::string& options) {
 
 }  // namespace
 
-TEST_CASE("synthetic: same seed, same data; other seed, other data") {
+TEST_CASE("synthetic: same seed, same data, other seed, other data") {
   auto a = data::open_dataset("synthetic:samples=64,classes=5", "", kWanted, 7);
   auto b = data::open_dataset("synthetic:samples=64,classes=5", "", kWanted, 7);
   auto c = data::open_dataset("synthetic:samples=64,classes=5", "", kWanted, 8);

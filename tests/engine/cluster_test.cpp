@@ -380,7 +380,7 @@ TEST_CASE("an execution runs steps_per_execution x repeat_count updates") {
   CHECK(session.global_batch() == 64);
 }
 
-TEST_CASE("measured memory and simulated time match the plan; over capacity is a clear error") {
+TEST_CASE("measured memory and simulated time match the plan, over capacity is a clear error") {
   const std::vector<std::string> pipelines = {
       "",
       "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\ngradient_accumulation_count = 8\n",

@@ -230,7 +230,7 @@ TEST_CASE("state sizes agree with the planner's optimizer_state_slots") {
   CHECK(iputrain::optimizer_state_slots(centered.optimizer) == 2);
 }
 
-TEST_CASE("adagrad starts its sums at initial_accumulator_value; the others start at zero") {
+TEST_CASE("adagrad starts its sums at initial_accumulator_value, the others start at zero") {
   Config c = with("adagrad");
   c.optimizer.initial_accumulator_value = 0.25;
   std::vector<float> w(3), g(3), state(3, 0.0f);

@@ -59,7 +59,7 @@ int64_t elements(const std::vector<WeightInfo>& weights) {
 
 }  // namespace
 
-TEST_CASE("master_weights = none stores half weights; offloaded computes exactly what on_chip does") {
+TEST_CASE("master_weights = none stores half weights, offloaded computes exactly what on_chip does") {
   const Run on_chip = train(config(""));
   const Run offloaded = train(config("master_weights = \"offloaded\"\n", "",  "",
                                      "gradient_accumulation_count = 8\noffload_weight_update_variables = true\n"));

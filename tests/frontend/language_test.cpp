@@ -96,7 +96,7 @@ TEST_CASE("logic and comparisons are evaluated at compile time") {
   CHECK_FALSE(eval_bool("2 > 3 or 1 >= 2"));
 }
 
-TEST_CASE("statements need no terminator; calls may span lines") {
+TEST_CASE("statements need no terminator, calls may span lines") {
   const Model m = Model::parse(R"(import nn
 model t(batch: int = 2) { input x: f32[batch, 3]; input y: f32[batch, 3];
   h = nn.dense(

@@ -25,6 +25,21 @@ Graph mlp() {
   return g;
 }
 
+// The same with stage b as costly as stage a: w2 [512, 256] (the bubble then comes from the
+// schedule alone, not from one stage outweighing the other).
+Graph balanced() {
+  Graph g;
+  g.stages = {{"a", {}, -1}, {"b", {}, -1}};
+  g.set_cursor(0, Phase::Forward);
+  const ValueId x = g.add_input("x", {DType::F32, {32, 256}});
+  const ValueId w1 = g.add_param("a/w1", {DType::F32, {256, 512}}, Attrs{{"init", std::string("zeros")}});
+  const ValueId h = g.add(OpKind::Relu, {g.add(OpKind::MatMul, {x, w1})});
+  g.set_cursor(1, Phase::Forward);
+  const ValueId w2 = g.add_param("b/w2", {DType::F32, {512, 256}}, Attrs{{"init", std::string("zeros")}});
+  g.loss = g.add(OpKind::Mean, {g.add(OpKind::MatMul, {h, w2})}, Attrs{{"axes", std::vector<int64_t>{}}});
+  return g;
+}
+
 }  // namespace
 
 TEST_CASE("a matmul costs its FLOPs over the tiles' throughput, plus the step overhead") {
@@ -55,9 +70,9 @@ TEST_CASE("the activation crossing a stage boundary is what the link carries") {
   CHECK(boundary_bytes(plan.graph, p, 0, plan.train_program) == 2 * 32 * 512 * 4);
 }
 
-TEST_CASE("the simulated bubble falls with more micro-batches; sequential keeps one IPU busy at a time") {
+TEST_CASE("the simulated bubble falls with more micro-batches, sequential keeps one IPU busy at a time") {
   auto plan_with = [](const std::string& schedule, int64_t micro_batches) {
-    return make_plan(mlp(), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n[pipeline]\nschedule = \"{}\"\n"
+    return make_plan(balanced(), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n[pipeline]\nschedule = \"{}\"\n"
                                                       "gradient_accumulation_count = {}\n",
                                                       schedule, micro_batches)));
   };
@@ -69,7 +84,10 @@ TEST_CASE("the simulated bubble falls with more micro-batches; sequential keeps 
   // 16 times the micro-batches: the update costs more, but less than 16 times as much.
   CHECK(many.cycles_per_update < 16 * few.cycles_per_update);
   const CostReport seq = plan_with("sequential", 4).cost;
-  CHECK(seq.bubble_fraction >= 0.45);  // two IPUs, one busy at a time
+  // Two IPUs, one computing at a time: idle about half the time (less the links, which count as
+  // the tasks' work).
+  CHECK(seq.bubble_fraction > 0.4);
+  CHECK(seq.bubble_fraction < 0.5);
   CHECK(seq.cycles_per_update > few.cycles_per_update);
 }
 

@@ -185,7 +185,7 @@ TEST_CASE("accumulators follow the accumulation count, replicas and dtype") {
   }
 }
 
-TEST_CASE("offloaded optimizer state leaves the IPU; sgd keeps none") {
+TEST_CASE("offloaded optimizer state leaves the IPU, sgd keeps none") {
   const Plan offloaded = plan_with(std::string(kGrouped) + "\noffload_weight_update_variables = true");
   CHECK(offloaded.memory[0].optimizer_state == 0);
   CHECK(offloaded.memory[0].optimizer_state_offloaded == 1024);
