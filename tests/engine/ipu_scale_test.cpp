@@ -81,10 +81,12 @@ TEST_CASE("GPT-2 small fits four Mk2 IPUs as published, and not without recomput
   check_refused("gpt2_small.ipu", "gpt2_small.toml", {"ipu.allow_recompute=false"}, "ipu.allow_recompute = true");
 }
 
-TEST_CASE("ResNet-50 fits one Mk2 IPU at micro-batch 8, not at 16 without recomputation") {
+TEST_CASE("ResNet-50 fits one Mk2 IPU at micro-batch 8 (not 16) and the Pod16 run at 20 (not without recomputation)") {
   check_fits("resnet50.ipu", "resnet50.toml", 1);
   check_refused("resnet50.ipu", "resnet50.toml", {"data.batch_size=16"}, "ipu.allow_recompute = true");
   check_fits("resnet50.ipu", "resnet50_pod16.toml", 1);
+  // The MLPerf Pod16 run's micro-batch of 20 needs its recomputation.
+  check_refused("resnet50.ipu", "resnet50_pod16.toml", {"ipu.allow_recompute=false"}, "ipu.allow_recompute = true");
 }
 
 TEST_CASE("the scaled-down BERT with BERT-Large's plan structure trains, and the engine holds what the plan says") {
