@@ -66,12 +66,6 @@ namespace {
 
 // First physical IPU of a device of the emulated gc-info listing (0-15: single IPUs, 16-23: pairs,
 // 24-27: fours, 28-29: eights, 30: all sixteen).
-int32_t device_base(int64_t id) {
-  const int64_t size = config::emulated_device_size(id);
-  const int64_t first_id = size == 1 ? 0 : size == 2 ? 16 : size == 4 ? 24 : size == 8 ? 28 : 30;
-  return static_cast<int32_t>((id - first_id) * size);
-}
-
 // Per stage: its IPU within the replica, from `pipeline.device_mapping` (one entry per position).
 std::vector<int32_t> stage_ipus(const ir::Graph& g, const Config& config, const config::PipelineShape& shape) {
   const auto& mapping = config.pipeline.device_mapping;
@@ -113,12 +107,19 @@ Placement make_placement(const ir::Graph& g, const Config& config, const config:
   pl.replicas = static_cast<int32_t>(shape.replicas);
 
   const int32_t total = pl.replicas * pl.pipeline.ipus_per_replica;
-  const int32_t base = config.ipu.select_ipus.empty() ? 0 : device_base(config.ipu.select_ipus.front());
+  // The device's IPUs: 0 .. total - 1, or those of the devices `ipu.select_ipus` lists.
+  std::vector<int32_t> device = config::selected_ipus(config.ipu.select_ipus);
+  if (device.empty()) {
+    for (int32_t k = 0; k < total; ++k) {
+      device.push_back(k);
+    }
+  }
   const std::vector<int32_t> order = selection_order(config.ipu.selection_order, total, pl.pipeline.ipus_per_replica);
   pl.physical.assign(static_cast<size_t>(pl.replicas), {});
   for (int32_t r = 0; r < pl.replicas; ++r) {
     for (int32_t i = 0; i < pl.pipeline.ipus_per_replica; ++i) {
-      pl.physical[static_cast<size_t>(r)].push_back(base + order[static_cast<size_t>(r * pl.pipeline.ipus_per_replica + i)]);
+      pl.physical[static_cast<size_t>(r)].push_back(
+          device.at(static_cast<size_t>(order[static_cast<size_t>(r * pl.pipeline.ipus_per_replica + i)])));
     }
   }
 

@@ -140,7 +140,7 @@ void Cluster::set_loss_scale(const LossScaleState& state) {
 std::vector<int64_t> Cluster::bytes_allocated() const {
   std::vector<int64_t> out(workers_.size(), 0);
   for (const auto& w : workers_) {
-    out.at(static_cast<size_t>(w->physical())) = w->memory().bytes_allocated();
+    out.at(static_cast<size_t>(w->slot())) = w->memory().bytes_allocated();
   }
   return out;
 }
@@ -311,8 +311,8 @@ RunReport Cluster::report() const {
   r.ipus.resize(workers_.size());
   double sim_max = 0;
   for (const auto& w : workers_) {
-    IpuReport& ipu = r.ipus.at(static_cast<size_t>(w->physical()));
-    const Track& t = s.recorder.tracks().at(static_cast<size_t>(w->physical()));
+    IpuReport& ipu = r.ipus.at(static_cast<size_t>(w->slot()));
+    const Track& t = s.recorder.tracks().at(static_cast<size_t>(w->slot()));
     ipu.physical = w->physical();
     ipu.replica = w->replica();
     ipu.ipu = w->ipu();

@@ -60,7 +60,17 @@ ClusterShared::ClusterShared(const planner::Plan& p, const Config& c)
       // Without prefetching the host prepares each micro-batch only when the last one is taken.
       prefetch_depth(c.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, c.data.prefetch_depth) : 1),
       overflow_meet(std::make_unique<Rendezvous>(p.num_ipus())),
-      recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {}
+      recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {
+  std::vector<int32_t> ids;
+  for (const auto& replica : p.placement.physical) {
+    ids.insert(ids.end(), replica.begin(), replica.end());
+  }
+  std::vector<int32_t> sorted = ids;
+  std::sort(sorted.begin(), sorted.end());
+  for (int32_t id : ids) {
+    slot.push_back(static_cast<int32_t>(std::lower_bound(sorted.begin(), sorted.end(), id) - sorted.begin()));
+  }
+}
 
 Mailbox& ClusterShared::mailbox(int32_t replica, int32_t from, int32_t to) const {
   const auto it = channel_index.find({from, to});
@@ -137,7 +147,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   fixed_.io_buffers += shared.prefetch_depth * infeed + outfeed;
   capacity_ = plan_.settings.device.memory_bytes();
   gauge_.set_fixed(fixed_.total());
-  track_ = &shared.recorder.track(physical_);
+  track_ = &shared.recorder.track(slot());
   track_->name = fmt::format("IPU {} (replica {}, ipu {})", physical_, replica, ipu);
   if (!infeed_inputs_.empty()) {
     // Feed tracks follow the IPU tracks, per replica in IPU order.

@@ -42,6 +42,9 @@ struct ClusterShared {
   int64_t micro_batch_size;   //!< samples per micro-batch
   int64_t max_updates;        //!< per execution: steps_per_execution x pipeline.repeat_count
   int64_t prefetch_depth;     //!< micro-batches each infeed prepares ahead
+  //! [replica * ipus + ipu]: the rank of that worker's physical IPU among the device's, which
+  //! orders the tracks and the run report (physical ids need not be 0 .. n - 1: ipu.select_ipus).
+  std::vector<int32_t> slot;
   std::vector<std::unique_ptr<Mailbox>> mailboxes;  //!< [replica * channels + channel]
   std::map<std::pair<int32_t, int32_t>, int32_t> channel_index;  //!< (from, to) -> plan channel
   std::vector<std::unique_ptr<Rendezvous>> reduce_meet;  //!< per IPU of a replica: its R replicas
@@ -75,6 +78,8 @@ class Worker {
   int32_t replica() const { return replica_; }
   int32_t ipu() const { return ipu_; }
   int32_t physical() const { return physical_; }
+  //! Where this worker's track and report entry are (ClusterShared::slot).
+  int32_t slot() const { return shared_.slot.at(static_cast<size_t>(index_)); }
   const DeviceMemory& memory() const { return memory_; }
   int32_t infeed_values() const { return static_cast<int32_t>(infeed_inputs_.size()); }
   //! The graph inputs this IPU takes from the host feed, in Infeed order.

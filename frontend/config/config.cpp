@@ -93,7 +93,7 @@ void Config::fail_at(const std::string& key_path, const std::string& message, co
 
 int64_t Config::num_ipus() const {
   if (!ipu.select_ipus.empty()) {
-    return config::emulated_device_size(ipu.select_ipus.front());
+    return static_cast<int64_t>(config::selected_ipus(ipu.select_ipus).size());
   }
   return ipu.auto_select_ipus;
 }

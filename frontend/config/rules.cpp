@@ -112,8 +112,12 @@ void check_replicas(const Config& c, int64_t per_replica, const std::string& wha
             fmt::format("{} needs {} IPUs per replica, but the device has {} IPUs ({}), not a whole number "
                         "of replicas",
                         what, per_replica, ipus, ipu_key),
-            fmt::format("IPUs = IPUs per replica x replicas: set `ipu.auto_select_ipus` to a multiple of {}",
-                        per_replica));
+            c.is_set("ipu.select_ipus")
+                ? fmt::format("IPUs = IPUs per replica x replicas: list devices in `ipu.select_ipus` whose IPUs "
+                              "number a multiple of {} (0-15 hold 1 IPU, 16-23 2, 24-27 4, 28-29 8, 30 16)",
+                              per_replica)
+                : fmt::format("IPUs = IPUs per replica x replicas: set `ipu.auto_select_ipus` to a multiple of {}",
+                              per_replica));
 }
 
 void check_gradient_accumulation(const Config& c, int64_t stages, int64_t per_replica, bool training) {
@@ -266,6 +270,19 @@ void resolve_device(Config& c) {
 void check_ipu(Config& c) {
   resolve_device(c);
   auto& ipu = c.ipu;
+  // The devices' IPUs together: each physical IPU once.
+  const std::vector<int32_t> physical = selected_ipus(ipu.select_ipus);
+  for (size_t i = 0; i < physical.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (physical[i] == physical[j]) {
+        c.fail_at("ipu.select_ipus",
+                  fmt::format("`ipu.select_ipus` = [{}] uses IPU {} twice: its devices overlap",
+                              fmt::join(ipu.select_ipus, ", "), physical[i]),
+                  "list devices with no IPU in common (0-15 single IPUs, 16-23 pairs, 24-27 quads, 28-29 eights, "
+                  "30 all sixteen)");
+      }
+    }
+  }
   auto& fp = ipu.floating_point_behaviour;
   if (fp.set_all) {
     fp.inv = fp.div0 = fp.oflo = fp.esr = fp.nanoo = true;
@@ -421,7 +438,9 @@ void check_run(Config& c) {
 const std::vector<RuleDoc>& rule_docs() {
   static const std::vector<RuleDoc> all = {
       {{"ipu.auto_select_ipus", "ipu.select_ipus"}, "At most one of them is set."},
-      {{"ipu.select_ipus"}, "Device ids are distinct and exist in the emulated 16-IPU listing (0-30)."},
+      {{"ipu.select_ipus"},
+       "Device ids exist in the emulated 16-IPU listing (0-30) and share no IPU; the plan runs on their IPUs "
+       "in the order listed."},
       {{"ipu.auto_select_ipus", "pipeline.device_mapping"},
        "IPUs = IPUs per replica x replicas: the device's IPUs are a multiple of the IPUs one replica uses "
        "(the highest IPU in `device_mapping` + 1; unset: one per stage, or all stages on the only IPU)."},
@@ -493,6 +512,18 @@ const std::vector<RuleDoc>& rule_docs() {
        "under f32, where they do nothing)."},
   };
   return all;
+}
+
+std::vector<int32_t> selected_ipus(const std::vector<int64_t>& ids) {
+  std::vector<int32_t> out;
+  for (int64_t id : ids) {
+    const int64_t size = emulated_device_size(id);
+    const int64_t first_id = size == 1 ? 0 : size == 2 ? 16 : size == 4 ? 24 : size == 8 ? 28 : 30;
+    for (int64_t k = 0; k < size; ++k) {
+      out.push_back(static_cast<int32_t>((id - first_id) * size + k));
+    }
+  }
+  return out;
 }
 
 int64_t emulated_device_size(int64_t id) {

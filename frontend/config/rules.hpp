@@ -30,6 +30,10 @@ void apply_rules(Config& cfg);
 //! 28-29: 8, 30: 16).
 int64_t emulated_device_size(int64_t id);
 
+//! The physical IPUs (0-15) of the devices `ids` of that listing, in the order listed: device 5 is
+//! IPU 5, device 17 the pair [2, 3], device 26 the quad [8 .. 11]. Empty when `ids` is empty.
+std::vector<int32_t> selected_ipus(const std::vector<int64_t>& ids);
+
 //! The pipeline as the planner should build it.
 struct PipelineShape {
   int64_t stages = 1;

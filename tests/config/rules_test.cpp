@@ -8,6 +8,7 @@
 #include "frontend/config/rules.hpp"
 
 using iputrain::Config;
+namespace config = iputrain::config;
 using iputrain::config::check_against_model;
 
 namespace {
@@ -48,7 +49,12 @@ iputrain::Error model_error(const Config& c, const std::vector<std::string>& sta
 
 TEST_CASE("auto_select_ipus and select_ipus are exclusive, select_ipus ids are distinct") {
   CHECK(Config::parse("[ipu]\nselect_ipus = [24]\n").num_ipus() == 4);
-  CHECK(Config::parse("[ipu]\nselect_ipus = [3, 16]\n").num_ipus() == 1);
+  // Every listed device counts: IPU 3 and the pair [0, 1].
+  CHECK(Config::parse("[ipu]\nselect_ipus = [3, 16]\n").num_ipus() == 3);
+  CHECK(config::selected_ipus({3, 16}) == std::vector<int32_t>{3, 0, 1});
+  CHECK(config::selected_ipus({26, 5, 30}).size() == 21);
+  CHECK(config::selected_ipus({17}) == std::vector<int32_t>{2, 3});
+  rejects("[ipu]\nselect_ipus = [1, 24]\n", "uses IPU 1 twice", 2);
   CHECK(Config::parse("[ipu]\nauto_select_ipus = 8\n").num_ipus() == 8);
   rejects("[ipu]\nauto_select_ipus = 2\nselect_ipus = [1]\n", "cannot both be set", 3);
   rejects("[ipu]\nselect_ipus = [1, 2, 1]\n", "lists 1 twice", 2);

@@ -119,3 +119,21 @@ TEST_CASE("batch size in the config must match the model") {
     CHECK(std::string(e.what()).find("batch") != std::string::npos);
   }
 }
+
+TEST_CASE("ipu.select_ipus runs the plan on the IPUs of the devices it lists") {
+  // Device 26 is the quad of IPUs 8 to 11: one replica of mlp4's four stages.
+  const std::string text = "[ipu]\nselect_ipus = [26]\n[pipeline]\ngradient_accumulation_count = 8\n"
+                           "[data]\ntrain = \"synthetic:samples=256,classes=10\"\n[training]\nsteps = 2\n";
+  Config config = Config::parse(text, "select.toml");
+  Session session(Model::parse(testing::kMlp4, "mlp4.ipu", config.model), config);
+  session.train();
+  const RunReport report = session.run_report();
+  REQUIRE(report.ipus.size() == 4);
+  for (size_t k = 0; k < 4; ++k) {
+    CHECK(report.ipus[k].physical == 8 + static_cast<int32_t>(k));
+    CHECK(report.ipus[k].memory_peak == report.ipus[k].memory_estimate);
+  }
+  // IPU 5 alone and the pair [2, 3] are three IPUs: not a whole number of four-IPU replicas.
+  Config three = Config::parse(text, "select.toml", {"ipu.select_ipus=[5, 17]"});
+  CHECK_THROWS_AS(Session(Model::parse(testing::kMlp4, "mlp4.ipu", three.model), three), Error);
+}
