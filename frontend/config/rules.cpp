@@ -92,14 +92,11 @@ int64_t replica_ipus(const Config& c, int64_t stages) {
   return c.num_ipus() == 1 ? 1 : stages;
 }
 
-//! True if the config asks for pipelining: some `pipeline.*` key is set.
+//! True if the config asks for a pipeline schedule on its own: `pipeline.schedule` or
+//! `pipeline.device_mapping` is set. (A replica over several IPUs is pipelined anyway; the other
+//! `pipeline.*` keys, a name or an accumulation count, do not switch it on.)
 bool pipelined(const Config& c) {
-  for (const auto& k : schema()) {
-    if (k.path.rfind("pipeline.", 0) == 0 && c.is_set(k.path)) {
-      return true;
-    }
-  }
-  return false;
+  return c.is_set("pipeline.schedule") || c.is_set("pipeline.device_mapping");
 }
 
 void check_replicas(const Config& c, int64_t per_replica, const std::string& what) {
@@ -638,8 +635,9 @@ PipelineShape check_against_positions(const Config& c, const std::vector<std::ve
                                           : "`pipeline.device_mapping`");
   shape.replicas = c.num_ipus() / shape.ipus_per_replica;
   check_interleaved_sharing(c);
-  // A model whose stages all run on one IPU, with no pipeline key set, is not pipelined: one
-  // micro-batch per weight update unless the count is given.
+  // Pipelined when a replica spans several IPUs, or when a schedule or a mapping is asked for;
+  // otherwise the micro-batches of an update run one after another, one per update unless
+  // `pipeline.gradient_accumulation_count` says more.
   shape.pipelined = pipelined(c) || shape.ipus_per_replica > 1;
   if (shape.pipelined) {
     check_gradient_accumulation(c, stages, shape.ipus_per_replica, training);

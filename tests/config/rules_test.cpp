@@ -299,3 +299,20 @@ TEST_CASE("profiling and checkpoint rules") {
   CHECK(c.span_of("checkpoint.every").line == 2);
   rejects("[checkpoint]\ndir = \"a\"\n[training]\ncheckpoint = { dir = \"b\" }\n", "is set twice", 4);
 }
+
+TEST_CASE("pipelining is on for a replica over several IPUs, or a schedule or mapping asked for") {
+  // One IPU, a pipeline name and an offload flag: no pipeline, one micro-batch per update.
+  auto named = check_against_model(
+      Config::parse("[pipeline]\nname = \"x\"\noffload_weight_update_variables = true\n"), {"a", "b"});
+  CHECK_FALSE(named.pipelined);
+  CHECK(named.gradient_accumulation_count == 1);
+  // An accumulation count alone: the micro-batches run one after another.
+  auto accumulated = check_against_model(Config::parse("[pipeline]\ngradient_accumulation_count = 3\n"), {"a", "b"});
+  CHECK_FALSE(accumulated.pipelined);
+  CHECK(accumulated.gradient_accumulation_count == 3);
+  // A schedule on one IPU, or two IPUs for two stages: pipelined, with the schedule's least count.
+  auto scheduled = check_against_model(Config::parse("[pipeline]\nschedule = \"grouped\"\n"), {"a", "b"});
+  CHECK(scheduled.pipelined);
+  CHECK(scheduled.gradient_accumulation_count == 4);
+  CHECK(check_against_model(Config::parse("[ipu]\nauto_select_ipus = 2\n"), {"a", "b"}).pipelined);
+}
