@@ -74,9 +74,10 @@ int run_train(const TrainArgs& args) {
   const std::vector<std::string> names = session.output_names();
   if (!args.quiet) {
     const size_t ipus = session.memory_per_ipu().size();
-    fmt::print("training {} on {} virtual IPU{}: {} parameters, {} steps of batch {} (micro-batch {})\n",
-               model.name(), ipus, ipus == 1 ? "" : "s", model.parameter_count(), total, session.global_batch(),
-               model.batch_size());
+    fmt::print("training {}{} on {} virtual IPU{}: {} parameters, {} steps of batch {} (micro-batch {})\n",
+               model.name(),
+               config.is_set("pipeline.name") ? fmt::format(" (pipeline \"{}\")", config.pipeline.name) : "", ipus,
+               ipus == 1 ? "" : "s", model.parameter_count(), total, session.global_batch(), model.batch_size());
   }
   session.record_trace(!args.trace.empty());
   ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, isatty(STDOUT_FILENO) == 1);

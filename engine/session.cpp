@@ -295,7 +295,8 @@ void Session::write_trace(const std::string& path) const {
   if (!s.cluster || !s.tracing) {
     throw Error(ErrorKind::Usage, "no trace was recorded", {}, "call record_trace(true) before train()");
   }
-  s.cluster->recorder().write_chrome_trace(path, s.plan.settings.device.clock_hz);
+  s.cluster->recorder().write_chrome_trace(path, s.plan.settings.device.clock_hz, engine::Recorder::kMaxTraceEvents,
+                                           s.config.pipeline.name);
 }
 
 }  // namespace iputrain

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 #include <chrono>
 #include <ctime>
 #include <cmath>
@@ -169,7 +170,8 @@ double Recorder::thread_cpu_us() {
 
 double Recorder::now_us() const { return static_cast<double>(steady_ns() - start_ns_) / 1000.0; }
 
-void Recorder::write_chrome_trace(const std::string& path, double clock_hz, int64_t max_events) const {
+void Recorder::write_chrome_trace(const std::string& path, double clock_hz, int64_t max_events,
+                                  const std::string& pipeline) const {
   if (!(clock_hz > 0)) {
     throw Error(ErrorKind::Internal, fmt::format("trace clock of {} Hz: it must be positive", clock_hz), {},
                 "the device model's clock rate comes from the plan's settings");
@@ -178,15 +180,16 @@ void Recorder::write_chrome_trace(const std::string& path, double clock_hz, int6
   const auto sim_ns = [&](double cycles) { return to_ns(cycles / clock_hz * 1e6); };
 
   TraceWriter w;
-  std::string label;
+  std::string labels = pipeline.empty() ? "" : fmt::format("pipeline {}", pipeline);
   if (cut.truncated) {
-    label = quoted(fmt::format("first {} of {} updates (trace limit {} events)", cut.updates_kept,
-                               cut.updates_recorded, max_events));
+    labels += fmt::format("{}first {} of {} updates (trace limit {} events)", labels.empty() ? "" : ", ",
+                          cut.updates_kept, cut.updates_recorded, max_events);
   }
+  const std::string label = quoted(std::as_const(labels));
   for (const auto& [pid, name] : {std::pair{kRealPid, "real time"}, std::pair{kSimPid, "simulated IPU time"}}) {
     w.metadata(pid, 0, "process_name", "name", quoted(name));
     w.metadata(pid, 0, "process_sort_index", "sort_index", std::to_string(pid));
-    if (cut.truncated) {
+    if (!labels.empty()) {
       w.metadata(pid, 0, "process_labels", "labels", label);
     }
   }

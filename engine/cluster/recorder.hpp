@@ -59,9 +59,10 @@ class Recorder {
 
   //! Writes the Chrome trace JSON (one process for real time and one for simulated time, one
   //! thread per track), atomically. Beyond `max_events` trace events only the first updates that
-  //! fit are written, and the trace says so. Throws Error(Io) if the file cannot be written.
+  //! fit are written, and the trace says so. A non-empty `pipeline` (pipeline.name) labels both
+  //! processes. Throws Error(Io) if the file cannot be written.
   void write_chrome_trace(const std::string& path, double clock_hz,
-                          int64_t max_events = kMaxTraceEvents) const;
+                          int64_t max_events = kMaxTraceEvents, const std::string& pipeline = "") const;
 
   //! Keeps a trace loadable in Perfetto and chrome://tracing (tens of MB).
   static constexpr int64_t kMaxTraceEvents = 200000;

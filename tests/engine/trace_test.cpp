@@ -185,6 +185,18 @@ TEST_CASE("a trace over the event limit keeps the first updates and says so") {
 
   rec.write_chrome_trace(path, 1e6);  // the default limit keeps everything
   CHECK(read_json(path)["otherData"]["truncated"] == false);
+
+  // pipeline.name labels both clocks' processes.
+  rec.write_chrome_trace(path, 1e6, 30, "bert-phase1");
+  int named = 0;
+  const nlohmann::json labelled_trace = read_json(path);
+  for (const auto& e : labelled_trace["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_labels") {
+      const std::string labels = e["args"]["labels"];
+      named += labels.find("pipeline bert-phase1, first 3 of 10 updates") != std::string::npos ? 1 : 0;
+    }
+  }
+  CHECK(named == 2);
 }
 
 TEST_CASE("writing a trace into a missing folder is an I/O error") {
