@@ -194,6 +194,12 @@ void check_pipeline(Config& c) {
               "`pipeline.accumulate_outfeed` needs `training.outfeed_mode` = \"all\"",
               "an accumulated outfeed is enqueued once per weight update; the `last` mode would drop it");
   }
+  if (c.is_set("pipeline.recomputation_mode") && p.recomputation_mode != "auto" && !c.ipu.allow_recompute) {
+    c.fail_at("pipeline.recomputation_mode",
+              fmt::format("`pipeline.recomputation_mode` = \"{}\" has no effect while `ipu.allow_recompute` is off",
+                          p.recomputation_mode),
+              "set `ipu.allow_recompute = true` to recompute, or remove the key");
+  }
   if (p.recomputation_mode == "recompute_then_backpropagate" && p.schedule == "sequential") {
     c.fail_at(located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
               "`recompute_then_backpropagate` is supported by the grouped and interleaved schedules only",
@@ -457,6 +463,8 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"pipeline.outfeed_mask"}, "`outfeed_mask` has one flag per output of the last stage.", true},
       {{"pipeline.accumulate_outfeed", "training.outfeed_mode"},
        "Accumulating the outfeed needs outfeed mode `all`."},
+      {{"pipeline.recomputation_mode", "ipu.allow_recompute"},
+       "A mode other than `auto` needs `ipu.allow_recompute = true` (it would have no effect)."},
       {{"pipeline.recomputation_mode", "pipeline.schedule"},
        "`recompute_then_backpropagate` needs grouped or interleaved; "
        "`recompute_and_backpropagate_interleaved` "

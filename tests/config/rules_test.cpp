@@ -174,14 +174,19 @@ TEST_CASE("outfeed rules") {
   CHECK(std::string(e.what()).find("has 2 flags but the last stage has 3 outputs") != std::string::npos);
 }
 
-TEST_CASE("recomputation mode suits the schedule") {
-  CHECK_NOTHROW(Config::parse("[pipeline]\nrecomputation_mode = \"RecomputeThenBackpropagate\"\n"));
-  rejects("[pipeline]\nschedule = \"sequential\"\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
-          "grouped and interleaved schedules only", 3);
-  rejects(
-      "[pipeline]\nschedule = \"interleaved\"\nrecomputation_mode = "
-      "\"recompute_and_backpropagate_interleaved\"\n",
-      "grouped and sequential schedules only", 3);
+TEST_CASE("recomputation mode suits the schedule, and needs recomputation on") {
+  const std::string on = "[ipu]\nallow_recompute = true\n";
+  CHECK_NOTHROW(Config::parse(on + "[pipeline]\nrecomputation_mode = \"RecomputeThenBackpropagate\"\n"));
+  rejects(on + "[pipeline]\nschedule = \"sequential\"\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
+          "grouped and interleaved schedules only", 5);
+  rejects(on +
+              "[pipeline]\nschedule = \"interleaved\"\nrecomputation_mode = "
+              "\"recompute_and_backpropagate_interleaved\"\n",
+          "grouped and sequential schedules only", 5);
+  // A mode without recomputation would do nothing; `auto`, the default, is accepted either way.
+  rejects("[pipeline]\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
+          "has no effect while `ipu.allow_recompute` is off", 2);
+  CHECK_NOTHROW(Config::parse("[pipeline]\nrecomputation_mode = \"auto\"\n"));
 }
 
 TEST_CASE("pipeline options the seeds reject or tie together") {

@@ -51,11 +51,14 @@ void check_refused(const std::string& model, const std::string& config, const st
   }
 }
 
+// Recomputation off (its mode back to the default, which needs no recomputation).
+const std::vector<std::string> kNoRecompute = {"ipu.allow_recompute=false", "pipeline.recomputation_mode=\"auto\""};
+
 }  // namespace
 
 TEST_CASE("BERT-Base phase 1 on a Bow Pod16 fits as published, and not without recomputation") {
   check_fits("bert.ipu", "bert_base_128.toml", 4);
-  check_refused("bert.ipu", "bert_base_128.toml", {"ipu.allow_recompute=false"}, "ipu.allow_recompute = true");
+  check_refused("bert.ipu", "bert_base_128.toml", kNoRecompute, "ipu.allow_recompute = true");
 }
 
 TEST_CASE("the cycle model, calibrated on BERT-Base phase 1, predicts its published throughput within 10%") {
@@ -73,12 +76,12 @@ TEST_CASE("BERT-Large phase 1 fits four Mk2 IPUs as published, and not without r
   // into an accumulator of its own as it is made, and the table's transposed slices are rebuilt in
   // the backward instead of held from the forward.
   check_fits("bert.ipu", "bert_large_128.toml", 4);
-  check_refused("bert.ipu", "bert_large_128.toml", {"ipu.allow_recompute=false"}, "ipu.allow_recompute = true");
+  check_refused("bert.ipu", "bert_large_128.toml", kNoRecompute, "ipu.allow_recompute = true");
 }
 
 TEST_CASE("GPT-2 small fits four Mk2 IPUs as published, and not without recomputation") {
   check_fits("gpt2_small.ipu", "gpt2_small.toml", 4);
-  check_refused("gpt2_small.ipu", "gpt2_small.toml", {"ipu.allow_recompute=false"}, "ipu.allow_recompute = true");
+  check_refused("gpt2_small.ipu", "gpt2_small.toml", kNoRecompute, "ipu.allow_recompute = true");
 }
 
 TEST_CASE("ResNet-50 fits one Mk2 IPU at micro-batch 8 (not 16) and the Pod16 run at 20 (not without recomputation)") {
@@ -86,7 +89,7 @@ TEST_CASE("ResNet-50 fits one Mk2 IPU at micro-batch 8 (not 16) and the Pod16 ru
   check_refused("resnet50.ipu", "resnet50.toml", {"data.batch_size=16"}, "ipu.allow_recompute = true");
   check_fits("resnet50.ipu", "resnet50_pod16.toml", 1);
   // The MLPerf Pod16 run's micro-batch of 20 needs its recomputation.
-  check_refused("resnet50.ipu", "resnet50_pod16.toml", {"ipu.allow_recompute=false"}, "ipu.allow_recompute = true");
+  check_refused("resnet50.ipu", "resnet50_pod16.toml", kNoRecompute, "ipu.allow_recompute = true");
 }
 
 TEST_CASE("the scaled-down BERT with BERT-Large's plan structure trains, and the engine holds what the plan says") {
