@@ -53,9 +53,6 @@ std::tuple<int64_t, int64_t, int64_t> window_of(const ir::Graph& g, ValueId v) {
                                                           spec.size[static_cast<size_t>(axis)]};
 }
 
-// Adds `dx` to `s`; new nodes go to the graph's cursor.
-void add_to(ir::Graph& g, Sum& s, ValueId dx);
-
 // The windows made one tensor and added to the total.
 void settle(ir::Graph& g, Sum& s) {
   if (s.windows.empty()) {
@@ -85,6 +82,7 @@ void settle(ir::Graph& g, Sum& s) {
   s.total = s.total == kNoValue ? joined : g.add(ir::OpKind::Add, {s.total, joined});
 }
 
+// Adds `dx` to `s`; new nodes go to the graph's cursor.
 void add_to(ir::Graph& g, Sum& s, ValueId dx) {
   const auto [axis, begin, size] = window_of(g, dx);
   if (axis >= 0 && s.total == kNoValue && (s.windows.empty() || axis == s.axis)) {

@@ -150,9 +150,6 @@ class LifeWalk {
   // A matmul's or convolution's working memory, for the tick it runs.
   void temporaries(ir::ValueId id, int64_t m, int32_t pos) {
     const ir::Node& n = g_.node(id);
-    if (!has_temporaries(n.op)) {
-      return;
-    }
     const OpTemporaries t = op_temporaries(g_, id, plan_.settings.limits(n.stage, n.phase), plan_.settings.device);
     if (t.bytes <= 0) {
       return;

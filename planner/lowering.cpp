@@ -159,15 +159,6 @@ class Lowering {
 
  private:
   int32_t ipu_of_stage(int32_t s) const { return pipe_.stage_ipu[static_cast<size_t>(s)]; }
-  // Accumulators a parameter's gradient has: one per part (planner/autodiff.hpp).
-  int64_t parts_of(ir::ValueId param) const {
-    for (size_t k = 0; k < g_.params.size() && k < plan_.grads.size(); ++k) {
-      if (g_.params[k] == param) {
-        return static_cast<int64_t>(plan_.grads[k].size());
-      }
-    }
-    return 0;
-  }
 
   // Tasks per IPU in program order: timeline order, a position's stages in model order.
   void collect_tasks() {
@@ -300,7 +291,9 @@ class Lowering {
     // A parameter whose gradient has parts in several stages is accumulated by each of them and
     // closes (may be reduced across replicas) after the last of them, in this IPU's task order.
     std::map<ir::ValueId, int32_t> part_stages;  // parameter -> stages that make a part of its gradient
+    std::map<ir::ValueId, int64_t> parts_of;     // parameter -> its gradient's parts (accumulators)
     for (size_t k = 0; k < g_.params.size() && k < plan_.grads.size(); ++k) {
+      parts_of[g_.params[k]] = static_cast<int64_t>(plan_.grads[k].size());
       for (ir::ValueId grad : plan_.grads[k]) {
         std::vector<ir::ValueId>& list = grads_of[g_.node(grad).stage];
         if (g_.node(grad).phase == ir::Phase::Backward &&
@@ -339,7 +332,7 @@ class Lowering {
         Bucket bucket;
         bucket.ipu = ipu;
         for (size_t k = 0; k < order.size(); ++k) {
-          const int64_t b = static_cast<int64_t>(g_.type(order[k]).bytes()) * parts_of(order[k]);
+          const int64_t b = static_cast<int64_t>(g_.type(order[k]).bytes()) * parts_of.at(order[k]);
           const int64_t limit = plan_.settings.cross_replica_buffer_bytes;
           if (!bucket.params.empty() && limit > 0 && bytes + b > limit) {
             bucket.bytes = bytes;

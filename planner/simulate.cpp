@@ -15,10 +15,9 @@ double nodes_cycles(const Plan& plan, const std::vector<ir::ValueId>& nodes) {
   double cycles = 0;
   for (ir::ValueId id : nodes) {
     cycles += op_cycles(plan.graph, id, plan.settings.device);
+    // A matmul's or convolution's passes beyond the first read their operands again.
     const ir::Node& n = plan.graph.node(id);
-    if (has_temporaries(n.op)) {  // passes beyond the first read their operands again
-      cycles += op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).extra_cycles;
-    }
+    cycles += op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).extra_cycles;
   }
   return cycles;
 }

@@ -618,7 +618,7 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
       }
       break;
     case InstrKind::ReduceReplicas:
-      sim_start = reduce(plan_.programs.buckets.at(static_cast<size_t>(op.instr->bucket)));
+      sim_start = reduce(op.instr->bucket);
       break;
     case InstrKind::UpdateWeights: update_weights(update); break;
   }
@@ -650,31 +650,34 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
   }
 }
 
-double Worker::reduce(const planner::Bucket& bucket) {
-  // The bucket's elements: every part of every parameter's gradient, one after the other.
-  const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
-  auto& parts = reduce_parts_;  // reused: a reduction allocates nothing once warm
-  parts.clear();
-  for (ir::ValueId p : bucket.params) {
-    const int64_t n = plan_.graph.type(p).numel();
-    for (const ParamState& ps : params_) {
-      if (ps.param == p) {
-        for (ir::ValueId part : ps.parts) {
-          parts.emplace_back(&trees.at(part), n);
+double Worker::reduce(int32_t bucket) {
+  if (bucket_parts_.empty()) {
+    bucket_parts_.resize(plan_.programs.buckets.size());
+  }
+  ReduceParts& parts = bucket_parts_.at(static_cast<size_t>(bucket));
+  if (parts.empty()) {
+    // The bucket's elements: every part of every parameter's gradient, one after the other.
+    const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
+    for (ir::ValueId p : plan_.programs.buckets[static_cast<size_t>(bucket)].params) {
+      const int64_t n = plan_.graph.type(p).numel();
+      for (const ParamState& ps : params_) {
+        if (ps.param == p) {
+          for (ir::ValueId part : ps.parts) {
+            parts.emplace_back(&trees.at(part), n);
+          }
         }
       }
     }
   }
-  return reduce_parts(*reduce_scratch_);
+  return reduce_parts(parts, *reduce_scratch_);
 }
 
-double Worker::reduce_parts(ReduceScratch& scratch) {
+double Worker::reduce_parts(const ReduceParts& parts, ReduceScratch& scratch) {
   Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
   // Every replica has pushed all its leaves once all have arrived.
   const WaitContext wait{shared_.detector.get(), index_, nullptr};
   const double start = std::max(sim_, meet.arrive(replica_, 0, sim_, wait).latest_sim);
   const int64_t R = shared_.replicas;
-  const auto& parts = reduce_parts_;
   int64_t total = 0;
   for (const auto& [list, n] : parts) {
     total += n;
@@ -703,13 +706,14 @@ void Worker::sum_statistics() {
     }
     return;
   }
-  const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
-  reduce_parts_.clear();
-  for (const StatisticState& st : statistics_) {
-    reduce_parts_.emplace_back(&trees.at(st.statistic), st.tree->size());
+  if (statistic_parts_.empty()) {
+    const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
+    for (const StatisticState& st : statistics_) {
+      statistic_parts_.emplace_back(&trees.at(st.statistic), st.tree->size());
+    }
   }
   // Not on the simulated clock: the planner's cycle model leaves these few bytes out.
-  reduce_parts(*statistic_scratch_);
+  reduce_parts(statistic_parts_, *statistic_scratch_);
 }
 
 void Worker::update_statistics() {

@@ -170,11 +170,14 @@ class Worker {
   bool any_overflow();
   void run_update(int64_t update, int64_t local);
   void execute(Op& op, int64_t update, int64_t local);
-  //! Returns when the reduction could start on the simulated clock (every replica there).
-  double reduce(const planner::Bucket& bucket);
-  //! Combines the replicas' trees of reduce_parts_ (each a part's trees and its size) into the
-  //! root of every tree, each replica computing a share of the elements; returns as reduce().
-  double reduce_parts(ReduceScratch& scratch);
+  //! Reduces the plan's bucket `bucket` across replicas; returns when the reduction could start
+  //! on the simulated clock (every replica there).
+  double reduce(int32_t bucket);
+  //! A reduction's trees: per gradient part (or statistic), the replicas' trees and its size.
+  using ReduceParts = std::vector<std::pair<const std::vector<GradTree*>*, int64_t>>;
+  //! Combines the replicas' trees of `parts` into the root of every tree, each replica computing
+  //! a share of the elements; returns as reduce().
+  double reduce_parts(const ReduceParts& parts, ReduceScratch& scratch);
   //! Leaves the sum of every moving statistic's leaves of the update in its tree's slot 0.
   void sum_statistics();
   //! state = state * momentum + mean statistic * (1 - momentum) (planner/moving_statistics.hpp).
@@ -202,7 +205,10 @@ class Worker {
   AlignedBlock widened_roots_;
   std::unique_ptr<Optimizer> optimizer_;
   std::unique_ptr<ReduceScratch> reduce_scratch_;
-  std::vector<std::pair<const std::vector<GradTree*>*, int64_t>> reduce_parts_;  // a bucket's trees and sizes
+  // Per bucket of the plan, and for the moving statistics: the trees a reduction combines, listed
+  // at the first reduction (every worker has published its trees by then) and kept.
+  std::vector<ReduceParts> bucket_parts_;
+  ReduceParts statistic_parts_;
   std::vector<Op> ops_;
   std::vector<ir::ValueId> infeed_inputs_;
   Infeed* feed_ = nullptr;

@@ -11,8 +11,10 @@ using namespace iputrain::planner;
 
 namespace {
 
-// x[32, 256] -> relu(x @ w1[256, 512]) (stage a) -> mean(h @ w2[512, 10]) (stage b).
-Graph mlp() {
+// x[32, 256] -> relu(x @ w1[256, 512]) (stage a) -> mean(h @ w2[512, outputs]) (stage b). With
+// outputs = 256, stage b is as costly as stage a (the bubble then comes from the schedule alone,
+// not from one stage outweighing the other).
+Graph mlp(int64_t outputs = 10) {
   Graph g;
   g.stages = {{"a", {}, -1}, {"b", {}, -1}};
   g.set_cursor(0, Phase::Forward);
@@ -20,22 +22,7 @@ Graph mlp() {
   const ValueId w1 = g.add_param("a/w1", {DType::F32, {256, 512}}, Attrs{{"init", std::string("zeros")}});
   const ValueId h = g.add(OpKind::Relu, {g.add(OpKind::MatMul, {x, w1})});
   g.set_cursor(1, Phase::Forward);
-  const ValueId w2 = g.add_param("b/w2", {DType::F32, {512, 10}}, Attrs{{"init", std::string("zeros")}});
-  g.loss = g.add(OpKind::Mean, {g.add(OpKind::MatMul, {h, w2})}, Attrs{{"axes", std::vector<int64_t>{}}});
-  return g;
-}
-
-// The same with stage b as costly as stage a: w2 [512, 256] (the bubble then comes from the
-// schedule alone, not from one stage outweighing the other).
-Graph balanced() {
-  Graph g;
-  g.stages = {{"a", {}, -1}, {"b", {}, -1}};
-  g.set_cursor(0, Phase::Forward);
-  const ValueId x = g.add_input("x", {DType::F32, {32, 256}});
-  const ValueId w1 = g.add_param("a/w1", {DType::F32, {256, 512}}, Attrs{{"init", std::string("zeros")}});
-  const ValueId h = g.add(OpKind::Relu, {g.add(OpKind::MatMul, {x, w1})});
-  g.set_cursor(1, Phase::Forward);
-  const ValueId w2 = g.add_param("b/w2", {DType::F32, {512, 256}}, Attrs{{"init", std::string("zeros")}});
+  const ValueId w2 = g.add_param("b/w2", {DType::F32, {512, outputs}}, Attrs{{"init", std::string("zeros")}});
   g.loss = g.add(OpKind::Mean, {g.add(OpKind::MatMul, {h, w2})}, Attrs{{"axes", std::vector<int64_t>{}}});
   return g;
 }
@@ -72,7 +59,7 @@ TEST_CASE("the activation crossing a stage boundary is what the link carries") {
 
 TEST_CASE("the simulated bubble falls with more micro-batches, sequential keeps one IPU busy at a time") {
   auto plan_with = [](const std::string& schedule, int64_t micro_batches) {
-    return make_plan(balanced(), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n[pipeline]\nschedule = \"{}\"\n"
+    return make_plan(mlp(256), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n[pipeline]\nschedule = \"{}\"\n"
                                                       "gradient_accumulation_count = {}\n",
                                                       schedule, micro_batches)));
   };
