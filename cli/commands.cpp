@@ -38,6 +38,9 @@ std::string eval_str(const EvalResult& r) {
 
 Loaded load(const CommonArgs& args) {
   Config config = Config::load(args.config, args.sets);
+  for (const std::string& w : config.warnings()) {
+    std::fputs(w.c_str(), stderr);
+  }
   Model model = Model::load(args.model, config);
   for (const std::string& w : model.warnings()) {
     std::fputs(w.c_str(), stderr);
@@ -137,6 +140,11 @@ int run_check(const CommonArgs& args) {
   fmt::print("outputs: {}\n", fmt::join(model.outputs(), ", "));
   fmt::print("total parameters: {}\n", model.parameter_count());
   fmt::print("FLOPs per sample (forward): {:.0f}\n", model.flops_per_sample());
+  // The plan checks the config against the model (stages, mapping, accumulation, batch), so
+  // `check` refuses whatever `plan` and `train` would.
+  const Plan plan = Plan::make(model, config);
+  fmt::print("plan: {} replica{} x {} IPU{}, {} schedule\n", plan.replicas(), plan.replicas() == 1 ? "" : "s",
+             plan.ipus_per_replica(), plan.ipus_per_replica() == 1 ? "" : "s", plan.schedule());
   return 0;
 }
 

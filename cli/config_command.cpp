@@ -10,6 +10,9 @@ namespace iputrain::cli {
 
 int run_config_show(const ConfigShowArgs& args) {
   const Config config = Config::load(args.config, args.sets);
+  for (const std::string& w : config.warnings()) {
+    std::fputs(w.c_str(), stderr);
+  }
   std::fputs(config.show().c_str(), stdout);
   return 0;
 }

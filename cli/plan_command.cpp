@@ -10,11 +10,7 @@
 namespace iputrain::cli {
 
 int run_plan(const PlanArgs& args) {
-  const Config config = Config::load(args.config, args.sets);
-  const Model model = Model::load(args.model, config);
-  for (const std::string& w : model.warnings()) {
-    std::fputs(w.c_str(), stderr);
-  }
+  const auto [config, model] = load(args);
   const Plan plan = Plan::make(model, config, PlanRequest{args.dump_after});
   // Dumps go to stderr so that stdout stays one well-formed JSON or DOT document.
   std::fputs(plan.dumps().c_str(), stderr);

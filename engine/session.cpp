@@ -20,7 +20,6 @@
 #include "engine/cluster/cluster.hpp"
 #include "engine/infeed.hpp"
 #include "engine/scalar_mean.hpp"
-#include "engine/supported_keys.hpp"
 #include "engine/session_impl.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "planner/plan.hpp"
@@ -29,7 +28,6 @@ namespace iputrain {
 
 Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
   Impl& s = *impl_;
-  engine::check_supported(config);
   s.plan = planner::make_plan(model.graph(), config);
   const ir::Graph& g = s.plan.graph;
   if (g.inputs.empty()) {
@@ -46,12 +44,6 @@ Session::Session(const Model& model, const Config& config) : impl_(std::make_uni
           .with_sources(model.sources());
     }
     s.wanted.push_back(data::Field{n.name, n.type.dtype, Shape(n.type.shape.begin() + 1, n.type.shape.end())});
-  }
-  if (config.data.batch_size != 0 && config.data.batch_size != s.batch) {
-    config.fail_at("data.batch_size",
-                   fmt::format("data.batch_size is {} but the model's inputs have batch {}",
-                               config.data.batch_size, s.batch),
-                   "give the model the same batch ([model] batch = ...) or remove data.batch_size");
   }
 
   // The evaluator holds the whole model; a plan spread over several IPUs would not fit one, so

@@ -131,6 +131,25 @@ const std::vector<std::string>& pass_names() {
   return names;
 }
 
+namespace {
+
+// `data.batch_size`, when set, restates the model's batch: a contradiction is refused here, where
+// the model is known, so that `check`, `plan` and `train` agree.
+void check_batch_size(const ir::Graph& g, const Config& config) {
+  if (config.data.batch_size == 0 || g.inputs.empty()) {
+    return;
+  }
+  const auto& shape = g.type(g.inputs.front()).shape;
+  const int64_t batch = shape.empty() ? 1 : shape.front();
+  if (config.data.batch_size != batch) {
+    config.fail_at("data.batch_size",
+                   fmt::format("data.batch_size is {} but the model's inputs have batch {}", config.data.batch_size, batch),
+                   "give the model the same batch ([model] batch = ...) or remove data.batch_size");
+  }
+}
+
+}  // namespace
+
 Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions& options) {
   Plan plan;
   plan.graph = forward;
@@ -152,6 +171,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   });
   // Stages to IPUs, replicas, physical IPU order; the config's pipeline rules checked against the model.
   passes.run("place", [&] {
+    check_batch_size(plan.graph, config);
     const auto shape =
         config::check_against_positions(config, position_names(plan.graph), last_stage_outputs(plan.graph), training);
     plan.settings = make_settings(config, shape);

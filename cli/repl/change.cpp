@@ -41,6 +41,11 @@ void change(State& state, std::vector<Override> overrides, const std::string& ke
     out += before == after ? fmt::format("{} = {} (unchanged)\n", key, after)
                            : fmt::format("{}: {} -> {}\n", key, before, after);
   }
+  for (const std::string& w : state.config().warnings()) {
+    if (w.find(fmt::format("`{}`", key)) != std::string::npos) {
+      out += w;
+    }
+  }
   if (dropped) {
     out += fmt::format("note: the training session ({} step{}) ran under the old config; the next `step` starts a "
                        "new one\n", steps, steps == 1 ? "" : "s");

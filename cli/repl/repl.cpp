@@ -33,6 +33,9 @@ void print_error(const std::string& message, const std::string& hint) {
 int run_repl(const ReplArgs& args) {
   const bool interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1;
   repl::State state(args.model, args.config, args.sets);
+  for (const std::string& w : state.config().warnings()) {
+    std::fputs(w.c_str(), stderr);
+  }
   for (const std::string& w : state.model().warnings()) {
     std::fputs(w.c_str(), stderr);
   }

@@ -98,6 +98,14 @@ int64_t Config::num_ipus() const {
   return ipu.auto_select_ipus;
 }
 
+std::vector<std::string> Config::warnings() const {
+  std::vector<std::string> out;
+  for (const Diagnostic& d : warnings_) {
+    out.push_back(render(d, sources_.get()));
+  }
+  return out;
+}
+
 std::string Config::show() const {
   return config::effective_toml(*this);
 }

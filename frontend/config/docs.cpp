@@ -48,16 +48,12 @@ std::string type_text(const KeySpec& k) {
   return std::string(key_type_name(k.type));
 }
 
-std::string_view effect_short(Effect e) {
-  switch (e) {
-    case Effect::Runs:
-      return "runs";
-    case Effect::Models:
-      return "modelled";
-    case Effect::None:
-      return "no effect";
+// The status cell: the word, and the reason of a refused or no-effect key.
+std::string status_cell(const KeySpec& k) {
+  if (k.reason.empty()) {
+    return std::string(effect_word(k.effect));
   }
-  return "?";
+  return fmt::format("{}: {}", effect_word(k.effect), k.reason);
 }
 
 std::string cell(std::string s) {
@@ -79,7 +75,7 @@ std::vector<const RuleDoc*> rules_for(const std::string& path) {
 }
 
 std::string key_table(const std::string& section) {
-  std::string out = "| Key | Type | Default | Allowed | Effect | Meaning |\n|---|---|---|---|---|---|\n";
+  std::string out = "| Key | Type | Default | Allowed | Status | Meaning |\n|---|---|---|---|---|---|\n";
   for (const auto& k : schema()) {
     const size_t dot = k.path.rfind('.');
     const std::string parent = dot == std::string::npos ? std::string{} : k.path.substr(0, dot);
@@ -87,7 +83,7 @@ std::string key_table(const std::string& section) {
       continue;
     }
     out += fmt::format("| `{}` | {} | `{}` | {} | {} | {} |\n", k.path, type_text(k), cell(default_text(k)),
-                       cell(allowed_text(k)), effect_short(k.effect), cell(k.doc));
+                       cell(allowed_text(k)), cell(status_cell(k)), cell(k.doc));
   }
   return out;
 }
@@ -103,7 +99,13 @@ std::string explain_text(const std::string& key) {
     }
     out += fmt::format("  default:  {}\n", default_text(*k));
     out += fmt::format("  meaning:  {}\n", k->doc);
-    out += fmt::format("  effect:   {}\n", effect_text(k->effect));
+    out += fmt::format("  status:   {}: {}\n", effect_word(k->effect), effect_text(k->effect));
+    if (!k->reason.empty()) {
+      out += fmt::format("  because:  {}\n", k->reason);
+    }
+    if (!k->hint.empty()) {
+      out += fmt::format("  instead:  {}\n", k->hint);
+    }
     for (const auto& other : k->conflicts) {
       out += fmt::format("  excludes: {}\n", other);
     }
@@ -153,9 +155,14 @@ std::string reference_markdown() {
       "accepted for a float. Enum values are strings matched without regard to case, `_` or `-` "
       "(`\"SNAKE\"`, `\"RecomputeThenBackpropagate\"`). Unknown keys, values out of range and broken "
       "rules are errors that name the key and its file:line:col.\n\n"
-      "Effect on a virtual IPU: **runs** = changes what the engine computes or how it runs; "
-      "**modelled** = feeds the planner's cost, memory or topology model, results unchanged; "
-      "**no effect** = needs real silicon, accepted and type-checked only.\n\n";
+      "Status of a key on virtual IPUs, declared on its schema row and enforced when a config is loaded "
+      "(so `check`, `plan`, `train` and the API agree): **acts** = changes what the engine computes, how "
+      "it runs or what it writes; **modelled** = changes the plan's memory, cycles or topology (visible "
+      "in `iputrain plan --format json`), trained results unchanged; **refused** = a value other than the "
+      "default is an error giving the reason; **no effect** = accepted for compatibility with the "
+      "seeds' IPUConfig, a value other than the default prints a warning naming the key and why. "
+      "A test sets every key to a non-default value on a pipelined, replicated plan and checks that its "
+      "status holds.\n\n";
   out += "## Top-level keys\n\n" + key_table("");
   for (const auto& s : sections()) {
     out += fmt::format("\n## [{}]\n\n{}\n\n", s.path, s.doc);

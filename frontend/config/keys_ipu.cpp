@@ -25,59 +25,85 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.selection_order), Enum, "auto", Models,
           "How shards map to physical IPUs of the modelled C2 topology.", {},
           {"auto", "zigzag", "snake", "hoof"}),
-      key(IPUTRAIN_KEY(ipu.serialization_output_folder), String, "", Runs,
-          "Directory where the compiled (planned) program is saved; \"\" = do not save."),
+      key(IPUTRAIN_KEY(ipu.serialization_output_folder), String, "", Refused,
+          "Directory where the compiled (planned) program is saved; \"\" = do not save.")
+          .refused("saving the compiled program is not implemented yet",
+                   "remove it; `iputrain plan MODEL CONFIG --format json -o FILE` saves the plan"),
       key(IPUTRAIN_KEY(ipu.compilation_poplar_options), OptionMap, ValueTable{}, None,
-          "Engine-level Poplar options, e.g. `{ \"debug.instrument\" = \"true\" }`."),
-      key(IPUTRAIN_KEY(ipu.gcl_poplar_options), OptionMap, ValueTable{}, Models,
-          "Options of the collectives library, applied to every collective."),
+          "Engine-level Poplar options, e.g. `{ \"debug.instrument\" = \"true\" }`.")
+          .no_effect("Poplar engine options tune the compiled program on silicon; the plan and the run do not depend on them"),
+      key(IPUTRAIN_KEY(ipu.gcl_poplar_options), OptionMap, ValueTable{}, None,
+          "Options of the collectives library, applied to every collective.")
+          .no_effect("it tunes Poplar's implementation of the collectives; the modelled cross-replica exchange does not depend on it"),
 
       key(IPUTRAIN_KEY(ipu.convolutions.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every convolution: availableMemoryProportion (default 0.6) caps its "
           "temporaries and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; "
           "other options are not read."),
 
-      key(IPUTRAIN_KEY(ipu.device_connection.type), Enum, "always", Runs,
+      key(IPUTRAIN_KEY(ipu.device_connection.type), Enum, "always", Refused,
           "When to attach the IPUs; `pre_compile` never attaches and every run returns zeros.", {},
-          {"always", "on_demand", "pre_compile", "never"}),
-      key(IPUTRAIN_KEY(ipu.device_connection.version), Enum, "", Models,
+          {"always", "on_demand", "pre_compile", "never"})
+          .refused("every virtual IPU is attached when the run starts; deferred or no attachment is not implemented yet",
+                   "remove it; `iputrain plan` and `iputrain check` work without running"),
+      key(IPUTRAIN_KEY(ipu.device_connection.version), Enum, "", None,
           "Target IPU version when no device is attached; required for `pre_compile` and `never`.", {},
-          {"", "ipu1", "ipu2"}),
-      key(IPUTRAIN_KEY(ipu.device_connection.enable_remote_buffers), Bool, false, Models,
-          "Declare that the unattached target supports remote buffers (ignored for `always`)."),
+          {"", "ipu1", "ipu2"})
+          .no_effect("the virtual IPUs are attached when a run starts, so there is no unattached target; the simulated IPU is `ipu.ipu_model.version` (or `device.version`)"),
+      key(IPUTRAIN_KEY(ipu.device_connection.enable_remote_buffers), Bool, false, None,
+          "Declare that the unattached target supports remote buffers (ignored for `always`).")
+          .no_effect("the virtual IPUs are attached when a run starts; remote memory is modelled by the `pipeline.offload_*` keys"),
 
       key(IPUTRAIN_KEY(ipu.experimental.always_rearrange_copies_on_the_host), Bool, false, None,
-          "Rearrange streamed data on the host instead of the device."),
-      key(IPUTRAIN_KEY(ipu.experimental.enable_remote_buffer_embedding), Bool, false, Models,
-          "Host embeddings use remote buffers instead of host callbacks."),
-      key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_count), Int, 0, Runs,
-          "Processes sharing one program; global replicas = local replicas x this; 0 = off.", non_negative),
-      key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_index), Int, 0, Runs,
-          "This process's index, less than `process_count`.", non_negative),
+          "Rearrange streamed data on the host instead of the device.")
+          .no_effect("streamed data is copied into the virtual IPUs as it is, so there is no rearrangement to move"),
+      key(IPUTRAIN_KEY(ipu.experimental.enable_remote_buffer_embedding), Bool, false, None,
+          "Host embeddings use remote buffers instead of host callbacks.")
+          .no_effect("there are no host embeddings here: every embedding table is a parameter held on the IPUs"),
+      key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_count), Int, 0, Refused,
+          "Processes sharing one program; global replicas = local replicas x this; 0 = off.", non_negative)
+          .refused("every replica runs in this one process; multi-process replication is not available yet",
+                   "remove it; `ipu.auto_select_ipus` sets the replicas of this process"),
+      key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_index), Int, 0, Refused,
+          "This process's index, less than `process_count`.", non_negative)
+          .refused("every replica runs in this one process; multi-process replication is not available yet",
+                   "remove it; `ipu.auto_select_ipus` sets the replicas of this process"),
 
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Runs,
-          "An IEEE invalid operation (e.g. 0/0) raises an error."),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.div0), Bool, false, Runs,
-          "Division by zero raises an error."),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.oflo), Bool, false, Runs,
-          "Floating-point overflow raises an error."),
+      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Refused,
+          "An IEEE invalid operation (e.g. 0/0) raises an error.")
+          .refused("this version of the engine does not act on it yet",
+                   "remove it to train with the defaults"),
+      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.div0), Bool, false, Refused,
+          "Division by zero raises an error.")
+          .refused("this version of the engine does not act on it yet",
+                   "remove it to train with the defaults"),
+      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.oflo), Bool, false, Refused,
+          "Floating-point overflow raises an error.")
+          .refused("this version of the engine does not act on it yet",
+                   "remove it to train with the defaults"),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.esr), Bool, false, Runs,
           "Stochastic rounding of fp16 results, seeded by the run's seed."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.nanoo), Bool, false, Runs,
           "fp16 overflow gives NaN instead of saturating to the largest half."),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.set_all), Bool, false, Runs,
-          "Turn all five flags above on."),
+      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.set_all), Bool, false, Refused,
+          "Turn all five flags above on.")
+          .refused("this version of the engine does not act on it yet",
+                   "remove it to train with the defaults"),
 
-      key(IPUTRAIN_KEY(ipu.io_tiles.num_io_tiles), Int, 0, Models,
-          "Tiles per IPU reserved for I/O; compute tiles = tiles - this.", non_negative),
-      key(IPUTRAIN_KEY(ipu.io_tiles.place_ops_on_io_tiles), Bool, false, Models,
-          "Place the feeds' I/O ops on the I/O tiles (needs `num_io_tiles` > 0)."),
-      key(IPUTRAIN_KEY(ipu.io_tiles.available_memory_proportion), Float, 0.9, Models,
+      key(IPUTRAIN_KEY(ipu.io_tiles.num_io_tiles), Int, 0, None,
+          "Tiles per IPU reserved for I/O; compute tiles = tiles - this.", non_negative)
+          .no_effect("the memory and cycle models count every tile as a compute tile"),
+      key(IPUTRAIN_KEY(ipu.io_tiles.place_ops_on_io_tiles), Bool, false, None,
+          "Place the feeds' I/O ops on the I/O tiles (needs `num_io_tiles` > 0).")
+          .no_effect("the memory and cycle models count every tile as a compute tile"),
+      key(IPUTRAIN_KEY(ipu.io_tiles.available_memory_proportion), Float, 0.9, None,
           "Share of I/O-tile memory usable for data; the rest is assumed to hold code.",
-          Range{0, true, 1, false}),
+          Range{0, true, 1, false})
+          .no_effect("the memory and cycle models count every tile as a compute tile"),
 
-      key(IPUTRAIN_KEY(ipu.ipu_model.compile_ipu_code), Bool, true, Models,
-          "Count the code size in reported memory."),
+      key(IPUTRAIN_KEY(ipu.ipu_model.compile_ipu_code), Bool, true, None,
+          "Count the code size in reported memory.")
+          .no_effect("the memory model counts no code (vertices and control program), so there is no code size to leave out"),
       key(IPUTRAIN_KEY(ipu.ipu_model.tiles_per_ipu), Int, 0, Models,
           "Tiles per virtual IPU, which sets `device.tiles_per_ipu` (capacity = tiles x "
           "`device.memory_per_tile`); 0 = the version's count. Both set must agree.",
@@ -87,61 +113,84 @@ std::vector<KeySpec> ipu_keys() {
           "ipu2 (1472 tiles x 624 KiB, 1.33 GHz) or bow (ipu2 at 1.85 GHz); both set must agree.",
           {}, DeviceSection::versions()),
 
-      key(IPUTRAIN_KEY(ipu.matmuls.clear_pass_type), Bool, false, Models,
-          "Do not tell the matmul library which pass (forward, gradient, weight update) it serves."),
+      key(IPUTRAIN_KEY(ipu.matmuls.clear_pass_type), Bool, false, None,
+          "Do not tell the matmul library which pass (forward, gradient, weight update) it serves.")
+          .no_effect("a PopLibs choice of how partial sums are cleared; neither the memory nor the cycle model depends on it"),
       key(IPUTRAIN_KEY(ipu.matmuls.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every matmul: availableMemoryProportion (default 0.6) caps its temporaries "
           "and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; other "
           "options are not read."),
 
-      key(IPUTRAIN_KEY(ipu.norms.use_stable_statistics), Bool, false, Runs,
-          "Two-pass variance (subtract the mean first) in batch, group, layer and instance norms."),
-      key(IPUTRAIN_KEY(ipu.norms.experimental.distributed_batch_norm_replica_group_size), Int, 1, Runs,
+      key(IPUTRAIN_KEY(ipu.norms.use_stable_statistics), Bool, false, Refused,
+          "Two-pass variance (subtract the mean first) in batch, group, layer and instance norms.")
+          .refused("this version of the engine does not act on it yet",
+                   "remove it to train with the defaults"),
+      key(IPUTRAIN_KEY(ipu.norms.experimental.distributed_batch_norm_replica_group_size), Int, 1, Refused,
           "All-reduce training batch-norm statistics over groups of this many consecutive replicas.",
-          Range::at_least(1)),
+          Range::at_least(1))
+          .refused("this version of the engine does not act on it yet",
+                   "remove it to train with the defaults"),
 
       key(IPUTRAIN_KEY(ipu.optimizations.prefetch_data_streams), Bool, true, Runs,
           "Prefetch infeed batches on a background thread while the device runs."),
-      key(IPUTRAIN_KEY(ipu.optimizations.combine_embedding_lookups), Bool, false, Models,
-          "Fuse embedding lookups on the same tensor."),
-      key(IPUTRAIN_KEY(ipu.optimizations.combine_matmuls), Bool, false, Models,
-          "Fuse matmuls that share weights or inputs."),
-      key(IPUTRAIN_KEY(ipu.optimizations.enable_graph_outlining), Bool, true, Models,
-          "Reuse code for identical ops (less code, more exchange)."),
-      key(IPUTRAIN_KEY(ipu.optimizations.merge_infeed_io_copies), Bool, false, Models,
-          "Merge host-to-device input copies into one."),
+      key(IPUTRAIN_KEY(ipu.optimizations.combine_embedding_lookups), Bool, false, None,
+          "Fuse embedding lookups on the same tensor.")
+          .no_effect("a Poplar graph rewrite; the planner models every lookup as the model writes it"),
+      key(IPUTRAIN_KEY(ipu.optimizations.combine_matmuls), Bool, false, None,
+          "Fuse matmuls that share weights or inputs.")
+          .no_effect("a Poplar graph rewrite; the planner models every matmul as the model writes it"),
+      key(IPUTRAIN_KEY(ipu.optimizations.enable_graph_outlining), Bool, true, None,
+          "Reuse code for identical ops (less code, more exchange).")
+          .no_effect("outlining shares code between identical ops, and the memory model counts no code"),
+      key(IPUTRAIN_KEY(ipu.optimizations.merge_infeed_io_copies), Bool, false, None,
+          "Merge host-to-device input copies into one.")
+          .no_effect("the infeed's staging buffer is modelled per micro-batch whatever the grouping of its copies"),
       key(IPUTRAIN_KEY(ipu.optimizations.maximum_cross_replica_sum_buffer_size), Int, 0, Runs,
           "Bytes of gradients gathered before one cross-replica sum is issued; 0 = one sum per tensor.",
           bytes),
-      key(IPUTRAIN_KEY(ipu.optimizations.maximum_reduce_scatter_buffer_size), Int, 0, Models,
-          "Bytes gathered before one reduce-scatter is issued.", bytes),
-      key(IPUTRAIN_KEY(ipu.optimizations.maximum_inter_ipu_copies_buffer_size), Int, 0, Models,
-          "Bytes gathered before one inter-IPU (stage to stage) copy is issued.", bytes),
-      key(IPUTRAIN_KEY(ipu.optimizations.maximum_send_recv_cluster_size), Int, 0, Models,
-          "Bytes gathered before one host send/receive is issued.", bytes),
-      key(IPUTRAIN_KEY(ipu.optimizations.minimum_remote_tensor_size), Int, 128, Models,
-          "Smallest tensor, in bytes, that may live in remote (streaming) memory.", bytes),
-      key(IPUTRAIN_KEY(ipu.optimizations.merge_remote_buffers), Enum, "if_beneficial", Models,
-          "Merge compatible remote buffers.", {}, {"no_merging", "merge", "if_beneficial"}),
-      key(IPUTRAIN_KEY(ipu.optimizations.enable_gather_simplifier), Bool, true, Models,
-          "More aggressive embedding-lookup optimisation."),
-      key(IPUTRAIN_KEY(ipu.optimizations.triangular_solve_expander_block_size), Int, 0, Models,
-          "Block size of triangular solves; 0 = the implementation's default.", non_negative),
-      key(IPUTRAIN_KEY(ipu.optimizations.cholesky_block_size), Int, 0, Models,
-          "Block size of Cholesky factorisations; 0 = the implementation's default.", non_negative),
-      key(IPUTRAIN_KEY(ipu.optimizations.enable_fast_math), Bool, false, Runs,
-          "Allow reordered reductions and other non-IEEE transformations."),
+      key(IPUTRAIN_KEY(ipu.optimizations.maximum_reduce_scatter_buffer_size), Int, 0, None,
+          "Bytes gathered before one reduce-scatter is issued.", bytes)
+          .no_effect("the modelled reduce-scatter is not split into buffers"),
+      key(IPUTRAIN_KEY(ipu.optimizations.maximum_inter_ipu_copies_buffer_size), Int, 0, None,
+          "Bytes gathered before one inter-IPU (stage to stage) copy is issued.", bytes)
+          .no_effect("inter-IPU copies are modelled as one message per value, buffered at the receiver"),
+      key(IPUTRAIN_KEY(ipu.optimizations.maximum_send_recv_cluster_size), Int, 0, None,
+          "Bytes gathered before one host send/receive is issued.", bytes)
+          .no_effect("a Poplar grouping of send and receive operations; links are modelled per message"),
+      key(IPUTRAIN_KEY(ipu.optimizations.minimum_remote_tensor_size), Int, 128, None,
+          "Smallest tensor, in bytes, that may live in remote (streaming) memory.", bytes)
+          .no_effect("remote memory is modelled per offloaded buffer whatever its size"),
+      key(IPUTRAIN_KEY(ipu.optimizations.merge_remote_buffers), Enum, "if_beneficial", None,
+          "Merge compatible remote buffers.", {}, {"no_merging", "merge", "if_beneficial"})
+          .no_effect("remote buffers are not merged in the model; each offloaded buffer streams on its own"),
+      key(IPUTRAIN_KEY(ipu.optimizations.enable_gather_simplifier), Bool, true, None,
+          "More aggressive embedding-lookup optimisation.")
+          .no_effect("an XLA rewrite of gathers; the planner models gathers as the model writes them"),
+      key(IPUTRAIN_KEY(ipu.optimizations.triangular_solve_expander_block_size), Int, 0, None,
+          "Block size of triangular solves; 0 = the implementation's default.", non_negative)
+          .no_effect("the op set has no triangular solve"),
+      key(IPUTRAIN_KEY(ipu.optimizations.cholesky_block_size), Int, 0, None,
+          "Block size of Cholesky factorisations; 0 = the implementation's default.", non_negative)
+          .no_effect("the op set has no Cholesky factorisation"),
+      key(IPUTRAIN_KEY(ipu.optimizations.enable_fast_math), Bool, false, Refused,
+          "Allow reordered reductions and other non-IEEE transformations.")
+          .refused("this version of the engine does not act on it yet",
+                   "remove it to train with the defaults"),
 
       key(IPUTRAIN_KEY(ipu.pooling.poplar_options), OptionMap, ValueTable{}, None,
-          "PopLibs options for every pooling op, e.g. `{ poolUseIntrospectiveMapping = \"false\" }`."),
+          "PopLibs options for every pooling op, e.g. `{ poolUseIntrospectiveMapping = \"false\" }`.")
+          .no_effect("pooling has no temporaries in the memory model and its cycles do not depend on PopLibs options"),
 
-      key(IPUTRAIN_KEY(ipu.scheduling.algorithm), Enum, "choose_best", Models,
+      key(IPUTRAIN_KEY(ipu.scheduling.algorithm), Enum, "choose_best", None,
           "Scheduling algorithm; `choose_best` keeps the lowest predicted peak liveness.", {},
-          {"choose_best", "clustering", "post_order", "look_ahead", "shortest_path"}),
-      key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_lookahead_depth), Int, 5, Models,
-          "How far `look_ahead` looks ahead.", Range::at_least(1)),
-      key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_search_space_size), Int, 64, Models,
-          "Cap on `look_ahead`'s search space.", Range::at_least(1)),
+          {"choose_best", "clustering", "post_order", "look_ahead", "shortest_path"})
+          .no_effect("the planner keeps each stage's ops in the order the model writes them"),
+      key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_lookahead_depth), Int, 5, None,
+          "How far `look_ahead` looks ahead.", Range::at_least(1))
+          .no_effect("the planner keeps each stage's ops in the order the model writes them"),
+      key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_search_space_size), Int, 64, None,
+          "Cap on `look_ahead`'s search space.", Range::at_least(1))
+          .no_effect("the planner keeps each stage's ops in the order the model writes them"),
   };
   out[0].conflicts = {"ipu.select_ipus"};
   out[1].conflicts = {"ipu.auto_select_ipus"};

@@ -37,10 +37,12 @@ std::vector<KeySpec> pipeline_keys() {
           {}, {"canonical", "sequential"}),
       key(IPUTRAIN_KEY(pipeline.repeat_count), Int, 1, Runs,
           "Pipeline executions (each one weight update) per call.", Range::at_least(1)),
-      key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Runs,
+      key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Refused,
           "Each stage computes its batch in this many slices; > 1 needs the sequential schedule with "
           "every stage on IPU 0.",
-          Range::at_least(1)),
+          Range::at_least(1))
+          .refused("this version of the engine does not act on it yet",
+                   "remove it to train with the defaults"),
       key(IPUTRAIN_KEY(pipeline.schedule), Enum, "grouped", Runs,
           "Order of forward and backward stages: grouped (all forwards, then all backwards), "
           "interleaved (1F1B) or sequential (one stage at a time).",
@@ -54,24 +56,34 @@ std::vector<KeySpec> pipeline_keys() {
                   "(availableMemoryProportion and partialsType are read)."),
       key(IPUTRAIN_KEY(pipeline.backward_propagation_stages_poplar_options), StageOptionsList, ValueList{},
           Models, "Per backward stage, as `forward_propagation_stages_poplar_options`."),
-      key(IPUTRAIN_KEY(pipeline.weight_update_poplar_options), StageOptions, ValueTable{}, Models,
-          "Options of the weight-update step: `{ convolution_options = {…}, matmul_options = {…} }`."),
+      key(IPUTRAIN_KEY(pipeline.weight_update_poplar_options), StageOptions, ValueTable{}, None,
+          "Options of the weight-update step: `{ convolution_options = {…}, matmul_options = {…} }`.")
+          .no_effect("no optimizer's update has a matmul or a convolution, so its options have nothing to act on"),
       key(IPUTRAIN_KEY(pipeline.offload_weight_update_variables), AutoBool, "auto", Models,
           "Keep optimizer state in remote memory, streamed in for the update."),
-      key(IPUTRAIN_KEY(pipeline.replicated_optimizer_state_sharding), Bool, false, Runs,
+      key(IPUTRAIN_KEY(pipeline.replicated_optimizer_state_sharding), Bool, false, Refused,
           "Partition optimizer state across replicas, each updating its shard (ZeRO-1); the planner's memory "
-          "and cycle models count 1/replicas of the state per IPU (`train` does not run it yet)."),
-      key(IPUTRAIN_KEY(pipeline.offload_activations), AutoBool, "auto", Models,
-          "Keep activations of waiting micro-batches in remote memory."),
-      key(IPUTRAIN_KEY(pipeline.offload_gradient_accumulation_buffers), AutoBool, "auto", Models,
-          "Keep gradient accumulators in remote memory."),
-      key(IPUTRAIN_KEY(pipeline.replicated_weight_sharding), AutoBool, "auto", Runs,
-          "Partition weights across replicas, all-gathered on each use (ZeRO-3)."),
-      key(IPUTRAIN_KEY(pipeline.offload_weights), AutoBool, "auto", Models,
-          "Keep sharded weights in remote memory (needs `replicated_weight_sharding`)."),
-      key(IPUTRAIN_KEY(pipeline.continuous_weight_updates), Bool, false, Runs,
+          "and cycle models count 1/replicas of the state per IPU (`train` does not run it yet).")
+          .refused("this version of the engine does not act on it yet",
+                   "remove it; the plan models the saving when the key is set in `iputrain plan`"),
+      key(IPUTRAIN_KEY(pipeline.offload_activations), AutoBool, "auto", None,
+          "Keep activations of waiting micro-batches in remote memory.")
+          .no_effect("the memory model keeps every stashed activation on the IPU"),
+      key(IPUTRAIN_KEY(pipeline.offload_gradient_accumulation_buffers), AutoBool, "auto", None,
+          "Keep gradient accumulators in remote memory.")
+          .no_effect("the memory model keeps the gradient accumulators on the IPU"),
+      key(IPUTRAIN_KEY(pipeline.replicated_weight_sharding), AutoBool, "auto", Refused,
+          "Partition weights across replicas, all-gathered on each use (ZeRO-3).")
+          .refused("this version of the engine does not act on it yet",
+                   "remove it to train with the defaults"),
+      key(IPUTRAIN_KEY(pipeline.offload_weights), AutoBool, "auto", None,
+          "Keep sharded weights in remote memory (needs `replicated_weight_sharding`).")
+          .no_effect("the memory model keeps every weight on the IPU"),
+      key(IPUTRAIN_KEY(pipeline.continuous_weight_updates), Bool, false, Refused,
           "Apply gradients as soon as they are computed; not implemented by the seeds, so only false "
-          "is accepted."),
+          "is accepted.")
+          .refused("the seeds' pipeline does not implement it either: gradients are always accumulated over `gradient_accumulation_count` micro-batches",
+                   "remove the key"),
       key(IPUTRAIN_KEY(pipeline.outfeed_loss), Bool, false, Runs,
           "Outfeed the loss instead of the last stage's outputs."),
       key(IPUTRAIN_KEY(pipeline.accumulate_outfeed), Bool, false, Runs,
@@ -84,8 +96,9 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.reduction_method), Enum, "sum", Runs,
           "How micro-batch gradients are accumulated: sum, mean (each / count) or running_mean.", {},
           {"sum", "mean", "running_mean"}),
-      key(IPUTRAIN_KEY(pipeline.gradient_accumulation_for_captured_grads), Bool, true, Runs,
-          "Accumulate gradients of values captured from outside the stages too."),
+      key(IPUTRAIN_KEY(pipeline.gradient_accumulation_for_captured_grads), Bool, true, None,
+          "Accumulate gradients of values captured from outside the stages too.")
+          .no_effect("the model language has no gradients captured from outside the stages; every gradient is accumulated"),
   };
   out[0].unique = true;  // stage names
   return out;

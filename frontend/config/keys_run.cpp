@@ -130,33 +130,46 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(checkpoint.keep), Int, 5, Runs, "Newest checkpoints kept; 0 = keep all.",
           non_negative),
 
-      key(IPUTRAIN_KEY(profiling.enabled), Bool, false, Models,
-          "Produce compile reports and trace events (legacy `profiling`)."),
-      key(IPUTRAIN_KEY(profiling.enable_ipu_events), Bool, false, Models, "Trace events without reports."),
+      key(IPUTRAIN_KEY(profiling.enabled), Bool, false, None,
+          "Produce compile reports and trace events (legacy `profiling`).")
+          .no_effect("profile reports are not written yet"),
+      key(IPUTRAIN_KEY(profiling.enable_ipu_events), Bool, false, None, "Trace events without reports.")
+          .no_effect("profile reports are not written yet"),
       key(IPUTRAIN_KEY(profiling.use_poplar_text_report), Bool, false, None,
-          "Reports in Poplar's text format."),
+          "Reports in Poplar's text format.")
+          .no_effect("a Poplar report format; there is no Poplar report to write"),
       key(IPUTRAIN_KEY(profiling.use_poplar_cbor_report), Bool, false, None,
-          "Reports in Poplar's CBOR format."),
-      key(IPUTRAIN_KEY(profiling.profile_execution), Enum, "no_profile", Models,
+          "Reports in Poplar's CBOR format.")
+          .no_effect("a Poplar report format; there is no Poplar report to write"),
+      key(IPUTRAIN_KEY(profiling.profile_execution), Enum, "no_profile", None,
           "Execution profile granularity (needs `profiling.enabled`).", {},
-          {"no_profile", "device_profile", "ipu_profile", "tile_profile"}),
+          {"no_profile", "device_profile", "ipu_profile", "tile_profile"})
+          .no_effect("profile reports are not written yet"),
       key(IPUTRAIN_KEY(profiling.enable_poplar_serialized_graph), Bool, false, None,
-          "Include the serialized graph in compile events."),
-      key(IPUTRAIN_KEY(profiling.report_every_nth_execution), Int, 0, Models,
-          "Report every Nth execution; 0 = one report only.", non_negative),
-      key(IPUTRAIN_KEY(profiling.max_report_size), Int, 268435456, Models, "Largest report, in bytes.",
-          positive_int),
-      key(IPUTRAIN_KEY(profiling.report_directory), String, "", Models,
-          "Write reports as files in this directory; \"\" = in the events only."),
-      key(IPUTRAIN_KEY(profiling.retain_control_dependencies), Bool, false, Models,
-          "Pass control dependencies to the scheduler."),
+          "Include the serialized graph in compile events.")
+          .no_effect("there is no Poplar graph to serialise"),
+      key(IPUTRAIN_KEY(profiling.report_every_nth_execution), Int, 0, None,
+          "Report every Nth execution; 0 = one report only.", non_negative)
+          .no_effect("profile reports are not written yet"),
+      key(IPUTRAIN_KEY(profiling.max_report_size), Int, 268435456, None, "Largest report, in bytes.",
+          positive_int)
+          .no_effect("profile reports are not written yet"),
+      key(IPUTRAIN_KEY(profiling.report_directory), String, "", None,
+          "Write reports as files in this directory; \"\" = in the events only.")
+          .no_effect("profile reports are not written yet"),
+      key(IPUTRAIN_KEY(profiling.retain_control_dependencies), Bool, false, None,
+          "Pass control dependencies to the scheduler.")
+          .no_effect("profile reports are not written yet"),
       key(IPUTRAIN_KEY(profiling.graph_options), OptionMap, ValueTable{}, None,
-          "Options of graph reports (set_report_options)."),
+          "Options of graph reports (set_report_options).")
+          .no_effect("options of Poplar's graph profiler, which does not exist here"),
       key(IPUTRAIN_KEY(profiling.execution_options), OptionMap, ValueTable{}, None,
-          "Options of execution reports (set_report_options)."),
+          "Options of execution reports (set_report_options).")
+          .no_effect("options of Poplar's execution profiler, which does not exist here"),
 
       key(IPUTRAIN_KEY(transfers.use_verified_transfers), Bool, false, None,
-          "Verify host-device transfers with keys and ids."),
+          "Verify host-device transfers with keys and ids.")
+          .no_effect("host-to-IPU copies are in-process memory copies, which need no verification"),
 
       key(IPUTRAIN_KEY(device.version), Enum, "ipu2", Models,
           "The IPU modelled: ipu1 (Mk1: 1216 tiles x 256 KiB, 1.6 GHz), ipu2 (Mk2 GC200: 1472 tiles x "

@@ -360,6 +360,7 @@ Config ConfigLoader::run(const std::string& text, const std::string& path,
   Builder b(cfg, cfg.spans_, cfg.sources_);
   b.load_file(text, path, {});
   b.apply_sets(sets);
+  cfg.warnings_ = config::check_statuses(cfg);
   config::apply_rules(cfg);
   return cfg;
 }

@@ -155,10 +155,6 @@ void check_interleaved_sharing(const Config& c) {
 
 void check_pipeline(Config& c) {
   auto& p = c.pipeline;
-  if (p.continuous_weight_updates) {
-    c.fail_at("pipeline.continuous_weight_updates", "continuous weight updates are not implemented",
-              "the seeds reject it too; remove the key");
-  }
   if (!p.stages.empty() && p.stages.size() < 2) {
     c.fail_at("pipeline.stages", "`pipeline.stages` lists one stage; a pipeline has at least two",
               "remove `pipeline.stages` to train a single-stage model without pipelining");
@@ -469,7 +465,6 @@ const std::vector<RuleDoc>& rule_docs() {
        "`recompute_then_backpropagate` needs grouped or interleaved; "
        "`recompute_and_backpropagate_interleaved` "
        "needs grouped or sequential."},
-      {{"pipeline.continuous_weight_updates"}, "Must be false (not implemented by the seeds)."},
       {{"pipeline.stages"}, "Lists at least two distinct stages, equal to the model's stages.", true},
       {{"pipeline.offload_weights", "pipeline.replicated_weight_sharding"},
        "Offloading weights needs replicated weight sharding (true or auto)."},

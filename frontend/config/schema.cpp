@@ -106,11 +106,13 @@ std::string_view key_type_name(KeyType t) {
 std::string_view effect_text(Effect e) {
   switch (e) {
     case Effect::Runs:
-      return "virtual IPU: changes what the engine computes or how it runs";
+      return "changes what the engine computes, how it runs or what it writes";
     case Effect::Models:
-      return "virtual IPU: feeds the planner's cost, memory or topology model (results unchanged)";
+      return "changes the plan's memory, cycles or topology (`plan --format json`); trained results unchanged";
+    case Effect::Refused:
+      return "a value other than the default is an error";
     case Effect::None:
-      return "accepted, no effect on a virtual IPU";
+      return "accepted for compatibility; a value other than the default prints a warning";
   }
   return "?";
 }

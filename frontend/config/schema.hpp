@@ -56,13 +56,19 @@ enum class KeyType {
 //! "integer", "float", "list of integers", … for messages and docs.
 std::string_view key_type_name(KeyType t);
 
-//! What a key changes when the model runs on virtual IPUs.
+//! What a key does on virtual IPUs: its status, declared on its row and printed by `config
+//! explain` and docs/config.md. The loader enforces the last two (config/status.cpp), so `check`,
+//! `plan` and `train` treat a key alike.
 enum class Effect {
-  Runs,    //!< changes what the engine computes or how it runs
-  Models,  //!< feeds the planner's cost, memory or topology model; results are unchanged
-  None,    //!< needs real silicon: accepted and type-checked, no effect on a virtual IPU
+  Runs,     //!< acts: changes what the engine computes, how it runs or what it writes
+  Models,   //!< modelled: changes the plan's memory, cycles or topology (`plan --format json`)
+  Refused,  //!< a value other than the default is refused, with KeySpec::reason
+  None,     //!< accepted for compatibility: a value other than the default warns, with KeySpec::reason
 };
+//! One line for `config explain`.
 std::string_view effect_text(Effect e);
+//! One word for the docs' status column: "acts", "modelled", "refused", "no effect".
+std::string_view effect_word(Effect e);
 
 //! Numeric bounds of an Int or Float key (or of the elements of an integer list).
 struct Range {
@@ -102,6 +108,13 @@ struct KeySpec {
   Accessor access = {};                     //!< the Config field (empty for FreeTable and `extends`)
   std::vector<std::string> conflicts = {};  //!< keys that must not be set together with this one
   bool unique = false;                      //!< list elements must be distinct
+  std::string reason = {};                  //!< why Refused or None (required for those)
+  std::string hint = {};                    //!< what to do instead, for Refused
+
+  //! This row with status Refused: a non-default value fails with `why` and `instead`.
+  KeySpec refused(std::string why, std::string instead) &&;
+  //! This row with status None: a non-default value warns with `why`.
+  KeySpec no_effect(std::string why) &&;
 
   //! "integer >= 1", "one of \"sgd\", …", "list of integers >= 0", …: the expected value.
   std::string expected() const;
@@ -142,6 +155,12 @@ std::string enum_folded(std::string_view s);
 
 //! The effective configuration as TOML text (every key, defaults filled in), for `config show`.
 std::string effective_toml(const Config& cfg);
+//! Enforces the statuses of the keys set in `cfg` to a value other than their default: a Refused
+//! key fails (located, with the row's reason and hint); a None key adds a located warning.
+std::vector<Diagnostic> check_statuses(const Config& cfg);
+//! True when `cfg` holds the default value of `key`.
+bool holds_default(const Config& cfg, const KeySpec& key);
+
 //! `iputrain config explain KEY` text; throws Error(Usage) for unknown keys.
 std::string explain_text(const std::string& key);
 //! docs/config.md.

@@ -309,6 +309,8 @@ class Config {
   //! Raises Error(kind) located at key `key_path` of this config.
   [[noreturn]] void fail_at(const std::string& key_path, const std::string& message,
                             const std::string& hint = {}, ErrorKind kind = ErrorKind::Config) const;
+  //! Located warnings of the load, rendered (a key set that has no effect on a virtual IPU).
+  std::vector<std::string> warnings() const;
   //! Path of the main config file ("" for defaults); data paths are resolved relative to it.
   const std::string& path() const { return path_; }
 
@@ -327,6 +329,7 @@ class Config {
   std::string path_;
   std::map<std::string, SourceSpan> spans_;
   std::shared_ptr<SourceManager> sources_;
+  std::vector<Diagnostic> warnings_;
   friend class ConfigLoader;
 };
 

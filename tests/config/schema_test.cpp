@@ -72,6 +72,11 @@ TEST_CASE("schema rows are well formed") {
     for (size_t dot = k.path.find('.'); dot != std::string::npos; dot = k.path.find('.', dot + 1)) {
       CHECK(is_section(k.path.substr(0, dot)));
     }
+    // A refused or no-effect key says why (and a refused one what to do instead); the others
+    // carry no reason, which would otherwise be shown nowhere.
+    const bool explained = k.effect == iputrain::config::Effect::Refused || k.effect == iputrain::config::Effect::None;
+    CHECK(k.reason.empty() != explained);
+    CHECK(k.hint.empty() != (k.effect == iputrain::config::Effect::Refused));
     for (const auto& other : k.conflicts) {
       const KeySpec* o = find_key(other);
       REQUIRE(o != nullptr);
