@@ -114,11 +114,16 @@ TEST_CASE("bad command lines exit with status 2 and say why") {
   CHECK(has(no_weights, "--weights"));
 }
 
-TEST_CASE("a valid key the engine does not act on yet is refused, not ignored") {
-  const Run r =
-      iputrain("train cases/tiny.ipu cases/tiny.toml --set pipeline.replicated_optimizer_state_sharding=true");
-  CHECK(r.status == 2);
-  CHECK(has(r,
-            "`pipeline.replicated_optimizer_state_sharding` is a valid key, but this version of the engine does not "
-            "act on it yet"));
+TEST_CASE("a refused key fails check, plan and train alike; a no-effect key warns") {
+  for (const char* verb : {"check", "plan", "train"}) {
+    const Run r = iputrain(std::string(verb) + " cases/tiny.ipu cases/tiny.toml --set pipeline.continuous_weight_updates=true");
+    CHECK(r.status == 2);
+    CHECK(has(r, "--set:1:1: error: `pipeline.continuous_weight_updates` is refused: the seeds' pipeline does not"));
+    CHECK(has(r, "hint: remove the key"));
+  }
+  // The default, written out, is accepted.
+  CHECK(iputrain("check cases/tiny.ipu cases/tiny.toml --set pipeline.continuous_weight_updates=false").status == 0);
+  const Run w = iputrain("check cases/tiny.ipu cases/tiny.toml --set transfers.use_verified_transfers=true");
+  CHECK(w.status == 0);
+  CHECK(has(w, "--set:1:1: warning: `transfers.use_verified_transfers` has no effect on a virtual IPU: host-to-IPU"));
 }
