@@ -31,7 +31,7 @@ double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
     return 0;
   }
   const ir::Cost c = def.cost(g, n);
-  const double tiles = static_cast<double>(d.tiles);
+  const double tiles = static_cast<double>(d.compute_tiles());
   const bool half = is_half(n.type.dtype) || (is_float(n.type.dtype) && is_half(d.compute));
   const double compute =
       c.flops / (tiles * (half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle) * d.compute_efficiency);

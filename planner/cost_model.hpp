@@ -33,7 +33,20 @@ struct DeviceModel {
   //! The type float results are computed in (training.precision): f16 and bf16 run at the f16 rate.
   DType compute = DType::F32;
 
-  int64_t memory_bytes() const { return tiles * bytes_per_tile; }
+  //! Tiles reserved for I/O (ipu.io_tiles.num_io_tiles): they compute nothing and hold no model
+  //! data; with `feeds_on_io_tiles` they stage the infeed and outfeed and stream them while the
+  //! compute tiles work.
+  int64_t io_tiles = 0;
+  double io_data_proportion = 0.9;  //!< share of an I/O tile's memory for data (the rest is code)
+  bool feeds_on_io_tiles = false;
+
+  int64_t compute_tiles() const { return tiles - io_tiles; }
+  //! Memory of the compute tiles: what weights, state, buffers and activations share.
+  int64_t memory_bytes() const { return compute_tiles() * bytes_per_tile; }
+  //! Data memory of the I/O tiles, where the feeds' staging lives when they are used.
+  int64_t io_memory_bytes() const {
+    return feeds_on_io_tiles ? static_cast<int64_t>(io_data_proportion * static_cast<double>(io_tiles * bytes_per_tile)) : 0;
+  }
   //! The presets of DeviceSection::preset() (frontend/config/devices.cpp, the one table of
   //! figures); the constants it does not carry keep the defaults above.
   static DeviceModel preset(const std::string& version);

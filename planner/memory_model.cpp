@@ -111,7 +111,8 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
         (optimizer_state_bytes(s.optimizer_state_slots, trainable_elements, s.optimizer_state_dtype) + shards - 1) / shards;
     (s.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
     a.accumulator_depth = depth;
-    mem.accumulators = depth * accumulated_elements * static_cast<int64_t>(dtype_size(s.accumulation_dtype));
+    (s.offload_accumulators ? mem.accumulators_offloaded : mem.accumulators) =
+        depth * accumulated_elements * static_cast<int64_t>(dtype_size(s.accumulation_dtype));
   }
 
   // Channels are buffered at the receiving end; the infeed keeps prefetch_depth micro-batches.
@@ -130,6 +131,7 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     }
   }
   mem.io_buffers += s.prefetch_depth * infeed + outfeed;
+  mem.feed_staging = s.prefetch_depth * infeed + outfeed;
 
   if (ipu < plan.programs.arenas.size()) {
     a.arena = &plan.programs.arenas[ipu];
@@ -198,7 +200,10 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   mem.activations_peak = a.arena->bytes;
   mem.activations_live = a.live_peak;
   mem.total_peak = fixed + a.arena->bytes;
-  mem.capacity = s.device.memory_bytes();
+  // The feeds' staging on I/O tiles takes nothing from the compute tiles; the total still counts
+  // it (the bytes the IPU holds), so the compute tiles' capacity is raised by what it takes there.
+  mem.io_tiles_capacity = s.device.io_memory_bytes();
+  mem.capacity = s.device.memory_bytes() + (s.device.feeds_on_io_tiles ? mem.feed_staging : 0);
   return a;
 }
 

@@ -31,7 +31,7 @@ OpTemporaries op_temporaries(const ir::Graph& g, ir::ValueId id, const StageLimi
   t.passes = cap > 0 ? std::max<int64_t>(1, (need + cap - 1) / cap) : 1;
   t.bytes = (need + t.passes - 1) / t.passes;
   t.extra_cycles = static_cast<double>(t.passes - 1) * static_cast<double>(operands) /
-                   (static_cast<double>(d.tiles) * d.bytes_per_tile_cycle);
+                   (static_cast<double>(d.compute_tiles()) * d.bytes_per_tile_cycle);
   return t;
 }
 

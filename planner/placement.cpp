@@ -212,6 +212,7 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.accumulation_order = p.gradient_accumulation_order == "sequential" ? AccumulationOrder::Sequential
                                                                        : AccumulationOrder::Canonical;
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
+  s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
   s.optimizer_state_slots = optimizer_state_slots(config.optimizer);
   s.optimizer_state_dtype = parse_dtype(config.optimizer.state_dtype).value_or(DType::F32);
   s.shard_optimizer_state = p.replicated_optimizer_state_sharding;
@@ -223,6 +224,9 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.prefetch_depth =
       config.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, config.data.prefetch_depth) : 1;
   s.device = DeviceModel::from_config(config.device);
+  s.device.io_tiles = config.ipu.io_tiles.num_io_tiles;
+  s.device.io_data_proportion = config.ipu.io_tiles.available_memory_proportion;
+  s.device.feeds_on_io_tiles = config.ipu.io_tiles.place_ops_on_io_tiles && s.device.io_tiles > 0;
   s.device.compute = parse_dtype(config.training.precision).value_or(DType::F32);
   s.default_limits = StageLimits{temporary_limit(config, "ipu.matmuls.poplar_options", config.ipu.matmuls.poplar_options, {}),
                                  temporary_limit(config, "ipu.convolutions.poplar_options",

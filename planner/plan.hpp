@@ -41,6 +41,7 @@ struct PlanSettings {
   DType accumulation_dtype = DType::F32;
   AccumulationOrder accumulation_order = AccumulationOrder::Canonical;
   bool offload_optimizer_state = false;
+  bool offload_accumulators = false;      //!< gradient accumulators in remote memory, streamed per micro-batch
   int32_t optimizer_state_slots = 0;      //!< copies of each weight the optimizer keeps (sgd 0, adam 2)
   DType optimizer_state_dtype = DType::F32;  //!< what each moment is kept in
   bool shard_optimizer_state = false;     //!< each replica keeps 1/R of the state (replicated tensor sharding)
@@ -73,10 +74,13 @@ struct IpuMemory {
   int64_t optimizer_state = 0;      //!< 0 when offloaded to host memory
   int64_t optimizer_state_offloaded = 0;
   int64_t weights_offloaded = 0;    //!< f32 master weights kept in host memory (training.master_weights)
-  int64_t accumulators = 0;
+  int64_t accumulators = 0;          //!< 0 when offloaded
+  int64_t accumulators_offloaded = 0; //!< in remote (host) memory instead
   int64_t activations_peak = 0;     //!< the arena: stashed, received and in-task values, packed by liveness
   int64_t activations_live = 0;     //!< most arena bytes in use at one moment (the arena less its packing loss)
   int64_t io_buffers = 0;           //!< message channels, infeed and outfeed staging
+  int64_t feed_staging = 0;         //!< the infeed and outfeed staging within io_buffers
+  int64_t io_tiles_capacity = 0;    //!< data memory of the I/O tiles holding the staging (0: none)
   int64_t total_peak = 0;
   int64_t capacity = 0;
   std::vector<int64_t> per_timestep;  //!< total bytes at each timestep of the cycle

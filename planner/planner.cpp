@@ -148,6 +148,22 @@ void check_batch_size(const ir::Graph& g, const Config& config) {
   }
 }
 
+// The feeds' staging must fit the I/O tiles' data memory when it is placed there.
+void check_io_tiles(const Plan& plan, const Config& config) {
+  for (size_t ipu = 0; ipu < plan.memory.size(); ++ipu) {
+    const IpuMemory& m = plan.memory[ipu];
+    if (!plan.settings.device.feeds_on_io_tiles || m.feed_staging <= m.io_tiles_capacity) {
+      continue;
+    }
+    config.fail_at("ipu.io_tiles.num_io_tiles",
+                   fmt::format("the infeed and outfeed staging of IPU {} takes {} bytes, but its {} I/O tiles hold {} "
+                               "bytes of data",
+                               ipu, m.feed_staging, plan.settings.device.io_tiles, m.io_tiles_capacity),
+                   "reserve more I/O tiles, raise `ipu.io_tiles.available_memory_proportion`, or keep the feeds on "
+                   "the compute tiles (`place_ops_on_io_tiles = false`)");
+  }
+}
+
 }  // namespace
 
 Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions& options) {
@@ -221,6 +237,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   passes.run("memory", [&] {
     if (training) {
       plan.memory = estimate_memory(plan);
+      check_io_tiles(plan, config);
       check_fits(plan);
     }
   });

@@ -64,6 +64,7 @@ std::string text_memory(const Plan& plan) {
   out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  use of capacity\n", "IPU",
                      "weights", "optimizer", "accumulators", "activations", "io", "peak");
   bool offloaded = false;
+  bool accumulators_offloaded = false;
   size_t fullest = 0;
   double fullest_share = -1;
   for (size_t i = 0; i < plan.memory.size(); ++i) {
@@ -76,6 +77,7 @@ std::string text_memory(const Plan& plan) {
                        usage_bar(m.total_peak, m.capacity), percent(share),
                        same_capacity ? "" : " of " + human_bytes(m.capacity));
     offloaded = offloaded || m.optimizer_state_offloaded > 0;
+    accumulators_offloaded = accumulators_offloaded || m.accumulators_offloaded > 0;
     if (share > fullest_share) {
       fullest_share = share;
       fullest = i;
@@ -86,6 +88,13 @@ std::string text_memory(const Plan& plan) {
     for (size_t i = 0; i < plan.memory.size(); ++i) {
       out += fmt::format("{} IPU {} {}", i == 0 ? "" : ",", i,
                          human_bytes(plan.memory[i].optimizer_state_offloaded));
+    }
+    out += "\n";
+  }
+  if (accumulators_offloaded) {
+    out += "gradient accumulators in host memory (offload_gradient_accumulation_buffers):";
+    for (size_t i = 0; i < plan.memory.size(); ++i) {
+      out += fmt::format("{} IPU {} {}", i == 0 ? "" : ",", i, human_bytes(plan.memory[i].accumulators_offloaded));
     }
     out += "\n";
   }

@@ -38,7 +38,7 @@ int64_t values_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& values)
 // update are both of this kind), as one compute step.
 double elementwise_cycles(const Plan& plan, double flops, double bytes) {
   const DeviceModel& d = plan.settings.device;
-  const double tiles = static_cast<double>(d.tiles);
+  const double tiles = static_cast<double>(d.compute_tiles());
   return std::max(flops / (tiles * d.f32_flops_per_tile_cycle), bytes / (tiles * d.bytes_per_tile_cycle)) +
          d.op_overhead_cycles;
 }
@@ -78,12 +78,20 @@ double instr_cycles(const Plan& plan, const Instr& instr) {
                              d.link_bytes_per_second, d);
     case InstrKind::Infeed:
     case InstrKind::Outfeed:
+      // On I/O tiles the host transfer streams while the compute tiles work: only the hand-over
+      // between the two tile sets is on this IPU's clock.
+      if (d.feeds_on_io_tiles) {
+        return std::min(d.op_overhead_cycles,
+                        transfer_cycles(static_cast<double>(values_bytes(g, instr.values)), d.host_bytes_per_second, d));
+      }
       return transfer_cycles(static_cast<double>(values_bytes(g, instr.values)), d.host_bytes_per_second, d);
     case InstrKind::Accumulate: {
       // acc += grad: read the gradient (the parameter's size), read and write the accumulator.
       const double n = elements_of(g, instr.values);
       const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
-      return elementwise_cycles(plan, n, static_cast<double>(values_bytes(g, instr.values)) + 2 * acc * n);
+      const double cycles = elementwise_cycles(plan, n, static_cast<double>(values_bytes(g, instr.values)) + 2 * acc * n);
+      // Offloaded, each accumulation copies the accumulator in from remote memory and back out.
+      return s.offload_accumulators ? cycles + transfer_cycles(2 * acc * n, d.host_bytes_per_second, d) : cycles;
     }
     case InstrKind::ReduceReplicas: {
       // Ring all-reduce: each replica sends and receives 2 (R - 1) / R of the bucket.

@@ -227,7 +227,8 @@ void Worker::build_params() {
   accumulators_ = AlignedBlock(acc_bytes);
   optimizer_state_ = AlignedBlock(state_bytes);
   widened_roots_ = AlignedBlock(widened_bytes);
-  fixed_.accumulators = depth * part_elements * static_cast<int64_t>(dtype_size(acc));
+  fixed_.accumulators =
+      plan_.settings.offload_accumulators ? 0 : depth * part_elements * static_cast<int64_t>(dtype_size(acc));
   fixed_.optimizer_state =
       plan_.settings.offload_optimizer_state
           ? 0

@@ -90,16 +90,16 @@ std::vector<KeySpec> ipu_keys() {
           .refused("this version of the engine does not act on it yet",
                    "remove it to train with the defaults"),
 
-      key(IPUTRAIN_KEY(ipu.io_tiles.num_io_tiles), Int, 0, None,
-          "Tiles per IPU reserved for I/O; compute tiles = tiles - this.", non_negative)
-          .no_effect("the memory and cycle models count every tile as a compute tile"),
-      key(IPUTRAIN_KEY(ipu.io_tiles.place_ops_on_io_tiles), Bool, false, None,
-          "Place the feeds' I/O ops on the I/O tiles (needs `num_io_tiles` > 0).")
-          .no_effect("the memory and cycle models count every tile as a compute tile"),
-      key(IPUTRAIN_KEY(ipu.io_tiles.available_memory_proportion), Float, 0.9, None,
-          "Share of I/O-tile memory usable for data; the rest is assumed to hold code.",
-          Range{0, true, 1, false})
-          .no_effect("the memory and cycle models count every tile as a compute tile"),
+      key(IPUTRAIN_KEY(ipu.io_tiles.num_io_tiles), Int, 0, Models,
+          "Tiles per IPU reserved for I/O: they take no compute and no model data, so the compute "
+          "rate and the capacity shrink to the remaining tiles.", non_negative),
+      key(IPUTRAIN_KEY(ipu.io_tiles.place_ops_on_io_tiles), Bool, false, Models,
+          "Stage the infeed and outfeed on the I/O tiles (needs `num_io_tiles` > 0): the staging leaves "
+          "the compute tiles and host transfers overlap compute in the cycle model."),
+      key(IPUTRAIN_KEY(ipu.io_tiles.available_memory_proportion), Float, 0.9, Models,
+          "Share of I/O-tile memory that holds the feeds' staging (the rest is code); staging that "
+          "does not fit is an error.",
+          Range{0, true, 1, false}),
 
       key(IPUTRAIN_KEY(ipu.ipu_model.compile_ipu_code), Bool, true, None,
           "Count the code size in reported memory.")

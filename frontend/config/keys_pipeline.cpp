@@ -69,9 +69,9 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.offload_activations), AutoBool, "auto", None,
           "Keep activations of waiting micro-batches in remote memory.")
           .no_effect("the memory model keeps every stashed activation on the IPU"),
-      key(IPUTRAIN_KEY(pipeline.offload_gradient_accumulation_buffers), AutoBool, "auto", None,
-          "Keep gradient accumulators in remote memory.")
-          .no_effect("the memory model keeps the gradient accumulators on the IPU"),
+      key(IPUTRAIN_KEY(pipeline.offload_gradient_accumulation_buffers), AutoBool, "auto", Models,
+          "Keep gradient accumulators in remote memory: they leave the IPU's memory and each "
+          "accumulation streams one in and out over the host link; \"auto\" keeps them on the IPU."),
       key(IPUTRAIN_KEY(pipeline.replicated_weight_sharding), AutoBool, "auto", Refused,
           "Partition weights across replicas, all-gathered on each use (ZeRO-3).")
           .refused("this version of the engine does not act on it yet",

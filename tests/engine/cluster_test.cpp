@@ -388,6 +388,11 @@ TEST_CASE("measured memory and simulated time match the plan, over capacity is a
       "gradient_accumulation_count = 4\n",
       "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n[pipeline]\ndevice_mapping = [0, 1]\n"
       "gradient_accumulation_count = 8\n",
+      // State and accumulators in remote memory: the IPU holds neither, and the streaming is on
+      // the simulated clocks.
+      "[ipu]\nauto_select_ipus = 2\n[ipu.io_tiles]\nnum_io_tiles = 64\nplace_ops_on_io_tiles = true\n"
+      "[pipeline]\ndevice_mapping = [0, 1]\ngradient_accumulation_count = 4\noffload_weight_update_variables = true\n"
+      "offload_gradient_accumulation_buffers = true\n",
   };
   for (const std::string& p : pipelines) {
     CAPTURE(p);

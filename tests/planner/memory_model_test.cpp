@@ -312,3 +312,45 @@ TEST_CASE("a weight tied across two stages of one IPU: a part and an accumulator
   }
   CHECK(parts_seen == 2 * 6);
 }
+
+TEST_CASE("I/O tiles: reserved tiles shrink capacity and compute; the feeds' staging moves onto them") {
+  const std::string device = "[device]\ntiles_per_ipu = 64\nhost_bandwidth = 1.0e6\n";
+  const Plan base = plan_with(kGrouped, "sgd", device);
+  const Plan reserved = plan_with(kGrouped, "sgd", device, "[ipu.io_tiles]\nnum_io_tiles = 16\n");
+  // 48 compute tiles of 64: three quarters of the memory, and every compute step slower.
+  CHECK(reserved.memory[0].capacity * 4 == base.memory[0].capacity * 3);
+  CHECK(reserved.memory[0].total_peak == base.memory[0].total_peak);
+  CHECK(reserved.cost.cycles_per_update > base.cost.cycles_per_update);
+  CHECK(reserved.memory[0].io_tiles_capacity == 0);
+
+  const Plan feeds = plan_with(kGrouped, "sgd", device,
+                               "[ipu.io_tiles]\nnum_io_tiles = 16\nplace_ops_on_io_tiles = true\n");
+  const IpuMemory& m = feeds.memory[0];
+  REQUIRE(m.feed_staging > 0);
+  CHECK(m.io_tiles_capacity == static_cast<int64_t>(0.9 * 16 * 638976));
+  // The staging no longer takes compute-tile memory, and the slow host link overlaps compute.
+  CHECK(m.capacity == reserved.memory[0].capacity + m.feed_staging);
+  CHECK(feeds.cost.cycles_per_update < reserved.cost.cycles_per_update);
+
+  // Staging larger than the I/O tiles' data memory is refused where the tiles are reserved.
+  try {
+    (void)plan_with(kGrouped, "sgd", device,
+                    "[ipu.io_tiles]\nnum_io_tiles = 2\nplace_ops_on_io_tiles = true\navailable_memory_proportion = "
+                    "0.0001\n");
+    FAIL("staging that does not fit was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("I/O tiles hold") != std::string::npos);
+    CHECK(e.render().find("num_io_tiles") != std::string::npos);
+  }
+}
+
+TEST_CASE("offloaded gradient accumulators leave the IPU and cross the host link at each accumulation") {
+  const std::string slow = "[device]\nhost_bandwidth = 1.0e6\n";
+  const Plan kept = plan_with(kGrouped, "sgd", slow);
+  const Plan offloaded = plan_with(std::string(kGrouped) + "\noffload_gradient_accumulation_buffers = true", "sgd", slow);
+  REQUIRE(kept.memory[0].accumulators > 0);
+  CHECK(offloaded.memory[0].accumulators == 0);
+  CHECK(offloaded.memory[0].accumulators_offloaded == kept.memory[0].accumulators);
+  CHECK(offloaded.memory[0].total_peak == kept.memory[0].total_peak - kept.memory[0].accumulators);
+  CHECK(offloaded.cost.cycles_per_update > kept.cost.cycles_per_update);
+}
