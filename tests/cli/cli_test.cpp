@@ -114,7 +114,7 @@ TEST_CASE("bad command lines exit with status 2 and say why") {
   CHECK(has(no_weights, "--weights"));
 }
 
-TEST_CASE("a refused key fails check, plan and train alike; a no-effect key warns") {
+TEST_CASE("a refused key fails check, plan and train alike, a no-effect key warns") {
   for (const char* verb : {"check", "plan", "train"}) {
     const Run r = iputrain(std::string(verb) + " cases/tiny.ipu cases/tiny.toml --set pipeline.continuous_weight_updates=true");
     CHECK(r.status == 2);

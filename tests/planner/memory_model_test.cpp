@@ -313,7 +313,7 @@ TEST_CASE("a weight tied across two stages of one IPU: a part and an accumulator
   CHECK(parts_seen == 2 * 6);
 }
 
-TEST_CASE("I/O tiles: reserved tiles shrink capacity and compute; the feeds' staging moves onto them") {
+TEST_CASE("I/O tiles: reserved tiles shrink capacity and compute, the feeds' staging moves onto them") {
   const std::string device = "[device]\ntiles_per_ipu = 64\nhost_bandwidth = 1.0e6\n";
   const Plan base = plan_with(kGrouped, "sgd", device);
   const Plan reserved = plan_with(kGrouped, "sgd", device, "[ipu.io_tiles]\nnum_io_tiles = 16\n");
