@@ -28,21 +28,16 @@ namespace iputrain {
 
 Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
   Impl& s = *impl_;
-  s.plan = planner::make_plan(model.graph(), config);
-  const ir::Graph& g = s.plan.graph;
-  if (g.inputs.empty()) {
-    throw Error(ErrorKind::Semantic, "the model has no `input`, so there is nothing to feed it");
+  try {
+    s.plan = planner::make_plan(model.graph(), config);
+  } catch (Error& e) {
+    throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }
-  s.batch = g.type(g.inputs.front()).shape.empty() ? 1 : g.type(g.inputs.front()).shape.front();
+  const ir::Graph& g = s.plan.graph;
+  // The planner has checked that there are inputs and that each leads with the batch.
+  s.batch = g.type(g.inputs.front()).shape.front();
   for (ir::ValueId in : g.inputs) {
     const ir::Node& n = g.node(in);
-    if (n.type.shape.empty() || n.type.shape.front() != s.batch) {
-      throw Error(ErrorKind::Semantic,
-                  fmt::format("input `{}` has type {}; every input must lead with the batch dimension {}",
-                              n.name, n.type.str(), s.batch),
-                  n.span)
-          .with_sources(model.sources());
-    }
     s.wanted.push_back(data::Field{n.name, n.type.dtype, Shape(n.type.shape.begin() + 1, n.type.shape.end())});
   }
 

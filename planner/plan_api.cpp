@@ -43,7 +43,11 @@ Plan Plan::make(const Model& model, const Config& config, const PlanRequest& req
   planner::PlanOptions options;
   options.dump_after = request.dump_after;
   options.dumps = &impl->dumps;
-  impl->plan = planner::make_plan(model.graph(), config, options);
+  try {
+    impl->plan = planner::make_plan(model.graph(), config, options);
+  } catch (Error& e) {
+    throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
+  }
   return Plan(std::move(impl));
 }
 

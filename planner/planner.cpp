@@ -133,15 +133,26 @@ const std::vector<std::string>& pass_names() {
 
 namespace {
 
-// `data.batch_size`, when set, restates the model's batch: a contradiction is refused here, where
-// the model is known, so that `check`, `plan` and `train` agree.
-void check_batch_size(const ir::Graph& g, const Config& config) {
-  if (config.data.batch_size == 0 || g.inputs.empty()) {
-    return;
+// A trained or evaluated model is fed batches: it needs inputs, each leading with the same batch,
+// which `data.batch_size` (when set) restates. Checked here, where the model is known, so that
+// `check`, `plan` and `train` agree; node errors get the model's sources from the caller.
+void check_inputs(const ir::Graph& g, const Config& config) {
+  if (g.inputs.empty()) {
+    throw Error(ErrorKind::Semantic, "the model has no `input`, so there is nothing to feed it", {},
+                "declare its data with `input NAME: TYPE[batch, ...]`");
   }
-  const auto& shape = g.type(g.inputs.front()).shape;
-  const int64_t batch = shape.empty() ? 1 : shape.front();
-  if (config.data.batch_size != batch) {
+  const auto& first = g.type(g.inputs.front()).shape;
+  const int64_t batch = first.empty() ? 1 : first.front();
+  for (ir::ValueId in : g.inputs) {
+    const ir::Node& n = g.node(in);
+    if (n.type.shape.empty() || n.type.shape.front() != batch) {
+      throw Error(ErrorKind::Semantic,
+                  fmt::format("input `{}` has type {}; every input must lead with the batch dimension {}", n.name,
+                              n.type.str(), batch),
+                  n.span, "give every input the batch as its first dimension");
+    }
+  }
+  if (config.data.batch_size != 0 && config.data.batch_size != batch) {
     config.fail_at("data.batch_size",
                    fmt::format("data.batch_size is {} but the model's inputs have batch {}", config.data.batch_size, batch),
                    "give the model the same batch ([model] batch = ...) or remove data.batch_size");
@@ -187,7 +198,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   });
   // Stages to IPUs, replicas, physical IPU order; the config's pipeline rules checked against the model.
   passes.run("place", [&] {
-    check_batch_size(plan.graph, config);
+    check_inputs(plan.graph, config);
     const auto shape =
         config::check_against_positions(config, position_names(plan.graph), last_stage_outputs(plan.graph), training);
     plan.settings = make_settings(config, shape);
