@@ -74,3 +74,34 @@ TEST_CASE("golden bad configs render the expected errors") {
     CHECK(rendered == read_text(expected_file));
   }
 }
+
+TEST_CASE("golden warnings: keys with no effect warn, located, when set to a non-default value") {
+  const fs::path dir = fs::path(IPUTRAIN_TEST_DATA_DIR) / "config" / "warn";
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".toml") {
+      files.push_back(e.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() >= 2);
+  const bool update = std::getenv("IPUTRAIN_UPDATE_GOLDEN") != nullptr;
+  for (const auto& file : files) {
+    INFO("config: " << file.filename().string());
+    const std::string text = read_text(file);
+    const iputrain::Config config = iputrain::Config::parse(text, "warn/" + file.filename().string(), set_directives(text));
+    std::string rendered;
+    for (const std::string& w : config.warnings()) {
+      rendered += w;
+    }
+    CHECK(rendered.find("warning: ") != std::string::npos);
+    fs::path expected_file = file;
+    expected_file.replace_extension(".out");
+    if (update) {
+      std::ofstream(expected_file, std::ios::binary) << rendered;
+      continue;
+    }
+    REQUIRE_MESSAGE(fs::exists(expected_file), "missing " << expected_file << "; run with IPUTRAIN_UPDATE_GOLDEN=1");
+    CHECK(rendered == read_text(expected_file));
+  }
+}
