@@ -37,6 +37,7 @@ constexpr auto kImplemented = std::to_array<std::string_view>({
     "pipeline.outfeed_mask",
     "pipeline.name",
     "pipeline.reduction_method",
+    "pipeline.replicated_optimizer_state_sharding",
     "optimizer.type",
     "optimizer.learning_rate",
     "optimizer.momentum",

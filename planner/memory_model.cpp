@@ -12,6 +12,7 @@
 #include "planner/moving_statistics.hpp"
 #include "planner/precision.hpp"
 #include "planner/report.hpp"
+#include "planner/sharding.hpp"
 
 namespace iputrain::planner {
 
@@ -91,13 +92,14 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     }
   }
   // Optimizer state and accumulators shadow the trainable parameters only (not constants).
-  int64_t trainable_elements = 0;
+  int64_t state_elements = 0;  // per replica: its blocks when sharded (planner/sharding.hpp)
+  const int32_t shards = s.shard_optimizer_state ? plan.placement.replicas : 1;
   int64_t accumulated_elements = 0;
   for (size_t k = 0; k < g.params.size() && k < plan.placement.param_ipu.size(); ++k) {
     if (plan.placement.param_ipu[k] != static_cast<int32_t>(ipu) || !ir::trainable(g.node(g.params[k]))) {
       continue;
     }
-    trainable_elements += g.type(g.params[k]).numel();
+    state_elements += shard_capacity(g.type(g.params[k]).numel(), shards);
     if (k < plan.grads.size()) {
       // One accumulator (or tree of them) per gradient part: two for a weight tied across stages.
       accumulated_elements += g.type(g.params[k]).numel() * static_cast<int64_t>(plan.grads[k].size());
@@ -105,10 +107,8 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     }
   }
   if (s.training) {
-    // Sharded across replicas, each keeps (and updates) its share of every IPU's state.
-    const int64_t shards = s.shard_optimizer_state ? plan.placement.replicas : 1;
-    const int64_t state =
-        (optimizer_state_bytes(s.optimizer_state_slots, trainable_elements, s.optimizer_state_dtype) + shards - 1) / shards;
+    // Sharded across replicas, each keeps (and updates) its block of every tensor's state.
+    const int64_t state = optimizer_state_bytes(s.optimizer_state_slots, state_elements, s.optimizer_state_dtype);
     (s.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
     a.accumulator_depth = depth;
     mem.accumulators = depth * accumulated_elements * static_cast<int64_t>(dtype_size(s.accumulation_dtype));

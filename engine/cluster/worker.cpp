@@ -10,6 +10,7 @@
 #include "engine/cluster/moving_average_update.hpp"
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
+#include "engine/optim/tensor_sums.hpp"
 #include "engine/scalar_mean.hpp"
 #include "iputrain/error.hpp"
 #include "planner/memory_model.hpp"
@@ -61,6 +62,9 @@ ClusterShared::ClusterShared(const planner::Plan& p, const Config& c)
       prefetch_depth(c.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, c.data.prefetch_depth) : 1),
       overflow_meet(std::make_unique<Rendezvous>(p.num_ipus())),
       recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {
+  shard_state = p.settings.shard_optimizer_state && replicas > 1;
+  replica_weights.resize(static_cast<size_t>(ipus));
+  grain_sums.resize(static_cast<size_t>(ipus));
   std::vector<int32_t> ids;
   for (const auto& replica : p.placement.physical) {
     ids.insert(ids.end(), replica.begin(), replica.end());
@@ -202,8 +206,10 @@ void Worker::build_params() {
   optimizer_ = make_optimizer(shared_.config);
   const int64_t state_floats = optimizer_->state_slots();
 
+  // Sharded state: this replica's block of each tensor, and the largest block it reserves.
+  const int32_t shards = shared_.shard_state ? r : 1;
   std::vector<size_t> updated;
-  int64_t elements = 0;      // of the updated parameters: what the account counts (no padding)
+  int64_t elements = 0;      // of the state per slot: what the account counts (no alignment padding)
   int64_t part_elements = 0;  // the same, once per gradient part (what the accumulators hold)
   size_t acc_bytes = 0;
   size_t state_bytes = 0;
@@ -218,10 +224,11 @@ void Worker::build_params() {
     updated.push_back(k);
     const size_t n = static_cast<size_t>(g.type(g.params[k]).numel());
     const size_t parts = plan_.grads[k].size();
-    elements += static_cast<int64_t>(n);
+    const auto reserved = static_cast<size_t>(planner::shard_capacity(static_cast<int64_t>(n), shards));
+    elements += static_cast<int64_t>(reserved);
     part_elements += static_cast<int64_t>(n * parts);
     acc_bytes += parts * static_cast<size_t>(depth) * align_up(n * dtype_size(acc));
-    state_bytes += align_up(static_cast<size_t>(state_floats) * n * sizeof(float));
+    state_bytes += align_up(static_cast<size_t>(state_floats) * reserved * sizeof(float));
     widened_bytes += summed(parts) ? align_up(n * sizeof(float)) : 0;
   }
   accumulators_ = AlignedBlock(acc_bytes);
@@ -237,6 +244,7 @@ void Worker::build_params() {
   std::byte* state_next = optimizer_state_.data();
   std::byte* widened_next = widened_roots_.data();
   const auto last = static_cast<int32_t>(plan_.programs.ipus[ipu_].size()) - 1;
+  int64_t grains = 0;
   for (size_t k : updated) {
     const ir::ValueId p = g.params[k];
     const int64_t n = g.type(p).numel();
@@ -244,6 +252,9 @@ void Worker::build_params() {
     ps.param = p;
     ps.index = static_cast<int64_t>(k);
     ps.parts = plan_.grads[k];
+    ps.block = planner::shard_range(n, shards, replica_);
+    ps.grain_base = grains;
+    grains += planner::shard_grains(n);
     for (ir::ValueId part : ps.parts) {
       if (depth == 0) {
         // Without accumulators the optimizer reads micro-batch 0's gradient, kept to the cycle's end.
@@ -266,14 +277,25 @@ void Worker::build_params() {
       grad = depth == 0 ? ps.unaccumulated.front() : ps.trees.front()->root_if_f32();
     }
     auto* state = reinterpret_cast<float*>(state_next);
-    state_next += align_up(static_cast<size_t>(state_floats * n) * sizeof(float));
-    ps.slot.push_back(ParamSlot{memory_.tensor(p).f32(), grad, state, n});
+    state_next += align_up(static_cast<size_t>(state_floats * planner::shard_capacity(n, shards)) * sizeof(float));
+    const int64_t lo = ps.block.begin;
+    ps.slot.push_back(ParamSlot{memory_.tensor(p).f32() + lo, grad + lo, state, ps.block.size()});
     optimizer_->init_state(ps.slot.front());
     slots_.push_back(ps.slot.front());
     params_.push_back(std::move(ps));
   }
   const int64_t blocks = static_cast<int64_t>(r) * std::max(1, depth);
   reduce_scratch_ = std::make_unique<ReduceScratch>(blocks);
+  optimizer_->reserve(slots_);
+  clip_grains_.assign(static_cast<size_t>(grains), 0.0);
+  clip_totals_.assign(slots_.size(), 0.0);
+  if (shared_.shard_state) {
+    sums_ = std::make_unique<ShardSums>(*this);
+    auto& table = shared_.grain_sums.at(static_cast<size_t>(ipu_));
+    table.resize(std::max(table.size(), static_cast<size_t>(2 * grains)));  // LAMB: two quantities
+  } else {
+    sums_ = std::make_unique<LocalSums>();
+  }
 }
 
 void Worker::build_statistics() {
@@ -468,6 +490,9 @@ void Worker::publish_trees() {
     list[static_cast<size_t>(replica_)] = st.tree.get();
   }
   for (ParamState& ps : params_) {
+    auto& weights = shared_.replica_weights[static_cast<size_t>(ipu_)][ps.param];
+    weights.resize(static_cast<size_t>(shared_.replicas), nullptr);
+    weights[static_cast<size_t>(replica_)] = memory_.tensor(ps.param).f32();
     for (size_t j = 0; j < ps.trees.size(); ++j) {
       auto& list = trees[ps.parts[j]];
       list.resize(static_cast<size_t>(shared_.replicas), nullptr);
@@ -651,6 +676,9 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
 }
 
 double Worker::reduce(int32_t bucket) {
+  if (shared_.shard_state) {
+    return reduce_blocks(bucket);
+  }
   if (bucket_parts_.empty()) {
     bucket_parts_.resize(plan_.programs.buckets.size());
   }
@@ -743,18 +771,20 @@ void Worker::update_weights(int64_t update) {
     if (ps.sum_f32 == nullptr) {
       continue;
     }
-    // The parts' roots summed in the parts' order, the same for every plan.
-    const auto n = static_cast<size_t>(ps.slot.front().size);
+    // The parts' roots summed in the parts' order, the same for every plan; only this replica's
+    // block when the state is sharded (the reduce-scatter left only that block in its roots).
+    const auto lo = static_cast<size_t>(ps.block.begin);
+    const auto hi = static_cast<size_t>(ps.block.end);
     for (size_t j = 0; j < ps.parts.size(); ++j) {
       if (ps.trees.empty()) {
         const float* part = ps.unaccumulated[j];
-        for (size_t i = 0; i < n; ++i) {
+        for (size_t i = lo; i < hi; ++i) {
           ps.sum_f32[i] = j == 0 ? part[i] : ps.sum_f32[i] + part[i];
         }
       } else if (j == 0) {
-        ps.trees[j]->root_f32(ps.sum_f32);
+        ps.trees[j]->root_f32(ps.sum_f32, ps.block.begin, ps.block.end);
       } else {
-        ps.trees[j]->add_root_f32(ps.sum_f32);
+        ps.trees[j]->add_root_f32(ps.sum_f32, ps.block.begin, ps.block.end);
       }
     }
   }
@@ -777,8 +807,9 @@ void Worker::update_weights(int64_t update) {
     // The global norm spans every IPU of the replica; summing per parameter in the graph's order
     // gives the same bits whatever the placement.
     auto& squares = shared_.clip_squares[static_cast<size_t>(replica_)][static_cast<size_t>(update % 2)];
-    for (const ParamState& ps : params_) {
-      squares[static_cast<size_t>(ps.index)] = sum_of_squares(ps.slot);
+    gradient_squares(*sums_);
+    for (size_t k = 0; k < params_.size(); ++k) {
+      squares[static_cast<size_t>(params_[k].index)] = clip_totals_[k];
     }
     shared_.clip_meet[static_cast<size_t>(replica_)]->arrive(ipu_, 0, sim_, {shared_.detector.get(), index_, nullptr});
     double total = 0;
@@ -789,8 +820,12 @@ void Worker::update_weights(int64_t update) {
   }
   // A skipped update is not a step of the optimizer (its moments' bias correction counts only
   // applied updates, as with GradScaler), while the learning-rate schedule follows the updates.
-  optimizer_->update(slots_, update + 1 - loss_scale_.skipped, learning_rate_at(o, update + 1), factor);
+  optimizer_->update_blocks(slots_, update + 1 - loss_scale_.skipped, learning_rate_at(o, update + 1), factor,
+                            *sums_);
   round_after_update(update);
+  if (shared_.shard_state) {
+    gather_weights();
+  }
 }
 
 void Worker::round_after_update(int64_t update) {
@@ -804,7 +839,7 @@ void Worker::round_after_update(int64_t update) {
   if (plan_.settings.master_weights == planner::MasterWeights::None && rounding_) {
     // No f32 master: the weights are stored in the compute type, every update rounded into it.
     for (const ParamState& ps : params_) {
-      round_in_place(ps.slot.front().weights, ps.slot.front().size, *rounding_, key(*rounding_, ps, 0));
+      round_in_place(ps.slot.front().weights, ps.slot.front().size, *rounding_, key(*rounding_, ps, 0), ps.block.begin);
     }
   }
   const DType state = plan_.settings.optimizer_state_dtype;
@@ -814,7 +849,7 @@ void Worker::round_after_update(int64_t update) {
     for (const ParamState& ps : params_) {
       const ParamSlot& slot = ps.slot.front();
       for (int64_t k = 0; k < slots; ++k) {
-        round_in_place(slot.state + k * slot.size, slot.size, r, key(r, ps, 1 + k));
+        round_in_place(slot.state + k * slot.size, slot.size, r, key(r, ps, 1 + k), ps.block.begin);
       }
     }
   }

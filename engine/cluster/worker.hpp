@@ -24,6 +24,7 @@
 #include "engine/optim/loss_scale.hpp"
 #include "engine/optim/optimizer.hpp"
 #include "planner/plan.hpp"
+#include "planner/sharding.hpp"
 
 namespace iputrain::engine {
 
@@ -56,6 +57,13 @@ struct ClusterShared {
   std::vector<std::array<std::vector<double>, 2>> clip_squares;
   //! Per IPU of a replica, per gradient part (its value): the replicas' accumulation trees.
   std::vector<std::map<ir::ValueId, std::vector<GradTree*>>> trees;
+  //! pipeline.replicated_optimizer_state_sharding with R > 1: each replica updates one block of
+  //! every tensor (planner/sharding.hpp) and the blocks are all-gathered (worker_sharding.cpp).
+  bool shard_state = false;
+  //! Per IPU of a replica, per updated parameter: the replicas' weights, for the all-gather.
+  std::vector<std::map<ir::ValueId, std::vector<float*>>> replica_weights;
+  //! Per IPU of a replica: the grains' sums of squares of its tensors (TensorSums under sharding).
+  std::vector<std::vector<double>> grain_sums;
   std::unique_ptr<HostOutfeed> outfeed;
   std::unique_ptr<StallDetector> detector;  //!< workers indexed replica * ipus + ipu
   Recorder recorder;
@@ -106,8 +114,11 @@ class Worker {
   const LossScaleState& loss_scale() const { return loss_scale_; }
   void set_loss_scale(const LossScaleState& s) { loss_scale_ = s; }
   //! Optimizer state of parameter `p` for checkpoints (worker_state.cpp): its state slots one
-  //! after the other, each numel(p) floats; empty if this IPU does not update `p`.
+  //! after the other, each state_block(p).size() floats (numel(p) unless the state is sharded);
+  //! empty if this IPU does not update `p`.
   std::span<float> optimizer_state(ir::ValueId p);
+  //! The elements of `p` whose optimizer state this worker holds (all of them unless sharded).
+  planner::ShardRange state_block(ir::ValueId p) const;
   int32_t optimizer_state_slots() const;
 
  private:
@@ -147,6 +158,19 @@ class Worker {
     std::vector<const float*> unaccumulated;       // without trees: micro-batch 0's part buffers
     std::vector<ParamSlot> slot;    // one entry: what sum_of_squares() and update() read
     float* sum_f32 = nullptr;       // f16 accumulators or several parts: where the roots are widened and summed
+    planner::ShardRange block;      // the elements this replica updates (all unless the state is sharded)
+    int64_t grain_base = 0;         // where the tensor's grains start in ClusterShared::grain_sums
+  };
+
+  //! TensorSums over the replicas' blocks: each posts its grains' sums, all add every grain in order.
+  class ShardSums final : public TensorSums {
+   public:
+    explicit ShardSums(Worker& w) : w_(w) {}
+    void complete(const std::vector<ParamSlot>& params, int32_t quantities, std::span<const double> grains,
+                  std::span<double> totals) override;
+
+   private:
+    Worker& w_;
   };
 
   //! A moving statistic this IPU holds: its state and the canonical tree of its leaves.
@@ -183,6 +207,13 @@ class Worker {
   //! state = state * momentum + mean statistic * (1 - momentum) (planner/moving_statistics.hpp).
   void update_statistics();
   void update_weights(int64_t update);
+  //! Sharded state: reduces this replica's block of every gradient part of `bucket` into its own
+  //! trees (reduce-scatter); returns as reduce().
+  double reduce_blocks(int32_t bucket);
+  //! Sharded state: copies the other replicas' updated blocks into this replica's weights.
+  void gather_weights();
+  //! Per updated parameter, the sum of squares of its (whole) gradient as stored, through `sums`.
+  void gradient_squares(TensorSums& sums);
   //! Stores weights without an f32 master, and half optimizer moments, in their type.
   void round_after_update(int64_t update);
 
@@ -204,6 +235,11 @@ class Worker {
   AlignedBlock optimizer_state_;
   AlignedBlock widened_roots_;
   std::unique_ptr<Optimizer> optimizer_;
+  std::unique_ptr<TensorSums> sums_;  // LocalSums, or ShardSums when the state is sharded
+  std::vector<double> clip_grains_;   // gradient_squares()' working memory
+  std::vector<double> clip_totals_;
+  // Sharded state: per bucket, this replica's block of each gradient part of the bucket.
+  std::vector<std::vector<std::pair<const std::vector<GradTree*>*, planner::ShardRange>>> bucket_blocks_;
   std::unique_ptr<ReduceScratch> reduce_scratch_;
   // Per bucket of the plan, and for the moving statistics: the trees a reduction combines, listed
   // at the first reduction (every worker has published its trees by then) and kept.

@@ -59,8 +59,9 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.offload_weight_update_variables), AutoBool, "auto", Models,
           "Keep optimizer state in remote memory, streamed in for the update."),
       key(IPUTRAIN_KEY(pipeline.replicated_optimizer_state_sharding), Bool, false, Runs,
-          "Partition optimizer state across replicas, each updating its shard (ZeRO-1); the planner's memory "
-          "and cycle models count 1/replicas of the state per IPU (`train` does not run it yet)."),
+          "Partition optimizer state across replicas (ZeRO-1): each replica keeps and updates one block of every "
+          "state tensor, the gradients are reduce-scattered and the new weights all-gathered; the same weights "
+          "bit for bit, 1/replicas of the state per IPU (docs/training.md)."),
       key(IPUTRAIN_KEY(pipeline.offload_activations), AutoBool, "auto", Models,
           "Keep activations of waiting micro-batches in remote memory."),
       key(IPUTRAIN_KEY(pipeline.offload_gradient_accumulation_buffers), AutoBool, "auto", Models,
