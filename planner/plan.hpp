@@ -92,7 +92,8 @@ struct CostReport {
   double analytic_bubble_fraction = 0;   //!< the schedule's formula
   std::vector<double> utilisation;       //!< per IPU: busy share of the cycle
   double link_bytes_per_update = 0;      //!< inter-IPU traffic within a replica
-  double reduce_bytes_per_update = 0;    //!< cross-replica traffic per replica
+  double reduce_bytes_per_update = 0;    //!< cross-replica traffic per replica (reduce-scatter only when sharded)
+  double gather_bytes_per_update = 0;    //!< sharded optimizer state: the new weights all-gathered, per replica
 };
 
 struct Plan {

@@ -59,8 +59,12 @@ std::string text_memory(const Plan& plan) {
     return m.capacity == plan.memory[0].capacity;
   });
   std::string out =
-      fmt::format("memory per IPU at its peak timestep{} (every replica holds the same):\n",
-                  same_capacity ? fmt::format(", of {} each", human_bytes(plan.memory[0].capacity)) : "");
+      fmt::format("memory per IPU at its peak timestep{} (every replica holds the same{}):\n",
+                  same_capacity ? fmt::format(", of {} each", human_bytes(plan.memory[0].capacity)) : "",
+                  plan.settings.shard_optimizer_state && plan.placement.replicas > 1
+                      ? fmt::format("; the optimizer state is sharded, each replica keeps 1/{} of it",
+                                    plan.placement.replicas)
+                      : "");
   out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  use of capacity\n", "IPU",
                      "weights", "optimizer", "accumulators", "activations", "io", "peak");
   bool offloaded = false;
@@ -144,7 +148,11 @@ std::string text_predicted(const Plan& plan) {
                      schedule_name(plan.settings.schedule), micro_batches, micro_batches == 1 ? "" : "es");
   out += fmt::format("traffic per weight update: {} between the IPUs of a replica",
                      human_bytes(static_cast<int64_t>(c.link_bytes_per_update)));
-  if (plan.placement.replicas > 1) {
+  if (plan.placement.replicas > 1 && plan.settings.shard_optimizer_state) {
+    out += fmt::format(", {} per replica reduce-scattered and {} all-gathered across replicas (sharded optimizer state)",
+                       human_bytes(static_cast<int64_t>(c.reduce_bytes_per_update)),
+                       human_bytes(static_cast<int64_t>(c.gather_bytes_per_update)));
+  } else if (plan.placement.replicas > 1) {
     out += fmt::format(", {} per replica reduced across replicas",
                        human_bytes(static_cast<int64_t>(c.reduce_bytes_per_update)));
   }

@@ -329,8 +329,20 @@ CostReport simulate_plan(const Plan& plan) {
     report.link_bytes_per_update += static_cast<double>(m.bytes);
   }
   const double r = plan.placement.replicas;
+  // A ring all-reduce sends 2 (R - 1) / R of the bucket; with sharded optimizer state the
+  // reduce-scatter half runs here and the update all-gathers (R - 1) / R of the new weights.
+  const double halves = s.shard_optimizer_state ? 1 : 2;
   for (const Bucket& b : p.buckets) {
-    report.reduce_bytes_per_update += r > 1 ? 2 * (r - 1) / r * static_cast<double>(b.bytes) : 0;
+    report.reduce_bytes_per_update += r > 1 ? halves * (r - 1) / r * static_cast<double>(b.bytes) : 0;
+  }
+  if (s.shard_optimizer_state && r > 1) {
+    for (const auto& program : p.ipus) {
+      for (const Instr& in : program) {
+        if (in.kind == InstrKind::UpdateWeights) {
+          report.gather_bytes_per_update += (r - 1) / r * static_cast<double>(values_bytes(plan.graph, in.values));
+        }
+      }
+    }
   }
   return report;
 }
