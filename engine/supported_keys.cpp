@@ -38,6 +38,7 @@ constexpr auto kImplemented = std::to_array<std::string_view>({
     "pipeline.name",
     "pipeline.reduction_method",
     "pipeline.replicated_optimizer_state_sharding",
+    "pipeline.replicated_weight_sharding",
     "optimizer.type",
     "optimizer.learning_rate",
     "optimizer.momentum",

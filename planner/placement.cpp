@@ -214,7 +214,11 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.optimizer_state_slots = optimizer_state_slots(config.optimizer);
   s.optimizer_state_dtype = parse_dtype(config.optimizer.state_dtype).value_or(DType::F32);
-  s.shard_optimizer_state = p.replicated_optimizer_state_sharding;
+  // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
+  // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
+  s.shard_weights = p.replicated_weight_sharding.value_or(s.schedule == ScheduleKind::Sequential &&
+                                                          p.batch_serialization_iterations > 1);
+  s.shard_optimizer_state = p.replicated_optimizer_state_sharding || s.shard_weights;
   s.master_weights = config.training.master_weights == "offloaded" ? MasterWeights::Offloaded
                      : config.training.master_weights == "none"    ? MasterWeights::None
                                                                     : MasterWeights::OnChip;

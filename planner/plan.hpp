@@ -44,6 +44,10 @@ struct PlanSettings {
   int32_t optimizer_state_slots = 0;      //!< copies of each weight the optimizer keeps (sgd 0, adam 2)
   DType optimizer_state_dtype = DType::F32;  //!< what each moment is kept in
   bool shard_optimizer_state = false;     //!< each replica keeps 1/R of the state (replicated tensor sharding)
+  //! Each replica keeps 1/R of every trained weight between uses (replicated_weight_sharding,
+  //! resolved: "auto" is on for the sequential schedule with batch serialization); implies the
+  //! state sharding's update (planner/sharding.hpp).
+  bool shard_weights = false;
   MasterWeights master_weights = MasterWeights::OnChip;
   int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU
   int64_t prefetch_depth = 2;

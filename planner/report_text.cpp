@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "planner/report.hpp"
+#include "planner/sharding.hpp"
 
 namespace iputrain::planner {
 
@@ -61,7 +62,10 @@ std::string text_memory(const Plan& plan) {
   std::string out =
       fmt::format("memory per IPU at its peak timestep{} (every replica holds the same{}):\n",
                   same_capacity ? fmt::format(", of {} each", human_bytes(plan.memory[0].capacity)) : "",
-                  plan.settings.shard_optimizer_state && plan.placement.replicas > 1
+                  weights_sharded(plan)
+                      ? fmt::format("; weights and optimizer state are sharded, each replica keeps 1/{} of them",
+                                    plan.placement.replicas)
+                  : state_sharded(plan)
                       ? fmt::format("; the optimizer state is sharded, each replica keeps 1/{} of it",
                                     plan.placement.replicas)
                       : "");
@@ -148,10 +152,12 @@ std::string text_predicted(const Plan& plan) {
                      schedule_name(plan.settings.schedule), micro_batches, micro_batches == 1 ? "" : "es");
   out += fmt::format("traffic per weight update: {} between the IPUs of a replica",
                      human_bytes(static_cast<int64_t>(c.link_bytes_per_update)));
-  if (plan.placement.replicas > 1 && plan.settings.shard_optimizer_state) {
-    out += fmt::format(", {} per replica reduce-scattered and {} all-gathered across replicas (sharded optimizer state)",
+  if (state_sharded(plan)) {
+    out += fmt::format(", {} per replica reduce-scattered and {} all-gathered across replicas ({})",
                        human_bytes(static_cast<int64_t>(c.reduce_bytes_per_update)),
-                       human_bytes(static_cast<int64_t>(c.gather_bytes_per_update)));
+                       human_bytes(static_cast<int64_t>(c.gather_bytes_per_update)),
+                       weights_sharded(plan) ? "sharded weights, gathered before each task that reads them"
+                                             : "sharded optimizer state");
   } else if (plan.placement.replicas > 1) {
     out += fmt::format(", {} per replica reduced across replicas",
                        human_bytes(static_cast<int64_t>(c.reduce_bytes_per_update)));

@@ -62,7 +62,8 @@ ClusterShared::ClusterShared(const planner::Plan& p, const Config& c)
       prefetch_depth(c.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, c.data.prefetch_depth) : 1),
       overflow_meet(std::make_unique<Rendezvous>(p.num_ipus())),
       recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {
-  shard_state = p.settings.shard_optimizer_state && replicas > 1;
+  shard_state = planner::state_sharded(p);
+  shard_weights = planner::weights_sharded(p);
   replica_weights.resize(static_cast<size_t>(ipus));
   grain_sums.resize(static_cast<size_t>(ipus));
   std::vector<int32_t> ids;
@@ -116,6 +117,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   build_params();
   build_statistics();
   build_ops(build_weight_copies());
+  build_gathers();
   records_.assign(static_cast<size_t>(shared.max_updates * shared.outputs), 0.0);
   windows_.assign(static_cast<size_t>(shared.max_updates), UpdateWindow{});
 
@@ -123,10 +125,10 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   // rule the memory model uses; the host's own buffers stay f32.
   for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu)]) {
     if (b.cls == planner::BufferClass::Param) {
-      fixed_.weights += planner::device_weight_bytes(g, b.value, compute, plan_.settings.master_weights) +
-                        planner::statistic_sum_bytes(plan_, b.value);
+      fixed_.weights += planner::resident_weight_bytes(plan_, b.value) + planner::statistic_sum_bytes(plan_, b.value);
     }
   }
+  fixed_.weights += planner::gather_buffer_bytes(plan_, ipu);
   for (const planner::Channel& c : plan_.programs.channels) {
     if (c.to == ipu) {
       const Mailbox& box = shared.mailbox(replica, c.from, c.to);
@@ -214,6 +216,7 @@ void Worker::build_params() {
   size_t acc_bytes = 0;
   size_t state_bytes = 0;
   size_t widened_bytes = 0;
+  size_t shard_bytes = 0;
   // The optimizer reads the f32 root of a lone f32 tree, or a lone gradient buffer, in place; f16
   // roots are widened and several parts summed into a host buffer first.
   auto summed = [&](size_t parts) { return parts > 1 || (depth > 0 && acc == DType::F16); };
@@ -230,7 +233,10 @@ void Worker::build_params() {
     acc_bytes += parts * static_cast<size_t>(depth) * align_up(n * dtype_size(acc));
     state_bytes += align_up(static_cast<size_t>(state_floats) * reserved * sizeof(float));
     widened_bytes += summed(parts) ? align_up(n * sizeof(float)) : 0;
+    shard_bytes += shared_.shard_weights ? align_up(reserved * sizeof(float)) : 0;
   }
+  shards_ = AlignedBlock(shard_bytes);
+  std::byte* shard_next = shards_.data();
   accumulators_ = AlignedBlock(acc_bytes);
   optimizer_state_ = AlignedBlock(state_bytes);
   widened_roots_ = AlignedBlock(widened_bytes);
@@ -279,7 +285,14 @@ void Worker::build_params() {
     auto* state = reinterpret_cast<float*>(state_next);
     state_next += align_up(static_cast<size_t>(state_floats * planner::shard_capacity(n, shards)) * sizeof(float));
     const int64_t lo = ps.block.begin;
-    ps.slot.push_back(ParamSlot{memory_.tensor(p).f32() + lo, grad + lo, state, ps.block.size()});
+    float* weights = memory_.tensor(p).f32() + lo;
+    if (shared_.shard_weights) {
+      // The update works on the shard; the weight's buffer only receives gathers.
+      ps.shard = reinterpret_cast<float*>(shard_next);
+      shard_next += align_up(static_cast<size_t>(planner::shard_capacity(n, shards)) * sizeof(float));
+      weights = ps.shard;
+    }
+    ps.slot.push_back(ParamSlot{weights, grad + lo, state, ps.block.size()});
     optimizer_->init_state(ps.slot.front());
     slots_.push_back(ps.slot.front());
     params_.push_back(std::move(ps));
@@ -492,7 +505,7 @@ void Worker::publish_trees() {
   for (ParamState& ps : params_) {
     auto& weights = shared_.replica_weights[static_cast<size_t>(ipu_)][ps.param];
     weights.resize(static_cast<size_t>(shared_.replicas), nullptr);
-    weights[static_cast<size_t>(replica_)] = memory_.tensor(ps.param).f32();
+    weights[static_cast<size_t>(replica_)] = ps.shard != nullptr ? ps.shard : memory_.tensor(ps.param).f32();
     for (size_t j = 0; j < ps.trees.size(); ++j) {
       auto& list = trees[ps.parts[j]];
       list.resize(static_cast<size_t>(shared_.replicas), nullptr);
@@ -513,8 +526,17 @@ void Worker::run(int64_t first, int64_t count) {
   // The host's share of a device call, as the planner's cycle model charges it.
   sim_ += plan_.settings.device.host_call_cycles;
   std::fill(records_.begin(), records_.begin() + count * shared_.outputs, 0.0);
+  if (shared_.shard_weights) {
+    load_shards();
+  }
   for (int64_t j = 0; j < count; ++j) {
     run_update(first + j, j);
+  }
+  if (shared_.shard_weights) {
+    // The host reads (and checkpoints) whole weights between executions.
+    for (const ParamState& ps : params_) {
+      gather_param(ps);
+    }
   }
   track_->total_us += shared_.recorder.now_us() - start;
   track_->cpu_us += Recorder::thread_cpu_us() - cpu_start;
@@ -533,6 +555,9 @@ void Worker::run_update(int64_t update, int64_t local) {
   UpdateWindow& w = windows_[static_cast<size_t>(local)];
   w = UpdateWindow{std::numeric_limits<double>::max(), 0, 0, std::numeric_limits<double>::max(), 0, 0};
   for (Op& op : ops_) {
+    for (size_t k : op.gathers) {
+      gather_param(params_[k]);
+    }
     execute(op, update, local);
   }
 }
@@ -543,6 +568,9 @@ void Worker::prepare_update() {
   // checkpoint), so the copies are made afresh; nearest rounding keeps them a function of the
   // master weights alone. A weight beyond the half range is not an overflow of this update.
   for (const WeightCopy& w : weight_copies_) {
+    if (w.gathered) {
+      continue;  // made by gather_param() before each task that reads it
+    }
     if (plan_.settings.master_weights == planner::MasterWeights::None) {
       // Weights kept in the compute type start there too (initialised or loaded in f32); a no-op
       // once an update has rounded them.
@@ -820,10 +848,17 @@ void Worker::update_weights(int64_t update) {
   }
   // A skipped update is not a step of the optimizer (its moments' bias correction counts only
   // applied updates, as with GradScaler), while the learning-rate schedule follows the updates.
+  Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
+  const WaitContext wait{shared_.detector.get(), index_, nullptr};
+  if (shared_.shard_weights) {
+    meet.arrive(replica_, 0, sim_, wait);  // every replica's tasks have read the shards they gather
+  }
   optimizer_->update_blocks(slots_, update + 1 - loss_scale_.skipped, learning_rate_at(o, update + 1), factor,
                             *sums_);
   round_after_update(update);
-  if (shared_.shard_state) {
+  if (shared_.shard_weights) {
+    meet.arrive(replica_, 0, sim_, wait);  // every shard is updated before the next task gathers it
+  } else if (shared_.shard_state) {
     gather_weights();
   }
 }

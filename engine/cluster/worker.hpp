@@ -60,7 +60,11 @@ struct ClusterShared {
   //! pipeline.replicated_optimizer_state_sharding with R > 1: each replica updates one block of
   //! every tensor (planner/sharding.hpp) and the blocks are all-gathered (worker_sharding.cpp).
   bool shard_state = false;
-  //! Per IPU of a replica, per updated parameter: the replicas' weights, for the all-gather.
+  //! pipeline.replicated_weight_sharding with R > 1: each replica keeps only its block of every
+  //! trained weight (its shard) between uses; a task gathers the full weights it reads first.
+  bool shard_weights = false;
+  //! Per IPU of a replica, per updated parameter: the replicas' weights (sharded state: for the
+  //! all-gather after the update), or their shards (sharded weights: for the gathers before tasks).
   std::vector<std::map<ir::ValueId, std::vector<float*>>> replica_weights;
   //! Per IPU of a replica: the grains' sums of squares of its tensors (TensorSums under sharding).
   std::vector<std::vector<double>> grain_sums;
@@ -145,6 +149,7 @@ class Worker {
     std::vector<Copy> copies;
     std::vector<Leaf> leaves;
     std::vector<OutfeedItem> outs;
+    std::vector<size_t> gathers;  // sharded weights: the params_ entries this task gathers first
     double cycles = 0;
     int64_t acquire = 0;
     int64_t release = 0;
@@ -159,6 +164,8 @@ class Worker {
     std::vector<ParamSlot> slot;    // one entry: what sum_of_squares() and update() read
     float* sum_f32 = nullptr;       // f16 accumulators or several parts: where the roots are widened and summed
     planner::ShardRange block;      // the elements this replica updates (all unless the state is sharded)
+    float* shard = nullptr;         // sharded weights: this replica's block of the weight, what it keeps
+    int32_t copy = -1;              // its entry in weight_copies_ (half compute), else -1
     int64_t grain_base = 0;         // where the tensor's grains start in ClusterShared::grain_sums
   };
 
@@ -212,6 +219,14 @@ class Worker {
   double reduce_blocks(int32_t bucket);
   //! Sharded state: copies the other replicas' updated blocks into this replica's weights.
   void gather_weights();
+  //! Sharded weights: which weights each task gathers (after build_ops()).
+  void build_gathers();
+  //! Sharded weights: gathers the full weight `ps` from the replicas' shards into its buffer (and
+  //! its half copy), before a task that reads it and after an execution for the host.
+  void gather_param(const ParamState& ps);
+  //! Sharded weights, at the start of an execution: takes this replica's shards from the weights
+  //! the host holds (initialised, loaded or gathered after the last execution).
+  void load_shards();
   //! Per updated parameter, the sum of squares of its (whole) gradient as stored, through `sums`.
   void gradient_squares(TensorSums& sums);
   //! Stores weights without an f32 master, and half optimizer moments, in their type.
@@ -227,6 +242,7 @@ class Worker {
   AlignedBlock workspace_;
   std::vector<std::unique_ptr<TaskProgram>> tasks_;  // one per task instruction of the program
   std::vector<ParamState> params_;
+  AlignedBlock shards_;  // sharded weights: every ParamState::shard
   std::vector<ParamSlot> slots_;  // every updated parameter, for the optimizer
   std::vector<StatisticState> statistics_;
   AlignedBlock statistic_sums_;
@@ -257,6 +273,7 @@ class Worker {
     const float* master;
     float* copy;
     int64_t size;
+    bool gathered = false;  // a sharded weight: its copy is made when the weight is gathered
   };
   std::vector<WeightCopy> weight_copies_;
   AlignedBlock weight_copy_memory_;

@@ -10,6 +10,14 @@
 //   grain in the tensor's order (ShardSums), so the norms are the unsharded ones.
 // - All-gather: once every replica has updated its blocks, each copies the others' blocks of the
 //   weights into its own.
+//
+// Sharded weights (pipeline.replicated_weight_sharding, R > 1) go further: the update works on
+// the replica's shard of each trained weight (its block, kept in its own memory) and nothing is
+// all-gathered after it. Instead each task first gathers the full weights it reads from the
+// replicas' shards into the weight's buffer, the IPU's gather buffer in the memory account
+// (planner/sharding.hpp); under half compute the half copy the task reads is made there too.
+// Between executions the weights' buffers hold the gathered weights, which the host reads, and
+// the next execution takes its shards from them (the host may have loaded others).
 // The meetings use the IPU's reduction rendezvous (its R replicas), in the same sequence on every
 // replica; the simulated clock is not moved by them (the planner charges the collectives in the
 // ReduceReplicas and UpdateWeights instructions' cycles).
@@ -19,6 +27,7 @@
 
 #include "engine/cluster/worker.hpp"
 #include "engine/optim/tensor_sums.hpp"
+#include "core/half_round.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::engine {
@@ -121,6 +130,63 @@ void Worker::gather_weights() {
   }
   // Nobody touches its weights again (the next update's copies, a rounding) before all have copied.
   meet.arrive(replica_, 0, sim_, wait);
+}
+
+void Worker::build_gathers() {
+  if (!shared_.shard_weights) {
+    return;
+  }
+  for (ParamState& ps : params_) {
+    const float* master = memory_.tensor(ps.param).f32();
+    for (size_t k = 0; k < weight_copies_.size(); ++k) {
+      if (weight_copies_[k].master == master) {
+        ps.copy = static_cast<int32_t>(k);
+        weight_copies_[k].gathered = true;
+      }
+    }
+  }
+  for (Op& op : ops_) {
+    if (op.kind != planner::InstrKind::Forward && op.kind != planner::InstrKind::Recompute &&
+        op.kind != planner::InstrKind::Backward) {
+      continue;
+    }
+    for (ir::ValueId p : planner::task_weights(plan_, op.instr->stage, op.kind)) {
+      for (size_t k = 0; k < params_.size(); ++k) {
+        if (params_[k].param == p) {
+          op.gathers.push_back(k);
+        }
+      }
+    }
+  }
+}
+
+void Worker::gather_param(const ParamState& ps) {
+  const std::vector<float*>& shards = shared_.replica_weights[static_cast<size_t>(ipu_)].at(ps.param);
+  const ir::Tensor full = memory_.tensor(ps.param);
+  const int64_t n = full.numel();
+  for (int32_t r = 0; r < shared_.replicas; ++r) {
+    const planner::ShardRange b = planner::shard_range(n, shared_.replicas, r);
+    if (b.size() > 0) {
+      std::memcpy(full.f32() + b.begin, shards[static_cast<size_t>(r)], static_cast<size_t>(b.size()) * sizeof(float));
+    }
+  }
+  if (ps.copy >= 0) {
+    const WeightCopy& w = weight_copies_[static_cast<size_t>(ps.copy)];
+    round_nearest_copy(w.master, w.copy, w.size, *rounding_);
+  }
+}
+
+void Worker::load_shards() {
+  for (const ParamState& ps : params_) {
+    const float* full = memory_.tensor(ps.param).f32();
+    std::memcpy(ps.shard, full + ps.block.begin, static_cast<size_t>(ps.block.size()) * sizeof(float));
+    if (plan_.settings.master_weights == planner::MasterWeights::None && rounding_) {
+      // Weights kept in the compute type start there (as prepare_update() rounds unsharded ones).
+      round_in_place(ps.shard, ps.block.size(), HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
+    }
+  }
+  // No replica gathers before every replica has taken its shards.
+  shared_.reduce_meet[static_cast<size_t>(ipu_)]->arrive(replica_, 0, sim_, {shared_.detector.get(), index_, nullptr});
 }
 
 }  // namespace iputrain::engine

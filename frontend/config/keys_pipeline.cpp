@@ -67,7 +67,10 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.offload_gradient_accumulation_buffers), AutoBool, "auto", Models,
           "Keep gradient accumulators in remote memory."),
       key(IPUTRAIN_KEY(pipeline.replicated_weight_sharding), AutoBool, "auto", Runs,
-          "Partition weights across replicas, all-gathered on each use (ZeRO-3)."),
+          "Partition weights across replicas (ZeRO-3): each replica keeps one block of every trained weight and "
+          "of its optimizer state, each task all-gathers the full weights it reads into one buffer per IPU, and "
+          "the update works on the blocks; the same weights bit for bit. auto: on for the sequential schedule "
+          "with `batch_serialization_iterations` > 1 (docs/training.md)."),
       key(IPUTRAIN_KEY(pipeline.offload_weights), AutoBool, "auto", Models,
           "Keep sharded weights in remote memory (needs `replicated_weight_sharding`)."),
       key(IPUTRAIN_KEY(pipeline.continuous_weight_updates), Bool, false, Runs,

@@ -116,9 +116,9 @@ TEST_CASE("bad command lines exit with status 2 and say why") {
 
 TEST_CASE("a valid key the engine does not act on yet is refused, not ignored") {
   const Run r =
-      iputrain("train cases/tiny.ipu cases/tiny.toml --set pipeline.replicated_weight_sharding=true");
+      iputrain("train cases/tiny.ipu cases/tiny.toml --set ipu.norms.use_stable_statistics=true");
   CHECK(r.status == 2);
   CHECK(has(r,
-            "`pipeline.replicated_weight_sharding` is a valid key, but this version of the engine does not "
+            "`ipu.norms.use_stable_statistics` is a valid key, but this version of the engine does not "
             "act on it yet"));
 }

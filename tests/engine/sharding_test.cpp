@@ -208,3 +208,116 @@ TEST_CASE("a checkpoint of sharded state holds whole tensors and resumes under a
   }
   std::filesystem::remove_all(dir);
 }
+
+// --- pipeline.replicated_weight_sharding ---------------------------------------------------------
+
+namespace {
+
+const std::string kWeights = "replicated_weight_sharding = true\n";
+
+}  // namespace
+
+TEST_CASE("sharded weights train the same bits as one IPU, for every optimizer") {
+  for (const std::string& o : kOptimizers) {
+    CAPTURE(o);
+    const auto one_ipu = train(config(o, 1, 1));
+    check_same(train(config(o, 2, 2, kWeights)), one_ipu);
+    check_same(train(config(o, 1, 4, kWeights)), one_ipu);
+    check_same(train(config(o, 4, 2, kWeights)), one_ipu);
+  }
+}
+
+TEST_CASE("sharded weights with clipping, loss scaling, half weights, buckets and recomputation") {
+  const std::string adam = "type = \"adam\"\nlearning_rate = 0.01\n";
+  const std::string lamb = "type = \"lamb\"\nlearning_rate = 0.01\ngradient_clip_norm = 0.05\n";
+  check_same(train(config(lamb, 4, 2, kWeights)), train(config(lamb, 1, 1)));
+  check_same(train(config(adam, 4, 2, kWeights, "[ipu.optimizations]\nmaximum_cross_replica_sum_buffer_size = 300\n")),
+             train(config(adam, 1, 1)));
+  {
+    std::string text = config(adam, 4, 2, kWeights);
+    text.replace(text.find("[pipeline]"), 10, "allow_recompute = true\n[pipeline]");
+    check_same(train(text), train(config(adam, 1, 1)));
+  }
+  for (const std::string& storage : {std::string("master_weights = \"none\"\n"), std::string()}) {
+    CAPTURE(storage);
+    std::string text = config(adam + "state_dtype = \"f16\"\nloss_scaling_mode = \"dynamic\"\n", 2, 2);
+    text.replace(text.find("seed = 7\n"), 9, "seed = 7\nprecision = \"f16\"\n" + storage);
+    text.replace(text.find("[ipu]\n"), 6, "[ipu.floating_point_behaviour]\nesr = true\n[ipu]\n");
+    check_same(train(text + kWeights), train(text));
+  }
+}
+
+TEST_CASE("sharded weights: each replica keeps its shards and one gather buffer, measured = planned") {
+  const std::string adam = "type = \"adam\"\nlearning_rate = 0.01\n";
+  // The four stages one after another on one IPU per replica, two replicas.
+  auto text = [&](const std::string& pipeline) {
+    return "[optimizer]\n" + adam +
+           "[data]\ntrain = \"synthetic:samples=2048,classes=10\"\n[training]\nsteps = 6\nseed = 7\n"
+           "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 0, 0, 0]\nschedule = \"sequential\"\n"
+           "gradient_accumulation_count = 8\nreduction_method = \"mean\"\n" + pipeline;
+  };
+  auto run = [&](const std::string& t) {
+    Config c = Config::parse(t, "w.toml");
+    Model model = Model::parse(testing::kMlp4, "w.ipu", c.model);
+    const planner::Plan plan = planner::make_plan(model.graph(), c);
+    Session session(std::move(model), c);
+    session.train();
+    return std::make_tuple(session.run_report(), plan, session.weights());
+  };
+  const auto [whole, whole_plan, whole_weights] = run(text(""));
+  const auto [sharded, sharded_plan, sharded_weights] = run(text(kWeights));
+  check_same(sharded_weights, whole_weights);
+  for (const IpuReport& ipu : sharded.ipus) {
+    CAPTURE(ipu.physical);
+    CHECK(ipu.memory_peak == ipu.memory_estimate);
+  }
+  CHECK(sharded.simulated_cycles_per_update == doctest::Approx(sharded.planned_cycles_per_update).epsilon(1e-9));
+  // Shards per replica (f32): 512 -> 256, 1024 -> 512 twice, 320 -> 192, the biases (32, 10) whole
+  // on replica 0 and reserved by both. The largest task reads a 32 x 32 kernel and its bias.
+  const int64_t shards = 4 * (256 + 32 + 512 + 32 + 512 + 32 + 192 + 10);
+  const int64_t gather = 4 * (1024 + 32);
+  CHECK(whole_plan.memory[0].weights == 4 * (512 + 32 + 1024 + 32 + 1024 + 32 + 320 + 10));
+  CHECK(sharded_plan.memory[0].weights == shards + gather);
+  CHECK(sharded_plan.memory[0].optimizer_state == 2 * shards);
+  CHECK(sharded_plan.settings.shard_optimizer_state);
+  // Each task gathers what it reads; the update all-gathers nothing.
+  CHECK(sharded_plan.cost.gather_bytes_per_update > 0);
+  CHECK(sharded_plan.cost.cycles_per_update > whole_plan.cost.cycles_per_update);
+}
+
+TEST_CASE("replicated_weight_sharding = auto: on for the sequential schedule with batch serialization") {
+  auto plan = [](const std::string& pipeline) {
+    Config c = Config::parse(testing::synthetic_config(2) + "[ipu]\nauto_select_ipus = 2\n[pipeline]\n" + pipeline,
+                             "a.toml");
+    return planner::make_plan(Model::parse(testing::kMlp, "a.ipu", c.model).graph(), c).settings;
+  };
+  CHECK_FALSE(plan("").shard_weights);
+  CHECK(plan("batch_serialization_iterations = 2\n").shard_weights);
+  CHECK_FALSE(plan("batch_serialization_iterations = 2\nreplicated_weight_sharding = false\n").shard_weights);
+  // Batch serialization needs the sequential schedule (a rule), so "auto" never meets another one.
+  CHECK(plan("replicated_weight_sharding = true\n").shard_weights);
+}
+
+TEST_CASE("a checkpoint of sharded weights holds whole tensors") {
+  const std::string adam = "type = \"adam\"\nlearning_rate = 0.01\n";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "iputrain_weight_sharding_ckpt";
+  std::filesystem::remove_all(dir);
+  const auto straight = train(config(adam, 1, 1));
+  {
+    std::string text = config(adam, 2, 2, kWeights);
+    text.replace(text.find("steps = 12"), 10, "steps = 6");
+    Config c = Config::parse(text, "c.toml");
+    Session session(Model::parse(testing::kMlp4, "c.ipu", c.model), c);
+    session.train();
+    session.save_checkpoint(dir.string());
+  }
+  for (const std::string& pipeline : {kWeights, std::string()}) {
+    CAPTURE(pipeline);
+    Config c = Config::parse(config(adam, 1, 4, pipeline), "c.toml");
+    Session session(Model::parse(testing::kMlp4, "c.ipu", c.model), c);
+    session.resume(dir.string());
+    session.train();
+    check_same(session.weights(), straight);
+  }
+  std::filesystem::remove_all(dir);
+}
