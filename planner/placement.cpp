@@ -219,6 +219,13 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.shard_weights = p.replicated_weight_sharding.value_or(s.schedule == ScheduleKind::Sequential &&
                                                           p.batch_serialization_iterations > 1);
   s.shard_optimizer_state = p.replicated_optimizer_state_sharding || s.shard_weights;
+  if (p.offload_weights == true && !s.shard_weights) {
+    // The config rule catches `false`; "auto" is resolved only here.
+    config.fail_at("pipeline.offload_weights",
+                   "`pipeline.offload_weights` stores the shards of replicated weight sharding, which \"auto\" "
+                   "leaves off here (it is on only for the sequential schedule with batch_serialization_iterations > 1)",
+                   "set `pipeline.replicated_weight_sharding = true`, or leave `pipeline.offload_weights` unset");
+  }
   s.master_weights = config.training.master_weights == "offloaded" ? MasterWeights::Offloaded
                      : config.training.master_weights == "none"    ? MasterWeights::None
                                                                     : MasterWeights::OnChip;

@@ -472,7 +472,8 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"pipeline.continuous_weight_updates"}, "Must be false (not implemented by the seeds)."},
       {{"pipeline.stages"}, "Lists at least two distinct stages, equal to the model's stages.", true},
       {{"pipeline.offload_weights", "pipeline.replicated_weight_sharding"},
-       "Offloading weights needs replicated weight sharding (true or auto)."},
+       "Offloading weights needs replicated weight sharding: true, or auto where it resolves to on (the "
+       "sequential schedule with batch_serialization_iterations > 1; checked when the plan is made)."},
       {{"pipeline.forward_propagation_stages_poplar_options",
         "pipeline.backward_propagation_stages_poplar_options"},
        "One entry per stage when given.",

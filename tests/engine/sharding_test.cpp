@@ -296,6 +296,14 @@ TEST_CASE("replicated_weight_sharding = auto: on for the sequential schedule wit
   CHECK_FALSE(plan("batch_serialization_iterations = 2\nreplicated_weight_sharding = false\n").shard_weights);
   // Batch serialization needs the sequential schedule (a rule), so "auto" never meets another one.
   CHECK(plan("replicated_weight_sharding = true\n").shard_weights);
+  // offload_weights stores the shards: refused where "auto" leaves sharding off, with the key's place.
+  CHECK(plan("batch_serialization_iterations = 2\noffload_weights = true\n").shard_weights);
+  try {
+    plan("offload_weights = true\n");
+    FAIL("offload_weights without weight sharding was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("`pipeline.offload_weights` stores the shards") != std::string::npos);
+  }
 }
 
 TEST_CASE("a checkpoint of sharded weights holds whole tensors") {
