@@ -17,17 +17,19 @@
 // replicas' shards into the weight's buffer, the IPU's gather buffer in the memory account
 // (planner/sharding.hpp); under half compute the half copy the task reads is made there too.
 // Between executions the weights' buffers hold the gathered weights, which the host reads, and
-// the next execution takes its shards from them (the host may have loaded others).
+// the next execution takes its shards from them (the host may have loaded others). The replicas
+// meet after taking their shards, before writing them in an update and after.
+//
 // The meetings use the IPU's reduction rendezvous (its R replicas), in the same sequence on every
 // replica; the simulated clock is not moved by them (the planner charges the collectives in the
-// ReduceReplicas and UpdateWeights instructions' cycles).
+// cycles of ReduceReplicas, UpdateWeights and, for sharded weights, of the tasks).
 #include <fmt/format.h>
 
 #include <cstring>
 
+#include "core/half_round.hpp"
 #include "engine/cluster/worker.hpp"
 #include "engine/optim/tensor_sums.hpp"
-#include "core/half_round.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::engine {
