@@ -206,7 +206,7 @@ inline uint32_t round_bits_stochastic(uint32_t bits, uint32_t random, uint32_t m
 
 // As round_nearest_loop, for stochastic rounding (the second walk redraws the same random words).
 template <bool kF16>
-int64_t round_stochastic_loop(float* data, int64_t n, const HalfRounding& r, uint64_t key) {
+int64_t round_stochastic_loop(float* data, int64_t n, const HalfRounding& r, uint64_t key, int64_t first) {
   const uint32_t max_bits = std::bit_cast<uint32_t>(format_of(r.type).max_finite);
   constexpr int64_t kChunk = 256;
   int64_t overflows = 0;
@@ -216,7 +216,7 @@ int64_t round_stochastic_loop(float* data, int64_t n, const HalfRounding& r, uin
     for (int64_t i = begin; i < end; ++i) {
       uint32_t bad = 0;
       const uint32_t bits = std::bit_cast<uint32_t>(data[i]);
-      data[i] = std::bit_cast<float>(round_bits_stochastic<kF16>(bits, rounding_word(key, i), max_bits, bad));
+      data[i] = std::bit_cast<float>(round_bits_stochastic<kF16>(bits, rounding_word(key, first + i), max_bits, bad));
       any_bad |= bad;
     }
     if (any_bad == 0) {
@@ -224,10 +224,10 @@ int64_t round_stochastic_loop(float* data, int64_t n, const HalfRounding& r, uin
     }
     for (int64_t i = begin; i < end; ++i) {
       uint32_t bad = 0;
-      round_bits_stochastic<kF16>(std::bit_cast<uint32_t>(data[i]), rounding_word(key, i), max_bits, bad);
+      round_bits_stochastic<kF16>(std::bit_cast<uint32_t>(data[i]), rounding_word(key, first + i), max_bits, bad);
       if (bad != 0) {
         bool over = false;
-        data[i] = round_stochastic(data[i], rounding_word(key, i), r, &over);
+        data[i] = round_stochastic(data[i], rounding_word(key, first + i), r, &over);
         overflows += over ? 1 : 0;
       }
     }
@@ -246,11 +246,15 @@ int64_t round_nearest_copy(const float* src, float* dst, int64_t n, const HalfRo
 }
 
 int64_t round_in_place(float* data, int64_t n, const HalfRounding& r, uint64_t key) {
+  return round_in_place(data, n, r, key, 0);
+}
+
+int64_t round_in_place(float* data, int64_t n, const HalfRounding& r, uint64_t key, int64_t first) {
   if (!r.stochastic) {
     return round_nearest_any(data, data, n, r);
   }
-  return r.type == DType::BF16 ? round_stochastic_loop<false>(data, n, r, key)
-                               : round_stochastic_loop<true>(data, n, r, key);
+  return r.type == DType::BF16 ? round_stochastic_loop<false>(data, n, r, key, first)
+                               : round_stochastic_loop<true>(data, n, r, key, first);
 }
 
 }  // namespace iputrain

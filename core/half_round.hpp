@@ -46,5 +46,8 @@ int64_t round_nearest_copy(const float* src, float* dst, int64_t n, const HalfRo
 //! Rounds `n` floats in place; element i of a stochastic rounding uses the random bits of (key, i).
 //! Returns how many elements overflowed or were not finite.
 int64_t round_in_place(float* data, int64_t n, const HalfRounding& r, uint64_t key);
+//! The same for elements first .. first + n - 1 of a longer array (a replica's block of a sharded
+//! tensor): element i uses the random bits of (key, first + i), as rounding the whole array would.
+int64_t round_in_place(float* data, int64_t n, const HalfRounding& r, uint64_t key, int64_t first);
 
 }  // namespace iputrain

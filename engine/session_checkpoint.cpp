@@ -71,7 +71,7 @@ std::string Session::save_checkpoint(const std::string& dir) const {
     const ir::Tensor w = s.weight(p);
     tensors.push_back(engine::f32_tensor(name, w.shape(), w.f32()));
     // Replica 0 stands for all: every replica holds the same state after each update.
-    const std::span<float> state = s.cluster->optimizer_state(0, p);
+    const std::vector<float> state = s.cluster->optimizer_state(p);
     for (int32_t k = 0; k < slots && !state.empty(); ++k) {
       tensors.push_back(engine::f32_tensor(engine::optimizer_state_name(k, name), w.shape(), state.data() + k * w.numel()));
     }
@@ -127,7 +127,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
       continue;
     }
     Restore r{p, &expect(c, name, shape, s.model.name()), {}};
-    if (!s.cluster->optimizer_state(0, p).empty()) {
+    if (!s.cluster->optimizer_state(p).empty()) {
       for (int32_t k = 0; k < slots; ++k) {
         r.state.push_back(&expect(c, engine::optimizer_state_name(k, name), shape, s.model.name()));
       }
@@ -151,12 +151,9 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
 
   for (const Restore& r : restore) {
     s.set_weight(r.param, r.weights->bytes.data());
-    for (int32_t replica = 0; replica < s.cluster->replicas(); ++replica) {
-      const std::span<float> state = s.cluster->optimizer_state(replica, r.param);
-      const size_t n = state.size() / std::max<size_t>(1, r.state.size());
-      for (size_t k = 0; k < r.state.size(); ++k) {
-        std::memcpy(state.data() + k * n, r.state[k]->bytes.data(), n * sizeof(float));
-      }
+    for (size_t k = 0; k < r.state.size(); ++k) {
+      s.cluster->set_optimizer_state(r.param, static_cast<int32_t>(k),
+                                     reinterpret_cast<const float*>(r.state[k]->bytes.data()));
     }
   }
   s.cluster->set_loss_scale(c.meta.loss_scale);

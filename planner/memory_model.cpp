@@ -12,6 +12,7 @@
 #include "planner/moving_statistics.hpp"
 #include "planner/precision.hpp"
 #include "planner/report.hpp"
+#include "planner/sharding.hpp"
 
 namespace iputrain::planner {
 
@@ -29,6 +30,7 @@ struct IpuAnalysis {
   int32_t accumulator_depth = 0;
   int64_t tied_weights = 0;  // weights whose gradient has several parts (one accumulator each)
   int64_t weight_tensors = 0;
+  int64_t gather_buffer = 0;  // weight sharding: the full weights of the task that reads the most
   std::string largest_value;  // name of the largest single value and its bytes
   int64_t largest_value_bytes = 0;
 
@@ -79,7 +81,8 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     const int64_t one = b.cls == BufferClass::Param ? device_weight_bytes(g, b.value, compute, s.master_weights)
                                                     : device_bytes(g, b.value, compute);
     if (b.cls == BufferClass::Param) {
-      mem.weights += one + statistic_sum_bytes(plan, b.value);
+      // Under weight sharding a trained weight keeps its block; the gather buffer is added below.
+      mem.weights += resident_weight_bytes(plan, b.value) + statistic_sum_bytes(plan, b.value);
       ++a.weight_tensors;
       if (s.master_weights == MasterWeights::Offloaded && is_half(compute)) {
         mem.weights_offloaded += static_cast<int64_t>(g.type(b.value).bytes());
@@ -90,14 +93,17 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
       a.largest_value = value_name(g, b.value);
     }
   }
+  a.gather_buffer = gather_buffer_bytes(plan, static_cast<int32_t>(ipu));
+  mem.weights += a.gather_buffer;
   // Optimizer state and accumulators shadow the trainable parameters only (not constants).
-  int64_t trainable_elements = 0;
+  int64_t state_elements = 0;  // per replica: its blocks when sharded (planner/sharding.hpp)
+  const int32_t shards = state_sharded(plan) ? plan.placement.replicas : 1;
   int64_t accumulated_elements = 0;
   for (size_t k = 0; k < g.params.size() && k < plan.placement.param_ipu.size(); ++k) {
     if (plan.placement.param_ipu[k] != static_cast<int32_t>(ipu) || !ir::trainable(g.node(g.params[k]))) {
       continue;
     }
-    trainable_elements += g.type(g.params[k]).numel();
+    state_elements += shard_capacity(g.type(g.params[k]).numel(), shards);
     if (k < plan.grads.size()) {
       // One accumulator (or tree of them) per gradient part: two for a weight tied across stages.
       accumulated_elements += g.type(g.params[k]).numel() * static_cast<int64_t>(plan.grads[k].size());
@@ -105,10 +111,8 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     }
   }
   if (s.training) {
-    // Sharded across replicas, each keeps (and updates) its share of every IPU's state.
-    const int64_t shards = s.shard_optimizer_state ? plan.placement.replicas : 1;
-    const int64_t state =
-        (optimizer_state_bytes(s.optimizer_state_slots, trainable_elements, s.optimizer_state_dtype) + shards - 1) / shards;
+    // Sharded across replicas, each keeps (and updates) its block of every tensor's state.
+    const int64_t state = optimizer_state_bytes(s.optimizer_state_slots, state_elements, s.optimizer_state_dtype);
     (s.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
     a.accumulator_depth = depth;
     (s.offload_accumulators ? mem.accumulators_offloaded : mem.accumulators) =
@@ -238,11 +242,16 @@ std::map<int32_t, Stashed> stashed_at_peak(const IpuAnalysis& a) {
 std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   const IpuMemory& m = a.memory;
   std::vector<Contributor> out;
-  out.push_back({fmt::format("weights ({} tensor{})", a.weight_tensors, a.weight_tensors == 1 ? "" : "s"), m.weights});
+  out.push_back({fmt::format("weights ({} tensor{}{})", a.weight_tensors, a.weight_tensors == 1 ? "" : "s",
+                             weights_sharded(plan)
+                                 ? fmt::format("; 1/{} of each trained one per replica and a {} gather buffer",
+                                               plan.placement.replicas, human_bytes(a.gather_buffer))
+                                 : ""),
+                 m.weights});
   out.push_back({fmt::format("optimizer state ({} cop{} of the weights, {}{})", plan.settings.optimizer_state_slots,
                              plan.settings.optimizer_state_slots == 1 ? "y" : "ies",
                              dtype_name(plan.settings.optimizer_state_dtype),
-                             plan.settings.shard_optimizer_state && plan.placement.replicas > 1
+                             state_sharded(plan)
                                  ? fmt::format(", 1/{} per replica", plan.placement.replicas)
                                  : ""),
                  m.optimizer_state});

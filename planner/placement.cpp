@@ -215,7 +215,18 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
   s.optimizer_state_slots = optimizer_state_slots(config.optimizer);
   s.optimizer_state_dtype = parse_dtype(config.optimizer.state_dtype).value_or(DType::F32);
-  s.shard_optimizer_state = p.replicated_optimizer_state_sharding;
+  // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
+  // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
+  s.shard_weights = p.replicated_weight_sharding.value_or(s.schedule == ScheduleKind::Sequential &&
+                                                          p.batch_serialization_iterations > 1);
+  s.shard_optimizer_state = p.replicated_optimizer_state_sharding || s.shard_weights;
+  if (p.offload_weights == true && !s.shard_weights) {
+    // The config rule catches `false`; "auto" is resolved only here.
+    config.fail_at("pipeline.offload_weights",
+                   "`pipeline.offload_weights` stores the shards of replicated weight sharding, which \"auto\" "
+                   "leaves off here (it is on only for the sequential schedule with batch_serialization_iterations > 1)",
+                   "set `pipeline.replicated_weight_sharding = true`, or leave `pipeline.offload_weights` unset");
+  }
   s.master_weights = config.training.master_weights == "offloaded" ? MasterWeights::Offloaded
                      : config.training.master_weights == "none"    ? MasterWeights::None
                                                                     : MasterWeights::OnChip;

@@ -45,6 +45,10 @@ struct PlanSettings {
   int32_t optimizer_state_slots = 0;      //!< copies of each weight the optimizer keeps (sgd 0, adam 2)
   DType optimizer_state_dtype = DType::F32;  //!< what each moment is kept in
   bool shard_optimizer_state = false;     //!< each replica keeps 1/R of the state (replicated tensor sharding)
+  //! Each replica keeps 1/R of every trained weight between uses (replicated_weight_sharding,
+  //! resolved: "auto" is on for the sequential schedule with batch serialization); implies the
+  //! state sharding's update (planner/sharding.hpp).
+  bool shard_weights = false;
   MasterWeights master_weights = MasterWeights::OnChip;
   int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU
   int64_t prefetch_depth = 2;
@@ -96,7 +100,8 @@ struct CostReport {
   double analytic_bubble_fraction = 0;   //!< the schedule's formula
   std::vector<double> utilisation;       //!< per IPU: busy share of the cycle
   double link_bytes_per_update = 0;      //!< inter-IPU traffic within a replica
-  double reduce_bytes_per_update = 0;    //!< cross-replica traffic per replica
+  double reduce_bytes_per_update = 0;    //!< cross-replica traffic per replica (reduce-scatter only when sharded)
+  double gather_bytes_per_update = 0;    //!< sharded optimizer state: the new weights all-gathered, per replica
 };
 
 struct Plan {

@@ -120,7 +120,8 @@ std::string plan_json(const Plan& plan, std::string_view model) {
                         {"analytic_bubble_fraction", c.analytic_bubble_fraction},
                         {"cycles_per_update", c.cycles_per_update},
                         {"link_bytes_per_update", c.link_bytes_per_update},
-                        {"reduce_bytes_per_update", c.reduce_bytes_per_update}};
+                        {"reduce_bytes_per_update", c.reduce_bytes_per_update},
+                        {"gather_bytes_per_update", c.gather_bytes_per_update}};
 
   Json programs = Json::array();
   for (const auto& instrs : plan.programs.ipus) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "planner/report.hpp"
+#include "planner/sharding.hpp"
 
 namespace iputrain::planner {
 
@@ -59,8 +60,15 @@ std::string text_memory(const Plan& plan) {
     return m.capacity == plan.memory[0].capacity;
   });
   std::string out =
-      fmt::format("memory per IPU at its peak timestep{} (every replica holds the same):\n",
-                  same_capacity ? fmt::format(", of {} each", human_bytes(plan.memory[0].capacity)) : "");
+      fmt::format("memory per IPU at its peak timestep{} (every replica holds the same{}):\n",
+                  same_capacity ? fmt::format(", of {} each", human_bytes(plan.memory[0].capacity)) : "",
+                  weights_sharded(plan)
+                      ? fmt::format("; weights and optimizer state are sharded, each replica keeps 1/{} of them",
+                                    plan.placement.replicas)
+                  : state_sharded(plan)
+                      ? fmt::format("; the optimizer state is sharded, each replica keeps 1/{} of it",
+                                    plan.placement.replicas)
+                      : "");
   out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  use of capacity\n", "IPU",
                      "weights", "optimizer", "accumulators", "activations", "io", "peak");
   bool offloaded = false;
@@ -153,7 +161,13 @@ std::string text_predicted(const Plan& plan) {
                      schedule_name(plan.settings.schedule), micro_batches, micro_batches == 1 ? "" : "es");
   out += fmt::format("traffic per weight update: {} between the IPUs of a replica",
                      human_bytes(static_cast<int64_t>(c.link_bytes_per_update)));
-  if (plan.placement.replicas > 1) {
+  if (state_sharded(plan)) {
+    out += fmt::format(", {} per replica reduce-scattered and {} all-gathered across replicas ({})",
+                       human_bytes(static_cast<int64_t>(c.reduce_bytes_per_update)),
+                       human_bytes(static_cast<int64_t>(c.gather_bytes_per_update)),
+                       weights_sharded(plan) ? "sharded weights, gathered before each task that reads them"
+                                             : "sharded optimizer state");
+  } else if (plan.placement.replicas > 1) {
     out += fmt::format(", {} per replica reduced across replicas",
                        human_bytes(static_cast<int64_t>(c.reduce_bytes_per_update)));
   }

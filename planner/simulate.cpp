@@ -6,6 +6,7 @@
 #include <map>
 
 #include "iputrain/error.hpp"
+#include "planner/sharding.hpp"
 
 namespace iputrain::planner {
 
@@ -68,9 +69,19 @@ double instr_cycles(const Plan& plan, const Instr& instr) {
   const DeviceModel& d = s.device;
   const ir::Graph& g = plan.graph;
   switch (instr.kind) {
-    case InstrKind::Forward: return nodes_cycles(plan, p.stages.at(static_cast<size_t>(instr.stage)).forward);
-    case InstrKind::Recompute: return nodes_cycles(plan, p.stages.at(static_cast<size_t>(instr.stage)).recompute);
-    case InstrKind::Backward: return nodes_cycles(plan, p.stages.at(static_cast<size_t>(instr.stage)).backward);
+    case InstrKind::Forward:
+    case InstrKind::Recompute:
+    case InstrKind::Backward: {
+      double cycles = nodes_cycles(plan, p.stages.at(static_cast<size_t>(instr.stage)).nodes(instr.kind));
+      // Sharded weights: the task first all-gathers the full weights it reads from the replicas'
+      // blocks, (R - 1) / R of their bytes over the IPU-Links.
+      const auto gathered = static_cast<double>(task_gather_bytes(plan, instr.stage, instr.kind));
+      if (gathered > 0) {
+        const double r = plan.placement.replicas;
+        cycles += transfer_cycles((r - 1) / r * gathered, d.link_bytes_per_second, d) + d.op_overhead_cycles;
+      }
+      return cycles;
+    }
     // Both ends of an IPU-Link copy take part in it for as long as the bytes take to cross.
     case InstrKind::Send:
     case InstrKind::Recv:
@@ -101,7 +112,7 @@ double instr_cycles(const Plan& plan, const Instr& instr) {
       }
       // With sharded optimizer state only the reduce-scatter half runs here; the update gathers the
       // new weights (UpdateWeights).
-      const double halves = s.shard_optimizer_state ? 1 : 2;
+      const double halves = state_sharded(plan) ? 1 : 2;
       const double bytes =
           halves * (r - 1) / r * static_cast<double>(p.buckets.at(static_cast<size_t>(instr.bucket)).bytes);
       return transfer_cycles(bytes, d.link_bytes_per_second, d) + d.op_overhead_cycles;
@@ -116,10 +127,11 @@ double instr_cycles(const Plan& plan, const Instr& instr) {
       const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
       const auto state = static_cast<double>(optimizer_state_bytes(s.optimizer_state_slots, static_cast<int64_t>(n),
                                                                    s.optimizer_state_dtype));
-      // Sharded state: each replica updates (and streams) only its share, then all-gathers the weights.
-      const double shards = s.shard_optimizer_state ? plan.placement.replicas : 1;
+      // Sharded state: each replica updates (and streams) only its share, then all-gathers the
+      // weights (sharded weights stay sharded: the tasks gather what they read).
+      const double shards = state_sharded(plan) ? plan.placement.replicas : 1;
       double cycles = elementwise_cycles(plan, (2 + 3 * slots) * n / shards, (2 * weights + 2 * state + acc * n) / shards);
-      if (shards > 1) {
+      if (shards > 1 && !weights_sharded(plan)) {
         cycles += transfer_cycles((shards - 1) / shards * weights, d.link_bytes_per_second, d) + d.op_overhead_cycles;
       }
       double host_bytes = s.offload_optimizer_state ? 2 * state / shards : 0;
@@ -337,8 +349,21 @@ CostReport simulate_plan(const Plan& plan) {
     report.link_bytes_per_update += static_cast<double>(m.bytes);
   }
   const double r = plan.placement.replicas;
+  // A ring all-reduce sends 2 (R - 1) / R of the bucket; with sharded optimizer state the
+  // reduce-scatter half runs here and the update all-gathers (R - 1) / R of the new weights.
+  // Sharded weights are gathered before every task that reads them instead.
+  const double halves = state_sharded(plan) ? 1 : 2;
   for (const Bucket& b : p.buckets) {
-    report.reduce_bytes_per_update += r > 1 ? 2 * (r - 1) / r * static_cast<double>(b.bytes) : 0;
+    report.reduce_bytes_per_update += r > 1 ? halves * (r - 1) / r * static_cast<double>(b.bytes) : 0;
+  }
+  for (const auto& program : p.ipus) {
+    for (const Instr& in : program) {
+      if (in.kind == InstrKind::UpdateWeights && state_sharded(plan) && !weights_sharded(plan)) {
+        report.gather_bytes_per_update += (r - 1) / r * static_cast<double>(values_bytes(plan.graph, in.values));
+      } else if (in.kind == InstrKind::Forward || in.kind == InstrKind::Recompute || in.kind == InstrKind::Backward) {
+        report.gather_bytes_per_update += r > 1 ? (r - 1) / r * static_cast<double>(task_gather_bytes(plan, in.stage, in.kind)) : 0;
+      }
+    }
   }
   return report;
 }

@@ -123,8 +123,37 @@ Worker& Cluster::owner(int32_t replica, ir::ValueId p) const {
 
 ir::Tensor Cluster::param(int32_t replica, ir::ValueId p) const { return owner(replica, p).memory().tensor(p); }
 
-std::span<float> Cluster::optimizer_state(int32_t replica, ir::ValueId p) const {
-  return owner(replica, p).optimizer_state(p);
+std::vector<float> Cluster::optimizer_state(ir::ValueId p) const {
+  const int32_t slots = optimizer_state_slots();
+  const auto n = static_cast<size_t>(shared_->plan.graph.type(p).numel());
+  std::vector<float> out;
+  for (int32_t r = 0; r < shared_->replicas; ++r) {
+    Worker& w = owner(r, p);
+    const std::span<float> state = w.optimizer_state(p);
+    if (state.data() == nullptr) {
+      return {};  // not trained (a replica's block may be empty, its state is still there)
+    }
+    out.resize(static_cast<size_t>(slots) * n);
+    const planner::ShardRange b = w.state_block(p);
+    for (int32_t k = 0; k < slots; ++k) {
+      std::copy_n(state.data() + k * b.size(), b.size(), out.data() + static_cast<size_t>(k) * n + b.begin);
+    }
+    if (!shared_->shard_state) {
+      break;  // replica 0 holds it all, as every replica does
+    }
+  }
+  return out;
+}
+
+void Cluster::set_optimizer_state(ir::ValueId p, int32_t slot, const float* values) {
+  for (int32_t r = 0; r < shared_->replicas; ++r) {
+    Worker& w = owner(r, p);
+    const std::span<float> state = w.optimizer_state(p);
+    const planner::ShardRange b = w.state_block(p);
+    if (state.data() != nullptr) {
+      std::copy_n(values + b.begin, b.size(), state.data() + slot * b.size());
+    }
+  }
 }
 
 int32_t Cluster::optimizer_state_slots() const { return workers_.front()->optimizer_state_slots(); }

@@ -109,29 +109,29 @@ void GradTree::fold() {
   }
 }
 
-void GradTree::root_f32(float* out) const {
+void GradTree::root_f32(float* out, int64_t lo, int64_t hi) const {
   if (dtype_ == DType::F32) {
     if (out != slots_[0]) {
-      std::memcpy(out, slots_[0], static_cast<size_t>(size_) * sizeof(float));
+      std::memcpy(out + lo, static_cast<const float*>(slots_[0]) + lo, static_cast<size_t>(hi - lo) * sizeof(float));
     }
     return;
   }
   const Half* s = static_cast<const Half*>(slots_[0]);
-  for (int64_t i = 0; i < size_; ++i) {
+  for (int64_t i = lo; i < hi; ++i) {
     out[i] = static_cast<float>(s[i]);
   }
 }
 
-void GradTree::add_root_f32(float* out) const {
+void GradTree::add_root_f32(float* out, int64_t lo, int64_t hi) const {
   if (dtype_ == DType::F32) {
     const auto* s = static_cast<const float*>(slots_[0]);
-    for (int64_t i = 0; i < size_; ++i) {
+    for (int64_t i = lo; i < hi; ++i) {
       out[i] += s[i];
     }
     return;
   }
   const Half* s = static_cast<const Half*>(slots_[0]);
-  for (int64_t i = 0; i < size_; ++i) {
+  for (int64_t i = lo; i < hi; ++i) {
     out[i] += static_cast<float>(s[i]);
   }
 }
@@ -141,7 +141,7 @@ ReduceScratch::ReduceScratch(int64_t max_blocks_total)
   blocks.reserve(static_cast<size_t>(std::max<int64_t>(1, max_blocks_total)));
 }
 
-void reduce_slice(std::span<GradTree* const> trees, int64_t lo, int64_t hi, ReduceScratch& work) {
+void reduce_slice(std::span<GradTree* const> trees, int64_t lo, int64_t hi, ReduceScratch& work, GradTree* only) {
   const DType dtype = trees.front()->dtype();
   const planner::AccumulationOrder order = trees.front()->order();
   const bool half = dtype == DType::F16;
@@ -177,6 +177,9 @@ void reduce_slice(std::span<GradTree* const> trees, int64_t lo, int64_t hi, Redu
       }
     }
     for (GradTree* t : trees) {
+      if (only != nullptr && t != only) {
+        continue;
+      }
       if (half) {
         Half* d = static_cast<Half*>(t->slot(0)) + a;
         for (int64_t i = 0; i < n; ++i) {

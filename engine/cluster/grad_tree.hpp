@@ -70,11 +70,14 @@ class GradTree {
   planner::AccumulationOrder order() const { return order_; }
   int64_t size() const { return size_; }
   void* slot(size_t i) const { return slots_.at(i); }
-  //! The root after fold() or a reduction, as f32 in `out` (`size` elements).
-  void root_f32(float* out) const;
-  //! Adds the root, widened to f32, to `out` (`size` elements): the next part of a gradient kept
-  //! in parts (planner/autodiff.hpp).
-  void add_root_f32(float* out) const;
+  //! The root after fold() or a reduction, as f32 in `out` (`size` elements), or only elements
+  //! [lo, hi) of it (a replica's block after a reduce-scatter), at out[lo .. hi).
+  void root_f32(float* out) const { root_f32(out, 0, size_); }
+  void root_f32(float* out, int64_t lo, int64_t hi) const;
+  //! Adds the root, widened to f32, to `out` (`size` elements, or elements [lo, hi)): the next
+  //! part of a gradient kept in parts (planner/autodiff.hpp).
+  void add_root_f32(float* out) const { add_root_f32(out, 0, size_); }
+  void add_root_f32(float* out, int64_t lo, int64_t hi) const;
   //! Slot 0 when it holds f32 values (no conversion needed), else null.
   const float* root_if_f32() const { return dtype_ == DType::F32 ? static_cast<const float*>(slots_[0]) : nullptr; }
 
@@ -94,9 +97,11 @@ struct ReduceScratch {
 };
 
 //! Continues the trees' order over the stacks of `trees` (one per replica, in replica order, all
-//! of one order and dtype) for elements [lo, hi) and writes the root into slot 0 of every tree.
+//! of one order and dtype) for elements [lo, hi) and writes the root into slot 0 of every tree,
+//! or of `only` when given (a reduce-scatter: the replica that reduces a block keeps it).
 //! Replicas reduce disjoint ranges of the same parameter concurrently: each reads every tree's
 //! stack and writes only its range. Allocates nothing.
-void reduce_slice(std::span<GradTree* const> trees, int64_t lo, int64_t hi, ReduceScratch& scratch);
+void reduce_slice(std::span<GradTree* const> trees, int64_t lo, int64_t hi, ReduceScratch& scratch,
+                  GradTree* only = nullptr);
 
 }  // namespace iputrain::engine

@@ -10,6 +10,7 @@
 #include "engine/cluster/moving_average_update.hpp"
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
+#include "engine/optim/tensor_sums.hpp"
 #include "engine/scalar_mean.hpp"
 #include "iputrain/error.hpp"
 #include "planner/memory_model.hpp"
@@ -61,6 +62,10 @@ ClusterShared::ClusterShared(const planner::Plan& p, const Config& c)
       prefetch_depth(c.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, c.data.prefetch_depth) : 1),
       overflow_meet(std::make_unique<Rendezvous>(p.num_ipus())),
       recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {
+  shard_state = planner::state_sharded(p);
+  shard_weights = planner::weights_sharded(p);
+  replica_weights.resize(static_cast<size_t>(ipus));
+  grain_sums.resize(static_cast<size_t>(ipus));
   std::vector<int32_t> ids;
   for (const auto& replica : p.placement.physical) {
     ids.insert(ids.end(), replica.begin(), replica.end());
@@ -112,6 +117,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   build_params();
   build_statistics();
   build_ops(build_weight_copies());
+  build_gathers();
   records_.assign(static_cast<size_t>(shared.max_updates * shared.outputs), 0.0);
   windows_.assign(static_cast<size_t>(shared.max_updates), UpdateWindow{});
 
@@ -119,10 +125,10 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   // rule the memory model uses; the host's own buffers stay f32.
   for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu)]) {
     if (b.cls == planner::BufferClass::Param) {
-      fixed_.weights += planner::device_weight_bytes(g, b.value, compute, plan_.settings.master_weights) +
-                        planner::statistic_sum_bytes(plan_, b.value);
+      fixed_.weights += planner::resident_weight_bytes(plan_, b.value) + planner::statistic_sum_bytes(plan_, b.value);
     }
   }
+  fixed_.weights += planner::gather_buffer_bytes(plan_, ipu);
   for (const planner::Channel& c : plan_.programs.channels) {
     if (c.to == ipu) {
       const Mailbox& box = shared.mailbox(replica, c.from, c.to);
@@ -202,12 +208,15 @@ void Worker::build_params() {
   optimizer_ = make_optimizer(shared_.config);
   const int64_t state_floats = optimizer_->state_slots();
 
+  // Sharded state: this replica's block of each tensor, and the largest block it reserves.
+  const int32_t shards = shared_.shard_state ? r : 1;
   std::vector<size_t> updated;
-  int64_t elements = 0;      // of the updated parameters: what the account counts (no padding)
+  int64_t elements = 0;      // of the state per slot: what the account counts (no alignment padding)
   int64_t part_elements = 0;  // the same, once per gradient part (what the accumulators hold)
   size_t acc_bytes = 0;
   size_t state_bytes = 0;
   size_t widened_bytes = 0;
+  size_t shard_bytes = 0;
   // The optimizer reads the f32 root of a lone f32 tree, or a lone gradient buffer, in place; f16
   // roots are widened and several parts summed into a host buffer first.
   auto summed = [&](size_t parts) { return parts > 1 || (depth > 0 && acc == DType::F16); };
@@ -218,12 +227,16 @@ void Worker::build_params() {
     updated.push_back(k);
     const size_t n = static_cast<size_t>(g.type(g.params[k]).numel());
     const size_t parts = plan_.grads[k].size();
-    elements += static_cast<int64_t>(n);
+    const auto reserved = static_cast<size_t>(planner::shard_capacity(static_cast<int64_t>(n), shards));
+    elements += static_cast<int64_t>(reserved);
     part_elements += static_cast<int64_t>(n * parts);
     acc_bytes += parts * static_cast<size_t>(depth) * align_up(n * dtype_size(acc));
-    state_bytes += align_up(static_cast<size_t>(state_floats) * n * sizeof(float));
+    state_bytes += align_up(static_cast<size_t>(state_floats) * reserved * sizeof(float));
     widened_bytes += summed(parts) ? align_up(n * sizeof(float)) : 0;
+    shard_bytes += shared_.shard_weights ? align_up(reserved * sizeof(float)) : 0;
   }
+  shards_ = AlignedBlock(shard_bytes);
+  std::byte* shard_next = shards_.data();
   accumulators_ = AlignedBlock(acc_bytes);
   optimizer_state_ = AlignedBlock(state_bytes);
   widened_roots_ = AlignedBlock(widened_bytes);
@@ -238,6 +251,7 @@ void Worker::build_params() {
   std::byte* state_next = optimizer_state_.data();
   std::byte* widened_next = widened_roots_.data();
   const auto last = static_cast<int32_t>(plan_.programs.ipus[ipu_].size()) - 1;
+  int64_t grains = 0;
   for (size_t k : updated) {
     const ir::ValueId p = g.params[k];
     const int64_t n = g.type(p).numel();
@@ -245,6 +259,9 @@ void Worker::build_params() {
     ps.param = p;
     ps.index = static_cast<int64_t>(k);
     ps.parts = plan_.grads[k];
+    ps.block = planner::shard_range(n, shards, replica_);
+    ps.grain_base = grains;
+    grains += planner::shard_grains(n);
     for (ir::ValueId part : ps.parts) {
       if (depth == 0) {
         // Without accumulators the optimizer reads micro-batch 0's gradient, kept to the cycle's end.
@@ -267,14 +284,32 @@ void Worker::build_params() {
       grad = depth == 0 ? ps.unaccumulated.front() : ps.trees.front()->root_if_f32();
     }
     auto* state = reinterpret_cast<float*>(state_next);
-    state_next += align_up(static_cast<size_t>(state_floats * n) * sizeof(float));
-    ps.slot.push_back(ParamSlot{memory_.tensor(p).f32(), grad, state, n});
+    state_next += align_up(static_cast<size_t>(state_floats * planner::shard_capacity(n, shards)) * sizeof(float));
+    const int64_t lo = ps.block.begin;
+    float* weights = memory_.tensor(p).f32() + lo;
+    if (shared_.shard_weights) {
+      // The update works on the shard; the weight's buffer only receives gathers.
+      ps.shard = reinterpret_cast<float*>(shard_next);
+      shard_next += align_up(static_cast<size_t>(planner::shard_capacity(n, shards)) * sizeof(float));
+      weights = ps.shard;
+    }
+    ps.slot.push_back(ParamSlot{weights, grad + lo, state, ps.block.size()});
     optimizer_->init_state(ps.slot.front());
     slots_.push_back(ps.slot.front());
     params_.push_back(std::move(ps));
   }
   const int64_t blocks = static_cast<int64_t>(r) * std::max(1, depth);
   reduce_scratch_ = std::make_unique<ReduceScratch>(blocks);
+  optimizer_->reserve(slots_);
+  clip_grains_.assign(static_cast<size_t>(grains), 0.0);
+  clip_totals_.assign(slots_.size(), 0.0);
+  if (shared_.shard_state) {
+    sums_ = std::make_unique<ShardSums>(*this);
+    auto& table = shared_.grain_sums.at(static_cast<size_t>(ipu_));
+    table.resize(std::max(table.size(), static_cast<size_t>(2 * grains)));  // LAMB: two quantities
+  } else {
+    sums_ = std::make_unique<LocalSums>();
+  }
 }
 
 void Worker::build_statistics() {
@@ -469,6 +504,9 @@ void Worker::publish_trees() {
     list[static_cast<size_t>(replica_)] = st.tree.get();
   }
   for (ParamState& ps : params_) {
+    auto& weights = shared_.replica_weights[static_cast<size_t>(ipu_)][ps.param];
+    weights.resize(static_cast<size_t>(shared_.replicas), nullptr);
+    weights[static_cast<size_t>(replica_)] = ps.shard != nullptr ? ps.shard : memory_.tensor(ps.param).f32();
     for (size_t j = 0; j < ps.trees.size(); ++j) {
       auto& list = trees[ps.parts[j]];
       list.resize(static_cast<size_t>(shared_.replicas), nullptr);
@@ -489,8 +527,17 @@ void Worker::run(int64_t first, int64_t count) {
   // The host's share of a device call, as the planner's cycle model charges it.
   sim_ += plan_.settings.device.host_call_cycles;
   std::fill(records_.begin(), records_.begin() + count * shared_.outputs, 0.0);
+  if (shared_.shard_weights) {
+    load_shards();
+  }
   for (int64_t j = 0; j < count; ++j) {
     run_update(first + j, j);
+  }
+  if (shared_.shard_weights) {
+    // The host reads (and checkpoints) whole weights between executions.
+    for (const ParamState& ps : params_) {
+      gather_param(ps);
+    }
   }
   track_->total_us += shared_.recorder.now_us() - start;
   track_->cpu_us += Recorder::thread_cpu_us() - cpu_start;
@@ -509,6 +556,9 @@ void Worker::run_update(int64_t update, int64_t local) {
   UpdateWindow& w = windows_[static_cast<size_t>(local)];
   w = UpdateWindow{std::numeric_limits<double>::max(), 0, 0, std::numeric_limits<double>::max(), 0, 0};
   for (Op& op : ops_) {
+    for (size_t k : op.gathers) {
+      gather_param(params_[k]);
+    }
     execute(op, update, local);
   }
 }
@@ -519,6 +569,9 @@ void Worker::prepare_update() {
   // checkpoint), so the copies are made afresh; nearest rounding keeps them a function of the
   // master weights alone. A weight beyond the half range is not an overflow of this update.
   for (const WeightCopy& w : weight_copies_) {
+    if (w.gathered) {
+      continue;  // made by gather_param() before each task that reads it
+    }
     if (plan_.settings.master_weights == planner::MasterWeights::None) {
       // Weights kept in the compute type start there too (initialised or loaded in f32); a no-op
       // once an update has rounded them.
@@ -652,6 +705,9 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
 }
 
 double Worker::reduce(int32_t bucket) {
+  if (shared_.shard_state) {
+    return reduce_blocks(bucket);
+  }
   if (bucket_parts_.empty()) {
     bucket_parts_.resize(plan_.programs.buckets.size());
   }
@@ -744,18 +800,20 @@ void Worker::update_weights(int64_t update) {
     if (ps.sum_f32 == nullptr) {
       continue;
     }
-    // The parts' roots summed in the parts' order, the same for every plan.
-    const auto n = static_cast<size_t>(ps.slot.front().size);
+    // The parts' roots summed in the parts' order, the same for every plan; only this replica's
+    // block when the state is sharded (the reduce-scatter left only that block in its roots).
+    const auto lo = static_cast<size_t>(ps.block.begin);
+    const auto hi = static_cast<size_t>(ps.block.end);
     for (size_t j = 0; j < ps.parts.size(); ++j) {
       if (ps.trees.empty()) {
         const float* part = ps.unaccumulated[j];
-        for (size_t i = 0; i < n; ++i) {
+        for (size_t i = lo; i < hi; ++i) {
           ps.sum_f32[i] = j == 0 ? part[i] : ps.sum_f32[i] + part[i];
         }
       } else if (j == 0) {
-        ps.trees[j]->root_f32(ps.sum_f32);
+        ps.trees[j]->root_f32(ps.sum_f32, ps.block.begin, ps.block.end);
       } else {
-        ps.trees[j]->add_root_f32(ps.sum_f32);
+        ps.trees[j]->add_root_f32(ps.sum_f32, ps.block.begin, ps.block.end);
       }
     }
   }
@@ -778,8 +836,9 @@ void Worker::update_weights(int64_t update) {
     // The global norm spans every IPU of the replica; summing per parameter in the graph's order
     // gives the same bits whatever the placement.
     auto& squares = shared_.clip_squares[static_cast<size_t>(replica_)][static_cast<size_t>(update % 2)];
-    for (const ParamState& ps : params_) {
-      squares[static_cast<size_t>(ps.index)] = sum_of_squares(ps.slot);
+    gradient_squares(*sums_);
+    for (size_t k = 0; k < params_.size(); ++k) {
+      squares[static_cast<size_t>(params_[k].index)] = clip_totals_[k];
     }
     shared_.clip_meet[static_cast<size_t>(replica_)]->arrive(ipu_, 0, sim_, {shared_.detector.get(), index_, nullptr});
     double total = 0;
@@ -790,8 +849,19 @@ void Worker::update_weights(int64_t update) {
   }
   // A skipped update is not a step of the optimizer (its moments' bias correction counts only
   // applied updates, as with GradScaler), while the learning-rate schedule follows the updates.
-  optimizer_->update(slots_, update + 1 - loss_scale_.skipped, learning_rate_at(o, update + 1), factor);
+  Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
+  const WaitContext wait{shared_.detector.get(), index_, nullptr};
+  if (shared_.shard_weights) {
+    meet.arrive(replica_, 0, sim_, wait);  // every replica's tasks have read the shards they gather
+  }
+  optimizer_->update_blocks(slots_, update + 1 - loss_scale_.skipped, learning_rate_at(o, update + 1), factor,
+                            *sums_);
   round_after_update(update);
+  if (shared_.shard_weights) {
+    meet.arrive(replica_, 0, sim_, wait);  // every shard is updated before the next task gathers it
+  } else if (shared_.shard_state) {
+    gather_weights();
+  }
 }
 
 void Worker::round_after_update(int64_t update) {
@@ -805,7 +875,7 @@ void Worker::round_after_update(int64_t update) {
   if (plan_.settings.master_weights == planner::MasterWeights::None && rounding_) {
     // No f32 master: the weights are stored in the compute type, every update rounded into it.
     for (const ParamState& ps : params_) {
-      round_in_place(ps.slot.front().weights, ps.slot.front().size, *rounding_, key(*rounding_, ps, 0));
+      round_in_place(ps.slot.front().weights, ps.slot.front().size, *rounding_, key(*rounding_, ps, 0), ps.block.begin);
     }
   }
   const DType state = plan_.settings.optimizer_state_dtype;
@@ -815,7 +885,7 @@ void Worker::round_after_update(int64_t update) {
     for (const ParamState& ps : params_) {
       const ParamSlot& slot = ps.slot.front();
       for (int64_t k = 0; k < slots; ++k) {
-        round_in_place(slot.state + k * slot.size, slot.size, r, key(r, ps, 1 + k));
+        round_in_place(slot.state + k * slot.size, slot.size, r, key(r, ps, 1 + k), ps.block.begin);
       }
     }
   }

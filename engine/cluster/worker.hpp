@@ -24,6 +24,7 @@
 #include "engine/optim/loss_scale.hpp"
 #include "engine/optim/optimizer.hpp"
 #include "planner/plan.hpp"
+#include "planner/sharding.hpp"
 
 namespace iputrain::engine {
 
@@ -56,6 +57,17 @@ struct ClusterShared {
   std::vector<std::array<std::vector<double>, 2>> clip_squares;
   //! Per IPU of a replica, per gradient part (its value): the replicas' accumulation trees.
   std::vector<std::map<ir::ValueId, std::vector<GradTree*>>> trees;
+  //! pipeline.replicated_optimizer_state_sharding with R > 1: each replica updates one block of
+  //! every tensor (planner/sharding.hpp) and the blocks are all-gathered (worker_sharding.cpp).
+  bool shard_state = false;
+  //! pipeline.replicated_weight_sharding with R > 1: each replica keeps only its block of every
+  //! trained weight (its shard) between uses; a task gathers the full weights it reads first.
+  bool shard_weights = false;
+  //! Per IPU of a replica, per updated parameter: the replicas' weights (sharded state: for the
+  //! all-gather after the update), or their shards (sharded weights: for the gathers before tasks).
+  std::vector<std::map<ir::ValueId, std::vector<float*>>> replica_weights;
+  //! Per IPU of a replica: the grains' sums of squares of its tensors (TensorSums under sharding).
+  std::vector<std::vector<double>> grain_sums;
   std::unique_ptr<HostOutfeed> outfeed;
   std::unique_ptr<StallDetector> detector;  //!< workers indexed replica * ipus + ipu
   Recorder recorder;
@@ -106,8 +118,11 @@ class Worker {
   const LossScaleState& loss_scale() const { return loss_scale_; }
   void set_loss_scale(const LossScaleState& s) { loss_scale_ = s; }
   //! Optimizer state of parameter `p` for checkpoints (worker_state.cpp): its state slots one
-  //! after the other, each numel(p) floats; empty if this IPU does not update `p`.
+  //! after the other, each state_block(p).size() floats (numel(p) unless the state is sharded);
+  //! empty if this IPU does not update `p`.
   std::span<float> optimizer_state(ir::ValueId p);
+  //! The elements of `p` whose optimizer state this worker holds (all of them unless sharded).
+  planner::ShardRange state_block(ir::ValueId p) const;
   int32_t optimizer_state_slots() const;
 
  private:
@@ -134,6 +149,7 @@ class Worker {
     std::vector<Copy> copies;
     std::vector<Leaf> leaves;
     std::vector<OutfeedItem> outs;
+    std::vector<size_t> gathers;  // sharded weights: the params_ entries this task gathers first
     double cycles = 0;
     int64_t acquire = 0;
     int64_t release = 0;
@@ -147,6 +163,21 @@ class Worker {
     std::vector<const float*> unaccumulated;       // without trees: micro-batch 0's part buffers
     std::vector<ParamSlot> slot;    // one entry: what sum_of_squares() and update() read
     float* sum_f32 = nullptr;       // f16 accumulators or several parts: where the roots are widened and summed
+    planner::ShardRange block;      // the elements this replica updates (all unless the state is sharded)
+    float* shard = nullptr;         // sharded weights: this replica's block of the weight, what it keeps
+    int32_t copy = -1;              // its entry in weight_copies_ (half compute), else -1
+    int64_t grain_base = 0;         // where the tensor's grains start in ClusterShared::grain_sums
+  };
+
+  //! TensorSums over the replicas' blocks: each posts its grains' sums, all add every grain in order.
+  class ShardSums final : public TensorSums {
+   public:
+    explicit ShardSums(Worker& w) : w_(w) {}
+    void complete(const std::vector<ParamSlot>& params, int32_t quantities, std::span<const double> grains,
+                  std::span<double> totals) override;
+
+   private:
+    Worker& w_;
   };
 
   //! A moving statistic this IPU holds: its state and the canonical tree of its leaves.
@@ -183,6 +214,21 @@ class Worker {
   //! state = state * momentum + mean statistic * (1 - momentum) (planner/moving_statistics.hpp).
   void update_statistics();
   void update_weights(int64_t update);
+  //! Sharded state: reduces this replica's block of every gradient part of `bucket` into its own
+  //! trees (reduce-scatter); returns as reduce().
+  double reduce_blocks(int32_t bucket);
+  //! Sharded state: copies the other replicas' updated blocks into this replica's weights.
+  void gather_weights();
+  //! Sharded weights: which weights each task gathers (after build_ops()).
+  void build_gathers();
+  //! Sharded weights: gathers the full weight `ps` from the replicas' shards into its buffer (and
+  //! its half copy), before a task that reads it and after an execution for the host.
+  void gather_param(const ParamState& ps);
+  //! Sharded weights, at the start of an execution: takes this replica's shards from the weights
+  //! the host holds (initialised, loaded or gathered after the last execution).
+  void load_shards();
+  //! Per updated parameter, the sum of squares of its (whole) gradient as stored, through `sums`.
+  void gradient_squares(TensorSums& sums);
   //! Stores weights without an f32 master, and half optimizer moments, in their type.
   void round_after_update(int64_t update);
 
@@ -196,6 +242,7 @@ class Worker {
   AlignedBlock workspace_;
   std::vector<std::unique_ptr<TaskProgram>> tasks_;  // one per task instruction of the program
   std::vector<ParamState> params_;
+  AlignedBlock shards_;  // sharded weights: every ParamState::shard
   std::vector<ParamSlot> slots_;  // every updated parameter, for the optimizer
   std::vector<StatisticState> statistics_;
   AlignedBlock statistic_sums_;
@@ -204,6 +251,11 @@ class Worker {
   AlignedBlock optimizer_state_;
   AlignedBlock widened_roots_;
   std::unique_ptr<Optimizer> optimizer_;
+  std::unique_ptr<TensorSums> sums_;  // LocalSums, or ShardSums when the state is sharded
+  std::vector<double> clip_grains_;   // gradient_squares()' working memory
+  std::vector<double> clip_totals_;
+  // Sharded state: per bucket, this replica's block of each gradient part of the bucket.
+  std::vector<std::vector<std::pair<const std::vector<GradTree*>*, planner::ShardRange>>> bucket_blocks_;
   std::unique_ptr<ReduceScratch> reduce_scratch_;
   // Per bucket of the plan, and for the moving statistics: the trees a reduction combines, listed
   // at the first reduction (every worker has published its trees by then) and kept.
@@ -221,6 +273,7 @@ class Worker {
     const float* master;
     float* copy;
     int64_t size;
+    bool gathered = false;  // a sharded weight: its copy is made when the weight is gathered
   };
   std::vector<WeightCopy> weight_copies_;
   AlignedBlock weight_copy_memory_;

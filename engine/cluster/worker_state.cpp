@@ -14,6 +14,15 @@ std::span<float> Worker::optimizer_state(ir::ValueId p) {
   return {};
 }
 
+planner::ShardRange Worker::state_block(ir::ValueId p) const {
+  for (const ParamState& ps : params_) {
+    if (ps.param == p) {
+      return ps.block;
+    }
+  }
+  return {};
+}
+
 int32_t Worker::optimizer_state_slots() const { return optimizer_->state_slots(); }
 
 }  // namespace iputrain::engine

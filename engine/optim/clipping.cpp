@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/optim/eigen_maps.hpp"
+#include "engine/optim/tensor_sums.hpp"
 
 namespace iputrain::engine {
 
 double sum_of_squares(const std::vector<ParamSlot>& params) {
   double total = 0;
   for (const ParamSlot& p : params) {
-    total += optim_detail::grad(p).cast<double>().square().sum();
+    total += tensor_squares(p.grad, p.size);
   }
   return total;
 }

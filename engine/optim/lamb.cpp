@@ -5,10 +5,17 @@
 //   w <- w - lr * (|w| / |u|) * u
 // The trust ratio |w| / |u| is 1 when either norm is 0 (a fresh zero bias, a zero update), as in
 // the PyTorch implementations in NVIDIA apex (FusedLAMB) and timm. torch.optim has no LAMB.
+// Both norms are sums of squares taken grain by grain (tensor_sums.hpp), so a replica that
+// updates one block of each tensor (sharded optimizer state) gets the whole tensors' norms, and
+// the same bits as one that updates whole tensors.
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include "engine/optim/eigen_maps.hpp"
 #include "engine/optim/optimizers.hpp"
+#include "engine/optim/tensor_sums.hpp"
 
 namespace iputrain::engine {
 
@@ -25,31 +32,81 @@ class Lamb final : public Optimizer {
         weight_decay_(static_cast<float>(o.weight_decay)) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale) override {
+    LocalSums whole;
+    update_blocks(params, step, lr, grad_scale, whole);
+  }
+
+  // Two passes: the moments and the grains' squares of w and u, then (once every replica's
+  // grains are in: the norms are over whole tensors) the step.
+  void update_blocks(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale,
+                     TensorSums& sums) override {
     const double t = static_cast<double>(step);
     const auto correction1 = static_cast<float>(1.0 - std::pow(static_cast<double>(beta1_), t));
     const auto correction2 = static_cast<float>(1.0 - std::pow(static_cast<double>(beta2_), t));
     const auto c1 = static_cast<float>(1.0 - static_cast<double>(beta1_));
     const auto c2 = static_cast<float>(1.0 - static_cast<double>(beta2_));
+    reserve(params);
+    const size_t grains = grain_count(params);
+    double* out = grains_.data();
     for (const ParamSlot& p : params) {
-      Vec w = weights(p);
       Vec m = state(p, 0);
       Vec v = state(p, 1);
       const auto g = grad_scale * grad(p);
       m = beta1_ * m + c1 * g;
       v = beta2_ * v + c2 * g.square();
-      // The update direction is needed twice (its norm, then the step); recomputing it from m and
-      // v instead of storing it keeps the kernel free of scratch memory.
+      grains_of(p.weights, p.size, out);
+      out += planner::shard_grains(p.size);
+      // The update direction grain by grain into a small buffer, for its squares only: the step
+      // below recomputes it from m and v, which keeps the kernel free of scratch memory.
+      const float* mp = p.state;
+      const float* vp = p.state + p.size;
+      for (int64_t a = 0; a < p.size; a += planner::kShardGrain) {
+        const int64_t n = std::min(planner::kShardGrain, p.size - a);
+        std::array<float, planner::kShardGrain> u{};
+        for (int64_t i = 0; i < n; ++i) {
+          u[static_cast<size_t>(i)] = (mp[a + i] / correction1) / (std::sqrt(vp[a + i] / correction2) + epsilon_) +
+                                      weight_decay_ * p.weights[a + i];
+        }
+        *out++ = grain_squares(u.data(), n);
+      }
+    }
+    sums.complete(params, 2, std::span<const double>(grains_.data(), grains),
+                  std::span<double>(totals_.data(), 2 * params.size()));
+    for (size_t k = 0; k < params.size(); ++k) {
+      const ParamSlot& p = params[k];
+      Vec w = weights(p);
+      Vec m = state(p, 0);
+      Vec v = state(p, 1);
       const auto u = (m / correction1) / ((v / correction2).sqrt() + epsilon_) + weight_decay_ * w;
-      const double w_norm = std::sqrt(w.cast<double>().square().sum());
-      const double u_norm = std::sqrt(u.cast<double>().square().sum());
+      const double w_norm = std::sqrt(totals_[2 * k]);
+      const double u_norm = std::sqrt(totals_[2 * k + 1]);
       const double trust = w_norm > 0 && u_norm > 0 ? w_norm / u_norm : 1.0;
       w -= static_cast<float>(static_cast<double>(lr) * trust) * u;
     }
   }
   int32_t state_slots() const override { return 2; }
 
+  void reserve(const std::vector<ParamSlot>& params) override {
+    if (grains_.size() < grain_count(params)) {
+      grains_.resize(grain_count(params));
+    }
+    if (totals_.size() < 2 * params.size()) {
+      totals_.resize(2 * params.size());
+    }
+  }
+
  private:
+  static size_t grain_count(const std::vector<ParamSlot>& params) {
+    size_t grains = 0;
+    for (const ParamSlot& p : params) {
+      grains += 2 * static_cast<size_t>(planner::shard_grains(p.size));
+    }
+    return grains;
+  }
+
   float beta1_, beta2_, epsilon_, weight_decay_;
+  std::vector<double> grains_;  // per slot: the grains' squares of w, then of u
+  std::vector<double> totals_;  // per slot: |w|^2, |u|^2
 };
 
 }  // namespace

@@ -9,18 +9,33 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "iputrain/config.hpp"
 
 namespace iputrain::engine {
 
-//! One parameter as the optimizer sees it.
+//! One parameter as the optimizer sees it: the whole tensor, or under sharded optimizer state one
+//! replica's block of it (planner/sharding.hpp), which starts on a grain of the tensor.
 struct ParamSlot {
   float* weights;     //!< `size` floats, updated in place
   const float* grad;  //!< `size` floats: the reduced gradient
   float* state;       //!< state_slots() * size floats, zeroed by the caller, then init_state()
   int64_t size;
+};
+
+//! Completes sums of squares over whole tensors (engine/optim/tensor_sums.hpp) for optimizers
+//! that need them (LAMB's norms) and for gradient clipping.
+class TensorSums {
+ public:
+  virtual ~TensorSums() = default;
+  //! `grains` holds, slot after slot and for each slot `quantities` quantities one after the
+  //! other, the sums of squares of the slot's grains (planner::shard_grains(slot.size) each).
+  //! Writes `totals[slot * quantities + q]`: the sum over every grain of the slot's whole tensor,
+  //! added in the tensor's order, whoever holds them.
+  virtual void complete(const std::vector<ParamSlot>& params, int32_t quantities, std::span<const double> grains,
+                        std::span<double> totals) = 0;
 };
 
 class Optimizer {
@@ -33,6 +48,15 @@ class Optimizer {
   //! is multiplied by `grad_scale` first (replica averaging, clipping, loss-scale removal).
   //! Allocates nothing.
   virtual void update(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale) = 0;
+  //! update() when the slots may be blocks of their tensors: whole-tensor sums go through `sums`.
+  //! Element-wise optimizers need none and run update().
+  virtual void update_blocks(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale,
+                             TensorSums& sums) {
+    (void)sums;
+    update(params, step, lr, grad_scale);
+  }
+  //! Sizes any working memory update() needs for these slots, so that updates allocate nothing.
+  virtual void reserve(const std::vector<ParamSlot>& params) { (void)params; }
   //! Floats of state per weight (0 for sgd, 2 for adam); equals optimizer_state_slots().
   virtual int32_t state_slots() const = 0;
 };

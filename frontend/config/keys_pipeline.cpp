@@ -61,24 +61,24 @@ std::vector<KeySpec> pipeline_keys() {
           .no_effect("no optimizer's update has a matmul or a convolution, so its options have nothing to act on"),
       key(IPUTRAIN_KEY(pipeline.offload_weight_update_variables), AutoBool, "auto", Models,
           "Keep optimizer state in remote memory, streamed in for the update."),
-      key(IPUTRAIN_KEY(pipeline.replicated_optimizer_state_sharding), Bool, false, Refused,
-          "Partition optimizer state across replicas, each updating its shard (ZeRO-1); the planner's memory "
-          "and cycle models count 1/replicas of the state per IPU (`train` does not run it yet).")
-          .refused("this version of the engine does not act on it yet",
-                   "remove it; the plan models the saving when the key is set in `iputrain plan`"),
+      key(IPUTRAIN_KEY(pipeline.replicated_optimizer_state_sharding), Bool, false, Runs,
+          "Partition optimizer state across replicas (ZeRO-1): each replica keeps and updates one block of every "
+          "state tensor, the gradients are reduce-scattered and the new weights all-gathered; the same weights "
+          "bit for bit, 1/replicas of the state per IPU (docs/training.md)."),
       key(IPUTRAIN_KEY(pipeline.offload_activations), AutoBool, "auto", None,
           "Keep activations of waiting micro-batches in remote memory.")
           .no_effect("the memory model keeps every stashed activation on the IPU"),
       key(IPUTRAIN_KEY(pipeline.offload_gradient_accumulation_buffers), AutoBool, "auto", Models,
           "Keep gradient accumulators in remote memory: they leave the IPU's memory and each "
           "accumulation streams one in and out over the host link; \"auto\" keeps them on the IPU."),
-      key(IPUTRAIN_KEY(pipeline.replicated_weight_sharding), AutoBool, "auto", Refused,
-          "Partition weights across replicas, all-gathered on each use (ZeRO-3).")
-          .refused("this version of the engine does not act on it yet",
-                   "remove it to train with the defaults"),
+      key(IPUTRAIN_KEY(pipeline.replicated_weight_sharding), AutoBool, "auto", Runs,
+          "Partition weights across replicas (ZeRO-3): each replica keeps one block of every trained weight and "
+          "of its optimizer state, each task all-gathers the full weights it reads into one buffer per IPU, and "
+          "the update works on the blocks; the same weights bit for bit. auto: on for the sequential schedule "
+          "with `batch_serialization_iterations` > 1 (docs/training.md)."),
       key(IPUTRAIN_KEY(pipeline.offload_weights), AutoBool, "auto", None,
           "Keep sharded weights in remote memory (needs `replicated_weight_sharding`).")
-          .no_effect("the memory model keeps every weight on the IPU"),
+          .no_effect("the memory model keeps every weight shard on the IPU"),
       key(IPUTRAIN_KEY(pipeline.continuous_weight_updates), Bool, false, Refused,
           "Apply gradients as soon as they are computed; not implemented by the seeds, so only false "
           "is accepted.")

@@ -467,7 +467,8 @@ const std::vector<RuleDoc>& rule_docs() {
        "needs grouped or sequential."},
       {{"pipeline.stages"}, "Lists at least two distinct stages, equal to the model's stages.", true},
       {{"pipeline.offload_weights", "pipeline.replicated_weight_sharding"},
-       "Offloading weights needs replicated weight sharding (true or auto)."},
+       "Offloading weights needs replicated weight sharding: true, or auto where it resolves to on (the "
+       "sequential schedule with batch_serialization_iterations > 1; checked when the plan is made)."},
       {{"pipeline.forward_propagation_stages_poplar_options",
         "pipeline.backward_propagation_stages_poplar_options"},
        "One entry per stage when given.",

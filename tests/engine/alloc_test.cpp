@@ -123,6 +123,7 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
     std::vector<float> w(1000, 0.5f), g(1000, 0.1f), state(2000, 0.0f);
     const std::vector<engine::ParamSlot> slots = {{w.data(), g.data(), state.data(), 1000}};
     opt->init_state(slots[0]);
+    opt->reserve(slots);  // as the worker does when it builds its slots (lamb's norm grains)
     allocations = 0;
     counting = true;
     for (int64_t step = 1; step <= 50; ++step) {

@@ -271,6 +271,12 @@ TEST_CASE("replicated optimizer state sharding keeps 1/R of the state per replic
   CHECK(whole.memory[0].optimizer_state == 1024);
   CHECK(sharded.memory[0].optimizer_state == 512);
   CHECK(sharded.memory[0].total_peak == whole.memory[0].total_peak - 512);
+  // Traffic: the reduce-scatter half of the ring all-reduce, then the new weights all-gathered
+  // ((R - 1) / R of every trained weight's bytes per replica).
+  CHECK(sharded.cost.reduce_bytes_per_update == doctest::Approx(whole.cost.reduce_bytes_per_update / 2));
+  CHECK(whole.cost.gather_bytes_per_update == 0);
+  CHECK(sharded.cost.gather_bytes_per_update > 0);
+  CHECK(sharded.cost.gather_bytes_per_update <= whole.cost.reduce_bytes_per_update / 2 + 1e-9);
   // Offloaded, each replica streams only its share across the (here slow) host link: the update
   // is cheaper despite the all-gather of the new weights.
   const Plan offloaded = plan(false, true);

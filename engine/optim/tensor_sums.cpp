@@ -1,0 +1,47 @@
+#include "engine/optim/tensor_sums.hpp"
+
+#include <algorithm>
+
+namespace iputrain::engine {
+
+double grain_squares(const float* x, int64_t n) {
+  // A plain loop in order: no vector reduction whose grouping would depend on the alignment.
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const auto v = static_cast<double>(x[i]);
+    sum += v * v;
+  }
+  return sum;
+}
+
+void grains_of(const float* x, int64_t n, double* out) {
+  for (int64_t a = 0; a < n; a += planner::kShardGrain) {
+    *out++ = grain_squares(x + a, std::min(planner::kShardGrain, n - a));
+  }
+}
+
+double tensor_squares(const float* x, int64_t n) {
+  double total = 0;
+  for (int64_t a = 0; a < n; a += planner::kShardGrain) {
+    total += grain_squares(x + a, std::min(planner::kShardGrain, n - a));
+  }
+  return total;
+}
+
+void LocalSums::complete(const std::vector<ParamSlot>& params, int32_t quantities, std::span<const double> grains,
+                         std::span<double> totals) {
+  size_t at = 0;
+  for (size_t k = 0; k < params.size(); ++k) {
+    const auto count = static_cast<size_t>(planner::shard_grains(params[k].size));
+    for (int32_t q = 0; q < quantities; ++q) {
+      double total = 0;
+      for (size_t j = 0; j < count; ++j) {
+        total += grains[at + j];
+      }
+      totals[k * static_cast<size_t>(quantities) + static_cast<size_t>(q)] = total;
+      at += count;
+    }
+  }
+}
+
+}  // namespace iputrain::engine

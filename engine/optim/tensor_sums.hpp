@@ -1,0 +1,34 @@
+// Sums of squares over a tensor in a fixed order, so that a norm comes out the same bits whether
+// one replica holds the whole tensor or each holds a block of it (sharded optimizer state).
+// The tensor is cut into grains of planner::kShardGrain elements; each grain's squares are added
+// one after the other in double, and the grains' sums are added in the tensor's order. A block
+// of a sharded tensor starts on a grain, so its grains' sums are the tensor's.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/optim/optimizer.hpp"
+#include "planner/sharding.hpp"
+
+namespace iputrain::engine {
+
+//! Sum of x[i]^2 over n <= kShardGrain elements, in order, in double.
+double grain_squares(const float* x, int64_t n);
+
+//! Writes the sums of squares of the grains of `x` (n elements) into `out`
+//! (planner::shard_grains(n) entries).
+void grains_of(const float* x, int64_t n, double* out);
+
+//! The sum of squares of a whole tensor: its grains' sums added in order.
+double tensor_squares(const float* x, int64_t n);
+
+//! TensorSums of slots that are whole tensors: each slot's grains added in order.
+class LocalSums final : public TensorSums {
+ public:
+  void complete(const std::vector<ParamSlot>& params, int32_t quantities, std::span<const double> grains,
+                std::span<double> totals) override;
+};
+
+}  // namespace iputrain::engine
