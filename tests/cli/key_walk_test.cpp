@@ -98,7 +98,7 @@ const std::map<std::string, Probe>& probes() {
       {"ipu.floating_point_behaviour.esr", {"true", {"training.precision=\"f16\""}}},
       {"ipu.floating_point_behaviour.nanoo", {"true", {"training.precision=\"f16\""}}},
       {"ipu.io_tiles.place_ops_on_io_tiles", {"true", {"ipu.io_tiles.num_io_tiles=32"}}},
-      {"ipu.io_tiles.available_memory_proportion", {"0.5", {"ipu.io_tiles.num_io_tiles=32"}}},
+      {"ipu.io_tiles.available_memory_proportion", {"0.5", {"ipu.io_tiles.num_io_tiles=32", "ipu.io_tiles.place_ops_on_io_tiles=true"}}},
       {"ipu.io_tiles.num_io_tiles", {"32"}},
       {"ipu.ipu_model.tiles_per_ipu", {"736"}},
       {"ipu.norms.experimental.distributed_batch_norm_replica_group_size", {"2"}},
