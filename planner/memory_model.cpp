@@ -83,6 +83,7 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     if (b.cls == BufferClass::Param) {
       // Under weight sharding a trained weight keeps its block; the gather buffer is added below.
       mem.weights += resident_weight_bytes(plan, b.value) + statistic_sum_bytes(plan, b.value);
+      mem.weights_offloaded += remote_weight_bytes(plan, b.value);
       ++a.weight_tensors;
       if (s.master_weights == MasterWeights::Offloaded && is_half(compute)) {
         mem.weights_offloaded += static_cast<int64_t>(g.type(b.value).bytes());

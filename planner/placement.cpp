@@ -227,6 +227,8 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
                    "leaves off here (it is on only for the sequential schedule with batch_serialization_iterations > 1)",
                    "set `pipeline.replicated_weight_sharding = true`, or leave `pipeline.offload_weights` unset");
   }
+  // As in the seed, "auto" follows weight sharding: sharded blocks live in remote memory.
+  s.offload_weights = s.shard_weights && p.offload_weights.value_or(true);
   s.master_weights = config.training.master_weights == "offloaded" ? MasterWeights::Offloaded
                      : config.training.master_weights == "none"    ? MasterWeights::None
                                                                     : MasterWeights::OnChip;

@@ -49,6 +49,7 @@ struct PlanSettings {
   //! resolved: "auto" is on for the sequential schedule with batch serialization); implies the
   //! state sharding's update (planner/sharding.hpp).
   bool shard_weights = false;
+  bool offload_weights = false;           //!< sharded weights' blocks in remote memory between uses
   MasterWeights master_weights = MasterWeights::OnChip;
   int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU
   int64_t prefetch_depth = 2;
@@ -77,7 +78,7 @@ struct IpuMemory {
   int64_t weights = 0;
   int64_t optimizer_state = 0;      //!< 0 when offloaded to host memory
   int64_t optimizer_state_offloaded = 0;
-  int64_t weights_offloaded = 0;    //!< f32 master weights kept in host memory (training.master_weights)
+  int64_t weights_offloaded = 0;    //!< in host memory: f32 master weights (training.master_weights), offloaded weight shards
   int64_t accumulators = 0;          //!< 0 when offloaded
   int64_t accumulators_offloaded = 0; //!< in remote (host) memory instead
   int64_t activations_peak = 0;     //!< the arena: stashed, received and in-task values, packed by liveness

@@ -71,14 +71,30 @@ int64_t gather_buffer_bytes(const Plan& plan, int32_t ipu) {
   return most;
 }
 
-int64_t resident_weight_bytes(const Plan& plan, ir::ValueId p) {
+namespace {
+
+int64_t block_bytes(const Plan& plan, ir::ValueId p) {
   const ir::Graph& g = plan.graph;
   const int64_t whole = device_weight_bytes(g, p, plan.settings.device.compute, plan.settings.master_weights);
-  if (!weights_sharded(plan) || !sharded_param(plan, p)) {
-    return whole;
-  }
   const int64_t n = g.type(p).numel();
   return n == 0 ? 0 : whole / n * shard_capacity(n, plan.placement.replicas);
+}
+
+bool offloaded_block(const Plan& plan, ir::ValueId p) {
+  return weights_sharded(plan) && plan.settings.offload_weights && sharded_param(plan, p);
+}
+
+}  // namespace
+
+int64_t resident_weight_bytes(const Plan& plan, ir::ValueId p) {
+  if (!weights_sharded(plan) || !sharded_param(plan, p)) {
+    return device_weight_bytes(plan.graph, p, plan.settings.device.compute, plan.settings.master_weights);
+  }
+  return offloaded_block(plan, p) ? 0 : block_bytes(plan, p);
+}
+
+int64_t remote_weight_bytes(const Plan& plan, ir::ValueId p) {
+  return offloaded_block(plan, p) ? block_bytes(plan, p) : 0;
 }
 
 }  // namespace iputrain::planner

@@ -75,6 +75,9 @@ int64_t gather_buffer_bytes(const Plan& plan, int32_t ipu);
 //! Device bytes parameter `p` keeps between uses: device_weight_bytes(), or under weight sharding
 //! for a trained weight the replica's reserved block of it (shard_capacity()) at the same bytes
 //! per element.
+//! 0 when those blocks are offloaded (pipeline.offload_weights): they stay in remote memory.
 int64_t resident_weight_bytes(const Plan& plan, ir::ValueId p);
+//! Device bytes of the block of `p` kept in remote memory (0 unless offloaded).
+int64_t remote_weight_bytes(const Plan& plan, ir::ValueId p);
 
 }  // namespace iputrain::planner

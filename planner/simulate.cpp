@@ -79,6 +79,10 @@ double instr_cycles(const Plan& plan, const Instr& instr) {
       if (gathered > 0) {
         const double r = plan.placement.replicas;
         cycles += transfer_cycles((r - 1) / r * gathered, d.link_bytes_per_second, d) + d.op_overhead_cycles;
+        if (s.offload_weights) {
+          // Offloaded, the replica's own blocks come in from remote memory first.
+          cycles += transfer_cycles(gathered / r, d.host_bytes_per_second, d);
+        }
       }
       return cycles;
     }
@@ -137,6 +141,9 @@ double instr_cycles(const Plan& plan, const Instr& instr) {
       double host_bytes = s.offload_optimizer_state ? 2 * state / shards : 0;
       if (s.master_weights == MasterWeights::Offloaded && is_half(d.compute)) {
         host_bytes += 2 * weights;
+      }
+      if (weights_sharded(plan) && s.offload_weights) {
+        host_bytes += 2 * weights / shards;  // the blocks are read from and written back to remote memory
       }
       if (host_bytes > 0) {
         cycles += transfer_cycles(host_bytes, d.host_bytes_per_second, d);

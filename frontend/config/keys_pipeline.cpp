@@ -76,9 +76,10 @@ std::vector<KeySpec> pipeline_keys() {
           "of its optimizer state, each task all-gathers the full weights it reads into one buffer per IPU, and "
           "the update works on the blocks; the same weights bit for bit. auto: on for the sequential schedule "
           "with `batch_serialization_iterations` > 1 (docs/training.md)."),
-      key(IPUTRAIN_KEY(pipeline.offload_weights), AutoBool, "auto", None,
-          "Keep sharded weights in remote memory (needs `replicated_weight_sharding`).")
-          .no_effect("the memory model keeps every weight shard on the IPU"),
+      key(IPUTRAIN_KEY(pipeline.offload_weights), AutoBool, "auto", Models,
+          "Keep each replica's blocks of the sharded weights in remote memory between uses: they leave "
+          "the IPU, and each task streams them in before its gather, the update out again; \"auto\" = on "
+          "with `replicated_weight_sharding` (as in the seed)."),
       key(IPUTRAIN_KEY(pipeline.continuous_weight_updates), Bool, false, Refused,
           "Apply gradients as soon as they are computed; not implemented by the seeds, so only false "
           "is accepted.")

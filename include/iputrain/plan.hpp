@@ -39,7 +39,7 @@ struct PlanMemory {
   int64_t total_peak = 0;
   int64_t capacity = 0;
   int64_t activations_live = 0;           //!< most arena bytes in use at one moment
-  int64_t weights_offloaded = 0;          //!< f32 master weights in host memory (training.master_weights)
+  int64_t weights_offloaded = 0;          //!< in host memory: f32 master weights (training.master_weights), offloaded weight shards
 };
 
 //! One model stage as placed.

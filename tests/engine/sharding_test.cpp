@@ -265,12 +265,18 @@ TEST_CASE("sharded weights: each replica keeps its shards and one gather buffer,
     return std::make_tuple(session.run_report(), plan, session.weights());
   };
   const auto [whole, whole_plan, whole_weights] = run(text(""));
-  const auto [sharded, sharded_plan, sharded_weights] = run(text(kWeights));
+  const auto [sharded, sharded_plan, sharded_weights] = run(text(std::string(kWeights) + "offload_weights = false\n"));
+  // By default (as in the seed) the blocks live in remote memory between uses.
+  const auto [offloaded, offloaded_plan, offloaded_weights] = run(text(kWeights));
   check_same(sharded_weights, whole_weights);
-  for (const IpuReport& ipu : sharded.ipus) {
-    CAPTURE(ipu.physical);
-    CHECK(ipu.memory_peak == ipu.memory_estimate);
+  check_same(offloaded_weights, whole_weights);
+  for (const auto* report : {&sharded, &offloaded}) {
+    for (const IpuReport& ipu : report->ipus) {
+      CAPTURE(ipu.physical);
+      CHECK(ipu.memory_peak == ipu.memory_estimate);
+    }
   }
+  CHECK(offloaded.simulated_cycles_per_update == doctest::Approx(offloaded.planned_cycles_per_update).epsilon(1e-9));
   CHECK(sharded.simulated_cycles_per_update == doctest::Approx(sharded.planned_cycles_per_update).epsilon(1e-9));
   // Shards per replica (f32): 512 -> 256, 1024 -> 512 twice, 320 -> 192, the biases (32, 10) whole
   // on replica 0 and reserved by both. The largest task reads a 32 x 32 kernel and its bias.
@@ -278,6 +284,9 @@ TEST_CASE("sharded weights: each replica keeps its shards and one gather buffer,
   const int64_t gather = 4 * (1024 + 32);
   CHECK(whole_plan.memory[0].weights == 4 * (512 + 32 + 1024 + 32 + 1024 + 32 + 320 + 10));
   CHECK(sharded_plan.memory[0].weights == shards + gather);
+  CHECK(offloaded_plan.memory[0].weights == gather);
+  CHECK(offloaded_plan.memory[0].weights_offloaded == shards);
+  CHECK(offloaded_plan.cost.cycles_per_update > sharded_plan.cost.cycles_per_update);
   CHECK(sharded_plan.memory[0].optimizer_state == 2 * shards);
   CHECK(sharded_plan.settings.shard_optimizer_state);
   // Each task gathers what it reads; the update all-gathers nothing.
