@@ -115,7 +115,7 @@ const std::map<std::string, Probe>& probes() {
       {"pipeline.forward_propagation_stages_poplar_options", {"[{ matmul_options = { availableMemoryProportion = \"0.001\" } }, {}]", {"ipu.ipu_model.tiles_per_ipu=4"}}},
       {"pipeline.backward_propagation_stages_poplar_options", {"[{ matmul_options = { availableMemoryProportion = \"0.001\" } }, {}]", {"ipu.ipu_model.tiles_per_ipu=4"}}},
       {"pipeline.weight_update_poplar_options", {"{ matmul_options = { availableMemoryProportion = \"0.1\" } }"}},
-      {"pipeline.offload_weights", {"true", {"pipeline.replicated_weight_sharding=true"}}},
+      {"pipeline.offload_weights", {"false", {"pipeline.replicated_weight_sharding=true"}}},  // auto = on with sharding
       {"pipeline.offload_weight_update_variables", {"true", {"optimizer.type=\"adam\""}}},
       {"device.flops_per_tile_per_cycle_fp16", {"32", {"training.precision=\"f16\""}}},
       {"pipeline.outfeed_mask", {"[false, true]"}},
