@@ -89,7 +89,7 @@ int run_train(const TrainArgs& args) {
   fmt::print("trained {} steps ({} samples) in {:.2f} s: {:.0f} samples/s; last step: {}\n", summary.steps,
              summary.samples, summary.seconds, summary.samples_per_second,
              values_str(summary.output_names, summary.last_values));
-  if (config.optimizer.loss_scaling_mode == "dynamic" || summary.skipped_updates > 0) {
+  if (config.resolve().optimizer.loss_scaling_mode == LossScaling::Dynamic || summary.skipped_updates > 0) {
     fmt::print("loss scale {:g}; {} update{} skipped since step 0 because a gradient overflowed\n", summary.loss_scale,
                summary.skipped_updates, summary.skipped_updates == 1 ? "" : "s");
   }

@@ -5,28 +5,28 @@
 
 #include <cstdint>
 
-#include "iputrain/config.hpp"
-#include "iputrain/error.hpp"
+#include "iputrain/settings.hpp"
 
 namespace iputrain {
 
 //! Floats of optimizer state kept per weight element (each one a full copy of the weights' size):
 //! sgd 0; momentum 1 (velocity); adam, adamw, lamb 2 (first and second moments); rmsprop 1 (mean
 //! square), 2 when centered (plus mean gradient); adagrad 1 (squared-gradient sum).
-inline int32_t optimizer_state_slots(const OptimizerSection& o) {
-  if (o.type == "sgd") {
-    return 0;
+inline int32_t optimizer_state_slots(const OptimizerSettings& o) {
+  switch (o.kind) {
+    case OptimizerKind::Sgd:
+      return 0;
+    case OptimizerKind::Momentum:
+    case OptimizerKind::Adagrad:
+      return 1;
+    case OptimizerKind::RmsProp:
+      return o.centered ? 2 : 1;
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+    case OptimizerKind::Lamb:
+      return 2;
   }
-  if (o.type == "momentum" || o.type == "adagrad") {
-    return 1;
-  }
-  if (o.type == "rmsprop") {
-    return o.centered ? 2 : 1;
-  }
-  if (o.type == "adam" || o.type == "adamw" || o.type == "lamb") {
-    return 2;
-  }
-  throw Error(ErrorKind::Internal, "optimizer_state_slots: unknown optimizer '" + o.type + "'");
+  return 0;
 }
 
 }  // namespace iputrain

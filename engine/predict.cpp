@@ -109,7 +109,7 @@ std::vector<Prediction> Session::predict(const std::string& split, const std::ve
         ds.read(first + std::min(i, real - 1), fields[k], dst + static_cast<size_t>(i) * bytes);
       }
     }
-    const ir::ExecContext ctx{s.config.training.seed, step, first, false};
+    const ir::ExecContext ctx{s.settings.seed, step, first, false};
     s.ipu->run(program, ctx);
     for (size_t j = 0; j < chosen.size(); ++j) {
       const ir::Tensor t = s.ipu->tensor(g.outputs[chosen[j]].value);

@@ -46,7 +46,7 @@ Session::Session(const Model& model, const Config& config) : impl_(std::make_uni
   s.ipu = std::make_unique<engine::VirtualIpu>(0, g, std::vector<std::vector<ir::ValueId>>{s.plan.eval_program},
                                                s.plan.num_ipus() == 1 ? session_detail::kIpu2Bytes : 0);
   if (g.loss != ir::kNoValue) {
-    s.cluster = std::make_unique<engine::Cluster>(s.plan, s.config);
+    s.cluster = std::make_unique<engine::Cluster>(s.plan, s.settings);
   }
   for (ir::ValueId p : g.params) {
     s.initialise(p);
@@ -57,15 +57,15 @@ Session::~Session() = default;
 
 int64_t Session::planned_steps() const {
   const Impl& s = *impl_;
-  if (s.config.training.steps > 0) {
-    return s.config.training.steps;
+  if (s.settings.steps > 0) {
+    return s.settings.steps;
   }
   // The dataset is opened on first use, even by this const query.
   const data::Dataset& train_data = const_cast<Impl&>(s).split_data("train");
   // Epochs count micro-batches of the sample stream; a weight update takes accumulation x replicas.
   const double per_epoch = static_cast<double>(train_data.size() / s.batch) /
                            static_cast<double>(s.plan.global_batch() / s.batch);
-  const double epochs = s.config.training.epochs > 0 ? s.config.training.epochs : 1.0;
+  const double epochs = s.settings.epochs;
   return std::max<int64_t>(1, static_cast<int64_t>(std::llround(epochs * per_epoch)));
 }
 
@@ -95,7 +95,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
           ? std::string()
           : (std::filesystem::path(session_detail::base_dir(s.config)) / s.config.checkpoint.dir).string();
   const int64_t every = s.config.checkpoint.every;
-  engine::Sampler sampler(train_data.size(), s.batch, s.config.data.shuffle, s.data_seed());
+  engine::Sampler sampler(train_data.size(), s.batch, s.settings.shuffle, s.data_seed());
   const double updates_per_epoch =
       static_cast<double>(sampler.steps_per_epoch()) / static_cast<double>(global_batch / s.batch);
   s.cluster->record_events(s.tracing);
@@ -159,14 +159,14 @@ EvalResult Session::evaluate(const std::string& split) {
   const ir::Graph& g = s.plan.graph;
   engine::Sampler sampler(ds.size(), s.batch, /*shuffle=*/false, 0);
   const int64_t steps = sampler.steps_per_epoch();
-  engine::Infeed infeed(ds, s.field_indices(ds), s.batch, sampler, 0, steps, s.config.data.prefetch_depth);
+  engine::Infeed infeed(ds, s.field_indices(ds), s.batch, sampler, 0, steps, s.settings.prefetch_depth);
   std::vector<double> sums(g.outputs.size(), 0.0);
   s.copy_weights_to_evaluator();
   const engine::Program& program = s.ipu->program(0);
   for (int64_t i = 0; i < steps; ++i) {
     s.load_batch(infeed.pop());
     infeed.release();
-    const ir::ExecContext ctx{s.config.training.seed, i, i * s.batch, false};
+    const ir::ExecContext ctx{s.settings.seed, i, i * s.batch, false};
     s.ipu->run(program, ctx);
     for (size_t k = 0; k < g.outputs.size(); ++k) {
       sums[k] += engine::scalar_mean(s.ipu->tensor(g.outputs[k].value));
@@ -283,7 +283,7 @@ void Session::write_trace(const std::string& path) const {
     throw Error(ErrorKind::Usage, "no trace was recorded", {}, "call record_trace(true) before train()");
   }
   s.cluster->recorder().write_chrome_trace(path, s.plan.settings.device.clock_hz, engine::Recorder::kMaxTraceEvents,
-                                           s.config.pipeline.name);
+                                           s.settings.pipeline_name);
 }
 
 }  // namespace iputrain

@@ -79,12 +79,12 @@ std::string Session::save_checkpoint(const std::string& dir) const {
   engine::CheckpointMeta meta;
   meta.model = s.model.name();
   meta.step = s.step;
-  meta.optimizer = s.config.optimizer.type;
+  meta.optimizer = name_of(s.settings.optimizer.kind);
   meta.state_slots = slots;
   meta.loss_scale = s.cluster->loss_scale();
-  meta.seed = s.config.training.seed;
+  meta.seed = s.settings.seed;
   meta.data_seed = s.data_seed();
-  meta.shuffle = s.config.data.shuffle;
+  meta.shuffle = s.settings.shuffle;
   meta.global_batch = s.plan.global_batch();
   meta.micro_batch = s.batch;
   meta.samples = s.step * meta.global_batch;
@@ -103,10 +103,10 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   const int32_t slots = s.cluster->optimizer_state_slots();
 
   // Check everything before changing anything, so a refused checkpoint leaves the session as it was.
-  same(c, "optimizer.type", c.meta.optimizer, s.config.optimizer.type);
-  same(c, "training.seed", c.meta.seed, s.config.training.seed);
+  same(c, "optimizer.type", c.meta.optimizer, name_of(s.settings.optimizer.kind));
+  same(c, "training.seed", c.meta.seed, s.settings.seed);
   same(c, "the shuffle seed (data.seed, else training.seed)", c.meta.data_seed, s.data_seed());
-  same(c, "data.shuffle", c.meta.shuffle, s.config.data.shuffle);
+  same(c, "data.shuffle", c.meta.shuffle, s.settings.shuffle);
   same(c, "the global batch (micro-batch x accumulation x replicas)", c.meta.global_batch, s.plan.global_batch());
   same(c, "optimizer state slots", c.meta.state_slots, slots);
   struct Restore {

@@ -36,10 +36,11 @@ inline std::string base_dir(const Config& config) {
 }  // namespace session_detail
 
 struct Session::Impl {
-  Impl(const Model& m, const Config& c) : model(m), config(c) {}
+  Impl(const Model& m, const Config& c) : model(m), config(c), settings(c.resolve()) {}
 
   Model model;
-  Config config;
+  Config config;      // what the user wrote: sources of located errors, data specs, checkpoint hash
+  Settings settings;  // the same, resolved once: what the run reads
   planner::Plan plan;
   int64_t batch = 0;
   std::vector<data::Field> wanted;  // the model's inputs, per sample
@@ -74,7 +75,7 @@ struct Session::Impl {
     }
     const ir::Graph& g = plan.graph;
     std::vector<float> init(static_cast<size_t>(g.type(p).numel()), 0.0f);
-    fill_initializer(g.node(p), config.training.seed, init.data());
+    fill_initializer(g.node(p), settings.seed, init.data());
     set_weight(p, init.data());
   }
 
@@ -95,7 +96,7 @@ struct Session::Impl {
         file, fmt::join(names, ", "))};
   }
 
-  uint64_t data_seed() const { return config.data.seed != 0 ? config.data.seed : config.training.seed; }
+  uint64_t data_seed() const { return settings.data_seed; }
 
   std::unique_ptr<data::Dataset> open(const std::string& key) const {
     const std::string& spec = key == "data.train" ? config.data.train : config.data.test;

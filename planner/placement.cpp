@@ -23,10 +23,11 @@ std::vector<std::vector<std::string>> position_names(const ir::Graph& g) {
   return out;
 }
 
-std::vector<int32_t> selection_order(const std::string& order, int32_t ipus, int32_t ipus_per_replica) {
-  const std::string kind = order == "auto" ? (ipus_per_replica > 1 ? "snake" : "zigzag") : order;
+std::vector<int32_t> selection_order(SelectionOrder order, int32_t ipus, int32_t ipus_per_replica) {
+  const SelectionOrder kind =
+      order == SelectionOrder::Auto ? (ipus_per_replica > 1 ? SelectionOrder::Snake : SelectionOrder::Zigzag) : order;
   std::vector<int32_t> out;
-  if (kind == "snake") {
+  if (kind == SelectionOrder::Snake) {
     // Down the cards, alternating the column so that each step is one link.
     for (int32_t card = 0; 2 * card < ipus; ++card) {
       const int32_t a = 2 * card;
@@ -41,7 +42,7 @@ std::vector<int32_t> selection_order(const std::string& order, int32_t ipus, int
         out.push_back(a);
       }
     }
-  } else if (kind == "hoof") {
+  } else if (kind == SelectionOrder::Hoof) {
     // Down the even column, back up the odd one: a ring whose ends share a card.
     for (int32_t i = 0; i < ipus; i += 2) {
       out.push_back(i);
@@ -114,7 +115,7 @@ Placement make_placement(const ir::Graph& g, const Config& config, const config:
       device.push_back(k);
     }
   }
-  const std::vector<int32_t> order = selection_order(config.ipu.selection_order, total, pl.pipeline.ipus_per_replica);
+  const std::vector<int32_t> order = selection_order(config.resolve().pipeline.selection_order, total, pl.pipeline.ipus_per_replica);
   pl.physical.assign(static_cast<size_t>(pl.replicas), {});
   for (int32_t r = 0; r < pl.replicas; ++r) {
     for (int32_t i = 0; i < pl.pipeline.ipus_per_replica; ++i) {
@@ -198,23 +199,33 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.repeat_count = p.repeat_count;
   s.steps_per_execution = config.training.steps_per_execution;
   s.auto_stages = static_cast<int32_t>(p.auto_stages);
+  const Settings run = config.resolve();
   if (config.ipu.allow_recompute) {
     const bool sequential = s.schedule == ScheduleKind::Sequential;
-    s.recompute = p.recomputation_mode == "recompute_and_backpropagate_interleaved" ||
-                          (p.recomputation_mode == "auto" && sequential)
+    const Recomputation mode = run.pipeline.recomputation;
+    s.recompute = mode == Recomputation::RecomputeAndBackpropagateInterleaved || (mode == Recomputation::Auto && sequential)
                       ? RecomputeMode::RecomputeAndBackpropagateInterleaved
                       : RecomputeMode::RecomputeThenBackpropagate;
   }
-  s.reduction = p.reduction_method == "mean"           ? Reduction::Mean
-                : p.reduction_method == "running_mean" ? Reduction::RunningMean
-                                                       : Reduction::Sum;
-  s.accumulation_dtype = p.gradient_accumulation_dtype == "fp16" ? DType::F16 : DType::F32;
-  s.accumulation_order = p.gradient_accumulation_order == "sequential" ? AccumulationOrder::Sequential
-                                                                       : AccumulationOrder::Canonical;
+  switch (run.pipeline.reduction) {
+    case GradientReduction::Sum:
+      s.reduction = Reduction::Sum;
+      break;
+    case GradientReduction::Mean:
+      s.reduction = Reduction::Mean;
+      break;
+    case GradientReduction::RunningMean:
+      s.reduction = Reduction::RunningMean;
+      break;
+  }
+  s.accumulation_dtype = dtype_of(run.pipeline.accumulation_type);
+  s.accumulation_order = run.pipeline.accumulation_order == GradientAccumulationOrder::Sequential
+                             ? AccumulationOrder::Sequential
+                             : AccumulationOrder::Canonical;
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
-  s.optimizer_state_slots = optimizer_state_slots(config.optimizer);
-  s.optimizer_state_dtype = parse_dtype(config.optimizer.state_dtype).value_or(DType::F32);
+  s.optimizer_state_slots = optimizer_state_slots(run.optimizer);
+  s.optimizer_state_dtype = dtype_of(run.optimizer.state_type);
   // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
   // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
   s.shard_weights = p.replicated_weight_sharding.value_or(s.schedule == ScheduleKind::Sequential &&
@@ -229,18 +240,17 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   }
   // As in the seed, "auto" follows weight sharding: sharded blocks live in remote memory.
   s.offload_weights = s.shard_weights && p.offload_weights.value_or(true);
-  s.master_weights = config.training.master_weights == "offloaded" ? MasterWeights::Offloaded
-                     : config.training.master_weights == "none"    ? MasterWeights::None
-                                                                    : MasterWeights::OnChip;
+  s.master_weights = run.master_weights == MasterWeightsPlace::Offloaded ? MasterWeights::Offloaded
+                     : run.master_weights == MasterWeightsPlace::None    ? MasterWeights::None
+                                                                          : MasterWeights::OnChip;
   s.cross_replica_buffer_bytes = config.ipu.optimizations.maximum_cross_replica_sum_buffer_size;
   // Without data-stream prefetching the infeed stages one micro-batch at a time.
-  s.prefetch_depth =
-      config.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, config.data.prefetch_depth) : 1;
+  s.prefetch_depth = run.prefetch_depth;
   s.device = DeviceModel::from_config(config.device);
   s.device.io_tiles = config.ipu.io_tiles.num_io_tiles;
   s.device.io_data_proportion = config.ipu.io_tiles.available_memory_proportion;
   s.device.feeds_on_io_tiles = config.ipu.io_tiles.place_ops_on_io_tiles && s.device.io_tiles > 0;
-  s.device.compute = parse_dtype(config.training.precision).value_or(DType::F32);
+  s.device.compute = dtype_of(run.precision);
   s.default_limits = StageLimits{temporary_limit(config, "ipu.matmuls.poplar_options", config.ipu.matmuls.poplar_options, {}),
                                  temporary_limit(config, "ipu.convolutions.poplar_options",
                                                  config.ipu.convolutions.poplar_options, {})};

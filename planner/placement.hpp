@@ -20,7 +20,7 @@ std::vector<std::vector<std::string>> position_names(const ir::Graph& g);
 //! snake | hoof), on the C2 topology: card k holds IPUs 2k and 2k+1, linked to each other and to
 //! the same column of the cards above and below. AUTO means SNAKE when `ipus_per_replica` > 1
 //! (consecutive pipeline IPUs are then always neighbours) and ZIGZAG otherwise.
-std::vector<int32_t> selection_order(const std::string& order, int32_t ipus, int32_t ipus_per_replica);
+std::vector<int32_t> selection_order(SelectionOrder order, int32_t ipus, int32_t ipus_per_replica);
 
 //! Link hops between two physical IPUs of the C2 topology (1 for neighbours).
 int32_t link_hops(int32_t a, int32_t b);

@@ -8,6 +8,18 @@ bool is_half(DType compute) {
   return compute == DType::F16 || compute == DType::BF16;
 }
 
+DType dtype_of(FloatType t) {
+  switch (t) {
+    case FloatType::F16:
+      return DType::F16;
+    case FloatType::BF16:
+      return DType::BF16;
+    case FloatType::F32:
+      break;
+  }
+  return DType::F32;
+}
+
 int64_t device_bytes(const ir::Graph& g, ir::ValueId v, DType compute) {
   const ir::Node& n = g.node(v);
   const auto bytes = static_cast<int64_t>(n.type.bytes());

@@ -7,12 +7,15 @@
 #include <cstdint>
 
 #include "core/ir/graph.hpp"
+#include "iputrain/settings.hpp"
 #include "planner/device_program.hpp"
 
 namespace iputrain::planner {
 
 //! True for the half-precision compute types (f16, bf16).
 bool is_half(DType compute);
+//! The tensor type of a float type a setting names.
+DType dtype_of(FloatType t);
 
 //! Where a parameter's f32 master copy lives (training.master_weights).
 enum class MasterWeights : uint8_t { OnChip, Offloaded, None };

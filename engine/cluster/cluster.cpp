@@ -13,12 +13,12 @@ namespace {
 
 // What the outfeed queue carries: the model's outputs, minus those pipeline.outfeed_mask drops
 // (one flag per output of the last stage), or only the loss with pipeline.outfeed_loss.
-OutfeedSpec outfeed_spec(const ir::Graph& g, const Config& config) {
+OutfeedSpec outfeed_spec(const ir::Graph& g, const OutfeedSettings& settings) {
   OutfeedSpec spec;
-  spec.last_only = config.training.outfeed_mode == "last";
-  spec.accumulate = config.pipeline.accumulate_outfeed;
-  spec.accumulate_f16 = config.pipeline.accumulate_outfeed_dtype == "fp16";
-  if (config.pipeline.outfeed_loss && g.loss != ir::kNoValue) {
+  spec.last_only = settings.mode == OutfeedMode::Last;
+  spec.accumulate = settings.accumulate;
+  spec.accumulate_f16 = settings.accumulate_type == FloatType::F16;
+  if (settings.loss_only && g.loss != ir::kNoValue) {
     std::string name = "loss";
     for (const auto& o : g.outputs) {
       name = o.value == g.loss ? o.name : name;
@@ -31,7 +31,7 @@ OutfeedSpec outfeed_spec(const ir::Graph& g, const Config& config) {
   size_t flag = 0;
   for (const auto& o : g.outputs) {
     const bool in_last = g.node(o.value).stage == last_stage;
-    const bool masked = in_last && flag < config.pipeline.outfeed_mask.size() && config.pipeline.outfeed_mask[flag];
+    const bool masked = in_last && flag < settings.mask.size() && settings.mask[flag];
     flag += in_last ? 1 : 0;
     if (!masked) {
       spec.values.push_back(o.value);
@@ -43,8 +43,8 @@ OutfeedSpec outfeed_spec(const ir::Graph& g, const Config& config) {
 
 }  // namespace
 
-Cluster::Cluster(const planner::Plan& plan, const Config& config)
-    : shared_(std::make_unique<ClusterShared>(plan, config)) {
+Cluster::Cluster(const planner::Plan& plan, const Settings& settings)
+    : shared_(std::make_unique<ClusterShared>(plan, settings)) {
   ClusterShared& s = *shared_;
   const planner::DevicePrograms& dp = plan.programs;
   if (static_cast<int32_t>(dp.ipus.size()) != s.ipus || static_cast<int32_t>(dp.buffers.size()) != s.ipus ||
@@ -54,7 +54,7 @@ Cluster::Cluster(const planner::Plan& plan, const Config& config)
                             dp.ipus.size(), dp.buffers.size(), s.ipus));
   }
   s.outputs = static_cast<int64_t>(plan.graph.outputs.size());
-  s.outfeed = std::make_unique<HostOutfeed>(plan.graph, outfeed_spec(plan.graph, config), s.replicas,
+  s.outfeed = std::make_unique<HostOutfeed>(plan.graph, outfeed_spec(plan.graph, settings.outfeed), s.replicas,
                                             s.micro_batches, s.max_updates);
   for (size_t c = 0; c < dp.channels.size(); ++c) {
     s.channel_index[{dp.channels[c].from, dp.channels[c].to}] = static_cast<int32_t>(c);

@@ -23,7 +23,7 @@
 #include "engine/cluster/recorder.hpp"
 #include "engine/infeed.hpp"
 #include "engine/optim/loss_scale.hpp"
-#include "iputrain/config.hpp"
+#include "iputrain/settings.hpp"
 #include "iputrain/session.hpp"
 #include "planner/plan.hpp"
 
@@ -43,7 +43,7 @@ class Cluster {
  public:
   //! Allocates every virtual IPU's memory, compiles its tasks and starts its worker (idle until
   //! execute()). Parameters start zeroed: the caller initialises them through param().
-  Cluster(const planner::Plan& plan, const Config& config);
+  Cluster(const planner::Plan& plan, const Settings& settings);
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;

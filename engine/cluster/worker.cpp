@@ -50,16 +50,15 @@ int32_t feeding_ipus(const planner::Plan& plan) {
   return n;
 }
 
-ClusterShared::ClusterShared(const planner::Plan& p, const Config& c)
+ClusterShared::ClusterShared(const planner::Plan& p, Settings c)
     : plan(p),
-      config(c),
+      settings(std::move(c)),
       replicas(p.placement.replicas),
       ipus(p.placement.pipeline.ipus_per_replica),
       micro_batches(std::max<int64_t>(1, p.settings.accumulation_count)),
       micro_batch_size(p.micro_batch()),
-      max_updates(std::max<int64_t>(1, c.training.steps_per_execution) * std::max<int64_t>(1, c.pipeline.repeat_count)),
-      // Without prefetching the host prepares each micro-batch only when the last one is taken.
-      prefetch_depth(c.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, c.data.prefetch_depth) : 1),
+      max_updates(std::max<int64_t>(1, settings.steps_per_execution) * std::max<int64_t>(1, settings.repeat_count)),
+      prefetch_depth(settings.prefetch_depth),
       overflow_meet(std::make_unique<Rendezvous>(p.num_ipus())),
       recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {
   shard_state = planner::state_sharded(p);
@@ -97,10 +96,10 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   const ir::Graph& g = plan_.graph;
   const DType compute = plan_.settings.device.compute;
   if (planner::is_half(compute)) {
-    const auto& fp = shared.config.ipu.floating_point_behaviour;
+    const auto& fp = shared.settings.floating_point;
     rounding_ = HalfRounding{compute, fp.esr, fp.nanoo};
   }
-  loss_scale_ = initial_loss_scale(shared.config.optimizer);
+  loss_scale_ = initial_loss_scale(shared.settings.optimizer);
   if (g.loss_seed != ir::kNoValue && memory_.has(g.loss_seed)) {
     loss_seed_ = memory_.tensor(g.loss_seed);
   }
@@ -205,7 +204,7 @@ void Worker::build_params() {
     throw Error(ErrorKind::Internal, fmt::format("gradient accumulation in {} is not implemented",
                                                  dtype_name(plan_.settings.accumulation_dtype)));
   }
-  optimizer_ = make_optimizer(shared_.config);
+  optimizer_ = make_optimizer(shared_.settings.optimizer);
   const int64_t state_floats = optimizer_->state_slots();
 
   // Sharded state: this replica's block of each tensor, and the largest block it reserves.
@@ -611,7 +610,7 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
     case InstrKind::Forward:
     case InstrKind::Recompute:
     case InstrKind::Backward: {
-      const ir::ExecContext ctx{shared_.config.training.seed, g, g * shared_.micro_batch_size, true};
+      const ir::ExecContext ctx{shared_.settings.seed, g, g * shared_.micro_batch_size, true};
       overflows_ += op.task->run(ctx, workspace_.data(), rounding_ ? &*rounding_ : nullptr);
       for (const OutfeedItem& o : op.outs) {
         shared_.outfeed->enqueue(static_cast<size_t>(o.queue), replica_, local, op.m, o.value);
@@ -787,7 +786,7 @@ void Worker::update_statistics() {
 }
 
 void Worker::update_weights(int64_t update) {
-  const OptimizerSection& o = shared_.config.optimizer;
+  const OptimizerSettings& o = shared_.settings.optimizer;
   if (!statistics_.empty()) {
     sum_statistics();
   }
@@ -818,7 +817,7 @@ void Worker::update_weights(int64_t update) {
     }
   }
   const double seed = static_cast<float>(loss_scale_.scale);  // what the backward passes started from
-  if (o.loss_scaling_mode == "dynamic") {
+  if (o.loss_scaling_mode == LossScaling::Dynamic) {
     const bool overflow = any_overflow();
     advance_loss_scale(loss_scale_, overflow, o);
     if (overflow) {
@@ -865,8 +864,8 @@ void Worker::update_weights(int64_t update) {
 }
 
 void Worker::round_after_update(int64_t update) {
-  const auto& fp = shared_.config.ipu.floating_point_behaviour;
-  const uint64_t seed = shared_.config.training.seed;
+  const auto& fp = shared_.settings.floating_point;
+  const uint64_t seed = shared_.settings.seed;
   // Keyed by the parameter, the slot and the update only, so every replica and placement rounds
   // the same elements the same way; negative values keep these keys apart from the passes'.
   auto key = [&](const HalfRounding& r, const ParamState& ps, int64_t k) {

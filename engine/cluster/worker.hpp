@@ -33,10 +33,10 @@ int32_t feeding_ipus(const planner::Plan& plan);
 
 //! What the workers share: the links, the meeting points and the host queues.
 struct ClusterShared {
-  ClusterShared(const planner::Plan& plan, const Config& config);
+  ClusterShared(const planner::Plan& plan, Settings settings);
 
   const planner::Plan& plan;
-  const Config& config;
+  const Settings settings;
   int32_t replicas;
   int32_t ipus;               //!< per replica
   int64_t micro_batches;      //!< A: per replica per update

@@ -11,7 +11,7 @@ using namespace optim_detail;
 
 class Adagrad final : public Optimizer {
  public:
-  explicit Adagrad(const OptimizerSection& o)
+  explicit Adagrad(const OptimizerSettings& o)
       : initial_(static_cast<float>(o.initial_accumulator_value)),
         epsilon_(static_cast<float>(o.epsilon)),
         weight_decay_(static_cast<float>(o.weight_decay)) {}
@@ -35,7 +35,7 @@ class Adagrad final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_adagrad(const OptimizerSection& o) {
+std::unique_ptr<Optimizer> make_adagrad(const OptimizerSettings& o) {
   return std::make_unique<Adagrad>(o);
 }
 

@@ -33,7 +33,7 @@ namespace {
 
 class Adam final : public Optimizer {
  public:
-  explicit Adam(const OptimizerSection& o)
+  explicit Adam(const OptimizerSettings& o)
       : hyper_{static_cast<float>(o.beta1), static_cast<float>(o.beta2), static_cast<float>(o.epsilon)},
         weight_decay_(static_cast<float>(o.weight_decay)) {}
 
@@ -51,7 +51,7 @@ class Adam final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_adam(const OptimizerSection& o) {
+std::unique_ptr<Optimizer> make_adam(const OptimizerSettings& o) {
   return std::make_unique<Adam>(o);
 }
 

@@ -12,7 +12,7 @@ using namespace optim_detail;
 
 class AdamW final : public Optimizer {
  public:
-  explicit AdamW(const OptimizerSection& o)
+  explicit AdamW(const OptimizerSettings& o)
       : hyper_{static_cast<float>(o.beta1), static_cast<float>(o.beta2), static_cast<float>(o.epsilon)},
         weight_decay_(o.weight_decay) {}
 
@@ -32,7 +32,7 @@ class AdamW final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_adamw(const OptimizerSection& o) {
+std::unique_ptr<Optimizer> make_adamw(const OptimizerSettings& o) {
   return std::make_unique<AdamW>(o);
 }
 

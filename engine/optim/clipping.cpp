@@ -15,7 +15,7 @@ double sum_of_squares(const std::vector<ParamSlot>& params) {
   return total;
 }
 
-float clip_scale(double global_norm_squared, const OptimizerSection& o) {
+float clip_scale(double global_norm_squared, const OptimizerSettings& o) {
   if (o.gradient_clip_norm <= 0) {
     return 1.0f;
   }

@@ -25,7 +25,7 @@ using namespace optim_detail;
 
 class Lamb final : public Optimizer {
  public:
-  explicit Lamb(const OptimizerSection& o)
+  explicit Lamb(const OptimizerSettings& o)
       : beta1_(static_cast<float>(o.beta1)),
         beta2_(static_cast<float>(o.beta2)),
         epsilon_(static_cast<float>(o.epsilon)),
@@ -111,7 +111,7 @@ class Lamb final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_lamb(const OptimizerSection& o) {
+std::unique_ptr<Optimizer> make_lamb(const OptimizerSettings& o) {
   return std::make_unique<Lamb>(o);
 }
 

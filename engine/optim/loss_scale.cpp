@@ -2,14 +2,14 @@
 
 namespace iputrain::engine {
 
-LossScaleState initial_loss_scale(const OptimizerSection& o) {
+LossScaleState initial_loss_scale(const OptimizerSettings& o) {
   LossScaleState s;
   s.scale = o.loss_scaling;
   return s;
 }
 
-void advance_loss_scale(LossScaleState& s, bool overflow, const OptimizerSection& o) {
-  if (o.loss_scaling_mode != "dynamic") {
+void advance_loss_scale(LossScaleState& s, bool overflow, const OptimizerSettings& o) {
+  if (o.loss_scaling_mode != LossScaling::Dynamic) {
     return;
   }
   if (overflow) {

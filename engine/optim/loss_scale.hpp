@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "iputrain/config.hpp"
+#include "iputrain/settings.hpp"
 
 namespace iputrain::engine {
 
@@ -20,12 +20,12 @@ struct LossScaleState {
 
 //! The state before the first update: `optimizer.loss_scaling` (the rules make it 65536 for
 //! dynamic scaling when it is unset).
-LossScaleState initial_loss_scale(const OptimizerSection& o);
+LossScaleState initial_loss_scale(const OptimizerSettings& o);
 
 //! Advances `s` after an update under dynamic scaling, as torch.cuda.amp.GradScaler.update():
 //! an overflow multiplies the scale by `loss_scaling_backoff_factor`, counts a skipped update and
 //! restarts the count of clean updates; the `loss_scaling_growth_interval`-th clean update in a
 //! row multiplies it by `loss_scaling_growth_factor`. Static scaling leaves `s` as it is.
-void advance_loss_scale(LossScaleState& s, bool overflow, const OptimizerSection& o);
+void advance_loss_scale(LossScaleState& s, bool overflow, const OptimizerSettings& o);
 
 }  // namespace iputrain::engine

@@ -13,11 +13,11 @@
 
 #include <cstdint>
 
-#include "iputrain/config.hpp"
+#include "iputrain/settings.hpp"
 
 namespace iputrain::engine {
 
 //! The learning rate of weight update number `step` (1-based).
-float learning_rate_at(const OptimizerSection& o, int64_t step);
+float learning_rate_at(const OptimizerSettings& o, int64_t step);
 
 }  // namespace iputrain::engine

@@ -14,7 +14,7 @@ using namespace optim_detail;
 
 class Momentum final : public Optimizer {
  public:
-  explicit Momentum(const OptimizerSection& o)
+  explicit Momentum(const OptimizerSettings& o)
       : momentum_(static_cast<float>(o.momentum)),
         weight_decay_(static_cast<float>(o.weight_decay)),
         nesterov_(o.use_nesterov) {}
@@ -42,7 +42,7 @@ class Momentum final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_momentum(const OptimizerSection& o) {
+std::unique_ptr<Optimizer> make_momentum(const OptimizerSettings& o) {
   return std::make_unique<Momentum>(o);
 }
 

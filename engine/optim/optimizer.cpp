@@ -1,27 +1,28 @@
 #include "engine/optim/optimizer.hpp"
 
-#include <fmt/format.h>
-
-#include <utility>
-
 #include "engine/optim/optimizers.hpp"
+#include "iputrain/error.hpp"
 
 namespace iputrain::engine {
 
-std::unique_ptr<Optimizer> make_optimizer(const Config& config) {
-  using Maker = std::unique_ptr<Optimizer> (*)(const OptimizerSection&);
-  static const std::pair<const char*, Maker> kOptimizers[] = {
-      {"sgd", make_sgd},   {"momentum", make_momentum}, {"adam", make_adam},       {"adamw", make_adamw},
-      {"lamb", make_lamb}, {"rmsprop", make_rmsprop},   {"adagrad", make_adagrad},
-  };
-  const OptimizerSection& o = config.optimizer;
-  for (const auto& [name, make] : kOptimizers) {
-    if (o.type == name) {
-      return make(o);
-    }
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& o) {
+  switch (o.kind) {
+    case OptimizerKind::Sgd:
+      return make_sgd(o);
+    case OptimizerKind::Momentum:
+      return make_momentum(o);
+    case OptimizerKind::Adam:
+      return make_adam(o);
+    case OptimizerKind::AdamW:
+      return make_adamw(o);
+    case OptimizerKind::Lamb:
+      return make_lamb(o);
+    case OptimizerKind::RmsProp:
+      return make_rmsprop(o);
+    case OptimizerKind::Adagrad:
+      return make_adagrad(o);
   }
-  config.fail_at("optimizer.type", fmt::format("unknown optimizer '{}'", o.type),
-                 "use sgd, momentum, adam, adamw, lamb, rmsprop or adagrad");
+  throw Error(ErrorKind::Internal, "make_optimizer: an optimizer kind without an implementation");
 }
 
 }  // namespace iputrain::engine

@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "iputrain/config.hpp"
+#include "iputrain/settings.hpp"
 
 namespace iputrain::engine {
 
@@ -61,7 +61,7 @@ class Optimizer {
   virtual int32_t state_slots() const = 0;
 };
 
-//! Builds the optimizer named by config.optimizer.type with its hyper-parameters.
-std::unique_ptr<Optimizer> make_optimizer(const Config& config);
+//! Builds the optimizer of `o.kind` with its hyper-parameters.
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& o);
 
 }  // namespace iputrain::engine

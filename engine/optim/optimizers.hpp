@@ -7,12 +7,12 @@
 
 namespace iputrain::engine {
 
-std::unique_ptr<Optimizer> make_sgd(const OptimizerSection& o);
-std::unique_ptr<Optimizer> make_momentum(const OptimizerSection& o);
-std::unique_ptr<Optimizer> make_adam(const OptimizerSection& o);
-std::unique_ptr<Optimizer> make_adamw(const OptimizerSection& o);
-std::unique_ptr<Optimizer> make_lamb(const OptimizerSection& o);
-std::unique_ptr<Optimizer> make_rmsprop(const OptimizerSection& o);
-std::unique_ptr<Optimizer> make_adagrad(const OptimizerSection& o);
+std::unique_ptr<Optimizer> make_sgd(const OptimizerSettings& o);
+std::unique_ptr<Optimizer> make_momentum(const OptimizerSettings& o);
+std::unique_ptr<Optimizer> make_adam(const OptimizerSettings& o);
+std::unique_ptr<Optimizer> make_adamw(const OptimizerSettings& o);
+std::unique_ptr<Optimizer> make_lamb(const OptimizerSettings& o);
+std::unique_ptr<Optimizer> make_rmsprop(const OptimizerSettings& o);
+std::unique_ptr<Optimizer> make_adagrad(const OptimizerSettings& o);
 
 }  // namespace iputrain::engine

@@ -14,7 +14,7 @@ using namespace optim_detail;
 
 class RmsProp final : public Optimizer {
  public:
-  explicit RmsProp(const OptimizerSection& o)
+  explicit RmsProp(const OptimizerSettings& o)
       : rho_(static_cast<float>(o.rho)),
         keep_(static_cast<float>(1.0 - o.rho)),
         epsilon_(static_cast<float>(o.epsilon)),
@@ -47,7 +47,7 @@ class RmsProp final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_rmsprop(const OptimizerSection& o) {
+std::unique_ptr<Optimizer> make_rmsprop(const OptimizerSettings& o) {
   return std::make_unique<RmsProp>(o);
 }
 

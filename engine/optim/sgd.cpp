@@ -10,7 +10,7 @@ using namespace optim_detail;
 
 class Sgd final : public Optimizer {
  public:
-  explicit Sgd(const OptimizerSection& o) : weight_decay_(static_cast<float>(o.weight_decay)) {}
+  explicit Sgd(const OptimizerSettings& o) : weight_decay_(static_cast<float>(o.weight_decay)) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
     for (const ParamSlot& p : params) {
@@ -26,7 +26,7 @@ class Sgd final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_sgd(const OptimizerSection& o) {
+std::unique_ptr<Optimizer> make_sgd(const OptimizerSettings& o) {
   return std::make_unique<Sgd>(o);
 }
 

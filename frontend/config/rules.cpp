@@ -390,7 +390,7 @@ void check_precision(Config& c) {
               "memory, but the optimizer state is on the IPU",
               "set `pipeline.offload_weight_update_variables = true`, or keep the master on chip");
   }
-  if (c.optimizer.state_dtype != "f32" && optimizer_state_slots(c.optimizer) == 0) {
+  if (c.optimizer.state_dtype != "f32" && optimizer_state_slots(c.resolve().optimizer) == 0) {
     c.fail_at("optimizer.state_dtype",
               fmt::format("`optimizer.state_dtype` has no effect: `optimizer.type` = \"{}\" keeps no state",
                           c.optimizer.type),

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "iputrain/error.hpp"
+#include "iputrain/settings.hpp"
 
 namespace iputrain {
 
@@ -309,6 +310,8 @@ class Config {
   //! Raises Error(kind) located at key `key_path` of this config.
   [[noreturn]] void fail_at(const std::string& key_path, const std::string& message,
                             const std::string& hint = {}, ErrorKind kind = ErrorKind::Config) const;
+  //! The config as typed settings (enums, resolved defaults): what the planner and the engine read.
+  Settings resolve() const;
   //! Located warnings of the load, rendered (a key set that has no effect on a virtual IPU).
   std::vector<std::string> warnings() const;
   //! Path of the main config file ("" for defaults); data paths are resolved relative to it.

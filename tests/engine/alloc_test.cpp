@@ -119,7 +119,8 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
     c.optimizer.lr_schedule = "cosine";
     c.optimizer.decay_steps = 100;
     c.optimizer.warmup_steps = 10;
-    auto opt = engine::make_optimizer(c);
+    const OptimizerSettings o = c.resolve().optimizer;
+    auto opt = engine::make_optimizer(o);
     std::vector<float> w(1000, 0.5f), g(1000, 0.1f), state(2000, 0.0f);
     const std::vector<engine::ParamSlot> slots = {{w.data(), g.data(), state.data(), 1000}};
     opt->init_state(slots[0]);
@@ -127,8 +128,8 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
     allocations = 0;
     counting = true;
     for (int64_t step = 1; step <= 50; ++step) {
-      const float scale = engine::clip_scale(engine::sum_of_squares(slots), c.optimizer);
-      opt->update(slots, step, engine::learning_rate_at(c.optimizer, step), scale);
+      const float scale = engine::clip_scale(engine::sum_of_squares(slots), o);
+      opt->update(slots, step, engine::learning_rate_at(o, step), scale);
     }
     counting = false;
     INFO(type);

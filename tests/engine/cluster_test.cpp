@@ -422,7 +422,7 @@ TEST_CASE("measured memory and simulated time match the plan, over capacity is a
   // The dataset outlives the cluster, whose infeed threads read it.
   std::unique_ptr<data::Dataset> ds = data::open_dataset(config.data.train, ".", {
       data::Field{"image", DType::F32, {8, 8}}, data::Field{"label", DType::I32, {}}}, 7);
-  Cluster cluster(plan, config);
+  Cluster cluster(plan, config.resolve());
   cluster.open_feeds({ds.get(), {0, 1}, Sampler(ds->size(), plan.micro_batch(), false, 7)}, 0, 1);
   try {
     cluster.execute(0, 1);
@@ -480,7 +480,7 @@ TEST_CASE("IPUs that wait for each other fail with a deadlock error instead of h
   // The dataset outlives the cluster, whose infeed threads read it.
   std::unique_ptr<data::Dataset> ds = data::open_dataset(config.data.train, ".", {
       data::Field{"image", DType::F32, {8, 8}}, data::Field{"label", DType::I32, {}}}, 7);
-  Cluster cluster(plan, config);
+  Cluster cluster(plan, config.resolve());
   cluster.open_feeds({ds.get(), {0, 1}, Sampler(ds->size(), plan.micro_batch(), false, 7)}, 0, 1);
   try {
     cluster.execute(0, 1);

@@ -17,6 +17,8 @@
 
 using iputrain::Config;
 using iputrain::OptimizerSection;
+using iputrain::OptimizerSettings;
+using iputrain::LrSchedule;
 using namespace iputrain::engine;
 
 namespace {
@@ -39,7 +41,7 @@ struct Tensor {
 std::vector<std::vector<float>> run(const Config& c, const std::vector<float>& w0,
                                     const std::vector<std::vector<float>>& grads,
                                     const std::vector<float>& lrs, float grad_scale) {
-  auto opt = make_optimizer(c);
+  auto opt = make_optimizer(c.resolve().optimizer);
   Tensor t{w0, std::vector<float>(w0.size()), std::vector<float>(w0.size() * opt->state_slots(), 0.0f)};
   opt->init_state(t.slot());
   std::vector<std::vector<float>> out;
@@ -220,29 +222,29 @@ TEST_CASE("state sizes agree with the planner's optimizer_state_slots") {
       Config c = with(type);
       c.optimizer.centered = centered;
       INFO(type << " centered=" << centered);
-      CHECK(make_optimizer(c)->state_slots() == iputrain::optimizer_state_slots(c.optimizer));
+      CHECK(make_optimizer(c.resolve().optimizer)->state_slots() == iputrain::optimizer_state_slots(c.resolve().optimizer));
     }
   }
-  CHECK(iputrain::optimizer_state_slots(with("sgd").optimizer) == 0);
-  CHECK(iputrain::optimizer_state_slots(with("adam").optimizer) == 2);
+  CHECK(iputrain::optimizer_state_slots(with("sgd").resolve().optimizer) == 0);
+  CHECK(iputrain::optimizer_state_slots(with("adam").resolve().optimizer) == 2);
   Config centered = with("rmsprop");
   centered.optimizer.centered = true;
-  CHECK(iputrain::optimizer_state_slots(centered.optimizer) == 2);
+  CHECK(iputrain::optimizer_state_slots(centered.resolve().optimizer) == 2);
 }
 
 TEST_CASE("adagrad starts its sums at initial_accumulator_value, the others start at zero") {
   Config c = with("adagrad");
   c.optimizer.initial_accumulator_value = 0.25;
   std::vector<float> w(3), g(3), state(3, 0.0f);
-  make_optimizer(c)->init_state({w.data(), g.data(), state.data(), 3});
+  make_optimizer(c.resolve().optimizer)->init_state({w.data(), g.data(), state.data(), 3});
   CHECK(state == std::vector<float>(3, 0.25f));
   std::vector<float> moments(6, 0.0f);
-  make_optimizer(with("adam"))->init_state({w.data(), g.data(), moments.data(), 3});
+  make_optimizer(with("adam").resolve().optimizer)->init_state({w.data(), g.data(), moments.data(), 3});
   CHECK(moments == std::vector<float>(6, 0.0f));
 }
 
 TEST_CASE("learning-rate schedules at chosen steps") {
-  OptimizerSection o;
+  OptimizerSettings o;
   o.learning_rate = 0.1;
   CHECK(learning_rate_at(o, 1) == doctest::Approx(0.1));
   CHECK(learning_rate_at(o, 1000) == doctest::Approx(0.1));
@@ -253,7 +255,7 @@ TEST_CASE("learning-rate schedules at chosen steps") {
   CHECK(learning_rate_at(o, 4) == doctest::Approx(0.1));
   CHECK(learning_rate_at(o, 5) == doctest::Approx(0.1));
 
-  o.lr_schedule = "step";
+  o.schedule = LrSchedule::Step;
   o.decay_steps = 10;
   o.decay_rate = 0.5;
   CHECK(learning_rate_at(o, 5) == doctest::Approx(0.1));    // s = 0
@@ -261,11 +263,11 @@ TEST_CASE("learning-rate schedules at chosen steps") {
   CHECK(learning_rate_at(o, 15) == doctest::Approx(0.05));  // s = 10
   CHECK(learning_rate_at(o, 35) == doctest::Approx(0.0125));
 
-  o.lr_schedule = "exponential";
+  o.schedule = LrSchedule::Exponential;
   CHECK(learning_rate_at(o, 10) == doctest::Approx(0.1 * std::pow(0.5, 0.5)));  // s = 5
   CHECK(learning_rate_at(o, 25) == doctest::Approx(0.025));                     // s = 20
 
-  o.lr_schedule = "cosine";
+  o.schedule = LrSchedule::Cosine;
   o.warmup_steps = 0;
   o.decay_steps = 100;
   o.min_learning_rate = 0.01;
@@ -280,7 +282,7 @@ TEST_CASE("clipping by global norm spans several slots and follows clip_grad_nor
   std::vector<float> w(2), g1 = {3.0f, 0.0f}, g2 = {4.0f};
   const std::vector<ParamSlot> slots = {{w.data(), g1.data(), nullptr, 2}, {w.data(), g2.data(), nullptr, 1}};
   CHECK(sum_of_squares(slots) == 25.0);
-  OptimizerSection o;
+  OptimizerSettings o;
   CHECK(clip_scale(25.0, o) == 1.0f);  // off
   o.gradient_clip_norm = 1.0;
   CHECK(clip_scale(25.0, o) == doctest::Approx(1.0 / (5.0 + 1e-6)));

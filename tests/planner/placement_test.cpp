@@ -74,17 +74,17 @@ TEST_CASE("placement: device_mapping may put several stages on one IPU") {
 }
 
 TEST_CASE("placement: selection orders on the C2 topology") {
-  CHECK(selection_order("zigzag", 8, 8) == std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7});
-  CHECK(selection_order("snake", 8, 8) == std::vector<int32_t>{0, 1, 3, 2, 4, 5, 7, 6});
-  CHECK(selection_order("hoof", 8, 8) == std::vector<int32_t>{0, 2, 4, 6, 7, 5, 3, 1});
-  CHECK(selection_order("snake", 16, 4) ==
+  CHECK(selection_order(SelectionOrder::Zigzag, 8, 8) == std::vector<int32_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(selection_order(SelectionOrder::Snake, 8, 8) == std::vector<int32_t>{0, 1, 3, 2, 4, 5, 7, 6});
+  CHECK(selection_order(SelectionOrder::Hoof, 8, 8) == std::vector<int32_t>{0, 2, 4, 6, 7, 5, 3, 1});
+  CHECK(selection_order(SelectionOrder::Snake, 16, 4) ==
         std::vector<int32_t>{0, 1, 3, 2, 4, 5, 7, 6, 8, 9, 11, 10, 12, 13, 15, 14});
-  CHECK(selection_order("hoof", 16, 16) ==
+  CHECK(selection_order(SelectionOrder::Hoof, 16, 16) ==
         std::vector<int32_t>{0, 2, 4, 6, 8, 10, 12, 14, 15, 13, 11, 9, 7, 5, 3, 1});
-  CHECK(selection_order("auto", 4, 2) == selection_order("snake", 4, 2));
-  CHECK(selection_order("auto", 4, 1) == selection_order("zigzag", 4, 1));
+  CHECK(selection_order(SelectionOrder::Auto, 4, 2) == selection_order(SelectionOrder::Snake, 4, 2));
+  CHECK(selection_order(SelectionOrder::Auto, 4, 1) == selection_order(SelectionOrder::Zigzag, 4, 1));
   // Consecutive IPUs of a snake or a hoof are always neighbours.
-  for (const char* order : {"snake", "hoof"}) {
+  for (const SelectionOrder order : {SelectionOrder::Snake, SelectionOrder::Hoof}) {
     const auto o = selection_order(order, 16, 16);
     for (size_t i = 0; i + 1 < o.size(); ++i) {
       CHECK(link_hops(o[i], o[i + 1]) == 1);

@@ -1,0 +1,167 @@
+// The one place a loaded config becomes typed settings: every enum key's string is turned into
+// its enum here (the schema has already restricted it to the allowed spellings, so an unknown
+// one is a bug), and values that depend on other keys are settled (set_all, data.seed 0, epochs 0,
+// prefetching off).
+#include <fmt/format.h>
+
+#include <array>
+#include <utility>
+
+#include "frontend/config/schema.hpp"
+#include "iputrain/config.hpp"
+#include "iputrain/settings.hpp"
+
+namespace iputrain {
+
+namespace {
+
+template <class E, size_t N>
+E lookup(const std::array<std::pair<const char*, E>, N>& table, const std::string& text, const char* key) {
+  const std::string folded = config::enum_folded(text);
+  for (const auto& [name, value] : table) {
+    if (config::enum_folded(name) == folded) {
+      return value;
+    }
+  }
+  throw Error(ErrorKind::Internal, fmt::format("`{}` = \"{}\" passed the schema but has no setting", key, text));
+}
+
+template <class E, size_t N>
+std::string name_in(const std::array<std::pair<const char*, E>, N>& table, E value) {
+  for (const auto& [name, v] : table) {
+    if (v == value) {
+      return name;
+    }
+  }
+  return "?";
+}
+
+constexpr std::array<std::pair<const char*, OptimizerKind>, 7> kOptimizers = {{
+    {"sgd", OptimizerKind::Sgd},
+    {"momentum", OptimizerKind::Momentum},
+    {"adam", OptimizerKind::Adam},
+    {"adamw", OptimizerKind::AdamW},
+    {"lamb", OptimizerKind::Lamb},
+    {"rmsprop", OptimizerKind::RmsProp},
+    {"adagrad", OptimizerKind::Adagrad},
+}};
+constexpr std::array<std::pair<const char*, LrSchedule>, 4> kSchedules = {{
+    {"constant", LrSchedule::Constant},
+    {"step", LrSchedule::Step},
+    {"exponential", LrSchedule::Exponential},
+    {"cosine", LrSchedule::Cosine},
+}};
+constexpr std::array<std::pair<const char*, FloatType>, 5> kFloatTypes = {{
+    {"f32", FloatType::F32},
+    {"f16", FloatType::F16},
+    {"bf16", FloatType::BF16},
+    {"fp32", FloatType::F32},
+    {"fp16", FloatType::F16},
+}};
+constexpr std::array<std::pair<const char*, MasterWeightsPlace>, 3> kMasterWeights = {{
+    {"on_chip", MasterWeightsPlace::OnChip},
+    {"offloaded", MasterWeightsPlace::Offloaded},
+    {"none", MasterWeightsPlace::None},
+}};
+constexpr std::array<std::pair<const char*, LossScaling>, 2> kLossScaling = {{
+    {"static", LossScaling::Static},
+    {"dynamic", LossScaling::Dynamic},
+}};
+constexpr std::array<std::pair<const char*, OutfeedMode>, 2> kOutfeedModes = {{
+    {"all", OutfeedMode::All},
+    {"last", OutfeedMode::Last},
+}};
+
+constexpr std::array<std::pair<const char*, Recomputation>, 3> kRecomputation = {{
+    {"auto", Recomputation::Auto},
+    {"recompute_then_backpropagate", Recomputation::RecomputeThenBackpropagate},
+    {"recompute_and_backpropagate_interleaved", Recomputation::RecomputeAndBackpropagateInterleaved},
+}};
+constexpr std::array<std::pair<const char*, GradientReduction>, 3> kReductions = {{
+    {"sum", GradientReduction::Sum},
+    {"mean", GradientReduction::Mean},
+    {"running_mean", GradientReduction::RunningMean},
+}};
+constexpr std::array<std::pair<const char*, GradientAccumulationOrder>, 2> kOrders = {{
+    {"canonical", GradientAccumulationOrder::Canonical},
+    {"sequential", GradientAccumulationOrder::Sequential},
+}};
+constexpr std::array<std::pair<const char*, SelectionOrder>, 4> kSelectionOrders = {{
+    {"auto", SelectionOrder::Auto},
+    {"zigzag", SelectionOrder::Zigzag},
+    {"snake", SelectionOrder::Snake},
+    {"hoof", SelectionOrder::Hoof},
+}};
+
+OptimizerSettings resolve_optimizer(const OptimizerSection& o) {
+  OptimizerSettings s;
+  s.kind = lookup(kOptimizers, o.type, "optimizer.type");
+  s.learning_rate = o.learning_rate;
+  s.momentum = o.momentum;
+  s.use_nesterov = o.use_nesterov;
+  s.beta1 = o.beta1;
+  s.beta2 = o.beta2;
+  s.epsilon = o.epsilon;
+  s.weight_decay = o.weight_decay;
+  s.rho = o.rho;
+  s.centered = o.centered;
+  s.initial_accumulator_value = o.initial_accumulator_value;
+  s.gradient_clip_norm = o.gradient_clip_norm;
+  s.state_type = lookup(kFloatTypes, o.state_dtype, "optimizer.state_dtype");
+  s.loss_scaling = o.loss_scaling;
+  s.loss_scaling_mode = lookup(kLossScaling, o.loss_scaling_mode, "optimizer.loss_scaling_mode");
+  s.loss_scaling_growth_interval = o.loss_scaling_growth_interval;
+  s.loss_scaling_growth_factor = o.loss_scaling_growth_factor;
+  s.loss_scaling_backoff_factor = o.loss_scaling_backoff_factor;
+  s.schedule = lookup(kSchedules, o.lr_schedule, "optimizer.lr_schedule");
+  s.warmup_steps = o.warmup_steps;
+  s.decay_steps = o.decay_steps;
+  s.decay_rate = o.decay_rate;
+  s.min_learning_rate = o.min_learning_rate;
+  return s;
+}
+
+}  // namespace
+
+std::string name_of(OptimizerKind k) { return name_in(kOptimizers, k); }
+std::string name_of(LrSchedule s) { return name_in(kSchedules, s); }
+std::string name_of(FloatType t) { return name_in(kFloatTypes, t); }
+
+Settings Config::resolve() const {
+  Settings s;
+  s.optimizer = resolve_optimizer(optimizer);
+  s.pipeline.recomputation = lookup(kRecomputation, pipeline.recomputation_mode, "pipeline.recomputation_mode");
+  s.pipeline.reduction = lookup(kReductions, pipeline.reduction_method, "pipeline.reduction_method");
+  // "same": each variable's type, and variables are f32.
+  s.pipeline.accumulation_type =
+      pipeline.gradient_accumulation_dtype == "same"
+          ? FloatType::F32
+          : lookup(kFloatTypes, pipeline.gradient_accumulation_dtype, "pipeline.gradient_accumulation_dtype");
+  s.pipeline.accumulation_order = lookup(kOrders, pipeline.gradient_accumulation_order, "pipeline.gradient_accumulation_order");
+  s.pipeline.selection_order = lookup(kSelectionOrders, ipu.selection_order, "ipu.selection_order");
+  s.outfeed.mode = lookup(kOutfeedModes, training.outfeed_mode, "training.outfeed_mode");
+  s.outfeed.accumulate = pipeline.accumulate_outfeed;
+  if (pipeline.accumulate_outfeed_dtype != "same") {
+    s.outfeed.accumulate_type = lookup(kFloatTypes, pipeline.accumulate_outfeed_dtype, "pipeline.accumulate_outfeed_dtype");
+  }
+  s.outfeed.loss_only = pipeline.outfeed_loss;
+  s.outfeed.mask = pipeline.outfeed_mask;
+  // The loader has applied `set_all` to the five flags.
+  const auto& fp = ipu.floating_point_behaviour;
+  s.floating_point = {fp.inv, fp.div0, fp.oflo, fp.esr, fp.nanoo};
+  s.precision = lookup(kFloatTypes, training.precision, "training.precision");
+  s.master_weights = lookup(kMasterWeights, training.master_weights, "training.master_weights");
+  s.seed = training.seed;
+  s.data_seed = data.seed != 0 ? data.seed : training.seed;
+  s.shuffle = data.shuffle;
+  s.prefetch_depth = ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, data.prefetch_depth) : 1;
+  s.steps = training.steps;
+  s.epochs = training.epochs > 0 ? training.epochs : 1.0;
+  s.steps_per_execution = training.steps_per_execution;
+  s.repeat_count = pipeline.repeat_count;
+  s.log_every = training.log_every;
+  s.pipeline_name = pipeline.name;
+  return s;
+}
+
+}  // namespace iputrain

@@ -1,0 +1,108 @@
+// iputrain — the config resolved into typed settings (enums, not strings).
+//
+// `Config` holds what the user wrote, as the schema types it (enum keys are strings, as written
+// in TOML). `Config::resolve()` turns it, in one place (frontend/config/resolve.cpp), into these
+// settings; the planner and the engine read the settings, never the strings.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace iputrain {
+
+enum class OptimizerKind { Sgd, Momentum, Adam, AdamW, Lamb, RmsProp, Adagrad };
+enum class LrSchedule { Constant, Step, Exponential, Cosine };
+enum class LossScaling { Static, Dynamic };
+enum class OutfeedMode { All, Last };
+//! Where the f32 master weights of a half-precision run live (training.master_weights).
+enum class MasterWeightsPlace { OnChip, Offloaded, None };
+//! A floating-point storage type a setting names (training.precision, optimizer.state_dtype, …).
+enum class FloatType { F32, F16, BF16 };
+enum class Recomputation { Auto, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved };
+enum class GradientReduction { Sum, Mean, RunningMean };
+enum class GradientAccumulationOrder { Canonical, Sequential };
+enum class SelectionOrder { Auto, Zigzag, Snake, Hoof };
+
+//! The `[pipeline]` and `[ipu]` choices the planner reads, resolved (the model-dependent ones,
+//! stages, mapping and the accumulation count, are checked against the model by the planner).
+struct PipelineSettings {
+  Recomputation recomputation = Recomputation::Auto;
+  GradientReduction reduction = GradientReduction::Sum;
+  FloatType accumulation_type = FloatType::F32;
+  GradientAccumulationOrder accumulation_order = GradientAccumulationOrder::Canonical;
+  SelectionOrder selection_order = SelectionOrder::Auto;
+};
+
+//! `[optimizer]`, resolved.
+struct OptimizerSettings {
+  OptimizerKind kind = OptimizerKind::Sgd;
+  double learning_rate = 0.01;
+  double momentum = 0.9;
+  bool use_nesterov = false;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double epsilon = 1e-8;
+  double weight_decay = 0.0;
+  double rho = 0.9;
+  bool centered = false;
+  double initial_accumulator_value = 0.1;
+  double gradient_clip_norm = 0.0;  //!< 0 = no clipping
+  FloatType state_type = FloatType::F32;
+  double loss_scaling = 1.0;
+  LossScaling loss_scaling_mode = LossScaling::Static;
+  int64_t loss_scaling_growth_interval = 2000;
+  double loss_scaling_growth_factor = 2.0;
+  double loss_scaling_backoff_factor = 0.5;
+  LrSchedule schedule = LrSchedule::Constant;
+  int64_t warmup_steps = 0;
+  int64_t decay_steps = 0;
+  double decay_rate = 0.1;
+  double min_learning_rate = 0.0;
+};
+
+//! What the outfeed holds (training.outfeed_mode and the pipeline's outfeed keys), resolved.
+struct OutfeedSettings {
+  OutfeedMode mode = OutfeedMode::All;
+  bool accumulate = false;                       //!< summed over a weight update's micro-batches
+  std::optional<FloatType> accumulate_type;      //!< the accumulators' type; empty = the value's own
+  bool loss_only = false;                        //!< pipeline.outfeed_loss
+  std::vector<bool> mask;                        //!< true = that last-stage output is not outfed
+};
+
+//! `ipu.floating_point_behaviour`, with `set_all` applied.
+struct FloatBehaviour {
+  bool inv = false;
+  bool div0 = false;
+  bool oflo = false;
+  bool esr = false;
+  bool nanoo = false;
+};
+
+//! Everything the engine and the planner read from a config, typed.
+struct Settings {
+  OptimizerSettings optimizer;
+  PipelineSettings pipeline;
+  OutfeedSettings outfeed;
+  FloatBehaviour floating_point;
+  FloatType precision = FloatType::F32;
+  MasterWeightsPlace master_weights = MasterWeightsPlace::OnChip;
+  uint64_t seed = 42;            //!< training.seed
+  uint64_t data_seed = 42;       //!< data.seed, or training.seed when unset
+  bool shuffle = true;
+  int64_t prefetch_depth = 2;    //!< micro-batches the infeed prepares ahead (1 without prefetching)
+  int64_t steps = 0;             //!< 0: run `epochs` passes instead
+  double epochs = 1.0;
+  int64_t steps_per_execution = 1;
+  int64_t repeat_count = 1;      //!< pipeline.repeat_count
+  int64_t log_every = 0;         //!< 0 = automatic
+  std::string pipeline_name = "pipeline";
+};
+
+//! The config's spelling of each value ("adamw", "cosine", "f16", …), for logs and checkpoints.
+std::string name_of(OptimizerKind k);
+std::string name_of(LrSchedule s);
+std::string name_of(FloatType t);
+
+}  // namespace iputrain

@@ -1,0 +1,23 @@
+# The config is resolved into typed settings in one place (frontend/config/resolve.cpp): the
+# engine's cluster and optimizers never see a Config, and neither the engine nor the planner
+# compares an enum key's string. Fails naming the file and the line that does.
+# Usage: cmake -DSRC=<source dir> -P settings_lint.cmake
+set(enum_keys "type|lr_schedule|loss_scaling_mode|outfeed_mode|master_weights|precision|state_dtype|reduction_method|recomputation_mode|gradient_accumulation_dtype|gradient_accumulation_order|selection_order|accumulate_outfeed_dtype")
+set(failures "")
+file(GLOB_RECURSE sources "${SRC}/engine/*.cpp" "${SRC}/engine/*.hpp" "${SRC}/planner/*.cpp" "${SRC}/planner/*.hpp")
+foreach(f IN LISTS sources)
+  file(STRINGS "${f}" hits REGEX "\\.(${enum_keys}) *[!=]= *\"")
+  foreach(h IN LISTS hits)
+    string(APPEND failures "${f}: compares a config string: ${h}\n")
+  endforeach()
+endforeach()
+file(GLOB_RECURSE typed "${SRC}/engine/cluster/*" "${SRC}/engine/optim/*")
+foreach(f IN LISTS typed)
+  file(STRINGS "${f}" hits REGEX "#include \"iputrain/config.hpp\"")
+  foreach(h IN LISTS hits)
+    string(APPEND failures "${f}: includes the raw config; take Settings instead\n")
+  endforeach()
+endforeach()
+if(failures)
+  message(FATAL_ERROR "${failures}")
+endif()
