@@ -2,6 +2,8 @@
 // are checked against the model's declared parameters first, so a typo points at the config key.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "iputrain/model.hpp"
 
 namespace iputrain {
@@ -47,11 +49,12 @@ Model Model::load(const std::string& path, const Config& config) {
                      fmt::format("its default is {}", param_value_str(it->second)));
     }
   }
-  // data.batch_size sets the model's `batch` unless [model] does.
+  // data.batch_size sets the model's `batch` unless [model] does; under batch serialization the
+  // model computes one slice of it at a time (the rules check that the slices are equal).
   const auto batch = declared.find("batch");
   if (config.data.batch_size > 0 && batch != declared.end() && !overrides.contains("batch") &&
       batch->second.index() == 0) {
-    overrides["batch"] = config.data.batch_size;
+    overrides["batch"] = config.data.batch_size / std::max<int64_t>(1, config.pipeline.batch_serialization_iterations);
   }
   return Model::load(path, overrides);
 }

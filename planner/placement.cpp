@@ -195,7 +195,10 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.pipelined = shape.pipelined;
   // Without pipelining the stages of one micro-batch simply run one after another.
   s.schedule = shape.pipelined ? schedule_kind(p.schedule) : ScheduleKind::Sequential;
-  s.accumulation_count = shape.gradient_accumulation_count;
+  // Batch serialization: each micro-batch is computed in slices, each one accumulated like a
+  // micro-batch of its own (the model is built at the slice size).
+  s.batch_serialization = std::max<int64_t>(1, p.batch_serialization_iterations);
+  s.accumulation_count = shape.gradient_accumulation_count * s.batch_serialization;
   s.repeat_count = p.repeat_count;
   s.steps_per_execution = config.training.steps_per_execution;
   s.auto_stages = static_cast<int32_t>(p.auto_stages);

@@ -32,7 +32,8 @@ struct PlanSettings {
   bool training = true;
   bool pipelined = false;
   ScheduleKind schedule = ScheduleKind::Grouped;
-  int64_t accumulation_count = 1;  //!< micro-batches per weight update, per replica
+  int64_t accumulation_count = 1;  //!< micro-batches per weight update, per replica (slices, under batch serialization)
+  int64_t batch_serialization = 1; //!< slices each stage execution computes (pipeline.batch_serialization_iterations)
   int64_t repeat_count = 1;
   int64_t steps_per_execution = 1;
   int32_t auto_stages = 0;         //!< split a model into this many stages (0 = the model's own)

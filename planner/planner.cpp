@@ -152,9 +152,12 @@ void check_inputs(const ir::Graph& g, const Config& config) {
                   n.span, "give every input the batch as its first dimension");
     }
   }
-  if (config.data.batch_size != 0 && config.data.batch_size != batch) {
+  // Under batch serialization the model is built at the slice size (frontend/model_config.cpp).
+  const int64_t slices = std::max<int64_t>(1, config.pipeline.batch_serialization_iterations);
+  if (config.data.batch_size != 0 && config.data.batch_size != batch * slices) {
     config.fail_at("data.batch_size",
-                   fmt::format("data.batch_size is {} but the model's inputs have batch {}", config.data.batch_size, batch),
+                   fmt::format("data.batch_size is {} but the model's inputs have batch {}{}", config.data.batch_size,
+                               batch, slices > 1 ? fmt::format(" (x {} slices)", slices) : std::string()),
                    "give the model the same batch ([model] batch = ...) or remove data.batch_size");
   }
 }
@@ -227,7 +230,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   passes.run("schedule", [&] {
     if (training) {
       plan.timeline = make_timeline(plan.placement.pipeline, plan.settings.schedule, plan.settings.accumulation_count,
-                                    true);
+                                    true, plan.settings.batch_serialization);
     }
   });
   // The timeline as per-IPU instruction lists, with messages, buffers and reduction buckets.

@@ -64,6 +64,7 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   j["schedule"] = std::string(schedule_name(plan.settings.schedule));
   j["gradient_accumulation_count"] = plan.settings.accumulation_count;
   j["micro_batch"] = plan.micro_batch();
+  j["batch_serialization_iterations"] = plan.settings.batch_serialization;
   j["global_batch"] = plan.global_batch();
   j["gradient_accumulation"] = accumulation_json(plan);
 

@@ -25,11 +25,16 @@ std::string text_header(const Plan& plan, std::string_view model) {
   const Placement& pl = plan.placement;
   return fmt::format(
       "plan for {}: {} replica{} x {} IPU{} per replica = {} IPU{}; {} schedule{}, gradient accumulation {}; "
-      "micro-batch {}, global batch {}\n",
+      "micro-batch {}{}, global batch {}\n",
       model, pl.replicas, pl.replicas == 1 ? "" : "s", pl.pipeline.ipus_per_replica,
       pl.pipeline.ipus_per_replica == 1 ? "" : "s", plan.num_ipus(), plan.num_ipus() == 1 ? "" : "s",
       schedule_name(plan.settings.schedule), plan.settings.training ? "" : " (inference)",
-      plan.settings.accumulation_count, plan.micro_batch(), plan.global_batch());
+      plan.settings.accumulation_count, plan.micro_batch(),
+      plan.settings.batch_serialization > 1
+          ? fmt::format(" (a slice: each stage computes its micro-batch of {} as {} slices in a row)",
+                        plan.micro_batch() * plan.settings.batch_serialization, plan.settings.batch_serialization)
+          : std::string(),
+      plan.global_batch());
 }
 
 std::string text_stages(const Plan& plan) {

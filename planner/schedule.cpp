@@ -80,7 +80,7 @@ std::vector<std::pair<int32_t, ir::Phase>> stage_list(const Pipeline& p, bool tr
 
 }  // namespace
 
-Timeline make_timeline(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training) {
+Timeline make_timeline(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training, int64_t slices) {
   const int64_t multiple = required_accumulation_multiple(p, kind, training);
   if (micro_batches < multiple || micro_batches % multiple != 0) {
     throw Error(ErrorKind::Plan,
@@ -118,7 +118,9 @@ Timeline make_timeline(const Pipeline& p, ScheduleKind kind, int64_t micro_batch
         ipus.insert(p.stage_ipu[static_cast<size_t>(s)]);
       }
       for (int32_t ipu : ipus) {
-        out.steps[static_cast<size_t>(m * delay + j)][static_cast<size_t>(ipu)].push_back({position, phase, m});
+        // Sequential with slices: the group of `slices` micro-batches goes stage by stage.
+        const int64_t step = slices > 1 && kind == ScheduleKind::Sequential ? (m / slices) * len * slices + j * slices + m % slices : m * delay + j;
+        out.steps[static_cast<size_t>(step)][static_cast<size_t>(ipu)].push_back({position, phase, m});
       }
     }
   }

@@ -55,7 +55,9 @@ int64_t required_accumulation_multiple(const Pipeline& p, ScheduleKind kind, boo
 
 //! Builds the timeline. Throws Error(Plan) when the accumulation count breaks the schedule's rule
 //! or when Interleaved training would run two stages on one IPU.
-Timeline make_timeline(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training);
+//! `slices` > 1 (batch serialization, sequential only): each stage runs `slices` consecutive
+//! micro-batches back to back before the next stage starts.
+Timeline make_timeline(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training, int64_t slices = 1);
 
 //! The analytic bubble fraction of the schedule (idle share of IPU-timesteps), for comparison
 //! with the simulated timeline.

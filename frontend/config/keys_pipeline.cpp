@@ -37,12 +37,11 @@ std::vector<KeySpec> pipeline_keys() {
           {}, {"canonical", "sequential"}),
       key(IPUTRAIN_KEY(pipeline.repeat_count), Int, 1, Runs,
           "Pipeline executions (each one weight update) per call.", Range::at_least(1)),
-      key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Refused,
-          "Each stage computes its batch in this many slices; > 1 needs the sequential schedule with "
-          "every stage on IPU 0.",
-          Range::at_least(1))
-          .refused("this version of the engine does not act on it yet",
-                   "remove it to train with the defaults"),
+      key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Runs,
+          "Each stage computes its micro-batch (`data.batch_size`) in this many slices, one after "
+          "another, each accumulated like a micro-batch of its own; > 1 needs the sequential schedule "
+          "with every stage on IPU 0 and the sum reduction.",
+          Range::at_least(1)),
       key(IPUTRAIN_KEY(pipeline.schedule), Enum, "grouped", Runs,
           "Order of forward and backward stages: grouped (all forwards, then all backwards), "
           "interleaved (1F1B) or sequential (one stage at a time).",

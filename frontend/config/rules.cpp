@@ -96,7 +96,8 @@ int64_t replica_ipus(const Config& c, int64_t stages) {
 //! `pipeline.device_mapping` is set. (A replica over several IPUs is pipelined anyway; the other
 //! `pipeline.*` keys, a name or an accumulation count, do not switch it on.)
 bool pipelined(const Config& c) {
-  return c.is_set("pipeline.schedule") || c.is_set("pipeline.device_mapping");
+  return c.is_set("pipeline.schedule") || c.is_set("pipeline.device_mapping") ||
+         c.pipeline.batch_serialization_iterations > 1;
 }
 
 void check_replicas(const Config& c, int64_t per_replica, const std::string& what) {
@@ -177,6 +178,26 @@ void check_pipeline(Config& c) {
                 fmt::format("batch serialization needs `pipeline.reduction_method` = \"sum\", not \"{}\"",
                             p.reduction_method),
                 "remove `pipeline.reduction_method`");
+    }
+    // The model is built at the slice size: data.batch_size (the micro-batch a stage computes)
+    // divided by the iterations.
+    const int64_t n = p.batch_serialization_iterations;
+    if (c.data.batch_size == 0) {
+      c.fail_at("pipeline.batch_serialization_iterations",
+                "batch serialization splits each micro-batch of `data.batch_size` samples, which is not set",
+                fmt::format("set `data.batch_size` to a multiple of {}", n));
+    }
+    if (c.data.batch_size % n != 0) {
+      c.fail_at("data.batch_size",
+                fmt::format("`data.batch_size` = {} cannot be split into {} equal slices (batch_serialization_iterations)",
+                            c.data.batch_size, n),
+                fmt::format("use a multiple of {}, e.g. {}", n, (c.data.batch_size + n - 1) / n * n));
+    }
+    if (c.model.contains("batch")) {
+      c.fail_at("model.batch",
+                "with batch serialization the model's `batch` is the slice size, data.batch_size / "
+                "batch_serialization_iterations; it cannot be set as well",
+                "remove `[model] batch` and set `data.batch_size`");
     }
     p.schedule = "sequential";
   }
