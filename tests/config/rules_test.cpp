@@ -151,9 +151,9 @@ TEST_CASE("interleaved training never puts two stages on one IPU") {
 }
 
 TEST_CASE("batch serialization forces the sequential schedule on one IPU") {
-  Config c = Config::parse("[pipeline]\nbatch_serialization_iterations = 4\n");
+  Config c = Config::parse("[pipeline]\nbatch_serialization_iterations = 4\n[data]\nbatch_size = 8\n");
   CHECK(c.pipeline.schedule == "sequential");
-  Config d = Config::parse("[pipeline]\nbatch_serialization_iterations = 4\ndevice_mapping = [0, 0, 0]\n");
+  Config d = Config::parse("[pipeline]\nbatch_serialization_iterations = 4\ndevice_mapping = [0, 0, 0]\n[data]\nbatch_size = 8\n");
   CHECK(check_against_model(d, {"a", "b", "c"}).ipus_per_replica == 1);
   rejects("[pipeline]\nbatch_serialization_iterations = 2\nschedule = \"grouped\"\n",
           "needs the sequential schedule", 3);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -296,9 +297,13 @@ TEST_CASE("sharded weights: each replica keeps its shards and one gather buffer,
 
 TEST_CASE("replicated_weight_sharding = auto: on for the sequential schedule with batch serialization") {
   auto plan = [](const std::string& pipeline) {
-    Config c = Config::parse(testing::synthetic_config(2) + "[ipu]\nauto_select_ipus = 2\n[pipeline]\n" + pipeline,
-                             "a.toml");
-    return planner::make_plan(Model::parse(testing::kMlp, "a.ipu", c.model).graph(), c).settings;
+    std::string text = testing::synthetic_config(2) + "[ipu]\nauto_select_ipus = 2\n[pipeline]\n" + pipeline;
+    text.replace(text.find("[data]\n"), 7, "[data]\nbatch_size = 16\n");
+    Config c = Config::parse(text, "a.toml");
+    // Loaded as the CLI does: under batch serialization the model is built at the slice size.
+    const auto path = std::filesystem::temp_directory_path() / "iputrain_sharding_auto.ipu";
+    std::ofstream(path) << testing::kMlp;
+    return planner::make_plan(Model::load(path.string(), c).graph(), c).settings;
   };
   CHECK_FALSE(plan("").shard_weights);
   CHECK(plan("batch_serialization_iterations = 2\n").shard_weights);
