@@ -118,7 +118,11 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       n = std::min(n, every - s.step % every);  // an execution ends on every checkpoint step
     }
     const auto exec_start = std::chrono::steady_clock::now();
-    s.cluster->execute(s.step, n);
+    try {
+      s.cluster->execute(s.step, n);
+    } catch (Error& e) {
+      throw e.with_sources(s.model.sources());  // a run error located in the model (a float trap)
+    }
     progress.records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs)});
     for (int64_t i = 0; i < n; ++i) {
       StepRecord& r = progress.records[static_cast<size_t>(i)];

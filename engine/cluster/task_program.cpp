@@ -6,7 +6,8 @@ namespace iputrain::engine {
 
 TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>& nodes, const DeviceMemory& memory,
                          int64_t micro_batch, int32_t instr, const std::map<ir::ValueId, ir::Tensor>& substitutes,
-                         const std::vector<GradPush>& pushes) {
+                         const std::vector<GradPush>& pushes)
+    : graph_(&graph) {
   for (ir::ValueId v : nodes) {
     const ir::Node& n = graph.node(v);
     const ir::OpDef& def = ir::op_def(n.op);
@@ -29,16 +30,23 @@ TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>&
   }
 }
 
-int64_t TaskProgram::run(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding) const {
+int64_t TaskProgram::run(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding,
+                         const FloatTraps* traps) const {
   const ir::Tensor* operands = operands_.data();
   int64_t overflows = 0;
   for (const Kernel& k : kernels_) {
+    if (traps != nullptr) {
+      traps->before();
+    }
     k.forward(ir::KernelArgs{*k.node, {operands + k.first_operand, k.operand_count}, k.output, &ctx, workspace});
     // Rounded before any reader sees it, as if the kernel had written the half type; the key
     // repeats for a recomputed value, which therefore comes back with the same bits.
     if (rounding != nullptr && is_float(k.output.type->dtype)) {
       const uint64_t key = rounding->stochastic ? rounding_key(ctx.seed, k.value, ctx.step) : 0;
       overflows += round_in_place(k.output.f32(), k.output.numel(), *rounding, key);
+    }
+    if (traps != nullptr) {
+      traps->after(*graph_, *k.node, k.output, operands + k.first_operand, k.operand_count, ctx.step);
     }
     if (k.tree != nullptr) {
       k.tree->push(k.leaf, k.output.f32());

@@ -10,6 +10,7 @@
 #include "core/half_round.hpp"
 #include "core/ir/graph.hpp"
 #include "engine/cluster/device_memory.hpp"
+#include "engine/cluster/float_traps.hpp"
 #include "engine/cluster/grad_tree.hpp"
 
 namespace iputrain::engine {
@@ -36,7 +37,9 @@ class TaskProgram {
   //! float result is rounded to the half compute type right after its kernel (stochastic rounding
   //! keyed by ctx.seed, the value and ctx.step); returns the elements that overflowed or were
   //! not finite.
-  int64_t run(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding = nullptr) const;
+  //! With `traps`, every result is checked for a NaN or infinity it produced (float_traps.hpp).
+  int64_t run(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding = nullptr,
+              const FloatTraps* traps = nullptr) const;
   int64_t size() const { return static_cast<int64_t>(kernels_.size()); }
 
   //! Bytes of scratch the largest kernel of `nodes` asks for (OpDef::workspace).
@@ -53,6 +56,7 @@ class TaskProgram {
     GradTree* tree = nullptr;  // non-null: push the output as leaf `leaf` after the kernel
     int64_t leaf = 0;
   };
+  const ir::Graph* graph_;
   std::vector<Kernel> kernels_;
   std::vector<ir::Tensor> operands_;
 };

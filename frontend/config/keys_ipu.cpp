@@ -69,26 +69,18 @@ std::vector<KeySpec> ipu_keys() {
           .refused("every replica runs in this one process; multi-process replication is not available yet",
                    "remove it; `ipu.auto_select_ipus` sets the replicas of this process"),
 
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Refused,
-          "An IEEE invalid operation (e.g. 0/0) raises an error.")
-          .refused("this version of the engine does not act on it yet",
-                   "remove it to train with the defaults"),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.div0), Bool, false, Refused,
-          "Division by zero raises an error.")
-          .refused("this version of the engine does not act on it yet",
-                   "remove it to train with the defaults"),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.oflo), Bool, false, Refused,
-          "Floating-point overflow raises an error.")
-          .refused("this version of the engine does not act on it yet",
-                   "remove it to train with the defaults"),
+      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Runs,
+          "An IEEE invalid operation (e.g. 0/0) raises an error."),
+      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.div0), Bool, false, Runs,
+          "Division by zero raises an error."),
+      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.oflo), Bool, false, Runs,
+          "Floating-point overflow raises an error."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.esr), Bool, false, Runs,
           "Stochastic rounding of fp16 results, seeded by the run's seed."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.nanoo), Bool, false, Runs,
           "fp16 overflow gives NaN instead of saturating to the largest half."),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.set_all), Bool, false, Refused,
-          "Turn all five flags above on.")
-          .refused("this version of the engine does not act on it yet",
-                   "remove it to train with the defaults"),
+      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.set_all), Bool, false, Runs,
+          "Turn all five flags above on."),
 
       key(IPUTRAIN_KEY(ipu.io_tiles.num_io_tiles), Int, 0, Models,
           "Tiles per IPU reserved for I/O: they take no compute and no model data, so the compute "
