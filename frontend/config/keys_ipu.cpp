@@ -116,15 +116,14 @@ std::vector<KeySpec> ipu_keys() {
           "and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; other "
           "options are not read."),
 
-      key(IPUTRAIN_KEY(ipu.norms.use_stable_statistics), Bool, false, Refused,
+      key(IPUTRAIN_KEY(ipu.norms.use_stable_statistics), Bool, false, None,
           "Two-pass variance (subtract the mean first) in batch, group, layer and instance norms.")
-          .refused("this version of the engine does not act on it yet",
-                   "remove it to train with the defaults"),
+          .no_effect("the standard library's norms always take the variance in two passes (the mean first, then the mean of squared deviations), the stable form this key asks for"),
       key(IPUTRAIN_KEY(ipu.norms.experimental.distributed_batch_norm_replica_group_size), Int, 1, Refused,
           "All-reduce training batch-norm statistics over groups of this many consecutive replicas.",
           Range::at_least(1))
-          .refused("this version of the engine does not act on it yet",
-                   "remove it to train with the defaults"),
+          .refused("batch-norm statistics are taken per replica; exchanging them between replicas inside the forward pass is not implemented",
+                   "remove it: each replica normalizes with its own micro-batch's statistics (the moving statistics are still averaged over replicas)"),
 
       key(IPUTRAIN_KEY(ipu.optimizations.prefetch_data_streams), Bool, true, Runs,
           "Prefetch infeed batches on a background thread while the device runs."),
@@ -167,10 +166,9 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.optimizations.cholesky_block_size), Int, 0, None,
           "Block size of Cholesky factorisations; 0 = the implementation's default.", non_negative)
           .no_effect("the op set has no Cholesky factorisation"),
-      key(IPUTRAIN_KEY(ipu.optimizations.enable_fast_math), Bool, false, Refused,
+      key(IPUTRAIN_KEY(ipu.optimizations.enable_fast_math), Bool, false, None,
           "Allow reordered reductions and other non-IEEE transformations.")
-          .refused("this version of the engine does not act on it yet",
-                   "remove it to train with the defaults"),
+          .no_effect("kernels keep IEEE arithmetic and one fixed reduction order, on which the bitwise equality of every plan rests"),
 
       key(IPUTRAIN_KEY(ipu.pooling.poplar_options), OptionMap, ValueTable{}, None,
           "PopLibs options for every pooling op, e.g. `{ poolUseIntrospectiveMapping = \"false\" }`.")
