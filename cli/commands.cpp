@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/outfeed_file.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -74,7 +75,10 @@ int run_train(const TrainArgs& args) {
     }
   }
   const int64_t total = session.planned_steps();
-  const std::vector<std::string> names = session.output_names();
+  // The log and --outfeed show what the outfeed holds (training.outfeed_mode, outfeed_loss,
+  // outfeed_mask, accumulate_outfeed), dequeued after every execution.
+  OutfeedFile outfeed(args.outfeed, session.outfeed_layout());
+  const std::vector<std::string> names = outfeed.layout().names;
   if (!args.quiet) {
     const size_t ipus = session.memory_per_ipu().size();
     fmt::print("training {}{} on {} virtual IPU{}: {} parameters, {} steps of batch {} (micro-batch {})\n",
@@ -83,12 +87,23 @@ int run_train(const TrainArgs& args) {
                ipus == 1 ? "" : "s", model.parameter_count(), total, session.global_batch(), model.batch_size());
   }
   session.record_trace(!args.trace.empty());
-  ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, isatty(STDOUT_FILENO) == 1);
-  TrainSummary summary = session.train([&](const Progress& p) { printer.update(p); });
+  ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, isatty(STDOUT_FILENO) == 1,
+                          outfeed.layout().last_only);
+  std::vector<double> last_values;
+  TrainSummary summary = session.train([&](const Progress& p) {
+    Progress held = p;
+    held.records = outfeed.add(session.dequeue_outfeed(), p.records.front().step, static_cast<int64_t>(p.records.size()));
+    if (!held.records.empty()) {
+      last_values = held.records.back().values;
+    }
+    printer.update(held);
+  });
   printer.finish();
-  fmt::print("trained {} steps ({} samples) in {:.2f} s: {:.0f} samples/s; last step: {}\n", summary.steps,
-             summary.samples, summary.seconds, summary.samples_per_second,
-             values_str(summary.output_names, summary.last_values));
+  fmt::print("trained {} steps ({} samples) in {:.2f} s: {:.0f} samples/s; last outfed: {}\n", summary.steps,
+             summary.samples, summary.seconds, summary.samples_per_second, values_str(names, last_values));
+  if (const std::string written = outfeed.finish(); !written.empty()) {
+    fmt::print("wrote the outfeed to {}\n", written);
+  }
   if (config.resolve().optimizer.loss_scaling_mode == LossScaling::Dynamic || summary.skipped_updates > 0) {
     fmt::print("loss scale {:g}; {} update{} skipped since step 0 because a gradient overflowed\n", summary.loss_scale,
                summary.skipped_updates, summary.skipped_updates == 1 ? "" : "s");
@@ -99,6 +114,9 @@ int run_train(const TrainArgs& args) {
   if (!args.trace.empty()) {
     session.write_trace(args.trace);
     fmt::print("wrote the trace to {} (open it in https://ui.perfetto.dev)\n", args.trace);
+  }
+  if (!summary.profile_directory.empty()) {
+    fmt::print("wrote the profile to {}\n", summary.profile_directory);
   }
   if (!summary.checkpoints.empty()) {
     fmt::print("wrote {} checkpoint{}, the last {}\n", summary.checkpoints.size(),

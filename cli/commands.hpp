@@ -20,6 +20,7 @@ struct TrainArgs : CommonArgs {
   bool quiet = false;
   bool eval_after = true;
   std::string trace;  //!< Chrome trace JSON of the run ("" = none)
+  std::string outfeed;  //!< what the outfeed held, per step: FILE.csv or FILE.npy ("" = none)
   std::string resume;  //!< checkpoint directory or file to continue from ("" = a new run)
 };
 

@@ -48,6 +48,8 @@ int main(int argc, char** argv) {
   train_cmd->add_flag("-q,--quiet", train.quiet, "print only the summary");
   train_cmd->add_flag("!--no-eval", train.eval_after, "do not evaluate on data.test after training");
   train_cmd->add_option("--trace", train.trace, "write a Chrome trace (Perfetto) of the run: one track per virtual IPU");
+  train_cmd->add_option("--outfeed", train.outfeed,
+                        "write what the outfeed held, per step, to FILE.csv or FILE.npy (one .npy per value)");
   train_cmd->add_option("--resume", train.resume,
                         "continue from a checkpoint: a checkpoint.dir (its newest) or one step-*.safetensors file")
       ->type_name("DIR|FILE");

@@ -59,16 +59,15 @@ int64_t row_size(const Prediction& p) {
 
 }  // namespace
 
-std::string npy_bytes(const Prediction& p) {
-  std::string shape = fmt::format("{}", p.samples);
-  for (int64_t d : p.sample_shape) {
-    shape += fmt::format(", {}", d);
+std::string npy_header(const std::string& descr, const std::vector<int64_t>& dims) {
+  std::string shape;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    shape += fmt::format("{}{}", i == 0 ? "" : ", ", dims[i]);
   }
-  if (p.sample_shape.empty()) {
+  if (dims.size() == 1) {
     shape += ",";  // a one-element Python tuple
   }
-  std::string header =
-      fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", npy_descr(p.dtype), shape);
+  std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}", descr, shape);
   // Magic (6) + version (2) + header length (2) + header, padded with spaces and ended by a
   // newline so the data starts on a 64-byte boundary.
   const size_t unpadded = 10 + header.size() + 1;
@@ -79,6 +78,13 @@ std::string npy_bytes(const Prediction& p) {
   out.push_back(static_cast<char>(len & 0xff));
   out.push_back(static_cast<char>(len >> 8));
   out += header;
+  return out;
+}
+
+std::string npy_bytes(const Prediction& p) {
+  std::vector<int64_t> dims = {p.samples};
+  dims.insert(dims.end(), p.sample_shape.begin(), p.sample_shape.end());
+  std::string out = npy_header(npy_descr(p.dtype), dims);
   for (double v : p.values) {
     append(out, p.dtype, v);
   }

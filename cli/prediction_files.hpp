@@ -12,6 +12,9 @@ namespace iputrain::cli {
 //! The .npy (format 1.0) bytes of one prediction: shape [samples, ...sample_shape], little-endian
 //! `<f4`, `<i4` or `|b1` as the output's dtype.
 std::string npy_bytes(const Prediction& p);
+//! The header of a .npy (format 1.0) file of `descr` ("<f4") elements in shape `dims`, padded so
+//! that the data starts on a 64-byte boundary.
+std::string npy_header(const std::string& descr, const std::vector<int64_t>& dims);
 
 //! CSV: a header `sample,NAME` (or `NAME[i]`, `NAME[i,j]` per element of a non-scalar sample),
 //! then one row per sample. Floats print with 9 significant digits, enough to read back the same f32.

@@ -14,12 +14,13 @@ double epoch_of(int64_t step, const Progress& p) {
 }  // namespace
 
 ProgressPrinter::ProgressPrinter(std::vector<std::string> names, int64_t total_steps, int64_t log_every,
-                                 bool enabled, bool terminal)
+                                 bool enabled, bool terminal, bool every_record)
     : names_(std::move(names)),
       total_(total_steps),
       every_(log_every > 0 ? log_every : std::max<int64_t>(1, (total_steps + 9) / 10)),
       enabled_(enabled),
       terminal_(terminal),
+      every_record_(every_record),
       sums_(names_.size(), 0.0) {}
 
 void ProgressPrinter::update(const Progress& p) {
@@ -31,7 +32,7 @@ void ProgressPrinter::update(const Progress& p) {
       sums_[k] += r.values[k];
     }
     ++count_;
-    if (r.step % every_ != 0 && r.step != p.total_steps) {
+    if (!every_record_ && r.step % every_ != 0 && r.step != p.total_steps) {
       continue;
     }
     std::string line = fmt::format("step {:>{}}/{}  epoch {:.2f}", r.step, fmt::formatted_size("{}", total_),

@@ -20,6 +20,7 @@
 #include "engine/cluster/cluster.hpp"
 #include "engine/infeed.hpp"
 #include "engine/scalar_mean.hpp"
+#include "engine/profile_report.hpp"
 #include "engine/session_impl.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "planner/plan.hpp"
@@ -98,7 +99,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   engine::Sampler sampler(train_data.size(), s.batch, s.settings.shuffle, s.data_seed());
   const double updates_per_epoch =
       static_cast<double>(sampler.steps_per_epoch()) / static_cast<double>(global_batch / s.batch);
-  s.cluster->record_events(s.tracing);
+  s.cluster->record_events(s.tracing || engine::profile_records_events(s.settings.profile));
   s.cluster->open_feeds({&train_data, s.field_indices(train_data), sampler}, s.step, total);
   struct CloseFeeds {
     engine::Cluster& cluster;
@@ -153,6 +154,14 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   const engine::LossScaleState loss_scale = s.cluster->loss_scale();
   summary.skipped_updates = loss_scale.skipped;
   summary.loss_scale = loss_scale.scale;
+  if (engine::profile_wanted(s.settings.profile)) {
+    const RunReport report = run_report();
+    summary.profile_directory = engine::write_profile(
+        {s.plan, s.model.name(), report, s.cluster->recorder(),
+         std::max<int64_t>(1, s.settings.steps_per_execution) * std::max<int64_t>(1, s.settings.repeat_count),
+         s.settings.pipeline_name, s.model.sources().get()},
+        s.settings.profile);
+  }
   return summary;
 }
 
@@ -271,6 +280,21 @@ std::vector<std::string> Session::load_weights(const std::string& path) {
 
 std::vector<int64_t> Session::memory_per_ipu() const {
   return impl_->cluster ? impl_->cluster->bytes_allocated() : std::vector<int64_t>{impl_->ipu->bytes_allocated()};
+}
+
+OutfeedLayout Session::outfeed_layout() const {
+  const Impl& s = *impl_;
+  OutfeedLayout l;
+  if (!s.cluster) {
+    return l;
+  }
+  const engine::OutfeedSpec& spec = s.cluster->outfeed().spec();
+  l.names = spec.names;
+  l.last_only = spec.last_only;
+  l.accumulated = spec.accumulate;
+  l.micro_batches = spec.accumulate ? 1 : std::max<int64_t>(1, s.plan.settings.accumulation_count);
+  l.replicas = s.plan.placement.replicas;
+  return l;
 }
 
 std::vector<OutfeedTensor> Session::dequeue_outfeed() {

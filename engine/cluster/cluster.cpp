@@ -322,6 +322,7 @@ double Cluster::step_value(int64_t local, size_t k) const {
 }
 
 HostOutfeed& Cluster::outfeed() { return *shared_->outfeed; }
+const HostOutfeed& Cluster::outfeed() const { return *shared_->outfeed; }
 
 void Cluster::record_events(bool on) {
   for (auto& w : workers_) {

@@ -80,6 +80,7 @@ class Cluster {
   //! Output `k`'s mean over micro-batches and replicas in update `local` of the last execution.
   double step_value(int64_t local, size_t k) const;
   HostOutfeed& outfeed();
+  const HostOutfeed& outfeed() const;
 
   //! Keep every executed instruction for the trace from now on.
   void record_events(bool on);

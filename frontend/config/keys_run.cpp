@@ -130,36 +130,33 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(checkpoint.keep), Int, 5, Runs, "Newest checkpoints kept; 0 = keep all.",
           non_negative),
 
-      key(IPUTRAIN_KEY(profiling.enabled), Bool, false, None,
-          "Produce compile reports and trace events (legacy `profiling`).")
-          .no_effect("profile reports are not written yet"),
-      key(IPUTRAIN_KEY(profiling.enable_ipu_events), Bool, false, None, "Trace events without reports.")
-          .no_effect("profile reports are not written yet"),
+      key(IPUTRAIN_KEY(profiling.enabled), Bool, false, Runs,
+          "Each train() writes a profile directory under `report_directory`: the plan (JSON and text), "
+          "memory and schedule SVGs, the cycle model per op and the run report (docs/training.md)."),
+      key(IPUTRAIN_KEY(profiling.enable_ipu_events), Bool, false, Runs, "Write every instruction each virtual IPU ran (events.csv), also without `enabled`."),
       key(IPUTRAIN_KEY(profiling.use_poplar_text_report), Bool, false, None,
           "Reports in Poplar's text format.")
           .no_effect("a Poplar report format; there is no Poplar report to write"),
       key(IPUTRAIN_KEY(profiling.use_poplar_cbor_report), Bool, false, None,
           "Reports in Poplar's CBOR format.")
           .no_effect("a Poplar report format; there is no Poplar report to write"),
-      key(IPUTRAIN_KEY(profiling.profile_execution), Enum, "no_profile", None,
-          "Execution profile granularity (needs `profiling.enabled`).", {},
-          {"no_profile", "device_profile", "ipu_profile", "tile_profile"})
-          .no_effect("profile reports are not written yet"),
+      key(IPUTRAIN_KEY(profiling.profile_execution), Enum, "no_profile", Runs,
+          "Any value but no_profile adds the Chrome trace of the executions (execution.json); the levels "
+          "give the same per-instruction trace here (needs `profiling.enabled`).", {},
+          {"no_profile", "device_profile", "ipu_profile", "tile_profile"}),
       key(IPUTRAIN_KEY(profiling.enable_poplar_serialized_graph), Bool, false, None,
           "Include the serialized graph in compile events.")
           .no_effect("there is no Poplar graph to serialise"),
-      key(IPUTRAIN_KEY(profiling.report_every_nth_execution), Int, 0, None,
-          "Report every Nth execution; 0 = one report only.", non_negative)
-          .no_effect("profile reports are not written yet"),
-      key(IPUTRAIN_KEY(profiling.max_report_size), Int, 268435456, None, "Largest report, in bytes.",
-          positive_int)
-          .no_effect("profile reports are not written yet"),
-      key(IPUTRAIN_KEY(profiling.report_directory), String, "", None,
-          "Write reports as files in this directory; \"\" = in the events only.")
-          .no_effect("profile reports are not written yet"),
+      key(IPUTRAIN_KEY(profiling.report_every_nth_execution), Int, 0, Runs,
+          "Keep executions 0, N, 2N, ... in execution.json and events.csv; 0 = the first execution only.", non_negative),
+      key(IPUTRAIN_KEY(profiling.max_report_size), Int, 268435456, Runs, "Largest profile file, in bytes; a larger one is left out and listed in omitted.txt.",
+          positive_int),
+      key(IPUTRAIN_KEY(profiling.report_directory), String, "", Runs,
+          "Where profile directories are made (relative to the current directory); \"\" = the current "
+          "directory."),
       key(IPUTRAIN_KEY(profiling.retain_control_dependencies), Bool, false, None,
           "Pass control dependencies to the scheduler.")
-          .no_effect("profile reports are not written yet"),
+          .no_effect("an option of Poplar's graph profiler; the plan's reports hold no control dependencies"),
       key(IPUTRAIN_KEY(profiling.graph_options), OptionMap, ValueTable{}, None,
           "Options of graph reports (set_report_options).")
           .no_effect("options of Poplar's graph profiler, which does not exist here"),

@@ -161,6 +161,12 @@ Settings Config::resolve() const {
   s.repeat_count = pipeline.repeat_count;
   s.log_every = training.log_every;
   s.pipeline_name = pipeline.name;
+  s.profile.enabled = profiling.enabled;
+  s.profile.directory = profiling.report_directory;
+  s.profile.execution = profiling.profile_execution != "no_profile";
+  s.profile.every_nth_execution = profiling.report_every_nth_execution;
+  s.profile.ipu_events = profiling.enable_ipu_events;
+  s.profile.max_report_size = profiling.max_report_size;
   return s;
 }
 

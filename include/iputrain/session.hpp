@@ -43,6 +43,7 @@ struct TrainSummary {
   std::vector<std::string> checkpoints;  //!< checkpoint files written by this call (checkpoint.dir)
   int64_t skipped_updates = 0;  //!< updates skipped since step 0 because a gradient overflowed (dynamic loss scaling)
   double loss_scale = 1.0;      //!< the loss scale after the last update
+  std::string profile_directory;  //!< the profile this call wrote (`[profiling]`), "" if none
 };
 
 //! What Session::resume() restored.
@@ -81,6 +82,17 @@ struct Prediction {
 //! [n, (replicas,) ...value shape] for the n elements enqueued since the last dequeue (one per
 //! micro-batch, or one per weight update with pipeline.accumulate_outfeed); mode "last" gives the
 //! newest element, [(replicas,) ...value shape]. The replica axis appears with 2+ replicas only.
+//! How the outfeed queue arranges what it holds (training.outfeed_mode and the pipeline's outfeed
+//! keys): dequeue_outfeed() gives each value as [elements, (replicas,) ...shape] in `all` mode,
+//! [(replicas,) ...shape] (the newest) in `last` mode; the replica axis only with replicas > 1.
+struct OutfeedLayout {
+  std::vector<std::string> names;  //!< the values it holds, in order (mask and outfeed_loss applied)
+  bool last_only = false;          //!< `last`: only the newest element of each execution
+  bool accumulated = false;        //!< one element per weight update: the sum over its micro-batches
+  int64_t micro_batches = 1;       //!< elements per weight update per replica (1 when accumulated)
+  int32_t replicas = 1;
+};
+
 struct OutfeedTensor {
   std::string name;
   std::vector<int64_t> shape;
@@ -165,6 +177,8 @@ class Session {
   std::vector<Prediction> predict(const std::string& split = "test", const std::vector<std::string>& outputs = {});
   //! Names of the values the outfeed carries each step (the model's `output`s).
   std::vector<std::string> output_names() const;
+  //! What dequeue_outfeed() returns, and how (empty names for a model that cannot train).
+  OutfeedLayout outfeed_layout() const;
   //! Weights by scope path, in declaration order, the non-trainable state (a batch norm's moving
   //! statistics) included.
   std::vector<WeightInfo> weights() const;

@@ -80,11 +80,22 @@ struct FloatBehaviour {
   bool nanoo = false;
 };
 
+//! `[profiling]`, resolved: what a run writes to its profile directory.
+struct ProfileSettings {
+  bool enabled = false;
+  std::string directory;          //!< report_directory ("" = the current directory)
+  bool execution = false;         //!< profile_execution other than no_profile: the execution trace
+  int64_t every_nth_execution = 0;  //!< keep executions 0, N, 2N, … in the trace and events; 0 = the first only
+  bool ipu_events = false;        //!< enable_ipu_events: every instruction of every IPU, as CSV
+  int64_t max_report_size = 268435456;  //!< bytes; a larger file is left out, and the profile says so
+};
+
 //! Everything the engine and the planner read from a config, typed.
 struct Settings {
   OptimizerSettings optimizer;
   PipelineSettings pipeline;
   OutfeedSettings outfeed;
+  ProfileSettings profile;
   FloatBehaviour floating_point;
   FloatType precision = FloatType::F32;
   MasterWeightsPlace master_weights = MasterWeightsPlace::OnChip;

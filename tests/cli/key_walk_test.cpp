@@ -7,6 +7,7 @@
 // A key documented as acting that changes nothing fails here.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -156,11 +157,12 @@ const std::map<std::string, Probe>& probes() {
       {"checkpoint.dir", {"\"{dir}/ckpt\""}},
       {"checkpoint.every", {"1", {"checkpoint.dir=\"{dir}/ckpt\""}}},
       {"checkpoint.keep", {"1", {"checkpoint.dir=\"{dir}/ckpt\"", "checkpoint.every=1"}}},
-      {"profiling.report_directory", {"\"{dir}/profile\"", {"profiling.enabled=true"}}},
-      {"profiling.profile_execution", {"\"device_profile\"", {"profiling.enabled=true"}}},
-      {"profiling.enable_ipu_events", {"true", {"profiling.enabled=true"}}},
-      {"profiling.report_every_nth_execution", {"2", {"profiling.enabled=true", "profiling.profile_execution=\"device_profile\""}}},
-      {"profiling.max_report_size", {"100", {"profiling.enabled=true"}}},
+      {"profiling.enabled", {"true", {"profiling.report_directory=\"{dir}/profile\""}}},
+      {"profiling.report_directory", {"\"{dir}/elsewhere\"", {"profiling.enabled=true", "profiling.report_directory=\"{dir}/profile\""}}},
+      {"profiling.profile_execution", {"\"device_profile\"", {"profiling.enabled=true", "profiling.report_directory=\"{dir}/profile\""}}},
+      {"profiling.enable_ipu_events", {"true", {"profiling.report_directory=\"{dir}/profile\""}}},
+      {"profiling.report_every_nth_execution", {"1", {"profiling.enable_ipu_events=true", "profiling.report_directory=\"{dir}/profile\""}}},
+      {"profiling.max_report_size", {"100", {"profiling.enabled=true", "profiling.report_directory=\"{dir}/profile\""}}},
       {"profiling.graph_options", {"{ \"x\" = \"y\" }"}},
       {"profiling.execution_options", {"{ \"x\" = \"y\" }"}},
       {"device.version", {"\"ipu1\""}},
@@ -235,9 +237,10 @@ std::string steady_plan(const std::string& json) {
   return std::regex_replace(json, timing, "\"ms\": #");
 }
 
-// Every file under `dir`: its path and its bytes (timestamps and run names included, so only
-// files whose names carry no clock are compared by content).
+// Every file under `dir`, by name (digits masked: a profile directory's name carries the time)
+// and, for a CSV table, its number of lines (other files' bytes carry timings).
 std::string files_under(const fs::path& dir) {
+  static const std::regex digits("[0-9]+");
   std::ostringstream out;
   if (!fs::exists(dir)) {
     return {};
@@ -248,7 +251,12 @@ std::string files_under(const fs::path& dir) {
   }
   std::sort(paths.begin(), paths.end());
   for (const auto& p : paths) {
-    out << fs::relative(p, dir).string() << (fs::is_directory(p) ? "/" : "") << "\n";
+    out << std::regex_replace(fs::relative(p, dir).string(), digits, "#") << (fs::is_directory(p) ? "/" : "");
+    if (p.extension() == ".csv") {
+      std::ifstream in(p);
+      out << " " << std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n') << " lines";
+    }
+    out << "\n";
   }
   return out.str();
 }

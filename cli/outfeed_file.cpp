@@ -1,0 +1,217 @@
+#include "cli/outfeed_file.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/prediction_files.hpp"
+
+namespace iputrain::cli {
+
+namespace fs = std::filesystem;
+
+// A file being written: its rows go to `part` and are moved to `final` when the run ends.
+struct OutfeedFile::Spool {
+  std::string final_path;
+  std::string part_path;
+  std::ofstream out;
+};
+
+namespace {
+
+int64_t product(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    n *= d;
+  }
+  return n;
+}
+
+std::string index_suffix(const std::vector<int64_t>& shape, int64_t flat) {
+  std::vector<int64_t> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return fmt::format("[{}]", fmt::join(idx, ","));
+}
+
+}  // namespace
+
+OutfeedFile::OutfeedFile(std::string path, OutfeedLayout layout) : path_(std::move(path)), layout_(std::move(layout)) {
+  if (path_.empty()) {
+    return;
+  }
+  const std::string ext = fs::path(path_).extension().string();
+  if (ext != ".csv" && ext != ".npy") {
+    throw Error(ErrorKind::Usage, fmt::format("--outfeed {}: the file must end in .csv or .npy", path_), {},
+                "name a CSV table (one row per element and replica) or .npy arrays (one file per value)");
+  }
+  csv_ = ext == ".csv";
+  auto open = [](const std::string& final_path) {
+    auto s = std::make_unique<Spool>();
+    s->final_path = final_path;
+    s->part_path = final_path + ".part";
+    s->out.open(s->part_path, std::ios::binary | std::ios::trunc);
+    if (!s->out) {
+      throw Error(ErrorKind::Io, fmt::format("cannot write {}", s->part_path), {},
+                  "--outfeed needs a file in a directory you can write");
+    }
+    return s;
+  };
+  if (csv_) {
+    spools_.push_back(open(path_));
+  } else {
+    const fs::path p(path_);
+    for (const std::string& name : layout_.names) {
+      std::string safe = name;
+      for (char& c : safe) {
+        c = (c == '/' || c == '\\') ? '_' : c;
+      }
+      spools_.push_back(open((p.parent_path() / (p.stem().string() + "." + safe + ".npy")).string()));
+    }
+  }
+}
+
+OutfeedFile::~OutfeedFile() {
+  for (auto& s : spools_) {
+    if (s->out.is_open()) {
+      s->out.close();
+      std::error_code ec;
+      fs::remove(s->part_path, ec);  // a run that failed leaves no half file behind
+    }
+  }
+}
+
+std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tensors, int64_t first_step,
+                                         int64_t updates) {
+  const int64_t replicas = layout_.replicas;
+  const int64_t per_step = layout_.micro_batches;
+  // Elements this execution enqueued, and the step and micro-batch of element e.
+  const int64_t elements = layout_.last_only ? 1 : updates * per_step;
+  const auto step_of = [&](int64_t e) {
+    return layout_.last_only ? first_step + updates - 1 : first_step + e / per_step;
+  };
+  const auto micro_of = [&](int64_t e) -> std::string {
+    if (layout_.accumulated) {
+      return "sum";
+    }
+    return std::to_string(layout_.last_only ? per_step - 1 : e % per_step);
+  };
+  if (shapes_.empty()) {
+    for (const OutfeedTensor& t : tensors) {
+      const size_t lead = (layout_.last_only ? 0 : 1) + (replicas > 1 ? 1 : 0);
+      shapes_.emplace_back(t.shape.begin() + static_cast<std::ptrdiff_t>(std::min(lead, t.shape.size())), t.shape.end());
+    }
+    if (csv_) {
+      std::string header = "step,micro_batch,replica";
+      for (size_t k = 0; k < tensors.size(); ++k) {
+        const int64_t n = product(shapes_[k]);
+        for (int64_t i = 0; i < n; ++i) {
+          header += "," + tensors[k].name + (shapes_[k].empty() ? "" : index_suffix(shapes_[k], i));
+        }
+      }
+      spools_.front()->out << header << "\n";
+    }
+  }
+
+  // The log: each value's mean over the step's elements and replicas.
+  std::vector<StepRecord> records;
+  for (int64_t e = 0; e < elements; ++e) {
+    const int64_t step = step_of(e);
+    if (records.empty() || records.back().step != step) {
+      records.push_back(StepRecord{step, std::vector<double>(tensors.size(), 0.0)});
+    }
+  }
+  std::vector<std::vector<double>> counts(records.size(), std::vector<double>(tensors.size(), 0.0));
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    const int64_t n = product(shapes_[k]);
+    const std::vector<float>& v = tensors[k].values;
+    for (int64_t e = 0; e < elements; ++e) {
+      const size_t r = static_cast<size_t>(step_of(e) - records.front().step);
+      for (int64_t i = 0; i < replicas * n; ++i) {
+        records[r].values[k] += v[static_cast<size_t>(e * replicas * n + i)];
+      }
+      counts[r][k] += static_cast<double>(replicas * n);
+    }
+  }
+  for (size_t r = 0; r < records.size(); ++r) {
+    for (size_t k = 0; k < tensors.size(); ++k) {
+      records[r].values[k] /= std::max(1.0, counts[r][k]);
+    }
+  }
+
+  if (spools_.empty()) {
+    return records;
+  }
+  if (csv_) {
+    std::ofstream& out = spools_.front()->out;
+    for (int64_t e = 0; e < elements; ++e) {
+      for (int64_t rep = 0; rep < replicas; ++rep) {
+        std::string row = fmt::format("{},{},{}", step_of(e), micro_of(e), rep);
+        for (size_t k = 0; k < tensors.size(); ++k) {
+          const int64_t n = product(shapes_[k]);
+          for (int64_t i = 0; i < n; ++i) {
+            row += fmt::format(",{:.9g}", tensors[k].values[static_cast<size_t>((e * replicas + rep) * n + i)]);
+          }
+        }
+        out << row << "\n";
+      }
+    }
+  } else {
+    for (size_t k = 0; k < tensors.size() && k < spools_.size(); ++k) {
+      const std::vector<float>& v = tensors[k].values;
+      spools_[k]->out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+    }
+  }
+  rows_ += elements;
+  return records;
+}
+
+std::string OutfeedFile::finish() {
+  if (spools_.empty()) {
+    return {};
+  }
+  for (size_t k = 0; k < spools_.size(); ++k) {
+    Spool& s = *spools_[k];
+    s.out.close();
+    if (!s.out) {
+      throw Error(ErrorKind::Io, fmt::format("cannot write {}", s.part_path), {}, "is the disk full?");
+    }
+    std::error_code ec;
+    if (!csv_) {
+      // The header needs the element count: written now, in front of the spooled data.
+      std::vector<int64_t> dims = {rows_};
+      if (layout_.replicas > 1) {
+        dims.push_back(layout_.replicas);
+      }
+      if (k < shapes_.size()) {
+        dims.insert(dims.end(), shapes_[k].begin(), shapes_[k].end());
+      }
+      const std::string whole = s.part_path + ".npy";
+      {
+        std::ofstream out(whole, std::ios::binary | std::ios::trunc);
+        std::ifstream data(s.part_path, std::ios::binary);
+        out << npy_header("<f4", dims) << data.rdbuf();
+        if (!out) {
+          throw Error(ErrorKind::Io, fmt::format("cannot write {}", whole), {}, "is the disk full?");
+        }
+      }
+      fs::remove(s.part_path, ec);
+      fs::rename(whole, s.final_path, ec);
+    } else {
+      fs::rename(s.part_path, s.final_path, ec);
+    }
+    if (ec) {
+      throw Error(ErrorKind::Io, fmt::format("cannot move the outfeed into {}: {}", s.final_path, ec.message()));
+    }
+  }
+  std::vector<std::string> paths;
+  for (const auto& s : spools_) {
+    paths.push_back(s->final_path);
+  }
+  return fmt::format("{}", fmt::join(paths, ", "));
+}
+
+}  // namespace iputrain::cli

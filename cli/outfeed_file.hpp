@@ -1,0 +1,50 @@
+// `iputrain train --outfeed FILE`: what the outfeed queue held, step by step, as a file, and the
+// values the step log shows. The queue holds what the config says (training.outfeed_mode,
+// pipeline.accumulate_outfeed, outfeed_loss, outfeed_mask); this turns each execution's elements
+// into rows (and per-step means for the log) without keeping the run in memory: rows are streamed
+// to a temporary file and the result is renamed into place at the end.
+//
+//   FILE.csv   a header `step,micro_batch,replica,NAME…` (NAME[i], NAME[i,j] per element of a
+//              non-scalar value), then one row per element and replica; micro_batch is the index
+//              within the step, `sum` for an accumulated element.
+//   FILE.npy   one array per value, FILE's stem + ".NAME.npy": [elements, (replicas,) ...shape]
+//              float32, the rows in step order.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "iputrain/session.hpp"
+
+namespace iputrain::cli {
+
+class OutfeedFile {
+ public:
+  //! `path` "" records nothing to disk; otherwise it must end in .csv or .npy (Error(Usage)).
+  OutfeedFile(std::string path, OutfeedLayout layout);
+  ~OutfeedFile();
+  OutfeedFile(const OutfeedFile&) = delete;
+  OutfeedFile& operator=(const OutfeedFile&) = delete;
+
+  //! One execution's outfeed, which covered steps first_step … first_step + updates - 1. Returns
+  //! a record per step the outfeed has elements of, with each value's mean over them (the log).
+  std::vector<StepRecord> add(const std::vector<OutfeedTensor>& tensors, int64_t first_step, int64_t updates);
+  //! Writes the file(s) in place, atomically; returns what was written ("" if nothing).
+  std::string finish();
+
+  const OutfeedLayout& layout() const { return layout_; }
+
+ private:
+  struct Spool;
+  std::string path_;
+  bool csv_ = false;
+  OutfeedLayout layout_;
+  std::vector<std::vector<int64_t>> shapes_;  // per value: its per-replica element shape
+  std::vector<std::unique_ptr<Spool>> spools_;  // csv: one; npy: one per value
+  int64_t rows_ = 0;                            // elements written (npy first dimension)
+};
+
+}  // namespace iputrain::cli
