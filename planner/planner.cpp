@@ -12,6 +12,8 @@
 #include "planner/buffer_assignment.hpp"
 #include "planner/lowering.hpp"
 #include "planner/memory_model.hpp"
+#include "planner/op_order.hpp"
+#include "planner/op_temporaries.hpp"
 #include "planner/placement.hpp"
 #include "planner/plan.hpp"
 #include "planner/program.hpp"
@@ -178,6 +180,25 @@ void check_io_tiles(const Plan& plan, const Config& config) {
   }
 }
 
+// `plan` running `program`: the schedule, lowering and buffer passes run on a copy, and its largest
+// planned peak over a replica's IPUs.
+std::pair<Plan, int64_t> trial_run(const Plan& plan, const std::vector<ir::ValueId>& program) {
+  Plan trial = plan;
+  trial.train_program = program;
+  trial.moving_statistics = moving_statistics(trial.graph, trial.train_program);
+  trial.timeline = make_timeline(trial.placement.pipeline, trial.settings.schedule, trial.settings.accumulation_count,
+                                 true, trial.settings.batch_serialization);
+  trial.programs = lower(trial);
+  for (int32_t ipu = 0; ipu < static_cast<int32_t>(trial.programs.ipus.size()); ++ipu) {
+    trial.programs.arenas.push_back(assign_buffers(trial, ipu));
+  }
+  int64_t peak = 0;
+  for (const IpuMemory& m : estimate_memory(trial)) {
+    peak = std::max(peak, m.total_peak);
+  }
+  return {std::move(trial), peak};
+}
+
 }  // namespace
 
 Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions& options) {
@@ -223,25 +244,46 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
         roots.insert(roots.end(), parts.begin(), parts.end());
       }
       plan.train_program = live_program(plan.graph, roots);
+      // Inside each task, the order ipu.scheduling.algorithm picks (the fewest live bytes by default).
+      const Settings run = config.resolve();
+      const auto temporary = [&](ir::ValueId id) {
+        const ir::Node& n = plan.graph.node(id);
+        return op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).bytes;
+      };
+      const std::vector<ir::ValueId> written = plan.train_program;
+      plan.train_program = order_ops(plan.graph, written,
+                                     {run.pipeline.scheduler, run.pipeline.lookahead_depth, run.pipeline.search_space,
+                                      temporary});
+      // The choice is made on an estimate of each task's live bytes, which the arena's packing can
+      // belie: choose_best plans both orders and keeps the written one unless the other really
+      // packs smaller. The winner's schedule, programs and arenas are kept (the passes below skip).
+      if (run.pipeline.scheduler == SchedulerAlgorithm::ChooseBest && plan.train_program != written) {
+        auto [chosen, chosen_peak] = trial_run(plan, plan.train_program);
+        auto [kept, kept_peak] = trial_run(plan, written);
+        Plan& win = chosen_peak < kept_peak ? chosen : kept;
+        plan.train_program = std::move(win.train_program);
+        plan.timeline = std::move(win.timeline);
+        plan.programs = std::move(win.programs);
+      }
       plan.moving_statistics = moving_statistics(plan.graph, plan.train_program);
     }
   });
   // Which stage runs which micro-batch at which timestep, under the configured schedule.
   passes.run("schedule", [&] {
-    if (training) {
+    if (training && plan.timeline.steps.empty()) {
       plan.timeline = make_timeline(plan.placement.pipeline, plan.settings.schedule, plan.settings.accumulation_count,
                                     true, plan.settings.batch_serialization);
     }
   });
   // The timeline as per-IPU instruction lists, with messages, buffers and reduction buckets.
   passes.run("lower", [&] {
-    if (training) {
+    if (training && plan.programs.ipus.empty()) {
       plan.programs = lower(plan);
     }
   });
   // Where each value lives on its IPU: lives by liveness, packed into one arena per IPU.
   passes.run("buffers", [&] {
-    if (training) {
+    if (training && plan.programs.arenas.empty()) {
       for (int32_t ipu = 0; ipu < static_cast<int32_t>(plan.programs.ipus.size()); ++ipu) {
         plan.programs.arenas.push_back(assign_buffers(plan, ipu));
       }

@@ -174,16 +174,15 @@ std::vector<KeySpec> ipu_keys() {
           "PopLibs options for every pooling op, e.g. `{ poolUseIntrospectiveMapping = \"false\" }`.")
           .no_effect("pooling has no temporaries in the memory model and its cycles do not depend on PopLibs options"),
 
-      key(IPUTRAIN_KEY(ipu.scheduling.algorithm), Enum, "choose_best", None,
-          "Scheduling algorithm; `choose_best` keeps the lowest predicted peak liveness.", {},
-          {"choose_best", "clustering", "post_order", "look_ahead", "shortest_path"})
-          .no_effect("the planner keeps each stage's ops in the order the model writes them"),
-      key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_lookahead_depth), Int, 5, None,
-          "How far `look_ahead` looks ahead.", Range::at_least(1))
-          .no_effect("the planner keeps each stage's ops in the order the model writes them"),
-      key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_search_space_size), Int, 64, None,
-          "Cap on `look_ahead`'s search space.", Range::at_least(1))
-          .no_effect("the planner keeps each stage's ops in the order the model writes them"),
+      key(IPUTRAIN_KEY(ipu.scheduling.algorithm), Enum, "choose_best", Models,
+          "Order of the ops inside each task, which sets the live bytes (planner/op_order.hpp): "
+          "post_order, clustering, shortest_path, look_ahead, or choose_best (the order of fewest live "
+          "bytes, kept only if the plan really packs smaller than the written order).", {},
+          {"choose_best", "clustering", "post_order", "look_ahead", "shortest_path"}),
+      key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_lookahead_depth), Int, 5, Models,
+          "Ops `look_ahead` runs greedily after each candidate before judging it.", Range::at_least(1)),
+      key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_search_space_size), Int, 64, Models,
+          "Ready ops `look_ahead` considers at each step (the first in written order).", Range::at_least(1)),
   };
   out[0].conflicts = {"ipu.select_ipus"};
   out[1].conflicts = {"ipu.auto_select_ipus"};

@@ -93,6 +93,14 @@ constexpr std::array<std::pair<const char*, SelectionOrder>, 4> kSelectionOrders
     {"hoof", SelectionOrder::Hoof},
 }};
 
+constexpr std::array<std::pair<const char*, SchedulerAlgorithm>, 5> kSchedulers = {{
+    {"choose_best", SchedulerAlgorithm::ChooseBest},
+    {"clustering", SchedulerAlgorithm::Clustering},
+    {"post_order", SchedulerAlgorithm::PostOrder},
+    {"look_ahead", SchedulerAlgorithm::LookAhead},
+    {"shortest_path", SchedulerAlgorithm::ShortestPath},
+}};
+
 OptimizerSettings resolve_optimizer(const OptimizerSection& o) {
   OptimizerSettings s;
   s.kind = lookup(kOptimizers, o.type, "optimizer.type");
@@ -138,6 +146,9 @@ Settings Config::resolve() const {
           ? FloatType::F32
           : lookup(kFloatTypes, pipeline.gradient_accumulation_dtype, "pipeline.gradient_accumulation_dtype");
   s.pipeline.accumulation_order = lookup(kOrders, pipeline.gradient_accumulation_order, "pipeline.gradient_accumulation_order");
+  s.pipeline.scheduler = lookup(kSchedulers, ipu.scheduling.algorithm, "ipu.scheduling.algorithm");
+  s.pipeline.lookahead_depth = ipu.scheduling.maximum_scheduler_lookahead_depth;
+  s.pipeline.search_space = ipu.scheduling.maximum_scheduler_search_space_size;
   s.pipeline.selection_order = lookup(kSelectionOrders, ipu.selection_order, "ipu.selection_order");
   s.outfeed.mode = lookup(kOutfeedModes, training.outfeed_mode, "training.outfeed_mode");
   s.outfeed.accumulate = pipeline.accumulate_outfeed;

@@ -24,6 +24,7 @@ enum class Recomputation { Auto, RecomputeThenBackpropagate, RecomputeAndBackpro
 enum class GradientReduction { Sum, Mean, RunningMean };
 enum class GradientAccumulationOrder { Canonical, Sequential };
 enum class SelectionOrder { Auto, Zigzag, Snake, Hoof };
+enum class SchedulerAlgorithm { ChooseBest, Clustering, PostOrder, LookAhead, ShortestPath };
 
 //! The `[pipeline]` and `[ipu]` choices the planner reads, resolved (the model-dependent ones,
 //! stages, mapping and the accumulation count, are checked against the model by the planner).
@@ -33,6 +34,9 @@ struct PipelineSettings {
   FloatType accumulation_type = FloatType::F32;
   GradientAccumulationOrder accumulation_order = GradientAccumulationOrder::Canonical;
   SelectionOrder selection_order = SelectionOrder::Auto;
+  SchedulerAlgorithm scheduler = SchedulerAlgorithm::ChooseBest;  //!< ipu.scheduling.algorithm
+  int64_t lookahead_depth = 5;   //!< ipu.scheduling.maximum_scheduler_lookahead_depth
+  int64_t search_space = 64;     //!< ipu.scheduling.maximum_scheduler_search_space_size
 };
 
 //! `[optimizer]`, resolved.

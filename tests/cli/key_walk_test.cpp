@@ -103,8 +103,8 @@ const std::map<std::string, Probe>& probes() {
       {"ipu.io_tiles.num_io_tiles", {"32"}},
       {"ipu.ipu_model.tiles_per_ipu", {"736"}},
       {"ipu.norms.experimental.distributed_batch_norm_replica_group_size", {"2"}},
-      {"ipu.scheduling.maximum_scheduler_lookahead_depth", {"2", {"ipu.scheduling.algorithm=\"look_ahead\""}}},
-      {"ipu.scheduling.maximum_scheduler_search_space_size", {"100", {"ipu.scheduling.algorithm=\"look_ahead\""}}},
+      {"ipu.scheduling.maximum_scheduler_lookahead_depth", {"1", {"ipu.scheduling.algorithm=\"look_ahead\""}}},
+      {"ipu.scheduling.maximum_scheduler_search_space_size", {"1", {"ipu.scheduling.algorithm=\"look_ahead\""}}},
       {"pipeline.stages", {"[\"features\", \"classifier\"]"}},  // see kChecks
       {"pipeline.device_mapping", {"[1, 0]"}},
       {"pipeline.auto_stages", {"2", {"pipeline.stages=[]"}}},

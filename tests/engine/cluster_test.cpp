@@ -535,3 +535,25 @@ model tiny4(batch: int = 2) {
     CHECK(std::memcmp(cluster16[i].values.data(), one[i].values.data(), one[i].values.size() * 4) == 0);
   }
 }
+
+TEST_CASE("the op order inside a task changes memory as planned, never the weights") {
+  std::vector<WeightInfo> reference;
+  for (const char* algorithm : {"choose_best", "post_order", "clustering", "shortest_path", "look_ahead"}) {
+    CAPTURE(algorithm);
+    std::string text = testing::synthetic_config(6, 0.05) +
+                       "[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 1]\ngradient_accumulation_count = 4\n"
+                       "[ipu.scheduling]\nalgorithm = \"" + algorithm + "\"\n";
+    text.replace(text.find("[optimizer]\n"), 12, "[optimizer]\ntype = \"adam\"\n");
+    Config config = Config::parse(text, "m.toml");
+    Session session(Model::parse(testing::kMlp, "mlp.ipu", config.model), config);
+    session.train();
+    for (const IpuReport& ipu : session.run_report().ipus) {
+      CHECK(ipu.memory_peak == ipu.memory_estimate);
+    }
+    if (reference.empty()) {
+      reference = session.weights();
+    } else {
+      CHECK(testing::same_bits(session.weights(), reference));
+    }
+  }
+}
