@@ -132,6 +132,24 @@ class ProfileWriter {
 
 }  // namespace
 
+void write_executable(const planner::Plan& plan, const std::string& model, const std::string& folder) {
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) {
+    throw Error(ErrorKind::Io, fmt::format("cannot make {}: {}", folder, ec.message()), {},
+                "set `ipu.serialization_output_folder` to a directory you can write");
+  }
+  std::string programs;
+  for (size_t ipu = 0; ipu < plan.programs.ipus.size(); ++ipu) {
+    programs += fmt::format("ipu {}:\n", ipu);
+    for (const planner::Instr& in : plan.programs.ipus[ipu]) {
+      programs += fmt::format("  {}\n", in.str(plan.programs));
+    }
+  }
+  write_file_atomically((fs::path(folder) / (model + ".plan.json")).string(), planner::plan_json(plan, model));
+  write_file_atomically((fs::path(folder) / (model + ".programs.txt")).string(), programs);
+}
+
 std::string write_profile(const ProfileRun& run, const ProfileSettings& s) {
   const fs::path base = s.directory.empty() ? fs::current_path() : fs::path(s.directory);
   const fs::path dir = run_directory(base, run.model);

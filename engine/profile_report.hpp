@@ -37,6 +37,11 @@ struct ProfileRun {
   const SourceManager* sources = nullptr;  //!< the model's files, to name where each op is written
 };
 
+//! ipu.serialization_output_folder: saves what the session will run, as the seed saves its compiled
+//! executables: FOLDER/<model>.plan.json (the plan) and FOLDER/<model>.programs.txt (each IPU's
+//! instruction list for one accumulation cycle), atomically. Throws Error(Io) with a hint.
+void write_executable(const planner::Plan& plan, const std::string& model, const std::string& folder);
+
 //! Writes the profile directory of one run; returns its path. Throws Error(Io) with a hint if the
 //! directory cannot be made or a file cannot be written.
 std::string write_profile(const ProfileRun& run, const ProfileSettings& settings);

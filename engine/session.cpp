@@ -49,6 +49,9 @@ Session::Session(const Model& model, const Config& config) : impl_(std::make_uni
   if (g.loss != ir::kNoValue) {
     s.cluster = std::make_unique<engine::Cluster>(s.plan, s.settings);
   }
+  if (!s.settings.executable_folder.empty()) {
+    engine::write_executable(s.plan, model.name(), s.settings.executable_folder);
+  }
   for (ir::ValueId p : g.params) {
     s.initialise(p);
   }

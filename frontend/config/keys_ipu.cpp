@@ -25,10 +25,9 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.selection_order), Enum, "auto", Models,
           "How shards map to physical IPUs of the modelled C2 topology.", {},
           {"auto", "zigzag", "snake", "hoof"}),
-      key(IPUTRAIN_KEY(ipu.serialization_output_folder), String, "", Refused,
-          "Directory where the compiled (planned) program is saved; \"\" = do not save.")
-          .refused("saving the compiled program is not implemented yet",
-                   "remove it; `iputrain plan MODEL CONFIG --format json -o FILE` saves the plan"),
+      key(IPUTRAIN_KEY(ipu.serialization_output_folder), String, "", Runs,
+          "Directory where a session saves what it will run, as the seed saves its executables: "
+          "<model>.plan.json and <model>.programs.txt (each IPU's instructions); \"\" = do not save."),
       key(IPUTRAIN_KEY(ipu.compilation_poplar_options), OptionMap, ValueTable{}, None,
           "Engine-level Poplar options, e.g. `{ \"debug.instrument\" = \"true\" }`.")
           .no_effect("Poplar engine options tune the compiled program on silicon; the plan and the run do not depend on them"),

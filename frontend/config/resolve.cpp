@@ -172,6 +172,7 @@ Settings Config::resolve() const {
   s.repeat_count = pipeline.repeat_count;
   s.log_every = training.log_every;
   s.pipeline_name = pipeline.name;
+  s.executable_folder = ipu.serialization_output_folder;
   s.profile.enabled = profiling.enabled;
   s.profile.directory = profiling.report_directory;
   s.profile.execution = profiling.profile_execution != "no_profile";

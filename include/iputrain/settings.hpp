@@ -113,6 +113,7 @@ struct Settings {
   int64_t repeat_count = 1;      //!< pipeline.repeat_count
   int64_t log_every = 0;         //!< 0 = automatic
   std::string pipeline_name = "pipeline";
+  std::string executable_folder;  //!< ipu.serialization_output_folder ("" = the plan is not saved)
 };
 
 //! The config's spelling of each value ("adamw", "cosine", "f16", …), for logs and checkpoints.

@@ -172,3 +172,15 @@ TEST_CASE("profiling writes a profile directory whose contents follow the profil
   CHECK(fs::exists(only / "events.csv"));
   CHECK_FALSE(fs::exists(only / "plan.json"));
 }
+
+TEST_CASE("ipu.serialization_output_folder saves what the session runs") {
+  const fs::path dir = fresh("executable");
+  const Run r = iputrain("train cases/tiny.ipu cases/tiny.toml --no-eval --set training.steps=1 "
+                         "--set 'ipu.serialization_output_folder=\"" + (dir / "exe").string() + "\"'");
+  REQUIRE_MESSAGE(r.status == 0, r.out);
+  CHECK(nlohmann::json::parse(text_of(dir / "exe" / "tiny.plan.json"))["model"] == "tiny");
+  const auto programs = lines_of(dir / "exe" / "tiny.programs.txt");
+  REQUIRE(programs.size() > 2);
+  CHECK(programs[0] == "ipu 0:");
+  CHECK(text_of(dir / "exe" / "tiny.programs.txt").find("update") != std::string::npos);
+}
