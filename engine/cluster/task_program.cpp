@@ -6,7 +6,8 @@ namespace iputrain::engine {
 
 TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>& nodes, const DeviceMemory& memory,
                          int64_t micro_batch, int32_t instr, const std::map<ir::ValueId, ir::Tensor>& substitutes,
-                         const std::vector<GradPush>& pushes) {
+                         const std::vector<GradPush>& pushes)
+    : graph_(&graph) {
   for (ir::ValueId v : nodes) {
     const ir::Node& n = graph.node(v);
     const ir::OpDef& def = ir::op_def(n.op);
@@ -29,11 +30,28 @@ TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>&
   }
 }
 
-int64_t TaskProgram::run(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding) const {
+int64_t TaskProgram::run(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding,
+                         const FpTrapSite* traps) const {
+  return traps != nullptr && traps->traps ? run_kernels<true>(ctx, workspace, rounding, traps)
+                                          : run_kernels<false>(ctx, workspace, rounding, nullptr);
+}
+
+template <bool kTrap>
+int64_t TaskProgram::run_kernels(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding,
+                                 const FpTrapSite* traps) const {
   const ir::Tensor* operands = operands_.data();
   int64_t overflows = 0;
   for (const Kernel& k : kernels_) {
-    k.forward(ir::KernelArgs{*k.node, {operands + k.first_operand, k.operand_count}, k.output, &ctx, workspace});
+    const std::span<const ir::Tensor> inputs{operands + k.first_operand, k.operand_count};
+    if constexpr (kTrap) {
+      fp_trap_arm();
+    }
+    k.forward(ir::KernelArgs{*k.node, inputs, k.output, &ctx, workspace});
+    if constexpr (kTrap) {
+      // The kernel's own f32 result: a half result beyond its range is loss scaling's business
+      // (counted below), not a trap.
+      fp_trap_check(*graph_, k.value, inputs, k.output, *traps);
+    }
     // Rounded before any reader sees it, as if the kernel had written the half type; the key
     // repeats for a recomputed value, which therefore comes back with the same bits.
     if (rounding != nullptr && is_float(k.output.type->dtype)) {

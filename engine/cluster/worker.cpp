@@ -95,6 +95,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
     const auto& fp = shared.config.ipu.floating_point_behaviour;
     rounding_ = HalfRounding{compute, fp.esr, fp.nanoo};
   }
+  traps_ = fp_traps(shared.config.ipu.floating_point_behaviour);
   loss_scale_ = initial_loss_scale(shared.config.optimizer);
   if (g.loss_seed != ir::kNoValue && memory_.has(g.loss_seed)) {
     loss_seed_ = memory_.tensor(g.loss_seed);
@@ -558,7 +559,8 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
     case InstrKind::Recompute:
     case InstrKind::Backward: {
       const ir::ExecContext ctx{shared_.config.training.seed, g, g * shared_.micro_batch_size, true};
-      overflows_ += op.task->run(ctx, workspace_.data(), rounding_ ? &*rounding_ : nullptr);
+      const FpTrapSite site{traps_, "training", update + 1, op.m, replica_, g};
+      overflows_ += op.task->run(ctx, workspace_.data(), rounding_ ? &*rounding_ : nullptr, traps_ ? &site : nullptr);
       for (const OutfeedItem& o : op.outs) {
         shared_.outfeed->enqueue(static_cast<size_t>(o.queue), replica_, local, op.m, o.value);
       }
