@@ -56,11 +56,12 @@ std::vector<KeySpec> ipu_keys() {
           "This process's index, less than `process_count`.", non_negative),
 
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Runs,
-          "An IEEE invalid operation (e.g. 0/0) raises an error."),
+          "Stop at the first op that makes a NaN from operands without NaN (0/0, log(-1), inf - inf); "
+          "the error names the op, its stage and micro-batch."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.div0), Bool, false, Runs,
-          "Division by zero raises an error."),
+          "Stop at the first op that makes an infinity from finite operands (x/0, log(0), rsqrt(0))."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.oflo), Bool, false, Runs,
-          "Floating-point overflow raises an error."),
+          "Stop at the first op whose finite result overflows f32 (exp(100)); underflow is never trapped."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.esr), Bool, false, Runs,
           "Stochastic rounding of fp16 results, seeded by the run's seed."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.nanoo), Bool, false, Runs,
