@@ -110,7 +110,8 @@ std::vector<Prediction> Session::predict(const std::string& split, const std::ve
       }
     }
     const ir::ExecContext ctx{s.settings.seed, step, first, false};
-    s.ipu->run(program, ctx);
+    const engine::FpTrapSite traps = s.eval_traps("prediction", step + 1);
+    s.with_model_sources([&] { s.ipu->run(program, ctx, &traps); });
     for (size_t j = 0; j < chosen.size(); ++j) {
       const ir::Tensor t = s.ipu->tensor(g.outputs[chosen[j]].value);
       const int64_t row = iputrain::numel(out[j].sample_shape);

@@ -122,11 +122,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       n = std::min(n, every - s.step % every);  // an execution ends on every checkpoint step
     }
     const auto exec_start = std::chrono::steady_clock::now();
-    try {
-      s.cluster->execute(s.step, n);
-    } catch (Error& e) {
-      throw e.with_sources(s.model.sources());  // a run error located in the model (a float trap)
-    }
+    s.with_model_sources([&] { s.cluster->execute(s.step, n); });
     progress.records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs)});
     for (int64_t i = 0; i < n; ++i) {
       StepRecord& r = progress.records[static_cast<size_t>(i)];
@@ -183,7 +179,8 @@ EvalResult Session::evaluate(const std::string& split) {
     s.load_batch(infeed.pop());
     infeed.release();
     const ir::ExecContext ctx{s.settings.seed, i, i * s.batch, false};
-    s.ipu->run(program, ctx);
+    const engine::FpTrapSite traps = s.eval_traps("evaluation", i + 1);
+    s.with_model_sources([&] { s.ipu->run(program, ctx, &traps); });
     for (size_t k = 0; k < g.outputs.size(); ++k) {
       sums[k] += engine::scalar_mean(s.ipu->tensor(g.outputs[k].value));
     }

@@ -9,12 +9,14 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/init.hpp"
 #include "core/ir/graph.hpp"
 #include "engine/cluster/cluster.hpp"
 #include "engine/data/dataset.hpp"
+#include "engine/fp_trap.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "iputrain/session.hpp"
 #include "planner/plan.hpp"
@@ -141,6 +143,23 @@ struct Session::Impl {
       }
     }
     return out;
+  }
+
+  // Runs `run`; an error it throws that is located in the model (a trapped op: engine/fp_trap.hpp)
+  // leaves with the model's sources, so that it prints its file:line:col and source line.
+  template <class F>
+  void with_model_sources(F&& run) const {
+    try {
+      run();
+    } catch (Error& e) {
+      e.with_sources(model.sources());
+      throw;
+    }
+  }
+
+  // The evaluator's kernels run under the same floating-point traps as training.
+  engine::FpTrapSite eval_traps(std::string_view run, int64_t batch) const {
+    return engine::FpTrapSite{engine::fp_traps(settings.floating_point), run, batch};
   }
 
   // Gives the evaluator the trained weights (replica 0's: every replica holds the same).

@@ -90,7 +90,7 @@ Program VirtualIpu::compile(const std::vector<ir::ValueId>& order) const {
     if (def.forward == nullptr) {
       continue;  // leaves: inputs are fed, params and constants live in their buffers
     }
-    Program::Instr instr{&n, def.forward, static_cast<uint32_t>(p.operands_.size()),
+    Program::Instr instr{v, &n, def.forward, static_cast<uint32_t>(p.operands_.size()),
                          static_cast<uint32_t>(n.inputs.size()), tensor(v)};
     for (ir::ValueId in : n.inputs) {
       p.operands_.push_back(tensor(in));
@@ -100,11 +100,20 @@ Program VirtualIpu::compile(const std::vector<ir::ValueId>& order) const {
   return p;
 }
 
-void VirtualIpu::run(const Program& program, const ir::ExecContext& ctx) const {
+void VirtualIpu::run(const Program& program, const ir::ExecContext& ctx, const FpTrapSite* traps) const {
   const ir::Tensor* operands = program.operands_.data();
+  if (traps == nullptr || !traps->traps) {
+    for (const Program::Instr& in : program.instrs_) {
+      in.forward(ir::KernelArgs{*in.node, {operands + in.first_operand, in.operand_count}, in.output, &ctx,
+                                workspace_.get()});
+    }
+    return;
+  }
   for (const Program::Instr& in : program.instrs_) {
-    in.forward(ir::KernelArgs{*in.node, {operands + in.first_operand, in.operand_count}, in.output, &ctx,
-                              workspace_.get()});
+    const std::span<const ir::Tensor> inputs{operands + in.first_operand, in.operand_count};
+    fp_trap_arm();
+    in.forward(ir::KernelArgs{*in.node, inputs, in.output, &ctx, workspace_.get()});
+    fp_trap_check(graph_, in.value, inputs, in.output, *traps);
   }
 }
 

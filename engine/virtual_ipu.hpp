@@ -10,6 +10,7 @@
 
 #include "core/ir/graph.hpp"
 #include "core/ops/op.hpp"
+#include "engine/fp_trap.hpp"
 
 namespace iputrain::engine {
 
@@ -22,6 +23,7 @@ class Program {
  private:
   friend class VirtualIpu;
   struct Instr {
+    ir::ValueId value;
     const ir::Node* node;
     void (*forward)(const ir::KernelArgs&);
     uint32_t first_operand;
@@ -43,8 +45,10 @@ class VirtualIpu {
   int32_t id() const { return id_; }
   //! The compiled form of programs[i] given to the constructor.
   const Program& program(size_t i) const { return programs_.at(i); }
-  //! Runs a program: each kernel in order on this device's buffers.
-  void run(const Program& program, const ir::ExecContext& ctx) const;
+  //! Runs a program: each kernel in order on this device's buffers. With `traps`, each result is
+  //! checked for a NaN or an infinity it made, and the first of a trapped class throws
+  //! (engine/fp_trap.hpp).
+  void run(const Program& program, const ir::ExecContext& ctx, const FpTrapSite* traps = nullptr) const;
 
   //! The buffer of value `id`; throws Error(Internal) if the value has none on this device.
   ir::Tensor tensor(ir::ValueId id) const;

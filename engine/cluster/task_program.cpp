@@ -31,22 +31,32 @@ TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>&
 }
 
 int64_t TaskProgram::run(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding,
-                         const FloatTraps* traps) const {
+                         const FpTrapSite* traps) const {
+  return traps != nullptr && traps->traps ? run_kernels<true>(ctx, workspace, rounding, traps)
+                                          : run_kernels<false>(ctx, workspace, rounding, nullptr);
+}
+
+template <bool kTrap>
+int64_t TaskProgram::run_kernels(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding,
+                                 const FpTrapSite* traps) const {
   const ir::Tensor* operands = operands_.data();
   int64_t overflows = 0;
   for (const Kernel& k : kernels_) {
-    if (traps != nullptr) {
-      traps->before();
+    const std::span<const ir::Tensor> inputs{operands + k.first_operand, k.operand_count};
+    if constexpr (kTrap) {
+      fp_trap_arm();
     }
-    k.forward(ir::KernelArgs{*k.node, {operands + k.first_operand, k.operand_count}, k.output, &ctx, workspace});
+    k.forward(ir::KernelArgs{*k.node, inputs, k.output, &ctx, workspace});
+    if constexpr (kTrap) {
+      // The kernel's own f32 result: a half result beyond its range is loss scaling's business
+      // (counted below), not a trap.
+      fp_trap_check(*graph_, k.value, inputs, k.output, *traps);
+    }
     // Rounded before any reader sees it, as if the kernel had written the half type; the key
     // repeats for a recomputed value, which therefore comes back with the same bits.
     if (rounding != nullptr && is_float(k.output.type->dtype)) {
       const uint64_t key = rounding->stochastic ? rounding_key(ctx.seed, k.value, ctx.step) : 0;
       overflows += round_in_place(k.output.f32(), k.output.numel(), *rounding, key);
-    }
-    if (traps != nullptr) {
-      traps->after(*graph_, *k.node, k.output, operands + k.first_operand, k.operand_count, ctx.step);
     }
     if (k.tree != nullptr) {
       k.tree->push(k.leaf, k.output.f32());

@@ -10,8 +10,8 @@
 #include "core/half_round.hpp"
 #include "core/ir/graph.hpp"
 #include "engine/cluster/device_memory.hpp"
-#include "engine/cluster/float_traps.hpp"
 #include "engine/cluster/grad_tree.hpp"
+#include "engine/fp_trap.hpp"
 
 namespace iputrain::engine {
 
@@ -36,10 +36,10 @@ class TaskProgram {
   //! Runs every kernel in order. `workspace` is the device's kernel scratch. With `rounding`, each
   //! float result is rounded to the half compute type right after its kernel (stochastic rounding
   //! keyed by ctx.seed, the value and ctx.step); returns the elements that overflowed or were
-  //! not finite.
-  //! With `traps`, every result is checked for a NaN or infinity it produced (float_traps.hpp).
+  //! not finite. With `traps`, each kernel's result is checked (before rounding) for a NaN or an
+  //! infinity it made, and the first one of a trapped class throws (engine/fp_trap.hpp).
   int64_t run(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding = nullptr,
-              const FloatTraps* traps = nullptr) const;
+              const FpTrapSite* traps = nullptr) const;
   int64_t size() const { return static_cast<int64_t>(kernels_.size()); }
 
   //! Bytes of scratch the largest kernel of `nodes` asks for (OpDef::workspace).
@@ -56,6 +56,11 @@ class TaskProgram {
     GradTree* tree = nullptr;  // non-null: push the output as leaf `leaf` after the kernel
     int64_t leaf = 0;
   };
+  // Instantiated twice so that a run without traps does no per-kernel work for them.
+  template <bool kTrap>
+  int64_t run_kernels(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding,
+                      const FpTrapSite* traps) const;
+
   const ir::Graph* graph_;
   std::vector<Kernel> kernels_;
   std::vector<ir::Tensor> operands_;

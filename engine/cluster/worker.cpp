@@ -92,14 +92,14 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
       index_(replica * shared.ipus + ipu),
       physical_(shared.plan.placement.physical.at(static_cast<size_t>(replica)).at(static_cast<size_t>(ipu))),
       memory_(physical_, shared.plan.graph, shared.plan.programs.buffers.at(static_cast<size_t>(ipu)),
-              shared.plan.programs.arenas.at(static_cast<size_t>(ipu)), planner::host_scale(shared.plan)),
-      traps_(shared.settings.floating_point) {
+              shared.plan.programs.arenas.at(static_cast<size_t>(ipu)), planner::host_scale(shared.plan)) {
   const ir::Graph& g = plan_.graph;
   const DType compute = plan_.settings.device.compute;
   if (planner::is_half(compute)) {
     const auto& fp = shared.settings.floating_point;
     rounding_ = HalfRounding{compute, fp.esr, fp.nanoo};
   }
+  traps_ = fp_traps(shared.settings.floating_point);
   loss_scale_ = initial_loss_scale(shared.settings.optimizer);
   if (g.loss_seed != ir::kNoValue && memory_.has(g.loss_seed)) {
     loss_seed_ = memory_.tensor(g.loss_seed);
@@ -612,7 +612,8 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
     case InstrKind::Recompute:
     case InstrKind::Backward: {
       const ir::ExecContext ctx{shared_.settings.seed, g, g * shared_.micro_batch_size, true};
-      overflows_ += op.task->run(ctx, workspace_.data(), rounding_ ? &*rounding_ : nullptr, traps_.any() ? &traps_ : nullptr);
+      const FpTrapSite site{traps_, "training", update + 1, op.m, replica_, g};
+      overflows_ += op.task->run(ctx, workspace_.data(), rounding_ ? &*rounding_ : nullptr, traps_ ? &site : nullptr);
       for (const OutfeedItem& o : op.outs) {
         shared_.outfeed->enqueue(static_cast<size_t>(o.queue), replica_, local, op.m, o.value);
       }

@@ -269,7 +269,7 @@ class Worker {
   bool keep_events_ = false;
   LossScaleState loss_scale_;
   std::optional<HalfRounding> rounding_;  // f16/bf16 compute: how every task result is rounded
-  FloatTraps traps_;  // ipu.floating_point_behaviour.inv/div0/oflo: the first NaN or infinity an op makes
+  FpTraps traps_;  // ipu.floating_point_behaviour.inv|div0|oflo: check every task result
   struct WeightCopy {
     const float* master;
     float* copy;

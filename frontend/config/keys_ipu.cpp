@@ -69,14 +69,12 @@ std::vector<KeySpec> ipu_keys() {
                    "remove it; `ipu.auto_select_ipus` sets the replicas of this process"),
 
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Runs,
-          "While training, the first NaN an op produces (0/0, log(-1), inf - inf) stops the run with an "
-          "error at the op in the model, naming its stage and the micro-batch."),
+          "Stop at the first op that makes a NaN from operands without NaN (0/0, log(-1), inf - inf); "
+          "the error names the op, its stage and micro-batch."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.div0), Bool, false, Runs,
-          "While training, the first infinity an op produces by dividing by zero stops the run, located "
-          "as for `inv`."),
+          "Stop at the first op that makes an infinity from finite operands (x/0, log(0), rsqrt(0))."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.oflo), Bool, false, Runs,
-          "While training, the first infinity an op produces by overflowing (f32, or f16 with `nanoo`) "
-          "stops the run, located as for `inv`."),
+          "Stop at the first op whose finite result overflows f32 (exp(100)); underflow is never trapped."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.esr), Bool, false, Runs,
           "Stochastic rounding of fp16 results, seeded by the run's seed."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.nanoo), Bool, false, Runs,

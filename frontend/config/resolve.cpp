@@ -159,7 +159,7 @@ Settings Config::resolve() const {
   s.outfeed.mask = pipeline.outfeed_mask;
   // The loader has applied `set_all` to the five flags.
   const auto& fp = ipu.floating_point_behaviour;
-  s.floating_point = {fp.inv, fp.div0, fp.oflo, fp.esr, fp.nanoo};
+  s.floating_point = {fp.inv, fp.div0, fp.oflo, fp.esr, fp.nanoo, fp.set_all};
   s.precision = lookup(kFloatTypes, training.precision, "training.precision");
   s.master_weights = lookup(kMasterWeights, training.master_weights, "training.master_weights");
   s.seed = training.seed;

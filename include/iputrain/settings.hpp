@@ -82,6 +82,7 @@ struct FloatBehaviour {
   bool oflo = false;
   bool esr = false;
   bool nanoo = false;
+  bool set_all = false;  //!< the flags came from `set_all` (messages say to clear it too)
 };
 
 //! `[profiling]`, resolved: what a run writes to its profile directory.

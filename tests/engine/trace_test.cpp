@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <unistd.h>
 
 #include "engine/cluster/recorder.hpp"
 #include "engine/cluster/trace_analysis.hpp"
@@ -38,8 +39,22 @@ TraceEvent ev(Kind kind, int32_t stage, int64_t mb, int64_t update, double b, do
   return t;
 }
 
+std::filesystem::path temp_dir() {
+  return std::filesystem::temp_directory_path() / ("iputrain_trace_test." + std::to_string(::getpid()));
+}
+
+// Removes this process's folder when the test program ends.
+struct TempDirCleanup {
+  ~TempDirCleanup() {
+    std::error_code ec;
+    std::filesystem::remove_all(temp_dir(), ec);
+  }
+} cleanup_at_exit;
+
 std::string temp(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "iputrain_trace_test";
+  // One folder per process: ctest runs the cases of this file in parallel, and the "no temporary
+  // file left" check must not see another case's write in flight.
+  const auto dir = temp_dir();
   std::filesystem::create_directories(dir);
   return (dir / name).string();
 }
