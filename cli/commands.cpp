@@ -132,13 +132,30 @@ int run_train(const TrainArgs& args) {
   return 0;
 }
 
+void load_weights_for(Session& session, const Model& model, const std::string& weights, const char* command) {
+  if (weights.empty()) {
+    if (model.parameter_count() > 0) {
+      throw Error(ErrorKind::Usage,
+                  fmt::format("model `{}` has {} parameters: `{}` needs --weights", model.name(),
+                              model.parameter_count(), command),
+                  {}, "train it with `iputrain train ... --save w.safetensors` and pass --weights w.safetensors (or a checkpoint)");
+    }
+    return;
+  }
+  for (const std::string& w : session.load_weights(weights)) {
+    fmt::print(stderr, "warning: {}\n", w);
+  }
+}
+
 int run_eval(const EvalArgs& args) {
   auto [config, model] = load(args);
   Session session(model, config);
-  for (const std::string& w : session.load_weights(args.weights)) {
-    fmt::print(stderr, "warning: {}\n", w);
-  }
-  fmt::print("{}:{}\n", args.split, eval_str(session.evaluate(args.split)));
+  load_weights_for(session, model, args.weights, "eval");
+  const EvalResult r = session.evaluate(args.split);
+  fmt::print("{}:{}\n", args.split, eval_str(r));
+  fmt::print("ran on {} IPU{} ({} replica{} x {}): physical {}\n", r.ipus.size(), r.ipus.size() == 1 ? "" : "s",
+             r.replicas, r.replicas == 1 ? "" : "s", r.ipus.size() / static_cast<size_t>(std::max(1, r.replicas)),
+             fmt::join(r.ipus, ", "));
   return 0;
 }
 

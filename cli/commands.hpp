@@ -35,6 +35,7 @@ struct PlanArgs : CommonArgs {
   std::string output;                   //!< "" = standard output
   std::string gantt;                    //!< write the schedule as SVG here ("" = no)
   std::string memory_svg;               //!< write memory per IPU over time as SVG here ("" = no)
+  bool inference = false;               //!< the plan eval and predict run (forward only)
 };
 
 //! The config (with --set overrides) and the model it parameterises; prints model warnings to stderr.
@@ -43,6 +44,10 @@ struct Loaded {
   Model model;
 };
 Loaded load(const CommonArgs& args);
+
+//! Loads `weights` into the session (warnings to stderr); with none given, a model that has
+//! parameters is refused (Error(Usage)): only a parameter-free model runs without weights.
+void load_weights_for(Session& session, const Model& model, const std::string& weights, const char* command);
 
 struct PredictArgs : CommonArgs {
   std::string weights;

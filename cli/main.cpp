@@ -65,8 +65,8 @@ int main(int argc, char** argv) {
   iputrain::cli::EvalArgs eval;
   CLI::App* eval_cmd = app.add_subcommand("eval", "mean of each model output over a data split");
   add_common(eval_cmd, eval);
-  eval_cmd->add_option("--weights", eval.weights, "weights to evaluate (safetensors, or a checkpoint file or directory)")
-      ->required()
+  eval_cmd->add_option("--weights", eval.weights,
+                        "weights to evaluate (safetensors, or a checkpoint file or directory); required when the model has parameters")
       ->check(CLI::ExistingPath);
   eval_cmd->add_option("--split", eval.split, "test or train")->check(CLI::IsMember({"test", "train"}));
 
@@ -74,14 +74,14 @@ int main(int argc, char** argv) {
   CLI::App* predict_cmd =
       app.add_subcommand("predict", "per-sample model outputs over a data split, as .npy arrays or CSV");
   add_common(predict_cmd, predict);
-  predict_cmd->add_option("--weights", predict.weights, "weights to predict with (safetensors, or a checkpoint file or directory)")
-      ->required()
+  predict_cmd->add_option("--weights", predict.weights,
+                           "weights to predict with (safetensors, or a checkpoint file or directory); required when the model has parameters")
       ->check(CLI::ExistingPath);
   predict_cmd->add_option("--split", predict.split, "test or train")->check(CLI::IsMember({"test", "train"}));
   predict_cmd->add_option("--output", predict.outputs, "an output to write (repeatable; default: every per-sample output)")
       ->type_name("NAME");
-  predict_cmd->add_option("-o,--out", predict.out, "FILE.npy, FILE.csv, or a directory for one NAME.npy per output")
-      ->required();
+  predict_cmd->add_option("-o,--out", predict.out,
+                           "FILE.npy, FILE.csv, or a directory for one NAME.npy per output (default: a table on stdout)");
   predict_cmd->add_option("--format", predict.format, "npy or csv (default: from the -o path)")
       ->check(CLI::IsMember({"npy", "csv"}));
 
@@ -100,6 +100,7 @@ int main(int argc, char** argv) {
   plan_cmd->add_option("-o,--output", plan.output, "write the report to this file instead of stdout");
   plan_cmd->add_option("--gantt", plan.gantt, "also draw the schedule as an SVG Gantt chart into this file");
   plan_cmd->add_option("--memory-svg", plan.memory_svg, "also draw memory per IPU over time as SVG into this file");
+  plan_cmd->add_flag("--inference", plan.inference, "the plan eval and predict run: the forward program only");
 
   iputrain::cli::ReplArgs repl;
   CLI::App* repl_cmd = app.add_subcommand(

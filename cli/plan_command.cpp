@@ -11,7 +11,7 @@ namespace iputrain::cli {
 
 int run_plan(const PlanArgs& args) {
   const auto [config, model] = load(args);
-  const Plan plan = Plan::make(model, config, PlanRequest{args.dump_after});
+  const Plan plan = Plan::make(model, config, PlanRequest{args.dump_after, args.inference});
   // Dumps go to stderr so that stdout stays one well-formed JSON or DOT document.
   std::fputs(plan.dumps().c_str(), stderr);
   // The pictures first: a run that asked for them and for a report to stdout gets both.

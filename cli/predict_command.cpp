@@ -2,6 +2,7 @@
 // written as NumPy arrays or a CSV table.
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include "cli/commands.hpp"
@@ -12,7 +13,7 @@ namespace iputrain::cli {
 
 namespace {
 
-enum class Layout { NpyFile, NpyDir, Csv };
+enum class Layout { NpyFile, NpyDir, Csv, Table };
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -20,6 +21,13 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 // Decided before any work, so a bad -o fails at once rather than after the whole split ran.
 Layout layout_of(const PredictArgs& args) {
+  if (args.out.empty()) {
+    if (!args.format.empty()) {
+      throw Error(ErrorKind::Usage, fmt::format("--format {} needs a file to write", args.format), {},
+                  "add -o FILE, or drop --format to print a table");
+    }
+    return Layout::Table;
+  }
   const bool dir = std::filesystem::is_directory(args.out) || ends_with(args.out, "/");
   std::string format = args.format;
   if (format.empty()) {
@@ -45,9 +53,7 @@ int run_predict(const PredictArgs& args) {
   const Layout layout = layout_of(args);
   auto [config, model] = load(args);
   Session session(model, config);
-  for (const std::string& w : session.load_weights(args.weights)) {
-    fmt::print(stderr, "warning: {}\n", w);
-  }
+  load_weights_for(session, model, args.weights, "predict");
   const std::vector<Prediction> predictions = session.predict(args.split, args.outputs);
   if (layout == Layout::NpyFile && predictions.size() > 1) {
     std::vector<std::string> names;
@@ -59,6 +65,7 @@ int run_predict(const PredictArgs& args) {
                 {}, "pick one with --output NAME, or give -o a directory (one NAME.npy each) or a .csv file");
   }
   switch (layout) {
+    case Layout::Table: std::fputs(table_text(predictions).c_str(), stdout); return 0;
     case Layout::Csv: write_file_atomically(args.out, csv_text(predictions)); break;
     case Layout::NpyFile: write_file_atomically(args.out, npy_bytes(predictions.front())); break;
     case Layout::NpyDir:

@@ -114,4 +114,37 @@ std::string csv_text(const std::vector<Prediction>& predictions) {
   return out;
 }
 
+namespace {
+
+// Elements first .. of `p`'s sample as nested brackets over dims[d..].
+std::string nested(const Prediction& p, const double* v, size_t d) {
+  if (d == p.sample_shape.size()) {
+    return csv_value(p.dtype, *v);
+  }
+  int64_t inner = 1;
+  for (size_t e = d + 1; e < p.sample_shape.size(); ++e) {
+    inner *= p.sample_shape[e];
+  }
+  std::string out = "[";
+  for (int64_t i = 0; i < p.sample_shape[d]; ++i) {
+    out += (i > 0 ? ", " : "") + nested(p, v + i * inner, d + 1);
+  }
+  return out + "]";
+}
+
+}  // namespace
+
+std::string table_text(const std::vector<Prediction>& predictions) {
+  std::string out;
+  const int64_t samples = predictions.empty() ? 0 : predictions.front().samples;
+  for (int64_t i = 0; i < samples; ++i) {
+    out += fmt::format("sample {}:", i);
+    for (const Prediction& p : predictions) {
+      out += fmt::format(" {} = {}", p.name, nested(p, p.values.data() + i * row_size(p), 0));
+    }
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace iputrain::cli

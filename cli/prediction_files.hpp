@@ -20,4 +20,8 @@ std::string npy_header(const std::string& descr, const std::vector<int64_t>& dim
 //! then one row per sample. Floats print with 9 significant digits, enough to read back the same f32.
 std::string csv_text(const std::vector<Prediction>& predictions);
 
+//! For people: one line per sample, `sample I: NAME = VALUE` per output, a non-scalar sample as
+//! nested brackets (`[4, 14]`).
+std::string table_text(const std::vector<Prediction>& predictions);
+
 }  // namespace iputrain::cli

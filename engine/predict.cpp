@@ -1,7 +1,7 @@
-// Session::predict: the forward program over every sample of a split, keeping the outputs that
-// have one row per sample. Unlike evaluate(), which averages whole batches, prediction must cover
-// the tail too, so the last batch is padded with copies of its last sample and the copies' rows
-// are dropped.
+// Session::predict: the forward program over every sample of a split, on the inference plan
+// (engine/inference.hpp), keeping the outputs that have one row per sample. Unlike evaluate(), which
+// averages whole batches, prediction must cover the tail too, so the last micro-batch is padded
+// with copies of the last sample and the copies' rows are dropped.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,16 +16,6 @@ namespace {
 bool per_sample(const ir::Graph& g, ir::ValueId v, int64_t batch) {
   const TensorType& t = g.type(v);
   return !t.shape.empty() && t.shape.front() == batch;
-}
-
-double element(const ir::Tensor& t, int64_t i) {
-  switch (t.type->dtype) {
-    case DType::F32: return t.f32()[i];
-    case DType::I32: return t.i32()[i];
-    case DType::Bool: return t.u8()[i];
-    default:
-      throw Error(ErrorKind::Internal, fmt::format("predict cannot read {} values", dtype_name(t.type->dtype)));
-  }
 }
 
 }  // namespace
@@ -83,7 +73,6 @@ std::vector<Prediction> Session::predict(const std::string& split, const std::ve
   const data::Dataset& ds = s.split_data(split);
   const int64_t n = ds.size();
   const std::vector<size_t> fields = s.field_indices(ds);
-  s.copy_weights_to_evaluator();
 
   std::vector<Prediction> out;
   for (size_t k : chosen) {
@@ -96,31 +85,24 @@ std::vector<Prediction> Session::predict(const std::string& split, const std::ve
     p.values.resize(static_cast<size_t>(n * iputrain::numel(p.sample_shape)));
     out.push_back(std::move(p));
   }
-  const engine::Program& program = s.ipu->program(0);
-  for (int64_t first = 0, step = 0; first < n; first += s.batch, ++step) {
-    const int64_t real = std::min(s.batch, n - first);
-    for (size_t k = 0; k < g.inputs.size(); ++k) {
-      if (!s.ipu->has(g.inputs[k])) {
-        continue;  // an input only the loss reads
+  // The tail is padded to a whole micro-batch with copies of the last sample, whose rows are dropped.
+  const int64_t batches = (n + s.batch - 1) / s.batch;
+  const engine::PaddedDataset padded(ds, batches * s.batch);
+  engine::InferenceRun& run = s.inference_run();
+  s.with_model_sources([&] {
+    run.run(padded, fields, batches, "prediction", [&](int64_t mb, const std::vector<const float*>& outputs) {
+      const int64_t first = mb * s.batch;
+      const int64_t real = std::min(s.batch, n - first);
+      for (size_t j = 0; j < chosen.size(); ++j) {
+        const int64_t row = iputrain::numel(out[j].sample_shape);
+        const float* src = outputs[chosen[j]];
+        double* dst = out[j].values.data() + first * row;
+        for (int64_t i = 0; i < real * row; ++i) {
+          dst[i] = src[i];
+        }
       }
-      auto* dst = static_cast<std::byte*>(s.ipu->tensor(g.inputs[k]).data);
-      const size_t bytes = s.wanted[k].bytes();
-      for (int64_t i = 0; i < s.batch; ++i) {
-        ds.read(first + std::min(i, real - 1), fields[k], dst + static_cast<size_t>(i) * bytes);
-      }
-    }
-    const ir::ExecContext ctx{s.settings.seed, step, first, false};
-    const engine::FpTrapSite traps = s.eval_traps("prediction", step + 1);
-    s.with_model_sources([&] { s.ipu->run(program, ctx, &traps); });
-    for (size_t j = 0; j < chosen.size(); ++j) {
-      const ir::Tensor t = s.ipu->tensor(g.outputs[chosen[j]].value);
-      const int64_t row = iputrain::numel(out[j].sample_shape);
-      double* dst = out[j].values.data() + first * row;
-      for (int64_t i = 0; i < real * row; ++i) {
-        dst[i] = element(t, i);
-      }
-    }
-  }
+    });
+  });
   return out;
 }
 

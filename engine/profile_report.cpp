@@ -41,7 +41,7 @@ bool kept(const ProfileSettings& s, int64_t update, int64_t per_execution) {
 std::string cycles_csv(const planner::Plan& plan, const SourceManager* sources) {
   const ir::Graph& g = plan.graph;
   std::string out = "stage,pass,ipu,op,source,cycles\n";
-  for (ir::ValueId id : plan.train_program) {
+  for (ir::ValueId id : plan.program()) {
     const ir::Node& n = g.node(id);
     const double cycles = planner::op_cycles(g, id, plan.settings.device);
     if (cycles <= 0) {

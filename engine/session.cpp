@@ -168,29 +168,31 @@ EvalResult Session::evaluate(const std::string& split) {
   Impl& s = *impl_;
   Impl::check_split(split);
   const data::Dataset& ds = s.split_data(split);
-  const ir::Graph& g = s.plan.graph;
-  engine::Sampler sampler(ds.size(), s.batch, /*shuffle=*/false, 0);
-  const int64_t steps = sampler.steps_per_epoch();
-  engine::Infeed infeed(ds, s.field_indices(ds), s.batch, sampler, 0, steps, s.settings.prefetch_depth);
+  const int64_t batches = ds.size() / s.batch;
+  engine::InferenceRun& run = s.inference_run();
+  const ir::Graph& g = run.plan().graph;
+  // Each output's mean over a micro-batch, summed over the micro-batches in order.
   std::vector<double> sums(g.outputs.size(), 0.0);
-  s.copy_weights_to_evaluator();
-  const engine::Program& program = s.ipu->program(0);
-  for (int64_t i = 0; i < steps; ++i) {
-    s.load_batch(infeed.pop());
-    infeed.release();
-    const ir::ExecContext ctx{s.settings.seed, i, i * s.batch, false};
-    const engine::FpTrapSite traps = s.eval_traps("evaluation", i + 1);
-    s.with_model_sources([&] { s.ipu->run(program, ctx, &traps); });
-    for (size_t k = 0; k < g.outputs.size(); ++k) {
-      sums[k] += engine::scalar_mean(s.ipu->tensor(g.outputs[k].value));
-    }
-  }
+  s.with_model_sources([&] {
+    run.run(ds, s.field_indices(ds), batches, "evaluation", [&](int64_t, const std::vector<const float*>& out) {
+      for (size_t k = 0; k < g.outputs.size(); ++k) {
+        const int64_t n = g.type(g.outputs[k].value).numel();
+        double sum = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          sum += out[k][i];
+        }
+        sums[k] += n > 0 ? sum / static_cast<double>(n) : 0.0;
+      }
+    });
+  });
   EvalResult r;
   for (size_t k = 0; k < g.outputs.size(); ++k) {
-    r.means[g.outputs[k].name] = sums[k] / static_cast<double>(steps);
+    r.means[g.outputs[k].name] = batches > 0 ? sums[k] / static_cast<double>(batches) : 0.0;
   }
-  r.samples = steps * s.batch;
+  r.samples = batches * s.batch;
   r.skipped = ds.size() - r.samples;
+  r.ipus = run.physical_ipus();
+  r.replicas = run.plan().placement.replicas;
   return r;
 }
 

@@ -17,6 +17,7 @@
 #include "engine/cluster/cluster.hpp"
 #include "engine/data/dataset.hpp"
 #include "engine/fp_trap.hpp"
+#include "engine/inference.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "iputrain/session.hpp"
 #include "planner/plan.hpp"
@@ -50,6 +51,7 @@ struct Session::Impl {
   std::unique_ptr<data::Dataset> test_data;
   std::unique_ptr<engine::VirtualIpu> ipu;       // evaluation (forward program, all weights)
   std::unique_ptr<engine::Cluster> cluster;      // training; holds the weights when present
+  std::unique_ptr<engine::InferenceRun> inference;  // eval and predict on the plan, built on first use
   bool tracing = false;
   int64_t step = 0;  // weight updates done
   // Set by resume(): the next train() continues the checkpoint's run to its total, instead of
@@ -160,6 +162,23 @@ struct Session::Impl {
   // The evaluator's kernels run under the same floating-point traps as training.
   engine::FpTrapSite eval_traps(std::string_view run, int64_t batch) const {
     return engine::FpTrapSite{engine::fp_traps(settings.floating_point), run, batch};
+  }
+
+  // The inference cluster, planned on first use, holding the session's current weights.
+  engine::InferenceRun& inference_run() {
+    if (!inference) {
+      try {
+        inference = std::make_unique<engine::InferenceRun>(model.graph(), config, settings);
+      } catch (Error& e) {
+        throw e.with_sources(model.sources());
+      }
+    }
+    for (ir::ValueId p : plan.graph.params) {
+      if (has_weight(p) && inference->has_param(p)) {
+        inference->set_param(p, weight(p).f32());
+      }
+    }
+    return *inference;
   }
 
   // Gives the evaluator the trained weights (replica 0's: every replica holds the same).

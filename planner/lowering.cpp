@@ -145,7 +145,7 @@ class Lowering {
     for (int32_t s : pipe_.positions.back()) {
       recompute[static_cast<size_t>(s)] = false;
     }
-    out_.stages = stage_programs(g_, plan_.train_program, recompute,
+    out_.stages = stage_programs(g_, plan_.program(), recompute,
                                  plan_.settings.recompute == RecomputeMode::RecomputeAndBackpropagateInterleaved,
                                  plan_.settings.recompute != RecomputeMode::Off);
     collect_tasks();
@@ -424,6 +424,9 @@ class Lowering {
       for (const TaskRef& t : tasks) {
         receive(t);
         run(t);
+      }
+      if (!plan_.settings.training) {
+        continue;  // inference: no weight update
       }
       const int32_t last_step = plan_.timeline.timesteps() > 0 ? static_cast<int32_t>(plan_.timeline.timesteps() - 1) : 0;
       Instr update = at(InstrKind::UpdateWeights, -1, -1, last_step);

@@ -122,6 +122,8 @@ struct Plan {
   std::vector<IpuMemory> memory;  //!< per IPU of a replica
   CostReport cost;
 
+  //! The nodes one micro-batch runs: the training program, or the forward program of an inference plan.
+  const std::vector<ir::ValueId>& program() const { return settings.training ? train_program : eval_program; }
   int64_t micro_batch() const;                     //!< samples per micro-batch (the inputs' leading dim)
   int64_t global_batch() const;                    //!< micro-batch x accumulation x replicas
   int32_t num_ipus() const { return placement.replicas * placement.pipeline.ipus_per_replica; }
@@ -131,6 +133,9 @@ struct Plan {
 struct PlanOptions {
   std::vector<std::string> dump_after;  //!< pass names whose resulting plan is appended to `dumps`
   std::string* dumps = nullptr;
+  //! Plan the forward program only, as `eval` and `predict` run it (a model's `minimize` is
+  //! ignored): stages on their IPUs, micro-batches pipelined, replicas splitting the data.
+  bool inference = false;
 };
 
 //! The names of the passes, in the order they run (for `--dump-after` checking and help).

@@ -42,6 +42,7 @@ Plan Plan::make(const Model& model, const Config& config, const PlanRequest& req
   impl->model = model.name();
   planner::PlanOptions options;
   options.dump_after = request.dump_after;
+  options.inference = request.inference;
   options.dumps = &impl->dumps;
   try {
     impl->plan = planner::make_plan(model.graph(), config, options);

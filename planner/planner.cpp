@@ -184,10 +184,13 @@ void check_io_tiles(const Plan& plan, const Config& config) {
 // planned peak over a replica's IPUs.
 std::pair<Plan, int64_t> trial_run(const Plan& plan, const std::vector<ir::ValueId>& program) {
   Plan trial = plan;
-  trial.train_program = program;
-  trial.moving_statistics = moving_statistics(trial.graph, trial.train_program);
+  const bool training = trial.settings.training;
+  (training ? trial.train_program : trial.eval_program) = program;
+  if (training) {
+    trial.moving_statistics = moving_statistics(trial.graph, trial.train_program);
+  }
   trial.timeline = make_timeline(trial.placement.pipeline, trial.settings.schedule, trial.settings.accumulation_count,
-                                 true, trial.settings.batch_serialization);
+                                 training, trial.settings.batch_serialization);
   trial.programs = lower(trial);
   for (int32_t ipu = 0; ipu < static_cast<int32_t>(trial.programs.ipus.size()); ++ipu) {
     trial.programs.arenas.push_back(assign_buffers(trial, ipu));
@@ -204,7 +207,10 @@ std::pair<Plan, int64_t> trial_run(const Plan& plan, const std::vector<ir::Value
 Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions& options) {
   Plan plan;
   plan.graph = forward;
-  const bool training = forward.loss != ir::kNoValue;
+  if (options.inference) {
+    plan.graph.loss = ir::kNoValue;  // the forward program only: nothing is differentiated
+  }
+  const bool training = plan.graph.loss != ir::kNoValue;
   PassRunner passes(plan, options);
 
   // The frontend's graph must already be well-formed; checking here localises frontend bugs.
@@ -227,6 +233,16 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
         config::check_against_positions(config, position_names(plan.graph), last_stage_outputs(plan.graph), training);
     plan.settings = make_settings(config, shape);
     plan.settings.training = training;
+    if (!training) {
+      // Nothing is updated: no optimizer state, no gradient buffers, no sharded or offloaded weights.
+      plan.settings.recompute = RecomputeMode::Off;
+      plan.settings.offload_optimizer_state = false;
+      plan.settings.offload_accumulators = false;
+      plan.settings.optimizer_state_slots = 0;
+      plan.settings.shard_optimizer_state = false;
+      plan.settings.shard_weights = false;
+      plan.settings.offload_weights = false;
+    }
     plan.placement = make_placement(plan.graph, config, shape);
   });
   // Reverse-mode autodiff appends the backward graph; backward nodes keep their forward node's stage.
@@ -238,52 +254,55 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   // The programs keep only the nodes their results need (dead backward branches are dropped).
   passes.run("programs", [&] {
     plan.eval_program = live_program(plan.graph, output_roots(plan.graph));
+    std::vector<ir::ValueId>* ordered = &plan.eval_program;
     if (training) {
       std::vector<ir::ValueId> roots = output_roots(plan.graph);
       for (const GradParts& parts : plan.grads) {
         roots.insert(roots.end(), parts.begin(), parts.end());
       }
       plan.train_program = live_program(plan.graph, roots);
-      // Inside each task, the order ipu.scheduling.algorithm picks (the fewest live bytes by default).
-      const Settings run = config.resolve();
-      const auto temporary = [&](ir::ValueId id) {
-        const ir::Node& n = plan.graph.node(id);
-        return op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).bytes;
-      };
-      const std::vector<ir::ValueId> written = plan.train_program;
-      plan.train_program = order_ops(plan.graph, written,
-                                     {run.pipeline.scheduler, run.pipeline.lookahead_depth, run.pipeline.search_space,
-                                      temporary});
-      // The choice is made on an estimate of each task's live bytes, which the arena's packing can
-      // belie: choose_best plans both orders and keeps the written one unless the other really
-      // packs smaller. The winner's schedule, programs and arenas are kept (the passes below skip).
-      if (run.pipeline.scheduler == SchedulerAlgorithm::ChooseBest && plan.train_program != written) {
-        auto [chosen, chosen_peak] = trial_run(plan, plan.train_program);
-        auto [kept, kept_peak] = trial_run(plan, written);
-        Plan& win = chosen_peak < kept_peak ? chosen : kept;
-        plan.train_program = std::move(win.train_program);
-        plan.timeline = std::move(win.timeline);
-        plan.programs = std::move(win.programs);
-      }
+      ordered = &plan.train_program;
+    }
+    // Inside each task, the order ipu.scheduling.algorithm picks (the fewest live bytes by default).
+    const Settings run = config.resolve();
+    const auto temporary = [&](ir::ValueId id) {
+      const ir::Node& n = plan.graph.node(id);
+      return op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).bytes;
+    };
+    const std::vector<ir::ValueId> written = *ordered;
+    *ordered = order_ops(plan.graph, written,
+                         {run.pipeline.scheduler, run.pipeline.lookahead_depth, run.pipeline.search_space, temporary});
+    // The choice is made on an estimate of each task's live bytes, which the arena's packing can
+    // belie: choose_best plans both orders and keeps the written one unless the other really
+    // packs smaller. The winner's schedule, programs and arenas are kept (the passes below skip).
+    if (run.pipeline.scheduler == SchedulerAlgorithm::ChooseBest && *ordered != written) {
+      auto [chosen, chosen_peak] = trial_run(plan, *ordered);
+      auto [kept, kept_peak] = trial_run(plan, written);
+      Plan& win = chosen_peak < kept_peak ? chosen : kept;
+      *ordered = std::move(training ? win.train_program : win.eval_program);
+      plan.timeline = std::move(win.timeline);
+      plan.programs = std::move(win.programs);
+    }
+    if (training) {
       plan.moving_statistics = moving_statistics(plan.graph, plan.train_program);
     }
   });
   // Which stage runs which micro-batch at which timestep, under the configured schedule.
   passes.run("schedule", [&] {
-    if (training && plan.timeline.steps.empty()) {
+    if (plan.timeline.steps.empty()) {
       plan.timeline = make_timeline(plan.placement.pipeline, plan.settings.schedule, plan.settings.accumulation_count,
-                                    true, plan.settings.batch_serialization);
+                                    training, plan.settings.batch_serialization);
     }
   });
   // The timeline as per-IPU instruction lists, with messages, buffers and reduction buckets.
   passes.run("lower", [&] {
-    if (training && plan.programs.ipus.empty()) {
+    if (plan.programs.ipus.empty()) {
       plan.programs = lower(plan);
     }
   });
   // Where each value lives on its IPU: lives by liveness, packed into one arena per IPU.
   passes.run("buffers", [&] {
-    if (training && plan.programs.arenas.empty()) {
+    if (plan.programs.arenas.empty()) {
       for (int32_t ipu = 0; ipu < static_cast<int32_t>(plan.programs.ipus.size()); ++ipu) {
         plan.programs.arenas.push_back(assign_buffers(plan, ipu));
       }
@@ -291,7 +310,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   });
   // Bytes per IPU at every timestep; a plan that does not fit stops here with suggestions.
   passes.run("memory", [&] {
-    if (training) {
+    {
       plan.memory = estimate_memory(plan);
       check_io_tiles(plan, config);
       check_fits(plan);
@@ -299,9 +318,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   });
   // Simulated cycles of the whole plan: throughput, utilisation, bubble.
   passes.run("cost", [&] {
-    if (training) {
-      plan.cost = simulate_plan(plan);
-    }
+    plan.cost = simulate_plan(plan);
   });
   return plan;
 }

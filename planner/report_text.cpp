@@ -21,20 +21,27 @@ std::string join_ids(const std::vector<int32_t>& ids) {
 
 }  // namespace
 
+// What one simulated cycle of the plan is.
+static std::string unit(const Plan& plan) {
+  return plan.settings.training ? "weight update"
+                                : fmt::format("cycle of {} micro-batches", plan.settings.accumulation_count * plan.placement.replicas);
+}
+
 std::string text_header(const Plan& plan, std::string_view model) {
   const Placement& pl = plan.placement;
   return fmt::format(
-      "plan for {}: {} replica{} x {} IPU{} per replica = {} IPU{}; {} schedule{}, gradient accumulation {}; "
-      "micro-batch {}{}, global batch {}\n",
+      "plan for {}: {} replica{} x {} IPU{} per replica = {} IPU{}; {} schedule{}, {} {}; "
+      "micro-batch {}{}, {} {}\n",
       model, pl.replicas, pl.replicas == 1 ? "" : "s", pl.pipeline.ipus_per_replica,
       pl.pipeline.ipus_per_replica == 1 ? "" : "s", plan.num_ipus(), plan.num_ipus() == 1 ? "" : "s",
       schedule_name(plan.settings.schedule), plan.settings.training ? "" : " (inference)",
+      plan.settings.training ? "gradient accumulation" : "micro-batches per replica per cycle",
       plan.settings.accumulation_count, plan.micro_batch(),
       plan.settings.batch_serialization > 1
           ? fmt::format(" (a slice: each stage computes its micro-batch of {} as {} slices in a row)",
                         plan.micro_batch() * plan.settings.batch_serialization, plan.settings.batch_serialization)
           : std::string(),
-      plan.global_batch());
+      plan.settings.training ? "global batch" : "samples per cycle", plan.global_batch());
 }
 
 std::string text_stages(const Plan& plan) {
@@ -126,7 +133,7 @@ std::string text_memory(const Plan& plan) {
 std::string text_schedule(const Plan& plan, int64_t max_timesteps) {
   const Timeline& t = plan.timeline;
   if (t.steps.empty()) {
-    return "schedule: none (only training plans are scheduled)\n";
+    return "schedule: none\n";
   }
   std::string out = fmt::format(
       "schedule: {}, {} micro-batch{} per replica in {} timestep{} (Fm/Bm: forward/backward of micro-batch "
@@ -147,14 +154,14 @@ std::string text_schedule(const Plan& plan, int64_t max_timesteps) {
 std::string text_predicted(const Plan& plan) {
   const CostReport& c = plan.cost;
   if (c.cycles_per_update <= 0) {
-    return "predicted: not simulated (only training plans are)\n";
+    return "predicted: not simulated\n";
   }
   const double seconds =
       plan.settings.device.clock_hz > 0 ? c.cycles_per_update / plan.settings.device.clock_hz : 0;
   std::string out = fmt::format(
-      "predicted: {:.0f} samples/s over {} replica{}; {:.0f} cycles ({:.3f} ms) per weight update\n",
+      "predicted: {:.0f} samples/s over {} replica{}; {:.0f} cycles ({:.3f} ms) per {}\n",
       c.samples_per_second, plan.placement.replicas, plan.placement.replicas == 1 ? "" : "s",
-      c.cycles_per_update, seconds * 1e3);
+      c.cycles_per_update, seconds * 1e3, unit(plan));
   out += "utilisation:";
   for (size_t i = 0; i < c.utilisation.size(); ++i) {
     out += fmt::format(" IPU {} {}{}", i, percent(c.utilisation[i]), i + 1 < c.utilisation.size() ? "," : "");
@@ -164,7 +171,7 @@ std::string text_predicted(const Plan& plan) {
   out += fmt::format("bubble: {} of IPU time simulated, {} analytic ({} schedule, {} micro-batch{})\n",
                      percent(c.bubble_fraction), percent(c.analytic_bubble_fraction),
                      schedule_name(plan.settings.schedule), micro_batches, micro_batches == 1 ? "" : "es");
-  out += fmt::format("traffic per weight update: {} between the IPUs of a replica",
+  out += fmt::format("traffic per {}: {} between the IPUs of a replica", unit(plan),
                      human_bytes(static_cast<int64_t>(c.link_bytes_per_update)));
   if (state_sharded(plan)) {
     out += fmt::format(", {} per replica reduce-scattered and {} all-gathered across replicas ({})",

@@ -198,6 +198,8 @@ void Cluster::open_feeds(const FeedSource& source, int64_t first_update, int64_t
   }
 }
 
+void Cluster::set_run_label(std::string label) { shared_->run_label = std::move(label); }
+
 void Cluster::close_feeds() {
   for (auto& w : workers_) {
     w->set_feed(nullptr);

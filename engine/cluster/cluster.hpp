@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -82,6 +83,8 @@ class Cluster {
   HostOutfeed& outfeed();
   const HostOutfeed& outfeed() const;
 
+  //! What an error trapped in a kernel calls the run ("training" by default).
+  void set_run_label(std::string label);
   //! Keep every executed instruction for the trace from now on.
   void record_events(bool on);
   const Recorder& recorder() const;

@@ -611,8 +611,11 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
     case InstrKind::Forward:
     case InstrKind::Recompute:
     case InstrKind::Backward: {
-      const ir::ExecContext ctx{shared_.settings.seed, g, g * shared_.micro_batch_size, true};
-      const FpTrapSite site{traps_, "training", update + 1, op.m, replica_, g};
+      const ir::ExecContext ctx{shared_.settings.seed, g, g * shared_.micro_batch_size, shared_.plan.settings.training};
+      // Training names the update and micro-batch; inference the batch of the data (g + 1).
+      const FpTrapSite site = shared_.plan.settings.training
+                                  ? FpTrapSite{traps_, shared_.run_label, update + 1, op.m, replica_, g}
+                                  : FpTrapSite{traps_, shared_.run_label, g + 1, -1, replica_, g};
       overflows_ += op.task->run(ctx, workspace_.data(), rounding_ ? &*rounding_ : nullptr, traps_ ? &site : nullptr);
       for (const OutfeedItem& o : op.outs) {
         shared_.outfeed->enqueue(static_cast<size_t>(o.queue), replica_, local, op.m, o.value);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "engine/cluster/device_memory.hpp"
@@ -72,6 +73,8 @@ struct ClusterShared {
   std::unique_ptr<StallDetector> detector;  //!< workers indexed replica * ipus + ipu
   Recorder recorder;
   int64_t outputs = 0;              //!< graph outputs: StepRecord values per update
+  //! What trapped errors call the run: "training", or "evaluation"/"prediction" on an inference plan.
+  std::string run_label = "training";
 
   Mailbox& mailbox(int32_t replica, int32_t from, int32_t to) const;
 };

@@ -26,6 +26,9 @@ struct PlanRequest {
   //! Pass names after which the planner's state is appended to Plan::dumps() (see
   //! Plan::pass_names()). An unknown name is an Error(Usage).
   std::vector<std::string> dump_after;
+  //! Plan the forward program only, as `eval` and `predict` run it on the cluster (a training
+  //! model's `minimize` is ignored): the forward timeline, its memory and samples/s.
+  bool inference = false;
 };
 
 //! Bytes one IPU of a replica holds at its peak (every replica holds the same).

@@ -67,6 +67,9 @@ struct EvalResult {
   std::map<std::string, double> means;
   int64_t samples = 0;  //!< samples evaluated (whole batches only)
   int64_t skipped = 0;  //!< samples left out because they do not fill a batch
+  //! Where it ran: the inference plan's physical IPUs, replica by replica (replicas x IPUs per replica).
+  std::vector<int32_t> ipus;
+  int32_t replicas = 1;
 };
 
 //! The per-sample values of one model output over a data split (Session::predict).

@@ -50,9 +50,13 @@ TEST_CASE("train logs the outfeed and a summary, saves weights that eval reads b
   const Run e = iputrain("eval cases/tiny.ipu cases/tiny.toml --weights " + w);
   CHECK(e.status == 0);
   // eval after train and eval of the saved weights see the same numbers.
-  const auto test_line = t.out.substr(t.out.find("test:") + 5);
-  const auto eval_line = e.out.substr(e.out.find("test:") + 5);
-  CHECK(test_line == eval_line);
+  const auto line_after = [](const std::string& out, const std::string& mark) {
+    const size_t at = out.find(mark) + mark.size();
+    return out.substr(at, out.find('\n', at) - at);
+  };
+  CHECK(line_after(t.out, "test:") == line_after(e.out, "test:"));
+  // eval runs on the plan and says where.
+  CHECK(has(e, "ran on 1 IPU (1 replica x 1): physical 0"));
 }
 
 TEST_CASE("--set overrides config keys with typed values") {

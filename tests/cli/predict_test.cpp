@@ -28,6 +28,14 @@ std::string temp(const std::string& name) {
 
 const std::string kModel = "cases/predict.ipu cases/predict.toml";
 
+bool has(const Run& r, const std::string& text) {
+  if (r.out.find(text) != std::string::npos) {
+    return true;
+  }
+  MESSAGE("output was:\n" << r.out);
+  return false;
+}
+
 std::string trained_weights() {
   static const std::string w = [] {
     const std::string path = temp("w.safetensors");
@@ -176,4 +184,31 @@ TEST_CASE("predict refuses what it cannot write, before running anything") {
   r = iputrain("predict cases/tiny.ipu cases/tiny.toml --weights " + w + " -o " + temp("y.npy"));
   CHECK(r.status == 2);
   CHECK(r.out.find("no per-sample output") != std::string::npos);
+}
+
+TEST_CASE("a model without parameters predicts and evaluates without --weights, on its plan") {
+  const Run p = iputrain("predict cases/sums.ipu cases/sums.toml");
+  CHECK(p.status == 0);
+  // No -o: a table on stdout, one line per sample.
+  CHECK(has(p, "sample 0: result = ["));
+  CHECK(has(p, "sample 2: result = ["));
+  const Run e = iputrain("eval cases/sums.ipu cases/sums.toml");
+  CHECK(e.status == 0);
+  CHECK(has(e, "ran on 2 IPUs (1 replica x 2): physical 0, 1"));
+  // A model with parameters still needs them, and says how to get them.
+  const Run w = iputrain("predict " + kModel);
+  CHECK(w.status == 2);
+  CHECK(has(w, "needs --weights"));
+  CHECK(has(w, "--save"));
+}
+
+TEST_CASE("plan --inference shows the forward-only plan eval and predict run") {
+  const Run r = iputrain("plan cases/four_stage.ipu cases/four_stage_grouped.toml --inference");
+  CHECK(r.status == 0);
+  CHECK(has(r, "(inference)"));
+  CHECK(has(r, "micro-batches per replica per cycle"));
+  CHECK_FALSE(has(r, "B0"));  // no backward pass in the timeline
+  CHECK(has(r, "samples/s"));
+  const Run j = iputrain("plan cases/four_stage.ipu cases/four_stage_grouped.toml --inference --format json");
+  CHECK(has(j, "\"training\": false"));
 }

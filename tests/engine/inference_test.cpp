@@ -1,0 +1,195 @@
+// Inference on the plan (engine/inference.hpp): eval and predict run the forward program on the
+// planned cluster, and every plan gives the one-IPU numbers, bit for bit.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+#include <unistd.h>
+
+#include "iputrain/iputrain.hpp"
+#include "planner/plan.hpp"
+#include "test_models.hpp"
+
+using namespace iputrain;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Four stages with dropout (off in inference) and per-sample outputs besides the loss.
+const std::string kModel = R"(import nn
+
+model mlp4p(batch: int = 4, width: int = 32) {
+  input x: f32[batch, 16]
+  input label: i32[batch]
+
+  stage s0 {
+    h0 = nn.dense(x, width, activation = relu)
+  }
+  stage s1 {
+    h1 = nn.dropout(nn.dense(h0, width, activation = relu), 0.25)
+  }
+  stage s2 {
+    h2 = nn.dense(h1, width, activation = tanh)
+  }
+  stage s3 {
+    logits = nn.dense(h2, 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+
+  minimize loss
+  output loss
+  output accuracy = mean(argmax(logits, axis = -1) == label)
+  output probs = softmax(logits)
+  output label_hat = argmax(logits, axis = -1)
+}
+)";
+
+// 1001 test samples: 250 whole micro-batches of 4, which no cycle below divides, and a tail of 1.
+const std::string kData =
+    "[data]\ntrain = \"synthetic:samples=512,classes=10\"\ntest = \"synthetic:samples=1001,classes=10\"\n"
+    "[training]\nsteps = 6\nseed = 11\n[optimizer]\nlearning_rate = 0.1\n";
+
+std::string plan_config(int ipus_per_replica, int replicas, const std::string& schedule, int accumulation) {
+  std::string t = kData + "[ipu]\nauto_select_ipus = " + std::to_string(ipus_per_replica * replicas) + "\n";
+  if (ipus_per_replica == 1 && replicas == 1) {
+    return t;
+  }
+  t += "[pipeline]\n";
+  t += ipus_per_replica == 1   ? "auto_stages = 1\n"
+       : ipus_per_replica == 2 ? "auto_stages = 2\ndevice_mapping = [0, 1]\n"
+                               : "device_mapping = [0, 1, 2, 3]\n";
+  return t + "schedule = \"" + schedule + "\"\ngradient_accumulation_count = " + std::to_string(accumulation) + "\n";
+}
+
+Session session_for(const std::string& config_text) {
+  Config config = Config::parse(config_text, "inference.toml");
+  return Session(Model::parse(kModel, "inference.ipu", config.model), config);
+}
+
+// Trained once on one IPU; every plan below evaluates these weights.
+const std::string& trained_weights() {
+  static const std::string path = [] {
+    const fs::path p = fs::temp_directory_path() / ("iputrain_inference_" + std::to_string(::getpid()) + ".safetensors");
+    Session s = session_for(plan_config(1, 1, "grouped", 1));
+    s.train();
+    s.save_weights(p.string());
+    return p.string();
+  }();
+  static const struct RemoveAtExit {
+    ~RemoveAtExit() {
+      std::error_code ec;
+      fs::remove(path, ec);
+    }
+  } remove_at_exit;
+  return path;
+}
+
+struct Ran {
+  EvalResult eval;
+  std::vector<Prediction> predictions;
+};
+
+Ran run(const std::string& config_text) {
+  Session s = session_for(config_text);
+  s.load_weights(trained_weights());
+  return {s.evaluate("test"), s.predict("test")};
+}
+
+bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("eval and predict on every plan give the one-IPU numbers and name the IPUs they ran on") {
+  const Ran one = run(plan_config(1, 1, "grouped", 1));
+  REQUIRE(one.eval.means.count("accuracy") == 1);
+  CHECK(one.eval.samples == 1000);
+  CHECK(one.eval.skipped == 1);
+  CHECK(one.eval.ipus == std::vector<int32_t>{0});
+  CHECK(one.eval.means.at("accuracy") > 0.0);
+  REQUIRE(one.predictions.size() == 2);  // probs and label_hat: one row per sample
+  CHECK(one.predictions[0].samples == 1001);
+
+  struct Case {
+    const char* name;
+    int ipus, replicas;
+    const char* schedule;
+    int accumulation;
+  };
+  for (const Case& c : {Case{"2 stages x 2 replicas, grouped", 2, 2, "grouped", 4},
+                        Case{"4 stages, interleaved", 4, 1, "interleaved", 8},
+                        Case{"4 stages, sequential", 4, 1, "sequential", 3},
+                        Case{"1 IPU x 4 replicas", 1, 4, "grouped", 2}}) {
+    CAPTURE(c.name);
+    const Ran r = run(plan_config(c.ipus, c.replicas, c.schedule, c.accumulation));
+    CHECK(r.eval.samples == one.eval.samples);
+    CHECK(r.eval.replicas == c.replicas);
+    CHECK(r.eval.ipus.size() == static_cast<size_t>(c.ipus * c.replicas));
+    for (const auto& [name, value] : one.eval.means) {
+      CAPTURE(name);
+      CHECK(std::memcmp(&r.eval.means.at(name), &value, sizeof(double)) == 0);
+    }
+    REQUIRE(r.predictions.size() == one.predictions.size());
+    for (size_t k = 0; k < r.predictions.size(); ++k) {
+      CHECK(r.predictions[k].samples == 1001);
+      CHECK(same_bits(r.predictions[k].values, one.predictions[k].values));
+    }
+  }
+}
+
+TEST_CASE("the inference plan is the forward program only, scheduled, sized and costed") {
+  Config config = Config::parse(plan_config(2, 2, "grouped", 4), "inference.toml");
+  const Model model = Model::parse(kModel, "inference.ipu", config.model);
+  planner::PlanOptions options;
+  options.inference = true;
+  const planner::Plan plan = planner::make_plan(model.graph(), config, options);
+  CHECK_FALSE(plan.settings.training);
+  CHECK(plan.train_program.empty());
+  REQUIRE(plan.timeline.timesteps() > 0);
+  // Grouped inference over 2 positions and 4 micro-batches: 4 + 2 - 1 timesteps, all forward.
+  CHECK(plan.timeline.timesteps() == 5);
+  for (const auto& ipu : plan.programs.ipus) {
+    for (const planner::Instr& in : ipu) {
+      CHECK(in.kind != planner::InstrKind::Backward);
+      CHECK(in.kind != planner::InstrKind::Accumulate);
+      CHECK(in.kind != planner::InstrKind::ReduceReplicas);
+      CHECK(in.kind != planner::InstrKind::UpdateWeights);
+    }
+  }
+  const planner::Plan training = planner::make_plan(model.graph(), config);
+  REQUIRE(plan.memory.size() == training.memory.size());
+  for (size_t i = 0; i < plan.memory.size(); ++i) {
+    CHECK(plan.memory[i].accumulators == 0);
+    CHECK(plan.memory[i].optimizer_state == 0);
+    CHECK(plan.memory[i].weights == training.memory[i].weights);
+    CHECK(plan.memory[i].total_peak < training.memory[i].total_peak);
+  }
+  CHECK(plan.cost.cycles_per_update > 0);
+  CHECK(plan.cost.samples_per_second > training.cost.samples_per_second);
+  CHECK(plan.cost.reduce_bytes_per_update == 0);
+}
+
+TEST_CASE("a model without a loss is planned and run for inference") {
+  const std::string model = R"(model sums(batch: int = 1) {
+  input a: f32[batch, 2]
+  input b: f32[batch, 2]
+  stage first { o1 = a + b }
+  stage second { out = o1 + a }
+  output result = out
+}
+)";
+  Config config = Config::parse(
+      "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n"
+      "[data]\ntest = \"synthetic:samples=5\"\nbatch_size = 1\n",
+      "sums.toml");
+  Session s(Model::parse(model, "sums.ipu", config.model), config);
+  const std::vector<Prediction> p = s.predict("test");
+  REQUIRE(p.size() == 1);
+  CHECK(p[0].samples == 5);
+  const EvalResult e = s.evaluate("test");
+  CHECK(e.ipus.size() == 2);
+  CHECK(e.samples == 5);
+}
