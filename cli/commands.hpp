@@ -68,6 +68,16 @@ int run_export(const ExportArgs& args);
 //! `iputrain predict MODEL CONFIG --weights W -o OUT`: per-sample outputs as .npy or CSV.
 int run_predict(const PredictArgs& args);
 int run_eval(const EvalArgs& args);
+
+struct BenchDataArgs : CommonArgs {
+  int64_t epochs = 1;
+  int64_t elements = 0;  //!< per epoch; 0 = the split's whole batches
+  std::string split = "train";
+  std::string format = "table";  //!< table | json
+  bool no_memcpy = false;
+};
+//! `iputrain bench-data MODEL CONFIG`: the host feed alone, per epoch, against the plan's rate.
+int run_bench_data(const BenchDataArgs& args);
 int run_check(const CommonArgs& args);
 //! `iputrain plan MODEL CONFIG`: placement, memory, schedule and predicted throughput.
 int run_plan(const PlanArgs& args);

@@ -85,6 +85,18 @@ int main(int argc, char** argv) {
   predict_cmd->add_option("--format", predict.format, "npy or csv (default: from the -o path)")
       ->check(CLI::IsMember({"npy", "csv"}));
 
+  iputrain::cli::BenchDataArgs bench_data;
+  CLI::App* bench_data_cmd =
+      app.add_subcommand("bench-data", "measure the host feed alone per epoch (the seed's dataset_benchmark)");
+  add_common(bench_data_cmd, bench_data);
+  bench_data_cmd->add_option("--epochs", bench_data.epochs, "epochs to run")->check(CLI::PositiveNumber);
+  bench_data_cmd->add_option("--elements", bench_data.elements, "micro-batches per epoch (default: the split's whole batches)")
+      ->check(CLI::NonNegativeNumber);
+  bench_data_cmd->add_option("--split", bench_data.split, "train or test")->check(CLI::IsMember({"test", "train"}));
+  bench_data_cmd->add_option("--format", bench_data.format, "table (for people) or json (the seed's fields per epoch)")
+      ->check(CLI::IsMember({"table", "json"}));
+  bench_data_cmd->add_flag("--no-memcpy", bench_data.no_memcpy, "do not copy each element as a host-to-device transfer");
+
   iputrain::cli::CommonArgs check;
   CLI::App* check_cmd = app.add_subcommand("check", "parse and check; print parameters and FLOPs per sample");
   add_common(check_cmd, check);
@@ -139,6 +151,9 @@ int main(int argc, char** argv) {
     }
     if (*predict_cmd) {
       return iputrain::cli::run_predict(predict);
+    }
+    if (*bench_data_cmd) {
+      return iputrain::cli::run_bench_data(bench_data);
     }
     if (*plan_cmd) {
       return iputrain::cli::run_plan(plan);

@@ -102,6 +102,31 @@ struct OutfeedTensor {
   std::vector<float> values;  //!< row-major, converted to f32
 };
 
+//! One epoch of Session::benchmark_data(): the fields of the seed's dataset_benchmark.
+struct DataEpochStats {
+  int64_t elements_processed = 0;     //!< micro-batches the feed delivered
+  int64_t total_bytes_processed = 0;  //!< their bytes, as the device receives them
+  double time_elapsed = 0;            //!< seconds, measured
+  double elements_per_second = 0;
+  double bandwidth = 0;               //!< GB/s (1e9 bytes per second)
+};
+
+//! The host feed alone, measured (Session::benchmark_data), beside what the plan consumes.
+struct DataBenchmark {
+  std::string split;
+  std::vector<DataEpochStats> epochs;
+  int64_t element_samples = 0;  //!< samples per element: the micro-batch
+  int64_t element_bytes = 0;    //!< bytes per element
+  bool memcpy = true;           //!< each element was copied into a device-sized buffer
+  int32_t replicas = 1;         //!< feeds running at once in training (one per replica)
+  //! The plan's predicted throughput (all replicas), and what each replica's feed must deliver
+  //! for it, in elements per second.
+  double device_samples_per_second = 0;
+  double device_elements_per_second = 0;
+  //! True when the slowest epoch delivered fewer elements per second than one feed must.
+  bool feed_bound = false;
+};
+
 //! What one virtual IPU did during the train() calls so far.
 struct IpuReport {
   int32_t physical = 0;  //!< physical IPU id
@@ -177,6 +202,12 @@ class Session {
   //! every sample of `split`, forward only, in dataset order. The last batch is padded by
   //! repeating its last sample; padded rows are not returned. `outputs` selects outputs by name
   //! (empty: every per-sample output). Throws Error(Usage) naming an unknown or per-batch output.
+  //! Runs the host feed alone over `split` for `epochs` epochs of `elements_per_epoch` micro-batches
+  //! (0: the split's whole batches), as training feeds it (data.shuffle, prefetch_depth), and
+  //! measures each epoch (the seed's dataset_benchmark). With `memcpy`, each element is also copied
+  //! into a buffer as the host-to-device transfer would. Throws Error(Usage) if epochs < 1.
+  DataBenchmark benchmark_data(const std::string& split = "train", int64_t epochs = 1, int64_t elements_per_epoch = 0,
+                               bool memcpy = true);
   std::vector<Prediction> predict(const std::string& split = "test", const std::vector<std::string>& outputs = {});
   //! Names of the values the outfeed carries each step (the model's `output`s).
   std::vector<std::string> output_names() const;
