@@ -71,7 +71,7 @@ std::unique_ptr<Dataset> open_dataset(const std::string& spec, const std::string
       prefix = std::filesystem::path(base_dir) / prefix;
     }
     const Field* image = find_wanted(wanted, "image");
-    ds = open_idx(prefix.string(), image != nullptr && is_float(image->dtype) ? image->dtype : DType::F32);
+    ds = open_idx(prefix.string(), image != nullptr ? image->dtype : DType::F32);
   } else if (kind == "text") {
     if (rest.empty()) {
       throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no file", spec), {},

@@ -68,8 +68,8 @@ void check_fields(const Dataset& ds, const std::vector<Field>& wanted, const std
 
 //! Reads an IDX image/label pair: PREFIX-images-idx3-ubyte[.gz] and PREFIX-labels-idx1-ubyte[.gz]
 //! (the plain file is preferred when both exist). Fields: `image` [rows, cols] and `label` i32[]; the
-//! image holds the stored bytes 0..255 as `image_dtype` (f32 unless the model's input says otherwise;
-//! an integer or bool input is refused, see convert.hpp).
+//! image holds the stored bytes 0..255 as `image_dtype` (the model's input's dtype; f32 without one;
+//! u8 converts to every dtype, see convert.hpp).
 std::unique_ptr<Dataset> open_idx(const std::string& prefix, DType image_dtype = DType::F32);
 
 //! "npy:DIR": DIR/NAME.npy for each wanted field (every .npy in DIR if `wanted` is empty).
