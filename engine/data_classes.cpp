@@ -7,7 +7,8 @@
 
 namespace iputrain {
 
-std::vector<std::string> data_class_names(const Model& model, const Config& config, const std::string& split) {
+std::vector<std::string> data_class_names(const Model& model, const Config& config,
+                                          const std::string& split) {
   const std::string key = split == "test" ? "data.test" : "data.train";
   const std::string& spec = split == "test" ? config.data.test : config.data.train;
   // Only image folders name their classes; other sources are not read just to say nothing.

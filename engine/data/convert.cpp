@@ -245,20 +245,22 @@ std::optional<std::string> conversion_refusal(StoredType from, DType to) {
 
 void check_conversion(StoredType from, DType to, const std::string& file, const std::string& input) {
   if (auto why = conversion_refusal(from, to)) {
-    throw Error(ErrorKind::Data,
-                fmt::format("`{}` stores {} values but the model's input `{}` is {}: {}", file, stored_name(from),
-                            input, dtype_name(to), *why),
-                {},
-                stored_is_float(from)
-                    ? fmt::format("declare `{}` as f32 and cast it in the model (cast(x, dtype = {})), or store "
-                                  "integers in the file",
-                                  input, dtype_name(to))
-                    : fmt::format("declare `{}` as i32 and compare it in the model, or store u8 or bool values",
-                                  input));
+    throw Error(
+        ErrorKind::Data,
+        fmt::format("`{}` stores {} values but the model's input `{}` is {}: {}", file, stored_name(from),
+                    input, dtype_name(to), *why),
+        {},
+        stored_is_float(from)
+            ? fmt::format("declare `{}` as f32 and cast it in the model (cast(x, dtype = {})), or store "
+                          "integers in the file",
+                          input, dtype_name(to))
+            : fmt::format("declare `{}` as i32 and compare it in the model, or store u8 or bool values",
+                          input));
   }
 }
 
-void convert_values(const void* src, StoredType from, void* dst, DType to, size_t n, const std::string& what) {
+void convert_values(const void* src, StoredType from, void* dst, DType to, size_t n,
+                    const std::string& what) {
   const auto* s = static_cast<const uint8_t*>(src);
   const size_t step = stored_size(from);
   if (from == stored_of(to)) {
@@ -287,13 +289,12 @@ void convert_values(const void* src, StoredType from, void* dst, DType to, size_
       for (size_t i = 0; i < n; ++i) {
         int64_t v = 0;
         if (!load_int(s + i * step, from, v)) {
-          throw Error(ErrorKind::Internal, fmt::format("{}: unchecked conversion of {} to i32", what,
-                                                       stored_name(from)));
+          throw Error(ErrorKind::Internal,
+                      fmt::format("{}: unchecked conversion of {} to i32", what, stored_name(from)));
         }
         if (v < INT32_MIN || v > INT32_MAX) {
-          throw Error(ErrorKind::Data,
-                      fmt::format("{}: value {} of element {} does not fit i32", what, v, i), {},
-                      "store values in i32's range, e.g. class indices from 0");
+          throw Error(ErrorKind::Data, fmt::format("{}: value {} of element {} does not fit i32", what, v, i),
+                      {}, "store values in i32's range, e.g. class indices from 0");
         }
         d[i] = static_cast<int32_t>(v);
       }

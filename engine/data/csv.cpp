@@ -192,18 +192,19 @@ std::unique_ptr<Dataset> open_csv(const std::string& path, const std::vector<Fie
     }
     if (!missing.empty()) {
       const size_t shown = std::min<size_t>(missing.size(), 8);
-      throw Error(ErrorKind::Data,
-                  fmt::format("`{}` has no column{} {}{} for the model's input `{}`", path,
-                              missing.size() == 1 ? "" : "s",
-                              fmt::join(missing.begin(), missing.begin() + static_cast<long>(shown), ", "),
-                              missing.size() > shown ? fmt::format(" (and {} more)", missing.size() - shown) : "",
-                              fields[f].str()),
-                  {},
-                  numel(fields[f].shape) == 1 && fields[f].shape.empty()
-                      ? fmt::format("an input of one value per sample is the column `{}`", fields[f].name)
-                      : fmt::format("an input of {} values per sample is the columns {}.0 … {}.{} (row-major)",
-                                    numel(fields[f].shape), fields[f].name, fields[f].name,
-                                    numel(fields[f].shape) - 1));
+      throw Error(
+          ErrorKind::Data,
+          fmt::format("`{}` has no column{} {}{} for the model's input `{}`", path,
+                      missing.size() == 1 ? "" : "s",
+                      fmt::join(missing.begin(), missing.begin() + static_cast<long>(shown), ", "),
+                      missing.size() > shown ? fmt::format(" (and {} more)", missing.size() - shown) : "",
+                      fields[f].str()),
+          {},
+          numel(fields[f].shape) == 1 && fields[f].shape.empty()
+              ? fmt::format("an input of one value per sample is the column `{}`", fields[f].name)
+              : fmt::format("an input of {} values per sample is the columns {}.0 … {}.{} (row-major)",
+                            numel(fields[f].shape), fields[f].name, fields[f].name,
+                            numel(fields[f].shape) - 1));
     }
   }
   std::vector<std::shared_ptr<std::vector<uint8_t>>> stores;
@@ -227,16 +228,16 @@ std::unique_ptr<Dataset> open_csv(const std::string& path, const std::vector<Fie
       for (size_t k = 0; k < sources[f].size(); ++k) {
         const Cell& c = cells[sources[f][k]];
         if (!parse_cell(c.text, fields[f].dtype, store.data() + at + k * elem)) {
-          throw Error(ErrorKind::Data,
-                      fmt::format("`{}`:{}:{}: the cell `{}` of column `{}` is not {}", path, line_no, c.col, c.text,
-                                  header[sources[f][k]].text, expectation(fields[f].dtype)),
-                      {},
-                      fields[f].dtype == DType::I32
-                          ? fmt::format("the model's input `{}` is i32; write whole numbers, or declare it f32 "
-                                        "and cast it in the model",
-                                        fields[f].name)
-                          : fmt::format("the model's input `{}` is {}", fields[f].name,
-                                        dtype_name(fields[f].dtype)));
+          throw Error(
+              ErrorKind::Data,
+              fmt::format("`{}`:{}:{}: the cell `{}` of column `{}` is not {}", path, line_no, c.col, c.text,
+                          header[sources[f][k]].text, expectation(fields[f].dtype)),
+              {},
+              fields[f].dtype == DType::I32
+                  ? fmt::format("the model's input `{}` is i32; write whole numbers, or declare it f32 "
+                                "and cast it in the model",
+                                fields[f].name)
+                  : fmt::format("the model's input `{}` is {}", fields[f].name, dtype_name(fields[f].dtype)));
         }
       }
     }

@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 #include <png.h>
-// jpeglib.h needs FILE and size_t declared first.
-#include <cstdio>
+
+#include <cstdio>  // jpeglib.h needs FILE and size_t declared first
+
 #include <jpeglib.h>
 
 #include <csetjmp>
@@ -22,7 +23,8 @@ enum class Kind { Png, Jpeg };
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw Error(ErrorKind::Io, fmt::format("cannot open image `{}`", path), {}, "check the file's permissions");
+    throw Error(ErrorKind::Io, fmt::format("cannot open image `{}`", path), {},
+                "check the file's permissions");
   }
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
@@ -35,9 +37,10 @@ Kind kind_of(const std::string& path, const std::vector<uint8_t>& bytes) {
   if (bytes.size() >= 3 && bytes[0] == 0xff && bytes[1] == 0xd8 && bytes[2] == 0xff) {
     return Kind::Jpeg;
   }
-  throw Error(ErrorKind::Data,
-              fmt::format("`{}` is neither a PNG nor a JPEG file ({} bytes, unknown signature)", path, bytes.size()),
-              {}, "image folders hold .png, .jpg or .jpeg files; the file may be empty or damaged");
+  throw Error(
+      ErrorKind::Data,
+      fmt::format("`{}` is neither a PNG nor a JPEG file ({} bytes, unknown signature)", path, bytes.size()),
+      {}, "image folders hold .png, .jpg or .jpeg files; the file may be empty or damaged");
 }
 
 [[noreturn]] void damaged(const std::string& path, const char* kind, const std::string& what) {
@@ -46,7 +49,8 @@ Kind kind_of(const std::string& path, const std::vector<uint8_t>& bytes) {
 }
 
 // libpng's simplified API reports errors by return value, so no longjmp crosses C++ frames.
-std::vector<uint8_t> png(const std::string& path, const std::vector<uint8_t>& bytes, ImageInfo& info, bool pixels) {
+std::vector<uint8_t> png(const std::string& path, const std::vector<uint8_t>& bytes, ImageInfo& info,
+                         bool pixels) {
   png_image image{};
   image.version = PNG_IMAGE_VERSION;
   if (png_image_begin_read_from_memory(&image, bytes.data(), bytes.size()) == 0) {
@@ -75,7 +79,8 @@ std::vector<uint8_t> png(const std::string& path, const std::vector<uint8_t>& by
   std::vector<uint8_t> out(n * static_cast<size_t>(info.channels));
   for (size_t i = 0; i < n; ++i) {
     for (int c = 0; c < info.channels; ++c) {
-      out[i * static_cast<size_t>(info.channels) + static_cast<size_t>(c)] = raw[i * stride + static_cast<size_t>(c)];
+      out[i * static_cast<size_t>(info.channels) + static_cast<size_t>(c)] =
+          raw[i * stride + static_cast<size_t>(c)];
     }
   }
   return out;
@@ -163,6 +168,8 @@ ImageInfo read_image_info(const std::string& path) {
   return info;
 }
 
-std::vector<uint8_t> decode_image(const std::string& path, ImageInfo& info) { return load(path, info, true); }
+std::vector<uint8_t> decode_image(const std::string& path, ImageInfo& info) {
+  return load(path, info, true);
+}
 
 }  // namespace iputrain::data

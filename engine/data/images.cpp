@@ -19,7 +19,8 @@ namespace {
 enum class Resize { None, Nearest, Bilinear };
 
 const char* kImagesHint =
-    "\"images:DIR\" reads DIR/<class>/*.png|*.jpg|*.jpeg; add \",resize=bilinear\" (or nearest) to scale every "
+    "\"images:DIR\" reads DIR/<class>/*.png|*.jpg|*.jpeg; add \",resize=bilinear\" (or nearest) to scale "
+    "every "
     "image to the model's input size";
 
 bool is_image(const std::filesystem::path& p) {
@@ -57,7 +58,8 @@ class ImageDataset : public Dataset {
     }
     for (size_t c = 0; c < classes_.size(); ++c) {
       std::vector<std::string> files;
-      for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(dir) / classes_[c], ec)) {
+      for (const auto& e :
+           std::filesystem::directory_iterator(std::filesystem::path(dir) / classes_[c], ec)) {
         if (e.is_regular_file() && is_image(e.path())) {
           files.push_back(e.path().string());
         }
@@ -68,21 +70,23 @@ class ImageDataset : public Dataset {
       }
     }
     if (samples_.empty()) {
-      throw Error(ErrorKind::Data, fmt::format("the class folders of `{}` hold no .png, .jpg or .jpeg files", dir),
-                  {}, kImagesHint);
+      throw Error(ErrorKind::Data,
+                  fmt::format("the class folders of `{}` hold no .png, .jpg or .jpeg files", dir), {},
+                  kImagesHint);
     }
     pick_fields(wanted);
     if (resize_ == Resize::None) {
       for (const Sample& s : samples_) {
         const ImageInfo info = read_image_info(s.path);
         if (info.height != height_ || info.width != width_) {
-          throw Error(ErrorKind::Data,
-                      fmt::format("`{}` is {}x{} (height x width) but the model's input `{}` takes {}x{} images",
-                                  s.path, info.height, info.width, fields_[0].str(), height_, width_),
-                      {},
-                      fmt::format("resize the files, or write \"images:{},resize=bilinear\" to scale them as they "
-                                  "are read",
-                                  dir));
+          throw Error(
+              ErrorKind::Data,
+              fmt::format("`{}` is {}x{} (height x width) but the model's input `{}` takes {}x{} images",
+                          s.path, info.height, info.width, fields_[0].str(), height_, width_),
+              {},
+              fmt::format("resize the files, or write \"images:{},resize=bilinear\" to scale them as they "
+                          "are read",
+                          dir));
         }
       }
     }
@@ -94,7 +98,8 @@ class ImageDataset : public Dataset {
 
   void read(int64_t index, size_t field, void* dst) const override {
     if (index < 0 || index >= size() || field >= fields_.size()) {
-      throw Error(ErrorKind::Internal, fmt::format("image read of sample {} field {} out of range", index, field));
+      throw Error(ErrorKind::Internal,
+                  fmt::format("image read of sample {} field {} out of range", index, field));
     }
     const Sample& s = samples_[static_cast<size_t>(index)];
     if (field == 1) {
@@ -104,9 +109,10 @@ class ImageDataset : public Dataset {
     ImageInfo info;
     const std::vector<uint8_t> px = decode_image(s.path, info);
     if (resize_ == Resize::None && (info.height != height_ || info.width != width_)) {
-      throw Error(ErrorKind::Data,
-                  fmt::format("`{}` is {}x{} but the model's input `{}` takes {}x{} images (it changed after open)",
-                              s.path, info.height, info.width, fields_[0].name, height_, width_));
+      throw Error(
+          ErrorKind::Data,
+          fmt::format("`{}` is {}x{} but the model's input `{}` takes {}x{} images (it changed after open)",
+                      s.path, info.height, info.width, fields_[0].name, height_, width_));
     }
     const DType dtype = fields_[0].dtype;
     const size_t elem = dtype_size(dtype);
@@ -163,7 +169,8 @@ class ImageDataset : public Dataset {
         throw Error(ErrorKind::Data,
                     fmt::format("the model has two inputs an image folder could fill: `{}` and `{}`",
                                 (img ? image : label)->str(), f.str()),
-                    {}, "an image model has one float image input ([H, W] or [H, W, C]) and one i32 label input");
+                    {},
+                    "an image model has one float image input ([H, W] or [H, W, C]) and one i32 label input");
       }
       image = img ? &f : image;
       label = lab ? &f : label;

@@ -11,7 +11,8 @@ namespace iputrain::data {
 
 namespace {
 
-const char* kNpyHint = "write the file with numpy.save (or numpy.savez for .npz); it may be damaged or incomplete";
+const char* kNpyHint =
+    "write the file with numpy.save (or numpy.savez for .npz); it may be damaged or incomplete";
 
 [[noreturn]] void bad(const std::string& file, const std::string& what, const char* hint = kNpyHint) {
   throw Error(ErrorKind::Data, fmt::format("`{}` is not a valid .npy file: {}", file, what), {}, hint);
@@ -69,7 +70,8 @@ bool parse_descr(std::string_view d, StoredType& out) {
 NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
   static const char kMagic[] = "\x93NUMPY";
   if (size < 10 || std::memcmp(bytes, kMagic, 6) != 0) {
-    bad(file, size < 10 ? fmt::format("it has only {} bytes", size) : std::string("it lacks the magic \\x93NUMPY"));
+    bad(file,
+        size < 10 ? fmt::format("it has only {} bytes", size) : std::string("it lacks the magic \\x93NUMPY"));
   }
   const uint8_t major = bytes[6];
   size_t header_len = 0;
@@ -81,13 +83,15 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
     if (size < 12) {
       bad(file, "it is truncated inside its header");
     }
-    header_len = size_t{bytes[8]} | (size_t{bytes[9]} << 8) | (size_t{bytes[10]} << 16) | (size_t{bytes[11]} << 24);
+    header_len =
+        size_t{bytes[8]} | (size_t{bytes[9]} << 8) | (size_t{bytes[10]} << 16) | (size_t{bytes[11]} << 24);
     at = 12;
   } else {
     bad(file, fmt::format("format version {}.{} is not 1, 2 or 3", major, bytes[7]));
   }
   if (header_len > size - at) {
-    bad(file, fmt::format("its header of {} bytes runs past the end of the file ({} bytes)", header_len, size));
+    bad(file,
+        fmt::format("its header of {} bytes runs past the end of the file ({} bytes)", header_len, size));
   }
   const std::string_view header(reinterpret_cast<const char*>(bytes + at), header_len);
   const size_t data_at = at + header_len;
@@ -104,13 +108,14 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
   const std::string_view d = descr.substr(1, end - 1);
   if (!parse_descr(d, out.stored)) {
     const bool big = !d.empty() && d[0] == '>';
-    throw Error(ErrorKind::Data,
-                fmt::format("`{}` stores dtype '{}', which iputrain does not read{}", file, d,
-                            big ? " (big-endian)" : ""),
-                {},
-                big ? "convert it to little-endian: numpy.save(path, a.astype(a.dtype.newbyteorder('<')))"
-                    : "supported: little-endian <f8 <f4 <f2 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1; convert with "
-                      "a.astype(numpy.float32)");
+    throw Error(
+        ErrorKind::Data,
+        fmt::format("`{}` stores dtype '{}', which iputrain does not read{}", file, d,
+                    big ? " (big-endian)" : ""),
+        {},
+        big ? "convert it to little-endian: numpy.save(path, a.astype(a.dtype.newbyteorder('<')))"
+            : "supported: little-endian <f8 <f4 <f2 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1; convert with "
+              "a.astype(numpy.float32)");
   }
   const std::string_view fortran = value_of(header, "fortran_order");
   if (fortran.substr(0, 4) == "True") {
@@ -143,7 +148,8 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
       ++digits;
     }
     if (digits == 0 || (p < close && shape[p] != ',' && shape[p] != ' ')) {
-      bad(file, fmt::format("its header's shape {} is not a tuple of whole numbers", shape.substr(0, close + 1)));
+      bad(file,
+          fmt::format("its header's shape {} is not a tuple of whole numbers", shape.substr(0, close + 1)));
     }
     out.shape.push_back(static_cast<int64_t>(dim));
     count *= dim;
@@ -155,8 +161,8 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
   const size_t have = size - data_at;
   if (need > have) {
     throw Error(ErrorKind::Data,
-                fmt::format("`{}` is truncated: its header promises {}{} ({} bytes of data) but it holds {}", file,
-                            stored_name(out.stored), shape_str(out.shape),
+                fmt::format("`{}` is truncated: its header promises {}{} ({} bytes of data) but it holds {}",
+                            file, stored_name(out.stored), shape_str(out.shape),
                             need < ((unsigned __int128)1 << 64) ? std::to_string(static_cast<uint64_t>(need))
                                                                 : std::string("more than 2^64"),
                             have),

@@ -17,10 +17,10 @@ StoredType stored_type(const std::string& dtype) {
   static const struct {
     const char* name;
     StoredType type;
-  } kTable[] = {{"F64", StoredType::F64}, {"F32", StoredType::F32}, {"F16", StoredType::F16},
+  } kTable[] = {{"F64", StoredType::F64},   {"F32", StoredType::F32}, {"F16", StoredType::F16},
                 {"BF16", StoredType::BF16}, {"I64", StoredType::I64}, {"I32", StoredType::I32},
-                {"I16", StoredType::I16}, {"I8", StoredType::I8},   {"U64", StoredType::U64},
-                {"U32", StoredType::U32}, {"U16", StoredType::U16}, {"U8", StoredType::U8},
+                {"I16", StoredType::I16},   {"I8", StoredType::I8},   {"U64", StoredType::U64},
+                {"U32", StoredType::U32},   {"U16", StoredType::U16}, {"U8", StoredType::U8},
                 {"BOOL", StoredType::Bool}};
   for (const auto& e : kTable) {
     if (dtype == e.name) {
@@ -51,13 +51,15 @@ std::unique_ptr<Dataset> open_safetensors_data(const std::string& path, const st
                                  [&](const SafetensorsEntry& e) { return e.name == f.name; });
     if (it == index.entries.end()) {
       throw Error(ErrorKind::Data,
-                  fmt::format("`{}` has no tensor `{}` for the model's input `{}`", path, f.name, f.str()), {},
+                  fmt::format("`{}` has no tensor `{}` for the model's input `{}`", path, f.name, f.str()),
+                  {},
                   present.empty() ? std::string("the file holds no tensors")
                                   : fmt::format("the file holds {}; name each tensor after a model input",
                                                 fmt::join(present, ", ")));
     }
-    columns.push_back(array_column(fmt::format("{}:{}", path, f.name), f.name, stored_type(it->dtype), it->shape,
-                                   file->data() + index.data_start + it->begin, wanted.empty() ? nullptr : &f));
+    columns.push_back(array_column(fmt::format("{}:{}", path, f.name), f.name, stored_type(it->dtype),
+                                   it->shape, file->data() + index.data_start + it->begin,
+                                   wanted.empty() ? nullptr : &f));
   }
   return make_array_dataset(std::move(columns), {file});
 }

@@ -12,7 +12,8 @@ namespace iputrain::data {
 
 namespace {
 
-const char* kZipHint = "write the archive with numpy.savez or numpy.savez_compressed; it may be damaged or incomplete";
+const char* kZipHint =
+    "write the archive with numpy.savez or numpy.savez_compressed; it may be damaged or incomplete";
 
 [[noreturn]] void bad(const std::string& file, const std::string& what) {
   throw Error(ErrorKind::Data, fmt::format("`{}` is not a valid zip archive: {}", file, what), {}, kZipHint);
@@ -84,8 +85,8 @@ std::vector<ZipMember> zip_members(const uint8_t* data, size_t size, const std::
     cd_offset = le(data + z + 48, 8);
   }
   if (cd_offset > size || cd_size > size - cd_offset) {
-    bad(file, fmt::format("its central directory (offset {}, {} bytes) lies outside the file of {} bytes", cd_offset,
-                          cd_size, size));
+    bad(file, fmt::format("its central directory (offset {}, {} bytes) lies outside the file of {} bytes",
+                          cd_offset, cd_size, size));
   }
   std::vector<ZipMember> out;
   size_t at = cd_offset;
@@ -127,10 +128,11 @@ const uint8_t* zip_extract(const uint8_t* data, size_t size, const ZipMember& m,
   const size_t header = 30 + le(data + m.local_offset + 26, 2) + le(data + m.local_offset + 28, 2);
   const uint64_t begin = m.local_offset + header;
   if (begin > size || m.compressed > size - begin) {
-    throw Error(ErrorKind::Data,
-                fmt::format("`{}` is truncated: member `{}` needs {} bytes at offset {} of a file of {} bytes", file,
-                            m.name, m.compressed, begin, size),
-                {}, "the archive may be incomplete; write it again");
+    throw Error(
+        ErrorKind::Data,
+        fmt::format("`{}` is truncated: member `{}` needs {} bytes at offset {} of a file of {} bytes", file,
+                    m.name, m.compressed, begin, size),
+        {}, "the archive may be incomplete; write it again");
   }
   const uint8_t* src = data + begin;
   if (m.method == 0) {
@@ -141,8 +143,8 @@ const uint8_t* zip_extract(const uint8_t* data, size_t size, const ZipMember& m,
   }
   if (m.method != 8) {
     throw Error(ErrorKind::Data,
-                fmt::format("`{}`: member `{}` is compressed with method {}, not stored (0) or deflated (8)", file,
-                            m.name, m.method),
+                fmt::format("`{}`: member `{}` is compressed with method {}, not stored (0) or deflated (8)",
+                            file, m.name, m.method),
                 {}, "write the archive with numpy.savez or numpy.savez_compressed");
   }
   // Deflate cannot expand data more than about 1032 times: a larger size is a damaged directory.
@@ -179,7 +181,9 @@ const uint8_t* zip_extract(const uint8_t* data, size_t size, const ZipMember& m,
   if (rc != Z_STREAM_END || produced != m.size) {
     throw Error(ErrorKind::Data,
                 fmt::format("`{}`: member `{}` does not inflate to its {} bytes ({})", file, m.name, m.size,
-                            rc == Z_DATA_ERROR ? "corrupt data" : rc == Z_STREAM_END ? "wrong size" : "truncated"),
+                            rc == Z_DATA_ERROR   ? "corrupt data"
+                            : rc == Z_STREAM_END ? "wrong size"
+                                                 : "truncated"),
                 {}, "the archive may be damaged or incomplete; write it again");
   }
   if (crc32_z(0, owned.data(), owned.size()) != m.crc) {

@@ -21,8 +21,9 @@ TEST_CASE("convert: refusals are decided by the pair of types") {
   CHECK(data::conversion_refusal(StoredType::F16, DType::Bool));
   CHECK(data::conversion_refusal(StoredType::I32, DType::Bool));
   auto e = test::error_of([] { data::check_conversion(StoredType::F64, DType::I32, "f.npy", "label"); });
-  CHECK(e.message == "`f.npy` stores f64 values but the model's input `label` is i32: f64 values would have to be "
-                     "truncated to i32");
+  CHECK(e.message ==
+        "`f.npy` stores f64 values but the model's input `label` is i32: f64 values would have to be "
+        "truncated to i32");
 }
 
 TEST_CASE("convert: f64 rounds to f32, f16 and bf16 to nearest, integers are exact") {

@@ -40,7 +40,8 @@ TEST_CASE("csv: vector inputs from NAME.k columns, scalars from NAME, extra colu
   CHECK(x[2] == 7.0f);
   ds->read(1, 1, &label);
   CHECK(label == 2);
-  auto flag = data::open_dataset("csv:" + write(dir, "ok,v\ntrue,1\n0,2\n"), "", {{"ok", DType::Bool, {}}}, 0);
+  auto flag =
+      data::open_dataset("csv:" + write(dir, "ok,v\ntrue,1\n0,2\n"), "", {{"ok", DType::Bool, {}}}, 0);
   uint8_t b = 9;
   flag->read(0, 0, &b);
   CHECK(b == 1);
@@ -56,7 +57,8 @@ TEST_CASE("csv: a bad cell is located by file, line and column") {
   CHECK(bad.message == "`" + path + "`:3:5: the cell `oops` of column `x.2` is not a number");
   const std::string frac = write(dir, "x.0,x.1,x.2,x.3,label\n1,2,3,4,0\n1,2,3,4,1.5\n");
   auto e = error_of([&] { (void)data::open_dataset("csv:" + frac, "", kWanted, 0); });
-  CHECK(e.message == "`" + frac + "`:3:9: the cell `1.5` of column `label` is not a whole number in i32's range");
+  CHECK(e.message ==
+        "`" + frac + "`:3:9: the cell `1.5` of column `label` is not a whole number in i32's range");
   CHECK(e.hint.find("declare it f32 and cast it") != std::string::npos);
   const std::string empty_cell = write(dir, "x.0,x.1,x.2,x.3,label\n1,2,3,,0\n");
   auto ec = error_of([&] { (void)data::open_dataset("csv:" + empty_cell, "", kWanted, 0); });
@@ -67,7 +69,8 @@ TEST_CASE("csv: missing columns are named, short rows and empty files refused") 
   test::TempDir dir("csv_columns");
   auto missing = error_of(
       [&] { (void)data::open_dataset("csv:" + write(dir, "x.0,x.2,label\n1,2,3\n"), "", kWanted, 0); });
-  CHECK(missing.message.find("has no columns x.1, x.3 for the model's input `x: f32[2, 2]`") != std::string::npos);
+  CHECK(missing.message.find("has no columns x.1, x.3 for the model's input `x: f32[2, 2]`") !=
+        std::string::npos);
   CHECK(missing.hint.find("x.0 … x.3") != std::string::npos);
   auto short_row = error_of([&] {
     (void)data::open_dataset("csv:" + write(dir, "x.0,x.1,x.2,x.3,label\n1,2,3,4\n"), "", kWanted, 0);
@@ -78,8 +81,9 @@ TEST_CASE("csv: missing columns are named, short rows and empty files refused") 
   auto no_rows = error_of(
       [&] { (void)data::open_dataset("csv:" + write(dir, "x.0,x.1,x.2,x.3,label\n"), "", kWanted, 0); });
   CHECK(no_rows.message.find("no rows") != std::string::npos);
-  auto twice = error_of(
-      [&] { (void)data::open_dataset("csv:" + write(dir, "label,label\n1,2\n"), "", {{"label", DType::I32, {}}}, 0); });
+  auto twice = error_of([&] {
+    (void)data::open_dataset("csv:" + write(dir, "label,label\n1,2\n"), "", {{"label", DType::I32, {}}}, 0);
+  });
   CHECK(twice.message.find(":1:7: the column `label` appears twice") != std::string::npos);
   auto gone = error_of([&] { (void)data::open_dataset("csv:" + (dir / "none.csv"), "", kWanted, 0); });
   CHECK(gone.kind == ErrorKind::Io);

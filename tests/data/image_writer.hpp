@@ -2,8 +2,9 @@
 #pragma once
 
 #include <png.h>
-// jpeglib.h needs FILE and size_t declared first.
-#include <cstdio>
+
+#include <cstdio>  // jpeglib.h needs FILE and size_t declared first
+
 #include <jpeglib.h>
 
 #include <cstdint>
@@ -14,7 +15,8 @@
 namespace iputrain::test {
 
 //! Writes `pixels` (row-major, `channels` 1, 2 (grey+alpha), 3 or 4 (RGBA)) as an 8-bit PNG.
-inline void write_png(const std::string& path, int width, int height, int channels, const std::vector<uint8_t>& pixels) {
+inline void write_png(const std::string& path, int width, int height, int channels,
+                      const std::vector<uint8_t>& pixels) {
   png_image image{};
   image.version = PNG_IMAGE_VERSION;
   image.width = static_cast<png_uint_32>(width);
@@ -29,7 +31,8 @@ inline void write_png(const std::string& path, int width, int height, int channe
 }
 
 //! Writes `pixels` (row-major, 1 or 3 channels) as a JPEG of quality 95.
-inline void write_jpeg(const std::string& path, int width, int height, int channels, const std::vector<uint8_t>& pixels) {
+inline void write_jpeg(const std::string& path, int width, int height, int channels,
+                       const std::vector<uint8_t>& pixels) {
   FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) {
     throw std::runtime_error("cannot write " + path);
@@ -47,7 +50,8 @@ inline void write_jpeg(const std::string& path, int width, int height, int chann
   jpeg_set_quality(&c, 95, TRUE);
   jpeg_start_compress(&c, TRUE);
   while (c.next_scanline < c.image_height) {
-    JSAMPROW row = const_cast<uint8_t*>(pixels.data()) + static_cast<size_t>(c.next_scanline) * width * channels;
+    JSAMPROW row =
+        const_cast<uint8_t*>(pixels.data()) + static_cast<size_t>(c.next_scanline) * width * channels;
     jpeg_write_scanlines(&c, &row, 1);
   }
   jpeg_finish_compress(&c);

@@ -76,14 +76,18 @@ TEST_CASE("images: a size other than the model's is an error unless the spec res
   test::TempDir dir("images_size");
   write_folder(dir);
   const std::string spec = "images:" + dir.path().string();
-  auto e = error_of([&] { (void)data::open_dataset(spec, "", {{"image", DType::F32, {4, 4}}, {"label", DType::I32, {}}}, 0); });
+  auto e = error_of([&] {
+    (void)data::open_dataset(spec, "", {{"image", DType::F32, {4, 4}}, {"label", DType::I32, {}}}, 0);
+  });
   CHECK(e.kind == ErrorKind::Data);
-  CHECK(e.message.find("cat/b.PNG` is 2x3 (height x width) but the model's input `image: f32[4, 4]` takes 4x4") !=
+  CHECK(e.message.find(
+            "cat/b.PNG` is 2x3 (height x width) but the model's input `image: f32[4, 4]` takes 4x4") !=
         std::string::npos);
   CHECK(e.hint.find("resize=bilinear") != std::string::npos);
   for (const char* mode : {",resize=bilinear", ",resize=nearest"}) {
     CAPTURE(mode);
-    auto ds = data::open_dataset(spec + mode, "", {{"image", DType::F32, {4, 4, 3}}, {"label", DType::I32, {}}}, 0);
+    auto ds =
+        data::open_dataset(spec + mode, "", {{"image", DType::F32, {4, 4, 3}}, {"label", DType::I32, {}}}, 0);
     const auto px = image<48>(*ds, 2);  // a one-colour image stays that colour
     CHECK(px[0] == doctest::Approx(200));
     CHECK(px[46] == doctest::Approx(100));
@@ -92,7 +96,9 @@ TEST_CASE("images: a size other than the model's is an error unless the spec res
     CHECK(g[0] == doctest::Approx(0));
     CHECK(g[47] == doctest::Approx(250));
   }
-  auto bad_option = error_of([&] { (void)data::open_dataset(spec + ",resize=cubic", "", {{"image", DType::F32, {4, 4}}}, 0); });
+  auto bad_option = error_of([&] {
+    (void)data::open_dataset(spec + ",resize=cubic", "", {{"image", DType::F32, {4, 4}}}, 0);
+  });
   CHECK(bad_option.message.find("unknown option `resize=cubic`") != std::string::npos);
 }
 
@@ -143,7 +149,9 @@ TEST_CASE("images: damaged files, empty folders and models without an image inpu
   std::filesystem::remove(dir / "dog/big.png");
   std::filesystem::remove(dir / "dog/j.jpg");
   std::ofstream(dir / "dog/fake.png") << "plain text";
-  auto fake = error_of([&] { (void)data::open_dataset("images:" + dir.path().string(), "", {{"image", DType::F32, {2, 3}}}, 0); });
+  auto fake = error_of([&] {
+    (void)data::open_dataset("images:" + dir.path().string(), "", {{"image", DType::F32, {2, 3}}}, 0);
+  });
   CHECK(fake.message.find("fake.png` is neither a PNG nor a JPEG file") != std::string::npos);
 
   auto no_image = error_of([&] { (void)data::open_dataset(spec, "", {{"label", DType::I32, {}}}, 0); });

@@ -45,8 +45,8 @@ np.save("unused.npy", np.zeros(7)))");
 
 TEST_CASE("npy: every supported stored dtype converts to f32 and the integer ones to i32") {
   test::TempDir dir("npy_dtypes");
-  const std::vector<std::string> types = {"<f4", "<f8", "<f2", "|i1", "<i2", "<i4", "<i8", "|u1", "<u2", "<u4",
-                                          "|b1"};
+  const std::vector<std::string> types = {"<f4", "<f8", "<f2", "|i1", "<i2", "<i4",
+                                          "<i8", "|u1", "<u2", "<u4", "|b1"};
   std::string code;
   for (const std::string& t : types) {
     code += "np.save('" + t.substr(1) + ".npy', np.array([[0, 1], [2, 3]]).astype(np.dtype('" + t + "')))\n";
@@ -100,8 +100,9 @@ np.save("label.npy", np.zeros(6, dtype=np.int64)))");
   CHECK(missing.message.find("no `pixels.npy` for the model's input `pixels: f32[4]`") != std::string::npos);
   CHECK(missing.hint.find("label.npy, x.npy, y.npy") != std::string::npos);
 
-  auto count = error_of(
-      [&] { (void)data::open_dataset(spec, "", {{"x", DType::F32, {4}}, {"y", DType::F32, {}}}, 0); });
+  auto count = error_of([&] {
+    (void)data::open_dataset(spec, "", {{"x", DType::F32, {4}}, {"y", DType::F32, {}}}, 0);
+  });
   CHECK(count.message.find("has 6 samples but") != std::string::npos);
   CHECK(count.message.find("y.npy` has 5") != std::string::npos);
 
@@ -137,8 +138,9 @@ open("magic.npy", "wb").write(b"NOTNPY" + data[6:])
 open("empty.npy", "wb").write(b""))");
   const std::string spec = "npy:" + dir.path().string();
   auto cut = error_of([&] { (void)data::open_dataset(spec, "", {{"cut", DType::F32, {4}}}, 0); });
-  CHECK(cut.message.find("is truncated: its header promises f32[25, 4] (400 bytes of data) but it holds 390") !=
-        std::string::npos);
+  CHECK(
+      cut.message.find("is truncated: its header promises f32[25, 4] (400 bytes of data) but it holds 390") !=
+      std::string::npos);
   for (const char* name : {"head", "magic", "empty"}) {
     CAPTURE(name);
     auto e = error_of([&] { (void)data::open_dataset(spec, "", {{name, DType::F32, {4}}}, 0); });
@@ -160,7 +162,8 @@ TEST_CASE("npy: an integer beyond i32 is an error when read, naming the file and
 
 TEST_CASE("npy: without a model, every array is a field of its natural dtype") {
   test::TempDir dir("npy_all");
-  test::run_numpy(dir.path(), "np.save('a.npy', np.zeros((2, 3)))\nnp.save('b.npy', np.zeros(2, dtype=np.uint8))");
+  test::run_numpy(dir.path(),
+                  "np.save('a.npy', np.zeros((2, 3)))\nnp.save('b.npy', np.zeros(2, dtype=np.uint8))");
   auto ds = data::open_dataset("npy:" + dir.path().string(), "", {}, 0);
   REQUIRE(ds->fields().size() == 2);
   CHECK(ds->fields()[0].str() == "a: f32[3]");

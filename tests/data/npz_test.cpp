@@ -41,9 +41,11 @@ TEST_CASE("npz: a missing member and a mismatched shape name the archive and the
   test::TempDir dir("npz_errors");
   test::run_numpy(dir.path(), "np.savez('a.npz', x=np.zeros((3, 4)), y=np.zeros(3))");
   auto missing = error_of([&] {
-    (void)data::open_dataset("npz:" + (dir / "a.npz"), "", {{"x", DType::F32, {4}}, {"label", DType::I32, {}}}, 0);
+    (void)data::open_dataset("npz:" + (dir / "a.npz"), "",
+                             {{"x", DType::F32, {4}}, {"label", DType::I32, {}}}, 0);
   });
-  CHECK(missing.message.find("has no array `label` for the model's input `label: i32[]`") != std::string::npos);
+  CHECK(missing.message.find("has no array `label` for the model's input `label: i32[]`") !=
+        std::string::npos);
   CHECK(missing.hint.find("holds x, y") != std::string::npos);
   auto shape = error_of([&] {
     (void)data::open_dataset("npz:" + (dir / "a.npz"), "", {{"x", DType::F32, {2, 2}}}, 0);
@@ -68,7 +70,8 @@ open("flipped.npz", "wb").write(bytes(small)))");
   const std::vector<data::Field> wanted = {{"x", DType::F32, {8, 8}}, {"label", DType::I32, {}}};
   for (const char* file : {"cut.npz", "notzip.npz", "flipped.npz"}) {
     CAPTURE(file);
-    auto e = error_of([&] { (void)data::open_dataset(std::string("npz:") + file, dir.path().string(), wanted, 0); });
+    auto e = error_of(
+        [&] { (void)data::open_dataset(std::string("npz:") + file, dir.path().string(), wanted, 0); });
     CHECK(e.kind == ErrorKind::Data);
     CHECK(e.message.find(file) != std::string::npos);
   }

@@ -30,7 +30,8 @@ inline std::string numpy_python() {
 //! if Python or NumPy is missing (install python3-numpy, .ci/setup does) or the code fails.
 inline void run_numpy(const std::string& dir, const std::string& code) {
   const std::string script = dir + "/write.py";
-  std::ofstream(script) << "import numpy as np\nimport os\nos.chdir(" << '"' << dir << '"' << ")\n" << code << "\n";
+  std::ofstream(script) << "import numpy as np\nimport os\nos.chdir(" << '"' << dir << '"' << ")\n"
+                        << code << "\n";
   const int rc = std::system((numpy_python() + " " + script).c_str());
   REQUIRE_MESSAGE(rc == 0, "python3 with numpy failed on: " << code);
 }

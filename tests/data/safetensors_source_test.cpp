@@ -37,9 +37,10 @@ void write_raw(const std::string& path) {
 
 TEST_CASE("safetensors source: tensors map to inputs by name and convert") {
   test::TempDir dir("st_source");
-  data::write_safetensors(dir / "d.safetensors",
-                          {{"x", DType::F32, {4, 3}, bytes_of(std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})},
-                           {"label", DType::I32, {4}, bytes_of(std::vector<int32_t>{3, 2, 1, 0})}});
+  data::write_safetensors(
+      dir / "d.safetensors",
+      {{"x", DType::F32, {4, 3}, bytes_of(std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11})},
+       {"label", DType::I32, {4}, bytes_of(std::vector<int32_t>{3, 2, 1, 0})}});
   auto ds = data::open_dataset("safetensors:d.safetensors", dir.path().string(),
                                {{"x", DType::F32, {3}}, {"label", DType::I32, {}}}, 0);
   REQUIRE(ds->size() == 4);

@@ -125,7 +125,8 @@ void write_file(const fs::path& path, const std::vector<uint8_t>& bytes) {
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
-// PREFIX-images-idx3-ubyte with 1 x 2 images of the given bytes (read back as the bytes 0..255; the models divide by 255).
+// PREFIX-images-idx3-ubyte with 1 x 2 images of the given bytes (read back as the bytes 0..255; the
+// models divide by 255).
 void write_idx(const fs::path& prefix, const std::vector<uint8_t>& pixels) {
   const auto n = static_cast<uint32_t>(pixels.size() / 2);
   std::vector<uint8_t> images;
