@@ -136,3 +136,20 @@ TEST_CASE("own data: check lists an image folder's classes, and refuses a folder
         std::string::npos);
   CHECK(wrong.out.find("c.toml:") != std::string::npos);  // located at the config's data.train
 }
+
+TEST_CASE("own data: an image damaged after open stops training with an error naming the file") {
+  test::TempDir dir("own_damaged");
+  write_pictures(dir.path() / "train", 16, 1);
+  const std::filesystem::path victim = dir.path() / "train" / "dark" / "1003.png";
+  std::filesystem::resize_file(victim, std::filesystem::file_size(victim) / 2);
+  // resize= skips the size check at open, so the damage is found by the infeed thread's read.
+  Config c = Config::parse(config("images:" + (dir / "train") + ",resize=nearest", ""), "own_data.toml");
+  Session session(Model::parse(kPictures, "own_data.ipu", c.model), c);
+  try {
+    session.train();
+    FAIL("training on a damaged image succeeded");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Data);
+    CHECK(std::string(e.what()).find("1003.png` is a damaged PNG file") != std::string::npos);
+  }
+}

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "engine/data/dataset.hpp"
 #include "error_text.hpp"
@@ -159,6 +160,41 @@ TEST_CASE("images: damaged files, empty folders and models without an image inpu
   test::TempDir empty("images_empty");
   auto no_classes = error_of([&] { (void)data::open_dataset("images:" + empty.path().string(), "", {}, 0); });
   CHECK(no_classes.message.find("has no class folders") != std::string::npos);
+}
+
+TEST_CASE("images: reads from several threads at once decode the same pixels as one thread") {
+  test::TempDir dir("images_threads");
+  std::filesystem::create_directories(dir.path() / "a");
+  for (int i = 0; i < 16; ++i) {
+    std::vector<uint8_t> px(12 * 10 * 3);
+    for (size_t k = 0; k < px.size(); ++k) {
+      px[k] = static_cast<uint8_t>((k * 31 + static_cast<size_t>(i) * 17) % 256);
+    }
+    test::write_png(dir / ("a/" + std::to_string(100 + i) + ".png"), 10, 12, 3, px);
+  }
+  auto ds = data::open_dataset("images:" + dir.path().string() + ",resize=bilinear", "",
+                               {{"image", DType::F32, {7, 9, 1}}, {"label", DType::I32, {}}}, 0);
+  REQUIRE(ds->size() == 16);
+  const size_t n = 7 * 9;
+  std::vector<float> serial(16 * n);
+  for (int64_t i = 0; i < 16; ++i) {
+    ds->read(i, 0, serial.data() + static_cast<size_t>(i) * n);
+  }
+  std::vector<float> parallel(16 * n * 4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int64_t i = 0; i < 16; ++i) {
+        ds->read(i, 0, parallel.data() + (t * 16 + static_cast<size_t>(i)) * n);
+      }
+    });
+  }
+  for (std::thread& t : threads) {
+    t.join();
+  }
+  for (size_t t = 0; t < 4; ++t) {
+    CHECK(std::equal(serial.begin(), serial.end(), parallel.begin() + static_cast<long>(t * 16 * n)));
+  }
 }
 
 }  // namespace
