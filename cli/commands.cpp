@@ -180,6 +180,17 @@ int run_check(const CommonArgs& args) {
   const Plan plan = Plan::make(model, config);
   fmt::print("plan: {} replica{} x {} IPU{}, {} schedule\n", plan.replicas(), plan.replicas() == 1 ? "" : "s",
              plan.ipus_per_replica(), plan.ipus_per_replica() == 1 ? "" : "s", plan.schedule());
+  // An image folder's labels are indices into its sorted class folders: show which is which.
+  for (const char* split : {"train", "test"}) {
+    const std::vector<std::string> classes = data_class_names(model, config, split);
+    if (!classes.empty()) {
+      std::vector<std::string> numbered;
+      for (size_t i = 0; i < classes.size(); ++i) {
+        numbered.push_back(fmt::format("{} {}", i, classes[i]));
+      }
+      fmt::print("{} classes: {}\n", split, fmt::join(numbered, ", "));
+    }
+  }
   return 0;
 }
 

@@ -11,8 +11,25 @@ namespace iputrain::data {
 namespace {
 
 const char* kSpecHint =
-    "data sources are \"idx:PREFIX\" (IDX image/label files), \"text:FILE\" (character windows) or "
-    "\"synthetic:samples=N,classes=C\"";
+    "data sources are \"idx:PREFIX\", \"npy:DIR\", \"npz:FILE\", \"csv:FILE\", \"safetensors:FILE\", "
+    "\"images:DIR\", \"text:FILE\" or \"synthetic:samples=N,classes=C\" (docs/data.md)";
+
+std::string resolve(const std::string& path, const std::string& base_dir) {
+  std::filesystem::path p(path);
+  if (p.is_relative() && !base_dir.empty()) {
+    p = std::filesystem::path(base_dir) / p;
+  }
+  return p.string();
+}
+
+const Field* find_wanted(const std::vector<Field>& wanted, const std::string& name) {
+  for (const Field& f : wanted) {
+    if (f.name == name) {
+      return &f;
+    }
+  }
+  return nullptr;
+}
 
 }  // namespace
 
@@ -21,6 +38,8 @@ std::string Field::str() const {
 }
 
 Dataset::~Dataset() = default;
+
+std::vector<std::string> Dataset::class_names() const { return {}; }
 
 int64_t Dataset::field_index(const std::string& name) const {
   const auto& f = fields();
@@ -51,7 +70,8 @@ std::unique_ptr<Dataset> open_dataset(const std::string& spec, const std::string
     if (prefix.is_relative() && !base_dir.empty()) {
       prefix = std::filesystem::path(base_dir) / prefix;
     }
-    ds = open_idx(prefix.string());
+    const Field* image = find_wanted(wanted, "image");
+    ds = open_idx(prefix.string(), image != nullptr ? image->dtype : DType::F32);
   } else if (kind == "text") {
     if (rest.empty()) {
       throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no file", spec), {},
@@ -62,6 +82,30 @@ std::unique_ptr<Dataset> open_dataset(const std::string& spec, const std::string
       file = std::filesystem::path(base_dir) / file;
     }
     ds = open_text(file.string(), wanted);
+  } else if (kind == "npy" || kind == "npz" || kind == "csv" || kind == "safetensors" || kind == "images") {
+    std::string path = rest;
+    std::string option;
+    if (kind == "images" && rest.find(',') != std::string::npos) {
+      path = rest.substr(0, rest.find(','));
+      option = rest.substr(rest.find(',') + 1);
+    }
+    if (path.empty()) {
+      throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no {}", spec,
+                                               kind == "npy" || kind == "images" ? "directory" : "file"),
+                  {}, kSpecHint);
+    }
+    path = resolve(path, base_dir);
+    if (kind == "npy") {
+      ds = open_npy(path, wanted);
+    } else if (kind == "npz") {
+      ds = open_npz(path, wanted);
+    } else if (kind == "csv") {
+      ds = open_csv(path, wanted);
+    } else if (kind == "safetensors") {
+      ds = open_safetensors_data(path, wanted);
+    } else {
+      ds = open_images(path, option, wanted);
+    }
   } else if (kind == "synthetic") {
     ds = open_synthetic(rest, wanted, seed);
   } else {

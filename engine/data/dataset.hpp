@@ -1,9 +1,18 @@
 // iputrain — data sources: a dataset is a fixed number of samples, each a set of named fields.
 //
-// Sources are named by a spec string (config `data.train` / `data.test`):
+// Sources are named by a spec string (config `data.train` / `data.test`; docs/data.md):
 //   "idx:PREFIX"                        an IDX image/label pair (MNIST layout, plain or .gz)
 //   "synthetic:samples=N,classes=C,…"   generated from the model's inputs and a seed
 //   "text:FILE"                         character windows of a text file (`tokens`, `targets`)
+//   "npy:DIR"                           DIR/NAME.npy for each model input NAME (memory-mapped)
+//   "npz:FILE"                          an archive of NAME.npy members (numpy.savez[_compressed])
+//   "csv:FILE"                          a header row; column NAME or NAME.0 … NAME.k per input
+//   "safetensors:FILE"                  one tensor NAME per input (memory-mapped)
+//   "images:DIR[,resize=bilinear]"      DIR/<class>/*.png|*.jpg|*.jpeg; labels = sorted class names
+// Files map to the model's inputs by name; the first dimension of an array is the sample. A source
+// delivers the values the file stores, converted to the input's dtype (engine/data/convert.hpp),
+// and nothing else: no source scales, normalises or shuffles. Pixels arrive as 0..255; a model
+// that wants 0..1 divides by 255 itself, where the reader of the model sees it.
 #pragma once
 
 #include <cstddef>
@@ -38,11 +47,15 @@ class Dataset {
   //! Copies sample `index` of field `field` to dst (Field::bytes() bytes); thread-safe for reads.
   virtual void read(int64_t index, size_t field, void* dst) const = 0;
 
+  //! The names of the classes that integer labels index (an image folder's class folders, sorted);
+  //! empty for sources without named classes.
+  virtual std::vector<std::string> class_names() const;
+
   //! Index of the field called `name`, or -1.
   int64_t field_index(const std::string& name) const;
 };
 
-//! Opens the source named by `spec` ("idx:PREFIX" or "synthetic:k=v,…"). Relative paths resolve
+//! Opens the source named by `spec` (see the list at the top of this file). Relative paths resolve
 //! against `base_dir`. `wanted` are the model's inputs (name, dtype, per-sample shape): synthetic
 //! sources generate exactly them, other sources are checked against them (see check_fields).
 //! Throws Error(Data) or Error(Io) naming the file and what is wrong.
@@ -54,9 +67,27 @@ std::unique_ptr<Dataset> open_dataset(const std::string& spec, const std::string
 void check_fields(const Dataset& ds, const std::vector<Field>& wanted, const std::string& spec = {});
 
 //! Reads an IDX image/label pair: PREFIX-images-idx3-ubyte[.gz] and PREFIX-labels-idx1-ubyte[.gz]
-//! (the plain file is preferred when both exist). Fields: `image` f32[rows, cols] (bytes / 255)
-//! and `label` i32[].
-std::unique_ptr<Dataset> open_idx(const std::string& prefix);
+//! (the plain file is preferred when both exist). Fields: `image` [rows, cols] and `label` i32[]; the
+//! image holds the stored bytes 0..255 as `image_dtype` (the model's input's dtype; f32 without one;
+//! u8 converts to every dtype, see convert.hpp).
+std::unique_ptr<Dataset> open_idx(const std::string& prefix, DType image_dtype = DType::F32);
+
+//! "npy:DIR": DIR/NAME.npy for each wanted field (every .npy in DIR if `wanted` is empty).
+std::unique_ptr<Dataset> open_npy(const std::string& dir, const std::vector<Field>& wanted);
+//! "npz:FILE": member NAME.npy of the zip archive for each wanted field (stored or deflated).
+std::unique_ptr<Dataset> open_npz(const std::string& path, const std::vector<Field>& wanted);
+//! "csv:FILE": column NAME (one value per sample) or NAME.0 … NAME.(k-1) (k values, row-major) for
+//! each wanted field, parsed at open; a bad cell is an Error(Data) at `FILE:LINE:COL`.
+std::unique_ptr<Dataset> open_csv(const std::string& path, const std::vector<Field>& wanted);
+//! "safetensors:FILE": tensor NAME (first dimension: samples) for each wanted field.
+std::unique_ptr<Dataset> open_safetensors_data(const std::string& path, const std::vector<Field>& wanted);
+//! "images:DIR[,OPTION]": the image is the wanted float field of shape [H, W] (grey) or [H, W, C]
+//! (C = 1 grey, 3 RGB), the label the wanted i32 scalar (index of the sorted class folder).
+//! Grey from RGB is the BT.601 luma 0.299 R + 0.587 G + 0.114 B; RGB from grey repeats the value;
+//! alpha is dropped; pixel values stay 0..255. `option` "resize=bilinear" or "resize=nearest"
+//! scales each image to H x W; without it an image of another size is an Error(Data) at open.
+std::unique_ptr<Dataset> open_images(const std::string& dir, const std::string& option,
+                                     const std::vector<Field>& wanted);
 
 //! Generates `wanted` (or `x` f32[16] and `label` i32[] if empty) from `seed`. `options` is the
 //! text after "synthetic:": samples=N (1024), classes=C (10), dist=normal|uniform (normal).

@@ -1,12 +1,13 @@
 // IDX files (the MNIST layout): a big-endian header (magic 0x0000 08 NDIMS, then NDIMS u32 sizes)
-// followed by unsigned bytes. Read whole into memory; images stay uint8 and are converted on read.
+// followed by unsigned bytes. Read whole into memory; images stay uint8 and are converted on read to
+// the input's dtype, values unchanged (0..255): scaling is the model's business.
 #include <fmt/format.h>
 #include <zlib.h>
 
-#include <array>
 #include <cstring>
 #include <filesystem>
 
+#include "engine/data/convert.hpp"
 #include "engine/data/dataset.hpp"
 #include "iputrain/error.hpp"
 
@@ -129,7 +130,7 @@ const uint8_t* parse_idx(const std::string& path, const std::vector<uint8_t>& by
 
 class IdxDataset : public Dataset {
  public:
-  explicit IdxDataset(const std::string& prefix) {
+  IdxDataset(const std::string& prefix, DType image_dtype) {
     const std::string images_path = find_file(prefix, "-images-idx3-ubyte");
     const std::string labels_path = find_file(prefix, "-labels-idx1-ubyte");
     std::vector<uint64_t> idims, ldims;
@@ -147,12 +148,9 @@ class IdxDataset : public Dataset {
     }
     size_ = static_cast<int64_t>(idims[0]);
     pixels_ = static_cast<size_t>(idims[1] * idims[2]);
-    fields_ = {Field{"image", DType::F32, {static_cast<int64_t>(idims[1]), static_cast<int64_t>(idims[2])}},
+    fields_ = {Field{"image", image_dtype, {static_cast<int64_t>(idims[1]), static_cast<int64_t>(idims[2])}},
                Field{"label", DType::I32, {}}};
-    // The seed scales in double (x / 255.0) before narrowing to float; a table reproduces it exactly.
-    for (int v = 0; v < 256; ++v) {
-      scale_[static_cast<size_t>(v)] = static_cast<float>(v / 255.0);
-    }
+    check_conversion(StoredType::U8, image_dtype, images_path, "image");
   }
 
   int64_t size() const override { return size_; }
@@ -165,10 +163,7 @@ class IdxDataset : public Dataset {
     }
     if (field == 0) {
       const uint8_t* src = images_.data() + offset_ + static_cast<size_t>(index) * pixels_;
-      float* out = static_cast<float*>(dst);
-      for (size_t i = 0; i < pixels_; ++i) {
-        out[i] = scale_[src[i]];
-      }
+      convert_values(src, StoredType::U8, dst, fields_[0].dtype, pixels_, images_path_for_errors_);
       return;
     }
     const int32_t label = labels_[label_offset_ + static_cast<size_t>(index)];
@@ -183,13 +178,13 @@ class IdxDataset : public Dataset {
   size_t pixels_ = 0;
   int64_t size_ = 0;
   std::vector<Field> fields_;
-  std::array<float, 256> scale_{};
+  std::string images_path_for_errors_ = "IDX images";
 };
 
 }  // namespace
 
-std::unique_ptr<Dataset> open_idx(const std::string& prefix) {
-  return std::make_unique<IdxDataset>(prefix);
+std::unique_ptr<Dataset> open_idx(const std::string& prefix, DType image_dtype) {
+  return std::make_unique<IdxDataset>(prefix, image_dtype);
 }
 
 }  // namespace iputrain::data

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "engine/data/mapped_file.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -59,6 +60,14 @@ void write_all(int fd, const std::string& path, const void* data, size_t n) {
 }
 
 }  // namespace
+
+uint64_t safetensors_element_size(const std::string& dtype) {
+  static const std::map<std::string, uint64_t> kSizes = {
+      {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8}, {"I32", 4}, {"I16", 2},
+      {"I8", 1},  {"U64", 8}, {"U32", 4}, {"U16", 2},  {"U8", 1},  {"BOOL", 1}};
+  const auto it = kSizes.find(dtype);
+  return it == kSizes.end() ? 0 : it->second;
+}
 
 const char* safetensors_dtype(DType t) {
   switch (t) {
@@ -168,35 +177,18 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
   }
 }
 
-SafetensorsFile read_safetensors(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw Error(ErrorKind::Io, fmt::format("cannot read weights `{}`: {}", path, std::strerror(errno)), {},
-                "check the path");
-  }
-  std::error_code ec;
-  const uint64_t file_size = std::filesystem::file_size(path, ec);
-  if (ec) {
-    throw Error(ErrorKind::Io, fmt::format("cannot read weights `{}`: {}", path, ec.message()), {},
-                "check the path");
-  }
+SafetensorsIndex parse_safetensors_index(const uint8_t* bytes, uint64_t file_size, const std::string& path) {
   if (file_size < 8) {
     bad_file(path, fmt::format("the file has {} bytes, too few for a safetensors header", file_size));
   }
-  uint8_t len[8];
-  in.read(reinterpret_cast<char*>(len), 8);
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) {
-    n = (n << 8) | len[i];
+    n = (n << 8) | bytes[i];
   }
   if (n > kMaxHeader || n > file_size - 8) {
     bad_file(path, fmt::format("the header length {} does not fit the file of {} bytes", n, file_size));
   }
-  std::string text(n, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(n));
-  if (!in) {
-    throw Error(ErrorKind::Io, fmt::format("cannot read weights `{}`: read failed", path));
-  }
+  const std::string text(reinterpret_cast<const char*>(bytes + 8), n);
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(text);
@@ -208,12 +200,8 @@ SafetensorsFile read_safetensors(const std::string& path) {
   }
 
   const uint64_t data_size = file_size - 8 - n;
-  SafetensorsFile out;
-  struct Span {
-    uint64_t begin, end;
-    size_t index;
-  };
-  std::vector<Span> spans;
+  SafetensorsIndex out;
+  out.data_start = 8 + n;
   for (auto it = header.begin(); it != header.end(); ++it) {
     const std::string& name = it.key();
     const nlohmann::json& v = it.value();
@@ -232,17 +220,18 @@ SafetensorsFile read_safetensors(const std::string& path) {
     if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets")) {
       bad_file(path, fmt::format("tensor `{}` lacks \"dtype\", \"shape\" or \"data_offsets\"", name));
     }
-    NamedTensor t;
+    SafetensorsEntry t;
     t.name = name;
     const auto& dt = v["dtype"];
     if (!dt.is_string()) {
       bad_file(path, fmt::format("tensor `{}` has a non-string dtype", name));
     }
-    if (!parse_safetensors_dtype(dt.get<std::string>(), t.dtype)) {
+    t.dtype = dt.get<std::string>();
+    const uint64_t elem = safetensors_element_size(t.dtype);
+    if (elem == 0) {
       throw Error(ErrorKind::Data,
-                  fmt::format("`{}`: tensor `{}` has dtype {}, which iputrain does not support", path, name,
-                              dt.get<std::string>()),
-                  {}, "supported dtypes: F32, F16, BF16, I32, BOOL; convert the weights first");
+                  fmt::format("`{}`: tensor `{}` has dtype {}, which iputrain does not support", path, name, t.dtype),
+                  {}, "supported dtypes: F64, F32, F16, BF16, I64, I32, I16, I8, U64, U32, U16, U8, BOOL");
     }
     const auto& shape = v["shape"];
     if (!shape.is_array()) {
@@ -267,46 +256,68 @@ SafetensorsFile read_safetensors(const std::string& path) {
       bad_file(path,
                fmt::format("tensor `{}` has data_offsets that are not two non-negative integers", name));
     }
-    const uint64_t begin = offs[0].get<uint64_t>();
-    const uint64_t end = offs[1].get<uint64_t>();
-    if (begin > end || end > data_size) {
+    t.begin = offs[0].get<uint64_t>();
+    t.end = offs[1].get<uint64_t>();
+    if (t.begin > t.end || t.end > data_size) {
       bad_file(path, fmt::format("tensor `{}` has data_offsets [{}, {}] outside the {} bytes of data", name,
-                                 begin, end, data_size));
+                                 t.begin, t.end, data_size));
     }
-    const uint64_t elem = dtype_size(t.dtype);
-    if (count > data_size || count * elem != end - begin) {
-      bad_file(path, fmt::format("tensor `{}` is {}{} but its data_offsets hold {} bytes", name,
-                                 dt.get<std::string>(), shape_str(t.shape), end - begin));
+    if (count > data_size || count * elem != t.end - t.begin) {
+      bad_file(path, fmt::format("tensor `{}` is {}{} but its data_offsets hold {} bytes", name, t.dtype,
+                                 shape_str(t.shape), t.end - t.begin));
     }
-    spans.push_back({begin, end, out.tensors.size()});
-    out.tensors.push_back(std::move(t));
+    out.entries.push_back(std::move(t));
   }
   // The data section must be covered exactly once, with no gaps and no overlaps.
-  std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
+  std::vector<const SafetensorsEntry*> spans;
+  for (const SafetensorsEntry& e : out.entries) {
+    spans.push_back(&e);
+  }
+  std::sort(spans.begin(), spans.end(),
+            [](const SafetensorsEntry* a, const SafetensorsEntry* b) { return a->begin < b->begin; });
   uint64_t at = 0;
-  for (const Span& s : spans) {
-    if (s.begin != at) {
-      bad_file(
-          path,
-          fmt::format("tensor `{}` starts at byte {} of the data, expected {} (tensors must be contiguous)",
-                      out.tensors[s.index].name, s.begin, at));
+  for (const SafetensorsEntry* s : spans) {
+    if (s->begin != at) {
+      bad_file(path,
+               fmt::format("tensor `{}` starts at byte {} of the data, expected {} (tensors must be contiguous)",
+                           s->name, s->begin, at));
     }
-    at = s.end;
+    at = s->end;
   }
   if (at != data_size) {
     bad_file(path, fmt::format("the tensors cover {} bytes of data but the file holds {}", at, data_size));
   }
-  for (const Span& s : spans) {
-    NamedTensor& t = out.tensors[s.index];
-    t.bytes.resize(s.end - s.begin);
-    in.seekg(static_cast<std::streamoff>(8 + n + s.begin));
-    in.read(reinterpret_cast<char*>(t.bytes.data()), static_cast<std::streamsize>(t.bytes.size()));
+  std::sort(out.entries.begin(), out.entries.end(),
+            [](const SafetensorsEntry& a, const SafetensorsEntry& b) { return a.name < b.name; });
+  return out;
+}
+
+SafetensorsFile read_safetensors(const std::string& path) {
+  {
+    std::ifstream in(path, std::ios::binary);
     if (!in) {
-      throw Error(ErrorKind::Io, fmt::format("cannot read weights `{}`: read failed", path));
+      throw Error(ErrorKind::Io, fmt::format("cannot read weights `{}`: {}", path, std::strerror(errno)), {},
+                  "check the path");
     }
   }
-  std::sort(out.tensors.begin(), out.tensors.end(),
-            [](const NamedTensor& a, const NamedTensor& b) { return a.name < b.name; });
+  const MappedFile file(path);
+  const SafetensorsIndex index = parse_safetensors_index(file.data(), file.size(), path);
+  SafetensorsFile out;
+  out.metadata = index.metadata;
+  for (const SafetensorsEntry& e : index.entries) {
+    NamedTensor t;
+    t.name = e.name;
+    t.shape = e.shape;
+    if (!parse_safetensors_dtype(e.dtype, t.dtype)) {
+      throw Error(ErrorKind::Data,
+                  fmt::format("`{}`: tensor `{}` has dtype {}, which iputrain does not support", path, e.name,
+                              e.dtype),
+                  {}, "supported dtypes: F32, F16, BF16, I32, BOOL; convert the weights first");
+    }
+    const uint8_t* p = file.data() + index.data_start + e.begin;
+    t.bytes.assign(p, p + (e.end - e.begin));
+    out.tensors.push_back(std::move(t));
+  }
   return out;
 }
 

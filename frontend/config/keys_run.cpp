@@ -89,8 +89,10 @@ std::vector<KeySpec> run_keys() {
           "Learning rate the cosine schedule decays to and then keeps (cosine).", non_negative),
 
       key(IPUTRAIN_KEY(data.train), String, "", Runs,
-          "Training data source: \"idx:PREFIX\" (IDX image/label pair, .gz allowed) or "
-          "\"synthetic:samples=N,classes=C\"; relative paths are resolved against the config file."),
+          "Training data source: \"idx:PREFIX\" (IDX image/label pair, .gz allowed), \"npy:DIR\", "
+          "\"npz:FILE\", \"csv:FILE\", \"safetensors:FILE\", \"images:DIR[,resize=bilinear]\", \"text:FILE\" or "
+          "\"synthetic:samples=N,classes=C\" (docs/data.md); files map to the model's inputs by name; relative "
+          "paths are resolved against the config file."),
       key(IPUTRAIN_KEY(data.test), String, "", Runs,
           "Evaluation data source, same forms as `data.train`; empty = no evaluation."),
       key(IPUTRAIN_KEY(data.batch_size), Int, 0, Runs,

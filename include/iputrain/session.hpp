@@ -253,4 +253,10 @@ class Session {
 //! not hold `model`'s parameters.
 ExportInfo export_checkpoint_weights(const Model& model, const std::string& dir_or_file, const std::string& path);
 
+//! The class names of the data source of `split` ("train" or "test") when it names its classes (an
+//! image folder: its class folders, sorted, whose indices are the labels); empty for every other
+//! source, which this does not open. Opening checks the folder against the model's inputs, so it
+//! throws what training would (Error(Data) located at the config key).
+std::vector<std::string> data_class_names(const Model& model, const Config& config, const std::string& split = "train");
+
 }  // namespace iputrain

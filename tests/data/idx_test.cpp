@@ -93,7 +93,7 @@ TEST_CASE("idx: plain files") {
   ds->read(2, 0, img.data());
   for (uint32_t i = 0; i < 12; ++i) {
     const uint8_t byte = static_cast<uint8_t>((2 * 12 + i) * 7);
-    CHECK(img[i] == static_cast<float>(byte / 255.0));
+    CHECK(img[i] == static_cast<float>(byte));  // the stored byte, unscaled
   }
   int32_t label = -1;
   ds->read(4, 1, &label);
@@ -110,7 +110,7 @@ TEST_CASE("idx: gzipped files through open_dataset with a relative prefix") {
   REQUIRE(ds->size() == 20);
   std::vector<float> img(4);
   ds->read(19, 0, img.data());
-  CHECK(img[3] == static_cast<float>(static_cast<uint8_t>((19 * 4 + 3) * 7) / 255.0));
+  CHECK(img[3] == static_cast<float>(static_cast<uint8_t>((19 * 4 + 3) * 7)));
   int32_t label = -1;
   ds->read(13, 1, &label);
   CHECK(label == 3);
@@ -124,7 +124,22 @@ TEST_CASE("idx: a plain file is preferred to its .gz") {
   auto ds = data::open_idx(dir / "a");
   float v = 0;
   ds->read(0, 0, &v);
-  CHECK(v == 1.0f);
+  CHECK(v == 255.0f);
+}
+
+TEST_CASE("idx: the image arrives in the model input's dtype") {
+  TempDir dir("idx_dtype");
+  write_plain(dir / "a-images-idx3-ubyte", idx_images(2, 1, 2, 200));
+  write_plain(dir / "a-labels-idx1-ubyte", idx_labels(2));
+  auto ds = data::open_dataset("idx:" + (dir / "a"), "", {{"image", DType::F16, {1, 2}}}, 0);
+  uint16_t h[2] = {};
+  ds->read(0, 0, h);
+  CHECK(h[0] == 0x5a40);  // 200 in f16
+  auto ints = data::open_dataset("idx:" + (dir / "a"), "", {{"image", DType::I32, {1, 2}}}, 0);
+  int32_t i[2] = {};
+  ints->read(1, 0, i);
+  CHECK(i[0] == 214);
+  CHECK(i[1] == 221);
 }
 
 TEST_CASE("idx: damaged files are rejected with the file named") {
@@ -224,13 +239,13 @@ TEST_CASE("idx: the real Fashion-MNIST test split") {
       ds->read(i, 0, img.data());
       for (float v : img) {
         REQUIRE(v >= 0.0f);
-        REQUIRE(v <= 1.0f);
+        REQUIRE(v <= 255.0f);  // the stored bytes: a model scales them itself
         sum += v;
       }
     }
   }
   CHECK(labels.size() == 10);
-  CHECK(sum / (100.0 * 784) > 0.1);  // real images, not blank ones
+  CHECK(sum / (100.0 * 784) > 25.5);  // real images, not blank ones
 }
 
 TEST_CASE("check_fields names the field and both types") {
@@ -265,7 +280,7 @@ TEST_CASE("check_fields names the field and both types") {
 }
 
 TEST_CASE("open_dataset rejects unknown specs") {
-  for (const char* spec : {"", "mnist", "csv:data.csv", "idx:"}) {
+  for (const char* spec : {"", "mnist", "parquet:data.parquet", "idx:"}) {
     INFO(spec);
     try {
       (void)data::open_dataset(spec, "", {}, 0);

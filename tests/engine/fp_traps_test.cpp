@@ -125,7 +125,8 @@ void write_file(const fs::path& path, const std::vector<uint8_t>& bytes) {
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
-// PREFIX-images-idx3-ubyte with 1 x 2 images of the given bytes (read back as byte / 255).
+// PREFIX-images-idx3-ubyte with 1 x 2 images of the given bytes (read back as the bytes 0..255; the
+// models divide by 255).
 void write_idx(const fs::path& prefix, const std::vector<uint8_t>& pixels) {
   const auto n = static_cast<uint32_t>(pixels.size() / 2);
   std::vector<uint8_t> images;
@@ -165,7 +166,7 @@ std::string one_stage(const std::string& expr) {
          "model trap(batch: int = 2) {\n"
          "  input image: f32[batch, 1, 2]\n"
          "  input label: i32[batch]\n"
-         "  stage s { x = flatten(image)\n"
+         "  stage s { x = flatten(image) / 255.0\n"
          "    q = " + expr + "\n"
          "    logits = nn.dense(q, 4)\n"
          "    loss = mean(softmax_cross_entropy(logits, label))\n"
@@ -183,10 +184,10 @@ model trap2(batch: int = 2) {
   input image: f32[batch, 1, 2]
   input label: i32[batch]
   stage a {
-    h = nn.dense(flatten(image), 4, activation = relu)
+    h = nn.dense(flatten(image) / 255.0, 4, activation = relu)
   }
   stage b {
-    l = log(flatten(image))
+    l = log(flatten(image) / 255.0)
     logits = nn.dense(h, 4) + nn.dense(l, 4)
     loss = mean(softmax_cross_entropy(logits, label))
   }

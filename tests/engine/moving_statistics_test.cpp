@@ -37,7 +37,7 @@ model bn(batch: int = 2, momentum: float = 0.9) {
   input label: i32[batch]
 
   stage s {
-    x = flatten(image)
+    x = flatten(image) / 255.0
     y = nn.batch_norm(x, momentum = momentum)
     logits = nn.dense(y, 4)
     loss = mean(softmax_cross_entropy(logits, label))
@@ -62,8 +62,8 @@ void write_bytes(const fs::path& path, const std::vector<uint8_t>& bytes) {
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
-// PREFIX-images-idx3-ubyte with 1 x 2 images of the given bytes (read back as byte / 255) and
-// labels 0, 1, 2, 3, 0, …
+// PREFIX-images-idx3-ubyte with 1 x 2 images of the given bytes (read back as the bytes 0..255; the
+// model divides by 255) and labels 0, 1, 2, 3, 0, …
 void write_idx(const fs::path& prefix, const std::vector<uint8_t>& pixels) {
   const auto n = static_cast<uint32_t>(pixels.size() / 2);
   std::vector<uint8_t> images;
