@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <vector>
 
 namespace iputrain {
 
@@ -40,21 +41,64 @@ std::string SourceManager::line_text(int32_t file, int32_t line) const {
   return out;
 }
 
+namespace {
+
+// Columns of a quoted source line at most.
+constexpr size_t kMaxQuoted = 160;
+
+// The line as what a terminal shows, one column each: a character (a whole UTF-8 sequence), a tab
+// as one space, and '?' for a control character or a byte that is not UTF-8.
+std::vector<std::string> display_units(const std::string& line) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < line.size();) {
+    const auto b = static_cast<unsigned char>(line[i]);
+    size_t n = b < 0x80 ? 1 : (b & 0xE0) == 0xC0 ? 2 : (b & 0xF0) == 0xE0 ? 3 : (b & 0xF8) == 0xF0 ? 4 : 0;
+    for (size_t k = 1; n > 0 && k < n; ++k) {
+      if (i + k >= line.size() || (static_cast<unsigned char>(line[i + k]) & 0xC0) != 0x80) {
+        n = 0;
+      }
+    }
+    if (n == 0) {
+      out.emplace_back("?");
+      ++i;
+    } else if (n == 1) {
+      out.emplace_back(b == '\t' ? " " : (b < 0x20 || b == 0x7F) ? "?" : std::string(1, line[i]));
+      ++i;
+    } else {
+      out.push_back(line.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string render(const Diagnostic& d, const SourceManager* sources) {
   std::string out;
   const bool located = sources != nullptr && d.span.valid() && d.span.file < sources->size();
   if (located) {
     out = fmt::format("{}:{}:{}: {}: {}\n", sources->path(d.span.file), d.span.line, d.span.col,
                       d.severity, d.message);
-    std::string line = sources->line_text(d.span.file, d.span.line);
-    // Tabs are expanded to one space so the caret lines up with what the terminal shows.
-    std::replace(line.begin(), line.end(), '\t', ' ');
-    out += "    " + line + "\n";
-    int32_t col = std::max(1, d.span.col);
-    int32_t room = std::max<int32_t>(1, static_cast<int32_t>(line.size()) - col + 1);
-    int32_t len = std::clamp(d.span.length, 1, room);
-    out += "    " + std::string(static_cast<size_t>(col - 1), ' ') + "^" +
-           std::string(static_cast<size_t>(len - 1), '~') + "\n";
+    const std::vector<std::string> units = display_units(sources->line_text(d.span.file, d.span.line));
+    // A long line is shown as a window around the column, so the caret stays on screen.
+    const size_t col = static_cast<size_t>(std::max(1, d.span.col));
+    size_t first = 0;
+    size_t last = units.size();
+    if (units.size() > kMaxQuoted) {
+      first = col > kMaxQuoted / 2 ? std::min(col - 1 - kMaxQuoted / 2, units.size() - kMaxQuoted) : 0;
+      last = first + kMaxQuoted;
+    }
+    std::string shown = first > 0 ? "\u2026" : "";
+    for (size_t i = first; i < last; ++i) {
+      shown += units[i];
+    }
+    shown += last < units.size() ? "\u2026" : "";
+    out += "    " + shown + "\n";
+    const size_t at = std::clamp(col - 1, first, std::max(first, last)) - first + (first > 0 ? 1 : 0);
+    const size_t room = std::max<size_t>(1, last > col - 1 ? last - (col - 1) : 1);
+    const size_t len = std::clamp<size_t>(static_cast<size_t>(std::max(1, d.span.length)), 1, room);
+    out += "    " + std::string(at, ' ') + "^" + std::string(len - 1, '~') + "\n";
   } else {
     out = fmt::format("{}: {}\n", d.severity, d.message);
   }

@@ -1,4 +1,5 @@
 #include "frontend/parser.hpp"
+#include "frontend/source_limits.hpp"
 
 #include <fmt/format.h>
 
@@ -524,6 +525,7 @@ class Builder {
 }  // namespace
 
 ast::Module parse_module(const std::string& text, int32_t file, const std::string& path) {
+  check_source_text(text, file);
   antlr4::ANTLRInputStream input(text);
   grammar::IpuLangLexer lexer(&input);
   FirstErrorListener listener(file);

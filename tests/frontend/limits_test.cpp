@@ -1,0 +1,118 @@
+// Hostile model texts (frontend/source_limits.hpp): bytes that are not UTF-8, NUL bytes, brackets
+// nested too deep, oversized files. Each is a located syntax error with a hint, never a crash, and
+// the quoted line stays printable and short.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "iputrain/model.hpp"
+
+using iputrain::Error;
+using iputrain::ErrorKind;
+using iputrain::Model;
+
+namespace {
+
+std::string rendered(const std::string& text) {
+  try {
+    (void)Model::parse(text, "hostile.ipu");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Syntax);
+    return e.render();
+  }
+  FAIL("the text was accepted");
+  return {};
+}
+
+bool has(const std::string& s, const std::string& part) {
+  if (s.find(part) != std::string::npos) {
+    return true;
+  }
+  MESSAGE("in: " << s);
+  return false;
+}
+
+const std::string kHead = "model m(batch: int = 2) {\n  input x: f32[batch, 2]\n";
+
+}  // namespace
+
+TEST_CASE("bytes that are not UTF-8 are located, and the quoted line shows them as ?") {
+  const std::string r = rendered(kHead + "  output y = x \xff\xfe\n}\n");
+  CHECK(has(r, "hostile.ipu:3:16: error: byte 0xff is not UTF-8 text"));
+  CHECK(has(r, "    output y = x ??\n"));
+  CHECK(has(r, "hint: is this the right file?"));
+  // Overlong encodings and surrogates are not UTF-8 either; a NUL byte is refused too.
+  CHECK(has(rendered(kHead + "  # \xc0\xaf\n}\n"), "hostile.ipu:3:5: error: byte 0xc0 is not UTF-8"));
+  CHECK(has(rendered(kHead + "  # \xed\xa0\x80\n}\n"), "byte 0xed is not UTF-8"));
+  CHECK(has(rendered(kHead + std::string("  output y = x\0\n}\n", 18)), "byte 0x00 is not allowed in a model file"));
+  // Characters that are UTF-8 are fine in comments and strings.
+  CHECK_NOTHROW(Model::parse(kHead + "  # π ≈ 3.14159, «ok»\n  output x\n}\n", "ok.ipu"));
+}
+
+TEST_CASE("a binary file is refused at its first bad byte with a short quoted line") {
+  std::string bytes;
+  for (int i = 0; i < 5000; ++i) {
+    bytes += static_cast<char>((i * 131 + 7) % 256);
+  }
+  const std::string r = rendered(bytes);
+  CHECK(has(r, "hostile.ipu:"));
+  CHECK(has(r, "is not"));
+  // Every quoted line is at most the window (160 columns, plus the ellipses and indent).
+  size_t longest = 0;
+  for (size_t at = 0, next; at < r.size(); at = next + 1) {
+    next = r.find('\n', at);
+    longest = std::max(longest, (next == std::string::npos ? r.size() : next) - at);
+    if (next == std::string::npos) {
+      break;
+    }
+  }
+  CHECK(longest < 200 * 3);  // bytes, not columns: an ellipsis is 3 bytes
+}
+
+TEST_CASE("brackets nested too deep are refused where they go too deep, in strings and comments not") {
+  const std::string deep = std::string(300, '(') + "x" + std::string(300, ')');
+  const std::string r = rendered(kHead + "  output y = " + deep + "\n}\n");
+  CHECK(has(r, "hostile.ipu:3:213: error: brackets nested more than 200 deep"));
+  CHECK(has(r, "hint: give the inner expression a name of its own"));
+  CHECK(has(r, "    \xe2\x80\xa6((("));  // a window around the column, starting with an ellipsis
+  // 200 levels parse; brackets in comments and strings do not count.
+  const std::string ok = std::string(150, '(') + "x" + std::string(150, ')');
+  CHECK_NOTHROW(Model::parse(kHead + "  # " + std::string(500, '(') + "\n  output y = " + ok + "\n}\n", "ok.ipu"));
+}
+
+TEST_CASE("a file larger than a model may be is refused before it is parsed") {
+  const std::string r = rendered(kHead + "  # " + std::string(size_t{17} << 20, 'a') + "\n}\n");
+  CHECK(has(r, "hostile.ipu:1:1: error: the file is"));
+  CHECK(has(r, "more than the 16777216 a model or module may have"));
+}
+
+TEST_CASE("an operator chain too long for the parser's recursion is refused, at the limit it parses") {
+  std::string chain = "x";
+  for (int i = 0; i < 5000; ++i) {
+    chain += " + x";
+  }
+  CHECK(has(rendered(kHead + "  output y = " + chain + "\n}\n"), "error: more than 1000 operators in one statement"));
+  CHECK(has(rendered(kHead + "  output y = " + std::string(5000, '-') + "x\n}\n"), "more than 1000 operators"));
+  std::string nots;
+  for (int i = 0; i < 2000; ++i) {
+    nots += "not ";
+  }
+  CHECK(has(rendered(kHead + "  if " + nots + "true { input z: f32[1] }\n  output x\n}\n"), "more than 1000 operators"));
+  // 999 operators in brackets nested 190 deep: the worst accepted case parses and elaborates.
+  std::string worst = std::string(190, '(') + "x";
+  for (int i = 0; i < 999; ++i) {
+    worst += " + x";
+  }
+  worst += std::string(190, ')');
+  CHECK_NOTHROW(Model::parse(kHead + "  output y = " + worst + "\n}\n", "ok.ipu"));
+  // The count starts again with each statement.
+  std::string many;
+  for (int s = 0; s < 5; ++s) {
+    many += "  y" + std::to_string(s) + " = x";
+    for (int i = 0; i < 900; ++i) {
+      many += " + x";
+    }
+    many += "\n";
+  }
+  CHECK_NOTHROW(Model::parse(kHead + many + "  output y4\n}\n", "ok.ipu"));
+}
