@@ -21,6 +21,9 @@ using ast::StmtKind;
 
 constexpr size_t kMaxCallDepth = 64;
 constexpr int64_t kMaxLoopIterations = 100000;
+// Statements run while building one model (loops unrolled, functions called): nested loops of
+// allowed lengths must not take minutes and gigabytes.
+constexpr int64_t kMaxStatements = 500000;
 
 [[noreturn]] void fail(SourceSpan span, std::string message, std::string hint = {}) {
   throw Error(ErrorKind::Semantic, std::move(message), span, std::move(hint));
@@ -389,6 +392,10 @@ class Elaborator {
   }
 
   std::optional<Value> exec(const Stmt& s, Scope& scope, Frame& frame) {
+    if (++statements_run_ > kMaxStatements) {
+      fail(s.span, fmt::format("building the model ran more than {} statements", kMaxStatements),
+           "'for' loops and calls are unrolled at compile time: make the loops (and nested loops) shorter");
+    }
     switch (s.kind) {
       case StmtKind::Assign: {
         Value v = eval(*s.value, scope);
@@ -1389,6 +1396,7 @@ class Elaborator {
   };
   std::vector<LibraryCall> library_calls_;
   std::map<ir::ValueId, std::string> value_names_;  //!< the first name each tensor was bound to
+  int64_t statements_run_ = 0;  //!< against kMaxStatements
 };
 
 }  // namespace

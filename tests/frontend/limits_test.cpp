@@ -116,3 +116,14 @@ TEST_CASE("an operator chain too long for the parser's recursion is refused, at 
   }
   CHECK_NOTHROW(Model::parse(kHead + many + "  output y4\n}\n", "ok.ipu"));
 }
+
+TEST_CASE("nested loops that would build millions of nodes stop with a located error, quickly") {
+  try {
+    (void)Model::parse(kHead + "  h = x\n  for i in 0..10000 { for j in 0..10000 { h = h * 1.0 } }\n  output y = h\n}\n",
+                       "loops.ipu");
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(has(e.render(), "loops.ipu:4:43: error: building the model ran more than 500000 statements"));
+    CHECK(has(e.render(), "hint: 'for' loops and calls are unrolled at compile time"));
+  }
+}
