@@ -89,8 +89,16 @@ int run_train(const TrainArgs& args) {
   session.record_trace(!args.trace.empty());
   ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, isatty(STDOUT_FILENO) == 1,
                           outfeed.layout().last_only);
+  printer.set_first_step(session.step());
+  const bool validating = config.resolve().validation.enabled;
+  if (validating) {
+    printer.set_validation_names(session.validation_names());
+  }
   std::vector<double> last_values;
   TrainSummary summary = session.train([&](const Progress& p) {
+    for (const ValidationRecord& v : p.validations) {
+      outfeed.add_validation(v, session.validation_names());
+    }
     Progress held = p;
     held.records = outfeed.add(session.dequeue_outfeed(), p.records.front().step, static_cast<int64_t>(p.records.size()));
     if (!held.records.empty()) {
@@ -117,6 +125,10 @@ int run_train(const TrainArgs& args) {
   }
   if (!summary.profile_directory.empty()) {
     fmt::print("wrote the profile to {}\n", summary.profile_directory);
+  }
+  if (!summary.best_checkpoint.empty()) {
+    fmt::print("kept the best checkpoint ({} {:.4f}) as {}\n", config.checkpoint.keep_best, summary.best_value,
+               summary.best_checkpoint);
   }
   if (!summary.checkpoints.empty()) {
     fmt::print("wrote {} checkpoint{}, the last {}\n", summary.checkpoints.size(),

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   eval_cmd->add_option("--weights", eval.weights,
                         "weights to evaluate (safetensors, or a checkpoint file or directory); required when the model has parameters")
       ->check(CLI::ExistingPath);
-  eval_cmd->add_option("--split", eval.split, "test or train")->check(CLI::IsMember({"test", "train"}));
+  eval_cmd->add_option("--split", eval.split, "test, train or validation (data.validation, data.validation_split)")->check(CLI::IsMember({"test", "train", "validation"}));
 
   iputrain::cli::PredictArgs predict;
   CLI::App* predict_cmd =
@@ -77,7 +77,7 @@ int main(int argc, char** argv) {
   predict_cmd->add_option("--weights", predict.weights,
                            "weights to predict with (safetensors, or a checkpoint file or directory); required when the model has parameters")
       ->check(CLI::ExistingPath);
-  predict_cmd->add_option("--split", predict.split, "test or train")->check(CLI::IsMember({"test", "train"}));
+  predict_cmd->add_option("--split", predict.split, "test, train or validation (data.validation, data.validation_split)")->check(CLI::IsMember({"test", "train", "validation"}));
   predict_cmd->add_option("--output", predict.outputs, "an output to write (repeatable; default: every per-sample output)")
       ->type_name("NAME");
   predict_cmd->add_option("-o,--out", predict.out,
@@ -92,7 +92,7 @@ int main(int argc, char** argv) {
   bench_data_cmd->add_option("--epochs", bench_data.epochs, "epochs to run")->check(CLI::PositiveNumber);
   bench_data_cmd->add_option("--elements", bench_data.elements, "micro-batches per epoch (default: the split's whole batches)")
       ->check(CLI::NonNegativeNumber);
-  bench_data_cmd->add_option("--split", bench_data.split, "train or test")->check(CLI::IsMember({"test", "train"}));
+  bench_data_cmd->add_option("--split", bench_data.split, "train, test or validation")->check(CLI::IsMember({"test", "train", "validation"}));
   bench_data_cmd->add_option("--format", bench_data.format, "table (for people) or json (the seed's fields per epoch)")
       ->check(CLI::IsMember({"table", "json"}));
   bench_data_cmd->add_flag("--no-memcpy", bench_data.no_memcpy, "do not copy each element as a host-to-device transfer");

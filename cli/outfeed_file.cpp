@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "cli/prediction_files.hpp"
+#include "core/write_file.hpp"
 
 namespace iputrain::cli {
 
@@ -169,9 +170,29 @@ std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tenso
   return records;
 }
 
+void OutfeedFile::add_validation(const ValidationRecord& v, const std::vector<std::string>& names) {
+  if (path_.empty()) {
+    return;
+  }
+  if (validation_.empty()) {
+    validation_ = fmt::format("step,epoch,{}\n", fmt::join(names, ","));
+  }
+  validation_ += fmt::format("{},{}", v.step, v.epoch);
+  for (const double x : v.values) {
+    validation_ += fmt::format(",{:.9g}", x);
+  }
+  validation_ += "\n";
+}
+
 std::string OutfeedFile::finish() {
   if (spools_.empty()) {
     return {};
+  }
+  std::string validation_path;
+  if (!validation_.empty()) {
+    const fs::path p(path_);
+    validation_path = (p.parent_path() / (p.stem().string() + ".validation.csv")).string();
+    write_file_atomically(validation_path, validation_);
   }
   for (size_t k = 0; k < spools_.size(); ++k) {
     Spool& s = *spools_[k];
@@ -210,6 +231,9 @@ std::string OutfeedFile::finish() {
   std::vector<std::string> paths;
   for (const auto& s : spools_) {
     paths.push_back(s->final_path);
+  }
+  if (!validation_path.empty()) {
+    paths.push_back(validation_path);
   }
   return fmt::format("{}", fmt::join(paths, ", "));
 }

@@ -9,6 +9,8 @@
 //              within the step, `sum` for an accumulated element.
 //   FILE.npy   one array per value, FILE's stem + ".NAME.npy": [elements, (replicas,) ...shape]
 //              float32, the rows in step order.
+//   validation (data.validation): FILE's stem + ".validation.csv" beside it, a header
+//              `step,epoch,val_NAME…` and one row per validation.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +34,8 @@ class OutfeedFile {
   //! One execution's outfeed, which covered steps first_step … first_step + updates - 1. Returns
   //! a record per step the outfeed has elements of, with each value's mean over them (the log).
   std::vector<StepRecord> add(const std::vector<OutfeedTensor>& tensors, int64_t first_step, int64_t updates);
+  //! A validation during training: a row of the validation table.
+  void add_validation(const ValidationRecord& v, const std::vector<std::string>& names);
   //! Writes the file(s) in place, atomically; returns what was written ("" if nothing).
   std::string finish();
 
@@ -45,6 +49,7 @@ class OutfeedFile {
   std::vector<std::vector<int64_t>> shapes_;  // per value: its per-replica element shape
   std::vector<std::unique_ptr<Spool>> spools_;  // csv: one; npy: one per value
   int64_t rows_ = 0;                            // elements written (npy first dimension)
+  std::string validation_;                      // the validation table so far ("" = none)
 };
 
 }  // namespace iputrain::cli

@@ -174,7 +174,7 @@ std::string config_hash(const Config& config) {
 }
 
 std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
-                             const std::vector<data::NamedTensor>& tensors, int64_t keep) {
+                             const std::vector<data::NamedTensor>& tensors, int64_t keep, const std::string& file) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
@@ -200,7 +200,7 @@ std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
       {"samples", std::to_string(meta.samples)},
       {"config_hash", meta.config_hash},
   };
-  const std::string path = (fs::path(dir) / checkpoint_file_name(meta.step)).string();
+  const std::string path = (fs::path(dir) / (file.empty() ? checkpoint_file_name(meta.step) : file)).string();
   data::WriteProgress on_write;
   if (kill_in_this_write()) {
     on_write = [](uint64_t written, uint64_t total) {

@@ -48,13 +48,15 @@ std::string optimizer_state_name(int32_t slot, const std::string& param);
 //! A stable hash (hex FNV-1a 64) of the effective config text (Config::show()).
 std::string config_hash(const Config& config);
 
-//! Writes DIR/step-NNNNNNNN.safetensors atomically (creating DIR), then deletes the oldest
+//! Writes DIR/step-NNNNNNNN.safetensors (or DIR/`file` when given: best.safetensors, which the
+//! rotation and resume's "newest" never see) atomically (creating DIR), then deletes the oldest
 //! checkpoints beyond `keep` (0 = keep all) and temporary files left by interrupted writes.
 //! Returns the path written. Environment: IPUTRAIN_FAULT_KILL_IN_CHECKPOINT=N kills the process
 //! with SIGKILL during the N-th checkpoint write of the process, once half the temporary file is
 //! written (for tests of interrupted writes).
 std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
-                             const std::vector<data::NamedTensor>& tensors, int64_t keep);
+                             const std::vector<data::NamedTensor>& tensors, int64_t keep,
+                             const std::string& file = "");
 
 //! An f32 tensor of `shape` holding a copy of `values`.
 data::NamedTensor f32_tensor(const std::string& name, const Shape& shape, const float* values);

@@ -15,7 +15,7 @@ namespace iputrain {
 DataBenchmark Session::benchmark_data(const std::string& split, int64_t epochs, int64_t elements_per_epoch,
                                       bool memcpy) {
   Impl& s = *impl_;
-  Impl::check_split(split);
+  s.check_split(split);
   if (epochs < 1) {
     throw Error(ErrorKind::Usage, fmt::format("{} epochs: the benchmark needs at least 1", epochs), {},
                 "pass --epochs 1 or more");

@@ -22,7 +22,7 @@ bool per_sample(const ir::Graph& g, ir::ValueId v, int64_t batch) {
 
 std::vector<Prediction> Session::predict(const std::string& split, const std::vector<std::string>& outputs) {
   Impl& s = *impl_;
-  Impl::check_split(split);
+  s.check_split(split);
   const ir::Graph& g = s.plan.graph;
   std::vector<std::string> per_sample_names;
   std::vector<std::string> all_names;

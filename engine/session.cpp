@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "engine/data/safetensors.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/cluster/cluster.hpp"
+#include "engine/validation_schedule.hpp"
 #include "engine/infeed.hpp"
 #include "engine/scalar_mean.hpp"
 #include "engine/profile_report.hpp"
@@ -110,6 +112,26 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   } close_feeds{*s.cluster};
 
   const size_t outputs = summary.output_names.size();
+  // Validation (data.validation or data.validation_split): opened before the first step, so a bad
+  // source fails at once; run on the inference plan between executions.
+  const ValidationSettings& vs = s.settings.validation;
+  const data::Dataset* validation = vs.enabled ? &s.split_data("validation") : nullptr;
+  int64_t next_validation = validation ? engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch) : end;
+  int64_t best_output = -1;
+  if (validation && !vs.keep_best.empty()) {
+    const std::vector<std::string> names = validation_names();
+    const auto it = std::find(names.begin(), names.end(), vs.keep_best);
+    if (it == names.end()) {
+      const std::string near = nearest_name(vs.keep_best, names);
+      s.config.fail_at("checkpoint.keep_best",
+                       fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric of model `{}`",
+                                   vs.keep_best, s.model.name()),
+                       near.empty() ? fmt::format("its metrics are: {}", fmt::join(names, ", "))
+                                    : fmt::format("did you mean \"{}\"?", near));
+    }
+    best_output = it - names.begin();
+  }
+  bool have_best = false;
   Progress progress;
   progress.total_steps = end;
   progress.steps_per_epoch = std::max<int64_t>(1, static_cast<int64_t>(updates_per_epoch));
@@ -120,6 +142,9 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     int64_t n = std::min(per_execution, end - s.step);
     if (!checkpoint_dir.empty() && every > 0) {
       n = std::min(n, every - s.step % every);  // an execution ends on every checkpoint step
+    }
+    if (validation) {
+      n = std::min(n, next_validation - s.step);  // and on every validation step
     }
     const auto exec_start = std::chrono::steady_clock::now();
     s.with_model_sources([&] { s.cluster->execute(s.step, n); });
@@ -132,6 +157,29 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       }
     }
     s.step += n;
+    progress.validations.clear();
+    if (validation && (s.step >= next_validation || s.step == end)) {
+      const double begin_us = s.cluster->now_us();
+      const EvalResult r = s.evaluate_on(*validation, "validation");
+      ValidationRecord v{s.step, static_cast<double>(s.step) / updates_per_epoch, {}};
+      engine::HostSpan span{"validation", begin_us, s.cluster->now_us(), s.step, {}};
+      for (const auto& o : g.outputs) {
+        v.values.push_back(r.means.at(o.name));
+        span.values.emplace_back("val_" + o.name, v.values.back());
+      }
+      s.cluster->add_host_span(std::move(span));
+      progress.validations.push_back(v);
+      summary.validations.push_back(v);
+      next_validation = engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch);
+      // checkpoint.keep_best: a better value replaces best.safetensors (never rotated away).
+      const double value = best_output >= 0 ? v.values[static_cast<size_t>(best_output)] : 0.0;
+      if (best_output >= 0 && !checkpoint_dir.empty() &&
+          (!have_best || (vs.maximize ? value > summary.best_value : value < summary.best_value))) {
+        have_best = true;
+        summary.best_value = value;
+        summary.best_checkpoint = s.save_checkpoint_as(checkpoint_dir, "best.safetensors");
+      }
+    }
     if (!checkpoint_dir.empty() && ((every > 0 && s.step % every == 0) || s.step == end)) {
       summary.checkpoints.push_back(save_checkpoint(checkpoint_dir));
     }
@@ -164,17 +212,14 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   return summary;
 }
 
-EvalResult Session::evaluate(const std::string& split) {
-  Impl& s = *impl_;
-  Impl::check_split(split);
-  const data::Dataset& ds = s.split_data(split);
-  const int64_t batches = ds.size() / s.batch;
-  engine::InferenceRun& run = s.inference_run();
+EvalResult Session::Impl::evaluate_on(const data::Dataset& ds, const char* label) {
+  const int64_t batches = ds.size() / batch;
+  engine::InferenceRun& run = inference_run();
   const ir::Graph& g = run.plan().graph;
   // Each output's mean over a micro-batch, summed over the micro-batches in order.
   std::vector<double> sums(g.outputs.size(), 0.0);
-  s.with_model_sources([&] {
-    run.run(ds, s.field_indices(ds), batches, "evaluation", [&](int64_t, const std::vector<const float*>& out) {
+  with_model_sources([&] {
+    run.run(ds, field_indices(ds), batches, label, [&](int64_t, const std::vector<const float*>& out) {
       for (size_t k = 0; k < g.outputs.size(); ++k) {
         const int64_t n = g.type(g.outputs[k].value).numel();
         double sum = 0;
@@ -189,11 +234,25 @@ EvalResult Session::evaluate(const std::string& split) {
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     r.means[g.outputs[k].name] = batches > 0 ? sums[k] / static_cast<double>(batches) : 0.0;
   }
-  r.samples = batches * s.batch;
+  r.samples = batches * batch;
   r.skipped = ds.size() - r.samples;
   r.ipus = run.physical_ipus();
   r.replicas = run.plan().placement.replicas;
   return r;
+}
+
+EvalResult Session::evaluate(const std::string& split) {
+  Impl& s = *impl_;
+  s.check_split(split);
+  return s.evaluate_on(s.split_data(split), split == "validation" ? "validation" : "evaluation");
+}
+
+std::vector<std::string> Session::validation_names() const {
+  std::vector<std::string> out;
+  for (const auto& o : impl_->plan.graph.outputs) {
+    out.push_back("val_" + o.name);
+  }
+  return out;
 }
 
 std::vector<std::string> Session::output_names() const {

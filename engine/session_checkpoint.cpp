@@ -57,8 +57,10 @@ void same(const engine::Checkpoint& c, const char* what, const T& saved, const T
 
 int64_t Session::step() const { return impl_->step; }
 
-std::string Session::save_checkpoint(const std::string& dir) const {
-  const Impl& s = *impl_;
+std::string Session::save_checkpoint(const std::string& dir) const { return impl_->save_checkpoint_as(dir, ""); }
+
+std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std::string& file) const {
+  const Impl& s = *this;
   if (!s.cluster) {
     throw Error(ErrorKind::Semantic, "the model has no `minimize` objective, so it has no training state to save", {},
                 "save its weights with save_weights()");
@@ -89,7 +91,7 @@ std::string Session::save_checkpoint(const std::string& dir) const {
   meta.micro_batch = s.batch;
   meta.samples = s.step * meta.global_batch;
   meta.config_hash = engine::config_hash(s.config);
-  return engine::write_checkpoint(dir, meta, tensors, s.config.checkpoint.keep);
+  return engine::write_checkpoint(dir, meta, tensors, s.config.checkpoint.keep, file);
 }
 
 ResumeInfo Session::resume(const std::string& dir_or_file) {

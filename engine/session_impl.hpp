@@ -16,6 +16,7 @@
 #include "core/ir/graph.hpp"
 #include "engine/cluster/cluster.hpp"
 #include "engine/data/dataset.hpp"
+#include "engine/data/subset.hpp"
 #include "engine/fp_trap.hpp"
 #include "engine/inference.hpp"
 #include "engine/virtual_ipu.hpp"
@@ -47,8 +48,11 @@ struct Session::Impl {
   planner::Plan plan;
   int64_t batch = 0;
   std::vector<data::Field> wanted;  // the model's inputs, per sample
-  std::unique_ptr<data::Dataset> train_data;
+  std::unique_ptr<data::Dataset> train_data;       // the whole `data.train` source
+  std::unique_ptr<data::Dataset> train_view;       // what training reads: train_data less a validation split
   std::unique_ptr<data::Dataset> test_data;
+  std::unique_ptr<data::Dataset> validation_file;  // `data.validation`
+  std::unique_ptr<data::Dataset> validation_view;  // the validation set: validation_file or the split
   std::unique_ptr<engine::VirtualIpu> ipu;       // evaluation (forward program, all weights)
   std::unique_ptr<engine::Cluster> cluster;      // training; holds the weights when present
   std::unique_ptr<engine::InferenceRun> inference;  // eval and predict on the plan, built on first use
@@ -103,7 +107,9 @@ struct Session::Impl {
   uint64_t data_seed() const { return settings.data_seed; }
 
   std::unique_ptr<data::Dataset> open(const std::string& key) const {
-    const std::string& spec = key == "data.train" ? config.data.train : config.data.test;
+    const std::string& spec = key == "data.train"        ? config.data.train
+                              : key == "data.validation" ? config.data.validation
+                                                         : config.data.test;
     if (spec.empty()) {
       config.fail_at(key, fmt::format("`{}` is not set", key), "name a source, e.g. \"idx:DIR/train\"");
     }
@@ -119,21 +125,56 @@ struct Session::Impl {
     }
   }
 
-  // Throws Error(Usage) unless `split` names one: "test" or "train".
-  static void check_split(const std::string& split) {
-    if (split != "test" && split != "train") {
-      throw Error(ErrorKind::Usage, fmt::format("unknown split '{}'", split), {}, "use test or train");
+  // Throws Error(Usage) unless `split` names one: "test", "train", or "validation" when the config
+  // validates.
+  void check_split(const std::string& split) const {
+    if (split == "validation" && !settings.validation.enabled) {
+      throw Error(ErrorKind::Usage, "there is no validation split", {},
+                  "set `data.validation` to a source, or `data.validation_split` to the fraction to hold out");
+    }
+    if (split != "test" && split != "train" && split != "validation") {
+      throw Error(ErrorKind::Usage, fmt::format("unknown split '{}'", split), {}, "use test, train or validation");
     }
   }
 
-  // The dataset of a checked split, opened on first use.
+  // The dataset of a checked split, opened on first use. "train" is what training reads: without
+  // the samples data.validation_split holds out (the last ones by index, as Keras's split).
   data::Dataset& split_data(const std::string& split) {
-    std::unique_ptr<data::Dataset>& ds = split == "test" ? test_data : train_data;
-    if (!ds) {
-      ds = open(split == "test" ? "data.test" : "data.train");
+    if (split == "test") {
+      if (!test_data) {
+        test_data = open("data.test");
+      }
+      return *test_data;
     }
-    return *ds;
+    if (split == "validation" && !settings.validation.split && !validation_view) {
+      validation_file = open("data.validation");
+      validation_view = std::make_unique<data::SubsetDataset>(*validation_file, 0, validation_file->size());
+    }
+    if (!train_view && (split == "train" || !validation_view)) {
+      train_data = open("data.train");
+      const int64_t n = train_data->size();
+      const auto kept = static_cast<int64_t>(static_cast<double>(n) * (1.0 - settings.validation.split));
+      if (settings.validation.split > 0 && (kept < batch || n - kept < batch)) {
+        config.fail_at("data.validation_split",
+                       fmt::format("holding out {} of the {} training samples leaves {} to train on and {} to "
+                                   "validate on, but each needs at least one micro-batch of {}",
+                                   settings.validation.split, n, kept, n - kept, batch),
+                       "choose a split that leaves a micro-batch on both sides");
+      }
+      train_view = std::make_unique<data::SubsetDataset>(*train_data, 0, kept);
+      if (settings.validation.split > 0) {
+        validation_view = std::make_unique<data::SubsetDataset>(*train_data, kept, n - kept);
+      }
+    }
+    return split == "train" ? *train_view : *validation_view;
   }
+
+  // Writes a checkpoint into `dir`: step-N.safetensors (rotated by checkpoint.keep), or `file`
+  // (e.g. best.safetensors, never rotated) when given (session_checkpoint.cpp).
+  std::string save_checkpoint_as(const std::string& dir, const std::string& file) const;
+
+  // The mean of each output over `ds`'s whole micro-batches, on the inference plan (session.cpp).
+  EvalResult evaluate_on(const data::Dataset& ds, const char* label);
 
   std::vector<size_t> field_indices(const data::Dataset& ds) const {
     std::vector<size_t> out;

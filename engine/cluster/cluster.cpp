@@ -200,6 +200,9 @@ void Cluster::open_feeds(const FeedSource& source, int64_t first_update, int64_t
 
 void Cluster::set_run_label(std::string label) { shared_->run_label = std::move(label); }
 
+void Cluster::add_host_span(HostSpan span) { shared_->recorder.add_host_span(std::move(span)); }
+double Cluster::now_us() const { return shared_->recorder.now_us(); }
+
 void Cluster::close_feeds() {
   for (auto& w : workers_) {
     w->set_feed(nullptr);

@@ -85,6 +85,10 @@ class Cluster {
 
   //! What an error trapped in a kernel calls the run ("training" by default).
   void set_run_label(std::string label);
+  //! Host thread, between executions: host work for the trace (a validation pass), and the
+  //! trace's clock to time it with.
+  void add_host_span(HostSpan span);
+  double now_us() const;
   //! Keep every executed instruction for the trace from now on.
   void record_events(bool on);
   const Recorder& recorder() const;

@@ -127,6 +127,16 @@ class TraceWriter {
                     micros(std::max<int64_t>(0, end_ns - begin_ns)), args));
   }
 
+  void host_span(int pid, int tid, const HostSpan& h, int64_t begin_ns, int64_t end_ns) {
+    std::string args = fmt::format(R"("step":{})", h.step);
+    for (const auto& [name, value] : h.values) {
+      args += fmt::format(R"(,{}:{})", nlohmann::json(name).dump(), nlohmann::json(value).dump());
+    }
+    add(fmt::format(R"({{"ph":"X","pid":{},"tid":{},"name":{},"cat":"host","ts":{},"dur":{},"args":{{{}}}}})", pid,
+                    tid, nlohmann::json(h.name).dump(), micros(begin_ns), micros(std::max<int64_t>(0, end_ns - begin_ns)),
+                    args));
+  }
+
   void counter(int pid, const std::string& quoted_name, int64_t ts_ns, int64_t bytes) {
     add(fmt::format(R"({{"ph":"C","pid":{},"name":{},"ts":{},"args":{{"bytes":{}}}}})", pid, quoted_name,
                     micros(ts_ns), bytes));
@@ -219,6 +229,18 @@ void Recorder::write_chrome_trace(const std::string& path, double clock_hz, int6
     for (const MemorySample& m : t.memory) {
       if (m.real_us <= cut.real_end_us) {
         w.counter(kRealPid, counter, to_ns(m.real_us), m.bytes);
+      }
+    }
+  }
+
+  // Host work (validation) on a thread of its own after the tracks, in real time only.
+  if (!host_.empty()) {
+    const int tid = static_cast<int>(tracks_.size()) + 1;
+    w.metadata(kRealPid, tid, "thread_name", "name", quoted("host"));
+    w.metadata(kRealPid, tid, "thread_sort_index", "sort_index", std::to_string(tracks_.size()));
+    for (const HostSpan& h : host_) {
+      if (h.begin_us <= cut.real_end_us || !cut.truncated) {
+        w.host_span(kRealPid, tid, h, to_ns(h.begin_us), to_ns(h.end_us));
       }
     }
   }

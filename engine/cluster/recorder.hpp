@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "planner/device_program.hpp"
@@ -42,6 +43,15 @@ struct Track {
   double kernel_cpu_us = 0;    //!< of which inside kernels (Forward/Recompute/Backward/Accumulate/Update)
 };
 
+//! Work the host did between device executions (a validation pass), on the trace's "host" thread.
+struct HostSpan {
+  std::string name;  //!< "validation"
+  double begin_us = 0;
+  double end_us = 0;
+  int64_t step = 0;  //!< weight updates done when it ran
+  std::vector<std::pair<std::string, double>> values;  //!< e.g. ("val_loss", 0.31)
+};
+
 class Recorder {
  public:
   //! One track per virtual IPU (index = physical id) followed by `feeds` feed tracks.
@@ -64,11 +74,16 @@ class Recorder {
   void write_chrome_trace(const std::string& path, double clock_hz,
                           int64_t max_events = kMaxTraceEvents, const std::string& pipeline = "") const;
 
+  //! Host thread only, between executions: adds a span to the "host" thread of the trace.
+  void add_host_span(HostSpan span) { host_.push_back(std::move(span)); }
+  const std::vector<HostSpan>& host_spans() const { return host_; }
+
   //! Keeps a trace loadable in Perfetto and chrome://tracing (tens of MB).
   static constexpr int64_t kMaxTraceEvents = 200000;
 
  private:
   std::vector<Track> tracks_;
+  std::vector<HostSpan> host_;
   bool keep_events_;
   int64_t start_ns_;
   int32_t ipus_;

@@ -101,6 +101,13 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(data.seed), Int, 0, Runs, "Shuffle seed; 0 = `training.seed`.", non_negative),
       key(IPUTRAIN_KEY(data.prefetch_depth), Int, 2, Runs,
           "Batches the infeed thread prepares ahead of the device.", positive_int),
+      key(IPUTRAIN_KEY(data.validation), String, "", Runs,
+          "Validation data source, same forms as `data.train`: the mean of each output over it (`val_<output>`) "
+          "every `training.validate_every`, in the log, the outfeed file and the trace (docs/data.md)."),
+      key(IPUTRAIN_KEY(data.validation_split), Float, 0.0, Runs,
+          "Hold out this fraction of the training samples (the last ones by index) for validation instead "
+          "of `data.validation`: they are never trained on.",
+          Range{0, true, 1, true}),
 
       key(IPUTRAIN_KEY(training.steps), Int, 0, Runs,
           "Number of weight updates; unset = run `training.epochs` passes instead.", positive_int),
@@ -122,6 +129,12 @@ std::vector<KeySpec> run_keys() {
           "2 bytes a weight on the IPU) or none (half weights only: every update is rounded to the compute "
           "type, stochastically with `ipu.floating_point_behaviour.esr`).",
           {}, {"on_chip", "offloaded", "none"}),
+      key(IPUTRAIN_KEY(training.validate_every), Int, 1, Runs,
+          "Validate every N `validate_every_unit`s, and after the last step (needs `data.validation` or "
+          "`data.validation_split`).",
+          positive_int),
+      key(IPUTRAIN_KEY(training.validate_every_unit), Enum, "epochs", Runs,
+          "What `validate_every` counts: steps (weight updates) or epochs.", {}, {"steps", "epochs"}),
       key(IPUTRAIN_KEY(training.outfeed_mode), Enum, "all", Runs,
           "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, {"all", "last"}),
 
@@ -131,6 +144,13 @@ std::vector<KeySpec> run_keys() {
           "Save every N weight updates; 0 = only at the end of training.", non_negative),
       key(IPUTRAIN_KEY(checkpoint.keep), Int, 5, Runs, "Newest checkpoints kept; 0 = keep all.",
           non_negative),
+      key(IPUTRAIN_KEY(checkpoint.keep_best), String, "", Runs,
+          "Also keep the checkpoint with the best value of this validation metric (`val_loss`, "
+          "`val_accuracy`: `val_` and a model output) as `best.safetensors`, which the rotation never removes."),
+      key(IPUTRAIN_KEY(checkpoint.keep_best_mode), Enum, "auto", Runs,
+          "Whether the best `keep_best` value is the lowest or the highest; auto: highest for a name with "
+          "`acc` in it, else lowest (as Keras).",
+          {}, {"auto", "min", "max"}),
 
       key(IPUTRAIN_KEY(profiling.enabled), Bool, false, Runs,
           "Each train() writes a profile directory under `report_directory`: the plan (JSON and text), "
@@ -202,6 +222,10 @@ std::vector<KeySpec> run_keys() {
       k.conflicts = {"training.epochs"};
     } else if (k.path == "training.epochs") {
       k.conflicts = {"training.steps"};
+    } else if (k.path == "data.validation") {
+      k.conflicts = {"data.validation_split"};
+    } else if (k.path == "data.validation_split") {
+      k.conflicts = {"data.validation"};
     }
   }
   return out;

@@ -165,6 +165,13 @@ Settings Config::resolve() const {
   s.seed = training.seed;
   s.data_seed = data.seed != 0 ? data.seed : training.seed;
   s.shuffle = data.shuffle;
+  s.validation.enabled = !data.validation.empty() || data.validation_split > 0;
+  s.validation.split = data.validation_split;
+  s.validation.every = training.validate_every;
+  s.validation.every_epochs = training.validate_every_unit == "epochs";
+  s.validation.keep_best = checkpoint.keep_best;
+  s.validation.maximize = checkpoint.keep_best_mode == "max" ||
+                          (checkpoint.keep_best_mode == "auto" && checkpoint.keep_best.find("acc") != std::string::npos);
   s.prefetch_depth = ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, data.prefetch_depth) : 1;
   s.steps = training.steps;
   s.epochs = training.epochs > 0 ? training.epochs : 1.0;

@@ -445,7 +445,23 @@ void check_run(Config& c) {
               "execution profiles are part of the profiling reports");
   }
   check_precision(c);
-  for (const char* k : {"checkpoint.every", "checkpoint.keep"}) {
+  const bool validating = !c.data.validation.empty() || c.data.validation_split > 0;
+  for (const char* k : {"training.validate_every", "training.validate_every_unit", "checkpoint.keep_best"}) {
+    if (c.is_set(k) && !validating) {
+      c.fail_at(k, fmt::format("`{}` is set but nothing is validated", k),
+                "set `data.validation` to a source, or `data.validation_split` to the fraction to hold out");
+    }
+  }
+  if (c.is_set("checkpoint.keep_best_mode") && c.checkpoint.keep_best.empty()) {
+    c.fail_at("checkpoint.keep_best_mode", "`checkpoint.keep_best_mode` is set but `checkpoint.keep_best` is not",
+              "name the metric to keep the best checkpoint of, e.g. `keep_best = \"val_loss\"`");
+  }
+  if (!c.checkpoint.keep_best.empty() && !c.checkpoint.keep_best.starts_with("val_")) {
+    c.fail_at("checkpoint.keep_best",
+              fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric", c.checkpoint.keep_best),
+              fmt::format("validation metrics are `val_` and an output's name, e.g. \"val_{}\"", c.checkpoint.keep_best));
+  }
+  for (const char* k : {"checkpoint.every", "checkpoint.keep", "checkpoint.keep_best"}) {
     if (c.is_set(k) && c.checkpoint.dir.empty()) {
       c.fail_at(k, fmt::format("`{}` is set but `checkpoint.dir` is not, so no checkpoint is written", k),
                 "set `checkpoint.dir` to the directory for checkpoints");
@@ -706,8 +722,18 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
   if (k.path.find("maximum_scheduler_") != std::string::npos && c.ipu.scheduling.algorithm != "look_ahead") {
     return "used by look_ahead only";
   }
-  if ((k.path == "checkpoint.every" || k.path == "checkpoint.keep") && c.checkpoint.dir.empty()) {
+  if ((k.path == "checkpoint.every" || k.path == "checkpoint.keep" || k.path == "checkpoint.keep_best") &&
+      c.checkpoint.dir.empty()) {
     return "no checkpoint.dir";
+  }
+  const bool validating = !c.data.validation.empty() || c.data.validation_split > 0;
+  if ((k.path == "training.validate_every" || k.path == "training.validate_every_unit" ||
+       k.path == "checkpoint.keep_best") &&
+      !validating) {
+    return "nothing is validated";
+  }
+  if (k.path == "checkpoint.keep_best_mode" && c.checkpoint.keep_best.empty()) {
+    return "no checkpoint.keep_best";
   }
   if (k.path.starts_with("optimizer.loss_scaling_") && k.path != "optimizer.loss_scaling_mode" &&
       c.optimizer.loss_scaling_mode != "dynamic") {

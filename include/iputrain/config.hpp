@@ -213,6 +213,8 @@ struct DataSection {
   bool shuffle = true;         //!< reshuffle the training set every epoch
   uint64_t seed = 0;           //!< shuffle seed; 0 = training.seed
   int64_t prefetch_depth = 2;  //!< batches the infeed thread prepares ahead
+  std::string validation;      //!< source spec validated on while training; empty = none
+  double validation_split = 0; //!< fraction of the training samples held out for validation instead
 };
 
 struct TrainingSection {
@@ -224,12 +226,16 @@ struct TrainingSection {
   std::string outfeed_mode = "all";  //!< all | last
   std::string precision = "f32";     //!< compute type: f32 | f16 | bf16
   std::string master_weights = "on_chip";  //!< where the f32 weights live: on_chip | offloaded | none
+  int64_t validate_every = 1;                //!< validate every N units (and after the last step)
+  std::string validate_every_unit = "epochs";  //!< steps | epochs
 };
 
 struct CheckpointSection {
   std::string dir;    //!< where checkpoints are written; "" = no checkpoints
   int64_t every = 0;  //!< save every N weight updates; 0 = only at the end
   int64_t keep = 5;   //!< newest checkpoints kept; 0 = keep all
+  std::string keep_best;               //!< validation metric whose best checkpoint is kept ("val_loss"); "" = none
+  std::string keep_best_mode = "auto"; //!< min | max | auto (max for accuracies)
 };
 
 //! Legacy profiling options (create_ipu_config / set_report_options).

@@ -21,6 +21,15 @@ struct StepRecord {
   std::vector<double> values;
 };
 
+//! The validation metrics at one point of training (data.validation, training.validate_every).
+struct ValidationRecord {
+  int64_t step = 0;  //!< weight updates done when it ran
+  double epoch = 0;
+  //! One per Session::validation_names() entry (`val_` + each output): the output's mean over
+  //! the validation set's whole micro-batches, as evaluate() computes it.
+  std::vector<double> values;
+};
+
 //! What the host learns after each device execution (steps_per_execution steps).
 struct Progress {
   int64_t step = 0;         //!< steps done so far
@@ -28,6 +37,7 @@ struct Progress {
   double epoch = 0;         //!< fractional epochs done
   int64_t steps_per_epoch = 0;  //!< whole batches in one pass over the training data
   std::vector<StepRecord> records;  //!< the outfeed of this execution (one per step)
+  std::vector<ValidationRecord> validations;  //!< validation after this execution, if it was due
   double samples_per_second = 0;    //!< measured over this execution
   double elapsed_seconds = 0;       //!< since train() started
 };
@@ -44,6 +54,10 @@ struct TrainSummary {
   int64_t skipped_updates = 0;  //!< updates skipped since step 0 because a gradient overflowed (dynamic loss scaling)
   double loss_scale = 1.0;      //!< the loss scale after the last update
   std::string profile_directory;  //!< the profile this call wrote (`[profiling]`), "" if none
+  std::vector<ValidationRecord> validations;  //!< every validation of this call, in order
+  //! checkpoint.keep_best: the best checkpoint's file and its metric value ("" if none was kept).
+  std::string best_checkpoint;
+  double best_value = 0;
 };
 
 //! What Session::resume() restored.
@@ -211,6 +225,8 @@ class Session {
   std::vector<Prediction> predict(const std::string& split = "test", const std::vector<std::string>& outputs = {});
   //! Names of the values the outfeed carries each step (the model's `output`s).
   std::vector<std::string> output_names() const;
+  //! `val_` + each output name: what a ValidationRecord's values are.
+  std::vector<std::string> validation_names() const;
   //! What dequeue_outfeed() returns, and how (empty names for a model that cannot train).
   OutfeedLayout outfeed_layout() const;
   //! Weights by scope path, in declaration order, the non-trainable state (a batch norm's moving

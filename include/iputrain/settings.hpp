@@ -96,6 +96,17 @@ struct ProfileSettings {
 };
 
 //! Everything the engine and the planner read from a config, typed.
+//! Validation while training (data.validation, data.validation_split, training.validate_every*,
+//! checkpoint.keep_best*).
+struct ValidationSettings {
+  bool enabled = false;     //!< a source or a split is given
+  double split = 0;         //!< fraction of the training samples held out (0: a source instead)
+  int64_t every = 1;        //!< validate every `every` steps or epochs, and after the last step
+  bool every_epochs = true; //!< `every` counts epochs (false: weight updates)
+  std::string keep_best;    //!< metric ("val_loss") whose best checkpoint is kept; "" = none
+  bool maximize = false;    //!< the best keep_best value is the highest
+};
+
 struct Settings {
   OptimizerSettings optimizer;
   PipelineSettings pipeline;
@@ -114,6 +125,7 @@ struct Settings {
   int64_t repeat_count = 1;      //!< pipeline.repeat_count
   int64_t log_every = 0;         //!< 0 = automatic
   std::string pipeline_name = "pipeline";
+  ValidationSettings validation;
   std::string executable_folder;  //!< ipu.serialization_output_folder ("" = the plan is not saved)
 };
 
