@@ -9,6 +9,7 @@
 
 #include "cli/commands.hpp"
 #include "iputrain/iputrain.hpp"
+#include "iputrain/version.hpp"
 
 namespace {
 
@@ -37,7 +38,7 @@ void add_common(CLI::App* cmd, iputrain::cli::CommonArgs& args) {
 int main(int argc, char** argv) {
   CLI::App app{"iputrain: declarative training on a cluster of virtual IPUs", "iputrain"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "iputrain 0.1.0");
+  app.set_version_flag("--version", std::string("iputrain ") + iputrain::version());
 
   iputrain::cli::TrainArgs train;
   CLI::App* train_cmd = app.add_subcommand("train", "train a model; logs the outfeed, then evaluates on the test split");

@@ -36,6 +36,23 @@ Session::Session(const Model& model, const Config& config) : impl_(std::make_uni
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }
+  s.setup();
+}
+
+Session::Session(const Model& model, const Config& config, const Plan& plan)
+    : impl_(std::make_unique<Impl>(model, config)) {
+  Impl& s = *impl_;
+  if (plan.model_name() != model.name()) {
+    throw Error(ErrorKind::Usage,
+                fmt::format("the plan was made for model `{}`, not `{}`", plan.model_name(), model.name()), {},
+                "make the plan with Plan::make(model, config) for the same model and config");
+  }
+  s.plan = plan.detail();
+  s.setup();
+}
+
+void Session::Impl::setup() {
+  Impl& s = *this;
   const ir::Graph& g = s.plan.graph;
   // The planner has checked that there are inputs and that each leads with the batch.
   s.batch = g.type(g.inputs.front()).shape.front();
@@ -52,7 +69,7 @@ Session::Session(const Model& model, const Config& config) : impl_(std::make_uni
     s.cluster = std::make_unique<engine::Cluster>(s.plan, s.settings);
   }
   if (!s.settings.executable_folder.empty()) {
-    engine::write_executable(s.plan, model.name(), s.settings.executable_folder);
+    engine::write_executable(s.plan, s.model.name(), s.settings.executable_folder);
   }
   for (ir::ValueId p : g.params) {
     s.initialise(p);
@@ -138,7 +155,8 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   progress.records.assign(static_cast<size_t>(std::min(per_execution, total)), StepRecord{0, std::vector<double>(outputs)});
 
   const auto start = std::chrono::steady_clock::now();
-  while (s.step < end) {
+  s.stop_requested = false;
+  while (s.step < end && !s.stop_requested) {
     int64_t n = std::min(per_execution, end - s.step);
     if (!checkpoint_dir.empty() && every > 0) {
       n = std::min(n, every - s.step % every);  // an execution ends on every checkpoint step
@@ -180,7 +198,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
         summary.best_checkpoint = s.save_checkpoint_as(checkpoint_dir, "best.safetensors");
       }
     }
-    if (!checkpoint_dir.empty() && ((every > 0 && s.step % every == 0) || s.step == end)) {
+    if (!checkpoint_dir.empty() && ((every > 0 && s.step % every == 0) || s.step == end || s.stop_requested)) {
       summary.checkpoints.push_back(save_checkpoint(checkpoint_dir));
     }
     const auto now = std::chrono::steady_clock::now();
@@ -194,8 +212,9 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     }
     summary.last_values = progress.records[static_cast<size_t>(n - 1)].values;
   }
-  summary.steps = total;
-  summary.samples = total * global_batch;
+  summary.stopped = s.step < end;
+  summary.steps = total - (end - s.step);
+  summary.samples = summary.steps * global_batch;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary.samples_per_second = summary.seconds > 0 ? static_cast<double>(summary.samples) / summary.seconds : 0;
   const engine::LossScaleState loss_scale = s.cluster->loss_scale();

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -151,7 +152,9 @@ struct Session::Impl {
       validation_view = std::make_unique<data::SubsetDataset>(*validation_file, 0, validation_file->size());
     }
     if (!train_view && (split == "train" || !validation_view)) {
-      train_data = open("data.train");
+      if (!train_data) {
+        train_data = open("data.train");
+      }
       const int64_t n = train_data->size();
       const auto kept = static_cast<int64_t>(static_cast<double>(n) * (1.0 - settings.validation.split));
       if (settings.validation.split > 0 && (kept < batch || n - kept < batch)) {
@@ -169,9 +172,38 @@ struct Session::Impl {
     return split == "train" ? *train_view : *validation_view;
   }
 
+  // Fills what the plan decides (batch, wanted inputs, evaluator, cluster, initial weights).
+  void setup();
+  // request_stop(): the training loop stops after the execution under way.
+  std::atomic<bool> stop_requested{false};
+
   // Writes a checkpoint into `dir`: step-N.safetensors (rotated by checkpoint.keep), or `file`
   // (e.g. best.safetensors, never rotated) when given (session_checkpoint.cpp).
   std::string save_checkpoint_as(const std::string& dir, const std::string& file) const;
+
+  // set_data's split: "train", "test" or "validation" (Error(Usage) otherwise).
+  static void check_data_split(const std::string& split) {
+    if (split != "test" && split != "train" && split != "validation") {
+      throw Error(ErrorKind::Usage, fmt::format("unknown split '{}'", split), {}, "use train, test or validation");
+    }
+  }
+  // Replaces a split's dataset (Session::set_data); the views are made again from it on use.
+  void set_split(const std::string& split, std::unique_ptr<data::Dataset> ds) {
+    if (split == "test") {
+      test_data = std::move(ds);
+    } else if (split == "validation") {
+      validation_file = std::move(ds);
+      validation_view = std::make_unique<data::SubsetDataset>(*validation_file, 0, validation_file->size());
+      settings.validation.enabled = true;  // validated on as if data.validation named it
+      settings.validation.split = 0;
+    } else {
+      train_data = std::move(ds);
+      train_view.reset();
+      if (settings.validation.split > 0) {
+        validation_view.reset();
+      }
+    }
+  }
 
   // The mean of each output over `ds`'s whole micro-batches, on the inference plan (session.cpp).
   EvalResult evaluate_on(const data::Dataset& ds, const char* label);

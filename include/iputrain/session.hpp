@@ -10,6 +10,7 @@
 
 #include "iputrain/config.hpp"
 #include "iputrain/model.hpp"
+#include "iputrain/plan.hpp"
 
 namespace iputrain {
 
@@ -58,6 +59,7 @@ struct TrainSummary {
   //! checkpoint.keep_best: the best checkpoint's file and its metric value ("" if none was kept).
   std::string best_checkpoint;
   double best_value = 0;
+  bool stopped = false;  //!< request_stop() ended it before its planned steps
 };
 
 //! What Session::resume() restored.
@@ -141,6 +143,30 @@ struct DataBenchmark {
   bool feed_bound = false;
 };
 
+//! Data the embedding program holds in memory, for Session::set_data: one array per model input,
+//! named like the input, its first dimension the samples and the rest the input's per-sample
+//! shape. The values are converted to the input's dtype as a file's would be (docs/data.md):
+//! `dtype` is "f64", "f32", "f16", "bf16", "i8" … "i64", "u8" … "u64" or "bool".
+struct ArrayData {
+  std::string name;
+  std::string dtype = "f32";
+  std::vector<int64_t> shape;  //!< [samples, ...per-sample shape]
+  std::vector<uint8_t> bytes;  //!< row-major, the host's byte order; copied by set_data
+
+  //! Copies `values` (shape[0] x per-sample elements) as f32 or i32.
+  static ArrayData f32(std::string name, std::vector<int64_t> shape, const float* values);
+  static ArrayData i32(std::string name, std::vector<int64_t> shape, const int32_t* values);
+};
+
+//! Data produced on demand, for Session::set_data: `samples` samples; `read` writes input `input`
+//! of sample `index` (its per-sample shape, in the input's dtype: f32, i32 or bool as one byte) to
+//! `dst`. It is called from the feed thread, concurrently for different indices, and must give the
+//! same values for the same index every time (shuffling and resuming rely on it).
+struct SampleSource {
+  int64_t samples = 0;
+  std::function<void(int64_t index, const std::string& input, void* dst)> read;
+};
+
 //! What one virtual IPU did during the train() calls so far.
 struct IpuReport {
   int32_t physical = 0;  //!< physical IPU id
@@ -188,6 +214,9 @@ class Session {
   //! Plans `model` under `config`, allocates every buffer once and initialises the weights from
   //! the config seed. Throws iputrain::Error (Config, Data or Plan) with a location.
   Session(const Model& model, const Config& config);
+  //! The same with a plan already made by Plan::make(model, config) (it is not made again).
+  //! Throws Error(Usage) if the plan was made for another model.
+  Session(const Model& model, const Config& config, const Plan& plan);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -209,6 +238,16 @@ class Session {
   //! the checkpoint lacks (moving statistics, in checkpoints written before the model kept them)
   //! starts from its initial value, with a note.
   ResumeInfo resume(const std::string& dir_or_file);
+  //! Gives split "train", "test" or "validation" the arrays in memory instead of the config's
+  //! source (`data.train`, …), checked against the model's inputs like a file (Error(Data) naming
+  //! the array, the input and both shapes). A validation split (data.validation_split) is taken
+  //! from the new training data.
+  void set_data(const std::string& split, const std::vector<ArrayData>& arrays);
+  void set_data(const std::string& split, SampleSource source);
+  //! Asks a running train() to stop: it finishes the device execution under way, writes a
+  //! checkpoint when checkpoint.dir is set, and returns with TrainSummary::stopped. Callable from
+  //! the progress callback or any thread (a signal handler may only set a flag that a thread reads).
+  void request_stop();
   //! Means of every output over `split` ("test" or "train"), forward only.
   EvalResult evaluate(const std::string& split = "test");
 

@@ -1,0 +1,7 @@
+#include "iputrain/version.hpp"
+
+namespace iputrain {
+
+const char* version() { return IPUTRAIN_VERSION_STRING; }
+
+}  // namespace iputrain
