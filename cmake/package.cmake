@@ -61,3 +61,20 @@ install(FILES ${PROJECT_BINARY_DIR}/iputrainConfig.cmake ${PROJECT_BINARY_DIR}/i
 export(EXPORT iputrainTargets NAMESPACE iputrain:: FILE ${PROJECT_BINARY_DIR}/iputrainTargets.cmake)
 
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT library FILES_MATCHING PATTERN "*.md")
+
+# `cpack -G DEB` (from the build directory): one .deb with the library, headers, CMake package, the
+# command, its manual page and the docs; dependencies from dpkg-shlibdeps.
+set(CPACK_PACKAGE_NAME iputrain)
+set(CPACK_PACKAGE_VENDOR "iputrain")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Declarative training engine on a cluster of virtual IPUs")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "iputrain developers <iputrain@localhost>")
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEB_COMPONENT_INSTALL OFF)
+set(CPACK_PACKAGE_DESCRIPTION "iputrain parses a model file (*.ipu) and a TOML config into an IR, plans it onto \
+virtual IPUs (sharding, pipelining, replication) and trains it for real on the host CPU.")
+include(CPack)

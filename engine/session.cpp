@@ -198,8 +198,10 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
         summary.best_checkpoint = s.save_checkpoint_as(checkpoint_dir, "best.safetensors");
       }
     }
+    bool saved = false;
     if (!checkpoint_dir.empty() && ((every > 0 && s.step % every == 0) || s.step == end || s.stop_requested)) {
       summary.checkpoints.push_back(save_checkpoint(checkpoint_dir));
+      saved = true;
     }
     const auto now = std::chrono::steady_clock::now();
     if (on_progress) {
@@ -211,6 +213,10 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       on_progress(progress);
     }
     summary.last_values = progress.records[static_cast<size_t>(n - 1)].values;
+    // A stop asked for by the callback: the state it stopped at is saved too.
+    if (s.stop_requested && !saved && !checkpoint_dir.empty()) {
+      summary.checkpoints.push_back(save_checkpoint(checkpoint_dir));
+    }
   }
   summary.stopped = s.step < end;
   summary.steps = total - (end - s.step);
