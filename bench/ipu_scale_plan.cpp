@@ -14,6 +14,7 @@
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
+#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 
@@ -56,7 +57,7 @@ int main(int argc, char** argv) {
       for (int run = 0; run < (ex.within_budget ? 3 : 1); ++run) {
         const auto start = std::chrono::steady_clock::now();
         try {
-          plan = planner::make_plan(model.graph(), config);
+          plan = planner::make_plan(graph_of(model), config);
           verdict = "fits";
         } catch (const Error& e) {
           if (e.kind() != ErrorKind::Plan) {

@@ -15,6 +15,7 @@
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
+#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 
@@ -67,7 +68,7 @@ double time_plan(const std::string& title, const Model& model, const Config& con
   planner::Plan best_plan;
   for (int r = 0; r < runs; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    planner::Plan plan = planner::make_plan(model.graph(), config);
+    planner::Plan plan = planner::make_plan(graph_of(model), config);
     const double total = seconds_since(start);
     if (total < best) {
       best = total;

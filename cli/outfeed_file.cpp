@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "cli/prediction_files.hpp"
-#include "core/write_file.hpp"
+#include "iputrain/files.hpp"
 
 namespace iputrain::cli {
 

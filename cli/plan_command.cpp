@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "cli/commands.hpp"
-#include "core/write_file.hpp"
+#include "iputrain/files.hpp"
 #include "iputrain/iputrain.hpp"
 
 namespace iputrain::cli {

@@ -7,7 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/prediction_files.hpp"
-#include "core/write_file.hpp"
+#include "iputrain/files.hpp"
 
 namespace iputrain::cli {
 

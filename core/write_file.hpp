@@ -1,13 +1,6 @@
 // Writing an output file (a plan report, a trace): to a temporary file next to the target, then
 // renamed over it, so an interrupted run never leaves a half-written file under the target name.
+// Declared in the public API (include/iputrain/files.hpp); implemented in core/write_file.cpp.
 #pragma once
 
-#include <string>
-#include <string_view>
-
-namespace iputrain {
-
-//! Writes `text` to `path` atomically. Throws iputrain::Error(Io) naming the path on failure.
-void write_file_atomically(const std::string& path, std::string_view text);
-
-}  // namespace iputrain
+#include "iputrain/files.hpp"

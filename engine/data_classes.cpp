@@ -4,6 +4,7 @@
 #include "engine/data/dataset.hpp"
 #include "engine/session_impl.hpp"
 #include "iputrain/session.hpp"
+#include "frontend/model_access.hpp"
 
 namespace iputrain {
 
@@ -15,7 +16,7 @@ std::vector<std::string> data_class_names(const Model& model, const Config& conf
   if (spec.rfind("images:", 0) != 0) {
     return {};
   }
-  const ir::Graph& g = model.graph();
+  const ir::Graph& g = graph_of(model);
   std::vector<data::Field> wanted;
   for (ir::ValueId in : g.inputs) {
     const ir::Node& n = g.node(in);

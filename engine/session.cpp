@@ -26,13 +26,15 @@
 #include "engine/session_impl.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "planner/plan.hpp"
+#include "frontend/model_access.hpp"
+#include "planner/plan_access.hpp"
 
 namespace iputrain {
 
 Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
   Impl& s = *impl_;
   try {
-    s.plan = planner::make_plan(model.graph(), config);
+    s.plan = planner::make_plan(graph_of(model), config);
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }
@@ -47,7 +49,7 @@ Session::Session(const Model& model, const Config& config, const Plan& plan)
                 fmt::format("the plan was made for model `{}`, not `{}`", plan.model_name(), model.name()), {},
                 "make the plan with Plan::make(model, config) for the same model and config");
   }
-  s.plan = plan.detail();
+  s.plan = plan_of(plan);
   s.setup();
 }
 

@@ -10,6 +10,7 @@
 #include "engine/checkpoint.hpp"
 #include "engine/session_impl.hpp"
 #include "iputrain/session.hpp"
+#include "frontend/model_access.hpp"
 
 namespace iputrain {
 
@@ -187,7 +188,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
 
 ExportInfo export_checkpoint_weights(const Model& model, const std::string& dir_or_file, const std::string& path) {
   const engine::Checkpoint c = engine::read_checkpoint(dir_or_file);
-  const ir::Graph& g = model.graph();
+  const ir::Graph& g = graph_of(model);
   std::vector<data::NamedTensor> tensors;
   for (ir::ValueId p : g.params) {
     if (!ir::trainable(g.node(p)) && find(c.tensors, g.node(p).name) == nullptr) {

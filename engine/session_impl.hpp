@@ -20,6 +20,7 @@
 #include "engine/data/subset.hpp"
 #include "engine/fp_trap.hpp"
 #include "engine/inference.hpp"
+#include "frontend/model_access.hpp"
 #include "engine/virtual_ipu.hpp"
 #include "iputrain/session.hpp"
 #include "planner/plan.hpp"
@@ -241,7 +242,7 @@ struct Session::Impl {
   engine::InferenceRun& inference_run() {
     if (!inference) {
       try {
-        inference = std::make_unique<engine::InferenceRun>(model.graph(), config, settings);
+        inference = std::make_unique<engine::InferenceRun>(graph_of(model), config, settings);
       } catch (Error& e) {
         throw e.with_sources(model.sources());
       }

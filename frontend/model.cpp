@@ -2,6 +2,7 @@
 #include "iputrain/model.hpp"
 
 #include "core/ir/graph.hpp"
+#include "frontend/model_access.hpp"
 #include "frontend/frontend.hpp"
 
 namespace iputrain {
@@ -47,23 +48,23 @@ std::map<std::string, ParamValue> Model::compile_time_params() const {
 
 std::vector<TensorInfo> Model::parameters() const {
   std::vector<TensorInfo> out;
-  for (ir::ValueId id : graph().params) {
-    out.push_back(info_of(graph(), id));
+  for (ir::ValueId id : impl_->loaded.graph.params) {
+    out.push_back(info_of(impl_->loaded.graph, id));
   }
   return out;
 }
 
 std::vector<TensorInfo> Model::inputs() const {
   std::vector<TensorInfo> out;
-  for (ir::ValueId id : graph().inputs) {
-    out.push_back(info_of(graph(), id));
+  for (ir::ValueId id : impl_->loaded.graph.inputs) {
+    out.push_back(info_of(impl_->loaded.graph, id));
   }
   return out;
 }
 
 std::vector<std::string> Model::outputs() const {
   std::vector<std::string> out;
-  for (const ir::Output& o : graph().outputs) {
+  for (const ir::Output& o : impl_->loaded.graph.outputs) {
     out.push_back(o.name);
   }
   return out;
@@ -71,26 +72,26 @@ std::vector<std::string> Model::outputs() const {
 
 std::vector<std::string> Model::stages() const {
   std::vector<std::string> out;
-  for (const ir::Stage& s : graph().stages) {
+  for (const ir::Stage& s : impl_->loaded.graph.stages) {
     out.push_back(s.name);
   }
   return out;
 }
 
 bool Model::trainable() const {
-  return graph().loss != ir::kNoValue;
+  return impl_->loaded.graph.loss != ir::kNoValue;
 }
 
 int64_t Model::parameter_count() const {
   int64_t n = 0;
-  for (ir::ValueId id : graph().params) {
-    n += graph().type(id).numel();
+  for (ir::ValueId id : impl_->loaded.graph.params) {
+    n += impl_->loaded.graph.type(id).numel();
   }
   return n;
 }
 
 double Model::flops_per_sample() const {
-  const ir::Graph& g = graph();
+  const ir::Graph& g = impl_->loaded.graph;
   double flops = 0;
   for (const ir::Node& n : g.nodes()) {
     const ir::OpDef& def = ir::op_def(n.op);
@@ -102,7 +103,7 @@ double Model::flops_per_sample() const {
 }
 
 int64_t Model::batch_size() const {
-  const ir::Graph& g = graph();
+  const ir::Graph& g = impl_->loaded.graph;
   if (g.inputs.empty() || g.type(g.inputs.front()).shape.empty()) {
     return 1;
   }
@@ -118,12 +119,10 @@ std::vector<std::string> Model::warnings() const {
 }
 
 std::string Model::ir_text() const {
-  return graph().str();
+  return impl_->loaded.graph.str();
 }
 
-const ir::Graph& Model::graph() const {
-  return impl_->loaded.graph;
-}
+const ir::Graph& ModelAccess::graph(const Model& m) { return m.impl_->loaded.graph; }
 
 std::shared_ptr<const SourceManager> Model::sources() const {
   return impl_->loaded.sources;

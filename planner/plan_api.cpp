@@ -7,8 +7,10 @@
 #include <algorithm>
 
 #include "planner/plan.hpp"
+#include "planner/plan_access.hpp"
 #include "planner/report.hpp"
 #include "planner/svg.hpp"
+#include "frontend/model_access.hpp"
 
 namespace iputrain {
 
@@ -45,7 +47,7 @@ Plan Plan::make(const Model& model, const Config& config, const PlanRequest& req
   options.inference = request.inference;
   options.dumps = &impl->dumps;
   try {
-    impl->plan = planner::make_plan(model.graph(), config, options);
+    impl->plan = planner::make_plan(graph_of(model), config, options);
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }
@@ -132,7 +134,8 @@ int64_t Plan::global_batch() const {
 std::vector<PlanStage> Plan::stages() const {
   std::vector<PlanStage> out;
   for (const planner::StageSummary& s : planner::stage_summaries(impl_->plan)) {
-    out.push_back({s.name, s.position, s.ipu, s.params, s.param_bytes, s.forward_cycles});
+    out.push_back({s.name, s.position, s.ipu, s.params, s.param_bytes, s.forward_cycles, s.backward_cycles,
+                   s.physical_ids});
   }
   return out;
 }
@@ -142,10 +145,15 @@ std::vector<PlanMemory> Plan::memory() const {
   for (const planner::IpuMemory& m : impl_->plan.memory) {
     out.push_back({m.weights, m.optimizer_state, m.optimizer_state_offloaded, m.accumulators,
                    m.activations_peak, m.io_buffers, m.total_peak, m.capacity, m.activations_live,
-                   m.weights_offloaded});
+                   m.weights_offloaded, m.per_timestep, m.contributors});
   }
   return out;
 }
+
+std::vector<std::vector<int32_t>> Plan::physical_ipus() const { return impl_->plan.placement.physical; }
+
+std::string format_bytes(int64_t bytes) { return planner::human_bytes(bytes); }
+std::string usage_bar(int64_t used, int64_t capacity, int width) { return planner::usage_bar(used, capacity, width); }
 
 std::vector<double> Plan::utilisation() const {
   return impl_->plan.cost.utilisation;
@@ -167,8 +175,6 @@ double Plan::analytic_bubble_fraction() const {
   return impl_->plan.cost.analytic_bubble_fraction;
 }
 
-const planner::Plan& Plan::detail() const {
-  return impl_->plan;
-}
+const planner::Plan& PlanAccess::plan(const Plan& p) { return p.impl_->plan; }
 
 }  // namespace iputrain

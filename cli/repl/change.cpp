@@ -6,8 +6,7 @@
 #include "cli/repl/handlers.hpp"
 #include "cli/repl/plan_diff.hpp"
 #include "cli/repl/sweep.hpp"
-#include "core/write_file.hpp"
-#include "frontend/config/schema.hpp"
+#include "iputrain/files.hpp"
 
 namespace iputrain::repl {
 
@@ -22,13 +21,7 @@ std::string trim(const std::string& s) {
 }
 
 // The key's effective value as TOML ("" when the schema has no single field for it).
-std::string value_of(const Config& config, const std::string& key) {
-  const config::KeySpec* k = config::find_key(key);
-  if (k == nullptr || !k->access.get) {
-    return {};
-  }
-  return config::toml_text(k->access.get(config));
-}
+std::string value_of(const Config& config, const std::string& key) { return config.value_text(key).value_or(""); }
 
 // Applies `overrides` and reports the change of `key` and of the plan.
 void change(State& state, std::vector<Override> overrides, const std::string& key) {
@@ -97,9 +90,9 @@ bool cmd_unset(State& state, const Args& args) {
     change(state, std::move(overrides), key);
     return true;
   }
-  const config::KeySpec* k = config::find_key(key);
-  if (k == nullptr || !k->access.get) {
-    const std::string near = config::suggest_key(key);
+  const std::optional<std::string> default_value = Config::default_text(key);
+  if (!default_value) {
+    const std::string near = Config::suggest_key(key);
     throw Error(ErrorKind::Usage, fmt::format("unknown config key `{}`", key), {},
                 near.empty() ? "`explain TABLE` lists the keys of a table" : fmt::format("did you mean `{}`?", near));
   }
@@ -107,7 +100,7 @@ bool cmd_unset(State& state, const Args& args) {
     fmt::print("{} is not set; it has its default, {}\n", key, value_of(state.config(), key));
     return true;
   }
-  overrides.push_back({key, config::toml_text(k->default_value)});
+  overrides.push_back({key, *default_value});
   try {
     change(state, std::move(overrides), key);
   } catch (const Error& e) {

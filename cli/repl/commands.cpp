@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "cli/repl/handlers.hpp"
-#include "frontend/config/schema.hpp"
 
 namespace iputrain::repl {
 
@@ -88,18 +87,7 @@ std::vector<std::string> words_of(const std::string& line) {
 }
 
 // Values a key accepts, for completion after `set KEY=`.
-std::vector<std::string> key_values(const std::string& key) {
-  const config::KeySpec* k = config::find_key(key);
-  if (k == nullptr) {
-    return {};
-  }
-  switch (k->type) {
-    case config::KeyType::Enum: return k->allowed;
-    case config::KeyType::Bool: return {"true", "false"};
-    case config::KeyType::AutoBool: return {"true", "false", "auto"};
-    default: return {};
-  }
-}
+std::vector<std::string> key_values(const std::string& key) { return Config::key_choices(key); }
 
 }  // namespace
 

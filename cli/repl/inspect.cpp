@@ -4,8 +4,6 @@
 #include <algorithm>
 
 #include "cli/repl/handlers.hpp"
-#include "planner/plan.hpp"
-#include "planner/report.hpp"
 
 namespace iputrain::repl {
 
@@ -37,7 +35,7 @@ void show_model(const Model& model) {
 
 void show_stage(const State& state, const std::string& name) {
   const Plan& plan = state.plan();
-  const std::vector<planner::StageSummary> stages = planner::stage_summaries(plan.detail());
+  const std::vector<PlanStage> stages = plan.stages();
   const auto it = std::find_if(stages.begin(), stages.end(), [&](const auto& s) { return s.name == name; });
   if (it == stages.end()) {
     fail_unknown("stage", name, state.model().stages());
@@ -46,7 +44,7 @@ void show_stage(const State& state, const std::string& name) {
                                 it->ipu, fmt::join(it->physical_ids, ", "));
   out += fmt::format("  cycles per micro-batch: forward {:.0f}, backward {:.0f}\n", it->forward_cycles,
                      it->backward_cycles);
-  out += fmt::format("  parameters: {} ({})\n", it->params, planner::human_bytes(it->param_bytes));
+  out += fmt::format("  parameters: {} ({})\n", it->parameters, format_bytes(it->parameter_bytes));
   for (const TensorInfo& t : state.model().parameters()) {
     if (t.stage == name) {
       out += fmt::format("    {:<32} {}\n", t.name, tensor_str(t));
@@ -62,7 +60,6 @@ int64_t ipu_index(const Plan& plan, const std::string& text) {
 void show_ipu(const State& state, const std::string& text) {
   const Plan& plan = state.plan();
   const int64_t ipu = ipu_index(plan, text);
-  const planner::Plan& p = plan.detail();
   std::vector<std::string> stages;
   for (const PlanStage& s : plan.stages()) {
     if (s.ipu == ipu) {
@@ -70,7 +67,7 @@ void show_ipu(const State& state, const std::string& text) {
     }
   }
   std::vector<int32_t> physical;
-  for (const auto& replica : p.placement.physical) {
+  for (const auto& replica : plan.physical_ipus()) {
     physical.push_back(replica.at(static_cast<size_t>(ipu)));
   }
   const PlanMemory m = plan.memory().at(static_cast<size_t>(ipu));
@@ -80,21 +77,21 @@ void show_ipu(const State& state, const std::string& text) {
   if (static_cast<size_t>(ipu) < util.size()) {
     out += fmt::format("  busy {:.1f}% of a weight update (predicted)\n", 100 * util[static_cast<size_t>(ipu)]);
   }
-  out += fmt::format("  memory at its peak: {} of {} {}\n", planner::human_bytes(m.total_peak),
-                     planner::human_bytes(m.capacity), planner::usage_bar(m.total_peak, m.capacity));
+  out += fmt::format("  memory at its peak: {} of {} {}\n", format_bytes(m.total_peak), format_bytes(m.capacity),
+                     usage_bar(m.total_peak, m.capacity));
   const std::pair<const char*, int64_t> kinds[] = {{"weights", m.weights},
                                                    {"optimizer state", m.optimizer_state},
                                                    {"accumulators", m.accumulators},
                                                    {"activations", m.activations_peak},
                                                    {"io buffers", m.io_buffers}};
   for (const auto& [what, bytes] : kinds) {
-    out += fmt::format("    {:<16} {:>10}\n", what, planner::human_bytes(bytes));
+    out += fmt::format("    {:<16} {:>10}\n", what, format_bytes(bytes));
   }
-  const auto& contributors = p.memory.at(static_cast<size_t>(ipu)).contributors;
+  const auto& contributors = m.contributors;
   if (!contributors.empty()) {
     out += "  largest at the peak:\n";
     for (size_t i = 0; i < contributors.size() && i < 5; ++i) {
-      out += fmt::format("    {:>10}  {}\n", planner::human_bytes(contributors[i].second), contributors[i].first);
+      out += fmt::format("    {:>10}  {}\n", format_bytes(contributors[i].second), contributors[i].first);
     }
   }
   fmt::print("{}", out);
@@ -141,14 +138,14 @@ bool cmd_memory(State& state, const Args& args) {
                 "usage: memory [ipu N]");
   }
   const int64_t ipu = ipu_index(plan, args.words[1]);
-  const planner::IpuMemory& m = plan.detail().memory.at(static_cast<size_t>(ipu));
+  const PlanMemory m = plan.memory().at(static_cast<size_t>(ipu));
   const auto peak = std::max_element(m.per_timestep.begin(), m.per_timestep.end());
   std::string out = fmt::format("IPU {}: bytes held at each timestep of one accumulation cycle, of {}\n", ipu,
-                                planner::human_bytes(m.capacity));
+                                format_bytes(m.capacity));
   out += fmt::format("{:>8}  {:>10}  use of capacity\n", "timestep", "bytes");
   for (size_t t = 0; t < m.per_timestep.size(); ++t) {
-    out += fmt::format("{:>8}  {:>10}  {}{}\n", t, planner::human_bytes(m.per_timestep[t]),
-                       planner::usage_bar(m.per_timestep[t], m.capacity),
+    out += fmt::format("{:>8}  {:>10}  {}{}\n", t, format_bytes(m.per_timestep[t]),
+                       usage_bar(m.per_timestep[t], m.capacity),
                        m.per_timestep.begin() + static_cast<std::ptrdiff_t>(t) == peak ? "  <- peak" : "");
   }
   if (m.per_timestep.empty()) {

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <vector>
 
-#include "planner/report.hpp"
 
 namespace iputrain::repl {
 
@@ -27,7 +26,7 @@ std::string placement_str(const Plan& p) {
 
 std::string peak_str(const Plan& p, size_t ipu) {
   const std::vector<PlanMemory> m = p.memory();
-  return ipu < m.size() ? planner::human_bytes(m[ipu].total_peak) : "-";
+  return ipu < m.size() ? format_bytes(m[ipu].total_peak) : "-";
 }
 
 }  // namespace

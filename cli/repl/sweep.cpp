@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <optional>
 
-#include "planner/report.hpp"
 
 namespace iputrain::repl {
 
@@ -135,7 +134,7 @@ std::string run_sweep(const State& state, const std::vector<SweepAxis>& axes) {
   for (const Outcome& r : rows) {
     std::vector<std::string> c = r.values;
     if (r.samples_per_second) {
-      c.insert(c.end(), {fmt::format("{:.0f}", *r.samples_per_second), planner::human_bytes(r.peak),
+      c.insert(c.end(), {fmt::format("{:.0f}", *r.samples_per_second), format_bytes(r.peak),
                          r.fits ? "yes" : "no"});
     } else {
       c.push_back("error: " + r.error);

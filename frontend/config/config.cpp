@@ -114,6 +114,37 @@ std::string Config::explain(const std::string& key) {
   return config::explain_text(key);
 }
 
+std::string Config::suggest_key(const std::string& key) { return config::suggest_key(key); }
+
+std::vector<std::string> Config::key_choices(const std::string& key) {
+  const config::KeySpec* k = config::find_key(key);
+  if (k == nullptr) {
+    return {};
+  }
+  switch (k->type) {
+    case config::KeyType::Enum: return k->allowed;
+    case config::KeyType::Bool: return {"true", "false"};
+    case config::KeyType::AutoBool: return {"true", "false", "auto"};
+    default: return {};
+  }
+}
+
+std::optional<std::string> Config::default_text(const std::string& key) {
+  const config::KeySpec* k = config::find_key(key);
+  if (k == nullptr || !k->access.get) {
+    return std::nullopt;
+  }
+  return config::toml_text(k->default_value);
+}
+
+std::optional<std::string> Config::value_text(const std::string& key) const {
+  const config::KeySpec* k = config::find_key(key);
+  if (k == nullptr || !k->access.get) {
+    return std::nullopt;
+  }
+  return config::toml_text(k->access.get(*this));
+}
+
 std::vector<std::string> Config::keys() {
   std::vector<std::string> out;
   for (const auto& k : config::schema()) {

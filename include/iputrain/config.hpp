@@ -331,6 +331,15 @@ class Config {
   static std::string explain(const std::string& key);
   //! Every key path, in documentation order.
   static std::vector<std::string> keys();
+  //! The nearest key path to a misspelt one ("" if none is close).
+  static std::string suggest_key(const std::string& key);
+  //! The values a key accepts when they are a closed list (an enum's names, true/false, and
+  //! "auto" for a tri-state); empty for other keys and unknown ones.
+  static std::vector<std::string> key_choices(const std::string& key);
+  //! The key's default as TOML text; nullopt for an unknown key or a table.
+  static std::optional<std::string> default_text(const std::string& key);
+  //! The key's effective value as TOML text; nullopt for an unknown key or a table.
+  std::optional<std::string> value_text(const std::string& key) const;
   //! The key reference in Markdown (the text of docs/config.md).
   static std::string reference_markdown();
 

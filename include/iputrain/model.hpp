@@ -12,9 +12,7 @@
 
 namespace iputrain {
 
-namespace ir {
-class Graph;
-}
+struct ModelAccess;  // the engine's way to the IR (frontend/model_access.hpp)
 
 //! A parameter or an input as the user sees it.
 struct TensorInfo {
@@ -60,13 +58,12 @@ class Model {
   //! The forward IR in text form.
   std::string ir_text() const;
 
-  //! The IR, for the planner and for tools that inspect it (not a stable API).
-  const ir::Graph& graph() const;
   std::shared_ptr<const SourceManager> sources() const;
 
   struct Impl;
 
  private:
+  friend struct ModelAccess;
   explicit Model(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
 };

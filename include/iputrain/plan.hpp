@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "iputrain/config.hpp"
@@ -17,9 +18,7 @@
 
 namespace iputrain {
 
-namespace planner {
-struct Plan;
-}
+struct PlanAccess;  // the engine's way to the planner's plan (planner/plan_access.hpp)
 
 //! Options for Plan::make.
 struct PlanRequest {
@@ -43,6 +42,9 @@ struct PlanMemory {
   int64_t capacity = 0;
   int64_t activations_live = 0;           //!< most arena bytes in use at one moment
   int64_t weights_offloaded = 0;          //!< in host memory: f32 master weights (training.master_weights), offloaded weight shards
+  std::vector<int64_t> per_timestep;      //!< total bytes at each timestep of one cycle
+  //! The largest contributors at the peak, largest first: (what, bytes).
+  std::vector<std::pair<std::string, int64_t>> contributors;
 };
 
 //! One model stage as placed.
@@ -53,7 +55,15 @@ struct PlanStage {
   int64_t parameters = 0;  //!< elements
   int64_t parameter_bytes = 0;
   double forward_cycles = 0;  //!< one micro-batch
+  double backward_cycles = 0;  //!< one micro-batch (0 for inference)
+  std::vector<int32_t> physical_ids;  //!< per replica: the physical IPU the stage runs on
 };
+
+//! "512 B", "1.5 KiB", "897.0 MiB", "2.00 GiB", as the reports print bytes.
+std::string format_bytes(int64_t bytes);
+//! `[###.......]` of `width` characters inside the brackets, '#' for the used share; a '!' in the
+//! last place when `used` exceeds `capacity`.
+std::string usage_bar(int64_t used, int64_t capacity, int width = 30);
 
 //! The text report's parts, for tools that show one at a time (the REPL).
 enum class PlanSection {
@@ -100,19 +110,20 @@ class Plan {
   std::vector<PlanStage> stages() const;
   std::vector<PlanMemory> memory() const;   //!< per logical IPU of a replica
   std::vector<double> utilisation() const;  //!< per logical IPU: busy share of a weight update
+  //! [replica][logical IPU] -> physical IPU id.
+  std::vector<std::vector<int32_t>> physical_ipus() const;
   double samples_per_second() const;        //!< predicted, all replicas
   double cycles_per_update() const;
   double bubble_fraction() const;           //!< from the simulated timeline
   double analytic_bubble_fraction() const;  //!< the schedule's formula
 
-  //! The planner's plan, for the engine and inspection tools (not a stable API).
-  const planner::Plan& detail() const;
 
   struct Impl;
 
  private:
   explicit Plan(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
   std::shared_ptr<const Impl> impl_;
+  friend struct PlanAccess;
 };
 
 }  // namespace iputrain

@@ -12,6 +12,7 @@
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
 #include "test_models.hpp"
+#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 
@@ -36,7 +37,7 @@ Run train(const std::string& optimizer, int64_t batch, int64_t accumulation, int
   const auto path = std::filesystem::temp_directory_path() / "iputrain_batch_serialization.ipu";
   std::ofstream(path) << testing::kMlp4;
   const Model model = Model::load(path.string(), config);
-  Run r{{}, {}, planner::make_plan(model.graph(), config)};
+  Run r{{}, {}, planner::make_plan(graph_of(model), config)};
   Session session(model, config);
   session.train();
   r.weights = session.weights();

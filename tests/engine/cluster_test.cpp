@@ -20,6 +20,7 @@
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
 #include "test_models.hpp"
+#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 using namespace iputrain::engine;
@@ -417,7 +418,7 @@ TEST_CASE("measured memory and simulated time match the plan, over capacity is a
 
   Config config = Config::parse(testing::synthetic_config(2), "m.toml");
   Model model = Model::parse(testing::kMlp, "mlp.ipu", config.model);
-  planner::Plan plan = planner::make_plan(model.graph(), config);
+  planner::Plan plan = planner::make_plan(graph_of(model), config);
   plan.settings.device.bytes_per_tile = 1;  // 1472 bytes per IPU: less than the weights
   // The dataset outlives the cluster, whose infeed threads read it.
   std::unique_ptr<data::Dataset> ds = data::open_dataset(config.data.train, ".", {
@@ -468,7 +469,7 @@ TEST_CASE("IPUs that wait for each other fail with a deadlock error instead of h
                                     "gradient_accumulation_count = 4\n",
                                 "d.toml");
   Model model = Model::parse(testing::kMlp, "mlp.ipu", config.model);
-  planner::Plan plan = planner::make_plan(model.graph(), config);
+  planner::Plan plan = planner::make_plan(graph_of(model), config);
   // IPU 0 never sends its first message: IPU 1 waits at the matching receive, IPU 0 at the
   // gradient coming back (or done), on both replicas.
   auto& program = plan.programs.ipus[0];

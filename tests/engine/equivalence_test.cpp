@@ -13,6 +13,7 @@
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
 #include "test_models.hpp"
+#include "planner/plan_access.hpp"
 
 using namespace iputrain;
 
@@ -296,7 +297,7 @@ TEST_CASE("a long accumulation, its steady state folded by the buffer assignment
   {
     const Config c = Config::parse(pipelined, "fold.toml");
     const Plan plan = Plan::make(Model::parse(testing::kMlp4, "mlp4.ipu", c.model), c);
-    for (const auto& arena : plan.detail().programs.arenas) {
+    for (const auto& arena : plan_of(plan).programs.arenas) {
       CHECK(arena.fold.copies > 0);
     }
   }

@@ -11,6 +11,7 @@
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
 #include "test_models.hpp"
+#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 namespace fs = std::filesystem;
@@ -145,7 +146,7 @@ TEST_CASE("the inference plan is the forward program only, scheduled, sized and 
   const Model model = Model::parse(kModel, "inference.ipu", config.model);
   planner::PlanOptions options;
   options.inference = true;
-  const planner::Plan plan = planner::make_plan(model.graph(), config, options);
+  const planner::Plan plan = planner::make_plan(graph_of(model), config, options);
   CHECK_FALSE(plan.settings.training);
   CHECK(plan.train_program.empty());
   REQUIRE(plan.timeline.timesteps() > 0);
@@ -159,7 +160,7 @@ TEST_CASE("the inference plan is the forward program only, scheduled, sized and 
       CHECK(in.kind != planner::InstrKind::UpdateWeights);
     }
   }
-  const planner::Plan training = planner::make_plan(model.graph(), config);
+  const planner::Plan training = planner::make_plan(graph_of(model), config);
   REQUIRE(plan.memory.size() == training.memory.size());
   for (size_t i = 0; i < plan.memory.size(); ++i) {
     CHECK(plan.memory[i].accumulators == 0);

@@ -22,6 +22,7 @@
 #include "planner/plan.hpp"
 #include "planner/program.hpp"
 #include "test_models.hpp"
+#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 namespace fs = std::filesystem;
@@ -320,7 +321,7 @@ model fd(batch: int = 5) {
 }
 )",
                                    "fd.ipu");
-  ir::Graph g = model.graph();
+  ir::Graph g = graph_of(model);
   const std::vector<planner::GradParts> grads = planner::differentiate(g);
   std::vector<ir::ValueId> roots{g.loss};
   for (const auto& parts : grads) {
@@ -405,11 +406,11 @@ TEST_CASE(
   Run r(tiny_config(data, 1,
                     "[pipeline]\nschedule = \"sequential\"\ngradient_accumulation_count = 3\n"
                     "reduction_method = \"mean\"\n"));
-  const planner::Plan p = planner::make_plan(r.model.graph(), r.config);
+  const planner::Plan p = planner::make_plan(graph_of(r.model), r.config);
   REQUIRE(p.moving_statistics.size() == 2);
   CHECK(p.moving_statistics[0].momentum == doctest::Approx(0.9));
-  CHECK(r.model.graph().node(p.moving_statistics[0].state).name == "s/batch_norm/moving_mean");
-  CHECK(r.model.graph().node(p.moving_statistics[1].state).name == "s/batch_norm/moving_variance");
+  CHECK(graph_of(r.model).node(p.moving_statistics[0].state).name == "s/batch_norm/moving_mean");
+  CHECK(graph_of(r.model).node(p.moving_statistics[1].state).name == "s/batch_norm/moving_variance");
   for (size_t k = 0; k < p.graph.params.size(); ++k) {
     CHECK(p.grads[k].empty() == !ir::trainable(p.graph.node(p.graph.params[k])));
   }

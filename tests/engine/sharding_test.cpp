@@ -16,6 +16,7 @@
 #include "planner/plan.hpp"
 #include "planner/sharding.hpp"
 #include "test_models.hpp"
+#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 
@@ -158,7 +159,7 @@ TEST_CASE("sharded state: the measured memory is the planner's, 1/R of the state
   auto run = [&](const std::string& text) {
     Config c = Config::parse(text, "m.toml");
     Model model = Model::parse(testing::kMlp4, "m.ipu", c.model);
-    const planner::Plan plan = planner::make_plan(model.graph(), c);
+    const planner::Plan plan = planner::make_plan(graph_of(model), c);
     Session session(std::move(model), c);
     session.train();
     return std::make_pair(session.run_report(), plan.memory);
@@ -260,7 +261,7 @@ TEST_CASE("sharded weights: each replica keeps its shards and one gather buffer,
   auto run = [&](const std::string& t) {
     Config c = Config::parse(t, "w.toml");
     Model model = Model::parse(testing::kMlp4, "w.ipu", c.model);
-    const planner::Plan plan = planner::make_plan(model.graph(), c);
+    const planner::Plan plan = planner::make_plan(graph_of(model), c);
     Session session(std::move(model), c);
     session.train();
     return std::make_tuple(session.run_report(), plan, session.weights());
@@ -303,7 +304,7 @@ TEST_CASE("replicated_weight_sharding = auto: on for the sequential schedule wit
     // Loaded as the CLI does: under batch serialization the model is built at the slice size.
     const auto path = std::filesystem::temp_directory_path() / "iputrain_sharding_auto.ipu";
     std::ofstream(path) << testing::kMlp;
-    return planner::make_plan(Model::load(path.string(), c).graph(), c).settings;
+    return planner::make_plan(graph_of(Model::load(path.string(), c)), c).settings;
   };
   CHECK_FALSE(plan("").shard_weights);
   CHECK(plan("batch_serialization_iterations = 2\n").shard_weights);

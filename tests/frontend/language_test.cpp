@@ -6,6 +6,7 @@
 
 #include "core/ir/graph.hpp"
 #include "iputrain/model.hpp"
+#include "frontend/model_access.hpp"
 
 using iputrain::ErrorKind;
 using iputrain::Model;
@@ -136,7 +137,7 @@ model t(batch: int = 2) {
   }
   stage c { output y = p + q }
 })");
-  const auto& stages = m.graph().stages;
+  const auto& stages = graph_of(m).stages;
   REQUIRE(stages.size() == 4);
   CHECK(m.stages() == std::vector<std::string>{"a", "b1", "b2", "c"});
   CHECK(stages[0].group == -1);
@@ -149,7 +150,7 @@ model t(batch: int = 2) {
 
 TEST_CASE("scalars next to tensors become constants of the tensor's dtype") {
   const Model m = Model::parse("model t() { input x: i32[3]\n output y = x * 2 }");
-  const auto& g = m.graph();
+  const auto& g = graph_of(m);
   REQUIRE(g.size() == 3);
   CHECK(g.node(1).op == iputrain::ir::OpKind::Constant);
   CHECK(g.node(1).type.dtype == iputrain::DType::I32);
@@ -221,7 +222,7 @@ TEST_CASE("initializers record their arguments") {
   param c: f32[2] = he_normal()
   output y = x * a + b * c
 })");
-  const auto& g = m.graph();
+  const auto& g = graph_of(m);
   const auto& a = g.node(g.params.at(0)).attrs;
   CHECK(a.get_str("init") == "normal");
   CHECK(a.get_float("mean") == 1.0);

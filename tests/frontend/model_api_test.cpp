@@ -3,6 +3,7 @@
 
 #include "core/ir/graph.hpp"
 #include "iputrain/model.hpp"
+#include "frontend/model_access.hpp"
 
 using iputrain::Model;
 
@@ -41,7 +42,7 @@ TEST_CASE("the example model's summary") {
   CHECK(m.flops_per_sample() >= matmul_flops);
   CHECK(m.flops_per_sample() < matmul_flops * 1.05);
 
-  const auto& g = m.graph();
+  const auto& g = graph_of(m);
   CHECK(g.loss != iputrain::ir::kNoValue);
   CHECK(g.type(g.loss).shape.empty());
   CHECK(m.ir_text() == g.str());

@@ -7,6 +7,7 @@
 
 #include "core/ir/graph.hpp"
 #include "iputrain/model.hpp"
+#include "frontend/model_access.hpp"
 
 using iputrain::ErrorKind;
 using iputrain::Model;
@@ -16,9 +17,9 @@ namespace {
 
 // The shape of output `name` of a model.
 std::vector<int64_t> output_shape(const Model& m, const std::string& name) {
-  for (const auto& o : m.graph().outputs) {
+  for (const auto& o : graph_of(m).outputs) {
     if (o.name == name) {
-      return m.graph().type(o.value).shape;
+      return graph_of(m).type(o.value).shape;
     }
   }
   FAIL("no output " << name);
@@ -62,12 +63,12 @@ TEST_CASE("indexing and slicing follow NumPy") {
   CHECK(shape_of(x, "x[0, 0, 0]").empty());
   // A whole-tensor subscript is the tensor itself: no node.
   const Model m = Model::parse("model t() { input x: f32[4, 10]\n output y = x[:, :] }");
-  CHECK(m.graph().size() == 1);
+  CHECK(graph_of(m).size() == 1);
 }
 
 TEST_CASE("slices lower to one slice node with normalized bounds") {
   const Model m = Model::parse("model t() { input x: f32[4, 10]\n output y = x[-1, 2::4] }");
-  const auto& g = m.graph();
+  const auto& g = graph_of(m);
   REQUIRE(g.size() == 3);
   CHECK(g.node(1).op == OpKind::Slice);
   CHECK(g.node(1).attrs.get_ints("begin") == std::vector<int64_t>{3, 2});
@@ -81,10 +82,10 @@ TEST_CASE("tensor comparisons give bool tensors") {
   const std::string xy = "input x: f32[3]\ninput y: f32[3]";
   for (const char* op : {"<", "<=", ">", ">=", "==", "!="}) {
     const Model m = Model::parse(std::string("model t() {\n") + xy + "\noutput y2 = cast(x " + op + " y) }");
-    CHECK(m.graph().type(m.graph().outputs[0].value).dtype == iputrain::DType::F32);
+    CHECK(graph_of(m).type(graph_of(m).outputs[0].value).dtype == iputrain::DType::F32);
   }
   const Model m = Model::parse("model t() { input x: f32[3]\n output y = cast(0.5 < x) }");
-  CHECK(m.graph().node(2).op == OpKind::Less);
+  CHECK(graph_of(m).node(2).op == OpKind::Less);
 }
 
 TEST_CASE("compile-time helpers: range, str, kind, assert, the ops module") {
@@ -153,7 +154,7 @@ TEST_CASE("non-trainable params and moving_average") {
   param w: f32[3] = ones(), trainable = true
   output y = moving_average(mean(x, axis = 0), m, momentum = 0.5) * w
 })");
-  const auto& g = m.graph();
+  const auto& g = graph_of(m);
   CHECK_FALSE(iputrain::ir::trainable(g.node(g.params[0])));
   CHECK(iputrain::ir::trainable(g.node(g.params[1])));
   const auto it = std::find_if(g.nodes().begin(), g.nodes().end(),
@@ -192,7 +193,7 @@ model t() {
   output y
 })");
   std::vector<std::string> names;
-  for (const auto& n : m.graph().nodes()) {
+  for (const auto& n : graph_of(m).nodes()) {
     if (n.op == OpKind::DropoutMask) {
       names.push_back(n.attrs.get_str("name"));
     }
@@ -207,7 +208,7 @@ TEST_CASE("the causal mask hides the future") {
       Model::parse("import nn\nmodel t() { output y = cast(nn.causal_mask(5))\n output r = nn.arange(6) }");
   CHECK(output_shape(m, "y") == std::vector<int64_t>{5, 5});
   CHECK(output_shape(m, "r") == std::vector<int64_t>{6});
-  const auto& g = m.graph();
+  const auto& g = graph_of(m);
   CHECK(std::any_of(g.nodes().begin(), g.nodes().end(),
                     [](const auto& n) { return n.op == OpKind::LessEqual; }));
 }

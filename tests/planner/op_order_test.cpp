@@ -13,6 +13,7 @@
 #include "planner/op_order.hpp"
 #include "planner/plan.hpp"
 #include "planner/program.hpp"
+#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;
@@ -64,7 +65,7 @@ void check_valid(const ir::Graph& g, const std::vector<ir::ValueId>& program, co
 
 TEST_CASE("every algorithm orders the same nodes validly, and the readers-first ones lower the peak") {
   const Model m = Model::parse(kTwoBranches);
-  const ir::Graph& g = m.graph();
+  const ir::Graph& g = graph_of(m);
   std::vector<ir::ValueId> roots;
   for (const auto& o : g.outputs) {
     roots.push_back(o.value);

@@ -1,0 +1,31 @@
+# The command-line client and the public headers use the public API only: cli/ includes nothing of
+# the engine's stages (core, frontend, planner, engine), its compile line has no include directory
+# inside the source tree but include/ (the build compiles it that way, this test says why when
+# someone changes it), and no public header includes an internal one or names an internal type.
+# Usage: cmake -DSRC=<source dir> -DBIN=<build dir> -P public_api_lint.cmake
+set(failures "")
+file(GLOB_RECURSE cli_sources "${SRC}/cli/*.cpp" "${SRC}/cli/*.hpp")
+foreach(f IN LISTS cli_sources)
+  file(STRINGS "${f}" hits REGEX "#include \"(core|frontend|planner|engine|grammar)/")
+  foreach(h IN LISTS hits)
+    string(APPEND failures "${f}: includes an internal header: ${h}\n")
+  endforeach()
+endforeach()
+file(GLOB headers "${SRC}/include/iputrain/*.hpp")
+foreach(f IN LISTS headers)
+  file(STRINGS "${f}" hits REGEX "#include \"[^i]|#include \"i[^p]|(ir|planner|config|engine|data)::")
+  foreach(h IN LISTS hits)
+    string(APPEND failures "${f}: reaches inside: ${h}\n")
+  endforeach()
+endforeach()
+file(STRINGS "${BIN}/cli/CMakeFiles/iputrain_cli.dir/flags.make" includes REGEX "^CXX_INCLUDES")
+string(REGEX MATCHALL "-I[^ ]+" dirs "${includes}")
+foreach(d IN LISTS dirs)
+  string(SUBSTRING "${d}" 2 -1 d)
+  if(d MATCHES "^${SRC}" AND NOT d STREQUAL "${SRC}/include" AND NOT d MATCHES "^${BIN}")
+    string(APPEND failures "the CLI compiles with the internal include directory ${d}\n")
+  endif()
+endforeach()
+if(failures)
+  message(FATAL_ERROR "${failures}")
+endif()
