@@ -1,7 +1,8 @@
 # The command-line client and the public headers use the public API only: cli/ includes nothing of
 # the engine's stages (core, frontend, planner, engine), its compile line has no include directory
 # inside the source tree but include/ (the build compiles it that way, this test says why when
-# someone changes it), and no public header includes an internal one or names an internal type.
+# someone changes it), no public header includes an internal one or names an internal type, and
+# each stage includes only the stages before it.
 # Usage: cmake -DSRC=<source dir> -DBIN=<build dir> -P public_api_lint.cmake
 set(failures "")
 file(GLOB_RECURSE cli_sources "${SRC}/cli/*.cpp" "${SRC}/cli/*.hpp")
@@ -16,6 +17,20 @@ foreach(f IN LISTS headers)
   file(STRINGS "${f}" hits REGEX "#include \"[^i]|#include \"i[^p]|(ir|planner|config|engine|data)::")
   foreach(h IN LISTS hits)
     string(APPEND failures "${f}: reaches inside: ${h}\n")
+  endforeach()
+endforeach()
+# The stages depend downstream only: core on nothing, frontend on core, planner on core and frontend,
+# engine on those three; none of them on cli/.
+foreach(rule "core:frontend|planner|engine|cli" "frontend:planner|engine|cli" "planner:engine|cli" "engine:cli")
+  string(REPLACE ":" ";" parts "${rule}")
+  list(GET parts 0 stage)
+  list(GET parts 1 banned)
+  file(GLOB_RECURSE stage_sources "${SRC}/${stage}/*.cpp" "${SRC}/${stage}/*.hpp")
+  foreach(f IN LISTS stage_sources)
+    file(STRINGS "${f}" hits REGEX "#include \"(${banned})/")
+    foreach(h IN LISTS hits)
+      string(APPEND failures "${f}: ${stage} includes a later stage: ${h}\n")
+    endforeach()
   endforeach()
 endforeach()
 file(STRINGS "${BIN}/cli/CMakeFiles/iputrain_cli.dir/flags.make" includes REGEX "^CXX_INCLUDES")
