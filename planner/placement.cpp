@@ -249,6 +249,7 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.cross_replica_buffer_bytes = config.ipu.optimizations.maximum_cross_replica_sum_buffer_size;
   // Without data-stream prefetching the infeed stages one micro-batch at a time.
   s.prefetch_depth = run.prefetch_depth;
+  s.host_threads = run.threads;
   s.device = DeviceModel::from_config(config.device);
   s.device.io_tiles = config.ipu.io_tiles.num_io_tiles;
   s.device.io_data_proportion = config.ipu.io_tiles.available_memory_proportion;

@@ -54,6 +54,7 @@ struct PlanSettings {
   MasterWeights master_weights = MasterWeights::OnChip;
   int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU
   int64_t prefetch_depth = 2;
+  int64_t host_threads = 0;  //!< engine.threads (0 = every core): how the host runs it, not the IPU model
   DeviceModel device;
   //! Matmul and convolution temporaries per stage (planner/op_temporaries.hpp), forward and
   //! backward passes; a stage without an entry takes `default_limits`.

@@ -66,6 +66,7 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   j["micro_batch"] = plan.micro_batch();
   j["batch_serialization_iterations"] = plan.settings.batch_serialization;
   j["global_batch"] = plan.global_batch();
+  j["host_threads"] = plan.settings.host_threads;
   j["gradient_accumulation"] = accumulation_json(plan);
 
   Json stage_list = Json::array();

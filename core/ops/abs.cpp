@@ -6,9 +6,9 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  const ConstArrayMap x = unary_in(args);
-  ArrayMap y = unary_out(args);
-  y = x.abs();
+  unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) {
+    y = x.abs();
+  });
 }
 
 Cost cost(const Graph& g, const Node& node) {

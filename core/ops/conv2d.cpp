@@ -5,18 +5,14 @@
 // Forward: im2col of a chunk of output positions into the device workspace, then one GEMM with
 // the filter viewed as [KH * KW * C, F]; a 1x1 stride-1 convolution is a single GEMM on x itself.
 // Gradients: conv2d_backprop_input(dy, filter) and conv2d_backprop_filter(x, dy).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593 in Eigen's AVX-512 GEMM
-#include <Eigen/Core>
-
 #include <fmt/format.h>
 
 #include "core/ops/conv_util.hpp"
+#include "core/ops/gemm.hpp"
 
 namespace iputrain::ir {
 
 namespace {
-
-using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 ConvGeom geom(const TensorType& x, const TensorType& filter, const Attrs& attrs) {
   require_nhwc(x, "input");
@@ -40,19 +36,16 @@ void forward(const KernelArgs& args) {
   const ConvGeom g = conv_geom(x.shape(), w.shape()[0], w.shape()[1], args.node.attrs, 1, 1, true);
   const int64_t f = w.shape()[3];
   const int64_t k = g.patch();
-  const Eigen::Map<const Mat> wm(w.f32(), k, f);
   if (g.pointwise()) {
-    Eigen::Map<Mat>(args.output.f32(), g.rows(), f).noalias() =
-        Eigen::Map<const Mat>(x.f32(), g.rows(), k) * wm;
+    gemm(x.f32(), false, w.f32(), false, args.output.f32(), g.rows(), f, k);
     return;
   }
   const int64_t chunk = conv_chunk_rows(g);
   auto* cols = static_cast<float*>(args.workspace);
   for (int64_t r0 = 0; r0 < g.rows(); r0 += chunk) {
     const int64_t r1 = std::min(g.rows(), r0 + chunk);
-    im2col(x.f32(), g, r0, r1, cols);
-    Eigen::Map<Mat>(args.output.f32() + r0 * f, r1 - r0, f).noalias() =
-        Eigen::Map<const Mat>(cols, r1 - r0, k) * wm;
+    im2col_parallel(x.f32(), g, r0, r1, cols);
+    gemm(cols, false, w.f32(), false, args.output.f32() + r0 * f, r1 - r0, f, k);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/ops/conv_util.hpp"
+#include "core/ops/gemm.hpp"
 #include "core/ops/reduce_util.hpp"
 
 namespace iputrain::ir {
@@ -38,20 +39,19 @@ void forward(const KernelArgs& args) {
   const ConvGeom g = conv_geom(x.shape(), ws[0], ws[1], args.node.attrs, 1, 1, true);
   const int64_t f = ws[3];
   const int64_t k = g.patch();
-  Eigen::Map<Mat> dw(args.output.f32(), k, f);
+  float* dw = args.output.f32();
   if (g.pointwise()) {
-    dw.noalias() = Eigen::Map<const Mat>(x.f32(), g.rows(), k).transpose() *
-                   Eigen::Map<const Mat>(dy.f32(), g.rows(), f);
+    gemm(x.f32(), true, dy.f32(), false, dw, k, f, g.rows());
     return;
   }
-  dw.setZero();
+  std::fill(dw, dw + k * f, 0.0f);
+  // Chunks are summed in order; only each chunk's product is split (by output tiles).
   const int64_t chunk = conv_chunk_rows(g);
   auto* cols = static_cast<float*>(args.workspace);
   for (int64_t r0 = 0; r0 < g.rows(); r0 += chunk) {
     const int64_t r1 = std::min(g.rows(), r0 + chunk);
-    im2col(x.f32(), g, r0, r1, cols);
-    dw.noalias() += Eigen::Map<const Mat>(cols, r1 - r0, k).transpose() *
-                    Eigen::Map<const Mat>(dy.f32() + r0 * f, r1 - r0, f);
+    im2col_parallel(x.f32(), g, r0, r1, cols);
+    gemm(cols, true, dy.f32() + r0 * f, false, dw, k, f, r1 - r0, true);
   }
 }
 

@@ -2,19 +2,18 @@
 // gradient of conv2d with respect to its input; attributes as conv2d plus input_shape [N, H, W, C]
 // (strided convolutions map several input sizes to one output size, so it is given). Per chunk of
 // output positions: cols = dy @ filter^T in the workspace, then col2im adds the patches back.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593 in Eigen's AVX-512 GEMM
-#include <Eigen/Core>
 
 #include <fmt/format.h>
 
 #include "core/ops/conv_util.hpp"
+#include "core/ops/gemm.hpp"
+#include "core/parallel.hpp"
 #include "core/ops/reduce_util.hpp"
 
 namespace iputrain::ir {
 
 namespace {
 
-using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 ConvGeom geom(const Shape& input_shape, const Shape& filter, const Attrs& attrs) {
   return conv_geom(input_shape, filter[0], filter[1], attrs, 1, 1, true);
@@ -41,24 +40,19 @@ void forward(const KernelArgs& args) {
   const ConvGeom g = geom(args.output.shape(), w.shape(), args.node.attrs);
   const int64_t f = w.shape()[3];
   const int64_t k = g.patch();
-  const Eigen::Map<const Mat> wm(w.f32(), k, f);
   float* dx = args.output.f32();
   if (g.pointwise()) {
-    Eigen::Map<Mat>(dx, g.rows(), k).noalias() =
-        Eigen::Map<const Mat>(dy.f32(), g.rows(), f) * wm.transpose();
+    gemm(dy.f32(), false, w.f32(), true, dx, g.rows(), k, f);
     return;
   }
   const int64_t total = args.output.numel();
-  for (int64_t i = 0; i < total; ++i) {
-    dx[i] = 0.0f;
-  }
+  par::for_elements(total, 1, [dx](int64_t b, int64_t e) { std::fill(dx + b, dx + e, 0.0f); });
   const int64_t chunk = conv_chunk_rows(g);
   auto* cols = static_cast<float*>(args.workspace);
   for (int64_t r0 = 0; r0 < g.rows(); r0 += chunk) {
     const int64_t r1 = std::min(g.rows(), r0 + chunk);
-    Eigen::Map<Mat>(cols, r1 - r0, k).noalias() =
-        Eigen::Map<const Mat>(dy.f32() + r0 * f, r1 - r0, f) * wm.transpose();
-    col2im_add(cols, g, r0, r1, dx);
+    gemm(dy.f32() + r0 * f, false, w.f32(), true, cols, r1 - r0, k, f);
+    col2im_add_parallel(cols, g, r0, r1, dx);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "core/ops/conv_util.hpp"
 
+#include "core/parallel.hpp"
+
 #include <algorithm>
 
 #include <fmt/format.h>
@@ -184,6 +186,26 @@ Attrs window_attrs(const Attrs& attrs) {
     }
   }
   return out;
+}
+
+void im2col_parallel(const float* x, const ConvGeom& g, int64_t r0, int64_t r1, float* cols) {
+  const int64_t k = g.patch();
+  const int64_t grain = std::max<int64_t>(16, 16384 / std::max<int64_t>(k, 1));
+  par::for_blocks(r1 - r0, grain, (r1 - r0) * k, [&](int64_t b, int64_t e) {
+    im2col(x, g, r0 + b, r0 + e, cols + b * k);
+  });
+}
+
+void col2im_add_parallel(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, float* dx) {
+  const int64_t per_image = std::max<int64_t>(g.oh * g.ow, 1);
+  const int64_t first = r0 / per_image;
+  const int64_t images = (r1 - 1) / per_image - first + 1;
+  const int64_t k = g.patch();
+  par::for_blocks(images, 1, (r1 - r0) * k, [&](int64_t b, int64_t e) {
+    const int64_t s = std::max(r0, (first + b) * per_image);
+    const int64_t t = std::min(r1, (first + e) * per_image);
+    col2im_add(cols + (s - r0) * k, g, s, t, dx);
+  });
 }
 
 }  // namespace iputrain::ir

@@ -48,6 +48,13 @@ void im2col(const float* x, const ConvGeom& g, int64_t r0, int64_t r1, float* co
 //! The adjoint of im2col: adds cols[r - r0, :] into the input positions the patch of r reads.
 void col2im_add(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, float* dx);
 
+//! im2col split over blocks of rows on the shared arena (each row's patch is written once).
+void im2col_parallel(const float* x, const ConvGeom& g, int64_t r0, int64_t r1, float* cols);
+
+//! col2im_add split by image: patches of different images never overlap, and within an image the
+//! rows are added in order, so dx gets the same bits as from col2im_add.
+void col2im_add_parallel(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, float* dx);
+
 //! Copies the attributes that define the geometry (strides, dilations, padding, ksize).
 Attrs window_attrs(const Attrs& attrs);
 

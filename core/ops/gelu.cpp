@@ -19,13 +19,14 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 }
 
 void forward(const KernelArgs& args) {
-  const ConstArrayMap x = unary_in(args);
-  ArrayMap y = unary_out(args);
-  if (str_attr(args.node.attrs, "approximate", "none") == "tanh") {
-    y = 0.5f * x * (1.0f + (kSqrt2OverPi * (x + kGeluCubic * x.cube())).tanh());
-  } else {
-    y = 0.5f * x * (1.0f + (x * kSqrtHalf).erf());
-  }
+  const bool tanh_form = str_attr(args.node.attrs, "approximate", "none") == "tanh";
+  unary_blocks(args, 16, [&](const ConstArrayMap& x, ArrayMap& y) {
+    if (tanh_form) {
+      y = 0.5f * x * (1.0f + (kSqrt2OverPi * (x + kGeluCubic * x.cube())).tanh());
+    } else {
+      y = 0.5f * x * (1.0f + (x * kSqrtHalf).erf());
+    }
+  });
 }
 
 Cost cost(const Graph& g, const Node& node) {

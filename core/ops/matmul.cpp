@@ -1,24 +1,17 @@
 // matmul: a[..., m, k] @ b[k, n] -> [..., m, n], or batched a[B..., m, k] @ b[B..., k, n].
 // Attributes transpose_a / transpose_b (0 or 1) read the last two dimensions of an operand
 // transposed; the backward pass uses them instead of materialising transposes.
-// GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 kernels (GCC bug 105593)
-// where they are inlined into this file.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-// EIGEN_STACK_ALLOCATION_LIMIT is raised for every file in core/CMakeLists.txt (see there).
-#include <Eigen/Core>
+// The product itself is core/ops/gemm.cpp (tiled, parallel, deterministic).
 #include <algorithm>
 
 #include <fmt/format.h>
 
+#include "core/ops/gemm.hpp"
 #include "core/ops/op_util.hpp"
 
 namespace iputrain::ir {
 
 namespace {
-
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using ConstMap = Eigen::Map<const RowMajor>;
-using Map = Eigen::Map<RowMajor>;
 
 // The GEMM an instance performs: `batch` products of op(A)[m, k] by op(B)[k, n]. A 2-D b with a
 // higher-rank a folds a's leading dimensions into m (one large product instead of many small).
@@ -94,24 +87,8 @@ void forward(const KernelArgs& args) {
   const bool ta = args.node.attrs.get_int("transpose_a") != 0;
   const bool tb = args.node.attrs.get_int("transpose_b") != 0;
   const Dims d = dims_of(*a.type, *b.type, ta, tb);
-  const int64_t a_rows = ta ? d.k : d.m;
-  const int64_t a_cols = ta ? d.m : d.k;
-  const int64_t b_rows = tb ? d.n : d.k;
-  const int64_t b_cols = tb ? d.k : d.n;
-  for (int64_t i = 0; i < d.batch; ++i) {
-    ConstMap ma(a.f32() + i * d.m * d.k, a_rows, a_cols);
-    ConstMap mb(b.f32() + (d.b_shared ? 0 : i * d.k * d.n), b_rows, b_cols);
-    Map mo(args.output.f32() + i * d.m * d.n, d.m, d.n);
-    if (ta && tb) {
-      mo.noalias() = ma.transpose() * mb.transpose();
-    } else if (ta) {
-      mo.noalias() = ma.transpose() * mb;
-    } else if (tb) {
-      mo.noalias() = ma * mb.transpose();
-    } else {
-      mo.noalias() = ma * mb;
-    }
-  }
+  gemm_batched(d.batch, a.f32(), d.m * d.k, ta, b.f32(), d.b_shared ? 0 : d.k * d.n, tb, args.output.f32(),
+               d.m * d.n, d.m, d.n, d.k);
 }
 
 std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {

@@ -1,6 +1,7 @@
 // Helpers shared by op files: broadcasting shape rules and kernels, and gradient reduction.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -13,6 +14,7 @@
 // Declares every kXxxOp extern: without it the `const OpDef` definitions in the op files would
 // have internal linkage and the op table would not link.
 #include "core/ops/ops.hpp"
+#include "core/parallel.hpp"
 
 namespace iputrain::ir {
 
@@ -80,46 +82,57 @@ void broadcast_binary(const Tensor& a, const Tensor& b, const Tensor& out, F f) 
   if (n == 0) {
     return;
   }
+  // The fast paths split into blocks on the shared arena (elementwise: any split gives the same bits).
   if (na == n && nb == n) {
-    for (int64_t i = 0; i < n; ++i) {
-      po[i] = f(pa[i], pb[i]);
-    }
+    par::for_elements(n, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        po[i] = f(pa[i], pb[i]);
+      }
+    });
     return;
   }
   if (na == n && nb == 1) {
     const B s = pb[0];
-    for (int64_t i = 0; i < n; ++i) {
-      po[i] = f(pa[i], s);
-    }
+    par::for_elements(n, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        po[i] = f(pa[i], s);
+      }
+    });
     return;
   }
   if (nb == n && na == 1) {
     const A s = pa[0];
-    for (int64_t i = 0; i < n; ++i) {
-      po[i] = f(s, pb[i]);
-    }
+    par::for_elements(n, 1, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        po[i] = f(s, pb[i]);
+      }
+    });
     return;
   }
   const Shape& os = out.shape();
   // One operand repeats along the leading dimensions of the other (the bias case).
   if (na == n && nb > 0 && is_suffix_of(b.shape(), os)) {
-    for (int64_t r = 0; r < n / nb; ++r) {
-      const A* ra = pa + r * nb;
-      O* ro = po + r * nb;
-      for (int64_t j = 0; j < nb; ++j) {
-        ro[j] = f(ra[j], pb[j]);
+    par::for_blocks(n / nb, std::max<int64_t>(1, 16384 / nb), n, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const A* ra = pa + r * nb;
+        O* ro = po + r * nb;
+        for (int64_t j = 0; j < nb; ++j) {
+          ro[j] = f(ra[j], pb[j]);
+        }
       }
-    }
+    });
     return;
   }
   if (nb == n && na > 0 && is_suffix_of(a.shape(), os)) {
-    for (int64_t r = 0; r < n / na; ++r) {
-      const B* rb = pb + r * na;
-      O* ro = po + r * na;
-      for (int64_t j = 0; j < na; ++j) {
-        ro[j] = f(pa[j], rb[j]);
+    par::for_blocks(n / na, std::max<int64_t>(1, 16384 / na), n, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const B* rb = pb + r * na;
+        O* ro = po + r * na;
+        for (int64_t j = 0; j < na; ++j) {
+          ro[j] = f(pa[j], rb[j]);
+        }
       }
-    }
+    });
     return;
   }
   for_each_broadcast(a.shape(), b.shape(), os,

@@ -1,4 +1,5 @@
 #include "core/ops/reduce_util.hpp"
+#include "core/parallel.hpp"
 
 #include <fmt/format.h>
 #include <Eigen/Core>
@@ -97,21 +98,30 @@ Merged merge_dims(const Shape& shape, const std::array<bool, kMaxRank>& mask) {
 }
 
 // out[o, k] = fold_r in[o, r, k]: the row loop is innermost over k so it vectorises.
+// Split over blocks of output columns on the shared arena: each output still folds its r inputs
+// in order, so the bits do not depend on the split.
 template <typename T, typename Fold>
 void fold_middle(const T* in, T* out, int64_t outer, int64_t r, int64_t k, Fold fold) {
-  for (int64_t o = 0; o < outer; ++o) {
-    const T* src = in + o * r * k;
-    T* dst = out + o * k;
-    for (int64_t j = 0; j < k; ++j) {
-      dst[j] = src[j];
-    }
-    for (int64_t i = 1; i < r; ++i) {
-      const T* row = src + i * k;
-      for (int64_t j = 0; j < k; ++j) {
-        dst[j] = fold(dst[j], row[j]);
+  constexpr int64_t kColumns = 512;
+  const int64_t col_blocks = (k + kColumns - 1) / kColumns;
+  par::for_blocks(outer * col_blocks, 1, outer * r * k, [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t o = b / col_blocks;
+      const int64_t j0 = (b % col_blocks) * kColumns;
+      const int64_t j1 = std::min(k, j0 + kColumns);
+      const T* src = in + o * r * k;
+      T* dst = out + o * k;
+      for (int64_t j = j0; j < j1; ++j) {
+        dst[j] = src[j];
+      }
+      for (int64_t i = 1; i < r; ++i) {
+        const T* row = src + i * k;
+        for (int64_t j = j0; j < j1; ++j) {
+          dst[j] = fold(dst[j], row[j]);
+        }
       }
     }
-  }
+  });
 }
 
 // The general walk: every input element folded into its output element; `init` seeds each output.
@@ -189,7 +199,13 @@ void reduce_sum(const KernelArgs& args, T scale) {
   } else if (m.rank == 2 && m.reduced[0]) {
     fold_middle(in, out, 1, m.size[0], m.size[1], Add{});
   } else if (m.rank == 2) {
-    Eigen::Map<Vec>(out, m.size[0]) = Eigen::Map<const Mat>(in, m.size[0], m.size[1]).rowwise().sum();
+    // Rows in blocks on the arena: each row's sum is the same Eigen reduction whatever the split.
+    const int64_t cols = m.size[1];
+    par::for_blocks(m.size[0], std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1)), n_in,
+                    [&](int64_t r0, int64_t r1) {
+                      Eigen::Map<Vec>(out + r0, r1 - r0) =
+                          Eigen::Map<const Mat>(in + r0 * cols, r1 - r0, cols).rowwise().sum();
+                    });
   } else if (m.rank == 3 && m.reduced[1]) {
     fold_middle(in, out, m.size[0], m.size[1], m.size[2], Add{});
   } else {

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "core/ops/op_util.hpp"
+#include "core/parallel.hpp"
 
 namespace iputrain::ir {
 
@@ -19,9 +20,11 @@ void forward(const KernelArgs& args) {
   const float* x = args.inputs[0].f32();
   float* y = args.output.f32();
   const int64_t n = args.output.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    y[i] = x[i] > 0.0f ? x[i] : 0.0f;
-  }
+  par::for_elements(n, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+    }
+  });
 }
 
 std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {

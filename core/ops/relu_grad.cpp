@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/ops/op_util.hpp"
+#include "core/parallel.hpp"
 
 namespace iputrain::ir {
 
@@ -22,9 +23,11 @@ void forward(const KernelArgs& args) {
   const float* dy = args.inputs[1].f32();
   float* dx = args.output.f32();
   const int64_t n = args.output.numel();
-  for (int64_t i = 0; i < n; ++i) {
-    dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
-  }
+  par::for_elements(n, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+    }
+  });
 }
 
 Cost cost(const Graph& g, const Node& node) {

@@ -7,9 +7,9 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  const ConstArrayMap x = unary_in(args);
-  ArrayMap y = unary_out(args);
-  y = x.rsqrt();
+  unary_blocks(args, 4, [&](const ConstArrayMap& x, ArrayMap& y) {
+    y = x.rsqrt();
+  });
 }
 
 Cost cost(const Graph& g, const Node& node) {

@@ -1,4 +1,5 @@
 #include "core/ops/softmax_util.hpp"
+#include "core/parallel.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -73,9 +74,12 @@ constexpr int64_t kChunk = 256;
 
 }  // namespace
 
-void softmax_kernel(const float* x, float* y, const AxisDims& d, bool log) {
+namespace {
+
+// One softmax per (outer) row group, rows [o0, o1).
+void softmax_rows(const float* x, float* y, const AxisDims& d, bool log, int64_t o0, int64_t o1) {
   if (d.inner == 1) {
-    for (int64_t o = 0; o < d.outer; ++o) {
+    for (int64_t o = o0; o < o1; ++o) {
       ConstRow xr(x + o * d.n, d.n);
       Row yr(y + o * d.n, d.n);
       // Eigen's vectorised maxCoeff: the scalar row_max is a serial dependency chain, which costs
@@ -94,7 +98,7 @@ void softmax_kernel(const float* x, float* y, const AxisDims& d, bool log) {
   }
   std::array<float, kChunk> m{};
   std::array<float, kChunk> s{};
-  for (int64_t o = 0; o < d.outer; ++o) {
+  for (int64_t o = o0; o < o1; ++o) {
     const float* xb = x + o * d.n * d.inner;
     float* yb = y + o * d.n * d.inner;
     for (int64_t c0 = 0; c0 < d.inner; c0 += kChunk) {
@@ -128,9 +132,10 @@ void softmax_kernel(const float* x, float* y, const AxisDims& d, bool log) {
   }
 }
 
-void softmax_grad_kernel(const float* y, const float* dy, float* dx, const AxisDims& d, bool log) {
+void softmax_grad_rows(const float* y, const float* dy, float* dx, const AxisDims& d, bool log, int64_t o0,
+                       int64_t o1) {
   if (d.inner == 1) {
-    for (int64_t o = 0; o < d.outer; ++o) {
+    for (int64_t o = o0; o < o1; ++o) {
       ConstRow yr(y + o * d.n, d.n);
       ConstRow gr(dy + o * d.n, d.n);
       Row xr(dx + o * d.n, d.n);
@@ -143,7 +148,7 @@ void softmax_grad_kernel(const float* y, const float* dy, float* dx, const AxisD
     return;
   }
   std::array<float, kChunk> s{};
-  for (int64_t o = 0; o < d.outer; ++o) {
+  for (int64_t o = o0; o < o1; ++o) {
     const int64_t base = o * d.n * d.inner;
     for (int64_t c0 = 0; c0 < d.inner; c0 += kChunk) {
       const int64_t w = std::min(kChunk, d.inner - c0);
@@ -164,6 +169,21 @@ void softmax_grad_kernel(const float* y, const float* dy, float* dx, const AxisD
       }
     }
   }
+}
+
+}  // namespace
+
+// Softmaxes are independent: split by rows (each row's reductions stay whole and in order).
+void softmax_kernel(const float* x, float* y, const AxisDims& d, bool log) {
+  const int64_t per_row = d.n * d.inner;
+  par::for_blocks(d.outer, std::max<int64_t>(1, 8192 / std::max<int64_t>(per_row, 1)), d.outer * per_row * 8,
+                  [&](int64_t o0, int64_t o1) { softmax_rows(x, y, d, log, o0, o1); });
+}
+
+void softmax_grad_kernel(const float* y, const float* dy, float* dx, const AxisDims& d, bool log) {
+  const int64_t per_row = d.n * d.inner;
+  par::for_blocks(d.outer, std::max<int64_t>(1, 8192 / std::max<int64_t>(per_row, 1)), d.outer * per_row * 4,
+                  [&](int64_t o0, int64_t o1) { softmax_grad_rows(y, dy, dx, d, log, o0, o1); });
 }
 
 }  // namespace iputrain::ir

@@ -12,6 +12,7 @@
 #include <unsupported/Eigen/SpecialFunctions>  // erf, for gelu
 
 #include "core/ops/op_util.hpp"
+#include "core/parallel.hpp"
 
 namespace iputrain::ir {
 
@@ -52,6 +53,20 @@ inline ArrayMap unary_out(const KernelArgs& args) {
 }
 
 //! 1/sqrt(2), sqrt(2/pi) and 1/sqrt(2 pi): gelu's constants.
+//! Runs f(x, y) on blocks of the input and the output (ConstArrayMap, ArrayMap) on the shared
+//! arena; `per_element` is the rough cost of one element in multiply-adds. Block boundaries depend
+//! on the size only, so Eigen's packet/scalar split of every element is the same for any threads.
+template <typename F>
+void unary_blocks(const KernelArgs& args, int64_t per_element, F f) {
+  const float* x = args.inputs[0].f32();
+  float* y = args.output.f32();
+  par::for_elements(args.output.numel(), per_element, [&](int64_t b, int64_t e) {
+    const ConstArrayMap xs(x + b, e - b);
+    ArrayMap ys(y + b, e - b);
+    f(xs, ys);
+  });
+}
+
 inline constexpr float kSqrtHalf = 0.70710678118654752f;
 inline constexpr float kSqrt2OverPi = 0.79788456080286536f;
 inline constexpr float kInvSqrt2Pi = 0.39894228040143268f;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/parallel.hpp"
 #include "engine/cluster/worker.hpp"
 #include "iputrain/error.hpp"
 
@@ -46,6 +47,8 @@ OutfeedSpec outfeed_spec(const ir::Graph& g, const OutfeedSettings& settings) {
 Cluster::Cluster(const planner::Plan& plan, const Settings& settings)
     : shared_(std::make_unique<ClusterShared>(plan, settings)) {
   ClusterShared& s = *shared_;
+  // Before any worker starts: the kernels of every virtual IPU share this arena.
+  par::set_threads(settings.threads);
   const planner::DevicePrograms& dp = plan.programs;
   if (static_cast<int32_t>(dp.ipus.size()) != s.ipus || static_cast<int32_t>(dp.buffers.size()) != s.ipus ||
       static_cast<int32_t>(plan.placement.physical.size()) != s.replicas) {

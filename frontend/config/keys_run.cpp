@@ -101,6 +101,11 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(data.seed), Int, 0, Runs, "Shuffle seed; 0 = `training.seed`.", non_negative),
       key(IPUTRAIN_KEY(data.prefetch_depth), Int, 2, Runs,
           "Batches the infeed thread prepares ahead of the device.", positive_int),
+      key(IPUTRAIN_KEY(engine.threads), Int, 0, Runs,
+          "Threads of the one task arena every virtual IPU of the process splits its kernels over (GEMM, "
+          "convolution, reductions, softmax, elementwise ops, optimizer updates); 0 = every core. The weights "
+          "are bitwise the same for any value; the plan report shows it as `host_threads`.",
+          non_negative),
       key(IPUTRAIN_KEY(data.validation), String, "", Runs,
           "Validation data source, same forms as `data.train`: the mean of each output over it (`val_<output>`) "
           "every `training.validate_every`, in the log, the outfeed file and the trace (docs/data.md)."),

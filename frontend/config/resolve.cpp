@@ -173,6 +173,7 @@ Settings Config::resolve() const {
   s.validation.maximize = checkpoint.keep_best_mode == "max" ||
                           (checkpoint.keep_best_mode == "auto" && checkpoint.keep_best.find("acc") != std::string::npos);
   s.prefetch_depth = ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, data.prefetch_depth) : 1;
+  s.threads = engine.threads;
   s.steps = training.steps;
   s.epochs = training.epochs > 0 ? training.epochs : 1.0;
   s.steps_per_execution = training.steps_per_execution;

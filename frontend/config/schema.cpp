@@ -194,6 +194,7 @@ const std::vector<SectionSpec>& sections() {
       {"checkpoint", "Periodic checkpoints (also writable as `[training] checkpoint = { … }`)."},
       {"profiling", "Compile and execution reports (the legacy create_ipu_config profiling options)."},
       {"transfers", "Host-device transfer options (legacy set_transfer_options)."},
+      {"engine", "How the host runs the virtual IPUs' kernels (not part of the model: weights never depend on it)."},
       {"device",
        "Figures of one virtual IPU for the planner's cost and memory model. `version` (or "
        "`ipu.ipu_model.version`) picks a preset (configs/ipu1.toml, ipu2.toml, bow.toml); a figure set "

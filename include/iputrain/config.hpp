@@ -258,6 +258,11 @@ struct TransfersSection {
   bool use_verified_transfers = false;
 };
 
+//! How the host runs the virtual IPUs' kernels.
+struct EngineSection {
+  int64_t threads = 0;  //!< threads of the kernel arena shared by all virtual IPUs; 0 = every core
+};
+
 //! Figures of one virtual IPU that the planner's cost and memory model reads (defaults: Mk2 GC200).
 //! After loading they are resolved: the preset of `version` (named by `device.version` or
 //! `ipu.ipu_model.version`, which must agree when both are set), then every `[device]` figure set
@@ -302,6 +307,7 @@ class Config {
   CheckpointSection checkpoint;
   ProfilingSection profiling;
   TransfersSection transfers;
+  EngineSection engine;
   DeviceSection device;
 
   //! IPUs acquired: `ipu.auto_select_ipus`, or the size of the first `ipu.select_ipus` device.

@@ -119,6 +119,7 @@ struct Settings {
   uint64_t data_seed = 42;       //!< data.seed, or training.seed when unset
   bool shuffle = true;
   int64_t prefetch_depth = 2;    //!< micro-batches the infeed prepares ahead (1 without prefetching)
+  int64_t threads = 0;           //!< engine.threads: the kernel arena's threads (0 = every core)
   int64_t steps = 0;             //!< 0: run `epochs` passes instead
   double epochs = 1.0;
   int64_t steps_per_execution = 1;

@@ -1,0 +1,70 @@
+#include "core/parallel.hpp"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/info.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/partitioner.h>
+#include <oneapi/tbb/task_arena.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+namespace iputrain::par {
+
+namespace {
+
+// One arena per concurrency ever asked for, never destroyed: a device thread of another session
+// may still be inside the previous one when a new cluster changes the count.
+constexpr int64_t kMaxThreads = 256;
+std::mutex arenas_mutex;
+std::array<std::unique_ptr<oneapi::tbb::task_arena>, kMaxThreads + 1> arenas;
+std::atomic<oneapi::tbb::task_arena*> current{nullptr};
+std::atomic<int64_t> current_threads{1};
+
+int64_t all_cores() { return std::max<int64_t>(1, oneapi::tbb::info::default_concurrency()); }
+
+}  // namespace
+
+void set_threads(int64_t threads) {
+  const int64_t n = std::clamp<int64_t>(threads > 0 ? threads : all_cores(), 1, kMaxThreads);
+  std::lock_guard lock(arenas_mutex);
+  auto& arena = arenas[static_cast<size_t>(n)];
+  if (!arena) {
+    // One slot is reserved for the device threads that enter it; the others go to TBB's workers.
+    arena = std::make_unique<oneapi::tbb::task_arena>(static_cast<int>(n), 1);
+    arena->initialize();
+  }
+  current.store(arena.get(), std::memory_order_release);
+  current_threads.store(n, std::memory_order_release);
+}
+
+int64_t threads() {
+  if (current.load(std::memory_order_acquire) == nullptr) {
+    set_threads(0);
+  }
+  return current_threads.load(std::memory_order_acquire);
+}
+
+namespace detail {
+
+void run_blocks(int64_t blocks, const std::function<void(int64_t)>& body) {
+  oneapi::tbb::task_arena* arena = current.load(std::memory_order_acquire);
+  arena->execute([&] {
+    // simple_partitioner with grain 1: one task per block; the blocks were sized by the caller.
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range<int64_t>(0, blocks, 1),
+        [&](const oneapi::tbb::blocked_range<int64_t>& r) {
+          for (int64_t i = r.begin(); i < r.end(); ++i) {
+            body(i);
+          }
+        },
+        oneapi::tbb::simple_partitioner());
+  });
+}
+
+}  // namespace detail
+
+}  // namespace iputrain::par
