@@ -19,13 +19,13 @@ class Adagrad final : public Optimizer {
   void init_state(const ParamSlot& p) const override { state(p, 0).setConstant(initial_); }
 
   void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
-    for (const ParamSlot& p : params) {
+    for_each_block(params, [&](const ParamSlot& p) {
       Vec w = weights(p);
       Vec sum = state(p, 0);
       const auto g = grad_scale * grad(p) + weight_decay_ * w;
       sum += g.square();
       w -= lr * (g / (sum.sqrt() + epsilon_));
-    }
+    });
   }
   int32_t state_slots() const override { return 1; }
 

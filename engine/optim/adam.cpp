@@ -38,9 +38,9 @@ class Adam final : public Optimizer {
         weight_decay_(static_cast<float>(o.weight_decay)) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale) override {
-    for (const ParamSlot& p : params) {
+    for_each_block(params, [&](const ParamSlot& p) {
       adam_step(p, hyper_, step, lr, grad_scale, weight_decay_);
-    }
+    });
   }
   int32_t state_slots() const override { return 2; }
 

@@ -18,10 +18,10 @@ class AdamW final : public Optimizer {
 
   void update(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale) override {
     const auto shrink = static_cast<float>(1.0 - static_cast<double>(lr) * weight_decay_);
-    for (const ParamSlot& p : params) {
+    for_each_block(params, [&](const ParamSlot& p) {
       weights(p) *= shrink;
       adam_step(p, hyper_, step, lr, grad_scale, 0.0f);
-    }
+    });
   }
   int32_t state_slots() const override { return 2; }
 

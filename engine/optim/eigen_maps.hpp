@@ -3,6 +3,9 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <vector>
+
+#include "core/parallel.hpp"
 
 #include "engine/optim/optimizer.hpp"
 
@@ -19,7 +22,21 @@ inline ConstVec grad(const ParamSlot& p) {
 }
 //! State array number `k` of a slot (k < state_slots()).
 inline Vec state(const ParamSlot& p, int k) {
-  return Vec(p.state + k * p.size, p.size);
+  return Vec(p.state + k * (p.state_stride > 0 ? p.state_stride : p.size), p.size);
+}
+
+//! Calls f(block) for blocks of every slot, split on the shared arena (core/parallel.hpp). For
+//! elementwise update rules only: each element's update reads nothing else, and the blocks depend
+//! on the slot's size only, so the bits are the same for any thread count.
+template <typename F>
+void for_each_block(const std::vector<ParamSlot>& params, F f) {
+  constexpr int64_t kBlock = 32768;
+  for (const ParamSlot& p : params) {
+    const int64_t stride = p.state_stride > 0 ? p.state_stride : p.size;
+    par::for_blocks(p.size, kBlock, p.size * 4, [&](int64_t b, int64_t e) {
+      f(ParamSlot{p.weights + b, p.grad + b, p.state != nullptr ? p.state + b : nullptr, e - b, stride});
+    });
+  }
 }
 
 }  // namespace iputrain::engine::optim_detail

@@ -20,7 +20,7 @@ class Momentum final : public Optimizer {
         nesterov_(o.use_nesterov) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
-    for (const ParamSlot& p : params) {
+    for_each_block(params, [&](const ParamSlot& p) {
       Vec w = weights(p);
       Vec buf = state(p, 0);
       const auto d = grad_scale * grad(p) + weight_decay_ * w;
@@ -30,7 +30,7 @@ class Momentum final : public Optimizer {
       } else {
         w -= lr * buf;
       }
-    }
+    });
   }
   int32_t state_slots() const override { return 1; }
 

@@ -23,6 +23,7 @@ struct ParamSlot {
   const float* grad;  //!< `size` floats: the reduced gradient
   float* state;       //!< state_slots() * size floats, zeroed by the caller, then init_state()
   int64_t size;
+  int64_t state_stride = 0;  //!< floats from one state copy to the next; 0 = `size` (a block of a slot keeps its slot's)
 };
 
 //! Completes sums of squares over whole tensors (engine/optim/tensor_sums.hpp) for optimizers

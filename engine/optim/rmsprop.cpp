@@ -22,7 +22,7 @@ class RmsProp final : public Optimizer {
         centered_(o.centered) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
-    for (const ParamSlot& p : params) {
+    for_each_block(params, [&](const ParamSlot& p) {
       Vec w = weights(p);
       Vec square_avg = state(p, 0);
       const auto g = grad_scale * grad(p) + weight_decay_ * w;
@@ -36,7 +36,7 @@ class RmsProp final : public Optimizer {
       } else {
         w -= lr * (g / (square_avg.sqrt() + epsilon_));
       }
-    }
+    });
   }
   int32_t state_slots() const override { return centered_ ? 2 : 1; }
 

@@ -13,10 +13,10 @@ class Sgd final : public Optimizer {
   explicit Sgd(const OptimizerSettings& o) : weight_decay_(static_cast<float>(o.weight_decay)) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
-    for (const ParamSlot& p : params) {
+    for_each_block(params, [&](const ParamSlot& p) {
       Vec w = weights(p);
       w -= lr * (grad_scale * grad(p) + weight_decay_ * w);
-    }
+    });
   }
   int32_t state_slots() const override { return 0; }
 

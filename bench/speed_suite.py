@@ -1,0 +1,302 @@
+#!/usr/bin/env python3
+"""The speed suite of issue 15, in one run: training samples/s of five models and a larger
+transformer in iputrain and in PyTorch (Debian's python3-torch on OpenBLAS, at its best of one
+thread and every core), an sgemm roofline (the best of OpenBLAS through torch and numpy, and of
+Eigen, at 2048^3), each model's achieved GFLOP/s as a share of it, and a 4-IPU pipelined run's wall
+time against the 1-IPU run at the same global batch. Prints a table, writes JSON (--json).
+
+Setup: bash bench/setup.sh (installs the peer), then build (bash .ci/setup)."""
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEXT = "/usr/share/common-licenses/GPL-3"
+
+
+def machine():
+    model = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    flags = open("/proc/cpuinfo").read()
+    return {"cpu": model, "cores": os.cpu_count(), "avx512": "avx512f" in flags, "kernel": platform.release()}
+
+
+def torch_blas(torch):
+    """The BLAS torch was built with and the library it loaded (from /proc/self/maps)."""
+    config = torch.__config__.show()
+    built = re.search(r"BLAS_INFO=(\w+)", config)
+    loaded = sorted({line.split()[-1] for line in open("/proc/self/maps") if "blas" in line.lower() and ".so" in line})
+    return {"torch": torch.__version__, "blas_info": built.group(1) if built else "?", "loaded": loaded}
+
+
+# ---- FLOPs per sample (training = 3x the forward products; attention products counted) ----------
+
+def mlp_flops(sizes):
+    return 3 * sum(2 * a * b for a, b in zip(sizes, sizes[1:]))
+
+
+def lenet_flops():
+    fwd = 2 * 28 * 28 * 16 * 25 * 1 + 2 * 10 * 10 * 32 * 25 * 16 + 2 * 800 * 128 + 2 * 128 * 10
+    return 3 * fwd
+
+
+def lm_flops(seq, dim, layers, vocab=96):
+    per_token = layers * (2 * 4 * dim * dim + 2 * 8 * dim * dim + 2 * 2 * seq * dim) + 2 * dim * vocab
+    return 3 * per_token * seq
+
+
+# ---- iputrain ------------------------------------------------------------------------------------
+
+def iputrain_run(model, config, sets, repeats):
+    best = 0.0
+    for _ in range(repeats):
+        args = ["train", model, config, "--quiet", "--no-eval"]
+        for s in sets:
+            args += ["--set", s]
+        out = common.run_iputrain(args)
+        match = re.search(r"([0-9.]+) samples/s", out)
+        if not match:
+            sys.exit(f"cannot find samples/s in iputrain's output:\n{out}")
+        best = max(best, float(match.group(1)))
+    return best
+
+
+def write_config(directory, text):
+    path = os.path.join(directory, "bench.toml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+# ---- PyTorch peers ------------------------------------------------------------------------------
+
+def torch_throughput(torch, make, batch_fn, batch, steps, lr=0.01):
+    model = make()
+    opt = torch.optim.SGD(model.parameters(), lr=lr)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    batches = [batch_fn() for _ in range(4)]
+    for i in range(3):  # warm-up
+        x, y = batches[i % 4]
+        opt.zero_grad()
+        loss_fn(model(x).reshape(-1, model.classes), y.reshape(-1)).backward()
+        opt.step()
+    start = time.perf_counter()
+    for i in range(steps):
+        x, y = batches[i % 4]
+        opt.zero_grad()
+        loss_fn(model(x).reshape(-1, model.classes), y.reshape(-1)).backward()
+        opt.step()
+    return steps * batch / (time.perf_counter() - start)
+
+
+def torch_models(torch):
+    nn = torch.nn
+
+    class Mlp(nn.Module):
+        def __init__(self, sizes):
+            super().__init__()
+            layers = [nn.Flatten()]
+            for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+                layers.append(nn.Linear(a, b))
+                if i < len(sizes) - 2:
+                    layers.append(nn.ReLU())
+            self.net = nn.Sequential(*layers)
+            self.classes = sizes[-1]
+
+        def forward(self, x):
+            return self.net(x / 255.0)
+
+    class LeNet(nn.Module):
+        classes = 10
+
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Conv2d(1, 16, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(16, 32, 5),
+                                     nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(800, 128), nn.ReLU(),
+                                     nn.Linear(128, 10))
+
+        def forward(self, x):
+            return self.net(x.reshape(-1, 1, 28, 28) / 255.0)
+
+    class Attention(nn.Module):
+        def __init__(self, d, heads):
+            super().__init__()
+            self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=False) for _ in range(4))
+            self.heads = heads
+
+        def forward(self, x):
+            b, s, d = x.shape
+            h = self.heads
+            split = lambda t: t.reshape(b, s, h, d // h).transpose(1, 2)  # noqa: E731
+            q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+            scores = (q @ k.transpose(-1, -2)) * (d // h) ** -0.5
+            mask = torch.ones(s, s, dtype=torch.bool).tril()
+            scores = torch.where(mask, scores, torch.tensor(-1e9))
+            o = (scores.softmax(-1) @ v).transpose(1, 2).reshape(b, s, d)
+            return self.o(o)
+
+    class Block(nn.Module):
+        def __init__(self, d, heads):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(d, eps=1e-6), nn.LayerNorm(d, eps=1e-6)
+            self.att = Attention(d, heads)
+            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+
+        def forward(self, x):
+            x = x + self.att(self.ln1(x))
+            return x + self.mlp(self.ln2(x))
+
+    class Lm(nn.Module):
+        classes = 96
+
+        def __init__(self, seq, d, layers, heads):
+            super().__init__()
+            self.emb = nn.Embedding(96, d)
+            self.pos = nn.Parameter(torch.randn(seq, d) * 0.02)
+            self.blocks = nn.Sequential(*[Block(d, heads) for _ in range(layers)])
+            self.ln = nn.LayerNorm(d, eps=1e-6)
+            self.head = nn.Linear(d, 96)
+
+        def forward(self, t):
+            return self.head(self.ln(self.blocks(self.emb(t) + self.pos)))
+
+    return Mlp, LeNet, Lm
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeats", type=int, default=2, help="best of this many runs per figure")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies every step count")
+    parser.add_argument("--json", default=os.path.join(common.ROOT, "build", "speed_suite.json"))
+    args = parser.parse_args()
+    torch = common.import_torch_or_exit(__file__)
+    Mlp, LeNet, Lm = torch_models(torch)
+    cores = os.cpu_count()
+    info = {"machine": machine(), "peer": torch_blas(torch), "date": time.strftime("%Y-%m-%d")}
+    steps = lambda n: max(3, int(n * args.scale))  # noqa: E731
+
+    # sgemm roofline: OpenBLAS through torch (1 thread and every core) and numpy, Eigen in C++.
+    roof = {}
+    a = torch.rand(2048, 2048)
+    b = torch.rand(2048, 2048)
+    for t in sorted({1, cores}):
+        torch.set_num_threads(t)
+        torch.mm(a, b)
+        best = 0.0
+        for _ in range(5):
+            s = time.perf_counter()
+            torch.mm(a, b)
+            best = max(best, 2 * 2048 ** 3 / (time.perf_counter() - s) / 1e9)
+        roof[f"torch_openblas_{t}thread"] = round(best, 1)
+    try:
+        import numpy as np
+        x = np.random.rand(2048, 2048).astype(np.float32)
+        best = 0.0
+        for _ in range(5):
+            s = time.perf_counter()
+            x @ x
+            best = max(best, 2 * 2048 ** 3 / (time.perf_counter() - s) / 1e9)
+        roof["numpy"] = round(best, 1)
+    except ImportError:
+        pass
+    eigen_bin = os.path.join(os.path.dirname(common.iputrain_binary()), "bench", "sgemm_roofline")
+    if os.path.exists(eigen_bin):
+        e = json.loads(subprocess.run([eigen_bin, "2048"], capture_output=True, text=True, check=True).stdout)
+        roof["iputrain_tiled_eigen"] = e["iputrain_gemm_gflops"]
+        roof["eigen_1thread"] = e["eigen_1thread_gflops"]
+    roofline = max(roof.values())
+    info["roofline"] = {"gflops": roofline, "measured": roof}
+
+    cases = []
+    with tempfile.TemporaryDirectory() as tmp:
+        synth = write_config(tmp, "[optimizer]\ntype = \"sgd\"\nlearning_rate = 0.01\n[data]\n"
+                                  "train = \"synthetic:samples=8192,classes=10\"\nshuffle = false\n"
+                                  "[training]\nseed = 1\n")
+        text = os.path.join(tmp, "text.toml")
+        with open(text, "w") as f:
+            f.write(f"[optimizer]\ntype = \"sgd\"\nlearning_rate = 0.01\n[data]\ntrain = \"text:{TEXT}\"\n"
+                    "shuffle = false\n[training]\nseed = 1\n")
+        ex = lambda p: os.path.join(common.ROOT, p)  # noqa: E731
+        img = lambda bs: (lambda: (torch.rand(bs, 28, 28) * 255, torch.randint(0, 10, (bs,))))  # noqa: E731
+        tok = lambda bs, s: (lambda: (torch.randint(0, 96, (bs, s)), torch.randint(0, 96, (bs, s))))  # noqa: E731
+        specs = [
+            ("MNIST MLP 784-128-10, batch 32", ex("examples/mnist_mlp.ipu"), synth, 32, steps(3000), 100,
+             [], lambda: Mlp([784, 128, 10]), img(32), mlp_flops([784, 128, 10]), 3.0),
+            ("MLP 784-1024-1024-10, batch 256, 1 IPU", ex("bench/models/mlp_wide.ipu"), synth, 256, steps(150), 10,
+             ["pipeline.auto_stages=1"], lambda: Mlp([784, 1024, 1024, 10]), img(256),
+             mlp_flops([784, 1024, 1024, 10]), 1.2),
+            ("LeNet (examples/lenet.ipu), batch 32", ex("examples/lenet.ipu"), synth, 32, steps(300), 50,
+             [], LeNet, img(32), lenet_flops(), 2.0),
+            ("tiny_lm (batch 8, seq 64, d 128, 4 layers)", ex("examples/tiny_lm.ipu"), text, 8, steps(60), 10,
+             [], lambda: Lm(64, 128, 4, 4), tok(8, 64), lm_flops(64, 128, 4), 1.5),
+            ("transformer (batch 16, seq 128, d 256, 4 layers)", ex("bench/models/lm_large.ipu"), text, 16,
+             steps(12), 4, [], lambda: Lm(128, 256, 4, 8), tok(16, 128), lm_flops(128, 256, 4), 1.2),
+        ]
+        for name, model, config, batch, n, spe, sets, make, batch_fn, flops, target in specs:
+            ours = iputrain_run(model, config, [f"training.steps={n}", f"data.batch_size={batch}",
+                                                f"training.steps_per_execution={spe}"] + sets, args.repeats)
+            peer = {}
+            for t in sorted({1, cores}):
+                torch.set_num_threads(t)
+                peer[t] = max(torch_throughput(torch, make, batch_fn, batch, n) for _ in range(args.repeats))
+            best_t = max(peer, key=peer.get)
+            gflops = ours * flops / 1e9
+            cases.append({"model": name, "iputrain": round(ours, 1), "torch": {str(k): round(v, 1) for k, v in peer.items()},
+                          "torch_best_threads": best_t, "ratio": round(ours / peer[best_t], 2), "target": target,
+                          "met": ours / peer[best_t] >= target, "gflops": round(gflops, 1),
+                          "roofline_share": round(gflops / roofline, 3)})
+            print(f"  measured {name}: {ours:.0f} vs {peer[best_t]:.0f} samples/s", file=sys.stderr)
+
+        # Cluster overhead: 4 pipelined IPUs against 1 IPU at the same global batch (64 x 4).
+        pipe_sets = [f"training.steps={steps(60)}", "data.batch_size=64", "training.steps_per_execution=10",
+                     "pipeline.gradient_accumulation_count=4"]
+        mlp = ex("bench/models/mlp_wide.ipu")
+        one = iputrain_run(mlp, synth, pipe_sets + ["pipeline.auto_stages=1"], args.repeats)
+        four = iputrain_run(mlp, synth, pipe_sets + ["ipu.auto_select_ipus=4", "pipeline.device_mapping=[0,1,2,3]"],
+                            args.repeats)
+        pipeline = {"model": "MLP 784-1024-1024-10, micro-batch 64 x 4 accumulated", "one_ipu": round(one, 1),
+                    "four_ipus": round(four, 1), "wall_time_ratio": round(one / four, 3), "target": 1.2,
+                    "met": one / four <= 1.2}
+
+    info["cases"] = cases
+    info["pipeline"] = pipeline
+    m = info["machine"]
+    print(f"machine: {m['cpu']}, {m['cores']} cores, AVX-512 {'yes' if m['avx512'] else 'no'}")
+    p = info["peer"]
+    print(f"peer: torch {p['torch']}, BLAS {p['blas_info']}, loaded {', '.join(p['loaded']) or '?'}, "
+          f"threads tried 1 and {cores}")
+    print("sgemm 2048^3 GFLOP/s: " + ", ".join(f"{k} {v}" for k, v in roof.items()) + f"; roofline {roofline}")
+    print()
+    print(f"| {'model (training samples/s)':50} | {'iputrain':>9} | {'PyTorch':>9} | {'thr':>3} | {'ratio':>6} | "
+          f"{'target':>6} | {'GFLOP/s':>7} | {'roof':>5} |")
+    print(f"|{'-' * 52}|{'-' * 11}|{'-' * 11}|{'-' * 5}|{'-' * 8}|{'-' * 8}|{'-' * 9}|{'-' * 7}|")
+    for c in cases:
+        t = c["torch"][str(c["torch_best_threads"])]
+        print(f"| {c['model']:50} | {c['iputrain']:9.0f} | {t:9.0f} | {c['torch_best_threads']:3} | "
+              f"{c['ratio']:5.2f}x | {'>=' + str(c['target']) + 'x':>6} {'ok' if c['met'] else '--'} | "
+              f"{c['gflops']:7.1f} | {100 * c['roofline_share']:4.0f}% |")
+    print()
+    print(f"4 pipelined IPUs vs 1 IPU (same global batch 256): {pipeline['four_ipus']:.0f} vs {pipeline['one_ipu']:.0f} "
+          f"samples/s, wall time {pipeline['wall_time_ratio']:.2f}x the 1-IPU run (target <= 1.2x: "
+          f"{'ok' if pipeline['met'] else 'not met'})")
+    os.makedirs(os.path.dirname(args.json), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump(info, f, indent=2)
+    print(f"JSON: {args.json}")
+
+
+if __name__ == "__main__":
+    main()
