@@ -1,6 +1,7 @@
 #include "core/parallel.hpp"
 
 #include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/info.h>
 #include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/partitioner.h>
@@ -23,6 +24,10 @@ std::mutex arenas_mutex;
 std::array<std::unique_ptr<oneapi::tbb::task_arena>, kMaxThreads + 1> arenas;
 std::atomic<oneapi::tbb::task_arena*> current{nullptr};
 std::atomic<int64_t> current_threads{1};
+// TBB caps its workers at the machine's concurrency - 1; an explicit engine.threads above the core
+// count raises the cap (it is what the user asked for), never lowers it.
+std::unique_ptr<oneapi::tbb::global_control> worker_cap;
+int64_t worker_cap_value = 0;
 
 int64_t all_cores() { return std::max<int64_t>(1, oneapi::tbb::info::default_concurrency()); }
 
@@ -32,6 +37,11 @@ void set_threads(int64_t threads) {
   const int64_t n = std::clamp<int64_t>(threads > 0 ? threads : all_cores(), 1, kMaxThreads);
   std::lock_guard lock(arenas_mutex);
   auto& arena = arenas[static_cast<size_t>(n)];
+  if (n > all_cores() && n > worker_cap_value) {
+    worker_cap = std::make_unique<oneapi::tbb::global_control>(
+        oneapi::tbb::global_control::max_allowed_parallelism, static_cast<size_t>(n));
+    worker_cap_value = n;
+  }
   if (!arena) {
     // One slot is reserved for the device threads that enter it; the others go to TBB's workers.
     arena = std::make_unique<oneapi::tbb::task_arena>(static_cast<int>(n), 1);

@@ -172,6 +172,9 @@ const std::map<std::string, Probe>& probes() {
       {"profiling.graph_options", {"{ \"x\" = \"y\" }"}},
       {"profiling.execution_options", {"{ \"x\" = \"y\" }"}},
       {"device.version", {"\"ipu1\""}},
+      // Not in the weights (bitwise the same for any thread count, tests/engine/threads_test.cpp):
+      // the run shows it as the plan report's host_threads.
+      {"engine.threads", {"3"}},
   };
   return all;
 }

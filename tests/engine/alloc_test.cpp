@@ -85,6 +85,33 @@ TEST_CASE("the virtual IPUs and infeeds allocate the same no matter how many ste
   }
 }
 
+TEST_CASE("kernels split on the shared TBB arena allocate nothing per step") {
+  // Large enough that products, elementwise ops, reductions and the update run as parallel blocks.
+  const std::string model = R"(import nn
+model wide(batch: int = 64, hidden: int = 512) {
+  input image: f32[batch, 16, 16]
+  input label: i32[batch]
+  stage features { h = nn.dense(flatten(image), hidden, activation = relu) }
+  stage classifier {
+    logits = nn.dense(nn.dense(h, hidden, activation = tanh), 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+  minimize loss
+  output loss
+}
+)";
+  for (const std::string plan : {std::string("[engine]\nthreads = 2\n"),
+                                 std::string("[engine]\nthreads = 3\n[ipu]\nauto_select_ipus = 2\n[pipeline]\n"
+                                             "device_mapping = [0, 1]\ngradient_accumulation_count = 4\n")}) {
+    allocations_for(10, plan, model);
+    const long few = allocations_for(10, plan, model);
+    const long many = allocations_for(200, plan, model);
+    MESSAGE("allocations on the device and arena threads in train(): " << few << " for 10 steps, " << many
+                                                                        << " for 200");
+    CHECK(few == many);
+  }
+}
+
 TEST_CASE("moving statistics (batch norm) on replicated pipeline stages allocate nothing per step") {
   const std::string model = R"(import nn
 model mlp_bn(batch: int = 16, hidden: int = 32) {

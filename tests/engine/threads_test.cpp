@@ -68,7 +68,7 @@ model attention(batch: int = 8, seq: int = 32, dim: int = 64) {
     h = nn.transformer_block(h, heads = 4, causal = true)
   }
   stage head {
-    logits = nn.dense(mean(nn.layer_norm(h), axes = [1]), 10)
+    logits = nn.dense(mean(nn.layer_norm(h), axis = 1), 10)
     loss = mean(softmax_cross_entropy(logits, label))
   }
 
@@ -95,7 +95,7 @@ std::vector<WeightInfo> train(const std::string& model, const std::string& text)
 }  // namespace
 
 TEST_CASE("the weights are bitwise the same for engine.threads = 1, 2, 3 and 8") {
-  const std::vector<std::pair<const char*, const std::string*>> models = {
+  const std::vector<std::pair<std::string, const std::string*>> models = {
       {"wide mlp", &kWideMlp}, {"conv", &kConv}, {"attention", &kAttention}};
   for (const auto& [name, model] : models) {
     CAPTURE(name);
