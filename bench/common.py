@@ -13,7 +13,8 @@ DEBIAN_PYTHON = "/usr/bin/python3"
 
 def import_torch_or_exit(script):
     """Imports torch; re-runs the script under Debian's python (where python3-torch lives) if the
-    current interpreter lacks it; exits 0 with a message if torch is nowhere."""
+    current interpreter lacks it; exits 1 with a message if torch is nowhere (.ci/test installs it:
+    a comparison that skips could never fail)."""
     try:
         import torch  # noqa: F401
         return torch
@@ -23,8 +24,9 @@ def import_torch_or_exit(script):
         probe = subprocess.run([DEBIAN_PYTHON, "-c", "import torch"], capture_output=True)
         if probe.returncode == 0:
             os.execv(DEBIAN_PYTHON, [DEBIAN_PYTHON, os.path.abspath(script)] + sys.argv[1:])
-    print(f"{os.path.basename(script)}: PyTorch is not installed (Debian package python3-torch); skipped.")
-    sys.exit(0)
+    print(f"{os.path.basename(script)}: PyTorch is not installed; install the Debian package python3-torch "
+          "(.ci/test does)", file=sys.stderr)
+    sys.exit(1)
 
 
 def read_idx(path):
@@ -39,15 +41,22 @@ def read_idx(path):
     return dims, data[4 + 4 * ndim:]
 
 
-def fashion_mnist(split, count):
-    """First `count` samples of a split as (float32 images in [0,1], int64 labels) numpy arrays."""
+def fashion_mnist_raw(split, count):
+    """First `count` samples of a split as (uint8 images [n, 28, 28], int64 labels) numpy arrays."""
     import numpy as np
     dims, images = read_idx(f"{FASHION}/{split}-images-idx3-ubyte.gz")
     _, labels = read_idx(f"{FASHION}/{split}-labels-idx1-ubyte.gz")
     n = min(count, dims[0])
     x = np.frombuffer(images, dtype=np.uint8)[: n * dims[1] * dims[2]].reshape(n, dims[1], dims[2])
     y = np.frombuffer(labels, dtype=np.uint8)[:n]
-    return x.astype(np.float32) / np.float32(255.0), y.astype(np.int64)
+    return x, y.astype(np.int64)
+
+
+def fashion_mnist(split, count):
+    """First `count` samples of a split as (float32 images in [0,1], int64 labels) numpy arrays."""
+    import numpy as np
+    x, y = fashion_mnist_raw(split, count)
+    return x.astype(np.float32) / np.float32(255.0), y
 
 
 def write_safetensors(path, tensors):

@@ -3,14 +3,15 @@
 reports, per model, the largest relative weight difference after training:
 
   mlp         the seed's MNIST MLP, 100 SGD steps on Fashion-MNIST (unshuffled)
-  lenet       examples/lenet.ipu, 50 SGD steps on Fashion-MNIST (unshuffled)
+  lenet       examples/lenet.ipu, 50 SGD steps on Fashion-MNIST (unshuffled), each step compared on
+              its own from iputrain's weights (max pooling's near ties: see check_lenet)
   tiny_lm     examples/tiny_lm.ipu, 50 SGD steps on character windows of a licence text
   optimizers  the MLP, 50 steps with each optimizer (weight decay, clipping and schedules on some),
               against torch.optim (and a reference LAMB written below: torch has none)
 
 Usage: torch_agreement.py [mlp] [lenet] [tiny_lm] [optimizers]   (default: the first three)
 Exits 1 if any model exceeds its limit (1e-4; 1e-5 for optimizers), 0 otherwise (and 0 with a
-message if torch is absent)."""
+message)."""
 import os
 import re
 import sys
@@ -23,15 +24,18 @@ STEPS, BATCH, LR, TOLERANCE = 100, 32, 0.01, 1e-4
 TEXT = "/usr/share/common-licenses/GPL-3"
 
 
-def compare(label, ours, theirs, init, steps, tolerance=TOLERANCE):
-    """Prints the per-tensor relative differences; returns the largest."""
+def compare(label, ours, theirs, init, steps, tolerance=TOLERANCE, quiet=False):
+    """Prints the per-tensor relative differences (unless quiet); returns the largest."""
     import numpy as np
     worst = 0.0
     for name in sorted(theirs):
         diff = np.max(np.abs(ours[name] - theirs[name])) / max(np.max(np.abs(theirs[name])), 1e-12)
         moved = np.max(np.abs(theirs[name] - init[name])) / max(np.max(np.abs(theirs[name])), 1e-12)
-        print(f"{name:52s} relative difference {diff:.3e}   (training moved it by {moved:.3e})")
+        if not quiet:
+            print(f"{name:52s} relative difference {diff:.3e}   (training moved it by {moved:.3e})")
         worst = max(worst, diff)
+    if quiet:
+        return worst
     verdict = "agree" if worst <= tolerance else "DISAGREE"
     print(f"{label}: iputrain and PyTorch {verdict} after {steps} steps: max relative difference {worst:.3e} "
           f"(limit {tolerance:g})\n")
@@ -132,13 +136,23 @@ def dense(torch, p, prefix, x):
 
 
 def check_lenet(torch):
+    """LeNet step by step: both sides take one SGD step from iputrain's weights on the same batch.
+
+    Max pooling picks one position per window, so a near tie that the two libraries' rounding
+    decides differently moves one sample's gradient to another input patch: a discrete jump that a
+    50-step comparison would carry and amplify. Each step is therefore compared on its own, and a
+    step whose PyTorch forward has a near tie (two window values within TIE_GAP of each other,
+    relative, but not equal) is excused if it disagrees. At most a tenth of the steps may be
+    excused, and every other step must agree within the limit."""
+    import numpy as np
     import torch.nn.functional as F
     steps, batch, lr = 50, 16, 0.05
+    tie_gap = 1e-5
     model = os.path.join(common.ROOT, "examples/lenet.ipu")
     config = os.path.join(common.ROOT, "configs/lenet.toml")
     sets = [f"data.batch_size={batch}", f"optimizer.learning_rate={lr}"]
     init = random_init(param_shapes(model, config, sets), seed=2)
-    ours = run_ours(model, config, init, steps, sets)
+    margins = []
 
     def conv(p, prefix, x, padding):
         # NHWC with a [kh, kw, in, out] kernel, as iputrain; torch wants NCHW and [out, in, kh, kw].
@@ -147,7 +161,15 @@ def check_lenet(torch):
         return y.permute(0, 2, 3, 1)
 
     def pool(x):
-        return F.max_pool2d(x.permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)
+        # Contiguous NCHW: torch's channels-last kernel breaks exact ties differently from its own
+        # NCHW kernel (and from iputrain and TensorFlow: the first maximum of the window).
+        nchw = x.permute(0, 3, 1, 2).contiguous()
+        windows = nchw.detach().unfold(2, 2, 2).unfold(3, 2, 2).reshape(*nchw.shape[:2], -1, 4)
+        top = windows.topk(2, dim=-1).values
+        gap = (top[..., 0] - top[..., 1]) / top[..., 0].abs().clamp(min=1e-3)
+        near = gap[(gap > 0) & (top[..., 0] > 0)]
+        margins.append(float(near.min()) if near.numel() else float("inf"))
+        return F.max_pool2d(nchw, 2).permute(0, 2, 3, 1)
 
     def loss_of(p, xb, yb):
         x = xb.reshape(xb.shape[0], 28, 28, 1)
@@ -157,10 +179,32 @@ def check_lenet(torch):
         logits = dense(torch, p, "classifier/dense_1", h)
         return F.cross_entropy(logits, yb)
 
-    x, y = common.fashion_mnist("train", steps * batch)
-    batches = [(torch.from_numpy(x[s * batch:(s + 1) * batch]), torch.from_numpy(y[s * batch:(s + 1) * batch]))
-               for s in range(steps)]
-    return compare("lenet", ours, train_theirs(torch, init, loss_of, batches, lr), init, steps)
+    raw, labels = common.fashion_mnist_raw("train", steps * batch)
+    weights, worst, excused = init, 0.0, []
+    with tempfile.TemporaryDirectory() as tmp:
+        for step in range(steps):
+            rows = slice(step * batch, (step + 1) * batch)
+            path = os.path.join(tmp, "batch.npz")
+            np.savez(path, image=raw[rows], label=labels[rows].astype(np.int32))
+            ours = run_ours(model, config, weights, 1, sets + [f"data.train=npz:{path}"])
+            margins.clear()
+            x = torch.from_numpy(raw[rows].astype(np.float32) / np.float32(255.0))
+            theirs = train_theirs(torch, weights, loss_of, [(x, torch.from_numpy(labels[rows]))], lr)
+            diff = compare(f"lenet step {step + 1}", ours, theirs, weights, 1, quiet=True)
+            if diff > TOLERANCE and min(margins) < tie_gap:
+                excused.append(step + 1)
+                print(f"lenet step {step + 1}: difference {diff:.3e} excused: a max-pool near tie "
+                      f"(relative gap {min(margins):.1e})")
+            else:
+                worst = max(worst, diff)
+            weights = ours
+    if len(excused) > steps // 10:
+        print(f"lenet: {len(excused)} of {steps} steps excused for near ties, more than a tenth")
+        worst = max(worst, 1.0)
+    verdict = "agree" if worst <= TOLERANCE else "DISAGREE"
+    print(f"lenet: iputrain and PyTorch {verdict} on each of {steps} steps from the same weights: max relative "
+          f"difference {worst:.3e} (limit {TOLERANCE:g}; {len(excused)} step(s) excused for near ties)\n")
+    return worst
 
 
 def text_windows(seq, count):
