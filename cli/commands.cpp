@@ -1,4 +1,5 @@
 #include "cli/commands.hpp"
+#include "cli/interrupt.hpp"
 #include "cli/outfeed_file.hpp"
 
 #include <fmt/format.h>
@@ -95,7 +96,9 @@ int run_train(const TrainArgs& args) {
     printer.set_validation_names(session.validation_names());
   }
   std::vector<double> last_values;
+  const InterruptGuard interrupt(session);
   TrainSummary summary = session.train([&](const Progress& p) {
+    interrupt.reapply();
     for (const ValidationRecord& v : p.validations) {
       outfeed.add_validation(v, session.validation_names());
     }
@@ -133,6 +136,18 @@ int run_train(const TrainArgs& args) {
   if (!summary.checkpoints.empty()) {
     fmt::print("wrote {} checkpoint{}, the last {}\n", summary.checkpoints.size(),
                summary.checkpoints.size() == 1 ? "" : "s", summary.checkpoints.back());
+  }
+  if (const int sig = interrupt.received(); sig != 0 && summary.stopped) {
+    // Interrupted: the checkpoint (if any) is the run's state; --save and the test evaluation are
+    // for finished runs.
+    if (summary.checkpoints.empty()) {
+      fmt::print(stderr, "stopped by {} at step {}: no checkpoint.dir is set, so nothing was saved{}\n",
+                 signal_name(sig), session.step(), args.save.empty() ? "" : " (--save is for finished runs)");
+    } else {
+      fmt::print(stderr, "stopped by {} at step {}: resume with --resume {}{}\n", signal_name(sig), session.step(),
+                 summary.checkpoints.back(), args.save.empty() ? "" : " (--save is for finished runs)");
+    }
+    return 128 + sig;
   }
   if (!args.save.empty()) {
     session.save_weights(args.save);

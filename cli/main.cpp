@@ -36,6 +36,8 @@ void add_common(CLI::App* cmd, iputrain::cli::CommonArgs& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Lines reach a pipe or a log file as they are printed (progress, then a kill, loses nothing).
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   CLI::App app{"iputrain: declarative training on a cluster of virtual IPUs", "iputrain"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("iputrain ") + iputrain::version());

@@ -7,6 +7,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <cstring>
 #include <filesystem>
 
@@ -21,19 +23,41 @@ namespace {
               "check that the folder exists and is writable");
 }
 
+int injected(bool at_create) {
+  const char* v = std::getenv("IPUTRAIN_FAULT_WRITE_ERROR");
+  if (v == nullptr) {
+    return 0;
+  }
+  const std::string name(v);
+  if (name == "ENOSPC" || name == "EIO") {
+    return at_create ? 0 : (name == "ENOSPC" ? ENOSPC : EIO);
+  }
+  if (name == "EROFS" || name == "EACCES") {
+    return at_create ? (name == "EROFS" ? EROFS : EACCES) : 0;
+  }
+  return 0;
+}
+
 }  // namespace
+
+int injected_create_error() { return injected(true); }
+int injected_write_error() { return injected(false); }
 
 void write_file_atomically(const std::string& path, std::string_view text) {
   const std::filesystem::path target(path);
   const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::string tmp = (dir / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
+  if (const int err = injected_create_error()) {
+    fail(path, "cannot create a temporary file next to it", err);
+  }
   const int fd = ::mkstemp(tmp.data());
   if (fd < 0) {
     fail(path, "cannot create a temporary file next to it", errno);
   }
   size_t done = 0;
   while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    const ssize_t n = injected_write_error() != 0 ? (errno = injected_write_error(), -1)
+                                                  : ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) {
       continue;
     }

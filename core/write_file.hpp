@@ -4,3 +4,14 @@
 #pragma once
 
 #include "iputrain/files.hpp"
+
+namespace iputrain {
+
+//! Fault injection for tests, read from IPUTRAIN_FAULT_WRITE_ERROR: with ENOSPC or EIO the file
+//! writers (write_file_atomically, the safetensors writer) fail their first data write with that
+//! errno, as on a full disk; with EROFS or EACCES the creation of their temporary file fails, as in
+//! a read-only folder (which root, who runs CI, cannot otherwise be shown). 0: no fault there.
+int injected_create_error();
+int injected_write_error();
+
+}  // namespace iputrain

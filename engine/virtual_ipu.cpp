@@ -1,5 +1,7 @@
 #include "engine/virtual_ipu.hpp"
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -32,6 +34,17 @@ VirtualIpu::VirtualIpu(int32_t id, const ir::Graph& graph,
     throw Error(ErrorKind::Plan,
                 fmt::format("IPU {} needs {} bytes but has {}", id, bytes_, capacity_bytes), {},
                 "use a smaller batch, or split the model into stages on more IPUs");
+  }
+  // Linux overcommits: an arena larger than the machine would "succeed" and the zeroing below would
+  // bring the OOM killer instead of an error.
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && bytes_ > static_cast<size_t>(pages) * static_cast<size_t>(page)) {
+    throw Error(ErrorKind::Runtime,
+                fmt::format("IPU {} needs {:.1f} GiB of host memory, more than this machine's {:.1f} GiB", id,
+                            static_cast<double>(bytes_) / (1 << 30),
+                            static_cast<double>(pages) * static_cast<double>(page) / (1 << 30)),
+                {}, "the virtual IPUs live in host memory: use a smaller model or batch, or a larger machine");
   }
   memory_.reset(static_cast<std::byte*>(std::aligned_alloc(kAlign, std::max<size_t>(bytes_, kAlign))));
   if (!memory_) {

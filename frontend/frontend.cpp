@@ -1,3 +1,4 @@
+#include "core/read_limits.hpp"
 #include "frontend/frontend.hpp"
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@ namespace iputrain::frontend {
 namespace {
 
 std::string read_file(const std::string& path) {
+  check_text_file_size(path, "model file", ErrorKind::Io);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw Error(ErrorKind::Io, fmt::format("cannot open model file '{}'", path), {},

@@ -1,3 +1,4 @@
+#include "core/read_limits.hpp"
 #include "frontend/modules.hpp"
 
 #include <fmt/format.h>
@@ -83,6 +84,7 @@ const ModuleScope& Program::import(const ast::Import& imp, const ModuleScope& fr
     const fs::path local = fs::path(from.path).parent_path() / (imp.module + ".ipu");
     std::error_code ec;
     if (fs::is_regular_file(local, ec)) {
+      check_text_file_size(local.string(), "module file", ErrorKind::Io);
       std::ifstream in(local, std::ios::binary);
       std::stringstream buf;
       buf << in.rdbuf();

@@ -8,10 +8,12 @@
 #include <cstdint>
 #include <string>
 
+#include "core/read_limits.hpp"
+
 namespace iputrain::frontend {
 
 //! Largest model or module text read (bytes).
-inline constexpr size_t kMaxSourceBytes = size_t{16} << 20;
+inline constexpr size_t kMaxSourceBytes = kMaxTextBytes;
 //! Deepest nesting of ( [ { accepted.
 inline constexpr int32_t kMaxNesting = 200;
 //! Most operators (+ - * / @ % < > = ! & | ^ ~ and, or, not) in one statement.

@@ -1,9 +1,13 @@
 // IDX files (the MNIST layout): a big-endian header (magic 0x0000 08 NDIMS, then NDIMS u32 sizes)
-// followed by unsigned bytes. Read whole into memory; images stay uint8 and are converted on read to
+// followed by unsigned bytes. Read whole into memory (the header first, then exactly the data it
+// promises); images stay uint8 and are converted on read to
 // the input's dtype, values unchanged (0..255): scaling is the model's business.
 #include <fmt/format.h>
 #include <zlib.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
@@ -31,53 +35,73 @@ std::string find_file(const std::string& prefix, const std::string& suffix) {
               kIdxHint);
 }
 
-// gzread passes plain files through unchanged, so one reader serves both forms.
-std::vector<uint8_t> read_all(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    throw Error(ErrorKind::Io, fmt::format("cannot open `{}`", path), {}, "check the file's permissions");
-  }
-  gzbuffer(f, 1 << 20);
-  std::vector<uint8_t> out;
-  const size_t chunk = 1 << 22;
-  for (;;) {
-    const size_t old = out.size();
-    out.resize(old + chunk);
-    const int n = gzread(f, out.data() + old, static_cast<unsigned>(chunk));
-    if (n < 0) {
-      int code = 0;
-      std::string what = gzerror(f, &code);
-      gzclose(f);
-      throw Error(ErrorKind::Data, fmt::format("`{}` is not a valid gzip file: {}", path, what), {},
-                  "the download may be incomplete; fetch the file again");
-    }
-    out.resize(old + static_cast<size_t>(n));
-    if (static_cast<size_t>(n) < chunk) {
-      break;
-    }
-  }
-  int code = 0;
-  std::string what = gzerror(f, &code);
-  gzclose(f);
-  // A gzip stream cut short reads as a short file plus Z_BUF_ERROR.
-  if (code != Z_OK && code != Z_STREAM_END) {
-    throw Error(ErrorKind::Data, fmt::format("`{}` is a damaged gzip file: {}", path, what), {},
-                "the download may be incomplete; fetch the file again");
-  }
-  return out;
-}
-
 uint32_t be32(const uint8_t* p) {
   return (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | uint32_t{p[3]};
 }
 
-//! The payload of an IDX file of unsigned bytes with `ndims` dimensions; `dims` gets the sizes.
-const uint8_t* parse_idx(const std::string& path, const std::vector<uint8_t>& bytes, uint32_t ndims,
-                         std::vector<uint64_t>& dims) {
+// An open IDX file; gzread passes plain files through unchanged, so one reader serves both forms.
+class GzFile {
+ public:
+  explicit GzFile(const std::string& path) : path_(path), f_(gzopen(path.c_str(), "rb")) {
+    if (f_ == nullptr) {
+      throw Error(ErrorKind::Io, fmt::format("cannot open `{}`", path), {}, "check the file's permissions");
+    }
+    gzbuffer(f_, 1 << 20);
+  }
+  ~GzFile() { gzclose(f_); }
+  GzFile(const GzFile&) = delete;
+  GzFile& operator=(const GzFile&) = delete;
+
+  //! Reads up to `n` bytes to dst; returns how many (fewer only at the end of the data).
+  size_t read(uint8_t* dst, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+      const unsigned want = static_cast<unsigned>(std::min<size_t>(n - done, size_t{1} << 30));
+      const int got = gzread(f_, dst + done, want);
+      if (got < 0) {
+        int code = 0;
+        throw Error(ErrorKind::Data, fmt::format("`{}` is not a valid gzip file: {}", path_, gzerror(f_, &code)), {},
+                    "the download may be incomplete; fetch the file again");
+      }
+      done += static_cast<size_t>(got);
+      if (static_cast<unsigned>(got) < want) {
+        break;
+      }
+    }
+    int code = 0;
+    const std::string what = gzerror(f_, &code);
+    // A gzip stream cut short reads as a short file plus Z_BUF_ERROR.
+    if (code != Z_OK && code != Z_STREAM_END) {
+      throw Error(ErrorKind::Data, fmt::format("`{}` is a damaged gzip file: {}", path_, what), {},
+                  "the download may be incomplete; fetch the file again");
+    }
+    return done;
+  }
+
+ private:
+  std::string path_;
+  gzFile f_;
+};
+
+std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / double(1ull << 30)); }
+
+uint64_t machine_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
+}
+
+//! Reads an IDX file of unsigned bytes with `ndims` dimensions: the header first, then exactly the
+//! data it promises (so a gzip bomb is never inflated past that, and a header promising more than
+//! half this machine's memory is refused before anything is allocated). Returns header + data;
+//! `dims` gets the sizes.
+std::vector<uint8_t> load_idx(const std::string& path, uint32_t ndims, std::vector<uint64_t>& dims) {
+  GzFile file(path);
   const size_t header = 4 + 4 * size_t{ndims};
-  if (bytes.size() < 4) {
-    throw Error(ErrorKind::Data,
-                fmt::format("`{}` is too short to be an IDX file ({} bytes)", path, bytes.size()), {},
+  std::vector<uint8_t> bytes(header);
+  const size_t got = file.read(bytes.data(), 4);
+  if (got < 4) {
+    throw Error(ErrorKind::Data, fmt::format("`{}` is too short to be an IDX file ({} bytes)", path, got), {},
                 kIdxHint);
   }
   const uint32_t magic = be32(bytes.data());
@@ -95,14 +119,13 @@ const uint8_t* parse_idx(const std::string& path, const std::vector<uint8_t>& by
                 ndims == 3 ? "the images file must be an idx3-ubyte file"
                            : "the labels file must be an idx1-ubyte file");
   }
-  if (bytes.size() < header) {
+  if (file.read(bytes.data() + 4, header - 4) < header - 4) {
     throw Error(ErrorKind::Data, fmt::format("`{}` is truncated inside its IDX header", path), {},
                 "the file may be incomplete; fetch it again");
   }
   dims.clear();
   // Sizes come from the file and may be garbage; 3 x 32 bits cannot overflow 128.
   unsigned __int128 total = 1;
-  const uint64_t payload = bytes.size() - header;
   for (uint32_t d = 0; d < ndims; ++d) {
     const uint64_t n = be32(bytes.data() + 4 + 4 * d);
     if (n == 0) {
@@ -112,20 +135,33 @@ const uint8_t* parse_idx(const std::string& path, const std::vector<uint8_t>& by
     dims.push_back(n);
     total *= n;
   }
-  if (total != payload) {
-    const std::string shape = fmt::format("{}", fmt::join(dims, " x "));
-    const std::string promised =
-        total <= UINT64_MAX ? std::to_string(static_cast<uint64_t>(total)) : std::string("more than 2^64");
-    throw Error(
-        ErrorKind::Data,
-        total > payload
-            ? fmt::format("`{}` is truncated: its header ({}) promises {} bytes of data but it holds {}",
-                          path, shape, promised, payload)
-            : fmt::format("`{}` has {} bytes more than the {} bytes of data its header ({}) promises", path,
-                          payload - static_cast<uint64_t>(total), promised, shape),
-        {}, "the file may be incomplete or damaged; fetch it again");
+  const std::string shape = fmt::format("{}", fmt::join(dims, " x "));
+  const uint64_t memory = machine_memory();
+  if (total > memory / 2) {
+    throw Error(ErrorKind::Data,
+                fmt::format("`{}`: its header ({}) promises {} of data, more than half of this machine's {} "
+                            "of memory",
+                            path, shape,
+                            gib(static_cast<double>(total)), gib(static_cast<double>(memory))),
+                {}, "the header may be damaged; a data set this large is better stored as .npy (memory-mapped)");
   }
-  return bytes.data() + header;
+  const size_t payload = static_cast<size_t>(total);
+  bytes.resize(header + payload + 1);
+  const size_t data = file.read(bytes.data() + header, payload + 1);
+  if (data < payload) {
+    throw Error(ErrorKind::Data,
+                fmt::format("`{}` is truncated: its header ({}) promises {} bytes of data but it holds {}", path,
+                            shape, payload, data),
+                {}, "the file may be incomplete or damaged; fetch it again");
+  }
+  if (data > payload) {
+    throw Error(ErrorKind::Data,
+                fmt::format("`{}` holds more than the {} bytes of data its header ({}) promises", path, payload,
+                            shape),
+                {}, "the file may be damaged, or another file was appended to it");
+  }
+  bytes.resize(header + payload);
+  return bytes;
 }
 
 class IdxDataset : public Dataset {
@@ -134,12 +170,10 @@ class IdxDataset : public Dataset {
     const std::string images_path = find_file(prefix, "-images-idx3-ubyte");
     const std::string labels_path = find_file(prefix, "-labels-idx1-ubyte");
     std::vector<uint64_t> idims, ldims;
-    images_ = read_all(images_path);
-    const uint8_t* img = parse_idx(images_path, images_, 3, idims);
-    offset_ = static_cast<size_t>(img - images_.data());
-    labels_ = read_all(labels_path);
-    const uint8_t* lab = parse_idx(labels_path, labels_, 1, ldims);
-    label_offset_ = static_cast<size_t>(lab - labels_.data());
+    images_ = load_idx(images_path, 3, idims);
+    offset_ = 4 + 4 * 3;
+    labels_ = load_idx(labels_path, 1, ldims);
+    label_offset_ = 4 + 4 * 1;
     if (idims[0] != ldims[0]) {
       throw Error(ErrorKind::Data,
                   fmt::format("`{}` has {} images but `{}` has {} labels", images_path, idims[0], labels_path,

@@ -1,3 +1,4 @@
+#include "core/write_file.hpp"
 #include "engine/data/safetensors.hpp"
 
 #include <fcntl.h>
@@ -133,6 +134,10 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
   const std::filesystem::path dir =
       target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::string tmp = (dir / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
+  if (const int err = injected_create_error()) {
+    errno = err;
+    io_error(path, "cannot create a temporary file next to it");
+  }
   int fd = ::mkstemp(tmp.data());
   if (fd < 0) {
     io_error(path, "cannot create a temporary file next to it");
@@ -141,6 +146,10 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
     const uint64_t total = 8 + text.size() + offset;
     uint64_t written = 0;
     auto piece = [&](const void* data, size_t n) {
+      if (const int err = injected_write_error(); err != 0 && written > 0) {
+        errno = err;  // a full disk after the first piece: a half-written temporary file
+        io_error(path, "write failed");
+      }
       write_all(fd, path, data, n);
       written += n;
       if (on_write) {

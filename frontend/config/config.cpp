@@ -1,3 +1,4 @@
+#include "core/read_limits.hpp"
 #include "iputrain/config.hpp"
 
 #include <fmt/format.h>
@@ -67,6 +68,7 @@ Config Config::load(const std::string& path, const std::vector<std::string>& set
     throw Error(ErrorKind::Io, fmt::format("cannot read config file `{}`: it is a directory", path), {},
                 "pass the path of a .toml file");
   }
+  check_text_file_size(path, "config file", ErrorKind::Io);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     throw Error(ErrorKind::Io, fmt::format("cannot read config file `{}`: {}", path, std::strerror(errno)),
@@ -78,6 +80,12 @@ Config Config::load(const std::string& path, const std::vector<std::string>& set
 }
 
 Config Config::parse(const std::string& text, const std::string& path, const std::vector<std::string>& sets) {
+  if (text.size() > kMaxTextBytes) {
+    throw Error(ErrorKind::Config,
+                fmt::format("config text `{}` is {} bytes, more than the {} MiB iputrain reads", path, text.size(),
+                            kMaxTextBytes >> 20),
+                {}, "a config file is text of a few kilobytes");
+  }
   return ConfigLoader::run(text, path, sets);
 }
 

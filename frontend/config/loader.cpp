@@ -1,3 +1,4 @@
+#include "core/read_limits.hpp"
 #include "frontend/config/loader.hpp"
 
 #include <fmt/format.h>
@@ -134,6 +135,11 @@ class Builder {
     if (fs::is_directory(base, ec)) {
       fail(at, fmt::format("cannot read `extends` file `{}`: it is a directory", base.string()),
            "name a .toml file, relative to the file that extends it");
+    }
+    if (fs::file_size(base, ec) > kMaxTextBytes) {
+      fail(at, fmt::format("`extends` file `{}` is larger than the {} MiB iputrain reads", base.string(),
+                           kMaxTextBytes >> 20),
+           "a config file is text of a few kilobytes");
     }
     std::ifstream in(base, std::ios::binary);
     if (!in) {

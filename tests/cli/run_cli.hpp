@@ -15,11 +15,11 @@ struct Run {
   std::string out;  //!< what the command printed (stdout, plus stderr where `redirect` merges it)
 };
 
-//! Runs `iputrain ARGS REDIRECT` through the shell from the test's folder; "2>&1" merges stderr
-//! into the output in order.
-inline Run iputrain(const std::string& args, const std::string& redirect = "2>&1") {
+//! Runs `ENV iputrain ARGS REDIRECT` through the shell from the test's folder; "2>&1" merges
+//! stderr into the output in order; `env` is "NAME=VALUE ..." set for this run only.
+inline Run iputrain(const std::string& args, const std::string& redirect = "2>&1", const std::string& env = "") {
   Run r;
-  const std::string cmd = std::string(IPUTRAIN_BIN) + " " + args + " " + redirect;
+  const std::string cmd = env + " " + std::string(IPUTRAIN_BIN) + " " + args + " " + redirect;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   std::array<char, 4096> buf{};

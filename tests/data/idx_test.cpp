@@ -184,7 +184,7 @@ TEST_CASE("idx: damaged files are rejected with the file named") {
     auto bytes = idx_images(4, 3, 3);
     bytes.push_back(0);
     write_plain(dir / "ok-images-idx3-ubyte", bytes);
-    CHECK(contains(idx_error(dir / "ok").what(), "1 bytes more than the 36 bytes"));
+    CHECK(contains(idx_error(dir / "ok").what(), "holds more than the 36 bytes"));
   }
   SUBCASE("absurd dimensions do not overflow") {
     std::vector<uint8_t> bytes;
@@ -193,7 +193,16 @@ TEST_CASE("idx: damaged files are rejected with the file named") {
     put_be32(bytes, 0xffffffff);
     put_be32(bytes, 0xffffffff);
     write_plain(dir / "ok-images-idx3-ubyte", bytes);
-    CHECK(contains(idx_error(dir / "ok").what(), "is truncated"));
+    CHECK(contains(idx_error(dir / "ok").what(), "more than half of this machine's"));
+  }
+  SUBCASE("a gzip bomb is not inflated past the promised data") {
+    // 36 bytes promised, 256 MiB of zeros stored (about 256 KiB compressed): refused after 37 bytes.
+    TempDir gz("idx_bomb");
+    auto bytes = idx_images(4, 3, 3);
+    bytes.resize(bytes.size() + (size_t{256} << 20), 0);
+    write_gz(gz / "x-images-idx3-ubyte.gz", bytes);
+    write_gz(gz / "x-labels-idx1-ubyte.gz", idx_labels(4));
+    CHECK(contains(idx_error(gz / "x").what(), "holds more than the 36 bytes"));
   }
   SUBCASE("truncated gzip stream") {
     TempDir gz("idx_bad_gz");

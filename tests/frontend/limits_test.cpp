@@ -1,10 +1,15 @@
 // Hostile model texts (frontend/source_limits.hpp): bytes that are not UTF-8, NUL bytes, brackets
-// nested too deep, oversized files. Each is a located syntax error with a hint, never a crash, and
+// nested too deep, oversized files (and configs), loops that would unroll forever. Each is a located syntax error with a hint, never a crash, and
 // the quoted line stays printable and short.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 
+#include "iputrain/config.hpp"
 #include "iputrain/model.hpp"
 
 using iputrain::Error;
@@ -126,4 +131,40 @@ TEST_CASE("nested loops that would build millions of nodes stop with a located e
     CHECK(has(e.render(), "loops.ipu:4:43: error: building the model ran more than 500000 statements"));
     CHECK(has(e.render(), "hint: 'for' loops and calls are unrolled at compile time"));
   }
+}
+
+TEST_CASE("a million-layer loop stops with a located error, quickly") {
+  try {
+    (void)Model::parse("import nn\n" + kHead + "  h = x\n  for i in 0..1000000 { h = nn.dense(h, 2) }\n  output y = h\n}\n",
+                       "deep.ipu");
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(has(e.render(), "deep.ipu:5:"));
+    CHECK(has(e.render(), "hint: 'for' is unrolled at compile time; keep it under 100000 iterations"));
+  }
+}
+
+TEST_CASE("2 GB model and config files are refused from their size, before they are read") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("iputrain-limits-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // Sparse files: 2 GiB long, nothing written (a single 2 GB line of NULs if anything read them).
+  for (const char* name : {"big.ipu", "big.toml"}) {
+    std::ofstream(dir / name) << "x";
+    fs::resize_file(dir / name, uintmax_t{2} << 30);
+  }
+  try {
+    (void)Model::load((dir / "big.ipu").string());
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Io);
+    CHECK(has(e.what(), "model file `" + (dir / "big.ipu").string() + "` is 2048.0 MiB, more than the 16 MiB"));
+  }
+  try {
+    (void)iputrain::Config::load((dir / "big.toml").string());
+    FAIL("accepted");
+  } catch (const Error& e) {
+    CHECK(has(e.what(), "config file `" + (dir / "big.toml").string() + "` is 2048.0 MiB"));
+  }
+  fs::remove_all(dir);
 }

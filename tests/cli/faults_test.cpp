@@ -1,0 +1,201 @@
+// Faults while training: a full disk or a read-only folder during a checkpoint or --save
+// (IPUTRAIN_FAULT_WRITE_ERROR, core/write_file.hpp) is an error that leaves the files already
+// there intact; SIGINT and SIGTERM stop the run after the execution under way with a checkpoint,
+// and a second signal ends it at once.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "run_cli.hpp"
+
+namespace {
+
+using cli_test::iputrain;
+using cli_test::Run;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+const std::string kCase = "cases/checkpoint.ipu cases/checkpoint.toml ";
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("iputrain_faults_test_" + std::to_string(::getpid())) / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string bytes_of(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+bool has(const std::string& out, const std::string& text) {
+  if (out.find(text) != std::string::npos) {
+    return true;
+  }
+  MESSAGE("output was:\n" << out);
+  return false;
+}
+
+// A training process of its own (exec'd by the shell, so signals reach iputrain itself), its
+// output going to a file.
+struct Child {
+  pid_t pid = -1;
+  fs::path log;
+
+  Child(const std::string& args, const fs::path& log_path) : log(log_path) {
+    const std::string cmd = "exec " + std::string(IPUTRAIN_BIN) + " " + args + " > " + log.string() + " 2>&1";
+    pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+  }
+  std::string output() const { return bytes_of(log); }
+  //! Waits until the output holds `text` (true) or the process ended / 60 s passed (false).
+  bool wait_for(const std::string& text) const {
+    const auto end = Clock::now() + std::chrono::seconds(60);
+    while (Clock::now() < end) {
+      if (output().find(text) != std::string::npos) {
+        return true;
+      }
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return false;
+  }
+  //! The raw wait status.
+  int wait() const {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return status;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a full disk during a checkpoint is an error and the checkpoints already there stay intact") {
+  const fs::path dir = fresh_dir("enospc");
+  const std::string ckpt = "--set checkpoint.dir=" + dir.string() + " --set checkpoint.every=3 ";
+  REQUIRE(iputrain("train " + kCase + "-q --no-eval " + ckpt).status == 0);
+  const std::vector<std::string> before = names_in(dir);
+  REQUIRE(before.size() == 4);
+  const std::string last = bytes_of(dir / before.back());
+  const Run r = iputrain("train " + kCase + "-q --no-eval " + ckpt + "--resume " + dir.string() +
+                         " --set training.steps=15",
+                         "2>&1", "IPUTRAIN_FAULT_WRITE_ERROR=ENOSPC");
+  CHECK(r.status == 1);
+  CHECK(has(r.out, "No space left on device"));
+  CHECK(has(r.out, "error: cannot write weights to `" + dir.string() + "/step-00000015.safetensors`"));
+  CHECK(r.out.find("internal error") == std::string::npos);
+  CHECK(names_in(dir) == before);  // no temporary file left, nothing renamed over
+  CHECK(bytes_of(dir / before.back()) == last);
+  // The run resumes from the intact checkpoint once the disk has room.
+  CHECK(iputrain("train " + kCase + "-q --no-eval " + ckpt + "--resume " + dir.string() + " --set training.steps=15")
+            .status == 0);
+}
+
+TEST_CASE("--save into a read-only folder is an error and the file already there is untouched") {
+  const fs::path dir = fresh_dir("erofs");
+  const fs::path weights = dir / "w.safetensors";
+  REQUIRE(iputrain("train " + kCase + "-q --no-eval --save " + weights.string()).status == 0);
+  const std::string saved = bytes_of(weights);
+  for (const char* fault : {"EROFS", "EIO"}) {
+    CAPTURE(fault);
+    const Run r = iputrain("train " + kCase + "-q --no-eval --set training.seed=9 --save " + weights.string(), "2>&1",
+                           std::string("IPUTRAIN_FAULT_WRITE_ERROR=") + fault);
+    CHECK(r.status == 1);
+    CHECK(has(r.out, std::string(fault) == "EROFS" ? "Read-only file system" : "Input/output error"));
+    CHECK(bytes_of(weights) == saved);
+    CHECK(names_in(dir) == std::vector<std::string>{"w.safetensors"});
+  }
+}
+
+TEST_CASE("SIGINT and SIGTERM stop training after the execution under way, with a checkpoint") {
+  for (const int sig : {SIGINT, SIGTERM}) {
+    CAPTURE(sig);
+    const fs::path dir = fresh_dir(sig == SIGINT ? "sigint" : "sigterm");
+    const fs::path ckpt = dir / "run";
+    Child child("train " + kCase + "--no-eval --set training.steps=1000000 --set training.steps_per_execution=3 "
+                "--set checkpoint.dir=" + ckpt.string() + " --save " + (dir / "w.safetensors").string(),
+                dir / "log");
+    REQUIRE(child.wait_for("training ckpt on"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    kill(child.pid, sig);
+    const int status = child.wait();
+    const std::string out = child.output();
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 128 + sig);
+    const std::string name = sig == SIGINT ? "SIGINT" : "SIGTERM";
+    CHECK(has(out, "stopped by " + name + " at step "));
+    CHECK(has(out, "resume with --resume " + ckpt.string() + "/step-"));
+    CHECK(has(out, "(--save is for finished runs)"));
+    CHECK(!fs::exists(dir / "w.safetensors"));
+    const std::vector<std::string> files = names_in(ckpt);
+    REQUIRE(files.size() == 1);
+    // The checkpoint is at a multiple of the execution's 3 steps and resumes.
+    const int64_t step = std::stoll(files[0].substr(5, 8));
+    CHECK(step % 3 == 0);
+    CHECK(iputrain("train " + kCase + "-q --no-eval --resume " + ckpt.string() + " --set training.steps=" +
+                   std::to_string(step + 3))
+              .status == 0);
+  }
+}
+
+TEST_CASE("a second Ctrl-C ends the run at once") {
+  const fs::path dir = fresh_dir("twice");
+  // Executions of 200000 steps: the first SIGINT alone would wait for the end of one.
+  Child child("train " + kCase + "--no-eval --set training.steps=1000000 --set training.steps_per_execution=200000 "
+              "--set checkpoint.dir=" + (dir / "run").string(),
+              dir / "log");
+  REQUIRE(child.wait_for("training ckpt on"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(child.pid, SIGINT);
+  REQUIRE(child.wait_for("press Ctrl-C again to stop at once"));
+  const auto start = Clock::now();
+  kill(child.pid, SIGINT);
+  const int status = child.wait();
+  CHECK(std::chrono::duration<double>(Clock::now() - start).count() < 5.0);
+  REQUIRE(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGINT);
+}
+
+TEST_CASE("a model with a 40 GB weight is refused by its plan with a hint, not by the allocator") {
+  const fs::path dir = fresh_dir("huge");
+  std::ofstream(dir / "huge.ipu") << "model huge(batch: int = 2) {\n  input x: f32[batch, 100000]\n"
+                                     "  input label: i32[batch]\n  param w: f32[100000, 100000] = zeros()\n"
+                                     "  minimize mean(softmax_cross_entropy(x @ w, label))\n}\n";
+  std::ofstream(dir / "huge.toml") << "[data]\ntrain = \"synthetic:samples=8,classes=10\"\n";
+  for (const char* command : {"check", "train"}) {
+    CAPTURE(command);
+    const auto start = Clock::now();
+    const Run r = iputrain(std::string(command) + " " + (dir / "huge.ipu").string() + " " + (dir / "huge.toml").string());
+    CHECK(r.status == 2);
+    CHECK(has(r.out, "largest single value: value 'w' (37.25 GiB)"));
+    CHECK(has(r.out, "hint: what would help"));
+    CHECK(std::chrono::duration<double>(Clock::now() - start).count() < 10.0);
+  }
+}

@@ -1,0 +1,37 @@
+// Fuzz target: `--set KEY=VALUE` overrides, one per line of the input, applied to a config that
+// sets a few keys of each section (Config::parse with sets).
+#include <string>
+#include <vector>
+
+#include "fuzz_input.hpp"
+#include "iputrain/config.hpp"
+
+namespace {
+
+const char* const kBase = R"([ipu]
+auto_select_ipus = 2
+[pipeline]
+gradient_accumulation_count = 4
+[optimizer]
+type = "adam"
+learning_rate = 0.001
+[data]
+batch_size = 8
+)";
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  std::vector<std::string> sets;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    if (end > start) {
+      sets.push_back(text.substr(start, end - start));
+    }
+    start = end + 1;
+  }
+  iputrain::fuzz::expect_diagnosed([&] { (void)iputrain::Config::parse(kBase, "fuzz.toml", sets).show(); });
+  return 0;
+}
