@@ -91,9 +91,10 @@ uint64_t machine_memory() {
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
 }
 
-//! Reads an IDX file of unsigned bytes with `ndims` dimensions: the header first, then exactly the
-//! data it promises (so a gzip bomb is never inflated past that, and a header promising more than
-//! half this machine's memory is refused before anything is allocated). Returns header + data;
+//! Reads an IDX file of unsigned bytes with `ndims` dimensions: the header first, then the data it
+//! promises and one byte more, in chunks (so a gzip bomb is never inflated past that, a truncated
+//! file never allocates what it lacks, and a header promising more than half this machine's memory
+//! is refused before anything is allocated). Returns header + data;
 //! `dims` gets the sizes.
 std::vector<uint8_t> load_idx(const std::string& path, uint32_t ndims, std::vector<uint64_t>& dims) {
   GzFile file(path);
@@ -146,8 +147,18 @@ std::vector<uint8_t> load_idx(const std::string& path, uint32_t ndims, std::vect
                 {}, "the header may be damaged; a data set this large is better stored as .npy (memory-mapped)");
   }
   const size_t payload = static_cast<size_t>(total);
-  bytes.resize(header + payload + 1);
-  const size_t data = file.read(bytes.data() + header, payload + 1);
+  // Grown as data arrives, so a short (or damaged) file costs what it holds, not what it promises.
+  size_t data = 0;
+  constexpr size_t kChunk = size_t{64} << 20;
+  while (data < payload + 1) {
+    const size_t want = std::min(kChunk, payload + 1 - data);
+    bytes.resize(header + data + want);
+    const size_t got = file.read(bytes.data() + header + data, want);
+    data += got;
+    if (got < want) {
+      break;
+    }
+  }
   if (data < payload) {
     throw Error(ErrorKind::Data,
                 fmt::format("`{}` is truncated: its header ({}) promises {} bytes of data but it holds {}", path,

@@ -12,18 +12,23 @@ namespace iputrain::fuzz {
 namespace fs = std::filesystem;
 
 const std::string& scratch_dir() {
-  static const std::string dir = [] {
+  // Never destroyed: the exit handler below runs after static destructors would have.
+  static const std::string* const dir = [] {
     std::string tmpl = (fs::temp_directory_path() / "iputrain-fuzz-XXXXXX").string();
     if (mkdtemp(tmpl.data()) == nullptr) {
       throw std::runtime_error("cannot create a scratch folder under " + fs::temp_directory_path().string());
     }
+    return new std::string(tmpl);
+  }();
+  static const bool cleanup = [] {
     std::atexit([] {
       std::error_code ec;
-      fs::remove_all(scratch_dir(), ec);
+      fs::remove_all(*dir, ec);
     });
-    return tmpl;
+    return true;
   }();
-  return dir;
+  (void)cleanup;
+  return *dir;
 }
 
 void clear_scratch() {

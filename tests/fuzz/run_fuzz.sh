@@ -15,6 +15,7 @@ if ((${#TARGETS[@]} == 0)); then
   TARGETS=(model config set safetensors checkpoint idx text npy npz csv images repl)
 fi
 CLANG=${CLANG:-clang++-16}
+export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-16/bin/llvm-symbolizer}
 command -v "$CLANG" >/dev/null || { echo "run_fuzz: $CLANG is missing (Debian: clang-16 libclang-rt-16-dev)" >&2; exit 1; }
 
 cmake -S "$SRC" -B "$BIN" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CLANG" -DIPUTRAIN_FUZZ=ON \
