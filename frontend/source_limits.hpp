@@ -17,7 +17,7 @@ inline constexpr size_t kMaxSourceBytes = kMaxTextBytes;
 //! Deepest nesting of ( [ { accepted.
 inline constexpr int32_t kMaxNesting = 200;
 //! Most operators (+ - * / @ % < > = ! & | ^ ~ and, or, not) in one statement.
-inline constexpr int32_t kMaxOperators = 1000;
+inline constexpr int32_t kMaxOperators = 256;
 
 //! Throws Error(Syntax) located in `file` at the first problem: a byte sequence that is not UTF-8,
 //! a NUL byte, a text over kMaxSourceBytes, brackets nested deeper than kMaxNesting, or a

@@ -136,7 +136,7 @@ class Builder {
       fail(at, fmt::format("cannot read `extends` file `{}`: it is a directory", base.string()),
            "name a .toml file, relative to the file that extends it");
     }
-    if (fs::file_size(base, ec) > kMaxTextBytes) {
+    if (const auto size = fs::file_size(base, ec); !ec && size > kMaxTextBytes) {
       fail(at, fmt::format("`extends` file `{}` is larger than the {} MiB iputrain reads", base.string(),
                            kMaxTextBytes >> 20),
            "a config file is text of a few kilobytes");

@@ -12,8 +12,16 @@
 
 // Kernels must not allocate. On glibc the test binary interposes malloc (which operator new and
 // Eigen's aligned allocator both end in) to count allocations while a kernel runs. Sanitizer
-// builds own malloc themselves, so the count is off there.
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+// builds own malloc themselves, so the count is off there (GCC says so with __SANITIZE_*__, clang
+// with __has_feature).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define IPUTRAIN_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define IPUTRAIN_SANITIZED 1
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(IPUTRAIN_SANITIZED)
 #define IPUTRAIN_COUNT_ALLOCATIONS 1
 namespace {
 thread_local bool g_counting = false;
