@@ -201,7 +201,8 @@ SafetensorsIndex parse_safetensors_index(const uint8_t* bytes, uint64_t file_siz
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // parse_error for bad syntax, out_of_range for a number JSON allows but a double cannot hold.
     bad_file(path, fmt::format("the header is not valid JSON ({})", e.what()));
   }
   if (!header.is_object()) {
