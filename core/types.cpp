@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 namespace iputrain {
 
 std::string_view dtype_name(DType t) {
@@ -38,9 +40,18 @@ size_t dtype_size(DType t) {
 bool is_float(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
 
 int64_t numel(const Shape& s) {
+  // Shapes can come from files: a zero anywhere gives 0 (even after dimensions whose product would
+  // overflow), and a product beyond int64 saturates instead of wrapping (which is undefined).
+  for (int64_t d : s) {
+    if (d == 0) {
+      return 0;
+    }
+  }
   int64_t n = 1;
   for (int64_t d : s) {
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n)) {
+      return std::numeric_limits<int64_t>::max();
+    }
   }
   return n;
 }

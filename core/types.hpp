@@ -23,7 +23,8 @@ bool is_float(DType t);
 
 using Shape = std::vector<int64_t>;
 
-//! Number of elements of a shape (1 for a scalar).
+//! Number of elements of a shape (1 for a scalar; 0 if any dimension is 0; INT64_MAX if the product
+//! does not fit).
 int64_t numel(const Shape& s);
 //! "[32, 784]"; "[]" for a scalar.
 std::string shape_str(const Shape& s);

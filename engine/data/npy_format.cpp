@@ -130,11 +130,19 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
   if (shape.empty() || shape[0] != '(' || close == std::string_view::npos) {
     bad(file, "its header has no 'shape' tuple");
   }
-  // Counting in 128 bits: dimensions come from the file and may be absurd.
+  // Counting in 128 bits: dimensions come from the file and may be absurd. A zero first dimension
+  // makes the data empty, so the elements of one sample are bounded on their own too.
+  constexpr unsigned __int128 kMaxSampleElements = (unsigned __int128)1 << 40;
   unsigned __int128 count = 1;
+  unsigned __int128 per_sample = 1;
   size_t p = 1;
+  const auto not_a_tuple = [&] {
+    bad(file, fmt::format("its header's shape {} is not a tuple of whole numbers", shape.substr(0, close + 1)));
+  };
+  // Python's tuple syntax: numbers separated by single commas, blanks around them, an optional
+  // trailing comma: "()", "(3,)", "(3, 4)".
   while (p < close) {
-    while (p < close && (shape[p] == ' ' || shape[p] == ',')) {
+    while (p < close && shape[p] == ' ') {
       ++p;
     }
     if (p >= close) {
@@ -147,11 +155,23 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
       ++p;
       ++digits;
     }
-    if (digits == 0 || (p < close && shape[p] != ',' && shape[p] != ' ')) {
-      bad(file,
-          fmt::format("its header's shape {} is not a tuple of whole numbers", shape.substr(0, close + 1)));
+    while (p < close && shape[p] == ' ') {
+      ++p;
+    }
+    if (digits == 0 || (p < close && shape[p] != ',')) {
+      not_a_tuple();
+    }
+    if (p < close) {
+      ++p;  // the comma
     }
     out.shape.push_back(static_cast<int64_t>(dim));
+    if (out.shape.size() > 1) {
+      per_sample *= dim;
+      if (per_sample > kMaxSampleElements) {
+        bad(file, fmt::format("its header's shape {} has more than 2^40 elements per sample",
+                              shape.substr(0, close + 1)));
+      }
+    }
     count *= dim;
     if (count > (unsigned __int128)1 << 64) {
       count = (unsigned __int128)1 << 64;
