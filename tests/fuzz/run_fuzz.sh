@@ -4,6 +4,10 @@
 # grammar/key dictionaries; new inputs go to BIN/corpus/<target>, crashes to BIN/crashes/.
 # A crash, a leak, a timeout (> 10 s for one input) or an out-of-memory (> 2 GiB) fails the run;
 # reproduce with BIN/fuzz_<target> <file>, then minimise it into tests/fuzz/crashes/<target>/.
+# With FUZZ_SEED=N (CI's fuzz.run sets 1) each target starts from the committed corpus alone, in a
+# fresh folder, with that random seed: the inputs tried are then the same on every run of the same
+# build, and a red CI is reproducible (FUZZ_SEED=1 run_fuzz.sh . build/clang 120 TARGET). Without
+# it, a campaign: a random seed and the corpus grown by earlier runs.
 # Usage: run_fuzz.sh SOURCE_DIR BIN_DIR [SECONDS] [TARGET...]
 set -euo pipefail
 SRC=$1
@@ -24,10 +28,15 @@ cmake --build "$BIN" -j2 --target "${TARGETS[@]/#/fuzz_}"
 
 mkdir -p "$BIN/crashes" "$BIN/logs"
 run_one() {
-  local target=$1 dict=""
-  for name in "$target" ; do [[ -f "$SRC/tests/fuzz/$name.dict" ]] && dict="-dict=$SRC/tests/fuzz/$name.dict"; done
-  mkdir -p "$BIN/corpus/$target"
-  if "$BIN/tests/fuzz/fuzz_$target" "$BIN/corpus/$target" "$SRC/tests/fuzz/corpus/$target" $dict \
+  local target=$1 dict="" corpus="$BIN/corpus/$1" seed=""
+  [[ -f "$SRC/tests/fuzz/$target.dict" ]] && dict="-dict=$SRC/tests/fuzz/$target.dict"
+  if [[ -n "${FUZZ_SEED:-}" ]]; then
+    corpus="$BIN/corpus-seed$FUZZ_SEED/$target"
+    rm -rf "$corpus"
+    seed="-seed=$FUZZ_SEED"
+  fi
+  mkdir -p "$corpus"
+  if "$BIN/tests/fuzz/fuzz_$target" "$corpus" "$SRC/tests/fuzz/corpus/$target" $dict $seed \
        -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -close_fd_mask=1 \
        -artifact_prefix="$BIN/crashes/$target-" -print_final_stats=1 >"$BIN/logs/$target.log" 2>&1; then
     echo "fuzz $target: $(grep -E '^stat::number_of_executed_units' "$BIN/logs/$target.log" | awk '{print $2}') runs," \
@@ -39,5 +48,5 @@ run_one() {
   fi
 }
 export -f run_one
-export SRC BIN SECONDS_EACH
+export SRC BIN SECONDS_EACH FUZZ_SEED
 printf '%s\n' "${TARGETS[@]}" | xargs -P2 -I{} bash -c 'run_one {}'
