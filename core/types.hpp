@@ -23,8 +23,7 @@ bool is_float(DType t);
 
 using Shape = std::vector<int64_t>;
 
-//! Number of elements of a shape (1 for a scalar; 0 if any dimension is 0; INT64_MAX if the product
-//! does not fit).
+//! Number of elements of a shape (1 for a scalar).
 int64_t numel(const Shape& s);
 //! "[32, 784]"; "[]" for a scalar.
 std::string shape_str(const Shape& s);
