@@ -20,7 +20,9 @@
 
 namespace {
 
+using cli_test::bytes_of;
 using cli_test::iputrain;
+using cli_test::names_in;
 using cli_test::Run;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -32,20 +34,6 @@ fs::path fresh_dir(const std::string& name) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
-}
-
-std::string bytes_of(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::vector<std::string> names_in(const fs::path& dir) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    out.push_back(e.path().filename().string());
-  }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 bool has(const std::string& out, const std::string& text) {
