@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <filesystem>
@@ -55,6 +56,20 @@ Input split_input(const uint8_t* data, size_t size) {
     return {};
   }
   return {data[0], std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1)};
+}
+
+std::vector<std::string> lines_of(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    if (end > start) {
+      lines.emplace_back(text.substr(start, end - start));
+    }
+    start = end + 1;
+  }
+  return lines;
 }
 
 std::pair<std::string_view, std::string_view> cut_in_two(std::string_view payload) {

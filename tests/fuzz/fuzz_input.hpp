@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "iputrain/error.hpp"
 
@@ -30,6 +31,9 @@ struct Input {
   std::string_view payload;
 };
 Input split_input(const uint8_t* data, size_t size);
+//! The non-empty lines of a fuzz input (split at '\n').
+std::vector<std::string> lines_of(const uint8_t* data, size_t size);
+
 //! Cuts `payload` in two at a position chosen by its first two bytes (which are dropped).
 std::pair<std::string_view, std::string_view> cut_in_two(std::string_view payload);
 

@@ -47,12 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static FILE* const quiet = std::freopen("/dev/null", "w", stdout);
   (void)quiet;
   repl::State state(model, config, {});
-  const std::string text(reinterpret_cast<const char*>(data), size);
-  size_t start = 0;
-  while (start < text.size()) {
-    const size_t end = std::min(text.find('\n', start), text.size());
-    const std::string line = text.substr(start, end - start);
-    start = end + 1;
+  for (const std::string& line : fuzz::lines_of(data, size)) {
     if (!skipped(line)) {
       fuzz::expect_diagnosed([&] { (void)repl::run_line(state, line); });
     }

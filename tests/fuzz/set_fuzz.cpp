@@ -22,16 +22,7 @@ batch_size = 8
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  const std::string text(reinterpret_cast<const char*>(data), size);
-  std::vector<std::string> sets;
-  size_t start = 0;
-  while (start <= text.size()) {
-    const size_t end = std::min(text.find('\n', start), text.size());
-    if (end > start) {
-      sets.push_back(text.substr(start, end - start));
-    }
-    start = end + 1;
-  }
+  const std::vector<std::string> sets = iputrain::fuzz::lines_of(data, size);
   iputrain::fuzz::expect_diagnosed([&] { (void)iputrain::Config::parse(kBase, "fuzz.toml", sets).show(); });
   return 0;
 }
