@@ -54,10 +54,10 @@ void write_file_atomically(const std::string& path, std::string_view text) {
   if (fd < 0) {
     fail(path, "cannot create a temporary file next to it", errno);
   }
+  const int fault = injected_write_error();
   size_t done = 0;
   while (done < text.size()) {
-    const ssize_t n = injected_write_error() != 0 ? (errno = injected_write_error(), -1)
-                                                  : ::write(fd, text.data() + done, text.size() - done);
+    const ssize_t n = fault != 0 ? (errno = fault, -1) : ::write(fd, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) {
       continue;
     }
