@@ -78,7 +78,9 @@ int run_train(const TrainArgs& args) {
   const int64_t total = session.planned_steps();
   // The log and --outfeed show what the outfeed holds (training.outfeed_mode, outfeed_loss,
   // outfeed_mask, accumulate_outfeed), dequeued after every execution.
-  OutfeedFile outfeed(args.outfeed, session.outfeed_layout());
+  // Several instances (mpirun): the first logs and writes the files, with every instance's figures.
+  const Instances instances = current_instances();
+  OutfeedFile outfeed(instances.index == 0 ? args.outfeed : std::string(), session.outfeed_layout());
   const std::vector<std::string> names = outfeed.layout().names;
   if (!args.quiet) {
     const size_t ipus = session.memory_per_ipu().size();
@@ -86,6 +88,10 @@ int run_train(const TrainArgs& args) {
                model.name(),
                config.is_set("pipeline.name") ? fmt::format(" (pipeline \"{}\")", config.pipeline.name) : "", ipus,
                ipus == 1 ? "" : "s", model.parameter_count(), total, session.global_batch(), model.batch_size());
+    if (instances.count > 1) {
+      fmt::print("{} instances (mpirun -n {}) share the replicas; this log is instance 0's, with every instance's "
+                 "figures\n", instances.count, instances.count);
+    }
   }
   session.record_trace(!args.trace.empty());
   ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, isatty(STDOUT_FILENO) == 1,

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.hpp"
+#include "iputrain/instances.hpp"
 #include "iputrain/iputrain.hpp"
 #include "iputrain/version.hpp"
 
@@ -142,6 +143,20 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
 
+  // Under mpirun: join the run's other instances (docs/distributed.md). The first instance speaks
+  // for all; the others print only their errors, each naming its instance.
+  iputrain::Instances instances;
+  try {
+    instances = iputrain::join_instances();
+  } catch (const iputrain::Error& e) {
+    std::cerr << e.render();
+    return exit_status(e.kind());
+  }
+  const std::string who = instances.count > 1 ? fmt::format("instance {} of {}: ", instances.index, instances.count) : "";
+  if (instances.count > 1 && instances.index > 0 && std::freopen("/dev/null", "w", stdout) == nullptr) {
+    std::cerr << who << "cannot silence this instance's output\n";
+  }
+  auto run_command = [&]() -> int {
   try {
     if (*train_cmd) {
       return iputrain::cli::run_train(train);
@@ -179,11 +194,21 @@ int main(int argc, char** argv) {
     return iputrain::cli::run_check(check);
   } catch (const iputrain::Error& e) {
     std::fflush(stdout);
-    std::cerr << e.render();
+    std::cerr << who << e.render();
     return exit_status(e.kind());
   } catch (const std::exception& e) {
     std::fflush(stdout);
-    std::cerr << fmt::format("internal error: {}\nhint: this is a bug in iputrain; please report it\n", e.what());
+    std::cerr << who << fmt::format("internal error: {}\nhint: this is a bug in iputrain; please report it\n", e.what());
     return 70;
   }
+  };
+  const int status = run_command();
+  if (status != 0 && status < 128 && instances.count > 1) {
+    // The other instances may be waiting for this one: end them all now, with this status.
+    std::fflush(stdout);
+    std::cerr.flush();
+    iputrain::abort_instances(status);
+  }
+  iputrain::leave_instances();
+  return status;
 }

@@ -19,6 +19,7 @@
 #include "engine/data/safetensors.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/cluster/cluster.hpp"
+#include "engine/distributed/instances_config.hpp"
 #include "engine/validation_schedule.hpp"
 #include "engine/infeed.hpp"
 #include "engine/scalar_mean.hpp"
@@ -34,7 +35,7 @@ namespace iputrain {
 Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
   Impl& s = *impl_;
   try {
-    s.plan = planner::make_plan(graph_of(model), config);
+    s.plan = planner::make_plan(graph_of(model), engine::with_instances(config));
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }
@@ -68,7 +69,7 @@ void Session::Impl::setup() {
   s.ipu = std::make_unique<engine::VirtualIpu>(0, g, std::vector<std::vector<ir::ValueId>>{s.plan.eval_program},
                                                s.plan.num_ipus() == 1 ? session_detail::kIpu2Bytes : 0);
   if (g.loss != ir::kNoValue) {
-    s.cluster = std::make_unique<engine::Cluster>(s.plan, s.settings);
+    s.cluster = std::make_unique<engine::Cluster>(s.plan, s.settings, engine::instance_of(s.plan, s.config));
   }
   if (!s.settings.executable_folder.empty()) {
     engine::write_executable(s.plan, s.model.name(), s.settings.executable_folder);
@@ -158,7 +159,8 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
 
   const auto start = std::chrono::steady_clock::now();
   s.stop_requested = false;
-  while (s.step < end && !s.stop_requested) {
+  bool stopping = false;
+  while (s.step < end && !stopping) {
     int64_t n = std::min(per_execution, end - s.step);
     if (!checkpoint_dir.empty() && every > 0) {
       n = std::min(n, every - s.step % every);  // an execution ends on every checkpoint step
@@ -215,8 +217,10 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       on_progress(progress);
     }
     summary.last_values = progress.records[static_cast<size_t>(n - 1)].values;
-    // A stop asked for by the callback: the state it stopped at is saved too.
-    if (s.stop_requested && !saved && !checkpoint_dir.empty()) {
+    // A stop asked for by the callback (or a signal) on any instance stops them all after the same
+    // execution, and the state they stopped at is saved too.
+    stopping = s.cluster->any_instance(s.stop_requested);
+    if (stopping && !saved && !checkpoint_dir.empty()) {
       summary.checkpoints.push_back(save_checkpoint(checkpoint_dir));
     }
   }
@@ -225,10 +229,11 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   summary.samples = summary.steps * global_batch;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary.samples_per_second = summary.seconds > 0 ? static_cast<double>(summary.samples) / summary.seconds : 0;
+  s.cluster->gather_report();
   const engine::LossScaleState loss_scale = s.cluster->loss_scale();
   summary.skipped_updates = loss_scale.skipped;
   summary.loss_scale = loss_scale.scale;
-  if (engine::profile_wanted(s.settings.profile)) {
+  if (engine::profile_wanted(s.settings.profile) && engine::writes_run_files()) {
     const RunReport report = run_report();
     summary.profile_directory = engine::write_profile(
         {s.plan, s.model.name(), report, s.cluster->recorder(),
@@ -305,6 +310,9 @@ std::vector<WeightInfo> Session::weights() const {
 }
 
 void Session::save_weights(const std::string& path) const {
+  if (!engine::writes_run_files()) {
+    return;  // several instances hold the same weights; the first writes them
+  }
   std::vector<data::NamedTensor> tensors;
   for (const WeightInfo& w : weights()) {
     tensors.push_back(engine::f32_tensor(w.name, w.shape, w.values.data()));
@@ -397,6 +405,9 @@ void Session::write_trace(const std::string& path) const {
   const Impl& s = *impl_;
   if (!s.cluster || !s.tracing) {
     throw Error(ErrorKind::Usage, "no trace was recorded", {}, "call record_trace(true) before train()");
+  }
+  if (!engine::writes_run_files()) {
+    return;  // the first instance writes the run's files
   }
   s.cluster->recorder().write_chrome_trace(path, s.plan.settings.device.clock_hz, engine::Recorder::kMaxTraceEvents,
                                            s.settings.pipeline_name);

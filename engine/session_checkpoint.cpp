@@ -7,6 +7,7 @@
 #include <cstring>
 #include <map>
 
+#include "engine/distributed/instances_config.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/session_impl.hpp"
 #include "iputrain/session.hpp"
@@ -65,6 +66,9 @@ std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std:
   if (!s.cluster) {
     throw Error(ErrorKind::Semantic, "the model has no `minimize` objective, so it has no training state to save", {},
                 "save its weights with save_weights()");
+  }
+  if (!engine::writes_run_files()) {
+    return {};  // every instance holds the same state; the first writes it
   }
   const ir::Graph& g = s.plan.graph;
   const int32_t slots = s.cluster->optimizer_state_slots();

@@ -64,15 +64,17 @@ struct Session::Impl {
   // training another training.steps.
   bool resumed = false;
 
-  // The weights live in the cluster (replica 0 stands for all) when the model trains.
-  ir::Tensor weight(ir::ValueId p) const { return cluster ? cluster->param(0, p) : ipu->tensor(p); }
+  // The weights live in the cluster (its first replica stands for all) when the model trains.
+  ir::Tensor weight(ir::ValueId p) const {
+    return cluster ? cluster->param(cluster->first_replica(), p) : ipu->tensor(p);
+  }
   bool has_weight(ir::ValueId p) const { return cluster ? true : ipu->has(p); }
   void set_weight(ir::ValueId p, const void* data) const {
     if (!cluster) {
       std::memcpy(ipu->tensor(p).data, data, ipu->tensor(p).type->bytes());
       return;
     }
-    for (int32_t r = 0; r < cluster->replicas(); ++r) {
+    for (int32_t r = cluster->first_replica(); r < cluster->first_replica() + cluster->local_replicas(); ++r) {
       ir::Tensor t = cluster->param(r, p);
       std::memcpy(t.data, data, t.type->bytes());
     }

@@ -107,6 +107,16 @@ Placement make_placement(const ir::Graph& g, const Config& config, const config:
   pl.pipeline.ipus_per_replica = static_cast<int32_t>(shape.ipus_per_replica);
   pl.replicas = static_cast<int32_t>(shape.replicas);
 
+  const int64_t processes = config.ipu.experimental.multi_replica_distribution.process_count;
+  pl.instances = static_cast<int32_t>(std::max<int64_t>(1, processes));
+  if (pl.replicas % pl.instances != 0) {
+    config.fail_at("ipu.experimental.multi_replica_distribution.process_count",
+                   fmt::format("{} replicas cannot be shared by {} instances: each instance holds whole replicas, "
+                               "as many as every other", pl.replicas, pl.instances),
+                   fmt::format("use a number of instances that divides the replicas ({}), e.g. mpirun -n {}",
+                               pl.replicas, pl.replicas));
+  }
+
   const int32_t total = pl.replicas * pl.pipeline.ipus_per_replica;
   // The device's IPUs: 0 .. total - 1, or those of the devices `ipu.select_ipus` lists.
   std::vector<int32_t> device = config::selected_ipus(config.ipu.select_ipus);

@@ -73,6 +73,11 @@ struct Placement {
   int32_t replicas = 1;
   std::vector<std::vector<int32_t>> physical;     //!< [replica][ipu] -> physical IPU id
   std::vector<int32_t> param_ipu;                 //!< per Graph::params entry
+  //! Processes the replicas are spread over (ipu.experimental.multi_replica_distribution.process_count,
+  //! filled from mpirun): instance k holds replicas k R / instances .. (k + 1) R / instances - 1,
+  //! every IPU of a replica in one instance.
+  int32_t instances = 1;
+  int32_t replicas_per_instance() const { return replicas / instances; }
 };
 
 //! Bytes on one IPU (logical index; every replica holds the same).

@@ -59,6 +59,19 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   j["training"] = plan.settings.training;
   j["device"] = plan.settings.device.name;
   j["replicas"] = plan.placement.replicas;
+  if (plan.placement.instances > 1) {
+    // mpirun -n P: which replicas each instance holds.
+    Json instances = Json::array();
+    const int32_t per = plan.placement.replicas_per_instance();
+    for (int32_t k = 0; k < plan.placement.instances; ++k) {
+      Json replicas = Json::array();
+      for (int32_t r = k * per; r < (k + 1) * per; ++r) {
+        replicas.push_back(r);
+      }
+      instances.push_back({{"instance", k}, {"replicas", replicas}});
+    }
+    j["instances"] = instances;
+  }
   j["ipus_per_replica"] = plan.placement.pipeline.ipus_per_replica;
   j["num_ipus"] = plan.num_ipus();
   j["schedule"] = std::string(schedule_name(plan.settings.schedule));

@@ -27,6 +27,27 @@ static std::string unit(const Plan& plan) {
                                 : fmt::format("cycle of {} micro-batches", plan.settings.accumulation_count * plan.placement.replicas);
 }
 
+namespace {
+
+// mpirun -n P: one line naming the replicas of each instance (nothing for one process).
+std::string text_instances(const Plan& plan) {
+  const Placement& pl = plan.placement;
+  if (pl.instances <= 1) {
+    return {};
+  }
+  std::string out = fmt::format("instances: {} (mpirun -n {}), {} replica{} each:", pl.instances, pl.instances,
+                                pl.replicas_per_instance(), pl.replicas_per_instance() == 1 ? "" : "s");
+  const int32_t per = pl.replicas_per_instance();
+  for (int32_t k = 0; k < pl.instances; ++k) {
+    out += per == 1 ? fmt::format(" {} holds replica {}{}", k, k, k + 1 < pl.instances ? ";" : "")
+                    : fmt::format(" {} holds replicas {}-{}{}", k, k * per, (k + 1) * per - 1,
+                                  k + 1 < pl.instances ? ";" : "");
+  }
+  return out + "\n";
+}
+
+}  // namespace
+
 std::string text_header(const Plan& plan, std::string_view model) {
   const Placement& pl = plan.placement;
   return fmt::format(
@@ -41,7 +62,8 @@ std::string text_header(const Plan& plan, std::string_view model) {
           ? fmt::format(" (a slice: each stage computes its micro-batch of {} as {} slices in a row)",
                         plan.micro_batch() * plan.settings.batch_serialization, plan.settings.batch_serialization)
           : std::string(),
-      plan.settings.training ? "global batch" : "samples per cycle", plan.global_batch());
+      plan.settings.training ? "global batch" : "samples per cycle", plan.global_batch()) +
+         text_instances(plan);
 }
 
 std::string text_stages(const Plan& plan) {

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/parallel.hpp"
+#include "engine/cluster/instance_reduce.hpp"
 #include "engine/cluster/worker.hpp"
 #include "iputrain/error.hpp"
 
@@ -44,8 +46,8 @@ OutfeedSpec outfeed_spec(const ir::Graph& g, const OutfeedSettings& settings) {
 
 }  // namespace
 
-Cluster::Cluster(const planner::Plan& plan, const Settings& settings)
-    : shared_(std::make_unique<ClusterShared>(plan, settings)) {
+Cluster::Cluster(const planner::Plan& plan, const Settings& settings, int32_t instance)
+    : shared_(std::make_unique<ClusterShared>(plan, settings, instance)) {
   ClusterShared& s = *shared_;
   // Before any worker starts: the kernels of every virtual IPU share this arena.
   par::set_threads(settings.threads);
@@ -62,7 +64,7 @@ Cluster::Cluster(const planner::Plan& plan, const Settings& settings)
   for (size_t c = 0; c < dp.channels.size(); ++c) {
     s.channel_index[{dp.channels[c].from, dp.channels[c].to}] = static_cast<int32_t>(c);
   }
-  for (int32_t r = 0; r < s.replicas; ++r) {
+  for (int32_t r = 0; r < s.local_replicas; ++r) {
     for (const planner::Channel& c : dp.channels) {
       s.mailboxes.push_back(std::make_unique<Mailbox>(c.capacity, c.max_message_bytes));
     }
@@ -73,24 +75,36 @@ Cluster::Cluster(const planner::Plan& plan, const Settings& settings)
     }
   }
   for (int32_t i = 0; i < s.ipus; ++i) {
-    s.reduce_meet.push_back(std::make_unique<Rendezvous>(s.replicas));
+    s.reduce_meet.push_back(std::make_unique<Rendezvous>(s.local_replicas));
   }
   s.trees.resize(static_cast<size_t>(s.ipus));
   std::vector<std::string> names;
-  for (int32_t r = 0; r < s.replicas; ++r) {
+  for (int32_t r = s.first_replica; r < s.first_replica + s.local_replicas; ++r) {
     for (int32_t i = 0; i < s.ipus; ++i) {
       names.push_back(fmt::format("IPU {} (replica {}, ipu {})",
                                   plan.placement.physical[static_cast<size_t>(r)].at(static_cast<size_t>(i)), r, i));
     }
   }
   s.detector = std::make_unique<StallDetector>(&plan.programs, std::move(names));
-  for (int32_t r = 0; r < s.replicas; ++r) {
+  for (int32_t r = s.first_replica; r < s.first_replica + s.local_replicas; ++r) {
     for (int32_t i = 0; i < s.ipus; ++i) {
       workers_.push_back(std::make_unique<Worker>(s, r, i));
     }
   }
   for (auto& w : workers_) {
     w->publish_trees();
+  }
+  if (plan.placement.instances > 1) {
+    if (s.shard_state || s.shard_weights) {
+      throw Error(ErrorKind::Config,
+                  "replicated optimizer-state or weight sharding cannot span several instances yet: a replica's "
+                  "blocks are gathered from the other replicas' memory",
+                  {}, "turn `pipeline.replicated_optimizer_state_sharding` and `pipeline.replicated_weight_sharding` "
+                      "off, or run the replicas in one process");
+    }
+    // One channel per IPU of a replica (its reductions) and one for the host thread.
+    s.link = make_instance_link(s.ipus + 1);
+    make_remote_trees(s);
   }
   for (auto& w : workers_) {
     threads_.emplace_back([this, worker = w.get()] { work(*worker); });
@@ -110,6 +124,8 @@ Cluster::~Cluster() {
 }
 
 int32_t Cluster::replicas() const { return shared_->replicas; }
+int32_t Cluster::first_replica() const { return shared_->first_replica; }
+int32_t Cluster::local_replicas() const { return shared_->local_replicas; }
 int64_t Cluster::updates_per_execution() const { return shared_->max_updates; }
 int32_t Cluster::ipus_per_replica() const { return shared_->ipus; }
 
@@ -118,7 +134,11 @@ Worker& Cluster::owner(int32_t replica, ir::ValueId p) const {
   const auto& params = shared_->plan.graph.params;
   for (size_t k = 0; k < params.size(); ++k) {
     if (params[k] == p) {
-      return *workers_.at(static_cast<size_t>(replica * shared_->ipus + param_ipu.at(k)));
+      const int32_t local = shared_->local(replica);
+      if (local < 0 || local >= shared_->local_replicas) {
+        throw Error(ErrorKind::Internal, fmt::format("replica {} is held by another instance", replica));
+      }
+      return *workers_.at(static_cast<size_t>(local * shared_->ipus + param_ipu.at(k)));
     }
   }
   throw Error(ErrorKind::Internal, fmt::format("value %{} is not a parameter", p));
@@ -130,7 +150,7 @@ std::vector<float> Cluster::optimizer_state(ir::ValueId p) const {
   const int32_t slots = optimizer_state_slots();
   const auto n = static_cast<size_t>(shared_->plan.graph.type(p).numel());
   std::vector<float> out;
-  for (int32_t r = 0; r < shared_->replicas; ++r) {
+  for (int32_t r = shared_->first_replica; r < shared_->first_replica + shared_->local_replicas; ++r) {
     Worker& w = owner(r, p);
     const std::span<float> state = w.optimizer_state(p);
     if (state.data() == nullptr) {
@@ -149,7 +169,7 @@ std::vector<float> Cluster::optimizer_state(ir::ValueId p) const {
 }
 
 void Cluster::set_optimizer_state(ir::ValueId p, int32_t slot, const float* values) {
-  for (int32_t r = 0; r < shared_->replicas; ++r) {
+  for (int32_t r = shared_->first_replica; r < shared_->first_replica + shared_->local_replicas; ++r) {
     Worker& w = owner(r, p);
     const std::span<float> state = w.optimizer_state(p);
     const planner::ShardRange b = w.state_block(p);
@@ -170,7 +190,7 @@ void Cluster::set_loss_scale(const LossScaleState& state) {
 }
 
 std::vector<int64_t> Cluster::bytes_allocated() const {
-  std::vector<int64_t> out(workers_.size(), 0);
+  std::vector<int64_t> out(static_cast<size_t>(shared_->plan.num_ipus()), 0);
   for (const auto& w : workers_) {
     out.at(static_cast<size_t>(w->slot())) = w->memory().bytes_allocated();
   }
@@ -234,13 +254,84 @@ void Cluster::execute(int64_t first, int64_t count) {
     std::rethrow_exception(error_);
   }
   lock.unlock();
+  if (shared_->link) {
+    gather_step_sums(count);
+    shared_->outfeed->share(*shared_->link, shared_->ipus, shared_->first_replica, shared_->local_replicas, count);
+  }
   shared_->outfeed->commit(count);
   measure_bubble(count);
 }
 
+void Cluster::gather_step_sums(int64_t count) {
+  const ClusterShared& s = *shared_;
+  const auto outputs = static_cast<size_t>(s.outputs);
+  std::vector<double> mine;
+  for (const auto& w : workers_) {
+    for (int64_t j = 0; j < count; ++j) {
+      for (size_t k = 0; k < outputs; ++k) {
+        mine.push_back(w->step_sum(j, k));
+      }
+    }
+  }
+  Bytes bytes(mine.size() * sizeof(double));
+  std::memcpy(bytes.data(), mine.data(), bytes.size());
+  const std::vector<Bytes> all = s.link->all_gather(s.ipus, bytes);
+  step_sums_.clear();
+  for (int32_t q = 0; q < s.link->count(); ++q) {
+    const Bytes& b = q == s.link->index() ? bytes : all[static_cast<size_t>(q)];
+    if (b.size() != bytes.size()) {
+      throw Error(ErrorKind::Runtime, fmt::format("instance {} ran a different execution ({} bytes of results, not {})",
+                                                  q, b.size(), bytes.size()));
+    }
+    const size_t at = step_sums_.size();
+    step_sums_.resize(at + mine.size());
+    std::memcpy(step_sums_.data() + at, b.data(), b.size());
+  }
+}
+
+bool Cluster::any_instance(bool mine) {
+  return shared_->link ? engine::any_instance(*shared_->link, shared_->ipus, mine) : mine;
+}
+
+void Cluster::gather_report() {
+  ClusterShared& s = *shared_;
+  if (!s.link) {
+    return;
+  }
+  const RunReport mine = report();
+  std::vector<double> values;
+  for (const IpuReport& ipu : mine.ipus) {
+    if (ipu.memory_capacity == 0) {
+      continue;  // another instance's IPU
+    }
+    values.insert(values.end(), {double(ipu.physical), double(ipu.replica), double(ipu.ipu), ipu.busy_seconds,
+                                 ipu.run_seconds, ipu.cpu_seconds, ipu.kernel_cpu_seconds, ipu.simulated_cycles,
+                                 ipu.simulated_busy_cycles, double(ipu.memory_peak), double(ipu.memory_estimate),
+                                 double(ipu.memory_capacity)});
+  }
+  Bytes bytes(values.size() * sizeof(double));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  const std::vector<Bytes> all = s.link->all_gather(s.ipus, bytes);
+  remote_ipus_.clear();
+  constexpr size_t kFields = 12;
+  for (int32_t q = 0; q < s.link->count(); ++q) {
+    if (q == s.link->index()) {
+      continue;
+    }
+    std::vector<double> v(all[static_cast<size_t>(q)].size() / sizeof(double));
+    std::memcpy(v.data(), all[static_cast<size_t>(q)].data(), v.size() * sizeof(double));
+    for (size_t i = 0; i + kFields <= v.size(); i += kFields) {
+      remote_ipus_.push_back(IpuReport{static_cast<int32_t>(v[i]), static_cast<int32_t>(v[i + 1]),
+                                       static_cast<int32_t>(v[i + 2]), v[i + 3], v[i + 4], v[i + 5], v[i + 6], v[i + 7],
+                                       v[i + 8], static_cast<int64_t>(v[i + 9]), static_cast<int64_t>(v[i + 10]),
+                                       static_cast<int64_t>(v[i + 11])});
+    }
+  }
+}
+
 void Cluster::measure_bubble(int64_t count) {
   const ClusterShared& s = *shared_;
-  for (int32_t r = 0; r < s.replicas; ++r) {
+  for (int32_t r = 0; r < s.local_replicas; ++r) {
     for (int64_t j = 0; j < count; ++j) {
       // The replica's pipelined part of update j: from its first task start to its last task end.
       UpdateWindow all{1e300, 0, 0, 1e300, 0, 0};
@@ -317,12 +408,24 @@ void Cluster::abort_all() {
     r->abort();
   }
   shared_->overflow_meet->abort();
+  if (shared_->link) {
+    shared_->link->abort();
+  }
 }
 
 double Cluster::step_value(int64_t local, size_t k) const {
   // Each output is enqueued on one IPU per replica; the others contribute zero. Summed in worker
   // order, so the value does not depend on which thread finished first.
   double sum = 0;
+  if (shared_->link) {
+    // Every instance's workers, in the order one process holds them.
+    const auto outputs = static_cast<size_t>(shared_->outputs);
+    const size_t per_worker = step_sums_.size() / static_cast<size_t>(shared_->replicas * shared_->ipus);
+    for (size_t w = 0; w < static_cast<size_t>(shared_->replicas * shared_->ipus); ++w) {
+      sum += step_sums_.at(w * per_worker + static_cast<size_t>(local) * outputs + k);
+    }
+    return sum / static_cast<double>(shared_->micro_batches * shared_->replicas);
+  }
   for (const auto& w : workers_) {
     sum += w->step_sum(local, k);
   }
@@ -346,7 +449,7 @@ RunReport Cluster::report() const {
   r.analytic_bubble = s.plan.cost.analytic_bubble_fraction;
   r.planned_bubble = s.plan.cost.bubble_fraction;
   r.planned_cycles_per_update = s.plan.cost.cycles_per_update;
-  r.ipus.resize(workers_.size());
+  r.ipus.resize(static_cast<size_t>(s.plan.num_ipus()));
   double sim_max = 0;
   for (const auto& w : workers_) {
     IpuReport& ipu = r.ipus.at(static_cast<size_t>(w->slot()));
@@ -366,6 +469,11 @@ RunReport Cluster::report() const {
                               : 0;
     ipu.memory_capacity = w->capacity();
     sim_max = std::max(sim_max, w->sim_clock());
+    r.real_seconds = std::max(r.real_seconds, ipu.run_seconds);
+  }
+  for (const IpuReport& ipu : remote_ipus_) {
+    r.ipus.at(static_cast<size_t>(s.slot.at(static_cast<size_t>(ipu.replica * s.ipus + ipu.ipu)))) = ipu;
+    sim_max = std::max(sim_max, ipu.simulated_cycles);
     r.real_seconds = std::max(r.real_seconds, ipu.run_seconds);
   }
   r.updates = updates_;

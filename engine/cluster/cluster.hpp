@@ -44,16 +44,26 @@ class Cluster {
  public:
   //! Allocates every virtual IPU's memory, compiles its tasks and starts its worker (idle until
   //! execute()). Parameters start zeroed: the caller initialises them through param().
-  Cluster(const planner::Plan& plan, const Settings& settings);
+  //! With several instances (plan.placement.instances > 1, mpirun) this process is `instance` and
+  //! holds only that instance's replicas; every instance constructs its cluster at the same point.
+  Cluster(const planner::Plan& plan, const Settings& settings, int32_t instance = 0);
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;
 
   int32_t replicas() const;
+  //! The replicas this process holds: first_replica() .. first_replica() + local_replicas() - 1.
+  int32_t first_replica() const;
+  int32_t local_replicas() const;
+  //! Several instances: true when `mine` is true on any of them (every instance calls it, from the
+  //! host thread, at the same point). Alone: `mine`.
+  bool any_instance(bool mine);
+  //! Several instances: brings the other instances' IPUs into report() (a collective call).
+  void gather_report();
   int32_t ipus_per_replica() const;
   //! Weight updates one execution runs: training.steps_per_execution x pipeline.repeat_count.
   int64_t updates_per_execution() const;
-  //! Parameter `p` on replica `replica` (every replica holds its own copy).
+  //! Parameter `p` on replica `replica`, one this process holds (every replica has its own copy).
   ir::Tensor param(int32_t replica, ir::ValueId p) const;
   //! Optimizer state of parameter `p`, held by the IPU that updates it: its state slots one after
   //! the other, numel(p) floats each (gathered from the replicas' blocks when the state is
@@ -66,7 +76,7 @@ class Cluster {
   //! The loss-scale state (every worker holds the same copy); set_loss_scale() sets all copies.
   LossScaleState loss_scale() const;
   void set_loss_scale(const LossScaleState& state);
-  //! Bytes allocated per virtual IPU (by physical id).
+  //! Bytes allocated per virtual IPU (by physical id; 0 for another instance's).
   std::vector<int64_t> bytes_allocated() const;
 
   //! Streams the samples of updates first .. first + updates - 1 into the replicas' infeeds.
@@ -118,6 +128,12 @@ class Cluster {
   bool broken_ = false;
   std::exception_ptr error_;
   std::vector<std::thread> threads_;
+
+  //! Several instances: every instance's step sums of the last execution ([worker][update][output],
+  //! workers in global order), gathered so that step_value() adds them as one process would.
+  void gather_step_sums(int64_t count);
+  std::vector<double> step_sums_;
+  std::vector<IpuReport> remote_ipus_;
 
   // Run figures (host thread only).
   int64_t updates_ = 0;

@@ -66,6 +66,9 @@ class GradTree {
   void fold();
 
   const std::vector<TreeBlock>& blocks() const { return stack_; }
+  //! Another instance's replica: its tree's partial sums as they came over the link.
+  void set_blocks(std::vector<TreeBlock> blocks) { stack_ = std::move(blocks); }
+  size_t slot_count() const { return slots_.size(); }
   DType dtype() const { return dtype_; }
   planner::AccumulationOrder order() const { return order_; }
   int64_t size() const { return size_; }

@@ -3,6 +3,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <cstring>
 
 namespace iputrain::engine {
 
@@ -57,6 +58,32 @@ void HostOutfeed::enqueue(size_t k, int32_t replica, int64_t local_update, int64
   }
   if (m == micro_batches_ - 1) {
     std::copy(acc, acc + s.numel, s.staging.data() + (local_update * replicas_ + replica) * s.numel);
+  }
+}
+
+void HostOutfeed::share(InstanceLink& link, int32_t channel, int32_t first, int32_t local, int64_t updates) {
+  const int64_t enqueues = spec_.accumulate ? updates : updates * micro_batches_;
+  Bytes mine;
+  for (const Stream& s : streams_) {
+    const int64_t run = local * s.numel;  // this instance's replicas of one element
+    for (int64_t e = 0; e < enqueues; ++e) {
+      const char* src = reinterpret_cast<const char*>(s.staging.data() + (e * replicas_ + first) * s.numel);
+      mine.insert(mine.end(), src, src + run * static_cast<int64_t>(sizeof(float)));
+    }
+  }
+  const std::vector<Bytes> all = link.all_gather(channel, mine);
+  for (int32_t q = 0; q < link.count(); ++q) {
+    if (q == link.index()) {
+      continue;
+    }
+    const char* at = all[static_cast<size_t>(q)].data();
+    for (Stream& s : streams_) {
+      const int64_t run = local * s.numel;
+      for (int64_t e = 0; e < enqueues; ++e) {
+        std::memcpy(s.staging.data() + (e * replicas_ + q * local) * s.numel, at, static_cast<size_t>(run) * sizeof(float));
+        at += run * static_cast<int64_t>(sizeof(float));
+      }
+    }
   }
 }
 

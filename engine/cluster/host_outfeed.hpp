@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
+#include "engine/distributed/instance_link.hpp"
 #include "iputrain/session.hpp"
 
 namespace iputrain::engine {
@@ -37,6 +38,9 @@ class HostOutfeed {
   //! Device side: replica `replica` computed value `k` for micro-batch `m` of the execution's
   //! update `local_update`. Each (k, replica) is written by one worker only.
   void enqueue(size_t k, int32_t replica, int64_t local_update, int64_t m, const ir::Tensor& t);
+  //! Several instances, before commit(): fills the other instances' replicas into the staging
+  //! area from their copies over `channel` (this one holds replicas first .. first + local - 1).
+  void share(InstanceLink& link, int32_t channel, int32_t first, int32_t local, int64_t updates);
   //! Host side, after an execution of `updates` updates: makes its elements dequeuable.
   void commit(int64_t updates);
   //! Any thread: takes what has been published so far (ALL: every element; LAST: the newest).

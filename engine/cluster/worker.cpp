@@ -11,6 +11,7 @@
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
 #include "engine/optim/tensor_sums.hpp"
+#include "engine/cluster/instance_reduce.hpp"
 #include "engine/scalar_mean.hpp"
 #include "iputrain/error.hpp"
 #include "planner/memory_model.hpp"
@@ -50,16 +51,18 @@ int32_t feeding_ipus(const planner::Plan& plan) {
   return n;
 }
 
-ClusterShared::ClusterShared(const planner::Plan& p, Settings c)
+ClusterShared::ClusterShared(const planner::Plan& p, Settings c, int32_t instance)
     : plan(p),
       settings(std::move(c)),
       replicas(p.placement.replicas),
+      first_replica(instance * p.placement.replicas_per_instance()),
+      local_replicas(p.placement.replicas_per_instance()),
       ipus(p.placement.pipeline.ipus_per_replica),
       micro_batches(std::max<int64_t>(1, p.settings.accumulation_count)),
       micro_batch_size(p.micro_batch()),
       max_updates(std::max<int64_t>(1, settings.steps_per_execution) * std::max<int64_t>(1, settings.repeat_count)),
       prefetch_depth(settings.prefetch_depth),
-      overflow_meet(std::make_unique<Rendezvous>(p.num_ipus())),
+      overflow_meet(std::make_unique<Rendezvous>(p.placement.replicas_per_instance() * p.placement.pipeline.ipus_per_replica)),
       recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {
   shard_state = planner::state_sharded(p);
   shard_weights = planner::weights_sharded(p);
@@ -81,7 +84,7 @@ Mailbox& ClusterShared::mailbox(int32_t replica, int32_t from, int32_t to) const
   if (it == channel_index.end()) {
     throw Error(ErrorKind::Internal, fmt::format("no channel from IPU {} to IPU {} in the plan", from, to));
   }
-  return *mailboxes[static_cast<size_t>(replica) * plan.programs.channels.size() + static_cast<size_t>(it->second)];
+  return *mailboxes[static_cast<size_t>(local(replica)) * plan.programs.channels.size() + static_cast<size_t>(it->second)];
 }
 
 Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
@@ -89,7 +92,8 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
       plan_(shared.plan),
       replica_(replica),
       ipu_(ipu),
-      index_(replica * shared.ipus + ipu),
+      index_(shared.local(replica) * shared.ipus + ipu),
+      local_(shared.local(replica)),
       physical_(shared.plan.placement.physical.at(static_cast<size_t>(replica)).at(static_cast<size_t>(ipu))),
       memory_(physical_, shared.plan.graph, shared.plan.programs.buffers.at(static_cast<size_t>(ipu)),
               shared.plan.programs.arenas.at(static_cast<size_t>(ipu)), planner::host_scale(shared.plan)) {
@@ -737,7 +741,14 @@ double Worker::reduce_parts(const ReduceParts& parts, ReduceScratch& scratch) {
   Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
   // Every replica has pushed all its leaves once all have arrived.
   const WaitContext wait{shared_.detector.get(), index_, nullptr};
-  const double start = std::max(sim_, meet.arrive(replica_, 0, sim_, wait).latest_sim);
+  const double start = std::max(sim_, meet.arrive(local_, 0, sim_, wait).latest_sim);
+  if (shared_.link) {
+    // The instance's first replica brings the other instances' trees for this instance's elements.
+    if (local_ == 0) {
+      send_stacks(span_of(shared_), ipu_, parts);
+    }
+    meet.arrive(local_, 0, start, wait);
+  }
   const int64_t R = shared_.replicas;
   int64_t total = 0;
   for (const auto& [list, n] : parts) {
@@ -756,7 +767,13 @@ double Worker::reduce_parts(const ReduceParts& parts, ReduceScratch& scratch) {
     offset += n;
   }
   // Nobody reads the root (or refills its accumulators) before every share is written.
-  meet.arrive(replica_, 0, start, wait);
+  meet.arrive(local_, 0, start, wait);
+  if (shared_.link) {
+    if (local_ == 0) {
+      share_roots(span_of(shared_), ipu_, parts);  // and the other instances' shares of the root
+    }
+    meet.arrive(local_, 0, start, wait);
+  }
   return start;
 }
 
@@ -839,12 +856,12 @@ void Worker::update_weights(int64_t update) {
   if (o.gradient_clip_norm > 0) {
     // The global norm spans every IPU of the replica; summing per parameter in the graph's order
     // gives the same bits whatever the placement.
-    auto& squares = shared_.clip_squares[static_cast<size_t>(replica_)][static_cast<size_t>(update % 2)];
+    auto& squares = shared_.clip_squares[static_cast<size_t>(local_)][static_cast<size_t>(update % 2)];
     gradient_squares(*sums_);
     for (size_t k = 0; k < params_.size(); ++k) {
       squares[static_cast<size_t>(params_[k].index)] = clip_totals_[k];
     }
-    shared_.clip_meet[static_cast<size_t>(replica_)]->arrive(ipu_, 0, sim_, {shared_.detector.get(), index_, nullptr});
+    shared_.clip_meet[static_cast<size_t>(local_)]->arrive(ipu_, 0, sim_, {shared_.detector.get(), index_, nullptr});
     double total = 0;
     for (double s : squares) {
       total += s;
@@ -856,13 +873,13 @@ void Worker::update_weights(int64_t update) {
   Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
   const WaitContext wait{shared_.detector.get(), index_, nullptr};
   if (shared_.shard_weights) {
-    meet.arrive(replica_, 0, sim_, wait);  // every replica's tasks have read the shards they gather
+    meet.arrive(local_, 0, sim_, wait);  // every replica's tasks have read the shards they gather
   }
   optimizer_->update_blocks(slots_, update + 1 - loss_scale_.skipped, learning_rate_at(o, update + 1), factor,
                             *sums_);
   round_after_update(update);
   if (shared_.shard_weights) {
-    meet.arrive(replica_, 0, sim_, wait);  // every shard is updated before the next task gathers it
+    meet.arrive(local_, 0, sim_, wait);  // every shard is updated before the next task gathers it
   } else if (shared_.shard_state) {
     gather_weights();
   }
@@ -904,12 +921,19 @@ bool Worker::any_overflow() {
   }
   const Rendezvous::Met met = shared_.overflow_meet->arrive(index_, local ? 1.0 : 0.0, sim_,
                                                             {shared_.detector.get(), index_, nullptr});
+  bool any = false;
   for (int32_t k = 0; k < shared_.overflow_meet->parties(); ++k) {
-    if (met.values[k] != 0.0) {
-      return true;
-    }
+    any = any || met.values[k] != 0.0;
   }
-  return false;
+  if (!shared_.link) {
+    return any;
+  }
+  // Every instance skips together: worker 0 asks the others (on IPU 0's channel, which only it uses).
+  if (index_ == 0) {
+    shared_.overflow_anywhere = any_instance(*shared_.link, 0, any);
+  }
+  shared_.overflow_meet->arrive(index_, 0, sim_, {shared_.detector.get(), index_, nullptr});
+  return shared_.overflow_anywhere;
 }
 
 }  // namespace iputrain::engine

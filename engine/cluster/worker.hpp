@@ -22,6 +22,7 @@
 #include "engine/cluster/stall_detector.hpp"
 #include "engine/cluster/task_program.hpp"
 #include "engine/infeed.hpp"
+#include "engine/distributed/instance_link.hpp"
 #include "engine/optim/loss_scale.hpp"
 #include "engine/optim/optimizer.hpp"
 #include "planner/plan.hpp"
@@ -32,13 +33,19 @@ namespace iputrain::engine {
 //! IPUs of a replica that take input from the host (each gets an infeed and a trace track).
 int32_t feeding_ipus(const planner::Plan& plan);
 
+//! A reduction's trees: per gradient part (or statistic), the R replicas' trees and its size.
+using ReduceParts = std::vector<std::pair<const std::vector<GradTree*>*, int64_t>>;
+
 //! What the workers share: the links, the meeting points and the host queues.
 struct ClusterShared {
-  ClusterShared(const planner::Plan& plan, Settings settings);
+  //! `instance`: which of the plan's instances this process is (its replicas, placement.instances).
+  ClusterShared(const planner::Plan& plan, Settings settings, int32_t instance = 0);
 
   const planner::Plan& plan;
   const Settings settings;
-  int32_t replicas;
+  int32_t replicas;           //!< R: every instance's replicas (the plan's)
+  int32_t first_replica = 0;  //!< this instance's first replica (several instances: engine/distributed/)
+  int32_t local_replicas;     //!< the replicas this instance holds, from first_replica on
   int32_t ipus;               //!< per replica
   int64_t micro_batches;      //!< A: per replica per update
   int64_t micro_batch_size;   //!< samples per micro-batch
@@ -47,17 +54,23 @@ struct ClusterShared {
   //! [replica * ipus + ipu]: the rank of that worker's physical IPU among the device's, which
   //! orders the tracks and the run report (physical ids need not be 0 .. n - 1: ipu.select_ipus).
   std::vector<int32_t> slot;
-  std::vector<std::unique_ptr<Mailbox>> mailboxes;  //!< [replica * channels + channel]
+  std::vector<std::unique_ptr<Mailbox>> mailboxes;  //!< [local replica * channels + channel]
   std::map<std::pair<int32_t, int32_t>, int32_t> channel_index;  //!< (from, to) -> plan channel
-  std::vector<std::unique_ptr<Rendezvous>> reduce_meet;  //!< per IPU of a replica: its R replicas
-  std::vector<std::unique_ptr<Rendezvous>> clip_meet;    //!< per replica: its IPUs
+  std::vector<std::unique_ptr<Rendezvous>> reduce_meet;  //!< per IPU of a replica: its local replicas
+  std::vector<std::unique_ptr<Rendezvous>> clip_meet;    //!< per local replica: its IPUs
   //! Every worker of every replica, once per update under dynamic loss scaling: did any of its
   //! results or gradients overflow? All skip the update together.
   std::unique_ptr<Rendezvous> overflow_meet;
-  //! Per replica, two generations (update parity) of per-parameter sums of squared gradients.
+  //! Per local replica, two generations (update parity) of per-parameter sums of squared gradients.
   std::vector<std::array<std::vector<double>, 2>> clip_squares;
-  //! Per IPU of a replica, per gradient part (its value): the replicas' accumulation trees.
+  //! Per IPU of a replica, per gradient part (its value): the replicas' accumulation trees, all R
+  //! of them; another instance's are stand-ins filled over the link (instance_reduce.cpp).
   std::vector<std::map<ir::ValueId, std::vector<GradTree*>>> trees;
+  //! Several instances: the link to the others, and the stand-ins for their replicas' trees.
+  std::unique_ptr<InstanceLink> link;
+  std::vector<std::unique_ptr<GradTree>> remote_trees;
+  std::vector<std::vector<char>> remote_storage;
+  bool overflow_anywhere = false;  //!< any_overflow() over every instance, set by worker 0
   //! pipeline.replicated_optimizer_state_sharding with R > 1: each replica updates one block of
   //! every tensor (planner/sharding.hpp) and the blocks are all-gathered (worker_sharding.cpp).
   bool shard_state = false;
@@ -70,13 +83,14 @@ struct ClusterShared {
   //! Per IPU of a replica: the grains' sums of squares of its tensors (TensorSums under sharding).
   std::vector<std::vector<double>> grain_sums;
   std::unique_ptr<HostOutfeed> outfeed;
-  std::unique_ptr<StallDetector> detector;  //!< workers indexed replica * ipus + ipu
+  std::unique_ptr<StallDetector> detector;  //!< workers indexed local replica * ipus + ipu
   Recorder recorder;
   int64_t outputs = 0;              //!< graph outputs: StepRecord values per update
   //! What trapped errors call the run: "training", or "evaluation"/"prediction" on an inference plan.
   std::string run_label = "training";
 
   Mailbox& mailbox(int32_t replica, int32_t from, int32_t to) const;
+  int32_t local(int32_t replica) const { return replica - first_replica; }
 };
 
 //! Per update of an execution: the IPU's pipelined part (first to last instruction before the
@@ -94,7 +108,7 @@ class Worker {
   int32_t ipu() const { return ipu_; }
   int32_t physical() const { return physical_; }
   //! Where this worker's track and report entry are (ClusterShared::slot).
-  int32_t slot() const { return shared_.slot.at(static_cast<size_t>(index_)); }
+  int32_t slot() const { return shared_.slot.at(static_cast<size_t>(replica_ * shared_.ipus + ipu_)); }
   const DeviceMemory& memory() const { return memory_; }
   int32_t infeed_values() const { return static_cast<int32_t>(infeed_inputs_.size()); }
   //! The graph inputs this IPU takes from the host feed, in Infeed order.
@@ -208,7 +222,7 @@ class Worker {
   //! on the simulated clock (every replica there).
   double reduce(int32_t bucket);
   //! A reduction's trees: per gradient part (or statistic), the replicas' trees and its size.
-  using ReduceParts = std::vector<std::pair<const std::vector<GradTree*>*, int64_t>>;
+  using ReduceParts = engine::ReduceParts;
   //! Combines the replicas' trees of `parts` into the root of every tree, each replica computing
   //! a share of the elements; returns as reduce().
   double reduce_parts(const ReduceParts& parts, ReduceScratch& scratch);
@@ -239,7 +253,8 @@ class Worker {
   const planner::Plan& plan_;
   int32_t replica_;
   int32_t ipu_;
-  int32_t index_;  // replica * ipus + ipu: this worker in the stall detector
+  int32_t index_;  // local replica * ipus + ipu: this worker in the stall detector
+  int32_t local_;  // replica_ - first_replica: this worker at its instance's meeting points
   int32_t physical_;
   DeviceMemory memory_;
   AlignedBlock workspace_;

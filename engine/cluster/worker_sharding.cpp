@@ -53,14 +53,14 @@ double Worker::reduce_blocks(int32_t bucket) {
   }
   Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
   const WaitContext wait{shared_.detector.get(), index_, nullptr};
-  const double start = std::max(sim_, meet.arrive(replica_, 0, sim_, wait).latest_sim);
+  const double start = std::max(sim_, meet.arrive(local_, 0, sim_, wait).latest_sim);
   for (const auto& [list, block] : blocks) {
     if (block.size() > 0) {
       reduce_slice(*list, block.begin, block.end, *reduce_scratch_, (*list)[static_cast<size_t>(replica_)]);
     }
   }
   // The others read this replica's stacks until they are done; nobody refills them before that.
-  meet.arrive(replica_, 0, start, wait);
+  meet.arrive(local_, 0, start, wait);
   return start;
 }
 
@@ -97,7 +97,7 @@ void Worker::ShardSums::complete(const std::vector<ParamSlot>& params, int32_t q
   }
   Rendezvous& meet = *w.shared_.reduce_meet[static_cast<size_t>(w.ipu_)];
   const WaitContext wait{w.shared_.detector.get(), w.index_, nullptr};
-  meet.arrive(w.replica_, 0, w.sim_, wait);
+  meet.arrive(w.local_, 0, w.sim_, wait);
   for (size_t k = 0; k < w.params_.size(); ++k) {
     const ParamState& ps = w.params_[k];
     const auto count = static_cast<size_t>(planner::shard_grains(w.plan_.graph.type(ps.param).numel()));
@@ -111,13 +111,13 @@ void Worker::ShardSums::complete(const std::vector<ParamSlot>& params, int32_t q
     }
   }
   // The table is written again by the next sum of this update (LAMB after clipping).
-  meet.arrive(w.replica_, 0, w.sim_, wait);
+  meet.arrive(w.local_, 0, w.sim_, wait);
 }
 
 void Worker::gather_weights() {
   Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
   const WaitContext wait{shared_.detector.get(), index_, nullptr};
-  meet.arrive(replica_, 0, sim_, wait);  // every replica has updated (and rounded) its blocks
+  meet.arrive(local_, 0, sim_, wait);  // every replica has updated (and rounded) its blocks
   const auto& weights = shared_.replica_weights[static_cast<size_t>(ipu_)];
   for (const ParamState& ps : params_) {
     const std::vector<float*>& copies = weights.at(ps.param);
@@ -131,7 +131,7 @@ void Worker::gather_weights() {
     }
   }
   // Nobody touches its weights again (the next update's copies, a rounding) before all have copied.
-  meet.arrive(replica_, 0, sim_, wait);
+  meet.arrive(local_, 0, sim_, wait);
 }
 
 void Worker::build_gathers() {
@@ -188,7 +188,7 @@ void Worker::load_shards() {
     }
   }
   // No replica gathers before every replica has taken its shards.
-  shared_.reduce_meet[static_cast<size_t>(ipu_)]->arrive(replica_, 0, sim_, {shared_.detector.get(), index_, nullptr});
+  shared_.reduce_meet[static_cast<size_t>(ipu_)]->arrive(local_, 0, sim_, {shared_.detector.get(), index_, nullptr});
 }
 
 }  // namespace iputrain::engine

@@ -59,14 +59,12 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.experimental.enable_remote_buffer_embedding), Bool, false, None,
           "Host embeddings use remote buffers instead of host callbacks.")
           .no_effect("there are no host embeddings here: every embedding table is a parameter held on the IPUs"),
-      key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_count), Int, 0, Refused,
-          "Processes sharing one program; global replicas = local replicas x this; 0 = off.", non_negative)
-          .refused("every replica runs in this one process; multi-process replication is not available yet",
-                   "remove it; `ipu.auto_select_ipus` sets the replicas of this process"),
-      key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_index), Int, 0, Refused,
-          "This process's index, less than `process_count`.", non_negative)
-          .refused("every replica runs in this one process; multi-process replication is not available yet",
-                   "remove it; `ipu.auto_select_ipus` sets the replicas of this process"),
+      key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_count), Int, 0, Runs,
+          "Instances (processes started by `mpirun -n`) sharing the replicas, each holding replicas / this; "
+          "0 = as launched. Set, it must equal mpirun's count.", non_negative),
+      key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_index), Int, 0, Runs,
+          "This instance's index, less than `process_count`; taken from mpirun's rank (set, it must equal it).",
+          non_negative),
 
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Runs,
           "Stop at the first op that makes a NaN from operands without NaN (0/0, log(-1), inf - inf); "

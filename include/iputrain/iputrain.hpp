@@ -17,6 +17,7 @@
 #include "iputrain/config.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/files.hpp"
+#include "iputrain/instances.hpp"
 #include "iputrain/model.hpp"
 #include "iputrain/plan.hpp"
 #include "iputrain/session.hpp"

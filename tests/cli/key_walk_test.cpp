@@ -106,6 +106,9 @@ const std::map<std::string, Probe>& probes() {
       {"ipu.scheduling.maximum_scheduler_lookahead_depth", {"1", {"ipu.scheduling.algorithm=\"look_ahead\""}}},
       {"ipu.scheduling.maximum_scheduler_search_space_size", {"1", {"ipu.scheduling.algorithm=\"look_ahead\""}}},
       {"pipeline.stages", {"[\"features\", \"classifier\"]"}},  // see kChecks
+      // One process is one instance: the keys are checked against the launch (tests/distributed).
+      {"ipu.experimental.multi_replica_distribution.process_count", {"1"}},  // see kChecks
+      {"ipu.experimental.multi_replica_distribution.process_index", {"0"}},  // see kChecks
       {"pipeline.device_mapping", {"[1, 0]"}},
       {"pipeline.auto_stages", {"2", {"pipeline.stages=[]"}}},
       {"pipeline.gradient_accumulation_count", {"8"}},
@@ -183,6 +186,8 @@ const std::map<std::string, Probe>& probes() {
 // the base already says, so the run must stay the same, and a contradicting value must fail.
 const std::map<std::string, std::string> kChecks = {
     {"pipeline.stages", "[\"classifier\", \"features\"]"},
+    {"ipu.experimental.multi_replica_distribution.process_count", "3"},  // 2 replicas for 3 instances
+    {"ipu.experimental.multi_replica_distribution.process_index", "5"},  // past the count
 };
 
 std::string text(const Value& v) { return iputrain::config::toml_text(v); }

@@ -1,0 +1,167 @@
+// InstanceLink over MPI point-to-point messages. Receives are polled (MPI_Iprobe) against a
+// deadline rather than blocked on, so an instance that died or hangs is named in an error instead
+// of leaving the others asleep in the library for ever.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+#include "engine/cluster/mailbox.hpp"
+#include "engine/distributed/instance_link.hpp"
+#include "iputrain/error.hpp"
+#include "iputrain/instances.hpp"
+
+#if IPUTRAIN_WITH_MPI
+#include <mpi.h>
+#endif
+
+namespace iputrain::engine {
+
+std::vector<Bytes> InstanceLink::all_gather(int32_t channel, const Bytes& mine) {
+  return exchange(channel, std::vector<Bytes>(static_cast<size_t>(count_), mine));
+}
+
+double instance_timeout_seconds() {
+  const char* v = std::getenv("IPUTRAIN_INSTANCE_TIMEOUT");
+  if (v == nullptr || *v == '\0') {
+    return 300;
+  }
+  char* end = nullptr;
+  const double s = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(s > 0)) {
+    throw Error(ErrorKind::Config, fmt::format("IPUTRAIN_INSTANCE_TIMEOUT = \"{}\" is not a positive number of seconds", v),
+                {}, "set it to how long an instance may wait for the others, e.g. 60");
+  }
+  return s;
+}
+
+#if IPUTRAIN_WITH_MPI
+
+namespace {
+
+constexpr int kTag = 7;
+
+class MpiLink final : public InstanceLink {
+ public:
+  MpiLink(int32_t count, int32_t index, int32_t channels, double timeout)
+      : InstanceLink(count, index), timeout_(timeout) {
+    for (int32_t c = 0; c < channels; ++c) {
+      MPI_Comm comm = MPI_COMM_NULL;
+      MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+      comms_.push_back(comm);
+    }
+  }
+  ~MpiLink() override {
+    for (MPI_Comm& c : comms_) {
+      MPI_Comm_free(&c);
+    }
+  }
+
+  std::vector<Bytes> exchange(int32_t channel, const std::vector<Bytes>& out) override {
+    MPI_Comm comm = comms_.at(static_cast<size_t>(channel));
+    const auto n = static_cast<size_t>(count());
+    std::vector<MPI_Request> sends;
+    for (size_t q = 0; q < n; ++q) {
+      if (static_cast<int32_t>(q) == index()) {
+        continue;
+      }
+      if (out[q].size() > static_cast<size_t>(INT_MAX)) {
+        throw Error(ErrorKind::Internal, fmt::format("{} bytes in one message to instance {}", out[q].size(), q));
+      }
+      MPI_Request r = MPI_REQUEST_NULL;
+      MPI_Isend(out[q].data(), static_cast<int>(out[q].size()), MPI_BYTE, static_cast<int>(q), kTag, comm, &r);
+      sends.push_back(r);
+    }
+    std::vector<Bytes> in(n);
+    std::vector<bool> received(n, false);
+    received[static_cast<size_t>(index())] = true;
+    size_t missing = n - 1;
+    bool sent = sends.empty();
+    const auto start = std::chrono::steady_clock::now();
+    int idle = 0;
+    while (missing > 0 || !sent) {
+      bool progress = false;
+      for (size_t q = 0; q < n; ++q) {
+        if (received[q]) {
+          continue;
+        }
+        int flag = 0;
+        MPI_Status status;
+        MPI_Iprobe(static_cast<int>(q), kTag, comm, &flag, &status);
+        if (flag != 0) {
+          int bytes = 0;
+          MPI_Get_count(&status, MPI_BYTE, &bytes);
+          in[q].resize(static_cast<size_t>(bytes));
+          MPI_Recv(in[q].data(), bytes, MPI_BYTE, static_cast<int>(q), kTag, comm, MPI_STATUS_IGNORE);
+          received[q] = true;
+          --missing;
+          progress = true;
+        }
+      }
+      if (!sent) {
+        int done = 0;
+        MPI_Testall(static_cast<int>(sends.size()), sends.data(), &done, MPI_STATUSES_IGNORE);
+        sent = done != 0;
+        progress = progress || sent;
+      }
+      if (progress) {
+        idle = 0;
+        continue;
+      }
+      // Spin a little (a reply is often on its way), then sleep so waiting threads leave the cores.
+      if (++idle > 64) {
+        std::this_thread::sleep_for(std::chrono::microseconds(std::min(idle, 1000)));
+      }
+      if (aborted()) {
+        throw Aborted{};  // the sends are left to MPI_Abort or the process's end
+      }
+      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (waited > timeout_) {
+        std::string names;
+        for (size_t q = 0; q < n; ++q) {
+          if (!received[q]) {
+            names += fmt::format("{}{}", names.empty() ? "" : ", ", q);
+          }
+        }
+        if (names.empty()) {
+          names = "the others (sends not taken)";
+        }
+        throw Error(ErrorKind::Runtime,
+                    fmt::format("instance {} waited {:.0f} s for instance {} on channel {}, which did not answer",
+                                index(), waited, names, channel),
+                    {},
+                    "that instance died or hangs (see its own output); IPUTRAIN_INSTANCE_TIMEOUT sets how long to wait");
+      }
+    }
+    return in;
+  }
+
+ private:
+  double timeout_;
+  std::vector<MPI_Comm> comms_;
+};
+
+}  // namespace
+
+std::unique_ptr<InstanceLink> make_instance_link(int32_t channels) {
+  const Instances in = current_instances();
+  if (in.count <= 1) {
+    throw Error(ErrorKind::Internal, "an instance link needs two or more instances");
+  }
+  return std::make_unique<MpiLink>(in.count, in.index, channels, instance_timeout_seconds());
+}
+
+#else
+
+std::unique_ptr<InstanceLink> make_instance_link(int32_t) {
+  throw Error(ErrorKind::Config, "several instances need a build with MPI", {},
+              "install `libopenmpi-dev` and `openmpi-bin` and configure with -DIPUTRAIN_WITH_MPI=ON");
+}
+
+#endif
+
+}  // namespace iputrain::engine

@@ -1,0 +1,244 @@
+// `mpirun -n P iputrain train …` against one process: the same weights, bit for bit, whatever the
+// number of instances; resume across instance counts; an instance that dies or hangs ends the run
+// with an error naming it; a launch that does not fit the plan is refused.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <unistd.h>
+
+#include "run_cli.hpp"
+
+namespace fs = std::filesystem;
+using cli_test::bytes_of;
+
+namespace {
+
+// Two stages on two IPUs, four replicas: instance k of P holds replicas 4k/P .. 4(k+1)/P - 1.
+const char* kModel = R"(import nn
+
+model mlp(batch: int = 4, hidden: int = 24) {
+  input image: f32[batch, 8, 8]
+  input label: i32[batch]
+
+  stage features {
+    h = nn.dense(flatten(image), hidden, activation = relu)
+  }
+  stage classifier {
+    logits = nn.dense(h, 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+
+  minimize loss
+  output loss
+}
+)";
+
+const char* kConfig = R"([ipu]
+auto_select_ipus = 8
+[pipeline]
+stages = ["features", "classifier"]
+device_mapping = [0, 1]
+gradient_accumulation_count = 4
+[optimizer]
+type = "adam"
+learning_rate = 0.01
+loss_scaling_mode = "dynamic"
+[data]
+train = "synthetic:samples=1024,classes=10"
+batch_size = 4
+[training]
+steps = 6
+steps_per_execution = 2
+seed = 11
+)";
+
+// Open MPI as root in a container, more processes than cores, shared memory without ptrace.
+const char* kMpiEnv =
+    "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none "
+    "OMPI_MCA_rmaps_base_oversubscribe=1";
+
+struct Files {
+  fs::path dir;
+  Files() : dir(fs::temp_directory_path() / ("iputrain_mpi_" + std::to_string(::getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "m.ipu") << kModel;
+    std::ofstream(dir / "c.toml") << kConfig;
+  }
+  ~Files() { fs::remove_all(dir); }
+  std::string model() const { return (dir / "m.ipu").string(); }
+  std::string config() const { return (dir / "c.toml").string(); }
+  std::string path(const std::string& name) const { return (dir / name).string(); }
+};
+
+cli_test::Run shell(const std::string& cmd) {
+  cli_test::Run r;
+  FILE* p = popen((cmd + " 2>&1").c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) {
+    r.out.append(buf, n);
+  }
+  const int raw = pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  return r;
+}
+
+// `iputrain ARGS` in `instances` processes under mpirun (0: one process, no mpirun).
+cli_test::Run run(int instances, const std::string& args, const std::string& env = "") {
+  if (instances == 0) {
+    return cli_test::iputrain(args, "2>&1", env);
+  }
+  return shell(std::string(kMpiEnv) + " " + env + " " + MPIEXEC + " -n " + std::to_string(instances) + " " +
+               IPUTRAIN_BIN + " " + args);
+}
+
+std::string train_args(const Files& f, const std::string& extra) {
+  return "train " + f.model() + " " + f.config() + " -q " + extra;
+}
+
+bool has(const std::string& out, const std::string& what) { return out.find(what) != std::string::npos; }
+
+// The log line with the last outfed values ("last outfed: loss=…").
+std::string last_outfed(const std::string& out) {
+  const size_t at = out.find("last outfed:");
+  return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+}
+
+}  // namespace
+
+TEST_CASE("two and four instances train the same weights as one process, bit for bit") {
+  Files f;
+  const auto one = run(0, train_args(f, "--save " + f.path("one.safetensors") + " --set checkpoint.dir=" + f.path("ck1")));
+  REQUIRE_MESSAGE(one.status == 0, one.out);
+  for (int n : {2, 4}) {
+    CAPTURE(n);
+    const std::string name = "n" + std::to_string(n);
+    const auto many = run(n, train_args(f, "--save " + f.path(name + ".safetensors") + " --set checkpoint.dir=" +
+                                               f.path("ck" + name)));
+    REQUIRE_MESSAGE(many.status == 0, many.out);
+    CHECK(bytes_of(f.path(name + ".safetensors")) == bytes_of(f.path("one.safetensors")));
+    // The checkpoint holds the optimizer state and the loss scale too, written once.
+    CHECK(bytes_of(f.path("ck" + name + "/step-00000006.safetensors")) ==
+          bytes_of(f.path("ck1/step-00000006.safetensors")));
+    // The log comes from instance 0, with every replica's losses in the mean.
+    CHECK(!last_outfed(one.out).empty());
+    CHECK(last_outfed(many.out) == last_outfed(one.out));
+  }
+}
+
+TEST_CASE("a run resumes exactly with another number of instances") {
+  Files f;
+  const std::string ck = " --set checkpoint.every=2 --set checkpoint.dir=";
+  REQUIRE(run(0, train_args(f, "--save " + f.path("one.safetensors") + ck + f.path("ck1"))).status == 0);
+  // One process's checkpoint at step 2, finished by two instances.
+  const auto two = run(2, train_args(f, "--resume " + f.path("ck1/step-00000002.safetensors") + " --save " +
+                                            f.path("r2.safetensors") + ck + f.path("ck2")));
+  REQUIRE_MESSAGE(two.status == 0, two.out);
+  CHECK(bytes_of(f.path("r2.safetensors")) == bytes_of(f.path("one.safetensors")));
+  // Four instances' checkpoint at step 4, finished by one process.
+  REQUIRE(run(4, train_args(f, ck + f.path("ck4") + " --set training.steps=4")).status == 0);
+  const auto back = run(0, train_args(f, "--resume " + f.path("ck4/step-00000004.safetensors") + " --save " +
+                                             f.path("r1.safetensors")));
+  REQUIRE_MESSAGE(back.status == 0, back.out);
+  CHECK(bytes_of(f.path("r1.safetensors")) == bytes_of(f.path("one.safetensors")));
+}
+
+// Starts a long two-instance run, waits until instance 1 has trained a little, sends it `signal`
+// and reports mpirun's status, its output and how long the run took to end after the signal.
+struct Fault {
+  int status = -1;
+  std::string out;
+  int seconds = -1;
+};
+
+Fault fault(const Files& f, const std::string& signal, const std::string& env) {
+  const std::string script = f.path("fault.sh");
+  std::ofstream(script) << "#!/bin/bash\n"
+                        << env << " " << MPIEXEC << " -n 2 " << IPUTRAIN_BIN << " "
+                        << train_args(f, "--set training.steps=1000000") << " > " << f.path("fault.out")
+                        << " 2>&1 &\n"
+                        << "launcher=$!\n"
+                        << "for i in $(seq 1 600); do\n"
+                        << "  for p in $(pgrep -x iputrain); do\n"
+                        << "    if tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then\n"
+                        << "      victim=$p; break 2; fi\n"
+                        << "  done\n"
+                        << "  sleep 0.1\n"
+                        << "done\n"
+                        << "if [ -z \"$victim\" ]; then echo 'instance 1 never started'; kill $launcher; exit 3; fi\n"
+                        << "sleep 3\n"
+                        << "start=$(date +%s)\n"
+                        << "kill -" << signal << " $victim\n"
+                        << "wait $launcher\n"
+                        << "status=$?\n"
+                        << "echo \"status $status seconds $(( $(date +%s) - start ))\"\n";
+  const auto r = shell("bash " + script);
+  Fault out;
+  out.out = bytes_of(f.path("fault.out")) + r.out;
+  const size_t at = r.out.find("status ");
+  if (at != std::string::npos) {
+    std::sscanf(r.out.c_str() + at, "status %d seconds %d", &out.status, &out.seconds);
+  }
+  return out;
+}
+
+TEST_CASE("an instance that is killed ends the run within seconds, named") {
+  Files f;
+  const Fault r = fault(f, "KILL", kMpiEnv);
+  CAPTURE(r.out);
+  CHECK(r.status != 0);
+  CHECK(r.seconds >= 0);
+  CHECK(r.seconds < 30);
+  CHECK(has(r.out, "rank 1"));  // mpirun names the instance that died
+  CHECK(cli_test::iputrain("--version").status == 0);
+  CHECK(shell("pgrep -x iputrain").out.empty());  // nothing is left running
+}
+
+TEST_CASE("an instance that hangs ends the run after the instance timeout, named") {
+  Files f;
+  const Fault r = fault(f, "STOP", std::string(kMpiEnv) + " IPUTRAIN_INSTANCE_TIMEOUT=4");
+  CAPTURE(r.out);
+  CHECK(r.status != 0);
+  CHECK(r.seconds >= 0);
+  CHECK(r.seconds < 30);
+  CHECK(has(r.out, "instance 0 of 2: error"));
+  CHECK(has(r.out, "for instance 1 on channel"));
+  CHECK(has(r.out, "did not answer"));
+  CHECK(shell("pgrep -x iputrain").out.empty());
+}
+
+TEST_CASE("a launch that does not fit the plan is refused, located") {
+  Files f;
+  // 4 replicas cannot be shared by 3 instances.
+  const auto three = run(3, train_args(f, ""));
+  CHECK(three.status == 2);
+  CHECK(has(three.out, "4 replicas cannot be shared by 3 instances"));
+  CHECK(has(three.out, "process_count"));
+  // The config names 2 instances; mpirun started 4.
+  const auto wrong = run(4, train_args(f, "--set ipu.experimental.multi_replica_distribution.process_count=2"));
+  CHECK(wrong.status == 2);
+  CHECK(has(wrong.out, "`process_count` = 2, but mpirun started 4 instances"));
+  // The config names 2 instances; this process runs alone.
+  const auto alone = run(0, train_args(f, "--set ipu.experimental.multi_replica_distribution.process_count=2"));
+  CHECK(alone.status == 2);
+  CHECK(has(alone.out, "shares its replicas among 2 instances, but this run has 1"));
+  CHECK(has(alone.out, "mpirun -n 2"));
+}
+
+TEST_CASE("the plan shows which replicas each instance holds") {
+  Files f;
+  const std::string set = " --set ipu.experimental.multi_replica_distribution.process_count=2";
+  const auto text = cli_test::iputrain("plan " + f.model() + " " + f.config() + set);
+  REQUIRE_MESSAGE(text.status == 0, text.out);
+  CHECK(has(text.out, "instances: 2 (mpirun -n 2), 2 replicas each: 0 holds replicas 0-1; 1 holds replicas 2-3"));
+  const auto json = cli_test::iputrain("plan " + f.model() + " " + f.config() + set + " --format json");
+  CHECK(has(json.out, R"("instances":[{"instance":0,"replicas":[0,1]},{"instance":1,"replicas":[2,3]}])"));
+}
