@@ -102,7 +102,7 @@ int run_train(const TrainArgs& args) {
     printer.set_validation_names(session.validation_names());
   }
   std::vector<double> last_values;
-  const InterruptGuard interrupt(session);
+  const InterruptGuard interrupt(session, instances.index > 0);
   TrainSummary summary = session.train([&](const Progress& p) {
     interrupt.reapply();
     for (const ValidationRecord& v : p.validations) {
@@ -142,6 +142,9 @@ int run_train(const TrainArgs& args) {
   if (!summary.checkpoints.empty()) {
     fmt::print("wrote {} checkpoint{}, the last {}\n", summary.checkpoints.size(),
                summary.checkpoints.size() == 1 ? "" : "s", summary.checkpoints.back());
+  }
+  if (const int sig = interrupt.received(); sig != 0 && summary.stopped && instances.index > 0) {
+    return 128 + sig;  // instance 0 says where the run stopped
   }
   if (const int sig = interrupt.received(); sig != 0 && summary.stopped) {
     // Interrupted: the checkpoint (if any) is the run's state; --save and the test evaluation are

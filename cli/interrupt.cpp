@@ -12,6 +12,7 @@ namespace {
 // Read by the handler: lock-free atomics only (async-signal-safe).
 std::atomic<Session*> g_session{nullptr};
 std::atomic<int> g_signal{0};
+std::atomic<bool> g_quiet{false};  // an instance other than the first: instance 0 tells the user
 static_assert(std::atomic<Session*>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
 
 void say(const char* text) { (void)!::write(STDERR_FILENO, text, std::strlen(text)); }
@@ -27,6 +28,9 @@ void on_signal(int sig) {
   if (Session* s = g_session.load()) {
     s->request_stop();  // one atomic store
   }
+  if (g_quiet.load()) {
+    return;
+  }
   say(sig == SIGINT ? "\ninterrupted (SIGINT): stopping after the execution under way; press Ctrl-C again to "
                       "stop at once\n"
                     : "\nterminated (SIGTERM): stopping after the execution under way; send it again to stop "
@@ -35,8 +39,9 @@ void on_signal(int sig) {
 
 }  // namespace
 
-InterruptGuard::InterruptGuard(Session& session) {
+InterruptGuard::InterruptGuard(Session& session, bool quiet) {
   g_signal = 0;
+  g_quiet = quiet;
   g_session = &session;
   struct sigaction sa {};
   sa.sa_handler = on_signal;

@@ -12,7 +12,8 @@ namespace iputrain::cli {
 //! Installs the handlers for the lifetime of the object (restoring the previous ones after).
 class InterruptGuard {
  public:
-  explicit InterruptGuard(Session& session);
+  //! `quiet`: the handler prints nothing (an instance other than the first, under mpirun).
+  explicit InterruptGuard(Session& session, bool quiet = false);
   ~InterruptGuard();
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;

@@ -23,7 +23,11 @@ Settings inference_settings(Settings s) {
 planner::Plan inference_plan(const ir::Graph& forward, const Config& config) {
   planner::PlanOptions options;
   options.inference = true;
-  return planner::make_plan(forward, config, options);
+  // Evaluation and prediction run whole in each instance (they reduce nothing between replicas).
+  Config alone = config;
+  alone.ipu.experimental.multi_replica_distribution.process_count = 0;
+  alone.ipu.experimental.multi_replica_distribution.process_index = 0;
+  return planner::make_plan(forward, alone, options);
 }
 
 }  // namespace

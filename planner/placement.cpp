@@ -110,11 +110,15 @@ Placement make_placement(const ir::Graph& g, const Config& config, const config:
   const int64_t processes = config.ipu.experimental.multi_replica_distribution.process_count;
   pl.instances = static_cast<int32_t>(std::max<int64_t>(1, processes));
   if (pl.replicas % pl.instances != 0) {
+    std::string divisors;
+    for (int32_t d = 1; d <= pl.replicas; ++d) {
+      divisors += pl.replicas % d == 0 ? fmt::format("{}{}", divisors.empty() ? "" : ", ", d) : "";
+    }
     config.fail_at("ipu.experimental.multi_replica_distribution.process_count",
-                   fmt::format("{} replicas cannot be shared by {} instances: each instance holds whole replicas, "
-                               "as many as every other", pl.replicas, pl.instances),
-                   fmt::format("use a number of instances that divides the replicas ({}), e.g. mpirun -n {}",
-                               pl.replicas, pl.replicas));
+                   fmt::format("{} replicas cannot be shared by {} instances (`process_count`, mpirun's count when "
+                               "unset): each instance holds whole replicas, as many as every other",
+                               pl.replicas, pl.instances),
+                   fmt::format("launch with mpirun -n N for N among {}", divisors));
   }
 
   const int32_t total = pl.replicas * pl.pipeline.ipus_per_replica;

@@ -64,7 +64,8 @@ class MpiLink final : public InstanceLink {
   std::vector<Bytes> exchange(int32_t channel, const std::vector<Bytes>& out) override {
     MPI_Comm comm = comms_.at(static_cast<size_t>(channel));
     const auto n = static_cast<size_t>(count());
-    std::vector<MPI_Request> sends;
+    // One send and one receive per other instance; an instance is waited for until both are done.
+    std::vector<MPI_Request> sends(n, MPI_REQUEST_NULL);
     for (size_t q = 0; q < n; ++q) {
       if (static_cast<int32_t>(q) == index()) {
         continue;
@@ -72,41 +73,42 @@ class MpiLink final : public InstanceLink {
       if (out[q].size() > static_cast<size_t>(INT_MAX)) {
         throw Error(ErrorKind::Internal, fmt::format("{} bytes in one message to instance {}", out[q].size(), q));
       }
-      MPI_Request r = MPI_REQUEST_NULL;
-      MPI_Isend(out[q].data(), static_cast<int>(out[q].size()), MPI_BYTE, static_cast<int>(q), kTag, comm, &r);
-      sends.push_back(r);
+      MPI_Isend(out[q].data(), static_cast<int>(out[q].size()), MPI_BYTE, static_cast<int>(q), kTag, comm, &sends[q]);
     }
     std::vector<Bytes> in(n);
     std::vector<bool> received(n, false);
+    std::vector<bool> sent(n, false);
     received[static_cast<size_t>(index())] = true;
-    size_t missing = n - 1;
-    bool sent = sends.empty();
+    sent[static_cast<size_t>(index())] = true;
+    size_t pending = 2 * (n - 1);
     const auto start = std::chrono::steady_clock::now();
     int idle = 0;
-    while (missing > 0 || !sent) {
+    while (pending > 0) {
       bool progress = false;
       for (size_t q = 0; q < n; ++q) {
-        if (received[q]) {
-          continue;
+        if (!received[q]) {
+          int flag = 0;
+          MPI_Status status;
+          MPI_Iprobe(static_cast<int>(q), kTag, comm, &flag, &status);
+          if (flag != 0) {
+            int bytes = 0;
+            MPI_Get_count(&status, MPI_BYTE, &bytes);
+            in[q].resize(static_cast<size_t>(bytes));
+            MPI_Recv(in[q].data(), bytes, MPI_BYTE, static_cast<int>(q), kTag, comm, MPI_STATUS_IGNORE);
+            received[q] = true;
+            --pending;
+            progress = true;
+          }
         }
-        int flag = 0;
-        MPI_Status status;
-        MPI_Iprobe(static_cast<int>(q), kTag, comm, &flag, &status);
-        if (flag != 0) {
-          int bytes = 0;
-          MPI_Get_count(&status, MPI_BYTE, &bytes);
-          in[q].resize(static_cast<size_t>(bytes));
-          MPI_Recv(in[q].data(), bytes, MPI_BYTE, static_cast<int>(q), kTag, comm, MPI_STATUS_IGNORE);
-          received[q] = true;
-          --missing;
-          progress = true;
+        if (!sent[q]) {
+          int done = 0;
+          MPI_Test(&sends[q], &done, MPI_STATUS_IGNORE);
+          if (done != 0) {
+            sent[q] = true;
+            --pending;
+            progress = true;
+          }
         }
-      }
-      if (!sent) {
-        int done = 0;
-        MPI_Testall(static_cast<int>(sends.size()), sends.data(), &done, MPI_STATUSES_IGNORE);
-        sent = done != 0;
-        progress = progress || sent;
       }
       if (progress) {
         idle = 0;
@@ -123,12 +125,9 @@ class MpiLink final : public InstanceLink {
       if (waited > timeout_) {
         std::string names;
         for (size_t q = 0; q < n; ++q) {
-          if (!received[q]) {
+          if (!received[q] || !sent[q]) {
             names += fmt::format("{}{}", names.empty() ? "" : ", ", q);
           }
-        }
-        if (names.empty()) {
-          names = "the others (sends not taken)";
         }
         throw Error(ErrorKind::Runtime,
                     fmt::format("instance {} waited {:.0f} s for instance {} on channel {}, which did not answer",
