@@ -94,8 +94,6 @@ const std::map<std::string, Probe>& probes() {
       {"ipu.pooling.poplar_options", {"{ \"poolUseIntrospectiveMapping\" = \"false\" }"}},
       {"ipu.device_connection.type", {"\"on_demand\""}},
       {"ipu.device_connection.version", {"\"ipu1\""}},
-      {"ipu.experimental.multi_replica_distribution.process_count", {"2"}},
-      {"ipu.experimental.multi_replica_distribution.process_index", {"1"}},
       {"ipu.floating_point_behaviour.esr", {"true", {"training.precision=\"f16\""}}},
       {"ipu.floating_point_behaviour.nanoo", {"true", {"training.precision=\"f16\""}}},
       {"ipu.io_tiles.place_ops_on_io_tiles", {"true", {"ipu.io_tiles.num_io_tiles=32"}}},

@@ -23,7 +23,7 @@ export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-16/bin/llvm-sy
 command -v "$CLANG" >/dev/null || { echo "run_fuzz: $CLANG is missing (Debian: clang-16 libclang-rt-16-dev)" >&2; exit 1; }
 
 cmake -S "$SRC" -B "$BIN" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CLANG" -DIPUTRAIN_FUZZ=ON \
-      -DIPUTRAIN_BUILD_BENCH=OFF >/dev/null
+      -DIPUTRAIN_BUILD_BENCH=OFF -DIPUTRAIN_WITH_MPI=OFF >/dev/null
 cmake --build "$BIN" -j2 --target "${TARGETS[@]/#/fuzz_}"
 
 mkdir -p "$BIN/crashes" "$BIN/logs"
