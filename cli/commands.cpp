@@ -94,8 +94,11 @@ int run_train(const TrainArgs& args) {
     }
   }
   session.record_trace(!args.trace.empty());
-  ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, isatty(STDOUT_FILENO) == 1,
-                          outfeed.layout().last_only);
+  // Under mpirun stdout is a pseudo-terminal of Open MPI's, relayed to wherever mpirun's own output
+  // goes (often a file), and no longer drained once mpirun is told to stop: plain log lines, not
+  // a redrawn bar that would fill it and block the stop.
+  const bool terminal = isatty(STDOUT_FILENO) == 1 && instances.count == 1;
+  ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, terminal, outfeed.layout().last_only);
   printer.set_first_step(session.step());
   const bool validating = config.resolve().validation.enabled;
   if (validating) {

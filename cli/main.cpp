@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.hpp"
@@ -208,6 +209,14 @@ int main(int argc, char** argv) {
     std::fflush(stdout);
     std::cerr.flush();
     iputrain::abort_instances(status);
+  }
+  if (status >= 128 && instances.count > 1) {
+    // Stopped by a signal, the checkpoint written: leave without MPI_Finalize. mpirun forwards
+    // Ctrl-C as SIGTERM and kills the job a second later (odls_base_sigkill_timeout); a finalize
+    // would wait for daemons that are already tearing the job down and be killed half-way.
+    std::fflush(stdout);
+    std::cerr.flush();
+    std::_Exit(status);
   }
   iputrain::leave_instances();
   return status;

@@ -119,11 +119,15 @@ std::string train_in(const Files& f, const std::string& run, const std::string& 
   return "train " + f.model() + " " + f.config_in(run) + " -q --set checkpoint.dir=ck " + extra;
 }
 
-// The iputrain processes still running, after waiting up to `seconds` for them to end.
-std::string still_running(double seconds) {
+// This test's instances (their model is in f's folder) still running, after waiting up to
+// `seconds` for them to end. Other tests' processes do not count; the bracket keeps the pattern
+// from matching the shell that runs pgrep.
+std::string still_running(const Files& f, double seconds) {
+  const std::string dir = f.dir.string();
+  const std::string pattern = "[" + dir.substr(0, 1) + "]" + dir.substr(1) + "/m.ipu";
   std::string left;
   for (int i = 0; i < static_cast<int>(seconds * 10); ++i) {
-    left = shell("pgrep -x iputrain || true").out;
+    left = shell("pgrep -a -f '" + pattern + "' || true").out;
     if (left.empty()) {
       break;
     }
@@ -183,19 +187,21 @@ TEST_CASE("a run resumes exactly with another number of instances") {
   CHECK(bytes_of(f.path("r1.safetensors")) == bytes_of(f.path("one.safetensors")));
 }
 
-// Starts a long two-instance run, waits until instance 1 has trained a little, sends it `signal`
-// and reports mpirun's status, its output and how long the run took to end after the signal.
+// Starts a long two-instance run, waits until instance 1 has trained a little, sends `signal` to
+// it (or to mpirun, `to_mpirun`) and reports mpirun's status, its output and how long the run
+// took to end after the signal. `extra`: more arguments of the run.
 struct Fault {
   int status = -1;
   std::string out;
   int seconds = -1;
 };
 
-Fault fault(const Files& f, const std::string& signal, const std::string& env) {
+Fault fault(const Files& f, const std::string& signal, const std::string& env, bool to_mpirun = false,
+            const std::string& extra = "") {
   const std::string script = f.path("fault.sh");
   std::ofstream(script) << "#!/bin/bash\n"
                         << env << " " << MPIEXEC << " -n 2 " << IPUTRAIN_BIN << " "
-                        << "train " << f.model() << " " << f.config() << " --set training.steps=1000000 > " << f.path("fault.out")
+                        << "train " << f.model() << " " << f.config() << " --set training.steps=1000000 " << extra << " > " << f.path("fault.out")
                         << " 2>&1 &\n"
                         << "launcher=$!\n"
                         << "for i in $(seq 1 600); do\n"
@@ -211,7 +217,7 @@ Fault fault(const Files& f, const std::string& signal, const std::string& env) {
                         << " && break; sleep 0.1; done\n"
                         << "sleep 1\n"
                         << "start=$(date +%s)\n"
-                        << "kill -" << signal << " $victim\n"
+                        << "kill -" << signal << (to_mpirun ? " $launcher\n" : " $victim\n")
                         << "wait $launcher\n"
                         << "status=$?\n"
                         << "echo \"status $status seconds $(( $(date +%s) - start ))\"\n";
@@ -233,7 +239,30 @@ TEST_CASE("an instance that is killed ends the run within seconds, named") {
   CHECK(r.seconds >= 0);
   CHECK(r.seconds < 30);
   CHECK(has(r.out, "rank 1"));  // mpirun names the instance that died
-  CHECK(still_running(10).empty());  // nothing is left running
+  CHECK(still_running(f, 10).empty());  // nothing is left running
+}
+
+TEST_CASE("Ctrl-C on mpirun stops every instance with a checkpoint that resumes") {
+  Files f;
+  // mpirun sends SIGCONT, waits odls_base_sigkill_timeout seconds, sends SIGTERM, waits as long
+  // again and kills what is left. The instances agree to stop after the execution under way,
+  // instance 0 writes the checkpoint and all leave without waiting for MPI_Finalize. Open MPI's
+  // default wait, 1 s, is enough on an idle machine; 3 s keeps the test valid on a loaded one.
+  const Fault r = fault(f, "INT", std::string(kMpiEnv) + " OMPI_MCA_odls_base_sigkill_timeout=3", true,
+                        "--set checkpoint.dir=" + f.path("ck"));
+  CAPTURE(tail(r.out));
+  CHECK(r.status != 0);
+  CHECK(r.seconds >= 0);
+  CHECK(r.seconds < 15);
+  CHECK(has(r.out, "terminated (SIGTERM): stopping after the execution under way"));
+  CHECK(still_running(f, 10).empty());
+  const std::vector<std::string> written = cli_test::names_in(f.path("ck"));
+  REQUIRE(written.size() == 1);
+  CHECK(has(r.out, "stopped by SIGTERM at step "));
+  // The checkpoint is whole: one process finishes from it.
+  const auto back = run(0, train_args(f, "--resume " + f.path("ck/" + written.front()) + " --set training.steps=" +
+                                             std::to_string(std::stoi(written.front().substr(5, 8)) + 2)));
+  CHECK_MESSAGE(back.status == 0, back.out);
 }
 
 TEST_CASE("an instance that hangs ends the run after the instance timeout, named") {
@@ -244,7 +273,7 @@ TEST_CASE("an instance that hangs ends the run after the instance timeout, named
   CHECK(r.seconds >= 0);
   CHECK(r.seconds < 30);
   CHECK(has(r.out, "instance 0 of 2: error: instance 0 waited 4 s for instance 1"));
-  CHECK(still_running(10).empty());
+  CHECK(still_running(f, 10).empty());
 }
 
 TEST_CASE("a launch that does not fit the plan is refused, located") {
