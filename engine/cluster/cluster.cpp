@@ -275,7 +275,7 @@ void Cluster::gather_step_sums(int64_t count) {
   }
   Bytes bytes(mine.size() * sizeof(double));
   std::memcpy(bytes.data(), mine.data(), bytes.size());
-  const std::vector<Bytes> all = s.link->all_gather(s.ipus, bytes);
+  const std::vector<Bytes>& all = s.link->all_gather(s.ipus, bytes);
   step_sums_.clear();
   for (int32_t q = 0; q < s.link->count(); ++q) {
     const Bytes& b = q == s.link->index() ? bytes : all[static_cast<size_t>(q)];
@@ -311,7 +311,7 @@ void Cluster::gather_report() {
   }
   Bytes bytes(values.size() * sizeof(double));
   std::memcpy(bytes.data(), values.data(), bytes.size());
-  const std::vector<Bytes> all = s.link->all_gather(s.ipus, bytes);
+  const std::vector<Bytes>& all = s.link->all_gather(s.ipus, bytes);
   remote_ipus_.clear();
   constexpr size_t kFields = 12;
   for (int32_t q = 0; q < s.link->count(); ++q) {

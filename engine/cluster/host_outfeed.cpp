@@ -71,7 +71,7 @@ void HostOutfeed::share(InstanceLink& link, int32_t channel, int32_t first, int3
       mine.insert(mine.end(), src, src + run * static_cast<int64_t>(sizeof(float)));
     }
   }
-  const std::vector<Bytes> all = link.all_gather(channel, mine);
+  const std::vector<Bytes>& all = link.all_gather(channel, mine);
   for (int32_t q = 0; q < link.count(); ++q) {
     if (q == link.index()) {
       continue;

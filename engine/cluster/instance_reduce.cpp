@@ -76,7 +76,7 @@ void make_remote_trees(ClusterShared& s) {
 void send_stacks(const InstanceSpan& s, int32_t channel, const ReduceParts& parts) {
   InstanceLink& link = s.link;
   const int64_t total = total_of(parts);
-  std::vector<Bytes> out(static_cast<size_t>(link.count()));
+  std::vector<Bytes>& out = link.outbox(channel);
   for (int32_t q = 0; q < link.count(); ++q) {
     if (q == link.index()) {
       continue;
@@ -101,7 +101,7 @@ void send_stacks(const InstanceSpan& s, int32_t channel, const ReduceParts& part
       offset += n;
     }
   }
-  const std::vector<Bytes> in = link.exchange(channel, out);
+  const std::vector<Bytes>& in = link.exchange(channel);
   const int64_t lo = s.begin(total, link.index());
   const int64_t hi = s.begin(total, link.index() + 1);
   for (int32_t q = 0; q < link.count(); ++q) {
@@ -138,24 +138,31 @@ void send_stacks(const InstanceSpan& s, int32_t channel, const ReduceParts& part
 void share_roots(const InstanceSpan& s, int32_t channel, const ReduceParts& parts) {
   InstanceLink& link = s.link;
   const int64_t total = total_of(parts);
-  Bytes mine;
-  int64_t offset = 0;
-  for (const auto& [list, n] : parts) {
-    const Overlap o = overlap(s.begin(total, link.index()), s.begin(total, link.index() + 1), offset, n);
-    const GradTree& t = *(*list)[static_cast<size_t>(s.first_replica)];
-    if (o.a < o.b) {
-      const size_t elem = dtype_size(t.dtype());
-      put(mine, static_cast<const char*>(t.slot(0)) + static_cast<size_t>(o.a) * elem, static_cast<size_t>(o.b - o.a) * elem);
+  // This instance's elements of the root, the same message to everyone.
+  std::vector<Bytes>& out = link.outbox(channel);
+  for (int32_t q = 0; q < link.count(); ++q) {
+    if (q == link.index()) {
+      continue;
     }
-    offset += n;
+    int64_t offset = 0;
+    for (const auto& [list, n] : parts) {
+      const Overlap o = overlap(s.begin(total, link.index()), s.begin(total, link.index() + 1), offset, n);
+      const GradTree& t = *(*list)[static_cast<size_t>(s.first_replica)];
+      if (o.a < o.b) {
+        const size_t elem = dtype_size(t.dtype());
+        put(out[static_cast<size_t>(q)], static_cast<const char*>(t.slot(0)) + static_cast<size_t>(o.a) * elem,
+            static_cast<size_t>(o.b - o.a) * elem);
+      }
+      offset += n;
+    }
   }
-  const std::vector<Bytes> in = link.all_gather(channel, mine);
+  const std::vector<Bytes>& in = link.exchange(channel);
   for (int32_t q = 0; q < link.count(); ++q) {
     if (q == link.index()) {
       continue;
     }
     Reader msg(in[static_cast<size_t>(q)], q);
-    offset = 0;
+    int64_t offset = 0;
     for (const auto& [list, n] : parts) {
       const Overlap o = overlap(s.begin(total, q), s.begin(total, q + 1), offset, n);
       if (o.a < o.b) {
@@ -176,7 +183,8 @@ void share_roots(const InstanceSpan& s, int32_t channel, const ReduceParts& part
 }
 
 bool any_instance(InstanceLink& link, int32_t channel, bool mine) {
-  const std::vector<Bytes> all = link.all_gather(channel, Bytes{mine ? '\1' : '\0'});
+  const char flag = mine ? '\1' : '\0';
+  const std::vector<Bytes>& all = link.all_gather(channel, &flag, 1);
   bool any = mine;
   for (int32_t q = 0; q < link.count(); ++q) {
     any = any || (q != link.index() && !all[static_cast<size_t>(q)].empty() && all[static_cast<size_t>(q)][0] != 0);

@@ -21,8 +21,29 @@
 
 namespace iputrain::engine {
 
-std::vector<Bytes> InstanceLink::all_gather(int32_t channel, const Bytes& mine) {
-  return exchange(channel, std::vector<Bytes>(static_cast<size_t>(count_), mine));
+InstanceLink::InstanceLink(int32_t count, int32_t index, int32_t channels)
+    : count_(count),
+      index_(index),
+      outboxes_(static_cast<size_t>(channels), std::vector<Bytes>(static_cast<size_t>(count))),
+      inboxes_(static_cast<size_t>(channels), std::vector<Bytes>(static_cast<size_t>(count))) {}
+
+std::vector<Bytes>& InstanceLink::outbox(int32_t channel) {
+  std::vector<Bytes>& out = outboxes_.at(static_cast<size_t>(channel));
+  for (Bytes& b : out) {
+    b.clear();
+  }
+  return out;
+}
+
+const std::vector<Bytes>& InstanceLink::all_gather(int32_t channel, const void* data, size_t n) {
+  std::vector<Bytes>& out = outbox(channel);
+  const char* c = static_cast<const char*>(data);
+  for (int32_t q = 0; q < count_; ++q) {
+    if (q != index_) {
+      out[static_cast<size_t>(q)].assign(c, c + n);
+    }
+  }
+  return exchange(channel);
 }
 
 double instance_timeout_seconds() {
@@ -48,7 +69,7 @@ constexpr int kTag = 7;
 class MpiLink final : public InstanceLink {
  public:
   MpiLink(int32_t count, int32_t index, int32_t channels, double timeout)
-      : InstanceLink(count, index), timeout_(timeout) {
+      : InstanceLink(count, index, channels), timeout_(timeout) {
     for (int32_t c = 0; c < channels; ++c) {
       MPI_Comm comm = MPI_COMM_NULL;
       MPI_Comm_dup(MPI_COMM_WORLD, &comm);
@@ -56,13 +77,20 @@ class MpiLink final : public InstanceLink {
     }
   }
   ~MpiLink() override {
+    // A link that outlives leave_instances() (MPI_Finalize) has nothing left to free.
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized != 0) {
+      return;
+    }
     for (MPI_Comm& c : comms_) {
       MPI_Comm_free(&c);
     }
   }
 
-  std::vector<Bytes> exchange(int32_t channel, const std::vector<Bytes>& out) override {
+  const std::vector<Bytes>& exchange(int32_t channel) override {
     MPI_Comm comm = comms_.at(static_cast<size_t>(channel));
+    const std::vector<Bytes>& out = filled_outbox(channel);
     const auto n = static_cast<size_t>(count());
     // One send and one receive per other instance; an instance is waited for until both are done.
     std::vector<MPI_Request> sends(n, MPI_REQUEST_NULL);
@@ -75,7 +103,8 @@ class MpiLink final : public InstanceLink {
       }
       MPI_Isend(out[q].data(), static_cast<int>(out[q].size()), MPI_BYTE, static_cast<int>(q), kTag, comm, &sends[q]);
     }
-    std::vector<Bytes> in(n);
+    std::vector<Bytes>& in = inbox(channel);
+    in[static_cast<size_t>(index())].clear();
     std::vector<bool> received(n, false);
     std::vector<bool> sent(n, false);
     received[static_cast<size_t>(index())] = true;
@@ -115,8 +144,15 @@ class MpiLink final : public InstanceLink {
         continue;
       }
       // Spin a little (a reply is often on its way), then sleep so waiting threads leave the cores.
+      // Not while a send is under way: a large message moves in fragments only as this instance
+      // calls into MPI, so sleeping here would stall the other instance's receive.
+      const bool sending = std::find(sent.begin(), sent.end(), false) != sent.end();
       if (++idle > 64) {
-        std::this_thread::sleep_for(std::chrono::microseconds(std::min(idle, 1000)));
+        if (sending) {
+          std::this_thread::yield();
+        } else {
+          std::this_thread::sleep_for(std::chrono::microseconds(std::min(idle, 1000)));
+        }
       }
       if (aborted()) {
         throw Aborted{};  // the sends are left to MPI_Abort or the process's end
