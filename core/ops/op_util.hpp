@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
+#include "core/ops/broadcast_rows.hpp"
 #include "core/ops/op.hpp"
 // Declares every kXxxOp extern: without it the `const OpDef` definitions in the op files would
 // have internal linkage and the op table would not link.
@@ -28,6 +29,7 @@ TensorType infer_arithmetic(std::span<const TensorType* const> in, std::string_v
 
 //! Highest rank the broadcasting kernels handle; their index lives on the stack, so infer rejects more.
 inline constexpr size_t kMaxRank = 8;
+static_assert(kMaxRank == 8, "core/ops/broadcast_rows.hpp sizes its index for rank 8");
 //! Per-dimension strides (in elements), right-aligned to an output of rank <= kMaxRank.
 using Strides = std::array<int64_t, kMaxRank>;
 
@@ -135,8 +137,18 @@ void broadcast_binary(const Tensor& a, const Tensor& b, const Tensor& out, F f) 
     });
     return;
   }
-  for_each_broadcast(a.shape(), b.shape(), os,
-                     [&](int64_t i, int64_t ia, int64_t ib) { po[i] = f(pa[ia], pb[ib]); });
+  // Any other broadcast ([b, s, d] against [b, s, 1], ...): coalesced rows.
+  const RowLoop<2> loop = row_loop<2>({&a.shape(), &b.shape()}, os);
+  with_steps(loop.step, [&](auto sa, auto sb) {
+    for_rows(loop, 1, [&](int64_t o, const std::array<int64_t, 2>& off) {
+      const A* ra = pa + off[0];
+      const B* rb = pb + off[1];
+      O* ro = po + o;
+      for (int64_t j = 0; j < loop.inner; ++j) {
+        ro[j] = f(ra[j * sa], rb[j * sb]);
+      }
+    });
+  });
 }
 
 //! Copies `in` broadcast to the shape of `out` (same element type T). Never allocates.
@@ -156,17 +168,16 @@ void broadcast_copy(const Tensor& in, const Tensor& out) {
     }
     return;
   }
-  if (is_suffix_of(in.shape(), out.shape())) {
-    for (int64_t r = 0; r < n / ni; ++r) {
-      T* ro = po + r * ni;
-      for (int64_t j = 0; j < ni; ++j) {
-        ro[j] = pi[j];
+  const RowLoop<1> loop = row_loop<1>({&in.shape()}, out.shape());
+  with_steps(loop.step, [&](auto si) {
+    for_rows(loop, 1, [&](int64_t o, const std::array<int64_t, 1>& off) {
+      const T* ri = pi + off[0];
+      T* ro = po + o;
+      for (int64_t j = 0; j < loop.inner; ++j) {
+        ro[j] = ri[j * si];
       }
-    }
-    return;
-  }
-  for_each_broadcast(in.shape(), in.shape(), out.shape(),
-                     [&](int64_t i, int64_t ia, int64_t) { po[i] = pi[ia]; });
+    });
+  });
 }
 
 //! Walks the elements of `out` in order and calls `f(i, ia, ib, ic)` with the flat output index and

@@ -36,15 +36,22 @@ void select(const KernelArgs& args) {
   const T* pb = static_cast<const T*>(b.data);
   T* out = static_cast<T*>(args.output.data);
   const int64_t n = args.output.numel();
-  if (c.numel() == n && a.numel() == n && b.numel() == n) {
-    for (int64_t i = 0; i < n; ++i) {
-      out[i] = pc[i] != 0 ? pa[i] : pb[i];
-    }
+  if (n == 0) {
     return;
   }
-  for_each_broadcast3(
-      c.shape(), a.shape(), b.shape(), args.output.shape(),
-      [&](int64_t i, int64_t ic, int64_t ia, int64_t ib) { out[i] = pc[ic] != 0 ? pa[ia] : pb[ib]; });
+  // Coalesced rows (a mask [s, s] over scores [b, h, s, s] is b*h rows of s*s).
+  const RowLoop<3> loop = row_loop<3>({&c.shape(), &a.shape(), &b.shape()}, args.output.shape());
+  with_steps(loop.step, [&](auto sc, auto sa, auto sb) {
+    for_rows(loop, 1, [&](int64_t o, const std::array<int64_t, 3>& off) {
+      const uint8_t* rc = pc + off[0];
+      const T* ra = pa + off[1];
+      const T* rb = pb + off[2];
+      T* ro = out + o;
+      for (int64_t j = 0; j < loop.inner; ++j) {
+        ro[j] = rc[j * sc] != 0 ? ra[j * sa] : rb[j * sb];
+      }
+    });
+  });
 }
 
 void forward(const KernelArgs& args) {

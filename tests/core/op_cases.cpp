@@ -442,7 +442,9 @@ std::vector<OpCase> op_cases() {
                                                           {"column", {2, 1}, {2, 3}},
                                                           {"scalar", {}, {2, 2}},
                                                           {"rank 3 general", {3, 1}, {2, 3, 4}},
-                                                          {"same", {2, 2}, {2, 2}}}) {
+                                                          {"same", {2, 2}, {2, 2}},
+                                                          {"middle", {2, 1, 3}, {2, 4, 3}},
+                                                          {"alternating", {1, 3, 1, 2}, {2, 3, 4, 2}}}) {
     cases.push_back({.name = "broadcast_to " + pname,
                      .op = OpKind::BroadcastTo,
                      .inputs = {f32(from)},

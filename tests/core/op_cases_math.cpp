@@ -261,6 +261,10 @@ void add_math_cases(std::vector<OpCase>& cases) {
       {"bias first", {3}, {4, 3}},
       {"column x row", {3, 1}, {1, 4}},
       {"rank 3 x column", {2, 3, 4}, {3, 1}},
+      {"row scalar", {2, 3, 4}, {2, 3, 1}},
+      {"middle", {2, 1, 4}, {2, 3, 4}},
+      {"leading", {1, 3, 4}, {2, 3, 4}},
+      {"alternating", {2, 1, 3, 1}, {1, 4, 1, 5}},
   };
   for (const auto& [pname, sa, sb] : patterns) {
     cases.push_back({.name = "maximum " + pname,
@@ -362,12 +366,25 @@ void add_math_cases(std::vector<OpCase>& cases) {
            {"scalar branch", {2, 3}, {2, 3}, {}},
            {"column cond", {3, 1}, {3, 4}, {4}},
            {"all broadcast", {2, 1, 1}, {1, 3, 1}, {1, 1, 4}},
+           {"causal mask", {4, 4}, {2, 3, 4, 4}, {}},
+           {"row scalar cond", {2, 3, 1}, {2, 3, 4}, {2, 1, 4}},
        }) {
     cases.push_back({.name = "where " + pname,
                      .op = OpKind::Where,
                      .inputs = {boolean(sc), f32(sa), f32(sb)},
                      .reference = ref_where});
   }
+  // Rows split into blocks (16384 / 70 rows each): the second block starts mid-tensor.
+  cases.push_back({.name = "where many rows",
+                   .op = OpKind::Where,
+                   .inputs = {boolean({300, 1}), f32({300, 70}), f32({70})},
+                   .reference = ref_where,
+                   .grad = false});
+  cases.push_back({.name = "maximum many rows",
+                   .op = OpKind::Maximum,
+                   .inputs = {f32({3, 100, 70}), f32({3, 100, 1})},
+                   .reference = ref_binary([](double a, double b) { return std::max(a, b); }),
+                   .grad = false});
   cases.push_back({.name = "where i32",
                    .op = OpKind::Where,
                    .inputs = {boolean({4}), i32({4}), i32({})},
