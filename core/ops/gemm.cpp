@@ -20,7 +20,9 @@ using ConstMap = Eigen::Map<const RowMajor, Eigen::Unaligned, Stride>;
 using Map = Eigen::Map<RowMajor, Eigen::Unaligned, Stride>;
 
 // Tile sizes. Eigen's kernel works on 48-row panels (3 AVX-512 registers) and packs a [k, nb]
-// block of b per tile, so tiles are kept tall and wide enough that packing stays a small share.
+// block of b per tile, so tiles are kept tall and wide enough that packing stays a small share:
+// a transformer's [512, 128] x [128, 128] is two tiles of 256 rows (b packed twice, not six
+// times as with 96-row tiles: tiny_lm 290 -> 308 samples/s, the 1024-wide MLP 13.5k -> 13.9k).
 // Functions of the shape only: see the header.
 struct Grid {
   int64_t mb, nb, mt, nt;
@@ -31,8 +33,8 @@ Grid grid_of(int64_t m, int64_t n, int64_t k) {
   if (m * n * k < par::kSerialWork * 4) {
     return g;  // one tile: too small to share
   }
-  g.mb = m > 192 ? 96 : m;
-  g.nb = n > 384 ? 256 : n;
+  g.mb = m > 384 ? 256 : m;
+  g.nb = n > 512 ? 256 : n;
   // Small-m products (a batch of 32 against wide weights): split the columns finer instead.
   if (m <= 64 && n > 128) {
     g.nb = 128;
