@@ -29,34 +29,41 @@ void forward(const KernelArgs& args) {
   const float* x = args.inputs[0].f32();
   const float* dy = args.inputs[1].f32();
   float* dx = args.output.f32();
-  const int64_t total = args.output.numel();
-  for (int64_t i = 0; i < total; ++i) {
-    dx[i] = 0.0f;
-  }
-  std::array<float, kBlock> best{};
-  std::array<int64_t, kBlock> where{};
-  for (int64_t c0 = 0; c0 < g.c; c0 += kBlock) {
-    const int64_t w = std::min(kBlock, g.c - c0);
-    for_each_window(
-        g,
-        [&](int64_t, int64_t in, int64_t count) {
-          const float* src = x + in + c0;
-          for (int64_t c = 0; c < w; ++c) {
-            if (count == 0 || src[c] > best[c]) {
-              best[c] = src[c];
-              where[c] = in + c0 + c;
+  const int64_t image = g.h * g.w * g.c;
+  // Images in parallel: a window never leaves its image, so each block writes its own images'
+  // gradient, in the same order as one thread would.
+  par::for_blocks(g.n, 1, g.n * g.oh * g.ow * g.kh * g.kw * g.c, [&](int64_t n0, int64_t n1) {
+    for (int64_t i = n0 * image; i < n1 * image; ++i) {
+      dx[i] = 0.0f;
+    }
+    std::array<float, kBlock> best{};
+    std::array<int64_t, kBlock> where{};
+    for (int64_t c0 = 0; c0 < g.c; c0 += kBlock) {
+      const int64_t w = std::min(kBlock, g.c - c0);
+      for_each_window(
+          g,
+          [&](int64_t, int64_t in, int64_t count) {
+            const float* src = x + in + c0;
+            const int64_t at = in + c0;
+            for (int64_t c = 0; c < w; ++c) {
+              // Branch-free: the first maximum of the window wins (a later equal value does not).
+              const float v = src[c];
+              const bool take = count == 0 || v > best[c];
+              best[c] = take ? v : best[c];
+              where[c] = take ? at + c : where[c];
             }
-          }
-        },
-        [&](int64_t out, int64_t count) {
-          if (count == 0) {
-            return;
-          }
-          for (int64_t c = 0; c < w; ++c) {
-            dx[where[c]] += dy[out + c0 + c];
-          }
-        });
-  }
+          },
+          [&](int64_t out, int64_t count) {
+            if (count == 0) {
+              return;
+            }
+            for (int64_t c = 0; c < w; ++c) {
+              dx[where[c]] += dy[out + c0 + c];
+            }
+          },
+          n0, n1);
+    }
+  });
 }
 
 }  // namespace

@@ -14,11 +14,15 @@ ConvGeom pool_geom(const Shape& x, const Attrs& attrs);
 TensorType infer_pool(const TensorType& x, const Attrs& attrs);
 
 //! Calls f(out_offset, count) once per output position and, before it, visit(x_offset) for each
-//! input position inside its window (offsets of C-long channel runs; padding is skipped).
+//! input position inside its window (offsets of C-long channel runs; padding is skipped), for
+//! the images [n0, n1) (all of them by default).
 template <typename Visit, typename Done>
-void for_each_window(const ConvGeom& g, Visit visit, Done done) {
-  int64_t out = 0;
-  for (int64_t n = 0; n < g.n; ++n) {
+void for_each_window(const ConvGeom& g, Visit visit, Done done, int64_t n0 = 0, int64_t n1 = -1) {
+  if (n1 < 0) {
+    n1 = g.n;
+  }
+  int64_t out = n0 * g.oh * g.ow * g.c;
+  for (int64_t n = n0; n < n1; ++n) {
     for (int64_t oh = 0; oh < g.oh; ++oh) {
       const int64_t h0 = oh * g.sh - g.pt;
       for (int64_t ow = 0; ow < g.ow; ++ow, out += g.c) {

@@ -23,9 +23,12 @@ void forward(const KernelArgs& args) {
   const float* dy = args.inputs[1].f32();
   float* dx = args.output.f32();
   const int64_t n = args.output.numel();
-  par::for_elements(n, 1, [&](int64_t b, int64_t e) {
+  par::for_elements(n, 1, [x, dy, dx](int64_t b, int64_t e) {
+    // Both loads unconditional and the pointers held by value: a branch-free, vectorised select
+    // (a branch on the sign of x mispredicts half the time).
     for (int64_t i = b; i < e; ++i) {
-      dx[i] = x[i] > 0.0f ? dy[i] : 0.0f;
+      const float g = dy[i];
+      dx[i] = x[i] > 0.0f ? g : 0.0f;
     }
   });
 }

@@ -48,7 +48,9 @@ void select(const KernelArgs& args) {
       const T* rb = pb + off[2];
       T* ro = out + o;
       for (int64_t j = 0; j < loop.inner; ++j) {
-        ro[j] = rc[j * sc] != 0 ? ra[j * sa] : rb[j * sb];
+        const T x = ra[j * sa];  // both loads unconditional: a branch-free select
+        const T y = rb[j * sb];
+        ro[j] = rc[j * sc] != 0 ? x : y;
       }
     });
   });
