@@ -4,6 +4,10 @@
 
 #include <algorithm>
 
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
+
 #include <fmt/format.h>
 
 #include "core/ops/reduce_util.hpp"
@@ -11,6 +15,35 @@
 namespace iputrain::ir {
 
 namespace {
+
+// Copies n floats (the short runs of im2col: a window row of kw * c, often 5 or 15 floats). With
+// AVX-512 a run is whole vectors plus one masked vector, with no scalar tail loop.
+inline void copy_run(float* dst, const float* src, int64_t n) {
+#if defined(__AVX512F__)
+  for (; n >= 16; n -= 16, dst += 16, src += 16) {
+    _mm512_storeu_ps(dst, _mm512_loadu_ps(src));
+  }
+  if (n > 0) {
+    const __mmask16 m = static_cast<__mmask16>((1u << n) - 1u);
+    _mm512_mask_storeu_ps(dst, m, _mm512_maskz_loadu_ps(m, src));
+  }
+#else
+  std::copy(src, src + n, dst);
+#endif
+}
+
+inline void zero_run(float* dst, int64_t n) {
+#if defined(__AVX512F__)
+  for (; n >= 16; n -= 16, dst += 16) {
+    _mm512_storeu_ps(dst, _mm512_setzero_ps());
+  }
+  if (n > 0) {
+    _mm512_mask_storeu_ps(dst, static_cast<__mmask16>((1u << n) - 1u), _mm512_setzero_ps());
+  }
+#else
+  std::fill(dst, dst + n, 0.0f);
+#endif
+}
 
 // A two-entry attribute such as strides = [2, 2].
 std::array<int64_t, 2> pair_attr(const Attrs& attrs, std::string_view key, int64_t def_h, int64_t def_w) {
@@ -131,31 +164,21 @@ void im2col(const float* x, const ConvGeom& g, int64_t r0, int64_t r1, float* co
       float* dst = row + i * span;
       const int64_t ih = oh * g.sh - g.pt + i * g.dh;
       if (ih < 0 || ih >= g.h) {
-        for (int64_t j = 0; j < span; ++j) {
-          dst[j] = 0.0f;
-        }
+        zero_run(dst, span);
         continue;
       }
       const float* src_row = x + (n * g.h + ih) * g.w * g.c;
       if (row_inside) {
-        const float* src = src_row + w0 * g.c;
-        for (int64_t j = 0; j < span; ++j) {
-          dst[j] = src[j];
-        }
+        copy_run(dst, src_row + w0 * g.c, span);
         continue;
       }
       for (int64_t j = 0; j < g.kw; ++j) {
         const int64_t iw = w0 + j * g.dw;
         float* d = dst + j * g.c;
         if (iw < 0 || iw >= g.w) {
-          for (int64_t c = 0; c < g.c; ++c) {
-            d[c] = 0.0f;
-          }
+          zero_run(d, g.c);
         } else {
-          const float* src = src_row + iw * g.c;
-          for (int64_t c = 0; c < g.c; ++c) {
-            d[c] = src[c];
-          }
+          copy_run(d, src_row + iw * g.c, g.c);
         }
       }
     }
