@@ -6,7 +6,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "iputrain/instances.hpp"
@@ -157,42 +160,29 @@ int main(int argc, char** argv) {
   if (instances.count > 1 && instances.index > 0 && std::freopen("/dev/null", "w", stdout) == nullptr) {
     std::cerr << who << "cannot silence this instance's output\n";
   }
+  // The command table: every subcommand and what runs it (one was parsed: require_subcommand).
+  const std::vector<std::pair<const CLI::App*, std::function<int()>>> commands = {
+      {train_cmd, [&] { return iputrain::cli::run_train(train); }},
+      {eval_cmd, [&] { return iputrain::cli::run_eval(eval); }},
+      {export_cmd, [&] { return iputrain::cli::run_export(export_args); }},
+      {predict_cmd, [&] { return iputrain::cli::run_predict(predict); }},
+      {bench_data_cmd, [&] { return iputrain::cli::run_bench_data(bench_data); }},
+      {check_cmd, [&] { return iputrain::cli::run_check(check); }},
+      {plan_cmd, [&] { return iputrain::cli::run_plan(plan); }},
+      {repl_cmd, [&] { return iputrain::cli::run_repl(repl); }},
+      {show_cmd, [&] { return iputrain::cli::run_config_show(config_show); }},
+      {explain_cmd, [&] { return iputrain::cli::run_config_explain(explain_key); }},
+      {keys_cmd, [] { return iputrain::cli::run_config_keys(); }},
+      {docs_cmd, [] { return iputrain::cli::run_config_docs(); }},
+  };
   auto run_command = [&]() -> int {
   try {
-    if (*train_cmd) {
-      return iputrain::cli::run_train(train);
+    for (const auto& [cmd, run] : commands) {
+      if (cmd->parsed()) {
+        return run();
+      }
     }
-    if (*eval_cmd) {
-      return iputrain::cli::run_eval(eval);
-    }
-    if (*export_cmd) {
-      return iputrain::cli::run_export(export_args);
-    }
-    if (*predict_cmd) {
-      return iputrain::cli::run_predict(predict);
-    }
-    if (*bench_data_cmd) {
-      return iputrain::cli::run_bench_data(bench_data);
-    }
-    if (*plan_cmd) {
-      return iputrain::cli::run_plan(plan);
-    }
-    if (*repl_cmd) {
-      return iputrain::cli::run_repl(repl);
-    }
-    if (*show_cmd) {
-      return iputrain::cli::run_config_show(config_show);
-    }
-    if (*explain_cmd) {
-      return iputrain::cli::run_config_explain(explain_key);
-    }
-    if (*keys_cmd) {
-      return iputrain::cli::run_config_keys();
-    }
-    if (*docs_cmd) {
-      return iputrain::cli::run_config_docs();
-    }
-    return iputrain::cli::run_check(check);
+    throw iputrain::Error(iputrain::ErrorKind::Internal, "the command line named no command this build runs");
   } catch (const iputrain::Error& e) {
     std::fflush(stdout);
     std::cerr << who << e.render();
