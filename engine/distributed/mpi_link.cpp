@@ -107,6 +107,10 @@ class MpiLink final : public InstanceLink {
     in[static_cast<size_t>(index())].clear();
     std::vector<bool> received(n, false);
     std::vector<bool> sent(n, false);
+    // A receive is posted once its message's envelope has arrived (its size known), then polled
+    // like the sends: never a blocking MPI_Recv, which a sender stopped half-way through a large
+    // message would leave waiting past any deadline.
+    std::vector<MPI_Request> receives(n, MPI_REQUEST_NULL);
     received[static_cast<size_t>(index())] = true;
     sent[static_cast<size_t>(index())] = true;
     size_t pending = 2 * (n - 1);
@@ -115,7 +119,7 @@ class MpiLink final : public InstanceLink {
     while (pending > 0) {
       bool progress = false;
       for (size_t q = 0; q < n; ++q) {
-        if (!received[q]) {
+        if (!received[q] && receives[q] == MPI_REQUEST_NULL) {
           int flag = 0;
           MPI_Status status;
           MPI_Iprobe(static_cast<int>(q), kTag, comm, &flag, &status);
@@ -123,7 +127,14 @@ class MpiLink final : public InstanceLink {
             int bytes = 0;
             MPI_Get_count(&status, MPI_BYTE, &bytes);
             in[q].resize(static_cast<size_t>(bytes));
-            MPI_Recv(in[q].data(), bytes, MPI_BYTE, static_cast<int>(q), kTag, comm, MPI_STATUS_IGNORE);
+            MPI_Irecv(in[q].data(), bytes, MPI_BYTE, static_cast<int>(q), kTag, comm, &receives[q]);
+            progress = true;
+          }
+        }
+        if (!received[q] && receives[q] != MPI_REQUEST_NULL) {
+          int done = 0;
+          MPI_Test(&receives[q], &done, MPI_STATUS_IGNORE);
+          if (done != 0) {
             received[q] = true;
             --pending;
             progress = true;
@@ -144,11 +155,14 @@ class MpiLink final : public InstanceLink {
         continue;
       }
       // Spin a little (a reply is often on its way), then sleep so waiting threads leave the cores.
-      // Not while a send is under way: a large message moves in fragments only as this instance
-      // calls into MPI, so sleeping here would stall the other instance's receive.
-      const bool sending = std::find(sent.begin(), sent.end(), false) != sent.end();
+      // Not while a message is under way either way: a large one moves in fragments only as this
+      // instance calls into MPI, so sleeping here would stall it.
+      bool moving = std::find(sent.begin(), sent.end(), false) != sent.end();
+      for (size_t q = 0; q < n && !moving; ++q) {
+        moving = !received[q] && receives[q] != MPI_REQUEST_NULL;
+      }
       if (++idle > 64) {
-        if (sending) {
+        if (moving) {
           std::this_thread::yield();
         } else {
           std::this_thread::sleep_for(std::chrono::microseconds(std::min(idle, 1000)));
