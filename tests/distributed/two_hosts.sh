@@ -6,6 +6,7 @@
 # across machines. 4 instances, 2 per host, must train the same weights as one process.
 # Usage: two_hosts.sh IPUTRAIN MPIEXEC
 set -euo pipefail
+export PATH="$PATH:/usr/sbin:/sbin"  # ip lives in /usr/sbin, which a minimal PATH may leave out
 bin=$1 mpiexec=$2
 work=$(mktemp -d)
 ns0=iput_h0_$$ ns1=iput_h1_$$ v0=iptv0_$$ v1=iptv1_$$
