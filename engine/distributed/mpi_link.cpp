@@ -74,6 +74,10 @@ class MpiLink final : public InstanceLink {
       MPI_Comm comm = MPI_COMM_NULL;
       MPI_Comm_dup(MPI_COMM_WORLD, &comm);
       comms_.push_back(comm);
+      const auto n = static_cast<size_t>(count);
+      pending_.push_back(Pending{std::vector<MPI_Request>(n, MPI_REQUEST_NULL),
+                                 std::vector<MPI_Request>(n, MPI_REQUEST_NULL), std::vector<char>(n, 0),
+                                 std::vector<char>(n, 0)});
     }
   }
   ~MpiLink() override {
@@ -93,7 +97,17 @@ class MpiLink final : public InstanceLink {
     const std::vector<Bytes>& out = filled_outbox(channel);
     const auto n = static_cast<size_t>(count());
     // One send and one receive per other instance; an instance is waited for until both are done.
-    std::vector<MPI_Request> sends(n, MPI_REQUEST_NULL);
+    // The channel's own request and flag arrays, kept from one exchange to the next (no allocation
+    // per reduction once the link exists).
+    Pending& p = pending_.at(static_cast<size_t>(channel));
+    std::vector<MPI_Request>& sends = p.sends;
+    std::vector<MPI_Request>& receives = p.receives;
+    std::vector<char>& received = p.received;
+    std::vector<char>& sent = p.sent;
+    std::fill(sends.begin(), sends.end(), MPI_REQUEST_NULL);
+    std::fill(receives.begin(), receives.end(), MPI_REQUEST_NULL);
+    std::fill(received.begin(), received.end(), 0);
+    std::fill(sent.begin(), sent.end(), 0);
     for (size_t q = 0; q < n; ++q) {
       if (static_cast<int32_t>(q) == index()) {
         continue;
@@ -105,14 +119,11 @@ class MpiLink final : public InstanceLink {
     }
     std::vector<Bytes>& in = inbox(channel);
     in[static_cast<size_t>(index())].clear();
-    std::vector<bool> received(n, false);
-    std::vector<bool> sent(n, false);
     // A receive is posted once its message's envelope has arrived (its size known), then polled
     // like the sends: never a blocking MPI_Recv, which a sender stopped half-way through a large
     // message would leave waiting past any deadline.
-    std::vector<MPI_Request> receives(n, MPI_REQUEST_NULL);
-    received[static_cast<size_t>(index())] = true;
-    sent[static_cast<size_t>(index())] = true;
+    received[static_cast<size_t>(index())] = 1;
+    sent[static_cast<size_t>(index())] = 1;
     size_t pending = 2 * (n - 1);
     const auto start = std::chrono::steady_clock::now();
     int idle = 0;
@@ -135,7 +146,7 @@ class MpiLink final : public InstanceLink {
           int done = 0;
           MPI_Test(&receives[q], &done, MPI_STATUS_IGNORE);
           if (done != 0) {
-            received[q] = true;
+            received[q] = 1;
             --pending;
             progress = true;
           }
@@ -144,7 +155,7 @@ class MpiLink final : public InstanceLink {
           int done = 0;
           MPI_Test(&sends[q], &done, MPI_STATUS_IGNORE);
           if (done != 0) {
-            sent[q] = true;
+            sent[q] = 1;
             --pending;
             progress = true;
           }
@@ -157,7 +168,7 @@ class MpiLink final : public InstanceLink {
       // Spin a little (a reply is often on its way), then sleep so waiting threads leave the cores.
       // Not while a message is under way either way: a large one moves in fragments only as this
       // instance calls into MPI, so sleeping here would stall it.
-      bool moving = std::find(sent.begin(), sent.end(), false) != sent.end();
+      bool moving = std::find(sent.begin(), sent.end(), 0) != sent.end();
       for (size_t q = 0; q < n && !moving; ++q) {
         moving = !received[q] && receives[q] != MPI_REQUEST_NULL;
       }
@@ -192,6 +203,11 @@ class MpiLink final : public InstanceLink {
  private:
   double timeout_;
   std::vector<MPI_Comm> comms_;
+  struct Pending {
+    std::vector<MPI_Request> sends, receives;
+    std::vector<char> received, sent;  // per instance: its message in / out is complete
+  };
+  std::vector<Pending> pending_;  // per channel
 };
 
 }  // namespace
