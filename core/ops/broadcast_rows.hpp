@@ -16,35 +16,46 @@
 
 namespace iputrain::ir {
 
+//! Highest rank the broadcasting kernels handle; their index lives on the stack, so infer rejects more.
+inline constexpr size_t kMaxRank = 8;
+//! Per-dimension strides (in elements), right-aligned to an output of rank <= kMaxRank.
+using Strides = std::array<int64_t, kMaxRank>;
+
+//! The strides with which a tensor of `shape` is read when broadcast to `out`: 0 along broadcast
+//! dimensions and the dimensions it lacks. Entries [0, out.size()) are filled.
+inline Strides broadcast_strides(const Shape& shape, const Shape& out) {
+  Strides strides{};
+  int64_t stride = 1;
+  const size_t offset = out.size() - shape.size();
+  for (size_t i = shape.size(); i-- > 0;) {
+    strides[offset + i] = shape[i] == 1 ? 0 : stride;
+    stride *= shape[i];
+  }
+  return strides;
+}
+
 template <size_t N>
 struct RowLoop {
   int64_t rows = 1;
   int64_t inner = 1;
   size_t outer_rank = 0;
-  std::array<int64_t, 8> size{};                    //!< outer dimensions, outermost first
-  std::array<std::array<int64_t, 8>, N> stride{};   //!< per operand, per outer dimension
-  std::array<int64_t, N> step{};                    //!< per operand within a row: 0 or 1
+  Strides size{};                   //!< outer dimensions, outermost first
+  std::array<Strides, N> stride{};  //!< per operand, per outer dimension
+  std::array<int64_t, N> step{};    //!< per operand within a row: 0 or 1
 };
 
-//! The rows of broadcasting the operands of `shapes` (each right-aligned, rank <= 8) to `out`.
+//! The rows of broadcasting the operands of `shapes` (each right-aligned, rank <= kMaxRank) to `out`.
 template <size_t N>
 RowLoop<N> row_loop(const std::array<const Shape*, N>& shapes, const Shape& out) {
-  // Every operand's strides in out's dimensions (0 where it is broadcast or has no dimension).
   const size_t rank = out.size();
-  std::array<std::array<int64_t, 8>, N> st{};
+  std::array<Strides, N> st{};
   for (size_t k = 0; k < N; ++k) {
-    const Shape& s = *shapes[k];
-    int64_t stride = 1;
-    const size_t offset = rank - s.size();
-    for (size_t i = s.size(); i-- > 0;) {
-      st[k][offset + i] = s[i] == 1 ? 0 : stride;
-      stride *= s[i];
-    }
+    st[k] = broadcast_strides(*shapes[k], out);
   }
   // Merge outermost-first: a dimension joins the one before it when every operand's stride
   // there is its own stride times the dimension's size. Dimensions of size 1 are dropped.
-  std::array<int64_t, 8> size{};
-  std::array<std::array<int64_t, 8>, N> stride{};
+  Strides size{};
+  std::array<Strides, N> stride{};
   size_t merged = 0;
   for (size_t d = 0; d < rank; ++d) {
     if (out[d] == 1) {
@@ -97,7 +108,7 @@ template <size_t N, typename Row>
 void for_rows(const RowLoop<N>& loop, int64_t per_element, Row&& row) {
   const int64_t grain = loop.inner >= 16384 ? 1 : 16384 / loop.inner;
   par::for_blocks(loop.rows, grain, loop.rows * loop.inner * per_element, [&](int64_t r0, int64_t r1) {
-    std::array<int64_t, 8> idx{};
+    Strides idx{};
     std::array<int64_t, N> off{};
     int64_t rest = r0;
     for (size_t d = loop.outer_rank; d-- > 0;) {

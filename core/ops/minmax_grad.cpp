@@ -38,13 +38,20 @@ void forward(const KernelArgs& args) {
   // Orient the comparison so "mine beats other" is one expression for every mode and side.
   const bool is_max = args.node.attrs.get_str("mode") == "max";
   const bool side_a = args.node.attrs.get_int("side") == 0;
-  for_each_broadcast3(a.shape(), b.shape(), dy.shape(), args.output.shape(),
-                      [&](int64_t i, int64_t ia, int64_t ib, int64_t id) {
-                        const float mine = side_a ? pa[ia] : pb[ib];
-                        const float other = side_a ? pb[ib] : pa[ia];
-                        const bool wins = is_max ? mine > other : mine < other;
-                        out[i] = wins ? pd[id] : (mine == other ? 0.5f * pd[id] : 0.0f);
-                      });
+  const RowLoop<3> loop = row_loop<3>({&a.shape(), &b.shape(), &dy.shape()}, args.output.shape());
+  with_steps(loop.step, [&](auto sa, auto sb, auto sd) {
+    for_rows(loop, 2, [&](int64_t o, const std::array<int64_t, 3>& off) {
+      const float* ra = pa + off[0];
+      const float* rb = pb + off[1];
+      const float* rd = pd + off[2];
+      for (int64_t j = 0; j < loop.inner; ++j) {
+        const float mine = side_a ? ra[j * sa] : rb[j * sb];
+        const float other = side_a ? rb[j * sb] : ra[j * sa];
+        const bool wins = is_max ? mine > other : mine < other;
+        out[o + j] = wins ? rd[j * sd] : (mine == other ? 0.5f * rd[j * sd] : 0.0f);
+      }
+    });
+  });
 }
 
 Cost cost(const Graph& g, const Node& node) {

@@ -38,17 +38,6 @@ TensorType infer_arithmetic(std::span<const TensorType* const> in, std::string_v
   return t;
 }
 
-Strides broadcast_strides(const Shape& shape, const Shape& out) {
-  Strides strides{};
-  int64_t stride = 1;
-  const size_t offset = out.size() - shape.size();
-  for (size_t i = shape.size(); i-- > 0;) {
-    strides[offset + i] = shape[i] == 1 ? 0 : stride;
-    stride *= shape[i];
-  }
-  return strides;
-}
-
 bool is_suffix_of(const Shape& s, const Shape& out) {
   if (s.size() > out.size()) {
     return false;

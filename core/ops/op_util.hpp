@@ -27,48 +27,11 @@ TensorType infer_broadcast(std::span<const TensorType* const> in, std::optional<
 //! `verb` names the operation in the error ("add", "subtract", "multiply").
 TensorType infer_arithmetic(std::span<const TensorType* const> in, std::string_view verb);
 
-//! Highest rank the broadcasting kernels handle; their index lives on the stack, so infer rejects more.
-inline constexpr size_t kMaxRank = 8;
-static_assert(kMaxRank == 8, "core/ops/broadcast_rows.hpp sizes its index for rank 8");
-//! Per-dimension strides (in elements), right-aligned to an output of rank <= kMaxRank.
-using Strides = std::array<int64_t, kMaxRank>;
-
 //! Throws OpError when `t` has a rank above kMaxRank.
 void check_rank(const TensorType& t);
 
-//! The strides with which a tensor of `shape` is read when broadcast to `out`: 0 along broadcast
-//! dimensions. Entries [0, out.size()) are filled.
-Strides broadcast_strides(const Shape& shape, const Shape& out);
-
 //! True when `s` equals the trailing dimensions of `out` (a bias-like operand).
 bool is_suffix_of(const Shape& s, const Shape& out);
-
-//! Walks the elements of `out` in order and calls `f(i, ia, ib)` with the flat output index and the
-//! flat indices of two broadcast operands. The index is a fixed-size stack array: no allocation.
-template <typename F>
-void for_each_broadcast(const Shape& a, const Shape& b, const Shape& out, F f) {
-  const Strides sa = broadcast_strides(a, out);
-  const Strides sb = broadcast_strides(b, out);
-  const size_t rank = out.size();
-  const int64_t n = numel(out);
-  std::array<int64_t, kMaxRank> idx{};
-  int64_t ia = 0;
-  int64_t ib = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    f(i, ia, ib);
-    for (size_t d = rank; d-- > 0;) {
-      ++idx[d];
-      ia += sa[d];
-      ib += sb[d];
-      if (idx[d] < out[d]) {
-        break;
-      }
-      ia -= sa[d] * out[d];
-      ib -= sb[d] * out[d];
-      idx[d] = 0;
-    }
-  }
-}
 
 //! Applies `f(a, b)` elementwise with NumPy broadcasting, writing `out`. Fast paths for equal
 //! shapes, a scalar operand and a trailing-dimension operand on either side (bias), a general
@@ -178,37 +141,6 @@ void broadcast_copy(const Tensor& in, const Tensor& out) {
       }
     });
   });
-}
-
-//! Walks the elements of `out` in order and calls `f(i, ia, ib, ic)` with the flat output index and
-//! the flat indices of three broadcast operands (where, minmax_grad). No allocation.
-template <typename F>
-void for_each_broadcast3(const Shape& a, const Shape& b, const Shape& c, const Shape& out, F f) {
-  const Strides sa = broadcast_strides(a, out);
-  const Strides sb = broadcast_strides(b, out);
-  const Strides sc = broadcast_strides(c, out);
-  const size_t rank = out.size();
-  const int64_t n = numel(out);
-  std::array<int64_t, kMaxRank> idx{};
-  int64_t ia = 0;
-  int64_t ib = 0;
-  int64_t ic = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    f(i, ia, ib, ic);
-    for (size_t d = rank; d-- > 0;) {
-      ++idx[d];
-      ia += sa[d];
-      ib += sb[d];
-      ic += sc[d];
-      if (idx[d] < out[d]) {
-        break;
-      }
-      ia -= sa[d] * out[d];
-      ib -= sb[d] * out[d];
-      ic -= sc[d] * out[d];
-      idx[d] = 0;
-    }
-  }
 }
 
 //! Throws OpError unless `t` is f32 (`what` names the operand in the message).

@@ -138,22 +138,24 @@ void send_stacks(const InstanceSpan& s, int32_t channel, const ReduceParts& part
 void share_roots(const InstanceSpan& s, int32_t channel, const ReduceParts& parts) {
   InstanceLink& link = s.link;
   const int64_t total = total_of(parts);
-  // This instance's elements of the root, the same message to everyone.
+  // This instance's elements of the root, packed once into the first other instance's message
+  // and copied to the rest: the same message to everyone.
   std::vector<Bytes>& out = link.outbox(channel);
-  for (int32_t q = 0; q < link.count(); ++q) {
-    if (q == link.index()) {
-      continue;
+  const auto packed = static_cast<size_t>(link.index() == 0 ? 1 : 0);
+  int64_t offset = 0;
+  for (const auto& [list, n] : parts) {
+    const Overlap o = overlap(s.begin(total, link.index()), s.begin(total, link.index() + 1), offset, n);
+    const GradTree& t = *(*list)[static_cast<size_t>(s.first_replica)];
+    if (o.a < o.b) {
+      const size_t elem = dtype_size(t.dtype());
+      put(out[packed], static_cast<const char*>(t.slot(0)) + static_cast<size_t>(o.a) * elem,
+          static_cast<size_t>(o.b - o.a) * elem);
     }
-    int64_t offset = 0;
-    for (const auto& [list, n] : parts) {
-      const Overlap o = overlap(s.begin(total, link.index()), s.begin(total, link.index() + 1), offset, n);
-      const GradTree& t = *(*list)[static_cast<size_t>(s.first_replica)];
-      if (o.a < o.b) {
-        const size_t elem = dtype_size(t.dtype());
-        put(out[static_cast<size_t>(q)], static_cast<const char*>(t.slot(0)) + static_cast<size_t>(o.a) * elem,
-            static_cast<size_t>(o.b - o.a) * elem);
-      }
-      offset += n;
+    offset += n;
+  }
+  for (size_t q = packed + 1; q < out.size(); ++q) {
+    if (static_cast<int32_t>(q) != link.index()) {
+      out[q].assign(out[packed].begin(), out[packed].end());
     }
   }
   const std::vector<Bytes>& in = link.exchange(channel);
@@ -162,7 +164,7 @@ void share_roots(const InstanceSpan& s, int32_t channel, const ReduceParts& part
       continue;
     }
     Reader msg(in[static_cast<size_t>(q)], q);
-    int64_t offset = 0;
+    offset = 0;
     for (const auto& [list, n] : parts) {
       const Overlap o = overlap(s.begin(total, q), s.begin(total, q + 1), offset, n);
       if (o.a < o.b) {

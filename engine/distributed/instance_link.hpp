@@ -21,7 +21,6 @@ class InstanceLink {
   virtual ~InstanceLink() = default;
   int32_t count() const { return count_; }
   int32_t index() const { return index_; }
-  int32_t channels() const { return static_cast<int32_t>(outboxes_.size()); }
   //! The messages `channel` sends next, one per instance, emptied with their capacity kept: fill
   //! out[q] for every other instance q, then call exchange(). Buffers are the link's and reused, so
   //! a run's reductions allocate nothing once every message has been as large once.

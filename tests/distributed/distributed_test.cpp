@@ -231,15 +231,21 @@ Fault fault(const Files& f, const std::string& signal, const std::string& env, b
   return out;
 }
 
+// The run of `r` failed, ended within `bound` seconds of the signal, and left none of its
+// processes running.
+void check_ended(const Files& f, const Fault& r, int bound) {
+  CHECK(r.status != 0);
+  CHECK(r.seconds >= 0);
+  CHECK(r.seconds < bound);
+  CHECK(still_running(f, 10).empty());
+}
+
 TEST_CASE("an instance that is killed ends the run within seconds, named") {
   Files f;
   const Fault r = fault(f, "KILL", kMpiEnv);
   CAPTURE(tail(r.out));
-  CHECK(r.status != 0);
-  CHECK(r.seconds >= 0);
-  CHECK(r.seconds < 30);
+  check_ended(f, r, 30);
   CHECK(has(r.out, "rank 1"));  // mpirun names the instance that died
-  CHECK(still_running(f, 10).empty());  // nothing is left running
 }
 
 TEST_CASE("Ctrl-C on mpirun stops every instance with a checkpoint that resumes") {
@@ -251,11 +257,8 @@ TEST_CASE("Ctrl-C on mpirun stops every instance with a checkpoint that resumes"
   const Fault r = fault(f, "INT", std::string(kMpiEnv) + " OMPI_MCA_odls_base_sigkill_timeout=3", true,
                         "--set checkpoint.dir=" + f.path("ck"));
   CAPTURE(tail(r.out));
-  CHECK(r.status != 0);
-  CHECK(r.seconds >= 0);
-  CHECK(r.seconds < 15);
+  check_ended(f, r, 15);
   CHECK(has(r.out, "terminated (SIGTERM): stopping after the execution under way"));
-  CHECK(still_running(f, 10).empty());
   const std::vector<std::string> written = cli_test::names_in(f.path("ck"));
   REQUIRE(written.size() == 1);
   CHECK(has(r.out, "stopped by SIGTERM at step "));
@@ -269,11 +272,8 @@ TEST_CASE("an instance that hangs ends the run after the instance timeout, named
   Files f;
   const Fault r = fault(f, "STOP", std::string(kMpiEnv) + " IPUTRAIN_INSTANCE_TIMEOUT=4");
   CAPTURE(tail(r.out));
-  CHECK(r.status != 0);
-  CHECK(r.seconds >= 0);
-  CHECK(r.seconds < 30);
+  check_ended(f, r, 30);
   CHECK(has(r.out, "instance 0 of 2: error: instance 0 waited 4 s for instance 1"));
-  CHECK(still_running(f, 10).empty());
 }
 
 TEST_CASE("a launch that does not fit the plan is refused, located") {
