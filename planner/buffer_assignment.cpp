@@ -66,7 +66,8 @@ class LifeWalk {
     switch (in.kind) {
       case InstrKind::Forward:
       case InstrKind::Recompute:
-      case InstrKind::Backward: {
+      case InstrKind::Backward:
+      case InstrKind::BackwardWeights: {
         const std::vector<ir::ValueId>& nodes = p.stages[static_cast<size_t>(in.stage)].nodes(in.kind);
         if (nodes.empty()) {
           break;
@@ -78,7 +79,7 @@ class LifeWalk {
           make(id, m, pos, false);
           temporaries(id, m, pos);
           // Added to its accumulator right after its kernel: nothing later needs this copy.
-          if (in.kind == InstrKind::Backward && accumulates_ && local_grads_.count(id) != 0) {
+          if (is_backward(in.kind) && accumulates_ && local_grads_.count(id) != 0) {
             arena_.lives[static_cast<size_t>(open_life(id, m))].to_accumulator = true;
           }
           ++tick_;

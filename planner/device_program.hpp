@@ -48,7 +48,8 @@ enum class InstrKind : uint8_t {
   Infeed,          //!< take micro-batch m's input values from this replica's host feed
   Forward,         //!< run stage s's forward nodes on micro-batch m
   Recompute,       //!< run stage s's recomputable forward nodes again, just before its backward
-  Backward,        //!< run stage s's backward nodes on micro-batch m
+  Backward,        //!< run stage s's backward nodes on micro-batch m (split: the input-gradient part)
+  BackwardWeights, //!< split backward (zero_bubble): run stage s's weight-gradient nodes on micro-batch m
   Send,            //!< copy Message `message`'s values into the channel to its receiver
   Recv,            //!< wait for Message `message` and copy its values into this IPU's buffers
   Accumulate,      //!< add micro-batch m's gradients of stage s's parameters to the accumulators
@@ -59,6 +60,15 @@ enum class InstrKind : uint8_t {
 
 std::string_view instr_kind_name(InstrKind kind);
 
+//! Instructions that run a stage's nodes (a task of the timeline).
+inline bool is_task(InstrKind k) {
+  return k == InstrKind::Forward || k == InstrKind::Recompute || k == InstrKind::Backward ||
+         k == InstrKind::BackwardWeights;
+}
+
+//! Tasks that make parameter gradients (both halves of a split backward may).
+inline bool is_backward(InstrKind k) { return k == InstrKind::Backward || k == InstrKind::BackwardWeights; }
+
 struct Instr {
   InstrKind kind = InstrKind::Forward;
   int32_t stage = -1;        //!< Forward, Recompute, Backward, Accumulate
@@ -68,7 +78,7 @@ struct Instr {
   int32_t bucket = -1;       //!< ReduceReplicas: index into DevicePrograms::buckets
   std::vector<ir::ValueId> values;  //!< Infeed: inputs; Outfeed: outputs; Accumulate: params
 
-  //! Short form for golden tests and the REPL: `F1.m3`, `B0.m2`, `R1.m0`, `send m2 ->1 #4`,
+  //! Short form for golden tests and the REPL: `F1.m3`, `B0.m2`, `W0.m2`, `R1.m0`, `send m2 ->1 #4`,
   //! `recv m2 <-0 #4`, `infeed m0`, `acc1.m3`, `reduce #0`, `update`, `outfeed m3`.
   std::string str(const struct DevicePrograms& programs) const;
 };
@@ -114,11 +124,17 @@ struct StagePrograms {
   std::vector<ir::ValueId> forward;
   std::vector<ir::ValueId> recompute;  //!< forward nodes re-run before the backward (empty: none)
   std::vector<ir::ValueId> backward;
+  //! Split backward (zero_bubble): the backward nodes only parameter gradients need, taken out of
+  //! `backward`, which keeps what the input gradients need. Empty when not split.
+  std::vector<ir::ValueId> weights;
   std::vector<ir::ValueId> stash;      //!< forward values kept from forward to backward per micro-batch
 
-  //! The nodes a Forward, Recompute or Backward instruction of this stage runs.
+  //! The nodes a task instruction of this stage runs.
   const std::vector<ir::ValueId>& nodes(InstrKind kind) const {
-    return kind == InstrKind::Forward ? forward : kind == InstrKind::Recompute ? recompute : backward;
+    return kind == InstrKind::Forward     ? forward
+           : kind == InstrKind::Recompute ? recompute
+           : kind == InstrKind::Backward  ? backward
+                                          : weights;
   }
 };
 

@@ -17,9 +17,6 @@ bool is_leaf(const ir::Node& n) { return ir::op_def(n.op).forward == nullptr; }
 // bits without holding the mask.
 bool recomputable(const ir::Node& n) { return !is_leaf(n); }
 
-// What a task does with the nodes of its stage.
-enum class Work : uint8_t { Forward, Recompute, Backward };
-
 // One task of one IPU: stage `stage` in `work` on micro-batch `m`, at timeline step `step`.
 struct TaskRef {
   int32_t stage;
@@ -29,13 +26,56 @@ struct TaskRef {
 };
 
 // A task type: (stage, work); Recompute and Backward of one (stage, m) form one task group.
-int32_t group_key(int32_t stage, Work work) { return stage * 2 + (work == Work::Forward ? 0 : 1); }
+constexpr int32_t kWorks = 4;
+int32_t group_key(int32_t stage, Work work) {
+  return stage * kWorks + static_cast<int32_t>(work == Work::Recompute ? Work::Backward : work);
+}
+int32_t stage_of_group(int32_t group) { return group / kWorks; }
+
+// Splits `sp.backward` into what the input gradients need (kept) and the rest (`sp.weights`): the
+// nodes whose values leave the list (read by another stage's or task's nodes) and all they depend
+// on within it stay; the parameter gradients' nodes, which only the accumulation reads, move.
+void split_backward(const ir::Graph& g, const std::vector<ir::ValueId>& program, StagePrograms& sp) {
+  const std::set<ir::ValueId> mine(sp.backward.begin(), sp.backward.end());
+  std::vector<ir::ValueId> work;
+  for (ir::ValueId id : program) {
+    if (mine.count(id) != 0) {
+      continue;
+    }
+    for (ir::ValueId in : g.node(id).inputs) {
+      if (mine.count(in) != 0) {
+        work.push_back(in);
+      }
+    }
+  }
+  for (const auto& o : g.outputs) {
+    if (mine.count(o.value) != 0) {
+      work.push_back(o.value);
+    }
+  }
+  std::set<ir::ValueId> needed;
+  while (!work.empty()) {
+    const ir::ValueId v = work.back();
+    work.pop_back();
+    if (mine.count(v) == 0 || !needed.insert(v).second) {
+      continue;
+    }
+    for (ir::ValueId in : g.node(v).inputs) {
+      work.push_back(in);
+    }
+  }
+  std::vector<ir::ValueId> inputs_part;
+  for (ir::ValueId id : sp.backward) {
+    (needed.count(id) != 0 ? inputs_part : sp.weights).push_back(id);
+  }
+  sp.backward = std::move(inputs_part);
+}
 
 }  // namespace
 
 std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<ir::ValueId>& train_program,
                                           const std::vector<bool>& recompute, bool keep_checkpoints,
-                                          bool rebuild_weight_derived) {
+                                          bool rebuild_weight_derived, bool split) {
   std::vector<StagePrograms> out(g.stages.size());
   // Values computed from parameters and constants alone (a transposed or sliced weight) are the
   // same for every micro-batch of a cycle: rebuilt in the backward, never held from the forward.
@@ -128,6 +168,9 @@ std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<
     }
     sp.recompute.assign(rerun.begin(), rerun.end());
     sp.stash.assign(stash.begin(), stash.end());
+    if (split) {
+      split_backward(g, train_program, sp);
+    }
   }
   return out;
 }
@@ -137,7 +180,12 @@ namespace {
 class Lowering {
  public:
   explicit Lowering(const Plan& plan)
-      : plan_(plan), g_(plan.graph), pipe_(plan.placement.pipeline), ipus_(pipe_.ipus_per_replica) {}
+      : plan_(plan),
+        g_(plan.graph),
+        pipe_(plan.placement.pipeline),
+        ipus_(pipe_.ipus_per_replica),
+        split_(plan.settings.training && schedule_def(plan.settings.schedule).splits_backward),
+        grads_work_(split_ ? Work::BackwardWeights : Work::Backward) {}
 
   DevicePrograms run() {
     // The last position's backward directly follows its forward: recomputing it saves nothing.
@@ -147,7 +195,12 @@ class Lowering {
     }
     out_.stages = stage_programs(g_, plan_.program(), recompute,
                                  plan_.settings.recompute == RecomputeMode::RecomputeAndBackpropagateInterleaved,
-                                 plan_.settings.recompute != RecomputeMode::Off);
+                                 plan_.settings.recompute != RecomputeMode::Off, split_);
+    for (const StagePrograms& sp : out_.stages) {
+      for (ir::ValueId id : sp.weights) {
+        weights_made_.insert(id);
+      }
+    }
     collect_tasks();
     collect_readers();
     make_messages();
@@ -171,8 +224,7 @@ class Lowering {
             if (ipu_of_stage(s) != ipu) {
               continue;
             }
-            const Work w = task.phase == ir::Phase::Forward ? Work::Forward : Work::Backward;
-            tasks_[static_cast<size_t>(ipu)].push_back({s, w, task.micro_batch, static_cast<int32_t>(t)});
+            tasks_[static_cast<size_t>(ipu)].push_back({s, task.phase, task.micro_batch, static_cast<int32_t>(t)});
           }
         }
       }
@@ -208,12 +260,20 @@ class Lowering {
           add(in, stage, Work::Backward);
         }
       }
+      for (ir::ValueId id : sp.weights) {
+        for (ir::ValueId in : g_.node(id).inputs) {
+          add(in, stage, Work::BackwardWeights);
+        }
+      }
     }
   }
 
   // The task type that produces `v` (Param and Constant values are not produced by tasks).
   std::pair<int32_t, Work> producer(ir::ValueId v) const {
     const ir::Node& n = g_.node(v);
+    if (weights_made_.count(v) != 0) {
+      return {n.stage, Work::BackwardWeights};
+    }
     return {n.stage, n.phase == ir::Phase::Forward ? Work::Forward : Work::Backward};
   }
 
@@ -252,7 +312,13 @@ class Lowering {
   }
 
   static InstrKind kind_of(Work w) {
-    return w == Work::Forward ? InstrKind::Forward : w == Work::Recompute ? InstrKind::Recompute : InstrKind::Backward;
+    switch (w) {
+      case Work::Forward: return InstrKind::Forward;
+      case Work::Recompute: return InstrKind::Recompute;
+      case Work::Backward: return InstrKind::Backward;
+      case Work::BackwardWeights: return InstrKind::BackwardWeights;
+    }
+    return InstrKind::Backward;
   }
 
   void emit() {
@@ -264,7 +330,7 @@ class Lowering {
     std::map<std::tuple<int32_t, int32_t, int64_t>, int32_t> message_id;
     for (const auto& [key, values] : routes_) {
       const auto [group, to] = key;
-      const int32_t stage = group / 2;
+      const int32_t stage = stage_of_group(group);
       for (int64_t m = 0; m < A; ++m) {
         Message msg;
         msg.from = ipu_of_stage(stage);
@@ -316,7 +382,7 @@ class Lowering {
       {
         std::map<ir::ValueId, int32_t> seen;
         for (const TaskRef& t : tasks) {
-          if (t.work == Work::Backward && t.m == A - 1) {
+          if (t.work == grads_work_ && t.m == A - 1) {
             for (ir::ValueId p : grads_of[t.stage]) {
               if (++seen[p] == part_stages.at(p)) {
                 order.push_back(p);
@@ -406,7 +472,7 @@ class Lowering {
           in.values = outputs_of[t.stage];
           prog.push_back(in);
         }
-        if (t.work == Work::Backward && grads_of.count(t.stage) != 0) {
+        if (t.work == grads_work_ && grads_of.count(t.stage) != 0) {
           Instr in = at(InstrKind::Accumulate, t.stage, t.m, t.step);
           in.values = grads_of[t.stage];
           prog.push_back(in);
@@ -501,6 +567,9 @@ class Lowering {
   const ir::Graph& g_;
   const Pipeline& pipe_;
   int32_t ipus_;
+  bool split_;       // the schedule runs each backward as Backward + BackwardWeights
+  Work grads_work_;  // the task after which a stage's parameter gradients are complete
+  std::set<ir::ValueId> weights_made_;  // nodes the BackwardWeights tasks run
   DevicePrograms out_;
   std::vector<std::vector<TaskRef>> tasks_;
   std::vector<std::vector<std::pair<int32_t, Work>>> readers_;

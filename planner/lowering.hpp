@@ -11,10 +11,11 @@ namespace iputrain::planner {
 //! nodes re-run before the backward and the values stashed instead. With `keep_checkpoints`
 //! (recompute_and_backpropagate_interleaved) recomputation_checkpoint values are stashed too. With
 //! `rebuild_weight_derived`, values computed from parameters and constants alone are rebuilt in the
-//! backward of every stage, recomputed or not, just before their first reader.
+//! backward of every stage, recomputed or not, just before their first reader. With `split` each
+//! backward is split: what the input gradients need stays in `backward`, the rest goes to `weights`.
 std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<ir::ValueId>& train_program,
                                           const std::vector<bool>& recompute, bool keep_checkpoints,
-                                          bool rebuild_weight_derived = false);
+                                          bool rebuild_weight_derived = false, bool split = false);
 
 //! Lowers one accumulation cycle of `plan` (graph, train_program, grads, placement, timeline,
 //! settings must be set).

@@ -171,10 +171,10 @@ Placement make_placement(const ir::Graph& g, const Config& config, const config:
 
 namespace {
 
+// The config has checked the name against the same table.
 ScheduleKind schedule_kind(const std::string& name) {
-  return name == "interleaved" ? ScheduleKind::Interleaved
-         : name == "sequential" ? ScheduleKind::Sequential
-                                : ScheduleKind::Grouped;
+  const ScheduleDef* def = find_schedule(name);
+  return def != nullptr ? def->kind : ScheduleKind::Grouped;
 }
 
 }  // namespace

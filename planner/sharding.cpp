@@ -64,7 +64,7 @@ int64_t gather_buffer_bytes(const Plan& plan, int32_t ipu) {
   }
   int64_t most = 0;
   for (const Instr& in : plan.programs.ipus[static_cast<size_t>(ipu)]) {
-    if (in.kind == InstrKind::Forward || in.kind == InstrKind::Recompute || in.kind == InstrKind::Backward) {
+    if (is_task(in.kind)) {
       most = std::max(most, task_gather_bytes(plan, in.stage, in.kind));
     }
   }

@@ -52,9 +52,7 @@ double elements_of(const ir::Graph& g, const std::vector<ir::ValueId>& values) {
   return n;
 }
 
-bool is_compute(InstrKind k) {
-  return k == InstrKind::Forward || k == InstrKind::Recompute || k == InstrKind::Backward;
-}
+bool is_compute(InstrKind k) { return is_task(k); }
 
 // Instructions that run kernels on the tiles (the rest move data over links).
 bool is_kernel(InstrKind k) {
@@ -71,7 +69,8 @@ double instr_cycles(const Plan& plan, const Instr& instr) {
   switch (instr.kind) {
     case InstrKind::Forward:
     case InstrKind::Recompute:
-    case InstrKind::Backward: {
+    case InstrKind::Backward:
+    case InstrKind::BackwardWeights: {
       double cycles = nodes_cycles(plan, p.stages.at(static_cast<size_t>(instr.stage)).nodes(instr.kind));
       // Sharded weights: the task first all-gathers the full weights it reads from the replicas'
       // blocks, (R - 1) / R of their bytes over the IPU-Links.
@@ -367,7 +366,7 @@ CostReport simulate_plan(const Plan& plan) {
     for (const Instr& in : program) {
       if (in.kind == InstrKind::UpdateWeights && state_sharded(plan) && !weights_sharded(plan)) {
         report.gather_bytes_per_update += (r - 1) / r * static_cast<double>(values_bytes(plan.graph, in.values));
-      } else if (in.kind == InstrKind::Forward || in.kind == InstrKind::Recompute || in.kind == InstrKind::Backward) {
+      } else if (is_task(in.kind)) {
         report.gather_bytes_per_update += r > 1 ? (r - 1) / r * static_cast<double>(task_gather_bytes(plan, in.stage, in.kind)) : 0;
       }
     }

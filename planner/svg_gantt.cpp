@@ -17,10 +17,6 @@ namespace iputrain::planner {
 
 namespace {
 
-bool is_task(InstrKind k) {
-  return k == InstrKind::Forward || k == InstrKind::Recompute || k == InstrKind::Backward;
-}
-
 bool is_cycle_end(InstrKind k) {
   return k == InstrKind::ReduceReplicas || k == InstrKind::UpdateWeights;
 }
@@ -144,6 +140,7 @@ GanttTimes timestep_columns(const Plan& plan) {
 // Print-friendly colours (Tableau 10): tasks in the strong hues, transfers as thin dark marks.
 constexpr const char* kForward = "#4e79a7";
 constexpr const char* kBackward = "#f28e2b";
+constexpr const char* kWeights = "#e15759";
 constexpr const char* kAccumulate = "#7f6d3a";
 constexpr const char* kTransfer = "#4d4d4d";
 constexpr const char* kHostIo = "#76b7b2";
@@ -184,6 +181,8 @@ BoxStyle box_style(const Instr& in) {
       return {"rec", "url(#recompute)", 7, 24, 0, "R" + m, false};
     case InstrKind::Backward:
       return {"bwd", kBackward, 7, 24, 0, "B" + m, false};
+    case InstrKind::BackwardWeights:
+      return {"wgt", kWeights, 7, 24, 0, "W" + m, true};
     case InstrKind::Accumulate:
       return {"acc", kAccumulate, 14, 10, 1, "", true};
     // Outgoing data along the row's top edge, incoming along its bottom edge.
@@ -299,6 +298,7 @@ void draw_legend(SvgDocument& doc, double y, double width) {
   const Key keys[] = {{"Forward (F m)", kForward, false},
                       {"Recompute (R m)", "url(#recompute)", false},
                       {"Backward (B m)", kBackward, false},
+                      {"Weight gradients (W m)", kWeights, false},
                       {"Accumulate", kAccumulate, false},
                       {"Send (top) / Recv (bottom)", kTransfer, true},
                       {"Infeed / Outfeed", kHostIo, true},

@@ -119,8 +119,7 @@ double union_length(std::vector<Interval> v) {
 }  // namespace
 
 bool is_compute(planner::InstrKind kind) {
-  return kind == planner::InstrKind::Forward || kind == planner::InstrKind::Recompute ||
-         kind == planner::InstrKind::Backward;
+  return planner::is_task(kind);
 }
 
 std::vector<PairOverlap> pairwise_compute_overlap(const Recorder& rec, TimeBase base) {

@@ -28,7 +28,7 @@ namespace {
 constexpr size_t kAlign = 64;
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
-bool is_task(InstrKind k) { return k == InstrKind::Forward || k == InstrKind::Recompute || k == InstrKind::Backward; }
+using planner::is_task;
 
 // Kernel work, for busy time and utilisation: tasks, gradient sums and the weight update.
 bool is_busy(InstrKind k) { return is_task(k) || k == InstrKind::Accumulate || k == InstrKind::UpdateWeights; }
@@ -401,7 +401,8 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
     switch (in.kind) {
       case InstrKind::Forward:
       case InstrKind::Recompute:
-      case InstrKind::Backward: {
+      case InstrKind::Backward:
+      case InstrKind::BackwardWeights: {
         const auto& nodes = dp.stages.at(static_cast<size_t>(in.stage)).nodes(in.kind);
         std::vector<GradPush> pushes;
         if (in.kind == InstrKind::Forward) {
@@ -416,7 +417,7 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
             }
           }
         }
-        if (in.kind == InstrKind::Backward) {
+        if (planner::is_backward(in.kind)) {
           for (ParamState& ps : params_) {
             for (size_t j = 0; j < ps.trees.size(); ++j) {
               const planner::Life* made = to_accumulator(ps.parts[j], op.m, pos);
@@ -614,7 +615,8 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
   switch (op.kind) {
     case InstrKind::Forward:
     case InstrKind::Recompute:
-    case InstrKind::Backward: {
+    case InstrKind::Backward:
+    case InstrKind::BackwardWeights: {
       const ir::ExecContext ctx{shared_.settings.seed, g, g * shared_.micro_batch_size, shared_.plan.settings.training};
       // Training names the update and micro-batch; inference the batch of the data (g + 1).
       const FpTrapSite site = shared_.plan.settings.training

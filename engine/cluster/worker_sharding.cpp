@@ -148,8 +148,7 @@ void Worker::build_gathers() {
     }
   }
   for (Op& op : ops_) {
-    if (op.kind != planner::InstrKind::Forward && op.kind != planner::InstrKind::Recompute &&
-        op.kind != planner::InstrKind::Backward) {
+    if (!planner::is_task(op.kind)) {
       continue;
     }
     for (ir::ValueId p : planner::task_weights(plan_, op.instr->stage, op.kind)) {

@@ -3,8 +3,26 @@
 // `stages`, the model's stage names). `inputs`, `infeed_queue`, `outfeed_queue` and
 // `optimizer_function` are the model's inputs, [data], [training] outfeed_mode and [optimizer].
 #include "frontend/config/bind.hpp"
+#include "planner/schedules/schedule_def.hpp"
 
 namespace iputrain::config {
+
+namespace {
+
+// The schedule key's line in the reference, from the schedule table.
+std::string schedules_doc() {
+  std::string doc = "Order of the stages' forward and backward tasks:";
+  for (const planner::ScheduleDef* def : planner::schedule_table()) {
+    doc += " ";
+    doc += def->name;
+    doc += " (";
+    doc += def->summary;
+    doc += def == planner::schedule_table().back() ? ")." : "),";
+  }
+  return doc;
+}
+
+}  // namespace
 
 std::vector<KeySpec> pipeline_keys() {
   using detail::key;
@@ -42,10 +60,7 @@ std::vector<KeySpec> pipeline_keys() {
           "another, each accumulated like a micro-batch of its own; > 1 needs the sequential schedule "
           "with every stage on IPU 0 and the sum reduction.",
           Range::at_least(1)),
-      key(IPUTRAIN_KEY(pipeline.schedule), Enum, "grouped", Runs,
-          "Order of forward and backward stages: grouped (all forwards, then all backwards), "
-          "interleaved (1F1B) or sequential (one stage at a time).",
-          {}, {"grouped", "interleaved", "sequential"}),
+      key(IPUTRAIN_KEY(pipeline.schedule), Enum, "grouped", Runs, schedules_doc(), {}, planner::schedule_names()),
       key(IPUTRAIN_KEY(pipeline.recomputation_mode), Enum, "auto", Runs,
           "How stages are recomputed when `ipu.allow_recompute` is on.", {},
           {"auto", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}),

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/optim_slots.hpp"
+#include "planner/schedules/schedule_def.hpp"
 
 namespace iputrain::config {
 
@@ -79,6 +80,12 @@ std::optional<Shared> shared_ipu(const PipelineSection& p) {
   return std::nullopt;
 }
 
+//! The definition of the configured schedule (the key's values are the table's names).
+const planner::ScheduleDef& schedule_of(const Config& c) {
+  const planner::ScheduleDef* def = planner::find_schedule(c.pipeline.schedule);
+  return def != nullptr ? *def : planner::schedule_def(planner::ScheduleKind::Grouped);
+}
+
 //! IPUs one replica uses for a model of `stages` stages: as `device_mapping` says, else stage i on
 //! IPU i (the seeds' default) unless the device has a single IPU, which then runs every stage.
 int64_t replica_ipus(const Config& c, int64_t stages) {
@@ -123,34 +130,31 @@ void check_gradient_accumulation(const Config& c, int64_t stages, int64_t per_re
   if (p.gradient_accumulation_count == 0) {
     return;  // the planner uses the minimum
   }
-  const int64_t need = min_gradient_accumulation(p.schedule, stages, per_replica, training);
-  if (p.gradient_accumulation_count % need == 0) {
+  const planner::ScheduleDef& def = schedule_of(c);
+  const planner::AccumulationRule rule = def.accumulation(stages, per_replica, training);
+  const int64_t count = p.gradient_accumulation_count;
+  if (count >= rule.minimum && count % rule.multiple == 0) {
     return;
   }
-  std::string why =
-      p.schedule == "grouped"
-          ? fmt::format("grouped {} with {} stages needs a multiple of {}",
-                        training ? "training" : "inference", stages, need)
-          : fmt::format("interleaved with {} IPUs per replica needs a multiple of {}", per_replica, need);
-  c.fail_at(
-      "pipeline.gradient_accumulation_count",
-      fmt::format("`pipeline.gradient_accumulation_count` = {} does not suit the {} schedule: {}",
-                  p.gradient_accumulation_count, p.schedule, why),
-      fmt::format("use {} (or another multiple of it), or unset the key to get {}",
-                  need * std::max<int64_t>(1, (p.gradient_accumulation_count + need - 1) / need), need));
+  const int64_t fix = std::max(rule.minimum, rule.multiple * ((count + rule.multiple - 1) / rule.multiple));
+  c.fail_at("pipeline.gradient_accumulation_count",
+            fmt::format("`pipeline.gradient_accumulation_count` = {} does not suit the {} schedule: {}", count,
+                        p.schedule, rule.why),
+            rule.multiple > 1 ? fmt::format("use {} (or another multiple of it), or unset the key to get {}", fix,
+                                            rule.minimum)
+                              : fmt::format("use {} or more, or unset the key to get {}", rule.minimum, rule.minimum));
 }
 
-void check_interleaved_sharing(const Config& c) {
-  if (c.pipeline.schedule != "interleaved") {
+void check_position_sharing(const Config& c) {
+  const planner::ScheduleDef& def = schedule_of(c);
+  if (!def.one_position_per_ipu) {
     return;
   }
   if (auto s = shared_ipu(c.pipeline)) {
-    c.fail_at(
-        located(c, {"pipeline.device_mapping", "pipeline.schedule"}),
-        fmt::format("the interleaved schedule cannot train two stages on one IPU: stages {} and {} are both "
-                    "on IPU {}",
-                    s->first, s->second, s->ipu),
-        "give each stage its own IPU, or use `pipeline.schedule = \"grouped\"`");
+    c.fail_at(located(c, {"pipeline.device_mapping", "pipeline.schedule"}),
+              fmt::format("the {} schedule cannot train two stages on one IPU: stages {} and {} are both on IPU {}",
+                          def.name, s->first, s->second, s->ipu),
+              "give each stage its own IPU, or use `pipeline.schedule = \"grouped\"`");
   }
 }
 
@@ -248,7 +252,7 @@ void check_pipeline(Config& c) {
   const int64_t per_replica = replica_ipus(c, stages);
   check_replicas(c, per_replica,
                  p.device_mapping.empty() ? "one IPU per stage" : "`pipeline.device_mapping`");
-  check_interleaved_sharing(c);
+  check_position_sharing(c);
   check_gradient_accumulation(c, stages, per_replica, true);
 }
 
@@ -582,13 +586,8 @@ int64_t emulated_device_size(int64_t id) {
 
 int64_t min_gradient_accumulation(const std::string& schedule, int64_t stages, int64_t ipus_per_replica,
                                   bool training) {
-  if (schedule == "grouped") {
-    return training ? 2 * stages : stages;
-  }
-  if (schedule == "interleaved") {
-    return std::max<int64_t>(1, ipus_per_replica);
-  }
-  return 1;
+  const planner::ScheduleDef* def = planner::find_schedule(schedule);
+  return def == nullptr ? 1 : def->accumulation(stages, ipus_per_replica, training).minimum;
 }
 
 void apply_rules(Config& cfg) {
@@ -675,7 +674,7 @@ PipelineShape check_against_positions(const Config& c, const std::vector<std::ve
                  p.device_mapping.empty() ? fmt::format("the model's {} stages (one IPU each)", stages)
                                           : "`pipeline.device_mapping`");
   shape.replicas = c.num_ipus() / shape.ipus_per_replica;
-  check_interleaved_sharing(c);
+  check_position_sharing(c);
   // Pipelined when a replica spans several IPUs, or when a schedule or a mapping is asked for;
   // otherwise the micro-batches of an update run one after another, one per update unless
   // `pipeline.gradient_accumulation_count` says more.

@@ -67,7 +67,7 @@ TEST_CASE("batch serialization computes the slices as micro-batches: the same bi
           REQUIRE(steps.at(static_cast<size_t>(k)).at(0).size() == 1);
           const planner::Task& t = steps[static_cast<size_t>(k)][0][0];
           CHECK(t.position == 0);
-          CHECK(t.phase == ir::Phase::Forward);
+          CHECK(t.phase == planner::Work::Forward);
           CHECK(t.micro_batch == k);
         }
         // Every slice of a stage is live at once until its backward: more activation memory than

@@ -111,6 +111,9 @@ bool valid(const PlanCase& c) {
   if (c.schedule == "interleaved") {
     return a % c.ipus_per_replica == 0;
   }
+  if (c.schedule == "zero_bubble") {
+    return a >= c.ipus_per_replica;
+  }
   return true;
 }
 
@@ -120,7 +123,7 @@ TEST_CASE("every plan of the matrix trains the same weights as one IPU") {
   const std::vector<WeightInfo> reference = train(reference_config());
   int checked = 0;
   for (int ipus : {1, 2, 4}) {
-    for (const char* schedule : {"grouped", "interleaved", "sequential"}) {
+    for (const char* schedule : {"grouped", "interleaved", "sequential", "zero_bubble"}) {
       for (int replicas : {1, 2, 4}) {
         const PlanCase c{std::to_string(ipus) + " IPU(s) x " + std::to_string(replicas) + " replicas, " + schedule,
                          ipus, schedule, replicas};
@@ -134,7 +137,7 @@ TEST_CASE("every plan of the matrix trains the same weights as one IPU") {
     }
   }
   MESSAGE(checked << " plans agree with the one-IPU run");
-  CHECK(checked == 26);
+  CHECK(checked == 35);
 }
 
 TEST_CASE("two stages sharing an IPU change no bits") {
@@ -167,6 +170,8 @@ TEST_CASE("cross-replica buckets and recomputation change no bits") {
         {"recompute_then_backpropagate", "interleaved"},
         {"recompute_and_backpropagate_interleaved", "grouped"},
         {"recompute_and_backpropagate_interleaved", "sequential"},
+        {"recompute_then_backpropagate", "zero_bubble"},
+        {"recompute_and_backpropagate_interleaved", "zero_bubble"},
     };
     for (const auto& [mode, schedule] : combos) {
       CAPTURE(mode);

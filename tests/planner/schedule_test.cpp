@@ -56,16 +56,24 @@ std::map<std::tuple<int32_t, int, int64_t>, int64_t> when(const Timeline& t) {
   return at;
 }
 
-void check_dependencies(const Pipeline& p, const Timeline& t) {
+constexpr int kF = static_cast<int>(Work::Forward);
+constexpr int kB = static_cast<int>(Work::Backward);
+constexpr int kW = static_cast<int>(Work::BackwardWeights);
+
+// `phases` tasks per position and micro-batch: 2 (F, B), or 3 when the backward is split (F, B, W).
+void check_dependencies(const Pipeline& p, const Timeline& t, int phases = 2) {
   const auto at = when(t);
   const auto n = static_cast<int32_t>(p.positions.size());
-  CHECK(at.size() == static_cast<size_t>(2 * n * t.micro_batches));
+  CHECK(at.size() == static_cast<size_t>(phases * n * t.micro_batches));
   for (int64_t m = 0; m < t.micro_batches; ++m) {
     for (int32_t i = 0; i + 1 < n; ++i) {
-      CHECK(at.at({i, 0, m}) < at.at({i + 1, 0, m}));  // forward flows down the pipeline
-      CHECK(at.at({i + 1, 1, m}) < at.at({i, 1, m}));  // backward flows back up
+      CHECK(at.at({i, kF, m}) < at.at({i + 1, kF, m}));  // forward flows down the pipeline
+      CHECK(at.at({i + 1, kB, m}) < at.at({i, kB, m}));  // backward flows back up
     }
-    CHECK(at.at({n - 1, 0, m}) < at.at({n - 1, 1, m}));
+    CHECK(at.at({n - 1, kF, m}) < at.at({n - 1, kB, m}));
+    for (int32_t i = 0; i < n && phases == 3; ++i) {
+      CHECK(at.at({i, kB, m}) < at.at({i, kW, m}));  // a weight-gradient pass follows its backward
+    }
   }
 }
 
@@ -139,4 +147,90 @@ TEST_CASE("bubble shrinks as micro-batches grow") {
   const double many = 1.0 - occupancy(make_timeline(p, ScheduleKind::Grouped, 64, true));
   CHECK(many < few);
   CHECK(analytic_bubble(p, ScheduleKind::Grouped, 8, true) == doctest::Approx(3.0 / 11.0));
+}
+
+TEST_CASE("zero_bubble: the bubble of equal tasks is (P - 1) / (3M + P - 1), a third of 1F1B's") {
+  for (int32_t positions : {1, 2, 3, 4, 6, 8}) {
+    for (int64_t per : {1, 2, 3, 5}) {
+      const int64_t m = positions * per + (per == 5 ? 1 : 0);  // at least P, any count
+      CAPTURE(positions);
+      CAPTURE(m);
+      const Pipeline p = chain(positions);
+      const Timeline t = make_timeline(p, ScheduleKind::ZeroBubble, m, true);
+      check_dependencies(p, t, 3);
+      for (const auto& step : t.steps) {
+        for (const auto& tasks : step) {
+          CHECK(tasks.size() <= 1);  // one task per IPU per timestep
+        }
+      }
+      const double analytic = analytic_bubble(p, ScheduleKind::ZeroBubble, m, true);
+      CHECK(analytic == doctest::Approx(static_cast<double>(positions - 1) / static_cast<double>(3 * m + positions - 1)));
+      CHECK(1.0 - occupancy(t) == doctest::Approx(analytic));
+      CHECK(t.timesteps() == 3 * m + positions - 1);
+      // The memory rule: no position holds more than P micro-batches (from F to W).
+      for (int32_t i = 0; i < positions; ++i) {
+        int64_t live = 0;
+        int64_t most = 0;
+        for (const auto& step : t.steps) {
+          for (const Task& task : step[static_cast<size_t>(i)]) {
+            live += task.phase == Work::Forward ? 1 : task.phase == Work::BackwardWeights ? -1 : 0;
+            most = std::max(most, live);
+          }
+        }
+        CHECK(most == std::min<int64_t>(m, positions));
+        CHECK(schedule_def(ScheduleKind::ZeroBubble).in_flight(p, i, m) == most);
+      }
+    }
+  }
+}
+
+TEST_CASE("zero_bubble: the ZB-H1 order of 4 positions and 8 micro-batches") {
+  const Pipeline p = chain(4);
+  const std::string expected =
+      "IPU 0  |F0   |F1   |F2   |F3   |.    |.    |.    |B0   |W0   |F4   |B1   |W1   |F5   |B2   |W2   |F6   |B3   "
+      "|W3   |F7   |B4   |W4   |B5   |W5   |B6   |W6   |B7   |W7   |\n"
+      "IPU 1  |.    |F0   |F1   |F2   |.    |.    |B0   |F3   |B1   |W0   |F4   |B2   |W1   |F5   |B3   |W2   |F6   "
+      "|B4   |W3   |F7   |B5   |W4   |B6   |W5   |B7   |W6   |W7   |\n"
+      "IPU 2  |.    |.    |F0   |F1   |.    |B0   |F2   |B1   |F3   |B2   |W0   |F4   |B3   |W1   |F5   |B4   |W2   "
+      "|F6   |B5   |W3   |F7   |B6   |W4   |B7   |W5   |W6   |W7   |\n"
+      "IPU 3  |.    |.    |.    |F0   |B0   |F1   |B1   |F2   |B2   |F3   |B3   |W0   |F4   |B4   |W1   |F5   |B5   "
+      "|W2   |F6   |B6   |W3   |F7   |B7   |W4   |W5   |W6   |W7   |\n";
+  CHECK(timeline_str(p, make_timeline(p, ScheduleKind::ZeroBubble, 8, true)) == expected);
+}
+
+TEST_CASE("zero_bubble: its rules come from its definition") {
+  const Pipeline p = chain(3);
+  CHECK(schedule_def(ScheduleKind::ZeroBubble).splits_backward);
+  CHECK(find_schedule("zero_bubble") == &schedule_def(ScheduleKind::ZeroBubble));
+  CHECK(required_accumulation_multiple(p, ScheduleKind::ZeroBubble, true) == 3);
+  CHECK_NOTHROW(make_timeline(p, ScheduleKind::ZeroBubble, 4, true));  // any count from P up
+  try {
+    make_timeline(p, ScheduleKind::ZeroBubble, 2, true);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("needs at least 3") != std::string::npos);
+    CHECK(e.hint().find("gradient_accumulation_count = 3") != std::string::npos);
+  }
+  Pipeline shared = chain(2);
+  shared.stage_ipu = {0, 0};
+  shared.ipus_per_replica = 1;
+  CHECK_THROWS_AS(make_timeline(shared, ScheduleKind::ZeroBubble, 2, true), Error);
+  // Inference runs the forwards only, any count.
+  const Timeline forwards = make_timeline(p, ScheduleKind::ZeroBubble, 2, false);
+  CHECK(forwards.timesteps() == 2 + 3 - 1);
+}
+
+TEST_CASE("the schedule table lists every schedule once, in kind order") {
+  const auto& table = schedule_table();
+  REQUIRE(table.size() == 4);
+  for (size_t k = 0; k < table.size(); ++k) {
+    CHECK(static_cast<size_t>(table[k]->kind) == k);
+    CHECK(find_schedule(table[k]->name) == table[k]);
+    CHECK(static_cast<bool>(table[k]->accumulation));
+    CHECK(static_cast<bool>(table[k]->timeline));
+    CHECK(static_cast<bool>(table[k]->bubble));
+    CHECK(static_cast<bool>(table[k]->in_flight));
+  }
+  CHECK(schedule_names() == std::vector<std::string>{"grouped", "interleaved", "sequential", "zero_bubble"});
+  CHECK(find_schedule("gpipe") == nullptr);
 }

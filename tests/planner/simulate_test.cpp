@@ -115,10 +115,11 @@ TEST_CASE("the simulated bubble of balanced stages with free links matches the a
   // Within 1% of the analytic value (relative). The only imbalance is the loss on the last stage,
   // a mean and its gradient over f32[1024, 8192]: ~5k cycles against ~9M per stage; the error it
   // causes grows with the micro-batches, reaching ~0.5% at 64.
-  for (const char* schedule : {"grouped", "interleaved", "sequential"}) {
+  for (const char* schedule : {"grouped", "interleaved", "sequential", "zero_bubble"}) {
     for (int32_t stages : {2, 3, 4}) {
       for (int64_t per : {1, 2, 8}) {
-        // Grouped needs a multiple of 2 x stages micro-batches, interleaved of the stages.
+        // Grouped needs a multiple of 2 x stages micro-batches, interleaved of the stages,
+        // zero_bubble at least the stages.
         const int64_t multiple = std::string(schedule) == "grouped" ? 2 * stages : stages;
         const Plan plan = plan_chain(stages, schedule, multiple * per, kFreeTransfers);
         const CostReport& c = plan.cost;

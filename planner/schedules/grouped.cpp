@@ -1,0 +1,44 @@
+// Grouped: micro-batch m runs T[j] at timestep m + j, so once the pipeline is full every position
+// works every timestep, a forward and a backward of different micro-batches together.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "planner/schedules/schedule_def.hpp"
+
+namespace iputrain::planner {
+
+namespace {
+
+AccumulationRule accumulation(int64_t positions, int64_t /*ipus_per_replica*/, bool training) {
+  const int64_t need = training ? 2 * positions : positions;
+  return {need, need,
+          fmt::format("grouped {} with {} stages needs a multiple of {}", training ? "training" : "inference",
+                      positions, need)};
+}
+
+int64_t step(int64_t m, int64_t j, int64_t /*len*/, int64_t /*slices*/) { return m + j; }
+
+Timeline timeline(const Pipeline& p, int64_t micro_batches, bool training, int64_t slices) {
+  return place_stage_list(p, ScheduleKind::Grouped, micro_batches, training, step, slices);
+}
+
+double bubble(const Pipeline& p, int64_t micro_batches, bool /*training*/) {
+  // Fill and drain: depth - 1 idle chunk slots per IPU against loops x M + depth - 1 (GPipe's
+  // figure, with Megatron's for looped stages); training and inference share it.
+  const auto [depth, loops] = chunk_depth_and_loops(p);
+  return (depth - 1.0) / (loops * static_cast<double>(micro_batches) + depth - 1.0);
+}
+
+int64_t in_flight(const Pipeline& p, int32_t position, int64_t micro_batches) {
+  // A micro-batch stays from its forward at timestep m + i to its backward at m + 2P - 1 - i.
+  return std::min(micro_batches, 2 * (static_cast<int64_t>(p.positions.size()) - position));
+}
+
+}  // namespace
+
+const ScheduleDef kGroupedSchedule{
+    ScheduleKind::Grouped, "grouped", "every position busy each timestep: a forward and a backward together",
+    false, false, accumulation, timeline, bubble, in_flight};
+
+}  // namespace iputrain::planner

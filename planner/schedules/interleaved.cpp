@@ -1,0 +1,40 @@
+// Interleaved (1F1B): micro-batch m runs T[j] at timestep 2m + j, so each IPU alternates a forward
+// and a backward and keeps fewer micro-batches than grouped.
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "planner/schedules/schedule_def.hpp"
+
+namespace iputrain::planner {
+
+namespace {
+
+AccumulationRule accumulation(int64_t /*positions*/, int64_t ipus_per_replica, bool /*training*/) {
+  const int64_t need = std::max<int64_t>(1, ipus_per_replica);
+  return {need, need, fmt::format("interleaved with {} IPUs per replica needs a multiple of {}", ipus_per_replica, need)};
+}
+
+int64_t step(int64_t m, int64_t j, int64_t /*len*/, int64_t /*slices*/) { return 2 * m + j; }
+
+Timeline timeline(const Pipeline& p, int64_t micro_batches, bool training, int64_t slices) {
+  return place_stage_list(p, ScheduleKind::Interleaved, micro_batches, training, step, slices);
+}
+
+double bubble(const Pipeline& p, int64_t micro_batches, bool /*training*/) {
+  const auto [depth, loops] = chunk_depth_and_loops(p);
+  return (depth - 1.0) / (loops * static_cast<double>(micro_batches) + depth - 1.0);
+}
+
+int64_t in_flight(const Pipeline& p, int32_t position, int64_t micro_batches) {
+  // A micro-batch starts every second timestep and stays 2P - 2i timesteps at position i.
+  return std::min(micro_batches, static_cast<int64_t>(p.positions.size()) - position);
+}
+
+}  // namespace
+
+const ScheduleDef kInterleavedSchedule{
+    ScheduleKind::Interleaved, "interleaved", "1F1B: each IPU alternates a forward and a backward",
+    false, true, accumulation, timeline, bubble, in_flight};
+
+}  // namespace iputrain::planner

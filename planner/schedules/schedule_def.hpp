@@ -1,0 +1,103 @@
+// Pipeline schedules as data: one ScheduleDef per schedule (its own file in this folder), listed
+// once in schedule_table(). The config (names, accumulation rule, IPU sharing), the planner
+// (timeline, bubble, memory) and the reports all read the same definitions.
+//
+// The timeline says which task each IPU runs at which timestep of one accumulation cycle; a task
+// is one phase of one pipeline position on one micro-batch. Phases are an open set: forward,
+// backward (all of it, or under a schedule that splits it only the part the input gradients need),
+// backward-for-weights (the rest: the parameter gradients) and recompute (added by lowering).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace iputrain::planner {
+
+//! The schedules, in table order (schedule_table()[static_cast<size_t>(kind)]).
+enum class ScheduleKind : uint8_t { Grouped, Interleaved, Sequential, ZeroBubble };
+
+//! What a task does with the nodes of its stage.
+enum class Work : uint8_t {
+  Forward,          //!< the forward nodes
+  Recompute,        //!< forward nodes rebuilt just before the backward (lowering adds it)
+  Backward,         //!< the backward nodes; when split, those the input gradients need
+  BackwardWeights,  //!< when split: the backward nodes only the parameter gradients need
+};
+
+char work_letter(Work w);  //!< F, R, B, W
+
+//! One unit of work: one phase of one pipeline position on one micro-batch.
+struct Task {
+  int32_t position = 0;      //!< index into Pipeline::positions
+  Work phase = Work::Forward;
+  int64_t micro_batch = 0;   //!< 0-based within one accumulation cycle
+};
+
+//! Stages grouped into pipeline positions, and where each stage runs.
+struct Pipeline {
+  std::vector<std::vector<int32_t>> positions;  //!< stage ids per position, in model order
+  std::vector<int32_t> stage_ipu;               //!< per stage: IPU within the replica
+  int32_t ipus_per_replica = 1;
+
+  std::vector<int32_t> ipus_of_position(int32_t position) const;  //!< distinct, ascending
+};
+
+//! The timesteps of one accumulation cycle: per timestep, per IPU, the tasks it runs in order.
+struct Timeline {
+  ScheduleKind kind = ScheduleKind::Grouped;
+  int64_t micro_batches = 1;
+  std::vector<std::vector<std::vector<Task>>> steps;  //!< [timestep][ipu] -> tasks
+
+  int64_t timesteps() const { return static_cast<int64_t>(steps.size()); }
+};
+
+//! Accumulation counts a schedule accepts: multiples of `multiple`, at least `minimum`.
+struct AccumulationRule {
+  int64_t multiple = 1;
+  int64_t minimum = 1;
+  std::string why;  //!< for messages: "grouped training with 3 stages needs a multiple of 6"
+};
+
+struct ScheduleDef {
+  ScheduleKind kind;
+  std::string_view name;     //!< the `pipeline.schedule` value
+  std::string_view summary;  //!< one line for the config reference
+  //! Runs Backward and BackwardWeights as separate tasks (the lowering splits each stage's backward).
+  bool splits_backward = false;
+  //! Training needs every IPU to hold at most one position.
+  bool one_position_per_ipu = false;
+  AccumulationRule (*accumulation)(int64_t positions, int64_t ipus_per_replica, bool training) = nullptr;
+  //! The tasks of one cycle; the count has passed `accumulation`. `slices` > 1: batch serialization.
+  Timeline (*timeline)(const Pipeline& p, int64_t micro_batches, bool training, int64_t slices) = nullptr;
+  //! Idle share of IPU time, every phase taken as equally long (forward = backward-for-inputs =
+  //! backward-for-weights, and a whole backward twice a forward where it is not split).
+  double (*bubble)(const Pipeline& p, int64_t micro_batches, bool training) = nullptr;
+  //! Memory rule: the most micro-batches whose activations pipeline position `position` holds at once.
+  int64_t (*in_flight)(const Pipeline& p, int32_t position, int64_t micro_batches) = nullptr;
+};
+
+extern const ScheduleDef kGroupedSchedule;
+extern const ScheduleDef kInterleavedSchedule;
+extern const ScheduleDef kSequentialSchedule;
+extern const ScheduleDef kZeroBubbleSchedule;
+
+//! Every schedule, in ScheduleKind order.
+const std::vector<const ScheduleDef*>& schedule_table();
+const ScheduleDef& schedule_def(ScheduleKind kind);
+const ScheduleDef* find_schedule(std::string_view name);  //!< nullptr when unknown
+std::vector<std::string> schedule_names();
+
+// Shared by the definitions.
+
+//! The stage list T = [F0 .. F(P-1), B(P-1) .. B0] (inference: the forwards) as (position, phase).
+std::vector<std::pair<int32_t, Work>> stage_list(const Pipeline& p, bool training);
+//! Places task j of micro-batch m at timestep step(m, j) on every IPU its position touches.
+Timeline place_stage_list(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training,
+                          int64_t (*step)(int64_t m, int64_t j, int64_t len, int64_t slices), int64_t slices);
+//! Consecutive positions on the same IPUs run back to back like one longer stage: (depth, loops)
+//! of the chunks they form (GPipe's pipeline depth, Megatron's loops of interleaved stages).
+std::pair<double, double> chunk_depth_and_loops(const Pipeline& p);
+
+}  // namespace iputrain::planner

@@ -1,0 +1,139 @@
+// Zero bubble (ZB-H1 of Qi et al., "Zero Bubble Pipeline Parallelism", ICLR 2024). Each backward is
+// split in two: B, the part the previous stage waits for (the input gradients), and W, the
+// parameter gradients, which nothing downstream waits for. W passes are deferred into what would be
+// the pipeline's drain bubble, while every position keeps at most P micro-batches (P positions),
+// the peak 1F1B has at its first stage.
+//
+// Position i of P runs, in order: min(P - i, M) forwards; B, F pairs until it has run P forwards;
+// one B; W, F, B triples while forwards remain; W, B pairs while backwards remain; the W passes
+// left. Each task starts as soon as its position is free and its input is there (F after the
+// previous position's F, B after the next position's B), one timestep per task. With F, B and W
+// equally long and M >= P the idle share is (P - 1) / (3M + P - 1), a third of 1F1B's.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "planner/schedules/schedule_def.hpp"
+
+namespace iputrain::planner {
+
+namespace {
+
+AccumulationRule accumulation(int64_t positions, int64_t /*ipus_per_replica*/, bool training) {
+  if (!training) {
+    return {1, 1, "zero_bubble inference accepts any count"};
+  }
+  return {1, positions, fmt::format("zero_bubble training with {} stages needs at least {}", positions, positions)};
+}
+
+// The order in which position `i` of `P` runs its tasks.
+std::vector<Task> position_order(int32_t i, int32_t P, int64_t M, bool training) {
+  std::vector<Task> seq;
+  int64_t f = 0, b = 0, w = 0;
+  auto F = [&] { seq.push_back({i, Work::Forward, f++}); };
+  auto B = [&] { seq.push_back({i, Work::Backward, b++}); };
+  auto W = [&] { seq.push_back({i, Work::BackwardWeights, w++}); };
+  if (!training) {
+    while (f < M) {
+      F();
+    }
+    return seq;
+  }
+  const int64_t warm = std::min<int64_t>(P - i, M);
+  while (f < warm) {
+    F();
+  }
+  while (f < std::min<int64_t>(P, M)) {
+    B();
+    F();
+  }
+  B();
+  while (f < M) {
+    W();
+    F();
+    B();
+  }
+  while (b < M) {
+    W();
+    B();
+  }
+  while (w < M) {
+    W();
+  }
+  return seq;
+}
+
+Timeline timeline(const Pipeline& p, int64_t micro_batches, bool training, int64_t /*slices*/) {
+  const auto P = static_cast<int32_t>(p.positions.size());
+  std::vector<std::vector<Task>> order;
+  for (int32_t i = 0; i < P; ++i) {
+    order.push_back(position_order(i, P, micro_batches, training));
+  }
+  // As soon as possible, one timestep per task: a task's step is after its position's previous
+  // task and after the task it reads from.
+  std::map<std::tuple<int32_t, Work, int64_t>, int64_t> done;  // -> the timestep after it ran
+  std::vector<size_t> next(static_cast<size_t>(P), 0);
+  std::vector<int64_t> clock(static_cast<size_t>(P), 0);
+  std::vector<std::pair<int64_t, Task>> placed;
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int32_t i = 0; i < P; ++i) {
+      auto& k = next[static_cast<size_t>(i)];
+      while (k < order[static_cast<size_t>(i)].size()) {
+        const Task& t = order[static_cast<size_t>(i)][k];
+        std::tuple<int32_t, Work, int64_t> dep{-1, Work::Forward, 0};
+        if (t.phase == Work::Forward && i > 0) {
+          dep = {i - 1, Work::Forward, t.micro_batch};
+        } else if (t.phase == Work::Backward) {
+          dep = i + 1 < P ? std::tuple{i + 1, Work::Backward, t.micro_batch} : std::tuple{i, Work::Forward, t.micro_batch};
+        }
+        int64_t ready = clock[static_cast<size_t>(i)];
+        if (std::get<0>(dep) >= 0) {
+          const auto it = done.find(dep);
+          if (it == done.end()) {
+            break;
+          }
+          ready = std::max(ready, it->second);
+        }
+        placed.emplace_back(ready, t);
+        done[{i, t.phase, t.micro_batch}] = ready + 1;
+        clock[static_cast<size_t>(i)] = ready + 1;
+        ++k;
+        moved = true;
+      }
+    }
+  }
+  Timeline out;
+  out.kind = ScheduleKind::ZeroBubble;
+  out.micro_batches = micro_batches;
+  const int64_t steps = *std::max_element(clock.begin(), clock.end());
+  out.steps.assign(static_cast<size_t>(steps), std::vector<std::vector<Task>>(static_cast<size_t>(p.ipus_per_replica)));
+  for (const auto& [step, task] : placed) {
+    for (int32_t ipu : p.ipus_of_position(task.position)) {
+      out.steps[static_cast<size_t>(step)][static_cast<size_t>(ipu)].push_back(task);
+    }
+  }
+  return out;
+}
+
+double bubble(const Pipeline& p, int64_t micro_batches, bool training) {
+  const auto P = static_cast<double>(p.positions.size());
+  const auto M = static_cast<double>(micro_batches);
+  // Training: 3M tasks per position and P - 1 idle steps; inference: a plain forward pipeline.
+  return training ? (P - 1) / (3 * M + P - 1) : (P - 1) / (M + P - 1);
+}
+
+int64_t in_flight(const Pipeline& p, int32_t /*position*/, int64_t micro_batches) {
+  return std::min<int64_t>(micro_batches, static_cast<int64_t>(p.positions.size()));
+}
+
+}  // namespace
+
+const ScheduleDef kZeroBubbleSchedule{
+    ScheduleKind::ZeroBubble, "zero_bubble",
+    "ZB-H1: backward split into input and weight gradients, weight gradients deferred into the bubble",
+    true, true, accumulation, timeline, bubble, in_flight};
+
+}  // namespace iputrain::planner
