@@ -10,7 +10,7 @@ include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
 set(IPUTRAIN_STAGES iputrain_engine iputrain_data iputrain_plan_api iputrain_plan_report iputrain_planner
-                    iputrain_frontend iputrain_config iputrain_schedules iputrain_grammar iputrain_core)
+                    iputrain_frontend iputrain_config iputrain_grammar iputrain_core)
 set(IPUTRAIN_STAGE_OBJECTS)
 foreach(stage IN LISTS IPUTRAIN_STAGES)
   list(APPEND IPUTRAIN_STAGE_OBJECTS $<TARGET_OBJECTS:${stage}>)

@@ -32,11 +32,29 @@ int32_t group_key(int32_t stage, Work work) {
 }
 int32_t stage_of_group(int32_t group) { return group / kWorks; }
 
-// Splits `sp.backward` into what the input gradients need (kept) and the rest (`sp.weights`): the
-// nodes whose values leave the list (read by another stage's or task's nodes) and all they depend
-// on within it stay; the parameter gradients' nodes, which only the accumulation reads, move.
+// Splits `sp.backward` in two, as zero-bubble pipelining does: the activation-gradient chain (what
+// the previous stage waits for, and what carries the gradient back through this stage's layers)
+// stays in `backward`; the parameter gradients' own nodes (x^T dy, a bias's row sum, an embedding's
+// scatter), which nothing but the accumulation reads, move to `weights`. The chain is what leaves
+// the list (read by another stage's or task's nodes) plus every backward node that reads a weight
+// (dx = dy W^T, a norm's dx through gamma), with everything they depend on within the list.
 void split_backward(const ir::Graph& g, const std::vector<ir::ValueId>& program, StagePrograms& sp) {
   const std::set<ir::ValueId> mine(sp.backward.begin(), sp.backward.end());
+  std::map<ir::ValueId, bool> weight_like;  // a parameter, or a forward value made from weights alone
+  std::function<bool(ir::ValueId)> from_weights = [&](ir::ValueId v) {
+    const auto it = weight_like.find(v);
+    if (it != weight_like.end()) {
+      return it->second;
+    }
+    const ir::Node& n = g.node(v);
+    bool yes = n.op == ir::OpKind::Param;
+    if (!yes && n.phase == ir::Phase::Forward && !is_leaf(n) && !n.inputs.empty()) {
+      yes = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ir::ValueId in) {
+        return g.node(in).op == ir::OpKind::Constant || from_weights(in);
+      });
+    }
+    return weight_like[v] = yes;
+  };
   std::vector<ir::ValueId> work;
   for (ir::ValueId id : program) {
     if (mine.count(id) != 0) {
@@ -53,11 +71,17 @@ void split_backward(const ir::Graph& g, const std::vector<ir::ValueId>& program,
       work.push_back(o.value);
     }
   }
-  std::set<ir::ValueId> needed;
+  for (ir::ValueId id : sp.backward) {
+    const ir::Node& n = g.node(id);
+    if (n.phase == ir::Phase::Backward && std::any_of(n.inputs.begin(), n.inputs.end(), from_weights)) {
+      work.push_back(id);
+    }
+  }
+  std::set<ir::ValueId> chain;
   while (!work.empty()) {
     const ir::ValueId v = work.back();
     work.pop_back();
-    if (mine.count(v) == 0 || !needed.insert(v).second) {
+    if (mine.count(v) == 0 || !chain.insert(v).second) {
       continue;
     }
     for (ir::ValueId in : g.node(v).inputs) {
@@ -66,7 +90,7 @@ void split_backward(const ir::Graph& g, const std::vector<ir::ValueId>& program,
   }
   std::vector<ir::ValueId> inputs_part;
   for (ir::ValueId id : sp.backward) {
-    (needed.count(id) != 0 ? inputs_part : sp.weights).push_back(id);
+    (chain.count(id) != 0 ? inputs_part : sp.weights).push_back(id);
   }
   sp.backward = std::move(inputs_part);
 }

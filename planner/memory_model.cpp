@@ -367,30 +367,37 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
   const Pipeline& pipe = plan.placement.pipeline;
   const bool one_stage_per_ipu = std::set<int32_t>(pipe.stage_ipu.begin(), pipe.stage_ipu.end()).size() ==
                                  pipe.stage_ipu.size();
-  if (s.training && s.pipelined && s.schedule == ScheduleKind::Grouped && one_stage_per_ipu && !at_peak.empty()) {
-    // Interleaved starts a micro-batch every second timestep and a stage at position p of P keeps
-    // one for 2P - 2p timesteps, so it holds P - p of them (grouped: up to 2P - 2p).
+  if (s.training && s.pipelined && !at_peak.empty()) {
+    // Each other pipelined schedule that accepts this plan keeps, by its memory rule, in_flight()
+    // micro-batches at each position (interleaved P - p where grouped keeps up to 2P - 2p).
     std::vector<int32_t> position_of(pipe.stage_ipu.size(), 0);
     for (size_t pos = 0; pos < pipe.positions.size(); ++pos) {
       for (int32_t st : pipe.positions[pos]) {
         position_of[static_cast<size_t>(st)] = static_cast<int32_t>(pos);
       }
     }
-    int64_t peak = m.total_peak;
-    std::string counts;
-    for (const auto& [stage, kept] : at_peak) {
-      const int64_t bytes = kept.bytes;
-      const auto now = static_cast<int64_t>(kept.micro_batches.size());
-      const int64_t later = std::max<int64_t>(
-          1, static_cast<int64_t>(pipe.positions.size()) - position_of[static_cast<size_t>(stage)]);
-      if (later < now) {
-        peak -= bytes - bytes / now * later;
-        counts += fmt::format("{}stage '{}' {} micro-batches instead of {}", counts.empty() ? "" : ", ",
-                              plan.graph.stages[static_cast<size_t>(stage)].name, later, now);
+    const auto positions = static_cast<int64_t>(pipe.positions.size());
+    for (const ScheduleDef* def : schedule_table()) {
+      const AccumulationRule rule = def->accumulation(positions, pipe.ipus_per_replica, true);
+      const int64_t count = s.accumulation_count;
+      if (def->kind == s.schedule || def->kind == ScheduleKind::Sequential || (def->one_position_per_ipu && !one_stage_per_ipu) ||
+          count < rule.minimum || count % rule.multiple != 0) {
+        continue;
       }
-    }
-    if (!counts.empty()) {
-      add(peak, fmt::format("pipeline.schedule = \"interleaved\" stashes {}", counts));
+      int64_t peak = m.total_peak;
+      std::string counts;
+      for (const auto& [stage, kept] : at_peak) {
+        const auto now = static_cast<int64_t>(kept.micro_batches.size());
+        const int64_t later = def->in_flight(pipe, position_of[static_cast<size_t>(stage)], count);
+        peak += kept.bytes / now * later - kept.bytes;
+        if (later < now) {
+          counts += fmt::format("{}stage '{}' {} micro-batches instead of {}", counts.empty() ? "" : ", ",
+                                plan.graph.stages[static_cast<size_t>(stage)].name, later, now);
+        }
+      }
+      if (!counts.empty() && peak < m.total_peak) {
+        add(peak, fmt::format("pipeline.schedule = \"{}\" stashes {}", def->name, counts));
+      }
     }
   }
   if (s.training && s.recompute == RecomputeMode::Off && stashed > inputs) {

@@ -157,12 +157,12 @@ std::string text_schedule(const Plan& plan, int64_t max_timesteps) {
   if (t.steps.empty()) {
     return "schedule: none\n";
   }
+  const bool split = schedule_def(t.kind).splits_backward && plan.settings.training;
   std::string out = fmt::format(
       "schedule: {}, {} micro-batch{} per replica in {} timestep{} (Fm/Bm: forward/backward of micro-batch "
-      "m, "
-      ".: idle)\n",
+      "m, {}.: idle)\n",
       schedule_name(t.kind), t.micro_batches, t.micro_batches == 1 ? "" : "es", t.timesteps(),
-      t.timesteps() == 1 ? "" : "s");
+      t.timesteps() == 1 ? "" : "s", split ? "Wm: its weight gradients, " : "");
   if (t.timesteps() <= max_timesteps) {
     return out + timeline_str(plan.placement.pipeline, t);
   }

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
-#include "planner/schedules/schedule_def.hpp"
+#include "core/schedules/schedule_def.hpp"
 
 namespace iputrain::planner {
 

@@ -28,10 +28,8 @@ namespace {
 constexpr size_t kAlign = 64;
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
-using planner::is_task;
-
 // Kernel work, for busy time and utilisation: tasks, gradient sums and the weight update.
-bool is_busy(InstrKind k) { return is_task(k) || k == InstrKind::Accumulate || k == InstrKind::UpdateWeights; }
+bool is_busy(InstrKind k) { return planner::is_task(k) || k == InstrKind::Accumulate || k == InstrKind::UpdateWeights; }
 
 // The pipelined part of a cycle, where the bubble is measured: every instruction but the
 // reduction and the update (a task's transfers and accumulation count as its work), as the
@@ -110,7 +108,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   }
   size_t workspace = 0;
   for (const planner::Instr& in : plan_.programs.ipus.at(static_cast<size_t>(ipu))) {
-    if (is_task(in.kind)) {
+    if (planner::is_task(in.kind)) {
       const auto& nodes = plan_.programs.stages.at(static_cast<size_t>(in.stage)).nodes(in.kind);
       workspace = std::max(workspace, TaskProgram::workspace_bytes(g, nodes));
     }

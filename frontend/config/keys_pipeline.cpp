@@ -3,7 +3,7 @@
 // `stages`, the model's stage names). `inputs`, `infeed_queue`, `outfeed_queue` and
 // `optimizer_function` are the model's inputs, [data], [training] outfeed_mode and [optimizer].
 #include "frontend/config/bind.hpp"
-#include "planner/schedules/schedule_def.hpp"
+#include "core/schedules/schedule_def.hpp"
 
 namespace iputrain::config {
 

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/optim_slots.hpp"
-#include "planner/schedules/schedule_def.hpp"
+#include "core/schedules/schedule_def.hpp"
 
 namespace iputrain::config {
 
@@ -223,14 +223,14 @@ void check_pipeline(Config& c) {
   }
   if (p.recomputation_mode == "recompute_then_backpropagate" && p.schedule == "sequential") {
     c.fail_at(located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
-              "`recompute_then_backpropagate` is supported by the grouped and interleaved schedules only",
+              "`recompute_then_backpropagate` is supported by the grouped, interleaved and zero_bubble schedules only",
               "use `recompute_and_backpropagate_interleaved` (or `auto`) with the sequential schedule");
   }
   if (p.recomputation_mode == "recompute_and_backpropagate_interleaved" && p.schedule == "interleaved") {
     c.fail_at(
         located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
-        "`recompute_and_backpropagate_interleaved` is supported by the grouped and sequential schedules "
-        "only",
+        "`recompute_and_backpropagate_interleaved` is supported by the grouped, sequential and zero_bubble "
+        "schedules only",
         "use `recompute_then_backpropagate` (or `auto`) with the interleaved schedule");
   }
   if (p.offload_weights == true && p.replicated_weight_sharding == false) {
@@ -486,11 +486,12 @@ const std::vector<RuleDoc>& rule_docs() {
        "(the highest IPU in `device_mapping` + 1; unset: one per stage, or all stages on the only IPU)."},
       {{"pipeline.device_mapping", "pipeline.stages"}, "`device_mapping` has one entry per stage.", true},
       {{"pipeline.gradient_accumulation_count", "pipeline.schedule"},
-       "The count is a multiple of (hence at least) what the schedule needs: grouped 2 x stages (stages for "
-       "inference), interleaved the IPUs per replica, sequential 1.",
+       "The count suits the schedule (each schedule's definition gives the rule): a multiple of 2 x stages "
+       "for grouped (stages for inference), of the IPUs per replica for interleaved, any count for sequential, "
+       "and at least the stages for zero_bubble training.",
        true},
       {{"pipeline.schedule", "pipeline.device_mapping"},
-       "The interleaved schedule does not train two stages on one IPU."},
+       "The interleaved and zero_bubble schedules do not train two stages on one IPU."},
       {{"pipeline.batch_serialization_iterations", "pipeline.schedule", "pipeline.device_mapping",
         "pipeline.reduction_method"},
        "Batch serialization (> 1) forces the sequential schedule, every stage on IPU 0 and the sum "
@@ -503,9 +504,9 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"pipeline.recomputation_mode", "ipu.allow_recompute"},
        "A mode other than `auto` needs `ipu.allow_recompute = true` (it would have no effect)."},
       {{"pipeline.recomputation_mode", "pipeline.schedule"},
-       "`recompute_then_backpropagate` needs grouped or interleaved; "
+       "`recompute_then_backpropagate` needs grouped, interleaved or zero_bubble; "
        "`recompute_and_backpropagate_interleaved` "
-       "needs grouped or sequential."},
+       "needs grouped, sequential or zero_bubble."},
       {{"pipeline.stages"}, "Lists at least two distinct stages, equal to the model's stages.", true},
       {{"pipeline.offload_weights", "pipeline.replicated_weight_sharding"},
        "Offloading weights needs replicated weight sharding: true, or auto where it resolves to on (the "

@@ -26,6 +26,7 @@ const std::map<std::string, std::string> kModels = {
     {"mnist_pipeline.toml", "mnist_mlp.ipu"},
     {"mnist_pipelined_replicated.toml", "mnist_mlp.ipu"},
     {"mnist_sequential.toml", "mnist_mlp.ipu"},
+    {"mnist_zero_bubble.toml", "mnist_mlp.ipu"},
     {"tiny_lm.toml", "tiny_lm.ipu"},
 };
 

@@ -82,6 +82,9 @@ TEST_CASE("example configs per schedule fit the MNIST model") {
   auto interleaved = check_against_model(load("mnist_interleaved.toml"), kMnistStages);
   CHECK(interleaved.schedule == "interleaved");
   CHECK(interleaved.replicas == 2);
+  auto zero_bubble = check_against_model(load("mnist_zero_bubble.toml"), kMnistStages);
+  CHECK(zero_bubble.schedule == "zero_bubble");
+  CHECK(zero_bubble.gradient_accumulation_count == 6);
   Config seq = load("mnist_sequential.toml");
   CHECK(seq.device.version == "ipu1");
   auto sequential = check_against_model(seq, kMnistStages);

@@ -178,11 +178,13 @@ TEST_CASE("recomputation mode suits the schedule, and needs recomputation on") {
   const std::string on = "[ipu]\nallow_recompute = true\n";
   CHECK_NOTHROW(Config::parse(on + "[pipeline]\nrecomputation_mode = \"RecomputeThenBackpropagate\"\n"));
   rejects(on + "[pipeline]\nschedule = \"sequential\"\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
-          "grouped and interleaved schedules only", 5);
+          "grouped, interleaved and zero_bubble schedules only", 5);
   rejects(on +
               "[pipeline]\nschedule = \"interleaved\"\nrecomputation_mode = "
               "\"recompute_and_backpropagate_interleaved\"\n",
-          "grouped and sequential schedules only", 5);
+          "grouped, sequential and zero_bubble schedules only", 5);
+  CHECK_NOTHROW(Config::parse(on + "[pipeline]\nschedule = \"zero_bubble\"\nrecomputation_mode = "
+                                   "\"recompute_and_backpropagate_interleaved\"\n"));
   // A mode without recomputation would do nothing; `auto`, the default, is accepted either way.
   rejects("[pipeline]\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
           "has no effect while `ipu.allow_recompute` is off", 2);

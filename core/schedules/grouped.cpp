@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "planner/schedules/schedule_def.hpp"
+#include "core/schedules/schedule_def.hpp"
 
 namespace iputrain::planner {
 

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <set>
 
-#include "planner/schedules/schedule_def.hpp"
+#include "core/schedules/schedule_def.hpp"
 
 namespace iputrain::planner {
 

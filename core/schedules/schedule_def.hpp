@@ -1,6 +1,7 @@
 // Pipeline schedules as data: one ScheduleDef per schedule (its own file in this folder), listed
 // once in schedule_table(). The config (names, accumulation rule, IPU sharing), the planner
-// (timeline, bubble, memory) and the reports all read the same definitions.
+// (timeline, bubble, memory) and the reports all read the same definitions, so they live in core,
+// below both; they are the planner's vocabulary and keep its namespace.
 //
 // The timeline says which task each IPU runs at which timestep of one accumulation cycle; a task
 // is one phase of one pipeline position on one micro-batch. Phases are an open set: forward,

@@ -15,7 +15,7 @@
 #include <map>
 #include <tuple>
 
-#include "planner/schedules/schedule_def.hpp"
+#include "core/schedules/schedule_def.hpp"
 
 namespace iputrain::planner {
 

@@ -1,7 +1,7 @@
 // Sequential: one stage at a time, no overlap; micro-batch m runs T[j] at timestep m * len(T) + j.
 // With batch serialization (`slices` > 1) each stage runs `slices` consecutive micro-batches back
 // to back before the next stage starts.
-#include "planner/schedules/schedule_def.hpp"
+#include "core/schedules/schedule_def.hpp"
 
 namespace iputrain::planner {
 
