@@ -389,6 +389,14 @@ TEST_CASE("measured memory and simulated time match the plan, over capacity is a
       "gradient_accumulation_count = 4\n",
       "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n[pipeline]\ndevice_mapping = [0, 1]\n"
       "gradient_accumulation_count = 8\n",
+      // Zero bubble: weight-gradient tasks of their own, with and without recomputation, and long
+      // enough (over 1,024 instructions per IPU) for the buffer pass to fold its steady state.
+      "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\nschedule = \"zero_bubble\"\n"
+      "gradient_accumulation_count = 5\n",
+      "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n[pipeline]\ndevice_mapping = [0, 1]\n"
+      "schedule = \"zero_bubble\"\ngradient_accumulation_count = 4\n",
+      "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\nschedule = \"zero_bubble\"\n"
+      "gradient_accumulation_count = 200\n",
       // State and accumulators in remote memory: the IPU holds neither, and the streaming is on
       // the simulated clocks.
       "[ipu]\nauto_select_ipus = 2\n[ipu.io_tiles]\nnum_io_tiles = 64\nplace_ops_on_io_tiles = true\n"
@@ -410,8 +418,16 @@ TEST_CASE("measured memory and simulated time match the plan, over capacity is a
       // is where the planner's memory model puts the IPU's peak.
       CHECK(ipu.memory_peak == ipu.memory_estimate);
     }
-    // The simulated clocks run the planner's cycle model: the run agrees with the plan.
-    CHECK(report.simulated_cycles_per_update == doctest::Approx(report.planned_cycles_per_update).epsilon(1e-9));
+    // The simulated clocks run the planner's cycle model: the run agrees with the plan. Under zero
+    // bubble the last IPU ends a cycle with deferred weight-gradient passes while the first IPU may
+    // already start the next cycle's forwards; the planner models one cycle at a time from a common
+    // start, so the run is a little faster than planned there (by under 3% here), never slower.
+    if (p.find("zero_bubble") == std::string::npos) {
+      CHECK(report.simulated_cycles_per_update == doctest::Approx(report.planned_cycles_per_update).epsilon(1e-9));
+    } else {
+      CHECK(report.simulated_cycles_per_update <= report.planned_cycles_per_update * (1 + 1e-9));
+      CHECK(report.simulated_cycles_per_update >= 0.97 * report.planned_cycles_per_update);
+    }
     CHECK(report.simulated_bubble == doctest::Approx(report.planned_bubble).epsilon(1e-6));
     CHECK(report.updates == 8);
   }
