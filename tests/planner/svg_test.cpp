@@ -159,13 +159,15 @@ double bubble_of(const Plan& plan, const GanttTimes& t) {
 
 TEST_CASE("Gantt charts of a 4-stage MLP: one box per task, valid SVG rendered to PNG") {
   TempDir dir("gantt");
-  for (const char* schedule : {"grouped", "interleaved", "sequential"}) {
+  for (const char* schedule : {"grouped", "interleaved", "sequential", "zero_bubble"}) {
     const std::string kind = schedule;
     CAPTURE(kind);
     const Plan plan = four_stage(schedule);
     const std::string svg = gantt_svg(plan);
+    const bool split = kind == "zero_bubble";  // a weight-gradient box per backward
     CHECK(count(svg, "class=\"fwd\"") == 4 * 8);
     CHECK(count(svg, "class=\"bwd\"") == 4 * 8);
+    CHECK(count(svg, "class=\"wgt\"") == (split ? 4 * 8 : 0));
     CHECK(count(svg, "class=\"update\"") == 4);
     CHECK(count(svg, "class=\"reduce\"") == 0);
     CHECK(count(svg, "class=\"send\"") == count_instrs(plan, InstrKind::Send));
@@ -181,18 +183,21 @@ TEST_CASE("Gantt charts of a 4-stage MLP: one box per task, valid SVG rendered t
     }
     // Every task box carries its micro-batch: "F7", or just "7" where the box is narrow (the
     // sequential schedule's 64 tasks one after another).
-    CHECK(count(svg, "class=\"task-label\"") == 2 * 4 * 8);
+    // Split, the first stage's B boxes are empty (one layer: no activation gradient to pass on),
+    // too narrow for a label.
+    CHECK(count(svg, "class=\"task-label\"") == (split ? 3 * 4 * 8 - 8 : 2 * 4 * 8));
     if (kind != "sequential") {
       CHECK(svg.find(">F7</text>") != std::string::npos);
       CHECK(svg.find(">B0</text>") != std::string::npos);
     }
+    CHECK((svg.find(">W0</text>") != std::string::npos) == split);
     CHECK(gantt_svg(plan) == svg);
     check_renders(svg, dir.path, std::string("gantt-") + schedule);
   }
 }
 
 TEST_CASE("the Gantt layout is the simulator's timeline: same length, same bubble, transfers in order") {
-  for (const char* schedule : {"grouped", "interleaved", "sequential"}) {
+  for (const char* schedule : {"grouped", "interleaved", "sequential", "zero_bubble"}) {
     const std::string kind = schedule;
     CAPTURE(kind);
     const Plan plan = four_stage(schedule);
