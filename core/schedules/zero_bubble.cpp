@@ -65,6 +65,21 @@ std::vector<Task> position_order(int32_t i, int32_t P, int64_t M, bool training)
   return seq;
 }
 
+using TaskKey = std::tuple<int32_t, Work, int64_t>;  // (position, phase, micro-batch)
+
+// The task whose output `t` reads (a forward the previous position's, a backward the next
+// position's or, at the last position, its own forward); position -1 when it reads none.
+TaskKey input_of(const Task& t, int32_t positions) {
+  const int32_t i = t.position;
+  if (t.phase == Work::Forward) {
+    return {i > 0 ? i - 1 : -1, Work::Forward, t.micro_batch};
+  }
+  if (t.phase == Work::Backward) {
+    return i + 1 < positions ? TaskKey{i + 1, Work::Backward, t.micro_batch} : TaskKey{i, Work::Forward, t.micro_batch};
+  }
+  return {-1, Work::Forward, 0};  // W follows its own B on the same position, in order
+}
+
 Timeline timeline(const Pipeline& p, int64_t micro_batches, bool training, int64_t /*slices*/) {
   const auto P = static_cast<int32_t>(p.positions.size());
   std::vector<std::vector<Task>> order;
@@ -73,36 +88,32 @@ Timeline timeline(const Pipeline& p, int64_t micro_batches, bool training, int64
   }
   // As soon as possible, one timestep per task: a task's step is after its position's previous
   // task and after the task it reads from.
-  std::map<std::tuple<int32_t, Work, int64_t>, int64_t> done;  // -> the timestep after it ran
+  std::map<TaskKey, int64_t> done;  // -> the timestep after it ran
   std::vector<size_t> next(static_cast<size_t>(P), 0);
   std::vector<int64_t> clock(static_cast<size_t>(P), 0);
   std::vector<std::pair<int64_t, Task>> placed;
+  // Places the next tasks of position i until one waits for a task not placed yet.
+  auto advance = [&](int32_t i) {
+    bool moved = false;
+    for (size_t& k = next[static_cast<size_t>(i)]; k < order[static_cast<size_t>(i)].size(); ++k) {
+      const Task& t = order[static_cast<size_t>(i)][k];
+      const TaskKey in = input_of(t, P);
+      const auto it = done.find(in);
+      if (std::get<0>(in) >= 0 && it == done.end()) {
+        break;
+      }
+      const int64_t ready = std::max(clock[static_cast<size_t>(i)], std::get<0>(in) >= 0 ? it->second : 0);
+      placed.emplace_back(ready, t);
+      done[{i, t.phase, t.micro_batch}] = ready + 1;
+      clock[static_cast<size_t>(i)] = ready + 1;
+      moved = true;
+    }
+    return moved;
+  };
   for (bool moved = true; moved;) {
     moved = false;
     for (int32_t i = 0; i < P; ++i) {
-      auto& k = next[static_cast<size_t>(i)];
-      while (k < order[static_cast<size_t>(i)].size()) {
-        const Task& t = order[static_cast<size_t>(i)][k];
-        std::tuple<int32_t, Work, int64_t> dep{-1, Work::Forward, 0};
-        if (t.phase == Work::Forward && i > 0) {
-          dep = {i - 1, Work::Forward, t.micro_batch};
-        } else if (t.phase == Work::Backward) {
-          dep = i + 1 < P ? std::tuple{i + 1, Work::Backward, t.micro_batch} : std::tuple{i, Work::Forward, t.micro_batch};
-        }
-        int64_t ready = clock[static_cast<size_t>(i)];
-        if (std::get<0>(dep) >= 0) {
-          const auto it = done.find(dep);
-          if (it == done.end()) {
-            break;
-          }
-          ready = std::max(ready, it->second);
-        }
-        placed.emplace_back(ready, t);
-        done[{i, t.phase, t.micro_batch}] = ready + 1;
-        clock[static_cast<size_t>(i)] = ready + 1;
-        ++k;
-        moved = true;
-      }
+      moved = advance(i) || moved;
     }
   }
   Timeline out;
