@@ -12,7 +12,8 @@ std::string_view instr_kind_name(InstrKind kind) {
     case InstrKind::Forward: return "forward";
     case InstrKind::Recompute: return "recompute";
     case InstrKind::Backward: return "backward";
-    case InstrKind::BackwardWeights: return "backward_weights";
+    case InstrKind::BackwardWeights:
+      return "backward_weights";
     case InstrKind::Send: return "send";
     case InstrKind::Recv: return "recv";
     case InstrKind::Accumulate: return "accumulate";
@@ -28,7 +29,8 @@ std::string Instr::str(const DevicePrograms& programs) const {
     case InstrKind::Forward: return fmt::format("F{}.m{}", stage, micro_batch);
     case InstrKind::Recompute: return fmt::format("R{}.m{}", stage, micro_batch);
     case InstrKind::Backward: return fmt::format("B{}.m{}", stage, micro_batch);
-    case InstrKind::BackwardWeights: return fmt::format("W{}.m{}", stage, micro_batch);
+    case InstrKind::BackwardWeights:
+      return fmt::format("W{}.m{}", stage, micro_batch);
     case InstrKind::Accumulate: return fmt::format("acc{}.m{}", stage, micro_batch);
     case InstrKind::Send: {
       const Message& msg = programs.messages.at(static_cast<size_t>(message));

@@ -45,17 +45,17 @@ enum class AccumulationOrder : uint8_t {
 std::string_view accumulation_order_name(AccumulationOrder order);
 
 enum class InstrKind : uint8_t {
-  Infeed,          //!< take micro-batch m's input values from this replica's host feed
-  Forward,         //!< run stage s's forward nodes on micro-batch m
-  Recompute,       //!< run stage s's recomputable forward nodes again, just before its backward
-  Backward,        //!< run stage s's backward nodes on micro-batch m (split: the input-gradient part)
-  BackwardWeights, //!< split backward (zero_bubble): run stage s's weight-gradient nodes on micro-batch m
-  Send,            //!< copy Message `message`'s values into the channel to its receiver
-  Recv,            //!< wait for Message `message` and copy its values into this IPU's buffers
-  Accumulate,      //!< add micro-batch m's gradients of stage s's parameters to the accumulators
-  ReduceReplicas,  //!< combine accumulators across replicas (bucket `bucket`), canonical order
-  UpdateWeights,   //!< apply the optimizer to this IPU's parameters with the reduced gradients
-  Outfeed,         //!< hand micro-batch m's output values (`values`) to the host outfeed
+  Infeed,           //!< take micro-batch m's input values from this replica's host feed
+  Forward,          //!< run stage s's forward nodes on micro-batch m
+  Recompute,        //!< run stage s's recomputable forward nodes again, just before its backward
+  Backward,         //!< run stage s's backward nodes on micro-batch m (split: the input-gradient part)
+  BackwardWeights,  //!< split backward (zero_bubble): run stage s's weight-gradient nodes on micro-batch m
+  Send,             //!< copy Message `message`'s values into the channel to its receiver
+  Recv,             //!< wait for Message `message` and copy its values into this IPU's buffers
+  Accumulate,       //!< add micro-batch m's gradients of stage s's parameters to the accumulators
+  ReduceReplicas,   //!< combine accumulators across replicas (bucket `bucket`), canonical order
+  UpdateWeights,    //!< apply the optimizer to this IPU's parameters with the reduced gradients
+  Outfeed,          //!< hand micro-batch m's output values (`values`) to the host outfeed
 };
 
 std::string_view instr_kind_name(InstrKind kind);

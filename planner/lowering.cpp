@@ -49,9 +49,8 @@ void split_backward(const ir::Graph& g, const std::vector<ir::ValueId>& program,
     const ir::Node& n = g.node(v);
     bool yes = n.op == ir::OpKind::Param;
     if (!yes && n.phase == ir::Phase::Forward && !is_leaf(n) && !n.inputs.empty()) {
-      yes = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ir::ValueId in) {
-        return g.node(in).op == ir::OpKind::Constant || from_weights(in);
-      });
+      yes = std::all_of(n.inputs.begin(), n.inputs.end(),
+                        [&](ir::ValueId in) { return g.node(in).op == ir::OpKind::Constant || from_weights(in); });
     }
     return weight_like[v] = yes;
   };
@@ -337,10 +336,14 @@ class Lowering {
 
   static InstrKind kind_of(Work w) {
     switch (w) {
-      case Work::Forward: return InstrKind::Forward;
-      case Work::Recompute: return InstrKind::Recompute;
-      case Work::Backward: return InstrKind::Backward;
-      case Work::BackwardWeights: return InstrKind::BackwardWeights;
+      case Work::Forward:
+        return InstrKind::Forward;
+      case Work::Recompute:
+        return InstrKind::Recompute;
+      case Work::Backward:
+        return InstrKind::Backward;
+      case Work::BackwardWeights:
+        return InstrKind::BackwardWeights;
     }
     return InstrKind::Backward;
   }
@@ -591,8 +594,8 @@ class Lowering {
   const ir::Graph& g_;
   const Pipeline& pipe_;
   int32_t ipus_;
-  bool split_;       // the schedule runs each backward as Backward + BackwardWeights
-  Work grads_work_;  // the task after which a stage's parameter gradients are complete
+  bool split_;                          // the schedule runs each backward as Backward + BackwardWeights
+  Work grads_work_;                     // the task after which a stage's parameter gradients are complete
   std::set<ir::ValueId> weights_made_;  // nodes the BackwardWeights tasks run
   DevicePrograms out_;
   std::vector<std::vector<TaskRef>> tasks_;

@@ -380,8 +380,8 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
     for (const ScheduleDef* def : schedule_table()) {
       const AccumulationRule rule = def->accumulation(positions, pipe.ipus_per_replica, true);
       const int64_t count = s.accumulation_count;
-      if (def->kind == s.schedule || def->kind == ScheduleKind::Sequential || (def->one_position_per_ipu && !one_stage_per_ipu) ||
-          count < rule.minimum || count % rule.multiple != 0) {
+      if (def->kind == s.schedule || def->kind == ScheduleKind::Sequential ||
+          (def->one_position_per_ipu && !one_stage_per_ipu) || count < rule.minimum || count % rule.multiple != 0) {
         continue;
       }
       int64_t peak = m.total_peak;

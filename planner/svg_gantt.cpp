@@ -295,16 +295,11 @@ void draw_legend(SvgDocument& doc, double y, double width) {
     std::string fill;
     bool thin;
   };
-  const Key keys[] = {{"Forward (F m)", kForward, false},
-                      {"Recompute (R m)", "url(#recompute)", false},
-                      {"Backward (B m)", kBackward, false},
-                      {"Weight gradients (W m)", kWeights, false},
-                      {"Accumulate", kAccumulate, false},
-                      {"Send (top) / Recv (bottom)", kTransfer, true},
-                      {"Infeed / Outfeed", kHostIo, true},
-                      {"Reduce replicas", kReduce, false},
-                      {"Update weights", kUpdate, false},
-                      {"Idle (bubble)", kIdle, false}};
+  const Key keys[] = {{"Forward (F m)", kForward, false},   {"Recompute (R m)", "url(#recompute)", false},
+                      {"Backward (B m)", kBackward, false}, {"Weight gradients (W m)", kWeights, false},
+                      {"Accumulate", kAccumulate, false},   {"Send (top) / Recv (bottom)", kTransfer, true},
+                      {"Infeed / Outfeed", kHostIo, true},  {"Reduce replicas", kReduce, false},
+                      {"Update weights", kUpdate, false},   {"Idle (bubble)", kIdle, false}};
   double x = 12;
   for (const Key& k : keys) {
     const double item = 18 + 6.3 * static_cast<double>(std::string_view(k.name).size()) + 14;

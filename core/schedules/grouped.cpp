@@ -38,7 +38,15 @@ int64_t in_flight(const Pipeline& p, int32_t position, int64_t micro_batches) {
 }  // namespace
 
 const ScheduleDef kGroupedSchedule{
-    ScheduleKind::Grouped, "grouped", "every position busy each timestep: a forward and a backward together",
-    false, false, accumulation, timeline, bubble, in_flight};
+    .kind = ScheduleKind::Grouped,
+    .name = "grouped",
+    .summary = "every position busy each timestep: a forward and a backward together",
+    .splits_backward = false,
+    .one_position_per_ipu = false,
+    .accumulation = accumulation,
+    .timeline = timeline,
+    .bubble = bubble,
+    .in_flight = in_flight,
+};
 
 }  // namespace iputrain::planner

@@ -12,7 +12,8 @@ namespace {
 
 AccumulationRule accumulation(int64_t /*positions*/, int64_t ipus_per_replica, bool /*training*/) {
   const int64_t need = std::max<int64_t>(1, ipus_per_replica);
-  return {need, need, fmt::format("interleaved with {} IPUs per replica needs a multiple of {}", ipus_per_replica, need)};
+  return {need, need,
+          fmt::format("interleaved with {} IPUs per replica needs a multiple of {}", ipus_per_replica, need)};
 }
 
 int64_t step(int64_t m, int64_t j, int64_t /*len*/, int64_t /*slices*/) { return 2 * m + j; }
@@ -34,7 +35,15 @@ int64_t in_flight(const Pipeline& p, int32_t position, int64_t micro_batches) {
 }  // namespace
 
 const ScheduleDef kInterleavedSchedule{
-    ScheduleKind::Interleaved, "interleaved", "1F1B: each IPU alternates a forward and a backward",
-    false, true, accumulation, timeline, bubble, in_flight};
+    .kind = ScheduleKind::Interleaved,
+    .name = "interleaved",
+    .summary = "1F1B: each IPU alternates a forward and a backward",
+    .splits_backward = false,
+    .one_position_per_ipu = true,
+    .accumulation = accumulation,
+    .timeline = timeline,
+    .bubble = bubble,
+    .in_flight = in_flight,
+};
 
 }  // namespace iputrain::planner

@@ -31,9 +31,9 @@ char work_letter(Work w);  //!< F, R, B, W
 
 //! One unit of work: one phase of one pipeline position on one micro-batch.
 struct Task {
-  int32_t position = 0;      //!< index into Pipeline::positions
+  int32_t position = 0;  //!< index into Pipeline::positions
   Work phase = Work::Forward;
-  int64_t micro_batch = 0;   //!< 0-based within one accumulation cycle
+  int64_t micro_batch = 0;  //!< 0-based within one accumulation cycle
 };
 
 //! Stages grouped into pipeline positions, and where each stage runs.

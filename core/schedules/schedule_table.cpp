@@ -7,10 +7,14 @@ namespace iputrain::planner {
 
 char work_letter(Work w) {
   switch (w) {
-    case Work::Forward: return 'F';
-    case Work::Recompute: return 'R';
-    case Work::Backward: return 'B';
-    case Work::BackwardWeights: return 'W';
+    case Work::Forward:
+      return 'F';
+    case Work::Recompute:
+      return 'R';
+    case Work::Backward:
+      return 'B';
+    case Work::BackwardWeights:
+      return 'W';
   }
   return '?';
 }
@@ -73,13 +77,15 @@ Timeline place_stage_list(const Pipeline& p, ScheduleKind kind, int64_t micro_ba
   for (int64_t m = 0; m < micro_batches; ++m) {
     last = std::max(last, step(m, len - 1, len, slices));
   }
-  out.steps.assign(static_cast<size_t>(last + 1), std::vector<std::vector<Task>>(static_cast<size_t>(p.ipus_per_replica)));
+  out.steps.assign(static_cast<size_t>(last + 1),
+                   std::vector<std::vector<Task>>(static_cast<size_t>(p.ipus_per_replica)));
   for (int64_t m = 0; m < micro_batches; ++m) {
     for (int64_t j = 0; j < len; ++j) {
       const auto [position, phase] = t[static_cast<size_t>(j)];
       // Every stage of a position runs at the same timestep; a task per distinct IPU it touches.
       for (int32_t ipu : p.ipus_of_position(position)) {
-        out.steps[static_cast<size_t>(step(m, j, len, slices))][static_cast<size_t>(ipu)].push_back({position, phase, m});
+        out.steps[static_cast<size_t>(step(m, j, len, slices))][static_cast<size_t>(ipu)].push_back(
+            {position, phase, m});
       }
     }
   }

@@ -28,7 +28,15 @@ int64_t in_flight(const Pipeline& /*p*/, int32_t /*position*/, int64_t /*micro_b
 }  // namespace
 
 const ScheduleDef kSequentialSchedule{
-    ScheduleKind::Sequential, "sequential", "one stage at a time, no overlap",
-    false, false, accumulation, timeline, bubble, in_flight};
+    .kind = ScheduleKind::Sequential,
+    .name = "sequential",
+    .summary = "one stage at a time, no overlap",
+    .splits_backward = false,
+    .one_position_per_ipu = false,
+    .accumulation = accumulation,
+    .timeline = timeline,
+    .bubble = bubble,
+    .in_flight = in_flight,
+};
 
 }  // namespace iputrain::planner

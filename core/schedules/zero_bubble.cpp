@@ -143,8 +143,15 @@ int64_t in_flight(const Pipeline& p, int32_t /*position*/, int64_t micro_batches
 }  // namespace
 
 const ScheduleDef kZeroBubbleSchedule{
-    ScheduleKind::ZeroBubble, "zero_bubble",
-    "ZB-H1: backward split into input and weight gradients, weight gradients deferred into the bubble",
-    true, true, accumulation, timeline, bubble, in_flight};
+    .kind = ScheduleKind::ZeroBubble,
+    .name = "zero_bubble",
+    .summary = "ZB-H1: backward split into input and weight gradients, weight gradients deferred into the bubble",
+    .splits_backward = true,
+    .one_position_per_ipu = true,
+    .accumulation = accumulation,
+    .timeline = timeline,
+    .bubble = bubble,
+    .in_flight = in_flight,
+};
 
 }  // namespace iputrain::planner

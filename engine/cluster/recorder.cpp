@@ -32,7 +32,8 @@ std::string event_name(const TraceEvent& e) {
     case planner::InstrKind::Forward: return fmt::format("F{}.m{}", e.stage, e.micro_batch);
     case planner::InstrKind::Recompute: return fmt::format("R{}.m{}", e.stage, e.micro_batch);
     case planner::InstrKind::Backward: return fmt::format("B{}.m{}", e.stage, e.micro_batch);
-    case planner::InstrKind::BackwardWeights: return fmt::format("W{}.m{}", e.stage, e.micro_batch);
+    case planner::InstrKind::BackwardWeights:
+      return fmt::format("W{}.m{}", e.stage, e.micro_batch);
     case planner::InstrKind::Accumulate: return fmt::format("acc{}.m{}", e.stage, e.micro_batch);
     default: return std::string(planner::instr_kind_name(e.kind));
   }

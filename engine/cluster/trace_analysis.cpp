@@ -118,9 +118,7 @@ double union_length(std::vector<Interval> v) {
 
 }  // namespace
 
-bool is_compute(planner::InstrKind kind) {
-  return planner::is_task(kind);
-}
+bool is_compute(planner::InstrKind kind) { return planner::is_task(kind); }
 
 std::vector<PairOverlap> pairwise_compute_overlap(const Recorder& rec, TimeBase base) {
   const auto compute = ipu_compute(rec, base);

@@ -2,8 +2,8 @@
 // §1.1), same names except `pipeline_schedule` (here `schedule`) and `computational_stages` (here
 // `stages`, the model's stage names). `inputs`, `infeed_queue`, `outfeed_queue` and
 // `optimizer_function` are the model's inputs, [data], [training] outfeed_mode and [optimizer].
-#include "frontend/config/bind.hpp"
 #include "core/schedules/schedule_def.hpp"
+#include "frontend/config/bind.hpp"
 
 namespace iputrain::config {
 
@@ -53,8 +53,8 @@ std::vector<KeySpec> pipeline_keys() {
           "micro-batches in order, then replicas in order; the same bits across schedules and stage "
           "placements at a fixed replica and accumulation count.",
           {}, {"canonical", "sequential"}),
-      key(IPUTRAIN_KEY(pipeline.repeat_count), Int, 1, Runs,
-          "Pipeline executions (each one weight update) per call.", Range::at_least(1)),
+      key(IPUTRAIN_KEY(pipeline.repeat_count), Int, 1, Runs, "Pipeline executions (each one weight update) per call.",
+          Range::at_least(1)),
       key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Runs,
           "Each stage computes its micro-batch (`data.batch_size`) in this many slices, one after "
           "another, each accumulated like a micro-batch of its own; > 1 needs the sequential schedule "
@@ -64,12 +64,12 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.recomputation_mode), Enum, "auto", Runs,
           "How stages are recomputed when `ipu.allow_recompute` is on.", {},
           {"auto", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}),
-      key(IPUTRAIN_KEY(pipeline.forward_propagation_stages_poplar_options), StageOptionsList, ValueList{},
-          Models, "Per forward stage: `{ convolution_options = {…}, matmul_options = {…} }`, over "
-                  "`ipu.convolutions.poplar_options` and `ipu.matmuls.poplar_options` for that stage's forward pass "
-                  "(availableMemoryProportion and partialsType are read)."),
-      key(IPUTRAIN_KEY(pipeline.backward_propagation_stages_poplar_options), StageOptionsList, ValueList{},
-          Models, "Per backward stage, as `forward_propagation_stages_poplar_options`."),
+      key(IPUTRAIN_KEY(pipeline.forward_propagation_stages_poplar_options), StageOptionsList, ValueList{}, Models,
+          "Per forward stage: `{ convolution_options = {…}, matmul_options = {…} }`, over "
+          "`ipu.convolutions.poplar_options` and `ipu.matmuls.poplar_options` for that stage's forward pass "
+          "(availableMemoryProportion and partialsType are read)."),
+      key(IPUTRAIN_KEY(pipeline.backward_propagation_stages_poplar_options), StageOptionsList, ValueList{}, Models,
+          "Per backward stage, as `forward_propagation_stages_poplar_options`."),
       key(IPUTRAIN_KEY(pipeline.weight_update_poplar_options), StageOptions, ValueTable{}, None,
           "Options of the weight-update step: `{ convolution_options = {…}, matmul_options = {…} }`.")
           .no_effect("no optimizer's update has a matmul or a convolution, so its options have nothing to act on"),
@@ -97,7 +97,8 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.continuous_weight_updates), Bool, false, Refused,
           "Apply gradients as soon as they are computed; not implemented by the seeds, so only false "
           "is accepted.")
-          .refused("the seeds' pipeline does not implement it either: gradients are always accumulated over `gradient_accumulation_count` micro-batches",
+          .refused("the seeds' pipeline does not implement it either: gradients are always accumulated over "
+                   "`gradient_accumulation_count` micro-batches",
                    "remove the key"),
       key(IPUTRAIN_KEY(pipeline.outfeed_loss), Bool, false, Runs,
           "Outfeed the loss instead of the last stage's outputs."),
@@ -113,7 +114,8 @@ std::vector<KeySpec> pipeline_keys() {
           {"sum", "mean", "running_mean"}),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_for_captured_grads), Bool, true, None,
           "Accumulate gradients of values captured from outside the stages too.")
-          .no_effect("the model language has no gradients captured from outside the stages; every gradient is accumulated"),
+          .no_effect(
+              "the model language has no gradients captured from outside the stages; every gradient is accumulated"),
   };
   out[0].unique = true;  // stage names
   return out;

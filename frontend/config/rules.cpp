@@ -140,9 +140,9 @@ void check_gradient_accumulation(const Config& c, int64_t stages, int64_t per_re
   c.fail_at("pipeline.gradient_accumulation_count",
             fmt::format("`pipeline.gradient_accumulation_count` = {} does not suit the {} schedule: {}", count,
                         p.schedule, rule.why),
-            rule.multiple > 1 ? fmt::format("use {} (or another multiple of it), or unset the key to get {}", fix,
-                                            rule.minimum)
-                              : fmt::format("use {} or more, or unset the key to get {}", rule.minimum, rule.minimum));
+            rule.multiple > 1
+                ? fmt::format("use {} (or another multiple of it), or unset the key to get {}", fix, rule.minimum)
+                : fmt::format("use {} or more, or unset the key to get {}", rule.minimum, rule.minimum));
 }
 
 void check_position_sharing(const Config& c) {
@@ -227,11 +227,10 @@ void check_pipeline(Config& c) {
               "use `recompute_and_backpropagate_interleaved` (or `auto`) with the sequential schedule");
   }
   if (p.recomputation_mode == "recompute_and_backpropagate_interleaved" && p.schedule == "interleaved") {
-    c.fail_at(
-        located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
-        "`recompute_and_backpropagate_interleaved` is supported by the grouped, sequential and zero_bubble "
-        "schedules only",
-        "use `recompute_then_backpropagate` (or `auto`) with the interleaved schedule");
+    c.fail_at(located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
+              "`recompute_and_backpropagate_interleaved` is supported by the grouped, sequential and zero_bubble "
+              "schedules only",
+              "use `recompute_then_backpropagate` (or `auto`) with the interleaved schedule");
   }
   if (p.offload_weights == true && p.replicated_weight_sharding == false) {
     c.fail_at("pipeline.offload_weights",
@@ -496,11 +495,9 @@ const std::vector<RuleDoc>& rule_docs() {
         "pipeline.reduction_method"},
        "Batch serialization (> 1) forces the sequential schedule, every stage on IPU 0 and the sum "
        "reduction."},
-      {{"pipeline.outfeed_mask", "pipeline.outfeed_loss"},
-       "`outfeed_mask` and `outfeed_loss` are exclusive."},
+      {{"pipeline.outfeed_mask", "pipeline.outfeed_loss"}, "`outfeed_mask` and `outfeed_loss` are exclusive."},
       {{"pipeline.outfeed_mask"}, "`outfeed_mask` has one flag per output of the last stage.", true},
-      {{"pipeline.accumulate_outfeed", "training.outfeed_mode"},
-       "Accumulating the outfeed needs outfeed mode `all`."},
+      {{"pipeline.accumulate_outfeed", "training.outfeed_mode"}, "Accumulating the outfeed needs outfeed mode `all`."},
       {{"pipeline.recomputation_mode", "ipu.allow_recompute"},
        "A mode other than `auto` needs `ipu.allow_recompute = true` (it would have no effect)."},
       {{"pipeline.recomputation_mode", "pipeline.schedule"},
@@ -511,17 +508,15 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"pipeline.offload_weights", "pipeline.replicated_weight_sharding"},
        "Offloading weights needs replicated weight sharding: true, or auto where it resolves to on (the "
        "sequential schedule with batch_serialization_iterations > 1; checked when the plan is made)."},
-      {{"pipeline.forward_propagation_stages_poplar_options",
-        "pipeline.backward_propagation_stages_poplar_options"},
+      {{"pipeline.forward_propagation_stages_poplar_options", "pipeline.backward_propagation_stages_poplar_options"},
        "One entry per stage when given.",
        true},
       {{"ipu.norms.experimental.distributed_batch_norm_replica_group_size", "ipu.io_tiles.num_io_tiles"},
        "Distributed batch norm is not combined with I/O tiles, nor with pipelining (several stages), and "
        "its group size divides the replicas."},
-      {{"ipu.device_connection.type", "ipu.device_connection.version"},
-       "`pre_compile` and `never` need a `version`."},
-      {{"ipu.scheduling.maximum_scheduler_lookahead_depth",
-        "ipu.scheduling.maximum_scheduler_search_space_size", "ipu.scheduling.algorithm"},
+      {{"ipu.device_connection.type", "ipu.device_connection.version"}, "`pre_compile` and `never` need a `version`."},
+      {{"ipu.scheduling.maximum_scheduler_lookahead_depth", "ipu.scheduling.maximum_scheduler_search_space_size",
+        "ipu.scheduling.algorithm"},
        "The look-ahead limits are set only with the `look_ahead` algorithm."},
       {{"ipu.experimental.multi_replica_distribution.process_index",
         "ipu.experimental.multi_replica_distribution.process_count"},
@@ -536,14 +531,13 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"profiling.profile_execution", "profiling.enabled"}, "An execution profile needs profiling enabled."},
       {{"optimizer.type", "optimizer.momentum", "optimizer.beta1", "optimizer.rho"},
        "A hyper-parameter is set only for an optimizer that uses it (see each key)."},
-      {{"optimizer.lr_schedule", "optimizer.decay_steps", "optimizer.decay_rate",
-        "optimizer.min_learning_rate"},
+      {{"optimizer.lr_schedule", "optimizer.decay_steps", "optimizer.decay_rate", "optimizer.min_learning_rate"},
        "The step, exponential and cosine schedules need `decay_steps`; a schedule parameter is set only for "
        "a schedule that uses it; the cosine floor is below `learning_rate`."},
       {{"training.steps", "training.epochs"}, "At most one of them is set."},
       {{"checkpoint.every", "checkpoint.keep", "checkpoint.dir"}, "`every` and `keep` need a `dir`."},
-      {{"optimizer.loss_scaling_mode", "optimizer.loss_scaling_growth_interval",
-        "optimizer.loss_scaling_growth_factor", "optimizer.loss_scaling_backoff_factor"},
+      {{"optimizer.loss_scaling_mode", "optimizer.loss_scaling_growth_interval", "optimizer.loss_scaling_growth_factor",
+        "optimizer.loss_scaling_backoff_factor"},
        "The growth and backoff keys are set only with dynamic loss scaling, which starts from "
        "`optimizer.loss_scaling` or, when that is unset, from 65536."},
       {{"training.master_weights", "training.precision", "pipeline.offload_weight_update_variables"},

@@ -179,9 +179,8 @@ TEST_CASE("recomputation mode suits the schedule, and needs recomputation on") {
   CHECK_NOTHROW(Config::parse(on + "[pipeline]\nrecomputation_mode = \"RecomputeThenBackpropagate\"\n"));
   rejects(on + "[pipeline]\nschedule = \"sequential\"\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
           "grouped, interleaved and zero_bubble schedules only", 5);
-  rejects(on +
-              "[pipeline]\nschedule = \"interleaved\"\nrecomputation_mode = "
-              "\"recompute_and_backpropagate_interleaved\"\n",
+  rejects(on + "[pipeline]\nschedule = \"interleaved\"\nrecomputation_mode = "
+               "\"recompute_and_backpropagate_interleaved\"\n",
           "grouped, sequential and zero_bubble schedules only", 5);
   CHECK_NOTHROW(Config::parse(on + "[pipeline]\nschedule = \"zero_bubble\"\nrecomputation_mode = "
                                    "\"recompute_and_backpropagate_interleaved\"\n"));

@@ -19,4 +19,4 @@ cmake -S "$SRC" -B "$BIN" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER
 cmake --build "$BIN" -j2
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --test-dir "$BIN" -j2 --output-on-failure -LE "bench|package|tsan|mpi" -E "examples.lenet_one_epoch_accuracy"
+ctest --test-dir "$BIN" -j2 --output-on-failure -LE "bench|package|tsan|mpi|lint" -E "examples.lenet_one_epoch_accuracy"

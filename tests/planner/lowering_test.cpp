@@ -209,9 +209,9 @@ std::vector<Case> cases() {
   std::vector<Case> out;
   for (int stages : {2, 3, 4}) {
     for (const char* schedule : {"grouped", "interleaved", "sequential", "zero_bubble"}) {
-      const int64_t unit = std::string(schedule) == "grouped" ? 2 * stages
+      const int64_t unit = std::string(schedule) == "grouped"      ? 2 * stages
                            : std::string(schedule) == "sequential" ? 1
-                                                                    : stages;  // interleaved, zero_bubble
+                                                                   : stages;  // interleaved, zero_bubble
       for (int64_t times : {1, 2}) {
         const int64_t count = std::string(schedule) == "sequential" ? 2 * times : unit * times;
         out.push_back({fmt::format("{} stages, {}, accumulation {}", stages, schedule, count), chain_model(stages),
@@ -235,8 +235,9 @@ std::vector<Case> cases() {
   out.push_back({"recomputation, sequential, accumulation 2", chain_model(2),
                  "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n[pipeline]\nschedule = \"sequential\"\n"
                  "gradient_accumulation_count = 2\n"});
-  out.push_back({"3 stages, zero_bubble, accumulation 4", chain_model(3),
-                 "[ipu]\nauto_select_ipus = 3\n[pipeline]\nschedule = \"zero_bubble\"\ngradient_accumulation_count = 4\n"});
+  out.push_back(
+      {"3 stages, zero_bubble, accumulation 4", chain_model(3),
+       "[ipu]\nauto_select_ipus = 3\n[pipeline]\nschedule = \"zero_bubble\"\ngradient_accumulation_count = 4\n"});
   out.push_back({"recomputation, zero_bubble, accumulation 2", chain_model(2),
                  "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n[pipeline]\nschedule = \"zero_bubble\"\n"
                  "gradient_accumulation_count = 2\n"});

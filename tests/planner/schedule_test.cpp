@@ -164,7 +164,8 @@ TEST_CASE("zero_bubble: the bubble of equal tasks is (P - 1) / (3M + P - 1), a t
         }
       }
       const double analytic = analytic_bubble(p, ScheduleKind::ZeroBubble, m, true);
-      CHECK(analytic == doctest::Approx(static_cast<double>(positions - 1) / static_cast<double>(3 * m + positions - 1)));
+      CHECK(analytic ==
+            doctest::Approx(static_cast<double>(positions - 1) / static_cast<double>(3 * m + positions - 1)));
       CHECK(1.0 - occupancy(t) == doctest::Approx(analytic));
       CHECK(t.timesteps() == 3 * m + positions - 1);
       // The memory rule: no position holds more than P micro-batches (from F to W).
