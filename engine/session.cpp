@@ -15,19 +15,19 @@
 
 #include "core/init.hpp"
 #include "core/ir/graph.hpp"
-#include "engine/data/dataset.hpp"
-#include "engine/data/safetensors.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/cluster/cluster.hpp"
+#include "engine/data/dataset.hpp"
+#include "engine/data/safetensors.hpp"
 #include "engine/distributed/instances_config.hpp"
-#include "engine/validation_schedule.hpp"
+#include "engine/host_weights.hpp"
 #include "engine/infeed.hpp"
-#include "engine/scalar_mean.hpp"
 #include "engine/profile_report.hpp"
+#include "engine/scalar_mean.hpp"
 #include "engine/session_impl.hpp"
-#include "engine/virtual_ipu.hpp"
-#include "planner/plan.hpp"
+#include "engine/validation_schedule.hpp"
 #include "frontend/model_access.hpp"
+#include "planner/plan.hpp"
 #include "planner/plan_access.hpp"
 
 namespace iputrain {
@@ -64,12 +64,12 @@ void Session::Impl::setup() {
     s.wanted.push_back(data::Field{n.name, n.type.dtype, Shape(n.type.shape.begin() + 1, n.type.shape.end())});
   }
 
-  // The evaluator holds the whole model; a plan spread over several IPUs would not fit one, so
-  // it is only held to one IPU's memory when the plan itself uses one.
-  s.ipu = std::make_unique<engine::VirtualIpu>(0, g, std::vector<std::vector<ir::ValueId>>{s.plan.eval_program},
-                                               s.plan.num_ipus() == 1 ? session_detail::kIpu2Bytes : 0);
+  // Training keeps the weights in the cluster; a model that does not train keeps them on the host
+  // (eval and predict run on the inference cluster either way).
   if (g.loss != ir::kNoValue) {
     s.cluster = std::make_unique<engine::Cluster>(s.plan, s.settings, engine::instance_of(s.plan, s.config));
+  } else {
+    s.host_weights = std::make_unique<engine::HostWeights>(g);
   }
   if (!s.settings.executable_folder.empty()) {
     engine::write_executable(s.plan, s.model.name(), s.settings.executable_folder);
@@ -375,7 +375,10 @@ std::vector<std::string> Session::load_weights(const std::string& path) {
 }
 
 std::vector<int64_t> Session::memory_per_ipu() const {
-  return impl_->cluster ? impl_->cluster->bytes_allocated() : std::vector<int64_t>{impl_->ipu->bytes_allocated()};
+  if (impl_->cluster) {
+    return impl_->cluster->bytes_allocated();
+  }
+  return impl_->inference ? impl_->inference->cluster().bytes_allocated() : std::vector<int64_t>{};
 }
 
 OutfeedLayout Session::outfeed_layout() const {

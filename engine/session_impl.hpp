@@ -1,6 +1,6 @@
-// Session::Impl: what a Session holds (the plan, the datasets, the evaluator and the training
-// cluster) and the small helpers its methods share. The methods live in session.cpp (planning,
-// training, weights) and in files named for the rest (predict.cpp, …).
+// Session::Impl: what a Session holds (the plan, the datasets, the training cluster or the host's
+// weights, and the inference cluster) and the small helpers its methods share. The methods live in session.cpp
+// (planning, training, weights) and in files named for the rest (predict.cpp, …).
 #pragma once
 
 #include <fmt/format.h>
@@ -19,18 +19,15 @@
 #include "engine/data/dataset.hpp"
 #include "engine/data/subset.hpp"
 #include "engine/fp_trap.hpp"
+#include "engine/host_weights.hpp"
 #include "engine/inference.hpp"
 #include "frontend/model_access.hpp"
-#include "engine/virtual_ipu.hpp"
 #include "iputrain/session.hpp"
 #include "planner/plan.hpp"
 
 namespace iputrain {
 
 namespace session_detail {
-
-// Memory of one Mk2 IPU (GC200): 1472 tiles x 624 KiB of In-Processor Memory.
-inline constexpr int64_t kIpu2Bytes = int64_t{1472} * 624 * 1024;
 
 inline std::string base_dir(const Config& config) {
   if (config.path().empty()) {
@@ -55,8 +52,8 @@ struct Session::Impl {
   std::unique_ptr<data::Dataset> test_data;
   std::unique_ptr<data::Dataset> validation_file;  // `data.validation`
   std::unique_ptr<data::Dataset> validation_view;  // the validation set: validation_file or the split
-  std::unique_ptr<engine::VirtualIpu> ipu;       // evaluation (forward program, all weights)
-  std::unique_ptr<engine::Cluster> cluster;      // training; holds the weights when present
+  std::unique_ptr<engine::HostWeights> host_weights;  // the weights of a model that does not train
+  std::unique_ptr<engine::Cluster> cluster;           // training; holds the weights when present
   std::unique_ptr<engine::InferenceRun> inference;  // eval and predict on the plan, built on first use
   bool tracing = false;
   int64_t step = 0;  // weight updates done
@@ -66,12 +63,12 @@ struct Session::Impl {
 
   // The weights live in the cluster (its first replica stands for all) when the model trains.
   ir::Tensor weight(ir::ValueId p) const {
-    return cluster ? cluster->param(cluster->first_replica(), p) : ipu->tensor(p);
+    return cluster ? cluster->param(cluster->first_replica(), p) : host_weights->tensor(p);
   }
-  bool has_weight(ir::ValueId p) const { return cluster ? true : ipu->has(p); }
+  bool has_weight(ir::ValueId p) const { return cluster ? true : host_weights->has(p); }
   void set_weight(ir::ValueId p, const void* data) const {
     if (!cluster) {
-      std::memcpy(ipu->tensor(p).data, data, ipu->tensor(p).type->bytes());
+      std::memcpy(host_weights->tensor(p).data, data, host_weights->tensor(p).type->bytes());
       return;
     }
     for (int32_t r = cluster->first_replica(); r < cluster->first_replica() + cluster->local_replicas(); ++r) {
@@ -175,7 +172,7 @@ struct Session::Impl {
     return split == "train" ? *train_view : *validation_view;
   }
 
-  // Fills what the plan decides (batch, wanted inputs, evaluator, cluster, initial weights).
+  // Fills what the plan decides (batch, wanted inputs, cluster or host weights, initial weights).
   void setup();
   // request_stop(): the training loop stops after the execution under way.
   std::atomic<bool> stop_requested{false};
@@ -235,11 +232,6 @@ struct Session::Impl {
     }
   }
 
-  // The evaluator's kernels run under the same floating-point traps as training.
-  engine::FpTrapSite eval_traps(std::string_view run, int64_t batch) const {
-    return engine::FpTrapSite{engine::fp_traps(settings.floating_point), run, batch};
-  }
-
   // The inference cluster, planned on first use, holding the session's current weights.
   engine::InferenceRun& inference_run() {
     if (!inference) {
@@ -255,30 +247,6 @@ struct Session::Impl {
       }
     }
     return *inference;
-  }
-
-  // Gives the evaluator the trained weights (replica 0's: every replica holds the same).
-  void copy_weights_to_evaluator() const {
-    if (!cluster) {
-      return;
-    }
-    for (ir::ValueId p : plan.graph.params) {
-      if (ipu->has(p)) {
-        std::memcpy(ipu->tensor(p).data, cluster->param(0, p).data, ipu->tensor(p).type->bytes());
-      }
-    }
-  }
-
-  // Copies one infeed batch into the device's input buffers (the host-to-IPU transfer).
-  void load_batch(const engine::Batch& b) const {
-    const auto& inputs = plan.graph.inputs;
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      if (!ipu->has(inputs[k])) {
-        continue;  // an input only the loss reads
-      }
-      ir::Tensor t = ipu->tensor(inputs[k]);
-      std::memcpy(t.data, b.fields[k].data(), t.type->bytes());
-    }
   }
 };
 

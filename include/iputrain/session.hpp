@@ -283,7 +283,8 @@ class Session {
   int64_t planned_steps() const;
   //! Samples per weight update: micro-batch x gradient accumulation x replicas.
   int64_t global_batch() const;
-  //! Bytes allocated on each virtual IPU.
+  //! Bytes allocated on each virtual IPU of the training cluster (of the inference cluster for a
+  //! model that does not train, once eval or predict has run; empty before).
   std::vector<int64_t> memory_per_ipu() const;
   //! Takes the outfeed elements published so far (after each device execution). Safe to call from
   //! any thread, also while train() runs; elements are returned once.

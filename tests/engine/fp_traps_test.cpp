@@ -14,7 +14,7 @@
 
 #include "core/ir/graph.hpp"
 #include "engine/fp_trap.hpp"
-#include "engine/virtual_ipu.hpp"
+#include "graph_runner.hpp"
 #include "iputrain/iputrain.hpp"
 #include "test_models.hpp"
 
@@ -56,7 +56,7 @@ std::optional<std::string> run_kernel(const KernelCase& c, uint8_t mask) {
   const ir::ValueId y = g.add(c.op, ins, c.attrs);
   std::vector<ir::ValueId> order = ins;
   order.push_back(y);
-  engine::VirtualIpu ipu(0, g, {order}, 0);
+  test_support::GraphRunner ipu(g, {order});
   std::copy(c.a.begin(), c.a.end(), ipu.tensor(ins[0]).f32());
   if (!c.b.empty()) {
     std::copy(c.b.begin(), c.b.end(), ipu.tensor(ins[1]).f32());

@@ -16,13 +16,13 @@
 #include "core/ir/graph.hpp"
 #include "engine/cluster/moving_average_update.hpp"
 #include "engine/data/safetensors.hpp"
-#include "engine/virtual_ipu.hpp"
+#include "frontend/model_access.hpp"
+#include "graph_runner.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/autodiff.hpp"
 #include "planner/plan.hpp"
 #include "planner/program.hpp"
 #include "test_models.hpp"
-#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 namespace fs = std::filesystem;
@@ -327,7 +327,7 @@ model fd(batch: int = 5) {
   for (const auto& parts : grads) {
     roots.insert(roots.end(), parts.begin(), parts.end());
   }
-  engine::VirtualIpu ipu(0, g, {planner::live_program(g, roots)}, 0);
+  test_support::GraphRunner ipu(g, {planner::live_program(g, roots)});
   std::mt19937 rng(5);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   auto fill = [&](ir::ValueId v, float lo, float hi) {
@@ -352,7 +352,7 @@ model fd(batch: int = 5) {
     }
   }
   CHECK(states == 2);
-  const engine::Program& program = ipu.program(0);
+  const test_support::Program& program = ipu.program(0);
   const ir::ExecContext train{1, 0, 0, true};
   auto loss = [&] {
     ipu.run(program, train);

@@ -1,5 +1,7 @@
-// A virtual IPU: the memory of one device (every buffer its programs touch, allocated once) and
-// the compiled programs it runs. Kernels are the op table's forward functions.
+// For kernel-level tests: runs node lists of a graph on buffers of its own (every value the lists
+// touch, allocated once), calling the op table's forward kernels in order, with the same
+// floating-point trap checks as the engine's tasks. The engine itself runs everything, training
+// and inference, on the cluster of virtual IPUs (engine/cluster/).
 #pragma once
 
 #include <cstddef>
@@ -12,7 +14,7 @@
 #include "core/ops/op.hpp"
 #include "engine/fp_trap.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::test_support {
 
 //! A program compiled against one VirtualIpu's buffers: a flat list of kernel calls whose operand
 //! views are prepared once, so running it neither allocates nor looks anything up.
@@ -21,7 +23,7 @@ class Program {
   int64_t size() const { return static_cast<int64_t>(instrs_.size()); }
 
  private:
-  friend class VirtualIpu;
+  friend class GraphRunner;
   struct Instr {
     ir::ValueId value;
     const ir::Node* node;
@@ -34,29 +36,22 @@ class Program {
   std::vector<ir::Tensor> operands_;
 };
 
-class VirtualIpu {
+class GraphRunner {
  public:
   //! Allocates one buffer for every value that any of `programs` touches (64-byte aligned, in one
-  //! block), fills constants, and compiles the programs. Throws Error(Plan) if the buffers exceed
-  //! `capacity_bytes` (0 = unlimited).
-  VirtualIpu(int32_t id, const ir::Graph& graph, const std::vector<std::vector<ir::ValueId>>& programs,
-             int64_t capacity_bytes);
+  //! block), fills constants, and compiles the programs.
+  GraphRunner(const ir::Graph& graph, const std::vector<std::vector<ir::ValueId>>& programs);
 
-  int32_t id() const { return id_; }
   //! The compiled form of programs[i] given to the constructor.
   const Program& program(size_t i) const { return programs_.at(i); }
   //! Runs a program: each kernel in order on this device's buffers. With `traps`, each result is
   //! checked for a NaN or an infinity it made, and the first of a trapped class throws
   //! (engine/fp_trap.hpp).
-  void run(const Program& program, const ir::ExecContext& ctx, const FpTrapSite* traps = nullptr) const;
+  void run(const Program& program, const ir::ExecContext& ctx, const engine::FpTrapSite* traps = nullptr) const;
 
   //! The buffer of value `id`; throws Error(Internal) if the value has none on this device.
   ir::Tensor tensor(ir::ValueId id) const;
   bool has(ir::ValueId id) const;
-  //! Bytes of device memory in use (all buffers, including alignment padding; without the workspace).
-  int64_t bytes_allocated() const { return static_cast<int64_t>(bytes_); }
-  //! Bytes of the kernels' shared scratch buffer.
-  int64_t workspace_bytes() const { return static_cast<int64_t>(workspace_bytes_); }
 
  private:
   Program compile(const std::vector<ir::ValueId>& order) const;
@@ -65,7 +60,6 @@ class VirtualIpu {
     void operator()(std::byte* p) const;
   };
 
-  int32_t id_;
   const ir::Graph& graph_;
   std::vector<int64_t> offset_;  // per value id; -1 = not on this device
   std::unique_ptr<std::byte, Free> memory_;
@@ -77,4 +71,4 @@ class VirtualIpu {
   std::vector<Program> programs_;
 };
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::test_support
