@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "core/optim_table.hpp"
 #include "frontend/config/rules.hpp"
 
 using iputrain::Config;
@@ -276,6 +279,24 @@ TEST_CASE("optimizer hyper-parameters belong to their optimizer") {
   rejects("[optimizer]\ntype = \"momentum\"\nbeta2 = 0.99\n", "has no effect", 3);
   auto e = error_of("[optimizer]\nbeta1 = 0.9\n");
   CHECK(e.hint() == "it is used by: adam, adamw, lamb; remove it or change the optimizer");
+}
+
+TEST_CASE("the optimizer table decides which hyper-parameters each optimizer accepts") {
+  for (const auto& row : iputrain::optimizer_table()) {
+    for (const auto& p : iputrain::optimizer_params()) {
+      const std::string value = p.flag != nullptr ? "true" : fmt::format("{}", row.default_of(p));
+      const std::string text = fmt::format("[optimizer]\ntype = \"{}\"\n{} = {}\n", row.name, p.name, value);
+      INFO(text);
+      if (row.reads(p.name)) {
+        CHECK_NOTHROW(Config::parse(text));
+      } else {
+        rejects(text, fmt::format("`optimizer.{}` has no effect with `optimizer.type` = \"{}\"", p.name, row.name),
+                3);
+      }
+    }
+  }
+  // The ranges come from the table too: a decay of 1 would freeze the average.
+  rejects("[optimizer]\ntype = \"adam\"\nbeta2 = 1.0\n", "optimizer.beta2", 3);
 }
 
 TEST_CASE("profiling and checkpoint rules") {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/optim_slots.hpp"
+#include "core/optim_table.hpp"
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
 #include "engine/optim/optimizer.hpp"
@@ -16,7 +16,6 @@
 #include "test_models.hpp"
 
 using iputrain::Config;
-using iputrain::OptimizerSection;
 using iputrain::OptimizerSettings;
 using iputrain::LrSchedule;
 using namespace iputrain::engine;
@@ -62,13 +61,14 @@ double norm(const std::vector<double>& v) {
 }
 
 //! The same updates in double, straight from the published rules.
-std::vector<std::vector<double>> reference(const OptimizerSection& o, const std::vector<float>& w0,
+std::vector<std::vector<double>> reference(const OptimizerSettings& o, const std::vector<float>& w0,
                                            const std::vector<std::vector<float>>& grads,
                                            const std::vector<float>& lrs, double grad_scale) {
+  const std::string type = iputrain::name_of(o.kind);
   const size_t n = w0.size();
   std::vector<double> w(w0.begin(), w0.end());
   std::vector<double> a(n, 0.0), b(n, 0.0);  // the two state arrays
-  if (o.type == "adagrad") {
+  if (type == "adagrad") {
     a.assign(n, o.initial_accumulator_value);
   }
   const double wd = o.weight_decay;
@@ -79,27 +79,27 @@ std::vector<std::vector<double>> reference(const OptimizerSection& o, const std:
     std::vector<double> u(n);
     for (size_t i = 0; i < n; ++i) {
       const double raw = grad_scale * grads[k][i];
-      const bool coupled = o.type != "adamw" && o.type != "lamb";
+      const bool coupled = type != "adamw" && type != "lamb";
       const double g = coupled ? raw + wd * w[i] : raw;
-      if (o.type == "sgd") {
+      if (type == "sgd") {
         w[i] -= lr * g;
-      } else if (o.type == "momentum") {
+      } else if (type == "momentum") {
         a[i] = o.momentum * a[i] + g;
         w[i] -= lr * (o.use_nesterov ? g + o.momentum * a[i] : a[i]);
-      } else if (o.type == "adam" || o.type == "adamw" || o.type == "lamb") {
+      } else if (type == "adam" || type == "adamw" || type == "lamb") {
         a[i] = o.beta1 * a[i] + (1 - o.beta1) * g;
         b[i] = o.beta2 * b[i] + (1 - o.beta2) * g * g;
         const double m_hat = a[i] / (1 - std::pow(o.beta1, t));
         const double v_hat = b[i] / (1 - std::pow(o.beta2, t));
-        if (o.type == "lamb") {
+        if (type == "lamb") {
           u[i] = m_hat / (std::sqrt(v_hat) + o.epsilon) + wd * w[i];
         } else {
-          if (o.type == "adamw") {
+          if (type == "adamw") {
             w[i] *= 1 - lr * wd;
           }
           w[i] -= lr * m_hat / (std::sqrt(v_hat) + o.epsilon);
         }
-      } else if (o.type == "rmsprop") {
+      } else if (type == "rmsprop") {
         a[i] = o.rho * a[i] + (1 - o.rho) * g * g;
         double mean_square = a[i];
         if (o.centered) {
@@ -107,12 +107,12 @@ std::vector<std::vector<double>> reference(const OptimizerSection& o, const std:
           mean_square -= b[i] * b[i];
         }
         w[i] -= lr * g / (std::sqrt(mean_square) + o.epsilon);
-      } else if (o.type == "adagrad") {
+      } else if (type == "adagrad") {
         a[i] += g * g;
         w[i] -= lr * g / (std::sqrt(a[i]) + o.epsilon);
       }
     }
-    if (o.type == "lamb") {
+    if (type == "lamb") {
       const double w_norm = norm(w), u_norm = norm(u);
       const double trust = w_norm > 0 && u_norm > 0 ? w_norm / u_norm : 1.0;
       for (size_t i = 0; i < n; ++i) {
@@ -138,7 +138,7 @@ void check_against_reference(const Config& c) {
   const std::vector<float> lrs = {0.1f, 0.05f, 0.02f};
   const float grad_scale = 0.5f;
   const auto ours = run(c, w0, grads, lrs, grad_scale);
-  const auto theirs = reference(c.optimizer, w0, grads, lrs, grad_scale);
+  const auto theirs = reference(c.resolve().optimizer, w0, grads, lrs, grad_scale);
   for (size_t k = 0; k < ours.size(); ++k) {
     for (size_t i = 0; i < w0.size(); ++i) {
       INFO("update " << k + 1 << ", element " << i);
@@ -198,9 +198,9 @@ TEST_CASE("lamb scales each tensor's step by the trust ratio |w| / |u|") {
 }
 
 TEST_CASE("every optimizer agrees with the double-precision reference over three updates") {
-  for (const char* type : {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+  for (const auto& row : iputrain::optimizer_table()) {
     for (double wd : {0.0, 0.05}) {
-      check_against_reference(with(type, wd));
+      check_against_reference(with(std::string(row.name), wd));
     }
   }
   Config nesterov = with("momentum", 0.01);
@@ -216,8 +216,10 @@ TEST_CASE("every optimizer agrees with the double-precision reference over three
   check_against_reference(tuned);
 }
 
-TEST_CASE("state sizes agree with the planner's optimizer_state_slots") {
-  for (const char* type : {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+TEST_CASE("every row of the optimizer table has its factory, and the state sizes agree") {
+  for (const auto& row : iputrain::optimizer_table()) {
+    const std::string type(row.name);
+    CHECK(iputrain::name_of(row.kind) == type);
     for (bool centered : {false, true}) {
       Config c = with(type);
       c.optimizer.centered = centered;
@@ -309,9 +311,13 @@ TEST_CASE("schedule keys are checked: decay_steps required, parameters only wher
 }
 
 TEST_CASE("a session trains with each optimizer, a schedule and clipping") {
-  for (const char* opt : {"momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+  for (const auto& row : iputrain::optimizer_table()) {
+    const std::string opt(row.name);
+    if (opt == "sgd") {
+      continue;  // trains in every other test
+    }
     INFO(opt);
-    const std::string extra = "[optimizer]\ntype = \"" + std::string(opt) +
+    const std::string extra = "[optimizer]\ntype = \"" + opt +
                               "\"\nweight_decay = 0.001\ngradient_clip_norm = 1.0\nlr_schedule = \"cosine\"\n"
                               "decay_steps = 60\nwarmup_steps = 5\n";
     // synthetic_config opens [optimizer] first; a second table would be a duplicate, so splice.
