@@ -25,7 +25,7 @@ const std::vector<OptimizerParam>& optimizer_params() {
       {"beta1", "Decay of the first-moment estimate.", 0.9, kDecay, &S::beta1},
       {"beta2", "Decay of the second-moment estimate.", 0.999, kDecay, &S::beta2},
       {"epsilon", "Added to denominators for stability.", 1e-8, kPositive, &S::epsilon},
-      {"weight_decay", "Weight decay: L2 added to the gradient, decoupled for adamw and lamb.", 0.0,
+      {"weight_decay", "Weight decay: L2 added to the gradient, decoupled for adamw, lamb and lion.", 0.0,
        kNonNegative, &S::weight_decay},
       {"rho", "Decay of the squared-gradient average.", 0.9, kDecay, &S::rho},
       {"centered", "Normalise by the gradient's estimated variance.", 0, {}, nullptr, &S::centered},
@@ -46,6 +46,7 @@ const std::vector<OptimizerRow>& optimizer_table() {
       {OptimizerKind::Lamb, "lamb", 2, {{"beta1"}, {"beta2"}, {"epsilon"}, {"weight_decay"}}},
       {OptimizerKind::RmsProp, "rmsprop", 1, {{"rho"}, {"centered"}, {"epsilon"}, {"weight_decay"}}, "centered"},
       {OptimizerKind::Adagrad, "adagrad", 1, {{"initial_accumulator_value"}, {"epsilon"}, {"weight_decay"}}},
+      {OptimizerKind::Lion, "lion", 1, {{"beta1"}, {"beta2", 0.99}, {"weight_decay"}}},
   };
   // clang-format on
   return all;

@@ -18,6 +18,7 @@ std::unique_ptr<Optimizer> make_adamw(const OptimizerSettings& o);
 std::unique_ptr<Optimizer> make_lamb(const OptimizerSettings& o);
 std::unique_ptr<Optimizer> make_rmsprop(const OptimizerSettings& o);
 std::unique_ptr<Optimizer> make_adagrad(const OptimizerSettings& o);
+std::unique_ptr<Optimizer> make_lion(const OptimizerSettings& o);
 
 //! One factory per row of the optimizer table (tests/engine/optim_test.cpp checks they match).
 // clang-format off
@@ -29,6 +30,7 @@ inline constexpr std::pair<OptimizerKind, OptimizerFactory> kOptimizerFactories[
     {OptimizerKind::Lamb, make_lamb},
     {OptimizerKind::RmsProp, make_rmsprop},
     {OptimizerKind::Adagrad, make_adagrad},
+    {OptimizerKind::Lion, make_lion},
 };
 // clang-format on
 

@@ -79,7 +79,7 @@ std::vector<std::vector<double>> reference(const OptimizerSettings& o, const std
     std::vector<double> u(n);
     for (size_t i = 0; i < n; ++i) {
       const double raw = grad_scale * grads[k][i];
-      const bool coupled = type != "adamw" && type != "lamb";
+      const bool coupled = type != "adamw" && type != "lamb" && type != "lion";
       const double g = coupled ? raw + wd * w[i] : raw;
       if (type == "sgd") {
         w[i] -= lr * g;
@@ -110,6 +110,10 @@ std::vector<std::vector<double>> reference(const OptimizerSettings& o, const std
       } else if (type == "adagrad") {
         a[i] += g * g;
         w[i] -= lr * g / (std::sqrt(a[i]) + o.epsilon);
+      } else if (type == "lion") {
+        const double c = o.beta1 * a[i] + (1 - o.beta1) * g;
+        w[i] -= lr * (static_cast<double>((c > 0) - (c < 0)) + wd * w[i]);
+        a[i] = o.beta2 * a[i] + (1 - o.beta2) * g;
       }
     }
     if (type == "lamb") {
@@ -195,6 +199,27 @@ TEST_CASE("lamb scales each tensor's step by the trust ratio |w| / |u|") {
   auto zero = run(with("lamb"), {0.0f, 0.0f}, {{0.2f, -0.7f}}, {0.01f}, 1.0f);
   CHECK(zero[0][0] == doctest::Approx(-0.01));
   CHECK(zero[0][1] == doctest::Approx(0.01));
+}
+
+TEST_CASE("lion by hand: the sign of the interpolated momentum, then the momentum") {
+  // beta1 0.9, beta2 0.99 (lion's own default), lr 0.1. Update 1 (m = 0): c = 0.1 g, so the step is
+  // sign(g) = [1, -1, 0]: w = [0.9, -1.9, 0.5]; then m = 0.01 g = [0.005, -0.0025, 0].
+  // Update 2, g = [-0.01, -0.25, 1]: c = 0.9 m + 0.1 g = [0.0035, -0.02725, 0.1]: the first
+  // weight still steps against its old gradient, as the momentum outweighs the new one.
+  const Config c = with("lion");
+  CHECK(c.resolve().optimizer.beta2 == 0.99);
+  auto w = run(c, {1.0f, -2.0f, 0.5f}, {{0.5f, -0.25f, 0.0f}, {-0.01f, -0.25f, 1.0f}}, {0.1f, 0.1f}, 1.0f);
+  CHECK(w[0][0] == doctest::Approx(0.9));
+  CHECK(w[0][1] == doctest::Approx(-1.9));
+  CHECK(w[0][2] == 0.5f);  // a zero gradient and momentum: sign 0, no step
+  CHECK(w[1][0] == doctest::Approx(0.8));
+  CHECK(w[1][1] == doctest::Approx(-1.8));
+  CHECK(w[1][2] == doctest::Approx(0.4));
+  // Decoupled decay 0.5: w (1 - 0.1 * 0.5) - 0.1 sign(g) = 2 * 0.95 - 0.1 = 1.8.
+  auto decayed = run(with("lion", 0.5), {2.0f}, {{-3.0f}}, {0.1f}, 1.0f);
+  CHECK(decayed[0][0] == doctest::Approx(2.0));
+  auto shrunk = run(with("lion", 0.5), {2.0f}, {{3.0f}}, {0.1f}, 1.0f);
+  CHECK(shrunk[0][0] == doctest::Approx(1.8));
 }
 
 TEST_CASE("every optimizer agrees with the double-precision reference over three updates") {

@@ -202,6 +202,7 @@ TEST_CASE("every optimizer keeps the state slots of its row of the optimizer tab
     CHECK(plan_with(kGrouped, std::string(row.name)).memory[0].optimizer_state == row.state_slots * 512);
   }
   CHECK(plan_with(kGrouped, "rmsprop", "centered = true").memory[0].optimizer_state == 2 * 512);
+  CHECK(plan_with(kGrouped, "lion").memory[0].optimizer_state == 512);  // its momentum only
 }
 
 TEST_CASE("a plan that does not fit names the IPU, the bytes and what would fit") {
