@@ -74,7 +74,7 @@ const OptimizerRow* find_optimizer(std::string_view name);
 const OptimizerParam* find_optimizer_param(std::string_view name);
 
 //! Floats of optimizer state kept per weight element (each one a full copy of the weights' size),
-//! for the planner's memory model; the engine's optimizers agree (tests/engine/optim_test.cpp).
+//! for the planner's memory model and the engine (make_optimizer gives each optimizer its row's count).
 int32_t optimizer_state_slots(const OptimizerSettings& o);
 
 }  // namespace iputrain

@@ -32,7 +32,6 @@ class Lion final : public Optimizer {
       m = beta2_ * m + mix2_ * g;
     });
   }
-  int32_t state_slots() const override { return 1; }
 
  private:
   float beta1_, mix1_, beta2_, mix2_;

@@ -9,7 +9,9 @@ namespace iputrain::engine {
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& o) {
   for (const auto& [kind, make] : kOptimizerFactories) {
     if (kind == o.kind) {
-      return make(o);
+      std::unique_ptr<Optimizer> optimizer = make(o);
+      optimizer->state_slots_ = optimizer_state_slots(o);
+      return optimizer;
     }
   }
   throw Error(ErrorKind::Internal, "make_optimizer: optimizer \"" + std::string(optimizer_row(o.kind).name) +

@@ -1,8 +1,9 @@
 // The optimizers, learning-rate schedules and clipping of engine/optim against values computed by
 // hand and against a double-precision reference of each update rule written out here, element
-// by element, from the torch.optim formulas (and the LAMB paper).
+// by element, from the torch.optim formulas (and the LAMB and Lion papers).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
@@ -241,15 +242,34 @@ TEST_CASE("every optimizer agrees with the double-precision reference over three
   check_against_reference(tuned);
 }
 
-TEST_CASE("every row of the optimizer table has its factory, and the state sizes agree") {
+TEST_CASE("every row of the optimizer table has its factory, which uses exactly the row's state slots") {
   for (const auto& row : iputrain::optimizer_table()) {
     const std::string type(row.name);
     CHECK(iputrain::name_of(row.kind) == type);
     for (bool centered : {false, true}) {
       Config c = with(type);
       c.optimizer.centered = centered;
+      const OptimizerSettings o = c.resolve().optimizer;
       INFO(type << " centered=" << centered);
-      CHECK(make_optimizer(c.resolve().optimizer)->state_slots() == iputrain::optimizer_state_slots(c.resolve().optimizer));
+      auto opt = make_optimizer(o);
+      const int64_t slots = opt->state_slots();
+      CHECK(slots == iputrain::optimizer_state_slots(o));
+      // One more copy past the declared slots, holding a sentinel: an optimizer that wrote more
+      // state than its row declares (and the planner counts) would change it. Each declared slot
+      // must be used.
+      constexpr int64_t n = 4;
+      std::vector<float> w = {0.5f, -1.0f, 2.0f, 0.25f}, g = {0.1f, -0.2f, 0.3f, 0.4f};
+      std::vector<float> state((slots + 1) * n, 0.0f);
+      const std::vector<ParamSlot> params = {{w.data(), g.data(), state.data(), n}};
+      opt->init_state(params[0]);
+      opt->reserve(params);
+      std::fill(state.end() - n, state.end(), 7.0f);
+      opt->update(params, 1, 0.01f, 1.0f);
+      opt->update(params, 2, 0.01f, 1.0f);
+      CHECK(std::all_of(state.end() - n, state.end(), [](float x) { return x == 7.0f; }));
+      for (int64_t k = 0; k < slots; ++k) {
+        CHECK(std::any_of(state.begin() + k * n, state.begin() + (k + 1) * n, [](float x) { return x != 0.0f; }));
+      }
     }
   }
   CHECK(iputrain::optimizer_state_slots(with("sgd").resolve().optimizer) == 0);
