@@ -7,7 +7,7 @@ reports, per model, the largest relative weight difference after training:
               its own from iputrain's weights (max pooling's near ties: see check_lenet)
   tiny_lm     examples/tiny_lm.ipu, 50 SGD steps on character windows of a licence text
   optimizers  the MLP, 50 steps with each optimizer (weight decay, clipping and schedules on some),
-              against torch.optim (and a reference LAMB written below: torch has none)
+              against torch.optim (and reference LAMB and Lion written below: torch 1.13 has neither)
 
 Usage: torch_agreement.py [mlp] [lenet] [tiny_lm] [optimizers]   (default: the first three)
 Exits 1 if any model exceeds its limit (1e-4; 1e-5 for optimizers), 0 otherwise (and 0 with a
@@ -300,9 +300,36 @@ def reference_lamb(torch):
     return Lamb
 
 
+def reference_lion(torch):
+    """Lion (Chen et al. 2023, Algorithm 2) as engine/optim/lion.cpp implements it. torch 1.13 has no
+    Lion, so this, written with plain tensor operations, is the reference:
+        c = b1 m + (1 - b1) g;  w <- w (1 - lr wd) - lr sign(c);  m <- b2 m + (1 - b2) g"""
+
+    class Lion(torch.optim.Optimizer):
+        def __init__(self, params, lr, betas, weight_decay):
+            super().__init__(params, dict(lr=lr, betas=betas, weight_decay=weight_decay))
+
+        @torch.no_grad()
+        def step(self):
+            for group in self.param_groups:
+                b1, b2 = group["betas"]
+                lr = group["lr"]
+                for p in group["params"]:
+                    st = self.state[p]
+                    if not st:
+                        st["m"] = torch.zeros_like(p)
+                    m = st["m"]
+                    c = m * b1 + p.grad * (1 - b1)
+                    p.mul_(1 - lr * group["weight_decay"])
+                    p.add_(torch.sign(c), alpha=-lr)
+                    m.mul_(b2).add_(p.grad, alpha=1 - b2)
+
+    return Lion
+
+
 def optimizer_cases(torch):
     """(label, iputrain --set overrides, torch optimizer of the parameters, torch scheduler of the
-    optimizer or None, clip norm or None). Weight decay is on for momentum, adam, adamw and lamb
+    optimizer or None, clip norm or None). Weight decay is on for momentum, adam, adamw, lamb and lion
     (coupled and decoupled), clipping for momentum; three rows add learning-rate schedules.
 
     Adam-like and RMSprop steps divide by sqrt(v) + eps, so with a tiny eps a weight whose gradient
@@ -313,6 +340,7 @@ def optimizer_cases(torch):
     o = torch.optim
     sched = o.lr_scheduler
     lamb = reference_lamb(torch)
+    lion = reference_lion(torch)
     return [
         ("sgd", ["optimizer.type=sgd", "optimizer.learning_rate=0.01"],
          lambda ps: o.SGD(ps, lr=0.01), None, None),
@@ -340,6 +368,9 @@ def optimizer_cases(torch):
         ("adagrad", ["optimizer.type=adagrad", "optimizer.learning_rate=0.01",
                      "optimizer.initial_accumulator_value=0.1", "optimizer.epsilon=1e-8"],
          lambda ps: o.Adagrad(ps, lr=0.01, initial_accumulator_value=0.1, eps=1e-8), None, None),
+        ("lion (decoupled 1e-1, reference)", ["optimizer.type=lion", "optimizer.learning_rate=0.0003",
+                                              "optimizer.weight_decay=0.1"],
+         lambda ps: lion(ps, lr=0.0003, betas=(0.9, 0.99), weight_decay=0.1), None, None),
         ("sgd + exponential", ["optimizer.type=sgd", "optimizer.learning_rate=0.03",
                                "optimizer.lr_schedule=exponential", "optimizer.decay_steps=1",
                                "optimizer.decay_rate=0.97"],

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "core/optim_slots.hpp"
+#include "core/optim_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::planner {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "core/optim_slots.hpp"
+#include "core/optim_table.hpp"
 #include "frontend/config/rules.hpp"
 #include "planner/auto_stage.hpp"
 #include "planner/autodiff.hpp"

@@ -27,7 +27,6 @@ class Adagrad final : public Optimizer {
       w -= lr * (g / (sum.sqrt() + epsilon_));
     });
   }
-  int32_t state_slots() const override { return 1; }
 
  private:
   float initial_, epsilon_, weight_decay_;

@@ -42,7 +42,6 @@ class Adam final : public Optimizer {
       adam_step(p, hyper_, step, lr, grad_scale, weight_decay_);
     });
   }
-  int32_t state_slots() const override { return 2; }
 
  private:
   AdamHyper hyper_;

@@ -23,7 +23,6 @@ class AdamW final : public Optimizer {
       adam_step(p, hyper_, step, lr, grad_scale, 0.0f);
     });
   }
-  int32_t state_slots() const override { return 2; }
 
  private:
   AdamHyper hyper_;

@@ -84,7 +84,6 @@ class Lamb final : public Optimizer {
       w -= static_cast<float>(static_cast<double>(lr) * trust) * u;
     }
   }
-  int32_t state_slots() const override { return 2; }
 
   void reserve(const std::vector<ParamSlot>& params) override {
     if (grains_.size() < grain_count(params)) {

@@ -32,7 +32,6 @@ class Momentum final : public Optimizer {
       }
     });
   }
-  int32_t state_slots() const override { return 1; }
 
  private:
   float momentum_;

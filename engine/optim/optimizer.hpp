@@ -58,8 +58,13 @@ class Optimizer {
   }
   //! Sizes any working memory update() needs for these slots, so that updates allocate nothing.
   virtual void reserve(const std::vector<ParamSlot>& params) { (void)params; }
-  //! Floats of state per weight (0 for sgd, 2 for adam); equals optimizer_state_slots().
-  virtual int32_t state_slots() const = 0;
+  //! Floats of state per weight (0 for sgd, 2 for adam): its row's in the optimizer table
+  //! (optimizer_state_slots, core/optim_table.hpp), which the planner counts too.
+  int32_t state_slots() const { return state_slots_; }
+
+ private:
+  friend std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& o);
+  int32_t state_slots_ = 0;
 };
 
 //! Builds the optimizer of `o.kind` with its hyper-parameters.

@@ -38,7 +38,6 @@ class RmsProp final : public Optimizer {
       }
     });
   }
-  int32_t state_slots() const override { return centered_ ? 2 : 1; }
 
  private:
   float rho_, keep_, epsilon_, weight_decay_;

@@ -18,7 +18,6 @@ class Sgd final : public Optimizer {
       w -= lr * (grad_scale * grad(p) + weight_decay_ * w);
     });
   }
-  int32_t state_slots() const override { return 0; }
 
  private:
   float weight_decay_;

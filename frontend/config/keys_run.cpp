@@ -1,8 +1,57 @@
 // The keys of the run itself: composition, model parameters, optimizer, data, loop, checkpoints,
 // legacy profiling and transfer options, and the device figures the planner reads.
+#include <fmt/format.h>
+
+#include "core/optim_table.hpp"
 #include "frontend/config/bind.hpp"
+#include "iputrain/error.hpp"
 
 namespace iputrain::config {
+
+namespace {
+
+std::vector<std::string> optimizer_names() {
+  std::vector<std::string> out;
+  for (const OptimizerRow& r : optimizer_table()) {
+    out.emplace_back(r.name);
+  }
+  return out;
+}
+
+//! The key of a hyper-parameter of the optimizer table: its doc names the optimizers that read it
+//! (all of them: none) and the defaults that differ by optimizer.
+KeySpec optimizer_key(std::string path, Accessor access) {
+  const OptimizerParam* p = find_optimizer_param(std::string_view(path).substr(path.find('.') + 1));
+  if (p == nullptr) {
+    throw Error(ErrorKind::Internal,
+                fmt::format("`{}` is not a hyper-parameter of core/optim_table.cpp", path));
+  }
+  std::vector<std::string> readers, own_defaults;
+  for (const OptimizerRow& r : optimizer_table()) {
+    if (r.reads(p->name)) {
+      readers.emplace_back(r.name);
+      if (r.default_of(*p) != p->default_value) {
+        own_defaults.push_back(fmt::format("{} for {}", r.default_of(*p), r.name));
+      }
+    }
+  }
+  std::string doc(p->doc);
+  if (readers.size() < optimizer_table().size()) {
+    doc.insert(doc.size() - 1, fmt::format(" ({})", fmt::join(readers, ", ")));
+  }
+  if (!own_defaults.empty()) {
+    doc += fmt::format(" Default {}.", fmt::join(own_defaults, ", "));
+  }
+  if (p->flag != nullptr) {
+    const bool on = p->default_value != 0;
+    return detail::key(std::move(path), std::move(access), KeyType::Bool, on, Effect::Runs, doc);
+  }
+  const ParamRange& r = p->range;
+  return detail::key(std::move(path), std::move(access), KeyType::Float, p->default_value, Effect::Runs, doc,
+                     Range{r.min, r.min_open, r.max, r.max_open});
+}
+
+}  // namespace
 
 std::vector<KeySpec> run_keys() {
   using detail::key;
@@ -30,27 +79,19 @@ std::vector<KeySpec> run_keys() {
       model,
 
       key(IPUTRAIN_KEY(optimizer.type), Enum, "sgd", Runs,
-          "Optimizer algorithm; update rules in docs/training.md.", {},
-          {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}),
+          "Optimizer algorithm; update rules in docs/training.md.", {}, optimizer_names()),
       key(IPUTRAIN_KEY(optimizer.learning_rate), Float, 0.01, Runs, "Step size of each weight update.",
           positive),
-      key(IPUTRAIN_KEY(optimizer.momentum), Float, 0.9, Runs, "Momentum coefficient (momentum).",
-          Range{0, false, 1, true}),
-      key(IPUTRAIN_KEY(optimizer.use_nesterov), Bool, false, Runs, "Nesterov momentum (momentum)."),
-      key(IPUTRAIN_KEY(optimizer.beta1), Float, 0.9, Runs,
-          "Decay of the first-moment estimate (adam, adamw, lamb).", Range{0, false, 1, true}),
-      key(IPUTRAIN_KEY(optimizer.beta2), Float, 0.999, Runs,
-          "Decay of the second-moment estimate (adam, adamw, lamb).", Range{0, false, 1, true}),
-      key(IPUTRAIN_KEY(optimizer.epsilon), Float, 1e-8, Runs,
-          "Added to denominators for stability (adam, adamw, lamb, rmsprop, adagrad).", positive),
-      key(IPUTRAIN_KEY(optimizer.weight_decay), Float, 0.0, Runs,
-          "Weight decay: L2 added to the gradient, decoupled for adamw and lamb.", non_negative),
-      key(IPUTRAIN_KEY(optimizer.rho), Float, 0.9, Runs, "Decay of the squared-gradient average (rmsprop).",
-          Range{0, false, 1, true}),
-      key(IPUTRAIN_KEY(optimizer.centered), Bool, false, Runs,
-          "Normalise by the gradient's estimated variance (rmsprop)."),
-      key(IPUTRAIN_KEY(optimizer.initial_accumulator_value), Float, 0.1, Runs,
-          "Starting value of the squared-gradient sums (adagrad).", non_negative),
+      // The hyper-parameters: type, default, range and doc from core/optim_table.cpp.
+      optimizer_key(IPUTRAIN_KEY(optimizer.momentum)),
+      optimizer_key(IPUTRAIN_KEY(optimizer.use_nesterov)),
+      optimizer_key(IPUTRAIN_KEY(optimizer.beta1)),
+      optimizer_key(IPUTRAIN_KEY(optimizer.beta2)),
+      optimizer_key(IPUTRAIN_KEY(optimizer.epsilon)),
+      optimizer_key(IPUTRAIN_KEY(optimizer.weight_decay)),
+      optimizer_key(IPUTRAIN_KEY(optimizer.rho)),
+      optimizer_key(IPUTRAIN_KEY(optimizer.centered)),
+      optimizer_key(IPUTRAIN_KEY(optimizer.initial_accumulator_value)),
       key(IPUTRAIN_KEY(optimizer.gradient_clip_norm), Float, 0.0, Runs,
           "Clip the global gradient norm to this value; 0 = no clipping.", non_negative),
       key(IPUTRAIN_KEY(optimizer.state_dtype), Enum, "f32", Runs,

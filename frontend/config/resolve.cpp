@@ -7,6 +7,7 @@
 #include <array>
 #include <utility>
 
+#include "core/optim_table.hpp"
 #include "frontend/config/schema.hpp"
 #include "iputrain/config.hpp"
 #include "iputrain/settings.hpp"
@@ -36,15 +37,6 @@ std::string name_in(const std::array<std::pair<const char*, E>, N>& table, E val
   return "?";
 }
 
-constexpr std::array<std::pair<const char*, OptimizerKind>, 7> kOptimizers = {{
-    {"sgd", OptimizerKind::Sgd},
-    {"momentum", OptimizerKind::Momentum},
-    {"adam", OptimizerKind::Adam},
-    {"adamw", OptimizerKind::AdamW},
-    {"lamb", OptimizerKind::Lamb},
-    {"rmsprop", OptimizerKind::RmsProp},
-    {"adagrad", OptimizerKind::Adagrad},
-}};
 constexpr std::array<std::pair<const char*, LrSchedule>, 4> kSchedules = {{
     {"constant", LrSchedule::Constant},
     {"step", LrSchedule::Step},
@@ -101,19 +93,43 @@ constexpr std::array<std::pair<const char*, SchedulerAlgorithm>, 5> kSchedulers 
     {"shortest_path", SchedulerAlgorithm::ShortestPath},
 }};
 
-OptimizerSettings resolve_optimizer(const OptimizerSection& o) {
+//! The row of `optimizer.type` (spelled as the schema allows).
+const OptimizerRow& optimizer_named(const std::string& type) {
+  for (const OptimizerRow& r : optimizer_table()) {
+    if (config::enum_folded(r.name) == config::enum_folded(type)) {
+      return r;
+    }
+  }
+  throw Error(ErrorKind::Internal,
+              fmt::format("`optimizer.type` = \"{}\" passed the schema but has no row", type));
+}
+
+OptimizerSettings resolve_optimizer(const Config& c) {
+  const OptimizerSection& o = c.optimizer;
   OptimizerSettings s;
-  s.kind = lookup(kOptimizers, o.type, "optimizer.type");
+  const OptimizerRow& row = optimizer_named(o.type);
+  s.kind = row.kind;
   s.learning_rate = o.learning_rate;
-  s.momentum = o.momentum;
-  s.use_nesterov = o.use_nesterov;
-  s.beta1 = o.beta1;
-  s.beta2 = o.beta2;
-  s.epsilon = o.epsilon;
-  s.weight_decay = o.weight_decay;
-  s.rho = o.rho;
-  s.centered = o.centered;
-  s.initial_accumulator_value = o.initial_accumulator_value;
+  // Each hyper-parameter from its key; one left at its general default takes the optimizer's own
+  // (lion's beta2), unless a file or --set wrote it.
+  for (const OptimizerParam& p : optimizer_params()) {
+    const std::string key = fmt::format("optimizer.{}", p.name);
+    const config::KeySpec* spec = config::find_key(key);
+    if (spec == nullptr) {
+      throw Error(ErrorKind::Internal,
+                  fmt::format("hyper-parameter `{}` has no key in frontend/config/keys_run.cpp", key));
+    }
+    const config::Value v = spec->access.get(c);
+    double value = p.flag != nullptr ? static_cast<double>(std::get<bool>(v)) : std::get<double>(v);
+    if (!c.is_set(key) && value == p.default_value) {
+      value = row.default_of(p);
+    }
+    if (p.flag != nullptr) {
+      s.*(p.flag) = value != 0;
+    } else {
+      s.*(p.number) = value;
+    }
+  }
   s.gradient_clip_norm = o.gradient_clip_norm;
   s.state_type = lookup(kFloatTypes, o.state_dtype, "optimizer.state_dtype");
   s.loss_scaling = o.loss_scaling;
@@ -131,13 +147,12 @@ OptimizerSettings resolve_optimizer(const OptimizerSection& o) {
 
 }  // namespace
 
-std::string name_of(OptimizerKind k) { return name_in(kOptimizers, k); }
 std::string name_of(LrSchedule s) { return name_in(kSchedules, s); }
 std::string name_of(FloatType t) { return name_in(kFloatTypes, t); }
 
 Settings Config::resolve() const {
   Settings s;
-  s.optimizer = resolve_optimizer(optimizer);
+  s.optimizer = resolve_optimizer(*this);
   s.pipeline.recomputation = lookup(kRecomputation, pipeline.recomputation_mode, "pipeline.recomputation_mode");
   s.pipeline.reduction = lookup(kReductions, pipeline.reduction_method, "pipeline.reduction_method");
   // "same": each variable's type, and variables are f32.

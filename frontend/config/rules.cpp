@@ -6,26 +6,24 @@
 #include <map>
 #include <set>
 
-#include "core/optim_slots.hpp"
+#include "core/optim_table.hpp"
 #include "core/schedules/schedule_def.hpp"
 
 namespace iputrain::config {
 
 namespace {
 
-// The optimizer types that read each hyper-parameter; setting one for another type is a mistake.
-const std::vector<std::pair<std::string, std::vector<std::string>>>& optimizer_params() {
-  static const std::vector<std::pair<std::string, std::vector<std::string>>> all = {
-      {"optimizer.momentum", {"momentum"}},
-      {"optimizer.use_nesterov", {"momentum"}},
-      {"optimizer.beta1", {"adam", "adamw", "lamb"}},
-      {"optimizer.beta2", {"adam", "adamw", "lamb"}},
-      {"optimizer.epsilon", {"adam", "adamw", "lamb", "rmsprop", "adagrad"}},
-      {"optimizer.rho", {"rmsprop"}},
-      {"optimizer.centered", {"rmsprop"}},
-      {"optimizer.initial_accumulator_value", {"adagrad"}},
-  };
-  return all;
+// The optimizers that read key `key` ("optimizer.beta1") by the optimizer table; setting one for
+// another optimizer is a mistake. Every optimizer for a key that is not a hyper-parameter.
+std::vector<std::string> optimizers_reading(std::string_view key) {
+  const bool param = key.starts_with("optimizer.") && find_optimizer_param(key.substr(10)) != nullptr;
+  std::vector<std::string> out;
+  for (const OptimizerRow& r : optimizer_table()) {
+    if (!param || r.reads(key.substr(10))) {
+      out.emplace_back(r.name);
+    }
+  }
+  return out;
 }
 
 // The learning-rate schedules that read each schedule parameter.
@@ -436,8 +434,10 @@ void check_precision(Config& c) {
 }
 
 void check_run(Config& c) {
-  for (const auto& [key, types] : optimizer_params()) {
-    if (c.is_set(key) && std::find(types.begin(), types.end(), c.optimizer.type) == types.end()) {
+  for (const OptimizerParam& p : optimizer_params()) {
+    const std::string key = fmt::format("optimizer.{}", p.name);
+    const auto types = optimizers_reading(key);
+    if (c.is_set(key) && !reads(types, c.optimizer.type)) {
       c.fail_at(key, fmt::format("`{}` has no effect with `optimizer.type` = \"{}\"", key, c.optimizer.type),
                 fmt::format("it is used by: {}; remove it or change the optimizer", fmt::join(types, ", ")));
     }
@@ -703,10 +703,8 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
       return fmt::format("unset; exclusive with `{}`", other);
     }
   }
-  for (const auto& [key, types] : optimizer_params()) {
-    if (key == k.path && std::find(types.begin(), types.end(), c.optimizer.type) == types.end()) {
-      return fmt::format("not used by {}", c.optimizer.type);
-    }
+  if (!reads(optimizers_reading(k.path), c.optimizer.type)) {
+    return fmt::format("not used by {}", c.optimizer.type);
   }
   for (const auto& [key, schedules] : schedule_params()) {
     if (key == k.path && !reads(schedules, c.optimizer.lr_schedule)) {

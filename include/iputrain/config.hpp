@@ -181,17 +181,19 @@ struct PipelineSection {
 // ---- the run ----------------------------------------------------------------------------------------
 
 struct OptimizerSection {
-  std::string type = "sgd";     //!< sgd | momentum | adam | adamw | lamb | rmsprop | adagrad
+  std::string type = "sgd";     //!< a name in core/optim_table.cpp: sgd, momentum, adam, ...
   double learning_rate = 0.01;  //!< step size
-  double momentum = 0.9;        //!< momentum
-  bool use_nesterov = false;    //!< momentum
-  double beta1 = 0.9;           //!< adam, adamw, lamb
-  double beta2 = 0.999;         //!< adam, adamw, lamb
-  double epsilon = 1e-8;        //!< adam, adamw, lamb, rmsprop, adagrad
-  double weight_decay = 0.0;    //!< L2 (sgd, momentum, adam, rmsprop, adagrad) or decoupled (adamw, lamb)
-  double rho = 0.9;             //!< rmsprop
-  bool centered = false;        //!< rmsprop
-  double initial_accumulator_value = 0.1;  //!< adagrad
+  // The hyper-parameters: which optimizers read each one, its range and any optimizer's own default
+  // (applied while the key is left at the value below) are in core/optim_table.cpp.
+  double momentum = 0.9;                   //!< momentum coefficient
+  bool use_nesterov = false;               //!< Nesterov momentum
+  double beta1 = 0.9;                      //!< first-moment decay
+  double beta2 = 0.999;                    //!< second-moment decay
+  double epsilon = 1e-8;                   //!< added to denominators
+  double weight_decay = 0.0;               //!< L2 added to the gradient, or decoupled
+  double rho = 0.9;                        //!< squared-gradient decay
+  bool centered = false;                   //!< divide by the gradient's estimated variance
+  double initial_accumulator_value = 0.1;  //!< start of the squared-gradient sums
   double gradient_clip_norm = 0.0;         //!< clip the global gradient norm; 0 = off
   std::string state_dtype = "f32";         //!< dtype of the optimizer's moments: f32 | f16 | bf16
   double loss_scaling = 1.0;               //!< static loss scale, or the first dynamic one

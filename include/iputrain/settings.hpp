@@ -12,7 +12,7 @@
 
 namespace iputrain {
 
-enum class OptimizerKind { Sgd, Momentum, Adam, AdamW, Lamb, RmsProp, Adagrad };
+enum class OptimizerKind { Sgd, Momentum, Adam, AdamW, Lamb, RmsProp, Adagrad, Lion };
 enum class LrSchedule { Constant, Step, Exponential, Cosine };
 enum class LossScaling { Static, Dynamic };
 enum class OutfeedMode { All, Last };

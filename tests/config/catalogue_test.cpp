@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/optim_table.hpp"
 #include "frontend/config/schema.hpp"
 
 using iputrain::config::find_key;
@@ -175,7 +176,8 @@ TEST_CASE("the run sections have their keys") {
   }
   const auto* type = find_key("optimizer.type");
   REQUIRE(type != nullptr);
-  for (const char* opt : {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
-    CHECK(std::find(type->allowed.begin(), type->allowed.end(), opt) != type->allowed.end());
+  for (const auto& row : iputrain::optimizer_table()) {
+    CHECK(std::find(type->allowed.begin(), type->allowed.end(), row.name) != type->allowed.end());
   }
+  CHECK(type->allowed.size() == iputrain::optimizer_table().size());
 }

@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
+#include "core/optim_table.hpp"
 #include "frontend/config/rules.hpp"
 
 using iputrain::Config;
@@ -276,7 +279,44 @@ TEST_CASE("optimizer hyper-parameters belong to their optimizer") {
           3);
   rejects("[optimizer]\ntype = \"momentum\"\nbeta2 = 0.99\n", "has no effect", 3);
   auto e = error_of("[optimizer]\nbeta1 = 0.9\n");
-  CHECK(e.hint() == "it is used by: adam, adamw, lamb; remove it or change the optimizer");
+  CHECK(e.hint() == "it is used by: adam, adamw, lamb, lion; remove it or change the optimizer");
+}
+
+TEST_CASE("the optimizer table decides which hyper-parameters each optimizer accepts") {
+  for (const auto& row : iputrain::optimizer_table()) {
+    for (const auto& p : iputrain::optimizer_params()) {
+      const std::string value = p.flag != nullptr ? "true" : fmt::format("{}", row.default_of(p));
+      const std::string text = fmt::format("[optimizer]\ntype = \"{}\"\n{} = {}\n", row.name, p.name, value);
+      INFO(text);
+      if (row.reads(p.name)) {
+        CHECK_NOTHROW(Config::parse(text));
+      } else {
+        rejects(text, fmt::format("`optimizer.{}` has no effect with `optimizer.type` = \"{}\"", p.name, row.name),
+                3);
+      }
+    }
+  }
+  // The ranges come from the table too: a decay of 1 would freeze the average.
+  rejects("[optimizer]\ntype = \"adam\"\nbeta2 = 1.0\n", "optimizer.beta2", 3);
+}
+
+TEST_CASE("lion reads beta1, beta2 (its own default 0.99) and weight_decay, by the table") {
+  const auto lion = Config::parse("[optimizer]\ntype = \"lion\"\nweight_decay = 0.1\n").resolve().optimizer;
+  CHECK(lion.kind == iputrain::OptimizerKind::Lion);
+  CHECK(lion.beta1 == 0.9);
+  CHECK(lion.beta2 == 0.99);
+  CHECK(lion.weight_decay == 0.1);
+  // Written in the file, even the general default counts.
+  CHECK(Config::parse("[optimizer]\ntype = \"lion\"\nbeta2 = 0.999\n").resolve().optimizer.beta2 == 0.999);
+  CHECK(Config::parse("[optimizer]\ntype = \"adam\"\n").resolve().optimizer.beta2 == 0.999);
+  rejects("[optimizer]\ntype = \"lion\"\nepsilon = 1e-6\n",
+          "`optimizer.epsilon` has no effect with `optimizer.type` = \"lion\"", 3);
+  auto e = error_of("[optimizer]\ntype = \"lion\"\nmomentum = 0.9\n");
+  CHECK(e.hint() == "it is used by: momentum; remove it or change the optimizer");
+  rejects("[optimizer]\ntype = \"lion\"\nbeta1 = 1.5\n", "optimizer.beta1", 3);
+  rejects("[optimizer]\ntype = \"lion\"\nbeta2 = -0.1\n", "optimizer.beta2", 3);
+  CHECK(config::find_key("optimizer.beta2")->doc ==
+        "Decay of the second-moment estimate (adam, adamw, lamb, lion). Default 0.99 for lion.");
 }
 
 TEST_CASE("profiling and checkpoint rules") {

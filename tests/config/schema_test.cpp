@@ -100,7 +100,7 @@ TEST_CASE("ranges") {
   CHECK(Range::between(0.5, 1.5).contains(1.5));
   CHECK(find_key("data.batch_size")->expected() == "integer >= 1");
   CHECK(find_key("optimizer.type")->expected() ==
-        "one of \"sgd\", \"momentum\", \"adam\", \"adamw\", \"lamb\", \"rmsprop\", \"adagrad\"");
+        "one of \"sgd\", \"momentum\", \"adam\", \"adamw\", \"lamb\", \"rmsprop\", \"adagrad\", \"lion\"");
   CHECK(find_key("ipu.select_ipus")->expected() == "list of integers between 0 and 30");
 }
 

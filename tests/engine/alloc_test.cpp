@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "core/optim_table.hpp"
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
 #include "engine/optim/optimizer.hpp"
@@ -138,9 +139,9 @@ model mlp_bn(batch: int = 16, hidden: int = 32) {
 
 TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
   using namespace iputrain;
-  for (const char* type : {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+  for (const auto& row : optimizer_table()) {
     Config c;
-    c.optimizer.type = type;
+    c.optimizer.type = std::string(row.name);
     c.optimizer.centered = true;
     c.optimizer.gradient_clip_norm = 1.0;
     c.optimizer.lr_schedule = "cosine";
@@ -159,7 +160,7 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
       opt->update(slots, step, engine::learning_rate_at(o, step), scale);
     }
     counting = false;
-    INFO(type);
+    INFO(row.name);
     CHECK(allocations == 0);
   }
 }

@@ -1,14 +1,15 @@
 // The optimizers, learning-rate schedules and clipping of engine/optim against values computed by
 // hand and against a double-precision reference of each update rule written out here, element
-// by element, from the torch.optim formulas (and the LAMB paper).
+// by element, from the torch.optim formulas (and the LAMB and Lion papers).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <string>
 #include <vector>
 
-#include "core/optim_slots.hpp"
+#include "core/optim_table.hpp"
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
 #include "engine/optim/optimizer.hpp"
@@ -16,7 +17,6 @@
 #include "test_models.hpp"
 
 using iputrain::Config;
-using iputrain::OptimizerSection;
 using iputrain::OptimizerSettings;
 using iputrain::LrSchedule;
 using namespace iputrain::engine;
@@ -62,13 +62,14 @@ double norm(const std::vector<double>& v) {
 }
 
 //! The same updates in double, straight from the published rules.
-std::vector<std::vector<double>> reference(const OptimizerSection& o, const std::vector<float>& w0,
+std::vector<std::vector<double>> reference(const OptimizerSettings& o, const std::vector<float>& w0,
                                            const std::vector<std::vector<float>>& grads,
                                            const std::vector<float>& lrs, double grad_scale) {
+  const std::string type = iputrain::name_of(o.kind);
   const size_t n = w0.size();
   std::vector<double> w(w0.begin(), w0.end());
   std::vector<double> a(n, 0.0), b(n, 0.0);  // the two state arrays
-  if (o.type == "adagrad") {
+  if (type == "adagrad") {
     a.assign(n, o.initial_accumulator_value);
   }
   const double wd = o.weight_decay;
@@ -79,27 +80,27 @@ std::vector<std::vector<double>> reference(const OptimizerSection& o, const std:
     std::vector<double> u(n);
     for (size_t i = 0; i < n; ++i) {
       const double raw = grad_scale * grads[k][i];
-      const bool coupled = o.type != "adamw" && o.type != "lamb";
+      const bool coupled = type != "adamw" && type != "lamb" && type != "lion";
       const double g = coupled ? raw + wd * w[i] : raw;
-      if (o.type == "sgd") {
+      if (type == "sgd") {
         w[i] -= lr * g;
-      } else if (o.type == "momentum") {
+      } else if (type == "momentum") {
         a[i] = o.momentum * a[i] + g;
         w[i] -= lr * (o.use_nesterov ? g + o.momentum * a[i] : a[i]);
-      } else if (o.type == "adam" || o.type == "adamw" || o.type == "lamb") {
+      } else if (type == "adam" || type == "adamw" || type == "lamb") {
         a[i] = o.beta1 * a[i] + (1 - o.beta1) * g;
         b[i] = o.beta2 * b[i] + (1 - o.beta2) * g * g;
         const double m_hat = a[i] / (1 - std::pow(o.beta1, t));
         const double v_hat = b[i] / (1 - std::pow(o.beta2, t));
-        if (o.type == "lamb") {
+        if (type == "lamb") {
           u[i] = m_hat / (std::sqrt(v_hat) + o.epsilon) + wd * w[i];
         } else {
-          if (o.type == "adamw") {
+          if (type == "adamw") {
             w[i] *= 1 - lr * wd;
           }
           w[i] -= lr * m_hat / (std::sqrt(v_hat) + o.epsilon);
         }
-      } else if (o.type == "rmsprop") {
+      } else if (type == "rmsprop") {
         a[i] = o.rho * a[i] + (1 - o.rho) * g * g;
         double mean_square = a[i];
         if (o.centered) {
@@ -107,12 +108,16 @@ std::vector<std::vector<double>> reference(const OptimizerSection& o, const std:
           mean_square -= b[i] * b[i];
         }
         w[i] -= lr * g / (std::sqrt(mean_square) + o.epsilon);
-      } else if (o.type == "adagrad") {
+      } else if (type == "adagrad") {
         a[i] += g * g;
         w[i] -= lr * g / (std::sqrt(a[i]) + o.epsilon);
+      } else if (type == "lion") {
+        const double c = o.beta1 * a[i] + (1 - o.beta1) * g;
+        w[i] -= lr * (static_cast<double>((c > 0) - (c < 0)) + wd * w[i]);
+        a[i] = o.beta2 * a[i] + (1 - o.beta2) * g;
       }
     }
-    if (o.type == "lamb") {
+    if (type == "lamb") {
       const double w_norm = norm(w), u_norm = norm(u);
       const double trust = w_norm > 0 && u_norm > 0 ? w_norm / u_norm : 1.0;
       for (size_t i = 0; i < n; ++i) {
@@ -138,7 +143,7 @@ void check_against_reference(const Config& c) {
   const std::vector<float> lrs = {0.1f, 0.05f, 0.02f};
   const float grad_scale = 0.5f;
   const auto ours = run(c, w0, grads, lrs, grad_scale);
-  const auto theirs = reference(c.optimizer, w0, grads, lrs, grad_scale);
+  const auto theirs = reference(c.resolve().optimizer, w0, grads, lrs, grad_scale);
   for (size_t k = 0; k < ours.size(); ++k) {
     for (size_t i = 0; i < w0.size(); ++i) {
       INFO("update " << k + 1 << ", element " << i);
@@ -197,10 +202,31 @@ TEST_CASE("lamb scales each tensor's step by the trust ratio |w| / |u|") {
   CHECK(zero[0][1] == doctest::Approx(0.01));
 }
 
+TEST_CASE("lion by hand: the sign of the interpolated momentum, then the momentum") {
+  // beta1 0.9, beta2 0.99 (lion's own default), lr 0.1. Update 1 (m = 0): c = 0.1 g, so the step is
+  // sign(g) = [1, -1, 0]: w = [0.9, -1.9, 0.5]; then m = 0.01 g = [0.005, -0.0025, 0].
+  // Update 2, g = [-0.01, -0.25, 1]: c = 0.9 m + 0.1 g = [0.0035, -0.02725, 0.1]: the first
+  // weight still steps against its old gradient, as the momentum outweighs the new one.
+  const Config c = with("lion");
+  CHECK(c.resolve().optimizer.beta2 == 0.99);
+  auto w = run(c, {1.0f, -2.0f, 0.5f}, {{0.5f, -0.25f, 0.0f}, {-0.01f, -0.25f, 1.0f}}, {0.1f, 0.1f}, 1.0f);
+  CHECK(w[0][0] == doctest::Approx(0.9));
+  CHECK(w[0][1] == doctest::Approx(-1.9));
+  CHECK(w[0][2] == 0.5f);  // a zero gradient and momentum: sign 0, no step
+  CHECK(w[1][0] == doctest::Approx(0.8));
+  CHECK(w[1][1] == doctest::Approx(-1.8));
+  CHECK(w[1][2] == doctest::Approx(0.4));
+  // Decoupled decay 0.5: w (1 - 0.1 * 0.5) - 0.1 sign(g) = 2 * 0.95 - 0.1 = 1.8.
+  auto decayed = run(with("lion", 0.5), {2.0f}, {{-3.0f}}, {0.1f}, 1.0f);
+  CHECK(decayed[0][0] == doctest::Approx(2.0));
+  auto shrunk = run(with("lion", 0.5), {2.0f}, {{3.0f}}, {0.1f}, 1.0f);
+  CHECK(shrunk[0][0] == doctest::Approx(1.8));
+}
+
 TEST_CASE("every optimizer agrees with the double-precision reference over three updates") {
-  for (const char* type : {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+  for (const auto& row : iputrain::optimizer_table()) {
     for (double wd : {0.0, 0.05}) {
-      check_against_reference(with(type, wd));
+      check_against_reference(with(std::string(row.name), wd));
     }
   }
   Config nesterov = with("momentum", 0.01);
@@ -216,13 +242,34 @@ TEST_CASE("every optimizer agrees with the double-precision reference over three
   check_against_reference(tuned);
 }
 
-TEST_CASE("state sizes agree with the planner's optimizer_state_slots") {
-  for (const char* type : {"sgd", "momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+TEST_CASE("every row of the optimizer table has its factory, which uses exactly the row's state slots") {
+  for (const auto& row : iputrain::optimizer_table()) {
+    const std::string type(row.name);
+    CHECK(iputrain::name_of(row.kind) == type);
     for (bool centered : {false, true}) {
       Config c = with(type);
       c.optimizer.centered = centered;
+      const OptimizerSettings o = c.resolve().optimizer;
       INFO(type << " centered=" << centered);
-      CHECK(make_optimizer(c.resolve().optimizer)->state_slots() == iputrain::optimizer_state_slots(c.resolve().optimizer));
+      auto opt = make_optimizer(o);
+      const int64_t slots = opt->state_slots();
+      CHECK(slots == iputrain::optimizer_state_slots(o));
+      // One more copy past the declared slots, holding a sentinel: an optimizer that wrote more
+      // state than its row declares (and the planner counts) would change it. Each declared slot
+      // must be used.
+      constexpr int64_t n = 4;
+      std::vector<float> w = {0.5f, -1.0f, 2.0f, 0.25f}, g = {0.1f, -0.2f, 0.3f, 0.4f};
+      std::vector<float> state((slots + 1) * n, 0.0f);
+      const std::vector<ParamSlot> params = {{w.data(), g.data(), state.data(), n}};
+      opt->init_state(params[0]);
+      opt->reserve(params);
+      std::fill(state.end() - n, state.end(), 7.0f);
+      opt->update(params, 1, 0.01f, 1.0f);
+      opt->update(params, 2, 0.01f, 1.0f);
+      CHECK(std::all_of(state.end() - n, state.end(), [](float x) { return x == 7.0f; }));
+      for (int64_t k = 0; k < slots; ++k) {
+        CHECK(std::any_of(state.begin() + k * n, state.begin() + (k + 1) * n, [](float x) { return x != 0.0f; }));
+      }
     }
   }
   CHECK(iputrain::optimizer_state_slots(with("sgd").resolve().optimizer) == 0);
@@ -309,9 +356,13 @@ TEST_CASE("schedule keys are checked: decay_steps required, parameters only wher
 }
 
 TEST_CASE("a session trains with each optimizer, a schedule and clipping") {
-  for (const char* opt : {"momentum", "adam", "adamw", "lamb", "rmsprop", "adagrad"}) {
+  for (const auto& row : iputrain::optimizer_table()) {
+    const std::string opt(row.name);
+    if (opt == "sgd") {
+      continue;  // trains in every other test
+    }
     INFO(opt);
-    const std::string extra = "[optimizer]\ntype = \"" + std::string(opt) +
+    const std::string extra = "[optimizer]\ntype = \"" + opt +
                               "\"\nweight_decay = 0.001\ngradient_clip_norm = 1.0\nlr_schedule = \"cosine\"\n"
                               "decay_steps = 60\nwarmup_steps = 5\n";
     // synthetic_config opens [optimizer] first; a second table would be a duplicate, so splice.

@@ -70,6 +70,7 @@ const std::vector<std::string> kOptimizers = {
     "type = \"lamb\"\nlearning_rate = 0.01\nweight_decay = 0.01\n",
     "type = \"rmsprop\"\nlearning_rate = 0.01\ncentered = true\n",
     "type = \"adagrad\"\nlearning_rate = 0.05\n",
+    "type = \"lion\"\nlearning_rate = 0.003\nweight_decay = 0.1\n",
 };
 
 }  // namespace

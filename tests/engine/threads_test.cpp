@@ -108,6 +108,15 @@ TEST_CASE("the weights are bitwise the same for engine.threads = 1, 2, 3 and 8")
   }
 }
 
+TEST_CASE("lion's update splits over threads without changing a bit") {
+  const auto lion = [](int threads) {
+    std::string text = config_text(threads);
+    const std::string adam = "type = \"adam\"";
+    return text.replace(text.find(adam), adam.size(), "type = \"lion\"\nweight_decay = 0.1");
+  };
+  CHECK(testing::same_bits(train(kWideMlp, lion(3)), train(kWideMlp, lion(1))));
+}
+
 TEST_CASE("a pipelined replicated plan on 3 threads gives the bits of one IPU on 1 thread") {
   // Equal micro-batch and global batch (2 replicas x 2 accumulated = 1 replica x 4).
   const std::string one_ipu = config_text(1,

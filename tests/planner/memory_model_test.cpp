@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "core/optim_table.hpp"
 #include "iputrain/config.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/plan.hpp"
@@ -192,6 +193,16 @@ TEST_CASE("offloaded optimizer state leaves the IPU, sgd keeps none") {
   CHECK(offloaded.memory[0].total_peak == plan_with(kGrouped).memory[0].total_peak - 1024);
   const Plan sgd = plan_with(kGrouped, "sgd");
   CHECK(sgd.memory[0].optimizer_state == 0);
+}
+
+TEST_CASE("every optimizer keeps the state slots of its row of the optimizer table") {
+  for (const auto& row : iputrain::optimizer_table()) {
+    INFO(row.name);
+    // IPU 0's weights are 512 bytes; each slot is one more copy of them.
+    CHECK(plan_with(kGrouped, std::string(row.name)).memory[0].optimizer_state == row.state_slots * 512);
+  }
+  CHECK(plan_with(kGrouped, "rmsprop", "centered = true").memory[0].optimizer_state == 2 * 512);
+  CHECK(plan_with(kGrouped, "lion").memory[0].optimizer_state == 512);  // its momentum only
 }
 
 TEST_CASE("a plan that does not fit names the IPU, the bytes and what would fit") {
