@@ -14,7 +14,8 @@ ValueId Graph::push(Node n) {
   return static_cast<ValueId>(nodes_.size() - 1);
 }
 
-ValueId Graph::add(OpKind op, std::vector<ValueId> inputs, Attrs attrs, SourceSpan span) {
+ValueId Graph::add(OpKind op, std::vector<ValueId> inputs, Attrs attrs, SourceSpan span,
+                   std::span<const SourceSpan> attr_spans) {
   const OpDef& def = op_def(op);
   if (!span.valid()) {
     span = default_span_;
@@ -37,9 +38,19 @@ ValueId Graph::add(OpKind op, std::vector<ValueId> inputs, Attrs attrs, SourceSp
   n.attrs = std::move(attrs);
   n.span = span;
   try {
+    check_attrs(def, n.attrs);
     n.type = def.infer(in_types, n.attrs);
   } catch (const OpError& e) {
-    throw Error(ErrorKind::Semantic, fmt::format("{}: {}", def.name, e.message), span, e.hint);
+    if (e.attr.empty()) {
+      throw Error(ErrorKind::Semantic, fmt::format("{}: {}", def.name, e.message), span, e.hint);
+    }
+    const auto& items = n.attrs.items();
+    for (size_t i = 0; i < items.size() && i < attr_spans.size(); ++i) {
+      if (items[i].first == e.attr && attr_spans[i].valid()) {
+        span = attr_spans[i];
+      }
+    }
+    throw Error(ErrorKind::Semantic, e.message, span, e.hint);
   }
   return push(std::move(n));
 }
@@ -101,6 +112,7 @@ void Graph::verify() const {
       }
       TensorType expect;
       try {
+        check_attrs(def, n.attrs);
         expect = def.infer(in_types, n.attrs);
       } catch (const OpError& e) {
         fail(e.message);

@@ -243,11 +243,17 @@ void add_math_cases(std::vector<OpCase>& cases) {
                      .inputs = {boolean({2})},
                      .infer_error = "must be f32"});
   }
-  cases.push_back({.name = "gelu approximate",
-                   .op = OpKind::Gelu,
-                   .inputs = {f32({2})},
-                   .attrs = {{"approximate", std::string("fast")}},
-                   .infer_error = "approximate must be \"none\" or \"tanh\", got \"fast\""});
+  cases.push_back(
+      {.name = "gelu approximate",
+       .op = OpKind::Gelu,
+       .inputs = {f32({2})},
+       .attrs = {{"approximate", std::string("fast")}},
+       .infer_error = "argument 'approximate' of gelu must be one of \"none\", \"tanh\", got \"fast\""});
+  cases.push_back({.name = "unary_grad checks the function's attributes",
+                   .op = OpKind::UnaryGrad,
+                   .inputs = {f32({2}), f32({2})},
+                   .attrs = {{"fn", std::string("gelu")}, {"approximate", std::string("fast")}},
+                   .infer_error = "argument 'approximate' of gelu must be one of"});
   cases.push_back({.name = "unary_grad unknown fn",
                    .op = OpKind::UnaryGrad,
                    .inputs = {f32({2}), f32({2})},

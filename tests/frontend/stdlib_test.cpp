@@ -104,7 +104,8 @@ TEST_CASE("builtins check their options") {
   CHECK(message_of(x + "conv2d(x, k, strides = 0) }").find("positive int") != std::string::npos);
   CHECK(message_of(x + "max_pool(x, 2, padding = \"full\") }").find("\"valid\", \"same\"") !=
         std::string::npos);
-  CHECK(message_of(x + "one_hot(x, 0) }").find("depth must be at least 1") != std::string::npos);
+  CHECK(message_of(x + "one_hot(x, 0) }").find("argument 'depth' of one_hot must be at least 1, got 0") !=
+        std::string::npos);
   CHECK(message_of(x + "expand_dims(x, 5) }").find("out of range") != std::string::npos);
   CHECK(message_of(x + "squeeze(x, 1) }").find("not 1") != std::string::npos);
   CHECK(shape_of("input x: f32[2, 8, 8, 3]\nparam k: f32[3, 3, 3, 4] = zeros()",
