@@ -1,6 +1,6 @@
 // check_attrs: the one check of a node's attributes against its op's AttrSpecs (Graph::add runs
-// it). Messages name the attribute as the model language does, since most attributes are keyword
-// arguments of a builtin; Graph::add points the error at where the argument was written.
+// it). The message is the predicate only ("must be an int"): Graph::add names the attribute and
+// the op, as the model language does when it knows where the argument was written.
 #include <fmt/format.h>
 
 #include <string>
@@ -29,8 +29,7 @@ std::string range_text(const AttrSpec& spec) {
   return spec.min ? fmt::format("at least {}", *spec.min) : fmt::format("at most {}", *spec.max);
 }
 
-void check_one(const OpDef& def, const AttrSpec& spec, const AttrValue& value) {
-  const std::string what = fmt::format("argument '{}' of {}", spec.name, def.name);
+void check_one(const AttrSpec& spec, const AttrValue& value) {
   auto fail = [&](std::string message, std::string hint = {}) {
     throw OpError{std::move(message), std::move(hint), std::string(spec.name)};
   };
@@ -38,7 +37,7 @@ void check_one(const OpDef& def, const AttrSpec& spec, const AttrValue& value) {
   if (spec.type == AttrType::String) {
     const auto* s = std::get_if<std::string>(&value);
     if (s == nullptr) {
-      fail(fmt::format("{} must be a string", what));
+      fail("must be a string");
     }
     if (spec.choices.empty()) {
       return;
@@ -50,17 +49,17 @@ void check_one(const OpDef& def, const AttrSpec& spec, const AttrValue& value) {
     }
     const std::string near =
         nearest_name(*s, std::vector<std::string>(spec.choices.begin(), spec.choices.end()));
-    fail(fmt::format("{} must be one of {}, got \"{}\"", what, quoted_list(spec.choices), *s),
+    fail(fmt::format("must be one of {}, got \"{}\"", quoted_list(spec.choices), *s),
          near.empty() ? "" : fmt::format("did you mean \"{}\"?", near));
   } else if (const auto* i = std::get_if<int64_t>(&value)) {
     number = static_cast<double>(*i);
   } else if (const auto* d = std::get_if<double>(&value); d != nullptr && spec.type == AttrType::Float) {
     number = *d;
   } else {
-    fail(fmt::format("{} must be {}", what, spec.type == AttrType::Int ? "an int" : "a number"));
+    fail(spec.type == AttrType::Int ? "must be an int" : "must be a number");
   }
   if ((spec.min && number < *spec.min) || (spec.max && number > *spec.max)) {
-    fail(fmt::format("{} must be {}, got {}", what, range_text(spec), number));
+    fail(fmt::format("must be {}, got {}", range_text(spec), number));
   }
 }
 
@@ -70,10 +69,9 @@ void check_attrs(const OpDef& def, const Attrs& attrs) {
   for (const AttrSpec& spec : def.attrs) {
     const AttrValue* value = attrs.find(spec.name);
     if (value != nullptr) {
-      check_one(def, spec, *value);
+      check_one(spec, *value);
     } else if (spec.required) {
-      throw OpError{fmt::format("argument '{}' of {} is required", spec.name, def.name), "",
-                    std::string(spec.name)};
+      throw OpError{"is required", "", std::string(spec.name)};
     }
   }
 }

@@ -77,8 +77,8 @@ struct Cost {
 struct OpError {
   std::string message;
   std::string hint;
-  //! The attribute at fault, when there is one: the message then names it and the op in full
-  //! ("argument 'axis' of softmax must be …") and the error points at where it was written.
+  //! The attribute at fault, when there is one; the message then is what it must be ("must be an
+  //! int") and Graph::add names the attribute and points at where it was written.
   std::string attr = {};
 };
 

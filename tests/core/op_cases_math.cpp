@@ -248,12 +248,12 @@ void add_math_cases(std::vector<OpCase>& cases) {
        .op = OpKind::Gelu,
        .inputs = {f32({2})},
        .attrs = {{"approximate", std::string("fast")}},
-       .infer_error = "argument 'approximate' of gelu must be one of \"none\", \"tanh\", got \"fast\""});
+       .infer_error = "gelu: argument 'approximate' must be one of \"none\", \"tanh\", got \"fast\""});
   cases.push_back({.name = "unary_grad checks the function's attributes",
                    .op = OpKind::UnaryGrad,
                    .inputs = {f32({2}), f32({2})},
                    .attrs = {{"fn", std::string("gelu")}, {"approximate", std::string("fast")}},
-                   .infer_error = "argument 'approximate' of gelu must be one of"});
+                   .infer_error = "unary_grad: argument 'approximate' must be one of \"none\", \"tanh\""});
   cases.push_back({.name = "unary_grad unknown fn",
                    .op = OpKind::UnaryGrad,
                    .inputs = {f32({2}), f32({2})},

@@ -332,11 +332,11 @@ void add_shape_cases(std::vector<OpCase>& cases) {
                    .op = OpKind::OneHot,
                    .inputs = {i32({2})},
                    .attrs = {{"depth", int64_t{0}}},
-                   .infer_error = "argument 'depth' of one_hot must be at least 1, got 0"});
+                   .infer_error = "one_hot: argument 'depth' must be at least 1, got 0"});
   cases.push_back({.name = "one_hot without depth",
                    .op = OpKind::OneHot,
                    .inputs = {i32({2})},
-                   .infer_error = "argument 'depth' of one_hot is required"});
+                   .infer_error = "one_hot: argument 'depth' is required"});
 
   // softmax family.
   for (const auto& [name, shape, axis] : std::vector<std::tuple<std::string, Shape, int64_t>>{

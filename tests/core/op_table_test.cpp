@@ -94,7 +94,7 @@ TEST_CASE("attribute errors come from the op's specs and point at the attribute"
   }
   // Without spans for the attributes the error points at the node.
   CHECK_THROWS_WITH_AS(g.add(OpKind::Softmax, {x}, Attrs{{"axis", 1.5}}, call),
-                       "argument 'axis' of softmax must be an int", Error);
+                       "softmax: argument 'axis' must be an int", Error);
   // Attributes a kernel reads are declared: every spec has a name, and a String with choices
   // defaults to one of them.
   for (int k = 0; k < static_cast<int>(OpKind::Count); ++k) {
