@@ -39,6 +39,7 @@ IPUTRAIN_OP(Sigmoid, builtin)
 IPUTRAIN_OP(Gelu, builtin)  // attrs: approximate ("none" | "tanh")
 IPUTRAIN_OP(Swish, builtin)
 IPUTRAIN_OP(HardSigmoid, builtin)
+IPUTRAIN_OP(Erf, builtin)
 IPUTRAIN_OP(UnaryGrad, internal)  // (x, dy) -> dy * f'(x); attrs: fn (a unary op's name) and its attrs
 // Comparisons -> bool.
 IPUTRAIN_OP(Equal, internal)
