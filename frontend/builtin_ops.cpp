@@ -1,6 +1,7 @@
-// The builtins that lower to IR ops: one per primitive in core/ops (plus a few shape helpers
-// composed from them). Keyword arguments become op attributes; each is checked here so that a
-// wrong option is reported at the argument, with the accepted values in the hint.
+// The builtins that lower to IR ops but are more than the op itself: binary ops that take a
+// number on either side, reductions with their axis forms, shape helpers composed from ops,
+// options turned into attributes. A builtin that is just its op is generated instead
+// (plain_builtins.cpp); options checked here are those the ops do not declare as attributes.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -24,16 +25,6 @@ const TensorType& type_of(CallArgs& c, ir::ValueId id) {
 }
 
 // ---- elementwise ----------------------------------------------------------------------------
-
-template <OpKind Op>
-Value unary(CallArgs& c) {
-  return out(c, Op, {tensor(c, 0, "x")});
-}
-
-Value b_gelu(CallArgs& c) {
-  const std::string approximate = choice(c, 1, "approximate", {"none", "tanh"});
-  return out(c, OpKind::Gelu, {tensor(c, 0, "x")}, ir::Attrs{{"approximate", approximate}});
-}
 
 // Binary builtins accept a number on one side, like the operators do.
 template <OpKind Op>
@@ -264,23 +255,6 @@ Value b_slice(CallArgs& c) {
   return out(c, OpKind::Slice, {x}, std::move(attrs));
 }
 
-Value b_gather(CallArgs& c) {
-  return out(c, OpKind::Gather, {tensor(c, 0, "params"), tensor(c, 1, "indices")},
-             ir::Attrs{{"axis", integer(c, 2, "axis")}});
-}
-
-Value b_one_hot(CallArgs& c) {
-  const int64_t depth = integer(c, 1, "depth");
-  if (depth < 1) {
-    throw Error(ErrorKind::Semantic, fmt::format("one_hot: depth must be at least 1, got {}", depth),
-                c.spans[1]);
-  }
-  ir::Attrs attrs{{"depth", depth},
-                  {"on", expect_number(c.args[2], c.graph, c.spans[2], what(c, "on"))},
-                  {"off", expect_number(c.args[3], c.graph, c.spans[3], what(c, "off"))}};
-  return out(c, OpKind::OneHot, {tensor(c, 0, "indices")}, std::move(attrs));
-}
-
 // full([2, 3], 0.5): a constant tensor. The value must fit the dtype.
 Value b_full(CallArgs& c) {
   const std::vector<int64_t> shape = expect_ints(c.args[0], c.graph, c.spans[0], what(c, "shape"));
@@ -306,10 +280,6 @@ Value b_full(CallArgs& c) {
 }
 
 // ---- linear algebra, convolution, pooling ---------------------------------------------------
-
-Value b_matmul(CallArgs& c) {
-  return out(c, OpKind::MatMul, {tensor(c, 0, "a"), tensor(c, 1, "b")});
-}
 
 // An int n means [n, n]; a list must have two positive entries.
 std::vector<int64_t> pair_of(CallArgs& c, size_t k, const std::string& param) {
@@ -343,15 +313,6 @@ Value pool(CallArgs& c) {
 }
 
 // ---- softmax, losses, random ----------------------------------------------------------------
-
-template <OpKind Op>
-Value softmax_like(CallArgs& c) {
-  return out(c, Op, {tensor(c, 0, "x")}, ir::Attrs{{"axis", integer(c, 1, "axis")}});
-}
-
-Value b_softmax_cross_entropy(CallArgs& c) {
-  return out(c, OpKind::SoftmaxCrossEntropy, {tensor(c, 0, "logits"), tensor(c, 1, "labels")});
-}
 
 Value b_sigmoid_cross_entropy(CallArgs& c) {
   return out(c, OpKind::SigmoidCrossEntropyWithLogits, {tensor(c, 0, "logits"), tensor(c, 1, "labels")});
@@ -418,20 +379,6 @@ void add_tensor_builtins(std::vector<Builtin>& t) {
   const std::vector<BuiltinParam> reduction{req("x"), opt("axis", none), opt("keepdims", no)};
   std::vector<Builtin> more = {
       // elementwise
-      {"neg", x, unary<OpKind::Neg>},
-      {"recomputation_checkpoint", x, unary<OpKind::RecomputationCheckpoint>},
-      {"relu", x, unary<OpKind::Relu>},
-      {"exp", x, unary<OpKind::Exp>},
-      {"log", x, unary<OpKind::Log>},
-      {"sqrt", x, unary<OpKind::Sqrt>},
-      {"rsqrt", x, unary<OpKind::Rsqrt>},
-      {"abs", x, unary<OpKind::Abs>},
-      {"square", x, unary<OpKind::Square>},
-      {"tanh", x, unary<OpKind::Tanh>},
-      {"sigmoid", x, unary<OpKind::Sigmoid>},
-      {"swish", x, unary<OpKind::Swish>},
-      {"hard_sigmoid", x, unary<OpKind::HardSigmoid>},
-      {"gelu", {req("x"), opt("approximate", Value::of_string("none"))}, b_gelu},
       {"add", ab, binary<OpKind::Add>},
       {"sub", ab, binary<OpKind::Sub>},
       {"mul", ab, binary<OpKind::Mul>},
@@ -463,13 +410,8 @@ void add_tensor_builtins(std::vector<Builtin>& t) {
       {"concat", {req("xs"), opt("axis", Value::of_int(0))}, b_concat},
       {"split", {req("x"), req("sections"), opt("axis", last)}, b_split},
       {"slice", {req("x"), req("begin"), req("end"), opt("strides", none)}, b_slice},
-      {"gather", {req("params"), req("indices"), opt("axis", Value::of_int(0))}, b_gather},
-      {"one_hot",
-       {req("indices"), req("depth"), opt("on", Value::of_float(1.0)), opt("off", Value::of_float(0.0))},
-       b_one_hot},
       {"full", {req("shape"), req("value"), opt("dtype", Value::of_string("f32"))}, b_full},
       // linear algebra, convolution, pooling
-      {"matmul", ab, b_matmul},
       {"conv2d",
        {req("x"), req("filter"), opt("strides", Value::of_int(1)), opt("dilations", Value::of_int(1)),
         opt("padding", valid)},
@@ -481,9 +423,6 @@ void add_tensor_builtins(std::vector<Builtin>& t) {
        {req("x"), req("ksize"), opt("strides", none), opt("padding", valid)},
        pool<OpKind::AvgPool>},
       // softmax, losses, random
-      {"softmax", {req("x"), opt("axis", last)}, softmax_like<OpKind::Softmax>},
-      {"log_softmax", {req("x"), opt("axis", last)}, softmax_like<OpKind::LogSoftmax>},
-      {"softmax_cross_entropy", {req("logits"), req("labels")}, b_softmax_cross_entropy},
       {"sigmoid_cross_entropy", {req("logits"), req("labels")}, b_sigmoid_cross_entropy},
       {"dropout_mask", {req("x"), req("rate")}, b_dropout_mask},
       // non-trainable state

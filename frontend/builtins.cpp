@@ -151,6 +151,7 @@ std::vector<Builtin> make_table() {
        b_uniform,
        true},
   };
+  add_plain_builtins(t);
   add_tensor_builtins(t);
   return t;
 }

@@ -46,6 +46,8 @@ void install_builtins(Scope& scope);
 
 //! The builtins that lower to ops (builtin_ops.cpp), appended to `table`.
 void add_tensor_builtins(std::vector<Builtin>& table);
+//! The plain builtins, generated from the op list (plain_builtins.cpp), appended to `table`.
+void add_plain_builtins(std::vector<Builtin>& table);
 
 //! Helpers shared by the builtin files. Each throws a located Error(Semantic) naming the argument.
 namespace builtin_args {

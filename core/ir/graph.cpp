@@ -14,7 +14,8 @@ ValueId Graph::push(Node n) {
   return static_cast<ValueId>(nodes_.size() - 1);
 }
 
-ValueId Graph::add(OpKind op, std::vector<ValueId> inputs, Attrs attrs, SourceSpan span) {
+ValueId Graph::add(OpKind op, std::vector<ValueId> inputs, Attrs attrs, SourceSpan span,
+                   std::span<const SourceSpan> attr_spans) {
   const OpDef& def = op_def(op);
   if (!span.valid()) {
     span = default_span_;
@@ -37,9 +38,23 @@ ValueId Graph::add(OpKind op, std::vector<ValueId> inputs, Attrs attrs, SourceSp
   n.attrs = std::move(attrs);
   n.span = span;
   try {
+    check_attrs(def, n.attrs);
     n.type = def.infer(in_types, n.attrs);
   } catch (const OpError& e) {
-    throw Error(ErrorKind::Semantic, fmt::format("{}: {}", def.name, e.message), span, e.hint);
+    if (e.attr.empty()) {
+      throw Error(ErrorKind::Semantic, fmt::format("{}: {}", def.name, e.message), span, e.hint);
+    }
+    // Where the caller says where the attribute was written (a builtin's keyword argument), the
+    // error reads as the language's; otherwise it names the op first, like the others.
+    const auto& items = n.attrs.items();
+    for (size_t i = 0; i < items.size() && i < attr_spans.size(); ++i) {
+      if (items[i].first == e.attr && attr_spans[i].valid()) {
+        throw Error(ErrorKind::Semantic, fmt::format("argument '{}' of {} {}", e.attr, def.name, e.message),
+                    attr_spans[i], e.hint);
+      }
+    }
+    throw Error(ErrorKind::Semantic, fmt::format("{}: argument '{}' {}", def.name, e.attr, e.message), span,
+                e.hint);
   }
   return push(std::move(n));
 }
@@ -101,9 +116,10 @@ void Graph::verify() const {
       }
       TensorType expect;
       try {
+        check_attrs(def, n.attrs);
         expect = def.infer(in_types, n.attrs);
       } catch (const OpError& e) {
-        fail(e.message);
+        fail(e.attr.empty() ? e.message : fmt::format("argument '{}' {}", e.attr, e.message));
       }
       if (!(expect == n.type)) {
         fail(fmt::format("type {} but the op table says {}", n.type.str(), expect.str()));

@@ -5,6 +5,7 @@
 // prints itself, so the whole graph has a text form (`Graph::str`) used by dumps and golden tests.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,9 +24,9 @@ struct Node {
   std::vector<ValueId> inputs;
   Attrs attrs;
   TensorType type;
-  std::string name;  //!< scope path for params ("features/dense/kernel"), field name for inputs
-  SourceSpan span;   //!< where the model file asked for it
-  int32_t stage = 0; //!< index into Graph::stages
+  std::string name;   //!< scope path for params ("features/dense/kernel"), field name for inputs
+  SourceSpan span;    //!< where the model file asked for it
+  int32_t stage = 0;  //!< index into Graph::stages
   //! The stage the model declared, kept here when automatic staging replaces `stage` (-1: `stage`
   //! still is the declared one). Gradient parts are grouped by it (planner/autodiff.hpp).
   int32_t model_stage = -1;
@@ -54,9 +55,11 @@ struct Output {
 
 class Graph {
  public:
-  //! Appends a node after checking arity and inferring its type through the op table. A shape or
-  //! dtype mismatch raises iputrain::Error(Semantic) located at `span`.
-  ValueId add(OpKind op, std::vector<ValueId> inputs, Attrs attrs = {}, SourceSpan span = {});
+  //! Appends a node after checking arity and attributes (check_attrs) and inferring its type
+  //! through the op table. A shape or dtype mismatch raises iputrain::Error(Semantic) located at
+  //! `span`; a bad attribute, at its entry of `attr_spans` (one per attrs.items(), when given).
+  ValueId add(OpKind op, std::vector<ValueId> inputs, Attrs attrs = {}, SourceSpan span = {},
+              std::span<const SourceSpan> attr_spans = {});
   //! Appends an infeed input named `name`.
   ValueId add_input(std::string name, TensorType type, SourceSpan span = {});
   //! Appends a parameter; `init` holds the initializer name and its arguments (and `trainable = 0`

@@ -6,13 +6,16 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) {
-    y = x.abs();
-  });
+  unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.abs(); });
 }
 
 Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 1.0);
+}
+
+void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
+  GradBlock b(x, dy, dx, n);
+  b.dx = b.dy * b.x.sign();
 }
 
 }  // namespace
@@ -26,6 +29,8 @@ const OpDef kAbsOp{
     .backward = unary_backward,
     .cost = cost,
     .doc = "abs(x) = |x| (f32); gradient sign(x), 0 at 0.",
+    .inputs = kInputX,
+    .derivative = derivative,
 };
 
 }  // namespace iputrain::ir

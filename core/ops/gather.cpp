@@ -57,6 +57,9 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 0.0);
 }
 
+constexpr std::string_view kInputs[] = {"params", "indices"};
+constexpr AttrSpec kAttrs[] = {{.name = "axis", .type = AttrType::Int, .number = 0}};
+
 }  // namespace
 
 const OpDef kGatherOp{
@@ -70,6 +73,8 @@ const OpDef kGatherOp{
     .doc =
         "gather(params, indices i32; axis = 0) -> params.shape[:axis] + indices.shape + "
         "params.shape[axis+1:]: the embedding lookup.",
+    .inputs = kInputs,
+    .attrs = kAttrs,
 };
 
 }  // namespace iputrain::ir

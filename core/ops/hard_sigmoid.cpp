@@ -7,13 +7,17 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 2, [&](const ConstArrayMap& x, ArrayMap& y) {
-    y = (0.2f * x + 0.5f).max(0.0f).min(1.0f);
-  });
+  unary_blocks(args, 2,
+               [&](const ConstArrayMap& x, ArrayMap& y) { y = (0.2f * x + 0.5f).max(0.0f).min(1.0f); });
 }
 
 Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 3.0);
+}
+
+void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
+  GradBlock b(x, dy, dx, n);
+  b.dx = (b.x > -2.5f && b.x < 2.5f).select(0.2f * b.dy, 0.0f);
 }
 
 }  // namespace
@@ -27,6 +31,8 @@ const OpDef kHardSigmoidOp{
     .backward = unary_backward,
     .cost = cost,
     .doc = "hard_sigmoid(x) = clip(0.2 x + 0.5, 0, 1) (f32, Keras).",
+    .inputs = kInputX,
+    .derivative = derivative,
 };
 
 }  // namespace iputrain::ir

@@ -6,13 +6,16 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) {
-    y = x.log();
-  });
+  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.log(); });
 }
 
 Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 10.0);
+}
+
+void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
+  GradBlock b(x, dy, dx, n);
+  b.dx = b.dy / b.x;
 }
 
 }  // namespace
@@ -26,6 +29,8 @@ const OpDef kLogOp{
     .backward = unary_backward,
     .cost = cost,
     .doc = "log(x), natural logarithm (f32); log(0) = -inf.",
+    .inputs = kInputX,
+    .derivative = derivative,
 };
 
 }  // namespace iputrain::ir

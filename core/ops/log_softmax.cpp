@@ -20,6 +20,8 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 14.0);
 }
 
+constexpr AttrSpec kAttrs[] = {{.name = "axis", .type = AttrType::Int, .number = -1}};
+
 }  // namespace
 
 const OpDef kLogSoftmaxOp{
@@ -31,6 +33,8 @@ const OpDef kLogSoftmaxOp{
     .backward = backward,
     .cost = cost,
     .doc = "log_softmax(x; axis = -1) = x - logsumexp(x) along axis (f32), stable.",
+    .inputs = kInputX,
+    .attrs = kAttrs,
 };
 
 }  // namespace iputrain::ir

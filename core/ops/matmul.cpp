@@ -123,6 +123,8 @@ Cost cost(const Graph& g, const Node& node) {
   return c;
 }
 
+constexpr std::string_view kInputs[] = {"a", "b"};
+
 }  // namespace
 
 const OpDef kMatMulOp{
@@ -136,6 +138,7 @@ const OpDef kMatMulOp{
     .doc =
         "a[..., m, k] @ b[k, n] or batched a[B..., m, k] @ b[B..., k, n]; attrs transpose_a, transpose_b "
         "(0/1).",
+    .inputs = kInputs,
 };
 
 }  // namespace iputrain::ir

@@ -50,6 +50,7 @@ const OpDef kNegOp{
     .backward = backward,
     .cost = cost,
     .doc = "-x (f32, i32).",
+    .inputs = kInputX,
 };
 
 }  // namespace iputrain::ir

@@ -14,12 +14,8 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   if (idx.dtype != DType::I32) {
     throw OpError{fmt::format("indices must be i32, got {}", idx.str()), "cast them to i32 first"};
   }
-  const int64_t depth = int_attr(attrs, "depth", 0);
-  if (depth < 1) {
-    throw OpError{fmt::format("depth must be >= 1, got {}", depth), "give the number of classes: depth = 10"};
-  }
-  float_attr(attrs, "on", 1.0);
-  float_attr(attrs, "off", 0.0);
+  // Graph::add has checked the attributes against kAttrs (depth >= 1).
+  const int64_t depth = attrs.get_int("depth");
   TensorType t{DType::F32, idx.shape};
   t.shape.push_back(depth);
   check_rank(t);
@@ -48,6 +44,13 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 0.0);
 }
 
+constexpr std::string_view kInputs[] = {"indices"};
+constexpr AttrSpec kAttrs[] = {
+    {.name = "depth", .type = AttrType::Int, .required = true, .min = 1},
+    {.name = "on", .type = AttrType::Float, .number = 1.0},
+    {.name = "off", .type = AttrType::Float, .number = 0.0},
+};
+
 }  // namespace
 
 const OpDef kOneHotOp{
@@ -61,6 +64,8 @@ const OpDef kOneHotOp{
     .doc =
         "one_hot(indices i32; depth, on = 1, off = 0) -> f32[..., depth]; out-of-range indices give a row "
         "of off.",
+    .inputs = kInputs,
+    .attrs = kAttrs,
 };
 
 }  // namespace iputrain::ir

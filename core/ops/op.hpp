@@ -1,14 +1,16 @@
 // The op contract. Every primitive is one file in core/ops/ that defines one OpDef: how its
 // output type follows from its inputs (shape), how it computes (forward, Eigen), how its gradient
-// is built from other ops (backward) and what it costs on an IPU (cost). op_table.cpp lists them
-// all, in OpKind order, with a static_assert that the list covers the enum. No self-registration.
+// is built from other ops (backward), what it costs on an IPU (cost), the attributes it reads
+// (checked once, by Graph::add) and, for an f32 unary op, its derivative. op_list.hpp lists them
+// all; the enum, the declarations and the table are generated from it. No self-registration.
 //
-// Adding a primitive: a value in OpKind, its file here (with a one-line `doc`), one line in
-// op_table.cpp, its cases in tests/core/op_cases*.cpp, and `iputrain_gen_ops_doc > docs/ops.md`
-// (a test fails while docs/ops.md is stale).
+// Adding a primitive: its file here (with a one-line `doc`), one line in op_list.hpp, its cases in
+// tests/core/op_cases*.cpp, and `iputrain_gen_ops_doc > docs/ops.md` (a test fails while
+// docs/ops.md is stale). core/CMakeLists.txt finds the op files by themselves.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,85 +26,11 @@ struct Node;
 using ValueId = int32_t;
 inline constexpr ValueId kNoValue = -1;
 
-//! Every primitive op. Keep in the order of the table in op_table.cpp.
+//! Every primitive op, in the order of core/ops/op_list.hpp (its comments say what each takes).
 enum class OpKind : uint8_t {
-  // Leaves: no inputs, their values come from outside the program.
-  Input,     //!< fed by the infeed; attrs: none (name = field name)
-  Param,     //!< a weight; attrs: init, init arguments, trainable (0: state the optimizer never updates)
-  Constant,  //!< a filled tensor; attrs: value
-  // Elementwise, NumPy broadcasting.
-  Add,
-  Sub,
-  Mul,
-  Div,
-  Pow,
-  Maximum,
-  Minimum,
-  MinMaxGrad,  //!< (a, b, dy) -> dy where side `side` wins; attrs: mode, side
-  Where,       //!< (cond bool, a, b) -> a where cond else b
-  // Elementwise unary (f32).
-  Neg,
-  Relu,
-  ReluGrad,  //!< (x, dy) -> dy where x > 0
-  Exp,
-  Log,
-  Sqrt,
-  Rsqrt,
-  Abs,
-  Square,
-  Tanh,
-  Sigmoid,
-  Gelu,  //!< attrs: approximate ("none" | "tanh")
-  Swish,
-  HardSigmoid,
-  UnaryGrad,  //!< (x, dy) -> dy * f'(x); attrs: fn (a unary op's name)
-  // Comparisons -> bool.
-  Equal,
-  NotEqual,
-  Less,
-  LessEqual,
-  Greater,
-  GreaterEqual,
-  Cast,  //!< attrs: dtype (name)
-  // Shape.
-  Reshape,      //!< attrs: shape
-  BroadcastTo,  //!< attrs: shape
-  Transpose,    //!< attrs: perm
-  Concat,       //!< variadic; attrs: axis
-  Slice,        //!< attrs: begin, end, strides
-  SliceGrad,    //!< (dy) -> zeros of attr shape with dy written at the slice
-  Gather,       //!< (params, i32 indices); attrs: axis
-  GatherGrad,   //!< (indices, dy) -> scatter-add into attr shape
-  OneHot,       //!< (i32 indices) -> f32[..., depth]; attrs: depth, on, off
-  // Reductions.
-  Sum,     //!< attrs: axes (empty = all), keepdims
-  Mean,    //!< attrs: axes (empty = all), keepdims
-  Max,     //!< attrs: axes (empty = all), keepdims
-  Argmax,  //!< attrs: axis; -> i32
-  // Linear algebra and convolution (NHWC).
-  MatMul,                //!< [..., m, k] @ [k, n] or batched with equal leading dims
-  Conv2D,                //!< (x[N,H,W,C], filter[KH,KW,C,F]); attrs: strides, dilations, padding
-  Conv2DBackpropInput,   //!< (dy, filter) -> dx; attrs as conv2d + input_shape
-  Conv2DBackpropFilter,  //!< (x, dy) -> dfilter; attrs as conv2d + filter_shape
-  MaxPool,               //!< attrs: ksize, strides, padding
-  MaxPoolGrad,           //!< (x, dy) -> dx
-  AvgPool,               //!< attrs: ksize, strides, padding
-  AvgPoolGrad,           //!< (dy) -> dx; attrs as avg_pool + input_shape
-  // Softmax.
-  Softmax,         //!< attrs: axis
-  SoftmaxGrad,     //!< (y, dy) -> dx; attrs: axis
-  LogSoftmax,      //!< attrs: axis
-  LogSoftmaxGrad,  //!< (y, dy) -> dx; attrs: axis
-  // Random.
-  DropoutMask,  //!< -> f32 mask of 0 or 1/(1-rate); attrs: rate, shape, name
-  // Non-trainable state.
-  MovingAverage,  //!< (x, state) -> x while training, state in inference; attrs: momentum
-  // Losses.
-  SoftmaxCrossEntropy,            //!< (logits f32[..., C], labels i32[...]) -> f32[...]
-  SoftmaxCrossEntropyGrad,        //!< (logits, labels, dy f32[...]) -> f32[..., C]
-  SigmoidCrossEntropyWithLogits,  //!< (logits f32, labels f32) -> f32, elementwise
-  // Pipelining.
-  RecomputationCheckpoint,  //!< identity whose output is stashed, not recomputed
+#define IPUTRAIN_OP(kind, surface) kind,
+#include "core/ops/op_list.hpp"
+#undef IPUTRAIN_OP
   Count
 };
 
@@ -149,7 +77,29 @@ struct Cost {
 struct OpError {
   std::string message;
   std::string hint;
+  //! The attribute at fault, when there is one; the message then is what it must be ("must be an
+  //! int") and Graph::add names the attribute and points at where it was written.
+  std::string attr = {};
 };
+
+enum class AttrType : uint8_t { Int, Float, String };
+
+//! One attribute an op reads: its type, its default and the values it accepts. Graph::add checks
+//! every node against its op's specs, so shape functions and kernels can trust them, and the
+//! model language's plain builtins take their keyword arguments and defaults from them.
+struct AttrSpec {
+  std::string_view name;
+  AttrType type = AttrType::Int;
+  bool required = false;                           //!< no default: the node must carry it
+  double number = 0;                               //!< default of an Int or Float attribute
+  std::string_view text = {};                      //!< default of a String attribute
+  std::span<const std::string_view> choices = {};  //!< a String's allowed values (empty: any)
+  std::optional<double> min = {};                  //!< smallest allowed Int or Float value
+  std::optional<double> max = {};                  //!< largest allowed Int or Float value
+};
+
+//! dx = dy * f'(x) over `n` elements of one block, for the f32 unary op f with attributes `attrs`.
+using DerivativeFn = void (*)(const Attrs& attrs, const float* x, const float* dy, float* dx, int64_t n);
 
 struct OpDef {
   OpKind kind;            //!< must equal the entry's position in the op table (checked by a test)
@@ -169,6 +119,12 @@ struct OpDef {
   std::string_view doc;
   //! Bytes of scratch the forward kernel needs (KernelArgs::workspace); nullptr = none.
   size_t (*workspace)(const Graph& g, const Node& node) = nullptr;
+  //! Input names, as the model language's builtin of the op calls them ({"x"}, {"a", "b"}).
+  std::span<const std::string_view> inputs = {};
+  //! The attributes the op reads, in the order a plain builtin takes them.
+  std::span<const AttrSpec> attrs = {};
+  //! f32 unary ops: their derivative, which unary_grad (the gradient these ops share) runs.
+  DerivativeFn derivative = nullptr;
 };
 
 //! The op table entry for `kind`.
@@ -176,5 +132,11 @@ const OpDef& op_def(OpKind kind);
 std::string_view op_name(OpKind kind);
 //! Looks an op up by name (for IR text and tests); OpKind::Count if unknown.
 OpKind op_by_name(std::string_view name);
+//! Whether the model language has a builtin that is nothing but this op (op_list.hpp's surface).
+bool is_plain_builtin(OpKind kind);
+
+//! Checks `attrs` against `def.attrs`: a missing required attribute, one of the wrong type or
+//! outside its range or choices throws OpError with `attr` set (and a "did you mean" hint).
+void check_attrs(const OpDef& def, const Attrs& attrs);
 
 }  // namespace iputrain::ir

@@ -1,4 +1,4 @@
-// The op table: one line per primitive, in OpKind order.
+// The op table, generated from op_list.hpp in OpKind order.
 #include <iterator>
 
 #include "core/ops/ops.hpp"
@@ -6,80 +6,26 @@
 namespace iputrain::ir {
 
 namespace {
-const OpDef* const kTable[] = {
-    &kInputOp,
-    &kParamOp,
-    &kConstantOp,
-    &kAddOp,
-    &kSubOp,
-    &kMulOp,
-    &kDivOp,
-    &kPowOp,
-    &kMaximumOp,
-    &kMinimumOp,
-    &kMinMaxGradOp,
-    &kWhereOp,
-    &kNegOp,
-    &kReluOp,
-    &kReluGradOp,
-    &kExpOp,
-    &kLogOp,
-    &kSqrtOp,
-    &kRsqrtOp,
-    &kAbsOp,
-    &kSquareOp,
-    &kTanhOp,
-    &kSigmoidOp,
-    &kGeluOp,
-    &kSwishOp,
-    &kHardSigmoidOp,
-    &kUnaryGradOp,
-    &kEqualOp,
-    &kNotEqualOp,
-    &kLessOp,
-    &kLessEqualOp,
-    &kGreaterOp,
-    &kGreaterEqualOp,
-    &kCastOp,
-    &kReshapeOp,
-    &kBroadcastToOp,
-    &kTransposeOp,
-    &kConcatOp,
-    &kSliceOp,
-    &kSliceGradOp,
-    &kGatherOp,
-    &kGatherGradOp,
-    &kOneHotOp,
-    &kSumOp,
-    &kMeanOp,
-    &kMaxOp,
-    &kArgmaxOp,
-    &kMatMulOp,
-    &kConv2DOp,
-    &kConv2DBackpropInputOp,
-    &kConv2DBackpropFilterOp,
-    &kMaxPoolOp,
-    &kMaxPoolGradOp,
-    &kAvgPoolOp,
-    &kAvgPoolGradOp,
-    &kSoftmaxOp,
-    &kSoftmaxGradOp,
-    &kLogSoftmaxOp,
-    &kLogSoftmaxGradOp,
-    &kDropoutMaskOp,
-    &kMovingAverageOp,
-    &kSoftmaxCrossEntropyOp,
-    &kSoftmaxCrossEntropyGradOp,
-    &kSigmoidCrossEntropyWithLogitsOp,
-    &kRecomputationCheckpointOp,
+
+enum class Surface : uint8_t { internal, builtin };
+
+struct Entry {
+  const OpDef* def;
+  Surface surface;
 };
-// The length is deduced from the list, so a missing or extra op fails to compile; the order is
-// checked by tests/core/op_table_test.cpp (each entry's kind equals its position).
-static_assert(std::size(kTable) == static_cast<size_t>(OpKind::Count), "op_table.cpp must list every OpKind");
+
+const Entry kTable[] = {
+#define IPUTRAIN_OP(kind, surface) {&k##kind##Op, Surface::surface},
+#include "core/ops/op_list.hpp"
+#undef IPUTRAIN_OP
+};
+// Both come from one list, so they cannot disagree; each entry's kind is checked against its
+// position by tests/core/op_table_test.cpp (an op file could name the wrong OpKind).
+static_assert(std::size(kTable) == static_cast<size_t>(OpKind::Count), "op_list.hpp builds both");
 }  // namespace
 
 const OpDef& op_def(OpKind kind) {
-  return *kTable[static_cast<size_t>(kind)];
+  return *kTable[static_cast<size_t>(kind)].def;
 }
 
 std::string_view op_name(OpKind kind) {
@@ -88,11 +34,15 @@ std::string_view op_name(OpKind kind) {
 
 OpKind op_by_name(std::string_view name) {
   for (size_t i = 0; i < std::size(kTable); ++i) {
-    if (kTable[i]->name == name) {
+    if (kTable[i].def->name == name) {
       return static_cast<OpKind>(i);
     }
   }
   return OpKind::Count;
+}
+
+bool is_plain_builtin(OpKind kind) {
+  return kind < OpKind::Count && kTable[static_cast<size_t>(kind)].surface == Surface::builtin;
 }
 
 }  // namespace iputrain::ir

@@ -157,6 +157,9 @@ std::string_view str_attr(const Attrs& attrs, std::string_view key, std::string_
 //! Returns `grad` unchanged when the shapes already agree.
 ValueId reduce_to_shape(Graph& g, ValueId grad, const Shape& target);
 
+//! OpDef::inputs of the ops that take one tensor `x` (the unary ops, softmax, …).
+inline constexpr std::string_view kInputX[] = {"x"};
+
 //! Cost of an elementwise op: `flops_per_element` per output element, inputs read once.
 Cost elementwise_cost(const Graph& g, const Node& node, double flops_per_element = 1.0);
 

@@ -26,9 +26,13 @@ void forward(const KernelArgs& args) {
   std::memcpy(args.output.data, x.data, x.type->bytes());
 }
 
-std::vector<ValueId> backward(Graph&, ValueId, ValueId dy) { return {dy}; }
+std::vector<ValueId> backward(Graph&, ValueId, ValueId dy) {
+  return {dy};
+}
 
-Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node); }
+Cost cost(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node);
+}
 
 }  // namespace
 
@@ -40,7 +44,10 @@ const OpDef kRecomputationCheckpointOp{
     .forward = forward,
     .backward = backward,
     .cost = cost,
-    .doc = "x unchanged; the planner stashes it instead of recomputing it (recompute_and_backpropagate_interleaved).",
+    .doc =
+        "x unchanged; the planner stashes it instead of recomputing it "
+        "(recompute_and_backpropagate_interleaved).",
+    .inputs = kInputX,
 };
 
 }  // namespace iputrain::ir

@@ -46,6 +46,7 @@ const OpDef kReluOp{
     .backward = backward,
     .cost = cost,
     .doc = "max(x, 0) (f32).",
+    .inputs = kInputX,
 };
 
 }  // namespace iputrain::ir

@@ -7,13 +7,16 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 4, [&](const ConstArrayMap& x, ArrayMap& y) {
-    y = x.rsqrt();
-  });
+  unary_blocks(args, 4, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.rsqrt(); });
 }
 
 Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 5.0);
+}
+
+void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
+  GradBlock b(x, dy, dx, n);
+  b.dx = -0.5f * b.dy * b.x.rsqrt() / b.x;
 }
 
 }  // namespace
@@ -27,6 +30,8 @@ const OpDef kRsqrtOp{
     .backward = unary_backward,
     .cost = cost,
     .doc = "rsqrt(x) = 1 / sqrt(x) (f32).",
+    .inputs = kInputX,
+    .derivative = derivative,
 };
 
 }  // namespace iputrain::ir

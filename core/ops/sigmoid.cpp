@@ -7,13 +7,16 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) {
-    y = x.logistic();
-  });
+  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.logistic(); });
 }
 
 Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 12.0);
+}
+
+void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
+  GradBlock b(x, dy, dx, n);
+  b.dx = b.dy * b.x.logistic() * (1.0f - b.x.logistic());
 }
 
 }  // namespace
@@ -27,6 +30,8 @@ const OpDef kSigmoidOp{
     .backward = unary_backward,
     .cost = cost,
     .doc = "sigmoid(x) = 1 / (1 + e^-x) (f32), stable for large |x|.",
+    .inputs = kInputX,
+    .derivative = derivative,
 };
 
 }  // namespace iputrain::ir

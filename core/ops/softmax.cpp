@@ -20,6 +20,8 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 14.0);
 }
 
+constexpr AttrSpec kAttrs[] = {{.name = "axis", .type = AttrType::Int, .number = -1}};
+
 }  // namespace
 
 const OpDef kSoftmaxOp{
@@ -31,6 +33,8 @@ const OpDef kSoftmaxOp{
     .backward = backward,
     .cost = cost,
     .doc = "softmax(x; axis = -1) = exp(x) / sum(exp(x)) along axis (f32), max-subtracted.",
+    .inputs = kInputX,
+    .attrs = kAttrs,
 };
 
 }  // namespace iputrain::ir

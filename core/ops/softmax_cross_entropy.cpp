@@ -53,6 +53,8 @@ Cost cost(const Graph& g, const Node& node) {
   return c;
 }
 
+constexpr std::string_view kInputs[] = {"logits", "labels"};
+
 }  // namespace
 
 const OpDef kSoftmaxCrossEntropyOp{
@@ -66,6 +68,7 @@ const OpDef kSoftmaxCrossEntropyOp{
     .doc =
         "softmax_cross_entropy(logits f32[..., C], labels i32[...]) -> f32[...]: "
         "logsumexp(logits) - logits[label], stable.",
+    .inputs = kInputs,
 };
 
 }  // namespace iputrain::ir

@@ -6,13 +6,16 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 4, [&](const ConstArrayMap& x, ArrayMap& y) {
-    y = x.sqrt();
-  });
+  unary_blocks(args, 4, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.sqrt(); });
 }
 
 Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 4.0);
+}
+
+void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
+  GradBlock b(x, dy, dx, n);
+  b.dx = 0.5f * b.dy * b.x.rsqrt();
 }
 
 }  // namespace
@@ -26,6 +29,8 @@ const OpDef kSqrtOp{
     .backward = unary_backward,
     .cost = cost,
     .doc = "sqrt(x) (f32).",
+    .inputs = kInputX,
+    .derivative = derivative,
 };
 
 }  // namespace iputrain::ir

@@ -6,13 +6,16 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) {
-    y = x * x.logistic();
-  });
+  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) { y = x * x.logistic(); });
 }
 
 Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 13.0);
+}
+
+void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
+  GradBlock b(x, dy, dx, n);
+  b.dx = b.dy * b.x.logistic() * (1.0f + b.x * (1.0f - b.x.logistic()));
 }
 
 }  // namespace
@@ -26,6 +29,8 @@ const OpDef kSwishOp{
     .backward = unary_backward,
     .cost = cost,
     .doc = "swish(x) = x * sigmoid(x) (f32), also known as SiLU.",
+    .inputs = kInputX,
+    .derivative = derivative,
 };
 
 }  // namespace iputrain::ir

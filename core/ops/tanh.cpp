@@ -6,13 +6,16 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) {
-    y = x.tanh();
-  });
+  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.tanh(); });
 }
 
 Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 12.0);
+}
+
+void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
+  GradBlock b(x, dy, dx, n);
+  b.dx = b.dy * (1.0f - b.x.tanh().square());
 }
 
 }  // namespace
@@ -26,6 +29,8 @@ const OpDef kTanhOp{
     .backward = unary_backward,
     .cost = cost,
     .doc = "tanh(x) (f32).",
+    .inputs = kInputX,
+    .derivative = derivative,
 };
 
 }  // namespace iputrain::ir

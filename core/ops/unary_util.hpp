@@ -1,8 +1,8 @@
 // Shared by the f32 unary ops (exp, log, …, gelu, swish, hard_sigmoid) and their common gradient
-// op unary_grad: the shape rule, an Eigen-mapped kernel helper and the backward builder.
+// op unary_grad: the shape rule, the input name, Eigen-mapped kernel helpers and the backward
+// builder. Each op's derivative lives in its own file (OpDef::derivative).
 #pragma once
 
-#include <optional>
 #include <string_view>
 
 // GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's AVX-512 math (GCC bug 105593) where
@@ -16,29 +16,11 @@
 
 namespace iputrain::ir {
 
-//! The functions unary_grad differentiates; gelu has one entry per form.
-enum class UnaryFn : uint8_t {
-  Exp,
-  Log,
-  Sqrt,
-  Rsqrt,
-  Abs,
-  Square,
-  Tanh,
-  Sigmoid,
-  GeluErf,
-  GeluTanh,
-  Swish,
-  HardSigmoid,
-};
-
-//! The function named `fn` (an op name) with gelu's `approximate` form; nullopt if unknown.
-std::optional<UnaryFn> unary_fn(std::string_view fn, std::string_view approximate);
-
 //! Shape rule of every f32 unary op: f32 in, same type out.
 TensorType infer_unary_f32(std::span<const TensorType* const> in, const Attrs& attrs);
 
-//! Backward of every f32 unary op: unary_grad(x, dy) with fn = the op's name (and gelu's form).
+//! Backward of every f32 unary op: unary_grad(x, dy) with fn = the op's name and the op's own
+//! attributes (gelu's form), so unary_grad runs the op's OpDef::derivative.
 std::vector<ValueId> unary_backward(Graph& g, ValueId id, ValueId dy);
 
 using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
@@ -52,7 +34,6 @@ inline ArrayMap unary_out(const KernelArgs& args) {
   return {args.output.f32(), args.output.numel()};
 }
 
-//! 1/sqrt(2), sqrt(2/pi) and 1/sqrt(2 pi): gelu's constants.
 //! Runs f(x, y) on blocks of the input and the output (ConstArrayMap, ArrayMap) on the shared
 //! arena; `per_element` is the rough cost of one element in multiply-adds. Block boundaries depend
 //! on the size only, so Eigen's packet/scalar split of every element is the same for any threads.
@@ -67,6 +48,15 @@ void unary_blocks(const KernelArgs& args, int64_t per_element, F f) {
   });
 }
 
+//! x, dy and dx of one block of a derivative (OpDef::derivative) as Eigen arrays (views).
+struct GradBlock {
+  GradBlock(const float* px, const float* pdy, float* pdx, int64_t n) : x(px, n), dy(pdy, n), dx(pdx, n) {}
+  ConstArrayMap x;
+  ConstArrayMap dy;
+  ArrayMap dx;
+};
+
+//! 1/sqrt(2), sqrt(2/pi), 1/sqrt(2 pi) and the cubic coefficient: gelu's constants.
 inline constexpr float kSqrtHalf = 0.70710678118654752f;
 inline constexpr float kSqrt2OverPi = 0.79788456080286536f;
 inline constexpr float kInvSqrt2Pi = 0.39894228040143268f;

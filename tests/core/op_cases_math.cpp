@@ -120,6 +120,14 @@ std::vector<Unary> unaries() {
        4,
        0,
        {}},
+      {OpKind::Erf,
+       "erf",
+       [](double x) { return std::erf(x); },
+       [](double x) { return 2 / std::sqrt(M_PI) * std::exp(-x * x); },
+       -3,
+       3,
+       0,
+       {}},
       {OpKind::HardSigmoid,
        "hard_sigmoid",
        [](double x) { return std::clamp(0.2 * x + 0.5, 0.0, 1.0); },
@@ -215,6 +223,13 @@ void add_math_cases(std::vector<OpCase>& cases) {
                    .inputs = {f32({5})},
                    .values = {{-4, -1, 0, 1, 4}},
                    .expected = {0, 0.3, 0.5, 0.7, 1}});
+  cases.push_back({.name = "erf saturates and is odd",
+                   .op = OpKind::Erf,
+                   .inputs = {f32({7})},
+                   .values = {{-10, -1, -0.5, 0, 0.5, 1, 10}},
+                   .expected = {-1, std::erf(-1.0), std::erf(-0.5), 0, std::erf(0.5), std::erf(1.0), 1},
+                   .grad = false,
+                   .atol = 1e-6});
   cases.push_back({.name = "log zero",
                    .op = OpKind::Log,
                    .inputs = {f32({2})},
@@ -237,17 +252,23 @@ void add_math_cases(std::vector<OpCase>& cases) {
   cases.push_back(
       {.name = "exp i32", .op = OpKind::Exp, .inputs = {i32({2})}, .infer_error = "must be f32, got i32[2]"});
   for (OpKind op : {OpKind::Log, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Abs, OpKind::Square, OpKind::Tanh,
-                    OpKind::Sigmoid, OpKind::Swish, OpKind::HardSigmoid}) {
+                    OpKind::Sigmoid, OpKind::Swish, OpKind::HardSigmoid, OpKind::Erf}) {
     cases.push_back({.name = std::string(ir::op_name(op)) + " bool",
                      .op = op,
                      .inputs = {boolean({2})},
                      .infer_error = "must be f32"});
   }
-  cases.push_back({.name = "gelu approximate",
-                   .op = OpKind::Gelu,
-                   .inputs = {f32({2})},
-                   .attrs = {{"approximate", std::string("fast")}},
-                   .infer_error = "approximate must be \"none\" or \"tanh\", got \"fast\""});
+  cases.push_back(
+      {.name = "gelu approximate",
+       .op = OpKind::Gelu,
+       .inputs = {f32({2})},
+       .attrs = {{"approximate", std::string("fast")}},
+       .infer_error = "gelu: argument 'approximate' must be one of \"none\", \"tanh\", got \"fast\""});
+  cases.push_back({.name = "unary_grad checks the function's attributes",
+                   .op = OpKind::UnaryGrad,
+                   .inputs = {f32({2}), f32({2})},
+                   .attrs = {{"fn", std::string("gelu")}, {"approximate", std::string("fast")}},
+                   .infer_error = "unary_grad: argument 'approximate' must be one of \"none\", \"tanh\""});
   cases.push_back({.name = "unary_grad unknown fn",
                    .op = OpKind::UnaryGrad,
                    .inputs = {f32({2}), f32({2})},

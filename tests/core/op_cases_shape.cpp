@@ -331,7 +331,12 @@ void add_shape_cases(std::vector<OpCase>& cases) {
   cases.push_back({.name = "one_hot depth",
                    .op = OpKind::OneHot,
                    .inputs = {i32({2})},
-                   .infer_error = "depth must be >= 1, got 0"});
+                   .attrs = {{"depth", int64_t{0}}},
+                   .infer_error = "one_hot: argument 'depth' must be at least 1, got 0"});
+  cases.push_back({.name = "one_hot without depth",
+                   .op = OpKind::OneHot,
+                   .inputs = {i32({2})},
+                   .infer_error = "one_hot: argument 'depth' is required"});
 
   // softmax family.
   for (const auto& [name, shape, axis] : std::vector<std::tuple<std::string, Shape, int64_t>>{

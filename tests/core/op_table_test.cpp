@@ -76,6 +76,38 @@ TEST_CASE("op errors name the op and keep the span") {
   }
 }
 
+TEST_CASE("attribute errors come from the op's specs and point at the attribute") {
+  Graph g;
+  const ValueId x = g.add_input("x", TensorType{DType::F32, {2, 3}});
+  const SourceSpan call{0, 4, 1, 20};
+  const SourceSpan where_written{0, 4, 12, 8};
+  const SourceSpan spans[] = {where_written};
+  try {
+    g.add(OpKind::Gelu, {x}, Attrs{{"approximate", std::string("tahn")}}, call, spans);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Semantic);
+    CHECK(e.diagnostic().message ==
+          "argument 'approximate' of gelu must be one of \"none\", \"tanh\", got \"tahn\"");
+    CHECK(e.span().col == 12);
+    CHECK(e.hint() == "did you mean \"tanh\"?");
+  }
+  // Without spans for the attributes the error points at the node.
+  CHECK_THROWS_WITH_AS(g.add(OpKind::Softmax, {x}, Attrs{{"axis", 1.5}}, call),
+                       "softmax: argument 'axis' must be an int", Error);
+  // Attributes a kernel reads are declared: every spec has a name, and a String with choices
+  // defaults to one of them.
+  for (int k = 0; k < static_cast<int>(OpKind::Count); ++k) {
+    for (const AttrSpec& spec : op_def(static_cast<OpKind>(k)).attrs) {
+      INFO(op_def(static_cast<OpKind>(k)).name << "." << spec.name);
+      CHECK(!spec.name.empty());
+      if (!spec.choices.empty() && !spec.required) {
+        CHECK(std::find(spec.choices.begin(), spec.choices.end(), spec.text) != spec.choices.end());
+      }
+    }
+  }
+}
+
 TEST_CASE("broadcast kernels cover every pattern without a scratch index vector") {
   // The general path walks a fixed-size stack index; check it against the fast paths' results by
   // broadcasting a [2, 1, 3] tensor (general) and a [3] tensor (suffix fast path) to [2, 2, 3].

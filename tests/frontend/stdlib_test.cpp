@@ -104,7 +104,8 @@ TEST_CASE("builtins check their options") {
   CHECK(message_of(x + "conv2d(x, k, strides = 0) }").find("positive int") != std::string::npos);
   CHECK(message_of(x + "max_pool(x, 2, padding = \"full\") }").find("\"valid\", \"same\"") !=
         std::string::npos);
-  CHECK(message_of(x + "one_hot(x, 0) }").find("depth must be at least 1") != std::string::npos);
+  CHECK(message_of(x + "one_hot(x, 0) }").find("argument 'depth' of one_hot must be at least 1, got 0") !=
+        std::string::npos);
   CHECK(message_of(x + "expand_dims(x, 5) }").find("out of range") != std::string::npos);
   CHECK(message_of(x + "squeeze(x, 1) }").find("not 1") != std::string::npos);
   CHECK(shape_of("input x: f32[2, 8, 8, 3]\nparam k: f32[3, 3, 3, 4] = zeros()",
@@ -239,4 +240,26 @@ TEST_CASE("unused model parameters, inputs and params are warnings") {
   CHECK(w[0].find("w.ipu:1:9: warning: model parameter 'n' is never used") == 0);
   CHECK(w[1].find("warning: input 'z' is never used") != std::string::npos);
   CHECK(w[2].find("warning: parameter 'p' is never used") != std::string::npos);
+}
+
+TEST_CASE("the op list's plain builtins are their ops, with the specs' defaults") {
+  int checked = 0;
+  for (int k = 0; k < static_cast<int>(OpKind::Count); ++k) {
+    const auto kind = static_cast<OpKind>(k);
+    const iputrain::ir::OpDef& def = iputrain::ir::op_def(kind);
+    if (!iputrain::ir::is_plain_builtin(kind) || def.inputs.size() != 1 || def.inputs[0] != "x") {
+      continue;
+    }
+    INFO("builtin " << def.name);
+    const Model m =
+        Model::parse("model t() {\n input x: f32[2, 3]\n output y = " + std::string(def.name) + "(x + x)\n}");
+    const auto& g = graph_of(m);
+    const iputrain::ir::Node& n = g.node(g.outputs.at(0).value);
+    CHECK(n.op == kind);
+    for (const iputrain::ir::AttrSpec& spec : def.attrs) {
+      CHECK(n.attrs.has(spec.name));
+    }
+    ++checked;
+  }
+  CHECK(checked >= 15);
 }
