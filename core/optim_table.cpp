@@ -25,8 +25,8 @@ const std::vector<OptimizerParam>& optimizer_params() {
       {"beta1", "Decay of the first-moment estimate.", 0.9, kDecay, &S::beta1},
       {"beta2", "Decay of the second-moment estimate.", 0.999, kDecay, &S::beta2},
       {"epsilon", "Added to denominators for stability.", 1e-8, kPositive, &S::epsilon},
-      {"weight_decay", "Weight decay: L2 added to the gradient, decoupled for adamw, lamb and lion.", 0.0,
-       kNonNegative, &S::weight_decay},
+      {"weight_decay", "Weight decay: L2 added to the gradient, decoupled for adamw, lamb and lion.", 0.0, kNonNegative,
+       &S::weight_decay},
       {"rho", "Decay of the squared-gradient average.", 0.9, kDecay, &S::rho},
       {"centered", "Normalise by the gradient's estimated variance.", 0, {}, nullptr, &S::centered},
       {"initial_accumulator_value", "Starting value of the squared-gradient sums.", 0.1, kNonNegative,
@@ -70,8 +70,7 @@ const OptimizerRow& optimizer_row(OptimizerKind kind) {
   const auto i = static_cast<size_t>(kind);
   // The rows are kept in enum order so that this is an index; a missing row is a bug.
   if (i >= rows.size() || rows[i].kind != kind) {
-    throw Error(ErrorKind::Internal,
-                "core/optim_table.cpp: an OptimizerKind without its row, or rows out of order");
+    throw Error(ErrorKind::Internal, "core/optim_table.cpp: an OptimizerKind without its row, or rows out of order");
   }
   return rows[i];
 }
@@ -103,8 +102,6 @@ int32_t optimizer_state_slots(const OptimizerSettings& o) {
   return row.state_slots + (flag != nullptr && flag->flag != nullptr && o.*(flag->flag) ? 1 : 0);
 }
 
-std::string name_of(OptimizerKind k) {
-  return std::string(optimizer_row(k).name);
-}
+std::string name_of(OptimizerKind k) { return std::string(optimizer_row(k).name); }
 
 }  // namespace iputrain

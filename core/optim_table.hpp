@@ -33,10 +33,10 @@ struct ParamRange {
 
 //! A hyper-parameter of `[optimizer]`: key `optimizer.<name>`, field `<name>` of OptimizerSettings.
 struct OptimizerParam {
-  std::string_view name;  //!< "beta1"
-  std::string_view doc;   //!< one line; the schema appends the optimizers that read it
-  double default_value;   //!< its default (0 or 1 for a flag), unless a row gives its own
-  ParamRange range = {};  //!< floats only
+  std::string_view name;                        //!< "beta1"
+  std::string_view doc;                         //!< one line; the schema appends the optimizers that read it
+  double default_value;                         //!< its default (0 or 1 for a flag), unless a row gives its own
+  ParamRange range = {};                        //!< floats only
   double OptimizerSettings::*number = nullptr;  //!< the field of a float hyper-parameter
   bool OptimizerSettings::*flag = nullptr;      //!< the field of a boolean one
 };

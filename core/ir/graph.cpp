@@ -53,8 +53,7 @@ ValueId Graph::add(OpKind op, std::vector<ValueId> inputs, Attrs attrs, SourceSp
                     attr_spans[i], e.hint);
       }
     }
-    throw Error(ErrorKind::Semantic, fmt::format("{}: argument '{}' {}", def.name, e.attr, e.message), span,
-                e.hint);
+    throw Error(ErrorKind::Semantic, fmt::format("{}: argument '{}' {}", def.name, e.attr, e.message), span, e.hint);
   }
   return push(std::move(n));
 }

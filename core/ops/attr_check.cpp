@@ -47,8 +47,7 @@ void check_one(const AttrSpec& spec, const AttrValue& value) {
         return;
       }
     }
-    const std::string near =
-        nearest_name(*s, std::vector<std::string>(spec.choices.begin(), spec.choices.end()));
+    const std::string near = nearest_name(*s, std::vector<std::string>(spec.choices.begin(), spec.choices.end()));
     fail(fmt::format("must be one of {}, got \"{}\"", quoted_list(spec.choices), *s),
          near.empty() ? "" : fmt::format("did you mean \"{}\"?", near));
   } else if (const auto* i = std::get_if<int64_t>(&value)) {

@@ -12,9 +12,7 @@ void forward(const KernelArgs& args) {
   unary_blocks(args, 12, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.erf(); });
 }
 
-Cost cost(const Graph& g, const Node& node) {
-  return elementwise_cost(g, node, 12.0);
-}
+Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 12.0); }
 
 void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
   GradBlock b(x, dy, dx, n);

@@ -9,12 +9,9 @@ namespace {
 
 constexpr std::string_view kExact = "none";
 constexpr std::string_view kForms[] = {kExact, "tanh"};
-constexpr AttrSpec kAttrs[] = {
-    {.name = "approximate", .type = AttrType::String, .text = kExact, .choices = kForms}};
+constexpr AttrSpec kAttrs[] = {{.name = "approximate", .type = AttrType::String, .text = kExact, .choices = kForms}};
 
-bool tanh_form(const Attrs& attrs) {
-  return str_attr(attrs, "approximate", kExact) == "tanh";
-}
+bool tanh_form(const Attrs& attrs) { return str_attr(attrs, "approximate", kExact) == "tanh"; }
 
 void forward(const KernelArgs& args) {
   const bool tanh = tanh_form(args.node.attrs);
@@ -34,8 +31,7 @@ Cost cost(const Graph& g, const Node& node) {
 void derivative(const Attrs& attrs, const float* x, const float* dy, float* dx, int64_t n) {
   GradBlock b(x, dy, dx, n);
   if (!tanh_form(attrs)) {
-    b.dx =
-        b.dy * (0.5f * (1.0f + (b.x * kSqrtHalf).erf()) + b.x * kInvSqrt2Pi * (-0.5f * b.x.square()).exp());
+    b.dx = b.dy * (0.5f * (1.0f + (b.x * kSqrtHalf).erf()) + b.x * kInvSqrt2Pi * (-0.5f * b.x.square()).exp());
     return;
   }
   // d/dx 0.5 x (1 + t), t = tanh(u), u = c (x + a x^3): 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 a x^2).

@@ -7,8 +7,7 @@ namespace iputrain::ir {
 namespace {
 
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 2,
-               [&](const ConstArrayMap& x, ArrayMap& y) { y = (0.2f * x + 0.5f).max(0.0f).min(1.0f); });
+  unary_blocks(args, 2, [&](const ConstArrayMap& x, ArrayMap& y) { y = (0.2f * x + 0.5f).max(0.0f).min(1.0f); });
 }
 
 Cost cost(const Graph& g, const Node& node) {

@@ -74,10 +74,10 @@ IPUTRAIN_OP(MaxPoolGrad, internal)           // (x, dy) -> dx
 IPUTRAIN_OP(AvgPool, internal)               // attrs: ksize, strides, padding
 IPUTRAIN_OP(AvgPoolGrad, internal)           // (dy) -> dx; attrs as avg_pool + input_shape
 // Softmax.
-IPUTRAIN_OP(Softmax, builtin)            // attrs: axis
-IPUTRAIN_OP(SoftmaxGrad, internal)       // (y, dy) -> dx; attrs: axis
-IPUTRAIN_OP(LogSoftmax, builtin)         // attrs: axis
-IPUTRAIN_OP(LogSoftmaxGrad, internal)    // (y, dy) -> dx; attrs: axis
+IPUTRAIN_OP(Softmax, builtin)          // attrs: axis
+IPUTRAIN_OP(SoftmaxGrad, internal)     // (y, dy) -> dx; attrs: axis
+IPUTRAIN_OP(LogSoftmax, builtin)       // attrs: axis
+IPUTRAIN_OP(LogSoftmaxGrad, internal)  // (y, dy) -> dx; attrs: axis
 // Random.
 IPUTRAIN_OP(DropoutMask, internal)  // -> f32 mask of 0 or 1/(1-rate); attrs: rate, shape, name
 // Non-trainable state.

@@ -24,9 +24,7 @@ const Entry kTable[] = {
 static_assert(std::size(kTable) == static_cast<size_t>(OpKind::Count), "op_list.hpp builds both");
 }  // namespace
 
-const OpDef& op_def(OpKind kind) {
-  return *kTable[static_cast<size_t>(kind)].def;
-}
+const OpDef& op_def(OpKind kind) { return *kTable[static_cast<size_t>(kind)].def; }
 
 std::string_view op_name(OpKind kind) {
   return kind < OpKind::Count ? op_def(kind).name : std::string_view("?");

@@ -26,13 +26,9 @@ void forward(const KernelArgs& args) {
   std::memcpy(args.output.data, x.data, x.type->bytes());
 }
 
-std::vector<ValueId> backward(Graph&, ValueId, ValueId dy) {
-  return {dy};
-}
+std::vector<ValueId> backward(Graph&, ValueId, ValueId dy) { return {dy}; }
 
-Cost cost(const Graph& g, const Node& node) {
-  return elementwise_cost(g, node);
-}
+Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node); }
 
 }  // namespace
 

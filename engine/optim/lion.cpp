@@ -40,8 +40,6 @@ class Lion final : public Optimizer {
 
 }  // namespace
 
-std::unique_ptr<Optimizer> make_lion(const OptimizerSettings& o) {
-  return std::make_unique<Lion>(o);
-}
+std::unique_ptr<Optimizer> make_lion(const OptimizerSettings& o) { return std::make_unique<Lion>(o); }
 
 }  // namespace iputrain::engine

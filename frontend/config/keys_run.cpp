@@ -23,8 +23,7 @@ std::vector<std::string> optimizer_names() {
 KeySpec optimizer_key(std::string path, Accessor access) {
   const OptimizerParam* p = find_optimizer_param(std::string_view(path).substr(path.find('.') + 1));
   if (p == nullptr) {
-    throw Error(ErrorKind::Internal,
-                fmt::format("`{}` is not a hyper-parameter of core/optim_table.cpp", path));
+    throw Error(ErrorKind::Internal, fmt::format("`{}` is not a hyper-parameter of core/optim_table.cpp", path));
   }
   std::vector<std::string> readers, own_defaults;
   for (const OptimizerRow& r : optimizer_table()) {
@@ -78,10 +77,9 @@ std::vector<KeySpec> run_keys() {
       extends,
       model,
 
-      key(IPUTRAIN_KEY(optimizer.type), Enum, "sgd", Runs,
-          "Optimizer algorithm; update rules in docs/training.md.", {}, optimizer_names()),
-      key(IPUTRAIN_KEY(optimizer.learning_rate), Float, 0.01, Runs, "Step size of each weight update.",
-          positive),
+      key(IPUTRAIN_KEY(optimizer.type), Enum, "sgd", Runs, "Optimizer algorithm; update rules in docs/training.md.", {},
+          optimizer_names()),
+      key(IPUTRAIN_KEY(optimizer.learning_rate), Float, 0.01, Runs, "Step size of each weight update.", positive),
       // The hyper-parameters: type, default, range and doc from core/optim_table.cpp.
       optimizer_key(IPUTRAIN_KEY(optimizer.momentum)),
       optimizer_key(IPUTRAIN_KEY(optimizer.use_nesterov)),
@@ -121,8 +119,7 @@ std::vector<KeySpec> run_keys() {
           "warmup.",
           non_negative),
       key(IPUTRAIN_KEY(optimizer.decay_steps), Int, 0, Runs,
-          "Updates per decay period (step, exponential) or length of the cosine decay (cosine).",
-          positive_int),
+          "Updates per decay period (step, exponential) or length of the cosine decay (cosine).", positive_int),
       key(IPUTRAIN_KEY(optimizer.decay_rate), Float, 0.1, Runs,
           "Factor the learning rate is multiplied by every `decay_steps` updates (step, exponential).",
           Range{0, true, 1, false}),
@@ -140,8 +137,8 @@ std::vector<KeySpec> run_keys() {
           "Micro-batch per replica; unset = the model's `batch` parameter.", positive_int),
       key(IPUTRAIN_KEY(data.shuffle), Bool, true, Runs, "Reshuffle the training set every epoch."),
       key(IPUTRAIN_KEY(data.seed), Int, 0, Runs, "Shuffle seed; 0 = `training.seed`.", non_negative),
-      key(IPUTRAIN_KEY(data.prefetch_depth), Int, 2, Runs,
-          "Batches the infeed thread prepares ahead of the device.", positive_int),
+      key(IPUTRAIN_KEY(data.prefetch_depth), Int, 2, Runs, "Batches the infeed thread prepares ahead of the device.",
+          positive_int),
       key(IPUTRAIN_KEY(engine.threads), Int, 0, Runs,
           "Threads of the one task arena every virtual IPU of the process splits its kernels over (GEMM, "
           "convolution, reductions, softmax, elementwise ops, optimizer updates); 0 = every core. The weights "
@@ -159,12 +156,11 @@ std::vector<KeySpec> run_keys() {
           "Number of weight updates; unset = run `training.epochs` passes instead.", positive_int),
       key(IPUTRAIN_KEY(training.epochs), Float, 0.0, Runs,
           "Passes over the training set (fractions allowed); only when `training.steps` is unset.", positive),
-      key(IPUTRAIN_KEY(training.steps_per_execution), Int, 1, Runs,
-          "Steps run by the on-device loop per host call.", positive_int),
+      key(IPUTRAIN_KEY(training.steps_per_execution), Int, 1, Runs, "Steps run by the on-device loop per host call.",
+          positive_int),
       key(IPUTRAIN_KEY(training.seed), Int, 42, Runs, "Seeds parameter initialisers, dropout and shuffling.",
           non_negative),
-      key(IPUTRAIN_KEY(training.log_every), Int, 0, Runs, "Log a line every N steps; 0 = automatic.",
-          non_negative),
+      key(IPUTRAIN_KEY(training.log_every), Int, 0, Runs, "Log a line every N steps; 0 = automatic.", non_negative),
       key(IPUTRAIN_KEY(training.precision), Enum, "f32", Runs,
           "Compute type of the forward and backward passes: f32, or f16/bf16 emulated (every result rounded "
           "to it; master weights and the update stay f32).",
@@ -186,10 +182,9 @@ std::vector<KeySpec> run_keys() {
 
       key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
           "Directory for checkpoints (relative to the config file); \"\" = no checkpoints."),
-      key(IPUTRAIN_KEY(checkpoint.every), Int, 0, Runs,
-          "Save every N weight updates; 0 = only at the end of training.", non_negative),
-      key(IPUTRAIN_KEY(checkpoint.keep), Int, 5, Runs, "Newest checkpoints kept; 0 = keep all.",
+      key(IPUTRAIN_KEY(checkpoint.every), Int, 0, Runs, "Save every N weight updates; 0 = only at the end of training.",
           non_negative),
+      key(IPUTRAIN_KEY(checkpoint.keep), Int, 5, Runs, "Newest checkpoints kept; 0 = keep all.", non_negative),
       key(IPUTRAIN_KEY(checkpoint.keep_best), String, "", Runs,
           "Also keep the checkpoint with the best value of this validation metric (`val_loss`, "
           "`val_accuracy`: `val_` and a model output) as `best.safetensors`, which the rotation never removes."),
@@ -201,24 +196,24 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(profiling.enabled), Bool, false, Runs,
           "Each train() writes a profile directory under `report_directory`: the plan (JSON and text), "
           "memory and schedule SVGs, the cycle model per op and the run report (docs/training.md)."),
-      key(IPUTRAIN_KEY(profiling.enable_ipu_events), Bool, false, Runs, "Write every instruction each virtual IPU ran (events.csv), also without `enabled`."),
-      key(IPUTRAIN_KEY(profiling.use_poplar_text_report), Bool, false, None,
-          "Reports in Poplar's text format.")
+      key(IPUTRAIN_KEY(profiling.enable_ipu_events), Bool, false, Runs,
+          "Write every instruction each virtual IPU ran (events.csv), also without `enabled`."),
+      key(IPUTRAIN_KEY(profiling.use_poplar_text_report), Bool, false, None, "Reports in Poplar's text format.")
           .no_effect("a Poplar report format; there is no Poplar report to write"),
-      key(IPUTRAIN_KEY(profiling.use_poplar_cbor_report), Bool, false, None,
-          "Reports in Poplar's CBOR format.")
+      key(IPUTRAIN_KEY(profiling.use_poplar_cbor_report), Bool, false, None, "Reports in Poplar's CBOR format.")
           .no_effect("a Poplar report format; there is no Poplar report to write"),
       key(IPUTRAIN_KEY(profiling.profile_execution), Enum, "no_profile", Runs,
           "Any value but no_profile adds the Chrome trace of the executions (execution.json); the levels "
-          "give the same per-instruction trace here (needs `profiling.enabled`).", {},
-          {"no_profile", "device_profile", "ipu_profile", "tile_profile"}),
+          "give the same per-instruction trace here (needs `profiling.enabled`).",
+          {}, {"no_profile", "device_profile", "ipu_profile", "tile_profile"}),
       key(IPUTRAIN_KEY(profiling.enable_poplar_serialized_graph), Bool, false, None,
           "Include the serialized graph in compile events.")
           .no_effect("there is no Poplar graph to serialise"),
       key(IPUTRAIN_KEY(profiling.report_every_nth_execution), Int, 0, Runs,
-          "Keep executions 0, N, 2N, ... in execution.json and events.csv; 0 = the first execution only.", non_negative),
-      key(IPUTRAIN_KEY(profiling.max_report_size), Int, 268435456, Runs, "Largest profile file, in bytes; a larger one is left out and listed in omitted.txt.",
-          positive_int),
+          "Keep executions 0, N, 2N, ... in execution.json and events.csv; 0 = the first execution only.",
+          non_negative),
+      key(IPUTRAIN_KEY(profiling.max_report_size), Int, 268435456, Runs,
+          "Largest profile file, in bytes; a larger one is left out and listed in omitted.txt.", positive_int),
       key(IPUTRAIN_KEY(profiling.report_directory), String, "", Runs,
           "Where profile directories are made (relative to the current directory); \"\" = the current "
           "directory."),
@@ -246,8 +241,7 @@ std::vector<KeySpec> run_keys() {
           positive_int),
       key(IPUTRAIN_KEY(device.memory_per_tile), Int, 638976, Models,
           "SRAM of one tile, in bytes; unset = the version's (capacity = tiles x this).", positive_int),
-      key(IPUTRAIN_KEY(device.clock_hz), Float, 1.33e9, Models, "Tile clock, in Hz; unset = the version's.",
-          positive),
+      key(IPUTRAIN_KEY(device.clock_hz), Float, 1.33e9, Models, "Tile clock, in Hz; unset = the version's.", positive),
       key(IPUTRAIN_KEY(device.flops_per_tile_per_cycle), Float, 32.0, Models,
           "Peak fp32 floating-point operations per tile per cycle; unset = the version's.", positive),
       key(IPUTRAIN_KEY(device.flops_per_tile_per_cycle_fp16), Float, 128.0, Models,

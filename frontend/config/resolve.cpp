@@ -100,8 +100,7 @@ const OptimizerRow& optimizer_named(const std::string& type) {
       return r;
     }
   }
-  throw Error(ErrorKind::Internal,
-              fmt::format("`optimizer.type` = \"{}\" passed the schema but has no row", type));
+  throw Error(ErrorKind::Internal, fmt::format("`optimizer.type` = \"{}\" passed the schema but has no row", type));
 }
 
 OptimizerSettings resolve_optimizer(const Config& c) {

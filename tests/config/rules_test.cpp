@@ -291,8 +291,7 @@ TEST_CASE("the optimizer table decides which hyper-parameters each optimizer acc
       if (row.reads(p.name)) {
         CHECK_NOTHROW(Config::parse(text));
       } else {
-        rejects(text, fmt::format("`optimizer.{}` has no effect with `optimizer.type` = \"{}\"", p.name, row.name),
-                3);
+        rejects(text, fmt::format("`optimizer.{}` has no effect with `optimizer.type` = \"{}\"", p.name, row.name), 3);
       }
     }
   }

@@ -87,8 +87,7 @@ TEST_CASE("attribute errors come from the op's specs and point at the attribute"
     FAIL("expected an error");
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::Semantic);
-    CHECK(e.diagnostic().message ==
-          "argument 'approximate' of gelu must be one of \"none\", \"tanh\", got \"tahn\"");
+    CHECK(e.diagnostic().message == "argument 'approximate' of gelu must be one of \"none\", \"tanh\", got \"tahn\"");
     CHECK(e.span().col == 12);
     CHECK(e.hint() == "did you mean \"tanh\"?");
   }

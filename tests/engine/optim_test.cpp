@@ -17,8 +17,8 @@
 #include "test_models.hpp"
 
 using iputrain::Config;
-using iputrain::OptimizerSettings;
 using iputrain::LrSchedule;
+using iputrain::OptimizerSettings;
 using namespace iputrain::engine;
 
 namespace {
@@ -63,8 +63,8 @@ double norm(const std::vector<double>& v) {
 
 //! The same updates in double, straight from the published rules.
 std::vector<std::vector<double>> reference(const OptimizerSettings& o, const std::vector<float>& w0,
-                                           const std::vector<std::vector<float>>& grads,
-                                           const std::vector<float>& lrs, double grad_scale) {
+                                           const std::vector<std::vector<float>>& grads, const std::vector<float>& lrs,
+                                           double grad_scale) {
   const std::string type = iputrain::name_of(o.kind);
   const size_t n = w0.size();
   std::vector<double> w(w0.begin(), w0.end());
