@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/operators.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::ast {
@@ -19,8 +20,8 @@ enum class ExprKind : uint8_t {
   String,    //!< text
   Name,      //!< text
   List,      //!< items
-  Unary,     //!< text = "-", "+" or "not"; items[0]
-  Binary,    //!< text = operator ("+", "@", "and", "==", …); items[0], items[1]
+  Unary,     //!< op; text = its spelling ("-", "+" or "not"); items[0]
+  Binary,    //!< op; text = its spelling ("+", "@", "and", "==", …); items[0], items[1]
   Call,      //!< callee = items[0]; arguments = items[1..], keywords parallel to them
   Attr,      //!< items[0] . text
   Index,     //!< items[0] [ items[1..] ]; a slice subscript is a Slice node
@@ -35,6 +36,7 @@ struct Expr {
   double float_value = 0.0;
   bool bool_value = false;
   std::string text;
+  Operator op = Operator::None;  //!< Unary and Binary: the operator `text` spells
   std::vector<std::unique_ptr<Expr>> items;
   //! For Call: the keyword of each argument in items[1..] ("" for positional ones).
   std::vector<std::string> keywords;

@@ -370,8 +370,18 @@ class Builder {
     return e;
   }
 
+  // The grammar admits only the operators of ast::Operator; anything else is a parser bug.
+  ast::Operator known_operator(std::optional<ast::Operator> op, const std::string& text,
+                               antlr4::ParserRuleContext* ctx) const {
+    if (!op) {
+      throw Error(ErrorKind::Internal, fmt::format("parser: unknown operator '{}'", text), span(ctx));
+    }
+    return *op;
+  }
+
   ast::ExprPtr binary(antlr4::ParserRuleContext* ctx, std::string op, P::ExprContext* a, P::ExprContext* b) {
     auto e = make(ast::ExprKind::Binary, ctx);
+    e->op = known_operator(ast::binary_operator(op), op, ctx);
     e->text = std::move(op);
     e->items.push_back(expr(a));
     e->items.push_back(expr(b));
@@ -476,12 +486,14 @@ class Builder {
     if (auto* c = dynamic_cast<P::UnaryExprContext*>(ctx)) {
       auto e = make(K::Unary, ctx);
       e->text = c->op->getText();
+      e->op = known_operator(ast::unary_operator(e->text), e->text, ctx);
       e->items.push_back(expr(c->expr()));
       return e;
     }
     if (auto* c = dynamic_cast<P::NotExprContext*>(ctx)) {
       auto e = make(K::Unary, ctx);
       e->text = "not";
+      e->op = ast::Operator::Not;
       e->items.push_back(expr(c->expr()));
       return e;
     }

@@ -1,0 +1,145 @@
+// Subscripts: x[i] and x[a:b] on compile-time lists, NumPy-style indexing and slicing on tensors.
+#include "frontend/elaborator_impl.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace iputrain::frontend::elab {
+
+Value Elaborator::eval_index(const Expr& e, Scope& scope) {
+  const Value obj = eval(*e.items[0], scope);
+  if (obj.kind == K::Tensor) {
+    return index_tensor(e, obj.tensor, scope);
+  }
+  if (obj.kind != K::List) {
+    fail(e.items[0]->span, fmt::format("only lists can be indexed, got {}", describe(obj, g_)));
+  }
+  if (e.items.size() != 2) {
+    fail(e.span, "a list takes one index", "write x[i] or x[a:b]");
+  }
+  const Expr& sub = *e.items[1];
+  const auto n = static_cast<int64_t>(obj.list.size());
+  if (sub.kind != ExprKind::Slice) {
+    const int64_t i = expect_int(eval(sub, scope), g_, sub.span, "a list index");
+    const int64_t k = i < 0 ? i + n : i;
+    if (k < 0 || k >= n) {
+      fail(sub.span, fmt::format("index {} is out of range for a list of {} items", i, n),
+           n == 0 ? "the list is empty" : fmt::format("valid indices are {}..{}", -n, n - 1));
+    }
+    return obj.list[static_cast<size_t>(k)];
+  }
+  auto bound = [&](size_t slot, int64_t def) {
+    if (!sub.items[slot]) {
+      return def;
+    }
+    return expect_int(eval(*sub.items[slot], scope), g_, sub.items[slot]->span, "a slice bound");
+  };
+  const int64_t step = bound(2, 1);
+  if (step != 1) {
+    fail(sub.span, "slices with a step are not supported", "write a:b");
+  }
+  auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
+  const int64_t lo = clamp(bound(0, 0));
+  const int64_t hi = clamp(bound(1, n));
+  std::vector<Value> items;
+  for (int64_t k = lo; k < hi; ++k) {
+    items.push_back(obj.list[static_cast<size_t>(k)]);
+  }
+  return Value::of_list(std::move(items));
+}
+
+// x[i, a:b, ..., ::s]: one `slice` node over every dimension, then a `reshape` that drops the
+// dimensions indexed by a single integer (as in NumPy).
+Value Elaborator::index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
+  const TensorType type = g_.type(x);
+  const int64_t rank = type.rank();
+  size_t ellipsis = e.items.size();
+  for (size_t k = 1; k < e.items.size(); ++k) {
+    if (e.items[k]->kind == ExprKind::Ellipsis) {
+      if (ellipsis != e.items.size()) {
+        fail(e.items[k]->span, "only one '...' is allowed in a subscript");
+      }
+      ellipsis = k;
+    }
+  }
+  const auto given = static_cast<int64_t>(e.items.size() - 1 - (ellipsis != e.items.size() ? 1 : 0));
+  if (given > rank) {
+    fail(e.span, fmt::format("too many indices: {} given for a tensor of rank {} ({})", given, rank, type.str()),
+         "index each dimension at most once; '...' stands for the dimensions you skip");
+  }
+  std::vector<int64_t> begin(static_cast<size_t>(rank), 0);
+  std::vector<int64_t> end(type.shape.begin(), type.shape.end());
+  std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
+  std::vector<bool> dropped(static_cast<size_t>(rank), false);
+  int64_t axis = 0;
+  for (size_t k = 1; k < e.items.size(); ++k) {
+    const Expr& sub = *e.items[k];
+    if (k == ellipsis) {
+      axis += rank - given;
+      continue;
+    }
+    const auto a = static_cast<size_t>(axis);
+    const int64_t n = type.shape[a];
+    if (sub.kind != ExprKind::Slice) {
+      const Value v = eval(sub, scope);
+      if (v.kind == K::Tensor) {
+        fail(sub.span, "a tensor cannot be used as an index",
+             "indices are compile-time ints; to pick rows by a tensor of indices use gather(x, indices)");
+      }
+      const int64_t i = expect_int(v, g_, sub.span, "an index");
+      if (i < -n || i >= n) {
+        fail(sub.span, fmt::format("index {} is out of range for dimension {} of {}", i, axis, type.str()),
+             fmt::format("valid indices are {}..{}", -n, n - 1));
+      }
+      begin[a] = i < 0 ? i + n : i;
+      end[a] = begin[a] + 1;
+      dropped[a] = true;
+      ++axis;
+      continue;
+    }
+    auto bound = [&](size_t slot, int64_t def) {
+      if (!sub.items[slot]) {
+        return def;
+      }
+      return expect_int(eval(*sub.items[slot], scope), g_, sub.items[slot]->span, "a slice bound");
+    };
+    const int64_t step = bound(2, 1);
+    if (step < 1) {
+      fail(sub.items[2]->span, fmt::format("a slice step must be positive, got {}", step),
+           "reversing slices are not supported");
+    }
+    auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
+    begin[a] = clamp(bound(0, 0));
+    end[a] = clamp(bound(1, n));
+    strides[a] = step;
+    if (end[a] <= begin[a]) {
+      fail(sub.span, fmt::format("the slice {} of dimension {} of {} is empty", snippet(sub.span), axis, type.str()),
+           "tensors cannot have empty dimensions; check the bounds");
+    }
+    ++axis;
+  }
+  Shape kept;
+  bool identity = true;
+  for (int64_t a = 0; a < rank; ++a) {
+    const auto k = static_cast<size_t>(a);
+    identity = identity && begin[k] == 0 && end[k] == type.shape[k] && strides[k] == 1;
+    if (!dropped[k]) {
+      kept.push_back((end[k] - begin[k] + strides[k] - 1) / strides[k]);
+    }
+  }
+  ir::ValueId y = x;
+  if (!identity) {
+    ir::Attrs attrs{{"begin", begin}, {"end", end}};
+    if (std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s != 1; })) {
+      attrs.set("strides", strides);
+    }
+    y = g_.add(ir::OpKind::Slice, {x}, std::move(attrs), e.span);
+  }
+  if (kept.size() != static_cast<size_t>(rank)) {
+    y = g_.add(ir::OpKind::Reshape, {y}, ir::Attrs{{"shape", kept}}, e.span);
+  }
+  return Value::of_tensor(y);
+}
+
+}  // namespace iputrain::frontend::elab
