@@ -5,8 +5,9 @@
 #include <random>
 
 #include "core/ir/graph.hpp"
-#include "iputrain/model.hpp"
 #include "frontend/model_access.hpp"
+#include "frontend/operators.hpp"
+#include "iputrain/model.hpp"
 
 using iputrain::ErrorKind;
 using iputrain::Model;
@@ -95,6 +96,25 @@ TEST_CASE("logic and comparisons are evaluated at compile time") {
   CHECK(eval_bool("\"a\" < \"b\""));
   CHECK(eval_bool("1.5e1 == 15"));
   CHECK_FALSE(eval_bool("2 > 3 or 1 >= 2"));
+}
+
+TEST_CASE("each operator's spelling maps to one ast::Operator") {
+  using iputrain::ast::Operator;
+  CHECK(iputrain::ast::binary_operator("//") == Operator::FloorDiv);
+  CHECK(iputrain::ast::binary_operator("-") == Operator::Sub);
+  CHECK(iputrain::ast::unary_operator("-") == Operator::Negate);
+  CHECK(iputrain::ast::binary_operator("and") == Operator::And);
+  CHECK_FALSE(iputrain::ast::binary_operator("not").has_value());
+  CHECK_FALSE(iputrain::ast::unary_operator("@").has_value());
+  CHECK(iputrain::ast::is_ordering(Operator::GreaterEqual));
+  CHECK_FALSE(iputrain::ast::is_ordering(Operator::NotEqual));
+  // Integer folding's edge cases, by operator.
+  CHECK(eval_int("(-1) ** 7 + 2") == 1);
+  CHECK(eval_int("0 ** 0") == 1);
+  CHECK(eval_int("-(7 % -3)") == 2);
+  CHECK(eval_int("7.5 // 2") == 3);
+  CHECK(error_kind("model t() { input x: f32[2 ** 64]\n output x }") == ErrorKind::Semantic);
+  CHECK(error_kind("model t() { input x: f32[-(-9223372036854775807 - 1)]\n output x }") == ErrorKind::Semantic);
 }
 
 TEST_CASE("statements need no terminator, calls may span lines") {
