@@ -37,6 +37,10 @@ constexpr int64_t kMaxStatements = 500000;
   throw Error(ErrorKind::Semantic, std::move(message), span, std::move(hint));
 }
 
+//! The index of the one `...` in items[first..], or items.size() if there is none; a second one
+//! fails ("only one '...' is allowed in WHERE"). Subscripts and shape patterns (elaborator_indexing.cpp).
+size_t find_ellipsis(const std::vector<ast::ExprPtr>& items, size_t first, const char* where);
+
 //! One formal parameter as the argument binder sees it (builtins and user functions alike).
 struct Formal {
   std::string name;

@@ -7,6 +7,19 @@
 
 namespace iputrain::frontend::elab {
 
+size_t find_ellipsis(const std::vector<ast::ExprPtr>& items, size_t first, const char* where) {
+  size_t ellipsis = items.size();
+  for (size_t k = first; k < items.size(); ++k) {
+    if (items[k]->kind == ExprKind::Ellipsis) {
+      if (ellipsis != items.size()) {
+        fail(items[k]->span, fmt::format("only one '...' is allowed in {}", where));
+      }
+      ellipsis = k;
+    }
+  }
+  return ellipsis;
+}
+
 Value Elaborator::eval_index(const Expr& e, Scope& scope) {
   const Value obj = eval(*e.items[0], scope);
   if (obj.kind == K::Tensor) {
@@ -54,15 +67,7 @@ Value Elaborator::eval_index(const Expr& e, Scope& scope) {
 Value Elaborator::index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
   const TensorType type = g_.type(x);
   const int64_t rank = type.rank();
-  size_t ellipsis = e.items.size();
-  for (size_t k = 1; k < e.items.size(); ++k) {
-    if (e.items[k]->kind == ExprKind::Ellipsis) {
-      if (ellipsis != e.items.size()) {
-        fail(e.items[k]->span, "only one '...' is allowed in a subscript");
-      }
-      ellipsis = k;
-    }
-  }
+  const size_t ellipsis = find_ellipsis(e.items, 1, "a subscript");
   const auto given = static_cast<int64_t>(e.items.size() - 1 - (ellipsis != e.items.size() ? 1 : 0));
   if (given > rank) {
     fail(e.span, fmt::format("too many indices: {} given for a tensor of rank {} ({})", given, rank, type.str()),

@@ -65,15 +65,7 @@ void Elaborator::check_pattern(const ast::TypeExpr& t, Value& v, Scope& local, S
   if (!t.has_dims) {
     return;
   }
-  size_t ellipsis = t.dims.size();
-  for (size_t k = 0; k < t.dims.size(); ++k) {
-    if (t.dims[k]->kind == ExprKind::Ellipsis) {
-      if (ellipsis != t.dims.size()) {
-        fail(t.dims[k]->span, "only one '...' is allowed in a shape pattern");
-      }
-      ellipsis = k;
-    }
-  }
+  const size_t ellipsis = find_ellipsis(t.dims, 0, "a shape pattern");
   const auto rank = static_cast<size_t>(actual.rank());
   const bool has_ellipsis = ellipsis != t.dims.size();
   const size_t fixed = t.dims.size() - (has_ellipsis ? 1 : 0);
