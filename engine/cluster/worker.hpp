@@ -1,6 +1,10 @@
 // One virtual IPU of the cluster: its memory, its compiled tasks, gradient accumulators and
 // optimizer state, and its instruction list resolved into direct pointers, so that running a
-// cycle neither allocates nor looks anything up.
+// cycle neither allocates nor looks anything up. Its files, by seam: setup and the execution
+// loop (worker.cpp), program compilation (worker_program.cpp), the update part: accumulation
+// trees, reduction, optimizer step, rounding, moving statistics (worker_update.cpp, sharded
+// variants worker_sharding.cpp, checkpoint view worker_state.cpp); measurement is its
+// WorkerObserver's (worker_observer.hpp).
 #pragma once
 
 #include <array>
@@ -21,8 +25,9 @@
 #include "engine/cluster/rendezvous.hpp"
 #include "engine/cluster/stall_detector.hpp"
 #include "engine/cluster/task_program.hpp"
-#include "engine/infeed.hpp"
+#include "engine/cluster/worker_observer.hpp"
 #include "engine/distributed/instance_link.hpp"
+#include "engine/infeed.hpp"
 #include "engine/optim/loss_scale.hpp"
 #include "engine/optim/optimizer.hpp"
 #include "planner/plan.hpp"
@@ -93,13 +98,6 @@ struct ClusterShared {
   int32_t local(int32_t replica) const { return replica - first_replica; }
 };
 
-//! Per update of an execution: the IPU's pipelined part (first to last instruction before the
-//! reduction and update) and its work in it (waits for links and feeds excluded).
-struct UpdateWindow {
-  double begin_us = 0, end_us = 0, busy_us = 0;
-  double sim_begin = 0, sim_end = 0, sim_busy = 0;
-};
-
 class Worker {
  public:
   Worker(ClusterShared& shared, int32_t replica, int32_t ipu);
@@ -116,7 +114,7 @@ class Worker {
   void set_feed(Infeed* feed) { feed_ = feed; }
   //! The recorder track of this IPU's infeed (-1: it takes no input from the host).
   int32_t feed_track() const { return feed_track_; }
-  bool keep_events() const { return keep_events_; }
+  bool keep_events() const { return observer_.keep_events(); }
   //! Registers this worker's accumulation trees in shared.trees (after every worker exists).
   void publish_trees();
 
@@ -124,13 +122,13 @@ class Worker {
   void run(int64_t first, int64_t count);
 
   double step_sum(int64_t local, size_t k) const { return records_[static_cast<size_t>(local) * shared_.outputs + k]; }
-  const UpdateWindow& window(int64_t local) const { return windows_[static_cast<size_t>(local)]; }
-  double sim_clock() const { return sim_; }
-  double sim_busy() const { return sim_busy_; }
-  const MemoryGauge& gauge() const { return gauge_; }
+  const UpdateWindow& window(int64_t local) const { return observer_.window(local); }
+  double sim_clock() const { return observer_.sim(); }
+  double sim_busy() const { return observer_.sim_busy(); }
+  const MemoryGauge& gauge() const { return observer_.gauge(); }
   const FixedBytes& fixed() const { return fixed_; }
-  int64_t capacity() const { return capacity_; }
-  void record_events(bool on) { keep_events_ = on; }
+  int64_t capacity() const { return observer_.capacity(); }
+  void record_events(bool on) { observer_.record_events(on); }
   //! The loss-scale state after the last update (identical on every worker).
   const LossScaleState& loss_scale() const { return loss_scale_; }
   void set_loss_scale(const LossScaleState& s) { loss_scale_ = s; }
@@ -210,7 +208,16 @@ class Worker {
   std::map<ir::ValueId, ir::Tensor> build_weight_copies();
   void build_params();
   void build_statistics();
+  //! Resolves the IPU's instruction list into ops_ (worker_program.cpp).
   void build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes);
+  struct ProgramContext;
+  void build_op(Op& op, int32_t pos, ProgramContext& ctx);
+  void build_task(Op& op, int32_t pos, ProgramContext& ctx);
+  void build_transfer(Op& op, int32_t pos);
+  void build_accumulate(Op& op, int32_t pos);
+  //! The fixed bytes the memory account counts for buffers, links and feeds (after build_ops()).
+  void count_fixed_bytes();
+  void name_feed_track();
   //! Rounds the master weights into the copies the passes read and writes the loss scale into
   //! the backward pass's seed: what an update reads besides its data.
   void prepare_update();
@@ -223,6 +230,8 @@ class Worker {
   double reduce(int32_t bucket);
   //! A reduction's trees: per gradient part (or statistic), the replicas' trees and its size.
   using ReduceParts = engine::ReduceParts;
+  //! The trees of every gradient part of `bucket`'s parameters, in the bucket's order.
+  ReduceParts bucket_trees(int32_t bucket) const;
   //! Combines the replicas' trees of `parts` into the root of every tree, each replica computing
   //! a share of the elements; returns as reduce().
   double reduce_parts(const ReduceParts& parts, ReduceScratch& scratch);
@@ -256,6 +265,7 @@ class Worker {
   int32_t index_;  // local replica * ipus + ipu: this worker in the stall detector
   int32_t local_;  // replica_ - first_replica: this worker at its instance's meeting points
   int32_t physical_;
+  WorkerObserver observer_;
   DeviceMemory memory_;
   AlignedBlock workspace_;
   std::vector<std::unique_ptr<TaskProgram>> tasks_;  // one per task instruction of the program
@@ -282,9 +292,7 @@ class Worker {
   std::vector<Op> ops_;
   std::vector<ir::ValueId> infeed_inputs_;
   Infeed* feed_ = nullptr;
-  Track* track_ = nullptr;
   int32_t feed_track_ = -1;
-  bool keep_events_ = false;
   LossScaleState loss_scale_;
   std::optional<HalfRounding> rounding_;  // f16/bf16 compute: how every task result is rounded
   FpTraps traps_;  // ipu.floating_point_behaviour.inv|div0|oflo: check every task result
@@ -300,12 +308,7 @@ class Worker {
   int64_t overflows_ = 0;  // task results of this update that overflowed
 
   FixedBytes fixed_;
-  MemoryGauge gauge_;
-  int64_t capacity_ = 0;
-  double sim_ = 0;
-  double sim_busy_ = 0;
-  std::vector<double> records_;       // [local update][output]
-  std::vector<UpdateWindow> windows_;  // [local update]
+  std::vector<double> records_;  // [local update][output]
 };
 
 }  // namespace iputrain::engine

@@ -43,17 +43,18 @@ double Worker::reduce_blocks(int32_t bucket) {
     const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
     for (ir::ValueId p : plan_.programs.buckets[static_cast<size_t>(bucket)].params) {
       for (const ParamState& ps : params_) {
-        if (ps.param == p) {
-          for (ir::ValueId part : ps.parts) {
-            blocks.emplace_back(&trees.at(part), ps.block);
-          }
+        if (ps.param != p) {
+          continue;
+        }
+        for (ir::ValueId part : ps.parts) {
+          blocks.emplace_back(&trees.at(part), ps.block);
         }
       }
     }
   }
   Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
   const WaitContext wait{shared_.detector.get(), index_, nullptr};
-  const double start = std::max(sim_, meet.arrive(local_, 0, sim_, wait).latest_sim);
+  const double start = std::max(observer_.sim(), meet.arrive(local_, 0, observer_.sim(), wait).latest_sim);
   for (const auto& [list, block] : blocks) {
     if (block.size() > 0) {
       reduce_slice(*list, block.begin, block.end, *reduce_scratch_, (*list)[static_cast<size_t>(replica_)]);
@@ -97,7 +98,7 @@ void Worker::ShardSums::complete(const std::vector<ParamSlot>& params, int32_t q
   }
   Rendezvous& meet = *w.shared_.reduce_meet[static_cast<size_t>(w.ipu_)];
   const WaitContext wait{w.shared_.detector.get(), w.index_, nullptr};
-  meet.arrive(w.local_, 0, w.sim_, wait);
+  meet.arrive(w.local_, 0, w.observer_.sim(), wait);
   for (size_t k = 0; k < w.params_.size(); ++k) {
     const ParamState& ps = w.params_[k];
     const auto count = static_cast<size_t>(planner::shard_grains(w.plan_.graph.type(ps.param).numel()));
@@ -111,13 +112,13 @@ void Worker::ShardSums::complete(const std::vector<ParamSlot>& params, int32_t q
     }
   }
   // The table is written again by the next sum of this update (LAMB after clipping).
-  meet.arrive(w.local_, 0, w.sim_, wait);
+  meet.arrive(w.local_, 0, w.observer_.sim(), wait);
 }
 
 void Worker::gather_weights() {
   Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
   const WaitContext wait{shared_.detector.get(), index_, nullptr};
-  meet.arrive(local_, 0, sim_, wait);  // every replica has updated (and rounded) its blocks
+  meet.arrive(local_, 0, observer_.sim(), wait);  // every replica has updated (and rounded) its blocks
   const auto& weights = shared_.replica_weights[static_cast<size_t>(ipu_)];
   for (const ParamState& ps : params_) {
     const std::vector<float*>& copies = weights.at(ps.param);
@@ -131,7 +132,7 @@ void Worker::gather_weights() {
     }
   }
   // Nobody touches its weights again (the next update's copies, a rounding) before all have copied.
-  meet.arrive(local_, 0, sim_, wait);
+  meet.arrive(local_, 0, observer_.sim(), wait);
 }
 
 void Worker::build_gathers() {
@@ -187,7 +188,8 @@ void Worker::load_shards() {
     }
   }
   // No replica gathers before every replica has taken its shards.
-  shared_.reduce_meet[static_cast<size_t>(ipu_)]->arrive(local_, 0, sim_, {shared_.detector.get(), index_, nullptr});
+  shared_.reduce_meet[static_cast<size_t>(ipu_)]->arrive(local_, 0, observer_.sim(),
+                                                         {shared_.detector.get(), index_, nullptr});
 }
 
 }  // namespace iputrain::engine
