@@ -32,27 +32,33 @@ int32_t group_key(int32_t stage, Work work) {
 }
 int32_t stage_of_group(int32_t group) { return group / kWorks; }
 
+// Per value: a forward node computed from parameters and constants alone (ids are topological).
+std::vector<bool> weight_derived_values(const ir::Graph& g) {
+  std::vector<bool> derived(static_cast<size_t>(g.size()), false);
+  for (ir::ValueId id = 0; id < g.size(); ++id) {
+    const ir::Node& n = g.node(id);
+    if (n.phase != ir::Phase::Forward || is_leaf(n) || n.inputs.empty()) {
+      continue;
+    }
+    derived[static_cast<size_t>(id)] = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ir::ValueId in) {
+      const ir::OpKind op = g.node(in).op;
+      return op == ir::OpKind::Param || op == ir::OpKind::Constant || derived[static_cast<size_t>(in)];
+    });
+  }
+  return derived;
+}
+
 // Splits `sp.backward` in two, as zero-bubble pipelining does: the activation-gradient chain (what
 // the previous stage waits for, and what carries the gradient back through this stage's layers)
 // stays in `backward`; the parameter gradients' own nodes (x^T dy, a bias's row sum, an embedding's
 // scatter), which nothing but the accumulation reads, move to `weights`. The chain is what leaves
 // the list (read by another stage's or task's nodes) plus every backward node that reads a weight
 // (dx = dy W^T, a norm's dx through gamma), with everything they depend on within the list.
-void split_backward(const ir::Graph& g, const std::vector<ir::ValueId>& program, StagePrograms& sp) {
+void split_backward(const ir::Graph& g, const std::vector<ir::ValueId>& program,
+                    const std::vector<bool>& weight_derived, StagePrograms& sp) {
   const std::set<ir::ValueId> mine(sp.backward.begin(), sp.backward.end());
-  std::map<ir::ValueId, bool> weight_like;  // a parameter, or a forward value made from weights alone
-  std::function<bool(ir::ValueId)> from_weights = [&](ir::ValueId v) {
-    const auto it = weight_like.find(v);
-    if (it != weight_like.end()) {
-      return it->second;
-    }
-    const ir::Node& n = g.node(v);
-    bool yes = n.op == ir::OpKind::Param;
-    if (!yes && n.phase == ir::Phase::Forward && !is_leaf(n) && !n.inputs.empty()) {
-      yes = std::all_of(n.inputs.begin(), n.inputs.end(),
-                        [&](ir::ValueId in) { return g.node(in).op == ir::OpKind::Constant || from_weights(in); });
-    }
-    return weight_like[v] = yes;
+  auto from_weights = [&](ir::ValueId v) {
+    return g.node(v).op == ir::OpKind::Param || weight_derived[static_cast<size_t>(v)];
   };
   std::vector<ir::ValueId> work;
   for (ir::ValueId id : program) {
@@ -102,19 +108,9 @@ std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<
   std::vector<StagePrograms> out(g.stages.size());
   // Values computed from parameters and constants alone (a transposed or sliced weight) are the
   // same for every micro-batch of a cycle: rebuilt in the backward, never held from the forward.
-  std::vector<bool> weight_derived(static_cast<size_t>(g.size()), false);
-  if (rebuild_weight_derived) {
-    for (ir::ValueId id = 0; id < g.size(); ++id) {
-      const ir::Node& n = g.node(id);
-      if (n.phase != ir::Phase::Forward || is_leaf(n) || n.inputs.empty()) {
-        continue;
-      }
-      weight_derived[static_cast<size_t>(id)] = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ir::ValueId in) {
-        const ir::OpKind op = g.node(in).op;
-        return op == ir::OpKind::Param || op == ir::OpKind::Constant || weight_derived[static_cast<size_t>(in)];
-      });
-    }
-  }
+  // The split reads them too: a backward node that reads one is on the activation-gradient chain.
+  const std::vector<bool> weight_derived =
+      rebuild_weight_derived || split ? weight_derived_values(g) : std::vector<bool>(static_cast<size_t>(g.size()));
   for (ir::ValueId id : train_program) {
     const ir::Node& n = g.node(id);
     if (is_leaf(n)) {
@@ -192,7 +188,7 @@ std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<
     sp.recompute.assign(rerun.begin(), rerun.end());
     sp.stash.assign(stash.begin(), stash.end());
     if (split) {
-      split_backward(g, train_program, sp);
+      split_backward(g, train_program, weight_derived, sp);
     }
   }
   return out;

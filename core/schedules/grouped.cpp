@@ -23,13 +23,6 @@ Timeline timeline(const Pipeline& p, int64_t micro_batches, bool training, int64
   return place_stage_list(p, ScheduleKind::Grouped, micro_batches, training, step, slices);
 }
 
-double bubble(const Pipeline& p, int64_t micro_batches, bool /*training*/) {
-  // Fill and drain: depth - 1 idle chunk slots per IPU against loops x M + depth - 1 (GPipe's
-  // figure, with Megatron's for looped stages); training and inference share it.
-  const auto [depth, loops] = chunk_depth_and_loops(p);
-  return (depth - 1.0) / (loops * static_cast<double>(micro_batches) + depth - 1.0);
-}
-
 int64_t in_flight(const Pipeline& p, int32_t position, int64_t micro_batches) {
   // A micro-batch stays from its forward at timestep m + i to its backward at m + 2P - 1 - i.
   return std::min(micro_batches, 2 * (static_cast<int64_t>(p.positions.size()) - position));
@@ -45,7 +38,7 @@ const ScheduleDef kGroupedSchedule{
     .one_position_per_ipu = false,
     .accumulation = accumulation,
     .timeline = timeline,
-    .bubble = bubble,
+    .bubble = fill_drain_bubble,
     .in_flight = in_flight,
 };
 

@@ -22,11 +22,6 @@ Timeline timeline(const Pipeline& p, int64_t micro_batches, bool training, int64
   return place_stage_list(p, ScheduleKind::Interleaved, micro_batches, training, step, slices);
 }
 
-double bubble(const Pipeline& p, int64_t micro_batches, bool /*training*/) {
-  const auto [depth, loops] = chunk_depth_and_loops(p);
-  return (depth - 1.0) / (loops * static_cast<double>(micro_batches) + depth - 1.0);
-}
-
 int64_t in_flight(const Pipeline& p, int32_t position, int64_t micro_batches) {
   // A micro-batch starts every second timestep and stays 2P - 2i timesteps at position i.
   return std::min(micro_batches, static_cast<int64_t>(p.positions.size()) - position);
@@ -42,7 +37,7 @@ const ScheduleDef kInterleavedSchedule{
     .one_position_per_ipu = true,
     .accumulation = accumulation,
     .timeline = timeline,
-    .bubble = bubble,
+    .bubble = fill_drain_bubble,
     .in_flight = in_flight,
 };
 

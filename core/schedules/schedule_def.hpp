@@ -97,8 +97,9 @@ std::vector<std::pair<int32_t, Work>> stage_list(const Pipeline& p, bool trainin
 //! Places task j of micro-batch m at timestep step(m, j) on every IPU its position touches.
 Timeline place_stage_list(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training,
                           int64_t (*step)(int64_t m, int64_t j, int64_t len, int64_t slices), int64_t slices);
-//! Consecutive positions on the same IPUs run back to back like one longer stage: (depth, loops)
-//! of the chunks they form (GPipe's pipeline depth, Megatron's loops of interleaved stages).
-std::pair<double, double> chunk_depth_and_loops(const Pipeline& p);
+//! The fill-and-drain bubble of grouped and interleaved: depth - 1 idle chunk slots per IPU
+//! against loops x M + depth - 1, where consecutive positions on the same IPUs form one chunk
+//! (GPipe's figure, with Megatron's for looped stages); training and inference share it.
+double fill_drain_bubble(const Pipeline& p, int64_t micro_batches, bool training);
 
 }  // namespace iputrain::planner

@@ -92,7 +92,7 @@ Timeline place_stage_list(const Pipeline& p, ScheduleKind kind, int64_t micro_ba
   return out;
 }
 
-std::pair<double, double> chunk_depth_and_loops(const Pipeline& p) {
+double fill_drain_bubble(const Pipeline& p, int64_t micro_batches, bool /*training*/) {
   // An IPU that holds v chunks (stages mapped round-robin) makes the pipeline a loop of
   // runs / v IPU groups traversed v times.
   std::vector<std::vector<int32_t>> ipus_of;
@@ -109,7 +109,8 @@ std::pair<double, double> chunk_depth_and_loops(const Pipeline& p) {
     }
   }
   const double loops = std::max(1, *std::max_element(chunks.begin(), chunks.end()));
-  return {static_cast<double>(ipus_of.size()) / loops, loops};
+  const double depth = static_cast<double>(ipus_of.size()) / loops;
+  return (depth - 1.0) / (loops * static_cast<double>(micro_batches) + depth - 1.0);
 }
 
 }  // namespace iputrain::planner
