@@ -3,18 +3,17 @@
 // runs eval and predict. A training session keeps its weights in the training cluster instead.
 #pragma once
 
-#include <cstddef>
-#include <memory>
 #include <vector>
 
 #include "core/ir/graph.hpp"
 #include "core/ops/op.hpp"
+#include "engine/cluster/device_memory.hpp"
 
 namespace iputrain::engine {
 
 class HostWeights {
  public:
-  //! One zeroed, 64-byte aligned buffer per parameter of `graph`.
+  //! One zeroed, 64-byte aligned buffer per parameter of `graph`, carved from one block.
   explicit HostWeights(const ir::Graph& graph);
 
   bool has(ir::ValueId p) const;
@@ -22,12 +21,9 @@ class HostWeights {
   ir::Tensor tensor(ir::ValueId p) const;
 
  private:
-  struct Free {
-    void operator()(std::byte* p) const;
-  };
   const ir::Graph& graph_;
   std::vector<int64_t> offset_;  // per value id; -1 = not a parameter
-  std::unique_ptr<std::byte, Free> memory_;
+  AlignedBlock memory_;
 };
 
 }  // namespace iputrain::engine
