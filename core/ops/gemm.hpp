@@ -2,8 +2,9 @@
 // the convolutions and their gradients): row-major operands read transposed in place (never
 // materialised), the output split into tiles computed in parallel on the shared arena.
 //
-// The tile grid is a function of (m, n, k) only, and each tile is one Eigen product of fixed
-// shape over the whole k, so every output element gets the same bits for any thread count.
+// The tile grid is a function of (m, n, k) only, and each tile is computed over the whole k by
+// gemm_tile() (core/ops/gemm_tile.hpp), so every output element gets the same bits for any
+// thread count.
 #pragma once
 
 #include <cstdint>

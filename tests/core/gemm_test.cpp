@@ -1,0 +1,136 @@
+// The GEMM under every product (core/ops/gemm.*): values against a double-precision reference for
+// every operand layout and the shapes that reach each edge of the tiling (a partial row block, a
+// partial column panel, several k blocks, several column blocks), accumulation, and bitwise
+// equality across thread counts.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "core/ops/gemm.hpp"
+#include "core/parallel.hpp"
+#include "core/rng.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+struct Case {
+  int64_t m, n, k;
+};
+
+std::vector<float> random_floats(int64_t count, uint64_t seed) {
+  std::vector<float> v(static_cast<size_t>(count));
+  for (size_t i = 0; i < v.size(); ++i) {
+    // Uniform in [-1, 1).
+    const uint32_t bits = philox4x32(seed * 1000003 + i, {1, 2, 3, 4})[0];
+    v[i] = static_cast<float>(bits) / 2147483648.0f - 1.0f;
+  }
+  return v;
+}
+
+// op(x)(r, c) of a row-major operand stored [rows, cols], or [cols, rows] when transposed.
+float at(const std::vector<float>& x, bool t, int64_t rows, int64_t cols, int64_t r, int64_t c) {
+  return t ? x[static_cast<size_t>(c * rows + r)] : x[static_cast<size_t>(r * cols + c)];
+}
+
+void check_case(const Case& s, bool ta, bool tb, bool accumulate) {
+  CAPTURE(s.m);
+  CAPTURE(s.n);
+  CAPTURE(s.k);
+  CAPTURE(ta);
+  CAPTURE(tb);
+  CAPTURE(accumulate);
+  const auto a = random_floats(s.m * s.k, 1);
+  const auto b = random_floats(s.k * s.n, 2);
+  const auto c0 = random_floats(s.m * s.n, 3);
+  std::vector<float> c = c0;
+  gemm(a.data(), ta, b.data(), tb, c.data(), s.m, s.n, s.k, accumulate);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < s.m; ++i) {
+    for (int64_t j = 0; j < s.n; ++j) {
+      double sum = accumulate ? c0[static_cast<size_t>(i * s.n + j)] : 0.0;
+      double magnitude = std::fabs(sum);
+      for (int64_t p = 0; p < s.k; ++p) {
+        const double term = double(at(a, ta, s.m, s.k, i, p)) * double(at(b, tb, s.k, s.n, p, j));
+        sum += term;
+        magnitude += std::fabs(term);
+      }
+      const double got = c[static_cast<size_t>(i * s.n + j)];
+      // fp32 rounding of a sum of k + 1 terms: at most about (k + 1) ulps of the magnitudes' sum.
+      if (std::fabs(got - sum) > 1.2e-7 * double(s.k + 2) * magnitude + 1e-30) {
+        ++wrong;
+      }
+    }
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+TEST_CASE("gemm: every layout against a double reference, at the edges of the tiling") {
+  // 6-row kernel, 64-column panels, 256-step k blocks, 256-column blocks, tiles of about 128 rows.
+  const std::vector<Case> cases = {
+      {1, 1, 1},      {1, 7, 3},      {5, 1, 9},     {6, 64, 16},  {7, 65, 17},    {13, 33, 255},   {12, 128, 256},
+      {11, 129, 257}, {32, 128, 784}, {33, 300, 70}, {200, 70, 5}, {257, 513, 31}, {130, 600, 520}, {384, 96, 40},
+  };
+  for (const auto& s : cases) {
+    for (int layout = 0; layout < 4; ++layout) {
+      check_case(s, (layout & 1) != 0, (layout & 2) != 0, false);
+    }
+    check_case(s, false, false, true);
+    check_case(s, true, true, true);
+  }
+}
+
+TEST_CASE("gemm: k = 0 writes zeros, or leaves c alone when accumulating") {
+  std::vector<float> c = {1.0f, 2.0f, 3.0f, 4.0f};
+  gemm(nullptr, false, nullptr, false, c.data(), 2, 2, 0, true);
+  CHECK(c == std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f});
+  gemm(nullptr, false, nullptr, false, c.data(), 2, 2, 0, false);
+  CHECK(c == std::vector<float>{0.0f, 0.0f, 0.0f, 0.0f});
+}
+
+TEST_CASE("gemm: bitwise the same for 1, 2, 3 and 8 threads, batched too") {
+  const int64_t m = 300, n = 700, k = 530, batch = 3;
+  const auto a = random_floats(batch * m * k, 4);
+  const auto b = random_floats(k * n, 5);
+  std::vector<float> first;
+  for (int64_t threads : {1, 2, 3, 8}) {
+    CAPTURE(threads);
+    par::set_threads(threads);
+    std::vector<float> c(static_cast<size_t>(batch * m * n));
+    gemm(a.data(), false, b.data(), true, c.data(), m, n, k);
+    std::vector<float> cb(static_cast<size_t>(batch * m * n));
+    gemm_batched(batch, a.data(), m * k, true, b.data(), 0, false, cb.data(), m * n, m, n, k);
+    c.insert(c.end(), cb.begin(), cb.end());
+    if (first.empty()) {
+      first = c;
+    } else {
+      CHECK(c == first);
+    }
+  }
+  par::set_threads(0);
+}
+
+#if defined(__AVX512F__)
+TEST_CASE("gemm: an element's sum depends on k alone (the packed kernel)") {
+  // The rows of a product are bitwise the rows of a taller product: no tile bound, panel edge or
+  // row block changes the order of a sum.
+  const int64_t m = 257, n = 301, k = 700;
+  const auto a = random_floats(m * k, 6);
+  const auto b = random_floats(k * n, 7);
+  std::vector<float> full(static_cast<size_t>(m * n));
+  gemm(a.data(), false, b.data(), false, full.data(), m, n, k);
+  for (int64_t rows : {1, 5, 64, 200}) {
+    CAPTURE(rows);
+    std::vector<float> part(static_cast<size_t>(rows * n));
+    gemm(a.data(), false, b.data(), false, part.data(), rows, n, k);
+    CHECK(std::equal(part.begin(), part.end(), full.begin()));
+  }
+}
+#endif
+
+}  // namespace iputrain::ir
