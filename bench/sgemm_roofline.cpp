@@ -1,6 +1,6 @@
-// The Eigen side of the sgemm roofline of bench/speed_suite.py: C = A @ B at 2048^3 through the
-// engine's tiled GEMM (core/ops/gemm.hpp) on the shared arena at every core, and plain Eigen on
-// one thread. Prints one JSON line of GFLOP/s (best of 5).
+// The C++ side of the sgemm roofline of bench/speed_suite.py: C = A @ B at 2048^3 through the
+// engine's GEMM (core/ops/gemm.hpp) on the shared arena at every core and on one thread, and plain
+// Eigen on one thread. Prints one JSON line of GFLOP/s (best of 5).
 #include <fmt/format.h>
 
 #include <Eigen/Core>
@@ -31,12 +31,18 @@ int main(int argc, char** argv) {
     }
     return best;
   };
-  const double tiled = best_of([&] { iputrain::ir::gemm(a.data(), false, b.data(), false, c.data(), n, n, n); });
+  auto engine_gemm = [&] { iputrain::ir::gemm(a.data(), false, b.data(), false, c.data(), n, n, n); };
+  const double tiled = best_of(engine_gemm);
+  iputrain::par::set_threads(1);
+  const double tiled_1thread = best_of(engine_gemm);
+  iputrain::par::set_threads(threads);
   using M = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Eigen::Map<const M> ma(a.data(), n, n), mb(b.data(), n, n);
   Eigen::Map<M> mc(c.data(), n, n);
   const double plain = best_of([&] { mc.noalias() = ma * mb; });
-  fmt::print("{{\"n\": {}, \"threads\": {}, \"iputrain_gemm_gflops\": {:.1f}, \"eigen_1thread_gflops\": {:.1f}}}\n", n,
-             iputrain::par::threads(), tiled, plain);
+  fmt::print(
+      "{{\"n\": {}, \"threads\": {}, \"iputrain_gemm_gflops\": {:.1f}, \"iputrain_gemm_1thread_gflops\": {:.1f}, "
+      "\"eigen_1thread_gflops\": {:.1f}}}\n",
+      n, iputrain::par::threads(), tiled, tiled_1thread, plain);
   return 0;
 }

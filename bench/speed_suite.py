@@ -232,7 +232,8 @@ def main():
     eigen_bin = os.path.join(os.path.dirname(common.iputrain_binary()), "bench", "sgemm_roofline")
     if os.path.exists(eigen_bin):
         e = json.loads(subprocess.run([eigen_bin, "2048"], capture_output=True, text=True, check=True).stdout)
-        roof["iputrain_tiled_eigen"] = e["iputrain_gemm_gflops"]
+        roof["iputrain_gemm"] = e["iputrain_gemm_gflops"]
+        roof["iputrain_gemm_1thread"] = e["iputrain_gemm_1thread_gflops"]
         roof["eigen_1thread"] = e["eigen_1thread_gflops"]
     roofline = max(roof.values())
     info["roofline"] = {"gflops": roofline, "measured": roof}
