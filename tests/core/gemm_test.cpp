@@ -71,10 +71,12 @@ void check_case(const Case& s, bool ta, bool tb, bool accumulate) {
 }  // namespace
 
 TEST_CASE("gemm: every layout against a double reference, at the edges of the tiling") {
-  // 6-row kernel, 64-column panels, 256-step k blocks, 256-column blocks, tiles of about 128 rows.
+  // 6-row kernel, 64-column panels, 256-step k blocks, 256-column blocks, tiles of about 128 rows;
+  // 12 x 16, 12 x 32 and 8 x 48 kernels for blocks of at most 16, 32 and 48 columns.
   const std::vector<Case> cases = {
       {1, 1, 1},      {1, 7, 3},      {5, 1, 9},     {6, 64, 16},  {7, 65, 17},    {13, 33, 255},   {12, 128, 256},
       {11, 129, 257}, {32, 128, 784}, {33, 300, 70}, {200, 70, 5}, {257, 513, 31}, {130, 600, 520}, {384, 96, 40},
+      {40, 16, 25},   {100, 32, 400}, {77, 48, 9},   {50, 20, 33}, {25, 16, 3000}, {70, 80, 30},
   };
   for (const auto& s : cases) {
     for (int layout = 0; layout < 4; ++layout) {
