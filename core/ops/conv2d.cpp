@@ -2,8 +2,9 @@
 // f32[N, OH, OW, F]; attributes strides [sh, sw] and dilations [dh, dw] (default [1, 1]) and
 // padding "valid" (default) or "same" (TensorFlow's rule, see conv_util.hpp). No bias: add one.
 //
-// Forward: im2col of a chunk of output positions into the device workspace, then one GEMM with
-// the filter viewed as [KH * KW * C, F]; a 1x1 stride-1 convolution is a single GEMM on x itself.
+// Forward: one GEMM of the patch matrix, read in place from x (or from its zero-bordered copy in
+// the device workspace when the convolution pads), with the filter viewed as [KH * KW * C, F]; a
+// 1x1 stride-1 convolution is a single GEMM on x itself.
 // Gradients: conv2d_backprop_input(dy, filter) and conv2d_backprop_filter(x, dy).
 #include <fmt/format.h>
 
@@ -40,13 +41,7 @@ void forward(const KernelArgs& args) {
     gemm(x.f32(), false, w.f32(), false, args.output.f32(), g.rows(), f, k);
     return;
   }
-  const int64_t chunk = conv_chunk_rows(g);
-  auto* cols = static_cast<float*>(args.workspace);
-  for (int64_t r0 = 0; r0 < g.rows(); r0 += chunk) {
-    const int64_t r1 = std::min(g.rows(), r0 + chunk);
-    im2col_parallel(x.f32(), g, r0, r1, cols);
-    gemm(cols, false, w.f32(), false, args.output.f32() + r0 * f, r1 - r0, f, k);
-  }
+  gemm_patches(conv_patches(x.f32(), g, args.workspace), false, w.f32(), args.output.f32(), g.rows(), f, k);
 }
 
 std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
@@ -71,8 +66,8 @@ Cost cost(const Graph& g, const Node& node) {
 
 size_t workspace(const Graph& g, const Node& node) {
   const TensorType& w = g.type(node.inputs[1]);
-  return conv_workspace_bytes(
-      conv_geom(g.type(node.inputs[0]).shape, w.shape[0], w.shape[1], node.attrs, 1, 1, true));
+  const ConvGeom geometry = conv_geom(g.type(node.inputs[0]).shape, w.shape[0], w.shape[1], node.attrs, 1, 1, true);
+  return geometry.pointwise() ? 0 : conv_patches_bytes(geometry);
 }
 
 }  // namespace

@@ -1,10 +1,6 @@
 // conv2d_backprop_filter: (x f32[N, H, W, C], dy f32[N, OH, OW, F]) -> f32[filter_shape], the
 // gradient of conv2d with respect to its filter; attributes as conv2d plus filter_shape
-// [KH, KW, C, F]. Per chunk of output positions: im2col into the workspace, then
-// dfilter += cols^T @ dy.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC bug 105593 in Eigen's AVX-512 GEMM
-#include <Eigen/Core>
-
+// [KH, KW, C, F]: dfilter = patches^T @ dy, one GEMM reading the patch matrix of x in place.
 #include <fmt/format.h>
 
 #include "core/ops/conv_util.hpp"
@@ -14,8 +10,6 @@
 namespace iputrain::ir {
 
 namespace {
-
-using Mat = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType w{DType::F32, ints_attr(attrs, "filter_shape")};
@@ -44,15 +38,7 @@ void forward(const KernelArgs& args) {
     gemm(x.f32(), true, dy.f32(), false, dw, k, f, g.rows());
     return;
   }
-  std::fill(dw, dw + k * f, 0.0f);
-  // Chunks are summed in order; only each chunk's product is split (by output tiles).
-  const int64_t chunk = conv_chunk_rows(g);
-  auto* cols = static_cast<float*>(args.workspace);
-  for (int64_t r0 = 0; r0 < g.rows(); r0 += chunk) {
-    const int64_t r1 = std::min(g.rows(), r0 + chunk);
-    im2col_parallel(x.f32(), g, r0, r1, cols);
-    gemm(cols, true, dy.f32() + r0 * f, false, dw, k, f, r1 - r0, true);
-  }
+  gemm_patches(conv_patches(x.f32(), g, args.workspace), true, dy.f32(), dw, k, f, g.rows());
 }
 
 Cost cost(const Graph& g, const Node& node) {
@@ -65,7 +51,8 @@ Cost cost(const Graph& g, const Node& node) {
 
 size_t workspace(const Graph& g, const Node& node) {
   const Shape& w = node.type.shape;
-  return conv_workspace_bytes(conv_geom(g.type(node.inputs[0]).shape, w[0], w[1], node.attrs, 1, 1, true));
+  const ConvGeom geometry = conv_geom(g.type(node.inputs[0]).shape, w[0], w[1], node.attrs, 1, 1, true);
+  return geometry.pointwise() ? 0 : conv_patches_bytes(geometry);
 }
 
 }  // namespace

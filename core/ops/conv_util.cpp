@@ -4,10 +4,6 @@
 
 #include <algorithm>
 
-#if defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include <fmt/format.h>
 
 #include "core/ops/reduce_util.hpp"
@@ -15,35 +11,6 @@
 namespace iputrain::ir {
 
 namespace {
-
-// Copies n floats (the short runs of im2col: a window row of kw * c, often 5 or 15 floats). With
-// AVX-512 a run is whole vectors plus one masked vector, with no scalar tail loop.
-inline void copy_run(float* dst, const float* src, int64_t n) {
-#if defined(__AVX512F__)
-  for (; n >= 16; n -= 16, dst += 16, src += 16) {
-    _mm512_storeu_ps(dst, _mm512_loadu_ps(src));
-  }
-  if (n > 0) {
-    const __mmask16 m = static_cast<__mmask16>((1u << n) - 1u);
-    _mm512_mask_storeu_ps(dst, m, _mm512_maskz_loadu_ps(m, src));
-  }
-#else
-  std::copy(src, src + n, dst);
-#endif
-}
-
-inline void zero_run(float* dst, int64_t n) {
-#if defined(__AVX512F__)
-  for (; n >= 16; n -= 16, dst += 16) {
-    _mm512_storeu_ps(dst, _mm512_setzero_ps());
-  }
-  if (n > 0) {
-    _mm512_mask_storeu_ps(dst, static_cast<__mmask16>((1u << n) - 1u), _mm512_setzero_ps());
-  }
-#else
-  std::fill(dst, dst + n, 0.0f);
-#endif
-}
 
 // A two-entry attribute such as strides = [2, 2].
 std::array<int64_t, 2> pair_attr(const Attrs& attrs, std::string_view key, int64_t def_h, int64_t def_w) {
@@ -122,6 +89,67 @@ int64_t conv_chunk_rows(const ConvGeom& g) {
                              std::max<int64_t>(g.rows(), 1));
 }
 
+namespace {
+
+// The extent of the (padded) input a window walk reads along one dimension.
+int64_t padded_extent(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t dilation, int64_t before) {
+  return std::max(in + before, (out - 1) * stride + (k - 1) * dilation + 1);
+}
+
+struct PaddedSize {
+  int64_t h, w;
+  bool copy;  // the window walk leaves x: read a zero-bordered copy instead
+  int64_t floats(const ConvGeom& g) const { return copy ? (g.n * h * w * g.c + 1) / 2 * 2 : 0; }
+};
+
+PaddedSize padded_size(const ConvGeom& g) {
+  const int64_t h = padded_extent(g.h, g.oh, g.kh, g.sh, g.dh, g.pt);
+  const int64_t w = padded_extent(g.w, g.ow, g.kw, g.sw, g.dw, g.pl);
+  return {h, w, h != g.h || w != g.w};
+}
+
+}  // namespace
+
+size_t conv_patches_bytes(const ConvGeom& g) {
+  return static_cast<size_t>(padded_size(g).floats(g)) * sizeof(float) +
+         static_cast<size_t>(g.patch()) * sizeof(int64_t);
+}
+
+Patches conv_patches(const float* x, const ConvGeom& g, void* workspace) {
+  const PaddedSize ps = padded_size(g);
+  auto* padded = static_cast<float*>(workspace);
+  auto* taps = reinterpret_cast<int64_t*>(padded + ps.floats(g));
+  const int64_t row = ps.w * g.c;  // floats per (padded) input row
+  if (ps.copy) {
+    const int64_t image = ps.h * row;
+    par::for_blocks(g.n, 1, g.n * image, [&](int64_t b, int64_t e) {
+      for (int64_t n = b; n < e; ++n) {
+        float* dst = padded + n * image;
+        std::fill(dst, dst + image, 0.0f);
+        for (int64_t i = 0; i < g.h; ++i) {
+          const float* src = x + (n * g.h + i) * g.w * g.c;
+          std::copy(src, src + g.w * g.c, dst + (i + g.pt) * row + g.pl * g.c);
+        }
+      }
+    });
+  }
+  int64_t p = 0;
+  for (int64_t i = 0; i < g.kh; ++i) {
+    for (int64_t j = 0; j < g.kw; ++j) {
+      for (int64_t ch = 0; ch < g.c; ++ch) {
+        taps[p++] = i * g.dh * row + j * g.dw * g.c + ch;
+      }
+    }
+  }
+  return Patches{.x = ps.copy ? padded : x,
+                 .taps = taps,
+                 .per_image = std::max<int64_t>(g.oh * g.ow, 1),
+                 .out_w = std::max<int64_t>(g.ow, 1),
+                 .image_stride = ps.h * row,
+                 .row_stride = g.sh * row,
+                 .col_stride = g.sw * g.c};
+}
+
 size_t conv_workspace_bytes(const ConvGeom& g) {
   if (g.pointwise()) {
     return 0;
@@ -150,41 +178,6 @@ void for_each_tap(const ConvGeom& g, int64_t r, F f) {
 
 }  // namespace
 
-void im2col(const float* x, const ConvGeom& g, int64_t r0, int64_t r1, float* cols) {
-  const int64_t k = g.patch();
-  const int64_t span = g.kw * g.c;  // one window row, contiguous in x when undilated and inside
-  for (int64_t r = r0; r < r1; ++r) {
-    float* row = cols + (r - r0) * k;
-    const int64_t ow = r % g.ow;
-    const int64_t oh = (r / g.ow) % g.oh;
-    const int64_t n = r / (g.ow * g.oh);
-    const int64_t w0 = ow * g.sw - g.pl;
-    const bool row_inside = g.dw == 1 && w0 >= 0 && w0 + g.kw <= g.w;
-    for (int64_t i = 0; i < g.kh; ++i) {
-      float* dst = row + i * span;
-      const int64_t ih = oh * g.sh - g.pt + i * g.dh;
-      if (ih < 0 || ih >= g.h) {
-        zero_run(dst, span);
-        continue;
-      }
-      const float* src_row = x + (n * g.h + ih) * g.w * g.c;
-      if (row_inside) {
-        copy_run(dst, src_row + w0 * g.c, span);
-        continue;
-      }
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const int64_t iw = w0 + j * g.dw;
-        float* d = dst + j * g.c;
-        if (iw < 0 || iw >= g.w) {
-          zero_run(d, g.c);
-        } else {
-          copy_run(d, src_row + iw * g.c, g.c);
-        }
-      }
-    }
-  }
-}
-
 void col2im_add(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, float* dx) {
   const int64_t k = g.patch();
   for (int64_t r = r0; r < r1; ++r) {
@@ -209,14 +202,6 @@ Attrs window_attrs(const Attrs& attrs) {
     }
   }
   return out;
-}
-
-void im2col_parallel(const float* x, const ConvGeom& g, int64_t r0, int64_t r1, float* cols) {
-  const int64_t k = g.patch();
-  const int64_t grain = std::max<int64_t>(16, 16384 / std::max<int64_t>(k, 1));
-  par::for_blocks(r1 - r0, grain, (r1 - r0) * k, [&](int64_t b, int64_t e) {
-    im2col(x, g, r0 + b, r0 + e, cols + b * k);
-  });
 }
 
 void col2im_add_parallel(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, float* dx) {

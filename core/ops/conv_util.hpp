@@ -1,11 +1,13 @@
 // Shared by conv2d, its two backprop ops and the pools (all NHWC): the window geometry with
-// TensorFlow's padding rules, and im2col / col2im over a range of output positions.
+// TensorFlow's padding rules, the patch matrix (im2col's) read in place, and col2im over a range of
+// output positions.
 //
 // Padding "valid": no padding, out = (in - eff) / stride + 1 with eff = (k - 1) * dilation + 1.
 // Padding "same": out = ceil(in / stride); the total padding max((out - 1) * stride + eff - in, 0)
 // is split with the smaller half at the start (the extra element goes at the end).
 #pragma once
 
+#include "core/ops/gemm.hpp"
 #include "core/ops/op_util.hpp"
 
 namespace iputrain::ir {
@@ -18,11 +20,11 @@ struct ConvGeom {
   int64_t oh = 0, ow = 0;              // output spatial size
   int64_t pt = 0, pl = 0;              // padding before the first row / column
 
-  //! Output positions N * OH * OW: the rows of the im2col matrix.
+  //! Output positions N * OH * OW: the rows of the patch matrix.
   int64_t rows() const { return n * oh * ow; }
-  //! Patch length KH * KW * C: the columns of the im2col matrix (filter rows, [KH, KW, C] order).
+  //! Patch length KH * KW * C: the columns of the patch matrix (filter rows, [KH, KW, C] order).
   int64_t patch() const { return kh * kw * c; }
-  //! A 1x1 window with stride 1 reads the input itself as the im2col matrix.
+  //! A 1x1 window with stride 1 reads the input itself as the patch matrix.
   bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1; }
 };
 
@@ -36,20 +38,25 @@ ConvGeom conv_geom(const Shape& x, int64_t kh, int64_t kw, const Attrs& attrs, i
 //! Throws OpError unless `t` is f32 of rank 4 (`what` names it).
 void require_nhwc(const TensorType& t, std::string_view what);
 
-//! Output rows per im2col chunk: the chunk (rows x patch floats) stays near 2 MiB.
+//! Output rows per chunk of conv2d_backprop_input's patch gradient: a chunk (rows x patch floats)
+//! stays near 2 MiB.
 int64_t conv_chunk_rows(const ConvGeom& g);
 
-//! Bytes of workspace the conv kernels need (0 for a pointwise convolution).
+//! Bytes of workspace conv2d_backprop_input needs (0 for a pointwise convolution).
 size_t conv_workspace_bytes(const ConvGeom& g);
 
-//! cols[r - r0, :] = the (zero-padded) input patch of output position r, for r in [r0, r1).
-void im2col(const float* x, const ConvGeom& g, int64_t r0, int64_t r1, float* cols);
+//! Bytes of workspace conv_patches() needs: x with its zero border when the geometry pads, then the
+//! taps table (KH * KW * C offsets).
+size_t conv_patches_bytes(const ConvGeom& g);
 
-//! The adjoint of im2col: adds cols[r - r0, :] into the input positions the patch of r reads.
+//! The patch matrix of `x` ([rows, patch], what im2col would write) for gemm_patches() to read in
+//! place. When the geometry pads, x is first copied with its zero border into `workspace`; the taps
+//! table follows it there. `workspace` holds conv_patches_bytes(g) bytes, 8-byte aligned.
+Patches conv_patches(const float* x, const ConvGeom& g, void* workspace);
+
+//! The adjoint of the patch matrix: adds cols[r - r0, :] into the input positions the patch of r
+//! reads (conv2d_backprop_input).
 void col2im_add(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, float* dx);
-
-//! im2col split over blocks of rows on the shared arena (each row's patch is written once).
-void im2col_parallel(const float* x, const ConvGeom& g, int64_t r0, int64_t r1, float* cols);
 
 //! col2im_add split by image: patches of different images never overlap, and within an image the
 //! rows are added in order, so dx gets the same bits as from col2im_add.

@@ -41,10 +41,9 @@ Grid grid_of(int64_t m, int64_t n, int64_t k) {
   return g;
 }
 
-}  // namespace
-
-void gemm(const float* a, bool ta, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
-          bool accumulate) {
+// Every tile of c[m, n] = op(a) @ op(b) on the arena; k = 0 writes zeros (or leaves c when
+// accumulating).
+void run_tiles(const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, bool accumulate) {
   if (m == 0 || n == 0) {
     return;
   }
@@ -59,11 +58,22 @@ void gemm(const float* a, bool ta, const float* b, bool tb, float* c, int64_t m,
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t i0 = (t / g.nt) * g.mb;
       const int64_t j0 = (t % g.nt) * g.nb;
-      gemm_tile(a, ta, b, tb, c, m, n, k, i0, std::min(m, i0 + g.mb), j0, std::min(n, j0 + g.nb), accumulate);
+      gemm_tile(a, b, tb, c, m, n, k, i0, std::min(m, i0 + g.mb), j0, std::min(n, j0 + g.nb), accumulate);
     }
   });
 }
 
+}  // namespace
+
+void gemm(const float* a, bool ta, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
+          bool accumulate) {
+  run_tiles(AOperand{.a = a, .transposed = ta}, b, tb, c, m, n, k, accumulate);
+}
+
+void gemm_patches(const Patches& a, bool transposed, const float* b, float* c, int64_t m, int64_t n, int64_t k,
+                  bool accumulate) {
+  run_tiles(AOperand{.patches = &a, .transposed = transposed}, b, false, c, m, n, k, accumulate);
+}
 void gemm_batched(int64_t batch, const float* a, int64_t a_stride, bool ta, const float* b, int64_t b_stride,
                   bool tb, float* c, int64_t c_stride, int64_t m, int64_t n, int64_t k) {
   if (batch == 1) {
@@ -87,8 +97,8 @@ void gemm_batched(int64_t batch, const float* a, int64_t a_stride, bool ta, cons
       const int64_t r = t % per;
       const int64_t i0 = (r / g.nt) * g.mb;
       const int64_t j0 = (r % g.nt) * g.nb;
-      gemm_tile(a + e * a_stride, ta, b + e * b_stride, tb, c + e * c_stride, m, n, k, i0, std::min(m, i0 + g.mb), j0,
-                std::min(n, j0 + g.nb), false);
+      gemm_tile(AOperand{.a = a + e * a_stride, .transposed = ta}, b + e * b_stride, tb, c + e * c_stride, m, n, k, i0,
+                std::min(m, i0 + g.mb), j0, std::min(n, j0 + g.nb), false);
     }
   });
 }

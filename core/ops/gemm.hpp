@@ -21,4 +21,28 @@ void gemm(const float* a, bool ta, const float* b, bool tb, float* c, int64_t m,
 void gemm_batched(int64_t batch, const float* a, int64_t a_stride, bool ta, const float* b, int64_t b_stride,
                   bool tb, float* c, int64_t c_stride, int64_t m, int64_t n, int64_t k);
 
+//! A convolution's patch matrix [positions, patch] (im2col's output) read in place, never
+//! materialised: element (r, p) is x[position(r) + taps[p]], x being the NHWC input (copied with
+//! its zero border when the convolution pads). Built by conv_patches() (core/ops/conv_util.hpp).
+struct Patches {
+  const float* x = nullptr;
+  const int64_t* taps = nullptr;  //!< offset in x of each patch element from its window's origin
+  int64_t per_image = 1;          //!< output positions per image (OH * OW)
+  int64_t out_w = 1;              //!< output positions per output row (OW)
+  int64_t image_stride = 0;       //!< offset of the next image in x
+  int64_t row_stride = 0;         //!< offset of the next output row's window (stride_h * W * C)
+  int64_t col_stride = 0;         //!< offset of the next output column's window (stride_w * C)
+
+  //! Offset in x of output position r's window origin.
+  int64_t position(int64_t r) const {
+    const int64_t q = r % per_image;
+    return (r / per_image) * image_stride + (q / out_w) * row_stride + (q % out_w) * col_stride;
+  }
+};
+
+//! c[m, n] = P @ b with P the [m, k] patch matrix, or P^T @ b when `transposed` (P is [k, m]);
+//! b is [k, n] row-major; += when `accumulate`. Same tiling, order of sums and parallelism as gemm().
+void gemm_patches(const Patches& a, bool transposed, const float* b, float* c, int64_t m, int64_t n, int64_t k,
+                  bool accumulate = false);
+
 }  // namespace iputrain::ir

@@ -9,11 +9,21 @@
 
 #include <cstdint>
 
+#include "core/ops/gemm.hpp"
+
 namespace iputrain::ir {
 
-//! c[i0:i1, j0:j1] = op(a) @ op(b) over the whole k (+= when `accumulate`); operands as in gemm().
+//! The left operand op(a) [m, k]: a dense row-major a ([k, m] when `transposed`), or a patch
+//! matrix read in place (its transpose when `transposed`).
+struct AOperand {
+  const float* a = nullptr;
+  const Patches* patches = nullptr;
+  bool transposed = false;
+};
+
+//! c[i0:i1, j0:j1] = op(a) @ op(b) over the whole k (+= when `accumulate`); b as in gemm().
 //! Never allocates (its working memory is on the stack).
-void gemm_tile(const float* a, bool ta, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, int64_t i0,
+void gemm_tile(const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, int64_t i0,
                int64_t i1, int64_t j0, int64_t j1, bool accumulate);
 
 }  // namespace iputrain::ir

@@ -4,7 +4,8 @@
 //
 // The tile is walked in blocks of kKc steps of k and kNc columns. Each block of op(b) is packed
 // into panels of kNr columns, [k][kNr] contiguous (a transposed b goes through 16 x 16 register
-// transposes); op(a) is read in place, a or its transpose alike. The micro-kernel keeps a
+// transposes); op(a) is read in place: a, its transpose, or a convolution's patch matrix (each
+// row's window origin and each step's offset inside it looked up per block). The micro-kernel keeps a
 // 6 x 64 block of c in 24 registers: per step of k it loads one row of the b panel (4 vectors)
 // and broadcasts 6 values of op(a) into 24 fused multiply-adds. Blocks narrower than a panel use
 // 12 x 16, 12 x 32 or 8 x 48 kernels.
@@ -45,11 +46,31 @@ __mmask16 first_lanes(int64_t count) {
   return count >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << count) - 1);
 }
 
-// c[R, nr] (+)= op(a)[R, kc] @ panel[kc, :nr], nr <= V * 16. op(a)(r, p) is a[p * lda + r] when
-// `a_cols` (a transposed [k, m] operand) and a[r * lda + p] otherwise.
-template <int R, int V, bool a_cols>
-void micro_kernel(int64_t kc, const float* __restrict a, int64_t lda, const float* __restrict panel, float* c,
-                  int64_t ldc, int nr, bool add) {
+// How a micro-kernel reads op(a)(r, p) for its R rows and kc steps.
+enum class ARead {
+  Rows,     // a[r * lda + p]: a dense a
+  Cols,     // a[p * lda + r]: a dense transposed a [k, m]
+  Gathered  // rows[r][steps[p]]: a patch matrix or its transpose
+};
+
+struct ABlock {
+  const float* a;
+  int64_t lda;
+  const float* const* rows;
+  const int64_t* steps;
+};
+
+// c[R, nr] (+)= op(a)[R, kc] @ panel[kc, :nr], nr <= V * 16.
+template <int R, int V, ARead read>
+void micro_kernel(int64_t kc, const ABlock& ab, const float* __restrict panel, float* c, int64_t ldc, int nr,
+                  bool add) {
+  const float* __restrict a = ab.a;
+  const int64_t lda = ab.lda;
+  const float* row[R];
+#pragma GCC unroll 12
+  for (int r = 0; r < R; ++r) {
+    row[r] = read == ARead::Gathered ? ab.rows[r] : nullptr;
+  }
   __m512 acc[R][V];
 #pragma GCC unroll 12
   for (int r = 0; r < R; ++r) {
@@ -64,9 +85,18 @@ void micro_kernel(int64_t kc, const float* __restrict a, int64_t lda, const floa
     for (int v = 0; v < V; ++v) {
       b[v] = _mm512_load_ps(panel + p * kNr + v * 16);
     }
+    const int64_t step = read == ARead::Gathered ? ab.steps[p] : 0;
 #pragma GCC unroll 12
     for (int r = 0; r < R; ++r) {
-      const __m512 x = _mm512_set1_ps(a_cols ? a[p * lda + r] : a[r * lda + p]);
+      float value;
+      if constexpr (read == ARead::Rows) {
+        value = a[r * lda + p];
+      } else if constexpr (read == ARead::Cols) {
+        value = a[p * lda + r];
+      } else {
+        value = row[r][step];
+      }
+      const __m512 x = _mm512_set1_ps(value);
 #pragma GCC unroll 4
       for (int v = 0; v < V; ++v) {
         acc[r][v] = _mm512_fmadd_ps(x, b[v], acc[r][v]);
@@ -88,26 +118,27 @@ void micro_kernel(int64_t kc, const float* __restrict a, int64_t lda, const floa
   }
 }
 
-using Kernel = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, int, bool);
+using Kernel = void (*)(int64_t, const ABlock&, const float*, float*, int64_t, int, bool);
 
 // The kernels of V vectors for 1..kRowsFor[V] rows, so a tile's last rows cost what they compute.
 template <int V, int... Rs>
-Kernel kernel_for(std::integer_sequence<int, Rs...>, int rows, bool a_cols) {
-  static constexpr Kernel by_rows[] = {micro_kernel<Rs + 1, V, false>...};
-  static constexpr Kernel by_cols[] = {micro_kernel<Rs + 1, V, true>...};
-  return (a_cols ? by_cols : by_rows)[rows - 1];
+Kernel kernel_for(std::integer_sequence<int, Rs...>, int rows, ARead read) {
+  static constexpr Kernel by_rows[] = {micro_kernel<Rs + 1, V, ARead::Rows>...};
+  static constexpr Kernel by_cols[] = {micro_kernel<Rs + 1, V, ARead::Cols>...};
+  static constexpr Kernel gathered[] = {micro_kernel<Rs + 1, V, ARead::Gathered>...};
+  return (read == ARead::Rows ? by_rows : read == ARead::Cols ? by_cols : gathered)[rows - 1];
 }
 
-Kernel kernel_for(int vecs, int rows, bool a_cols) {
+Kernel kernel_for(int vecs, int rows, ARead read) {
   switch (vecs) {
     case 1:
-      return kernel_for<1>(std::make_integer_sequence<int, kRowsFor[1]>{}, rows, a_cols);
+      return kernel_for<1>(std::make_integer_sequence<int, kRowsFor[1]>{}, rows, read);
     case 2:
-      return kernel_for<2>(std::make_integer_sequence<int, kRowsFor[2]>{}, rows, a_cols);
+      return kernel_for<2>(std::make_integer_sequence<int, kRowsFor[2]>{}, rows, read);
     case 3:
-      return kernel_for<3>(std::make_integer_sequence<int, kRowsFor[3]>{}, rows, a_cols);
+      return kernel_for<3>(std::make_integer_sequence<int, kRowsFor[3]>{}, rows, read);
     default:
-      return kernel_for<4>(std::make_integer_sequence<int, kRowsFor[4]>{}, rows, a_cols);
+      return kernel_for<4>(std::make_integer_sequence<int, kRowsFor[4]>{}, rows, read);
   }
 }
 
@@ -174,22 +205,65 @@ void pack_panel(const float* b, bool tb, int64_t n, int64_t k, int64_t p0, int64
   }
 }
 
-// c[i0:i1, j0:j1] (+)= op(a)[i0:i1, pc:pc+kc] @ the packed panels of columns [j0, j1) of the block.
+// op(a) over one k block [pc, pc + kc): where each kernel call reads its rows.
+struct ABlocks {
+  const AOperand& op;
+  int64_t m, k, pc, kc;
+  ARead read;
+  const int64_t* steps;  // Gathered: the block's step offsets
+
+  ABlocks(const AOperand& operand, int64_t m_, int64_t k_, int64_t pc_, int64_t kc_, int64_t* step_buffer)
+      : op(operand), m(m_), k(k_), pc(pc_), kc(kc_) {
+    if (op.patches == nullptr) {
+      read = op.transposed ? ARead::Cols : ARead::Rows;
+      steps = nullptr;
+      return;
+    }
+    read = ARead::Gathered;
+    if (!op.transposed) {
+      steps = op.patches->taps + pc;  // op(a)(r, p) = x[position(r) + taps[p]]
+      return;
+    }
+    for (int64_t q = 0; q < kc; ++q) {  // op(a)(i, q) = x[taps[i] + position(q)]
+      step_buffer[q] = op.patches->position(pc + q);
+    }
+    steps = step_buffer;
+  }
+
+  // Rows [ir, ir + rows) of op(a); `row_buffer` holds the gathered rows' origins.
+  ABlock at(int64_t ir, int rows, const float** row_buffer) const {
+    switch (read) {
+      case ARead::Rows:
+        return {op.a + ir * k + pc, k, nullptr, nullptr};
+      case ARead::Cols:
+        return {op.a + pc * m + ir, m, nullptr, nullptr};
+      case ARead::Gathered:
+        break;
+    }
+    const Patches& pt = *op.patches;
+    for (int r = 0; r < rows; ++r) {
+      row_buffer[r] = pt.x + (op.transposed ? pt.taps[ir + r] : pt.position(ir + r));
+    }
+    return {nullptr, 0, row_buffer, steps};
+  }
+};
+
+// c[i0:i1, j0:j1] (+)= op(a)[i0:i1, block] @ the packed panels of columns [j0, j1) of the block.
 // One kernel width for them all: j1 - j0 is a multiple of kNr, or the last panel's width.
-void run_panels(const float* a, bool ta, int64_t m, int64_t k, int64_t pc, int64_t kc, int64_t i0, int64_t i1,
-                const float* packed, int64_t j0, int64_t j1, float* c, int64_t ldc, bool add) {
+void run_panels(const ABlocks& blocks, int64_t i0, int64_t i1, const float* packed, int64_t j0, int64_t j1, float* c,
+                int64_t ldc, bool add) {
   if (j0 == j1) {
     return;
   }
   const int vecs = static_cast<int>(std::min<int64_t>(kVecs, (j1 - j0 + 15) / 16));
   const int block_rows = kRowsFor[vecs];
-  const int64_t lda = ta ? m : k;
+  const float* row_buffer[12];
   for (int64_t ir = i0; ir < i1; ir += block_rows) {
     const int rows = static_cast<int>(std::min<int64_t>(block_rows, i1 - ir));
-    const Kernel kernel = kernel_for(vecs, rows, ta);
-    const float* a_block = ta ? a + pc * m + ir : a + ir * k + pc;
+    const Kernel kernel = kernel_for(vecs, rows, blocks.read);
+    const ABlock ab = blocks.at(ir, rows, row_buffer);
     for (int64_t jr = j0; jr < j1; jr += kNr) {
-      kernel(kc, a_block, lda, packed + jr * kc, c + ir * ldc + jr, ldc,
+      kernel(blocks.kc, ab, packed + jr * blocks.kc, c + ir * ldc + jr, ldc,
              static_cast<int>(std::min<int64_t>(kNr, j1 - jr)), add);
     }
   }
@@ -197,9 +271,10 @@ void run_panels(const float* a, bool ta, int64_t m, int64_t k, int64_t pc, int64
 
 }  // namespace
 
-void gemm_tile(const float* a, bool ta, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, int64_t i0,
+void gemm_tile(const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, int64_t i0,
                int64_t i1, int64_t j0, int64_t j1, bool accumulate) {
   alignas(64) float packed[kKc * kNc];
+  int64_t step_buffer[kKc];
   for (int64_t jc = j0; jc < j1; jc += kNc) {
     const int64_t nc = std::min(kNc, j1 - jc);
     for (int64_t pc = 0; pc < k; pc += kKc) {
@@ -207,12 +282,13 @@ void gemm_tile(const float* a, bool ta, const float* b, bool tb, float* c, int64
       for (int64_t jr = 0; jr < nc; jr += kNr) {
         pack_panel(b, tb, n, k, pc, kc, jc + jr, std::min<int64_t>(kNr, nc - jr), packed + jr * kc);
       }
+      const ABlocks blocks(a, m, k, pc, kc, step_buffer);
       const bool add = accumulate || pc > 0;
       // Full panels with the 6 x 64 kernel, then a narrower last panel (a convolution's 16 or 32
       // filters are nothing else) with the kernel of its width.
       const int64_t full = nc / kNr * kNr;
-      run_panels(a, ta, m, k, pc, kc, i0, i1, packed, 0, full, c + jc, n, add);
-      run_panels(a, ta, m, k, pc, kc, i0, i1, packed, full, nc, c + jc, n, add);
+      run_panels(blocks, i0, i1, packed, 0, full, c + jc, n, add);
+      run_panels(blocks, i0, i1, packed, full, nc, c + jc, n, add);
     }
   }
 }

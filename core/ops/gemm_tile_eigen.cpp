@@ -7,6 +7,8 @@
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 
+#include <algorithm>
+
 #include "core/ops/gemm_tile.hpp"
 
 namespace iputrain::ir {
@@ -16,10 +18,45 @@ using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 using Stride = Eigen::OuterStride<>;
 using ConstMap = Eigen::Map<const RowMajor, Eigen::Unaligned, Stride>;
 using Map = Eigen::Map<RowMajor, Eigen::Unaligned, Stride>;
+// A patch matrix (or its transpose) is gathered block by block onto the stack and multiplied there.
+void patches_tile(const AOperand& a, const float* b, float* c, int64_t n, int64_t k, int64_t i0, int64_t i1, int64_t j0,
+                  int64_t j1, bool accumulate) {
+  constexpr int64_t kRows = 64, kSteps = 256;
+  float block[kRows * kSteps];
+  const Patches& pt = *a.patches;
+  for (int64_t ir = i0; ir < i1; ir += kRows) {
+    const int64_t rows = std::min(kRows, i1 - ir);
+    Map mc(c + ir * n + j0, rows, j1 - j0, Stride(n));
+    for (int64_t pc = 0; pc < k; pc += kSteps) {
+      const int64_t steps = std::min(kSteps, k - pc);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t q = 0; q < steps; ++q) {
+          const int64_t at =
+              a.transposed ? pt.taps[ir + r] + pt.position(pc + q) : pt.position(ir + r) + pt.taps[pc + q];
+          block[r * steps + q] = pt.x[at];
+        }
+      }
+      const ConstMap ma(block, rows, steps, Stride(steps));
+      const ConstMap mb(b + pc * n + j0, steps, j1 - j0, Stride(n));
+      if (accumulate || pc > 0) {
+        mc.noalias() += ma * mb;
+      } else {
+        mc.noalias() = ma * mb;
+      }
+    }
+  }
+}
+
 }  // namespace
 
-void gemm_tile(const float* a, bool ta, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, int64_t i0,
+void gemm_tile(const AOperand& op, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, int64_t i0,
                int64_t i1, int64_t j0, int64_t j1, bool accumulate) {
+  if (op.patches != nullptr) {
+    patches_tile(op, b, c, n, k, i0, i1, j0, j1, accumulate);
+    return;
+  }
+  const float* a = op.a;
+  const bool ta = op.transposed;
   const int64_t rows = i1 - i0;
   const int64_t cols = j1 - j0;
   Map mc(c + i0 * n + j0, rows, cols, Stride(n));

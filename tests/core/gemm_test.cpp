@@ -1,14 +1,17 @@
 // The GEMM under every product (core/ops/gemm.*): values against a double-precision reference for
 // every operand layout and the shapes that reach each edge of the tiling (a partial row block, a
-// partial column panel, several k blocks, several column blocks), accumulation, and bitwise
-// equality across thread counts.
+// partial column panel, several k blocks, several column blocks), accumulation, bitwise equality
+// across thread counts, and a convolution's patch matrix read in place.
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <doctest/doctest.h>
 
+#include "core/ops/conv_util.hpp"
 #include "core/ops/gemm.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
@@ -115,6 +118,69 @@ TEST_CASE("gemm: bitwise the same for 1, 2, 3 and 8 threads, batched too") {
     }
   }
   par::set_threads(0);
+}
+
+TEST_CASE("gemm_patches: a convolution's patch matrix read in place, and its transpose") {
+  // Against the patch matrix written out (a naive im2col) and the dense gemm on it: padded,
+  // strided and dilated windows; enough positions (k of the transposed product) for several k
+  // blocks. The packed kernel reads both the same way, so they agree to the bit; Eigen's product
+  // (other targets) blocks the gathered operand differently, so there they agree to rounding.
+  auto agree = [](const std::vector<float>& got, const std::vector<float>& want) {
+#if defined(__AVX512F__)
+    return got == want;
+#else
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (std::fabs(got[i] - want[i]) > 1e-4f * (1.0f + std::fabs(want[i]))) {
+        return false;
+      }
+    }
+    return true;
+#endif
+  };
+  struct Conv {
+    Shape x;
+    int64_t kh, kw;
+    std::vector<int64_t> strides, dilations;
+    std::string padding;
+  };
+  const std::vector<Conv> convs = {
+      {{2, 20, 19, 3}, 3, 3, {1, 1}, {1, 1}, "same"},
+      {{3, 11, 12, 2}, 5, 4, {2, 1}, {1, 2}, "same"},
+      {{2, 14, 14, 16}, 5, 5, {1, 1}, {1, 1}, "valid"},
+  };
+  for (const Conv& cv : convs) {
+    CAPTURE(cv.padding);
+    Attrs attrs;
+    attrs.set("strides", cv.strides);
+    attrs.set("dilations", cv.dilations);
+    attrs.set("padding", cv.padding);
+    const ConvGeom g = conv_geom(cv.x, cv.kh, cv.kw, attrs, 1, 1, true);
+    const int64_t rows = g.rows(), patch = g.patch(), f = 7;
+    const auto x = random_floats(g.n * g.h * g.w * g.c, 8);
+    std::vector<float> cols(static_cast<size_t>(rows * patch));
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t ow = r % g.ow, oh = (r / g.ow) % g.oh, n = r / (g.ow * g.oh);
+      for (int64_t p = 0; p < patch; ++p) {
+        const int64_t ch = p % g.c, j = (p / g.c) % g.kw, i = p / (g.c * g.kw);
+        const int64_t ih = oh * g.sh - g.pt + i * g.dh, iw = ow * g.sw - g.pl + j * g.dw;
+        const bool inside = ih >= 0 && ih < g.h && iw >= 0 && iw < g.w;
+        cols[static_cast<size_t>(r * patch + p)] =
+            inside ? x[static_cast<size_t>(((n * g.h + ih) * g.w + iw) * g.c + ch)] : 0.0f;
+      }
+    }
+    std::vector<std::byte> workspace(conv_patches_bytes(g));
+    const Patches patches = conv_patches(x.data(), g, workspace.data());
+    const auto w = random_floats(patch * f, 9);
+    std::vector<float> got(static_cast<size_t>(rows * f)), want(got.size());
+    gemm_patches(patches, false, w.data(), got.data(), rows, f, patch);
+    gemm(cols.data(), false, w.data(), false, want.data(), rows, f, patch);
+    CHECK(agree(got, want));
+    const auto dy = random_floats(rows * f, 10);
+    std::vector<float> got_t(static_cast<size_t>(patch * f)), want_t(got_t.size());
+    gemm_patches(patches, true, dy.data(), got_t.data(), patch, f, rows);
+    gemm(cols.data(), true, dy.data(), false, want_t.data(), patch, f, rows);
+    CHECK(agree(got_t, want_t));
+  }
 }
 
 #if defined(__AVX512F__)
