@@ -37,6 +37,7 @@ constexpr int64_t kNc = 256;     // columns per packed block: kKc x kNc floats =
 // for the wide kernels, 12 rows for the narrow ones (a convolution's 16 or 32 filters) so that
 // each loaded panel row still feeds 12 or 24 multiply-adds.
 constexpr int kRowsFor[5] = {0, 12, 12, 8, 6};
+constexpr int kMaxRows = 12;
 
 // The first `count` of 16 lanes (none for count <= 0).
 __mmask16 first_lanes(int64_t count) {
@@ -205,6 +206,24 @@ void pack_panel(const float* b, bool tb, int64_t n, int64_t k, int64_t p0, int64
   }
 }
 
+// out[i] = pt.position(r0 + i) for i < count, walking the output positions instead of dividing.
+void positions(const Patches& pt, int64_t r0, int64_t count, int64_t* out) {
+  const int64_t out_h = pt.per_image / pt.out_w;
+  int64_t image = r0 / pt.per_image;
+  int64_t oh = (r0 % pt.per_image) / pt.out_w;
+  int64_t ow = r0 % pt.out_w;
+  for (int64_t i = 0; i < count; ++i) {
+    out[i] = image * pt.image_stride + oh * pt.row_stride + ow * pt.col_stride;
+    if (++ow == pt.out_w) {
+      ow = 0;
+      if (++oh == out_h) {
+        oh = 0;
+        ++image;
+      }
+    }
+  }
+}
+
 // op(a) over one k block [pc, pc + kc): where each kernel call reads its rows.
 struct ABlocks {
   const AOperand& op;
@@ -224,9 +243,7 @@ struct ABlocks {
       steps = op.patches->taps + pc;  // op(a)(r, p) = x[position(r) + taps[p]]
       return;
     }
-    for (int64_t q = 0; q < kc; ++q) {  // op(a)(i, q) = x[taps[i] + position(q)]
-      step_buffer[q] = op.patches->position(pc + q);
-    }
+    positions(*op.patches, pc, kc, step_buffer);  // op(a)(i, q) = x[taps[i] + position(q)]
     steps = step_buffer;
   }
 
@@ -241,8 +258,14 @@ struct ABlocks {
         break;
     }
     const Patches& pt = *op.patches;
+    int64_t origin[kMaxRows];
+    if (op.transposed) {
+      std::copy(pt.taps + ir, pt.taps + ir + rows, origin);
+    } else {
+      positions(pt, ir, rows, origin);
+    }
     for (int r = 0; r < rows; ++r) {
-      row_buffer[r] = pt.x + (op.transposed ? pt.taps[ir + r] : pt.position(ir + r));
+      row_buffer[r] = pt.x + origin[r];
     }
     return {nullptr, 0, row_buffer, steps};
   }
@@ -257,7 +280,7 @@ void run_panels(const ABlocks& blocks, int64_t i0, int64_t i1, const float* pack
   }
   const int vecs = static_cast<int>(std::min<int64_t>(kVecs, (j1 - j0 + 15) / 16));
   const int block_rows = kRowsFor[vecs];
-  const float* row_buffer[12];
+  const float* row_buffer[kMaxRows];
   for (int64_t ir = i0; ir < i1; ir += block_rows) {
     const int rows = static_cast<int>(std::min<int64_t>(block_rows, i1 - ir));
     const Kernel kernel = kernel_for(vecs, rows, blocks.read);
