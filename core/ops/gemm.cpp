@@ -12,9 +12,9 @@ namespace {
 // Tile sizes. A tile packs its [k, nb] block of op(b) once per row block and reads op(a) in place,
 // so packing costs about 1/mb of the tile's multiply-adds: tiles stay 100+ rows tall, and small
 // enough that a product splits into several tiles per core (a [256, 784] output is 2 x 3 tiles,
-// not 1 x 3 that would leave one core idle a third of the time). With a batch of 32 the columns
-// split by 64 so that both cores share even a [32, 784] x [784, 128] product.
-// Functions of the shape only: see the header.
+// not 1 x 3 that would leave one core idle a third of the time; a [784, 128] one 8, not 7). With
+// a batch of 32 the columns split by 64 so that both cores share even a [32, 784] x [784, 128]
+// product. Functions of the shape only: see the header.
 struct Grid {
   int64_t mb, nb, mt, nt;
 };
@@ -24,14 +24,22 @@ Grid grid_of(int64_t m, int64_t n, int64_t k) {
   if (m * n * k < par::kSerialWork * 4) {
     return g;  // one tile: too small to share
   }
-  // Balanced tiles of about `target` (a multiple of 16), so no thin remainder tile is left over.
-  auto balanced = [](int64_t extent, int64_t target) {
-    const int64_t tiles = (extent + target - 1) / target;
-    const int64_t size = (extent + tiles - 1) / tiles;
-    return (size + 15) / 16 * 16;
-  };
-  g.mb = m > 192 ? balanced(m, 128) : m;
-  g.nb = n > 512 ? balanced(n, 256) : n;
+  // `tiles` balanced tiles over `extent` (a multiple of 16 each), so no thin remainder is left.
+  auto size_of = [](int64_t extent, int64_t tiles) { return ((extent + tiles - 1) / tiles + 15) / 16 * 16; };
+  int64_t row_tiles = m > 192 ? (m + 127) / 128 : 1;
+  const int64_t col_tiles = n > 512 ? (n + 255) / 256 : 1;
+  // A few tiles, odd in number, leave a core idle at the end: one more row tile evens them out.
+  if (m > 192 && row_tiles * col_tiles < 8 && row_tiles * col_tiles % 2 == 1) {
+    ++row_tiles;
+  }
+  g.mb = size_of(m, row_tiles);
+  g.nb = size_of(n, col_tiles);
+  if (row_tiles == 1) {
+    g.mb = m;
+  }
+  if (col_tiles == 1) {
+    g.nb = n;
+  }
   // Small-m products (a batch of 32 against wide weights): split the columns finer instead.
   if (m <= 64 && n >= 128) {
     g.nb = 64;
