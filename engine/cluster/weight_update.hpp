@@ -1,10 +1,11 @@
 // The weight update of one virtual IPU, its Worker's: the parameters it updates with their
 // gradient accumulation trees and optimizer state, the moving statistics it holds, the loss-scale
 // state, the half copies of its weights the passes read, and what an update does with them: the
-// reduction across replicas, the optimizer step and the rounding after it. Everything is
-// allocated at construction; nothing after it allocates. Its files, by concern: setup and the
-// program's view (weight_update.cpp), the update itself (weight_update_step.cpp), sharded state
-// and weights (weight_sharding.cpp), the checkpoints' view (weight_update_state.cpp).
+// reduction across replicas, the optimizer step and the rounding after it. Its memory is
+// allocated at construction and the lists of trees a reduction combines at the first one; after
+// that an update allocates nothing. Its files, by concern: setup and the program's view
+// (weight_update.cpp), the update itself (weight_update_step.cpp), sharded state and weights
+// (weight_sharding.cpp), the checkpoints' view (weight_update_state.cpp).
 #pragma once
 
 #include <cstdint>
@@ -94,8 +95,9 @@ class WeightUpdate {
   //! The loss-scale state after the last update (identical on every worker).
   const LossScaleState& loss_scale() const { return loss_scale_; }
   void set_loss_scale(const LossScaleState& s) { loss_scale_ = s; }
-  //! Optimizer state of parameter `p`: its state slots one after the other, each state_block(p)
-  //! .size() floats (numel(p) unless the state is sharded); empty if this IPU does not update `p`.
+  //! Optimizer state of parameter `p`: its state slots one after the other, each of
+  //! state_block(p).size() floats (numel(p) unless the state is sharded); empty if this IPU does
+  //! not update `p`.
   std::span<float> optimizer_state(ir::ValueId p);
   //! The elements of `p` whose optimizer state this worker holds (all of them unless sharded).
   planner::ShardRange state_block(ir::ValueId p) const;
@@ -177,7 +179,7 @@ class WeightUpdate {
   int32_t local_;  // replica_ - first_replica: this worker at its instance's meeting points
   const DeviceMemory& memory_;
   const WorkerObserver& observer_;
-  std::optional<HalfRounding> rounding_;  // f16/bf16 compute: how every task result is rounded
+  std::optional<HalfRounding> rounding_;  // f16/bf16 compute: its type, what the weights' copies are rounded to
 
   std::vector<ParamState> params_;
   AlignedBlock shards_;           // sharded weights: every ParamState::shard
