@@ -92,7 +92,7 @@ Cluster::Cluster(const planner::Plan& plan, const Settings& settings, int32_t in
     }
   }
   for (auto& w : workers_) {
-    w->publish_trees();
+    w->weight_update().publish_trees();
   }
   if (plan.placement.instances > 1) {
     if (s.shard_state || s.shard_weights) {
@@ -151,7 +151,7 @@ std::vector<float> Cluster::optimizer_state(ir::ValueId p) const {
   const auto n = static_cast<size_t>(shared_->plan.graph.type(p).numel());
   std::vector<float> out;
   for (int32_t r = shared_->first_replica; r < shared_->first_replica + shared_->local_replicas; ++r) {
-    Worker& w = owner(r, p);
+    WeightUpdate& w = owner(r, p).weight_update();
     const std::span<float> state = w.optimizer_state(p);
     if (state.data() == nullptr) {
       return {};  // not trained (a replica's block may be empty, its state is still there)
@@ -170,7 +170,7 @@ std::vector<float> Cluster::optimizer_state(ir::ValueId p) const {
 
 void Cluster::set_optimizer_state(ir::ValueId p, int32_t slot, const float* values) {
   for (int32_t r = shared_->first_replica; r < shared_->first_replica + shared_->local_replicas; ++r) {
-    Worker& w = owner(r, p);
+    WeightUpdate& w = owner(r, p).weight_update();
     const std::span<float> state = w.optimizer_state(p);
     const planner::ShardRange b = w.state_block(p);
     if (state.data() != nullptr) {
@@ -179,13 +179,13 @@ void Cluster::set_optimizer_state(ir::ValueId p, int32_t slot, const float* valu
   }
 }
 
-int32_t Cluster::optimizer_state_slots() const { return workers_.front()->optimizer_state_slots(); }
+int32_t Cluster::optimizer_state_slots() const { return workers_.front()->weight_update().optimizer_state_slots(); }
 
-LossScaleState Cluster::loss_scale() const { return workers_.front()->loss_scale(); }
+LossScaleState Cluster::loss_scale() const { return workers_.front()->weight_update().loss_scale(); }
 
 void Cluster::set_loss_scale(const LossScaleState& state) {
   for (auto& w : workers_) {
-    w->set_loss_scale(state);
+    w->weight_update().set_loss_scale(state);
   }
 }
 

@@ -1,6 +1,6 @@
 // The Worker's memory, its setup and its execution loop; measurement is its WorkerObserver's
-// (worker_observer.cpp), program compilation worker_program.cpp's, the optimizer step
-// worker_update.cpp's.
+// (worker_observer.cpp), program compilation worker_program.cpp's, the update its
+// WeightUpdate's (weight_update.cpp).
 #include "engine/cluster/worker.hpp"
 
 #include <fmt/format.h>
@@ -65,28 +65,34 @@ Mailbox& ClusterShared::mailbox(int32_t replica, int32_t from, int32_t to) const
   return *mailboxes[static_cast<size_t>(local(replica)) * plan.programs.channels.size() + static_cast<size_t>(it->second)];
 }
 
+namespace {
+
+// How every task result is rounded under f16/bf16 compute; none under f32.
+std::optional<HalfRounding> compute_rounding(const ClusterShared& shared) {
+  const DType compute = shared.plan.settings.device.compute;
+  if (!planner::is_half(compute)) {
+    return std::nullopt;
+  }
+  const auto& fp = shared.settings.floating_point;
+  return HalfRounding{compute, fp.esr, fp.nanoo};
+}
+
+}  // namespace
+
 Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
     : shared_(shared),
       plan_(shared.plan),
       replica_(replica),
       ipu_(ipu),
       index_(shared.local(replica) * shared.ipus + ipu),
-      local_(shared.local(replica)),
       physical_(shared.plan.placement.physical.at(static_cast<size_t>(replica)).at(static_cast<size_t>(ipu))),
       observer_(shared.recorder, shared.plan, slot(), physical_, replica, ipu, shared.max_updates),
       memory_(physical_, shared.plan.graph, shared.plan.programs.buffers.at(static_cast<size_t>(ipu)),
-              shared.plan.programs.arenas.at(static_cast<size_t>(ipu)), planner::host_scale(shared.plan)) {
+              shared.plan.programs.arenas.at(static_cast<size_t>(ipu)), planner::host_scale(shared.plan)),
+      rounding_(compute_rounding(shared)),
+      traps_(fp_traps(shared.settings.floating_point)),
+      update_(shared, replica, ipu, memory_, observer_, rounding_) {
   const ir::Graph& g = plan_.graph;
-  const DType compute = plan_.settings.device.compute;
-  if (planner::is_half(compute)) {
-    const auto& fp = shared.settings.floating_point;
-    rounding_ = HalfRounding{compute, fp.esr, fp.nanoo};
-  }
-  traps_ = fp_traps(shared.settings.floating_point);
-  loss_scale_ = initial_loss_scale(shared.settings.optimizer);
-  if (g.loss_seed != ir::kNoValue && memory_.has(g.loss_seed)) {
-    loss_seed_ = memory_.tensor(g.loss_seed);
-  }
   size_t workspace = 0;
   for (const planner::Instr& in : plan_.programs.ipus.at(static_cast<size_t>(ipu))) {
     if (planner::is_task(in.kind)) {
@@ -97,9 +103,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   if (workspace > 0) {
     workspace_ = AlignedBlock(workspace);
   }
-  build_params();
-  build_statistics();
-  build_ops(build_weight_copies());
+  build_ops(update_.weight_copies());
   build_gathers();
   records_.assign(static_cast<size_t>(shared.max_updates * shared.outputs), 0.0);
   count_fixed_bytes();
@@ -111,6 +115,8 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
 void Worker::count_fixed_bytes() {
   const ir::Graph& g = plan_.graph;
   const DType compute = plan_.settings.device.compute;
+  fixed_.accumulators = update_.accumulator_bytes();
+  fixed_.optimizer_state = update_.optimizer_state_bytes();
   // Counted as a device holding the compute type would hold them (planner/precision.hpp), the
   // rule the memory model uses; the host's own buffers stay f32.
   for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu_)]) {
@@ -161,58 +167,23 @@ void Worker::name_feed_track() {
 void Worker::run(int64_t first, int64_t count) {
   observer_.begin_run();
   std::fill(records_.begin(), records_.begin() + count * shared_.outputs, 0.0);
-  if (shared_.shard_weights) {
-    load_shards();
-  }
+  update_.begin_execution();
   for (int64_t j = 0; j < count; ++j) {
     run_update(first + j, j);
   }
-  if (shared_.shard_weights) {
-    // The host reads (and checkpoints) whole weights between executions.
-    for (const ParamState& ps : params_) {
-      gather_param(ps);
-    }
-  }
+  update_.end_execution();
   observer_.end_run();
 }
 
 void Worker::run_update(int64_t update, int64_t local) {
-  for (ParamState& ps : params_) {
-    for (auto& tree : ps.trees) {
-      tree->clear();
-    }
-  }
-  for (StatisticState& st : statistics_) {
-    st.tree->clear();
-  }
-  prepare_update();
+  overflows_ = 0;
+  update_.begin_update();
   observer_.begin_update(local);
   for (Op& op : ops_) {
     for (size_t k : op.gathers) {
-      gather_param(params_[k]);
+      update_.gather(k);
     }
     execute(op, update, local);
-  }
-}
-
-void Worker::prepare_update() {
-  overflows_ = 0;
-  // The master weights may have changed since the last update (the optimizer, a restored
-  // checkpoint), so the copies are made afresh; nearest rounding keeps them a function of the
-  // master weights alone. A weight beyond the half range is not an overflow of this update.
-  for (const WeightCopy& w : weight_copies_) {
-    if (w.gathered) {
-      continue;  // made by gather_param() before each task that reads it
-    }
-    if (plan_.settings.master_weights == planner::MasterWeights::None) {
-      // Weights kept in the compute type start there too (initialised or loaded in f32); a no-op
-      // once an update has rounded them.
-      round_in_place(const_cast<float*>(w.master), w.size, HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
-    }
-    round_nearest_copy(w.master, w.copy, w.size, *rounding_);
-  }
-  if (loss_seed_.data != nullptr) {
-    std::fill_n(loss_seed_.f32(), loss_seed_.numel(), static_cast<float>(loss_scale_.scale));
   }
 }
 
@@ -290,9 +261,11 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
       }
       break;
     case InstrKind::ReduceReplicas:
-      mark.sim_start = reduce(op.instr->bucket);
+      mark.sim_start = update_.reduce(op.instr->bucket);
       break;
-    case InstrKind::UpdateWeights: update_weights(update); break;
+    case InstrKind::UpdateWeights:
+      update_.update(update, overflows_);
+      break;
   }
   observer_.end(*op.instr, mark, op.cycles, op.release, update, local);
 }

@@ -1,10 +1,9 @@
-// One virtual IPU of the cluster: its memory, its compiled tasks, gradient accumulators and
-// optimizer state, and its instruction list resolved into direct pointers, so that running a
-// cycle neither allocates nor looks anything up. Its files, by seam: setup and the execution
-// loop (worker.cpp), program compilation (worker_program.cpp), the update part: accumulation
-// trees, reduction, optimizer step, rounding, moving statistics (worker_update.cpp, sharded
-// variants worker_sharding.cpp, checkpoint view worker_state.cpp); measurement is its
-// WorkerObserver's (worker_observer.hpp).
+// One virtual IPU of the cluster: its memory, its compiled tasks and its instruction list
+// resolved into direct pointers, so that running a cycle neither allocates nor looks anything up.
+// Its files, by seam: setup and the execution loop (worker.cpp), program compilation
+// (worker_program.cpp). The update part (parameters, accumulation trees, reduction, optimizer
+// state and step, loss scaling, rounding, moving statistics) is its WeightUpdate's
+// (weight_update.hpp), measurement its WorkerObserver's (worker_observer.hpp).
 #pragma once
 
 #include <array>
@@ -12,7 +11,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -25,21 +23,16 @@
 #include "engine/cluster/rendezvous.hpp"
 #include "engine/cluster/stall_detector.hpp"
 #include "engine/cluster/task_program.hpp"
+#include "engine/cluster/weight_update.hpp"
 #include "engine/cluster/worker_observer.hpp"
 #include "engine/distributed/instance_link.hpp"
 #include "engine/infeed.hpp"
-#include "engine/optim/loss_scale.hpp"
-#include "engine/optim/optimizer.hpp"
 #include "planner/plan.hpp"
-#include "planner/sharding.hpp"
 
 namespace iputrain::engine {
 
 //! IPUs of a replica that take input from the host (each gets an infeed and a trace track).
 int32_t feeding_ipus(const planner::Plan& plan);
-
-//! A reduction's trees: per gradient part (or statistic), the R replicas' trees and its size.
-using ReduceParts = std::vector<std::pair<const std::vector<GradTree*>*, int64_t>>;
 
 //! What the workers share: the links, the meeting points and the host queues.
 struct ClusterShared {
@@ -77,7 +70,7 @@ struct ClusterShared {
   std::vector<std::vector<char>> remote_storage;
   bool overflow_anywhere = false;  //!< any_overflow() over every instance, set by worker 0
   //! pipeline.replicated_optimizer_state_sharding with R > 1: each replica updates one block of
-  //! every tensor (planner/sharding.hpp) and the blocks are all-gathered (worker_sharding.cpp).
+  //! every tensor (planner/sharding.hpp) and the blocks are all-gathered (weight_sharding.cpp).
   bool shard_state = false;
   //! pipeline.replicated_weight_sharding with R > 1: each replica keeps only its block of every
   //! trained weight (its shard) between uses; a task gathers the full weights it reads first.
@@ -115,8 +108,9 @@ class Worker {
   //! The recorder track of this IPU's infeed (-1: it takes no input from the host).
   int32_t feed_track() const { return feed_track_; }
   bool keep_events() const { return observer_.keep_events(); }
-  //! Registers this worker's accumulation trees in shared.trees (after every worker exists).
-  void publish_trees();
+  //! Its parameters' state and update: the cluster's and the checkpoints' view of them.
+  WeightUpdate& weight_update() { return update_; }
+  const WeightUpdate& weight_update() const { return update_; }
 
   //! Runs weight updates first .. first + count - 1 (the execution's updates 0 .. count - 1).
   void run(int64_t first, int64_t count);
@@ -129,16 +123,6 @@ class Worker {
   const FixedBytes& fixed() const { return fixed_; }
   int64_t capacity() const { return observer_.capacity(); }
   void record_events(bool on) { observer_.record_events(on); }
-  //! The loss-scale state after the last update (identical on every worker).
-  const LossScaleState& loss_scale() const { return loss_scale_; }
-  void set_loss_scale(const LossScaleState& s) { loss_scale_ = s; }
-  //! Optimizer state of parameter `p` for checkpoints (worker_state.cpp): its state slots one
-  //! after the other, each state_block(p).size() floats (numel(p) unless the state is sharded);
-  //! empty if this IPU does not update `p`.
-  std::span<float> optimizer_state(ir::ValueId p);
-  //! The elements of `p` whose optimizer state this worker holds (all of them unless sharded).
-  planner::ShardRange state_block(ir::ValueId p) const;
-  int32_t optimizer_state_slots() const;
 
  private:
   struct Copy {
@@ -164,147 +148,44 @@ class Worker {
     std::vector<Copy> copies;
     std::vector<Leaf> leaves;
     std::vector<OutfeedItem> outs;
-    std::vector<size_t> gathers;  // sharded weights: the params_ entries this task gathers first
+    std::vector<size_t> gathers;  // sharded weights: the weights this task gathers first (find())
     double cycles = 0;
     int64_t acquire = 0;
     int64_t release = 0;
     int64_t top = 0;
   };
-  struct ParamState {
-    ir::ValueId param;
-    int64_t index;                  // in Graph::params
-    planner::GradParts parts;       // the gradient's parts, each accumulated on its own
-    std::vector<std::unique_ptr<GradTree>> trees;  // one per part; none: the optimizer reads the gradient buffers
-    std::vector<const float*> unaccumulated;       // without trees: micro-batch 0's part buffers
-    std::vector<ParamSlot> slot;    // one entry: what sum_of_squares() and update() read
-    float* sum_f32 = nullptr;       // f16 accumulators or several parts: where the roots are widened and summed
-    planner::ShardRange block;      // the elements this replica updates (all unless the state is sharded)
-    float* shard = nullptr;         // sharded weights: this replica's block of the weight, what it keeps
-    int32_t copy = -1;              // its entry in weight_copies_ (half compute), else -1
-    int64_t grain_base = 0;         // where the tensor's grains start in ClusterShared::grain_sums
-  };
-
-  //! TensorSums over the replicas' blocks: each posts its grains' sums, all add every grain in order.
-  class ShardSums final : public TensorSums {
-   public:
-    explicit ShardSums(Worker& w) : w_(w) {}
-    void complete(const std::vector<ParamSlot>& params, int32_t quantities, std::span<const double> grains,
-                  std::span<double> totals) override;
-
-   private:
-    Worker& w_;
-  };
-
-  //! A moving statistic this IPU holds: its state and the canonical tree of its leaves.
-  struct StatisticState {
-    ir::ValueId state;
-    ir::ValueId statistic;  // the moving_average node, pushed right after its forward kernel
-    double momentum;
-    float* value;  // the state's buffer
-    std::unique_ptr<GradTree> tree;
-  };
-
-  //! With half compute: the copies of this IPU's weights the passes read, to substitute for them.
-  std::map<ir::ValueId, ir::Tensor> build_weight_copies();
-  void build_params();
-  void build_statistics();
   //! Resolves the IPU's instruction list into ops_ (worker_program.cpp).
   void build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes);
   struct ProgramContext;
   void build_op(Op& op, int32_t pos, ProgramContext& ctx);
   void build_task(Op& op, int32_t pos, ProgramContext& ctx);
   void build_transfer(Op& op, int32_t pos);
-  void build_accumulate(Op& op, int32_t pos);
+  void build_accumulate(Op& op, int32_t pos, const ProgramContext& ctx);
+  //! Sharded weights: which weights each task gathers (after build_ops()).
+  void build_gathers();
   //! The fixed bytes the memory account counts for buffers, links and feeds (after build_ops()).
   void count_fixed_bytes();
   void name_feed_track();
-  //! Rounds the master weights into the copies the passes read and writes the loss scale into
-  //! the backward pass's seed: what an update reads besides its data.
-  void prepare_update();
-  //! Whether any worker overflowed in this update (dynamic loss scaling; every worker takes part).
-  bool any_overflow();
   void run_update(int64_t update, int64_t local);
   void execute(Op& op, int64_t update, int64_t local);
-  //! Reduces the plan's bucket `bucket` across replicas; returns when the reduction could start
-  //! on the simulated clock (every replica there).
-  double reduce(int32_t bucket);
-  //! A reduction's trees: per gradient part (or statistic), the replicas' trees and its size.
-  using ReduceParts = engine::ReduceParts;
-  //! The trees of every gradient part of `bucket`'s parameters, in the bucket's order.
-  ReduceParts bucket_trees(int32_t bucket) const;
-  //! Combines the replicas' trees of `parts` into the root of every tree, each replica computing
-  //! a share of the elements; returns as reduce().
-  double reduce_parts(const ReduceParts& parts, ReduceScratch& scratch);
-  //! Leaves the sum of every moving statistic's leaves of the update in its tree's slot 0.
-  void sum_statistics();
-  //! state = state * momentum + mean statistic * (1 - momentum) (planner/moving_statistics.hpp).
-  void update_statistics();
-  void update_weights(int64_t update);
-  //! Sharded state: reduces this replica's block of every gradient part of `bucket` into its own
-  //! trees (reduce-scatter); returns as reduce().
-  double reduce_blocks(int32_t bucket);
-  //! Sharded state: copies the other replicas' updated blocks into this replica's weights.
-  void gather_weights();
-  //! Sharded weights: which weights each task gathers (after build_ops()).
-  void build_gathers();
-  //! Sharded weights: gathers the full weight `ps` from the replicas' shards into its buffer (and
-  //! its half copy), before a task that reads it and after an execution for the host.
-  void gather_param(const ParamState& ps);
-  //! Sharded weights, at the start of an execution: takes this replica's shards from the weights
-  //! the host holds (initialised, loaded or gathered after the last execution).
-  void load_shards();
-  //! Per updated parameter, the sum of squares of its (whole) gradient as stored, through `sums`.
-  void gradient_squares(TensorSums& sums);
-  //! Stores weights without an f32 master, and half optimizer moments, in their type.
-  void round_after_update(int64_t update);
 
   ClusterShared& shared_;
   const planner::Plan& plan_;
   int32_t replica_;
   int32_t ipu_;
   int32_t index_;  // local replica * ipus + ipu: this worker in the stall detector
-  int32_t local_;  // replica_ - first_replica: this worker at its instance's meeting points
   int32_t physical_;
   WorkerObserver observer_;
   DeviceMemory memory_;
+  std::optional<HalfRounding> rounding_;  // f16/bf16 compute: how every task result is rounded
+  FpTraps traps_;                         // ipu.floating_point_behaviour.inv|div0|oflo: check every task result
+  WeightUpdate update_;
   AlignedBlock workspace_;
   std::vector<std::unique_ptr<TaskProgram>> tasks_;  // one per task instruction of the program
-  std::vector<ParamState> params_;
-  AlignedBlock shards_;  // sharded weights: every ParamState::shard
-  std::vector<ParamSlot> slots_;  // every updated parameter, for the optimizer
-  std::vector<StatisticState> statistics_;
-  AlignedBlock statistic_sums_;
-  std::unique_ptr<ReduceScratch> statistic_scratch_;
-  AlignedBlock accumulators_;
-  AlignedBlock optimizer_state_;
-  AlignedBlock widened_roots_;
-  std::unique_ptr<Optimizer> optimizer_;
-  std::unique_ptr<TensorSums> sums_;  // LocalSums, or ShardSums when the state is sharded
-  std::vector<double> clip_grains_;   // gradient_squares()' working memory
-  std::vector<double> clip_totals_;
-  // Sharded state: per bucket, this replica's block of each gradient part of the bucket.
-  std::vector<std::vector<std::pair<const std::vector<GradTree*>*, planner::ShardRange>>> bucket_blocks_;
-  std::unique_ptr<ReduceScratch> reduce_scratch_;
-  // Per bucket of the plan, and for the moving statistics: the trees a reduction combines, listed
-  // at the first reduction (every worker has published its trees by then) and kept.
-  std::vector<ReduceParts> bucket_parts_;
-  ReduceParts statistic_parts_;
   std::vector<Op> ops_;
   std::vector<ir::ValueId> infeed_inputs_;
   Infeed* feed_ = nullptr;
   int32_t feed_track_ = -1;
-  LossScaleState loss_scale_;
-  std::optional<HalfRounding> rounding_;  // f16/bf16 compute: how every task result is rounded
-  FpTraps traps_;  // ipu.floating_point_behaviour.inv|div0|oflo: check every task result
-  struct WeightCopy {
-    const float* master;
-    float* copy;
-    int64_t size;
-    bool gathered = false;  // a sharded weight: its copy is made when the weight is gathered
-  };
-  std::vector<WeightCopy> weight_copies_;
-  AlignedBlock weight_copy_memory_;
-  ir::Tensor loss_seed_;  // null data: the seed is not on this IPU
   int64_t overflows_ = 0;  // task results of this update that overflowed
 
   FixedBytes fixed_;

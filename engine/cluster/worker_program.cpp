@@ -4,41 +4,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "engine/cluster/worker.hpp"
 #include "iputrain/error.hpp"
 #include "planner/memory_model.hpp"
+#include "planner/sharding.hpp"
 #include "planner/simulate.hpp"
 
 namespace iputrain::engine {
 
 using planner::InstrKind;
-
-std::map<ir::ValueId, ir::Tensor> Worker::build_weight_copies() {
-  std::map<ir::ValueId, ir::Tensor> substitutes;
-  if (!rounding_) {
-    return substitutes;
-  }
-  const ir::Graph& g = plan_.graph;
-  std::vector<ir::ValueId> params;
-  size_t bytes = 0;
-  for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu_)]) {
-    if (b.cls == planner::BufferClass::Param) {
-      params.push_back(b.value);
-      bytes += AlignedBlock::aligned(static_cast<size_t>(g.type(b.value).numel()) * sizeof(float));
-    }
-  }
-  weight_copy_memory_ = AlignedBlock(bytes);
-  std::byte* next = weight_copy_memory_.data();
-  for (ir::ValueId p : params) {
-    const ir::Tensor master = memory_.tensor(p);
-    auto* copy = reinterpret_cast<float*>(next);
-    next += AlignedBlock::aligned(static_cast<size_t>(master.numel()) * sizeof(float));
-    weight_copies_.push_back({master.f32(), copy, master.numel()});
-    substitutes.emplace(p, ir::Tensor{master.type, copy});
-  }
-  return substitutes;
-}
 
 namespace {
 
@@ -82,8 +58,10 @@ int32_t output_index(const ir::Graph& g, ir::ValueId v) {
 // What compiling one instruction needs besides the instruction.
 struct Worker::ProgramContext {
   const std::map<ir::ValueId, ir::Tensor>& substitutes;
-  std::vector<ir::ValueId> uncovered;     // uncovered_values()
-  std::vector<int64_t> statistic_leaves;  // per moving statistic: the forward tasks that push it
+  std::vector<ir::ValueId> uncovered;                   // uncovered_values()
+  std::vector<WeightUpdate::Accumulator> accumulators;  // where the gradient parts accumulate
+  std::vector<WeightUpdate::StatisticTree> statistics;  // the moving statistics this IPU holds
+  std::vector<int64_t> statistic_leaves;                // per moving statistic: the forward tasks that push it
 };
 
 void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
@@ -93,7 +71,9 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
     throw Error(ErrorKind::Internal, fmt::format("IPU {}'s arena was assigned for another program", ipu_));
   }
   const MemoryDeltas deltas = arena_deltas(memory_.arena(), program.size());
-  ProgramContext ctx{substitutes, uncovered_values(*shared_.outfeed, dp), std::vector<int64_t>(statistics_.size(), 0)};
+  ProgramContext ctx{
+      substitutes, uncovered_values(*shared_.outfeed, dp), update_.accumulators(), update_.statistics(), {}};
+  ctx.statistic_leaves.assign(ctx.statistics.size(), 0);
   ops_.reserve(program.size());
   for (size_t i = 0; i < program.size(); ++i) {
     const planner::Instr& in = program[i];
@@ -108,12 +88,12 @@ void Worker::build_ops(const std::map<ir::ValueId, ir::Tensor>& substitutes) {
     build_op(op, static_cast<int32_t>(i), ctx);
     ops_.push_back(std::move(op));
   }
-  for (size_t k = 0; k < statistics_.size(); ++k) {
+  for (size_t k = 0; k < ctx.statistics.size(); ++k) {
     if (ctx.statistic_leaves[k] != shared_.micro_batches) {
       throw Error(
           ErrorKind::Internal,
           fmt::format("IPU {} holds the moving statistic '{}' but computes it for {} of {} micro-batches", ipu_,
-                      plan_.graph.node(statistics_[k].state).name, ctx.statistic_leaves[k], shared_.micro_batches));
+                      plan_.graph.node(ctx.statistics[k].state).name, ctx.statistic_leaves[k], shared_.micro_batches));
     }
   }
 }
@@ -149,7 +129,7 @@ void Worker::build_op(Op& op, int32_t pos, ProgramContext& ctx) {
       }
       break;
     case InstrKind::Accumulate:
-      build_accumulate(op, pos);
+      build_accumulate(op, pos, ctx);
       break;
     case InstrKind::ReduceReplicas:
     case InstrKind::UpdateWeights:
@@ -166,22 +146,20 @@ void Worker::build_task(Op& op, int32_t pos, ProgramContext& ctx) {
   if (in.kind == InstrKind::Forward) {
     // A moving statistic joins its tree as soon as its micro-batch's forward has made it (a
     // Recompute makes the same bits again and pushes nothing).
-    for (size_t k = 0; k < statistics_.size(); ++k) {
-      StatisticState& st = statistics_[k];
+    for (size_t k = 0; k < ctx.statistics.size(); ++k) {
+      const WeightUpdate::StatisticTree& st = ctx.statistics[k];
       if (std::find(nodes.begin(), nodes.end(), st.statistic) != nodes.end()) {
-        pushes.push_back({st.statistic, st.tree.get(), leaf});
+        pushes.push_back({st.statistic, st.tree, leaf});
         ++ctx.statistic_leaves[k];
       }
     }
   }
   if (planner::is_backward(in.kind)) {
     const planner::Arena& arena = memory_.arena();
-    for (ParamState& ps : params_) {
-      for (size_t j = 0; j < ps.trees.size(); ++j) {
-        const planner::Life* made = to_accumulator(arena, ps.parts[j], op.m, pos);
-        if (made != nullptr && made->first_instr == arena.walked(pos).instr) {
-          pushes.push_back({ps.parts[j], ps.trees[j].get(), leaf});
-        }
+    for (const WeightUpdate::Accumulator& a : ctx.accumulators) {
+      const planner::Life* made = to_accumulator(arena, a.part, op.m, pos);
+      if (made != nullptr && made->first_instr == arena.walked(pos).instr) {
+        pushes.push_back({a.part, a.tree, leaf});
       }
     }
   }
@@ -217,19 +195,30 @@ void Worker::build_transfer(Op& op, int32_t pos) {
   }
 }
 
-void Worker::build_accumulate(Op& op, int32_t pos) {
+void Worker::build_accumulate(Op& op, int32_t pos, const ProgramContext& ctx) {
   const ir::Graph& g = plan_.graph;
   const planner::Instr& in = *op.instr;
   for (ir::ValueId p : in.values) {
-    for (ParamState& ps : params_) {
-      if (ps.param != p) {
-        continue;
+    for (const WeightUpdate::Accumulator& a : ctx.accumulators) {
+      if (a.param == p && g.node(a.part).stage == in.stage &&
+          to_accumulator(memory_.arena(), a.part, op.m, pos) == nullptr) {
+        op.leaves.push_back({a.tree, memory_.tensor(a.part, op.m, pos).f32()});
       }
-      for (size_t j = 0; j < ps.trees.size(); ++j) {
-        const ir::ValueId part = ps.parts[j];
-        if (g.node(part).stage == in.stage && to_accumulator(memory_.arena(), part, op.m, pos) == nullptr) {
-          op.leaves.push_back({ps.trees[j].get(), memory_.tensor(part, op.m, pos).f32()});
-        }
+    }
+  }
+}
+
+void Worker::build_gathers() {
+  if (!shared_.shard_weights) {
+    return;
+  }
+  for (Op& op : ops_) {
+    if (!planner::is_task(op.kind)) {
+      continue;
+    }
+    for (ir::ValueId p : planner::task_weights(plan_, op.instr->stage, op.kind)) {
+      if (const std::optional<size_t> k = update_.find(p)) {
+        op.gathers.push_back(*k);
       }
     }
   }

@@ -1,6 +1,6 @@
-// Sharded optimizer state (pipeline.replicated_optimizer_state_sharding, R > 1), the worker's
-// part: each replica reduces, updates and keeps the state of one block of every tensor
-// (planner/sharding.hpp), then takes the other replicas' updated blocks of the weights.
+// Sharded optimizer state (pipeline.replicated_optimizer_state_sharding, R > 1), the
+// WeightUpdate's part: each replica reduces, updates and keeps the state of one block of every
+// tensor (planner/sharding.hpp), then takes the other replicas' updated blocks of the weights.
 //
 // - Reduce-scatter: a replica combines the replicas' accumulation trees for the elements of its
 //   block only, with the same canonical order as the all-reduce (reduce_slice), and writes the
@@ -28,13 +28,14 @@
 #include <cstring>
 
 #include "core/half_round.hpp"
+#include "engine/cluster/weight_update.hpp"
 #include "engine/cluster/worker.hpp"
 #include "engine/optim/tensor_sums.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::engine {
 
-double Worker::reduce_blocks(int32_t bucket) {
+double WeightUpdate::reduce_blocks(int32_t bucket) {
   if (bucket_blocks_.empty()) {
     bucket_blocks_.resize(plan_.programs.buckets.size());
   }
@@ -65,7 +66,7 @@ double Worker::reduce_blocks(int32_t bucket) {
   return start;
 }
 
-void Worker::gradient_squares(TensorSums& sums) {
+void WeightUpdate::gradient_squares(TensorSums& sums) {
   size_t at = 0;
   for (const ParamSlot& slot : slots_) {
     grains_of(slot.grad, slot.size, clip_grains_.data() + at);
@@ -74,9 +75,9 @@ void Worker::gradient_squares(TensorSums& sums) {
   sums.complete(slots_, 1, std::span<const double>(clip_grains_.data(), at), clip_totals_);
 }
 
-void Worker::ShardSums::complete(const std::vector<ParamSlot>& params, int32_t quantities,
-                                 std::span<const double> grains, std::span<double> totals) {
-  Worker& w = w_;
+void WeightUpdate::ShardSums::complete(const std::vector<ParamSlot>& params, int32_t quantities,
+                                       std::span<const double> grains, std::span<double> totals) {
+  WeightUpdate& w = u_;
   if (params.size() != w.params_.size()) {
     throw Error(ErrorKind::Internal, "sharded sums: the slots are not this IPU's parameters");
   }
@@ -115,7 +116,7 @@ void Worker::ShardSums::complete(const std::vector<ParamSlot>& params, int32_t q
   meet.arrive(w.local_, 0, w.observer_.sim(), wait);
 }
 
-void Worker::gather_weights() {
+void WeightUpdate::gather_weights() {
   Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
   const WaitContext wait{shared_.detector.get(), index_, nullptr};
   meet.arrive(local_, 0, observer_.sim(), wait);  // every replica has updated (and rounded) its blocks
@@ -127,7 +128,8 @@ void Worker::gather_weights() {
     for (int32_t r = 0; r < shared_.replicas; ++r) {
       const planner::ShardRange b = planner::shard_range(n, shared_.replicas, r);
       if (r != replica_ && b.size() > 0) {
-        std::memcpy(mine + b.begin, copies[static_cast<size_t>(r)] + b.begin, static_cast<size_t>(b.size()) * sizeof(float));
+        std::memcpy(mine + b.begin, copies[static_cast<size_t>(r)] + b.begin,
+                    static_cast<size_t>(b.size()) * sizeof(float));
       }
     }
   }
@@ -135,34 +137,8 @@ void Worker::gather_weights() {
   meet.arrive(local_, 0, observer_.sim(), wait);
 }
 
-void Worker::build_gathers() {
-  if (!shared_.shard_weights) {
-    return;
-  }
-  for (ParamState& ps : params_) {
-    const float* master = memory_.tensor(ps.param).f32();
-    for (size_t k = 0; k < weight_copies_.size(); ++k) {
-      if (weight_copies_[k].master == master) {
-        ps.copy = static_cast<int32_t>(k);
-        weight_copies_[k].gathered = true;
-      }
-    }
-  }
-  for (Op& op : ops_) {
-    if (!planner::is_task(op.kind)) {
-      continue;
-    }
-    for (ir::ValueId p : planner::task_weights(plan_, op.instr->stage, op.kind)) {
-      for (size_t k = 0; k < params_.size(); ++k) {
-        if (params_[k].param == p) {
-          op.gathers.push_back(k);
-        }
-      }
-    }
-  }
-}
-
-void Worker::gather_param(const ParamState& ps) {
+void WeightUpdate::gather(size_t k) {
+  const ParamState& ps = params_[k];
   const std::vector<float*>& shards = shared_.replica_weights[static_cast<size_t>(ipu_)].at(ps.param);
   const ir::Tensor full = memory_.tensor(ps.param);
   const int64_t n = full.numel();
@@ -178,18 +154,31 @@ void Worker::gather_param(const ParamState& ps) {
   }
 }
 
-void Worker::load_shards() {
+void WeightUpdate::begin_execution() {
+  if (!shared_.shard_weights) {
+    return;
+  }
   for (const ParamState& ps : params_) {
     const float* full = memory_.tensor(ps.param).f32();
     std::memcpy(ps.shard, full + ps.block.begin, static_cast<size_t>(ps.block.size()) * sizeof(float));
     if (plan_.settings.master_weights == planner::MasterWeights::None && rounding_) {
-      // Weights kept in the compute type start there (as prepare_update() rounds unsharded ones).
+      // Weights kept in the compute type start there (as begin_update() rounds unsharded ones).
       round_in_place(ps.shard, ps.block.size(), HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
     }
   }
   // No replica gathers before every replica has taken its shards.
   shared_.reduce_meet[static_cast<size_t>(ipu_)]->arrive(local_, 0, observer_.sim(),
                                                          {shared_.detector.get(), index_, nullptr});
+}
+
+void WeightUpdate::end_execution() {
+  if (!shared_.shard_weights) {
+    return;
+  }
+  // The host reads (and checkpoints) whole weights between executions.
+  for (size_t k = 0; k < params_.size(); ++k) {
+    gather(k);
+  }
 }
 
 }  // namespace iputrain::engine

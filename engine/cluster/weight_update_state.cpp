@@ -1,10 +1,10 @@
-// The Worker's optimizer state as checkpoints see it: per parameter, independent of where the
-// plan placed it.
-#include "engine/cluster/worker.hpp"
+// The WeightUpdate's optimizer state as checkpoints see it: per parameter, independent of where
+// the plan placed it.
+#include "engine/cluster/weight_update.hpp"
 
 namespace iputrain::engine {
 
-std::span<float> Worker::optimizer_state(ir::ValueId p) {
+std::span<float> WeightUpdate::optimizer_state(ir::ValueId p) {
   for (ParamState& ps : params_) {
     if (ps.param == p) {
       const ParamSlot& slot = ps.slot.front();
@@ -14,7 +14,7 @@ std::span<float> Worker::optimizer_state(ir::ValueId p) {
   return {};
 }
 
-planner::ShardRange Worker::state_block(ir::ValueId p) const {
+planner::ShardRange WeightUpdate::state_block(ir::ValueId p) const {
   for (const ParamState& ps : params_) {
     if (ps.param == p) {
       return ps.block;
@@ -23,6 +23,6 @@ planner::ShardRange Worker::state_block(ir::ValueId p) const {
   return {};
 }
 
-int32_t Worker::optimizer_state_slots() const { return optimizer_->state_slots(); }
+int32_t WeightUpdate::optimizer_state_slots() const { return optimizer_->state_slots(); }
 
 }  // namespace iputrain::engine

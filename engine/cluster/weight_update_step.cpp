@@ -1,194 +1,49 @@
-// The Worker's update part: its parameters' accumulation trees and optimizer state, the moving
-// statistics, the reduction across replicas, the optimizer step and the rounding after it
-// (sharded state and weights: worker_sharding.cpp; checkpoints' view: worker_state.cpp).
-#include <fmt/format.h>
-
+// The WeightUpdate at work: the start of an update, the reduction across replicas, the moving
+// statistics, the optimizer step and the rounding after it (sharded state and weights:
+// weight_sharding.cpp).
 #include <algorithm>
 #include <cmath>
 
 #include "engine/cluster/instance_reduce.hpp"
 #include "engine/cluster/moving_average_update.hpp"
+#include "engine/cluster/weight_update.hpp"
 #include "engine/cluster/worker.hpp"
 #include "engine/optim/clipping.hpp"
 #include "engine/optim/lr_schedule.hpp"
 #include "engine/optim/tensor_sums.hpp"
-#include "iputrain/error.hpp"
-#include "planner/memory_model.hpp"
-#include "planner/moving_statistics.hpp"
-#include "planner/precision.hpp"
-#include "planner/sharding.hpp"
 
 namespace iputrain::engine {
 
-void Worker::build_params() {
-  const ir::Graph& g = plan_.graph;
-  const int32_t r = shared_.replicas;
-  // What the memory model counts; 0: the optimizer reads the gradient buffer, nothing accumulates.
-  const int32_t depth = planner::accumulator_buffers(plan_);
-  const DType acc = plan_.settings.accumulation_dtype == DType::F16 ? DType::F16 : DType::F32;
-  if (plan_.settings.accumulation_dtype != DType::F16 && plan_.settings.accumulation_dtype != DType::F32) {
-    throw Error(ErrorKind::Internal, fmt::format("gradient accumulation in {} is not implemented",
-                                                 dtype_name(plan_.settings.accumulation_dtype)));
-  }
-  optimizer_ = make_optimizer(shared_.settings.optimizer);
-  const int64_t state_floats = optimizer_->state_slots();
-
-  // Sharded state: this replica's block of each tensor, and the largest block it reserves.
-  const int32_t shards = shared_.shard_state ? r : 1;
-  std::vector<size_t> updated;
-  int64_t elements = 0;       // of the state per slot: what the account counts (no alignment padding)
-  int64_t part_elements = 0;  // the same, once per gradient part (what the accumulators hold)
-  size_t acc_bytes = 0;
-  size_t state_bytes = 0;
-  size_t widened_bytes = 0;
-  size_t shard_bytes = 0;
-  // The optimizer reads the f32 root of a lone f32 tree, or a lone gradient buffer, in place; f16
-  // roots are widened and several parts summed into a host buffer first.
-  auto summed = [&](size_t parts) { return parts > 1 || (depth > 0 && acc == DType::F16); };
-  for (size_t k = 0; k < g.params.size(); ++k) {
-    if (plan_.placement.param_ipu[k] != ipu_ || k >= plan_.grads.size() || plan_.grads[k].empty()) {
-      continue;
-    }
-    updated.push_back(k);
-    const size_t n = static_cast<size_t>(g.type(g.params[k]).numel());
-    const size_t parts = plan_.grads[k].size();
-    const auto reserved = static_cast<size_t>(planner::shard_capacity(static_cast<int64_t>(n), shards));
-    elements += static_cast<int64_t>(reserved);
-    part_elements += static_cast<int64_t>(n * parts);
-    acc_bytes += parts * static_cast<size_t>(depth) * AlignedBlock::aligned(n * dtype_size(acc));
-    state_bytes += AlignedBlock::aligned(static_cast<size_t>(state_floats) * reserved * sizeof(float));
-    widened_bytes += summed(parts) ? AlignedBlock::aligned(n * sizeof(float)) : 0;
-    shard_bytes += shared_.shard_weights ? AlignedBlock::aligned(reserved * sizeof(float)) : 0;
-  }
-  shards_ = AlignedBlock(shard_bytes);
-  std::byte* shard_next = shards_.data();
-  accumulators_ = AlignedBlock(acc_bytes);
-  optimizer_state_ = AlignedBlock(state_bytes);
-  widened_roots_ = AlignedBlock(widened_bytes);
-  fixed_.accumulators =
-      plan_.settings.offload_accumulators ? 0 : depth * part_elements * static_cast<int64_t>(dtype_size(acc));
-  fixed_.optimizer_state = plan_.settings.offload_optimizer_state
-                               ? 0
-                               : planner::optimizer_state_bytes(static_cast<int32_t>(state_floats), elements,
-                                                                plan_.settings.optimizer_state_dtype);
-
-  std::byte* acc_next = accumulators_.data();
-  std::byte* state_next = optimizer_state_.data();
-  std::byte* widened_next = widened_roots_.data();
-  const auto last = static_cast<int32_t>(plan_.programs.ipus[ipu_].size()) - 1;
-  int64_t grains = 0;
-  for (size_t k : updated) {
-    const ir::ValueId p = g.params[k];
-    const int64_t n = g.type(p).numel();
-    ParamState ps;
-    ps.param = p;
-    ps.index = static_cast<int64_t>(k);
-    ps.parts = plan_.grads[k];
-    ps.block = planner::shard_range(n, shards, replica_);
-    ps.grain_base = grains;
-    grains += planner::shard_grains(n);
-    for (ir::ValueId part : ps.parts) {
-      if (depth == 0) {
-        // Without accumulators the optimizer reads micro-batch 0's gradient, kept to the cycle's end.
-        ps.unaccumulated.push_back(memory_.tensor(part, 0, last).f32());
-        continue;
-      }
-      std::vector<void*> slots;
-      for (int32_t d = 0; d < depth; ++d) {
-        slots.push_back(acc_next);
-        acc_next += AlignedBlock::aligned(static_cast<size_t>(n) * dtype_size(acc));
-      }
-      ps.trees.push_back(std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.accumulation_order));
-    }
-    const float* grad = nullptr;
-    if (summed(ps.parts.size())) {
-      ps.sum_f32 = reinterpret_cast<float*>(widened_next);
-      widened_next += AlignedBlock::aligned(static_cast<size_t>(n) * sizeof(float));
-      grad = ps.sum_f32;
-    } else {
-      grad = depth == 0 ? ps.unaccumulated.front() : ps.trees.front()->root_if_f32();
-    }
-    auto* state = reinterpret_cast<float*>(state_next);
-    state_next +=
-        AlignedBlock::aligned(static_cast<size_t>(state_floats * planner::shard_capacity(n, shards)) * sizeof(float));
-    const int64_t lo = ps.block.begin;
-    float* weights = memory_.tensor(p).f32() + lo;
-    if (shared_.shard_weights) {
-      // The update works on the shard; the weight's buffer only receives gathers.
-      ps.shard = reinterpret_cast<float*>(shard_next);
-      shard_next += AlignedBlock::aligned(static_cast<size_t>(planner::shard_capacity(n, shards)) * sizeof(float));
-      weights = ps.shard;
-    }
-    ps.slot.push_back(ParamSlot{weights, grad + lo, state, ps.block.size()});
-    optimizer_->init_state(ps.slot.front());
-    slots_.push_back(ps.slot.front());
-    params_.push_back(std::move(ps));
-  }
-  const int64_t blocks = static_cast<int64_t>(r) * std::max(1, depth);
-  reduce_scratch_ = std::make_unique<ReduceScratch>(blocks);
-  optimizer_->reserve(slots_);
-  clip_grains_.assign(static_cast<size_t>(grains), 0.0);
-  clip_totals_.assign(slots_.size(), 0.0);
-  if (shared_.shard_state) {
-    sums_ = std::make_unique<ShardSums>(*this);
-    auto& table = shared_.grain_sums.at(static_cast<size_t>(ipu_));
-    table.resize(std::max(table.size(), static_cast<size_t>(2 * grains)));  // LAMB: two quantities
-  } else {
-    sums_ = std::make_unique<LocalSums>();
-  }
-}
-
-void Worker::build_statistics() {
-  const ir::Graph& g = plan_.graph;
-  std::vector<const planner::MovingStatistic*> held;
-  size_t bytes = 0;
-  for (const planner::MovingStatistic& m : plan_.moving_statistics) {
-    if (memory_.has(m.state)) {
-      held.push_back(&m);
-      bytes += static_cast<size_t>(planner::statistic_buffers(plan_)) *
-               AlignedBlock::aligned(static_cast<size_t>(g.type(m.state).numel()) * sizeof(float));
-    }
-  }
-  if (held.empty()) {
-    return;
-  }
-  statistic_sums_ = AlignedBlock(bytes);
-  std::byte* next = statistic_sums_.data();
-  for (const planner::MovingStatistic* m : held) {
-    const int64_t n = g.type(m->state).numel();
-    std::vector<void*> slots;
-    for (int32_t d = 0; d < planner::statistic_buffers(plan_); ++d) {
-      slots.push_back(next);
-      next += AlignedBlock::aligned(static_cast<size_t>(n) * sizeof(float));
-    }
-    // Always the canonical tree, so that every split of the micro-batches sums the same bits.
-    statistics_.push_back({m->state, m->statistic, m->momentum, memory_.tensor(m->state).f32(),
-                           std::make_unique<GradTree>(DType::F32, n, std::move(slots))});
-  }
-  statistic_scratch_ =
-      std::make_unique<ReduceScratch>(static_cast<int64_t>(shared_.replicas) * planner::statistic_buffers(plan_));
-}
-
-void Worker::publish_trees() {
-  auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
-  for (StatisticState& st : statistics_) {
-    auto& list = trees[st.statistic];
-    list.resize(static_cast<size_t>(shared_.replicas), nullptr);
-    list[static_cast<size_t>(replica_)] = st.tree.get();
-  }
+void WeightUpdate::begin_update() {
   for (ParamState& ps : params_) {
-    auto& weights = shared_.replica_weights[static_cast<size_t>(ipu_)][ps.param];
-    weights.resize(static_cast<size_t>(shared_.replicas), nullptr);
-    weights[static_cast<size_t>(replica_)] = ps.shard != nullptr ? ps.shard : memory_.tensor(ps.param).f32();
-    for (size_t j = 0; j < ps.trees.size(); ++j) {
-      auto& list = trees[ps.parts[j]];
-      list.resize(static_cast<size_t>(shared_.replicas), nullptr);
-      list[static_cast<size_t>(replica_)] = ps.trees[j].get();
+    for (auto& tree : ps.trees) {
+      tree->clear();
     }
+  }
+  for (StatisticState& st : statistics_) {
+    st.tree->clear();
+  }
+  // The master weights may have changed since the last update (the optimizer, a restored
+  // checkpoint), so the copies are made afresh; nearest rounding keeps them a function of the
+  // master weights alone. A weight beyond the half range is not an overflow of this update.
+  for (const WeightCopy& w : weight_copies_) {
+    if (w.gathered) {
+      continue;  // made by gather() before each task that reads it
+    }
+    if (plan_.settings.master_weights == planner::MasterWeights::None) {
+      // Weights kept in the compute type start there too (initialised or loaded in f32); a no-op
+      // once an update has rounded them.
+      round_in_place(const_cast<float*>(w.master), w.size,
+                     HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
+    }
+    round_nearest_copy(w.master, w.copy, w.size, *rounding_);
+  }
+  if (loss_seed_.data != nullptr) {
+    std::fill_n(loss_seed_.f32(), loss_seed_.numel(), static_cast<float>(loss_scale_.scale));
   }
 }
 
-double Worker::reduce(int32_t bucket) {
+double WeightUpdate::reduce(int32_t bucket) {
   if (shared_.shard_state) {
     return reduce_blocks(bucket);
   }
@@ -202,7 +57,7 @@ double Worker::reduce(int32_t bucket) {
   return reduce_parts(parts, *reduce_scratch_);
 }
 
-Worker::ReduceParts Worker::bucket_trees(int32_t bucket) const {
+ReduceParts WeightUpdate::bucket_trees(int32_t bucket) const {
   // The bucket's elements: every part of every parameter's gradient, one after the other.
   ReduceParts parts;
   const auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
@@ -220,7 +75,7 @@ Worker::ReduceParts Worker::bucket_trees(int32_t bucket) const {
   return parts;
 }
 
-double Worker::reduce_parts(const ReduceParts& parts, ReduceScratch& scratch) {
+double WeightUpdate::reduce_parts(const ReduceParts& parts, ReduceScratch& scratch) {
   Rendezvous& meet = *shared_.reduce_meet[static_cast<size_t>(ipu_)];
   // Every replica has pushed all its leaves once all have arrived.
   const WaitContext wait{shared_.detector.get(), index_, nullptr};
@@ -260,7 +115,7 @@ double Worker::reduce_parts(const ReduceParts& parts, ReduceScratch& scratch) {
   return start;
 }
 
-void Worker::sum_statistics() {
+void WeightUpdate::sum_statistics() {
   if (shared_.replicas == 1) {
     for (StatisticState& st : statistics_) {
       st.tree->fold();
@@ -277,7 +132,7 @@ void Worker::sum_statistics() {
   reduce_parts(statistic_parts_, *statistic_scratch_);
 }
 
-void Worker::update_statistics() {
+void WeightUpdate::update_statistics() {
   const int64_t n = static_cast<int64_t>(shared_.replicas) * shared_.micro_batches;
   for (const StatisticState& st : statistics_) {
     apply_moving_average(st.value, static_cast<const float*>(st.tree->slot(0)), st.tree->size(), n, st.momentum);
@@ -288,7 +143,7 @@ void Worker::update_statistics() {
   }
 }
 
-void Worker::update_weights(int64_t update) {
+void WeightUpdate::update(int64_t update, int64_t overflows) {
   const OptimizerSettings& o = shared_.settings.optimizer;
   if (!statistics_.empty()) {
     sum_statistics();
@@ -321,7 +176,7 @@ void Worker::update_weights(int64_t update) {
   }
   const double seed = static_cast<float>(loss_scale_.scale);  // what the backward passes started from
   if (o.loss_scaling_mode == LossScaling::Dynamic) {
-    const bool overflow = any_overflow();
+    const bool overflow = any_overflow(overflows);
     advance_loss_scale(loss_scale_, overflow, o);
     if (overflow) {
       return;  // every worker of every replica skips this update, so the replicas stay equal
@@ -366,7 +221,7 @@ void Worker::update_weights(int64_t update) {
   }
 }
 
-void Worker::round_after_update(int64_t update) {
+void WeightUpdate::round_after_update(int64_t update) {
   const auto& fp = shared_.settings.floating_point;
   const uint64_t seed = shared_.settings.seed;
   // Keyed by the parameter, the slot and the update only, so every replica and placement rounds
@@ -393,8 +248,8 @@ void Worker::round_after_update(int64_t update) {
   }
 }
 
-bool Worker::any_overflow() {
-  bool local = overflows_ > 0;
+bool WeightUpdate::any_overflow(int64_t overflows) {
+  bool local = overflows > 0;
   for (const ParamSlot& slot : slots_) {
     for (int64_t i = 0; i < slot.size && !local; ++i) {
       local = !std::isfinite(slot.grad[i]);

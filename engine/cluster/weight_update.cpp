@@ -1,0 +1,279 @@
+// The WeightUpdate's setup: its parameters' accumulation trees and optimizer state, the moving
+// statistics, the half copies of the weights, and what program compilation reads of them (the
+// update itself: weight_update_step.cpp; sharded state and weights: weight_sharding.cpp).
+#include "engine/cluster/weight_update.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/cluster/worker.hpp"
+#include "engine/optim/tensor_sums.hpp"
+#include "iputrain/error.hpp"
+#include "planner/memory_model.hpp"
+#include "planner/moving_statistics.hpp"
+#include "planner/precision.hpp"
+
+namespace iputrain::engine {
+
+WeightUpdate::WeightUpdate(ClusterShared& shared, int32_t replica, int32_t ipu, const DeviceMemory& memory,
+                           const WorkerObserver& observer, const std::optional<HalfRounding>& rounding)
+    : shared_(shared),
+      plan_(shared.plan),
+      replica_(replica),
+      ipu_(ipu),
+      index_(shared.local(replica) * shared.ipus + ipu),
+      local_(shared.local(replica)),
+      memory_(memory),
+      observer_(observer),
+      rounding_(rounding),
+      loss_scale_(initial_loss_scale(shared.settings.optimizer)) {
+  const ir::Graph& g = plan_.graph;
+  if (g.loss_seed != ir::kNoValue && memory_.has(g.loss_seed)) {
+    loss_seed_ = memory_.tensor(g.loss_seed);
+  }
+  build_params();
+  build_statistics();
+  build_weight_copies();
+}
+
+void WeightUpdate::build_params() {
+  const ir::Graph& g = plan_.graph;
+  const int32_t r = shared_.replicas;
+  // What the memory model counts; 0: the optimizer reads the gradient buffer, nothing accumulates.
+  const int32_t depth = planner::accumulator_buffers(plan_);
+  const DType acc = plan_.settings.accumulation_dtype == DType::F16 ? DType::F16 : DType::F32;
+  if (plan_.settings.accumulation_dtype != DType::F16 && plan_.settings.accumulation_dtype != DType::F32) {
+    throw Error(ErrorKind::Internal, fmt::format("gradient accumulation in {} is not implemented",
+                                                 dtype_name(plan_.settings.accumulation_dtype)));
+  }
+  optimizer_ = make_optimizer(shared_.settings.optimizer);
+  const int64_t state_floats = optimizer_->state_slots();
+
+  // Sharded state: this replica's block of each tensor, and the largest block it reserves.
+  const int32_t shards = shared_.shard_state ? r : 1;
+  std::vector<size_t> updated;
+  int64_t elements = 0;       // of the state per slot: what the account counts (no alignment padding)
+  int64_t part_elements = 0;  // the same, once per gradient part (what the accumulators hold)
+  size_t acc_bytes = 0;
+  size_t state_bytes = 0;
+  size_t widened_bytes = 0;
+  size_t shard_bytes = 0;
+  // The optimizer reads the f32 root of a lone f32 tree, or a lone gradient buffer, in place; f16
+  // roots are widened and several parts summed into a host buffer first.
+  auto summed = [&](size_t parts) { return parts > 1 || (depth > 0 && acc == DType::F16); };
+  for (size_t k = 0; k < g.params.size(); ++k) {
+    if (plan_.placement.param_ipu[k] != ipu_ || k >= plan_.grads.size() || plan_.grads[k].empty()) {
+      continue;
+    }
+    updated.push_back(k);
+    const size_t n = static_cast<size_t>(g.type(g.params[k]).numel());
+    const size_t parts = plan_.grads[k].size();
+    const auto reserved = static_cast<size_t>(planner::shard_capacity(static_cast<int64_t>(n), shards));
+    elements += static_cast<int64_t>(reserved);
+    part_elements += static_cast<int64_t>(n * parts);
+    acc_bytes += parts * static_cast<size_t>(depth) * AlignedBlock::aligned(n * dtype_size(acc));
+    state_bytes += AlignedBlock::aligned(static_cast<size_t>(state_floats) * reserved * sizeof(float));
+    widened_bytes += summed(parts) ? AlignedBlock::aligned(n * sizeof(float)) : 0;
+    shard_bytes += shared_.shard_weights ? AlignedBlock::aligned(reserved * sizeof(float)) : 0;
+  }
+  shards_ = AlignedBlock(shard_bytes);
+  std::byte* shard_next = shards_.data();
+  accumulators_ = AlignedBlock(acc_bytes);
+  optimizer_state_ = AlignedBlock(state_bytes);
+  widened_roots_ = AlignedBlock(widened_bytes);
+  accumulator_bytes_ =
+      plan_.settings.offload_accumulators ? 0 : depth * part_elements * static_cast<int64_t>(dtype_size(acc));
+  state_bytes_ = plan_.settings.offload_optimizer_state
+                     ? 0
+                     : planner::optimizer_state_bytes(static_cast<int32_t>(state_floats), elements,
+                                                      plan_.settings.optimizer_state_dtype);
+
+  std::byte* acc_next = accumulators_.data();
+  std::byte* state_next = optimizer_state_.data();
+  std::byte* widened_next = widened_roots_.data();
+  const auto last = static_cast<int32_t>(plan_.programs.ipus[ipu_].size()) - 1;
+  int64_t grains = 0;
+  for (size_t k : updated) {
+    const ir::ValueId p = g.params[k];
+    const int64_t n = g.type(p).numel();
+    ParamState ps;
+    ps.param = p;
+    ps.index = static_cast<int64_t>(k);
+    ps.parts = plan_.grads[k];
+    ps.block = planner::shard_range(n, shards, replica_);
+    ps.grain_base = grains;
+    grains += planner::shard_grains(n);
+    for (ir::ValueId part : ps.parts) {
+      if (depth == 0) {
+        // Without accumulators the optimizer reads micro-batch 0's gradient, kept to the cycle's end.
+        ps.unaccumulated.push_back(memory_.tensor(part, 0, last).f32());
+        continue;
+      }
+      std::vector<void*> slots;
+      for (int32_t d = 0; d < depth; ++d) {
+        slots.push_back(acc_next);
+        acc_next += AlignedBlock::aligned(static_cast<size_t>(n) * dtype_size(acc));
+      }
+      ps.trees.push_back(std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.accumulation_order));
+    }
+    const float* grad = nullptr;
+    if (summed(ps.parts.size())) {
+      ps.sum_f32 = reinterpret_cast<float*>(widened_next);
+      widened_next += AlignedBlock::aligned(static_cast<size_t>(n) * sizeof(float));
+      grad = ps.sum_f32;
+    } else {
+      grad = depth == 0 ? ps.unaccumulated.front() : ps.trees.front()->root_if_f32();
+    }
+    auto* state = reinterpret_cast<float*>(state_next);
+    state_next +=
+        AlignedBlock::aligned(static_cast<size_t>(state_floats * planner::shard_capacity(n, shards)) * sizeof(float));
+    const int64_t lo = ps.block.begin;
+    float* weights = memory_.tensor(p).f32() + lo;
+    if (shared_.shard_weights) {
+      // The update works on the shard; the weight's buffer only receives gathers.
+      ps.shard = reinterpret_cast<float*>(shard_next);
+      shard_next += AlignedBlock::aligned(static_cast<size_t>(planner::shard_capacity(n, shards)) * sizeof(float));
+      weights = ps.shard;
+    }
+    ps.slot.push_back(ParamSlot{weights, grad + lo, state, ps.block.size()});
+    optimizer_->init_state(ps.slot.front());
+    slots_.push_back(ps.slot.front());
+    params_.push_back(std::move(ps));
+  }
+  const int64_t blocks = static_cast<int64_t>(r) * std::max(1, depth);
+  reduce_scratch_ = std::make_unique<ReduceScratch>(blocks);
+  optimizer_->reserve(slots_);
+  clip_grains_.assign(static_cast<size_t>(grains), 0.0);
+  clip_totals_.assign(slots_.size(), 0.0);
+  if (shared_.shard_state) {
+    sums_ = std::make_unique<ShardSums>(*this);
+    auto& table = shared_.grain_sums.at(static_cast<size_t>(ipu_));
+    table.resize(std::max(table.size(), static_cast<size_t>(2 * grains)));  // LAMB: two quantities
+  } else {
+    sums_ = std::make_unique<LocalSums>();
+  }
+}
+
+void WeightUpdate::build_statistics() {
+  const ir::Graph& g = plan_.graph;
+  std::vector<const planner::MovingStatistic*> held;
+  size_t bytes = 0;
+  for (const planner::MovingStatistic& m : plan_.moving_statistics) {
+    if (memory_.has(m.state)) {
+      held.push_back(&m);
+      bytes += static_cast<size_t>(planner::statistic_buffers(plan_)) *
+               AlignedBlock::aligned(static_cast<size_t>(g.type(m.state).numel()) * sizeof(float));
+    }
+  }
+  if (held.empty()) {
+    return;
+  }
+  statistic_sums_ = AlignedBlock(bytes);
+  std::byte* next = statistic_sums_.data();
+  for (const planner::MovingStatistic* m : held) {
+    const int64_t n = g.type(m->state).numel();
+    std::vector<void*> slots;
+    for (int32_t d = 0; d < planner::statistic_buffers(plan_); ++d) {
+      slots.push_back(next);
+      next += AlignedBlock::aligned(static_cast<size_t>(n) * sizeof(float));
+    }
+    // Always the canonical tree, so that every split of the micro-batches sums the same bits.
+    statistics_.push_back({m->state, m->statistic, m->momentum, memory_.tensor(m->state).f32(),
+                           std::make_unique<GradTree>(DType::F32, n, std::move(slots))});
+  }
+  statistic_scratch_ =
+      std::make_unique<ReduceScratch>(static_cast<int64_t>(shared_.replicas) * planner::statistic_buffers(plan_));
+}
+
+void WeightUpdate::publish_trees() {
+  auto& trees = shared_.trees[static_cast<size_t>(ipu_)];
+  for (StatisticState& st : statistics_) {
+    auto& list = trees[st.statistic];
+    list.resize(static_cast<size_t>(shared_.replicas), nullptr);
+    list[static_cast<size_t>(replica_)] = st.tree.get();
+  }
+  for (ParamState& ps : params_) {
+    auto& weights = shared_.replica_weights[static_cast<size_t>(ipu_)][ps.param];
+    weights.resize(static_cast<size_t>(shared_.replicas), nullptr);
+    weights[static_cast<size_t>(replica_)] = ps.shard != nullptr ? ps.shard : memory_.tensor(ps.param).f32();
+    for (size_t j = 0; j < ps.trees.size(); ++j) {
+      auto& list = trees[ps.parts[j]];
+      list.resize(static_cast<size_t>(shared_.replicas), nullptr);
+      list[static_cast<size_t>(replica_)] = ps.trees[j].get();
+    }
+  }
+}
+
+void WeightUpdate::build_weight_copies() {
+  if (!rounding_) {
+    return;
+  }
+  const ir::Graph& g = plan_.graph;
+  std::vector<ir::ValueId> params;
+  size_t bytes = 0;
+  for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu_)]) {
+    if (b.cls == planner::BufferClass::Param) {
+      params.push_back(b.value);
+      bytes += AlignedBlock::aligned(static_cast<size_t>(g.type(b.value).numel()) * sizeof(float));
+    }
+  }
+  weight_copy_memory_ = AlignedBlock(bytes);
+  std::byte* next = weight_copy_memory_.data();
+  for (ir::ValueId p : params) {
+    const ir::Tensor master = memory_.tensor(p);
+    auto* copy = reinterpret_cast<float*>(next);
+    next += AlignedBlock::aligned(static_cast<size_t>(master.numel()) * sizeof(float));
+    weight_copies_.push_back({p, master.f32(), copy, master.numel()});
+  }
+  if (!shared_.shard_weights) {
+    return;
+  }
+  // A sharded weight's copy is made where the weight is gathered, not at the update's start.
+  for (ParamState& ps : params_) {
+    const float* master = memory_.tensor(ps.param).f32();
+    for (size_t k = 0; k < weight_copies_.size(); ++k) {
+      if (weight_copies_[k].master == master) {
+        ps.copy = static_cast<int32_t>(k);
+        weight_copies_[k].gathered = true;
+      }
+    }
+  }
+}
+
+std::vector<WeightUpdate::Accumulator> WeightUpdate::accumulators() const {
+  std::vector<Accumulator> out;
+  for (const ParamState& ps : params_) {
+    for (size_t j = 0; j < ps.trees.size(); ++j) {
+      out.push_back({ps.param, ps.parts[j], ps.trees[j].get()});
+    }
+  }
+  return out;
+}
+
+std::vector<WeightUpdate::StatisticTree> WeightUpdate::statistics() const {
+  std::vector<StatisticTree> out;
+  for (const StatisticState& st : statistics_) {
+    out.push_back({st.state, st.statistic, st.tree.get()});
+  }
+  return out;
+}
+
+std::map<ir::ValueId, ir::Tensor> WeightUpdate::weight_copies() const {
+  std::map<ir::ValueId, ir::Tensor> substitutes;
+  for (const WeightCopy& w : weight_copies_) {
+    substitutes.emplace(w.param, ir::Tensor{memory_.tensor(w.param).type, w.copy});
+  }
+  return substitutes;
+}
+
+std::optional<size_t> WeightUpdate::find(ir::ValueId p) const {
+  for (size_t k = 0; k < params_.size(); ++k) {
+    if (params_[k].param == p) {
+      return k;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace iputrain::engine
