@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "iputrain/config.hpp"
+#include "frontend/model_access.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
-#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 
@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (const Example& ex : kExamples) {
     try {
-      const Config config = Config::load(dir + ex.config);
+      const Config config = config::load(dir + ex.config);
       const Model model = Model::load(dir + ex.model, config);
       double best = 1e30;
       std::string verdict;

@@ -320,4 +320,37 @@ std::string suggest_key(std::string_view path) {
   return nearest_name(std::string(path), all);
 }
 
+std::vector<std::string> keys() {
+  std::vector<std::string> out;
+  for (const auto& k : schema()) {
+    out.push_back(k.path);
+  }
+  return out;
+}
+
+std::vector<std::string> key_choices(const std::string& key) {
+  const KeySpec* k = find_key(key);
+  if (k == nullptr) {
+    return {};
+  }
+  switch (k->type) {
+    case KeyType::Enum:
+      return k->allowed;
+    case KeyType::Bool:
+      return {"true", "false"};
+    case KeyType::AutoBool:
+      return {"true", "false", "auto"};
+    default:
+      return {};
+  }
+}
+
+std::optional<std::string> default_text(const std::string& key) {
+  const KeySpec* k = find_key(key);
+  if (k == nullptr || !k->access.get) {
+    return std::nullopt;
+  }
+  return toml_text(k->default_value);
+}
+
 }  // namespace iputrain::config
