@@ -208,6 +208,25 @@ const std::vector<std::pair<std::string, std::string>>& aliases() {
   return all;
 }
 
+namespace {
+
+// Where a key goes in documentation order: root keys, then [model], then the tables in section order.
+size_t doc_rank(const KeySpec& k) {
+  const std::string parent = parent_of(k.path);
+  if (parent.empty()) {
+    return k.type == KeyType::FreeTable ? 1 : 0;
+  }
+  const auto& s = sections();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i].path == parent) {
+      return i + 2;
+    }
+  }
+  return s.size() + 2;
+}
+
+}  // namespace
+
 const std::vector<KeySpec>& schema() {
   static const std::vector<KeySpec> all = [] {
     std::vector<KeySpec> out = run_keys();
@@ -218,22 +237,8 @@ const std::vector<KeySpec>& schema() {
       rest.insert(rest.end(), v.begin(), v.end());
     }
     out.insert(out.end(), rest.begin(), rest.end());
-    std::stable_sort(out.begin(), out.end(), [](const KeySpec& a, const KeySpec& b) {
-      auto rank = [](const KeySpec& k) -> size_t {
-        const std::string parent = parent_of(k.path);
-        if (parent.empty()) {
-          return k.type == KeyType::FreeTable ? 1 : 0;
-        }
-        const auto& s = sections();
-        for (size_t i = 0; i < s.size(); ++i) {
-          if (s[i].path == parent) {
-            return i + 2;
-          }
-        }
-        return s.size() + 2;
-      };
-      return rank(a) < rank(b);
-    });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const KeySpec& a, const KeySpec& b) { return doc_rank(a) < doc_rank(b); });
     return out;
   }();
   return all;
