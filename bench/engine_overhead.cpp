@@ -48,7 +48,7 @@ steps = 12
 steps_per_execution = 4
 )",
                                        device);
-  const Config config = Config::parse(text, "<bench>");
+  const Config config = config::parse(text, "<bench>");
   const Model model = Model::parse(kModel, "<bench>", {});
   Session session(model, config);
   const TrainSummary summary = session.train();

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "iputrain/config.hpp"
+#include "frontend/model_access.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
-#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 
@@ -41,6 +41,31 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+struct Timed {
+  planner::Plan plan;
+  std::string verdict;  //!< "fits" or "does not fit"
+  double best = 1e30;   //!< seconds of the fastest run
+};
+
+// Plans `runs` times; the last plan and the fastest time.
+Timed plan_timed(const Model& model, const Config& config, int runs) {
+  Timed t;
+  for (int run = 0; run < runs; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      t.plan = planner::make_plan(graph_of(model), config);
+      t.verdict = "fits";
+    } catch (const Error& e) {
+      if (e.kind() != ErrorKind::Plan) {
+        throw;
+      }
+      t.verdict = "does not fit";
+    }
+    t.best = std::min(t.best, seconds_since(start));
+  }
+  return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,24 +74,9 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (const Example& ex : kExamples) {
     try {
-      const Config config = Config::load(dir + ex.config);
+      const Config config = config::load(dir + ex.config);
       const Model model = Model::load(dir + ex.model, config);
-      double best = 1e30;
-      std::string verdict;
-      planner::Plan plan;
-      for (int run = 0; run < (ex.within_budget ? 3 : 1); ++run) {
-        const auto start = std::chrono::steady_clock::now();
-        try {
-          plan = planner::make_plan(graph_of(model), config);
-          verdict = "fits";
-        } catch (const Error& e) {
-          if (e.kind() != ErrorKind::Plan) {
-            throw;
-          }
-          verdict = "does not fit";
-        }
-        best = std::min(best, seconds_since(start));
-      }
+      const auto [plan, verdict, best] = plan_timed(model, config, ex.within_budget ? 3 : 1);
       std::string peaks;
       for (const planner::IpuMemory& m : plan.memory) {
         peaks += fmt::format("{}{:.0f}", peaks.empty() ? "" : " ", static_cast<double>(m.total_peak) / (1 << 20));

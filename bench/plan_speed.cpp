@@ -11,11 +11,11 @@
 #include <map>
 #include <string>
 
-#include "iputrain/config.hpp"
+#include "frontend/model_access.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
-#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 
@@ -106,15 +106,14 @@ int main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     const Model staged = Model::parse(model_text(kStages), "deep_mlp.ipu");
     fmt::print("model text to IR (frontend, not part of the plan): {:.0f} ms\n", seconds_since(start) * 1e3);
-    const double declared = time_plan(fmt::format("{}-layer MLP, declared stages", kLayers), staged,
-                                      Config::parse(config_text), 3);
+    const double declared =
+        time_plan(fmt::format("{}-layer MLP, declared stages", kLayers), staged, config::parse(config_text), 3);
 
     start = std::chrono::steady_clock::now();
     const Model flat = Model::parse(model_text(0), "deep_mlp.ipu");
     fmt::print("model text to IR (frontend): {:.0f} ms\n", seconds_since(start) * 1e3);
-    const double automatic =
-        time_plan(fmt::format("{}-layer MLP, pipeline.auto_stages = {}", kLayers, kStages), flat,
-                  Config::parse(config_text + fmt::format("auto_stages = {}\n", kStages)), 3);
+    const double automatic = time_plan(fmt::format("{}-layer MLP, pipeline.auto_stages = {}", kLayers, kStages), flat,
+                                       config::parse(config_text + fmt::format("auto_stages = {}\n", kStages)), 3);
 
     const double worst = std::max(declared, automatic);
     if (worst >= budget) {

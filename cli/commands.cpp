@@ -39,7 +39,7 @@ std::string eval_str(const EvalResult& r) {
 }  // namespace
 
 Loaded load(const CommonArgs& args) {
-  Config config = Config::load(args.config, args.sets);
+  Config config = config::load(args.config, args.sets);
   for (const std::string& w : config.warnings()) {
     std::fputs(w.c_str(), stderr);
   }
@@ -100,7 +100,7 @@ int run_train(const TrainArgs& args) {
   const bool terminal = isatty(STDOUT_FILENO) == 1 && instances.count == 1;
   ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, terminal, outfeed.layout().last_only);
   printer.set_first_step(session.step());
-  const bool validating = config.resolve().validation.enabled;
+  const bool validating = config::resolve(config).validation.enabled;
   if (validating) {
     printer.set_validation_names(session.validation_names());
   }
@@ -124,7 +124,7 @@ int run_train(const TrainArgs& args) {
   if (const std::string written = outfeed.finish(); !written.empty()) {
     fmt::print("wrote the outfeed to {}\n", written);
   }
-  if (config.resolve().optimizer.loss_scaling_mode == LossScaling::Dynamic || summary.skipped_updates > 0) {
+  if (config::resolve(config).optimizer.loss_scaling_mode == LossScaling::Dynamic || summary.skipped_updates > 0) {
     fmt::print("loss scale {:g}; {} update{} skipped since step 0 because a gradient overflowed\n", summary.loss_scale,
                summary.skipped_updates, summary.skipped_updates == 1 ? "" : "s");
   }

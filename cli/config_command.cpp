@@ -9,28 +9,28 @@
 namespace iputrain::cli {
 
 int run_config_show(const ConfigShowArgs& args) {
-  const Config config = Config::load(args.config, args.sets);
+  const Config config = config::load(args.config, args.sets);
   for (const std::string& w : config.warnings()) {
     std::fputs(w.c_str(), stderr);
   }
-  std::fputs(config.show().c_str(), stdout);
+  std::fputs(config::show(config).c_str(), stdout);
   return 0;
 }
 
 int run_config_explain(const std::string& key) {
-  std::fputs(Config::explain(key).c_str(), stdout);
+  std::fputs(config::explain(key).c_str(), stdout);
   return 0;
 }
 
 int run_config_keys() {
-  for (const std::string& k : Config::keys()) {
+  for (const std::string& k : config::keys()) {
     fmt::print("{}\n", k);
   }
   return 0;
 }
 
 int run_config_docs() {
-  std::fputs(Config::reference_markdown().c_str(), stdout);
+  std::fputs(config::reference_markdown().c_str(), stdout);
   return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <regex>
 #include <system_error>
 
+#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::engine {
@@ -167,7 +168,7 @@ data::SafetensorsFile read_weights(const std::string& path) {
 
 std::string config_hash(const Config& config) {
   uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bit
-  for (const char c : config.show()) {
+  for (const char c : config::show(config)) {
     h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
   }
   return fmt::format("{:016x}", h);

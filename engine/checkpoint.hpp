@@ -12,7 +12,7 @@
 
 #include "engine/data/safetensors.hpp"
 #include "engine/optim/loss_scale.hpp"
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 
 namespace iputrain::engine {
 
@@ -45,7 +45,7 @@ struct Checkpoint {
 std::string checkpoint_file_name(int64_t step);
 //! The tensor name of optimizer state array `slot` of `param`: "optimizer/0/features/dense/kernel".
 std::string optimizer_state_name(int32_t slot, const std::string& param);
-//! A stable hash (hex FNV-1a 64) of the effective config text (Config::show()).
+//! A stable hash (hex FNV-1a 64) of the effective config text (config::show).
 std::string config_hash(const Config& config);
 
 //! Writes DIR/step-NNNNNNNN.safetensors (or DIR/`file` when given: best.safetensors, which the

@@ -22,6 +22,7 @@
 #include "engine/host_weights.hpp"
 #include "engine/inference.hpp"
 #include "frontend/model_access.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/session.hpp"
 #include "planner/plan.hpp"
 
@@ -39,7 +40,7 @@ inline std::string base_dir(const Config& config) {
 }  // namespace session_detail
 
 struct Session::Impl {
-  Impl(const Model& m, const Config& c) : model(m), config(c), settings(c.resolve()) {}
+  Impl(const Model& m, const Config& c) : model(m), config(c), settings(config::resolve(c)) {}
 
   Model model;
   Config config;      // what the user wrote: sources of located errors, data specs, checkpoint hash

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "core/optim_table.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::planner {
@@ -129,7 +130,8 @@ Placement make_placement(const ir::Graph& g, const Config& config, const config:
       device.push_back(k);
     }
   }
-  const std::vector<int32_t> order = selection_order(config.resolve().pipeline.selection_order, total, pl.pipeline.ipus_per_replica);
+  const std::vector<int32_t> order =
+      selection_order(config::resolve(config).pipeline.selection_order, total, pl.pipeline.ipus_per_replica);
   pl.physical.assign(static_cast<size_t>(pl.replicas), {});
   for (int32_t r = 0; r < pl.replicas; ++r) {
     for (int32_t i = 0; i < pl.pipeline.ipus_per_replica; ++i) {
@@ -216,7 +218,7 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.repeat_count = p.repeat_count;
   s.steps_per_execution = config.training.steps_per_execution;
   s.auto_stages = static_cast<int32_t>(p.auto_stages);
-  const Settings run = config.resolve();
+  const Settings run = config::resolve(config);
   if (config.ipu.allow_recompute) {
     const bool sequential = s.schedule == ScheduleKind::Sequential;
     const Recomputation mode = run.pipeline.recomputation;

@@ -7,6 +7,7 @@
 
 #include "core/optim_table.hpp"
 #include "frontend/config/rules.hpp"
+#include "iputrain/config_loader.hpp"
 #include "planner/auto_stage.hpp"
 #include "planner/autodiff.hpp"
 #include "planner/buffer_assignment.hpp"
@@ -221,7 +222,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
       // Each stage must hold its weights, one gradient accumulator and the optimizer's state;
       // activations depend on the schedule and are checked by the memory pass.
       const bool offloaded = config.pipeline.offload_weight_update_variables.value_or(false);
-      const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_slots(config.resolve().optimizer));
+      const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_slots(config::resolve(config).optimizer));
       auto_stage(plan.graph, static_cast<int32_t>(config.pipeline.auto_stages), DeviceModel::from_config(config.device),
                  per_weight_byte);
     }
@@ -264,7 +265,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
       ordered = &plan.train_program;
     }
     // Inside each task, the order ipu.scheduling.algorithm picks (the fewest live bytes by default).
-    const Settings run = config.resolve();
+    const Settings run = config::resolve(config);
     const auto temporary = [&](ir::ValueId id) {
       const ir::Node& n = plan.graph.node(id);
       return op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).bytes;

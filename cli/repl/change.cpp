@@ -6,6 +6,7 @@
 #include "cli/repl/handlers.hpp"
 #include "cli/repl/plan_diff.hpp"
 #include "cli/repl/sweep.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/files.hpp"
 
 namespace iputrain::repl {
@@ -21,7 +22,9 @@ std::string trim(const std::string& s) {
 }
 
 // The key's effective value as TOML ("" when the schema has no single field for it).
-std::string value_of(const Config& config, const std::string& key) { return config.value_text(key).value_or(""); }
+std::string value_of(const Config& config, const std::string& key) {
+  return config::value_text(config, key).value_or("");
+}
 
 // Applies `overrides` and reports the change of `key` and of the plan.
 void change(State& state, std::vector<Override> overrides, const std::string& key) {
@@ -90,9 +93,9 @@ bool cmd_unset(State& state, const Args& args) {
     change(state, std::move(overrides), key);
     return true;
   }
-  const std::optional<std::string> default_value = Config::default_text(key);
+  const std::optional<std::string> default_value = config::default_text(key);
   if (!default_value) {
-    const std::string near = Config::suggest_key(key);
+    const std::string near = config::suggest_key(key);
     throw Error(ErrorKind::Usage, fmt::format("unknown config key `{}`", key), {},
                 near.empty() ? "`explain TABLE` lists the keys of a table" : fmt::format("did you mean `{}`?", near));
   }
@@ -132,7 +135,7 @@ bool cmd_sweep(State& state, const Args& args) {
 
 bool cmd_save_config(State& state, const Args& args) {
   expect_words(args, 1, 1, "save-config FILE");
-  write_file_atomically(args.words[0], state.config().show());
+  write_file_atomically(args.words[0], config::show(state.config()));
   fmt::print("wrote the effective config to {}\n", args.words[0]);
   return true;
 }

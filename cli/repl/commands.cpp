@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/repl/handlers.hpp"
+#include "iputrain/config_loader.hpp"
 
 namespace iputrain::repl {
 
@@ -87,7 +88,7 @@ std::vector<std::string> words_of(const std::string& line) {
 }
 
 // Values a key accepts, for completion after `set KEY=`.
-std::vector<std::string> key_values(const std::string& key) { return Config::key_choices(key); }
+std::vector<std::string> key_values(const std::string& key) { return config::key_choices(key); }
 
 }  // namespace
 
@@ -182,7 +183,7 @@ Completion complete(const State& state, const std::string& line, const std::stri
       if (pos > 1 && c->name != "sweep") {
         return {};
       }
-      std::vector<std::string> keys = Config::keys();
+      std::vector<std::string> keys = config::keys();
       for (const auto& [name, value] : state.model().compile_time_params()) {
         keys.push_back("model." + name);
       }

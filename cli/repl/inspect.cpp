@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cli/repl/handlers.hpp"
+#include "iputrain/config_loader.hpp"
 
 namespace iputrain::repl {
 
@@ -108,7 +109,7 @@ bool cmd_show(State& state, const Args& args) {
     expect_words(args, takes_name ? 2 : 1, takes_name ? 2 : 1, takes_name ? "show " + topic + (topic == "ipu" ? " N" : " NAME") : usage);
   }
   if (topic == "config") {
-    fmt::print("{}", state.config().show());
+    fmt::print("{}", config::show(state.config()));
   } else if (topic == "model") {
     show_model(state.model());
   } else if (topic == "ir") {
@@ -163,7 +164,7 @@ bool cmd_schedule(State& state, const Args& args) {
 
 bool cmd_explain(State&, const Args& args) {
   expect_words(args, 1, 1, "explain KEY");
-  fmt::print("{}", Config::explain(args.words[0]));
+  fmt::print("{}", config::explain(args.words[0]));
   return true;
 }
 

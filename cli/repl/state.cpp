@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "iputrain/config_loader.hpp"
+
 namespace iputrain::repl {
 
 namespace {
@@ -26,19 +28,19 @@ State::State(std::string model_path, std::string config_path, std::vector<std::s
     : model_path_(std::move(model_path)),
       config_path_(std::move(config_path)),
       cli_sets_(std::move(cli_sets)),
-      config_(Config::load(config_path_, cli_sets_)),
+      config_(config::load(config_path_, cli_sets_)),
       model_(load_model(model_path_, config_)) {
   replan();
 }
 
 std::pair<Config, Model> State::load_with(const std::vector<std::string>& extra) const {
-  Config config = Config::load(config_path_, joined(cli_sets_, overrides_, extra));
+  Config config = config::load(config_path_, joined(cli_sets_, overrides_, extra));
   Model model = Model::load(model_path_, config);
   return {std::move(config), std::move(model)};
 }
 
 bool State::apply(std::vector<Override> overrides) {
-  Config config = Config::load(config_path_, joined(cli_sets_, overrides, {}));
+  Config config = config::load(config_path_, joined(cli_sets_, overrides, {}));
   Model model = Model::load(model_path_, config);
   overrides_ = std::move(overrides);
   config_ = std::move(config);

@@ -23,7 +23,7 @@ int main() {
     label[static_cast<size_t>(i)] = a + b > 0 ? 1 : 0;
   }
 
-  const Config config = Config::parse(R"(
+  const Config config = config::parse(R"(
 [ipu]
 auto_select_ipus = 2
 [pipeline]

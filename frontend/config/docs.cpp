@@ -90,7 +90,7 @@ std::string key_table(const std::string& section) {
 
 }  // namespace
 
-std::string explain_text(const std::string& key) {
+std::string explain(const std::string& key) {
   if (const KeySpec* k = find_key(key)) {
     std::string out = fmt::format("{}\n", k->path);
     out += fmt::format("  type:     {}\n", type_text(*k));
@@ -128,7 +128,7 @@ std::string explain_text(const std::string& key) {
   }
   for (const auto& [from, to] : aliases()) {
     if (key == from || key.rfind(from + ".", 0) == 0) {
-      return explain_text(to + key.substr(from.size()));
+      return explain(to + key.substr(from.size()));
     }
   }
   auto sources = std::make_shared<SourceManager>();

@@ -1,5 +1,5 @@
 #include "core/read_limits.hpp"
-#include "frontend/config/loader.hpp"
+#include "iputrain/config_loader.hpp"
 
 #include <fmt/format.h>
 
@@ -66,7 +66,7 @@ std::string canonical_path(const std::string& path) {
   return path;
 }
 
-//! The state of one load; holds references to the Config's private parts (see ConfigLoader).
+//! The state of one load; holds references to the Config and to the origin it records.
 class Builder {
  public:
   Builder(Config& cfg, std::map<std::string, SourceSpan>& spans, std::shared_ptr<SourceManager> sources)
@@ -359,16 +359,42 @@ class Builder {
 
 }  // namespace
 
-Config ConfigLoader::run(const std::string& text, const std::string& path,
-                         const std::vector<std::string>& sets) {
+}  // namespace iputrain
+
+namespace iputrain::config {
+
+Config load(const std::string& path, const std::vector<std::string>& sets) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    throw Error(ErrorKind::Io, fmt::format("cannot read config file `{}`: it is a directory", path), {},
+                "pass the path of a .toml file");
+  }
+  check_text_file_size(path, "config file", ErrorKind::Io);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    throw Error(ErrorKind::Io, fmt::format("cannot read config file `{}`: {}", path, std::strerror(errno)), {},
+                "check the path; relative paths are resolved against the current directory");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path, sets);
+}
+
+Config parse(const std::string& text, const std::string& path, const std::vector<std::string>& sets) {
+  if (text.size() > kMaxTextBytes) {
+    throw Error(ErrorKind::Config,
+                fmt::format("config text `{}` is {} bytes, more than the {} MiB iputrain reads", path, text.size(),
+                            kMaxTextBytes >> 20),
+                {}, "a config file is text of a few kilobytes");
+  }
   Config cfg;
-  cfg.path_ = path;
-  Builder b(cfg, cfg.spans_, cfg.sources_);
+  cfg.origin.path = path;
+  Builder b(cfg, cfg.origin.spans, cfg.origin.sources);
   b.load_file(text, path, {});
   b.apply_sets(sets);
-  cfg.warnings_ = config::check_statuses(cfg);
-  config::apply_rules(cfg);
+  cfg.origin.warnings = check_statuses(cfg);
+  apply_rules(cfg);
   return cfg;
 }
 
-}  // namespace iputrain
+}  // namespace iputrain::config

@@ -1,16 +1,16 @@
 // The one place a loaded config becomes typed settings: every enum key's string is turned into
 // its enum here (the schema has already restricted it to the allowed spellings, so an unknown
 // one is a bug), and values that depend on other keys are settled (set_all, data.seed 0, epochs 0,
-// prefetching off).
+// prefetching off, the number of IPUs).
 #include <fmt/format.h>
 
 #include <array>
 #include <utility>
 
 #include "core/optim_table.hpp"
+#include "frontend/config/rules.hpp"
 #include "frontend/config/schema.hpp"
-#include "iputrain/config.hpp"
-#include "iputrain/settings.hpp"
+#include "iputrain/config_loader.hpp"
 
 namespace iputrain {
 
@@ -149,59 +149,73 @@ OptimizerSettings resolve_optimizer(const Config& c) {
 std::string name_of(LrSchedule s) { return name_in(kSchedules, s); }
 std::string name_of(FloatType t) { return name_in(kFloatTypes, t); }
 
-Settings Config::resolve() const {
+}  // namespace iputrain
+
+namespace iputrain::config {
+
+Settings resolve(const Config& cfg) {
   Settings s;
-  s.optimizer = resolve_optimizer(*this);
-  s.pipeline.recomputation = lookup(kRecomputation, pipeline.recomputation_mode, "pipeline.recomputation_mode");
-  s.pipeline.reduction = lookup(kReductions, pipeline.reduction_method, "pipeline.reduction_method");
+  s.optimizer = resolve_optimizer(cfg);
+  s.pipeline.recomputation = lookup(kRecomputation, cfg.pipeline.recomputation_mode, "pipeline.recomputation_mode");
+  s.pipeline.reduction = lookup(kReductions, cfg.pipeline.reduction_method, "pipeline.reduction_method");
   // "same": each variable's type, and variables are f32.
   s.pipeline.accumulation_type =
-      pipeline.gradient_accumulation_dtype == "same"
+      cfg.pipeline.gradient_accumulation_dtype == "same"
           ? FloatType::F32
-          : lookup(kFloatTypes, pipeline.gradient_accumulation_dtype, "pipeline.gradient_accumulation_dtype");
-  s.pipeline.accumulation_order = lookup(kOrders, pipeline.gradient_accumulation_order, "pipeline.gradient_accumulation_order");
-  s.pipeline.scheduler = lookup(kSchedulers, ipu.scheduling.algorithm, "ipu.scheduling.algorithm");
-  s.pipeline.lookahead_depth = ipu.scheduling.maximum_scheduler_lookahead_depth;
-  s.pipeline.search_space = ipu.scheduling.maximum_scheduler_search_space_size;
-  s.pipeline.selection_order = lookup(kSelectionOrders, ipu.selection_order, "ipu.selection_order");
-  s.outfeed.mode = lookup(kOutfeedModes, training.outfeed_mode, "training.outfeed_mode");
-  s.outfeed.accumulate = pipeline.accumulate_outfeed;
-  if (pipeline.accumulate_outfeed_dtype != "same") {
-    s.outfeed.accumulate_type = lookup(kFloatTypes, pipeline.accumulate_outfeed_dtype, "pipeline.accumulate_outfeed_dtype");
+          : lookup(kFloatTypes, cfg.pipeline.gradient_accumulation_dtype, "pipeline.gradient_accumulation_dtype");
+  s.pipeline.accumulation_order =
+      lookup(kOrders, cfg.pipeline.gradient_accumulation_order, "pipeline.gradient_accumulation_order");
+  s.pipeline.scheduler = lookup(kSchedulers, cfg.ipu.scheduling.algorithm, "ipu.scheduling.algorithm");
+  s.pipeline.lookahead_depth = cfg.ipu.scheduling.maximum_scheduler_lookahead_depth;
+  s.pipeline.search_space = cfg.ipu.scheduling.maximum_scheduler_search_space_size;
+  s.pipeline.selection_order = lookup(kSelectionOrders, cfg.ipu.selection_order, "ipu.selection_order");
+  s.outfeed.mode = lookup(kOutfeedModes, cfg.training.outfeed_mode, "training.outfeed_mode");
+  s.outfeed.accumulate = cfg.pipeline.accumulate_outfeed;
+  if (cfg.pipeline.accumulate_outfeed_dtype != "same") {
+    s.outfeed.accumulate_type =
+        lookup(kFloatTypes, cfg.pipeline.accumulate_outfeed_dtype, "pipeline.accumulate_outfeed_dtype");
   }
-  s.outfeed.loss_only = pipeline.outfeed_loss;
-  s.outfeed.mask = pipeline.outfeed_mask;
+  s.outfeed.loss_only = cfg.pipeline.outfeed_loss;
+  s.outfeed.mask = cfg.pipeline.outfeed_mask;
   // The loader has applied `set_all` to the five flags.
-  const auto& fp = ipu.floating_point_behaviour;
+  const auto& fp = cfg.ipu.floating_point_behaviour;
   s.floating_point = {fp.inv, fp.div0, fp.oflo, fp.esr, fp.nanoo, fp.set_all};
-  s.precision = lookup(kFloatTypes, training.precision, "training.precision");
-  s.master_weights = lookup(kMasterWeights, training.master_weights, "training.master_weights");
-  s.seed = training.seed;
-  s.data_seed = data.seed != 0 ? data.seed : training.seed;
-  s.shuffle = data.shuffle;
-  s.validation.enabled = !data.validation.empty() || data.validation_split > 0;
-  s.validation.split = data.validation_split;
-  s.validation.every = training.validate_every;
-  s.validation.every_epochs = training.validate_every_unit == "epochs";
-  s.validation.keep_best = checkpoint.keep_best;
-  s.validation.maximize = checkpoint.keep_best_mode == "max" ||
-                          (checkpoint.keep_best_mode == "auto" && checkpoint.keep_best.find("acc") != std::string::npos);
-  s.prefetch_depth = ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, data.prefetch_depth) : 1;
-  s.threads = engine.threads;
-  s.steps = training.steps;
-  s.epochs = training.epochs > 0 ? training.epochs : 1.0;
-  s.steps_per_execution = training.steps_per_execution;
-  s.repeat_count = pipeline.repeat_count;
-  s.log_every = training.log_every;
-  s.pipeline_name = pipeline.name;
-  s.executable_folder = ipu.serialization_output_folder;
-  s.profile.enabled = profiling.enabled;
-  s.profile.directory = profiling.report_directory;
-  s.profile.execution = profiling.profile_execution != "no_profile";
-  s.profile.every_nth_execution = profiling.report_every_nth_execution;
-  s.profile.ipu_events = profiling.enable_ipu_events;
-  s.profile.max_report_size = profiling.max_report_size;
+  s.precision = lookup(kFloatTypes, cfg.training.precision, "training.precision");
+  s.master_weights = lookup(kMasterWeights, cfg.training.master_weights, "training.master_weights");
+  s.seed = cfg.training.seed;
+  s.data_seed = cfg.data.seed != 0 ? cfg.data.seed : cfg.training.seed;
+  s.shuffle = cfg.data.shuffle;
+  s.validation.enabled = !cfg.data.validation.empty() || cfg.data.validation_split > 0;
+  s.validation.split = cfg.data.validation_split;
+  s.validation.every = cfg.training.validate_every;
+  s.validation.every_epochs = cfg.training.validate_every_unit == "epochs";
+  s.validation.keep_best = cfg.checkpoint.keep_best;
+  s.validation.maximize =
+      cfg.checkpoint.keep_best_mode == "max" ||
+      (cfg.checkpoint.keep_best_mode == "auto" && cfg.checkpoint.keep_best.find("acc") != std::string::npos);
+  s.prefetch_depth = cfg.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, cfg.data.prefetch_depth) : 1;
+  s.threads = cfg.engine.threads;
+  s.steps = cfg.training.steps;
+  s.epochs = cfg.training.epochs > 0 ? cfg.training.epochs : 1.0;
+  s.steps_per_execution = cfg.training.steps_per_execution;
+  s.repeat_count = cfg.pipeline.repeat_count;
+  s.log_every = cfg.training.log_every;
+  s.pipeline_name = cfg.pipeline.name;
+  s.executable_folder = cfg.ipu.serialization_output_folder;
+  s.profile.enabled = cfg.profiling.enabled;
+  s.profile.directory = cfg.profiling.report_directory;
+  s.profile.execution = cfg.profiling.profile_execution != "no_profile";
+  s.profile.every_nth_execution = cfg.profiling.report_every_nth_execution;
+  s.profile.ipu_events = cfg.profiling.enable_ipu_events;
+  s.profile.max_report_size = cfg.profiling.max_report_size;
   return s;
 }
 
-}  // namespace iputrain
+int64_t num_ipus(const Config& cfg) {
+  if (!cfg.ipu.select_ipus.empty()) {
+    return static_cast<int64_t>(selected_ipus(cfg.ipu.select_ipus).size());
+  }
+  return cfg.ipu.auto_select_ipus;
+}
+
+}  // namespace iputrain::config

@@ -94,7 +94,7 @@ int64_t replica_ipus(const Config& c, int64_t stages) {
   if (!p.device_mapping.empty()) {
     return mapped_ipus(p);
   }
-  return c.num_ipus() == 1 ? 1 : stages;
+  return num_ipus(c) == 1 ? 1 : stages;
 }
 
 //! True if the config asks for a pipeline schedule on its own: `pipeline.schedule` or
@@ -106,7 +106,7 @@ bool pipelined(const Config& c) {
 }
 
 void check_replicas(const Config& c, int64_t per_replica, const std::string& what) {
-  const int64_t ipus = c.num_ipus();
+  const int64_t ipus = num_ipus(c);
   if (per_replica > 0 && ipus % per_replica == 0) {
     return;
   }
@@ -353,9 +353,9 @@ void check_ipu(Config& c) {
               "distributed batch norm cannot be combined with pipelining",
               "use a single-stage model, or set the replica group size to 1");
   }
-  if (dbn > 1 && c.num_ipus() % dbn != 0) {
+  if (dbn > 1 && num_ipus(c) % dbn != 0) {
     c.fail_at("ipu.norms.experimental.distributed_batch_norm_replica_group_size",
-              fmt::format("batch-norm replica groups of {} do not divide the {} IPUs", dbn, c.num_ipus()),
+              fmt::format("batch-norm replica groups of {} do not divide the {} IPUs", dbn, num_ipus(c)),
               "the group size must divide the number of replicas");
   }
 }
@@ -412,7 +412,7 @@ void check_precision(Config& c) {
               "memory, but the optimizer state is on the IPU",
               "set `pipeline.offload_weight_update_variables = true`, or keep the master on chip");
   }
-  if (c.optimizer.state_dtype != "f32" && optimizer_state_slots(c.resolve().optimizer) == 0) {
+  if (c.optimizer.state_dtype != "f32" && optimizer_state_slots(resolve(c).optimizer) == 0) {
     c.fail_at("optimizer.state_dtype",
               fmt::format("`optimizer.state_dtype` has no effect: `optimizer.type` = \"{}\" keeps no state",
                           c.optimizer.type),
@@ -668,7 +668,7 @@ PipelineShape check_against_positions(const Config& c, const std::vector<std::ve
   check_replicas(c, shape.ipus_per_replica,
                  p.device_mapping.empty() ? fmt::format("the model's {} stages (one IPU each)", stages)
                                           : "`pipeline.device_mapping`");
-  shape.replicas = c.num_ipus() / shape.ipus_per_replica;
+  shape.replicas = num_ipus(c) / shape.ipus_per_replica;
   check_position_sharing(c);
   // Pipelined when a replica spans several IPUs, or when a schedule or a mapping is asked for;
   // otherwise the micro-batches of an update run one after another, one per update unless

@@ -208,6 +208,25 @@ const std::vector<std::pair<std::string, std::string>>& aliases() {
   return all;
 }
 
+namespace {
+
+// Where a key goes in documentation order: root keys, then [model], then the tables in section order.
+size_t doc_rank(const KeySpec& k) {
+  const std::string parent = parent_of(k.path);
+  if (parent.empty()) {
+    return k.type == KeyType::FreeTable ? 1 : 0;
+  }
+  const auto& s = sections();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i].path == parent) {
+      return i + 2;
+    }
+  }
+  return s.size() + 2;
+}
+
+}  // namespace
+
 const std::vector<KeySpec>& schema() {
   static const std::vector<KeySpec> all = [] {
     std::vector<KeySpec> out = run_keys();
@@ -218,22 +237,8 @@ const std::vector<KeySpec>& schema() {
       rest.insert(rest.end(), v.begin(), v.end());
     }
     out.insert(out.end(), rest.begin(), rest.end());
-    std::stable_sort(out.begin(), out.end(), [](const KeySpec& a, const KeySpec& b) {
-      auto rank = [](const KeySpec& k) -> size_t {
-        const std::string parent = parent_of(k.path);
-        if (parent.empty()) {
-          return k.type == KeyType::FreeTable ? 1 : 0;
-        }
-        const auto& s = sections();
-        for (size_t i = 0; i < s.size(); ++i) {
-          if (s[i].path == parent) {
-            return i + 2;
-          }
-        }
-        return s.size() + 2;
-      };
-      return rank(a) < rank(b);
-    });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const KeySpec& a, const KeySpec& b) { return doc_rank(a) < doc_rank(b); });
     return out;
   }();
   return all;
@@ -318,6 +323,39 @@ std::string suggest_key(std::string_view path) {
     all.push_back(s.path);
   }
   return nearest_name(std::string(path), all);
+}
+
+std::vector<std::string> keys() {
+  std::vector<std::string> out;
+  for (const auto& k : schema()) {
+    out.push_back(k.path);
+  }
+  return out;
+}
+
+std::vector<std::string> key_choices(const std::string& key) {
+  const KeySpec* k = find_key(key);
+  if (k == nullptr) {
+    return {};
+  }
+  switch (k->type) {
+    case KeyType::Enum:
+      return k->allowed;
+    case KeyType::Bool:
+      return {"true", "false"};
+    case KeyType::AutoBool:
+      return {"true", "false", "auto"};
+    default:
+      return {};
+  }
+}
+
+std::optional<std::string> default_text(const std::string& key) {
+  const KeySpec* k = find_key(key);
+  if (k == nullptr || !k->access.get) {
+    return std::nullopt;
+  }
+  return toml_text(k->default_value);
 }
 
 }  // namespace iputrain::config

@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 
 namespace iputrain::config {
 
@@ -145,25 +145,15 @@ const KeySpec* find_key(std::string_view path);
 const SectionSpec* find_section(std::string_view path);
 //! True if `path` names a table that groups keys ("ipu", "data", …).
 bool is_section(std::string_view path);
-//! The key or table an unknown `path` was most likely meant to be ("" if none is plausible): a
-//! key with the same last component in another table, else the nearest path by edit distance.
-std::string suggest_key(std::string_view path);
 //! The keys and sub-tables directly inside table `section` ("batch_size", …), for hints.
 std::vector<std::string> keys_in(std::string_view section);
 //! Lower case without `_`, `-` and spaces: how enum values are compared.
 std::string enum_folded(std::string_view s);
 
-//! The effective configuration as TOML text (every key, defaults filled in), for `config show`.
-std::string effective_toml(const Config& cfg);
 //! Enforces the statuses of the keys set in `cfg` to a value other than their default: a Refused
 //! key fails (located, with the row's reason and hint); a None key adds a located warning.
 std::vector<Diagnostic> check_statuses(const Config& cfg);
 //! True when `cfg` holds the default value of `key`.
 bool holds_default(const Config& cfg, const KeySpec& key);
-
-//! `iputrain config explain KEY` text; throws Error(Usage) for unknown keys.
-std::string explain_text(const std::string& key);
-//! docs/config.md.
-std::string reference_markdown();
 
 }  // namespace iputrain::config

@@ -1,4 +1,5 @@
-// `iputrain config show`: the effective config as TOML that loads back into the same Config.
+// `iputrain config show`: the effective config as TOML that loads back into the same Config, and
+// one key's value as TOML text.
 #include <fmt/format.h>
 
 #include "frontend/config/rules.hpp"
@@ -20,7 +21,7 @@ std::string leaf_of(const std::string& path) {
 
 }  // namespace
 
-std::string effective_toml(const Config& cfg) {
+std::string show(const Config& cfg) {
   std::string out;
   std::string table;  // the table the last line belongs to ("" = the root)
   auto open = [&](const std::string& t) {
@@ -46,6 +47,14 @@ std::string effective_toml(const Config& cfg) {
                        toml_text(k.access.get(cfg)), reason.empty() ? "" : fmt::format("  ({})", reason));
   }
   return out;
+}
+
+std::optional<std::string> value_text(const Config& cfg, const std::string& key) {
+  const KeySpec* k = find_key(key);
+  if (k == nullptr || !k->access.get) {
+    return std::nullopt;
+  }
+  return toml_text(k->access.get(cfg));
 }
 
 }  // namespace iputrain::config

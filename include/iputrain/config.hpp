@@ -1,11 +1,12 @@
 // iputrain — the training configuration (TOML): where and how a model trains.
 //
-// A Config is loaded from one TOML file (which may `extends = "base.toml"`, plus `--set key=value`
-// overrides), validated against the schema (frontend/config/keys_*.cpp) and the cross-key rules
-// (frontend/config/rules.cpp), and exposed as typed sections. The sections mirror the key paths one
-// to one: key `ipu.optimizations.combine_matmuls` is `cfg.ipu.optimizations.combine_matmuls`.
-// Enum values are stored in their canonical lower-case spelling ("grouped", "snake", …).
-// Every value keeps the position it came from so later stages can point at it in their errors.
+// A Config is plain data: typed sections that mirror the key paths one to one (key
+// `ipu.optimizations.combine_matmuls` is `cfg.ipu.optimizations.combine_matmuls`), and the origin
+// the loader records. Enum values are stored in their canonical lower-case spelling ("grouped",
+// "snake", …). iputrain/config_loader.hpp loads one from a TOML file (which may
+// `extends = "base.toml"`, plus `--set key=value` overrides), validates it against the schema
+// (frontend/config/keys_*.cpp) and the cross-key rules (frontend/config/rules.cpp) and keeps the
+// position every value came from so later stages can point at it in their errors.
 // The full key reference is docs/config.md (generated from the schema).
 #pragma once
 
@@ -18,7 +19,6 @@
 #include <vector>
 
 #include "iputrain/error.hpp"
-#include "iputrain/settings.hpp"
 
 namespace iputrain {
 
@@ -289,17 +289,19 @@ struct DeviceSection {
   static const std::vector<std::string>& versions();
 };
 
-class Config {
- public:
-  //! Reads and validates `path`; `sets` are "key.path=value" overrides applied on top.
-  //! Throws iputrain::Error(Config) naming the key path and its file:line:col.
-  static Config load(const std::string& path, const std::vector<std::string>& sets = {});
-  //! Same from text (for tests and the API); `path` is used in messages and to resolve `extends`.
-  static Config parse(const std::string& text, const std::string& path = "<config>",
-                      const std::vector<std::string>& sets = {});
-  //! The defaults, as if loaded from an empty file.
-  Config();
+//! Where a Config came from, recorded by the loader (iputrain/config_loader.hpp): empty for the
+//! defaults and for a Config built in code.
+struct ConfigOrigin {
+  std::string path;                         //!< the main config file ("" for defaults)
+  std::map<std::string, SourceSpan> spans;  //!< key path -> where it was set
+  std::vector<Diagnostic> warnings;         //!< located warnings of the load
+  //! The text of the config file(s) and `--set` overrides, for rendering located errors.
+  std::shared_ptr<SourceManager> sources = std::make_shared<SourceManager>();
+};
 
+//! The training configuration as plain data: `Config{}` holds the defaults. Loading, validation,
+//! resolving into Settings and the key reference are free functions in iputrain/config_loader.hpp.
+struct Config {
   std::map<std::string, ParamValue> model;  //!< `[model]` overrides, by parameter name
   IpuSection ipu;
   PipelineSection pipeline;
@@ -311,52 +313,21 @@ class Config {
   TransfersSection transfers;
   EngineSection engine;
   DeviceSection device;
-
-  //! IPUs acquired: `ipu.auto_select_ipus`, or the size of the first `ipu.select_ipus` device.
-  int64_t num_ipus() const;
+  ConfigOrigin origin;  //!< set by the loader
 
   //! Where a key was set ("data.batch_size"); an invalid span if it came from the defaults.
   SourceSpan span_of(const std::string& key_path) const;
   //! True if the key was set by a config file or `--set` (not a default).
   bool is_set(const std::string& key_path) const { return span_of(key_path).valid(); }
   //! The config file(s) text, for rendering errors located in them.
-  std::shared_ptr<const SourceManager> sources() const { return sources_; }
+  std::shared_ptr<const SourceManager> sources() const { return origin.sources; }
   //! Raises Error(kind) located at key `key_path` of this config.
-  [[noreturn]] void fail_at(const std::string& key_path, const std::string& message,
-                            const std::string& hint = {}, ErrorKind kind = ErrorKind::Config) const;
-  //! The config as typed settings (enums, resolved defaults): what the planner and the engine read.
-  Settings resolve() const;
+  [[noreturn]] void fail_at(const std::string& key_path, const std::string& message, const std::string& hint = {},
+                            ErrorKind kind = ErrorKind::Config) const;
   //! Located warnings of the load, rendered (a key set that has no effect on a virtual IPU).
   std::vector<std::string> warnings() const;
   //! Path of the main config file ("" for defaults); data paths are resolved relative to it.
-  const std::string& path() const { return path_; }
-
-  //! The effective config as TOML, every key with defaults filled in (`iputrain config show`).
-  //! The text loads back into an equal Config.
-  std::string show() const;
-  //! Type, default, allowed values, meaning and effect of a key or table (`iputrain config explain`).
-  //! Throws Error(Usage) with the nearest valid key for an unknown one.
-  static std::string explain(const std::string& key);
-  //! Every key path, in documentation order.
-  static std::vector<std::string> keys();
-  //! The nearest key path to a misspelt one ("" if none is close).
-  static std::string suggest_key(const std::string& key);
-  //! The values a key accepts when they are a closed list (an enum's names, true/false, and
-  //! "auto" for a tri-state); empty for other keys and unknown ones.
-  static std::vector<std::string> key_choices(const std::string& key);
-  //! The key's default as TOML text; nullopt for an unknown key or a table.
-  static std::optional<std::string> default_text(const std::string& key);
-  //! The key's effective value as TOML text; nullopt for an unknown key or a table.
-  std::optional<std::string> value_text(const std::string& key) const;
-  //! The key reference in Markdown (the text of docs/config.md).
-  static std::string reference_markdown();
-
- private:
-  std::string path_;
-  std::map<std::string, SourceSpan> spans_;
-  std::shared_ptr<SourceManager> sources_;
-  std::vector<Diagnostic> warnings_;
-  friend class ConfigLoader;
+  const std::string& path() const { return origin.path; }
 };
 
 }  // namespace iputrain

@@ -1,7 +1,7 @@
 // iputrain — the public API: load a Model and a Config, plan them, open a Session, give it data,
 // train, evaluate, save. In CMake: find_package(iputrain 0.2 REQUIRED) and link iputrain::iputrain.
 //
-//   auto config = iputrain::Config::load("configs/mnist.toml");
+//   auto config = iputrain::config::load("configs/mnist.toml");
 //   auto model = iputrain::Model::load("examples/mnist_mlp.ipu", config);
 //   auto plan = iputrain::Plan::make(model, config);          // placement, memory, schedule
 //   iputrain::Session session(model, config, plan);
@@ -15,6 +15,7 @@
 #pragma once
 
 #include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/files.hpp"
 #include "iputrain/instances.hpp"

@@ -1,7 +1,7 @@
 // iputrain — a plan: where a model's stages run on a cluster of IPUs under a config, what they hold
 // in memory and how fast the schedule is predicted to go, before anything runs.
 //
-//   auto config = iputrain::Config::load("configs/mnist_pipeline.toml");
+//   auto config = iputrain::config::load("configs/mnist_pipeline.toml");
 //   auto model = iputrain::Model::load("examples/mnist_mlp.ipu", config);
 //   auto plan = iputrain::Plan::make(model, config);
 //   std::cout << plan.text();   // or json() for tools, dot() for Graphviz

@@ -1,8 +1,8 @@
 // iputrain — the config resolved into typed settings (enums, not strings).
 //
 // `Config` holds what the user wrote, as the schema types it (enum keys are strings, as written
-// in TOML). `Config::resolve()` turns it, in one place (frontend/config/resolve.cpp), into these
-// settings; the planner and the engine read the settings, never the strings.
+// in TOML). `config::resolve()` (iputrain/config_loader.hpp) turns it, in one place
+// (frontend/config/resolve.cpp), into these settings; the planner and the engine read the settings, never the strings.
 #pragma once
 
 #include <cstdint>

@@ -49,13 +49,13 @@ model pictures(batch: int = 16) {
 }
 )";
 
-std::string config(const std::string& train, const std::string& test) {
+std::string config_toml(const std::string& train, const std::string& test) {
   return "[optimizer]\nlearning_rate = 0.05\n[data]\ntrain = \"" + train + "\"\ntest = \"" + test +
          "\"\n[training]\nsteps = 150\nseed = 5\n";
 }
 
 double test_accuracy(const std::string& model_text, const std::string& config_text) {
-  Config c = Config::parse(config_text, "own_data.toml");
+  Config c = config::parse(config_text, "own_data.toml");
   Session session(Model::parse(model_text, "own_data.ipu", c.model), c);
   const double before = session.evaluate("test").means.at("accuracy");
   session.train();
@@ -93,7 +93,7 @@ for split, n in (("train", 512), ("test", 256)):
     np.save(split + "/point.npy", point)   # float64 -> the input's f32
     np.save(split + "/label.npy", label)   # int64 -> the input's i32
 )");
-  CHECK(test_accuracy(kBlobs, config("npy:" + (dir / "train"), "npy:" + (dir / "test"))) > 0.9);
+  CHECK(test_accuracy(kBlobs, config_toml("npy:" + (dir / "train"), "npy:" + (dir / "test"))) > 0.9);
 }
 
 TEST_CASE("own data: a classifier trained from csv files reaches high test accuracy") {
@@ -108,14 +108,14 @@ for split, n in (("train", 512), ("test", 256)):
         for p, l in zip(point, label):
             f.write(",".join(repr(float(v)) for v in p) + "," + str(int(l)) + "\n")
 )");
-  CHECK(test_accuracy(kBlobs, config("csv:" + (dir / "train.csv"), "csv:" + (dir / "test.csv"))) > 0.9);
+  CHECK(test_accuracy(kBlobs, config_toml("csv:" + (dir / "train.csv"), "csv:" + (dir / "test.csv"))) > 0.9);
 }
 
 TEST_CASE("own data: a classifier trained from an image folder reaches high test accuracy") {
   test::TempDir dir("own_images");
   write_pictures(dir.path() / "train", 128, 1);
   write_pictures(dir.path() / "test", 64, 2);
-  CHECK(test_accuracy(kPictures, config("images:" + (dir / "train"), "images:" + (dir / "test"))) > 0.9);
+  CHECK(test_accuracy(kPictures, config_toml("images:" + (dir / "train"), "images:" + (dir / "test"))) > 0.9);
 }
 
 TEST_CASE("own data: check lists an image folder's classes, and refuses a folder of the wrong size") {
@@ -123,7 +123,7 @@ TEST_CASE("own data: check lists an image folder's classes, and refuses a folder
   write_pictures(dir.path() / "train", 2, 1);
   write_pictures(dir.path() / "test", 2, 2);
   std::ofstream(dir / "m.ipu") << kPictures;
-  std::ofstream(dir / "c.toml") << config("images:train", "images:test");
+  std::ofstream(dir / "c.toml") << config_toml("images:train", "images:test");
   const cli_test::Run r = cli_test::iputrain("check " + (dir / "m.ipu") + " " + (dir / "c.toml"));
   CHECK(r.status == 0);
   CHECK(r.out.find("train classes: 0 bright, 1 dark\n") != std::string::npos);
@@ -143,7 +143,7 @@ TEST_CASE("own data: an image damaged after open stops training with an error na
   const std::filesystem::path victim = dir.path() / "train" / "dark" / "1003.png";
   std::filesystem::resize_file(victim, std::filesystem::file_size(victim) / 2);
   // resize= skips the size check at open, so the damage is found by the infeed thread's read.
-  Config c = Config::parse(config("images:" + (dir / "train") + ",resize=nearest", ""), "own_data.toml");
+  Config c = config::parse(config_toml("images:" + (dir / "train") + ",resize=nearest", ""), "own_data.toml");
   Session session(Model::parse(kPictures, "own_data.ipu", c.model), c);
   try {
     session.train();

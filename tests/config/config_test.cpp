@@ -4,9 +4,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 
 using iputrain::Config;
+namespace config = iputrain::config;
 using iputrain::ParamValue;
 
 namespace {
@@ -58,13 +59,13 @@ TEST_CASE("defaults") {
   CHECK_FALSE(c.span_of("data.batch_size").valid());
   REQUIRE(c.sources() != nullptr);
 
-  Config empty = Config::parse("", "empty.toml");
+  Config empty = config::parse("", "empty.toml");
   CHECK(empty.training.seed == 42);
   CHECK(empty.path() == "empty.toml");
 }
 
 TEST_CASE("a complete config fills every section") {
-  Config c = Config::parse(kGood, "good.toml");
+  Config c = config::parse(kGood, "good.toml");
   REQUIRE(c.model.size() == 4);
   CHECK(std::get<int64_t>(c.model.at("hidden")) == 256);
   CHECK(std::get<double>(c.model.at("dropout")) == doctest::Approx(0.25));
@@ -87,16 +88,16 @@ TEST_CASE("a complete config fills every section") {
 }
 
 TEST_CASE("epochs, inline tables and dotted keys") {
-  Config c = Config::parse("training.epochs = 2.5\ndata = { batch_size = 8, shuffle = true }\n", "x.toml");
+  Config c = config::parse("training.epochs = 2.5\ndata = { batch_size = 8, shuffle = true }\n", "x.toml");
   CHECK(c.training.epochs == doctest::Approx(2.5));
   CHECK(c.training.steps == 0);
   CHECK(c.data.batch_size == 8);
-  Config d = Config::parse("[training]\nepochs = 3\n");
+  Config d = config::parse("[training]\nepochs = 3\n");
   CHECK(d.training.epochs == 3.0);
 }
 
 TEST_CASE("spans point at the key and its value") {
-  Config c = Config::parse(kGood, "good.toml");
+  Config c = config::parse(kGood, "good.toml");
   auto s = c.span_of("data.batch_size");
   REQUIRE(s.valid());
   CHECK(s.line == 18);
@@ -118,7 +119,7 @@ TEST_CASE("spans point at the key and its value") {
 }
 
 TEST_CASE("fail_at raises a located error for later stages") {
-  Config c = Config::parse(kGood, "good.toml");
+  Config c = config::parse(kGood, "good.toml");
   try {
     c.fail_at("data.batch_size", "batch size 32 does not divide the 10 samples", "use a smaller batch",
               iputrain::ErrorKind::Data);
@@ -147,13 +148,13 @@ TEST_CASE("load reads files and reports missing ones as I/O errors") {
   fs::create_directories(dir);
   fs::path file = dir / "run.toml";
   std::ofstream(file) << "[data]\nbatch_size = 16\n";
-  Config c = Config::load(file.string(), {"training.steps=3"});
+  Config c = config::load(file.string(), {"training.steps=3"});
   CHECK(c.data.batch_size == 16);
   CHECK(c.training.steps == 3);
   CHECK(c.path() == file.string());
 
   try {
-    (void)Config::load((dir / "missing.toml").string());
+    (void)config::load((dir / "missing.toml").string());
     FAIL("loaded a missing file");
   } catch (const iputrain::Error& e) {
     CHECK(e.kind() == iputrain::ErrorKind::Io);
@@ -161,7 +162,7 @@ TEST_CASE("load reads files and reports missing ones as I/O errors") {
     CHECK(std::string(e.what()).find("No such file") != std::string::npos);
   }
   try {
-    (void)Config::load(dir.string());
+    (void)config::load(dir.string());
     FAIL("loaded a directory");
   } catch (const iputrain::Error& e) {
     CHECK(e.kind() == iputrain::ErrorKind::Io);

@@ -13,6 +13,7 @@
 
 namespace fs = std::filesystem;
 using iputrain::Config;
+namespace config = iputrain::config;
 
 namespace {
 
@@ -26,9 +27,9 @@ std::string read_text(const fs::path& p) {
 //! show -> load -> show gives the same text and an equal effective config.
 void check_round_trip(const Config& c, const std::string& what) {
   INFO(what);
-  const std::string shown = c.show();
-  Config back = Config::parse(shown, "shown.toml");
-  CHECK(back.show() == shown);
+  const std::string shown = config::show(c);
+  Config back = config::parse(shown, "shown.toml");
+  CHECK(config::show(back) == shown);
   for (const auto& k : iputrain::config::schema()) {
     if (k.access.get) {
       INFO(k.path);
@@ -42,7 +43,7 @@ void check_round_trip(const Config& c, const std::string& what) {
 
 TEST_CASE("docs/config.md is generated from the schema and up to date") {
   const fs::path file = fs::path(IPUTRAIN_SOURCE_DIR) / "docs" / "config.md";
-  const std::string generated = Config::reference_markdown();
+  const std::string generated = config::reference_markdown();
   if (std::getenv("IPUTRAIN_UPDATE_DOCS") != nullptr) {
     std::ofstream(file, std::ios::binary) << generated;
   }
@@ -58,12 +59,12 @@ TEST_CASE("docs/config.md is generated from the schema and up to date") {
 }
 
 TEST_CASE("config explain works for every key and table") {
-  const auto keys = Config::keys();
+  const auto keys = config::keys();
   CHECK(keys.size() == iputrain::config::schema().size());
   CHECK(keys.size() >= 120);
   for (const auto& key : keys) {
     INFO(key);
-    const std::string text = Config::explain(key);
+    const std::string text = config::explain(key);
     CHECK(text.rfind(key + "\n", 0) == 0);
     CHECK(text.find("  type:") != std::string::npos);
     CHECK(text.find("  default:") != std::string::npos);
@@ -71,21 +72,21 @@ TEST_CASE("config explain works for every key and table") {
     CHECK(text.find("  status:   ") != std::string::npos);
   }
   for (const auto& s : iputrain::config::sections()) {
-    CHECK(Config::explain(s.path).rfind("[" + s.path + "]\n", 0) == 0);
+    CHECK(config::explain(s.path).rfind("[" + s.path + "]\n", 0) == 0);
   }
-  const std::string schedule = Config::explain("pipeline.schedule");
+  const std::string schedule = config::explain("pipeline.schedule");
   CHECK(schedule.find("allowed:  \"grouped\", \"interleaved\", \"sequential\"") != std::string::npos);
   CHECK(schedule.find("default:  \"grouped\"") != std::string::npos);
   CHECK(schedule.find("rule:") != std::string::npos);
-  CHECK(Config::explain("ipu.pooling.poplar_options").find("status:   no effect: accepted for compatibility") !=
+  CHECK(config::explain("ipu.pooling.poplar_options").find("status:   no effect: accepted for compatibility") !=
         std::string::npos);
-  CHECK(Config::explain("training.checkpoint.dir").rfind("checkpoint.dir\n", 0) == 0);
-  CHECK(Config::explain("data.batch_size").find("default:  unset (0)") != std::string::npos);
+  CHECK(config::explain("training.checkpoint.dir").rfind("checkpoint.dir\n", 0) == 0);
+  CHECK(config::explain("data.batch_size").find("default:  unset (0)") != std::string::npos);
 }
 
 TEST_CASE("config explain of an unknown key is a located usage error with the nearest key") {
   try {
-    (void)Config::explain("pipeline.shedule");
+    (void)config::explain("pipeline.shedule");
     FAIL("explained an unknown key");
   } catch (const iputrain::Error& e) {
     CHECK(e.kind() == iputrain::ErrorKind::Usage);
@@ -100,17 +101,16 @@ TEST_CASE("config explain of an unknown key is a located usage error with the ne
 TEST_CASE("config show round-trips for every shipped config") {
   for (const auto& e : fs::directory_iterator(fs::path(IPUTRAIN_SOURCE_DIR) / "configs")) {
     if (e.path().extension() == ".toml") {
-      check_round_trip(Config::load(e.path().string()), e.path().filename().string());
+      check_round_trip(config::load(e.path().string()), e.path().filename().string());
     }
   }
   check_round_trip(Config(), "defaults");
   // The resolved device: the preset's figures and the IPU Model's tile count load back the same.
-  check_round_trip(Config::parse("[ipu.ipu_model]\nversion = \"bow\"\ntiles_per_ipu = 16\n"),
-                   "bow, 16 tiles");
+  check_round_trip(config::parse("[ipu.ipu_model]\nversion = \"bow\"\ntiles_per_ipu = 16\n"), "bow, 16 tiles");
 }
 
 TEST_CASE("config show round-trips lists, tables, tri-states and comments out inactive keys") {
-  Config c = Config::parse(R"(
+  Config c = config::parse(R"(
 [model]
 hidden = 64
 name = "m"
@@ -140,7 +140,7 @@ epochs = 0.5
 checkpoint = { dir = "runs/x", every = 3 }
 )",
                            "all.toml");
-  const std::string shown = c.show();
+  const std::string shown = config::show(c);
   CHECK(shown.find("# auto_select_ipus = 1  (unset; exclusive with `ipu.select_ipus`)") != std::string::npos);
   CHECK(shown.find("select_ipus = [26]\n") != std::string::npos);
   CHECK(shown.find("device_mapping = [0, [1, 2], 3]\n") != std::string::npos);
@@ -153,5 +153,5 @@ checkpoint = { dir = "runs/x", every = 3 }
   CHECK(shown.find("inv = true\n") != std::string::npos);
   CHECK(shown.find("extends") == std::string::npos);
   check_round_trip(c, "all.toml");
-  CHECK(c.num_ipus() == 4);
+  CHECK(config::num_ipus(c) == 4);
 }

@@ -5,15 +5,15 @@
 #include <string>
 
 #include "frontend/config/rules.hpp"
+#include "iputrain/config_loader.hpp"
 
 using iputrain::Config;
+namespace config = iputrain::config;
 using iputrain::config::check_against_model;
 
 namespace {
 
-Config load(const std::string& name) {
-  return Config::load(std::string(IPUTRAIN_SOURCE_DIR) + "/configs/" + name);
-}
+Config load(const std::string& name) { return config::load(std::string(IPUTRAIN_SOURCE_DIR) + "/configs/" + name); }
 
 const std::vector<std::string> kMnistStages = {"features", "classifier"};
 
@@ -46,7 +46,7 @@ TEST_CASE("device presets carry the public figures") {
         doctest::Approx(350e12).epsilon(0.01));
   // The struct defaults, the key defaults and the parsed empty config are the Mk2 figures.
   const iputrain::DeviceSection mk2 = iputrain::DeviceSection::preset("ipu2");
-  for (const Config& d : {Config(), Config::parse("")}) {
+  for (const Config& d : {Config(), config::parse("")}) {
     CHECK(d.device.version == mk2.version);
     CHECK(d.device.tiles_per_ipu == mk2.tiles_per_ipu);
     CHECK(d.device.memory_per_tile == mk2.memory_per_tile);
@@ -96,7 +96,7 @@ TEST_CASE("example configs per schedule fit the MNIST model") {
   CHECK_FALSE(plain.pipelined);
   CHECK(plain.gradient_accumulation_count == 1);
   // The same model on 4 IPUs without a mapping: stage i on IPU i, 2 replicas, pipelined.
-  auto wide = check_against_model(Config::parse("[ipu]\nauto_select_ipus = 4\n"), kMnistStages);
+  auto wide = check_against_model(config::parse("[ipu]\nauto_select_ipus = 4\n"), kMnistStages);
   CHECK(wide.replicas == 2);
   CHECK(wide.pipelined);
   CHECK(wide.gradient_accumulation_count == 4);

@@ -4,9 +4,10 @@
 
 #include <string>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 
 using iputrain::Config;
+namespace config = iputrain::config;
 
 namespace {
 
@@ -14,7 +15,7 @@ const std::string kDir = std::string(IPUTRAIN_TEST_DATA_DIR) + "/config/extends/
 
 iputrain::Error load_error(const std::string& file) {
   try {
-    (void)Config::load(kDir + file);
+    (void)config::load(kDir + file);
   } catch (const iputrain::Error& e) {
     return e;
   }
@@ -25,7 +26,7 @@ iputrain::Error load_error(const std::string& file) {
 }  // namespace
 
 TEST_CASE("a config extends its base key by key") {
-  Config c = Config::load(kDir + "grandchild.toml");
+  Config c = config::load(kDir + "grandchild.toml");
   CHECK(c.ipu.auto_select_ipus == 2);        // from base
   CHECK(c.optimizer.learning_rate == 0.25);  // child replaces base
   CHECK(c.training.seed == 7);               // base, untouched by child
@@ -39,16 +40,16 @@ TEST_CASE("a config extends its base key by key") {
   CHECK(c.sources()->path(c.span_of("optimizer.learning_rate").file).find("child.toml") != std::string::npos);
   CHECK(c.path() == kDir + "grandchild.toml");
   // --set still wins over every file.
-  Config s = Config::load(kDir + "grandchild.toml", {"training.seed=1"});
+  Config s = config::load(kDir + "grandchild.toml", {"training.seed=1"});
   CHECK(s.training.seed == 1);
 }
 
 TEST_CASE("extends paths are relative to the file that names them") {
-  Config c = Config::load(kDir + "sub/nested.toml");
+  Config c = config::load(kDir + "sub/nested.toml");
   CHECK(c.optimizer.learning_rate == 0.5);
   CHECK(c.training.seed == 9);
   // From text, relative to the given path's directory.
-  Config t = Config::parse("extends = \"base.toml\"\n", kDir + "virtual.toml");
+  Config t = config::parse("extends = \"base.toml\"\n", kDir + "virtual.toml");
   CHECK(t.training.steps == 100);
 }
 
@@ -73,7 +74,7 @@ TEST_CASE("errors in a base file are located in that file") {
 
 TEST_CASE("bad extends values") {
   try {
-    (void)Config::parse("extends = \"missing.toml\"\n", kDir + "x.toml");
+    (void)config::parse("extends = \"missing.toml\"\n", kDir + "x.toml");
     FAIL("loaded");
   } catch (const iputrain::Error& e) {
     CHECK(e.kind() == iputrain::ErrorKind::Config);
@@ -81,13 +82,13 @@ TEST_CASE("bad extends values") {
     CHECK(e.span().line == 1);
   }
   try {
-    (void)Config::parse("extends = 3\n", kDir + "x.toml");
+    (void)config::parse("extends = 3\n", kDir + "x.toml");
     FAIL("loaded");
   } catch (const iputrain::Error& e) {
     CHECK(std::string(e.what()) == "wrong type for `extends`: expected string, found integer");
   }
   try {
-    (void)Config::parse("[data]\nextends = \"base.toml\"\n", kDir + "x.toml");
+    (void)config::parse("[data]\nextends = \"base.toml\"\n", kDir + "x.toml");
     FAIL("loaded");
   } catch (const iputrain::Error& e) {
     CHECK(e.hint() == "did you mean `extends`?");

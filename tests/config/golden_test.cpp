@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 
 namespace fs = std::filesystem;
 
@@ -54,7 +54,7 @@ TEST_CASE("golden bad configs render the expected errors") {
     const std::string shown = "bad/" + file.filename().string();
     std::string rendered;
     try {
-      (void)iputrain::Config::parse(text, shown, set_directives(text));
+      (void)iputrain::config::parse(text, shown, set_directives(text));
       FAIL("the config loaded without an error");
     } catch (const iputrain::Error& e) {
       CHECK(e.kind() == iputrain::ErrorKind::Config);
@@ -89,7 +89,8 @@ TEST_CASE("golden warnings: keys with no effect warn, located, when set to a non
   for (const auto& file : files) {
     INFO("config: " << file.filename().string());
     const std::string text = read_text(file);
-    const iputrain::Config config = iputrain::Config::parse(text, "warn/" + file.filename().string(), set_directives(text));
+    const iputrain::Config config =
+        iputrain::config::parse(text, "warn/" + file.filename().string(), set_directives(text));
     std::string rendered;
     for (const std::string& w : config.warnings()) {
       rendered += w;

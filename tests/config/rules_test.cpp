@@ -9,6 +9,7 @@
 
 #include "core/optim_table.hpp"
 #include "frontend/config/rules.hpp"
+#include "iputrain/config_loader.hpp"
 
 using iputrain::Config;
 namespace config = iputrain::config;
@@ -19,7 +20,7 @@ namespace {
 //! The error of loading `text`; fails the test if it loads.
 iputrain::Error error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
   try {
-    (void)Config::parse(text, "r.toml", sets);
+    (void)config::parse(text, "r.toml", sets);
   } catch (const iputrain::Error& e) {
     return e;
   }
@@ -51,32 +52,32 @@ iputrain::Error model_error(const Config& c, const std::vector<std::string>& sta
 }  // namespace
 
 TEST_CASE("auto_select_ipus and select_ipus are exclusive, select_ipus ids are distinct") {
-  CHECK(Config::parse("[ipu]\nselect_ipus = [24]\n").num_ipus() == 4);
+  CHECK(config::num_ipus(config::parse("[ipu]\nselect_ipus = [24]\n")) == 4);
   // Every listed device counts: IPU 3 and the pair [0, 1].
-  CHECK(Config::parse("[ipu]\nselect_ipus = [3, 16]\n").num_ipus() == 3);
+  CHECK(config::num_ipus(config::parse("[ipu]\nselect_ipus = [3, 16]\n")) == 3);
   CHECK(config::selected_ipus({3, 16}) == std::vector<int32_t>{3, 0, 1});
   CHECK(config::selected_ipus({26, 5, 30}).size() == 21);
   CHECK(config::selected_ipus({17}) == std::vector<int32_t>{2, 3});
   rejects("[ipu]\nselect_ipus = [1, 24]\n", "uses IPU 1 twice", 2);
-  CHECK(Config::parse("[ipu]\nauto_select_ipus = 8\n").num_ipus() == 8);
+  CHECK(config::num_ipus(config::parse("[ipu]\nauto_select_ipus = 8\n")) == 8);
   rejects("[ipu]\nauto_select_ipus = 2\nselect_ipus = [1]\n", "cannot both be set", 3);
   rejects("[ipu]\nselect_ipus = [1, 2, 1]\n", "lists 1 twice", 2);
   rejects("[ipu]\nselect_ipus = [31]\n", "between 0 and 30", 2);
   // A later file or --set replaces the other one instead of contradicting it.
-  Config c = Config::parse("[ipu]\nauto_select_ipus = 2\n", "r.toml", {"ipu.select_ipus=[28]"});
-  CHECK(c.num_ipus() == 8);
+  Config c = config::parse("[ipu]\nauto_select_ipus = 2\n", "r.toml", {"ipu.select_ipus=[28]"});
+  CHECK(config::num_ipus(c) == 8);
   CHECK(c.ipu.auto_select_ipus == 1);
 }
 
 TEST_CASE("IPUs = IPUs per replica x replicas") {
-  Config ok = Config::parse("[ipu]\nauto_select_ipus = 6\n[pipeline]\ndevice_mapping = [0, 1, 2]\n");
+  Config ok = config::parse("[ipu]\nauto_select_ipus = 6\n[pipeline]\ndevice_mapping = [0, 1, 2]\n");
   CHECK(check_against_model(ok, {"a", "b", "c"}).replicas == 2);
   rejects("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 1, 2]\n", "needs 3 IPUs per replica",
           4);
   rejects("[ipu]\nauto_select_ipus = 2\n[pipeline]\nstages = [\"a\", \"b\", \"c\"]\n", "one IPU per stage",
           2);
   // Without a mapping the model decides: 3 stages need 3 IPUs per replica.
-  auto e = model_error(Config::parse("[ipu]\nauto_select_ipus = 4\n"), {"a", "b", "c"});
+  auto e = model_error(config::parse("[ipu]\nauto_select_ipus = 4\n"), {"a", "b", "c"});
   CHECK(std::string(e.what()).find("3 IPUs per replica") != std::string::npos);
   CHECK(e.span().line == 2);
 }
@@ -84,19 +85,19 @@ TEST_CASE("IPUs = IPUs per replica x replicas") {
 TEST_CASE("device_mapping has one entry per stage") {
   rejects("[ipu]\nauto_select_ipus = 2\n[pipeline]\nstages = [\"a\", \"b\"]\ndevice_mapping = [0, 1, 1]\n",
           "has 3 entries but `pipeline.stages` lists 2", 5);
-  Config c = Config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n");
+  Config c = config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n");
   CHECK(check_against_model(c, {"a", "b"}).ipus_per_replica == 2);
   auto e = model_error(c, {"a", "b", "c"});
   CHECK(std::string(e.what()).find("has 2 entries but the model has 3 stages") != std::string::npos);
   CHECK(e.span().line == 4);
   // A parallel block is one position: one entry, one IPU per member stage (or one for all).
-  Config p = Config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, [1, 2], 3]\n");
+  Config p = config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, [1, 2], 3]\n");
   const std::vector<std::vector<std::string>> positions = {{"a"}, {"b1", "b2"}, {"c"}};
   auto shape = iputrain::config::check_against_positions(p, positions, -1, true);
   CHECK(shape.ipus_per_replica == 4);
   CHECK(shape.gradient_accumulation_count == 6);
   // A list for a single stage, or of the wrong length for a block, is refused at the key.
-  Config bad = Config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [[0, 1], 2, 3]\n");
+  Config bad = config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [[0, 1], 2, 3]\n");
   try {
     (void)iputrain::config::check_against_positions(bad, positions, -1, true);
     FAIL("accepted a two-IPU entry for a single stage");
@@ -108,8 +109,7 @@ TEST_CASE("device_mapping has one entry per stage") {
 }
 
 TEST_CASE("pipeline.stages must match the model's stages") {
-  Config c =
-      Config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\nstages = [\"features\", \"classifier\"]\n");
+  Config c = config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\nstages = [\"features\", \"classifier\"]\n");
   CHECK(check_against_model(c, {"features", "classifier"}).stages == 2);
   auto e = model_error(c, {"classifier", "features"});
   CHECK(std::string(e.what()).find("the model's stages are [classifier, features]") != std::string::npos);
@@ -120,31 +120,30 @@ TEST_CASE("pipeline.stages must match the model's stages") {
 TEST_CASE("gradient accumulation count suits the schedule") {
   const std::string two = "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n";
   // grouped training: a multiple of 2 x stages
-  CHECK_NOTHROW(Config::parse(two + "gradient_accumulation_count = 8\n"));
+  CHECK_NOTHROW(config::parse(two + "gradient_accumulation_count = 8\n"));
   rejects(two + "gradient_accumulation_count = 6\n", "grouped training with 2 stages needs a multiple of 4",
           5);
   rejects(two + "gradient_accumulation_count = 2\n", "needs a multiple of 4", 5);
   // interleaved: a multiple of the IPUs
-  CHECK_NOTHROW(Config::parse(two + "schedule = \"interleaved\"\ngradient_accumulation_count = 6\n"));
+  CHECK_NOTHROW(config::parse(two + "schedule = \"interleaved\"\ngradient_accumulation_count = 6\n"));
   rejects(two + "schedule = \"interleaved\"\ngradient_accumulation_count = 3\n", "needs a multiple of 2", 6);
   // sequential: anything
-  CHECK_NOTHROW(Config::parse(two + "schedule = \"sequential\"\ngradient_accumulation_count = 3\n"));
+  CHECK_NOTHROW(config::parse(two + "schedule = \"sequential\"\ngradient_accumulation_count = 3\n"));
   // inference needs only `stages` for grouped
-  Config c =
-      Config::parse(two + "gradient_accumulation_count = 2\n", "r.toml", {"pipeline.schedule=sequential"});
+  Config c = config::parse(two + "gradient_accumulation_count = 2\n", "r.toml", {"pipeline.schedule=sequential"});
   CHECK(iputrain::config::min_gradient_accumulation("grouped", 2, 2, false) == 2);
   CHECK(check_against_model(c, {"a", "b"}, -1, false).gradient_accumulation_count == 2);
   // Unset: the planner gets the minimum.
-  Config d = Config::parse(two);
+  Config d = config::parse(two);
   CHECK(check_against_model(d, {"a", "b"}).gradient_accumulation_count == 4);
   // Known only from the model.
-  Config e = Config::parse("[ipu]\nauto_select_ipus = 3\n[pipeline]\ngradient_accumulation_count = 4\n");
+  Config e = config::parse("[ipu]\nauto_select_ipus = 3\n[pipeline]\ngradient_accumulation_count = 4\n");
   auto err = model_error(e, {"a", "b", "c"});
   CHECK(std::string(err.what()).find("needs a multiple of 6") != std::string::npos);
 }
 
 TEST_CASE("interleaved training never puts two stages on one IPU") {
-  CHECK_NOTHROW(Config::parse("[pipeline]\ndevice_mapping = [0, 0]\n"));  // grouped may share
+  CHECK_NOTHROW(config::parse("[pipeline]\ndevice_mapping = [0, 0]\n"));  // grouped may share
   rejects("[pipeline]\nschedule = \"interleaved\"\ndevice_mapping = [0, 0]\n",
           "stages 0 and 1 are both on IPU 0", 3);
   rejects(
@@ -154,9 +153,10 @@ TEST_CASE("interleaved training never puts two stages on one IPU") {
 }
 
 TEST_CASE("batch serialization forces the sequential schedule on one IPU") {
-  Config c = Config::parse("[pipeline]\nbatch_serialization_iterations = 4\n[data]\nbatch_size = 8\n");
+  Config c = config::parse("[pipeline]\nbatch_serialization_iterations = 4\n[data]\nbatch_size = 8\n");
   CHECK(c.pipeline.schedule == "sequential");
-  Config d = Config::parse("[pipeline]\nbatch_serialization_iterations = 4\ndevice_mapping = [0, 0, 0]\n[data]\nbatch_size = 8\n");
+  Config d = config::parse(
+      "[pipeline]\nbatch_serialization_iterations = 4\ndevice_mapping = [0, 0, 0]\n[data]\nbatch_size = 8\n");
   CHECK(check_against_model(d, {"a", "b", "c"}).ipus_per_replica == 1);
   rejects("[pipeline]\nbatch_serialization_iterations = 2\nschedule = \"grouped\"\n",
           "needs the sequential schedule", 3);
@@ -171,7 +171,7 @@ TEST_CASE("outfeed rules") {
   rejects("[pipeline]\noutfeed_loss = true\noutfeed_mask = [true]\n", "cannot be combined", 3);
   rejects("[pipeline]\naccumulate_outfeed = true\n[training]\noutfeed_mode = \"last\"\n",
           "needs `training.outfeed_mode`", 2);
-  Config c = Config::parse("[pipeline]\noutfeed_mask = [true, false]\n");
+  Config c = config::parse("[pipeline]\noutfeed_mask = [true, false]\n");
   CHECK_NOTHROW(check_against_model(c, {"a"}, 2));
   auto e = model_error(c, {"a"}, 3);
   CHECK(std::string(e.what()).find("has 2 flags but the last stage has 3 outputs") != std::string::npos);
@@ -179,26 +179,26 @@ TEST_CASE("outfeed rules") {
 
 TEST_CASE("recomputation mode suits the schedule, and needs recomputation on") {
   const std::string on = "[ipu]\nallow_recompute = true\n";
-  CHECK_NOTHROW(Config::parse(on + "[pipeline]\nrecomputation_mode = \"RecomputeThenBackpropagate\"\n"));
+  CHECK_NOTHROW(config::parse(on + "[pipeline]\nrecomputation_mode = \"RecomputeThenBackpropagate\"\n"));
   rejects(on + "[pipeline]\nschedule = \"sequential\"\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
           "grouped, interleaved and zero_bubble schedules only", 5);
   rejects(on + "[pipeline]\nschedule = \"interleaved\"\nrecomputation_mode = "
                "\"recompute_and_backpropagate_interleaved\"\n",
           "grouped, sequential and zero_bubble schedules only", 5);
-  CHECK_NOTHROW(Config::parse(on + "[pipeline]\nschedule = \"zero_bubble\"\nrecomputation_mode = "
+  CHECK_NOTHROW(config::parse(on + "[pipeline]\nschedule = \"zero_bubble\"\nrecomputation_mode = "
                                    "\"recompute_and_backpropagate_interleaved\"\n"));
   // A mode without recomputation would do nothing; `auto`, the default, is accepted either way.
   rejects("[pipeline]\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
           "has no effect while `ipu.allow_recompute` is off", 2);
-  CHECK_NOTHROW(Config::parse("[pipeline]\nrecomputation_mode = \"auto\"\n"));
+  CHECK_NOTHROW(config::parse("[pipeline]\nrecomputation_mode = \"auto\"\n"));
 }
 
 TEST_CASE("pipeline options the seeds reject or tie together") {
   rejects("[pipeline]\ncontinuous_weight_updates = true\n", "is refused: the seeds' pipeline does not implement it", 2);
   rejects("[pipeline]\nreplicated_weight_sharding = false\noffload_weights = true\n",
           "replicated weight sharding", 3);
-  CHECK_NOTHROW(Config::parse("[pipeline]\noffload_weights = true\n"));
-  Config c = Config::parse("[pipeline]\nforward_propagation_stages_poplar_options = [{}, {}]\n");
+  CHECK_NOTHROW(config::parse("[pipeline]\noffload_weights = true\n"));
+  Config c = config::parse("[pipeline]\nforward_propagation_stages_poplar_options = [{}, {}]\n");
   CHECK_NOTHROW(check_against_model(c, {"a", "b"}, -1, true));
   auto e = model_error(c, {"a", "b", "c"});
   CHECK(std::string(e.what()).find("has 2 entries but the model has 3 stages") != std::string::npos);
@@ -212,16 +212,17 @@ TEST_CASE("keys the engine refuses: distributed batch norm, device attachment") 
   // The instance keys act (tests/distributed); only an index past the count is refused here.
   rejects("[ipu.experimental.multi_replica_distribution]\nprocess_count = 2\nprocess_index = 2\n",
           "`process_index` = 2 must be less than `process_count` = 2", 3);
-  CHECK_NOTHROW(Config::parse("[ipu.experimental.multi_replica_distribution]\nprocess_count = 2\nprocess_index = 1\n"));
+  CHECK_NOTHROW(config::parse("[ipu.experimental.multi_replica_distribution]\nprocess_count = 2\nprocess_index = 1\n"));
   // Their defaults, written out, are accepted.
-  CHECK_NOTHROW(Config::parse("[ipu.device_connection]\ntype = \"always\"\n[ipu.experimental.multi_replica_distribution]\n"
-                              "process_count = 0\n"));
+  CHECK_NOTHROW(
+      config::parse("[ipu.device_connection]\ntype = \"always\"\n[ipu.experimental.multi_replica_distribution]\n"
+                    "process_count = 0\n"));
 }
 
 TEST_CASE("scheduler and I/O-tile rules") {
   rejects("[ipu.scheduling]\nmaximum_scheduler_lookahead_depth = 3\n", "applies only to the look_ahead", 2);
-  CHECK_NOTHROW(Config::parse(
-      "[ipu.scheduling]\nalgorithm = \"LOOK_AHEAD\"\nmaximum_scheduler_search_space_size = 8\n"));
+  CHECK_NOTHROW(
+      config::parse("[ipu.scheduling]\nalgorithm = \"LOOK_AHEAD\"\nmaximum_scheduler_search_space_size = 8\n"));
   rejects("[ipu.io_tiles]\nplace_ops_on_io_tiles = true\n", "there are none", 2);
   rejects("[ipu.io_tiles]\nnum_io_tiles = 1472\n", "leave no compute tiles", 2);
 }
@@ -230,28 +231,27 @@ TEST_CASE("the device: a version's preset, explicit device figures, the IPU Mode
   // Either version key picks the preset, and both then hold it.
   for (const char* text : {"[device]\nversion = \"bow\"\n", "[ipu.ipu_model]\nversion = \"BOW\"\n"}) {
     CAPTURE(text);
-    const Config c = Config::parse(text);
+    const Config c = config::parse(text);
     CHECK(c.device.version == "bow");
     CHECK(c.ipu.ipu_model.version == "bow");
     CHECK(c.device.clock_hz == 1.85e9);
     CHECK(c.device.tiles_per_ipu == 1472);
     CHECK(c.device.memory_per_tile == 624 * 1024);
   }
-  const Config one = Config::parse("[ipu.ipu_model]\nversion = \"ipu1\"\n");
+  const Config one = config::parse("[ipu.ipu_model]\nversion = \"ipu1\"\n");
   CHECK(one.device.version == "ipu1");
   CHECK(one.device.tiles_per_ipu == 1216);
   CHECK(one.device.memory_per_tile == 256 * 1024);
   CHECK(one.device.flops_per_tile_per_cycle_fp16 == 64);
   // A figure set explicitly replaces the preset's; the others stay the version's.
-  const Config fast = Config::parse("[device]\nversion = \"ipu1\"\nclock_hz = 2e9\n");
+  const Config fast = config::parse("[device]\nversion = \"ipu1\"\nclock_hz = 2e9\n");
   CHECK(fast.device.clock_hz == 2e9);
   CHECK(fast.device.tiles_per_ipu == 1216);
   // The IPU Model's tile count sets the device's, on top of the version's preset.
-  const Config small = Config::parse("[ipu.ipu_model]\nversion = \"bow\"\ntiles_per_ipu = 4\n");
+  const Config small = config::parse("[ipu.ipu_model]\nversion = \"bow\"\ntiles_per_ipu = 4\n");
   CHECK(small.device.tiles_per_ipu == 4);
   CHECK(small.device.clock_hz == 1.85e9);
-  CHECK(Config::parse("[ipu.ipu_model]\ntiles_per_ipu = 8\n[device]\ntiles_per_ipu = 8\n")
-            .device.tiles_per_ipu == 8);
+  CHECK(config::parse("[ipu.ipu_model]\ntiles_per_ipu = 8\n[device]\ntiles_per_ipu = 8\n").device.tiles_per_ipu == 8);
   // Two answers to one question are refused, naming both keys.
   for (const char* both : {"`device.version` = \"ipu2\"", "`ipu.ipu_model.version` = \"ipu1\""}) {
     rejects("[ipu.ipu_model]\nversion = \"ipu1\"\n[device]\nversion = \"ipu2\"\n", both, 4);
@@ -267,14 +267,14 @@ TEST_CASE("the device: a version's preset, explicit device figures, the IPU Mode
 }
 
 TEST_CASE("set_all turns every floating-point flag on") {
-  Config c = Config::parse("[ipu.floating_point_behaviour]\nset_all = true\n");
+  Config c = config::parse("[ipu.floating_point_behaviour]\nset_all = true\n");
   const auto& fp = c.ipu.floating_point_behaviour;
   CHECK((fp.inv && fp.div0 && fp.oflo && fp.esr && fp.nanoo));
 }
 
 TEST_CASE("optimizer hyper-parameters belong to their optimizer") {
-  CHECK_NOTHROW(Config::parse("[optimizer]\ntype = \"adam\"\nbeta1 = 0.8\nepsilon = 1e-6\n"));
-  CHECK_NOTHROW(Config::parse("[optimizer]\ntype = \"rmsprop\"\nrho = 0.95\ncentered = true\n"));
+  CHECK_NOTHROW(config::parse("[optimizer]\ntype = \"adam\"\nbeta1 = 0.8\nepsilon = 1e-6\n"));
+  CHECK_NOTHROW(config::parse("[optimizer]\ntype = \"rmsprop\"\nrho = 0.95\ncentered = true\n"));
   rejects("[optimizer]\ntype = \"sgd\"\nmomentum = 0.9\n", "has no effect with `optimizer.type` = \"sgd\"",
           3);
   rejects("[optimizer]\ntype = \"momentum\"\nbeta2 = 0.99\n", "has no effect", 3);
@@ -289,7 +289,7 @@ TEST_CASE("the optimizer table decides which hyper-parameters each optimizer acc
       const std::string text = fmt::format("[optimizer]\ntype = \"{}\"\n{} = {}\n", row.name, p.name, value);
       INFO(text);
       if (row.reads(p.name)) {
-        CHECK_NOTHROW(Config::parse(text));
+        CHECK_NOTHROW(config::parse(text));
       } else {
         rejects(text, fmt::format("`optimizer.{}` has no effect with `optimizer.type` = \"{}\"", p.name, row.name), 3);
       }
@@ -300,14 +300,14 @@ TEST_CASE("the optimizer table decides which hyper-parameters each optimizer acc
 }
 
 TEST_CASE("lion reads beta1, beta2 (its own default 0.99) and weight_decay, by the table") {
-  const auto lion = Config::parse("[optimizer]\ntype = \"lion\"\nweight_decay = 0.1\n").resolve().optimizer;
+  const auto lion = config::resolve(config::parse("[optimizer]\ntype = \"lion\"\nweight_decay = 0.1\n")).optimizer;
   CHECK(lion.kind == iputrain::OptimizerKind::Lion);
   CHECK(lion.beta1 == 0.9);
   CHECK(lion.beta2 == 0.99);
   CHECK(lion.weight_decay == 0.1);
   // Written in the file, even the general default counts.
-  CHECK(Config::parse("[optimizer]\ntype = \"lion\"\nbeta2 = 0.999\n").resolve().optimizer.beta2 == 0.999);
-  CHECK(Config::parse("[optimizer]\ntype = \"adam\"\n").resolve().optimizer.beta2 == 0.999);
+  CHECK(config::resolve(config::parse("[optimizer]\ntype = \"lion\"\nbeta2 = 0.999\n")).optimizer.beta2 == 0.999);
+  CHECK(config::resolve(config::parse("[optimizer]\ntype = \"adam\"\n")).optimizer.beta2 == 0.999);
   rejects("[optimizer]\ntype = \"lion\"\nepsilon = 1e-6\n",
           "`optimizer.epsilon` has no effect with `optimizer.type` = \"lion\"", 3);
   auto e = error_of("[optimizer]\ntype = \"lion\"\nmomentum = 0.9\n");
@@ -320,9 +320,9 @@ TEST_CASE("lion reads beta1, beta2 (its own default 0.99) and weight_decay, by t
 
 TEST_CASE("profiling and checkpoint rules") {
   rejects("[profiling]\nprofile_execution = \"TILE_PROFILE\"\n", "needs `profiling.enabled = true`", 2);
-  CHECK_NOTHROW(Config::parse("[profiling]\nenabled = true\nprofile_execution = \"tile_profile\"\n"));
+  CHECK_NOTHROW(config::parse("[profiling]\nenabled = true\nprofile_execution = \"tile_profile\"\n"));
   rejects("[checkpoint]\nevery = 100\n", "`checkpoint.dir` is not", 2);
-  Config c = Config::parse("[training]\ncheckpoint = { dir = \"runs\", every = 10, keep = 0 }\n");
+  Config c = config::parse("[training]\ncheckpoint = { dir = \"runs\", every = 10, keep = 0 }\n");
   CHECK(c.checkpoint.dir == "runs");
   CHECK(c.checkpoint.every == 10);
   CHECK(c.checkpoint.keep == 0);
@@ -332,17 +332,17 @@ TEST_CASE("profiling and checkpoint rules") {
 
 TEST_CASE("pipelining is on for a replica over several IPUs, or a schedule or mapping asked for") {
   // One IPU, a pipeline name and an offload flag: no pipeline, one micro-batch per update.
-  auto named = check_against_model(
-      Config::parse("[pipeline]\nname = \"x\"\noffload_weight_update_variables = true\n"), {"a", "b"});
+  auto named = check_against_model(config::parse("[pipeline]\nname = \"x\"\noffload_weight_update_variables = true\n"),
+                                   {"a", "b"});
   CHECK_FALSE(named.pipelined);
   CHECK(named.gradient_accumulation_count == 1);
   // An accumulation count alone: the micro-batches run one after another.
-  auto accumulated = check_against_model(Config::parse("[pipeline]\ngradient_accumulation_count = 3\n"), {"a", "b"});
+  auto accumulated = check_against_model(config::parse("[pipeline]\ngradient_accumulation_count = 3\n"), {"a", "b"});
   CHECK_FALSE(accumulated.pipelined);
   CHECK(accumulated.gradient_accumulation_count == 3);
   // A schedule on one IPU, or two IPUs for two stages: pipelined, with the schedule's least count.
-  auto scheduled = check_against_model(Config::parse("[pipeline]\nschedule = \"grouped\"\n"), {"a", "b"});
+  auto scheduled = check_against_model(config::parse("[pipeline]\nschedule = \"grouped\"\n"), {"a", "b"});
   CHECK(scheduled.pipelined);
   CHECK(scheduled.gradient_accumulation_count == 4);
-  CHECK(check_against_model(Config::parse("[ipu]\nauto_select_ipus = 2\n"), {"a", "b"}).pipelined);
+  CHECK(check_against_model(config::parse("[ipu]\nauto_select_ipus = 2\n"), {"a", "b"}).pipelined);
 }

@@ -1,15 +1,16 @@
 // `--set key=value` overrides.
 #include <doctest/doctest.h>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 
 using iputrain::Config;
+namespace config = iputrain::config;
 
 namespace {
 
 iputrain::Error set_error(const std::string& text, const std::vector<std::string>& sets) {
   try {
-    (void)Config::parse(text, "c.toml", sets);
+    (void)config::parse(text, "c.toml", sets);
   } catch (const iputrain::Error& e) {
     return e;
   }
@@ -20,10 +21,10 @@ iputrain::Error set_error(const std::string& text, const std::vector<std::string
 }  // namespace
 
 TEST_CASE("--set parses each value by its key's type") {
-  Config c = Config::parse("[data]\nbatch_size = 32\n", "c.toml",
-                           {"data.batch_size=64", "optimizer.learning_rate=1e-3", "data.shuffle=false",
-                            "data.train=idx:some/dir/train", "data.test=\"synthetic:samples=8\"",
-                            "optimizer.type=SGD", " training.seed = 9 ", "optimizer.learning_rate=2"});
+  Config c = config::parse(
+      "[data]\nbatch_size = 32\n", "c.toml",
+      {"data.batch_size=64", "optimizer.learning_rate=1e-3", "data.shuffle=false", "data.train=idx:some/dir/train",
+       "data.test=\"synthetic:samples=8\"", "optimizer.type=SGD", " training.seed = 9 ", "optimizer.learning_rate=2"});
   CHECK(c.data.batch_size == 64);
   CHECK(c.optimizer.learning_rate == 2.0);
   CHECK_FALSE(c.data.shuffle);
@@ -34,7 +35,7 @@ TEST_CASE("--set parses each value by its key's type") {
 }
 
 TEST_CASE("--set model parameters: int, then float, then bool, else string") {
-  Config c = Config::parse("[model]\nhidden = 10\n", "c.toml",
+  Config c = config::parse("[model]\nhidden = 10\n", "c.toml",
                            {"model.hidden=256", "model.rate=0.5", "model.flag=true", "model.name=relu",
                             "model.quoted=\"42\"", "model.neg=-7"});
   CHECK(std::get<int64_t>(c.model.at("hidden")) == 256);
@@ -46,12 +47,11 @@ TEST_CASE("--set model parameters: int, then float, then bool, else string") {
 }
 
 TEST_CASE("--set lists, tables and tri-state values are parsed as TOML") {
-  Config c = Config::parse(
+  Config c = config::parse(
       "", "c.toml",
-      {"pipeline.device_mapping=[0, [1, 2], 3]", "pipeline.stages=[\"a\",\"b\",\"c\"]",
-       "ipu.auto_select_ipus=4", "ipu.matmuls.poplar_options={ availableMemoryProportion = \"0.3\" }",
-       "pipeline.offload_activations=auto", "pipeline.offload_weights=false", "pipeline.schedule=Sequential",
-       "pipeline.outfeed_mask=[true, false]"});
+      {"pipeline.device_mapping=[0, [1, 2], 3]", "pipeline.stages=[\"a\",\"b\",\"c\"]", "ipu.auto_select_ipus=4",
+       "ipu.matmuls.poplar_options={ availableMemoryProportion = \"0.3\" }", "pipeline.offload_activations=auto",
+       "pipeline.offload_weights=false", "pipeline.schedule=Sequential", "pipeline.outfeed_mask=[true, false]"});
   CHECK(c.pipeline.device_mapping == std::vector<std::vector<int64_t>>{{0}, {1, 2}, {3}});
   CHECK(c.pipeline.stages == std::vector<std::string>{"a", "b", "c"});
   CHECK(c.ipu.matmuls.poplar_options.at("availableMemoryProportion") == "0.3");
@@ -69,7 +69,7 @@ TEST_CASE("--set lists, tables and tri-state values are parsed as TOML") {
 }
 
 TEST_CASE("--set values keep a span in the --set pseudo-file") {
-  Config c = Config::parse("[data]\nbatch_size = 32\n", "c.toml", {"training.steps=5", "data.batch_size=64"});
+  Config c = config::parse("[data]\nbatch_size = 32\n", "c.toml", {"training.steps=5", "data.batch_size=64"});
   auto s = c.span_of("data.batch_size");
   REQUIRE(s.valid());
   CHECK(c.sources()->path(s.file) == "--set");
@@ -79,7 +79,7 @@ TEST_CASE("--set values keep a span in the --set pseudo-file") {
 }
 
 TEST_CASE("--set of one exclusive key replaces its partner from the file") {
-  Config c = Config::parse("[training]\nsteps = 100\n", "c.toml", {"training.epochs=2"});
+  Config c = config::parse("[training]\nsteps = 100\n", "c.toml", {"training.epochs=2"});
   CHECK(c.training.epochs == 2.0);
   CHECK(c.training.steps == 0);
   CHECK_FALSE(c.span_of("training.steps").valid());
@@ -130,7 +130,7 @@ TEST_CASE("--set errors") {
   }
 
   // Exclusive keys both given by --set: the later one wins.
-  Config c = Config::parse("", "c.toml", {"training.steps=10", "training.epochs=1"});
+  Config c = config::parse("", "c.toml", {"training.steps=10", "training.epochs=1"});
   CHECK(c.training.steps == 0);
   CHECK(c.training.epochs == 1.0);
 }

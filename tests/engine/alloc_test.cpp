@@ -61,8 +61,7 @@ namespace {
 // Allocations of the device threads during train(), for one IPU or a pipelined, replicated plan.
 long allocations_for(int steps, const std::string& plan, const std::string& model = iputrain::testing::kMlp) {
   using namespace iputrain;
-  Config config =
-      Config::parse(testing::synthetic_config(steps, 0.05, "steps_per_execution = 5\n") + plan, "t.toml");
+  Config config = config::parse(testing::synthetic_config(steps, 0.05, "steps_per_execution = 5\n") + plan, "t.toml");
   Session session(Model::parse(model, "mlp.ipu", config.model), config);
   host = true;
   others = 0;
@@ -147,7 +146,7 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
     c.optimizer.lr_schedule = "cosine";
     c.optimizer.decay_steps = 100;
     c.optimizer.warmup_steps = 10;
-    const OptimizerSettings o = c.resolve().optimizer;
+    const OptimizerSettings o = config::resolve(c).optimizer;
     auto opt = engine::make_optimizer(o);
     std::vector<float> w(1000, 0.5f), g(1000, 0.1f), state(2000, 0.0f);
     const std::vector<engine::ParamSlot> slots = {{w.data(), g.data(), state.data(), 1000}};

@@ -32,7 +32,7 @@ Run train(const std::string& optimizer, int64_t batch, int64_t accumulation, int
                            "\n[pipeline]\ndevice_mapping = [0, 0, 0, 0]\nschedule = \"sequential\"\n"
                            "gradient_accumulation_count = " + std::to_string(accumulation) +
                            "\nbatch_serialization_iterations = " + std::to_string(slices) + "\n";
-  const Config config = Config::parse(text, "bs.toml");
+  const Config config = config::parse(text, "bs.toml");
   // Loaded as the CLI does, so that data.batch_size builds the model at the slice size.
   const auto path = std::filesystem::temp_directory_path() / "iputrain_batch_serialization.ipu";
   std::ofstream(path) << testing::kMlp4;
@@ -83,12 +83,12 @@ TEST_CASE("batch serialization computes the slices as micro-batches: the same bi
 
 TEST_CASE("batch serialization: the micro-batch must split evenly and the model's batch is the slice") {
   const std::string base = "[pipeline]\nbatch_serialization_iterations = 4\n[data]\ntrain = \"synthetic:samples=64,classes=10\"\n";
-  CHECK_THROWS_WITH_AS(Config::parse(base + "batch_size = 6\n", "b.toml"),
+  CHECK_THROWS_WITH_AS(config::parse(base + "batch_size = 6\n", "b.toml"),
                        doctest::Contains("cannot be split into 4 equal slices"), Error);
-  CHECK_THROWS_WITH_AS(Config::parse(base, "b.toml"), doctest::Contains("`data.batch_size`"), Error);
-  CHECK_THROWS_WITH_AS(Config::parse(base + "batch_size = 8\n[model]\nbatch = 2\n", "b.toml"),
+  CHECK_THROWS_WITH_AS(config::parse(base, "b.toml"), doctest::Contains("`data.batch_size`"), Error);
+  CHECK_THROWS_WITH_AS(config::parse(base + "batch_size = 8\n[model]\nbatch = 2\n", "b.toml"),
                        doctest::Contains("slice size"), Error);
   // The default, written out, changes nothing.
-  const Config one = Config::parse("[pipeline]\nbatch_serialization_iterations = 1\n", "b.toml");
+  const Config one = config::parse("[pipeline]\nbatch_serialization_iterations = 1\n", "b.toml");
   CHECK(one.pipeline.batch_serialization_iterations == 1);
 }

@@ -65,7 +65,7 @@ struct Run {
   Config config;
   Session session;
   explicit Run(const std::string& text, const std::string& model = kModel)
-      : config(Config::parse(text, "checkpoint_test.toml")),
+      : config(config::parse(text, "checkpoint_test.toml")),
         session(Model::parse(model, "drop2.ipu", config.model), config) {}
 };
 

@@ -309,7 +309,7 @@ std::string echo_config(const std::string& extra_pipeline, const std::string& tr
 }
 
 std::vector<OutfeedTensor> echo_outfeed(const std::string& config_text, std::vector<size_t>* per_call = nullptr) {
-  Config config = Config::parse(config_text, "echo.toml");
+  Config config = config::parse(config_text, "echo.toml");
   Session session(Model::parse(kEcho, "echo.ipu", config.model), config);
   std::vector<OutfeedTensor> got;
   session.train([&](const Progress&) {
@@ -370,7 +370,7 @@ TEST_CASE("the training outfeed: modes, accumulation, mask and loss on 2 replica
 }
 
 TEST_CASE("an execution runs steps_per_execution x repeat_count updates") {
-  Config config = Config::parse(testing::synthetic_config(10, 0.05, "steps_per_execution = 2\n") +
+  Config config = config::parse(testing::synthetic_config(10, 0.05, "steps_per_execution = 2\n") +
                                     "[pipeline]\nrepeat_count = 2\ngradient_accumulation_count = 4\n",
                                 "r.toml");
   Session session(Model::parse(testing::kMlp, "mlp.ipu", config.model), config);
@@ -407,7 +407,7 @@ TEST_CASE("measured memory and simulated time match the plan, over capacity is a
     CAPTURE(p);
     std::string text = testing::synthetic_config(8, 0.05) + p;
     text.replace(text.find("[optimizer]\n"), 12, "[optimizer]\ntype = \"adam\"\n");  // state to account for
-    Config config = Config::parse(text, "m.toml");
+    Config config = config::parse(text, "m.toml");
     Session session(Model::parse(testing::kMlp, "mlp.ipu", config.model), config);
     session.train();
     const RunReport report = session.run_report();
@@ -432,14 +432,14 @@ TEST_CASE("measured memory and simulated time match the plan, over capacity is a
     CHECK(report.updates == 8);
   }
 
-  Config config = Config::parse(testing::synthetic_config(2), "m.toml");
+  Config config = config::parse(testing::synthetic_config(2), "m.toml");
   Model model = Model::parse(testing::kMlp, "mlp.ipu", config.model);
   planner::Plan plan = planner::make_plan(graph_of(model), config);
   plan.settings.device.bytes_per_tile = 1;  // 1472 bytes per IPU: less than the weights
   // The dataset outlives the cluster, whose infeed threads read it.
   std::unique_ptr<data::Dataset> ds = data::open_dataset(config.data.train, ".", {
       data::Field{"image", DType::F32, {8, 8}}, data::Field{"label", DType::I32, {}}}, 7);
-  Cluster cluster(plan, config.resolve());
+  Cluster cluster(plan, config::resolve(config));
   cluster.open_feeds({ds.get(), {0, 1}, Sampler(ds->size(), plan.micro_batch(), false, 7)}, 0, 1);
   try {
     cluster.execute(0, 1);
@@ -457,7 +457,7 @@ TEST_CASE("the sequential accumulation order: one buffer per weight, measured = 
   auto run = [&](const std::string& order) {
     std::string text = testing::synthetic_config(4, 0.05) + pipeline + order;
     text.replace(text.find("[optimizer]\n"), 12, "[optimizer]\ntype = \"adam\"\n");
-    Config config = Config::parse(text, "s.toml");
+    Config config = config::parse(text, "s.toml");
     Session session(Model::parse(testing::kMlp, "mlp.ipu", config.model), config);
     session.train();
     return session.run_report();
@@ -480,7 +480,7 @@ TEST_CASE("the sequential accumulation order: one buffer per weight, measured = 
 }
 
 TEST_CASE("IPUs that wait for each other fail with a deadlock error instead of hanging") {
-  Config config = Config::parse(testing::synthetic_config(4) +
+  Config config = config::parse(testing::synthetic_config(4) +
                                     "[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 1]\n"
                                     "gradient_accumulation_count = 4\n",
                                 "d.toml");
@@ -497,7 +497,7 @@ TEST_CASE("IPUs that wait for each other fail with a deadlock error instead of h
   // The dataset outlives the cluster, whose infeed threads read it.
   std::unique_ptr<data::Dataset> ds = data::open_dataset(config.data.train, ".", {
       data::Field{"image", DType::F32, {8, 8}}, data::Field{"label", DType::I32, {}}}, 7);
-  Cluster cluster(plan, config.resolve());
+  Cluster cluster(plan, config::resolve(config));
   cluster.open_feeds({ds.get(), {0, 1}, Sampler(ds->size(), plan.micro_batch(), false, 7)}, 0, 1);
   try {
     cluster.execute(0, 1);
@@ -534,7 +534,7 @@ model tiny4(batch: int = 2) {
   const std::string base =
       "[data]\ntrain = \"synthetic:samples=512,classes=4\"\n[training]\nsteps = 200\nsteps_per_execution = 50\n";
   auto weights = [&](const std::string& text) {
-    Config config = Config::parse(text, "stress.toml");
+    Config config = config::parse(text, "stress.toml");
     Session session(Model::parse(model, "tiny4.ipu", config.model), config);
     session.train();
     return session.weights();
@@ -561,7 +561,7 @@ TEST_CASE("the op order inside a task changes memory as planned, never the weigh
                        "[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 1]\ngradient_accumulation_count = 4\n"
                        "[ipu.scheduling]\nalgorithm = \"" + algorithm + "\"\n";
     text.replace(text.find("[optimizer]\n"), 12, "[optimizer]\ntype = \"adam\"\n");
-    Config config = Config::parse(text, "m.toml");
+    Config config = config::parse(text, "m.toml");
     Session session(Model::parse(testing::kMlp, "mlp.ipu", config.model), config);
     session.train();
     for (const IpuReport& ipu : session.run_report().ipus) {

@@ -55,7 +55,7 @@ std::string config_for(const PlanCase& c, const std::string& extra_pipeline = ""
 }
 
 std::vector<WeightInfo> train(const std::string& config_text, const std::string& model = testing::kMlp4) {
-  Config config = Config::parse(config_text, "equivalence.toml");
+  Config config = config::parse(config_text, "equivalence.toml");
   Session session(Model::parse(model, "equivalence.ipu", config.model), config);
   session.train();
   return session.weights();
@@ -300,13 +300,13 @@ TEST_CASE("a long accumulation, its steady state folded by the buffer assignment
   const std::string pipelined =
       config("[ipu]\nauto_select_ipus = 4\n", "device_mapping = [0, 1, 2, 3]\nschedule = \"grouped\"\n");
   {
-    const Config c = Config::parse(pipelined, "fold.toml");
+    const Config c = config::parse(pipelined, "fold.toml");
     const Plan plan = Plan::make(Model::parse(testing::kMlp4, "mlp4.ipu", c.model), c);
     for (const auto& arena : plan_of(plan).programs.arenas) {
       CHECK(arena.fold.copies > 0);
     }
   }
-  Config c = Config::parse(pipelined, "fold.toml");
+  Config c = config::parse(pipelined, "fold.toml");
   Session session(Model::parse(testing::kMlp4, "mlp4.ipu", c.model), c);
   session.train();
   for (const IpuReport& ipu : session.run_report().ipus) {

@@ -196,7 +196,7 @@ model trap2(batch: int = 2) {
 }
 )";
 
-std::string config(const fs::path& data, const std::string& extra) {
+std::string config_toml(const fs::path& data, const std::string& extra) {
   return "[optimizer]\nlearning_rate = 0.01\n[data]\ntrain = \"idx:" + (data / "train").string() +
          "\"\ntest = \"idx:" + (data / "test").string() +
          "\"\nshuffle = false\n[training]\nsteps = 2\nseed = 3\n" + extra;
@@ -209,7 +209,7 @@ struct Run {
   Model model;
   Session session;
   Run(const std::string& model_text, const std::string& cfg_text)
-      : cfg(Config::parse(cfg_text, "fp_traps_test.toml")),
+      : cfg(config::parse(cfg_text, "fp_traps_test.toml")),
         model(Model::parse(model_text, "trap.ipu", cfg.model)),
         session(model, cfg) {}
 };
@@ -266,7 +266,7 @@ TEST_CASE("each class is trapped by its own flag only, on single kernels") {
 TEST_CASE("div0: a division by an input holding 0 stops training at its op, stage and micro-batch") {
   const fs::path data = data_dir("div0");
   const std::string model = one_stage("1.0 / x");
-  const std::string e = train_error(model, config(data, kA4 + flag("div0")));
+  const std::string e = train_error(model, config_toml(data, kA4 + flag("div0")));
   CHECK(has(e, "trap.ipu:6:9: error: `div` (value %"));
   CHECK(has(e, "forward pass of stage 0 's') produced a division by zero"));
   CHECK(has(e, "in training step 1, micro-batch 1 of replica 0 (global micro-batch 1)"));
@@ -275,8 +275,8 @@ TEST_CASE("div0: a division by an input holding 0 stops training at its op, stag
   CHECK(has(e, "set `ipu.floating_point_behaviour.div0` to false"));
   // The other flags let the infinity through; without any the run completes, its loss not finite.
   TrainSummary s;
-  CHECK(train_error(model, config(data, kA4 + flag("oflo")), &s).empty());
-  CHECK(train_error(model, config(data, kA4), &s).empty());
+  CHECK(train_error(model, config_toml(data, kA4 + flag("oflo")), &s).empty());
+  CHECK(train_error(model, config_toml(data, kA4), &s).empty());
   CHECK_FALSE(std::isfinite(s.last_values[0]));
 }
 
@@ -284,19 +284,19 @@ TEST_CASE("inv: log of a negative and 0 * inf, each at its own op") {
   const fs::path data = data_dir("inv");
   // Pixel 0 of sample 3 is the only one below 0.5.
   const std::string log_model = one_stage("log(x - 0.5)");
-  const std::string e = train_error(log_model, config(data, kA4 + flag("inv")));
+  const std::string e = train_error(log_model, config_toml(data, kA4 + flag("inv")));
   CHECK(has(e, "trap.ipu:6:9: error: `log` (value %"));
   CHECK(has(e, "produced an invalid operation (NaN from operands without NaN)"));
   CHECK(has(e, "micro-batch 1 of replica 0 (global micro-batch 1)"));
-  CHECK(train_error(log_model, config(data, kA4 + flag("div0") + "oflo = true\n")).empty());
+  CHECK(train_error(log_model, config_toml(data, kA4 + flag("div0") + "oflo = true\n")).empty());
 
   // exp(1000 x) overflows everywhere; with only inv on, the NaN of 0 * inf is the first trap.
   const std::string mul_model = one_stage("(x * 0.0) * exp(x * 1000.0)");
-  const std::string m = train_error(mul_model, config(data, kA4 + flag("inv")));
+  const std::string m = train_error(mul_model, config_toml(data, kA4 + flag("inv")));
   CHECK(has(m, "error: `mul` (value %"));
   CHECK(has(m, "in training step 1, micro-batch 0 of replica 0 (global micro-batch 0)"));
   // With oflo on as well, the exp comes first.
-  const std::string o = train_error(mul_model, config(data, kA4 + flag("inv") + "oflo = true\n"));
+  const std::string o = train_error(mul_model, config_toml(data, kA4 + flag("inv") + "oflo = true\n"));
   CHECK(has(o, "error: `exp` (value %"));
   CHECK(has(o, "produced an overflow"));
 }
@@ -304,18 +304,18 @@ TEST_CASE("inv: log of a negative and 0 * inf, each at its own op") {
 TEST_CASE("oflo: exp of a large value") {
   const fs::path data = data_dir("oflo");
   const std::string model = one_stage("exp(x * 100.0)");
-  const std::string e = train_error(model, config(data, flag("oflo")));
+  const std::string e = train_error(model, config_toml(data, flag("oflo")));
   CHECK(has(e, "trap.ipu:6:9: error: `exp` (value %"));
   CHECK(has(e, "produced an overflow (a finite result beyond the f32 range) in training step 1, micro-batch 0"));
   CHECK(has(e, "hint: trapped by `ipu.floating_point_behaviour.oflo`"));
   // Left alone, the infinities meet in the loss (inf - inf), which inv catches there.
-  CHECK(train_error(model, config(data, flag("div0"))).empty());
-  CHECK(has(train_error(model, config(data, flag("inv"))), "error: `softmax_cross_entropy` (value %"));
+  CHECK(train_error(model, config_toml(data, flag("div0"))).empty());
+  CHECK(has(train_error(model, config_toml(data, flag("inv"))), "error: `softmax_cross_entropy` (value %"));
 }
 
 TEST_CASE("set_all traps too, and the hint says to clear it") {
   const fs::path data = data_dir("set_all");
-  const std::string e = train_error(one_stage("1.0 / x"), config(data, kA4 + flag("set_all")));
+  const std::string e = train_error(one_stage("1.0 / x"), config_toml(data, kA4 + flag("set_all")));
   CHECK(has(e, "`div`"));
   CHECK(has(e, "set `ipu.floating_point_behaviour.div0` and `ipu.floating_point_behaviour.set_all` to false"));
 }
@@ -323,7 +323,7 @@ TEST_CASE("set_all traps too, and the hint says to clear it") {
 TEST_CASE("a 2-stage pipeline traps in stage 1, named, and the cluster stops without a hang") {
   const fs::path data = data_dir("pipeline");
   const std::string pipeline = "[ipu]\nauto_select_ipus = 2\n[pipeline]\ngradient_accumulation_count = 4\n";
-  const std::string e = train_error(kTwoStages, config(data, pipeline + flag("div0")));
+  const std::string e = train_error(kTwoStages, config_toml(data, pipeline + flag("div0")));
   CHECK(has(e, "trap.ipu:9:9: error: `log` (value %"));
   CHECK(has(e, "forward pass of stage 1 'b') produced a division by zero"));
   CHECK(has(e, "micro-batch 1 of replica 0 (global micro-batch 1)"));
@@ -331,17 +331,17 @@ TEST_CASE("a 2-stage pipeline traps in stage 1, named, and the cluster stops wit
   // traps as before while replica 1 waits for it at the reduction.
   const std::string replicated =
       "[ipu]\nauto_select_ipus = 4\n[pipeline]\ngradient_accumulation_count = 4\n";
-  const std::string r = train_error(kTwoStages, config(data, replicated + flag("div0")));
+  const std::string r = train_error(kTwoStages, config_toml(data, replicated + flag("div0")));
   CHECK(has(r, "forward pass of stage 1 'b') produced a division by zero"));
   CHECK(has(r, "micro-batch 1 of replica 0 (global micro-batch 1)"));
   // Off, the same runs complete.
-  CHECK(train_error(kTwoStages, config(data, pipeline)).empty());
+  CHECK(train_error(kTwoStages, config_toml(data, pipeline)).empty());
 }
 
 TEST_CASE("a trap in the backward pass names it") {
   // sqrt is 0 at 0, its gradient 0.5 / sqrt(x) infinite (Eigen's rsqrt, which raises no flag).
   const fs::path data = data_dir("backward");
-  const std::string e = train_error(one_stage("sqrt(nn.dense(x, 2) * 0.0)"), config(data, kA4 + flag("div0")));
+  const std::string e = train_error(one_stage("sqrt(nn.dense(x, 2) * 0.0)"), config_toml(data, kA4 + flag("div0")));
   CHECK(has(e, "trap.ipu:6:9: error: `unary_grad` (value %"));
   CHECK(has(e, "backward pass of stage 0 's') produced a division by zero"));
   CHECK(has(e, "micro-batch 0 of replica 0"));
@@ -350,7 +350,7 @@ TEST_CASE("a trap in the backward pass names it") {
 TEST_CASE("evaluation and prediction trap with the batch") {
   const fs::path data = data_dir("eval");
   // Untrained weights will do: the test split's batch 2 holds the zero.
-  Run r(one_stage("log(x)"), config(data, flag("div0")));
+  Run r(one_stage("log(x)"), config_toml(data, flag("div0")));
   try {
     r.session.evaluate("test");
     FAIL("evaluation did not trap");
@@ -368,7 +368,7 @@ TEST_CASE("evaluation and prediction trap with the batch") {
 
 TEST_CASE("ordinary models train clean with every trap on") {
   const std::string traps = "[ipu.floating_point_behaviour]\ninv = true\ndiv0 = true\noflo = true\n";
-  Config cfg = Config::parse(testing::synthetic_config(20, 0.05, traps), "fp_traps_test.toml");
+  Config cfg = config::parse(testing::synthetic_config(20, 0.05, traps), "fp_traps_test.toml");
   Model model = Model::parse(testing::kMlp4, "mlp4.ipu", cfg.model);
   Session s(model, cfg);
   const TrainSummary sum = s.train();

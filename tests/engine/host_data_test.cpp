@@ -36,8 +36,9 @@ Arrays make(int64_t n) {
 }
 
 Session session(const std::string& extra = "") {
-  Config c = Config::parse("[optimizer]\nlearning_rate = 0.1\n[training]\nsteps = 20\nsteps_per_execution = 2\nseed = 4\n" + extra,
-                           "host.toml");
+  Config c = config::parse(
+      "[optimizer]\nlearning_rate = 0.1\n[training]\nsteps = 20\nsteps_per_execution = 2\nseed = 4\n" + extra,
+      "host.toml");
   return Session(Model::parse(testing::kMlp, "host.ipu", c.model), c);
 }
 

@@ -65,7 +65,7 @@ std::string plan_config(int ipus_per_replica, int replicas, const std::string& s
 }
 
 Session session_for(const std::string& config_text) {
-  Config config = Config::parse(config_text, "inference.toml");
+  Config config = config::parse(config_text, "inference.toml");
   return Session(Model::parse(kModel, "inference.ipu", config.model), config);
 }
 
@@ -142,7 +142,7 @@ TEST_CASE("eval and predict on every plan give the one-IPU numbers and name the 
 }
 
 TEST_CASE("the inference plan is the forward program only, scheduled, sized and costed") {
-  Config config = Config::parse(plan_config(2, 2, "grouped", 4), "inference.toml");
+  Config config = config::parse(plan_config(2, 2, "grouped", 4), "inference.toml");
   const Model model = Model::parse(kModel, "inference.ipu", config.model);
   planner::PlanOptions options;
   options.inference = true;
@@ -182,7 +182,7 @@ TEST_CASE("a model without a loss is planned and run for inference") {
   output result = out
 }
 )";
-  Config config = Config::parse(
+  Config config = config::parse(
       "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n"
       "[data]\ntest = \"synthetic:samples=5\"\nbatch_size = 1\n",
       "sums.toml");

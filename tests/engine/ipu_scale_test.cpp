@@ -20,7 +20,7 @@ struct Example {
 };
 
 Example load(const std::string& model, const std::string& config, const std::vector<std::string>& sets = {}) {
-  Config c = Config::load(kDir + config, sets);
+  Config c = config::load(kDir + config, sets);
   Model m = Model::load(kDir + model, c);
   return {std::move(c), std::move(m)};
 }

@@ -122,7 +122,7 @@ struct Run {
   Model model;
   Session session;
   explicit Run(const std::string& text, const std::string& model_text = kTiny)
-      : config(Config::parse(text, "moving_statistics_test.toml")),
+      : config(config::parse(text, "moving_statistics_test.toml")),
         model(Model::parse(model_text, "bn.ipu", config.model)),
         session(model, config) {}
 };

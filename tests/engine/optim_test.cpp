@@ -17,6 +17,7 @@
 #include "test_models.hpp"
 
 using iputrain::Config;
+namespace config = iputrain::config;
 using iputrain::LrSchedule;
 using iputrain::OptimizerSettings;
 using namespace iputrain::engine;
@@ -41,7 +42,7 @@ struct Tensor {
 std::vector<std::vector<float>> run(const Config& c, const std::vector<float>& w0,
                                     const std::vector<std::vector<float>>& grads,
                                     const std::vector<float>& lrs, float grad_scale) {
-  auto opt = make_optimizer(c.resolve().optimizer);
+  auto opt = make_optimizer(config::resolve(c).optimizer);
   Tensor t{w0, std::vector<float>(w0.size()), std::vector<float>(w0.size() * opt->state_slots(), 0.0f)};
   opt->init_state(t.slot());
   std::vector<std::vector<float>> out;
@@ -143,7 +144,7 @@ void check_against_reference(const Config& c) {
   const std::vector<float> lrs = {0.1f, 0.05f, 0.02f};
   const float grad_scale = 0.5f;
   const auto ours = run(c, w0, grads, lrs, grad_scale);
-  const auto theirs = reference(c.resolve().optimizer, w0, grads, lrs, grad_scale);
+  const auto theirs = reference(config::resolve(c).optimizer, w0, grads, lrs, grad_scale);
   for (size_t k = 0; k < ours.size(); ++k) {
     for (size_t i = 0; i < w0.size(); ++i) {
       INFO("update " << k + 1 << ", element " << i);
@@ -208,7 +209,7 @@ TEST_CASE("lion by hand: the sign of the interpolated momentum, then the momentu
   // Update 2, g = [-0.01, -0.25, 1]: c = 0.9 m + 0.1 g = [0.0035, -0.02725, 0.1]: the first
   // weight still steps against its old gradient, as the momentum outweighs the new one.
   const Config c = with("lion");
-  CHECK(c.resolve().optimizer.beta2 == 0.99);
+  CHECK(config::resolve(c).optimizer.beta2 == 0.99);
   auto w = run(c, {1.0f, -2.0f, 0.5f}, {{0.5f, -0.25f, 0.0f}, {-0.01f, -0.25f, 1.0f}}, {0.1f, 0.1f}, 1.0f);
   CHECK(w[0][0] == doctest::Approx(0.9));
   CHECK(w[0][1] == doctest::Approx(-1.9));
@@ -249,7 +250,7 @@ TEST_CASE("every row of the optimizer table has its factory, which uses exactly 
     for (bool centered : {false, true}) {
       Config c = with(type);
       c.optimizer.centered = centered;
-      const OptimizerSettings o = c.resolve().optimizer;
+      const OptimizerSettings o = config::resolve(c).optimizer;
       INFO(type << " centered=" << centered);
       auto opt = make_optimizer(o);
       const int64_t slots = opt->state_slots();
@@ -272,21 +273,21 @@ TEST_CASE("every row of the optimizer table has its factory, which uses exactly 
       }
     }
   }
-  CHECK(iputrain::optimizer_state_slots(with("sgd").resolve().optimizer) == 0);
-  CHECK(iputrain::optimizer_state_slots(with("adam").resolve().optimizer) == 2);
+  CHECK(iputrain::optimizer_state_slots(config::resolve(with("sgd")).optimizer) == 0);
+  CHECK(iputrain::optimizer_state_slots(config::resolve(with("adam")).optimizer) == 2);
   Config centered = with("rmsprop");
   centered.optimizer.centered = true;
-  CHECK(iputrain::optimizer_state_slots(centered.resolve().optimizer) == 2);
+  CHECK(iputrain::optimizer_state_slots(config::resolve(centered).optimizer) == 2);
 }
 
 TEST_CASE("adagrad starts its sums at initial_accumulator_value, the others start at zero") {
   Config c = with("adagrad");
   c.optimizer.initial_accumulator_value = 0.25;
   std::vector<float> w(3), g(3), state(3, 0.0f);
-  make_optimizer(c.resolve().optimizer)->init_state({w.data(), g.data(), state.data(), 3});
+  make_optimizer(config::resolve(c).optimizer)->init_state({w.data(), g.data(), state.data(), 3});
   CHECK(state == std::vector<float>(3, 0.25f));
   std::vector<float> moments(6, 0.0f);
-  make_optimizer(with("adam").resolve().optimizer)->init_state({w.data(), g.data(), moments.data(), 3});
+  make_optimizer(config::resolve(with("adam")).optimizer)->init_state({w.data(), g.data(), moments.data(), 3});
   CHECK(moments == std::vector<float>(6, 0.0f));
 }
 
@@ -346,13 +347,12 @@ TEST_CASE("clipping by global norm spans several slots and follows clip_grad_nor
 }
 
 TEST_CASE("schedule keys are checked: decay_steps required, parameters only where used") {
-  CHECK_NOTHROW(Config::parse("[optimizer]\nlr_schedule = \"step\"\ndecay_steps = 10\ndecay_rate = 0.5\n"));
-  CHECK_NOTHROW(Config::parse("[optimizer]\nwarmup_steps = 10\n"));
-  CHECK_THROWS_WITH_AS(Config::parse("[optimizer]\nlr_schedule = \"exponential\"\n"),
+  CHECK_NOTHROW(config::parse("[optimizer]\nlr_schedule = \"step\"\ndecay_steps = 10\ndecay_rate = 0.5\n"));
+  CHECK_NOTHROW(config::parse("[optimizer]\nwarmup_steps = 10\n"));
+  CHECK_THROWS_WITH_AS(config::parse("[optimizer]\nlr_schedule = \"exponential\"\n"),
                        doctest::Contains("needs `optimizer.decay_steps`"), iputrain::Error);
-  CHECK_THROWS_WITH_AS(Config::parse("[optimizer]\nmin_learning_rate = 0.001\n"),
-                       doctest::Contains("has no effect with `optimizer.lr_schedule` = \"constant\""),
-                       iputrain::Error);
+  CHECK_THROWS_WITH_AS(config::parse("[optimizer]\nmin_learning_rate = 0.001\n"),
+                       doctest::Contains("has no effect with `optimizer.lr_schedule` = \"constant\""), iputrain::Error);
 }
 
 TEST_CASE("a session trains with each optimizer, a schedule and clipping") {
@@ -368,7 +368,7 @@ TEST_CASE("a session trains with each optimizer, a schedule and clipping") {
     // synthetic_config opens [optimizer] first; a second table would be a duplicate, so splice.
     std::string text = iputrain::testing::synthetic_config(60, 0.01);
     text.replace(0, std::string("[optimizer]\n").size(), extra);
-    Config config = Config::parse(text, "t.toml");
+    Config config = config::parse(text, "t.toml");
     iputrain::Session session(iputrain::Model::parse(iputrain::testing::kMlp, "mlp.ipu"), config);
     const double before = session.evaluate("train").means.at("loss");
     session.train();

@@ -161,7 +161,7 @@ namespace {
 void rejects(const std::string& text, const std::string& part, int line) {
   INFO(text);
   try {
-    (void)Config::parse(text, "p.toml");
+    (void)config::parse(text, "p.toml");
   } catch (const Error& e) {
     CHECK(e.kind() == ErrorKind::Config);
     CHECK_MESSAGE(std::string(e.what()).find(part) != std::string::npos, e.render());
@@ -187,14 +187,14 @@ TEST_CASE("precision and loss-scaling keys are checked where they are written") 
   rejects("[ipu.floating_point_behaviour]\nesr = true\n", "training.precision", 2);
   rejects("[training]\nprecision = \"f32\"\n[ipu.floating_point_behaviour]\nnanoo = true\n", "f32", 4);
   // Accepted: the flags under half compute, set_all under f32, dynamic scaling under f32.
-  CHECK(Config::parse("[training]\nprecision = \"bf16\"\n[ipu.floating_point_behaviour]\nesr = true\n")
+  CHECK(config::parse("[training]\nprecision = \"bf16\"\n[ipu.floating_point_behaviour]\nesr = true\n")
             .ipu.floating_point_behaviour.esr);
-  CHECK(Config::parse("[ipu.floating_point_behaviour]\nset_all = true\n").ipu.floating_point_behaviour.nanoo);
-  const Config dynamic = Config::parse("[optimizer]\nloss_scaling_mode = \"dynamic\"\n");
+  CHECK(config::parse("[ipu.floating_point_behaviour]\nset_all = true\n").ipu.floating_point_behaviour.nanoo);
+  const Config dynamic = config::parse("[optimizer]\nloss_scaling_mode = \"dynamic\"\n");
   CHECK(dynamic.optimizer.loss_scaling == 65536.0);
-  CHECK(Config::parse("[optimizer]\nloss_scaling_mode = \"dynamic\"\nloss_scaling = 8.0\n")
-            .optimizer.loss_scaling == 8.0);
-  CHECK(Config::parse("").optimizer.loss_scaling == 1.0);
+  CHECK(config::parse("[optimizer]\nloss_scaling_mode = \"dynamic\"\nloss_scaling = 8.0\n").optimizer.loss_scaling ==
+        8.0);
+  CHECK(config::parse("").optimizer.loss_scaling == 1.0);
 }
 
 namespace {
@@ -207,7 +207,7 @@ struct Run {
 };
 
 Run train(const std::string& model, const std::string& config_text) {
-  Config config = Config::parse(config_text, "precision.toml");
+  Config config = config::parse(config_text, "precision.toml");
   Session session(Model::parse(model, "model.ipu", config.model), config);
   Run r;
   r.before = session.weights();

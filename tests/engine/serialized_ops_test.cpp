@@ -34,12 +34,12 @@ model serial(batch: int = 4, lookup: int = 1, factor: int = 1, dimension: str = 
 )";
 
 std::vector<WeightInfo> train(int lookup, int factor, const std::string& dimension) {
-  Config config = Config::parse(
-      "[model]\nlookup = " + std::to_string(lookup) + "\nfactor = " + std::to_string(factor) + "\ndimension = \"" +
-          dimension +
-          "\"\n[optimizer]\ntype = \"sgd\"\nlearning_rate = 0.5\n"
-          "[data]\ntrain = \"synthetic:samples=256,classes=12\"\n[training]\nsteps = 5\nseed = 3\n",
-      "serial.toml");
+  Config config =
+      config::parse("[model]\nlookup = " + std::to_string(lookup) + "\nfactor = " + std::to_string(factor) +
+                        "\ndimension = \"" + dimension +
+                        "\"\n[optimizer]\ntype = \"sgd\"\nlearning_rate = 0.5\n"
+                        "[data]\ntrain = \"synthetic:samples=256,classes=12\"\n[training]\nsteps = 5\nseed = 3\n",
+                    "serial.toml");
   Session session(Model::parse(kModel, "serial.ipu", config.model), config);
   session.train();
   return session.weights();
@@ -74,7 +74,7 @@ TEST_CASE("serialized lookups and products train to the plain ops' weights") {
 }
 
 TEST_CASE("a serialization factor that does not divide the dimension is a located error") {
-  Config config = Config::parse("[model]\nlookup = 5\n", "serial.toml");
+  Config config = config::parse("[model]\nlookup = 5\n", "serial.toml");
   try {
     (void)Model::parse(kModel, "serial.ipu", config.model);
     FAIL("the model elaborated");

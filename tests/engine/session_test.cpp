@@ -10,13 +10,13 @@ using namespace iputrain;
 
 namespace {
 Session make(const std::string& config_text, const std::string& model_text = testing::kMlp) {
-  Config config = Config::parse(config_text, "test.toml");
+  Config config = config::parse(config_text, "test.toml");
   return Session(Model::parse(model_text, "mlp.ipu", config.model), config);
 }
 }  // namespace
 
 TEST_CASE("training on synthetic data lowers the loss") {
-  Config config = Config::parse(testing::synthetic_config(300), "test.toml");
+  Config config = config::parse(testing::synthetic_config(300), "test.toml");
   Session session(Model::parse(testing::kMlp, "mlp.ipu"), config);
   const EvalResult before = session.evaluate("train");
   std::vector<double> losses;
@@ -66,7 +66,7 @@ TEST_CASE("a different seed gives different initial weights") {
   const auto wa = a.weights();
   const auto wb = b.weights();
   CHECK(wa[0].values == wb[0].values);  // same seed
-  Config other = Config::parse(testing::synthetic_config(1), "t.toml", {"training.seed=8"});
+  Config other = config::parse(testing::synthetic_config(1), "t.toml", {"training.seed=8"});
   Session s8(Model::parse(testing::kMlp, "mlp.ipu"), other);
   CHECK(s8.weights()[0].values != wa[0].values);
 }
@@ -110,7 +110,7 @@ TEST_CASE("weights of another model are rejected with the tensor named") {
 }
 
 TEST_CASE("batch size in the config must match the model") {
-  Config bad = Config::parse(testing::synthetic_config(1), "t.toml", {"data.batch_size=8"});
+  Config bad = config::parse(testing::synthetic_config(1), "t.toml", {"data.batch_size=8"});
   try {
     Session s(Model::parse(testing::kMlp, "mlp.ipu"), bad);
     FAIL("expected an error");
@@ -124,7 +124,7 @@ TEST_CASE("ipu.select_ipus runs the plan on the IPUs of the devices it lists") {
   // Device 26 is the quad of IPUs 8 to 11: one replica of mlp4's four stages.
   const std::string text = "[ipu]\nselect_ipus = [26]\n[pipeline]\ngradient_accumulation_count = 8\n"
                            "[data]\ntrain = \"synthetic:samples=256,classes=10\"\n[training]\nsteps = 2\n";
-  Config config = Config::parse(text, "select.toml");
+  Config config = config::parse(text, "select.toml");
   Session session(Model::parse(testing::kMlp4, "mlp4.ipu", config.model), config);
   session.train();
   const RunReport report = session.run_report();
@@ -134,6 +134,6 @@ TEST_CASE("ipu.select_ipus runs the plan on the IPUs of the devices it lists") {
     CHECK(report.ipus[k].memory_peak == report.ipus[k].memory_estimate);
   }
   // IPU 5 alone and the pair [2, 3] are three IPUs: not a whole number of four-IPU replicas.
-  Config three = Config::parse(text, "select.toml", {"ipu.select_ipus=[5, 17]"});
+  Config three = config::parse(text, "select.toml", {"ipu.select_ipus=[5, 17]"});
   CHECK_THROWS_AS(Session(Model::parse(testing::kMlp4, "mlp4.ipu", three.model), three), Error);
 }

@@ -26,8 +26,8 @@ constexpr int kUpdates = 12;
 const std::string kSharded = "replicated_optimizer_state_sharding = true\n";
 
 // kMlp4 on `ipus` IPUs per replica x `replicas`, 16 micro-batches of 4 per update.
-std::string config(const std::string& optimizer, int ipus, int replicas, const std::string& pipeline = "",
-                   const std::string& sections = "") {
+std::string config_toml(const std::string& optimizer, int ipus, int replicas, const std::string& pipeline = "",
+                        const std::string& sections = "") {
   std::string t = "[optimizer]\n" + optimizer +
                   "[data]\ntrain = \"synthetic:samples=2048,classes=10\"\n"
                   "[training]\nsteps = " + std::to_string(kUpdates) + "\nsteps_per_execution = 3\nseed = 7\n" +
@@ -46,7 +46,7 @@ std::string config(const std::string& optimizer, int ipus, int replicas, const s
 }
 
 std::vector<WeightInfo> train(const std::string& text) {
-  Config c = Config::parse(text, "sharding.toml");
+  Config c = config::parse(text, "sharding.toml");
   Session session(Model::parse(testing::kMlp4, "sharding.ipu", c.model), c);
   session.train();
   return session.weights();
@@ -101,11 +101,11 @@ TEST_CASE("the shard rule: grain-aligned blocks that cover the tensor, the large
 TEST_CASE("sharded optimizer state trains the same bits as unsharded, for every optimizer") {
   for (const std::string& o : kOptimizers) {
     CAPTURE(o);
-    const auto one_ipu = train(config(o, 1, 1));
+    const auto one_ipu = train(config_toml(o, 1, 1));
     // Two IPUs x two replicas, and one IPU x four replicas (blocks of a 320-element weight: 128,
     // 128, 64 and none).
-    check_same(train(config(o, 2, 2, kSharded)), one_ipu);
-    check_same(train(config(o, 1, 4, kSharded)), one_ipu);
+    check_same(train(config_toml(o, 2, 2, kSharded)), one_ipu);
+    check_same(train(config_toml(o, 1, 4, kSharded)), one_ipu);
   }
 }
 
@@ -115,11 +115,11 @@ TEST_CASE("sharding with clipping, loss scaling, pipelining and cross-replica bu
   SUBCASE("gradient clipping by global norm, across IPUs and replicas") {
     for (const std::string& o : {adam, lamb}) {
       const std::string clip = o + "gradient_clip_norm = 0.05\n";
-      const auto reference = train(config(clip, 1, 1));
-      check_same(train(config(clip, 4, 2, kSharded)), reference);
-      check_same(train(config(clip, 1, 4, kSharded)), reference);
+      const auto reference = train(config_toml(clip, 1, 1));
+      check_same(train(config_toml(clip, 4, 2, kSharded)), reference);
+      check_same(train(config_toml(clip, 1, 4, kSharded)), reference);
       // The clip must bite, or this proves nothing.
-      CHECK_FALSE(testing::same_bits(train(config(o, 1, 1)), reference));
+      CHECK_FALSE(testing::same_bits(train(config_toml(o, 1, 1)), reference));
     }
   }
   SUBCASE("dynamic loss scaling under f16 compute") {
@@ -129,21 +129,22 @@ TEST_CASE("sharding with clipping, loss scaling, pipelining and cross-replica bu
       text.replace(text.find("seed = 7\n"), 9, "seed = 7\n" + half);
       return text;
     };
-    const auto unsharded = train(with_half(config(dynamic, 2, 2)));
-    check_same(train(with_half(config(dynamic, 2, 2, kSharded))), unsharded);
-    check_same(train(with_half(config(dynamic, 1, 4, kSharded))), unsharded);
+    const auto unsharded = train(with_half(config_toml(dynamic, 2, 2)));
+    check_same(train(with_half(config_toml(dynamic, 2, 2, kSharded))), unsharded);
+    check_same(train(with_half(config_toml(dynamic, 1, 4, kSharded))), unsharded);
   }
   SUBCASE("pipelined replicas and small cross-replica buckets") {
-    const auto reference = train(config(lamb, 1, 1));
-    check_same(train(config(lamb, 4, 2, kSharded)), reference);
-    std::string interleaved = config(lamb, 2, 2, kSharded);
+    const auto reference = train(config_toml(lamb, 1, 1));
+    check_same(train(config_toml(lamb, 4, 2, kSharded)), reference);
+    std::string interleaved = config_toml(lamb, 2, 2, kSharded);
     interleaved.replace(interleaved.find("\"grouped\""), 9, "\"interleaved\"");
     check_same(train(interleaved), reference);
-    check_same(train(config(adam, 4, 2, kSharded, "[ipu.optimizations]\nmaximum_cross_replica_sum_buffer_size = 300\n")),
-               train(config(adam, 1, 1)));
+    check_same(
+        train(config_toml(adam, 4, 2, kSharded, "[ipu.optimizations]\nmaximum_cross_replica_sum_buffer_size = 300\n")),
+        train(config_toml(adam, 1, 1)));
   }
   SUBCASE("half weights and moments, rounded stochastically block by block") {
-    std::string text = config(adam + "state_dtype = \"f16\"\n", 2, 2);
+    std::string text = config_toml(adam + "state_dtype = \"f16\"\n", 2, 2);
     text.replace(text.find("seed = 7\n"), 9, "seed = 7\nprecision = \"f16\"\nmaster_weights = \"none\"\n");
     text.replace(text.find("[ipu]\n"), 6, "[ipu.floating_point_behaviour]\nesr = true\n[ipu]\n");
     std::string sharded = text + kSharded;
@@ -151,22 +152,22 @@ TEST_CASE("sharding with clipping, loss scaling, pipelining and cross-replica bu
   }
   SUBCASE("f16 gradient accumulators") {
     const std::string fp16 = "gradient_accumulation_dtype = \"fp16\"\n";
-    check_same(train(config(adam, 2, 2, kSharded + fp16)), train(config(adam, 2, 2, fp16)));
+    check_same(train(config_toml(adam, 2, 2, kSharded + fp16)), train(config_toml(adam, 2, 2, fp16)));
   }
 }
 
 TEST_CASE("sharded state: the measured memory is the planner's, 1/R of the state per IPU") {
   const std::string adam = "type = \"adam\"\nlearning_rate = 0.01\n";
   auto run = [&](const std::string& text) {
-    Config c = Config::parse(text, "m.toml");
+    Config c = config::parse(text, "m.toml");
     Model model = Model::parse(testing::kMlp4, "m.ipu", c.model);
     const planner::Plan plan = planner::make_plan(graph_of(model), c);
     Session session(std::move(model), c);
     session.train();
     return std::make_pair(session.run_report(), plan.memory);
   };
-  const auto [whole, whole_memory] = run(config(adam, 2, 2));
-  const auto [sharded, sharded_memory] = run(config(adam, 2, 2, kSharded));
+  const auto [whole, whole_memory] = run(config_toml(adam, 2, 2));
+  const auto [sharded, sharded_memory] = run(config_toml(adam, 2, 2, kSharded));
   for (const IpuReport& ipu : sharded.ipus) {
     CAPTURE(ipu.physical);
     CHECK(ipu.memory_peak == ipu.memory_estimate);
@@ -192,18 +193,18 @@ TEST_CASE("a checkpoint of sharded state holds whole tensors and resumes under a
   const std::string adam = "type = \"adam\"\nlearning_rate = 0.01\n";
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "iputrain_sharding_ckpt";
   std::filesystem::remove_all(dir);
-  const auto straight = train(config(adam, 2, 2));
+  const auto straight = train(config_toml(adam, 2, 2));
   {
-    std::string text = config(adam, 2, 2, kSharded);
+    std::string text = config_toml(adam, 2, 2, kSharded);
     text.replace(text.find("steps = 12"), 10, "steps = 6");
-    Config c = Config::parse(text, "c.toml");
+    Config c = config::parse(text, "c.toml");
     Session session(Model::parse(testing::kMlp4, "c.ipu", c.model), c);
     session.train();
     session.save_checkpoint(dir.string());
   }
   for (const std::string& pipeline : {kSharded, std::string()}) {
     CAPTURE(pipeline);
-    Config c = Config::parse(config(adam, 1, 4, pipeline), "c.toml");
+    Config c = config::parse(config_toml(adam, 1, 4, pipeline), "c.toml");
     Session session(Model::parse(testing::kMlp4, "c.ipu", c.model), c);
     session.resume(dir.string());
     session.train();
@@ -223,27 +224,28 @@ const std::string kWeights = "replicated_weight_sharding = true\n";
 TEST_CASE("sharded weights train the same bits as one IPU, for every optimizer") {
   for (const std::string& o : kOptimizers) {
     CAPTURE(o);
-    const auto one_ipu = train(config(o, 1, 1));
-    check_same(train(config(o, 2, 2, kWeights)), one_ipu);
-    check_same(train(config(o, 1, 4, kWeights)), one_ipu);
-    check_same(train(config(o, 4, 2, kWeights)), one_ipu);
+    const auto one_ipu = train(config_toml(o, 1, 1));
+    check_same(train(config_toml(o, 2, 2, kWeights)), one_ipu);
+    check_same(train(config_toml(o, 1, 4, kWeights)), one_ipu);
+    check_same(train(config_toml(o, 4, 2, kWeights)), one_ipu);
   }
 }
 
 TEST_CASE("sharded weights with clipping, loss scaling, half weights, buckets and recomputation") {
   const std::string adam = "type = \"adam\"\nlearning_rate = 0.01\n";
   const std::string lamb = "type = \"lamb\"\nlearning_rate = 0.01\ngradient_clip_norm = 0.05\n";
-  check_same(train(config(lamb, 4, 2, kWeights)), train(config(lamb, 1, 1)));
-  check_same(train(config(adam, 4, 2, kWeights, "[ipu.optimizations]\nmaximum_cross_replica_sum_buffer_size = 300\n")),
-             train(config(adam, 1, 1)));
+  check_same(train(config_toml(lamb, 4, 2, kWeights)), train(config_toml(lamb, 1, 1)));
+  check_same(
+      train(config_toml(adam, 4, 2, kWeights, "[ipu.optimizations]\nmaximum_cross_replica_sum_buffer_size = 300\n")),
+      train(config_toml(adam, 1, 1)));
   {
-    std::string text = config(adam, 4, 2, kWeights);
+    std::string text = config_toml(adam, 4, 2, kWeights);
     text.replace(text.find("[pipeline]"), 10, "allow_recompute = true\n[pipeline]");
-    check_same(train(text), train(config(adam, 1, 1)));
+    check_same(train(text), train(config_toml(adam, 1, 1)));
   }
   for (const std::string& storage : {std::string("master_weights = \"none\"\n"), std::string()}) {
     CAPTURE(storage);
-    std::string text = config(adam + "state_dtype = \"f16\"\nloss_scaling_mode = \"dynamic\"\n", 2, 2);
+    std::string text = config_toml(adam + "state_dtype = \"f16\"\nloss_scaling_mode = \"dynamic\"\n", 2, 2);
     text.replace(text.find("seed = 7\n"), 9, "seed = 7\nprecision = \"f16\"\n" + storage);
     text.replace(text.find("[ipu]\n"), 6, "[ipu.floating_point_behaviour]\nesr = true\n[ipu]\n");
     check_same(train(text + kWeights), train(text));
@@ -260,7 +262,7 @@ TEST_CASE("sharded weights: each replica keeps its shards and one gather buffer,
            "gradient_accumulation_count = 8\nreduction_method = \"mean\"\n" + pipeline;
   };
   auto run = [&](const std::string& t) {
-    Config c = Config::parse(t, "w.toml");
+    Config c = config::parse(t, "w.toml");
     Model model = Model::parse(testing::kMlp4, "w.ipu", c.model);
     const planner::Plan plan = planner::make_plan(graph_of(model), c);
     Session session(std::move(model), c);
@@ -301,7 +303,7 @@ TEST_CASE("replicated_weight_sharding = auto: on for the sequential schedule wit
   auto plan = [](const std::string& pipeline) {
     std::string text = testing::synthetic_config(2) + "[ipu]\nauto_select_ipus = 2\n[pipeline]\n" + pipeline;
     text.replace(text.find("[data]\n"), 7, "[data]\nbatch_size = 16\n");
-    Config c = Config::parse(text, "a.toml");
+    Config c = config::parse(text, "a.toml");
     // Loaded as the CLI does: under batch serialization the model is built at the slice size.
     const auto path = std::filesystem::temp_directory_path() / "iputrain_sharding_auto.ipu";
     std::ofstream(path) << testing::kMlp;
@@ -326,18 +328,18 @@ TEST_CASE("a checkpoint of sharded weights holds whole tensors") {
   const std::string adam = "type = \"adam\"\nlearning_rate = 0.01\n";
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "iputrain_weight_sharding_ckpt";
   std::filesystem::remove_all(dir);
-  const auto straight = train(config(adam, 1, 1));
+  const auto straight = train(config_toml(adam, 1, 1));
   {
-    std::string text = config(adam, 2, 2, kWeights);
+    std::string text = config_toml(adam, 2, 2, kWeights);
     text.replace(text.find("steps = 12"), 10, "steps = 6");
-    Config c = Config::parse(text, "c.toml");
+    Config c = config::parse(text, "c.toml");
     Session session(Model::parse(testing::kMlp4, "c.ipu", c.model), c);
     session.train();
     session.save_checkpoint(dir.string());
   }
   for (const std::string& pipeline : {kWeights, std::string()}) {
     CAPTURE(pipeline);
-    Config c = Config::parse(config(adam, 1, 4, pipeline), "c.toml");
+    Config c = config::parse(config_toml(adam, 1, 4, pipeline), "c.toml");
     Session session(Model::parse(testing::kMlp4, "c.ipu", c.model), c);
     session.resume(dir.string());
     session.train();

@@ -86,7 +86,7 @@ std::string config_text(int threads, const std::string& extra = "") {
 }
 
 std::vector<WeightInfo> train(const std::string& model, const std::string& text) {
-  Config config = Config::parse(text, "threads.toml");
+  Config config = config::parse(text, "threads.toml");
   Session session(Model::parse(model, "threads.ipu", config.model), config);
   session.train();
   return session.weights();
@@ -130,8 +130,8 @@ TEST_CASE("a pipelined replicated plan on 3 threads gives the bits of one IPU on
 }
 
 TEST_CASE("engine.threads is read and 0 means every core") {
-  Config c = Config::parse("[engine]\nthreads = 3\n", "t.toml");
-  CHECK(c.resolve().threads == 3);
-  CHECK(Config().resolve().threads == 0);
-  CHECK_THROWS_AS(Config::parse("[engine]\nthreads = -1\n", "t.toml"), Error);
+  Config c = config::parse("[engine]\nthreads = 3\n", "t.toml");
+  CHECK(config::resolve(c).threads == 3);
+  CHECK(config::resolve(Config{}).threads == 0);
+  CHECK_THROWS_AS(config::parse("[engine]\nthreads = -1\n", "t.toml"), Error);
 }

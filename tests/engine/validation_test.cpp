@@ -29,7 +29,7 @@ fs::path temp_dir(const std::string& name) {
 }
 
 Session session_for(const std::string& config_text, const std::string& path = "validation.toml") {
-  Config config = Config::parse(config_text, path);
+  Config config = config::parse(config_text, path);
   return Session(Model::parse(testing::kMlp, "validation.ipu", config.model), config);
 }
 
@@ -49,10 +49,11 @@ TEST_CASE("the validation schedule: every N steps, or after the update that comp
 }
 
 TEST_CASE("validation runs at its steps and at the end, and gives evaluate()'s numbers") {
-  Config config = Config::parse(
+  Config config = config::parse(
       "[optimizer]\nlearning_rate = 0.1\n"
       "[data]\ntrain = \"synthetic:samples=512,classes=10\"\nvalidation = \"synthetic:samples=96,classes=10\"\n"
-      "[training]\nsteps = 25\nsteps_per_execution = 4\nseed = 5\nvalidate_every = 10\nvalidate_every_unit = \"steps\"\n",
+      "[training]\nsteps = 25\nsteps_per_execution = 4\nseed = 5\nvalidate_every = 10\nvalidate_every_unit = "
+      "\"steps\"\n",
       "validation.toml");
   Session v(Model::parse(testing::kMlp, "validation.ipu", config.model), config);
   std::vector<int64_t> seen;
@@ -69,7 +70,7 @@ TEST_CASE("validation runs at its steps and at the end, and gives evaluate()'s n
   CHECK(std::memcmp(&summary.validations.back().values[0], &e.means.at("loss"), sizeof(double)) == 0);
   CHECK(e.samples == 96);
   // Cutting executions at validation steps does not change training: same weights as without.
-  Config plain = Config::parse(
+  Config plain = config::parse(
       "[optimizer]\nlearning_rate = 0.1\n[data]\ntrain = \"synthetic:samples=512,classes=10\"\n"
       "[training]\nsteps = 25\nsteps_per_execution = 4\nseed = 5\n",
       "plain.toml");
@@ -96,7 +97,7 @@ TEST_CASE("a validation split holds out the last training samples: training neve
       csv << "\n";
     }
   }
-  Config held = Config::parse(
+  Config held = config::parse(
       "[optimizer]\nlearning_rate = 0.05\n[data]\ntrain = \"csv:data.csv\"\nvalidation_split = 0.25\n"
       "[training]\nsteps = 30\nseed = 1\nvalidate_every = 1\n",
       (dir / "held.toml").string());
@@ -118,7 +119,7 @@ TEST_CASE("a validation split holds out the last training samples: training neve
   // One epoch is the 48 kept samples: 3 micro-batches of 16, so validation every epoch ran 10 times.
   CHECK(t.validations.size() == 10);
   // Without the split, the same data overflows training.
-  Config all = Config::parse(
+  Config all = config::parse(
       "[optimizer]\nlearning_rate = 0.05\n[data]\ntrain = \"csv:data.csv\"\n"
       "[training]\nsteps = 30\nseed = 1\n",
       (dir / "all.toml").string());
@@ -138,12 +139,14 @@ TEST_CASE("keep_best keeps the checkpoint of the best validation value, and it r
   for (const char* mode : {"min", "max"}) {
     CAPTURE(mode);
     const std::string metric = std::string(mode) == "min" ? "val_loss" : "val_accuracy";
-    Config config = Config::parse(
+    Config config = config::parse(
         "[optimizer]\nlearning_rate = 0.8\n"  // a large rate: validation values go up and down
         "[data]\ntrain = \"synthetic:samples=512,classes=10\"\nvalidation = \"synthetic:samples=64,classes=10\"\n"
-        "[training]\nsteps = 24\nsteps_per_execution = 2\nseed = 9\nvalidate_every = 2\nvalidate_every_unit = \"steps\"\n"
-        "[checkpoint]\ndir = \"ck_" + std::string(mode) + "\"\nkeep = 1\nevery = 2\nkeep_best = \"" + metric +
-            "\"\nkeep_best_mode = \"" + mode + "\"\n",
+        "[training]\nsteps = 24\nsteps_per_execution = 2\nseed = 9\nvalidate_every = 2\nvalidate_every_unit = "
+        "\"steps\"\n"
+        "[checkpoint]\ndir = \"ck_" +
+            std::string(mode) + "\"\nkeep = 1\nevery = 2\nkeep_best = \"" + metric + "\"\nkeep_best_mode = \"" + mode +
+            "\"\n",
         (dir / "best.toml").string());
     const std::string model = testing::kMlp;
     Session s(Model::parse(model, "best.ipu", config.model), config);

@@ -21,7 +21,7 @@ struct Run {
 };
 
 Run train(const std::string& config_text) {
-  Config config = Config::parse(config_text, "storage.toml");
+  Config config = config::parse(config_text, "storage.toml");
   Model model = Model::parse(testing::kMlp4, "model.ipu", config.model);
   Session session(model, config);
   session.train();
@@ -29,8 +29,8 @@ Run train(const std::string& config_text) {
 }
 
 // Adam under f16 with stochastic rounding on 1 IPU, or the plan's [ipu] and [pipeline] lines.
-std::string config(const std::string& training, const std::string& optimizer = "", const std::string& ipu = "",
-                   const std::string& pipeline = "gradient_accumulation_count = 8\n") {
+std::string config_toml(const std::string& training, const std::string& optimizer = "", const std::string& ipu = "",
+                        const std::string& pipeline = "gradient_accumulation_count = 8\n") {
   return "[optimizer]\ntype = \"adam\"\nlearning_rate = 0.01\nloss_scaling = 256.0\n" + optimizer +
          "[data]\ntrain = \"synthetic:samples=1024,classes=10\"\n"
          "[training]\nsteps = 6\nseed = 11\nprecision = \"f16\"\n" +
@@ -60,10 +60,10 @@ int64_t elements(const std::vector<WeightInfo>& weights) {
 }  // namespace
 
 TEST_CASE("master_weights = none stores half weights, offloaded computes exactly what on_chip does") {
-  const Run on_chip = train(config(""));
-  const Run offloaded = train(config("master_weights = \"offloaded\"\n", "",  "",
-                                     "gradient_accumulation_count = 8\noffload_weight_update_variables = true\n"));
-  const Run none = train(config("master_weights = \"none\"\n"));
+  const Run on_chip = train(config_toml(""));
+  const Run offloaded = train(config_toml("master_weights = \"offloaded\"\n", "", "",
+                                          "gradient_accumulation_count = 8\noffload_weight_update_variables = true\n"));
+  const Run none = train(config_toml("master_weights = \"none\"\n"));
   // Where the master lives changes no number.
   CHECK(testing::same_bits(offloaded.weights, on_chip.weights));
   // Without a master every update is rounded into f16: the weights are f16 values, which the
@@ -97,16 +97,16 @@ TEST_CASE("master_weights = none stores half weights, offloaded computes exactly
 TEST_CASE("half weights and half moments give every plan the same bits") {
   const std::string storage = "master_weights = \"none\"\n";
   const std::string moments = "state_dtype = \"f16\"\n";
-  const Run one = train(config(storage, moments, "", "gradient_accumulation_count = 8\n"));
-  const Run staged = train(config(storage, moments, "auto_select_ipus = 4\n",
-                                  "auto_stages = 2\ndevice_mapping = [0, 1]\ngradient_accumulation_count = 4\n"));
-  const Run interleaved =
-      train(config(storage, moments, "auto_select_ipus = 4\n",
-                   "device_mapping = [0, 1, 2, 3]\nschedule = \"interleaved\"\ngradient_accumulation_count = 8\n"));
+  const Run one = train(config_toml(storage, moments, "", "gradient_accumulation_count = 8\n"));
+  const Run staged = train(config_toml(storage, moments, "auto_select_ipus = 4\n",
+                                       "auto_stages = 2\ndevice_mapping = [0, 1]\ngradient_accumulation_count = 4\n"));
+  const Run interleaved = train(
+      config_toml(storage, moments, "auto_select_ipus = 4\n",
+                  "device_mapping = [0, 1, 2, 3]\nschedule = \"interleaved\"\ngradient_accumulation_count = 8\n"));
   CHECK(testing::same_bits(staged.weights, one.weights));
   CHECK(testing::same_bits(interleaved.weights, one.weights));
   // Half moments change the result and halve the state: adam keeps 2 moments, 2 bytes each.
-  const Run f32_moments = train(config(storage, "", "", "gradient_accumulation_count = 8\n"));
+  const Run f32_moments = train(config_toml(storage, "", "", "gradient_accumulation_count = 8\n"));
   CHECK_FALSE(testing::same_bits(f32_moments.weights, one.weights));
   const int64_t n = elements(one.weights);
   int64_t state = 0;
@@ -123,7 +123,7 @@ TEST_CASE("weight storage keys are refused where they cannot act") {
   auto refused = [](const std::string& text, const std::string& part) {
     INFO(text);
     try {
-      (void)Config::parse(text, "s.toml");
+      (void)config::parse(text, "s.toml");
       FAIL("the config loaded");
     } catch (const Error& e) {
       CHECK(e.kind() == ErrorKind::Config);

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <string>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/model.hpp"
 
 using iputrain::Error;
@@ -162,7 +162,7 @@ TEST_CASE("2 GB model and config files are refused from their size, before they 
     CHECK(has(e.what(), "model file `" + (dir / "big.ipu").string() + "` is 2048.0 MiB, more than the 16 MiB"));
   }
   try {
-    (void)iputrain::Config::load((dir / "big.toml").string());
+    (void)iputrain::config::load((dir / "big.toml").string());
     FAIL("accepted");
   } catch (const Error& e) {
     CHECK(has(e.what(), "config file `" + (dir / "big.toml").string() + "` is 2048.0 MiB"));

@@ -1,10 +1,10 @@
 // Fuzz target: `--set KEY=VALUE` overrides, one per line of the input, applied to a config that
-// sets a few keys of each section (Config::parse with sets).
+// sets a few keys of each section (config::parse with sets).
 #include <string>
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 
 namespace {
 
@@ -23,6 +23,7 @@ batch_size = 8
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::vector<std::string> sets = iputrain::fuzz::lines_of(data, size);
-  iputrain::fuzz::expect_diagnosed([&] { (void)iputrain::Config::parse(kBase, "fuzz.toml", sets).show(); });
+  iputrain::fuzz::expect_diagnosed(
+      [&] { (void)iputrain::config::show(iputrain::config::parse(kBase, "fuzz.toml", sets)); });
   return 0;
 }

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 #include "planner/auto_stage.hpp"
 #include "planner/plan.hpp"
 
@@ -134,7 +134,7 @@ TEST_CASE("a parameter shared by every layer leaves only the cuts after its last
 }
 
 TEST_CASE("pipeline.auto_stages stages a model for make_plan") {
-  const Plan plan = make_plan(mlp(12), Config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\nauto_stages = 4\n"
+  const Plan plan = make_plan(mlp(12), config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\nauto_stages = 4\n"
                                                      "gradient_accumulation_count = 8\n"));
   CHECK(plan.graph.stages.size() == 4);
   CHECK(plan.placement.pipeline.ipus_per_replica == 4);

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "core/ir/graph.hpp"
+#include "iputrain/config_loader.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/plan.hpp"
 
@@ -59,9 +60,9 @@ TEST_CASE("the activation crossing a stage boundary is what the link carries") {
 
 TEST_CASE("the simulated bubble falls with more micro-batches, sequential keeps one IPU busy at a time") {
   auto plan_with = [](const std::string& schedule, int64_t micro_batches) {
-    return make_plan(mlp(256), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n[pipeline]\nschedule = \"{}\"\n"
-                                                      "gradient_accumulation_count = {}\n",
-                                                      schedule, micro_batches)));
+    return make_plan(mlp(256), config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n[pipeline]\nschedule = \"{}\"\n"
+                                                         "gradient_accumulation_count = {}\n",
+                                                         schedule, micro_batches)));
   };
   const CostReport few = plan_with("grouped", 4).cost;
   const CostReport many = plan_with("grouped", 64).cost;
@@ -82,8 +83,7 @@ TEST_CASE(
     "device presets: bow runs the ipu2's cycles faster in the same memory, the tile count sets capacity") {
   auto plan_on = [](const std::string& device) {
     return make_plan(
-        mlp(),
-        Config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\ngradient_accumulation_count = 4\n" + device));
+        mlp(), config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\ngradient_accumulation_count = 4\n" + device));
   };
   const Plan mk2 = plan_on("");
   const Plan bow = plan_on("[device]\nversion = \"bow\"\n");

@@ -14,10 +14,10 @@
 #include <set>
 #include <sstream>
 
-#include "iputrain/config.hpp"
+#include "frontend/model_access.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
-#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;
@@ -65,7 +65,7 @@ model branches(batch: int = 2) {
 
 Plan plan_for(const std::string& model, const std::string& config) {
   const Model m = Model::parse(model);
-  return make_plan(graph_of(m), Config::parse(config));
+  return make_plan(graph_of(m), config::parse(config));
 }
 
 std::string programs_text(const Plan& plan) {

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/optim_table.hpp"
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/plan.hpp"
 #include "two_stage_graph.hpp"
@@ -22,7 +22,7 @@ namespace {
 // `extra` holds more tables; `ipu` more keys of [ipu].
 Plan plan_with(const std::string& pipeline, const std::string& optimizer = "adam", const std::string& extra = "",
                const std::string& ipu = "") {
-  return make_plan(two_stage(), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n{}\n[pipeline]\n{}\n"
+  return make_plan(two_stage(), config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n{}\n[pipeline]\n{}\n"
                                                           "[optimizer]\ntype = \"{}\"\n{}",
                                                           ipu, pipeline, optimizer, extra)));
 }
@@ -268,7 +268,7 @@ TEST_CASE("make_plan stops at a plan that does not fit") {
 
 TEST_CASE("replicated optimizer state sharding keeps 1/R of the state per replica") {
   auto plan = [](bool sharded, bool offloaded) {
-    return make_plan(two_stage(), Config::parse(fmt::format("[ipu]\nauto_select_ipus = 4\n[pipeline]\n{}\n"
+    return make_plan(two_stage(), config::parse(fmt::format("[ipu]\nauto_select_ipus = 4\n[pipeline]\n{}\n"
                                                             "replicated_optimizer_state_sharding = {}\n"
                                                             "offload_weight_update_variables = {}\n"
                                                             "[optimizer]\ntype = \"adam\"\n"
@@ -311,7 +311,7 @@ TEST_CASE("a weight tied across two stages of one IPU: a part and an accumulator
   const ValueId logits = g.add(OpKind::MatMul, {h2, g.add(OpKind::Transpose, {table}, Attrs{{"perm", std::vector<int64_t>{1, 0}}})});
   g.loss = g.add(OpKind::Mean, {logits}, Attrs{{"axes", std::vector<int64_t>{}}});
   g.outputs.push_back({"loss", g.loss, {}});
-  const Plan plan = make_plan(g, Config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1, 0]\n"
+  const Plan plan = make_plan(g, config::parse("[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1, 0]\n"
                                                "schedule = \"grouped\"\ngradient_accumulation_count = 6\n"
                                                "gradient_accumulation_order = \"sequential\"\n"));
   REQUIRE(plan.grads[0].size() == 2);

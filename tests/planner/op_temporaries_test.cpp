@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "planner/plan.hpp"
 #include "two_stage_graph.hpp"
@@ -62,14 +62,14 @@ TEST_CASE("a matmul's temporaries: its operands and its result again, within its
 TEST_CASE("availableMemoryProportion and partialsType come from the config, per stage and pass") {
   const std::string base = "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n"
                            "gradient_accumulation_count = 4\n";
-  const Plan plain = make_plan(planner_test::two_stage(), Config::parse(base));
+  const Plan plain = make_plan(planner_test::two_stage(), config::parse(base));
   CHECK(plain.settings.limits(0, Phase::Forward).matmul.available_memory_proportion == 0.6);
   const Plan set = make_plan(
       planner_test::two_stage(),
-      Config::parse("[ipu.matmuls]\npoplar_options = { availableMemoryProportion = \"0.3\", partialsType = \"half\" }\n" +
-                    base +
-                    "forward_propagation_stages_poplar_options = [ { matmul_options = { availableMemoryProportion = "
-                    "\"0.1\" } }, {} ]\n"));
+      config::parse(
+          "[ipu.matmuls]\npoplar_options = { availableMemoryProportion = \"0.3\", partialsType = \"half\" }\n" + base +
+          "forward_propagation_stages_poplar_options = [ { matmul_options = { availableMemoryProportion = "
+          "\"0.1\" } }, {} ]\n"));
   CHECK(set.settings.limits(0, Phase::Forward).matmul.available_memory_proportion == 0.1);
   CHECK(set.settings.limits(0, Phase::Forward).matmul.half_partials);  // from the global options
   CHECK(set.settings.limits(1, Phase::Forward).matmul.available_memory_proportion == 0.3);
@@ -79,7 +79,7 @@ TEST_CASE("availableMemoryProportion and partialsType come from the config, per 
   // A proportion small enough to split the matmuls adds cycles and takes less memory.
   const Plan tight = make_plan(
       planner_test::two_stage(),
-      Config::parse("[ipu.matmuls]\npoplar_options = { availableMemoryProportion = \"0.0000001\" }\n" + base));
+      config::parse("[ipu.matmuls]\npoplar_options = { availableMemoryProportion = \"0.0000001\" }\n" + base));
   CHECK(tight.cost.cycles_per_update > plain.cost.cycles_per_update);
   CHECK(tight.memory[0].activations_live < plain.memory[0].activations_live);
 
@@ -88,7 +88,7 @@ TEST_CASE("availableMemoryProportion and partialsType come from the config, per 
     CAPTURE(bad);
     try {
       (void)make_plan(planner_test::two_stage(),
-                      Config::parse(fmt::format("[ipu.matmuls]\npoplar_options = {{ {} }}\n", bad) + base, "amp.toml"));
+                      config::parse(fmt::format("[ipu.matmuls]\npoplar_options = {{ {} }}\n", bad) + base, "amp.toml"));
       FAIL("accepted");
     } catch (const Error& e) {
       CHECK(e.kind() == ErrorKind::Config);

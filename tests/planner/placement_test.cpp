@@ -4,12 +4,12 @@
 
 #include <string>
 
-#include "iputrain/config.hpp"
+#include "frontend/model_access.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
 #include "planner/placement.hpp"
 #include "planner/plan.hpp"
-#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;
@@ -43,7 +43,7 @@ const char* kTied = R"(model tied(batch: int = 2) {
 )";
 
 Plan plan_for(const char* model, const std::string& config) {
-  return make_plan(graph_of(Model::parse(model)), Config::parse(config));
+  return make_plan(graph_of(Model::parse(model)), config::parse(config));
 }
 
 std::string plan_error(const char* model, const std::string& config) {

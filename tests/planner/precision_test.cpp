@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/plan.hpp"
-#include "two_stage_graph.hpp"
 #include "planner/precision.hpp"
+#include "two_stage_graph.hpp"
 
 using namespace iputrain;
 using namespace iputrain::ir;
@@ -19,11 +19,11 @@ using iputrain::planner_test::two_stage;
 namespace {
 
 Plan plan_in(const std::string& precision) {
-  return make_plan(two_stage(), Config::parse(fmt::format(
-                                    "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n"
-                                    "schedule = \"grouped\"\ngradient_accumulation_count = 4\n"
-                                    "[optimizer]\ntype = \"adam\"\n[training]\nprecision = \"{}\"\n",
-                                    precision)));
+  return make_plan(two_stage(),
+                   config::parse(fmt::format("[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n"
+                                             "schedule = \"grouped\"\ngradient_accumulation_count = 4\n"
+                                             "[optimizer]\ntype = \"adam\"\n[training]\nprecision = \"{}\"\n",
+                                             precision)));
 }
 
 }  // namespace

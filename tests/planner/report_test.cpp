@@ -9,7 +9,7 @@
 #include <numeric>
 #include <set>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/model.hpp"
 #include "iputrain/plan.hpp"
 #include "planner/autodiff.hpp"
@@ -20,6 +20,7 @@
 // `Plan` is the planner's; the public iputrain::Plan is spelled out where it is tested.
 using namespace iputrain::planner;
 using iputrain::Config;
+namespace config = iputrain::config;
 using iputrain::DType;
 using iputrain::Error;
 using iputrain::ErrorKind;
@@ -366,7 +367,7 @@ TEST_CASE("real plans of every schedule give consistent reports") {
   };
   for (const std::string& config : configs) {
     CAPTURE(config);
-    const iputrain::Plan plan = iputrain::Plan::make(model, Config::parse(config));
+    const iputrain::Plan plan = iputrain::Plan::make(model, config::parse(config));
     check_consistent(plan, model);
   }
 }
@@ -374,7 +375,7 @@ TEST_CASE("real plans of every schedule give consistent reports") {
 TEST_CASE("Plan accessors agree with the JSON report") {
   const Model model = Model::parse(kThreeStages);
   const iputrain::Plan plan = iputrain::Plan::make(
-      model, Config::parse("[ipu]\nauto_select_ipus = 6\n[pipeline]\ngradient_accumulation_count = 6\n"));
+      model, config::parse("[ipu]\nauto_select_ipus = 6\n[pipeline]\ngradient_accumulation_count = 6\n"));
   const json j = json::parse(plan.json());
   CHECK(plan.model_name() == "three");
   CHECK(plan.replicas() == 2);
@@ -400,8 +401,7 @@ TEST_CASE("Plan accessors agree with the JSON report") {
 
 TEST_CASE("--dump-after: known passes dump, an unknown one is a usage error naming the passes") {
   const Model model = Model::parse(kThreeStages);
-  const Config config =
-      Config::parse("[ipu]\nauto_select_ipus = 3\n[pipeline]\ngradient_accumulation_count = 6\n");
+  const Config config = config::parse("[ipu]\nauto_select_ipus = 3\n[pipeline]\ngradient_accumulation_count = 6\n");
   const iputrain::Plan plan = iputrain::Plan::make(model, config, PlanRequest{{"autodiff", "lower"}});
   CHECK(has(plan.dumps(), "after autodiff"));
   CHECK(has(plan.dumps(), "after lower"));

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 #include "planner/plan.hpp"
 #include "planner/simulate.hpp"
 
@@ -47,7 +47,7 @@ Plan plan_chain(int32_t stages, const std::string& schedule, int64_t micro_batch
   const std::string config =
       fmt::format("[ipu]\nauto_select_ipus = {}\n[pipeline]\nschedule = \"{}\"\ngradient_accumulation_count = {}\n{}",
                   stages, schedule, micro_batches, device);
-  return make_plan(balanced_chain(stages, batch, width), Config::parse(config));
+  return make_plan(balanced_chain(stages, batch, width), config::parse(config));
 }
 
 const Instr& find(const Plan& plan, size_t ipu, InstrKind kind) {
@@ -98,7 +98,7 @@ TEST_CASE("instruction cycles: kernels from the cost model, transfers from bytes
 TEST_CASE("cross-replica reduction costs a ring all-reduce of the bucket") {
   // Two stages on one IPU, 4 IPUs: 4 replicas.
   const Plan plan = make_plan(balanced_chain(2, 32, 256),
-                              Config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 0]\n"
+                              config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 0]\n"
                                             "schedule = \"sequential\"\ngradient_accumulation_count = 2\n"));
   REQUIRE(plan.placement.replicas == 4);
   const Instr& reduce = find(plan, 0, InstrKind::ReduceReplicas);
@@ -138,7 +138,7 @@ TEST_CASE("stages sharing IPUs: the analytic bubble counts chunks per IPU") {
         "[ipu]\nauto_select_ipus = {}\n[pipeline]\ndevice_mapping = {}\nschedule = \"grouped\"\n"
         "gradient_accumulation_count = {}\n{}",
         ipus, mapping, micro_batches, kFreeTransfers);
-    return make_plan(balanced_chain(stages, 1024, 8192), Config::parse(config));
+    return make_plan(balanced_chain(stages, 1024, 8192), config::parse(config));
   };
   // Two stages on one IPU: nothing to wait for.
   const Plan single = plan_mapped(2, 1, "[0, 0]", 4);

@@ -15,13 +15,13 @@
 #include <map>
 #include <regex>
 
-#include "iputrain/config.hpp"
+#include "frontend/model_access.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/model.hpp"
 #include "planner/report.hpp"
 #include "planner/simulate.hpp"
 #include "planner/svg.hpp"
 #include "planner/svg_writer.hpp"
-#include "frontend/model_access.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;
@@ -46,7 +46,7 @@ std::string mlp(int stages) {
 }
 
 Plan plan_for(int stages, const std::string& config) {
-  return make_plan(graph_of(Model::parse(mlp(stages))), Config::parse(config));
+  return make_plan(graph_of(Model::parse(mlp(stages))), config::parse(config));
 }
 
 Plan four_stage(const std::string& schedule, int64_t accumulation = 8) {

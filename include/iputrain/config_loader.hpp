@@ -1,0 +1,52 @@
+// iputrain — loads, checks, resolves and describes a Config (iputrain/config.hpp); the schema
+// behind these functions is frontend/config/keys_*.cpp and the cross-key rules frontend/config/rules.cpp.
+//
+//   iputrain::Config cfg = iputrain::config::load("configs/mnist.toml", {"training.steps=100"});
+//   iputrain::Settings run = iputrain::config::resolve(cfg);
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "iputrain/config.hpp"
+#include "iputrain/settings.hpp"
+
+namespace iputrain::config {
+
+//! Reads and validates `path`; `sets` are "key.path=value" overrides applied on top.
+//! Throws iputrain::Error(Config) naming the key path and its file:line:col.
+Config load(const std::string& path, const std::vector<std::string>& sets = {});
+//! Same from text (for tests and the API); `path` is used in messages and to resolve `extends`.
+Config parse(const std::string& text, const std::string& path = "<config>", const std::vector<std::string>& sets = {});
+
+//! The config as typed settings (enums, resolved defaults): what the planner and the engine read.
+Settings resolve(const Config& cfg);
+//! IPUs acquired: `ipu.auto_select_ipus`, or the size of the first `ipu.select_ipus` device.
+int64_t num_ipus(const Config& cfg);
+
+//! The effective config as TOML, every key with defaults filled in (`iputrain config show`).
+//! The text loads back into an equal Config.
+std::string show(const Config& cfg);
+//! The key's effective value as TOML text; nullopt for an unknown key or a table.
+std::optional<std::string> value_text(const Config& cfg, const std::string& key);
+
+//! Type, default, allowed values, meaning and effect of a key or table (`iputrain config explain`).
+//! Throws Error(Usage) with the nearest valid key for an unknown one.
+std::string explain(const std::string& key);
+//! Every key path, in documentation order.
+std::vector<std::string> keys();
+//! The key or table a misspelt path was most likely meant to be ("" if none is plausible): a key
+//! with the same last component in another table, else the nearest path by edit distance.
+std::string suggest_key(std::string_view key);
+//! The values a key accepts when they are a closed list (an enum's names, true/false, and
+//! "auto" for a tri-state); empty for other keys and unknown ones.
+std::vector<std::string> key_choices(const std::string& key);
+//! The key's default as TOML text; nullopt for an unknown key or a table.
+std::optional<std::string> default_text(const std::string& key);
+//! The key reference in Markdown (the text of docs/config.md).
+std::string reference_markdown();
+
+}  // namespace iputrain::config
