@@ -66,8 +66,7 @@ Cost cost(const Graph& g, const Node& node) {
 
 size_t workspace(const Graph& g, const Node& node) {
   const TensorType& w = g.type(node.inputs[1]);
-  const ConvGeom geometry = conv_geom(g.type(node.inputs[0]).shape, w.shape[0], w.shape[1], node.attrs, 1, 1, true);
-  return geometry.pointwise() ? 0 : conv_patches_bytes(geometry);
+  return conv_patches_bytes(conv_geom(g.type(node.inputs[0]).shape, w.shape[0], w.shape[1], node.attrs, 1, 1, true));
 }
 
 }  // namespace

@@ -111,6 +111,9 @@ PaddedSize padded_size(const ConvGeom& g) {
 }  // namespace
 
 size_t conv_patches_bytes(const ConvGeom& g) {
+  if (g.pointwise()) {
+    return 0;
+  }
   return static_cast<size_t>(padded_size(g).floats(g)) * sizeof(float) +
          static_cast<size_t>(g.patch()) * sizeof(int64_t);
 }

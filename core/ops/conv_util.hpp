@@ -46,7 +46,7 @@ int64_t conv_chunk_rows(const ConvGeom& g);
 size_t conv_workspace_bytes(const ConvGeom& g);
 
 //! Bytes of workspace conv_patches() needs: x with its zero border when the geometry pads, then the
-//! taps table (KH * KW * C offsets).
+//! taps table (KH * KW * C offsets); 0 for a pointwise convolution, which reads x as it is.
 size_t conv_patches_bytes(const ConvGeom& g);
 
 //! The patch matrix of `x` ([rows, patch], what im2col would write) for gemm_patches() to read in

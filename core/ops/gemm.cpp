@@ -34,12 +34,6 @@ Grid grid_of(int64_t m, int64_t n, int64_t k) {
   }
   g.mb = size_of(m, row_tiles);
   g.nb = size_of(n, col_tiles);
-  if (row_tiles == 1) {
-    g.mb = m;
-  }
-  if (col_tiles == 1) {
-    g.nb = n;
-  }
   // Small-m products (a batch of 32 against wide weights): split the columns finer instead.
   if (m <= 64 && n >= 128) {
     g.nb = 64;
@@ -49,51 +43,19 @@ Grid grid_of(int64_t m, int64_t n, int64_t k) {
   return g;
 }
 
-// Every tile of c[m, n] = op(a) @ op(b) on the arena; k = 0 writes zeros (or leaves c when
-// accumulating).
-void run_tiles(const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, bool accumulate) {
-  if (m == 0 || n == 0) {
-    return;
-  }
-  if (k == 0) {
-    if (!accumulate) {
-      std::fill(c, c + m * n, 0.0f);
-    }
-    return;
-  }
-  const Grid g = grid_of(m, n, k);
-  par::for_blocks(g.mt * g.nt, 1, m * n * k, [&](int64_t t0, int64_t t1) {
-    for (int64_t t = t0; t < t1; ++t) {
-      const int64_t i0 = (t / g.nt) * g.mb;
-      const int64_t j0 = (t % g.nt) * g.nb;
-      gemm_tile(a, b, tb, c, m, n, k, i0, std::min(m, i0 + g.mb), j0, std::min(n, j0 + g.nb), accumulate);
-    }
-  });
-}
-
-}  // namespace
-
-void gemm(const float* a, bool ta, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
-          bool accumulate) {
-  run_tiles(AOperand{.a = a, .transposed = ta}, b, tb, c, m, n, k, accumulate);
-}
-
-void gemm_patches(const Patches& a, bool transposed, const float* b, float* c, int64_t m, int64_t n, int64_t k,
-                  bool accumulate) {
-  run_tiles(AOperand{.patches = &a, .transposed = transposed}, b, false, c, m, n, k, accumulate);
-}
-void gemm_batched(int64_t batch, const float* a, int64_t a_stride, bool ta, const float* b, int64_t b_stride,
-                  bool tb, float* c, int64_t c_stride, int64_t m, int64_t n, int64_t k) {
-  if (batch == 1) {
-    gemm(a, ta, b, tb, c, m, n, k);
-    return;
-  }
+// Every tile of the `batch` products c = op(a) @ op(b) on the arena, the entries' tiles spread
+// together; a dense a, b and c advance by their strides from one entry to the next (a b_stride of 0
+// shares b). k = 0 writes zeros (or leaves c when accumulating).
+void run_tiles(int64_t batch, const AOperand& a, int64_t a_stride, const float* b, int64_t b_stride, bool tb, float* c,
+               int64_t c_stride, int64_t m, int64_t n, int64_t k, bool accumulate) {
   if (m == 0 || n == 0 || batch == 0) {
     return;
   }
   if (k == 0) {
-    for (int64_t i = 0; i < batch; ++i) {
-      std::fill(c + i * c_stride, c + i * c_stride + m * n, 0.0f);
+    if (!accumulate) {
+      for (int64_t e = 0; e < batch; ++e) {
+        std::fill(c + e * c_stride, c + e * c_stride + m * n, 0.0f);
+      }
     }
     return;
   }
@@ -105,10 +67,31 @@ void gemm_batched(int64_t batch, const float* a, int64_t a_stride, bool ta, cons
       const int64_t r = t % per;
       const int64_t i0 = (r / g.nt) * g.mb;
       const int64_t j0 = (r % g.nt) * g.nb;
-      gemm_tile(AOperand{.a = a + e * a_stride, .transposed = ta}, b + e * b_stride, tb, c + e * c_stride, m, n, k, i0,
-                std::min(m, i0 + g.mb), j0, std::min(n, j0 + g.nb), false);
+      AOperand entry = a;
+      if (entry.a != nullptr) {
+        entry.a += e * a_stride;
+      }
+      gemm_tile(entry, b + e * b_stride, tb, c + e * c_stride, m, n, k, i0, std::min(m, i0 + g.mb), j0,
+                std::min(n, j0 + g.nb), accumulate);
     }
   });
+}
+
+}  // namespace
+
+void gemm(const float* a, bool ta, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
+          bool accumulate) {
+  run_tiles(1, AOperand{.a = a, .transposed = ta}, 0, b, 0, tb, c, 0, m, n, k, accumulate);
+}
+
+void gemm_patches(const Patches& a, bool transposed, const float* b, float* c, int64_t m, int64_t n, int64_t k,
+                  bool accumulate) {
+  run_tiles(1, AOperand{.patches = &a, .transposed = transposed}, 0, b, 0, false, c, 0, m, n, k, accumulate);
+}
+
+void gemm_batched(int64_t batch, const float* a, int64_t a_stride, bool ta, const float* b, int64_t b_stride, bool tb,
+                  float* c, int64_t c_stride, int64_t m, int64_t n, int64_t k) {
+  run_tiles(batch, AOperand{.a = a, .transposed = ta}, a_stride, b, b_stride, tb, c, c_stride, m, n, k, false);
 }
 
 }  // namespace iputrain::ir
