@@ -119,8 +119,11 @@ int run_train(const TrainArgs& args) {
     printer.update(held);
   });
   printer.finish();
-  fmt::print("trained {} steps ({} samples) in {:.2f} s: {:.0f} samples/s; last outfed: {}\n", summary.steps,
-             summary.samples, summary.seconds, summary.samples_per_second, values_str(names, last_values));
+  fmt::print(
+      "trained {} steps ({} samples) in {:.2f} s: {:.0f} samples/s ({:.0f} after the first execution); last "
+      "outfed: {}\n",
+      summary.steps, summary.samples, summary.seconds, summary.samples_per_second, summary.steady_samples_per_second,
+      values_str(names, last_values));
   if (const std::string written = outfeed.finish(); !written.empty()) {
     fmt::print("wrote the outfeed to {}\n", written);
   }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <mutex>
 
@@ -62,13 +63,25 @@ namespace detail {
 
 void run_blocks(int64_t blocks, const std::function<void(int64_t)>& body) {
   oneapi::tbb::task_arena* arena = current.load(std::memory_order_acquire);
+  const int64_t p = std::min<int64_t>(blocks, current_threads.load(std::memory_order_acquire));
+  // Chunk c holds the blocks [c * blocks / p, (c + 1) * blocks / p); each is claimed block by block.
+  std::array<std::atomic<int64_t>, kMaxThreads> next;
+  for (int64_t c = 0; c < p; ++c) {
+    next[static_cast<size_t>(c)].store(c * blocks / p, std::memory_order_relaxed);
+  }
   arena->execute([&] {
-    // simple_partitioner with grain 1: one task per block; the blocks were sized by the caller.
     oneapi::tbb::parallel_for(
-        oneapi::tbb::blocked_range<int64_t>(0, blocks, 1),
+        oneapi::tbb::blocked_range<int64_t>(0, p, 1),
         [&](const oneapi::tbb::blocked_range<int64_t>& r) {
-          for (int64_t i = r.begin(); i < r.end(); ++i) {
-            body(i);
+          const int slot = oneapi::tbb::this_task_arena::current_thread_index();
+          const int64_t first = slot >= 0 && slot < p ? slot : r.begin();
+          for (int64_t i = 0; i < p; ++i) {
+            const int64_t c = (first + i) % p;
+            const int64_t end = (c + 1) * blocks / p;
+            for (int64_t b = next[static_cast<size_t>(c)].fetch_add(1, std::memory_order_relaxed); b < end;
+                 b = next[static_cast<size_t>(c)].fetch_add(1, std::memory_order_relaxed)) {
+              body(b);
+            }
           }
         },
         oneapi::tbb::simple_partitioner());
@@ -76,5 +89,14 @@ void run_blocks(int64_t blocks, const std::function<void(int64_t)>& body) {
 }
 
 }  // namespace detail
+
+void copy(void* dst, const void* src, size_t bytes) {
+  constexpr int64_t kGrain = 64 * 1024;  // bytes per block: a multiple of the cache line
+  auto* d = static_cast<std::byte*>(dst);
+  const auto* s = static_cast<const std::byte*>(src);
+  const auto n = static_cast<int64_t>(bytes);
+  for_blocks(n, std::max<int64_t>(kGrain, (n / 8 + 63) / 64 * 64), n / 8,
+             [&](int64_t b, int64_t e) { std::memcpy(d + b, s + b, static_cast<size_t>(e - b)); });
+}
 
 }  // namespace iputrain::par

@@ -8,6 +8,7 @@
 // it, so results are bitwise the same for any engine.threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -69,5 +70,9 @@ template <typename F>
 void for_elements(int64_t n, int64_t per_element, F&& f) {
   for_blocks(n, elementwise_grain(n), n * per_element, static_cast<F&&>(f));
 }
+
+//! memcpy(dst, src, bytes) split over the arena in blocks of whole cache lines (a copy is the
+//! same bytes however it is split).
+void copy(void* dst, const void* src, size_t bytes);
 
 }  // namespace iputrain::par

@@ -158,6 +158,11 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   progress.records.assign(static_cast<size_t>(std::min(per_execution, total)), StepRecord{0, std::vector<double>(outputs)});
 
   const auto start = std::chrono::steady_clock::now();
+  // The end of the first execution and the steps done by then: the steady-state rate leaves out
+  // its one-off costs (first touch of the arenas, starting the threads, filling the infeed).
+  std::chrono::steady_clock::time_point first_end;
+  int64_t first_steps = -1;
+  const int64_t start_step = s.step;
   s.stop_requested = false;
   bool stopping = false;
   while (s.step < end && !stopping) {
@@ -217,6 +222,10 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       on_progress(progress);
     }
     summary.last_values = progress.records[static_cast<size_t>(n - 1)].values;
+    if (first_steps < 0) {
+      first_steps = s.step - start_step;
+      first_end = std::chrono::steady_clock::now();
+    }
     // A stop asked for by the callback (or a signal) on any instance stops them all after the same
     // execution, and the state they stopped at is saved too.
     stopping = s.cluster->any_instance(s.stop_requested);
@@ -229,6 +238,11 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   summary.samples = summary.steps * global_batch;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary.samples_per_second = summary.seconds > 0 ? static_cast<double>(summary.samples) / summary.seconds : 0;
+  const double steady =
+      first_steps >= 0 ? std::chrono::duration<double>(std::chrono::steady_clock::now() - first_end).count() : 0;
+  summary.steady_samples_per_second = summary.steps > first_steps && steady > 0
+                                          ? static_cast<double>((summary.steps - first_steps) * global_batch) / steady
+                                          : summary.samples_per_second;
   s.cluster->gather_report();
   const engine::LossScaleState loss_scale = s.cluster->loss_scale();
   summary.skipped_updates = loss_scale.skipped;

@@ -10,16 +10,17 @@ namespace iputrain::ir {
 namespace {
 
 // Tile sizes. A tile packs its [k, nb] block of op(b) once per row block and reads op(a) in place,
-// so packing costs about 1/mb of the tile's multiply-adds: tiles stay 100+ rows tall, and small
-// enough that a product splits into several tiles per core (a [256, 784] output is 2 x 3 tiles,
-// not 1 x 3 that would leave one core idle a third of the time; a [784, 128] one 8, not 7). With
-// a batch of 32 the columns split by 64 so that both cores share even a [32, 784] x [784, 128]
-// product. Functions of the shape only: see the header.
+// so packing costs about 1/mb of the tile's multiply-adds: tiles stay 100+ rows tall when the
+// product is tall, and a product (with its batch) splits into at least 4 tiles when it can, so
+// that every core has work: a [128, 128] weight gradient is 2 x 2 tiles, not one tile on one
+// core. A few tiles, odd in number, leave a core idle at the end, so a tall product gets one more
+// row tile. With a batch of 32 the columns split by 64 so that both cores share even a
+// [32, 784] x [784, 128] product. Functions of the shape only: see the header.
 struct Grid {
   int64_t mb, nb, mt, nt;
 };
 
-Grid grid_of(int64_t m, int64_t n, int64_t k) {
+Grid grid_of(int64_t batch, int64_t m, int64_t n, int64_t k) {
   Grid g{m, n, 1, 1};
   if (m * n * k < par::kSerialWork * 4) {
     return g;  // one tile: too small to share
@@ -27,8 +28,14 @@ Grid grid_of(int64_t m, int64_t n, int64_t k) {
   // `tiles` balanced tiles over `extent` (a multiple of 16 each), so no thin remainder is left.
   auto size_of = [](int64_t extent, int64_t tiles) { return ((extent + tiles - 1) / tiles + 15) / 16 * 16; };
   int64_t row_tiles = m > 192 ? (m + 127) / 128 : 1;
-  const int64_t col_tiles = n > 512 ? (n + 255) / 256 : 1;
-  // A few tiles, odd in number, leave a core idle at the end: one more row tile evens them out.
+  int64_t col_tiles = n > 512 ? (n + 255) / 256 : 1;
+  constexpr int64_t kFewest = 4;
+  while (batch * row_tiles * col_tiles < kFewest && n / (2 * col_tiles) >= 64) {
+    col_tiles *= 2;
+  }
+  while (batch * row_tiles * col_tiles < kFewest && m / (2 * row_tiles) >= 32) {
+    row_tiles *= 2;
+  }
   if (m > 192 && row_tiles * col_tiles < 8 && row_tiles * col_tiles % 2 == 1) {
     ++row_tiles;
   }
@@ -59,7 +66,7 @@ void run_tiles(int64_t batch, const AOperand& a, int64_t a_stride, const float* 
     }
     return;
   }
-  const Grid g = grid_of(m, n, k);
+  const Grid g = grid_of(batch, m, n, k);
   const int64_t per = g.mt * g.nt;
   par::for_blocks(batch * per, 1, batch * m * n * k, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "core/ops/op_util.hpp"
+#include "core/parallel.hpp"
 
 namespace iputrain::ir {
 
@@ -23,7 +24,7 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
 
 void forward(const KernelArgs& args) {
   const Tensor& x = args.inputs[0];
-  std::memcpy(args.output.data, x.data, x.type->bytes());
+  par::copy(args.output.data, x.data, x.type->bytes());
 }
 
 std::vector<ValueId> backward(Graph&, ValueId, ValueId dy) { return {dy}; }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "core/ops/reduce_util.hpp"
+#include "core/parallel.hpp"
 
 namespace iputrain::ir {
 
@@ -41,7 +42,7 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 
 void forward(const KernelArgs& args) {
   if (args.output.data != args.inputs[0].data) {
-    std::memcpy(args.output.data, args.inputs[0].data, args.output.type->bytes());
+    par::copy(args.output.data, args.inputs[0].data, args.output.type->bytes());
   }
 }
 

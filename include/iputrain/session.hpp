@@ -49,6 +49,9 @@ struct TrainSummary {
   int64_t samples = 0;
   double seconds = 0;
   double samples_per_second = 0;
+  //! samples/s after the first execution (its one-off costs left out); the overall rate when
+  //! there was only one
+  double steady_samples_per_second = 0;
   std::vector<std::string> output_names;
   std::vector<double> last_values;  //!< outfeed of the last step
   std::vector<std::string> checkpoints;  //!< checkpoint files written by this call (checkpoint.dir)

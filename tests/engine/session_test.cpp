@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "iputrain/iputrain.hpp"
 #include "test_models.hpp"
@@ -29,6 +31,22 @@ TEST_CASE("training on synthetic data lowers the loss") {
   REQUIRE(losses.size() == 300);
   CHECK(after.means.at("loss") < 0.6 * before.means.at("loss"));
   CHECK(after.means.at("accuracy") > before.means.at("accuracy") + 0.2);
+}
+
+TEST_CASE("the steady-state rate leaves out the first execution") {
+  Session session = make(testing::synthetic_config(10, 0.05, "steps_per_execution = 4\n"));
+  int calls = 0;
+  const TrainSummary s = session.train([&](const Progress&) {
+    if (calls++ == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));  // a slow first execution
+    }
+  });
+  CHECK(s.samples_per_second > 0);
+  CHECK(s.steady_samples_per_second > 2 * s.samples_per_second);
+  // One execution: there is no steady state apart from it.
+  Session once = make(testing::synthetic_config(4, 0.05, "steps_per_execution = 4\n"));
+  const TrainSummary one = once.train();
+  CHECK(one.steady_samples_per_second == one.samples_per_second);
 }
 
 TEST_CASE("the outfeed carries every step in order, steps_per_execution at a time") {
