@@ -39,7 +39,7 @@ Grid grid_of(int64_t batch, int64_t m, int64_t n, int64_t k) {
   if (m > 192 && row_tiles * col_tiles < 8 && row_tiles * col_tiles % 2 == 1) {
     ++row_tiles;
   }
-  g.mb = size_of(m, row_tiles);
+  g.mb = (m + row_tiles - 1) / row_tiles;  // rows need no rounding: a [784, 128] gradient is 8 x 98
   g.nb = size_of(n, col_tiles);
   // Small-m products (a batch of 32 against wide weights): split the columns finer instead.
   if (m <= 64 && n >= 128) {
@@ -48,6 +48,18 @@ Grid grid_of(int64_t batch, int64_t m, int64_t n, int64_t k) {
   g.mt = (m + g.mb - 1) / g.mb;
   g.nt = (n + g.nb - 1) / g.nb;
   return g;
+}
+
+// A product with few output tiles and several k blocks (a batch of 32 against a [784, 128]
+// weight) is also split by k blocks into partial sums of its own, added in block order into c
+// afterwards: the bits of the unsplit product (gemm_tile.hpp), and the work is shared by rows of
+// the weight, so each core reads, and then updates, the same half of it every step. Partials up
+// to this many floats (on the stack).
+constexpr int64_t kSplitFloats = 64 * 1024;
+
+bool split_by_k(int64_t batch, const Grid& g, int64_t m, int64_t n, int64_t k) {
+  return batch == 1 && m * n * k >= par::kSerialWork * 4 && g.mt * g.nt < 4 && k_blocks(k) >= 2 &&
+         m * n * k_blocks(k) <= kSplitFloats;
 }
 
 // Every tile of the `batch` products c = op(a) @ op(b) on the arena, the entries' tiles spread
@@ -68,18 +80,40 @@ void run_tiles(int64_t batch, const AOperand& a, int64_t a_stride, const float* 
   }
   const Grid g = grid_of(batch, m, n, k);
   const int64_t per = g.mt * g.nt;
+  auto tile = [&](int64_t r, int64_t kb0, int64_t kb1) {
+    const int64_t i0 = (r / g.nt) * g.mb;
+    const int64_t j0 = (r % g.nt) * g.nb;
+    return TileRange{i0, std::min(m, i0 + g.mb), j0, std::min(n, j0 + g.nb), kb0, kb1};
+  };
+  if (split_by_k(batch, g, m, n, k)) {
+    const int64_t blocks = k_blocks(k);
+    alignas(64) float partial[kSplitFloats];
+    // Block-major: the first half of the work items is the first half of k (rows of op(b)).
+    par::for_blocks(blocks * per, 1, m * n * k, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t kb = t / per;
+        gemm_tile(a, b, tb, partial + kb * m * n, m, n, k, tile(t % per, kb, kb + 1), false);
+      }
+    });
+    par::for_blocks(m * n, 4096, m * n * blocks, [&](int64_t e0, int64_t e1) {
+      for (int64_t i = e0; i < e1; ++i) {
+        float sum = accumulate ? c[i] + partial[i] : partial[i];
+        for (int64_t kb = 1; kb < blocks; ++kb) {
+          sum += partial[kb * m * n + i];
+        }
+        c[i] = sum;
+      }
+    });
+    return;
+  }
   par::for_blocks(batch * per, 1, batch * m * n * k, [&](int64_t t0, int64_t t1) {
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t e = t / per;
-      const int64_t r = t % per;
-      const int64_t i0 = (r / g.nt) * g.mb;
-      const int64_t j0 = (r % g.nt) * g.nb;
       AOperand entry = a;
       if (entry.a != nullptr) {
         entry.a += e * a_stride;
       }
-      gemm_tile(entry, b + e * b_stride, tb, c + e * c_stride, m, n, k, i0, std::min(m, i0 + g.mb), j0,
-                std::min(n, j0 + g.nb), accumulate);
+      gemm_tile(entry, b + e * b_stride, tb, c + e * c_stride, m, n, k, tile(t % per, 0, k_blocks(k)), accumulate);
     }
   });
 }

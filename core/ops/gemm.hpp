@@ -2,9 +2,10 @@
 // the convolutions and their gradients): row-major operands read transposed in place (never
 // materialised), the output split into tiles computed in parallel on the shared arena.
 //
-// The tile grid is a function of (m, n, k) only, and each tile is computed over the whole k by
-// gemm_tile() (core/ops/gemm_tile.hpp), so every output element gets the same bits for any
-// thread count.
+// The tile grid is a function of (m, n, k) only, and gemm_tile() (core/ops/gemm_tile.hpp) sums
+// every element over k blocks fixed by k (a product with few tiles is split by k blocks too, its
+// partial sums added in block order), so every output element gets the same bits for any thread
+// count.
 #pragma once
 
 #include <cstdint>

@@ -21,9 +21,21 @@ struct AOperand {
   bool transposed = false;
 };
 
-//! c[i0:i1, j0:j1] = op(a) @ op(b) over the whole k (+= when `accumulate`); b as in gemm().
-//! Never allocates (its working memory is on the stack).
-void gemm_tile(const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, int64_t i0,
-               int64_t i1, int64_t j0, int64_t j1, bool accumulate);
+//! The k blocks of a product: k split into ceil(k / 256) blocks as equal as they can be (a
+//! function of k alone). Block i is steps [k_block_start(i, k), k_block_start(i + 1, k)).
+inline int64_t k_blocks(int64_t k) { return k > 256 ? (k + 255) / 256 : 1; }
+inline int64_t k_block_start(int64_t i, int64_t k) { return i * k / k_blocks(k); }
+
+//! The tile's rows and columns, and the k blocks [kb0, kb1) it sums.
+struct TileRange {
+  int64_t i0, i1, j0, j1, kb0, kb1;
+};
+
+//! c[i0:i1, j0:j1] = op(a) @ op(b) over the tile's k blocks (+= when `accumulate`); b as in gemm().
+//! Each element is c (when accumulating) plus the blocks' sums in order, each block's sum a chain
+//! of its own (the AVX-512 kernel), so summing blocks [0, 2) into c and then [2, 4) gives the bits
+//! of summing [0, 4) at once. Never allocates (its working memory is on the stack).
+void gemm_tile(const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
+               const TileRange& t, bool accumulate);
 
 }  // namespace iputrain::ir

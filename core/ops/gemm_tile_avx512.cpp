@@ -2,16 +2,16 @@
 // shapes training runs (tall activations against weight matrices, and their transposed backward
 // products), 30% faster than Eigen's on one Zen 4 core.
 //
-// The tile is walked in blocks of kKc steps of k and kNc columns. Each block of op(b) is packed
-// into panels of kNr columns, [k][kNr] contiguous (a transposed b goes through 16 x 16 register
-// transposes); op(a) is read in place: a, its transpose, or a convolution's patch matrix (each
-// row's window origin and each step's offset inside it looked up per block). The micro-kernel keeps a
-// 6 x 64 block of c in 24 registers: per step of k it loads one row of the b panel (4 vectors)
-// and broadcasts 6 values of op(a) into 24 fused multiply-adds. Blocks narrower than a panel use
-// 12 x 16, 12 x 32 or 8 x 48 kernels.
+// The tile is walked in the product's k blocks (at most kKc steps each) and blocks of kNc columns. Each block of op(b)
+// is packed into panels of kNr columns, [k][kNr] contiguous (a transposed b goes through 16 x 16 register transposes);
+// op(a) is read in place: a, its transpose, or a convolution's patch matrix (each row's window origin and each step's
+// offset inside it looked up per block). The micro-kernel keeps a 6 x 64 block of c in 24 registers: per step of k it
+// loads one row of the b panel (4 vectors) and broadcasts 6 values of op(a) into 24 fused multiply-adds. Blocks
+// narrower than a panel use 12 x 16, 12 x 32 or 8 x 48 kernels.
 //
 // Order of the sums: each element is a sequential chain of multiply-adds over one k block, added to
-// c block after block, so it depends on k alone (bitwise the same for any tile or thread count).
+// c block after block, so it depends on k alone (bitwise the same for any tile or thread count, and
+// whether the blocks are summed in one call or in several added in order).
 #if defined(__AVX512F__)
 // GCC 12 reports a false -Wmaybe-uninitialized inside its own AVX-512 intrinsics (GCC bug 105593).
 #if !defined(__clang__)
@@ -294,19 +294,22 @@ void run_panels(const ABlocks& blocks, int64_t i0, int64_t i1, const float* pack
 
 }  // namespace
 
-void gemm_tile(const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, int64_t i0,
-               int64_t i1, int64_t j0, int64_t j1, bool accumulate) {
+void gemm_tile(const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
+               const TileRange& t, bool accumulate) {
   alignas(64) float packed[kKc * kNc];
   int64_t step_buffer[kKc];
-  for (int64_t jc = j0; jc < j1; jc += kNc) {
-    const int64_t nc = std::min(kNc, j1 - jc);
-    for (int64_t pc = 0; pc < k; pc += kKc) {
-      const int64_t kc = std::min(kKc, k - pc);
+  const int64_t i0 = t.i0;
+  const int64_t i1 = t.i1;
+  for (int64_t jc = t.j0; jc < t.j1; jc += kNc) {
+    const int64_t nc = std::min(kNc, t.j1 - jc);
+    for (int64_t kb = t.kb0; kb < t.kb1; ++kb) {
+      const int64_t pc = k_block_start(kb, k);
+      const int64_t kc = k_block_start(kb + 1, k) - pc;  // <= kKc
       for (int64_t jr = 0; jr < nc; jr += kNr) {
         pack_panel(b, tb, n, k, pc, kc, jc + jr, std::min<int64_t>(kNr, nc - jr), packed + jr * kc);
       }
       const ABlocks blocks(a, m, k, pc, kc, step_buffer);
-      const bool add = accumulate || pc > 0;
+      const bool add = accumulate || kb > t.kb0;
       // Full panels with the 6 x 64 kernel, then a narrower last panel (a convolution's 16 or 32
       // filters are nothing else) with the kernel of its width.
       const int64_t full = nc / kNr * kNr;

@@ -1,4 +1,4 @@
-// gemm_tile() on targets without AVX-512: one Eigen product of the tile's shape over the whole k.
+// gemm_tile() on targets without AVX-512: one Eigen product of the tile's shape over its k blocks.
 #if !defined(__AVX512F__)
 // GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's vector kernels (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -19,16 +19,16 @@ using Stride = Eigen::OuterStride<>;
 using ConstMap = Eigen::Map<const RowMajor, Eigen::Unaligned, Stride>;
 using Map = Eigen::Map<RowMajor, Eigen::Unaligned, Stride>;
 // A patch matrix (or its transpose) is gathered block by block onto the stack and multiplied there.
-void patches_tile(const AOperand& a, const float* b, float* c, int64_t n, int64_t k, int64_t i0, int64_t i1, int64_t j0,
-                  int64_t j1, bool accumulate) {
+void patches_tile(const AOperand& a, const float* b, float* c, int64_t n, int64_t k_lo, int64_t k_hi, int64_t i0,
+                  int64_t i1, int64_t j0, int64_t j1, bool accumulate) {
   constexpr int64_t kRows = 64, kSteps = 256;
   float block[kRows * kSteps];
   const Patches& pt = *a.patches;
   for (int64_t ir = i0; ir < i1; ir += kRows) {
     const int64_t rows = std::min(kRows, i1 - ir);
     Map mc(c + ir * n + j0, rows, j1 - j0, Stride(n));
-    for (int64_t pc = 0; pc < k; pc += kSteps) {
-      const int64_t steps = std::min(kSteps, k - pc);
+    for (int64_t pc = k_lo; pc < k_hi; pc += kSteps) {
+      const int64_t steps = std::min(kSteps, k_hi - pc);
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t q = 0; q < steps; ++q) {
           const int64_t at =
@@ -38,7 +38,7 @@ void patches_tile(const AOperand& a, const float* b, float* c, int64_t n, int64_
       }
       const ConstMap ma(block, rows, steps, Stride(steps));
       const ConstMap mb(b + pc * n + j0, steps, j1 - j0, Stride(n));
-      if (accumulate || pc > 0) {
+      if (accumulate || pc > k_lo) {
         mc.noalias() += ma * mb;
       } else {
         mc.noalias() = ma * mb;
@@ -49,10 +49,17 @@ void patches_tile(const AOperand& a, const float* b, float* c, int64_t n, int64_
 
 }  // namespace
 
-void gemm_tile(const AOperand& op, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k, int64_t i0,
-               int64_t i1, int64_t j0, int64_t j1, bool accumulate) {
+void gemm_tile(const AOperand& op, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
+               const TileRange& t, bool accumulate) {
+  const int64_t i0 = t.i0;
+  const int64_t i1 = t.i1;
+  const int64_t j0 = t.j0;
+  const int64_t j1 = t.j1;
+  // The tile's k blocks: one product over all of them (a split product sums its parts in order).
+  const int64_t lo = k_block_start(t.kb0, k);
+  const int64_t steps = k_block_start(t.kb1, k) - lo;
   if (op.patches != nullptr) {
-    patches_tile(op, b, c, n, k, i0, i1, j0, j1, accumulate);
+    patches_tile(op, b, c, n, lo, lo + steps, i0, i1, j0, j1, accumulate);
     return;
   }
   const float* a = op.a;
@@ -68,10 +75,10 @@ void gemm_tile(const AOperand& op, const float* b, bool tb, float* c, int64_t m,
     }
   };
   // op(a) rows [i0, i1): rows of a, or columns of a [k, m]; likewise op(b)'s columns.
-  const ConstMap a_rows(a + i0 * k, rows, k, Stride(k));
-  const ConstMap a_cols(a + i0, k, rows, Stride(m));
-  const ConstMap b_cols(b + j0, k, cols, Stride(n));
-  const ConstMap b_rows(b + j0 * k, cols, k, Stride(k));
+  const ConstMap a_rows(a + i0 * k + lo, rows, steps, Stride(k));
+  const ConstMap a_cols(a + lo * m + i0, steps, rows, Stride(m));
+  const ConstMap b_cols(b + lo * n + j0, steps, cols, Stride(n));
+  const ConstMap b_rows(b + j0 * k + lo, cols, steps, Stride(k));
   if (!ta && !tb) {
     run(a_rows, b_cols);
   } else if (!ta && tb) {

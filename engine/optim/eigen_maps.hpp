@@ -28,12 +28,17 @@ inline Vec state(const ParamSlot& p, int k) {
 //! Calls f(block) for blocks of every slot, split on the shared arena (core/parallel.hpp). For
 //! elementwise update rules only: each element's update reads nothing else, and the blocks depend
 //! on the slot's size only, so the bits are the same for any thread count.
+//! The blocks are as equal as can be (whole cache lines), so that halves of a slot fall on the
+//! same rows as the halves of a weight-gradient product (core/ops/gemm.cpp): each core updates
+//! the rows its kernels wrote and read.
 template <typename F>
 void for_each_block(const std::vector<ParamSlot>& params, F f) {
   constexpr int64_t kBlock = 32768;
   for (const ParamSlot& p : params) {
     const int64_t stride = p.state_stride > 0 ? p.state_stride : p.size;
-    par::for_blocks(p.size, kBlock, p.size * 4, [&](int64_t b, int64_t e) {
+    const int64_t blocks = (p.size + kBlock - 1) / kBlock;
+    const int64_t grain = blocks > 0 ? ((p.size + blocks - 1) / blocks + 15) / 16 * 16 : 1;
+    par::for_blocks(p.size, grain, p.size * 4, [&](int64_t b, int64_t e) {
       f(ParamSlot{p.weights + b, p.grad + b, p.state != nullptr ? p.state + b : nullptr, e - b, stride});
     });
   }
