@@ -54,6 +54,10 @@ class LifeWalk {
       life.last_tick = std::max<int64_t>(0, tick_ - 1);
       life.last_instr = std::max<int32_t>(0, static_cast<int32_t>(program.size()) - 1);
     }
+    const auto shift = static_cast<int32_t>(constants_.size());
+    for (Life& life : arena_.lives) {
+      life.view_of += life.view_of >= 0 ? shift : 0;
+    }
     constants_.insert(constants_.end(), arena_.lives.begin(), arena_.lives.end());
     arena_.lives = std::move(constants_);
     return std::move(arena_);
@@ -206,8 +210,34 @@ class LifeWalk {
       constants_.push_back(life);
       return;
     }
+    if (!from_outside) {
+      life.view_of = view_target(v, m);
+      if (life.view_of >= 0) {
+        life.bytes = 0;
+        life.size = 0;
+      }
+    }
     open_[static_cast<size_t>(v)].emplace_back(m, static_cast<int32_t>(arena_.lives.size()));
     arena_.lives.push_back(life);
+  }
+
+  // The life a reshape `v` of micro-batch `m` can be a view of (the root of a chain of views), or
+  // -1: its input must have an arena life here (not a parameter or a constant), and neither may be
+  // a weight gradient added to an accumulator as it is made.
+  int32_t view_target(ir::ValueId v, int64_t m) const {
+    const ir::Node& n = g_.node(v);
+    if (n.op != ir::OpKind::Reshape || local_grads_.count(v) != 0) {
+      return -1;
+    }
+    const int32_t x = open_life(n.inputs[0], m);
+    if (x < 0) {
+      return -1;
+    }
+    const Life& life = arena_.lives[static_cast<size_t>(x)];
+    if (life.micro_batch != m || life.to_accumulator || life.temporary) {
+      return -1;
+    }
+    return life.view_of >= 0 ? life.view_of : x;
   }
 
   void read(ir::ValueId v, int64_t m, int32_t pos, int32_t stage) {
@@ -231,6 +261,15 @@ class LifeWalk {
     life.last_instr = std::max(life.last_instr, pos);
     if (stage >= 0) {
       life.stage = stage;
+    }
+    if (life.view_of >= 0) {
+      // The bytes a view reads are its root's: the root lives on while the view is read.
+      Life& root = arena_.lives[static_cast<size_t>(life.view_of)];
+      root.last_tick = std::max(root.last_tick, tick_);
+      root.last_instr = std::max(root.last_instr, pos);
+      if (stage >= 0) {
+        root.stage = stage;
+      }
     }
   }
 
@@ -323,6 +362,9 @@ void place_online(Arena& arena) {
       heap.release(done.offset, done.size);
       ending.pop();
     }
+    if (life.view_of >= 0) {
+      continue;  // no bytes of its own (settle_views)
+    }
     life.offset = heap.allocate(life.size);
     ending.emplace(life.last_tick, static_cast<int32_t>(i));
   }
@@ -361,6 +403,9 @@ void place_offline(Arena& arena, const std::vector<std::vector<int32_t>>& units)
   for (int32_t u : order) {
     const std::vector<int32_t>& unit = units[static_cast<size_t>(u)];
     const int64_t size = size_of(u);
+    if (lives[static_cast<size_t>(unit.front())].view_of >= 0) {
+      continue;  // no bytes of its own (settle_views)
+    }
     ++stamp;
     taken.clear();
     for (int32_t i : unit) {
@@ -403,6 +448,15 @@ void place_offline(Arena& arena, const std::vector<std::vector<int32_t>>& units)
     }
   }
   arena.bytes = high;
+}
+
+// A view sits at its root's offset (lives are in order of first tick: the root was placed first).
+void settle_views(Arena& arena) {
+  for (Life& life : arena.lives) {
+    if (life.view_of >= 0) {
+      life.offset = arena.lives[static_cast<size_t>(life.view_of)].offset;
+    }
+  }
 }
 
 void place_offline(Arena& arena) {
@@ -599,6 +653,7 @@ std::optional<Arena> assign_folded(const Plan& plan, int32_t ipu, const std::vec
     }
   }
   place_offline(arena, block_units(arena, period, kKept));
+  settle_views(arena);
   arena.fold = ArenaFold{period.lo + 2 * period.block, period.block, period.blocks - kKept, period.micro_batches,
                          period.timesteps};
   arena.index();
@@ -621,6 +676,7 @@ Arena assign_buffers(const Plan& plan, int32_t ipu) {
   } else {
     place_online(arena);
   }
+  settle_views(arena);
   arena.index();
   return arena;
 }

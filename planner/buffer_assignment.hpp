@@ -10,7 +10,9 @@
 // The loss and the model's outputs live at least to the end of the forward task that makes them
 // (the outfeed takes them from there). Constants live throughout; parameters are not in the arena.
 //
-// The lives are then placed in one arena, largest first, each in the tightest gap left by the
+// A reshape's output is a view: it takes no memory of its own, and the life of the value it reshapes
+// lasts until the view's last read (values are written once, by their maker, so sharing the bytes is
+// safe). The lives are then placed in one arena, largest first, each in the tightest gap left by the
 // lives placed before it that overlap it in time: two lives that overlap in time never overlap in
 // memory, and the arena is the planned activation memory. Long programs (over 5,000 lives on one
 // IPU) are placed online instead, in order of first tick into the best-fitting free block, which
@@ -23,8 +25,8 @@
 // time, so the walk keeps four blocks, each longer than any life, and the rest of the program
 // reuses the lives and offsets of one of them (ArenaFold). Every copy of a block's life gets the
 // same offset, so any stretch of the full program looks like a stretch of the walked one. Planning
-// time and the planner's memory then stop growing with the accumulation count. Offsets count device bytes (half values take 2 bytes); the engine,
-// which stores every float in f32, scales all offsets by one factor (planner::host_scale).
+// time and the planner's memory then stop growing with the accumulation count. Offsets count device bytes (half values
+// take 2 bytes); the engine, which stores every float in f32, scales all offsets by one factor (planner::host_scale).
 #pragma once
 
 #include <cstdint>
@@ -54,6 +56,9 @@ struct Life {
   bool from_outside = false; //!< arrived by Recv or Infeed (a stage input)
   bool to_accumulator = false;  //!< a weight gradient added to its accumulator as soon as it is made
   bool temporary = false;  //!< the working memory of the node `value` while it runs (op_temporaries.hpp)
+  //! A reshape's output is a view of its input, as on an IPU: no bytes of its own (size 0), the
+  //! offset of the life it shares (index in `lives`), which lives as long as the view is read.
+  int32_t view_of = -1;
 };
 
 //! How a long program maps onto the shorter one its lives were walked on. In a schedule's steady

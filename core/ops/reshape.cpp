@@ -1,5 +1,7 @@
 // reshape: same elements, new shape (attribute shape; one entry may be -1 and is inferred).
-// Free in the cost model (nullptr cost): on an IPU a reshape is a view; the host kernel copies.
+// Free in the cost model (nullptr cost) and a view in the buffer assignment, as on an IPU: the
+// kernel finds its output at its input's address and copies nothing (it copies when they differ,
+// e.g. the reshape of a parameter).
 #include <cstring>
 
 #include <fmt/format.h>

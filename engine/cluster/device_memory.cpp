@@ -57,11 +57,11 @@ DeviceMemory::DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector
   params_.reset(allocate(param_bytes_, "device parameters"));
   arena_bytes_ = static_cast<size_t>(arena.bytes * scale_);
   arena_memory_.reset(allocate(arena_bytes_, "device arena"));
-  share_reshapes();
   for (size_t i = 0; i < arena.lives.size(); ++i) {
     const planner::Life& life = arena.lives[i];
-    if (life.temporary) {
-      continue;  // a matmul's or convolution's working memory: counted, not used by the host kernels
+    if (life.temporary || life.view_of >= 0) {
+      continue;  // a matmul's or convolution's working memory (counted, not used by the host
+                 // kernels), or a reshape's view of its input's bytes
     }
     if (graph.type(life.value).bytes() > static_cast<size_t>(life.size * scale_)) {
       throw Error(ErrorKind::Internal, fmt::format("value %{} does not fit its arena slot on IPU {}", life.value, id));
@@ -73,40 +73,13 @@ DeviceMemory::DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector
   }
 }
 
-void DeviceMemory::share_reshapes() {
-  const auto& lives = arena_.lives;
-  offsets_.resize(lives.size());
-  std::vector<std::vector<int32_t>> by_value(static_cast<size_t>(graph_.size()));
-  for (size_t i = 0; i < lives.size(); ++i) {
-    offsets_[i] = lives[i].offset;
-    if (!lives[i].temporary) {
-      by_value[static_cast<size_t>(lives[i].value)].push_back(static_cast<int32_t>(i));
-    }
-  }
-  // Lives are in order of first tick, so the input's life, made earlier, already has its final offset.
-  for (size_t i = 0; i < lives.size(); ++i) {
-    const planner::Life& y = lives[i];
-    const ir::Node& n = graph_.node(y.value);
-    if (y.temporary || y.from_outside || y.micro_batch < 0 || n.op != ir::OpKind::Reshape) {
-      continue;
-    }
-    for (int32_t j : by_value[static_cast<size_t>(n.inputs[0])]) {
-      const planner::Life& x = lives[static_cast<size_t>(j)];
-      if (x.micro_batch == y.micro_batch && x.first_tick <= y.first_tick && y.last_tick <= x.last_tick) {
-        offsets_[i] = offsets_[static_cast<size_t>(j)];
-        break;
-      }
-    }
-  }
-}
-
 bool DeviceMemory::has(ir::ValueId v) const {
   return v >= 0 && v < graph_.size() && (param_offset_[static_cast<size_t>(v)] >= 0 || arena_.holds(v));
 }
 
 ir::Tensor DeviceMemory::life_tensor(int32_t life) const {
   const planner::Life& l = arena_.lives[static_cast<size_t>(life)];
-  return ir::Tensor{&graph_.type(l.value), arena_memory_.get() + offsets_[static_cast<size_t>(life)] * scale_};
+  return ir::Tensor{&graph_.type(l.value), arena_memory_.get() + l.offset * scale_};
 }
 
 ir::Tensor DeviceMemory::tensor(ir::ValueId v) const {

@@ -37,16 +37,12 @@ class DeviceMemory {
   };
 
   ir::Tensor life_tensor(int32_t life) const;
-  //! A reshape's output shares its input's bytes when the input outlives it (values are written
-  //! once, by their maker), so the reshape kernel copies nothing; otherwise it keeps its own slot.
-  void share_reshapes();
 
   int32_t id_;
   const ir::Graph& graph_;
   const planner::Arena& arena_;
   int64_t scale_;
   std::vector<int64_t> param_offset_;  // per value id, -1 if not a parameter here
-  std::vector<int64_t> offsets_;       // per life: its planned offset, or its reshape input's
   std::unique_ptr<std::byte, Free> params_;
   std::unique_ptr<std::byte, Free> arena_memory_;
   size_t param_bytes_ = 0;
