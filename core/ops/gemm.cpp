@@ -1,6 +1,8 @@
 #include "core/ops/gemm.hpp"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 
 #include "core/ops/gemm_tile.hpp"
 #include "core/parallel.hpp"
@@ -88,20 +90,26 @@ void run_tiles(int64_t batch, const AOperand& a, int64_t a_stride, const float* 
   if (split_by_k(batch, g, m, n, k)) {
     const int64_t blocks = k_blocks(k);
     alignas(64) float partial[kSplitFloats];
-    // Block-major: the first half of the work items is the first half of k (rows of op(b)).
+    std::array<std::atomic<int64_t>, 4> done{};  // k blocks summed per tile (fewer than 4 tiles)
+    // Block-major: the first half of the work items is the first half of k (rows of op(b)). The
+    // item that completes a tile adds its partials into c, in block order.
     par::for_blocks(blocks * per, 1, m * n * k, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t kb = t / per;
-        gemm_tile(a, b, tb, partial + kb * m * n, m, n, k, tile(t % per, kb, kb + 1), false);
-      }
-    });
-    par::for_blocks(m * n, 4096, m * n * blocks, [&](int64_t e0, int64_t e1) {
-      for (int64_t i = e0; i < e1; ++i) {
-        float sum = accumulate ? c[i] + partial[i] : partial[i];
-        for (int64_t kb = 1; kb < blocks; ++kb) {
-          sum += partial[kb * m * n + i];
+        const TileRange r = tile(t % per, kb, kb + 1);
+        gemm_tile(a, b, tb, partial + kb * m * n, m, n, k, r, false);
+        if (done[static_cast<size_t>(t % per)].fetch_add(1, std::memory_order_acq_rel) + 1 == blocks) {
+          for (int64_t i = r.i0; i < r.i1; ++i) {
+            for (int64_t j = r.j0; j < r.j1; ++j) {
+              const int64_t e = i * n + j;
+              float sum = accumulate ? c[e] + partial[e] : partial[e];
+              for (int64_t q = 1; q < blocks; ++q) {
+                sum += partial[q * m * n + e];
+              }
+              c[e] = sum;
+            }
+          }
         }
-        c[i] = sum;
       }
     });
     return;

@@ -45,16 +45,28 @@ void WorkerObserver::begin_run() {
   }
   run_start_us_ = recorder_.now_us();
   run_cpu_start_us_ = Recorder::thread_cpu_us();
+  sample_cpu_ = true;
+  run_updates_ = 0;
+  run_sampled_ = 0;
+  run_kernel_cpu_us_ = 0;
   // The host's share of a device call, as the planner's cycle model charges it.
   sim_ += plan_.settings.device.host_call_cycles;
 }
 
 void WorkerObserver::end_run() {
-  track_->total_us += recorder_.now_us() - run_start_us_;
+  const double wall = recorder_.now_us() - run_start_us_;
+  track_->total_us += wall;
+  update_us_ = run_updates_ > 0 ? wall / static_cast<double>(run_updates_) : update_us_;
   track_->cpu_us += Recorder::thread_cpu_us() - run_cpu_start_us_;
+  track_->kernel_cpu_us +=
+      run_sampled_ > 0 ? run_kernel_cpu_us_ * static_cast<double>(run_updates_) / static_cast<double>(run_sampled_)
+                       : run_kernel_cpu_us_;
 }
 
 void WorkerObserver::begin_update(int64_t local) {
+  sample_cpu_ = update_us_ >= kShortUpdateUs || run_updates_ % kCpuSample == 0;
+  run_sampled_ += sample_cpu_ ? 1 : 0;
+  ++run_updates_;
   windows_[static_cast<size_t>(local)] =
       UpdateWindow{std::numeric_limits<double>::max(), 0, 0, std::numeric_limits<double>::max(), 0, 0};
 }
@@ -77,7 +89,7 @@ WorkerObserver::Mark WorkerObserver::begin(const planner::Instr& in, int64_t acq
   Mark mark;
   mark.begin_us = recorder_.now_us();
   // Kernel CPU time, against the thread's whole CPU time, is the engine-overhead figure.
-  mark.cpu_us = is_busy(in.kind) ? Recorder::thread_cpu_us() : 0.0;
+  mark.cpu_us = sample_cpu_ && is_busy(in.kind) ? Recorder::thread_cpu_us() : 0.0;
   mark.work_us = mark.begin_us;
   mark.sim_start = sim_;
   return mark;
@@ -93,7 +105,9 @@ void WorkerObserver::end(const planner::Instr& in, const Mark& mark, double cycl
   sim_ = mark.sim_start + cycles;
   const double end = recorder_.now_us();
   if (is_busy(in.kind)) {
-    track_->kernel_cpu_us += Recorder::thread_cpu_us() - mark.cpu_us;
+    if (sample_cpu_) {
+      run_kernel_cpu_us_ += Recorder::thread_cpu_us() - mark.cpu_us;
+    }
     track_->busy_us += end - mark.begin_us;
     sim_busy_ += cycles;
   }
