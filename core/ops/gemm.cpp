@@ -100,13 +100,16 @@ void run_tiles(int64_t batch, const AOperand& a, int64_t a_stride, const float* 
         gemm_tile(a, b, tb, partial + kb * m * n, m, n, k, r, false);
         if (done[static_cast<size_t>(t % per)].fetch_add(1, std::memory_order_acq_rel) + 1 == blocks) {
           for (int64_t i = r.i0; i < r.i1; ++i) {
+            float* out = c + i * n;
+            const float* first = partial + i * n;
             for (int64_t j = r.j0; j < r.j1; ++j) {
-              const int64_t e = i * n + j;
-              float sum = accumulate ? c[e] + partial[e] : partial[e];
-              for (int64_t q = 1; q < blocks; ++q) {
-                sum += partial[q * m * n + e];
+              out[j] = accumulate ? out[j] + first[j] : first[j];
+            }
+            for (int64_t q = 1; q < blocks; ++q) {
+              const float* part = partial + q * m * n + i * n;
+              for (int64_t j = r.j0; j < r.j1; ++j) {
+                out[j] += part[j];
               }
-              c[e] = sum;
             }
           }
         }
