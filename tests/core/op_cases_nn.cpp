@@ -210,6 +210,7 @@ void add_nn_cases(std::vector<OpCase>& cases) {
   const std::vector<Conv> convs = {
       {"3x3 valid", {2, 5, 5, 2}, {3, 3, 2, 3}, conv_attrs({1, 1}, {1, 1}, "valid")},
       {"3x3 same", {1, 4, 5, 2}, {3, 3, 2, 2}, conv_attrs({1, 1}, {1, 1}, "same")},
+      {"2x4 same (padding after)", {2, 4, 5, 2}, {2, 4, 2, 3}, conv_attrs({1, 1}, {1, 1}, "same")},
       {"stride 2 same (odd padding)", {2, 6, 5, 1}, {3, 2, 1, 2}, conv_attrs({2, 2}, {1, 1}, "same")},
       {"stride 2 valid", {1, 7, 7, 2}, {3, 3, 2, 2}, conv_attrs({2, 2}, {1, 1}, "valid")},
       {"dilated", {1, 7, 6, 2}, {2, 2, 2, 3}, conv_attrs({1, 1}, {2, 2}, "valid")},
