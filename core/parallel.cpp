@@ -64,10 +64,16 @@ namespace detail {
 void run_blocks(int64_t blocks, const std::function<void(int64_t)>& body) {
   oneapi::tbb::task_arena* arena = current.load(std::memory_order_acquire);
   const int64_t p = std::min<int64_t>(blocks, current_threads.load(std::memory_order_acquire));
-  // Chunk c holds the blocks [c * blocks / p, (c + 1) * blocks / p); each is claimed block by block.
-  std::array<std::atomic<int64_t>, kMaxThreads> next;
+  // Chunk c holds the blocks [c * blocks / p, (c + 1) * blocks / p), claimed block by block; chunk c
+  // is first offered to the arena's thread c, so the same thread handles the same part of a
+  // tensor from kernel to kernel (a thread whose chunk is done helps with the others). One cache
+  // line per chunk's counter: threads claiming from their own chunks do not share a line.
+  struct alignas(64) Next {
+    std::atomic<int64_t> block;
+  };
+  std::array<Next, kMaxThreads> next;
   for (int64_t c = 0; c < p; ++c) {
-    next[static_cast<size_t>(c)].store(c * blocks / p, std::memory_order_relaxed);
+    next[static_cast<size_t>(c)].block.store(c * blocks / p, std::memory_order_relaxed);
   }
   arena->execute([&] {
     oneapi::tbb::parallel_for(
@@ -78,8 +84,9 @@ void run_blocks(int64_t blocks, const std::function<void(int64_t)>& body) {
           for (int64_t i = 0; i < p; ++i) {
             const int64_t c = (first + i) % p;
             const int64_t end = (c + 1) * blocks / p;
-            for (int64_t b = next[static_cast<size_t>(c)].fetch_add(1, std::memory_order_relaxed); b < end;
-                 b = next[static_cast<size_t>(c)].fetch_add(1, std::memory_order_relaxed)) {
+            std::atomic<int64_t>& claim = next[static_cast<size_t>(c)].block;
+            for (int64_t b = claim.fetch_add(1, std::memory_order_relaxed); b < end;
+                 b = claim.fetch_add(1, std::memory_order_relaxed)) {
               body(b);
             }
           }
