@@ -32,6 +32,32 @@
 
 namespace iputrain {
 
+namespace {
+
+// Where the first execution of a train() call ended: the steady-state rate leaves out its one-off
+// costs (first touch of the arenas, starting the threads, filling the infeed).
+class FirstExecution {
+ public:
+  void ended(int64_t steps) {
+    if (steps_ < 0) {
+      steps_ = steps;
+      end_ = std::chrono::steady_clock::now();
+    }
+  }
+  //! samples/s after it, for `steps` steps of `batch` in all; `overall` when there was no other.
+  double steady_rate(int64_t steps, int64_t batch, double overall) const {
+    const double seconds =
+        steps_ >= 0 ? std::chrono::duration<double>(std::chrono::steady_clock::now() - end_).count() : 0.0;
+    return steps > steps_ && seconds > 0 ? static_cast<double>((steps - steps_) * batch) / seconds : overall;
+  }
+
+ private:
+  int64_t steps_ = -1;
+  std::chrono::steady_clock::time_point end_;
+};
+
+}  // namespace
+
 Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
   Impl& s = *impl_;
   try {
@@ -158,10 +184,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   progress.records.assign(static_cast<size_t>(std::min(per_execution, total)), StepRecord{0, std::vector<double>(outputs)});
 
   const auto start = std::chrono::steady_clock::now();
-  // The end of the first execution and the steps done by then: the steady-state rate leaves out
-  // its one-off costs (first touch of the arenas, starting the threads, filling the infeed).
-  std::chrono::steady_clock::time_point first_end;
-  int64_t first_steps = -1;
+  FirstExecution first;
   const int64_t start_step = s.step;
   s.stop_requested = false;
   bool stopping = false;
@@ -222,10 +245,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       on_progress(progress);
     }
     summary.last_values = progress.records[static_cast<size_t>(n - 1)].values;
-    if (first_steps < 0) {
-      first_steps = s.step - start_step;
-      first_end = std::chrono::steady_clock::now();
-    }
+    first.ended(s.step - start_step);
     // A stop asked for by the callback (or a signal) on any instance stops them all after the same
     // execution, and the state they stopped at is saved too.
     stopping = s.cluster->any_instance(s.stop_requested);
@@ -238,11 +258,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   summary.samples = summary.steps * global_batch;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   summary.samples_per_second = summary.seconds > 0 ? static_cast<double>(summary.samples) / summary.seconds : 0;
-  const double steady =
-      first_steps >= 0 ? std::chrono::duration<double>(std::chrono::steady_clock::now() - first_end).count() : 0;
-  summary.steady_samples_per_second = summary.steps > first_steps && steady > 0
-                                          ? static_cast<double>((summary.steps - first_steps) * global_batch) / steady
-                                          : summary.samples_per_second;
+  summary.steady_samples_per_second = first.steady_rate(summary.steps, global_batch, summary.samples_per_second);
   s.cluster->gather_report();
   const engine::LossScaleState loss_scale = s.cluster->loss_scale();
   summary.skipped_updates = loss_scale.skipped;

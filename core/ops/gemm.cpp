@@ -64,6 +64,50 @@ bool split_by_k(int64_t batch, const Grid& g, int64_t m, int64_t n, int64_t k) {
          m * n * k_blocks(k) <= kSplitFloats;
 }
 
+TileRange tile_of(const Grid& g, int64_t m, int64_t n, int64_t r, int64_t kb0, int64_t kb1) {
+  const int64_t i0 = (r / g.nt) * g.mb;
+  const int64_t j0 = (r % g.nt) * g.nb;
+  return TileRange{i0, std::min(m, i0 + g.mb), j0, std::min(n, j0 + g.nb), kb0, kb1};
+}
+
+// c[tile] (+)= the k blocks' partials ([blocks, m, n]) in block order, row by row.
+void add_partials(const float* partial, int64_t blocks, const TileRange& r, float* c, int64_t m, int64_t n,
+                  bool accumulate) {
+  for (int64_t i = r.i0; i < r.i1; ++i) {
+    float* out = c + i * n;
+    const float* first = partial + i * n;
+    for (int64_t j = r.j0; j < r.j1; ++j) {
+      out[j] = accumulate ? out[j] + first[j] : first[j];
+    }
+    for (int64_t q = 1; q < blocks; ++q) {
+      const float* part = partial + q * m * n + i * n;
+      for (int64_t j = r.j0; j < r.j1; ++j) {
+        out[j] += part[j];
+      }
+    }
+  }
+}
+
+// A product split by k blocks (split_by_k). Block-major work items: the first half of them is the
+// first half of k (rows of op(b)). The item that completes a tile adds its partials into c.
+void run_split(const Grid& g, const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
+               bool accumulate) {
+  const int64_t blocks = k_blocks(k);
+  const int64_t per = g.mt * g.nt;
+  alignas(64) float partial[kSplitFloats];
+  std::array<std::atomic<int64_t>, 4> done{};  // k blocks summed per tile (fewer than 4 tiles)
+  par::for_blocks(blocks * per, 1, m * n * k, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t kb = t / per;
+      const TileRange r = tile_of(g, m, n, t % per, kb, kb + 1);
+      gemm_tile(a, b, tb, partial + kb * m * n, m, n, k, r, false);
+      if (done[static_cast<size_t>(t % per)].fetch_add(1, std::memory_order_acq_rel) + 1 == blocks) {
+        add_partials(partial, blocks, r, c, m, n, accumulate);
+      }
+    }
+  });
+}
+
 // Every tile of the `batch` products c = op(a) @ op(b) on the arena, the entries' tiles spread
 // together; a dense a, b and c advance by their strides from one entry to the next (a b_stride of 0
 // shares b). k = 0 writes zeros (or leaves c when accumulating).
@@ -82,39 +126,8 @@ void run_tiles(int64_t batch, const AOperand& a, int64_t a_stride, const float* 
   }
   const Grid g = grid_of(batch, m, n, k);
   const int64_t per = g.mt * g.nt;
-  auto tile = [&](int64_t r, int64_t kb0, int64_t kb1) {
-    const int64_t i0 = (r / g.nt) * g.mb;
-    const int64_t j0 = (r % g.nt) * g.nb;
-    return TileRange{i0, std::min(m, i0 + g.mb), j0, std::min(n, j0 + g.nb), kb0, kb1};
-  };
   if (split_by_k(batch, g, m, n, k)) {
-    const int64_t blocks = k_blocks(k);
-    alignas(64) float partial[kSplitFloats];
-    std::array<std::atomic<int64_t>, 4> done{};  // k blocks summed per tile (fewer than 4 tiles)
-    // Block-major: the first half of the work items is the first half of k (rows of op(b)). The
-    // item that completes a tile adds its partials into c, in block order.
-    par::for_blocks(blocks * per, 1, m * n * k, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) {
-        const int64_t kb = t / per;
-        const TileRange r = tile(t % per, kb, kb + 1);
-        gemm_tile(a, b, tb, partial + kb * m * n, m, n, k, r, false);
-        if (done[static_cast<size_t>(t % per)].fetch_add(1, std::memory_order_acq_rel) + 1 == blocks) {
-          for (int64_t i = r.i0; i < r.i1; ++i) {
-            float* out = c + i * n;
-            const float* first = partial + i * n;
-            for (int64_t j = r.j0; j < r.j1; ++j) {
-              out[j] = accumulate ? out[j] + first[j] : first[j];
-            }
-            for (int64_t q = 1; q < blocks; ++q) {
-              const float* part = partial + q * m * n + i * n;
-              for (int64_t j = r.j0; j < r.j1; ++j) {
-                out[j] += part[j];
-              }
-            }
-          }
-        }
-      }
-    });
+    run_split(g, a, b, tb, c, m, n, k, accumulate);
     return;
   }
   par::for_blocks(batch * per, 1, batch * m * n * k, [&](int64_t t0, int64_t t1) {
@@ -124,7 +137,8 @@ void run_tiles(int64_t batch, const AOperand& a, int64_t a_stride, const float* 
       if (entry.a != nullptr) {
         entry.a += e * a_stride;
       }
-      gemm_tile(entry, b + e * b_stride, tb, c + e * c_stride, m, n, k, tile(t % per, 0, k_blocks(k)), accumulate);
+      gemm_tile(entry, b + e * b_stride, tb, c + e * c_stride, m, n, k, tile_of(g, m, n, t % per, 0, k_blocks(k)),
+                accumulate);
     }
   });
 }
