@@ -21,9 +21,12 @@ struct AOperand {
   bool transposed = false;
 };
 
-//! The k blocks of a product: k split into ceil(k / 256) blocks as equal as they can be (a
+//! The most steps of k in one k block (the AVX-512 kernel's packed block holds this many).
+inline constexpr int64_t kMaxKBlock = 256;
+
+//! The k blocks of a product: k split into ceil(k / kMaxKBlock) blocks as equal as they can be (a
 //! function of k alone). Block i is steps [k_block_start(i, k), k_block_start(i + 1, k)).
-inline int64_t k_blocks(int64_t k) { return k > 256 ? (k + 255) / 256 : 1; }
+inline int64_t k_blocks(int64_t k) { return k > kMaxKBlock ? (k + kMaxKBlock - 1) / kMaxKBlock : 1; }
 inline int64_t k_block_start(int64_t i, int64_t k) { return i * k / k_blocks(k); }
 
 //! The tile's rows and columns, and the k blocks [kb0, kb1) it sums.

@@ -28,10 +28,10 @@ namespace iputrain::ir {
 
 namespace {
 
-constexpr int kVecs = 4;         // vectors of 16 floats in a panel row
-constexpr int kNr = kVecs * 16;  // columns of a packed panel
-constexpr int64_t kKc = 256;     // steps of k per packed block
-constexpr int64_t kNc = 256;     // columns per packed block: kKc x kNc floats = 256 KiB of stack
+constexpr int kVecs = 4;             // vectors of 16 floats in a panel row
+constexpr int kNr = kVecs * 16;      // columns of a packed panel
+constexpr int64_t kKc = kMaxKBlock;  // steps of k per packed block (k_blocks() keeps to it)
+constexpr int64_t kNc = 256;         // columns per packed block: kKc x kNc floats = 256 KiB of stack
 
 // Rows of c per micro-kernel call when it covers `v` vectors (1..4) of a panel: 24 accumulators
 // for the wide kernels, 12 rows for the narrow ones (a convolution's 16 or 32 filters) so that
