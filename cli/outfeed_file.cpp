@@ -128,7 +128,7 @@ std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tenso
   std::vector<std::vector<double>> counts(records.size(), std::vector<double>(tensors.size(), 0.0));
   for (size_t k = 0; k < tensors.size(); ++k) {
     const int64_t n = product(shapes_[k]);
-    const std::vector<float>& v = tensors[k].values;
+    const std::vector<double>& v = tensors[k].values;
     for (int64_t e = 0; e < elements; ++e) {
       const size_t r = static_cast<size_t>(step_of(e) - records.front().step);
       for (int64_t i = 0; i < replicas * n; ++i) {
@@ -162,7 +162,8 @@ std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tenso
     }
   } else {
     for (size_t k = 0; k < tensors.size() && k < spools_.size(); ++k) {
-      const std::vector<float>& v = tensors[k].values;
+      // The spool is f32, as the .npy header written by finish() says.
+      const std::vector<float> v(tensors[k].values.begin(), tensors[k].values.end());
       spools_[k]->out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
     }
   }

@@ -90,7 +90,7 @@ void InferenceRun::run_cycles(const data::Dataset& dataset, const std::vector<si
     ~CloseFeeds() { cluster.close_feeds(); }
   } close_feeds{*cluster_};
 
-  std::vector<const float*> row(outputs.size(), nullptr);
+  std::vector<const double*> row(outputs.size(), nullptr);
   const int64_t per_execution = cluster_->updates_per_execution();
   for (int64_t first = 0; first < cycles; first += per_execution) {
     const int64_t count = std::min(per_execution, cycles - first);

@@ -33,9 +33,9 @@ class InferenceRun {
   void set_param(ir::ValueId p, const float* values);
   bool has_param(ir::ValueId p) const;
 
-  //! The outputs of one micro-batch: per output of the plan's graph, its values as f32
-  //! (row-major, the output's full shape).
-  using Sink = std::function<void(int64_t micro_batch, const std::vector<const float*>& outputs)>;
+  //! The outputs of one micro-batch: per output of the plan's graph, its values as doubles, exact
+  //! for every dtype (row-major, the output's full shape).
+  using Sink = std::function<void(int64_t micro_batch, const std::vector<const double*>& outputs)>;
   //! Runs micro-batches 0 .. micro_batches - 1 of `dataset` (unshuffled batches of the plan's
   //! micro-batch size; `fields` picks the field of each graph input) and hands each one's outputs
   //! to `sink` in order. `label` names the run in trapped errors ("evaluation", "prediction").

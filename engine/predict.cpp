@@ -90,12 +90,12 @@ std::vector<Prediction> Session::predict(const std::string& split, const std::ve
   const engine::PaddedDataset padded(ds, batches * s.batch);
   engine::InferenceRun& run = s.inference_run();
   s.with_model_sources([&] {
-    run.run(padded, fields, batches, "prediction", [&](int64_t mb, const std::vector<const float*>& outputs) {
+    run.run(padded, fields, batches, "prediction", [&](int64_t mb, const std::vector<const double*>& outputs) {
       const int64_t first = mb * s.batch;
       const int64_t real = std::min(s.batch, n - first);
       for (size_t j = 0; j < chosen.size(); ++j) {
         const int64_t row = iputrain::numel(out[j].sample_shape);
-        const float* src = outputs[chosen[j]];
+        const double* src = outputs[chosen[j]];
         double* dst = out[j].values.data() + first * row;
         for (int64_t i = 0; i < real * row; ++i) {
           dst[i] = src[i];

@@ -281,7 +281,7 @@ EvalResult Session::Impl::evaluate_on(const data::Dataset& ds, const char* label
   // Each output's mean over a micro-batch, summed over the micro-batches in order.
   std::vector<double> sums(g.outputs.size(), 0.0);
   with_model_sources([&] {
-    run.run(ds, field_indices(ds), batches, label, [&](int64_t, const std::vector<const float*>& out) {
+    run.run(ds, field_indices(ds), batches, label, [&](int64_t, const std::vector<const double*>& out) {
       for (size_t k = 0; k < g.outputs.size(); ++k) {
         const int64_t n = g.type(g.outputs[k].value).numel();
         double sum = 0;

@@ -105,9 +105,10 @@ Value b_min(CallArgs& c) {
   return out(c, OpKind::Neg, {m.tensor});
 }
 
-Value b_argmax(CallArgs& c) {
+template <OpKind Op>
+Value b_arg_extreme(CallArgs& c) {
   const ir::ValueId x = tensor(c, 0, "x");
-  return out(c, OpKind::Argmax, {x}, ir::Attrs{{"axis", integer(c, 1, "axis")}});
+  return out(c, Op, {x}, ir::Attrs{{"axis", integer(c, 1, "axis")}});
 }
 
 // ---- shape ----------------------------------------------------------------------------------
@@ -203,7 +204,9 @@ Value b_concat(CallArgs& c) {
 // is a slice, so the list can be unpacked by indexing.
 Value b_split(CallArgs& c) {
   const ir::ValueId x = tensor(c, 0, "x");
-  const Shape& s = type_of(c, x).shape;
+  // A copy: each slice below adds a value to the graph, which may move the types it holds.
+  const Shape s = type_of(c, x).shape;
+  const std::string x_type = type_of(c, x).str();
   const int64_t axis = axis_of(c, 2, "axis", static_cast<int64_t>(s.size()));
   const int64_t dim = s[static_cast<size_t>(axis)];
   std::vector<int64_t> sizes;
@@ -212,7 +215,7 @@ Value b_split(CallArgs& c) {
     if (n <= 0 || dim % n != 0) {
       throw Error(ErrorKind::Semantic,
                   fmt::format("split: dimension {} of {} ({}) does not divide into {} equal parts", axis,
-                              type_of(c, x).str(), dim, n),
+                              x_type, dim, n),
                   c.spans[1], "give the part sizes as a list, e.g. split(x, [2, 3], axis = -1)");
     }
     sizes.assign(static_cast<size_t>(n), dim / n);
@@ -228,7 +231,7 @@ Value b_split(CallArgs& c) {
     if (total != dim) {
       throw Error(ErrorKind::Semantic,
                   fmt::format("split: the part sizes add up to {}, but dimension {} of {} is {}", total, axis,
-                              type_of(c, x).str(), dim),
+                              x_type, dim),
                   c.spans[1], "the sizes must cover the dimension exactly");
     }
   }
@@ -399,7 +402,8 @@ void add_tensor_builtins(std::vector<Builtin>& t) {
       {"mean", reduction, b_mean},
       {"max", reduction, b_max},
       {"min", reduction, b_min},
-      {"argmax", {req("x"), opt("axis", last)}, b_argmax},
+      {"argmax", {req("x"), opt("axis", last)}, b_arg_extreme<OpKind::Argmax>},
+      {"argmin", {req("x"), opt("axis", last)}, b_arg_extreme<OpKind::Argmin>},
       // shape
       {"reshape", {req("x"), req("shape")}, b_reshape},
       {"flatten", x, b_flatten},

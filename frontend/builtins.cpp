@@ -153,6 +153,7 @@ std::vector<Builtin> make_table() {
   };
   add_plain_builtins(t);
   add_tensor_builtins(t);
+  add_matmul_builtin(t);
   return t;
 }
 

@@ -48,6 +48,12 @@ void install_builtins(Scope& scope);
 void add_tensor_builtins(std::vector<Builtin>& table);
 //! The plain builtins, generated from the op list (plain_builtins.cpp), appended to `table`.
 void add_plain_builtins(std::vector<Builtin>& table);
+//! matmul(a, b, transpose_a = false, transpose_b = false) (matmul_builtin.cpp).
+void add_matmul_builtin(std::vector<Builtin>& table);
+
+//! a @ b (transposed as asked) with NumPy's broadcasting of the batch dimensions; the one lowering
+//! of both the `@` operator and the matmul builtin. Throws a located Error(Semantic).
+ir::ValueId add_matmul(ir::Graph& g, ir::ValueId a, ir::ValueId b, bool ta, bool tb, const SourceSpan& span);
 
 //! Helpers shared by the builtin files. Each throws a located Error(Semantic) naming the argument.
 namespace builtin_args {

@@ -77,6 +77,7 @@ Value Elaborator::index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
   std::vector<int64_t> end(type.shape.begin(), type.shape.end());
   std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
   std::vector<bool> dropped(static_cast<size_t>(rank), false);
+  std::vector<int64_t> sizes(type.shape.begin(), type.shape.end());
   int64_t axis = 0;
   for (size_t k = 1; k < e.items.size(); ++k) {
     const Expr& sub = *e.items[k];
@@ -99,6 +100,7 @@ Value Elaborator::index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
       }
       begin[a] = i < 0 ? i + n : i;
       end[a] = begin[a] + 1;
+      sizes[a] = 1;
       dropped[a] = true;
       ++axis;
       continue;
@@ -110,15 +112,21 @@ Value Elaborator::index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
       return expect_int(eval(*sub.items[slot], scope), g_, sub.items[slot]->span, "a slice bound");
     };
     const int64_t step = bound(2, 1);
-    if (step < 1) {
-      fail(sub.items[2]->span, fmt::format("a slice step must be positive, got {}", step),
-           "reversing slices are not supported");
+    if (step == 0) {
+      fail(sub.items[2]->span, "a slice step cannot be 0", "x[::-1] reverses, x[::2] takes every other element");
     }
-    auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
-    begin[a] = clamp(bound(0, 0));
-    end[a] = clamp(bound(1, n));
+    // NumPy's bounds: clamped to [0, n] going up, to [-1, n - 1] going down (-1: past the start).
+    const int64_t lo = step > 0 ? 0 : -1;
+    const int64_t hi = step > 0 ? n : n - 1;
+    auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, lo, hi); };
+    const int64_t b = sub.items[0] ? clamp(bound(0, 0)) : (step > 0 ? 0 : n - 1);
+    const int64_t stop = sub.items[1] ? clamp(bound(1, n)) : (step > 0 ? n : -1);
+    begin[a] = b;
+    // The op reads a negative end from the end of the dimension: past the start is -n - 1.
+    end[a] = stop < 0 ? -n - 1 : stop;
     strides[a] = step;
-    if (end[a] <= begin[a]) {
+    sizes[a] = step > 0 ? (stop > b ? (stop - b + step - 1) / step : 0) : (b > stop ? (b - stop - step - 1) / -step : 0);
+    if (sizes[a] == 0) {
       fail(sub.span, fmt::format("the slice {} of dimension {} of {} is empty", snippet(sub.span), axis, type.str()),
            "tensors cannot have empty dimensions; check the bounds");
     }
@@ -130,7 +138,7 @@ Value Elaborator::index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
     const auto k = static_cast<size_t>(a);
     identity = identity && begin[k] == 0 && end[k] == type.shape[k] && strides[k] == 1;
     if (!dropped[k]) {
-      kept.push_back((end[k] - begin[k] + strides[k] - 1) / strides[k]);
+      kept.push_back(sizes[k]);
     }
   }
   ir::ValueId y = x;

@@ -1,5 +1,6 @@
 // Binary operators: folded at compile time on numbers, strings and lists, or an IR op on tensors.
 #include "frontend/elaborator_impl.hpp"
+#include "frontend/builtins.hpp"
 
 #include <fmt/format.h>
 
@@ -222,6 +223,9 @@ Value Elaborator::tensor_binary(const Expr& e, const Value& a, const Value& b) {
   if (kind == ir::OpKind::MatMul && (a.kind != K::Tensor || b.kind != K::Tensor)) {
     fail(e.span, fmt::format("'@' needs two tensors, got {} and {}", describe(a, g_), describe(b, g_)),
          "use '*' to scale a tensor by a number");
+  }
+  if (kind == ir::OpKind::MatMul) {
+    return Value::of_tensor(add_matmul(g_, a.tensor, b.tensor, false, false, e.span));
   }
   const DType like = a.kind == K::Tensor ? g_.type(a.tensor).dtype : g_.type(b.tensor).dtype;
   const ir::ValueId x = scalar_as_tensor(a, like, e.items[0]->span, e);

@@ -369,8 +369,12 @@ class Lowering {
     }
     // Which stages hold inputs, outputs and parameter gradients.
     std::map<int32_t, std::vector<ir::ValueId>> inputs_of, outputs_of, grads_of;
+    // An input is fed where something reads it, or where it is itself an output (`output y = x`).
+    const auto is_output = [&](ir::ValueId v) {
+      return std::any_of(g_.outputs.begin(), g_.outputs.end(), [&](const auto& o) { return o.value == v; });
+    };
     for (ir::ValueId v : g_.inputs) {
-      if (!readers_[static_cast<size_t>(v)].empty()) {
+      if (!readers_[static_cast<size_t>(v)].empty() || is_output(v)) {
         inputs_of[g_.node(v).stage].push_back(v);
       }
     }

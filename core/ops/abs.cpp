@@ -15,7 +15,8 @@ Cost cost(const Graph& g, const Node& node) {
 
 void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
   GradBlock b(x, dy, dx, n);
-  b.dx = b.dy * b.x.sign();
+  // sign(x): 0 at 0 and at nan, as PyTorch's gradient of abs.
+  b.dx = b.dy * ((b.x > 0.0f).cast<float>() - (b.x < 0.0f).cast<float>());
 }
 
 }  // namespace

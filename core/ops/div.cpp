@@ -25,10 +25,11 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
   const ValueId b = g.node(id).inputs[1];
   const Shape sa = g.type(a).shape;
   const Shape sb = g.type(b).shape;
-  // d(a/b)/da = 1/b; d(a/b)/db = -a/b^2 = -(1/b) * (a/b), which reuses the forward output.
-  const ValueId dy_over_b = g.add(OpKind::Div, {dy, b});
-  const ValueId da = reduce_to_shape(g, dy_over_b, sa);
-  const ValueId db = g.add(OpKind::Neg, {reduce_to_shape(g, g.add(OpKind::Mul, {dy_over_b, id}), sb)});
+  // d(a/b)/da = 1/b; d(a/b)/db = -a/b^2 = -dy * ((a/b) / b), which reuses the forward output and
+  // divides before it multiplies, as PyTorch does (dy / b first would overflow for a tiny b).
+  const ValueId da = reduce_to_shape(g, g.add(OpKind::Div, {dy, b}), sa);
+  const ValueId db =
+      g.add(OpKind::Neg, {reduce_to_shape(g, g.add(OpKind::Mul, {dy, g.add(OpKind::Div, {id, b})}), sb)});
   return {da, db};
 }
 

@@ -1,12 +1,27 @@
 // exp: e^x (f32). Gradient: unary_grad(fn = "exp") = dy * e^x.
+#include <cmath>
+#include <limits>
+
 #include "core/ops/unary_util.hpp"
 
 namespace iputrain::ir {
 
 namespace {
 
+// Eigen's vector exp overflows to inf from x = 88.38 on, though e^x stays finite up to
+// ln(FLT_MAX) = 88.7228: those few inputs take std::exp, so every path gives the same values.
+template <typename Out>
+void exp_into(const ConstArrayMap& x, Out&& y) {
+  y = x.exp();
+  for (Eigen::Index i = 0; i < x.size(); ++i) {
+    if (y[i] == std::numeric_limits<float>::infinity() && x[i] < 88.8f) {
+      y[i] = std::exp(x[i]);
+    }
+  }
+}
+
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.exp(); });
+  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) { exp_into(x, y); });
 }
 
 Cost cost(const Graph& g, const Node& node) {
@@ -15,7 +30,8 @@ Cost cost(const Graph& g, const Node& node) {
 
 void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
   GradBlock b(x, dy, dx, n);
-  b.dx = b.dy * b.x.exp();
+  exp_into(b.x, b.dx);
+  b.dx *= b.dy;
 }
 
 }  // namespace

@@ -1,12 +1,24 @@
 // log: the natural logarithm (f32); log(0) = -inf, log(x < 0) = nan. Gradient: dy / x.
+#include <cmath>
+#include <limits>
+
 #include "core/ops/unary_util.hpp"
 
 namespace iputrain::ir {
 
 namespace {
 
+// Eigen's vector log reads a denormal input as the smallest normal one (log(1e-40) = -87.34
+// instead of -92.10): those inputs take std::log, so every path gives the same values.
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.log(); });
+  unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) {
+    y = x.log();
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      if (x[i] > 0.0f && x[i] < std::numeric_limits<float>::min()) {
+        y[i] = std::log(x[i]);
+      }
+    }
+  });
 }
 
 Cost cost(const Graph& g, const Node& node) {

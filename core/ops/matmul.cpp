@@ -95,21 +95,32 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
   const Node n = g.node(id);
   const ValueId a = n.inputs[0];
   const ValueId b = n.inputs[1];
-  if (n.attrs.get_int("transpose_a") != 0 || n.attrs.get_int("transpose_b") != 0) {
-    throw Error(ErrorKind::Internal, "gradient of a transposed matmul is not needed by autodiff");
-  }
-  // da = dy @ b^T (same leading dimensions as a).
-  ValueId da = g.add(OpKind::MatMul, {dy, b}, Attrs{{"transpose_b", int64_t{1}}});
+  const bool ta = n.attrs.get_int("transpose_a") != 0;
+  const bool tb = n.attrs.get_int("transpose_b") != 0;
+  auto mm = [&](ValueId x, ValueId y, bool tx, bool ty) {
+    Attrs attrs;
+    if (tx) {
+      attrs.set("transpose_a", int64_t{1});
+    }
+    if (ty) {
+      attrs.set("transpose_b", int64_t{1});
+    }
+    return g.add(OpKind::MatMul, {x, y}, std::move(attrs));
+  };
+  // With A = op(a), B = op(b) and C = A B: dA = dC B^T and dB = A^T dC, transposed back where the
+  // operand was read transposed. Without transposes: da = dy @ b^T, db = a^T @ dy.
+  const ValueId da = ta ? mm(b, dy, tb, true) : mm(dy, b, false, !tb);
   ValueId db;
-  if (g.type(b).rank() == 2) {
-    // db = a^T @ dy, contracting over every leading dimension of a at once.
+  if (g.type(b).rank() == 2 && g.type(a).rank() > 2) {
+    // A 2-D b serves every row of a (never transposed then): contract over all of a's leading
+    // dimensions at once.
     const int64_t k = g.type(a).shape.back();
-    const int64_t nn = g.type(b).shape.back();
-    ValueId a2 = g.type(a).rank() == 2 ? a : g.add(OpKind::Reshape, {a}, Attrs{{"shape", Shape{-1, k}}});
-    ValueId dy2 = g.type(dy).rank() == 2 ? dy : g.add(OpKind::Reshape, {dy}, Attrs{{"shape", Shape{-1, nn}}});
-    db = g.add(OpKind::MatMul, {a2, dy2}, Attrs{{"transpose_a", int64_t{1}}});
+    const int64_t nn = g.type(dy).shape.back();
+    const ValueId a2 = g.add(OpKind::Reshape, {a}, Attrs{{"shape", Shape{-1, k}}});
+    const ValueId dy2 = g.add(OpKind::Reshape, {dy}, Attrs{{"shape", Shape{-1, nn}}});
+    db = tb ? mm(dy2, a2, true, false) : mm(a2, dy2, true, false);
   } else {
-    db = g.add(OpKind::MatMul, {a, dy}, Attrs{{"transpose_a", int64_t{1}}});
+    db = tb ? mm(dy, a, true, ta) : mm(a, dy, !ta, false);
   }
   return {da, db};
 }

@@ -47,8 +47,10 @@ void forward(const KernelArgs& args) {
       for (int64_t j = 0; j < loop.inner; ++j) {
         const float mine = side_a ? ra[j * sa] : rb[j * sb];
         const float other = side_a ? rb[j * sb] : ra[j * sa];
-        const bool wins = is_max ? mine > other : mine < other;
-        out[o + j] = wins ? rd[j * sd] : (mine == other ? 0.5f * rd[j * sd] : 0.0f);
+        // As PyTorch: dy/2 on ties, 0 where the other side wins, dy otherwise (a nan on either
+        // side: both sides get dy).
+        const bool loses = is_max ? mine < other : mine > other;
+        out[o + j] = mine == other ? 0.5f * rd[j * sd] : (loses ? 0.0f : rd[j * sd]);
       }
     });
   });
@@ -69,8 +71,8 @@ const OpDef kMinMaxGradOp{
     .backward = nullptr,
     .cost = cost,
     .doc =
-        "minmax_grad(a, b, dy; mode = \"max\" | \"min\", side = 0 | 1): dy where that side wins, dy/2 on "
-        "ties, else 0.",
+        "minmax_grad(a, b, dy; mode = \"max\" | \"min\", side = 0 | 1): 0 where the other side wins, dy/2 on "
+        "ties, else dy (both sides get dy next to a nan).",
 };
 
 }  // namespace iputrain::ir

@@ -16,12 +16,13 @@ TensorType infer_minmax(std::span<const TensorType* const> in, const Attrs&) {
 namespace {
 template <typename T>
 void run(const KernelArgs& args, bool is_max) {
+  // A nan on either side is the result (b != b only for a float nan), as in NumPy and PyTorch.
   if (is_max) {
     broadcast_binary<T, T, T>(args.inputs[0], args.inputs[1], args.output,
-                              [](T a, T b) { return a < b ? b : a; });
+                              [](T a, T b) { return (a < b || b != b) ? b : a; });
   } else {
     broadcast_binary<T, T, T>(args.inputs[0], args.inputs[1], args.output,
-                              [](T a, T b) { return b < a ? b : a; });
+                              [](T a, T b) { return (b < a || b != b) ? b : a; });
   }
 }
 }  // namespace

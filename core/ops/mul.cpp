@@ -15,8 +15,10 @@ void forward(const KernelArgs& args) {
   const Tensor& a = args.inputs[0];
   const Tensor& b = args.inputs[1];
   if (a.type->dtype == DType::I32) {
-    broadcast_binary<int32_t, int32_t, int32_t>(a, b, args.output,
-                                                [](int32_t x, int32_t y) { return x * y; });
+    // i32 wraps on overflow (two's complement, as NumPy and PyTorch): computed on the same bits
+    // as uint32, whose arithmetic is defined to wrap.
+    broadcast_binary<uint32_t, uint32_t, uint32_t>(a, b, args.output,
+                                                   [](uint32_t x, uint32_t y) { return x * y; });
   } else {
     broadcast_binary<float, float, float>(a, b, args.output, [](float x, float y) { return x * y; });
   }

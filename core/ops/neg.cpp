@@ -22,6 +22,13 @@ void negate(const T* x, T* y, int64_t n) {
   }
 }
 
+// i32 wraps: -(-2^31) is -2^31, as NumPy and PyTorch give (uint32 arithmetic is defined to wrap).
+void negate(const int32_t* x, int32_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = static_cast<int32_t>(0u - static_cast<uint32_t>(x[i]));
+  }
+}
+
 void forward(const KernelArgs& args) {
   const Tensor& x = args.inputs[0];
   if (x.type->dtype == DType::I32) {

@@ -64,8 +64,9 @@ IPUTRAIN_OP(Sum, internal)     // attrs: axes (empty = all), keepdims
 IPUTRAIN_OP(Mean, internal)    // attrs: axes (empty = all), keepdims
 IPUTRAIN_OP(Max, internal)     // attrs: axes (empty = all), keepdims
 IPUTRAIN_OP(Argmax, internal)  // attrs: axis; -> i32
+IPUTRAIN_OP(Argmin, internal)  // attrs: axis; -> i32
 // Linear algebra and convolution (NHWC).
-IPUTRAIN_OP(MatMul, builtin)                 // [..., m, k] @ [k, n] or batched with equal leading dims
+IPUTRAIN_OP(MatMul, internal)                // [..., m, k] @ [k, n] or batched with equal leading dims
 IPUTRAIN_OP(Conv2D, internal)                // (x[N,H,W,C], filter[KH,KW,C,F]); attrs: strides, dilations, padding
 IPUTRAIN_OP(Conv2DBackpropInput, internal)   // (dy, filter) -> dx; attrs as conv2d + input_shape
 IPUTRAIN_OP(Conv2DBackpropFilter, internal)  // (x, dy) -> dfilter; attrs as conv2d + filter_shape

@@ -250,7 +250,7 @@ void reduce_max(const KernelArgs& args) {
 template void reduce_sum<float>(const KernelArgs&, float);
 template void reduce_max<float>(const KernelArgs&);
 template void reduce_max<int32_t>(const KernelArgs&);
-template void reduce_sum<int32_t>(const KernelArgs&, int32_t);
+template void reduce_sum<uint32_t>(const KernelArgs&, uint32_t);
 
 ValueId unreduce(Graph& g, ValueId dy, ValueId input, const Attrs& attrs) {
   const TensorType in = g.type(input);

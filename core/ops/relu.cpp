@@ -1,4 +1,4 @@
-// relu: max(x, 0) (f32). Gradient: relu_grad(x, dy).
+// relu: max(x, 0) (f32); nan stays nan and -0 becomes +0, as in PyTorch. Gradient: relu_grad(x, dy).
 #include <fmt/format.h>
 
 #include "core/ops/op_util.hpp"
@@ -22,7 +22,7 @@ void forward(const KernelArgs& args) {
   const int64_t n = args.output.numel();
   par::for_elements(n, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+      y[i] = (x[i] > 0.0f || x[i] != x[i]) ? x[i] : 0.0f;
     }
   });
 }
@@ -45,7 +45,7 @@ const OpDef kReluOp{
     .forward = forward,
     .backward = backward,
     .cost = cost,
-    .doc = "max(x, 0) (f32).",
+    .doc = "max(x, 0) (f32); nan stays nan. Gradient 0 at x = 0.",
     .inputs = kInputX,
 };
 

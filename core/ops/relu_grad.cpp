@@ -1,4 +1,5 @@
-// relu_grad: (x, dy) -> dy where x > 0, else 0 (f32, equal shapes). The gradient of relu; it has
+// relu_grad: (x, dy) -> 0 where x <= 0, else dy (f32, equal shapes): 0 at the kink, and a nan x
+// passes dy on as PyTorch's relu does. The gradient of relu; it has
 // no gradient of its own (relu is piecewise linear, so second derivatives vanish).
 #include <fmt/format.h>
 
@@ -28,7 +29,7 @@ void forward(const KernelArgs& args) {
     // (a branch on the sign of x mispredicts half the time).
     for (int64_t i = b; i < e; ++i) {
       const float g = dy[i];
-      dx[i] = x[i] > 0.0f ? g : 0.0f;
+      dx[i] = x[i] <= 0.0f ? 0.0f : g;
     }
   });
 }
@@ -47,7 +48,7 @@ const OpDef kReluGradOp{
     .forward = forward,
     .backward = nullptr,
     .cost = cost,
-    .doc = "relu_grad(x, dy) = dy where x > 0, else 0: the gradient of relu.",
+    .doc = "relu_grad(x, dy) = 0 where x <= 0, else dy (a nan x passes dy, as in PyTorch): the gradient of relu.",
 };
 
 }  // namespace iputrain::ir

@@ -16,7 +16,9 @@ Cost cost(const Graph& g, const Node& node) {
 
 void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
   GradBlock b(x, dy, dx, n);
-  b.dx = -0.5f * b.dy * b.x.rsqrt() / b.x;
+  // -y^3 / 2 with y = rsqrt(x), as PyTorch computes it (the sign at -0 follows y = -inf).
+  const Eigen::ArrayXf y = b.x.rsqrt();
+  b.dx = -0.5f * b.dy * (y * y * y);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // slice: a strided window of x (any dtype): attributes begin, end (exclusive) and optional strides,
 // one entry per leading dimension (missing trailing entries take the whole dimension). Negative
 // begin/end count from the end and out-of-range ones are clamped, as in NumPy (so a huge end means
-// "to the end"); strides are >= 1. Gradient: slice_grad, which writes dy back into zeros.
+// "to the end"); a negative stride walks backwards as in NumPy. Gradient: slice_grad, which writes dy back into zeros.
 #include "core/ops/slice_util.hpp"
 
 namespace iputrain::ir {

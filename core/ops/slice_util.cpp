@@ -24,16 +24,25 @@ SliceSpec slice_spec(const Shape& in, const Attrs& attrs) {
   for (size_t d = 0; d < in.size(); ++d) {
     const int64_t dim = in[d];
     const int64_t st = d < strides.size() ? strides[d] : 1;
-    if (st < 1) {
-      throw OpError{fmt::format("stride {} in dimension {} must be >= 1", st, d),
-                    "reverse with a gather instead"};
+    if (st == 0) {
+      throw OpError{fmt::format("stride 0 in dimension {}", d), "a stride is >= 1, or negative to walk backwards"};
     }
-    auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + dim : v, int64_t{0}, dim); };
-    const int64_t b = d < begin.size() ? clamp(begin[d]) : 0;
-    const int64_t e = d < end.size() ? clamp(end[d]) : dim;
-    s.begin[d] = b;
+    if (st > 0) {
+      auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + dim : v, int64_t{0}, dim); };
+      const int64_t b = d < begin.size() ? clamp(begin[d]) : 0;
+      const int64_t e = d < end.size() ? clamp(end[d]) : dim;
+      s.begin[d] = b;
+      s.size[d] = e > b ? (e - b + st - 1) / st : 0;
+    } else {
+      // NumPy going down: bounds clamp to [-1, dim - 1], -1 being past the start; the whole
+      // dimension by default, from its last element.
+      auto clamp = [&](int64_t v) { return std::clamp(v < 0 ? v + dim : v, int64_t{-1}, dim - 1); };
+      const int64_t b = d < begin.size() ? clamp(begin[d]) : dim - 1;
+      const int64_t e = d < end.size() ? clamp(end[d]) : -1;
+      s.begin[d] = std::max<int64_t>(b, 0);
+      s.size[d] = b > e ? (b - e - st - 1) / -st : 0;
+    }
     s.stride[d] = st;
-    s.size[d] = e > b ? (e - b + st - 1) / st : 0;
   }
   return s;
 }

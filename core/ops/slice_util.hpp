@@ -15,7 +15,8 @@ struct SliceSpec {
 
 //! The slice of a tensor of shape `in` given by attributes begin, end and strides (lists of at most
 //! rank entries; missing trailing entries take the whole dimension). Negative begin/end count from
-//! the end; out-of-range values are clamped to [0, dim] as in NumPy; strides must be >= 1. Throws
+//! the end; out-of-range values are clamped as in NumPy ([0, dim], or [-1, dim - 1] for a negative
+//! stride, which walks backwards from begin; -dim - 1 is past the start). Throws
 //! OpError on a malformed attribute. Never allocates.
 SliceSpec slice_spec(const Shape& in, const Attrs& attrs);
 

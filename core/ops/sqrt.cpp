@@ -1,12 +1,23 @@
 // sqrt: the square root (f32). Gradient: dy / (2 sqrt(x)).
+#include <cmath>
+
 #include "core/ops/unary_util.hpp"
 
 namespace iputrain::ir {
 
 namespace {
 
+// The correctly rounded square root on every element (vsqrtps once vectorised; the build has
+// -fno-math-errno). Eigen's packet sqrt under EIGEN_FAST_MATH is x * rsqrt(x), which gives nan
+// at +inf, flushes denormals and is a bit or two off, so a tensor's results depended on its size.
 void forward(const KernelArgs& args) {
-  unary_blocks(args, 4, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.sqrt(); });
+  unary_blocks(args, 4, [&](const ConstArrayMap& x, ArrayMap& y) {
+    const float* px = x.data();
+    float* py = y.data();
+    for (Eigen::Index i = 0; i < x.size(); ++i) {
+      py[i] = std::sqrt(px[i]);
+    }
+  });
 }
 
 Cost cost(const Graph& g, const Node& node) {

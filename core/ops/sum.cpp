@@ -18,7 +18,7 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 
 void forward(const KernelArgs& args) {
   if (args.inputs[0].type->dtype == DType::I32) {
-    reduce_sum<int32_t>(args, 1);
+    reduce_sum<uint32_t>(args, 1);  // i32 wraps on overflow: the same bits summed as uint32
   } else {
     reduce_sum<float>(args, 1.0f);
   }

@@ -2,6 +2,8 @@
 //
 //   iputrain_gen_ops_doc                 writes the markdown to stdout
 //   iputrain_gen_ops_doc --check FILE    exits 1 (naming the fix) when FILE differs from it
+//   iputrain_gen_ops_doc --list          one line per op: name, then leaf | differentiable | no-gradient
+//                                        (what tests/diff/diff_suite.py covers)
 //
 // The --check form is a CTest test, so the committed docs cannot drift from the table.
 #include <fstream>
@@ -75,6 +77,14 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  std::cerr << "usage: iputrain_gen_ops_doc [--check FILE]\n";
+  if (argc == 2 && std::string(argv[1]) == "--list") {
+    for (int k = 0; k < static_cast<int>(OpKind::Count); ++k) {
+      const OpDef& def = iputrain::ir::op_def(static_cast<OpKind>(k));
+      const char* kind = def.forward == nullptr ? "leaf" : (def.backward != nullptr ? "differentiable" : "no-gradient");
+      std::cout << def.name << " " << kind << "\n";
+    }
+    return 0;
+  }
+  std::cerr << "usage: iputrain_gen_ops_doc [--check FILE | --list]\n";
   return 2;
 }

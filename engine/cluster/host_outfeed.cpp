@@ -8,15 +8,27 @@
 namespace iputrain::engine {
 
 namespace {
-float element(const ir::Tensor& t, int64_t i) {
+// Element i of t as a double: exact for every dtype (an i32 through f32 would lose its low bits).
+double element(const ir::Tensor& t, int64_t i) {
   switch (t.type->dtype) {
-    case DType::I32: return static_cast<float>(t.i32()[i]);
-    case DType::Bool: return t.u8()[i] != 0 ? 1.0f : 0.0f;
+    case DType::I32: return t.i32()[i];
+    case DType::Bool: return t.u8()[i] != 0 ? 1.0 : 0.0;
     case DType::F16: return static_cast<float>(static_cast<const Eigen::half*>(t.data)[i]);
     case DType::BF16: return static_cast<float>(static_cast<const Eigen::bfloat16*>(t.data)[i]);
     case DType::F32: return t.f32()[i];
   }
-  return 0.0f;
+  return 0.0;
+}
+
+// One term of accumulate_outfeed's sum in the value's own arithmetic: i32 wraps as the device's
+// integers do, floats add in f32 (rounded to half with accumulate_outfeed_dtype = "fp16").
+double accumulate(const ir::Tensor& t, int64_t i, double acc, bool half) {
+  if (t.type->dtype == DType::I32) {
+    const auto sum = static_cast<uint32_t>(static_cast<int32_t>(acc)) + static_cast<uint32_t>(t.i32()[i]);
+    return static_cast<int32_t>(sum);
+  }
+  const float sum = static_cast<float>(acc) + static_cast<float>(element(t, i));
+  return half ? static_cast<float>(Eigen::half(sum)) : sum;
 }
 }  // namespace
 
@@ -28,11 +40,21 @@ HostOutfeed::HostOutfeed(const ir::Graph& graph, OutfeedSpec spec, int32_t repli
     Stream& s = streams_[k];
     s.shape = graph.type(spec_.values[k]).shape;
     s.numel = graph.type(spec_.values[k]).numel();
-    s.staging.assign(static_cast<size_t>(enqueues * replicas * s.numel), 0.0f);
+    s.staging.assign(static_cast<size_t>(enqueues * replicas * s.numel), 0.0);
     if (spec_.accumulate) {
-      s.accumulator.assign(static_cast<size_t>(replicas * s.numel), 0.0f);
+      s.accumulator.assign(static_cast<size_t>(replicas * s.numel), 0.0);
     }
   }
+}
+
+std::vector<int32_t> HostOutfeed::indices_of(ir::ValueId v) const {
+  std::vector<int32_t> out;
+  for (size_t k = 0; k < spec_.values.size(); ++k) {
+    if (spec_.values[k] == v) {
+      out.push_back(static_cast<int32_t>(k));
+    }
+  }
+  return out;
 }
 
 int32_t HostOutfeed::index_of(ir::ValueId v) const {
@@ -44,17 +66,16 @@ void HostOutfeed::enqueue(size_t k, int32_t replica, int64_t local_update, int64
   Stream& s = streams_[k];
   if (!spec_.accumulate) {
     const int64_t e = local_update * micro_batches_ + m;
-    float* dst = s.staging.data() + (e * replicas_ + replica) * s.numel;
+    double* dst = s.staging.data() + (e * replicas_ + replica) * s.numel;
     for (int64_t i = 0; i < s.numel; ++i) {
       dst[i] = element(t, i);
     }
     return;
   }
   // A plain sum over the update's micro-batches (the seed's accumulate_outfeed never averages).
-  float* acc = s.accumulator.data() + replica * s.numel;
+  double* acc = s.accumulator.data() + replica * s.numel;
   for (int64_t i = 0; i < s.numel; ++i) {
-    const float sum = (m == 0 ? 0.0f : acc[i]) + element(t, i);
-    acc[i] = spec_.accumulate_f16 ? static_cast<float>(Eigen::half(sum)) : sum;
+    acc[i] = accumulate(t, i, m == 0 ? 0.0 : acc[i], spec_.accumulate_f16);
   }
   if (m == micro_batches_ - 1) {
     std::copy(acc, acc + s.numel, s.staging.data() + (local_update * replicas_ + replica) * s.numel);
@@ -68,7 +89,7 @@ void HostOutfeed::share(InstanceLink& link, int32_t channel, int32_t first, int3
     const int64_t run = local * s.numel;  // this instance's replicas of one element
     for (int64_t e = 0; e < enqueues; ++e) {
       const char* src = reinterpret_cast<const char*>(s.staging.data() + (e * replicas_ + first) * s.numel);
-      mine.insert(mine.end(), src, src + run * static_cast<int64_t>(sizeof(float)));
+      mine.insert(mine.end(), src, src + run * static_cast<int64_t>(sizeof(double)));
     }
   }
   const std::vector<Bytes>& all = link.all_gather(channel, mine);
@@ -80,8 +101,8 @@ void HostOutfeed::share(InstanceLink& link, int32_t channel, int32_t first, int3
     for (Stream& s : streams_) {
       const int64_t run = local * s.numel;
       for (int64_t e = 0; e < enqueues; ++e) {
-        std::memcpy(s.staging.data() + (e * replicas_ + q * local) * s.numel, at, static_cast<size_t>(run) * sizeof(float));
-        at += run * static_cast<int64_t>(sizeof(float));
+        std::memcpy(s.staging.data() + (e * replicas_ + q * local) * s.numel, at, static_cast<size_t>(run) * sizeof(double));
+        at += run * static_cast<int64_t>(sizeof(double));
       }
     }
   }

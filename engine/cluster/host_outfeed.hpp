@@ -35,6 +35,8 @@ class HostOutfeed {
 
   //! Position of `v` among the enqueued values, or -1.
   int32_t index_of(ir::ValueId v) const;
+  //! Every position of `v` among the enqueued values (two outputs may be one value).
+  std::vector<int32_t> indices_of(ir::ValueId v) const;
   //! Device side: replica `replica` computed value `k` for micro-batch `m` of the execution's
   //! update `local_update`. Each (k, replica) is written by one worker only.
   void enqueue(size_t k, int32_t replica, int64_t local_update, int64_t m, const ir::Tensor& t);
@@ -53,9 +55,9 @@ class HostOutfeed {
   struct Stream {
     int64_t numel = 0;
     Shape shape;
-    std::vector<float> staging;      // [enqueues per execution][replicas][numel]
-    std::vector<float> accumulator;  // [replicas][numel]
-    std::vector<float> published;    // ALL: [n][replicas][numel]; LAST: [replicas][numel]
+    std::vector<double> staging;     // [enqueues per execution][replicas][numel]
+    std::vector<double> accumulator; // [replicas][numel]
+    std::vector<double> published;   // ALL: [n][replicas][numel]; LAST: [replicas][numel]
     int64_t elements = 0;
   };
 

@@ -44,6 +44,17 @@ std::vector<ir::ValueId> uncovered_values(const HostOutfeed& outfeed, const plan
   return uncovered;
 }
 
+// Every output of the graph whose value is v, in order.
+std::vector<int32_t> output_indices(const ir::Graph& g, ir::ValueId v) {
+  std::vector<int32_t> out;
+  for (size_t k = 0; k < g.outputs.size(); ++k) {
+    if (g.outputs[k].value == v) {
+      out.push_back(static_cast<int32_t>(k));
+    }
+  }
+  return out;
+}
+
 int32_t output_index(const ir::Graph& g, ir::ValueId v) {
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     if (g.outputs[k].value == v) {
@@ -123,11 +134,24 @@ void Worker::build_op(Op& op, int32_t pos, ProgramContext& ctx) {
         op.copies.push_back({static_cast<std::byte*>(t.data), t.type->bytes(), k});
       }
       break;
-    case InstrKind::Outfeed:
+    case InstrKind::Outfeed: {
+      // Several outputs may name one value (`output y = x`, `output z = identity(x)`): each output
+      // and each queue entry of the value gets an item of its own.
+      std::vector<ir::ValueId> seen;
       for (ir::ValueId v : in.values) {
-        op.outs.push_back({memory_.tensor(v, op.m, pos), output_index(g, v), shared_.outfeed->index_of(v)});
+        if (std::find(seen.begin(), seen.end(), v) != seen.end()) {
+          continue;
+        }
+        seen.push_back(v);
+        const ir::Tensor t = memory_.tensor(v, op.m, pos);
+        const std::vector<int32_t> outputs = output_indices(g, v);
+        const std::vector<int32_t> queues = shared_.outfeed->indices_of(v);
+        for (size_t j = 0; j < std::max(outputs.size(), queues.size()); ++j) {
+          op.outs.push_back({t, j < outputs.size() ? outputs[j] : -1, j < queues.size() ? queues[j] : -1});
+        }
       }
       break;
+    }
     case InstrKind::Accumulate:
       build_accumulate(op, pos, ctx);
       break;

@@ -118,7 +118,7 @@ struct OutfeedLayout {
 struct OutfeedTensor {
   std::string name;
   std::vector<int64_t> shape;
-  std::vector<float> values;  //!< row-major, converted to f32
+  std::vector<double> values;  //!< row-major; exact for every dtype (i32 too)
 };
 
 //! One epoch of Session::benchmark_data(): the fields of the seed's dataset_benchmark.

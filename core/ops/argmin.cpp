@@ -1,0 +1,32 @@
+// argmin: index of the smallest element along attribute axis (default -1), f32 or i32 -> i32 with
+// that dimension removed. Ties resolve to the first index; a nan is the smallest (the first nan
+// wins), as NumPy and PyTorch do. No gradient.
+#include "core/ops/arg_extreme.hpp"
+
+namespace iputrain::ir {
+
+namespace {
+
+TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
+  return infer_arg_extreme(*in[0], attrs, "argmin");
+}
+
+void forward(const KernelArgs& args) {
+  arg_extreme_forward(args, false);
+}
+
+}  // namespace
+
+const OpDef kArgminOp{
+    .kind = OpKind::Argmin,
+    .name = "argmin",
+    .arity = 1,
+    .infer = infer,
+    .forward = forward,
+    .backward = nullptr,
+    .cost = arg_extreme_cost,
+    .doc = "argmin(x f32 | i32; axis = -1) -> i32 with that axis removed; ties pick the first index, the "
+           "first nan wins.",
+};
+
+}  // namespace iputrain::ir

@@ -1,0 +1,571 @@
+"""The cases of the differential suite (diff_suite.py): per op of the table and per stdlib layer, the
+language expression, the op-harness form (op name and attributes), the inputs at the edges and the
+reference in PyTorch or NumPy. Where iputrain follows a rule of its own, the reference implements
+that rule, and the case says so (docs/ops.md, "Special values", writes the rules down)."""
+import itertools
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+DTYPE_NAME = {"float32": "f32", "int32": "i32", "bool": "bool"}
+INF = float("inf")
+NAN = float("nan")
+I32_MAX = 2**31 - 1
+I32_MIN = -(2**31)
+
+# Float edges: signed zeros, infinities, NaN, denormals (+-1e-40), exp's overflow region (+-80,
+# +-88.5), large magnitudes (+-1000), and ordinary values.
+F32_EDGES = [0.0, -0.0, INF, -INF, NAN, 1e-40, -1e-40, 80.0, -80.0, 1000.0, -1000.0, 1.0, -1.0, 0.5, -0.5,
+             2.0, -3.0, 1e-7, 88.5, -88.5, 20.0, -20.0, 3.0, 0.25]
+# Pairs for binary ops: every combination of these.
+PAIR_EDGES = [0.0, -0.0, INF, -INF, NAN, 1.0, -1.0, 80.0, -1000.0, 2.5, 1e-40, 0.5]
+I32_EDGES = [0, 1, -1, I32_MAX, I32_MIN, 16777217, 123456789, -7, 140234005]
+
+
+def f32(*v):
+    return np.array(v, dtype=np.float32)
+
+
+def i32(*v):
+    return np.array(v, dtype=np.int32)
+
+
+def rand(shape, seed, lo=-2.0, hi=2.0):
+    return np.random.default_rng(seed).uniform(lo, hi, shape).astype(np.float32)
+
+
+def randint(shape, seed, lo, hi):
+    return np.random.default_rng(seed).integers(lo, hi, shape).astype(np.int32)
+
+
+class Case:
+    """One differential case. `expr` is the model-language expression, with {0}, {1}, … for the
+    operands (each an input of the model) and {p} for a prefix unique to the case; `harness_op` and
+    `attrs` build the same thing as one op of the table (None: a stdlib layer, user's path only)."""
+
+    def __init__(self, name, op, expr, inputs, ref, harness_op=None, attrs=None, grad=True, half=True,
+                 predict=True, tol=(1e-5, 1e-6), tol_half=(2e-3, 1e-3), tol_grad=(1e-4, 1e-5), group=None,
+                 body=(), weights=None, training=False):
+        self.name = name
+        self.op = op
+        self.expr = expr
+        self.inputs = [np.asarray(a) for a in inputs]
+        self.ref = ref
+        self.harness_op = harness_op
+        self.attrs = attrs or {}
+        self.grad = grad
+        self.half = half
+        self.predict = predict
+        self.tol = tol
+        self.tol_half = tol_half
+        self.tol_grad = tol_grad
+        self.group = group or op
+        self.body = list(body)
+        self.weights = weights or {}
+        self.training = training  # the harness runs the training program (else predict's)
+        ts = [torch.from_numpy(np.array(a)) for a in self.inputs]
+        with torch.no_grad():
+            out = np.asarray(ref(*ts))
+        self.out_shape = tuple(out.shape)
+        self.out_numel = int(out.size)
+        self.out_dtype = DTYPE_NAME.get(out.dtype.name, out.dtype.name)
+
+    def dy(self, shape):
+        """The fixed cotangent of the case's gradient check."""
+        seed = sum(ord(c) for c in self.name)
+        return np.random.default_rng(seed).uniform(-1.0, 1.0, shape).astype(np.float32)
+
+
+def op_case(name, op, expr, inputs, ref, attrs=None, **kw):
+    """A case of a primitive: the harness runs op `op` with `attrs` on the inputs."""
+    return Case(name, op, expr, inputs, ref, harness_op=op, attrs=attrs, **kw)
+
+
+# ---- elementwise ------------------------------------------------------------------------------
+
+def hard_sigmoid(x):
+    # Keras' form, the op's rule (PyTorch's hardsigmoid is x / 6 + 0.5).
+    return torch.clamp(0.2 * x + 0.5, 0.0, 1.0)
+
+
+UNARY = {
+    "neg": lambda x: -x,
+    "relu": torch.relu,
+    "exp": torch.exp,
+    "log": torch.log,
+    "sqrt": torch.sqrt,
+    "rsqrt": torch.rsqrt,
+    "abs": torch.abs,
+    "square": lambda x: x * x,
+    "tanh": torch.tanh,
+    "sigmoid": torch.sigmoid,
+    "gelu": lambda x: F.gelu(x),
+    "swish": F.silu,
+    "hard_sigmoid": hard_sigmoid,
+    "erf": torch.erf,
+}
+
+
+def unary_cases():
+    cases = []
+    edges = f32(*F32_EDGES)
+    for op, ref in UNARY.items():
+        tol = (2e-6, 1e-6) if op not in ("gelu", "erf", "swish", "tanh", "sigmoid") else (1e-5, 1e-6)
+        # The edges in a long tensor (the kernels' vector paths) and a short one (their scalar tails).
+        cases.append(op_case(f"{op} edges", op, f"{op}({{0}})", [edges], ref, tol=tol))
+        cases.append(op_case(f"{op} edges short", op, f"{op}({{0}})", [edges[:7]], ref, tol=tol))
+        long = np.concatenate([edges] * 3 + [rand((5,), 1)])
+        cases.append(op_case(f"{op} edges long", op, f"{op}({{0}})", [long], ref, tol=tol, half=False))
+        cases.append(op_case(f"{op} rank 3", op, f"{op}({{0}})", [rand((2, 1, 3), hash(op) % 1000, 0.1, 3.0)], ref,
+                             tol=tol))
+    cases.append(op_case("gelu tanh edges", "gelu", 'gelu({0}, approximate = "tanh")', [edges],
+                         lambda x: F.gelu(x, approximate="tanh"), attrs={"approximate": "tanh"}, tol=(1e-5, 1e-6)))
+    cases.append(op_case("neg i32 extremes", "neg", "neg({0})", [i32(*I32_EDGES)], lambda x: -x))
+    return cases
+
+
+BINARY = {
+    "add": ("{0} + {1}", lambda a, b: a + b),
+    "sub": ("{0} - {1}", lambda a, b: a - b),
+    "mul": ("{0} * {1}", lambda a, b: a * b),
+    "div": ("{0} / {1}", lambda a, b: a / b),
+    "pow": ("{0} ** {1}", torch.pow),
+    "maximum": ("maximum({0}, {1})", torch.maximum),
+    "minimum": ("minimum({0}, {1})", torch.minimum),
+}
+
+
+def binary_cases():
+    cases = []
+    pairs = list(itertools.product(PAIR_EDGES, PAIR_EDGES))
+    a = f32(*[p[0] for p in pairs])
+    b = f32(*[p[1] for p in pairs])
+    ia = i32(*[p[0] for p in itertools.product(I32_EDGES, I32_EDGES)])
+    ib = i32(*[p[1] for p in itertools.product(I32_EDGES, I32_EDGES)])
+    for op, (expr, ref) in BINARY.items():
+        cases.append(op_case(f"{op} edge pairs", op, expr, [a, b], ref))
+        cases.append(op_case(f"{op} broadcast trailing", op, expr, [rand((2, 3, 4), 1, 0.2, 2), rand((4,), 2, 0.2, 2)],
+                             ref))
+        cases.append(op_case(f"{op} broadcast both", op, expr, [rand((2, 1, 4), 3, 0.2, 2), rand((3, 1), 4, 0.2, 2)],
+                             ref))
+        cases.append(op_case(f"{op} scalar left", op, expr, [rand((1,), 5, 0.2, 2), rand((2, 3), 6, 0.2, 2)], ref))
+        cases.append(op_case(f"{op} size-1 dims", op, expr, [rand((1, 1, 5), 7, 0.2, 2), rand((1, 1, 1), 8, 0.2, 2)],
+                             ref))
+        if op in ("add", "sub", "mul", "maximum", "minimum"):
+            # i32 is exact and wraps on overflow, as in NumPy and PyTorch.
+            cases.append(op_case(f"{op} i32 extremes", op, expr, [ia, ib], ref))
+            cases.append(op_case(f"{op} i32 broadcast", op, expr, [i32(*I32_EDGES).reshape(9, 1), i32(3, -1, I32_MAX)],
+                                 ref))
+    # The exponents with a path of their own (a square, a square root) and a negative base.
+    base = f32(*F32_EDGES)
+    for e in (2.0, 0.5, 3.0, -1.0, 0.0):
+        cases.append(op_case(f"pow exponent {e}", "pow", "{0} ** {1}", [base, f32(e)], torch.pow))
+    return cases
+
+
+COMPARE = {
+    "equal": ("{0} == {1}", torch.eq),
+    "not_equal": ("{0} != {1}", torch.ne),
+    "less": ("{0} < {1}", torch.lt),
+    "less_equal": ("{0} <= {1}", torch.le),
+    "greater": ("{0} > {1}", torch.gt),
+    "greater_equal": ("{0} >= {1}", torch.ge),
+}
+
+
+def compare_cases():
+    cases = []
+    pairs = list(itertools.product(PAIR_EDGES, PAIR_EDGES))
+    a = f32(*[p[0] for p in pairs])
+    b = f32(*[p[1] for p in pairs])
+    ipairs = list(itertools.product(I32_EDGES, I32_EDGES))
+    for op, (expr, ref) in COMPARE.items():
+        cases.append(op_case(f"{op} edge pairs", op, expr, [a, b], ref, grad=False))
+        cases.append(op_case(f"{op} i32", op, expr, [i32(*[p[0] for p in ipairs]), i32(*[p[1] for p in ipairs])], ref,
+                             grad=False))
+        cases.append(op_case(f"{op} broadcast", op, expr, [rand((2, 3), 1).round(), rand((3,), 2).round()], ref,
+                             grad=False))
+    bools = np.array([True, False, True, False])
+    cases.append(op_case("equal bool", "equal", "{0} == {1}", [bools, np.array([True, True, False, False])], torch.eq,
+                         grad=False))
+    cases.append(op_case("not_equal bool", "not_equal", "{0} != {1}", [bools, np.array([True, True, False, False])],
+                         torch.ne, grad=False))
+    return cases
+
+
+def cast_i32(x):
+    # The op's rule: truncate toward zero, saturate at the i32 range, NaN -> 0 (C leaves all three
+    # undefined; PyTorch and NumPy give -2^31 for every one of them on x86).
+    v = x.detach().double().numpy()
+    out = np.where(np.isnan(v), 0, np.clip(np.trunc(np.nan_to_num(v, posinf=I32_MAX, neginf=I32_MIN)), I32_MIN, I32_MAX))
+    return torch.from_numpy(out.astype(np.int32))
+
+
+def where_cases():
+    cond = np.array([True, False, True, False, True, False])
+    cases = [
+        op_case("where f32", "where", "where({0}, {1}, {2})", [cond, f32(1, NAN, INF, 2, -0.0, 3), f32(NAN, 5, 6, -INF, 7, 0)],
+                torch.where),
+        op_case("where broadcast", "where", "where({0}, {1}, {2})",
+                [np.array([[True], [False]]), rand((2, 3), 1), rand((3,), 2)], torch.where),
+        op_case("where i32", "where", "where({0}, {1}, {2})", [cond, i32(*I32_EDGES[:6]), i32(9, 8, 7, 6, 5, 4)],
+                torch.where),
+        op_case("where scalar cond", "where", "where({0}, {1}, {2})", [np.array(True), rand((2, 2), 3), rand((2, 2), 4)],
+                torch.where),
+    ]
+    big = f32(2147483648.0, 3e9, 1e10, INF, -INF, NAN, -2147483904.0, 2.7, -2.7, -0.0, 2147483520.0, -1e10)
+    cases += [
+        op_case("cast f32 to i32 saturates", "cast", 'cast({0}, dtype = "i32")', [big], cast_i32, attrs={"dtype": "i32"},
+                half=False),
+        op_case("cast i32 to f32 rounds", "cast", 'cast({0}, dtype = "f32")', [i32(*I32_EDGES)], lambda x: x.float(),
+                attrs={"dtype": "f32"}),
+        op_case("cast f32 to bool", "cast", 'cast({0}, dtype = "bool")', [f32(*F32_EDGES)], lambda x: x != 0,
+                attrs={"dtype": "bool"}),
+        op_case("cast i32 to bool", "cast", 'cast({0}, dtype = "bool")', [i32(*I32_EDGES)], lambda x: x != 0,
+                attrs={"dtype": "bool"}),
+        op_case("cast bool to f32", "cast", 'cast({0}, dtype = "f32")', [cond], lambda x: x.float(),
+                attrs={"dtype": "f32"}),
+        op_case("cast bool to i32", "cast", 'cast({0}, dtype = "i32")', [cond], lambda x: x.int(),
+                attrs={"dtype": "i32"}),
+    ]
+    return cases
+
+
+# ---- shape ------------------------------------------------------------------------------------
+
+def shape_cases():
+    x = rand((2, 3, 4), 1)
+    xi = randint((2, 3, 4), 2, I32_MIN, I32_MAX)
+    cases = []
+    for shape in ([4, 6], [-1], [2, -1, 2], [24, 1], [1, 2, 1, 12]):
+        cases.append(op_case(f"reshape {shape}", "reshape", f"reshape({{0}}, {shape})", [x],
+                             lambda t, s=shape: t.reshape(s), attrs={"shape": shape}))
+    cases.append(op_case("reshape i32", "reshape", "reshape({0}, [4, 6])", [xi], lambda t: t.reshape(4, 6),
+                         attrs={"shape": [4, 6]}))
+    for perm in itertools.permutations(range(3)):
+        p = list(perm)
+        cases.append(op_case(f"transpose {p}", "transpose", f"transpose({{0}}, {p})", [x],
+                             lambda t, q=p: t.permute(q), attrs={"perm": p}))
+    cases.append(op_case("transpose i32 rank 4", "transpose", "transpose({0}, [3, 1, 0, 2])",
+                         [randint((2, 1, 3, 2), 3, -9, 9)], lambda t: t.permute(3, 1, 0, 2), attrs={"perm": [3, 1, 0, 2]}))
+    for src, dst in (([3, 1], [2, 3, 4]), ([1], [5]), ([4], [3, 4]), ([2, 1, 1], [2, 3, 2])):
+        cases.append(op_case(f"broadcast_to {src}->{dst}", "broadcast_to", f"broadcast_to({{0}}, {dst})",
+                             [rand(tuple(src), len(dst))], lambda t, s=dst: t.expand(s).clone(), attrs={"shape": dst}))
+    cases.append(op_case("broadcast_to bool", "broadcast_to", "broadcast_to({0}, [2, 3])", [np.array([True, False, True])],
+                         lambda t: t.expand(2, 3).clone(), attrs={"shape": [2, 3]}))
+    for axis in (0, 1, 2, -1):
+        cases.append(op_case(f"concat axis {axis}", "concat", f"concat([{{0}}, {{1}}, {{2}}], axis = {axis})",
+                             [x, x * 2, rand((2, 3, 4), 9)], lambda a, b, c, ax=axis: torch.cat([a, b, c], ax),
+                             attrs={"axis": axis}))
+    cases.append(op_case("concat i32", "concat", "concat([{0}, {1}], axis = 0)", [xi, xi], lambda a, b: torch.cat([a, b]),
+                         attrs={"axis": 0}))
+    cases.append(op_case("concat size-1", "concat", "concat([{0}, {1}], axis = 1)", [rand((2, 1), 4), rand((2, 1), 5)],
+                         lambda a, b: torch.cat([a, b], 1), attrs={"axis": 1}))
+    # Slices: NumPy's rules, negative strides included.
+    slices = [
+        ([0, 1, 1], [2, 3, 3], None, (slice(0, 2), slice(1, 3), slice(1, 3))),
+        ([-1, 0, 0], [2, 3, 4], None, (slice(-1, 2), slice(0, 3), slice(0, 4))),
+        ([0, 0, 0], [2, 3, 4], [1, 2, 3], (slice(0, 2), slice(0, 3, 2), slice(0, 4, 3))),
+        ([0, 0, 100], [2, 3, -100], [1, 1, -1], (slice(0, 2), slice(0, 3), slice(100, -100, -1))),
+        ([1, 2, 3], [-5, -5, -6], [-1, -1, -2], (slice(1, -5, -1), slice(2, -5, -1), slice(3, -6, -2))),
+        ([0, -1, 2], [2, 0, 0], [1, -2, -1], (slice(0, 2), slice(-1, 0, -2), slice(2, 0, -1))),
+        ([0, 0, -10], [2, 3, 10], None, (slice(0, 2), slice(0, 3), slice(-10, 10))),
+    ]
+    for k, (begin, end, strides, idx) in enumerate(slices):
+        attrs = {"begin": begin, "end": end}
+        expr = f"slice({{0}}, {begin}, {end}" + (f", strides = {strides})" if strides else ")")
+        if strides:
+            attrs["strides"] = strides
+        cases.append(op_case(f"slice {k} {begin}:{end}:{strides}", "slice", expr, [x],
+                             lambda t, i=idx: _np_slice(t, i), attrs=attrs))
+    cases.append(op_case("slice i32 reversed", "slice", "slice({0}, [1, 2], [-3, -4], strides = [-1, -1])", [xi],
+                         lambda t: torch.from_numpy(np.ascontiguousarray(t.numpy()[1:-3:-1, 2:-4:-1])),
+                         attrs={"begin": [1, 2], "end": [-3, -4], "strides": [-1, -1]}))
+    # Indexing in the language: x[::-1], x[:, ::2], x[1], x[..., -1].
+    for k, (text, idx) in enumerate([("[::-1]", (slice(None, None, -1),)), ("[:, ::-2]", (slice(None), slice(None, None, -2))),
+                                     ("[1]", (1,)), ("[..., -1]", (Ellipsis, -1)), ("[1:, 2::-1, ::3]", (slice(1, None), slice(2, None, -1), slice(None, None, 3)))]):
+        cases.append(Case(f"indexing {text}", "slice", "({0})" + text, [x], lambda t, i=idx: _np_slice(t, i),
+                          group="indexing"))
+    return cases
+
+
+def _np_slice(t, idx):
+    """t[idx] with NumPy's rules (negative steps too), differentiable."""
+    n = t.detach().numpy()
+    positions = np.arange(n.size).reshape(n.shape)[idx]
+    return t.reshape(-1)[torch.from_numpy(np.ascontiguousarray(positions).reshape(-1))].reshape(positions.shape)
+
+
+def gather_cases():
+    table = rand((5, 3), 1)
+    ids = i32(4, 0, 2, 2)
+    return [
+        op_case("gather axis 0", "gather", "gather({0}, {1})", [table, ids.reshape(2, 2)],
+                lambda p, i: p[i.long()], attrs={"axis": 0}),
+        op_case("gather axis 1", "gather", "gather({0}, {1}, axis = 1)", [table, i32(2, 0, 2)],
+                lambda p, i: p[:, i.long()], attrs={"axis": 1}),
+        op_case("gather repeated ids", "gather", "gather({0}, {1})", [table, i32(1, 1, 1, 3)],
+                lambda p, i: p[i.long()], attrs={"axis": 0}),
+        op_case("gather i32 params", "gather", "gather({0}, {1})", [i32(*I32_EDGES).reshape(3, 3), i32(2, 0)],
+                lambda p, i: p[i.long()], attrs={"axis": 0}),
+        op_case("gather scalar index", "gather", "gather({0}, {1})", [table, i32(3).reshape(())],
+                lambda p, i: p[i.long()], attrs={"axis": 0}),
+    ]
+
+
+def one_hot_ref(depth, on=1.0, off=0.0):
+    # The op's rule: an index outside [0, depth) gives a row of `off` (PyTorch refuses it).
+    def ref(i):
+        v = i.numpy()
+        out = np.full(v.shape + (depth,), off, dtype=np.float32)
+        for pos, k in np.ndenumerate(v):
+            if 0 <= k < depth:
+                out[pos + (k,)] = on
+        return torch.from_numpy(out)
+    return ref
+
+
+def one_hot_cases():
+    return [
+        op_case("one_hot", "one_hot", "one_hot({0}, 4)", [i32(0, 3, 1, 1)], one_hot_ref(4), attrs={"depth": 4}),
+        op_case("one_hot out of range", "one_hot", "one_hot({0}, 3)", [i32(-1, 3, 2, I32_MAX, I32_MIN)], one_hot_ref(3),
+                attrs={"depth": 3}),
+        op_case("one_hot on off rank 2", "one_hot", "one_hot({0}, 3, on = 0.9, off = 0.05)", [i32(0, 2, 1, 0).reshape(2, 2)],
+                one_hot_ref(3, 0.9, 0.05), attrs={"depth": 3, "on": 0.9, "off": 0.05}),
+    ]
+
+
+# ---- reductions -------------------------------------------------------------------------------
+
+def reduce_cases():
+    cases = []
+    x = rand((2, 3, 4), 11)
+    edgy = x.copy()
+    edgy[0, 1, 2] = NAN
+    edgy[1, 2, 0] = INF
+    edgy[1, 0, 3] = -INF
+    ties = np.round(rand((2, 3, 4), 12)).astype(np.float32)
+    axes_list = [None, 0, 1, 2, -1, [0, 2], [1, 2]]
+    refs = {"sum": torch.sum, "mean": torch.mean, "max": torch.amax}
+    for op, ref in refs.items():
+        for axes in axes_list:
+            for keep in (False, True):
+                if keep and axes not in (None, 1, [0, 2]):
+                    continue
+                arg = "" if axes is None else f", axis = {axes}"
+                arg += ", keepdims = true" if keep else ""
+                dims = list(range(3)) if axes is None else axes
+
+                def r(t, d=dims, k=keep, f=ref):
+                    return f(t, dim=d, keepdim=k) if isinstance(d, list) else f(t, dim=d, keepdim=k)
+                attrs = {"keepdims": int(keep)}
+                if axes is not None:
+                    attrs["axes"] = axes if isinstance(axes, list) else [axes]
+                cases.append(op_case(f"{op} axes {axes} keep {keep}", op, f"{op}({{0}}{arg})", [x], r, attrs=attrs,
+                                     tol=(1e-5, 1e-6)))
+        cases.append(op_case(f"{op} nan inf rows", op, f"{op}({{0}}, axis = -1)", [edgy],
+                             lambda t, f=ref: f(t, dim=-1), attrs={"axes": [-1]}))
+        cases.append(op_case(f"{op} ties", op, f"{op}({{0}}, axis = 1)", [ties], lambda t, f=ref: f(t, dim=1),
+                             attrs={"axes": [1]}))
+    big = f32(3e38, 3e38, -1e38, 1e38)
+    cases.append(op_case("mean near overflow", "mean", "mean({0})", [big], torch.mean, attrs={}, tol=(1e-6, 0)))
+    cases.append(op_case("sum overflows to inf", "sum", "sum({0})", [big], torch.sum, attrs={}))
+    # i32 sums wrap, as NumPy's sum(dtype=int32) does.
+    ints = i32(*I32_EDGES)
+    cases.append(op_case("sum i32 wraps", "sum", "sum({0})", [ints],
+                         lambda t: torch.from_numpy(np.array(t.numpy().sum(dtype=np.int32))), attrs={}))
+    cases.append(op_case("sum i32 rows", "sum", "sum({0}, axis = 1)", [randint((3, 5), 4, -10**9, 10**9)],
+                         lambda t: torch.from_numpy(t.numpy().sum(axis=1, dtype=np.int32)), attrs={"axes": [1]}))
+    cases.append(op_case("max i32", "max", "max({0}, axis = 0)", [ints.reshape(3, 3)], lambda t: torch.amax(t, 0),
+                         attrs={"axes": [0]}))
+    for op, fn in (("argmax", np.argmax), ("argmin", np.argmin)):
+        for axis in (0, 1, 2, -1):
+            cases.append(op_case(f"{op} axis {axis}", op, f"{op}({{0}}, axis = {axis})", [ties],
+                                 lambda t, a=axis, f=fn: torch.from_numpy(f(t.numpy(), axis=a).astype(np.int32)),
+                                 attrs={"axis": axis}, grad=False))
+        # NaN is the extreme, the first NaN wins (NumPy, PyTorch); ties pick the first index.
+        cases.append(op_case(f"{op} nan first", op, f"{op}({{0}})", [f32(5, NAN, 7, 1, NAN).reshape(1, 5)],
+                             lambda t, f=fn: torch.from_numpy(f(t.numpy(), axis=-1).astype(np.int32)), attrs={"axis": -1},
+                             grad=False))
+        cases.append(op_case(f"{op} inf and signed zeros", op, f"{op}({{0}})", [f32(-0.0, 0.0, -INF, INF, INF, -INF).reshape(1, 6)],
+                             lambda t, f=fn: torch.from_numpy(f(t.numpy(), axis=-1).astype(np.int32)), attrs={"axis": -1},
+                             grad=False))
+        cases.append(op_case(f"{op} i32", op, f"{op}({{0}}, axis = 0)", [ints.reshape(3, 3)],
+                             lambda t, f=fn: torch.from_numpy(f(t.numpy(), axis=0).astype(np.int32)), attrs={"axis": 0},
+                             grad=False))
+    return cases
+
+
+# ---- linear algebra, convolution, pooling -----------------------------------------------------
+
+def matmul_cases():
+    cases = []
+    shapes = [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((1, 4), (4, 1)), ((2, 2, 3, 4), (2, 2, 4, 3))]
+    for k, (sa, sb) in enumerate(shapes):
+        cases.append(op_case(f"matmul {sa}@{sb}", "matmul", "{0} @ {1}", [rand(sa, k), rand(sb, k + 10)], torch.matmul,
+                             tol=(1e-5, 1e-5)))
+    for ta, tb in ((True, False), (False, True), (True, True)):
+        a = rand((4, 3) if ta else (3, 4), 20)
+        b = rand((5, 4) if tb else (4, 5), 21)
+        attrs = {"transpose_a": int(ta), "transpose_b": int(tb)}
+        expr = f"matmul({{0}}, {{1}}, transpose_a = {str(ta).lower()}, transpose_b = {str(tb).lower()})"
+        cases.append(op_case(f"matmul transpose {ta} {tb}", "matmul", expr, [a, b],
+                             lambda x, y, p=ta, q=tb: (x.T if p else x) @ (y.T if q else y), attrs=attrs, tol=(1e-5, 1e-5)))
+        a3 = rand((2,) + a.shape, 22)
+        b3 = rand((2,) + b.shape, 23)
+        cases.append(op_case(f"matmul batched transpose {ta} {tb}", "matmul", expr, [a3, b3],
+                             lambda x, y, p=ta, q=tb: (x.transpose(-1, -2) if p else x) @ (y.transpose(-1, -2) if q else y),
+                             attrs=attrs, tol=(1e-5, 1e-5)))
+    # Batch dimensions broadcast as NumPy's matmul does (the user's path expands them).
+    for sa, sb in (((2, 1, 3, 4), (1, 5, 4, 2)), ((3, 4), (2, 4, 5)), ((2, 2, 3, 4), (1, 4, 5))):
+        cases.append(Case(f"matmul broadcast {sa}@{sb}", "matmul", "{0} @ {1}", [rand(sa, 30), rand(sb, 31)],
+                          torch.matmul, tol=(1e-5, 1e-5), group="matmul broadcast"))
+    cases.append(Case("matmul broadcast transpose_b", "matmul", "matmul({0}, {1}, transpose_b = true)",
+                      [rand((2, 3, 4), 32), rand((5, 4), 33)], lambda x, y: x @ y.T, tol=(1e-5, 1e-5),
+                      group="matmul broadcast"))
+    edge_a = f32(INF, 0, 1, NAN, -INF, 2, 1e30, 1e30, 0).reshape(3, 3)
+    cases.append(op_case("matmul special values", "matmul", "{0} @ {1}", [edge_a, f32(0, 1, 2, 3, 4, 5, 1e10, 1e10, 0).reshape(3, 3)],
+                         torch.matmul, grad=False, half=False))
+    return cases
+
+
+def same_pads(size, k, s, d):
+    out = -(-size // s)
+    total = max((out - 1) * s + (k - 1) * d + 1 - size, 0)
+    return total // 2, total - total // 2
+
+
+def conv_ref(strides, dilations, padding):
+    def ref(x, w):
+        xt = x.permute(0, 3, 1, 2)
+        if padding == "same":
+            ph = same_pads(x.shape[1], w.shape[0], strides[0], dilations[0])
+            pw = same_pads(x.shape[2], w.shape[1], strides[1], dilations[1])
+            xt = F.pad(xt, (pw[0], pw[1], ph[0], ph[1]))
+        y = F.conv2d(xt, w.permute(3, 2, 0, 1), stride=strides, dilation=dilations)
+        return y.permute(0, 2, 3, 1)
+    return ref
+
+
+def pool_ref(kind, ksize, strides, padding):
+    def ref(x):
+        xt = x.permute(0, 3, 1, 2)
+        if padding == "same":
+            ph = same_pads(x.shape[1], ksize[0], strides[0], 1)
+            pw = same_pads(x.shape[2], ksize[1], strides[1], 1)
+            pads = (pw[0], pw[1], ph[0], ph[1])
+        else:
+            pads = (0, 0, 0, 0)
+        if kind == "max":
+            y = F.max_pool2d(F.pad(xt, pads, value=-INF), ksize, strides)
+        else:
+            # Means over the window's positions inside the input (TF's "same" averaging).
+            total = F.avg_pool2d(F.pad(xt, pads), ksize, strides, divisor_override=1)
+            count = F.avg_pool2d(F.pad(torch.ones_like(xt), pads), ksize, strides, divisor_override=1)
+            y = total / count
+        return y.permute(0, 2, 3, 1)
+    return ref
+
+
+def conv_pool_cases():
+    cases = []
+    x = rand((2, 6, 5, 3), 40)
+    for k, (ks, strides, dil, pad) in enumerate([((3, 3), [1, 1], [1, 1], "valid"), ((3, 3), [2, 2], [1, 1], "same"),
+                                                 ((2, 2), [1, 1], [1, 1], "same"), ((3, 2), [1, 2], [2, 1], "valid"),
+                                                 ((1, 1), [1, 1], [1, 1], "valid"), ((3, 3), [2, 1], [1, 2], "same")]):
+        w = rand(ks + (3, 4), 41 + k, -0.5, 0.5)
+        expr = f'conv2d({{0}}, {{1}}, strides = {strides}, dilations = {dil}, padding = "{pad}")'
+        cases.append(op_case(f"conv2d {ks} s{strides} d{dil} {pad}", "conv2d", expr, [x, w], conv_ref(strides, dil, pad),
+                             attrs={"strides": strides, "dilations": dil, "padding": pad}, tol=(1e-5, 1e-5),
+                             tol_grad=(1e-4, 1e-4)))
+    edge = x.copy()
+    edge[0, 1, 1, 0] = NAN
+    edge[1, 2, 3, 1] = INF
+    cases.append(op_case("conv2d nan inf", "conv2d", "conv2d({0}, {1})", [edge, rand((2, 2, 3, 2), 50)],
+                         conv_ref([1, 1], [1, 1], "valid"), attrs={"strides": [1, 1], "dilations": [1, 1], "padding": "valid"},
+                         grad=False, tol=(1e-5, 1e-5)))
+    ties = np.round(x)
+    pool_edge = x.copy()
+    pool_edge[0, 0, 0, 0] = NAN
+    pool_edge[0, 2, 2, 1] = -INF
+    pool_edge[1, 3, 3, 2] = INF
+    for kind, op in (("max", "max_pool"), ("avg", "avg_pool")):
+        for k, (ks, strides, pad) in enumerate([([2, 2], [2, 2], "valid"), ([3, 3], [2, 2], "same"), ([2, 3], [1, 1], "same"),
+                                                ([3, 3], [1, 2], "valid")]):
+            expr = f'{op}({{0}}, {ks}, strides = {strides}, padding = "{pad}")'
+            attrs = {"ksize": ks, "strides": strides, "padding": pad}
+            cases.append(op_case(f"{op} {ks} s{strides} {pad}", op, expr, [ties if kind == "max" else x],
+                                 pool_ref(kind, ks, strides, pad), attrs=attrs))
+        cases.append(op_case(f"{op} nan inf", op, f"{op}({{0}}, [2, 2])", [pool_edge], pool_ref(kind, [2, 2], [2, 2], "valid"),
+                             attrs={"ksize": [2, 2], "strides": [2, 2], "padding": "valid"}, grad=False))
+    return cases
+
+
+# ---- softmax, losses, random, state -----------------------------------------------------------
+
+def softmax_cases():
+    cases = []
+    x = rand((3, 5), 60, -3, 3)
+    edge = f32(1000, 1000, -1000, 0, 1, -INF, -INF, 0, 1, 2, 80, 88.5, -80, 1e-40, 0).reshape(3, 5)
+    for op, ref in (("softmax", torch.softmax), ("log_softmax", torch.log_softmax)):
+        for axis in (-1, 0):
+            cases.append(op_case(f"{op} axis {axis}", op, f"{op}({{0}}, axis = {axis})", [x],
+                                 lambda t, a=axis, f=ref: f(t, a), attrs={"axis": axis}))
+        cases.append(op_case(f"{op} large and masked", op, f"{op}({{0}})", [edge], lambda t, f=ref: f(t, -1),
+                             attrs={"axis": -1}))
+        cases.append(op_case(f"{op} nan row", op, f"{op}({{0}})", [f32(1, NAN, 2, 0, 0, 0).reshape(2, 3)],
+                             lambda t, f=ref: f(t, -1), attrs={"axis": -1}, grad=False))
+        cases.append(op_case(f"{op} rank 3 middle", op, f"{op}({{0}}, axis = 1)", [rand((2, 3, 4), 61)],
+                             lambda t, f=ref: f(t, 1), attrs={"axis": 1}))
+    logits = rand((4, 5), 62, -3, 3)
+    logits_edge = f32(1000, 0, -1000, 1, 2, 88.5, 88.5, -80, 0, 0, 0, 0, 0, 0, 0, -INF, 0, 1, 2, 3).reshape(4, 5)
+    labels = i32(0, 4, 2, 1)
+
+    def sce(lg, lb):
+        return F.cross_entropy(lg, lb.long(), reduction="none")
+    cases.append(op_case("softmax_cross_entropy", "softmax_cross_entropy", "softmax_cross_entropy({0}, {1})",
+                         [logits, labels], sce))
+    cases.append(op_case("softmax_cross_entropy large logits", "softmax_cross_entropy", "softmax_cross_entropy({0}, {1})",
+                         [logits_edge, i32(0, 1, 3, 4)], sce))
+    cases.append(op_case("softmax_cross_entropy rank 3", "softmax_cross_entropy", "softmax_cross_entropy({0}, {1})",
+                         [rand((2, 3, 4), 63), i32(0, 1, 3, 3, 2, 0).reshape(2, 3)],
+                         lambda lg, lb: F.cross_entropy(lg.reshape(-1, 4), lb.reshape(-1).long(), reduction="none").reshape(2, 3)))
+
+    def bce(x, z):
+        return F.binary_cross_entropy_with_logits(x, z, reduction="none")
+    cases.append(op_case("sigmoid_cross_entropy_with_logits edges", "sigmoid_cross_entropy_with_logits",
+                         "sigmoid_cross_entropy({0}, {1})",
+                         [f32(0, -0.0, 1000, -1000, 80, -80, 1, -1, 20, -20, 1e-40, 3),
+                          f32(0, 1, 1, 0, 0.5, 0.5, 0.25, 1, 0, 1, 0.5, 0)], bce))
+    cases.append(op_case("sigmoid_cross_entropy_with_logits", "sigmoid_cross_entropy_with_logits",
+                         "sigmoid_cross_entropy({0}, {1})", [rand((3, 4), 64), rand((3, 4), 65, 0, 1)], bce))
+    cases.append(Case("dropout_mask in inference", "dropout_mask", "{0} * dropout_mask({0}, 0.5)", [rand((3, 4), 66)],
+                      lambda t: t))
+    cases.append(op_case("dropout_mask ones", "dropout_mask", "dropout_mask({0}, 0.25)", [rand((2, 3), 67)],
+                         lambda t: torch.ones_like(t), attrs={"rate": 0.25, "name": "mask"}, grad=False))
+    cases.append(op_case("recomputation_checkpoint", "recomputation_checkpoint", "recomputation_checkpoint({0})",
+                         [f32(*F32_EDGES)], lambda t: t * 1.0))
+    state = rand((4,), 68)
+    cases.append(op_case("moving_average in inference", "moving_average", "moving_average({0}, {1})",
+                         [rand((4,), 69), state], lambda x, s: s + 0.0 * x, attrs={"momentum": 0.9}, predict=False,
+                         grad=False))
+    # While training it passes x on, and so does its gradient (the state follows x between steps).
+    cases.append(op_case("moving_average in training", "moving_average", "moving_average({0}, {1})",
+                         [rand((4,), 71), state], lambda x, s: x + 0.0 * s.detach(), attrs={"momentum": 0.9},
+                         predict=False, training=True))
+    cases.append(Case("moving_average state in predict", "moving_average", "moving_average({0}, {p}state)",
+                      [rand((4,), 70)], lambda x: torch.from_numpy(state) + 0.0 * x,
+                      body=["param {p}state: f32[4] = zeros(), trainable = false"], weights={"c0_state": state},
+                      group="moving_average predict"))
+    return cases
+
+
+def all_cases():
+    cases = []
+    for make in (unary_cases, binary_cases, compare_cases, where_cases, shape_cases, gather_cases, one_hot_cases,
+                 reduce_cases, matmul_cases, conv_pool_cases, softmax_cases):
+        cases += make()
+    import diff_layers
+    cases += diff_layers.layer_cases()
+    return cases

@@ -1,0 +1,147 @@
+"""The stdlib layers' cases of the differential suite: activations, losses and nn layers through
+`iputrain predict`, each in a model of its own (so its weights have their plain scope paths), with
+the weights given in a safetensors file and the same weights in the PyTorch reference."""
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from diff_cases import F32_EDGES, NAN, Case, f32, i32, rand
+
+
+def layer(name, expr, inputs, ref, **kw):
+    kw.setdefault("tol", (1e-5, 1e-5))
+    kw.setdefault("tol_half", (4e-3, 2e-3))
+    return Case(f"stdlib {name}", "stdlib." + name.split()[0], expr, inputs, ref, grad=False,
+                group="stdlib " + name, **kw)
+
+
+ACTIVATIONS = {
+    "identity": lambda x: x * 1.0,
+    "relu6": F.relu6,
+    "leaky_relu": lambda x: F.leaky_relu(x, 0.2),
+    "elu": F.elu,
+    "selu": F.selu,
+    "softplus": F.softplus,
+    "softsign": F.softsign,
+    "mish": F.mish,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu,
+    "sigmoid": torch.sigmoid,
+    "tanh": torch.tanh,
+    "hard_sigmoid": lambda x: torch.clamp(0.2 * x + 0.5, 0.0, 1.0),
+    "softmax": lambda x: torch.softmax(x, -1),
+    "log_softmax": lambda x: torch.log_softmax(x, -1),
+}
+
+
+def activation_cases():
+    edges = f32(*F32_EDGES)
+    cases = []
+    for name, ref in ACTIVATIONS.items():
+        x = edges if name not in ("softmax", "log_softmax") else rand((3, 5), 1, -3, 3)
+        cases.append(layer(f"activations.{name}", f"activations.{name}({{0}})", [x], ref))
+    return cases
+
+
+def loss_cases():
+    p = rand((3, 4), 2, 0.05, 0.95)
+    t = rand((3, 4), 3, 0, 1)
+    logits = rand((3, 4), 4, -3, 3)
+    return [
+        layer("losses.mse", 'losses.mse({0}, {1}, reduction = "none")', [logits, t], lambda a, b: (a - b) ** 2),
+        layer("losses.mae", 'losses.mae({0}, {1}, reduction = "none")', [logits, t], lambda a, b: (a - b).abs()),
+        layer("losses.binary_cross_entropy", 'losses.binary_cross_entropy({0}, {1}, reduction = "none")',
+              [np.concatenate([p, f32(0, 1, 1e-9, 1 - 1e-9).reshape(1, 4)]), np.concatenate([t, f32(0, 1, 1, 0).reshape(1, 4)])],
+              lambda a, b: F.binary_cross_entropy(a.clamp(1e-7, 1 - 1e-7), b, reduction="none"), tol=(1e-4, 1e-5),
+              half=False),  # its epsilon, 1e-7, is below half's resolution next to 1
+        layer("losses.sigmoid_cross_entropy", 'losses.sigmoid_cross_entropy({0}, {1}, reduction = "none")',
+              [logits, t], lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction="none")),
+        layer("losses.sparse_softmax_cross_entropy", 'losses.sparse_softmax_cross_entropy({0}, {1}, reduction = "none")',
+              [logits, i32(3, 0, 2)], lambda a, b: F.cross_entropy(a, b.long(), reduction="none")),
+        layer("losses.dense_softmax_cross_entropy", 'losses.dense_softmax_cross_entropy({0}, {1}, reduction = "none")',
+              [logits, torch.softmax(torch.from_numpy(t), -1).numpy()],
+              lambda a, b: -(b * torch.log_softmax(a, -1)).sum(-1)),
+        layer("losses.mean reduction", "losses.mse({0}, {1})", [logits, t], lambda a, b: ((a - b) ** 2).mean()),
+    ]
+
+
+def nn_cases():
+    x = rand((2, 5), 10)
+    k = rand((5, 3), 11, -0.5, 0.5)
+    bias = rand((3,), 12)
+    img = rand((2, 5, 4, 3), 13)
+    ck = rand((3, 3, 3, 2), 14, -0.5, 0.5)
+    cb = rand((2,), 15)
+    seq = rand((2, 3, 6), 16)
+    seq[1, 2, :] = 1.5  # a constant row: variance 0
+    gamma = rand((6,), 17, 0.5, 1.5)
+    beta = rand((6,), 18)
+    mm = rand((6,), 19)
+    mv = rand((6,), 20, 0.5, 2)
+    table = rand((7, 4), 21)
+    k1 = rand((5, 4), 22, -0.5, 0.5)
+    k2 = rand((4, 2), 23, -0.5, 0.5)
+    b1 = rand((4,), 24)
+    b2 = rand((2,), 25)
+
+    def group_norm_strided(t, g, b):
+        # The seed's strided grouping: channel k in group k % groups.
+        n, s, c = t.shape
+        v = t.reshape(n, s, c // 2, 2)
+        d = v - v.mean(dim=(1, 2), keepdim=True)
+        y = d * torch.rsqrt((d * d).mean(dim=(1, 2), keepdim=True) + 1e-6)
+        return y.reshape(n, s, c) * g + b
+
+    def group_norm_blocks(t, g, b):
+        y = F.group_norm(t.permute(0, 2, 1), 2, eps=1e-6).permute(0, 2, 1)
+        return y * g + b
+
+    return [
+        layer("nn.dense", "nn.dense({0}, 3, activation = relu)", [x], lambda t: torch.relu(t @ torch.from_numpy(k) +
+              torch.from_numpy(bias)), weights={"dense/kernel": k, "dense/bias": bias}),
+        layer("nn.dense no bias", "nn.dense({0}, 3, use_bias = false)", [x], lambda t: t @ torch.from_numpy(k),
+              weights={"dense/kernel": k}),
+        layer("nn.mlp", "nn.mlp({0}, [4, 2])", [x],
+              lambda t: torch.relu(t @ torch.from_numpy(k1) + torch.from_numpy(b1)) @ torch.from_numpy(k2) + torch.from_numpy(b2),
+              weights={"mlp/dense/kernel": k1, "mlp/dense/bias": b1, "mlp/dense_1/kernel": k2, "mlp/dense_1/bias": b2}),
+        layer("nn.conv2d same", 'nn.conv2d({0}, 2, kernel_size = 3, padding = "same")', [img],
+              lambda t: F.conv2d(t.permute(0, 3, 1, 2), torch.from_numpy(ck).permute(3, 2, 0, 1), torch.from_numpy(cb),
+                                 padding=1).permute(0, 2, 3, 1),
+              weights={"conv2d/kernel": ck, "conv2d/bias": cb}),
+        layer("nn.max_pool", "nn.max_pool({0})", [img],
+              lambda t: F.max_pool2d(t.permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)),
+        layer("nn.avg_pool", "nn.avg_pool({0})", [img],
+              lambda t: F.avg_pool2d(t.permute(0, 3, 1, 2), 2).permute(0, 2, 3, 1)),
+        layer("nn.global_avg_pool", "nn.global_avg_pool({0})", [img], lambda t: t.mean(dim=(1, 2))),
+        layer("nn.layer_norm", "nn.layer_norm({0})", [seq],
+              lambda t: F.layer_norm(t, (6,), torch.from_numpy(gamma), torch.from_numpy(beta), eps=1e-6),
+              weights={"layer_norm/gamma": gamma, "layer_norm/beta": beta}, tol=(1e-4, 1e-5)),
+        layer("nn.group_norm strided", "nn.group_norm({0})", [seq],
+              lambda t: group_norm_strided(t, torch.from_numpy(gamma), torch.from_numpy(beta)),
+              weights={"group_norm/gamma": gamma, "group_norm/beta": beta}, tol=(1e-4, 1e-5)),
+        layer("nn.group_norm blocks", "nn.group_norm({0}, strided = false)", [seq],
+              lambda t: group_norm_blocks(t, torch.from_numpy(gamma), torch.from_numpy(beta)),
+              weights={"group_norm/gamma": gamma, "group_norm/beta": beta}, tol=(1e-4, 1e-5)),
+        layer("nn.instance_norm", "nn.instance_norm({0})", [seq],
+              lambda t: F.instance_norm(t.permute(0, 2, 1), eps=1e-6).permute(0, 2, 1) * torch.from_numpy(gamma)
+              + torch.from_numpy(beta),
+              weights={"instance_norm/gamma": gamma, "instance_norm/beta": beta}, tol=(1e-4, 1e-5)),
+        layer("nn.batch_norm inference", "nn.batch_norm({0})", [seq],
+              lambda t: F.batch_norm(t.reshape(-1, 6), torch.from_numpy(mm), torch.from_numpy(mv), torch.from_numpy(gamma),
+                                     torch.from_numpy(beta), training=False, eps=1e-3).reshape(2, 3, 6),
+              weights={"batch_norm/gamma": gamma, "batch_norm/beta": beta, "batch_norm/moving_mean": mm,
+                       "batch_norm/moving_variance": mv}, tol=(1e-5, 1e-5)),
+        layer("nn.dropout inference", "nn.dropout({0}, 0.3)", [seq], lambda t: t * 1.0),
+        layer("nn.embedding", "nn.embedding({0}, 7, 4)", [i32(6, 0, 3, 3, 1, 2).reshape(2, 3)],
+              lambda ids: torch.from_numpy(table)[ids.long()], weights={"embedding/table": table}),
+        layer("nn.accuracy", "reshape(nn.accuracy({0}, {1}), [1])", [rand((4, 3), 26), i32(0, 1, 2, 1)],
+              lambda lg, lb: (lg.argmax(-1) == lb.long()).float().mean().reshape(1)),
+        layer("nn.mse", "reshape(nn.mse({0}, {1}), [1])", [x, rand((2, 5), 27)], lambda a, b: ((a - b) ** 2).mean().reshape(1)),
+    ]
+
+
+def layer_cases():
+    return activation_cases() + loss_cases() + nn_cases()
+
+
+_ = NAN
