@@ -38,6 +38,19 @@ std::string index_suffix(const std::vector<int64_t>& shape, int64_t flat) {
   return fmt::format("[{}]", fmt::join(idx, ","));
 }
 
+// The values of row `row` (element e, replica r: e * replicas + r) of every tensor, each after a comma.
+std::string csv_values(const std::vector<OutfeedTensor>& tensors, const std::vector<std::vector<int64_t>>& shapes,
+                       int64_t row) {
+  std::string out;
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    const int64_t n = product(shapes[k]);
+    for (int64_t i = 0; i < n; ++i) {
+      out += fmt::format(",{:.9g}", tensors[k].values[static_cast<size_t>(row * n + i)]);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 OutfeedFile::OutfeedFile(std::string path, OutfeedLayout layout) : path_(std::move(path)), layout_(std::move(layout)) {
@@ -150,14 +163,8 @@ std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tenso
     std::ofstream& out = spools_.front()->out;
     for (int64_t e = 0; e < elements; ++e) {
       for (int64_t rep = 0; rep < replicas; ++rep) {
-        std::string row = fmt::format("{},{},{}", step_of(e), micro_of(e), rep);
-        for (size_t k = 0; k < tensors.size(); ++k) {
-          const int64_t n = product(shapes_[k]);
-          for (int64_t i = 0; i < n; ++i) {
-            row += fmt::format(",{:.9g}", tensors[k].values[static_cast<size_t>((e * replicas + rep) * n + i)]);
-          }
-        }
-        out << row << "\n";
+        out << fmt::format("{},{},{}", step_of(e), micro_of(e), rep) << csv_values(tensors, shapes_, e * replicas + rep)
+            << "\n";
       }
     }
   } else {

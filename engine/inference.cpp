@@ -100,22 +100,22 @@ void InferenceRun::run_cycles(const data::Dataset& dataset, const std::vector<si
       throw Error(ErrorKind::Internal,
                   fmt::format("the inference outfeed holds {} values for {} outputs", got.size(), outputs.size()));
     }
-    // Element e = u * A + m of the execution, replica r: global micro-batch ((first + u) R + r) A + m.
-    for (int64_t u = 0; u < count; ++u) {
-      for (int32_t r = 0; r < replicas; ++r) {
-        for (int64_t m = 0; m < per_replica; ++m) {
-          const int64_t g = ((first + u) * replicas + r) * per_replica + m;
-          if (g >= micro_batches) {
-            continue;  // wrapped-around data filling the last cycle
-          }
-          const int64_t e = u * per_replica + m;
-          for (size_t k = 0; k < outputs.size(); ++k) {
-            const int64_t numel = plan_.graph.type(outputs[k].value).numel();
-            row[k] = got[k].values.data() + (e * replicas + r) * numel;
-          }
-          sink(g, row);
-        }
+    // Element e = u * A + m of the execution, replica r: global micro-batch ((first + u) R + r) A + m,
+    // taken in that global order (u, then r, then m).
+    for (int64_t i = 0; i < count * replicas * per_replica; ++i) {
+      const int64_t u = i / (replicas * per_replica);
+      const auto r = static_cast<int32_t>((i / per_replica) % replicas);
+      const int64_t m = i % per_replica;
+      const int64_t g = (first + u) * replicas * per_replica + i % (replicas * per_replica);
+      if (g >= micro_batches) {
+        continue;  // wrapped-around data filling the last cycle
       }
+      const int64_t e = u * per_replica + m;
+      for (size_t k = 0; k < outputs.size(); ++k) {
+        const int64_t numel = plan_.graph.type(outputs[k].value).numel();
+        row[k] = got[k].values.data() + (e * replicas + r) * numel;
+      }
+      sink(g, row);
     }
   }
 }

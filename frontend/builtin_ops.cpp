@@ -213,10 +213,10 @@ Value b_split(CallArgs& c) {
   if (c.args[1].kind == K::Int) {
     const int64_t n = c.args[1].i;
     if (n <= 0 || dim % n != 0) {
-      throw Error(ErrorKind::Semantic,
-                  fmt::format("split: dimension {} of {} ({}) does not divide into {} equal parts", axis,
-                              x_type, dim, n),
-                  c.spans[1], "give the part sizes as a list, e.g. split(x, [2, 3], axis = -1)");
+      throw Error(
+          ErrorKind::Semantic,
+          fmt::format("split: dimension {} of {} ({}) does not divide into {} equal parts", axis, x_type, dim, n),
+          c.spans[1], "give the part sizes as a list, e.g. split(x, [2, 3], axis = -1)");
     }
     sizes.assign(static_cast<size_t>(n), dim / n);
   } else {
@@ -229,10 +229,10 @@ Value b_split(CallArgs& c) {
       total += v;
     }
     if (total != dim) {
-      throw Error(ErrorKind::Semantic,
-                  fmt::format("split: the part sizes add up to {}, but dimension {} of {} is {}", total, axis,
-                              x_type, dim),
-                  c.spans[1], "the sizes must cover the dimension exactly");
+      throw Error(
+          ErrorKind::Semantic,
+          fmt::format("split: the part sizes add up to {}, but dimension {} of {} is {}", total, axis, x_type, dim),
+          c.spans[1], "the sizes must cover the dimension exactly");
     }
   }
   std::vector<Value> parts;

@@ -125,7 +125,8 @@ Value Elaborator::index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
     // The op reads a negative end from the end of the dimension: past the start is -n - 1.
     end[a] = stop < 0 ? -n - 1 : stop;
     strides[a] = step;
-    sizes[a] = step > 0 ? (stop > b ? (stop - b + step - 1) / step : 0) : (b > stop ? (b - stop - step - 1) / -step : 0);
+    sizes[a] =
+        step > 0 ? (stop > b ? (stop - b + step - 1) / step : 0) : (b > stop ? (b - stop - step - 1) / -step : 0);
     if (sizes[a] == 0) {
       fail(sub.span, fmt::format("the slice {} of dimension {} of {} is empty", snippet(sub.span), axis, type.str()),
            "tensors cannot have empty dimensions; check the bounds");

@@ -1,6 +1,6 @@
 // Binary operators: folded at compile time on numbers, strings and lists, or an IR op on tensors.
-#include "frontend/elaborator_impl.hpp"
 #include "frontend/builtins.hpp"
+#include "frontend/elaborator_impl.hpp"
 
 #include <fmt/format.h>
 

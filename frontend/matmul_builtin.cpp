@@ -10,9 +10,7 @@ namespace iputrain::frontend {
 
 namespace {
 
-Shape batch_of(const Shape& s) {
-  return Shape(s.begin(), s.end() - 2);
-}
+Shape batch_of(const Shape& s) { return Shape(s.begin(), s.end() - 2); }
 
 // NumPy broadcasting of two batch shapes, or nothing when a pair of dimensions differs and
 // neither is 1.
@@ -70,9 +68,8 @@ namespace {
 
 Value b_matmul(CallArgs& c) {
   using namespace builtin_args;
-  return Value::of_tensor(
-      add_matmul(c.graph, tensor(c, 0, "a"), tensor(c, 1, "b"), boolean(c, 2, "transpose_a"),
-                 boolean(c, 3, "transpose_b"), c.span));
+  return Value::of_tensor(add_matmul(c.graph, tensor(c, 0, "a"), tensor(c, 1, "b"), boolean(c, 2, "transpose_a"),
+                                     boolean(c, 3, "transpose_b"), c.span));
 }
 
 }  // namespace

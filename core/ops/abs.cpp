@@ -32,6 +32,7 @@ const OpDef kAbsOp{
     .doc = "abs(x) = |x| (f32); gradient sign(x), 0 at 0.",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges = "abs(nan) = nan, abs(-0) = 0. Gradient dy * sign(x): 0 at 0 and at nan (PyTorch).",
 };
 
 }  // namespace iputrain::ir

@@ -15,8 +15,7 @@ void forward(const KernelArgs& args) {
   if (a.type->dtype == DType::I32) {
     // i32 wraps on overflow (two's complement, as NumPy and PyTorch): computed on the same bits
     // as uint32, whose arithmetic is defined to wrap.
-    broadcast_binary<uint32_t, uint32_t, uint32_t>(a, b, args.output,
-                                                   [](uint32_t x, uint32_t y) { return x + y; });
+    broadcast_binary<uint32_t, uint32_t, uint32_t>(a, b, args.output, [](uint32_t x, uint32_t y) { return x + y; });
   } else {
     broadcast_binary<float, float, float>(a, b, args.output, [](float x, float y) { return x + y; });
   }
@@ -45,6 +44,9 @@ const OpDef kAddOp{
     .backward = backward,
     .cost = cost,
     .doc = "a + b, NumPy broadcasting (f32, i32).",
+    .edges =
+        "f32: IEEE 754 (nan propagates, inf + -inf = nan, overflow gives ±inf). i32: exact, wrapping "
+        "on overflow (two's complement), as NumPy and PyTorch.",
 };
 
 }  // namespace iputrain::ir

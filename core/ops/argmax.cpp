@@ -11,9 +11,7 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   return infer_arg_extreme(*in[0], attrs, "argmax");
 }
 
-void forward(const KernelArgs& args) {
-  arg_extreme_forward(args, true);
-}
+void forward(const KernelArgs& args) { arg_extreme_forward(args, true); }
 
 }  // namespace
 
@@ -25,8 +23,10 @@ const OpDef kArgmaxOp{
     .forward = forward,
     .backward = nullptr,
     .cost = arg_extreme_cost,
-    .doc = "argmax(x f32 | i32; axis = -1) -> i32 with that axis removed; ties pick the first index, the "
-           "first nan wins.",
+    .doc =
+        "argmax(x f32 | i32; axis = -1) -> i32 with that axis removed; ties pick the first index, the "
+        "first nan wins.",
+    .edges = "ties pick the first index; the first nan is the largest (NumPy, PyTorch); f32 and i32.",
 };
 
 }  // namespace iputrain::ir

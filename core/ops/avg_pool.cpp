@@ -53,6 +53,7 @@ const OpDef kAvgPoolOp{
     .doc =
         "avg_pool(x f32[N,H,W,C]; ksize, strides = ksize, padding = \"valid\" | \"same\"): window means "
         "over non-padded positions.",
+    .edges = "means over the window's positions inside the input (TF \"same\"); nan and inf propagate.",
 };
 
 }  // namespace iputrain::ir

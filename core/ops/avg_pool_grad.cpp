@@ -70,6 +70,7 @@ const OpDef kAvgPoolGradOp{
     .doc =
         "avg_pool_grad(dy; avg_pool's attrs, input_shape): dy spread evenly over each window's non-padded "
         "positions.",
+    .edges = "dy spread over the positions each mean counted.",
 };
 
 }  // namespace iputrain::ir

@@ -56,6 +56,7 @@ const OpDef kBroadcastToOp{
     .backward = backward,
     .cost = cost,
     .doc = "broadcast_to(x; shape) repeats x along size-1 and new leading dimensions (any dtype).",
+    .edges = "copies values unchanged; its gradient sums the copies.",
 };
 
 }  // namespace iputrain::ir

@@ -114,6 +114,11 @@ const OpDef kCastOp{
     .doc =
         "cast(x; dtype = \"f32\" | \"i32\" | \"bool\") converts elements; f32 -> i32 truncates toward zero "
         "and saturates.",
+    .edges =
+        "f32 -> i32 truncates toward zero and saturates at [-2^31, 2^31 - 1]; nan gives 0 (C leaves "
+        "it undefined; NumPy and PyTorch give -2^31 on x86, which would turn a nan into a "
+        "valid-looking index). i32 -> f32 rounds to nearest even (16777217 -> 16777216). To bool: x "
+        "!= 0, so nan is true.",
 };
 
 }  // namespace iputrain::ir

@@ -98,6 +98,7 @@ const OpDef kConcatOp{
     .backward = backward,
     .cost = cost,
     .doc = "concat(x1, ..., xn; axis = 0) joins tensors of one dtype and rank along axis.",
+    .edges = "moves values unchanged.",
 };
 
 }  // namespace iputrain::ir

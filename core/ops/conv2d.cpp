@@ -83,6 +83,9 @@ const OpDef kConv2DOp{
         "conv2d(x f32[N,H,W,C], filter f32[KH,KW,C,F]; strides = [1,1], dilations = [1,1], padding = "
         "\"valid\" | \"same\") -> f32[N,OH,OW,F].",
     .workspace = workspace,
+    .edges =
+        "IEEE sums as matmul: nan and inf propagate through the windows that hold them; zero padding "
+        "adds nothing.",
 };
 
 }  // namespace iputrain::ir

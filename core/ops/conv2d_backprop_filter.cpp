@@ -68,6 +68,7 @@ const OpDef kConv2DBackpropFilterOp{
         "conv2d_backprop_filter(x, dy; conv2d's attrs, filter_shape): the gradient of conv2d for its "
         "filter.",
     .workspace = workspace,
+    .edges = "matmul's sums.",
 };
 
 }  // namespace iputrain::ir

@@ -82,6 +82,7 @@ const OpDef kConv2DBackpropInputOp{
         "conv2d_backprop_input(dy, filter; conv2d's attrs, input_shape): the gradient of conv2d for its "
         "input.",
     .workspace = workspace,
+    .edges = "matmul's sums.",
 };
 
 }  // namespace iputrain::ir

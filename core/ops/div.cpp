@@ -49,6 +49,9 @@ const OpDef kDivOp{
     .backward = backward,
     .cost = cost,
     .doc = "a / b, NumPy broadcasting (f32).",
+    .edges =
+        "IEEE 754: x / 0 = ±inf, 0 / 0 = nan. The gradient for b is -dy * ((a / b) / b), PyTorch's "
+        "order (no overflow for a tiny b).",
 };
 
 }  // namespace iputrain::ir

@@ -93,6 +93,7 @@ const OpDef kDropoutMaskOp{
     .doc =
         "dropout_mask([x]; rate, shape, name) -> f32 mask of 0 (probability rate) or 1/(1-rate), keyed by "
         "(seed, name, step, sample); all ones when not training.",
+    .edges = "reads no value of x; all ones when not training.",
 };
 
 }  // namespace iputrain::ir

@@ -50,6 +50,7 @@ const OpDef kEqualOp{
     .backward = nullptr,
     .cost = cost,
     .doc = "a == b -> bool, NumPy broadcasting (f32, i32, bool).",
+    .edges = "IEEE 754: nan equals nothing, itself included; -0 == 0.",
 };
 
 }  // namespace iputrain::ir

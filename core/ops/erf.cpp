@@ -32,6 +32,7 @@ const OpDef kErfOp{
     .doc = "erf(x) = 2/sqrt(pi) * integral of e^(-t^2) from 0 to x, the Gauss error function (f32).",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges = "±1 at ±inf; nan stays nan.",
 };
 
 }  // namespace iputrain::ir

@@ -47,6 +47,9 @@ const OpDef kExpOp{
     .doc = "exp(x) = e^x (f32).",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges =
+        "exp(-inf) = 0, exp(inf) = inf; finite up to ln(FLT_MAX) = 88.72, inf beyond; nan stays nan. "
+        "The same values on every path (vector or scalar).",
 };
 
 }  // namespace iputrain::ir

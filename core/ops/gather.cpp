@@ -75,6 +75,7 @@ const OpDef kGatherOp{
         "params.shape[axis+1:]: the embedding lookup.",
     .inputs = kInputs,
     .attrs = kAttrs,
+    .edges = "moves values unchanged; an index outside the axis stops the run with a located data error.",
 };
 
 }  // namespace iputrain::ir

@@ -74,6 +74,7 @@ const OpDef kGatherGradOp{
     .doc =
         "gather_grad(indices, dy; axis, shape): scatter-add of dy into zeros of shape; the gradient of "
         "gather.",
+    .edges = "duplicate indices add.",
 };
 
 }  // namespace iputrain::ir

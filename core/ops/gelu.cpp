@@ -54,6 +54,7 @@ const OpDef kGeluOp{
     .inputs = kInputX,
     .attrs = kAttrs,
     .derivative = derivative,
+    .edges = "gelu(inf) = inf, gelu(-inf) = 0 (both forms); nan stays nan.",
 };
 
 }  // namespace iputrain::ir

@@ -24,6 +24,7 @@ const OpDef kGreaterOp{
     .backward = nullptr,
     .cost = compare_cost,
     .doc = "a > b -> bool, NumPy broadcasting (f32, i32).",
+    .edges = "IEEE 754: false whenever a side is nan.",
 };
 
 }  // namespace iputrain::ir

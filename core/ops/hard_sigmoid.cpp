@@ -16,7 +16,8 @@ Cost cost(const Graph& g, const Node& node) {
 
 void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
   GradBlock b(x, dy, dx, n);
-  b.dx = (b.x > -2.5f && b.x < 2.5f).select(0.2f * b.dy, 0.0f);
+  // Inclusive at the ends, as the gradient of a clip in PyTorch and TensorFlow.
+  b.dx = (b.x >= -2.5f && b.x <= 2.5f).select(0.2f * b.dy, 0.0f);
 }
 
 }  // namespace
@@ -32,6 +33,9 @@ const OpDef kHardSigmoidOp{
     .doc = "hard_sigmoid(x) = clip(0.2 x + 0.5, 0, 1) (f32, Keras).",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges =
+        "Keras' clip(0.2 x + 0.5, 0, 1), not PyTorch's x / 6 + 0.5; nan stays nan. Gradient 0.2 on "
+        "[-2.5, 2.5], ends included (the gradient of a clip), 0 outside.",
 };
 
 }  // namespace iputrain::ir

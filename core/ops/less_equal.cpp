@@ -25,6 +25,7 @@ const OpDef kLessEqualOp{
     .backward = nullptr,
     .cost = compare_cost,
     .doc = "a <= b -> bool, NumPy broadcasting (f32, i32).",
+    .edges = "IEEE 754: false whenever a side is nan.",
 };
 
 }  // namespace iputrain::ir

@@ -43,6 +43,9 @@ const OpDef kLogOp{
     .doc = "log(x), natural logarithm (f32); log(0) = -inf.",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges =
+        "log(0) = -inf, log(x < 0) = nan, log(inf) = inf; denormals exact (log(1e-40) = -92.1). "
+        "Gradient dy / x (inf at 0).",
 };
 
 }  // namespace iputrain::ir

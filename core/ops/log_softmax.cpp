@@ -35,6 +35,9 @@ const OpDef kLogSoftmaxOp{
     .doc = "log_softmax(x; axis = -1) = x - logsumexp(x) along axis (f32), stable.",
     .inputs = kInputX,
     .attrs = kAttrs,
+    .edges =
+        "max-subtracted: large logits do not overflow; -inf gives -inf; a row holding nan or +inf "
+        "gives nan (PyTorch).",
 };
 
 }  // namespace iputrain::ir

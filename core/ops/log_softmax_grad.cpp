@@ -26,6 +26,7 @@ const OpDef kLogSoftmaxGradOp{
     .backward = nullptr,
     .cost = cost,
     .doc = "log_softmax_grad(y, dy; axis) = dy - exp(y) * sum(dy): the gradient of log_softmax.",
+    .edges = "as log_softmax's.",
 };
 
 }  // namespace iputrain::ir

@@ -42,7 +42,11 @@ Dims dims_of(const TensorType& a, const TensorType& b, bool ta, bool tb) {
   d.b_shared = b.rank() == 2;
   if (d.b_shared && !ta) {
     d.batch = 1;
-    d.m = a.numel() / d.k;
+    // Every row of a, however many leading dimensions hold them (k may be 0: no division by it).
+    d.m = 1;
+    for (size_t i = 0; i + 1 < a.shape.size(); ++i) {
+      d.m *= a.shape[i];
+    }
     return d;
   }
   // Compared in place: the forward kernel calls this too and must not allocate.
@@ -150,6 +154,9 @@ const OpDef kMatMulOp{
         "a[..., m, k] @ b[k, n] or batched a[B..., m, k] @ b[B..., k, n]; attrs transpose_a, transpose_b "
         "(0/1).",
     .inputs = kInputs,
+    .edges =
+        "IEEE sums: inf * 0 = nan and nan propagates; each sum's order depends on the shape only, so "
+        "every plan and thread count gives the same bits.",
 };
 
 }  // namespace iputrain::ir

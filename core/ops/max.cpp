@@ -75,6 +75,7 @@ const OpDef kMaxOp{
     .doc =
         "max(x f32; axes = all, keepdims = 0): the maximum over axes; the gradient is shared evenly by "
         "tied maxima.",
+    .edges = "nan propagates; i32 exact. Gradient shared evenly by tied maxima (as torch.amax).",
 };
 
 }  // namespace iputrain::ir

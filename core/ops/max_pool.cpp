@@ -60,6 +60,9 @@ const OpDef kMaxPoolOp{
     .doc =
         "max_pool(x f32[N,H,W,C]; ksize, strides = ksize, padding = \"valid\" | \"same\"): window maxima "
         "per channel.",
+    .edges =
+        "a window holding nan gives nan (PyTorch); padding never wins (TF \"same\"). Gradient to the "
+        "first maximum of each window.",
 };
 
 }  // namespace iputrain::ir

@@ -77,6 +77,7 @@ const OpDef kMaxPoolGradOp{
     .backward = nullptr,
     .cost = pool_cost,
     .doc = "max_pool_grad(x, dy; max_pool's attrs): dy added at the first maximum of each window.",
+    .edges = "dy to the first maximum of each window.",
 };
 
 }  // namespace iputrain::ir

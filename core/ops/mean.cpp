@@ -1,5 +1,7 @@
 // mean: the average over attribute axes (empty = all; negative count from the end), dropping them
 // unless keepdims = 1 (f32). Gradient: dy / count broadcast back over the reduced axes.
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "core/ops/reduce_util.hpp"
@@ -17,8 +19,9 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 }
 
 void forward(const KernelArgs& args) {
-  const int64_t count = args.inputs[0].numel() / std::max<int64_t>(args.output.numel(), 1);
-  reduce_sum<float>(args, count > 0 ? 1.0f / static_cast<float>(count) : 0.0f);
+  // The mean of nothing is 0 / 0 = nan, as in NumPy and PyTorch.
+  const int64_t count = reduce_count(*args.inputs[0].type, args.node.attrs);
+  reduce_sum<float>(args, count > 0 ? 1.0f / static_cast<float>(count) : std::numeric_limits<float>::quiet_NaN());
 }
 
 std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
@@ -49,6 +52,9 @@ const OpDef kMeanOp{
     .backward = backward,
     .cost = cost,
     .doc = "mean(x f32; axes = all, keepdims = 0): the average over axes (negative count from the end).",
+    .edges =
+        "the sum's rules, then divided by the count (a sum that overflows gives ±inf); the mean of an empty axis is "
+        "nan (0 / 0), as in NumPy and PyTorch.",
 };
 
 }  // namespace iputrain::ir

@@ -32,6 +32,9 @@ const OpDef kMinimumOp{
     .doc =
         "minimum(a, b): the elementwise smaller value, broadcasting (f32, i32); the gradient goes to the "
         "smaller side, half to each on ties.",
+    .edges =
+        "nan on either side gives nan (NumPy, PyTorch); i32 exact. Gradient: dy/2 to each side on "
+        "ties, 0 to the larger side, dy to both next to a nan (PyTorch).",
 };
 
 }  // namespace iputrain::ir

@@ -73,6 +73,7 @@ const OpDef kMinMaxGradOp{
     .doc =
         "minmax_grad(a, b, dy; mode = \"max\" | \"min\", side = 0 | 1): 0 where the other side wins, dy/2 on "
         "ties, else dy (both sides get dy next to a nan).",
+    .edges = "the tie and nan rules of maximum and minimum.",
 };
 
 }  // namespace iputrain::ir

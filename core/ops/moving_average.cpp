@@ -61,6 +61,7 @@ const OpDef kMovingAverageOp{
     .doc =
         "moving_average(x, state; momentum) -> x while training (gradient into x), state when not; once per "
         "weight update the engine sets state = state * momentum + mean of the update's x * (1 - momentum).",
+    .edges = "passes values unchanged.",
 };
 
 }  // namespace iputrain::ir

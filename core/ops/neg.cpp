@@ -58,6 +58,7 @@ const OpDef kNegOp{
     .cost = cost,
     .doc = "-x (f32, i32).",
     .inputs = kInputX,
+    .edges = "f32: flips the sign (nan stays nan, -0 and 0 swap). i32 wraps: -(-2^31) = -2^31.",
 };
 
 }  // namespace iputrain::ir

@@ -25,6 +25,7 @@ const OpDef kNotEqualOp{
     .backward = nullptr,
     .cost = compare_cost,
     .doc = "a != b -> bool, NumPy broadcasting (f32, i32, bool).",
+    .edges = "IEEE 754: nan differs from everything, itself included; -0 == 0.",
 };
 
 }  // namespace iputrain::ir

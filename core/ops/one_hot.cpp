@@ -66,6 +66,9 @@ const OpDef kOneHotOp{
         "of off.",
     .inputs = kInputs,
     .attrs = kAttrs,
+    .edges =
+        "an index outside [0, depth) gives a row of `off` (PyTorch refuses it, TensorFlow gives "
+        "zeros).",
 };
 
 }  // namespace iputrain::ir

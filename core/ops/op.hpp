@@ -125,6 +125,10 @@ struct OpDef {
   std::span<const AttrSpec> attrs = {};
   //! f32 unary ops: their derivative, which unary_grad (the gradient these ops share) runs.
   DerivativeFn derivative = nullptr;
+  //! docs/ops.md's "Special values": what the op gives for nan, ±inf, -0, overflow and ties, and
+  //! where that differs from NumPy or PyTorch, why. Required of every op with a kernel
+  //! (iputrain_gen_ops_doc refuses to write the docs without it); tests/diff checks it.
+  std::string_view edges = {};
 };
 
 //! The op table entry for `kind`.

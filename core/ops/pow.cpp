@@ -21,9 +21,7 @@ bool times_log_base(const Attrs& attrs) {
   return attrs.get_int("times_log_base", 0) != 0;
 }
 
-bool times_exponent(const Attrs& attrs) {
-  return attrs.get_int("times_exponent", 0) != 0;
-}
+bool times_exponent(const Attrs& attrs) { return attrs.get_int("times_exponent", 0) != 0; }
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   TensorType t = infer_broadcast(in);
@@ -38,8 +36,9 @@ void forward(const KernelArgs& args) {
   const Tensor& a = args.inputs[0];
   const Tensor& b = args.inputs[1];
   if (times_log_base(args.node.attrs)) {
-    broadcast_binary<float, float, float>(
-        a, b, args.output, [](float x, float y) { return x == 0.0f && y >= 0.0f ? 0.0f : std::pow(x, y) * std::log(x); });
+    broadcast_binary<float, float, float>(a, b, args.output, [](float x, float y) {
+      return x == 0.0f && y >= 0.0f ? 0.0f : std::pow(x, y) * std::log(x);
+    });
     return;
   }
   if (times_exponent(args.node.attrs)) {
@@ -55,7 +54,8 @@ void forward(const KernelArgs& args) {
   if (b.numel() == 1 && b.f32()[0] == 0.5f) {
     // pow(-inf, 0.5) is +inf and pow(-0, 0.5) is +0, where sqrt gives nan and -0.
     broadcast_binary<float, float, float>(a, b, args.output, [](float x, float) {
-      return x == -std::numeric_limits<float>::infinity() ? std::numeric_limits<float>::infinity() : std::sqrt(x) + 0.0f;
+      return x == -std::numeric_limits<float>::infinity() ? std::numeric_limits<float>::infinity()
+                                                          : std::sqrt(x) + 0.0f;
     });
     return;
   }
@@ -107,6 +107,10 @@ const OpDef kPowOp{
     .backward = backward,
     .cost = cost,
     .doc = "a ** b, NumPy broadcasting (f32); std::pow semantics.",
+    .edges =
+        "std::pow: x ** 0 = 1 (nan too), 1 ** y = 1, a negative base with a fractional exponent = "
+        "nan, (-inf) ** 0.5 = +inf, (±0) ** negative = inf. Gradient for a: 0 where b = 0; for b: 0 "
+        "at a = 0 when b >= 0, nan for a < 0 (as PyTorch).",
 };
 
 }  // namespace iputrain::ir

@@ -45,6 +45,7 @@ const OpDef kRecomputationCheckpointOp{
         "x unchanged; the planner stashes it instead of recomputing it "
         "(recompute_and_backpropagate_interleaved).",
     .inputs = kInputX,
+    .edges = "passes values unchanged.",
 };
 
 }  // namespace iputrain::ir

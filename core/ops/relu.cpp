@@ -47,6 +47,9 @@ const OpDef kReluOp{
     .cost = cost,
     .doc = "max(x, 0) (f32); nan stays nan. Gradient 0 at x = 0.",
     .inputs = kInputX,
+    .edges =
+        "nan stays nan, -0 gives 0. Gradient 0 at x <= 0 (the kink included), dy where x is nan "
+        "(PyTorch).",
 };
 
 }  // namespace iputrain::ir

@@ -49,6 +49,7 @@ const OpDef kReluGradOp{
     .backward = nullptr,
     .cost = cost,
     .doc = "relu_grad(x, dy) = 0 where x <= 0, else dy (a nan x passes dy, as in PyTorch): the gradient of relu.",
+    .edges = "0 where x <= 0, dy elsewhere, nan x included.",
 };
 
 }  // namespace iputrain::ir

@@ -64,6 +64,7 @@ const OpDef kReshapeOp{
     .backward = backward,
     .cost = nullptr,
     .doc = "reshape(x; shape) keeps the elements in order; one entry of shape may be -1.",
+    .edges = "moves no value: every bit pattern passes unchanged.",
 };
 
 }  // namespace iputrain::ir

@@ -17,8 +17,7 @@ Cost cost(const Graph& g, const Node& node) {
 void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
   GradBlock b(x, dy, dx, n);
   // -y^3 / 2 with y = rsqrt(x), as PyTorch computes it (the sign at -0 follows y = -inf).
-  const Eigen::ArrayXf y = b.x.rsqrt();
-  b.dx = -0.5f * b.dy * (y * y * y);
+  b.dx = -0.5f * b.dy * b.x.rsqrt().cube();
 }
 
 }  // namespace
@@ -34,6 +33,9 @@ const OpDef kRsqrtOp{
     .doc = "rsqrt(x) = 1 / sqrt(x) (f32).",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges =
+        "rsqrt(0) = inf, rsqrt(-0) = -inf, rsqrt(inf) = 0, rsqrt(x < 0) = nan. Gradient -dy * y^3 / 2 "
+        "(PyTorch's form).",
 };
 
 }  // namespace iputrain::ir

@@ -32,6 +32,7 @@ const OpDef kSigmoidOp{
     .doc = "sigmoid(x) = 1 / (1 + e^-x) (f32), stable for large |x|.",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges = "0 at -inf, 1 at inf, no overflow for large |x|; nan stays nan.",
 };
 
 }  // namespace iputrain::ir

@@ -58,6 +58,7 @@ const OpDef kSigmoidCrossEntropyWithLogitsOp{
     .doc =
         "sigmoid_cross_entropy_with_logits(logits, labels f32 same shape) = max(x,0) - x z + log(1 + "
         "exp(-|x|)), elementwise and stable.",
+    .edges = "stable for any finite logit (±1000 included); nan propagates.",
 };
 
 }  // namespace iputrain::ir

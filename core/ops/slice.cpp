@@ -60,6 +60,9 @@ const OpDef kSliceOp{
     .doc =
         "slice(x; begin, end, strides = 1): a strided window, NumPy rules (negative counts from the end, "
         "clamped); any dtype.",
+    .edges =
+        "moves values unchanged; a negative stride walks backwards from begin, bounds clamped as in "
+        "NumPy.",
 };
 
 }  // namespace iputrain::ir

@@ -59,6 +59,7 @@ const OpDef kSliceGradOp{
     .doc =
         "slice_grad(dy; begin, end, strides, shape): zeros of shape with dy written at the slice; the "
         "gradient of slice.",
+    .edges = "zeros outside the slice.",
 };
 
 }  // namespace iputrain::ir

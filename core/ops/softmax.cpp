@@ -35,6 +35,9 @@ const OpDef kSoftmaxOp{
     .doc = "softmax(x; axis = -1) = exp(x) / sum(exp(x)) along axis (f32), max-subtracted.",
     .inputs = kInputX,
     .attrs = kAttrs,
+    .edges =
+        "max-subtracted: large logits do not overflow; -inf gives 0; a row holding nan or +inf gives "
+        "nan (PyTorch).",
 };
 
 }  // namespace iputrain::ir

@@ -69,6 +69,9 @@ const OpDef kSoftmaxCrossEntropyOp{
         "softmax_cross_entropy(logits f32[..., C], labels i32[...]) -> f32[...]: "
         "logsumexp(logits) - logits[label], stable.",
     .inputs = kInputs,
+    .edges =
+        "stable logsumexp: logits of ±1000 give finite losses; a label outside [0, C) stops the run "
+        "with a located data error.",
 };
 
 }  // namespace iputrain::ir

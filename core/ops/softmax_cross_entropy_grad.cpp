@@ -60,6 +60,7 @@ const OpDef kSoftmaxCrossEntropyGradOp{
     .backward = nullptr,
     .cost = cost,
     .doc = "softmax_cross_entropy_grad(logits, labels, dy) = (softmax(logits) - onehot(labels)) * dy.",
+    .edges = "as softmax_cross_entropy's.",
 };
 
 }  // namespace iputrain::ir

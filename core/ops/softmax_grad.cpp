@@ -26,6 +26,7 @@ const OpDef kSoftmaxGradOp{
     .backward = nullptr,
     .cost = cost,
     .doc = "softmax_grad(y, dy; axis) = y * (dy - sum(dy * y)): the gradient of softmax.",
+    .edges = "as softmax's.",
 };
 
 }  // namespace iputrain::ir

@@ -42,6 +42,9 @@ const OpDef kSqrtOp{
     .doc = "sqrt(x) (f32).",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges =
+        "correctly rounded on every path: sqrt(-0) = -0, sqrt(x < 0) = nan, sqrt(inf) = inf. Gradient "
+        "dy / (2 sqrt(x)): inf at 0.",
 };
 
 }  // namespace iputrain::ir

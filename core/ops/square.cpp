@@ -31,6 +31,7 @@ const OpDef kSquareOp{
     .doc = "square(x) = x * x (f32).",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges = "overflows to inf beyond ±1.8e19; nan stays nan.",
 };
 
 }  // namespace iputrain::ir

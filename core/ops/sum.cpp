@@ -48,6 +48,10 @@ const OpDef kSumOp{
     .backward = backward,
     .cost = cost,
     .doc = "sum(x f32|i32; axes = all, keepdims = 0): the sum over axes (negative count from the end).",
+    .edges =
+        "f32: nan propagates, overflow gives ±inf, inf + -inf = nan; added in an order fixed by the "
+        "shape. i32 wraps on overflow, as NumPy's sum(dtype = int32) (NumPy's default and PyTorch "
+        "widen to int64).",
 };
 
 }  // namespace iputrain::ir

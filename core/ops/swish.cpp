@@ -31,6 +31,7 @@ const OpDef kSwishOp{
     .doc = "swish(x) = x * sigmoid(x) (f32), also known as SiLU.",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges = "swish(inf) = inf, swish(-inf) = 0; nan stays nan.",
 };
 
 }  // namespace iputrain::ir

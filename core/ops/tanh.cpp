@@ -31,6 +31,7 @@ const OpDef kTanhOp{
     .doc = "tanh(x) (f32).",
     .inputs = kInputX,
     .derivative = derivative,
+    .edges = "±1 at ±inf; nan stays nan.",
 };
 
 }  // namespace iputrain::ir

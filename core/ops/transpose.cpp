@@ -137,6 +137,7 @@ const OpDef kTransposeOp{
     .backward = backward,
     .cost = cost,
     .doc = "transpose(x; perm = reversed): out.shape[i] = x.shape[perm[i]] (any dtype).",
+    .edges = "moves values unchanged.",
 };
 
 }  // namespace iputrain::ir

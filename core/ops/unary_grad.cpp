@@ -66,6 +66,7 @@ const OpDef kUnaryGradOp{
         "unary_grad(x, dy; fn, and fn's attributes) = dy * f'(x) for the unary op named fn: the shared "
         "gradient.",
     .attrs = kAttrs,
+    .edges = "the gradient rules of the op named fn.",
 };
 
 }  // namespace iputrain::ir

@@ -90,6 +90,7 @@ const OpDef kWhereOp{
     .backward = backward,
     .cost = cost,
     .doc = "where(cond bool, a, b) = a where cond else b, broadcasting all three; differentiable in a and b.",
+    .edges = "selects: a nan or inf on the side not chosen never reaches the output, and gets gradient 0.",
 };
 
 }  // namespace iputrain::ir

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
@@ -55,12 +56,47 @@ std::string markdown() {
     ++count;
   }
   md += fmt::format("\n{} ops.\n", count);
+  md +=
+      "\n## Special values\n\n"
+      "What each op gives at the edges: nan, ±inf, -0, overflow, i32 extremes and ties. Unless a row\n"
+      "says otherwise, f32 follows IEEE 754 as NumPy and PyTorch do, every path of a kernel (vector\n"
+      "blocks and scalar tails, any tensor size, any thread count) gives the same values, and i32\n"
+      "arithmetic is exact and wraps on overflow. `tests/diff` checks every row against PyTorch and\n"
+      "NumPy, through `predict` and through the op harness, in f32 and in f16 (where each result is\n"
+      "rounded to half and a finite result beyond ±65504 saturates, see docs/training.md).\n\n"
+      "**Gradients at kinks** follow PyTorch: 0 at the kink of relu (x = 0) and of abs (x = 0 and\n"
+      "nan); maximum and minimum give dy/2 to each side on ties; a reduction's max shares dy evenly\n"
+      "among tied maxima; max_pool gives it to the first maximum of a window; a clip (hard_sigmoid)\n"
+      "passes dy at its ends.\n\n"
+      "| op | special values |\n"
+      "|---|---|\n";
+  for (int k = 0; k < static_cast<int>(OpKind::Count); ++k) {
+    const OpDef& def = iputrain::ir::op_def(static_cast<OpKind>(k));
+    if (def.forward == nullptr) {
+      continue;
+    }
+    if (def.edges.empty()) {
+      throw std::runtime_error(
+          fmt::format("op `{}` has no `edges` text: say what it gives for nan, ±inf, -0, "
+                      "overflow and ties (core/ops/)",
+                      def.name));
+    }
+    md += fmt::format("| `{}` | {} |\n", def.name, cell(def.edges));
+  }
   return md;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
+  if (argc == 2 && std::string(argv[1]) == "--list") {
+    for (int k = 0; k < static_cast<int>(OpKind::Count); ++k) {
+      const OpDef& def = iputrain::ir::op_def(static_cast<OpKind>(k));
+      const char* kind = def.forward == nullptr ? "leaf" : (def.backward != nullptr ? "differentiable" : "no-gradient");
+      std::cout << def.name << " " << kind << "\n";
+    }
+    return 0;
+  }
   const std::string md = markdown();
   if (argc == 1) {
     std::cout << md;
@@ -77,14 +113,9 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  if (argc == 2 && std::string(argv[1]) == "--list") {
-    for (int k = 0; k < static_cast<int>(OpKind::Count); ++k) {
-      const OpDef& def = iputrain::ir::op_def(static_cast<OpKind>(k));
-      const char* kind = def.forward == nullptr ? "leaf" : (def.backward != nullptr ? "differentiable" : "no-gradient");
-      std::cout << def.name << " " << kind << "\n";
-    }
-    return 0;
-  }
   std::cerr << "usage: iputrain_gen_ops_doc [--check FILE | --list]\n";
   return 2;
+} catch (const std::exception& e) {
+  std::cerr << "iputrain_gen_ops_doc: " << e.what() << "\n";
+  return 1;
 }

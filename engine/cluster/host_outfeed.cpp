@@ -11,8 +11,10 @@ namespace {
 // Element i of t as a double: exact for every dtype (an i32 through f32 would lose its low bits).
 double element(const ir::Tensor& t, int64_t i) {
   switch (t.type->dtype) {
-    case DType::I32: return t.i32()[i];
-    case DType::Bool: return t.u8()[i] != 0 ? 1.0 : 0.0;
+    case DType::I32:
+      return t.i32()[i];
+    case DType::Bool:
+      return t.u8()[i] != 0 ? 1.0 : 0.0;
     case DType::F16: return static_cast<float>(static_cast<const Eigen::half*>(t.data)[i]);
     case DType::BF16: return static_cast<float>(static_cast<const Eigen::bfloat16*>(t.data)[i]);
     case DType::F32: return t.f32()[i];
@@ -101,7 +103,8 @@ void HostOutfeed::share(InstanceLink& link, int32_t channel, int32_t first, int3
     for (Stream& s : streams_) {
       const int64_t run = local * s.numel;
       for (int64_t e = 0; e < enqueues; ++e) {
-        std::memcpy(s.staging.data() + (e * replicas_ + q * local) * s.numel, at, static_cast<size_t>(run) * sizeof(double));
+        std::memcpy(s.staging.data() + (e * replicas_ + q * local) * s.numel, at,
+                    static_cast<size_t>(run) * sizeof(double));
         at += run * static_cast<int64_t>(sizeof(double));
       }
     }

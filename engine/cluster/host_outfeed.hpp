@@ -55,9 +55,9 @@ class HostOutfeed {
   struct Stream {
     int64_t numel = 0;
     Shape shape;
-    std::vector<double> staging;     // [enqueues per execution][replicas][numel]
-    std::vector<double> accumulator; // [replicas][numel]
-    std::vector<double> published;   // ALL: [n][replicas][numel]; LAST: [replicas][numel]
+    std::vector<double> staging;      // [enqueues per execution][replicas][numel]
+    std::vector<double> accumulator;  // [replicas][numel]
+    std::vector<double> published;    // ALL: [n][replicas][numel]; LAST: [replicas][numel]
     int64_t elements = 0;
   };
 

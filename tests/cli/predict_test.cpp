@@ -212,3 +212,71 @@ TEST_CASE("plan --inference shows the forward-only plan eval and predict run") {
   const Run j = iputrain("plan cases/four_stage.ipu cases/four_stage_grouped.toml --inference --format json");
   CHECK(has(j, "\"training\": false"));
 }
+
+namespace {
+
+// A version-1 .npy of a little-endian f4 or i4 array of shape [rows, cols].
+void write_npy(const std::string& path, const std::string& descr, int rows, int cols, const void* data) {
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
+                       std::to_string(cols) + "), }";
+  header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+  std::ofstream f(path, std::ios::binary);
+  f << "\x93NUMPY" << '\x01' << '\x00';
+  f.put(static_cast<char>(header.size() & 0xFF));
+  f.put(static_cast<char>(header.size() >> 8));
+  f << header;
+  f.write(static_cast<const char*>(data), static_cast<std::streamsize>(rows * cols * 4));
+}
+
+template <typename T>
+std::vector<T> values_of(const Npy& npy) {
+  std::vector<T> v(npy.data.size() / sizeof(T));
+  std::memcpy(v.data(), npy.data.data(), npy.data.size());
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("predict returns inputs, i32 results and saturated casts exactly as computed") {
+  // Issue 36: `output y = x` came back as zeros, and every i32 output went through f32 on its way
+  // out (123456789 -> 123456792, 2147483647 -> -2147483648, saturated casts wrapped).
+  const std::string dir = temp("edges/");
+  std::filesystem::create_directories(dir + "data");
+  const float x[] = {1, 2, 3, 4, -1, -2.5f, 2.25f, std::nanf("")};
+  const int32_t k[] = {123456789, 16777217, 2147483647, -5, 2147483647, 1, 0, 0};
+  write_npy(dir + "data/x.npy", "<f4", 2, 4, x);
+  write_npy(dir + "data/k.npy", "<i4", 2, 4, k);
+  std::ofstream(dir + "m.ipu") << "model edges(batch: int = 1) {\n"
+                                  "  input x: f32[batch, 4]\n"
+                                  "  input k: i32[batch, 4]\n"
+                                  "  output same = x\n"
+                                  "  output also = identity(x)\n"
+                                  "  output k_plus = k + 0\n"
+                                  "  output k_wrap = k + 1\n"
+                                  "  output k_sum = reshape(sum(k, axis = -1), [batch, 1])\n"
+                                  "  output saturated = cast(x * 1e9, dtype = \"i32\")\n"
+                                  "  output halves = split(x, 2)[1]\n"
+                                  "}\n";
+  std::ofstream(dir + "c.toml") << "[data]\ntest = \"npy:data\"\nbatch_size = 1\n";
+  const Run r = iputrain("predict " + dir + "m.ipu " + dir + "c.toml -o " + dir + "out/");
+  REQUIRE(r.status == 0);
+  const std::vector<float> same = values_of<float>(read_npy(dir + "out/same.npy"));
+  const std::vector<float> also = values_of<float>(read_npy(dir + "out/also.npy"));
+  REQUIRE(same.size() == 8);
+  CHECK(same[0] == 1.0f);
+  CHECK(same[5] == -2.5f);
+  CHECK(std::isnan(same[7]));
+  CHECK(also[6] == 2.25f);
+  CHECK(values_of<int32_t>(read_npy(dir + "out/k_plus.npy")) ==
+        std::vector<int32_t>{123456789, 16777217, 2147483647, -5, 2147483647, 1, 0, 0});
+  CHECK(values_of<int32_t>(read_npy(dir + "out/k_wrap.npy")) ==
+        std::vector<int32_t>{123456790, 16777218, INT32_MIN, -4, INT32_MIN, 2, 1, 1});
+  CHECK(values_of<int32_t>(read_npy(dir + "out/k_sum.npy")) == std::vector<int32_t>{-2007249648, INT32_MIN});
+  CHECK(values_of<int32_t>(read_npy(dir + "out/saturated.npy")) ==
+        std::vector<int32_t>{1000000000, 2000000000, INT32_MAX, INT32_MAX, -1000000000, INT32_MIN, 2147483647, 0});
+  const std::vector<float> halves = values_of<float>(read_npy(dir + "out/halves.npy"));
+  REQUIRE(halves.size() == 4);
+  CHECK(halves[0] == 3.0f);
+  CHECK(halves[2] == 2.25f);
+  CHECK(std::isnan(halves[3]));
+}

@@ -285,7 +285,8 @@ std::vector<OpCase> op_cases() {
                    .inputs = {f32({5}), f32({5})},
                    .attrs = {{"times_log_base", int64_t{1}}},
                    .values = {{0, 1, 2, 0.5, -1}, {2, 3, 2, 1, 2}},
-                   .expected = {0, 0, 4 * std::log(2.0), 0.5 * std::log(0.5), 0},
+                   // As PyTorch: 0 at a = 0 (b >= 0), nan for a negative base (ln is undefined there).
+                   .expected = {0, 0, 4 * std::log(2.0), 0.5 * std::log(0.5), std::nan("")},
                    .grad = false});
   cases.push_back(
       {.name = "pow i32", .op = OpKind::Pow, .inputs = {i32({2}), i32({2})}, .infer_error = "f32"});
@@ -671,6 +672,7 @@ std::vector<OpCase> op_cases() {
   add_math_cases(cases);
   add_shape_cases(cases);
   add_nn_cases(cases);
+  add_edge_cases(cases);
   cases.push_back({.name = "softmax_cross_entropy_grad dy",
                    .op = OpKind::SoftmaxCrossEntropyGrad,
                    .inputs = {f32({3, 4}), i32({3}), f32({4})},

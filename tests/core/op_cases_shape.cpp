@@ -238,7 +238,7 @@ void add_shape_cases(std::vector<OpCase>& cases) {
                    .op = OpKind::Slice,
                    .inputs = {f32({4})},
                    .attrs = {{"begin", Shape{0}}, {"end", Shape{4}}, {"strides", Shape{0}}},
-                   .infer_error = "stride 0 in dimension 0 must be >= 1"});
+                   .infer_error = "stride 0 in dimension 0"});
   cases.push_back({.name = "slice too many",
                    .op = OpKind::Slice,
                    .inputs = {f32({4})},

@@ -71,5 +71,7 @@ inline RefFn ref_unary(std::function<double(double)> f) {
 void add_math_cases(std::vector<OpCase>& cases);
 void add_shape_cases(std::vector<OpCase>& cases);
 void add_nn_cases(std::vector<OpCase>& cases);
+//! Regressions for wrong numbers at the edges (issue 36): op_cases_edges.cpp.
+void add_edge_cases(std::vector<OpCase>& cases);
 
 }  // namespace iputrain::test

@@ -17,7 +17,7 @@ I32_MIN = -(2**31)
 # Float edges: signed zeros, infinities, NaN, denormals (+-1e-40), exp's overflow region (+-80,
 # +-88.5), large magnitudes (+-1000), and ordinary values.
 F32_EDGES = [0.0, -0.0, INF, -INF, NAN, 1e-40, -1e-40, 80.0, -80.0, 1000.0, -1000.0, 1.0, -1.0, 0.5, -0.5,
-             2.0, -3.0, 1e-7, 88.5, -88.5, 20.0, -20.0, 3.0, 0.25]
+             2.0, -3.0, 1e-7, 88.5, -88.5, 20.0, -20.0, 3.0, 0.25, 2.5, -2.5]
 # Pairs for binary ops: every combination of these.
 PAIR_EDGES = [0.0, -0.0, INF, -INF, NAN, 1.0, -1.0, 80.0, -1000.0, 2.5, 1e-40, 0.5]
 I32_EDGES = [0, 1, -1, I32_MAX, I32_MIN, 16777217, 123456789, -7, 140234005]
@@ -561,10 +561,38 @@ def softmax_cases():
     return cases
 
 
+def size0_cases():
+    """Size-0 dimensions, on the op harness only: a model's tensors have no empty dimension (the
+    language refuses them), but the ops must still give the right empty or filled results."""
+    e = np.zeros((2, 0), dtype=np.float32)
+    cases = [
+        op_case("relu size-0", "relu", "relu({0})", [e], torch.relu, predict=False),
+        op_case("add size-0 broadcast", "add", "{0} + {1}", [np.zeros((0, 3), np.float32), rand((3,), 1)],
+                lambda a, b: a + b, predict=False),
+        op_case("sum over a size-0 axis", "sum", "sum({0}, axis = 1)", [e], lambda t: t.sum(1), attrs={"axes": [1]},
+                predict=False),
+        op_case("mean over a size-0 axis", "mean", "mean({0}, axis = 1)", [e], lambda t: t.mean(1), attrs={"axes": [1]},
+                predict=False),
+        op_case("concat with a size-0 part", "concat", "concat([{0}, {1}], axis = 1)", [e, rand((2, 3), 2)],
+                lambda a, b: torch.cat([a, b], 1), attrs={"axis": 1}, predict=False),
+        op_case("reshape size-0", "reshape", "reshape({0}, [0, 5])", [np.zeros((5, 0), np.float32)],
+                lambda t: t.reshape(0, 5), attrs={"shape": [0, 5]}, predict=False),
+        op_case("transpose size-0", "transpose", "transpose({0})", [np.zeros((2, 0, 3), np.float32)],
+                lambda t: t.permute(2, 1, 0), attrs={"perm": [2, 1, 0]}, predict=False),
+        op_case("matmul with k = 0", "matmul", "{0} @ {1}", [np.zeros((3, 0), np.float32), np.zeros((0, 4), np.float32)],
+                torch.matmul, predict=False),
+        op_case("slice to size 0", "slice", "slice({0}, [0, 2], [2, 2])", [rand((2, 3), 3)],
+                lambda t: t[:, 2:2], attrs={"begin": [0, 2], "end": [2, 2]}, predict=False),
+        op_case("softmax size-0 rows", "softmax", "softmax({0}, axis = 0)", [np.zeros((0, 3), np.float32)],
+                lambda t: torch.softmax(t, 0), attrs={"axis": 0}, predict=False),
+    ]
+    return cases
+
+
 def all_cases():
     cases = []
     for make in (unary_cases, binary_cases, compare_cases, where_cases, shape_cases, gather_cases, one_hot_cases,
-                 reduce_cases, matmul_cases, conv_pool_cases, softmax_cases):
+                 reduce_cases, matmul_cases, conv_pool_cases, softmax_cases, size0_cases):
         cases += make()
     import diff_layers
     cases += diff_layers.layer_cases()

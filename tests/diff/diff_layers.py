@@ -17,6 +17,9 @@ def layer(name, expr, inputs, ref, **kw):
 
 ACTIVATIONS = {
     "identity": lambda x: x * 1.0,
+    "relu": torch.relu,
+    "gelu": F.gelu,
+    "swish": F.silu,
     "relu6": F.relu6,
     "leaky_relu": lambda x: F.leaky_relu(x, 0.2),
     "elu": F.elu,
@@ -140,8 +143,79 @@ def nn_cases():
     ]
 
 
+def attention(x, q, k, v, o, heads, causal):
+    b, s, d = x.shape
+    def split(t):
+        return t.reshape(b, s, heads, d // heads).permute(0, 2, 1, 3)
+    scores = (split(x @ q) @ split(x @ k).transpose(-1, -2)) * (d // heads) ** -0.5
+    if causal:
+        scores = torch.where(torch.ones(s, s).tril().bool(), scores, torch.tensor(-1e9))
+    out = torch.softmax(scores, -1) @ split(x @ v)
+    return out.permute(0, 2, 1, 3).reshape(b, s, d) @ o
+
+
+def sequence_cases():
+    x = rand((2, 3, 4), 30)
+    w = {n: rand((4, 4), 31 + i, -0.5, 0.5) for i, n in enumerate(("query", "key", "value", "out"))}
+    t = {n: torch.from_numpy(v) for n, v in w.items()}
+    mha = {f"multi_head_attention/{n}": v for n, v in w.items()}
+    ln = {n: rand((4,), 40 + i, 0.5, 1.5) for i, n in enumerate(("g0", "b0", "g1", "b1"))}
+    k1 = rand((4, 8), 44, -0.5, 0.5)
+    b1 = rand((8,), 45)
+    k2 = rand((8, 4), 46, -0.5, 0.5)
+    b2 = rand((4,), 47)
+    block = {"transformer_block/" + k: v for k, v in mha.items()}
+    block.update({"transformer_block/layer_norm/gamma": ln["g0"], "transformer_block/layer_norm/beta": ln["b0"],
+                  "transformer_block/layer_norm_1/gamma": ln["g1"], "transformer_block/layer_norm_1/beta": ln["b1"],
+                  "transformer_block/mlp/dense/kernel": k1, "transformer_block/mlp/dense/bias": b1,
+                  "transformer_block/mlp/dense_1/kernel": k2, "transformer_block/mlp/dense_1/bias": b2})
+
+    def transformer(h):
+        def tt(a):
+            return torch.from_numpy(a)
+        y = h + attention(F.layer_norm(h, (4,), tt(ln["g0"]), tt(ln["b0"]), eps=1e-6), t["query"], t["key"], t["value"],
+                          t["out"], 2, True)
+        z = F.layer_norm(y, (4,), tt(ln["g1"]), tt(ln["b1"]), eps=1e-6)
+        return y + F.gelu(z @ tt(k1) + tt(b1)) @ tt(k2) + tt(b2)
+
+    table = rand((6, 3), 50)
+    pos = rand((3, 4), 51)
+    a = rand((2, 3, 4), 52)
+    bm = rand((2, 4, 6), 53)
+    cases = [
+        layer("nn.arange", "{0} * 0.0 + nn.arange(5)", [rand((5,), 54)], lambda v: torch.arange(5.0) + 0.0 * v),
+        layer("nn.causal_mask", "where(nn.causal_mask(4), {0}, 0.0)", [rand((4, 4), 55)], lambda v: v.tril()),
+        layer("nn.serialized_gather", "nn.serialized_gather({0}, {1}, 3)", [table, i32(5, 0, 2, 3, 3, 1).reshape(2, 3)],
+              lambda tb, ids: tb[ids.long()]),
+        layer("nn.split_heads", "nn.split_heads({0}, 2)", [a], lambda v: v.reshape(2, 3, 2, 2).permute(0, 2, 1, 3)),
+        layer("nn.swap_last", "nn.swap_last({0})", [a], lambda v: v.transpose(-1, -2)),
+        layer("nn.positional", "{0} + nn.positional(3, 4)", [a], lambda v: v + torch.from_numpy(pos),
+              weights={"positional/table": pos}),
+        layer("nn.multi_head_attention", "nn.multi_head_attention({0}, heads = 2)", [x],
+              lambda v: attention(v, t["query"], t["key"], t["value"], t["out"], 2, False), weights=mha, tol=(1e-4, 1e-5)),
+        layer("nn.multi_head_attention causal", "nn.multi_head_attention({0}, heads = 2, causal = true)", [x],
+              lambda v: attention(v, t["query"], t["key"], t["value"], t["out"], 2, True), weights=mha, tol=(1e-4, 1e-5)),
+        layer("nn.transformer_block", "nn.transformer_block({0}, heads = 2, causal = true, mlp_ratio = 2)", [x],
+              transformer, weights=block, tol=(1e-4, 1e-5), half=False),
+    ]
+    for dim in ("b_rows", "a_columns", "a_rows_b_columns"):
+        cases.append(layer(f"nn.serialized_matmul {dim}", f'nn.serialized_matmul({{0}}, {{1}}, 2, dimension = "{dim}")',
+                           [a[:, :2, :], bm], lambda p, q: p @ q, tol=(1e-5, 1e-5)))
+    cases.append(layer("nn.serialized_matmul transposed", 'nn.serialized_matmul({0}, {1}, 2, transpose_a = true, '
+                       'transpose_b = true)', [rand((2, 4, 2), 56), rand((2, 6, 4), 57)],
+                       lambda p, q: p.transpose(-1, -2) @ q.transpose(-1, -2), tol=(1e-5, 1e-5)))
+    return cases
+
+
+# stdlib functions a case reaches only through others, or with no tensor to compare.
+STDLIB_COVERED_BY = {
+    "nn.pair": "compile-time lists only (the conv2d and pool cases use it)",
+    "losses.reduce": "every loss case (reductions none and mean)",
+}
+
+
 def layer_cases():
-    return activation_cases() + loss_cases() + nn_cases()
+    return activation_cases() + loss_cases() + nn_cases() + sequence_cases()
 
 
 _ = NAN

@@ -55,6 +55,8 @@ COVERED_BY = {
 }
 
 HALF_MAX = 65504.0
+# The models also run on 5 samples in batches of 2 (the last batch padded, its copies dropped).
+TAIL_GROUPS = ("relu", "softmax", "sum", "matmul", "gather", "argmax", "cast", "stdlib activations.relu6")
 
 
 def to_half(a):
@@ -133,28 +135,46 @@ def model_text(cases):
             dims = ", ".join(["batch"] + [str(d) for d in a.shape])
             lines.append(f"  input c{ci}_{j}: {diff_cases.DTYPE_NAME[a.dtype.name]}[{dims}]")
         for line in case.body:
-            lines.append("  " + line.format(*[f"c{ci}_{j}[0]" for j in range(len(case.inputs))], p=f"c{ci}_"))
-        args = [f"c{ci}_{j}[0]" for j in range(len(case.inputs))]
+            lines.append("  " + line.format(p=f"c{ci}_"))
+        # The case on every sample of the batch, one row each.
+        args = [f"c{ci}_{j}[i]" for j in range(len(case.inputs))]
         expr = case.expr.format(*args, p=f"c{ci}_")
-        lines.append(f"  output out{ci} = reshape({expr}, [batch, {max(case.out_numel, 1)}])")
+        lines.append(f"  rows{ci} = []")
+        lines.append("  for i in 0..batch {")
+        lines.append(f"    rows{ci} = rows{ci} + [reshape({expr}, [1, {max(case.out_numel, 1)}])]")
+        lines.append("  }")
+        lines.append(f"  output out{ci} = concat(rows{ci}, axis = 0)")
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def run_predict(iputrain, work, name, cases, half):
-    """Runs the cases through `iputrain predict`; returns {case index: values or error text}."""
-    d = os.path.join(work, "predict", name + ("_f16" if half else ""))
+def variant(a, i):
+    """Sample i of a multi-sample run: the case's inputs, floats scaled by i + 1, ints shifted by i."""
+    if a.dtype == np.float32:
+        with np.errstate(over="ignore"):
+            return (a * np.float32(i + 1)).astype(np.float32)
+    if a.dtype == np.int32:
+        return a
+    return a
+
+
+def run_predict(iputrain, work, name, cases, half, samples=1, batch=1):
+    """Runs the cases through `iputrain predict` on `samples` samples in batches of `batch` (a last
+    batch that does not fill when they do not divide); returns {case index: values of every sample
+    in order, or error text}."""
+    d = os.path.join(work, "predict", name + ("_f16" if half else "") + (f"_tail{samples}" if samples > 1 else ""))
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
     with open(os.path.join(d, "m.ipu"), "w") as f:
         f.write(model_text(cases))
-    arrays = {f"c{ci}_{j}": a[None, ...] for ci, c in enumerate(cases) for j, a in enumerate(c.inputs)}
+    arrays = {f"c{ci}_{j}": np.stack([variant(a, i) for i in range(samples)])
+              for ci, c in enumerate(cases) for j, a in enumerate(c.inputs)}
     np.savez(os.path.join(d, "data.npz"), **arrays)
     weights = {}
     for ci, c in enumerate(cases):
         for k, v in c.weights.items():
             weights[k] = v
-    config = ["[data]", 'test = "npz:data.npz"', "batch_size = 1", "", "[training]",
+    config = ["[data]", 'test = "npz:data.npz"', f"batch_size = {batch}", "", "[training]",
               f'precision = "{"f16" if half else "f32"}"', "steps = 1"]
     with open(os.path.join(d, "c.toml"), "w") as f:
         f.write("\n".join(config) + "\n")
@@ -165,7 +185,7 @@ def run_predict(iputrain, work, name, cases, half):
     proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
     if proc.returncode != 0:
         return {ci: f"iputrain predict failed ({proc.returncode}): {proc.stderr.strip()}" for ci in range(len(cases))}
-    return {ci: np.load(os.path.join(d, "out", f"out{ci}.npy")).reshape(-1)[:c.out_numel]
+    return {ci: np.load(os.path.join(d, "out", f"out{ci}.npy"))[:, :c.out_numel].reshape(-1)
             for ci, c in enumerate(cases)}
 
 
@@ -230,9 +250,20 @@ def main():
     missing = [op for op in ops if op not in covered and op not in COVERED_BY]
     stale = [op for op in covered | set(COVERED_BY) if op not in ops and not op.startswith("stdlib.")]
     failures = []
+    # Every def and layer of the standard library, as the op table's ops.
+    stdlib_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "stdlib")
+    import re
+    import diff_layers
+    for module in sorted(os.listdir(stdlib_dir)):
+        if not module.endswith(".ipu"):
+            continue
+        for m in re.finditer(r"^(?:def|layer) (\w+)", open(os.path.join(stdlib_dir, module)).read(), re.M):
+            full = f"{module[:-4]}.{m.group(1)}"
+            if f"stdlib.{full}" not in covered and full not in diff_layers.STDLIB_COVERED_BY:
+                missing.append(f"stdlib {full}")
     if missing:
-        failures.append(f"ops of the table with no differential case: {', '.join(missing)} "
-                        "(add them to tests/diff/diff_cases.py)")
+        failures.append(f"ops of the table and stdlib functions with no differential case: {', '.join(missing)} "
+                        "(add them to tests/diff/diff_cases.py or diff_layers.py)")
     if stale:
         failures.append(f"cases name ops the table does not have: {', '.join(sorted(stale))}")
     names = [c.name for c in cases]
@@ -243,7 +274,7 @@ def main():
         cases = [c for c in cases if args.k in c.name]
 
     os.makedirs(args.work, exist_ok=True)
-    counts = {"predict f32": 0, "predict f16": 0, "harness f32": 0, "harness f16": 0, "gradient f32": 0}
+    counts = {"predict f32": 0, "predict f16": 0, "predict tail": 0, "harness f32": 0, "harness f16": 0, "gradient f32": 0}
 
     def check(label, case, got, want, rtol, atol):
         if isinstance(got, str):
@@ -277,6 +308,15 @@ def main():
                 rtol, atol = c.tol_half if half else c.tol
                 check(label, c, got[ci], want, rtol, atol)
                 counts[label] += 1
+
+    # A last batch that does not fill: 5 samples in batches of 2, on a few ops of each kind.
+    for group in TAIL_GROUPS:
+        todo = [c for c in by_model.get(group, [])]
+        got = run_predict(args.iputrain, args.work, group, todo, False, samples=5, batch=2)
+        for ci, c in enumerate(todo):
+            want = np.concatenate([reference(c, [variant(a, i) for a in c.inputs])[0].reshape(-1) for i in range(5)])
+            check("predict tail", c, got[ci], want, *c.tol)
+            counts["predict tail"] += 1
 
     # The op harness's path, with gradients.
     for half in (False, True):
