@@ -40,6 +40,12 @@ IPUTRAIN_OP(Gelu, builtin)  // attrs: approximate ("none" | "tanh")
 IPUTRAIN_OP(Swish, builtin)
 IPUTRAIN_OP(HardSigmoid, builtin)
 IPUTRAIN_OP(Erf, builtin)
+IPUTRAIN_OP(Sin, builtin)
+IPUTRAIN_OP(Cos, builtin)
+IPUTRAIN_OP(Floor, builtin)
+IPUTRAIN_OP(Ceil, builtin)
+IPUTRAIN_OP(Round, builtin)  // halves to even
+IPUTRAIN_OP(Sign, builtin)
 IPUTRAIN_OP(UnaryGrad, internal)  // (x, dy) -> dy * f'(x); attrs: fn (a unary op's name) and its attrs
 // Comparisons -> bool.
 IPUTRAIN_OP(Equal, internal)

@@ -100,6 +100,8 @@ std::vector<Unary> unaries() {
        3,
        0,
        {}},
+      {OpKind::Sin, "sin", [](double x) { return std::sin(x); }, [](double x) { return std::cos(x); }, -4, 4, 0, {}},
+      {OpKind::Cos, "cos", [](double x) { return std::cos(x); }, [](double x) { return -std::sin(x); }, -4, 4, 0, {}},
       {OpKind::HardSigmoid,
        "hard_sigmoid",
        [](double x) { return std::clamp(0.2 * x + 0.5, 0.0, 1.0); },
@@ -223,8 +225,33 @@ void add_math_cases(std::vector<OpCase>& cases) {
                    .atol = 1e-6});
   cases.push_back(
       {.name = "exp i32", .op = OpKind::Exp, .inputs = {i32({2})}, .infer_error = "must be f32, got i32[2]"});
+  // The piecewise-constant ones: exact values, halves and signed zeros; no gradient flows.
+  const double nan = std::nan("");
+  const double inf = std::numeric_limits<double>::infinity();
+  const Values halves{-2.5, -1.5, -0.5, -0.0, 0.5, 1.5, 2.5, 2.7, -2.7, inf, -inf, nan};
+  cases.push_back({.name = "floor halves",
+                   .op = OpKind::Floor,
+                   .inputs = {f32({12})},
+                   .values = {halves},
+                   .expected = {-3, -2, -1, 0, 0, 1, 2, 2, -3, inf, -inf, nan}});
+  cases.push_back({.name = "ceil halves",
+                   .op = OpKind::Ceil,
+                   .inputs = {f32({12})},
+                   .values = {halves},
+                   .expected = {-2, -1, 0, 0, 1, 2, 3, 3, -2, inf, -inf, nan}});
+  cases.push_back({.name = "round halves to even",
+                   .op = OpKind::Round,
+                   .inputs = {f32({12})},
+                   .values = {halves},
+                   .expected = {-2, -2, 0, 0, 0, 2, 2, 3, -3, inf, -inf, nan}});
+  cases.push_back({.name = "sign",
+                   .op = OpKind::Sign,
+                   .inputs = {f32({12})},
+                   .values = {halves},
+                   .expected = {-1, -1, -1, 0, 1, 1, 1, 1, -1, 1, -1, nan}});
   for (OpKind op : {OpKind::Log, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Abs, OpKind::Square, OpKind::Tanh,
-                    OpKind::Sigmoid, OpKind::Swish, OpKind::HardSigmoid, OpKind::Erf}) {
+                    OpKind::Sigmoid, OpKind::Swish, OpKind::HardSigmoid, OpKind::Erf, OpKind::Sin, OpKind::Cos,
+                    OpKind::Floor, OpKind::Ceil, OpKind::Round, OpKind::Sign}) {
     cases.push_back({.name = std::string(ir::op_name(op)) + " bool",
                      .op = op,
                      .inputs = {boolean({2})},

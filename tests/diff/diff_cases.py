@@ -104,6 +104,13 @@ UNARY = {
     "swish": F.silu,
     "hard_sigmoid": hard_sigmoid,
     "erf": torch.erf,
+    "sin": torch.sin,
+    "cos": torch.cos,
+    "floor": torch.floor,
+    "ceil": torch.ceil,
+    "round": torch.round,  # halves to even, as NumPy
+    # NumPy's sign (nan stays nan); PyTorch 1.13 gives 0 for nan.
+    "sign": lambda x: torch.sign(x) * 0.0 + torch.from_numpy(np.sign(x.detach().numpy())),
 }
 
 
@@ -111,7 +118,7 @@ def unary_cases():
     cases = []
     edges = f32(*F32_EDGES)
     for op, ref in UNARY.items():
-        tol = (2e-6, 1e-6) if op not in ("gelu", "erf", "swish", "tanh", "sigmoid") else (1e-5, 1e-6)
+        tol = (2e-6, 1e-6) if op not in ("gelu", "erf", "swish", "tanh", "sigmoid", "sin", "cos") else (1e-5, 1e-6)
         # The edges in a long tensor (the kernels' vector paths) and a short one (their scalar tails).
         cases.append(op_case(f"{op} edges", op, f"{op}({{0}})", [edges], ref, tol=tol))
         cases.append(op_case(f"{op} edges short", op, f"{op}({{0}})", [edges[:7]], ref, tol=tol))
@@ -122,6 +129,11 @@ def unary_cases():
     cases.append(op_case("gelu tanh edges", "gelu", 'gelu({0}, approximate = "tanh")', [edges],
                          lambda x: F.gelu(x, approximate="tanh"), attrs={"approximate": "tanh"}, tol=(1e-5, 1e-6)))
     cases.append(op_case("neg i32 extremes", "neg", "neg({0})", [i32(*I32_EDGES)], lambda x: -x))
+    # Large arguments: the vector path's range reduction must hold as far as std::sin and std::cos.
+    big = f32(*([1e30, -1e30, 1e10, 12345.678, 71476.0625, 1e5, -3e7, 1e20] * 3))
+    for op in ("sin", "cos"):
+        cases.append(op_case(f"{op} large arguments", op, f"{op}({{0}})", [big], UNARY[op], tol=(1e-5, 1e-6),
+                             half=False))
     return cases
 
 

@@ -341,7 +341,11 @@ def main():
                 if wg is None:
                     continue
                 if grads[j] is None:
-                    failures.append(f"{c.name} [gradient of input {j}]: the op gives none, PyTorch does")
+                    # An op without a gradient (floor, sign, …) agrees with a zero gradient.
+                    if not np.all(np.nan_to_num(wg, nan=1.0) == 0):
+                        failures.append(f"{c.name} [gradient of input {j}]: the op gives none, PyTorch does")
+                    else:
+                        counts["gradient f32"] += 1
                     continue
                 check(f"gradient of input {j}", c, grads[j], wg, *c.tol_grad)
                 counts["gradient f32"] += 1

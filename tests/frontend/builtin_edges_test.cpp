@@ -79,3 +79,17 @@ TEST_CASE("argmax and argmin take i32") {
   CHECK(shape_of("  output y = argmin(k, axis = 0)") == std::vector<int64_t>{6});
   CHECK(shape_of("  output y = argmin(a, axis = 1)") == std::vector<int64_t>{2, 4});
 }
+
+TEST_CASE("math builtins work on compile-time numbers") {
+  // floor, ceil and round give ints (round halves to even, as Python's); the others floats.
+  CHECK(shape_of("  output y = reshape(a, [round(log(10000.0)) - 7, 12])") == std::vector<int64_t>{2, 12});
+  CHECK(shape_of("  output y = reshape(a, [floor(2.9), ceil(2.1) * 4])") == std::vector<int64_t>{2, 12});
+  CHECK(shape_of("  output y = reshape(a, [round(2.5), round(3.5) * 3])") == std::vector<int64_t>{2, 12});
+  const Model m = Model::parse("model t() {\n  input x: f32[2]\n  output y = x * exp(1.0) + sqrt(4.0) * cos(0.0)\n}\n");
+  const std::string ir = m.ir_text();
+  CHECK(ir.find("2.71828") != std::string::npos);
+  CHECK(error_of("  output y = a * log(-1.0)").find("log(-1) is undefined") != std::string::npos);
+  // On tensors they are ops.
+  CHECK(shape_of("  output y = sin(a) + cos(a) + floor(a) + ceil(a) + round(a) + sign(a)") ==
+        std::vector<int64_t>{2, 3, 4});
+}
