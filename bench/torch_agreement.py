@@ -424,7 +424,15 @@ def check_optimizers(torch):
         floor = max(np.max(np.abs(theirs[k] - exact[k])) / np.max(np.abs(exact[k])) for k in exact)
         if clip is not None:
             print(f"{label}: the gradient norm exceeded {clip} (clipping acted) on {clipped} of {OPT_STEPS} steps")
-        rows[label] = (compare(label, ours, theirs, init, OPT_STEPS, OPT_TOLERANCE), floor)
+        worst = compare(label, ours, theirs, init, OPT_STEPS, OPT_TOLERANCE)
+        if worst > OPT_TOLERANCE and floor > OPT_TOLERANCE:
+            # PyTorch's own float32 run is off its float64 run by more than the limit (a sign-based
+            # update such as Lion's flips an element whose momentum rounds to either side of 0, and
+            # which side depends on the BLAS kernel of the machine): iputrain is then held to the
+            # float64 reference instead, the exact result both float32 runs approximate.
+            exact_worst = compare(f"{label} (against float64)", ours, exact, init, OPT_STEPS, OPT_TOLERANCE)
+            worst = min(worst, exact_worst)
+        rows[label] = (worst, floor)
     print(f"optimizers, largest relative weight difference after {OPT_STEPS} steps "
           "(rounding floor = torch float32 against torch float64):")
     for label, (worst, floor) in rows.items():

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <fmt/format.h>
+#include <Eigen/Dense>
 
 #include "core/rng.hpp"
 
@@ -32,21 +33,51 @@ void fill_normal(Rng& rng, float* out, int64_t n, double mean, double stddev) {
 }
 
 // Redraws values beyond two standard deviations, as TensorFlow's truncated_normal does.
-void fill_truncated_normal(Rng& rng, float* out, int64_t n, double stddev) {
+void fill_truncated_normal(Rng& rng, float* out, int64_t n, double stddev, double mean = 0.0) {
   for (int64_t i = 0; i < n; ++i) {
     float z = rng.normal();
     while (std::fabs(z) > 2.0f) {
       z = rng.normal();
     }
-    out[i] = static_cast<float>(stddev * static_cast<double>(z));
+    out[i] = static_cast<float>(mean + stddev * static_cast<double>(z));
+  }
+}
+
+// Keras' Orthogonal: the shape flattened to [rows = prod(shape[:-1]), cols = shape[-1]]; the Q of
+// a normal matrix [max, min] (columns' signs fixed by R's diagonal, so Q is unique), transposed
+// when rows < cols, scaled by gain. Rows (or columns) of the result are orthonormal.
+void fill_orthogonal(Rng& rng, float* out, const Shape& shape, double gain) {
+  const int64_t cols = shape.empty() ? 1 : shape.back();
+  const int64_t rows = cols == 0 ? 0 : numel(shape) / cols;
+  const int64_t tall = std::max(rows, cols);
+  const int64_t wide = std::min(rows, cols);
+  Eigen::MatrixXd a(tall, wide);
+  for (int64_t i = 0; i < tall; ++i) {
+    for (int64_t j = 0; j < wide; ++j) {
+      a(i, j) = static_cast<double>(rng.normal());
+    }
+  }
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(a);
+  Eigen::MatrixXd q = qr.householderQ() * Eigen::MatrixXd::Identity(tall, wide);
+  const Eigen::MatrixXd r = qr.matrixQR().topRows(wide).triangularView<Eigen::Upper>();
+  for (int64_t j = 0; j < wide; ++j) {
+    if (r(j, j) < 0) {
+      q.col(j) = -q.col(j);
+    }
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) {
+      out[i * cols + j] = static_cast<float>(gain * (rows >= cols ? q(i, j) : q(j, i)));
+    }
   }
 }
 
 }  // namespace
 
 const std::vector<std::string>& initializer_names() {
-  static const std::vector<std::string> names = {"zeros",         "ones",      "constant", "glorot_uniform",
-                                                 "glorot_normal", "he_normal", "normal",   "uniform"};
+  static const std::vector<std::string> names = {
+      "zeros",        "ones",          "constant",         "glorot_uniform", "glorot_normal", "he_normal", "he_uniform",
+      "lecun_normal", "lecun_uniform", "truncated_normal", "orthogonal",     "normal",        "uniform"};
   return names;
 }
 
@@ -91,6 +122,26 @@ void fill_initializer(const ir::Node& param, uint64_t seed, float* out) {
     fill_truncated_normal(rng, out, n, std::sqrt(2.0 / std::max(1.0, fan_in + fan_out)) / kTruncatedStd);
   } else if (name == "he_normal") {
     fill_truncated_normal(rng, out, n, std::sqrt(2.0 / std::max(1.0, fan_in)) / kTruncatedStd);
+  } else if (name == "he_uniform") {
+    const double limit = std::sqrt(6.0 / std::max(1.0, fan_in));
+    fill_uniform(rng, out, n, -limit, limit);
+  } else if (name == "lecun_normal") {
+    fill_truncated_normal(rng, out, n, std::sqrt(1.0 / std::max(1.0, fan_in)) / kTruncatedStd);
+  } else if (name == "lecun_uniform") {
+    const double limit = std::sqrt(3.0 / std::max(1.0, fan_in));
+    fill_uniform(rng, out, n, -limit, limit);
+  } else if (name == "truncated_normal") {
+    const double stddev = a.get_float("stddev", 0.05);
+    if (!(stddev >= 0.0)) {
+      throw fail(fmt::format("truncated_normal(stddev = {}) needs stddev >= 0", stddev));
+    }
+    fill_truncated_normal(rng, out, n, stddev, a.get_float("mean", 0.0));
+  } else if (name == "orthogonal") {
+    if (param.type.rank() < 2) {
+      throw fail(fmt::format("orthogonal needs a parameter of rank 2 or more, this one is {}", param.type.str()),
+                 "it fills matrices, e.g. a recurrent kernel f32[units, 4 * units]");
+    }
+    fill_orthogonal(rng, out, param.type.shape, a.get_float("gain", 1.0));
   } else if (name == "normal") {
     const double stddev = a.get_float("stddev", 0.05);
     if (!(stddev >= 0.0)) {

@@ -332,7 +332,24 @@ Value b_dropout_mask(CallArgs& c) {
   }
   const std::string base = c.unique_name ? c.unique_name("mask") : std::string("mask");
   const std::string name = c.scope_path.empty() ? base : c.scope_path + "/" + base;
-  return out(c, OpKind::DropoutMask, {x}, ir::Attrs{{"rate", rate}, {"name", name}});
+  if (c.args[2].kind == K::None || (c.args[2].kind == K::List && c.args[2].list.empty())) {
+    return out(c, OpKind::DropoutMask, {x}, ir::Attrs{{"rate", rate}, {"name", name}});
+  }
+  // Keras' noise_shape: one entry per dimension of x, each x's size (or -1 for it) or 1, where one
+  // draw is shared along the dimension (the mask broadcasts when multiplied into x).
+  const Shape& xs = type_of(c, x).shape;
+  std::vector<int64_t> shape = expect_ints(c.args[2], c.graph, c.spans[2], what(c, "noise_shape"));
+  bool fits = shape.size() == xs.size();
+  for (size_t d = 0; fits && d < shape.size(); ++d) {
+    shape[d] = shape[d] == -1 ? xs[d] : shape[d];
+    fits = shape[d] == xs[d] || shape[d] == 1;
+  }
+  if (!fits) {
+    throw Error(ErrorKind::Semantic,
+                fmt::format("noise_shape {} does not fit {}", describe(c.args[2], c.graph), type_of(c, x).str()),
+                c.spans[2], "give one entry per dimension: its size (or -1) to draw along it, 1 to share a draw");
+  }
+  return out(c, OpKind::DropoutMask, {}, ir::Attrs{{"rate", rate}, {"name", name}, {"shape", shape}});
 }
 
 // The state must be a param the optimizer leaves alone, and follows one statistic only: two
@@ -424,7 +441,7 @@ void add_tensor_builtins(std::vector<Builtin>& t) {
       {"avg_pool", {req("x"), req("ksize"), opt("strides", none), opt("padding", valid)}, pool<OpKind::AvgPool>},
       // softmax, losses, random
       {"sigmoid_cross_entropy", {req("logits"), req("labels")}, b_sigmoid_cross_entropy},
-      {"dropout_mask", {req("x"), req("rate")}, b_dropout_mask},
+      {"dropout_mask", {req("x"), req("rate"), opt("noise_shape", Value::of_list({}))}, b_dropout_mask},
       // non-trainable state
       {"moving_average", {req("x"), req("state"), opt("momentum", Value::of_float(0.99))}, b_moving_average},
   };

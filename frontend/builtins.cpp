@@ -110,6 +110,16 @@ Value b_glorot_normal(CallArgs& c) {
 Value b_he_normal(CallArgs& c) {
   return initializer(c, "he_normal", {});
 }
+Value b_he_uniform(CallArgs& c) { return initializer(c, "he_uniform", {}); }
+Value b_lecun_normal(CallArgs& c) { return initializer(c, "lecun_normal", {}); }
+Value b_lecun_uniform(CallArgs& c) { return initializer(c, "lecun_uniform", {}); }
+Value b_truncated_normal(CallArgs& c) {
+  if (expect_number(c.args[1], c.graph, c.spans[1], arg_what(c, "stddev")) <= 0) {
+    throw Error(ErrorKind::Semantic, "truncated_normal: stddev must be positive", c.spans[1]);
+  }
+  return initializer(c, "truncated_normal", {"mean", "stddev"});
+}
+Value b_orthogonal(CallArgs& c) { return initializer(c, "orthogonal", {"gain"}); }
 Value b_normal(CallArgs& c) {
   if (expect_number(c.args[1], c.graph, c.spans[1], arg_what(c, "stddev")) <= 0) {
     throw Error(ErrorKind::Semantic, "normal: stddev must be positive", c.spans[1]);
@@ -145,15 +155,22 @@ std::vector<Builtin> make_table() {
       {"glorot_uniform", {}, b_glorot_uniform, true},
       {"glorot_normal", {}, b_glorot_normal, true},
       {"he_normal", {}, b_he_normal, true},
-      {"normal", {opt("mean", Value::of_float(0.0)), opt("stddev", Value::of_float(0.05))}, b_normal, true},
-      {"uniform",
-       {opt("minval", Value::of_float(-0.05)), opt("maxval", Value::of_float(0.05))},
-       b_uniform,
+      {"he_uniform", {}, b_he_uniform, true},
+      {"lecun_normal", {}, b_lecun_normal, true},
+      {"lecun_uniform", {}, b_lecun_uniform, true},
+      {"truncated_normal",
+       {opt("mean", Value::of_float(0.0)), opt("stddev", Value::of_float(0.05))},
+       b_truncated_normal,
        true},
+      {"orthogonal", {opt("gain", Value::of_float(1.0))}, b_orthogonal, true},
+      {"normal", {opt("mean", Value::of_float(0.0)), opt("stddev", Value::of_float(0.05))}, b_normal, true},
+      {"uniform", {opt("minval", Value::of_float(-0.05)), opt("maxval", Value::of_float(0.05))}, b_uniform, true},
   };
   add_plain_builtins(t);
   add_tensor_builtins(t);
   add_matmul_builtin(t);
+  add_scan_builtins(t);
+  add_einsum_builtin(t);
   return t;
 }
 

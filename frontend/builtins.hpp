@@ -48,6 +48,10 @@ void install_builtins(Scope& scope);
 void add_tensor_builtins(std::vector<Builtin>& table);
 //! The plain builtins, generated from the op list (plain_builtins.cpp), appended to `table`.
 void add_plain_builtins(std::vector<Builtin>& table);
+//! einsum(equation, a, b), lowered to transpose, reshape and matmul (einsum_builtin.cpp).
+void add_einsum_builtin(std::vector<Builtin>& table);
+//! cumsum, argsort, sort, top_k and scatter_add (scan_builtins.cpp).
+void add_scan_builtins(std::vector<Builtin>& table);
 //! matmul(a, b, transpose_a = false, transpose_b = false) (matmul_builtin.cpp).
 void add_matmul_builtin(std::vector<Builtin>& table);
 

@@ -56,21 +56,27 @@ IPUTRAIN_OP(Greater, internal)
 IPUTRAIN_OP(GreaterEqual, internal)
 IPUTRAIN_OP(Cast, internal)  // attrs: dtype (name)
 // Shape.
-IPUTRAIN_OP(Reshape, internal)      // attrs: shape
-IPUTRAIN_OP(BroadcastTo, internal)  // attrs: shape
-IPUTRAIN_OP(Transpose, internal)    // attrs: perm
-IPUTRAIN_OP(Concat, internal)       // variadic; attrs: axis
-IPUTRAIN_OP(Slice, internal)        // attrs: begin, end, strides
-IPUTRAIN_OP(SliceGrad, internal)    // (dy) -> zeros of attr shape with dy written at the slice
-IPUTRAIN_OP(Gather, builtin)        // (params, i32 indices); attrs: axis
-IPUTRAIN_OP(GatherGrad, internal)   // (indices, dy) -> scatter-add into attr shape
-IPUTRAIN_OP(OneHot, builtin)        // (i32 indices) -> f32[..., depth]; attrs: depth, on, off
+IPUTRAIN_OP(Reshape, internal)            // attrs: shape
+IPUTRAIN_OP(BroadcastTo, internal)        // attrs: shape
+IPUTRAIN_OP(Transpose, internal)          // attrs: perm
+IPUTRAIN_OP(Concat, internal)             // variadic; attrs: axis
+IPUTRAIN_OP(Slice, internal)              // attrs: begin, end, strides
+IPUTRAIN_OP(SliceGrad, internal)          // (dy) -> zeros of attr shape with dy written at the slice
+IPUTRAIN_OP(Gather, builtin)              // (params, i32 indices); attrs: axis
+IPUTRAIN_OP(GatherGrad, internal)         // (indices, dy) -> scatter-add into attr shape
+IPUTRAIN_OP(TakeAlongAxis, builtin)       // (x, i32 indices of x's rank); attrs: axis
+IPUTRAIN_OP(TakeAlongAxisGrad, internal)  // (indices, dy) -> add dy back into zeros of attr shape
+IPUTRAIN_OP(OneHot, builtin)              // (i32 indices) -> f32[..., depth]; attrs: depth, on, off
+IPUTRAIN_OP(Tril, builtin)                // attrs: k; matrices in the last two dimensions
+IPUTRAIN_OP(Triu, builtin)                // attrs: k
 // Reductions.
-IPUTRAIN_OP(Sum, internal)     // attrs: axes (empty = all), keepdims
-IPUTRAIN_OP(Mean, internal)    // attrs: axes (empty = all), keepdims
-IPUTRAIN_OP(Max, internal)     // attrs: axes (empty = all), keepdims
-IPUTRAIN_OP(Argmax, internal)  // attrs: axis; -> i32
-IPUTRAIN_OP(Argmin, internal)  // attrs: axis; -> i32
+IPUTRAIN_OP(Sum, internal)      // attrs: axes (empty = all), keepdims
+IPUTRAIN_OP(Mean, internal)     // attrs: axes (empty = all), keepdims
+IPUTRAIN_OP(Max, internal)      // attrs: axes (empty = all), keepdims
+IPUTRAIN_OP(Argmax, internal)   // attrs: axis; -> i32
+IPUTRAIN_OP(Argmin, internal)   // attrs: axis; -> i32
+IPUTRAIN_OP(Cumsum, internal)   // attrs: axis, exclusive, reverse
+IPUTRAIN_OP(Argsort, internal)  // attrs: axis, descending; -> i32, stable
 // Linear algebra and convolution (NHWC).
 IPUTRAIN_OP(MatMul, internal)                // [..., m, k] @ [k, n] or batched with equal leading dims
 IPUTRAIN_OP(Conv2D, internal)                // (x[N,H,W,C], filter[KH,KW,C,F]); attrs: strides, dilations, padding

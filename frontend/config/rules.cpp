@@ -433,7 +433,20 @@ void check_precision(Config& c) {
   }
 }
 
+// One execution stages every update's outfeed and metrics on the host before it hands them over.
+constexpr int64_t kMaxUpdatesPerExecution = int64_t{1} << 20;
+
 void check_run(Config& c) {
+  const int64_t spe = c.training.steps_per_execution;
+  const int64_t repeats = c.pipeline.repeat_count;
+  if (spe > 0 && repeats > 0 && (spe > kMaxUpdatesPerExecution || repeats > kMaxUpdatesPerExecution / spe)) {
+    c.fail_at(
+        located(c, {"pipeline.repeat_count", "training.steps_per_execution"}),
+        fmt::format("{} updates in one execution (`training.steps_per_execution` {} x `pipeline.repeat_count` "
+                    "{}) are more than {}",
+                    static_cast<double>(spe) * static_cast<double>(repeats), spe, repeats, kMaxUpdatesPerExecution),
+        "an execution keeps every update's outfeed and metrics on the host until it ends; run fewer per call");
+  }
   for (const OptimizerParam& p : optimizer_params()) {
     const std::string key = fmt::format("optimizer.{}", p.name);
     const auto types = optimizers_reading(key);
@@ -477,6 +490,9 @@ void check_run(Config& c) {
 const std::vector<RuleDoc>& rule_docs() {
   static const std::vector<RuleDoc> all = {
       {{"ipu.auto_select_ipus", "ipu.select_ipus"}, "At most one of them is set."},
+      {{"training.steps_per_execution", "pipeline.repeat_count"},
+       "Their product, the weight updates of one execution, is at most 2^20 (1048576): an execution keeps "
+       "every update's outfeed and metrics on the host until it ends."},
       {{"ipu.select_ipus"},
        "Device ids exist in the emulated 16-IPU listing (0-30) and share no IPU; the plan runs on their IPUs "
        "in the order listed."},

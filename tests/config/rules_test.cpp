@@ -346,3 +346,10 @@ TEST_CASE("pipelining is on for a replica over several IPUs, or a schedule or ma
   CHECK(scheduled.gradient_accumulation_count == 4);
   CHECK(check_against_model(config::parse("[ipu]\nauto_select_ipus = 2\n"), {"a", "b"}).pipelined);
 }
+
+TEST_CASE("rule: the updates of one execution are bounded, so its host buffers are") {
+  // pipeline.repeat_count = 2^31 - 1 ended in `internal error: std::bad_alloc` (issue 30).
+  rejects("[training]\nsteps_per_execution = 4\n[pipeline]\nrepeat_count = 2147483647\n", "are more than 1048576", 4);
+  rejects("[training]\nsteps_per_execution = 2000000\n", "are more than 1048576", 2);
+  CHECK_NOTHROW(config::parse("[training]\nsteps_per_execution = 1024\n[pipeline]\nrepeat_count = 1024\n", "r.toml"));
+}

@@ -134,6 +134,54 @@ TEST_CASE("init: normal and uniform with Keras defaults and explicit arguments")
   CHECK(u2.mean == doctest::Approx(2.5).epsilon(0.01));
 }
 
+TEST_CASE("init: he_uniform, lecun_normal, lecun_uniform and truncated_normal follow Keras") {
+  // he_uniform: limit sqrt(6 / fan_in); lecun_uniform: sqrt(3 / fan_in); lecun_normal: std
+  // sqrt(1 / fan_in) cut at two (pre-correction) standard deviations.
+  const auto hu = stats(fill(param("hu", {3, 3, 16, 64}, init("he_uniform"))));
+  const double hl = std::sqrt(6.0 / (9.0 * 16.0));
+  CHECK(hu.min >= -hl);
+  CHECK(hu.max <= hl);
+  CHECK(hu.std == doctest::Approx(hl / std::sqrt(3.0)).epsilon(0.03));
+  const auto lu = stats(fill(param("lu", {300, 200}, init("lecun_uniform"))));
+  const double ll = std::sqrt(3.0 / 300.0);
+  CHECK(lu.max <= ll);
+  CHECK(lu.max > 0.99 * ll);
+  CHECK(lu.std == doctest::Approx(ll / std::sqrt(3.0)).epsilon(0.02));
+  const auto ln = stats(fill(param("ln", {300, 200}, init("lecun_normal"))));
+  const double lstd = std::sqrt(1.0 / 300.0);
+  CHECK(ln.std == doctest::Approx(lstd).epsilon(0.02));
+  CHECK(ln.max <= 2.0 * lstd / 0.87962566103423978 + 1e-6);
+  const auto t = stats(fill(
+      param("t", {200, 200}, ir::Attrs{{"init", std::string("truncated_normal")}, {"mean", 1.0}, {"stddev", 0.5}})));
+  CHECK(t.max <= 2.0 + 1e-6);
+  CHECK(t.min >= 0.0 - 1e-6);
+  CHECK(t.mean == doctest::Approx(1.0).epsilon(0.01));
+  CHECK(t.std == doctest::Approx(0.5 * 0.87962566103423978).epsilon(0.03));
+}
+
+TEST_CASE("init: orthogonal gives orthonormal rows or columns, scaled by gain") {
+  for (const Shape& shape : {Shape{32, 8}, Shape{8, 32}, Shape{2, 3, 6}, Shape{16, 16}}) {
+    INFO("shape " << shape_str(shape));
+    const std::vector<float> w = fill(param("o", shape, ir::Attrs{{"init", std::string("orthogonal")}, {"gain", 2.0}}));
+    const int64_t cols = shape.back();
+    const int64_t rows = numel(shape) / cols;
+    // W^T W = gain^2 I for a tall W, W W^T = gain^2 I for a wide one.
+    const bool tall = rows >= cols;
+    const int64_t n = tall ? cols : rows;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double dot = 0;
+        for (int64_t k = 0; k < (tall ? rows : cols); ++k) {
+          dot += tall ? double(w[k * cols + i]) * w[k * cols + j] : double(w[i * cols + k]) * w[j * cols + k];
+        }
+        CHECK(dot == doctest::Approx(i == j ? 4.0 : 0.0).epsilon(1e-4).scale(1.0));
+      }
+    }
+  }
+  std::vector<float> out(4);
+  CHECK_THROWS_AS(fill_initializer(param("v", {4}, init("orthogonal")), 0, out.data()), Error);
+}
+
 TEST_CASE("init: bad initializers are located semantic errors") {
   const auto p = param("features/dense/kernel", {4, 4}, init("glorot_unifrom"));
   std::vector<float> out(16);

@@ -73,5 +73,7 @@ void add_shape_cases(std::vector<OpCase>& cases);
 void add_nn_cases(std::vector<OpCase>& cases);
 //! Regressions for wrong numbers at the edges (issue 36): op_cases_edges.cpp.
 void add_edge_cases(std::vector<OpCase>& cases);
+//! cumsum, argsort, take_along_axis, tril and triu: op_cases_scan.cpp.
+void add_scan_cases(std::vector<OpCase>& cases);
 
 }  // namespace iputrain::test

@@ -601,10 +601,99 @@ def size0_cases():
     return cases
 
 
+def scan_cases():
+    """cumsum, argsort, sort, top_k, take_along_axis, scatter_add, tril and triu."""
+    x = rand((2, 3, 4), 80)
+    edgy = x.copy()
+    edgy[0, 1, 1] = NAN
+    edgy[1, 0, 2] = INF
+    edgy[1, 2, 0] = -INF
+    ties = np.round(rand((3, 6), 81) * 2).astype(np.float32)
+    ties[1, 3] = NAN
+    cases = []
+    for axis, exclusive, reverse in ((-1, False, False), (0, False, False), (1, True, False), (-1, False, True),
+                                     (1, True, True)):
+        def ref(t, a=axis, e=exclusive, r=reverse):
+            y = t.flip(a) if r else t
+            y = torch.cumsum(y, a)
+            if e:
+                y = y - (t.flip(a) if r else t)
+            return y.flip(a) if r else y
+        expr = f"cumsum({{0}}, axis = {axis}, exclusive = {str(exclusive).lower()}, reverse = {str(reverse).lower()})"
+        cases.append(op_case(f"cumsum axis {axis} exclusive {exclusive} reverse {reverse}", "cumsum", expr, [x], ref,
+                             attrs={"axis": axis, "exclusive": int(exclusive), "reverse": int(reverse)}))
+    cases.append(op_case("cumsum nan inf", "cumsum", "cumsum({0})", [edgy], lambda t: torch.cumsum(t, -1),
+                         attrs={"axis": -1}))
+    cases.append(op_case("cumsum i32 wraps", "cumsum", "cumsum({0})", [i32(*I32_EDGES)],
+                         lambda t: torch.from_numpy(np.cumsum(t.numpy(), dtype=np.int32)), attrs={"axis": -1}))
+
+    def np_argsort(t, axis=-1, descending=False):
+        # Stable, nan the largest: ascending sorts by (is nan, value, index), descending by
+        # (is not nan, -value, index).
+        v = t.detach().numpy().astype(np.float64)
+        if descending:
+            keys = lambda a: (~np.isnan(a), -np.where(np.isnan(a), 0, a))  # noqa: E731
+        else:
+            keys = lambda a: (np.isnan(a), np.where(np.isnan(a), 0, a))  # noqa: E731
+        return torch.from_numpy(_stable_along(v, axis, keys).astype(np.int32))
+    for axis in (-1, 0):
+        for desc in (False, True):
+            cases.append(op_case(f"argsort axis {axis} descending {desc}", "argsort",
+                                 f"argsort({{0}}, axis = {axis}, descending = {str(desc).lower()})", [ties],
+                                 lambda t, a=axis, d=desc: np_argsort(t, a, d), attrs={"axis": axis, "descending": int(desc)},
+                                 grad=False))
+    cases.append(op_case("argsort i32", "argsort", "argsort({0})", [i32(*I32_EDGES)],
+                         lambda t: torch.from_numpy(np.argsort(t.numpy(), kind="stable").astype(np.int32)),
+                         attrs={"axis": -1}, grad=False))
+    cases.append(Case("sort values", "argsort", "sort({0}, axis = 1)", [x[0]], lambda t: torch.sort(t, dim=1, stable=True)[0],
+                      group="sort"))
+    cases.append(Case("sort descending", "argsort", "sort({0}, descending = true)", [x[1]],
+                      lambda t: torch.sort(t, dim=-1, descending=True, stable=True)[0], group="sort"))
+    cases.append(Case("top_k values", "take_along_axis", "top_k({0}, 3)[0]", [x[0]], lambda t: torch.topk(t, 3)[0],
+                      group="top_k"))
+    cases.append(Case("top_k indices ties first", "take_along_axis", "top_k({0}, 4)[1]",
+                      [f32(1, 3, 3, 2, 3, 0).reshape(1, 6)], lambda t: torch.from_numpy(i32(1, 2, 4, 3).reshape(1, 4)),
+                      group="top_k", grad=False))
+    idx = i32(3, 0, 3, 1, 1, 2, 0, 0).reshape(2, 4)
+    cases.append(op_case("take_along_axis", "take_along_axis", "take_along_axis({0}, {1})", [rand((2, 5), 82), idx],
+                         lambda t, i: torch.take_along_dim(t, i.long(), -1), attrs={"axis": -1}))
+    cases.append(op_case("take_along_axis axis 0", "take_along_axis", "take_along_axis({0}, {1}, axis = 0)",
+                         [rand((4, 3), 83), i32(3, 0, 1, 3, 3, 2).reshape(2, 3)],
+                         lambda t, i: torch.take_along_dim(t, i.long(), 0), attrs={"axis": 0}))
+    cases.append(Case("scatter_add rows", "gather_grad", "scatter_add({0}, {1}, {2})",
+                      [rand((4, 3), 84), i32(3, 0, 3), rand((3, 3), 85)],
+                      lambda t, i, u: t.index_add(0, i.long(), u), group="scatter_add"))
+    cases.append(Case("scatter_add axis 1", "gather_grad", "scatter_add({0}, {1}, {2}, axis = 1)",
+                      [rand((2, 5), 86), i32(4, 4, 0), rand((2, 3), 87)],
+                      lambda t, i, u: t.index_add(1, i.long(), u), group="scatter_add"))
+    for k, (eq, sa, sb) in enumerate([("ij,jk->ik", (3, 4), (4, 5)), ("bij,bkj->bik", (2, 3, 4), (2, 5, 4)),
+                                       ("i,j->ij", (3,), (4,)), ("bhqd,bhkd->bhqk", (2, 2, 3, 4), (2, 2, 5, 4)),
+                                       ("ij,ij->", (3, 4), (3, 4)), ("...ij,jk", (2, 3, 4), (4, 2)),
+                                       ("bij,jk->bk", (2, 3, 4), (4, 5)), ("xij,yjk->xyik", (2, 1, 3), (2, 3, 2)),
+                                       ("bi,bi->b", (1, 4), (3, 4))]):
+        cases.append(Case(f"einsum {eq}", "matmul", f'einsum("{eq}", {{0}}, {{1}})', [rand(sa, 90 + k), rand(sb, 100 + k)],
+                          lambda x, y, e=eq: torch.einsum(e, x, y), tol=(1e-5, 1e-5), group="einsum"))
+    for op, fn in (("tril", torch.tril), ("triu", torch.triu)):
+        for k in (0, 1, -2):
+            cases.append(op_case(f"{op} k {k}", op, f"{op}({{0}}, k = {k})", [edgy], lambda t, f=fn, kk=k: f(t, kk),
+                                 attrs={"k": k}))
+        cases.append(op_case(f"{op} i32 wide", op, f"{op}({{0}})", [randint((2, 5), 88, -9, 9)], fn, attrs={"k": 0}))
+    return cases
+
+
+def _stable_along(v, axis, keys):
+    moved = np.moveaxis(v, axis, -1)
+    out = np.empty(moved.shape, dtype=np.int64)
+    for pos in np.ndindex(moved.shape[:-1]):
+        primary, secondary = keys(moved[pos])
+        out[pos] = np.lexsort((np.arange(moved.shape[-1]), secondary, primary))
+    return np.moveaxis(out, -1, axis)
+
+
 def all_cases():
     cases = []
     for make in (unary_cases, binary_cases, compare_cases, where_cases, shape_cases, gather_cases, one_hot_cases,
-                 reduce_cases, matmul_cases, conv_pool_cases, softmax_cases, size0_cases):
+                 reduce_cases, matmul_cases, conv_pool_cases, softmax_cases, size0_cases, scan_cases):
         cases += make()
     import diff_layers
     cases += diff_layers.layer_cases()

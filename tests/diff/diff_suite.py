@@ -45,6 +45,7 @@ COVERED_BY = {
     "unary_grad": "the gradients of the unary ops",
     "slice_grad": "the gradient of slice",
     "gather_grad": "the gradient of gather",
+    "take_along_axis_grad": "the gradient of take_along_axis (and of sort and top_k)",
     "conv2d_backprop_input": "the gradient of conv2d",
     "conv2d_backprop_filter": "the gradient of conv2d",
     "max_pool_grad": "the gradient of max_pool",

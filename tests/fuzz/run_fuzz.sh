@@ -5,9 +5,11 @@
 # A crash, a leak, a timeout (> 10 s for one input) or an out-of-memory (> 2 GiB) fails the run;
 # reproduce with BIN/fuzz_<target> <file>, then minimise it into tests/fuzz/crashes/<target>/.
 # With FUZZ_SEED=N (CI's fuzz.run sets 1) each target starts from the committed corpus alone, in a
-# fresh folder, with that random seed: the inputs tried are then the same on every run of the same
-# build, and a red CI is reproducible (FUZZ_SEED=1 run_fuzz.sh . build/clang 120 TARGET). Without
-# it, a campaign: a random seed and the corpus grown by earlier runs.
+# fresh folder, with that random seed, and runs a fixed number of inputs (FUZZ_RUNS, or the
+# target's count below) instead of a time budget: the inputs tried are then the same on every run
+# of the same build on any machine, fast or slow, and a red CI is reproducible
+# (FUZZ_SEED=1 run_fuzz.sh . build/clang 0 TARGET); SECONDS is then only a guard against a hang.
+# Without it, a campaign: SECONDS per target, a random seed and the corpus grown by earlier runs.
 # Usage: run_fuzz.sh SOURCE_DIR BIN_DIR [SECONDS] [TARGET...]
 set -euo pipefail
 SRC=$1
@@ -30,14 +32,23 @@ mkdir -p "$BIN/crashes" "$BIN/logs"
 run_one() {
   local target=$1 dict="" corpus="$BIN/corpus/$1" seed=""
   [[ -f "$SRC/tests/fuzz/$target.dict" ]] && dict="-dict=$SRC/tests/fuzz/$target.dict"
+  local budget="-max_total_time=$SECONDS_EACH"
   if [[ -n "${FUZZ_SEED:-}" ]]; then
     corpus="$BIN/corpus-seed$FUZZ_SEED/$target"
     rm -rf "$corpus"
     seed="-seed=$FUZZ_SEED"
+    # Inputs per target, each about a minute of this 2-core machine under ASan + UBSan.
+    local runs
+    case $target in
+      repl) runs=3000 ;;
+      model | config | set) runs=20000 ;;
+      *) runs=50000 ;;
+    esac
+    budget="-runs=${FUZZ_RUNS:-$runs} -max_total_time=$((SECONDS_EACH > 0 ? SECONDS_EACH * 10 : 1800))"
   fi
   mkdir -p "$corpus"
   if "$BIN/tests/fuzz/fuzz_$target" "$corpus" "$SRC/tests/fuzz/corpus/$target" $dict $seed \
-       -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -close_fd_mask=1 \
+       $budget -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -close_fd_mask=1 \
        -artifact_prefix="$BIN/crashes/$target-" -print_final_stats=1 >"$BIN/logs/$target.log" 2>&1; then
     echo "fuzz $target: $(grep -E '^stat::number_of_executed_units' "$BIN/logs/$target.log" | awk '{print $2}') runs," \
          "$(grep -Eo 'cov: [0-9]+' "$BIN/logs/$target.log" | tail -1), no crash"
