@@ -214,8 +214,42 @@ STDLIB_COVERED_BY = {
 }
 
 
+def conv_cases():
+    """Grouped, depthwise and 1-D convolutions (Keras layouts) against PyTorch's groups."""
+    img = rand((2, 6, 5, 4), 60)
+    gk = rand((3, 3, 2, 6), 61, -0.5, 0.5)
+    gb = rand((6,), 62)
+    dk = rand((3, 3, 4, 2), 63, -0.5, 0.5)
+    db = rand((8,), 64)
+    seq = rand((2, 7, 4), 65)
+    ck = rand((3, 2, 6), 66, -0.5, 0.5)
+    cb = rand((6,), 67)
+
+    def t(a):
+        return torch.from_numpy(a)
+
+    def conv1d(x, pad_left, pad_right, stride=1, dilation=1):
+        y = F.pad(x.permute(0, 2, 1), (pad_left, pad_right))
+        return F.conv1d(y, t(ck).permute(2, 1, 0), t(cb), stride=stride, dilation=dilation, groups=2).permute(0, 2, 1)
+    return [
+        layer("nn.conv2d groups", 'nn.conv2d({0}, 6, groups = 2, padding = "same")', [img],
+              lambda x: F.conv2d(x.permute(0, 3, 1, 2), t(gk).permute(3, 2, 0, 1), t(gb), padding=1, groups=2).permute(0, 2, 3, 1),
+              weights={"conv2d/kernel": gk, "conv2d/bias": gb}),
+        layer("nn.depthwise_conv2d", "nn.depthwise_conv2d({0}, depth_multiplier = 2, strides = 2)", [img],
+              lambda x: F.conv2d(x.permute(0, 3, 1, 2), t(dk).reshape(3, 3, 8).permute(2, 0, 1).unsqueeze(1), t(db),
+                                 stride=2, groups=4).permute(0, 2, 3, 1),
+              weights={"depthwise_conv2d/depthwise_kernel": dk, "depthwise_conv2d/bias": db}),
+        layer("nn.conv1d causal", 'nn.conv1d({0}, 6, 3, groups = 2, padding = "causal", dilations = 2)', [seq],
+              lambda x: conv1d(x, 4, 0, dilation=2), weights={"conv1d/kernel": ck, "conv1d/bias": cb}),
+        layer("nn.conv1d same", 'nn.conv1d({0}, 6, 3, groups = 2, padding = "same")', [seq],
+              lambda x: conv1d(x, 1, 1), weights={"conv1d/kernel": ck, "conv1d/bias": cb}),
+        layer("nn.conv1d valid strided", "nn.conv1d({0}, 6, 3, groups = 2, strides = 2)", [seq],
+              lambda x: conv1d(x, 0, 0, stride=2), weights={"conv1d/kernel": ck, "conv1d/bias": cb}),
+    ]
+
+
 def layer_cases():
-    return activation_cases() + loss_cases() + nn_cases() + sequence_cases()
+    return activation_cases() + loss_cases() + nn_cases() + sequence_cases() + conv_cases()
 
 
 _ = NAN

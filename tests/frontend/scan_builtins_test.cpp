@@ -112,3 +112,23 @@ TEST_CASE("dropout's noise_shape shares a draw along the dimensions it sets to 1
   CHECK(error_of("  output y = x * dropout_mask(x, 0.5, noise_shape = [2, 2, 4])").find("does not fit") !=
         std::string::npos);
 }
+
+TEST_CASE("grouped, depthwise and 1-D convolutions: shapes, parameter paths and located errors") {
+  const Model m = Model::parse(
+      "import nn\nmodel t(batch: int = 2) {\n  input x: f32[batch, 8, 8, 4]\n  input s: f32[batch, 10, 4]\n"
+      "  output g = nn.conv2d(x, 6, groups = 2)\n  output d = nn.depthwise_conv2d(x, depth_multiplier = 3)\n"
+      "  output c = nn.conv1d(s, 8, 3, padding = \"causal\", groups = 4)\n}\n");
+  CHECK(output_type(m, "g").str() == "f32[2, 6, 6, 6]");
+  CHECK(output_type(m, "d").str() == "f32[2, 6, 6, 12]");
+  CHECK(output_type(m, "c").str() == "f32[2, 10, 8]");
+  std::vector<std::string> names;
+  for (const auto& p : m.parameters()) {
+    names.push_back(p.name + " " + p.dtype + iputrain::shape_str(p.shape));
+  }
+  CHECK(names == std::vector<std::string>{"conv2d/kernel f32[3, 3, 2, 6]", "conv2d/bias f32[6]",
+                                          "depthwise_conv2d/depthwise_kernel f32[3, 3, 4, 3]",
+                                          "depthwise_conv2d/bias f32[12]", "conv1d/kernel f32[3, 1, 8]",
+                                          "conv1d/bias f32[8]"});
+  CHECK(error_of("  output y = conv2d(x, x, groups = 3)").find("3 groups do not fit") !=
+        std::string::npos);
+}
