@@ -321,8 +321,7 @@ Value b_conv2d(CallArgs& c) {
   if (groups < 1 || channels % groups != 0 || filters % groups != 0 || ft.rank() != 4 ||
       ft.shape[2] * groups != channels) {
     throw Error(ErrorKind::Semantic,
-                fmt::format("conv2d: {} groups do not fit x {} and filter {}", groups, xt.str(), ft.str()),
-                c.spans[5],
+                fmt::format("conv2d: {} groups do not fit x {} and filter {}", groups, xt.str(), ft.str()), c.spans[5],
                 "groups must divide the input channels and the filters, and the filter is [kh, kw, channels / "
                 "groups, filters]");
   }

@@ -175,12 +175,18 @@ void softmax_grad_rows(const float* y, const float* dy, float* dx, const AxisDim
 
 // Softmaxes are independent: split by rows (each row's reductions stay whole and in order).
 void softmax_kernel(const float* x, float* y, const AxisDims& d, bool log) {
+  if (d.n == 0) {
+    return;  // an empty axis: no element to write (the row loops read each line's first element)
+  }
   const int64_t per_row = d.n * d.inner;
   par::for_blocks(d.outer, std::max<int64_t>(1, 8192 / std::max<int64_t>(per_row, 1)), d.outer * per_row * 8,
                   [&](int64_t o0, int64_t o1) { softmax_rows(x, y, d, log, o0, o1); });
 }
 
 void softmax_grad_kernel(const float* y, const float* dy, float* dx, const AxisDims& d, bool log) {
+  if (d.n == 0) {
+    return;
+  }
   const int64_t per_row = d.n * d.inner;
   par::for_blocks(d.outer, std::max<int64_t>(1, 8192 / std::max<int64_t>(per_row, 1)), d.outer * per_row * 4,
                   [&](int64_t o0, int64_t o1) { softmax_grad_rows(y, dy, dx, d, log, o0, o1); });

@@ -129,6 +129,5 @@ TEST_CASE("grouped, depthwise and 1-D convolutions: shapes, parameter paths and 
                                           "depthwise_conv2d/depthwise_kernel f32[3, 3, 4, 3]",
                                           "depthwise_conv2d/bias f32[12]", "conv1d/kernel f32[3, 1, 8]",
                                           "conv1d/bias f32[8]"});
-  CHECK(error_of("  output y = conv2d(x, x, groups = 3)").find("3 groups do not fit") !=
-        std::string::npos);
+  CHECK(error_of("  output y = conv2d(x, x, groups = 3)").find("3 groups do not fit") != std::string::npos);
 }
