@@ -24,34 +24,21 @@ bool better(T v, T best, bool is_max) {
 template <typename T>
 void run(const KernelArgs& args, bool is_max) {
   const Tensor& x = args.inputs[0];
-  const Shape& s = x.shape();
-  const auto axis = static_cast<size_t>(*normalize_axis(args.node.attrs.get_int("axis", -1), x.type->rank()));
-  int64_t outer = 1;
-  int64_t inner = 1;
-  for (size_t d = 0; d < s.size(); ++d) {
-    if (d < axis) {
-      outer *= s[d];
-    } else if (d > axis) {
-      inner *= s[d];
-    }
-  }
-  const int64_t n = s[axis];
+  const AxisLines lines = axis_lines(x.shape(), axis_attr(args.node.attrs, x.type->rank(), *x.type));
   const T* px = static_cast<const T*>(x.data);
   int32_t* py = args.output.i32();
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t i = 0; i < inner; ++i) {
-      const T* p = px + o * n * inner + i;
-      int32_t best = 0;
-      T best_v = p[0];
-      for (int64_t j = 1; j < n; ++j) {
-        const T v = p[j * inner];
-        if (better(v, best_v, is_max)) {
-          best_v = v;
-          best = static_cast<int32_t>(j);
-        }
+  // Line o * inner + i is output element o * inner + i (the axis removed).
+  for (int64_t line = 0; line < lines.outer * lines.inner; ++line) {
+    int32_t best = 0;
+    T best_v = px[lines.at(line, 0)];
+    for (int64_t j = 1; j < lines.n; ++j) {
+      const T v = px[lines.at(line, j)];
+      if (better(v, best_v, is_max)) {
+        best_v = v;
+        best = static_cast<int32_t>(j);
       }
-      py[o * inner + i] = best;
     }
+    py[line] = best;
   }
 }
 
@@ -61,16 +48,12 @@ TensorType infer_arg_extreme(const TensorType& x, const Attrs& attrs, std::strin
   if (x.dtype != DType::F32 && x.dtype != DType::I32) {
     throw OpError{fmt::format("{} needs an f32 or i32 operand, got {}", name, x.str()), "cast it to f32 first"};
   }
-  const int64_t axis = attrs.get_int("axis", -1);
-  const auto d = normalize_axis(axis, x.rank());
-  if (!d) {
-    throw OpError{fmt::format("axis {} is out of range for {}", axis, x.str()), ""};
-  }
-  if (x.shape[static_cast<size_t>(*d)] == 0) {
+  const size_t d = axis_attr(attrs, x.rank(), x);
+  if (x.shape[d] == 0) {
     throw OpError{fmt::format("{} over an empty axis of {}", name, x.str()), ""};
   }
   Shape out = x.shape;
-  out.erase(out.begin() + *d);
+  out.erase(out.begin() + static_cast<std::ptrdiff_t>(d));
   return TensorType{DType::I32, out};
 }
 

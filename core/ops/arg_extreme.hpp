@@ -3,7 +3,7 @@
 // wins), as NumPy and PyTorch do.
 #pragma once
 
-#include "core/ops/op_util.hpp"
+#include "core/ops/along_axis_util.hpp"
 
 namespace iputrain::ir {
 

@@ -2,6 +2,7 @@
 // Gradient: the sum over the broadcast dimensions.
 #include <fmt/format.h>
 
+#include "core/ops/element_bits.hpp"
 #include "core/ops/reduce_util.hpp"
 
 namespace iputrain::ir {
@@ -23,17 +24,7 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 
 void forward(const KernelArgs& args) {
   const Tensor& x = args.inputs[0];
-  switch (dtype_size(x.type->dtype)) {
-    case 1:
-      broadcast_copy<uint8_t>(x, args.output);
-      break;
-    case 2:
-      broadcast_copy<uint16_t>(x, args.output);
-      break;
-    default:
-      broadcast_copy<uint32_t>(x, args.output);
-      break;
-  }
+  with_element_bits(x.type->dtype, [&](auto bits) { broadcast_copy<decltype(bits)>(x, args.output); });
 }
 
 std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {

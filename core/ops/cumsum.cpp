@@ -4,7 +4,7 @@
 // Gradient: the cumsum of dy the other way round (same axis and exclusive, reverse flipped).
 #include <fmt/format.h>
 
-#include "core/ops/op_util.hpp"
+#include "core/ops/along_axis_util.hpp"
 #include "core/parallel.hpp"
 
 namespace iputrain::ir {
@@ -16,39 +16,26 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   if (x.dtype != DType::F32 && x.dtype != DType::I32) {
     throw OpError{fmt::format("cumsum needs an f32 or i32 operand, got {}", x.str()), "cast it first"};
   }
-  const int64_t axis = attrs.get_int("axis", -1);
-  if (!normalize_axis(axis, x.rank())) {
-    throw OpError{fmt::format("axis {} is out of range for {}", axis, x.str()), ""};
-  }
+  axis_attr(attrs, x.rank(), x);
   return x;
 }
 
 // Acc is the accumulator (double for f32, uint32 for i32: wraps as two's complement).
 template <typename T, typename Acc>
 void run(const KernelArgs& args) {
-  const Shape& s = args.output.shape();
-  const auto axis = static_cast<size_t>(*normalize_axis(args.node.attrs.get_int("axis", -1), args.output.type->rank()));
+  const AxisLines lines =
+      axis_lines(args.output.shape(), axis_attr(args.node.attrs, args.output.type->rank(), *args.output.type));
   const bool exclusive = args.node.attrs.get_int("exclusive", 0) != 0;
   const bool reverse = args.node.attrs.get_int("reverse", 0) != 0;
-  int64_t outer = 1;
-  int64_t inner = 1;
-  for (size_t d = 0; d < s.size(); ++d) {
-    if (d < axis) {
-      outer *= s[d];
-    } else if (d > axis) {
-      inner *= s[d];
-    }
-  }
-  const int64_t n = s[axis];
+  const int64_t n = lines.n;
   const T* x = static_cast<const T*>(args.inputs[0].data);
   T* y = static_cast<T*>(args.output.data);
-  par::for_blocks(outer * inner, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)), outer * inner * n,
+  par::for_blocks(lines.outer * lines.inner, std::max<int64_t>(1, 4096 / std::max<int64_t>(n, 1)), args.output.numel(),
                   [&](int64_t l0, int64_t l1) {
                     for (int64_t line = l0; line < l1; ++line) {
-                      const int64_t base = (line / inner) * n * inner + line % inner;
                       Acc acc{0};
                       for (int64_t t = 0; t < n; ++t) {
-                        const int64_t j = base + (reverse ? n - 1 - t : t) * inner;
+                        const int64_t j = lines.at(line, reverse ? n - 1 - t : t);
                         const Acc v = static_cast<Acc>(x[j]);
                         if (!exclusive) {
                           acc += v;

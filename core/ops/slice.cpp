@@ -2,6 +2,7 @@
 // one entry per leading dimension (missing trailing entries take the whole dimension). Negative
 // begin/end count from the end and out-of-range ones are clamped, as in NumPy (so a huge end means
 // "to the end"); a negative stride walks backwards as in NumPy. Gradient: slice_grad, which writes dy back into zeros.
+#include "core/ops/element_bits.hpp"
 #include "core/ops/slice_util.hpp"
 
 namespace iputrain::ir {
@@ -23,17 +24,7 @@ void run(const KernelArgs& args) {
 }
 
 void forward(const KernelArgs& args) {
-  switch (dtype_size(args.output.type->dtype)) {
-    case 1:
-      run<uint8_t>(args);
-      break;
-    case 2:
-      run<uint16_t>(args);
-      break;
-    default:
-      run<uint32_t>(args);
-      break;
-  }
+  with_element_bits(args.output.type->dtype, [&](auto bits) { run<decltype(bits)>(args); });
 }
 
 std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "core/ops/along_axis_util.hpp"
+#include "core/ops/element_bits.hpp"
 #include "core/ops/gather_util.hpp"
 
 namespace iputrain::ir {
@@ -50,17 +51,7 @@ void run(const KernelArgs& args) {
 }
 
 void forward(const KernelArgs& args) {
-  switch (dtype_size(args.output.type->dtype)) {
-    case 1:
-      run<uint8_t>(args);
-      break;
-    case 2:
-      run<uint16_t>(args);
-      break;
-    default:
-      run<uint32_t>(args);
-      break;
-  }
+  with_element_bits(args.output.type->dtype, [&](auto bits) { run<decltype(bits)>(args); });
 }
 
 std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {

@@ -2,6 +2,7 @@
 // any dtype: out.shape[i] = x.shape[perm[i]]. Gradient: transpose by the inverse permutation.
 #include <fmt/format.h>
 
+#include "core/ops/element_bits.hpp"
 #include "core/ops/reduce_util.hpp"
 
 namespace iputrain::ir {
@@ -98,17 +99,7 @@ void permute(const KernelArgs& args) {
 }
 
 void forward(const KernelArgs& args) {
-  switch (dtype_size(args.output.type->dtype)) {
-    case 1:
-      permute<uint8_t>(args);
-      break;
-    case 2:
-      permute<uint16_t>(args);
-      break;
-    default:
-      permute<uint32_t>(args);
-      break;
-  }
+  with_element_bits(args.output.type->dtype, [&](auto bits) { permute<decltype(bits)>(args); });
 }
 
 std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {

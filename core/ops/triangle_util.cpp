@@ -1,4 +1,5 @@
 #include "core/ops/triangle_util.hpp"
+#include "core/ops/element_bits.hpp"
 
 #include <cstring>
 
@@ -44,17 +45,7 @@ TensorType infer_triangle(std::span<const TensorType* const> in, const Attrs&, s
 }
 
 void triangle_forward(const KernelArgs& args, bool lower) {
-  switch (dtype_size(args.output.type->dtype)) {
-    case 1:
-      keep<uint8_t>(args, lower);
-      break;
-    case 2:
-      keep<uint16_t>(args, lower);
-      break;
-    default:
-      keep<uint32_t>(args, lower);
-      break;
-  }
+  with_element_bits(args.output.type->dtype, [&](auto bits) { keep<decltype(bits)>(args, lower); });
 }
 
 std::vector<ValueId> triangle_backward(Graph& g, ValueId id, ValueId dy) {
