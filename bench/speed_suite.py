@@ -58,6 +58,21 @@ def lm_flops(seq, dim, layers, vocab=96):
     return 3 * per_token * seq
 
 
+def rnn_flops(seq, dim, units, gates, vocab=96):
+    per_step = 2 * dim * gates * units + 2 * units * gates * units + 2 * units * vocab
+    return 3 * per_step * seq
+
+
+def separable_cnn_flops():
+    fwd = 2 * 14 * 14 * 32 * 9 + 2 * 14 * 14 * 32 * 9 + 2 * 14 * 14 * 32 * 64
+    fwd += 2 * 7 * 7 * 64 * 9 + 2 * 7 * 7 * 64 * 128 + 2 * 7 * 7 * 128 * 9 + 2 * 7 * 7 * 128 * 128 + 2 * 128 * 10
+    return 3 * fwd
+
+
+def conv1d_flops(filters=128):
+    return 3 * (2 * 28 * 5 * 28 * filters + 2 * 2 * 28 * 5 * filters * filters + 2 * filters * 10)
+
+
 # ---- iputrain ------------------------------------------------------------------------------------
 
 def iputrain_run(model, config, sets):
@@ -182,7 +197,48 @@ def torch_models(torch):
         def forward(self, t):
             return self.head(self.ln(self.blocks(self.emb(t) + self.pos)))
 
-    return Mlp, LeNet, Lm
+    class RnnLm(nn.Module):
+        classes = 96
+
+        def __init__(self, cell, dim=64, units=256):
+            super().__init__()
+            self.emb = nn.Embedding(96, dim)
+            self.rnn = cell(dim, units, batch_first=True)
+            self.head = nn.Linear(units, 96)
+
+        def forward(self, t):
+            return self.head(self.rnn(self.emb(t))[0])
+
+    def separable(cin, cout, stride):
+        return [nn.Conv2d(cin, cin, 3, stride=stride, padding=1, groups=cin), nn.ReLU(), nn.Conv2d(cin, cout, 1),
+                nn.ReLU()]
+
+    class SeparableCnn(nn.Module):
+        classes = 10
+
+        def __init__(self):
+            super().__init__()
+            self.net = nn.Sequential(nn.Conv2d(1, 32, 3, stride=2, padding=1), nn.ReLU(), *separable(32, 64, 1),
+                                     *separable(64, 128, 2), *separable(128, 128, 1), nn.AdaptiveAvgPool2d(1),
+                                     nn.Flatten(), nn.Linear(128, 10))
+
+        def forward(self, x):
+            return self.net(x.reshape(-1, 1, 28, 28) / 255.0)
+
+    class Conv1dStack(nn.Module):
+        classes = 10
+
+        def __init__(self, filters=128):
+            super().__init__()
+            self.net = nn.Sequential(nn.Conv1d(28, filters, 5, padding=2), nn.ReLU(),
+                                     nn.Conv1d(filters, filters, 5, padding=2), nn.ReLU(),
+                                     nn.Conv1d(filters, filters, 5, padding=2), nn.ReLU())
+            self.head = nn.Linear(filters, 10)
+
+        def forward(self, x):  # [b, 28 steps, 28 features] -> channels first
+            return self.head(self.net((x / 255.0).transpose(1, 2)).mean(-1))
+
+    return Mlp, LeNet, Lm, RnnLm, SeparableCnn, Conv1dStack
 
 
 def main():
@@ -192,7 +248,7 @@ def main():
     parser.add_argument("--json", default=os.path.join(common.ROOT, "build", "speed_suite.json"))
     args = parser.parse_args()
     torch = common.import_torch_or_exit(__file__)
-    Mlp, LeNet, Lm = torch_models(torch)
+    Mlp, LeNet, Lm, RnnLm, SeparableCnn, Conv1dStack = torch_models(torch)
     cores = os.cpu_count()
     info = {"machine": machine(), "peer": torch_blas(torch), "date": time.strftime("%Y-%m-%d")}
     steps = lambda n: max(3, int(n * args.scale))  # noqa: E731
@@ -255,6 +311,14 @@ def main():
              [], lambda: Lm(64, 128, 4, 4), tok(8, 64), lm_flops(64, 128, 4), 1.5),
             ("transformer (batch 16, seq 128, d 256, 4 layers)", ex("bench/models/lm_large.ipu"), text, 16,
              steps(12), 4, [], lambda: Lm(128, 256, 4, 8), tok(16, 128), lm_flops(128, 256, 4), 1.2),
+            ("LSTM 256 units (batch 32, seq 64)", ex("bench/models/lstm_lm.ipu"), text, 32, steps(20), 5,
+             [], lambda: RnnLm(torch.nn.LSTM), tok(32, 64), rnn_flops(64, 64, 256, 4), 1.0),
+            ("GRU 256 units (batch 32, seq 64)", ex("bench/models/lstm_lm.ipu"), text, 32, steps(20), 5,
+             ["model.cell=gru"], lambda: RnnLm(torch.nn.GRU), tok(32, 64), rnn_flops(64, 64, 256, 3), 1.0),
+            ("depthwise-separable CNN, batch 32", ex("bench/models/separable_cnn.ipu"), synth(32), 32, steps(100), 20,
+             [], SeparableCnn, img(32), separable_cnn_flops(), 1.0),
+            ("conv1d stack (3 x 128 filters, width 5), batch 32", ex("bench/models/conv1d_stack.ipu"), synth(32), 32,
+             steps(200), 20, [], Conv1dStack, img(32), conv1d_flops(), 1.0),
         ]
         # Rounds: every case of both sides once per round, the best of the rounds kept. The shared
         # machine's state (cross_core_ns) changes every minute or so, so a case's runs are spread

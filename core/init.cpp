@@ -77,7 +77,7 @@ void fill_orthogonal(Rng& rng, float* out, const Shape& shape, double gain) {
 const std::vector<std::string>& initializer_names() {
   static const std::vector<std::string> names = {
       "zeros",        "ones",          "constant",         "glorot_uniform", "glorot_normal", "he_normal", "he_uniform",
-      "lecun_normal", "lecun_uniform", "truncated_normal", "orthogonal",     "normal",        "uniform"};
+      "lecun_normal", "lecun_uniform", "truncated_normal", "orthogonal",     "normal",        "uniform",   "lstm_bias"};
   return names;
 }
 
@@ -142,6 +142,16 @@ void fill_initializer(const ir::Node& param, uint64_t seed, float* out) {
                  "it fills matrices, e.g. a recurrent kernel f32[units, 4 * units]");
     }
     fill_orthogonal(rng, out, param.type.shape, a.get_float("gain", 1.0));
+  } else if (name == "lstm_bias") {
+    // An LSTM bias: the last dimension holds the gates i, f, c, o; the forget gate's block is
+    // `forget` (Keras' unit_forget_bias: 1), the others 0.
+    const int64_t gates = param.type.rank() == 0 ? 0 : param.type.shape.back();
+    if (gates == 0 || gates % 4 != 0) {
+      throw fail(fmt::format("lstm_bias fills an LSTM bias of 4 * units values, this one is {}", param.type.str()));
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      out[i] = (i % gates) / (gates / 4) == 1 ? static_cast<float>(a.get_float("forget", 1.0)) : 0.0f;
+    }
   } else if (name == "normal") {
     const double stddev = a.get_float("stddev", 0.05);
     if (!(stddev >= 0.0)) {

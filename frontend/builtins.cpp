@@ -120,6 +120,7 @@ Value b_truncated_normal(CallArgs& c) {
   return initializer(c, "truncated_normal", {"mean", "stddev"});
 }
 Value b_orthogonal(CallArgs& c) { return initializer(c, "orthogonal", {"gain"}); }
+Value b_lstm_bias(CallArgs& c) { return initializer(c, "lstm_bias", {"forget"}); }
 Value b_normal(CallArgs& c) {
   if (expect_number(c.args[1], c.graph, c.spans[1], arg_what(c, "stddev")) <= 0) {
     throw Error(ErrorKind::Semantic, "normal: stddev must be positive", c.spans[1]);
@@ -163,6 +164,7 @@ std::vector<Builtin> make_table() {
        b_truncated_normal,
        true},
       {"orthogonal", {opt("gain", Value::of_float(1.0))}, b_orthogonal, true},
+      {"lstm_bias", {opt("forget", Value::of_float(1.0))}, b_lstm_bias, true},
       {"normal", {opt("mean", Value::of_float(0.0)), opt("stddev", Value::of_float(0.05))}, b_normal, true},
       {"uniform", {opt("minval", Value::of_float(-0.05)), opt("maxval", Value::of_float(0.05))}, b_uniform, true},
   };

@@ -10,6 +10,9 @@ Value Elaborator::lookup(const std::string& name, SourceSpan span, const Scope& 
   if (const Value* v = scope.find(name)) {
     return *v;
   }
+  if (name == "none") {  // the absent value: optional arguments' default (`lengths = none`)
+    return Value::none();
+  }
   const std::string near = nearest_name(name, scope.names());
   fail(span, fmt::format("unknown name '{}'", name),
        near.empty() ? "names must be assigned, imported or declared before they are used"

@@ -86,6 +86,11 @@ IPUTRAIN_OP(MaxPool, internal)               // attrs: ksize, strides, padding
 IPUTRAIN_OP(MaxPoolGrad, internal)           // (x, dy) -> dx
 IPUTRAIN_OP(AvgPool, internal)               // attrs: ksize, strides, padding
 IPUTRAIN_OP(AvgPoolGrad, internal)           // (dy) -> dx; attrs as avg_pool + input_shape
+// Recurrent (fused; core/ops/recurrent_util.hpp).
+IPUTRAIN_OP(Lstm, builtin)       // (xw, recurrent_kernel, h0, c0, lengths) -> per step i, f, g, o, c, h
+IPUTRAIN_OP(LstmGrad, internal)  // (dy, out, recurrent_kernel, c0, lengths) -> dpre per step, then dh0, dc0
+IPUTRAIN_OP(Gru, builtin)        // (xw, recurrent_kernel, recurrent_bias, h0, lengths); attrs: reset_after
+IPUTRAIN_OP(GruGrad, internal)   // (dy, out, recurrent_kernel, h0, lengths) -> [dxw | d_inner] per step, then dh0
 // Softmax.
 IPUTRAIN_OP(Softmax, builtin)          // attrs: axis
 IPUTRAIN_OP(SoftmaxGrad, internal)     // (y, dy) -> dx; attrs: axis

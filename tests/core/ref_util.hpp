@@ -75,5 +75,7 @@ void add_nn_cases(std::vector<OpCase>& cases);
 void add_edge_cases(std::vector<OpCase>& cases);
 //! cumsum, argsort, take_along_axis, tril and triu: op_cases_scan.cpp.
 void add_scan_cases(std::vector<OpCase>& cases);
+//! lstm and gru: op_cases_recurrent.cpp.
+void add_recurrent_cases(std::vector<OpCase>& cases);
 
 }  // namespace iputrain::test

@@ -696,5 +696,6 @@ def all_cases():
                  reduce_cases, matmul_cases, conv_pool_cases, softmax_cases, size0_cases, scan_cases):
         cases += make()
     import diff_layers
-    cases += diff_layers.layer_cases()
+    import diff_recurrent
+    cases += diff_layers.layer_cases() + diff_recurrent.all_cases()
     return cases

@@ -387,3 +387,54 @@ TEST_CASE("batch-norm moving statistics: every plan gives the same weights and s
   check_same(train(half(config(4, "device_mapping = [0, 1]\nschedule = \"interleaved\"\n", 8)), kBatchNorm),
              half_reference);
 }
+
+namespace {
+
+// Recurrent layers (an LSTM, then a GRU over lengths taken from the data) and a depthwise
+// convolution: their fused kernels and grouped lowering must keep every plan's bits too.
+const std::string kRecurrentDepthwise = R"(import nn
+
+model rnn_dw(batch: int = 4) {
+  input x: f32[batch, 16]
+  input label: i32[batch]
+
+  stage s0 {
+    seq = nn.lstm(reshape(x, [batch, 4, 4]), 6, return_sequences = true)
+    h = nn.gru(seq, 5, lengths = cast(x[:, 0] > 0.0, "i32") + 3)
+  }
+  stage s1 {
+    img = nn.conv2d(reshape(x, [batch, 4, 4, 1]), 4, kernel_size = 2, padding = "same")
+    d = nn.depthwise_conv2d(img, 3, padding = "same", depth_multiplier = 2, activation = relu)
+    logits = nn.dense(concat([h, flatten(d)], axis = 1), 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+
+  minimize loss
+  output loss
+}
+)";
+
+}  // namespace
+
+TEST_CASE("a recurrent and a depthwise model: every plan gives the same weights as one IPU") {
+  auto config = [](int ipus, const std::string& pipeline, int accumulation, const std::string& ipu = "") {
+    return base() + "[ipu]\nauto_select_ipus = " + std::to_string(ipus) + "\n" + ipu + "[pipeline]\n" + pipeline +
+           "gradient_accumulation_count = " + std::to_string(accumulation) + "\nreduction_method = \"mean\"\n";
+  };
+  const std::vector<WeightInfo> reference = train(config(1, "", 16), kRecurrentDepthwise);
+  const std::vector<std::pair<std::string, std::string>> plans = {
+      {"2 stages on 2 IPUs, grouped", config(2, "device_mapping = [0, 1]\nschedule = \"grouped\"\n", 16)},
+      {"2 replicas of 1 IPU", config(2, "device_mapping = [0, 0]\n", 8)},
+      {"2 stages x 2 replicas, interleaved", config(4, "device_mapping = [0, 1]\nschedule = \"interleaved\"\n", 8)},
+      {"4 replicas, sequential", config(4, "device_mapping = [0, 0]\nschedule = \"sequential\"\n", 4)},
+      {"2 stages x 2 replicas, recomputation",
+       config(4,
+              "device_mapping = [0, 1]\nschedule = \"grouped\"\n"
+              "recomputation_mode = \"recompute_and_backpropagate_interleaved\"\n",
+              8, "allow_recompute = true\n")},
+  };
+  for (const auto& [name, text] : plans) {
+    CAPTURE(name);
+    check_same(train(text, kRecurrentDepthwise), reference);
+  }
+}
