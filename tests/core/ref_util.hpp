@@ -75,5 +75,7 @@ void add_nn_cases(std::vector<OpCase>& cases);
 void add_edge_cases(std::vector<OpCase>& cases);
 //! cumsum, argsort, take_along_axis, tril and triu: op_cases_scan.cpp.
 void add_scan_cases(std::vector<OpCase>& cases);
+//! ctc_loss, ctc_loss_grad and ctc_greedy_decode: op_cases_ctc.cpp.
+void add_ctc_cases(std::vector<OpCase>& cases);
 
 }  // namespace iputrain::test

@@ -53,6 +53,7 @@ COVERED_BY = {
     "softmax_grad": "the gradient of softmax",
     "log_softmax_grad": "the gradient of log_softmax",
     "softmax_cross_entropy_grad": "the gradient of softmax_cross_entropy",
+    "ctc_loss_grad": "the gradient of ctc_loss",
 }
 
 HALF_MAX = 65504.0
