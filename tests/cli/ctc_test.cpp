@@ -83,7 +83,7 @@ std::vector<ArrayData> arrays(const Sequences& d, int64_t n) {
           ArrayData::i32("label_lengths", {n}, d.label_lengths.data())};
 }
 
-Config config() {
+Config ctc_config() {
   return config::parse("[optimizer]\ntype = \"adam\"\nlearning_rate = 0.02\n[training]\nsteps = 150\nseed = 7\n",
                        "ctc.toml");
 }
@@ -107,7 +107,7 @@ std::string message_of(const std::string& call) {
 TEST_CASE("ctc: a model trains on unaligned label sequences and predict decodes them") {
   const Sequences train = make(512, 1);
   const Sequences test = make(64, 2);
-  Config c = config();
+  Config c = ctc_config();
   Session session(Model::parse(kModel, "reader.ipu", c.model), c);
   session.set_data("train", arrays(train, 512));
   session.set_data("test", arrays(test, 64));
@@ -139,7 +139,7 @@ TEST_CASE("ctc: a model trains on unaligned label sequences and predict decodes 
 TEST_CASE("ctc: bad lengths in the data stop the run with a located error") {
   Sequences bad = make(16, 3);
   bad.x_lengths[5] = static_cast<int32_t>(kSteps + 1);
-  Config c = config();
+  Config c = ctc_config();
   Session session(Model::parse(kModel, "reader.ipu", c.model), c);
   session.set_data("test", arrays(bad, 16));
   try {

@@ -50,7 +50,7 @@ def loss_cases():
     p = rand((3, 4), 2, 0.05, 0.95)
     t = rand((3, 4), 3, 0, 1)
     logits = rand((3, 4), 4, -3, 3)
-    ctc_inputs = [rand((2, 5, 4), 5, -3, 3), i32(0, 2, 1, 1, 1, 0), i32(5, 4), i32(3, 2)]
+    ctc_inputs = [rand((2, 5, 4), 5, -3, 3), i32(0, 2, 1, 1, 1, 0).reshape(2, 3), i32(5, 4), i32(3, 2)]
     return [
         layer("losses.mse", 'losses.mse({0}, {1}, reduction = "none")', [logits, t], lambda a, b: (a - b) ** 2),
         layer("losses.mae", 'losses.mae({0}, {1}, reduction = "none")', [logits, t], lambda a, b: (a - b).abs()),
