@@ -19,16 +19,18 @@ void require_i32(const TensorType& t, const Shape& shape, std::string_view what,
 [[noreturn]] void throw_bad_length(const Node& node, std::string_view what, int64_t i, int32_t v, int64_t max,
                                    std::string_view hint) {
   throw Error(ErrorKind::Data, fmt::format("{}[{}] = {} out of range [0, {}]", what, i, v, max), node.span,
-              std::string(hint));
+              fmt::format("{} (entry {} of the micro-batch)", hint, i));
 }
 
 [[noreturn]] void throw_bad_ctc_label(const Node& node, int64_t i, int64_t j, int32_t v, int64_t c, int32_t blank) {
   if (v == blank) {
     throw Error(ErrorKind::Data, fmt::format("labels[{}, {}] = {} is the blank class", i, j, v), node.span,
-                "CTC labels are the symbols between blanks; shift them past `blank` or choose another blank");
+                "CTC labels are the symbols between blanks (rows count within the micro-batch); shift them past "
+                "`blank` or choose another blank");
   }
   throw Error(ErrorKind::Data, fmt::format("labels[{}, {}] = {} out of range [0, {})", i, j, v, c), node.span,
-              "labels must be class indices of the logits' last dimension; check the number of classes");
+              "labels must be class indices of the logits' last dimension (rows count within the micro-batch); "
+              "check the number of classes");
 }
 
 // The logits' step t of the sample, normalised: log softmax(z[t])[k].
