@@ -104,5 +104,9 @@ IPUTRAIN_OP(MovingAverage, internal)  // (x, state) -> x while training, state i
 IPUTRAIN_OP(SoftmaxCrossEntropy, builtin)             // (logits f32[..., C], labels i32[...]) -> f32[...]
 IPUTRAIN_OP(SoftmaxCrossEntropyGrad, internal)        // (logits, labels, dy f32[...]) -> f32[..., C]
 IPUTRAIN_OP(SigmoidCrossEntropyWithLogits, internal)  // (logits f32, labels f32) -> f32, elementwise
+// CTC (connectionist temporal classification); attrs: blank.
+IPUTRAIN_OP(CtcLoss, builtin)  // (logits f32[b, t, c], labels i32[b, l], logit_lengths, label_lengths i32[b]) -> f32[b]
+IPUTRAIN_OP(CtcLossGrad, internal)     // (logits, labels, logit_lengths, label_lengths, dy f32[b]) -> f32[b, t, c]
+IPUTRAIN_OP(CtcGreedyDecode, builtin)  // (logits f32[b, t, c], logit_lengths i32[b]) -> i32[b, t], padded with -1
 // Pipelining.
 IPUTRAIN_OP(RecomputationCheckpoint, builtin)  // identity whose output is stashed, not recomputed

@@ -77,5 +77,7 @@ void add_edge_cases(std::vector<OpCase>& cases);
 void add_scan_cases(std::vector<OpCase>& cases);
 //! lstm and gru: op_cases_recurrent.cpp.
 void add_recurrent_cases(std::vector<OpCase>& cases);
+//! ctc_loss, ctc_loss_grad and ctc_greedy_decode: op_cases_ctc.cpp.
+void add_ctc_cases(std::vector<OpCase>& cases);
 
 }  // namespace iputrain::test

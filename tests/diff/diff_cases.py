@@ -681,6 +681,77 @@ def scan_cases():
     return cases
 
 
+def ctc_loss_ref(blank=0):
+    """PyTorch's ctc_loss on log_softmax(logits), one loss per sample. Where no alignment fits the
+    loss is +inf as with zero_infinity=False, but the gradient is zero_infinity=True's zero (the
+    op's rule; PyTorch's own is nan there). One call per sample: in a batch, PyTorch 1.13's CPU
+    kernel gives a sample of no steps the loss of the sample before it."""
+    def one(lg, lb, il, tl):
+        lp = torch.log_softmax(lg, -1).transpose(0, 1)
+        args = (lp, lb.long(), il.long(), tl.long())
+        raw = F.ctc_loss(*args, blank=blank, reduction="none", zero_infinity=False).detach()
+        finite = F.ctc_loss(*args, blank=blank, reduction="none", zero_infinity=True)
+        return torch.where(torch.isinf(raw), raw, finite)
+
+    def ref(lg, lb, il, tl):
+        return torch.cat([one(lg[i:i + 1], lb[i:i + 1], il[i:i + 1], tl[i:i + 1]) for i in range(lg.shape[0])])
+    return ref
+
+
+def ctc_greedy_ref(blank=0):
+    """Best path decoding in NumPy: argmax per step (the first of ties, the first nan), repeats
+    merged, blanks dropped, left-aligned, -1 after."""
+    def ref(lg, il):
+        v = lg.detach().numpy()
+        out = np.full(v.shape[:2], -1, dtype=np.int32)
+        for i in range(v.shape[0]):
+            prev, n = -1, 0
+            for k in range(int(il[i])):
+                best = int(np.argmax(v[i, k]))
+                if best != blank and best != prev:
+                    out[i, n] = best
+                    n += 1
+                prev = best
+        return torch.from_numpy(out)
+    return ref
+
+
+def ctc_cases():
+    """ctc_loss (values and gradients) against PyTorch, ctc_greedy_decode against NumPy."""
+    expr = "ctc_loss({0}, {1}, {2}, {3}{blank})"
+    cases = []
+
+    def loss_case(name, inputs, blank=0, **kw):
+        b = "" if blank == 0 else f", blank = {blank}"
+        attrs = {} if blank == 0 else {"blank": blank}
+        cases.append(op_case(name, "ctc_loss", expr.replace("{blank}", b), inputs, ctc_loss_ref(blank),
+                             attrs=attrs, **kw))
+    # Mixed lengths: full, fewer steps than t, fewer labels than l (padding -1, never read).
+    loss_case("ctc_loss", [rand((3, 6, 5), 110, -3, 3), i32(1, 2, 3, 4, 4, -1, 2, -1, -1).reshape(3, 3), i32(6, 5, 4), i32(3, 2, 1)])
+    big = rand((2, 5, 4), 111, -80, 80)
+    big[0, 1] = f32(80, -80, 80, -80)
+    big[1, 2] = f32(-80, -80, -80, 80)
+    big[1, 4] = f32(1000, -1000, 0, 1000)
+    loss_case("ctc_loss large logits", [big, i32(1, 2, 3, 3, 1, 3).reshape(2, 3), i32(5, 5), i32(3, 3)],
+              tol=(1e-5, 1e-5))
+    # Repeats need a blank between them: 1 1 in exactly 3 steps, 2 2 2 in exactly 5, 3 3 in 4.
+    loss_case("ctc_loss repeats", [rand((3, 5, 4), 112), i32(1, 1, 0, 2, 2, 2, 3, 3, 0).reshape(3, 3), i32(3, 5, 4), i32(2, 3, 2)])
+    # No labels, no steps and no labels, all steps one label, and two impossible ones (+inf):
+    # 1 1 in 2 steps and 3 labels in 2 steps.
+    loss_case("ctc_loss length edges", [rand((5, 4, 3), 113), i32(1, 2, 0, 0, 0, 0, 2, 0, 0, 1, 1, 0, 1, 2, 1).reshape(5, 3),
+                                        i32(4, 0, 4, 2, 2), i32(0, 0, 1, 2, 3)])
+    loss_case("ctc_loss blank last", [rand((2, 6, 4), 114), i32(0, 2, 1, 1, 1, 0).reshape(2, 3), i32(6, 6), i32(3, 3)], blank=3)
+    loss_case("ctc_loss blank 2", [rand((2, 5, 5), 115), i32(1, 3, 4, 0, 0, 0).reshape(2, 3), i32(5, 4), i32(3, 2)], blank=2)
+    decode = np.round(rand((3, 6, 4), 116, 0, 2)).astype(np.float32)
+    decode[1, 3, 2] = NAN
+    cases.append(op_case("ctc_greedy_decode", "ctc_greedy_decode", "ctc_greedy_decode({0}, {1})",
+                         [decode, i32(6, 4, 0)], ctc_greedy_ref(0), grad=False))
+    cases.append(op_case("ctc_greedy_decode blank 1 ties", "ctc_greedy_decode",
+                         "ctc_greedy_decode({0}, {1}, blank = 1)", [decode, i32(5, 6, 3)], ctc_greedy_ref(1),
+                         attrs={"blank": 1}, grad=False))
+    return cases
+
+
 def _stable_along(v, axis, keys):
     moved = np.moveaxis(v, axis, -1)
     out = np.empty(moved.shape, dtype=np.int64)
@@ -693,7 +764,8 @@ def _stable_along(v, axis, keys):
 def all_cases():
     cases = []
     for make in (unary_cases, binary_cases, compare_cases, where_cases, shape_cases, gather_cases, one_hot_cases,
-                 reduce_cases, matmul_cases, conv_pool_cases, softmax_cases, size0_cases, scan_cases):
+                 reduce_cases, matmul_cases, conv_pool_cases, softmax_cases, size0_cases, scan_cases,
+                 ctc_cases):
         cases += make()
     import diff_layers
     import diff_recurrent

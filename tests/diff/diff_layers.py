@@ -5,7 +5,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from diff_cases import F32_EDGES, NAN, Case, f32, i32, rand
+from diff_cases import F32_EDGES, NAN, Case, ctc_loss_ref, f32, i32, rand
 
 
 def layer(name, expr, inputs, ref, **kw):
@@ -50,6 +50,7 @@ def loss_cases():
     p = rand((3, 4), 2, 0.05, 0.95)
     t = rand((3, 4), 3, 0, 1)
     logits = rand((3, 4), 4, -3, 3)
+    ctc_inputs = [rand((2, 5, 4), 5, -3, 3), i32(0, 2, 1, 1, 1, 0).reshape(2, 3), i32(5, 4), i32(3, 2)]
     return [
         layer("losses.mse", 'losses.mse({0}, {1}, reduction = "none")', [logits, t], lambda a, b: (a - b) ** 2),
         layer("losses.mae", 'losses.mae({0}, {1}, reduction = "none")', [logits, t], lambda a, b: (a - b).abs()),
@@ -65,6 +66,11 @@ def loss_cases():
               [logits, torch.softmax(torch.from_numpy(t), -1).numpy()],
               lambda a, b: -(b * torch.log_softmax(a, -1)).sum(-1)),
         layer("losses.mean reduction", "losses.mse({0}, {1})", [logits, t], lambda a, b: ((a - b) ** 2).mean()),
+        layer("losses.ctc", 'losses.ctc({0}, {1}, {2}, {3}, blank = 3, reduction = "none")', ctc_inputs,
+              ctc_loss_ref(3)),
+        # "mean" is the batch mean, not PyTorch's (which divides each loss by its label length first).
+        layer("losses.ctc mean", "losses.ctc({0}, {1}, {2}, {3}, blank = 3)", ctc_inputs,
+              lambda *a: ctc_loss_ref(3)(*a).mean()),
     ]
 
 

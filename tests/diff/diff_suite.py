@@ -55,6 +55,7 @@ COVERED_BY = {
     "softmax_cross_entropy_grad": "the gradient of softmax_cross_entropy",
     "lstm_grad": "the gradient of lstm (against PyTorch's autograd of the same recurrence)",
     "gru_grad": "the gradient of gru, both reset_after forms",
+    "ctc_loss_grad": "the gradient of ctc_loss",
 }
 
 HALF_MAX = 65504.0

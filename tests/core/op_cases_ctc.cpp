@@ -1,0 +1,286 @@
+// Op cases for CTC: ctc_loss, ctc_loss_grad and ctc_greedy_decode. The reference enumerates every
+// alignment of a sample's steps (c^t paths, so t and c stay tiny), keeps those that collapse to its
+// labels and sums their probabilities in log space: no recursion shared with the kernels.
+#include <cmath>
+#include <limits>
+
+#include "tests/core/ref_util.hpp"
+
+namespace iputrain::test {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
+
+struct BruteCtc {
+  double loss = 0;
+  Values grad;  // [t, c]: softmax - posterior over the counted steps, 0 past them (and when impossible)
+};
+
+// Sample i of the inputs (logits [b, t, c], labels [b, l], logit_lengths, label_lengths).
+BruteCtc brute_ctc(const std::vector<Values>& in, const Shape& s, int64_t l, int64_t i, int64_t blank) {
+  const int64_t t = s[1];
+  const int64_t c = s[2];
+  const auto steps = static_cast<int64_t>(in[2][static_cast<size_t>(i)]);
+  const auto len = static_cast<int64_t>(in[3][static_cast<size_t>(i)]);
+  std::vector<int64_t> labels;
+  for (int64_t j = 0; j < len; ++j) {
+    labels.push_back(static_cast<int64_t>(in[1][static_cast<size_t>(i * l + j)]));
+  }
+  Values logp(static_cast<size_t>(t * c));
+  for (int64_t k = 0; k < steps; ++k) {
+    const double* z = &in[0][static_cast<size_t>((i * t + k) * c)];
+    double m = z[0];
+    for (int64_t j = 1; j < c; ++j) {
+      m = std::max(m, z[j]);
+    }
+    double sum = 0;
+    for (int64_t j = 0; j < c; ++j) {
+      sum += std::exp(z[j] - m);
+    }
+    for (int64_t j = 0; j < c; ++j) {
+      logp[static_cast<size_t>(k * c + j)] = z[j] - m - std::log(sum);
+    }
+  }
+  // Every path of `steps` classes, counted in base c; the log-weights of those that collapse to `labels`.
+  std::vector<std::vector<int64_t>> paths;
+  Values weights;
+  std::vector<int64_t> path(static_cast<size_t>(steps), 0);
+  for (bool more = true; more;) {
+    std::vector<int64_t> collapsed;
+    int64_t prev = -1;
+    double w = 0;
+    for (int64_t k = 0; k < steps; ++k) {
+      const int64_t p = path[static_cast<size_t>(k)];
+      if (p != blank && p != prev) {
+        collapsed.push_back(p);
+      }
+      prev = p;
+      w += logp[static_cast<size_t>(k * c + p)];
+    }
+    if (collapsed == labels) {
+      paths.push_back(path);
+      weights.push_back(w);
+    }
+    more = false;
+    for (int64_t k = 0; k < steps && !more; ++k) {
+      auto& p = path[static_cast<size_t>(k)];
+      p = (p + 1) % c;
+      more = p != 0;
+    }
+  }
+  BruteCtc r{kInf, Values(static_cast<size_t>(t * c), 0.0)};
+  if (paths.empty()) {
+    return r;
+  }
+  double m = weights[0];
+  for (double w : weights) {
+    m = std::max(m, w);
+  }
+  double sum = 0;
+  for (double w : weights) {
+    sum += std::exp(w - m);
+  }
+  const double log_p = m + std::log(sum);
+  r.loss = -log_p;
+  for (int64_t k = 0; k < steps; ++k) {
+    for (int64_t j = 0; j < c; ++j) {
+      r.grad[static_cast<size_t>(k * c + j)] = std::exp(logp[static_cast<size_t>(k * c + j)]);
+    }
+  }
+  for (size_t q = 0; q < paths.size(); ++q) {
+    for (int64_t k = 0; k < steps; ++k) {
+      r.grad[static_cast<size_t>(k * c + paths[q][static_cast<size_t>(k)])] -= std::exp(weights[q] - log_p);
+    }
+  }
+  return r;
+}
+
+Values ref_ctc_loss(const std::vector<Values>& in, const std::vector<TensorType>& t, const TensorType&,
+                    const Attrs& attrs) {
+  Values r;
+  for (int64_t i = 0; i < t[0].shape[0]; ++i) {
+    r.push_back(brute_ctc(in, t[0].shape, t[1].shape[1], i, attrs.get_int("blank", 0)).loss);
+  }
+  return r;
+}
+
+Values ref_ctc_grad(const std::vector<Values>& in, const std::vector<TensorType>& t, const TensorType&,
+                    const Attrs& attrs) {
+  Values r;
+  for (int64_t i = 0; i < t[0].shape[0]; ++i) {
+    for (double g : brute_ctc(in, t[0].shape, t[1].shape[1], i, attrs.get_int("blank", 0)).grad) {
+      r.push_back(g * in[4][static_cast<size_t>(i)]);
+    }
+  }
+  return r;
+}
+
+// Logits [b, t, c] and the CTC inputs of one case, labels padded with values never read.
+std::vector<TensorType> ctc_types(int64_t b, int64_t t, int64_t c, int64_t l) {
+  return {f32({b, t, c}), i32({b, l}), i32({b}), i32({b})};
+}
+
+void add_loss_cases(std::vector<OpCase>& cases) {
+  // Distinct labels, a repeat that needs a blank between (2 2 in 4 steps), counted steps short of
+  // t, no labels (the all-blank path); padding of -1 and 7 is past the lengths, never read.
+  cases.push_back({.name = "ctc_loss",
+                   .op = OpKind::CtcLoss,
+                   .inputs = ctc_types(4, 4, 4, 3),
+                   .values = {{}, {1, 2, 3, 2, 2, -1, 3, 7, -1, -1, -1, -1}, {4, 4, 2, 3}, {3, 2, 1, 0}},
+                   .reference = ref_ctc_loss,
+                   .lo = -2,
+                   .hi = 2});
+  cases.push_back({.name = "ctc_loss blank last",
+                   .op = OpKind::CtcLoss,
+                   .inputs = ctc_types(2, 5, 4, 3),
+                   .attrs = Attrs{{"blank", int64_t{3}}},
+                   .values = {{}, {0, 0, 2, 1, 0, 1}, {5, 5}, {3, 3}},
+                   .reference = ref_ctc_loss});
+  // ±80 logits: log_softmax and the recursion stay finite where exp would overflow in f32.
+  Values big;
+  for (int k = 0; k < 2 * 3 * 3; ++k) {
+    big.push_back((k * 7) % 3 == 0 ? 80.0 : ((k % 2) != 0 ? -80.0 : 79.5));
+  }
+  cases.push_back({.name = "ctc_loss large logits",
+                   .op = OpKind::CtcLoss,
+                   .inputs = ctc_types(2, 3, 3, 2),
+                   .values = {big, {1, 2, 1, 1}, {3, 3}, {2, 2}},
+                   .reference = ref_ctc_loss,
+                   .rtol = 1e-6});
+  // 1 1 in 2 steps, 3 labels in 2 steps and 1 label in none are impossible (+inf, no gradient to
+  // check by differences); no labels in no steps is certain (0).
+  cases.push_back({.name = "ctc_loss impossible alignments",
+                   .op = OpKind::CtcLoss,
+                   .inputs = ctc_types(4, 3, 3, 3),
+                   .values = {{}, {1, 1, 0, 1, 2, 1, 2, 0, 0, 0, 0, 0}, {2, 2, 0, 0}, {2, 3, 1, 0}},
+                   .expected = {kInf, kInf, kInf, 0.0},
+                   .reference = ref_ctc_loss,
+                   .grad = false});
+  // A nan or +inf in a counted step makes the loss nan; past the steps it is never read.
+  cases.push_back({.name = "ctc_loss nan and inf logits",
+                   .op = OpKind::CtcLoss,
+                   .inputs = ctc_types(3, 2, 2, 1),
+                   .values = {{0, 1, kNan, 2, 0, 1, 3, kNan, kInf, 0, 0, 1}, {1, 1, 1}, {2, 1, 2}, {1, 1, 1}},
+                   .expected = {kNan, 0.31326168751822286, kNan},
+                   .grad = false});
+}
+
+void add_loss_error_cases(std::vector<OpCase>& cases) {
+  const Values lengths = {3, 3};
+  const std::vector<std::tuple<std::string, Values, Values, Values, std::string>> bad = {
+      {"label out of range", {1, 2, 4, 1}, lengths, {2, 2}, "labels[1, 0] = 4 out of range [0, 4)"},
+      {"negative label", {1, -2, 1, 1}, lengths, {2, 2}, "labels[0, 1] = -2 out of range [0, 4)"},
+      {"label is blank", {1, 0, 1, 1}, lengths, {2, 2}, "labels[0, 1] = 0 is the blank class"},
+      {"logit length too long", {1, 2, 1, 1}, {3, 4}, {2, 2}, "logit_lengths[1] = 4 out of range [0, 3]"},
+      {"negative logit length", {1, 2, 1, 1}, {-1, 3}, {2, 2}, "logit_lengths[0] = -1 out of range [0, 3]"},
+      {"label length too long", {1, 2, 1, 1}, lengths, {2, 3}, "label_lengths[1] = 3 out of range [0, 2]"},
+      {"negative label length", {1, 2, 1, 1}, lengths, {-1, 2}, "label_lengths[0] = -1 out of range [0, 2]"},
+  };
+  for (const auto& [what, labels, steps, lens, message] : bad) {
+    cases.push_back({.name = "ctc_loss " + what,
+                     .op = OpKind::CtcLoss,
+                     .inputs = ctc_types(2, 3, 4, 2),
+                     .values = {{}, labels, steps, lens},
+                     .reference = ref_ctc_loss,
+                     .run_error = message});
+  }
+  cases.push_back({.name = "ctc_loss_grad label is blank",
+                   .op = OpKind::CtcLossGrad,
+                   .inputs = {f32({1, 3, 4}), i32({1, 2}), i32({1}), i32({1}), f32({1})},
+                   .attrs = Attrs{{"blank", int64_t{2}}},
+                   .values = {{}, {1, 2}, {3}, {2}, {}},
+                   .reference = ref_ctc_grad,
+                   .run_error = "labels[0, 1] = 2 is the blank class"});
+  const std::vector<std::tuple<std::string, std::vector<TensorType>, Attrs, std::string>> types = {
+      {"logits rank 2",
+       {f32({2, 4}), i32({2, 2}), i32({2}), i32({2})},
+       {},
+       "logits must be f32[batch, steps, classes]"},
+      {"logits f16", {TensorType{DType::F16, {2, 3, 4}}, i32({2, 2}), i32({2}), i32({2})}, {}, "got f16[2, 3, 4]"},
+      {"labels batch",
+       {f32({2, 3, 4}), i32({3, 2}), i32({2}), i32({2})},
+       {},
+       "labels must be i32[2, max_label_length]"},
+      {"labels f32", {f32({2, 3, 4}), f32({2, 2}), i32({2}), i32({2})}, {}, "labels must be i32[2, max_label_length]"},
+      {"logit_lengths shape", ctc_types(2, 3, 4, 2), {}, ""},
+      {"label_lengths dtype", {f32({2, 3, 4}), i32({2, 2}), i32({2}), f32({2})}, {}, "label_lengths must be i32[2]"},
+      {"blank too large", ctc_types(2, 3, 4, 2), Attrs{{"blank", int64_t{4}}},
+       "argument 'blank' must be a class index below 4, got 4"},
+      {"negative blank", ctc_types(2, 3, 4, 2), Attrs{{"blank", int64_t{-1}}}, "argument 'blank' must be at least 0"},
+  };
+  for (auto [what, inputs, attrs, message] : types) {
+    if (message.empty()) {
+      inputs[2] = i32({2, 1});
+      message = "logit_lengths must be i32[2], got i32[2, 1]";
+    }
+    cases.push_back(
+        {.name = "ctc_loss " + what, .op = OpKind::CtcLoss, .inputs = inputs, .attrs = attrs, .infer_error = message});
+  }
+}
+
+void add_grad_cases(std::vector<OpCase>& cases) {
+  // Against the enumeration's posteriors: a repeat, a short sample (zeros past its steps), an
+  // impossible one (zero gradient, where PyTorch gives nan) and one without labels.
+  cases.push_back({.name = "ctc_loss_grad",
+                   .op = OpKind::CtcLossGrad,
+                   .inputs = {f32({4, 4, 3}), i32({4, 2}), i32({4}), i32({4}), f32({4})},
+                   .values = {{}, {1, 1, 2, 1, 2, 2, 0, 0}, {4, 3, 2, 4}, {2, 2, 2, 0}, {}},
+                   .reference = ref_ctc_grad});
+  Values big;
+  for (int k = 0; k < 2 * 4 * 3; ++k) {
+    big.push_back((k * 5) % 3 == 1 ? 80.0 : ((k % 4) == 0 ? -80.0 : 40.0));
+  }
+  cases.push_back({.name = "ctc_loss_grad large logits blank 1",
+                   .op = OpKind::CtcLossGrad,
+                   .inputs = {f32({2, 4, 3}), i32({2, 2}), i32({2}), i32({2}), f32({2})},
+                   .attrs = Attrs{{"blank", int64_t{1}}},
+                   .values = {big, {2, 0, 2, 2}, {4, 4}, {2, 2}, {}},
+                   .reference = ref_ctc_grad,
+                   .rtol = 1e-4,
+                   .atol = 1e-6});
+  cases.push_back({.name = "ctc_loss_grad dy",
+                   .op = OpKind::CtcLossGrad,
+                   .inputs = {f32({2, 3, 4}), i32({2, 2}), i32({2}), i32({2}), f32({3})},
+                   .infer_error = "dy must be f32[2], got f32[3]"});
+}
+
+void add_decode_cases(std::vector<OpCase>& cases) {
+  // Sample 0: 1 1 _ 1 2 2 -> 1 1 2 (a blank separates the 1s). Sample 1: ties go to the first
+  // class (1 over 2, blank over 1), and its two uncounted steps would add a 1. Sample 2: no steps.
+  const Values logits = {0, 1, 0, 0,  1,  0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1,  //
+                         0, 2, 2, .5, .5, 0, 0, 3, 3, 4, 0, 0, 0, 9, 0, 0, 9, 0,  //
+                         0, 0, 1, 0,  0,  1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1};
+  cases.push_back({.name = "ctc_greedy_decode",
+                   .op = OpKind::CtcGreedyDecode,
+                   .inputs = {f32({3, 6, 3}), i32({3})},
+                   .values = {logits, {6, 4, 0}},
+                   .expected = {1, 1, 2, -1, -1, -1, 1, 1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}});
+  cases.push_back({.name = "ctc_greedy_decode blank 2 and nan",
+                   .op = OpKind::CtcGreedyDecode,
+                   .inputs = {f32({1, 5, 3}), i32({1})},
+                   .attrs = Attrs{{"blank", int64_t{2}}},
+                   .values = {{5, 0, 1, kNan, 0, kNan, 0, 1, 9, 0, 4, 1, 0, 4, 1}, {5}},
+                   .expected = {0, 1, -1, -1, -1}});
+  cases.push_back({.name = "ctc_greedy_decode logit length too long",
+                   .op = OpKind::CtcGreedyDecode,
+                   .inputs = {f32({2, 3, 2}), i32({2})},
+                   .values = {{}, {3, 4}},
+                   .run_error = "logit_lengths[1] = 4 out of range [0, 3]"});
+  cases.push_back({.name = "ctc_greedy_decode lengths dtype",
+                   .op = OpKind::CtcGreedyDecode,
+                   .inputs = {f32({2, 3, 4}), f32({2})},
+                   .infer_error = "logit_lengths must be i32[2], got f32[2]"});
+}
+
+}  // namespace
+
+void add_ctc_cases(std::vector<OpCase>& cases) {
+  add_loss_cases(cases);
+  add_loss_error_cases(cases);
+  add_grad_cases(cases);
+  add_decode_cases(cases);
+}
+
+}  // namespace iputrain::test
