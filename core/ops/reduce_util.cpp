@@ -3,7 +3,10 @@
 
 #include <fmt/format.h>
 #include <Eigen/Core>
+#include <algorithm>
+#include <array>
 #include <limits>
+#include <type_traits>
 
 namespace iputrain::ir {
 
@@ -124,6 +127,32 @@ void fold_middle(const T* in, T* out, int64_t outer, int64_t r, int64_t k, Fold 
   });
 }
 
+// fold_middle for an f32 sum: each column summed in double, rounded once (as NumPy's pairwise and
+// PyTorch's cascaded sums keep the error near one rounding; a running f32 sum of the 3136 squares
+// of a batch norm's variance drifts by up to n * 2^-24, 2e-4). The accumulators are on the stack.
+void sum_middle(const float* in, float* out, int64_t outer, int64_t r, int64_t k) {
+  constexpr int64_t kColumns = 512;
+  const int64_t col_blocks = (k + kColumns - 1) / kColumns;
+  par::for_blocks(outer * col_blocks, 1, outer * r * k, [&](int64_t b0, int64_t b1) {
+    std::array<double, kColumns> acc;
+    for (int64_t b = b0; b < b1; ++b) {
+      const int64_t o = b / col_blocks;
+      const int64_t j0 = (b % col_blocks) * kColumns;
+      const int64_t w = std::min(k, j0 + kColumns) - j0;
+      const float* src = in + o * r * k + j0;
+      std::fill_n(acc.begin(), w, 0.0);
+      for (int64_t i = 0; i < r; ++i) {
+        for (int64_t j = 0; j < w; ++j) {
+          acc[static_cast<size_t>(j)] += static_cast<double>(src[i * k + j]);
+        }
+      }
+      for (int64_t j = 0; j < w; ++j) {
+        out[o * k + j0 + j] = static_cast<float>(acc[static_cast<size_t>(j)]);
+      }
+    }
+  });
+}
+
 // The general walk: every input element folded into its output element; `init` seeds each output.
 template <typename T, typename Fold>
 void fold_strided(const T* in, T* out, const Merged& m, int64_t n_out, T init, Fold fold) {
@@ -176,6 +205,20 @@ struct Max {
 
 }  // namespace
 
+// The accumulator of a sum: double for f32 (one rounding at the end), the type itself for the
+// wrapping i32 sums.
+template <typename T>
+using Wide = std::conditional_t<std::is_same_v<T, float>, double, T>;
+
+template <typename T>
+void middle_sum(const T* in, T* out, int64_t outer, int64_t r, int64_t k) {
+  if constexpr (std::is_same_v<T, float>) {
+    sum_middle(in, out, outer, r, k);
+  } else {
+    fold_middle(in, out, outer, r, k, Add{});
+  }
+}
+
 template <typename T>
 void reduce_sum(const KernelArgs& args, T scale) {
   const Tensor& x = args.inputs[0];
@@ -195,19 +238,22 @@ void reduce_sum(const KernelArgs& args, T scale) {
       out[i] = in[i];
     }
   } else if (n_out == 1) {
-    out[0] = Eigen::Map<const Vec>(in, n_in).sum();
+    out[0] = static_cast<T>(Eigen::Map<const Vec>(in, n_in).template cast<Wide<T>>().sum());
   } else if (m.rank == 2 && m.reduced[0]) {
-    fold_middle(in, out, 1, m.size[0], m.size[1], Add{});
+    middle_sum(in, out, 1, m.size[0], m.size[1]);
   } else if (m.rank == 2) {
     // Rows in blocks on the arena: each row's sum is the same Eigen reduction whatever the split.
     const int64_t cols = m.size[1];
     par::for_blocks(m.size[0], std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1)), n_in,
                     [&](int64_t r0, int64_t r1) {
-                      Eigen::Map<Vec>(out + r0, r1 - r0) =
-                          Eigen::Map<const Mat>(in + r0 * cols, r1 - r0, cols).rowwise().sum();
+                      Eigen::Map<Vec>(out + r0, r1 - r0) = Eigen::Map<const Mat>(in + r0 * cols, r1 - r0, cols)
+                                                               .template cast<Wide<T>>()
+                                                               .rowwise()
+                                                               .sum()
+                                                               .template cast<T>();
                     });
   } else if (m.rank == 3 && m.reduced[1]) {
-    fold_middle(in, out, m.size[0], m.size[1], m.size[2], Add{});
+    middle_sum(in, out, m.size[0], m.size[1], m.size[2]);
   } else {
     fold_strided(in, out, m, n_out, T{0}, Add{});
   }
