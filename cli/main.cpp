@@ -8,10 +8,12 @@
 #include <cstdlib>
 #include <functional>
 #include <iostream>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/usage.hpp"
 #include "iputrain/instances.hpp"
 #include "iputrain/iputrain.hpp"
 #include "iputrain/version.hpp"
@@ -51,13 +53,17 @@ int main(int argc, char** argv) {
   CLI::App* train_cmd = app.add_subcommand("train", "train a model; logs the outfeed, then evaluates on the test split");
   add_common(train_cmd, train);
   train_cmd->add_option("--init-from", train.init_from, "start from these weights (safetensors, or a checkpoint's)")
-      ->check(CLI::ExistingPath);
-  train_cmd->add_option("--save", train.save, "write the trained weights here (safetensors)");
+      ->check(CLI::ExistingPath)
+      ->type_name("FILE");
+  train_cmd->add_option("--save", train.save, "write the trained weights here (safetensors)")->type_name("FILE");
   train_cmd->add_flag("-q,--quiet", train.quiet, "print only the summary");
-  train_cmd->add_flag("!--no-eval", train.eval_after, "do not evaluate on data.test after training");
-  train_cmd->add_option("--trace", train.trace, "write a Chrome trace (Perfetto) of the run: one track per virtual IPU");
-  train_cmd->add_option("--outfeed", train.outfeed,
-                        "write what the outfeed held, per step, to FILE.csv or FILE.npy (one .npy per value)");
+  train_cmd->add_flag("--no-eval", train.no_eval, "do not evaluate on data.test after training");
+  train_cmd->add_option("--trace", train.trace, "write a Chrome trace (Perfetto) of the run: one track per virtual IPU")
+      ->type_name("FILE");
+  train_cmd
+      ->add_option("--outfeed", train.outfeed,
+                   "write what the outfeed held, per step, to FILE.csv or FILE.npy (one .npy per value)")
+      ->type_name("FILE");
   train_cmd->add_option("--resume", train.resume,
                         "continue from a checkpoint: a checkpoint.dir (its newest) or one step-*.safetensors file")
       ->type_name("DIR|FILE");
@@ -68,28 +74,36 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--from", export_args.from, "checkpoint directory (its newest) or step-*.safetensors file")
       ->required()
       ->type_name("DIR|FILE");
-  export_cmd->add_option("-o,--out", export_args.out, "weight file to write")->required();
+  export_cmd->add_option("-o,--out", export_args.out, "weight file to write")->required()->type_name("FILE");
 
   iputrain::cli::EvalArgs eval;
   CLI::App* eval_cmd = app.add_subcommand("eval", "mean of each model output over a data split");
   add_common(eval_cmd, eval);
-  eval_cmd->add_option("--weights", eval.weights,
-                        "weights to evaluate (safetensors, or a checkpoint file or directory); required when the model has parameters")
-      ->check(CLI::ExistingPath);
+  eval_cmd
+      ->add_option("--weights", eval.weights,
+                   "weights to evaluate (safetensors, or a checkpoint file or directory); required when the model has "
+                   "parameters")
+      ->check(CLI::ExistingPath)
+      ->type_name("FILE|DIR");
   eval_cmd->add_option("--split", eval.split, "test, train or validation (data.validation, data.validation_split)")->check(CLI::IsMember({"test", "train", "validation"}));
 
   iputrain::cli::PredictArgs predict;
   CLI::App* predict_cmd =
       app.add_subcommand("predict", "per-sample model outputs over a data split, as .npy arrays or CSV");
   add_common(predict_cmd, predict);
-  predict_cmd->add_option("--weights", predict.weights,
-                           "weights to predict with (safetensors, or a checkpoint file or directory); required when the model has parameters")
-      ->check(CLI::ExistingPath);
+  predict_cmd
+      ->add_option("--weights", predict.weights,
+                   "weights to predict with (safetensors, or a checkpoint file or directory); required when the model "
+                   "has parameters")
+      ->check(CLI::ExistingPath)
+      ->type_name("FILE|DIR");
   predict_cmd->add_option("--split", predict.split, "test, train or validation (data.validation, data.validation_split)")->check(CLI::IsMember({"test", "train", "validation"}));
   predict_cmd->add_option("--output", predict.outputs, "an output to write (repeatable; default: every per-sample output)")
       ->type_name("NAME");
-  predict_cmd->add_option("-o,--out", predict.out,
-                           "FILE.npy, FILE.csv, or a directory for one NAME.npy per output (default: a table on stdout)");
+  predict_cmd
+      ->add_option("-o,--out", predict.out,
+                   "FILE.npy, FILE.csv, or a directory for one NAME.npy per output (default: a table on stdout)")
+      ->type_name("OUT");
   predict_cmd->add_option("--format", predict.format, "npy or csv (default: from the -o path)")
       ->check(CLI::IsMember({"npy", "csv"}));
 
@@ -117,9 +131,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"text", "json", "dot"}));
   plan_cmd->add_option("--dump-after", plan.dump_after, "print the planner's state after this pass to stderr (repeatable)")
       ->type_name("PASS");
-  plan_cmd->add_option("-o,--output", plan.output, "write the report to this file instead of stdout");
-  plan_cmd->add_option("--gantt", plan.gantt, "also draw the schedule as an SVG Gantt chart into this file");
-  plan_cmd->add_option("--memory-svg", plan.memory_svg, "also draw memory per IPU over time as SVG into this file");
+  plan_cmd->add_option("-o,--output", plan.output, "write the report to this file instead of stdout")
+      ->type_name("FILE");
+  plan_cmd->add_option("--gantt", plan.gantt, "also draw the schedule as an SVG Gantt chart into this file")
+      ->type_name("FILE");
+  plan_cmd->add_option("--memory-svg", plan.memory_svg, "also draw memory per IPU over time as SVG into this file")
+      ->type_name("FILE");
   plan_cmd->add_flag("--inference", plan.inference, "the plan eval and predict run: the forward program only");
 
   iputrain::cli::ReplArgs repl;
@@ -140,9 +157,17 @@ int main(int argc, char** argv) {
   CLI::App* keys_cmd = config_cmd->add_subcommand("keys", "list every config key");
   CLI::App* docs_cmd = config_cmd->add_subcommand("docs", "print the key reference (docs/config.md)");
 
+  const iputrain::cli::CommandLine line(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // An unknown word gets a located message with the nearest valid one; CLI11 words the rest.
+    if (e.get_exit_code() != 0) {
+      if (const std::optional<iputrain::Error> why = iputrain::cli::explain_refusal(app, line)) {
+        std::cerr << why->render();
+        return 2;
+      }
+    }
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
@@ -179,13 +204,14 @@ int main(int argc, char** argv) {
   try {
     for (const auto& [cmd, run] : commands) {
       if (cmd->parsed()) {
+        iputrain::cli::check_file_roles(*cmd, line);
         return run();
       }
     }
     throw iputrain::Error(iputrain::ErrorKind::Internal, "the command line named no command this build runs");
   } catch (const iputrain::Error& e) {
     std::fflush(stdout);
-    std::cerr << who << e.render();
+    std::cerr << who << e.render() << iputrain::cli::mpirun_root_note(e);
     return exit_status(e.kind());
   } catch (const std::exception& e) {
     std::fflush(stdout);
