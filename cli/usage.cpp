@@ -48,15 +48,19 @@ std::vector<std::string> subcommand_names(const CLI::App& app) {
   return names;
 }
 
-//! Every option of `cmd` as typed: `--save`, `-o`.
-std::vector<std::string> option_names(const CLI::App& cmd) {
+//! Every option of `cmd` as typed: `--save`, `-o`; `long_only`: one name per option, `--help` left out.
+std::vector<std::string> option_names(const CLI::App& cmd, bool long_only = false) {
   std::vector<std::string> names;
   for (const CLI::Option* opt : cmd.get_options()) {
     for (const std::string& l : opt->get_lnames()) {
-      names.push_back("--" + l);
+      if (!long_only || l != "help") {
+        names.push_back("--" + l);
+      }
     }
     for (const std::string& s : opt->get_snames()) {
-      names.push_back("-" + s);
+      if (!long_only || opt->get_lnames().empty()) {
+        names.push_back("-" + s);
+      }
     }
   }
   return names;
@@ -120,42 +124,8 @@ std::optional<Error> unknown_command(const CLI::App& app, const CommandLine& lin
                                     : fmt::format("did you mean `{}`? (the commands: {})", near, quoted_list(names)));
 }
 
-std::optional<Error> unknown_option(const CLI::App& cmd, const CommandLine& line, size_t at) {
-  const std::string& word = line.words[at];
-  const size_t eq = word.find('=');
-  const std::string flag = word.substr(0, eq);
-  const std::string bare = flag.substr(flag.find_first_not_of('-'));
-  const std::string path = command_path(cmd);
-  const std::vector<std::string> options = option_names(cmd);
-  const std::string near = nearest_name(flag, options);
-  const std::vector<std::string> keys = keys_named(bare);
-  const std::string message = fmt::format("`{}` has no option `{}`", path, flag);
-  // A key whose leaf is typed out (or abbreviated) wins; else the closer of the nearest option and
-  // the nearest leaf, the option on a tie.
-  const std::string key_leaf = keys.empty() ? std::string() : leaf_of(keys.front());
-  const bool exact = !keys.empty() && (key_leaf == bare || initials(key_leaf) == bare);
-  const std::string near_bare = near.empty() ? std::string() : near.substr(near.find_first_not_of('-'));
-  if (exact || (!keys.empty() && (near.empty() || nearest_name(bare, {near_bare, key_leaf}) == key_leaf))) {
-    // A config key tried as a flag: its value is what follows `=`, else the next word.
-    std::string value = "VALUE";
-    if (eq != std::string::npos) {
-      value = word.substr(eq + 1);
-    } else if (at + 1 < line.words.size() && !is_option_word(line.words[at + 1])) {
-      value = line.words[at + 1];
-    }
-    std::vector<std::string> sets;
-    for (size_t i = 0; i < keys.size() && i < kMaxKeySuggestions; ++i) {
-      sets.push_back(fmt::format("--set {}={}", keys[i], value));
-    }
-    return line.error_at(
-        at, message + fmt::format(": config keys are set with --set"),
-        fmt::format("{} {}{}", keys.size() == 1 ? "write" : "write one of", quoted_list(sets),
-                    keys.size() > kMaxKeySuggestions ? " (`iputrain config keys` lists the rest)" : ""));
-  }
-  if (!near.empty()) {
-    return line.error_at(at, message, fmt::format("did you mean `{}`?", near));
-  }
-  // An option of another command: say which.
+//! The other commands that have option `flag`.
+std::vector<std::string> owners_of(const CLI::App& cmd, const std::string& flag) {
   std::vector<std::string> owners;
   const CLI::App* root = &cmd;
   while (root->get_parent() != nullptr) {
@@ -166,9 +136,49 @@ std::optional<Error> unknown_option(const CLI::App& cmd, const CommandLine& line
       owners.push_back(sub->get_name());
     }
   }
-  const std::string own = fmt::format("the options of `{}`: {}", path, fmt::join(options, ", "));
-  return line.error_at(
-      at, message, owners.empty() ? own : fmt::format("`{}` is an option of {}; {}", flag, quoted_list(owners), own));
+  return owners;
+}
+
+//! `--set KEY=VALUE` for a key tried as an option: the value is what follows `=`, else the next word.
+std::string set_hint(const std::vector<std::string>& keys, const CommandLine& line, size_t at) {
+  const std::string& word = line.words[at];
+  std::string value = "VALUE";
+  if (const size_t eq = word.find('='); eq != std::string::npos) {
+    value = word.substr(eq + 1);
+  } else if (at + 1 < line.words.size() && !is_option_word(line.words[at + 1])) {
+    value = line.words[at + 1];
+  }
+  std::vector<std::string> sets;
+  for (size_t i = 0; i < keys.size() && i < kMaxKeySuggestions; ++i) {
+    sets.push_back(fmt::format("--set {}={}", keys[i], value));
+  }
+  return fmt::format("{} {}{}", keys.size() == 1 ? "write" : "write one of", quoted_list(sets),
+                     keys.size() > kMaxKeySuggestions ? " (`iputrain config keys` lists the rest)" : "");
+}
+
+std::optional<Error> unknown_option(const CLI::App& cmd, const CommandLine& line, size_t at) {
+  const std::string flag = line.words[at].substr(0, line.words[at].find('='));
+  const std::string bare = flag.substr(flag.find_first_not_of('-'));
+  const std::string path = command_path(cmd);
+  const std::vector<std::string> options = option_names(cmd);
+  const std::string near = nearest_name(flag, options);
+  const std::vector<std::string> keys = keys_named(bare);
+  const std::vector<std::string> owners = owners_of(cmd, flag);
+  const std::string message = fmt::format("`{}` has no option `{}`", path, flag);
+  // In order: a key whose leaf is typed out (or abbreviated), another command's option, the closer
+  // of the nearest option and the nearest key (the option on a tie).
+  const std::string key_leaf = keys.empty() ? std::string() : leaf_of(keys.front());
+  const bool exact = !keys.empty() && (key_leaf == bare || initials(key_leaf) == bare);
+  const std::string near_bare = near.empty() ? std::string() : near.substr(near.find_first_not_of('-'));
+  const bool key_closer = !keys.empty() && (near.empty() || nearest_name(bare, {near_bare, key_leaf}) == key_leaf);
+  if (exact || (owners.empty() && key_closer)) {
+    return line.error_at(at, message + ": config keys are set with --set", set_hint(keys, line, at));
+  }
+  const std::string own = fmt::format("the options of `{}`: {}", path, fmt::join(option_names(cmd, true), ", "));
+  if (!owners.empty()) {
+    return line.error_at(at, message, fmt::format("`{}` is an option of {}; {}", flag, quoted_list(owners), own));
+  }
+  return line.error_at(at, message, near.empty() ? own : fmt::format("did you mean `{}`?", near));
 }
 
 // Kinds of file told apart by their first statement; both languages comment with `#`.
@@ -179,6 +189,9 @@ FileKind sniff(const std::string& path) {
   std::string text;
   static const std::regex model_statement(R"(^\s*(import|from|model|def|layer)\s+[A-Za-z_].*)");
   static const std::regex toml_statement(R"(^\s*(\[.*\]|[A-Za-z0-9_."-]+\s*=.*)\s*)");
+  const auto ends = [&](const std::string& ext) {
+    return path.size() > ext.size() && path.compare(path.size() - ext.size(), ext.size(), ext) == 0;
+  };
   for (int lines = 0; lines < 200 && std::getline(in, text); ++lines) {
     text.resize(std::min<size_t>(text.size(), 256));  // the regexes recurse per character
     const size_t first = text.find_first_not_of(" \t\r");
@@ -188,11 +201,10 @@ FileKind sniff(const std::string& path) {
     if (std::regex_match(text, model_statement)) {
       return FileKind::Model;
     }
-    return std::regex_match(text, toml_statement) ? FileKind::Config : FileKind::Unknown;
+    // A key = value line is weaker evidence than a model's keyword and a name: a model file that
+    // starts so is left to the model's parser.
+    return std::regex_match(text, toml_statement) && !ends(".ipu") ? FileKind::Config : FileKind::Unknown;
   }
-  const auto ends = [&](const char* ext) {
-    return path.size() > 5 && path.rfind(ext) == path.size() - std::string(ext).size();
-  };
   return ends(".ipu") ? FileKind::Model : ends(".toml") ? FileKind::Config : FileKind::Unknown;
 }
 
@@ -257,7 +269,9 @@ std::optional<Error> explain_refusal(const CLI::App& app, const CommandLine& lin
     }
     // A word where a command goes (the command has commands, not arguments) must be one.
     if (!cmd->get_subcommands([](const CLI::App*) { return true; }).empty()) {
-      const CLI::App* sub = cmd->get_subcommand_no_throw(w);
+      const std::vector<const CLI::App*> subs =
+          cmd->get_subcommands([&](const CLI::App* c) { return c->check_name(w); });
+      const CLI::App* sub = subs.empty() ? nullptr : subs.front();
       if (sub == nullptr) {
         return unknown_command(*cmd, line, i);
       }

@@ -88,7 +88,7 @@ bool mentions(const std::string& text, const std::string& word) {
 //! The synopsis line of `iputrain PATH` in the page's first code block ("" if there is none).
 std::string synopsis(const std::string& page, const std::string& path) {
   std::istringstream in(page.substr(0, page.find("```", page.find("```") + 3)));
-  const std::regex start("^iputrain +" + path + " ");
+  const std::regex start("^iputrain +" + path + "( |$)");
   for (std::string line; std::getline(in, line);) {
     if (std::regex_search(line, start)) {
       return line;
@@ -166,7 +166,16 @@ TEST_CASE("docs/cli.md names every option of every command, with the values it a
           const std::set<std::string> w = written_choices(line, n);
           written.insert(w.begin(), w.end());
         }
-        CHECK(written == o.choices);
+        const auto joined = [](const std::set<std::string>& v) {
+          std::string out;
+          for (const std::string& x : v) {
+            out += (out.empty() ? "" : "|") + x;
+          }
+          return out;
+        };
+        CHECK_MESSAGE(written == o.choices, "the synopsis of `iputrain " << path << "` writes " << name << " "
+                                                                         << joined(written) << ", --help "
+                                                                         << joined(o.choices));
       }
     }
   }

@@ -72,7 +72,7 @@ TEST_CASE("a mistyped option names the nearest option of its command") {
         "command line:1:46: error: `eval` has no option `--save`\n"
         "    iputrain eval cases/tiny.ipu cases/tiny.toml --save w.safetensors\n"
         "                                                 ^~~~~~\n"
-        "hint: `--save` is an option of `train`; the options of `eval`: -h, --help, --set, --weights, --split\n");
+        "hint: `--save` is an option of `train`; the options of `eval`: --set, --weights, --split\n");
   // Before the files, with `=`, and under `config`.
   const Run early = stderr_of("plan --gant g.svg " + kFiles);
   CHECK(early.status == 2);
@@ -181,6 +181,12 @@ TEST_CASE("a model file is told from a config by its content, whatever its name"
   CHECK(junk.status == 2);
   CHECK(junk.out.find("swapped") == std::string::npos);
   CHECK(junk.out.find("junk.toml:1:") != std::string::npos);
+  // A model file that starts like TOML is the model parser's to report, not called a config.
+  std::ofstream(dir / "odd.ipu") << "x = 3\n";
+  const Run odd = stderr_of("check " + (dir / "odd.ipu").string() + " cases/tiny.toml");
+  CHECK(odd.status == 2);
+  CHECK(odd.out.find("is a config") == std::string::npos);
+  CHECK(odd.out.find("odd.ipu:1:") != std::string::npos);
 }
 
 TEST_CASE("an error that says to launch with mpirun names --allow-run-as-root to root") {
