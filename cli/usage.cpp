@@ -161,7 +161,8 @@ std::optional<Error> unknown_option(const CLI::App& cmd, const CommandLine& line
   const std::string bare = flag.substr(flag.find_first_not_of('-'));
   const std::string path = command_path(cmd);
   const std::vector<std::string> options = option_names(cmd);
-  const std::string near = nearest_name(flag, options);
+  // One letter is near every other: a short option gets the list, not a guess.
+  const std::string near = flag.size() > 2 ? nearest_name(flag, options) : std::string();
   const std::vector<std::string> keys = keys_named(bare);
   const std::vector<std::string> owners = owners_of(cmd, flag);
   const std::string message = fmt::format("`{}` has no option `{}`", path, flag);
@@ -170,7 +171,9 @@ std::optional<Error> unknown_option(const CLI::App& cmd, const CommandLine& line
   const std::string key_leaf = keys.empty() ? std::string() : leaf_of(keys.front());
   const bool exact = !keys.empty() && (key_leaf == bare || initials(key_leaf) == bare);
   const std::string near_bare = near.empty() ? std::string() : near.substr(near.find_first_not_of('-'));
-  const bool key_closer = !keys.empty() && (near.empty() || nearest_name(bare, {near_bare, key_leaf}) == key_leaf);
+  const bool key_closer =
+      !keys.empty() &&
+      (near.empty() || (near_bare != key_leaf && nearest_name(bare, {near_bare, key_leaf}) == key_leaf));
   if (exact || (owners.empty() && key_closer)) {
     return line.error_at(at, message + ": config keys are set with --set", set_hint(keys, line, at));
   }

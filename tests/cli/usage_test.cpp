@@ -78,6 +78,12 @@ TEST_CASE("a mistyped option names the nearest option of its command") {
   CHECK(early.status == 2);
   CHECK(early.out.find("error: `plan` has no option `--gant`") != std::string::npos);
   CHECK(early.out.find("hint: did you mean `--gantt`?") != std::string::npos);
+  const Run version = stderr_of("--verison");
+  CHECK(version.status == 2);
+  CHECK(version.out.find("hint: did you mean `--version`?") != std::string::npos);
+  const Run letter = stderr_of("train -z " + kFiles);
+  CHECK(letter.status == 2);
+  CHECK(letter.out.find("hint: the options of `train`: --set, --init-from, --save, --quiet") != std::string::npos);
   const Run show = stderr_of("config show cases/tiny.toml --sett=training.steps=3");
   CHECK(show.status == 2);
   CHECK(show.out.find("error: `config show` has no option `--sett`") != std::string::npos);
