@@ -86,6 +86,9 @@ std::vector<std::string> keys_named(const std::string& word) {
   for (const char c : word) {
     name += c == '-' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
+  if (name.empty()) {
+    return {};
+  }
   const std::vector<std::string> all = config::keys();
   std::vector<std::string> out;
   for (const std::string& key : all) {
@@ -158,11 +161,11 @@ std::string set_hint(const std::vector<std::string>& keys, const CommandLine& li
 
 std::optional<Error> unknown_option(const CLI::App& cmd, const CommandLine& line, size_t at) {
   const std::string flag = line.words[at].substr(0, line.words[at].find('='));
-  const std::string bare = flag.substr(flag.find_first_not_of('-'));
+  const std::string bare = flag.substr(std::min(flag.size(), flag.find_first_not_of('-')));
   const std::string path = command_path(cmd);
   const std::vector<std::string> options = option_names(cmd);
   // One letter is near every other: a short option gets the list, not a guess.
-  const std::string near = flag.size() > 2 ? nearest_name(flag, options) : std::string();
+  const std::string near = flag.size() > 2 && !bare.empty() ? nearest_name(flag, options) : std::string();
   const std::vector<std::string> keys = keys_named(bare);
   const std::vector<std::string> owners = owners_of(cmd, flag);
   const std::string message = fmt::format("`{}` has no option `{}`", path, flag);

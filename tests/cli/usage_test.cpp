@@ -84,6 +84,11 @@ TEST_CASE("a mistyped option names the nearest option of its command") {
   const Run letter = stderr_of("train -z " + kFiles);
   CHECK(letter.status == 2);
   CHECK(letter.out.find("hint: the options of `train`: --set, --init-from, --save, --quiet") != std::string::npos);
+  // Dashes alone are an unknown option too, never a crash.
+  for (const char* dashes : {"---", "--=3", "-"}) {
+    const Run r = stderr_of("train " + kFiles + " " + dashes);
+    CHECK(r.status == 2);
+  }
   const Run show = stderr_of("config show cases/tiny.toml --sett=training.steps=3");
   CHECK(show.status == 2);
   CHECK(show.out.find("error: `config show` has no option `--sett`") != std::string::npos);
