@@ -14,7 +14,7 @@ std::vector<KeySpec> ipu_keys() {
   std::vector<KeySpec> out = {
       key(IPUTRAIN_KEY(ipu.auto_select_ipus), Int, 1, Runs,
           "Number of virtual IPUs to acquire as one device (replicas = this / IPUs per replica).",
-          Range::at_least(1)),
+          Range::between(1, 1024)),
       key(IPUTRAIN_KEY(ipu.select_ipus), IntList, ValueList{}, Runs,
           "Devices to acquire by id in the emulated 16-IPU gc-info listing (0-15 single IPUs, 16-23 "
           "pairs, 24-27 quads, 28-29 eights, 30 all); exclusive with `auto_select_ipus`.",
@@ -61,10 +61,10 @@ std::vector<KeySpec> ipu_keys() {
           .no_effect("there are no host embeddings here: every embedding table is a parameter held on the IPUs"),
       key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_count), Int, 0, Runs,
           "Instances (processes started by `mpirun -n`) sharing the replicas, each holding replicas / this; "
-          "0 = as launched. Set, it must equal mpirun's count.", non_negative),
+          "0 = as launched. Set, it must equal mpirun's count.", Range::between(0, std::numeric_limits<int32_t>::max())),
       key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_index), Int, 0, Runs,
           "This instance's index, less than `process_count`; taken from mpirun's rank (set, it must equal it).",
-          non_negative),
+          Range::between(0, std::numeric_limits<int32_t>::max())),
 
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Runs,
           "Stop at the first op that makes a NaN from operands without NaN (0/0, log(-1), inf - inf); "

@@ -138,7 +138,7 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(data.shuffle), Bool, true, Runs, "Reshuffle the training set every epoch."),
       key(IPUTRAIN_KEY(data.seed), Int, 0, Runs, "Shuffle seed; 0 = `training.seed`.", non_negative),
       key(IPUTRAIN_KEY(data.prefetch_depth), Int, 2, Runs, "Batches the infeed thread prepares ahead of the device.",
-          positive_int),
+          Range::between(1, 1024)),
       key(IPUTRAIN_KEY(engine.threads), Int, 0, Runs,
           "Threads of the one task arena every virtual IPU of the process splits its kernels over (GEMM, "
           "convolution, reductions, softmax, elementwise ops, optimizer updates); 0 = every core. The weights "

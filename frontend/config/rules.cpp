@@ -686,6 +686,12 @@ PipelineShape check_against_positions(const Config& c, const std::vector<std::ve
                                           : "`pipeline.device_mapping`");
   shape.replicas = num_ipus(c) / shape.ipus_per_replica;
   check_position_sharing(c);
+  if (training && schedule_of(c).one_position_per_ipu && stages > shape.ipus_per_replica) {  // every stage on one IPU
+    c.fail_at(located(c, {"pipeline.schedule", "ipu.auto_select_ipus", "ipu.select_ipus"}),
+              fmt::format("the {} schedule cannot train the model's {} stages on {} IPU per replica", p.schedule,
+                          stages, shape.ipus_per_replica),
+              "give each stage its own IPU (`ipu.auto_select_ipus`), or use `pipeline.schedule = \"grouped\"`");
+  }
   // Pipelined when a replica spans several IPUs, or when a schedule or a mapping is asked for;
   // otherwise the micro-batches of an update run one after another, one per update unless
   // `pipeline.gradient_accumulation_count` says more.

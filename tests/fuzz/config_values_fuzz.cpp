@@ -5,9 +5,10 @@
 // into the TOML text under its table or into a `--set` override (the bytes choose). Then the small
 // fixed two-stage model below is loaded, planned and trained for one device execution on one or
 // two IPUs. The answer must be a run or an iputrain::Error that is not internal and is located
-// (file:line:col of the config or the model); anything else aborts with the config on stderr.
+// (file:line:col of the config or the model; a plan or data error on the config as a whole, such
+// as a plan too big for the memory, may name the keys instead); anything else aborts with the
+// config on stderr.
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstdio>
@@ -46,18 +47,20 @@ model fixed(batch: int = 2, hidden: int = 4) {
 }
 )";
 
-// The run's own folder, the working directory: relative paths a value names (checkpoint.dir,
-// profiling folders) are written there and removed after each input.
+// The run's own folder: the folders a run writes (checkpoint.dir, profiling.report_directory,
+// ipu.serialization_output_folder) are kept inside it, relative values included, and it is
+// emptied after each input.
 const fs::path& run_dir() {
   static const fs::path dir = [] {
     fs::path d = fs::path(scratch_dir()) / "run";
     fs::create_directories(d);
-    if (chdir(d.c_str()) != 0) {
-      std::abort();
-    }
     return d;
   }();
   return dir;
+}
+
+bool writes_folder(const std::string& key) {
+  return key.find("dir") != std::string::npos || key.find("folder") != std::string::npos;
 }
 
 const std::string& model_path() {
@@ -202,7 +205,11 @@ Setting choose(ByteReader& in) {
     return {k.path + "." + kNames[in.pick(3)], values[in.pick(values.size())]};
   }
   const auto values = values_of(k);
-  return {k.path, values.empty() ? "0" : values[in.pick(values.size())]};
+  std::string value = values.empty() ? "0" : values[in.pick(values.size())];
+  if (writes_folder(k.path) && value.size() > 2 && value.front() == '"' && value[1] != '/') {
+    value.insert(1, run_dir().string() + "/");
+  }
+  return {k.path, value};
 }
 
 std::string toml_of(const std::map<std::string, std::string>& entries) {
@@ -230,6 +237,25 @@ std::string toml_of(const std::map<std::string, std::string>& entries) {
   std::abort();
 }
 
+//! Where an error points the user: its span (file:line:col), or for the planner's and the data's
+//! verdicts on the config as a whole (a plan that does not fit in memory), the key paths its
+//! message or hint names.
+bool located(const Error& e) {
+  if (e.span().valid()) {
+    return true;
+  }
+  if (e.kind() != ErrorKind::Plan && e.kind() != ErrorKind::Data && e.kind() != ErrorKind::Io) {
+    return false;
+  }
+  const std::string text = std::string(e.what()) + "\n" + e.hint();
+  for (const config::KeySpec& k : config::schema()) {
+    if (text.find(k.path) != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
+}
+
 int64_t updates_per_execution(const Config& c) {
   const int64_t spe = std::max<int64_t>(1, c.training.steps_per_execution);
   const int64_t repeats = std::max<int64_t>(1, c.pipeline.repeat_count);
@@ -240,7 +266,6 @@ int64_t updates_per_execution(const Config& c) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  (void)run_dir();
   for (const auto& e : fs::directory_iterator(run_dir())) {
     fs::remove_all(e.path());
   }
@@ -252,7 +277,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                              {"data.batch_size", "2"},
                                              {"training.steps", "1"},
                                              {"training.steps_per_execution", "1"},
-                                             {"training.seed", "1"}};
+                                             {"training.seed", "1"},
+                                             {"profiling.report_directory", in_quotes(run_dir().string())}};
   if (two) {
     entries["pipeline.device_mapping"] = "[0, 1]";
   }
@@ -268,14 +294,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const std::string text = toml_of(entries);
   if (verbose()) {
-    std::fprintf(stderr, "--- config\n%s--- sets: %zu\n", text.c_str(), sets.size());
+    std::fprintf(stderr, "--- config\n%s--- sets\n", text.c_str());
+    for (const std::string& set : sets) {
+      std::fprintf(stderr, "%s\n", set.c_str());
+    }
   }
   try {
     const Config config = config::parse(text, "fuzz.toml", sets);
     const Model model = Model::load(model_path(), config);
     plan_and_train(model, config, {}, updates_per_execution(config));
   } catch (const Error& e) {
-    if (e.kind() == ErrorKind::Internal || !e.span().valid()) {
+    if (e.kind() == ErrorKind::Internal || !located(e)) {
       finding(text, sets,
               std::string(e.kind() == ErrorKind::Internal ? "an internal" : "an unlocated") + " error (" +
                   error_kind_name(e.kind()) + "):\n" + e.render());

@@ -22,6 +22,9 @@ struct Field {
 void plan_and_train(const Model& model, const Config& config, const std::map<std::string, int64_t>& bounds,
                     int64_t updates_per_execution) {
   const Plan plan = Plan::make(model, config);
+  if (plan.replicas() * plan.ipus_per_replica() > kMaxSessionIpus) {
+    return;
+  }
   Session session(model, config, plan);
   const int64_t batch = session.global_batch();
   if (!model.trainable() || batch <= 0 || updates_per_execution <= 0 ||
