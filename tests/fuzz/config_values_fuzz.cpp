@@ -286,6 +286,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int64_t count = in.range(1, 3);
   for (int64_t i = 0; i < count; ++i) {
     const Setting s = choose(in);
+    if (verbose()) {
+      std::fprintf(stderr, "chosen: %s = %.60s\n", s.path.c_str(), s.value.c_str());
+    }
     if (in.coin()) {
       sets.push_back(s.path + "=" + s.value);
     } else {

@@ -72,6 +72,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const GeneratedProgram p = generate_program(in, near_valid);
   if (verbose()) {
     std::fprintf(stderr, "--- %s program:\n%s", near_valid ? "near-valid" : "valid", p.text.c_str());
+    for (const std::string& u : p.used) {
+      std::fprintf(stderr, "uses: %s\n", u.c_str());
+    }
+    std::fprintf(stderr, "uses: %zu stages, %zu positions%s%s\n", p.stages.size(), p.positions.size(),
+                 near_valid ? ", mutation: " : "", p.mutation.c_str());
   }
   if (near_valid) {
     run_near_valid(p);
