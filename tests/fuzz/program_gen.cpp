@@ -356,6 +356,7 @@ GeneratedProgram ProgramGen::run() {
     line(fmt::format("output accuracy = mean(argmax({}, axis = -1) == label)", values_.back().name));
   }
   GeneratedProgram p;
+  p.config_variant = in_.byte();
   p.text = fmt::format(
       "import nn\nimport losses\nimport activations\n\n{}model gen(batch: int = {}, width: int = {}, "
       "wide: bool = {}) {{\n{}}}\n",
@@ -375,10 +376,13 @@ GeneratedProgram ProgramGen::run() {
 GeneratedProgram generate_program(ByteReader& in, bool near_valid) { return ProgramGen(in, near_valid).run(); }
 
 std::string program_config(const GeneratedProgram& p, int ipus) {
+  static const char* const kOptimizers[] = {"sgd", "adam", "momentum", "adamw"};
+  static const char* const kSchedules[] = {"grouped", "interleaved", "sequential"};
+  const uint8_t v = p.config_variant;
   std::string text = fmt::format(
-      "[ipu]\nauto_select_ipus = {}\n[optimizer]\ntype = \"sgd\"\nlearning_rate = 0.01\n[data]\nbatch_size = {}\n"
-      "[training]\nsteps = 1\nsteps_per_execution = 1\nseed = 1\n",
-      ipus, p.batch);
+      "[ipu]\nauto_select_ipus = {}\nallow_recompute = {}\n[optimizer]\ntype = \"{}\"\nlearning_rate = 0.01\n"
+      "[data]\nbatch_size = {}\n[training]\nsteps = 1\nsteps_per_execution = 1\nseed = 1\n",
+      ipus, ipus == 2 && (v & 4) != 0 ? "true" : "false", kOptimizers[v % 4], p.batch);
   if (ipus == 2 && p.stages.size() >= 2) {
     // In order: the first half of the positions on IPU 0, the rest on IPU 1; a parallel block's
     // stages on the IPU of its position.
@@ -388,7 +392,10 @@ std::string program_config(const GeneratedProgram& p, int ipus) {
       const std::string ipu = 2 * s < n ? "0" : "1";
       mapping.push_back(p.positions[s].size() == 1 ? ipu : fmt::format("[{}, {}]", ipu, ipu));
     }
-    text += fmt::format("[pipeline]\ndevice_mapping = [{}]\n", fmt::join(mapping, ", "));
+    // interleaved trains one stage per IPU: only a two-stage model has that on two IPUs.
+    const size_t schedule = (v >> 3) % 3 == 1 && p.stages.size() != 2 ? 0 : (v >> 3) % 3;
+    text += fmt::format("[pipeline]\ndevice_mapping = [{}]\nschedule = \"{}\"\n", fmt::join(mapping, ", "),
+                        kSchedules[schedule]);
   }
   return text;
 }

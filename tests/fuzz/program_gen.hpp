@@ -57,6 +57,8 @@ struct GeneratedProgram {
   std::vector<std::string> stages;
   //! Pipeline positions (one `device_mapping` entry each): a stage, or a parallel block's stages.
   std::vector<std::vector<std::string>> positions;
+  //! Chooses the config's optimizer, and on 2 IPUs the schedule and recomputation (program_config).
+  uint8_t config_variant = 0;
   //! Near-valid: what was made wrong (empty for a valid program).
   std::string mutation;
   //! The constructs and ops used, for IPUTRAIN_FUZZ_VERBOSE and the corpus's coverage.
