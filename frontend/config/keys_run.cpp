@@ -238,9 +238,11 @@ std::vector<KeySpec> run_keys() {
           {}, DeviceSection::versions()),
       key(IPUTRAIN_KEY(device.tiles_per_ipu), Int, 1472, Models,
           "Tiles of one IPU; unset = the version's count, or `ipu.ipu_model.tiles_per_ipu` when that is set.",
-          positive_int),
+          Range::between(1, 1 << 20)),
+      // Bounded so that tiles x bytes stays within int64 (config_values fuzz, issue 30).
       key(IPUTRAIN_KEY(device.memory_per_tile), Int, 638976, Models,
-          "SRAM of one tile, in bytes; unset = the version's (capacity = tiles x this).", positive_int),
+          "SRAM of one tile, in bytes; unset = the version's (capacity = tiles x this).",
+          Range::between(1, double(int64_t{1} << 40))),
       key(IPUTRAIN_KEY(device.clock_hz), Float, 1.33e9, Models, "Tile clock, in Hz; unset = the version's.", positive),
       key(IPUTRAIN_KEY(device.flops_per_tile_per_cycle), Float, 32.0, Models,
           "Peak fp32 floating-point operations per tile per cycle; unset = the version's.", positive),

@@ -45,6 +45,9 @@ TEST_CASE("integer keys that count IPUs, micro-batches, slots or processes are b
              "must be between 0 and 2147483647", 2);
   refused_at("[ipu.experimental.multi_replica_distribution]\nprocess_index = 4294967296\n",
              "must be between 0 and 2147483647", 2);
+  // tiles x bytes per tile overflowed int64 in the cost model (UBSan, the config_values campaign).
+  refused_at("[device]\nmemory_per_tile = 9223372036854775807\n", "must be between 1 and 1099511627776", 2);
+  refused_at("[device]\ntiles_per_ipu = 9223372036854775807\n", "must be between 1 and 1048576", 2);
   CHECK_NOTHROW(
       (void)config::parse("[ipu]\nauto_select_ipus = 1024\n[pipeline]\ngradient_accumulation_count = "
                           "65536\n[data]\nprefetch_depth = 1024\n"));
