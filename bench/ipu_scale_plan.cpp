@@ -35,6 +35,11 @@ const std::vector<Example> kExamples = {
     {"resnet50.ipu", "resnet50_pod16.toml", true, 0},
     {"bert.ipu", "bert_large_128.toml", true, 0},
     {"gpt2_small.ipu", "gpt2_small.toml", true, 0},
+    {"gpt2_medium.ipu", "gpt2_medium.toml", true, 0},
+    {"vit.ipu", "vit_b16.toml", true, 0},
+    {"resnext101.ipu", "resnext101.toml", true, 0},
+    {"efficientnet_b4.ipu", "efficientnet_b4_pod16.toml", true, 0},
+    {"conformer.ipu", "conformer.toml", true, 0},
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {

@@ -105,7 +105,8 @@ def parameters(model, config, sets):
         args += ["--set", s]
     out = common.run_iputrain(args)
     shapes, frozen, inputs = {}, set(), {}
-    for m in re.finditer(r"^\s+(\S+)\s+f32\[([0-9, ]*)\]([^\n]*)", out, re.M):
+    params = out.split("\nparameters:\n", 1)[1].split("\noutputs:", 1)[0]
+    for m in re.finditer(r"^\s+(\S+)\s+f32\[([0-9, ]*)\]([^\n]*)", params, re.M):
         shapes[m.group(1)] = tuple(int(d) for d in m.group(2).split(",") if d.strip())
         if "non-trainable" in m.group(3):
             frozen.add(m.group(1))
@@ -193,15 +194,19 @@ def main():
         print("\n".join(MODELS))
         return 0
     steps = STEPS
-    if len(args) == 3 and args[1] == "--steps":
-        steps = int(args[2])
-        args = args[:1]
+    extra = []
+    while len(args) >= 3 and args[1] in ("--steps", "--set"):
+        if args[1] == "--steps":
+            steps = int(args[2])
+        else:
+            extra.append(args[2])
+        args = args[:1] + args[3:]
     if len(args) != 1 or args[0] not in MODELS:
         sys.exit(f"usage: compare_torch.py NAME [--steps N] | --list   (NAME: {', '.join(MODELS)})")
     name = args[0]
     entry = MODELS[name]
     model, config = os.path.join(HERE, name + ".ipu"), os.path.join(HERE, name + ".toml")
-    sets = entry.optimizer + entry.sets
+    sets = entry.optimizer + entry.sets + extra
     start = time.time()
     shapes, frozen, inputs = parameters(model, config, sets)
     init = initial_weights(shapes, frozen, seed=sum(map(ord, name)))

@@ -156,7 +156,8 @@ def mobilenet(shapes):
 # ---- ResNeXt -----------------------------------------------------------------------------------
 
 def resnext(shapes):
-    cardinality = 8
+    grouped = shapes["resnext_block/conv_bn_2/conv2d/kernel"]  # [3, 3, width / cardinality, width]
+    cardinality = grouped[3] // grouped[2]
 
     def conv_bn(p, prefix, x, strides=1, groups=1, act=True):
         y = conv2d(p, prefix + "/conv2d", x, strides=strides, padding="same", groups=groups, bias=False)
