@@ -156,8 +156,9 @@ def mobilenet(shapes):
 # ---- ResNeXt -----------------------------------------------------------------------------------
 
 def resnext(shapes):
-    grouped = shapes["resnext_block/conv_bn_2/conv2d/kernel"]  # [3, 3, width / cardinality, width]
+    grouped = shapes.get("resnext_block/conv_bn_2/conv2d/kernel", (1, 1, 1, 1))  # [3, 3, width / groups, width]
     cardinality = grouped[3] // grouped[2]
+    blocks = len({k.split("/")[0] for k in shapes if k.startswith("resnext_block")})
 
     def conv_bn(p, prefix, x, strides=1, groups=1, act=True):
         y = conv2d(p, prefix + "/conv2d", x, strides=strides, padding="same", groups=groups, bias=False)
@@ -177,8 +178,10 @@ def resnext(shapes):
 
     def loss_of(p, raw, labels):
         x = conv_bn(p, "conv_bn", images(raw), strides=2)
-        x = block(p, "resnext_block", x, 64)
-        x = block(p, "resnext_block_1", x, 128, strides=2)
+        if blocks > 0:
+            x = block(p, "resnext_block", x, 64)
+        if blocks > 1:
+            x = block(p, "resnext_block_1", x, 128, strides=2)
         return classify(dense(p, "dense", x.mean(dim=(1, 2))), labels)
 
     return loss_of
