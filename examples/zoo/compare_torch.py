@@ -56,7 +56,7 @@ def adamw(lr, weight_decay=0.01, eps=1e-5):
 
 MODELS = {
     "llama": Entry("text", *adamw(0.003)),
-    "mobilenet": Entry("fashion_mnist", *momentum(0.05)),
+    "mobilenet": Entry("fashion_mnist", *momentum(0.02)),
     "resnext": Entry("fashion_mnist", *momentum(0.05)),
     "vit": Entry("fashion_mnist", *momentum(0.05)),
     "efficientnet": Entry("fashion_mnist", *momentum(0.05)),
@@ -110,7 +110,7 @@ def parameters(model, config, sets):
         shapes[m.group(1)] = tuple(int(d) for d in m.group(2).split(",") if d.strip())
         if "non-trainable" in m.group(3):
             frozen.add(m.group(1))
-    for m in re.finditer(r"^\s+(\w+): i32\[(\d+), (\d+)\]", out, re.M):
+    for m in re.finditer(r"^\s+(\w+)\s+i32\[(\d+), (\d+)\]", out, re.M):
         inputs[m.group(1)] = (int(m.group(2)), int(m.group(3)))
     return shapes, frozen, inputs
 
@@ -120,7 +120,8 @@ def initial_weights(shapes, frozen, seed):
     in [0.5, 1.5]."""
     import numpy as np
     import torch_agreement
-    init = torch_agreement.random_init(shapes, seed)
+    init = torch_agreement.random_init({k if "/" in k else "model/" + k: v for k, v in shapes.items()}, seed)
+    init = {k[6:] if k.startswith("model/") and k[6:] in shapes else k: v for k, v in init.items()}
     rng = np.random.default_rng(seed + 1)
     for name, shape in shapes.items():
         leaf = name.rsplit("/", 1)[-1]
