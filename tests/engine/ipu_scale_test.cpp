@@ -92,8 +92,7 @@ TEST_CASE("ResNet-50 fits one Mk2 IPU at micro-batch 8 (not 16) and the Pod16 ru
   check_refused("resnet50.ipu", "resnet50_pod16.toml", kNoRecompute, "ipu.allow_recompute = true");
 }
 
-TEST_CASE("the zoo's published configurations at scale fit as published: GPT-2 medium, ViT-B/16, ResNeXt-101, EfficientNet-B4 G16, Conformer") {
-  check_fits("gpt2_medium.ipu", "gpt2_medium.toml", 8);
+TEST_CASE("ViT-B/16, ResNeXt-101, EfficientNet-B4 G16 and the Conformer fit as published") {
   check_fits("vit.ipu", "vit_b16.toml", 4);
   check_fits("resnext101.ipu", "resnext101.toml", 2);
   check_fits("efficientnet_b4.ipu", "efficientnet_b4_pod16.toml", 2);
