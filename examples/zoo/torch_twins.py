@@ -5,9 +5,28 @@ to torch tensors laid out as iputrain holds them (NHWC activations, Keras kernel
 batch is what the data source feeds. Batch norm's moving statistics (non-trainable) are updated in
 place, as iputrain updates them once per step. The helpers convert layouts where torch needs its own
 (NCHW, [out, in, kh, kw] kernels) and reproduce TensorFlow's "same" padding, which pads the odd
-pixel after the image, not before it."""
+pixel after the image, not before it.
+
+ReLU and ReLU6 go through `relu` and `relu6` below, which record in TIES how near the forward came
+to a kink: the smallest |input| (and |input - 6|) relative to the largest |input| of the tensor.
+compare_torch.py's per-step mode excuses a disagreeing step only when that margin is tiny."""
 import torch
 import torch.nn.functional as F
+
+TIES = []
+
+
+def relu(x):
+    d = x.detach().abs()
+    TIES.append(float(d.min() / d.max().clamp(min=1e-30)))
+    return torch.relu(x)
+
+
+def relu6(x):
+    d = x.detach()
+    gap = torch.minimum(d.abs(), (d - 6.0).abs())
+    TIES.append(float(gap.min() / d.abs().max().clamp(min=1e-30)))
+    return F.relu6(x)
 
 
 def dense(p, prefix, x, bias=True):
@@ -135,12 +154,12 @@ def llama(shapes):
 def mobilenet(shapes):
     def conv_bn(p, prefix, x, strides=1):
         y = conv2d(p, prefix + "/conv2d", x, strides=strides, padding="same", bias=False)
-        return F.relu6(batch_norm(p, prefix + "/batch_norm", y))
+        return relu6(batch_norm(p, prefix + "/batch_norm", y))
 
     def separable(p, prefix, x, strides=1):
         y = conv2d(p, prefix + "/depthwise_conv2d", x, strides=strides, padding="same", bias=False,
                    kernel_name="depthwise_kernel", depthwise=True)
-        y = F.relu6(batch_norm(p, prefix + "/batch_norm", y))
+        y = relu6(batch_norm(p, prefix + "/batch_norm", y))
         return conv_bn(p, prefix + "/conv_bn", y)
 
     def loss_of(p, raw, labels):
@@ -163,7 +182,7 @@ def resnext(shapes):
     def conv_bn(p, prefix, x, strides=1, groups=1, act=True):
         y = conv2d(p, prefix + "/conv2d", x, strides=strides, padding="same", groups=groups, bias=False)
         y = batch_norm(p, prefix + "/batch_norm", y)
-        return torch.relu(y) if act else y
+        return relu(y) if act else y
 
     def block(p, prefix, x, out, strides=1):
         calls = 0
@@ -174,7 +193,7 @@ def resnext(shapes):
         y = conv_bn(p, scoped(prefix + "/", "conv_bn", calls), x)
         y = conv_bn(p, scoped(prefix + "/", "conv_bn", calls + 1), y, strides=strides, groups=cardinality)
         y = conv_bn(p, scoped(prefix + "/", "conv_bn", calls + 2), y, act=False)
-        return torch.relu(y + shortcut)
+        return relu(y + shortcut)
 
     def loss_of(p, raw, labels):
         x = conv_bn(p, "conv_bn", images(raw), strides=2)
@@ -251,5 +270,106 @@ def efficientnet(shapes):
         x = mbconv(p, "mbconv_2", x, 24, 4)
         x = conv_bn(p, "conv_bn_1", x)
         return classify(dense(p, "dense", x.mean(dim=(1, 2))), labels)
+
+    return loss_of
+
+
+# ---- recurrent and 1-D convolutions ------------------------------------------------------------
+
+def conv1d(p, prefix, x, strides=1, padding="valid", groups=1, bias=True):
+    """nn.conv1d on NWC `x` with the Keras kernel [k, in / groups, out]; "causal" pads k - 1 zeros
+    before the sequence, "same" is TensorFlow's (the odd zero after)."""
+    w = p[prefix + "/kernel"].permute(2, 1, 0)  # [out, in / groups, k]
+    xc = x.permute(0, 2, 1)
+    k = w.shape[2]
+    if padding == "causal":
+        xc = F.pad(xc, [k - 1, 0])
+    elif padding == "same":
+        total = max((-(-xc.shape[2] // strides) - 1) * strides + k - xc.shape[2], 0)
+        xc = F.pad(xc, [total // 2, total - total // 2])
+    y = F.conv1d(xc, w, p[prefix + "/bias"] if bias else None, stride=strides, groups=groups)
+    return y.permute(0, 2, 1)
+
+
+def recurrent(p, prefix, x, lengths=None, gru=False):
+    """nn.lstm / nn.gru (Keras layout) through PyTorch's fused kernels, the ones torch.nn.LSTM and
+    torch.nn.GRU call (torch._VF), so that the weights stay tensors of `p` with their gradients.
+    Keras' LSTM gates i, f, c, o are PyTorch's i, f, g, o; Keras' GRU z, r, h are PyTorch's r, z, n
+    (Keras' reset_after is PyTorch's form); the GRU's bias [2, 3u] is (input, recurrent). With
+    `lengths` the sequences are packed, so each sample stops at its length. Returns (every step's
+    output [b, t, u], padded steps zero; the last valid step's h [b, u])."""
+    from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
+    kernel, rec, bias = p[prefix + "/kernel"], p[prefix + "/recurrent_kernel"], p[prefix + "/bias"]
+    u = rec.shape[0]
+    order = [1, 0, 2] if gru else [0, 1, 2, 3]
+
+    def reorder(m):
+        return torch.cat([m[..., g * u:(g + 1) * u] for g in order], -1)
+    b_ih, b_hh = (reorder(bias[0]), reorder(bias[1])) if bias.dim() == 2 else (reorder(bias), torch.zeros(len(order) * u))
+    weights = [reorder(kernel).t(), reorder(rec).t(), b_ih, b_hh]
+    h0 = torch.zeros(1, x.shape[0], u)
+    hx = h0 if gru else (h0, torch.zeros_like(h0))
+    cell = torch._VF.gru if gru else torch._VF.lstm
+    if lengths is None:
+        out = cell(x, hx, weights, True, 1, 0.0, True, False, True)
+        return out[0], out[0][:, -1]
+    packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
+    out = cell(packed.data, packed.batch_sizes, hx, weights, True, 1, 0.0, True, False)
+    h = out[1][0].index_select(0, packed.unsorted_indices)
+    seq, _ = pad_packed_sequence(type(packed)(out[0], packed.batch_sizes, packed.sorted_indices,
+                                              packed.unsorted_indices), batch_first=True, total_length=x.shape[1])
+    return seq, h
+
+
+def lstm_classifier(shapes):
+    def loss_of(p, tokens, lengths, label):
+        _, h = recurrent(p, "lstm", p["embedding/table"][tokens], lengths)
+        return classify(dense(p, "dense", h), label)
+
+    return loss_of
+
+
+def gru_tagger(shapes):
+    def loss_of(p, tokens, tags):
+        x = torch.tanh(conv1d(p, "conv1d", p["embedding/table"][tokens], padding="same"))
+        h, _ = recurrent(p, "gru", x, gru=True)
+        logits = dense(p, "dense", h)
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tags.reshape(-1))
+
+    return loss_of
+
+
+# ---- Conformer ---------------------------------------------------------------------------------
+
+def conformer(shapes):
+    layers = len({k.split("/")[0] for k in shapes if k.startswith("conformer_block")})
+    heads = 4
+
+    def feed_forward(p, prefix, x):
+        h = F.silu(dense(p, prefix + "/dense", layer_norm(p, prefix + "/layer_norm", x)))
+        return dense(p, prefix + "/dense_1", h)
+
+    def convolution_module(p, prefix, x):
+        d = x.shape[-1]
+        y = conv1d(p, prefix + "/conv1d", layer_norm(p, prefix + "/layer_norm", x))
+        y = y[:, :, :d] * torch.sigmoid(y[:, :, d:])
+        y = conv1d(p, prefix + "/conv1d_1", y, padding="causal", groups=d, bias=False)
+        return conv1d(p, prefix + "/conv1d_2", F.silu(batch_norm(p, prefix + "/batch_norm", y)))
+
+    def block(p, prefix, x):
+        x = x + 0.5 * feed_forward(p, prefix + "/feed_forward", x)
+        x = x + attention(p, prefix + "/multi_head_attention", layer_norm(p, prefix + "/layer_norm", x), heads)
+        x = x + convolution_module(p, prefix + "/convolution_module", x)
+        x = x + 0.5 * feed_forward(p, prefix + "/feed_forward_1", x)
+        return layer_norm(p, prefix + "/layer_norm_1", x)
+
+    def loss_of(p, features, feature_lengths, labels, label_lengths):
+        x = F.silu(conv1d(p, "conv1d", features / 8.0, strides=2, padding="same"))
+        for i in range(layers):
+            x = block(p, scoped("", "conformer_block", i), x)
+        logits = dense(p, "dense", x)
+        # PyTorch's per-sample losses (reduction "none"), averaged as losses.ctc's "mean" does.
+        log_probs = F.log_softmax(logits, dim=-1).transpose(0, 1)
+        return F.ctc_loss(log_probs, labels, feature_lengths, label_lengths, blank=0, reduction="none").mean()
 
     return loss_of
