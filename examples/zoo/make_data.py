@@ -5,26 +5,33 @@
 
 Deterministic (fixed seeds, texts from Debian's base-files), so the shipped files can be remade:
 
-  licences_{train,test}.npz  examples/zoo/lstm_classifier: word-aligned windows of 8 to 48 characters
+  licences_{train,test}.npz  examples/zoo/lstm_classifier: word-aligned windows of 16 to 48 characters
                              of four licence texts (Apache-2.0, GPL-3, MPL-2.0, Artistic), the label
                              is the licence; `tokens` u8[n, 48] (printable ASCII -> 1..95, 0 pads),
-                             `lengths` i32[n], `label` i32[n]. Train windows come from the first 80 %
-                             of each text, test windows from the rest.
+                             `lengths` i32[n], `label` i32[n]. The texts are cut in blocks of 500
+                             characters: test windows come from every fifth block, train windows
+                             from the others.
   words_{train,test}.npz     examples/zoo/gru_tagger: 32 letters of a licence text with the spaces
                              and line breaks removed; each letter is tagged 1 if it begins a word, 2 if
                              it is punctuation or a digit, else 0 (word segmentation): `tokens` u8[n, 32],
                              `tags` u8[n, 32]. GPL-3 for training, GPL-2 for the test.
   speech_{train,test}.npz    examples/zoo/conformer: synthetic "utterances" of 2 to 5 symbols (1..6;
-                             0 is CTC's blank), each symbol held 2 to 5 frames of its own 16-feature
-                             prototype plus noise (never the same symbol twice in a row), sometimes a silent gap, zero frames after the end,
-                             stored in eighths (the model divides by 8): `features` i8[n, 48, 16], `feature_lengths` i32[n] (after the model's
+                             0 is CTC's blank; never the same symbol twice in a row), each held 2 to 5
+                             frames of its own 16-feature prototype plus noise, sometimes a silent gap,
+                             zero frames after the end, stored in eighths (the model divides by 8):
+                             `features` i8[n, 48, 16], `feature_lengths` i32[n] (after the model's
                              stride-2 subsampling: ceil(frames / 2)), `labels` i32[n, 5] (0 pads),
                              `label_lengths` i32[n] (never 0)."""
 import io
 import os
 import sys
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError:  # CTest's python may lack NumPy: Debian's has it (with torch, for the zoo)
+    if os.path.realpath(sys.executable) == os.path.realpath("/usr/bin/python3"):
+        raise
+    os.execv("/usr/bin/python3", ["/usr/bin/python3", os.path.abspath(__file__)] + sys.argv[1:])
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, "data")
@@ -47,15 +54,15 @@ def licences(rng):
     names = ["Apache-2.0", "GPL-3", "MPL-2.0", "Artistic"]
     width = 48
     out = {}
-    for part, per_class in (("train", 600), ("test", 100)):
+    for part, per_class in (("train", 2000), ("test", 100)):
         tokens, lengths, labels = [], [], []
         for label, name in enumerate(names):
             raw = text(name)
-            cut = int(len(raw) * 0.8)
-            lo, hi = (0, cut) if part == "train" else (cut, len(raw))
-            starts = [i for i in range(lo + 1, hi - width) if raw[i - 1] == 32 and raw[i] != 32]
+            # Blocks of 500 characters: every fifth is the test's, the others the training's.
+            starts = [i for i in range(1, len(raw) - width) if raw[i - 1] == 32 and raw[i] != 32
+                      and ((i + width) // 500 % 5 == 4) == (part == "test") and i // 500 == (i + width) // 500]
             for start in rng.choice(starts, per_class, replace=len(starts) < per_class):
-                n = int(rng.integers(8, width + 1))
+                n = int(rng.integers(16, width + 1))
                 window = np.zeros(width, np.uint8)
                 window[:n] = char_ids(raw[start:start + n])
                 tokens.append(window)
