@@ -30,7 +30,7 @@ Two modes (an entry's `per_step`):
   disagree while its loss agrees (a flip moves the forward by a rounding only); at most a tenth
   of the steps may be excused, and every other step must agree within LIMIT. With a million ReLU
   inputs per step, some input lies that near a kink on about half of the steps, so the tie test
-  alone excuses little: the cap of a tenth is what bounds the excuses.
+  alone would excuse many steps: the loss that must agree and the cap of a tenth bound the excuses.
 Exit status 1 on a disagreement, or when PyTorch is missing (a comparison that skips cannot fail).
 
 Adding a model: NAME.ipu, NAME.toml, its twin in torch_twins.py and one entry in MODELS."""
@@ -72,7 +72,7 @@ def momentum(lr):
 def adamw(lr, weight_decay=0.01, eps=1e-5):
     # eps well above float32 rounding of sqrt(v): with a tiny eps an element whose gradient is
     # within rounding of 0 moves by about +-lr whichever way rounding goes (bench/torch_agreement.py).
-    return ([f"optimizer.type=adamw", f"optimizer.learning_rate={lr}", f"optimizer.weight_decay={weight_decay}",
+    return (["optimizer.type=adamw", f"optimizer.learning_rate={lr}", f"optimizer.weight_decay={weight_decay}",
              f"optimizer.epsilon={eps}"],
             lambda torch, ps: torch.optim.AdamW(ps, lr=lr, betas=(0.9, 0.999), eps=eps, weight_decay=weight_decay))
 

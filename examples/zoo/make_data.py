@@ -124,7 +124,8 @@ def speech(rng):
             labels[i, :n] = seq
             label_lengths[i] = n
             feature_lengths[i] = (t + 1) // 2
-        out[part] = {"features": np.clip(np.round(x * 8), -127, 127).astype(np.int8), "feature_lengths": feature_lengths, "labels": labels,
+        out[part] = {"features": np.clip(np.round(x * 8), -127, 127).astype(np.int8),
+                     "feature_lengths": feature_lengths, "labels": labels,
                      "label_lengths": label_lengths}
     return out
 

@@ -305,7 +305,10 @@ def recurrent(p, prefix, x, lengths=None, gru=False):
 
     def reorder(m):
         return torch.cat([m[..., g * u:(g + 1) * u] for g in order], -1)
-    b_ih, b_hh = (reorder(bias[0]), reorder(bias[1])) if bias.dim() == 2 else (reorder(bias), torch.zeros(len(order) * u))
+    if bias.dim() == 2:
+        b_ih, b_hh = reorder(bias[0]), reorder(bias[1])
+    else:
+        b_ih, b_hh = reorder(bias), torch.zeros(len(order) * u)
     weights = [reorder(kernel).t(), reorder(rec).t(), b_ih, b_hh]
     h0 = torch.zeros(1, x.shape[0], u)
     hx = h0 if gru else (h0, torch.zeros_like(h0))
