@@ -168,7 +168,7 @@ int run_train(const TrainArgs& args) {
     session.save_weights(args.save);
     fmt::print("saved weights to {}\n", args.save);
   }
-  if (args.eval_after && !config.data.test.empty()) {
+  if (!args.no_eval && !config.data.test.empty()) {
     fmt::print("test:{}\n", eval_str(session.evaluate("test")));
   }
   return 0;

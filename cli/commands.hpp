@@ -18,7 +18,7 @@ struct TrainArgs : CommonArgs {
   std::string init_from;
   std::string save;
   bool quiet = false;
-  bool eval_after = true;
+  bool no_eval = false;  //!< skip the evaluation on data.test after training
   std::string trace;  //!< Chrome trace JSON of the run ("" = none)
   std::string outfeed;  //!< what the outfeed held, per step: FILE.csv or FILE.npy ("" = none)
   std::string resume;  //!< checkpoint directory or file to continue from ("" = a new run)
