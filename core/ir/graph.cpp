@@ -4,9 +4,19 @@
 
 namespace iputrain::ir {
 
+// No value holds more elements than this (4 TiB of f32, past any IPU cluster's memory): so that
+// its byte size, and the planner's sums of them, stay far from int64's range (model parameters
+// such as `hidden = 9223372036854775807` made the sizes wrap; config_values fuzz, issue 30).
+constexpr int64_t kMaxElements = int64_t{1} << 40;
+
 ValueId Graph::push(Node n) {
   if (!n.span.valid()) {
     n.span = default_span_;
+  }
+  if (n.type.numel() > kMaxElements) {
+    throw Error(ErrorKind::Semantic,
+                fmt::format("{} is too large: {} elements, more than 2^40", n.type.str(), n.type.numel()), n.span,
+                "check the sizes that made this shape (a model parameter set in `[model]`?)");
   }
   n.stage = cur_stage_;
   n.phase = cur_phase_;

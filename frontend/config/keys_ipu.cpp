@@ -14,7 +14,7 @@ std::vector<KeySpec> ipu_keys() {
   std::vector<KeySpec> out = {
       key(IPUTRAIN_KEY(ipu.auto_select_ipus), Int, 1, Runs,
           "Number of virtual IPUs to acquire as one device (replicas = this / IPUs per replica).",
-          Range::at_least(1)),
+          Range::between(1, 1024)),
       key(IPUTRAIN_KEY(ipu.select_ipus), IntList, ValueList{}, Runs,
           "Devices to acquire by id in the emulated 16-IPU gc-info listing (0-15 single IPUs, 16-23 "
           "pairs, 24-27 quads, 28-29 eights, 30 all); exclusive with `auto_select_ipus`.",
@@ -23,17 +23,18 @@ std::vector<KeySpec> ipu_keys() {
           "Recompute forward activations during backpropagation instead of keeping them (dropout masks "
           "are regenerated from the seed, not kept)."),
       key(IPUTRAIN_KEY(ipu.selection_order), Enum, "auto", Models,
-          "How shards map to physical IPUs of the modelled C2 topology.", {},
-          {"auto", "zigzag", "snake", "hoof"}),
+          "How shards map to physical IPUs of the modelled C2 topology.", {}, {"auto", "zigzag", "snake", "hoof"}),
       key(IPUTRAIN_KEY(ipu.serialization_output_folder), String, "", Runs,
           "Directory where a session saves what it will run, as the seed saves its executables: "
           "<model>.plan.json and <model>.programs.txt (each IPU's instructions); \"\" = do not save."),
       key(IPUTRAIN_KEY(ipu.compilation_poplar_options), OptionMap, ValueTable{}, None,
           "Engine-level Poplar options, e.g. `{ \"debug.instrument\" = \"true\" }`.")
-          .no_effect("Poplar engine options tune the compiled program on silicon; the plan and the run do not depend on them"),
+          .no_effect(
+              "Poplar engine options tune the compiled program on silicon; the plan and the run do not depend on them"),
       key(IPUTRAIN_KEY(ipu.gcl_poplar_options), OptionMap, ValueTable{}, None,
           "Options of the collectives library, applied to every collective.")
-          .no_effect("it tunes Poplar's implementation of the collectives; the modelled cross-replica exchange does not depend on it"),
+          .no_effect("it tunes Poplar's implementation of the collectives; the modelled cross-replica exchange does "
+                     "not depend on it"),
 
       key(IPUTRAIN_KEY(ipu.convolutions.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every convolution: availableMemoryProportion (default 0.6) caps its "
@@ -43,15 +44,18 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.device_connection.type), Enum, "always", Refused,
           "When to attach the IPUs; `pre_compile` never attaches and every run returns zeros.", {},
           {"always", "on_demand", "pre_compile", "never"})
-          .refused("every virtual IPU is attached when the run starts; deferred or no attachment is not implemented yet",
-                   "remove it; `iputrain plan` and `iputrain check` work without running"),
+          .refused(
+              "every virtual IPU is attached when the run starts; deferred or no attachment is not implemented yet",
+              "remove it; `iputrain plan` and `iputrain check` work without running"),
       key(IPUTRAIN_KEY(ipu.device_connection.version), Enum, "", None,
           "Target IPU version when no device is attached; required for `pre_compile` and `never`.", {},
           {"", "ipu1", "ipu2"})
-          .no_effect("the virtual IPUs are attached when a run starts, so there is no unattached target; the simulated IPU is `ipu.ipu_model.version` (or `device.version`)"),
+          .no_effect("the virtual IPUs are attached when a run starts, so there is no unattached target; the simulated "
+                     "IPU is `ipu.ipu_model.version` (or `device.version`)"),
       key(IPUTRAIN_KEY(ipu.device_connection.enable_remote_buffers), Bool, false, None,
           "Declare that the unattached target supports remote buffers (ignored for `always`).")
-          .no_effect("the virtual IPUs are attached when a run starts; remote memory is modelled by the `pipeline.offload_*` keys"),
+          .no_effect("the virtual IPUs are attached when a run starts; remote memory is modelled by the "
+                     "`pipeline.offload_*` keys"),
 
       key(IPUTRAIN_KEY(ipu.experimental.always_rearrange_copies_on_the_host), Bool, false, None,
           "Rearrange streamed data on the host instead of the device.")
@@ -61,10 +65,11 @@ std::vector<KeySpec> ipu_keys() {
           .no_effect("there are no host embeddings here: every embedding table is a parameter held on the IPUs"),
       key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_count), Int, 0, Runs,
           "Instances (processes started by `mpirun -n`) sharing the replicas, each holding replicas / this; "
-          "0 = as launched. Set, it must equal mpirun's count.", non_negative),
+          "0 = as launched. Set, it must equal mpirun's count.",
+          Range::between(0, std::numeric_limits<int32_t>::max())),
       key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_index), Int, 0, Runs,
           "This instance's index, less than `process_count`; taken from mpirun's rank (set, it must equal it).",
-          non_negative),
+          Range::between(0, std::numeric_limits<int32_t>::max())),
 
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Runs,
           "Stop at the first op that makes a NaN from operands without NaN (0/0, log(-1), inf - inf); "
@@ -77,12 +82,12 @@ std::vector<KeySpec> ipu_keys() {
           "Stochastic rounding of fp16 results, seeded by the run's seed."),
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.nanoo), Bool, false, Runs,
           "fp16 overflow gives NaN instead of saturating to the largest half."),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.set_all), Bool, false, Runs,
-          "Turn all five flags above on."),
+      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.set_all), Bool, false, Runs, "Turn all five flags above on."),
 
       key(IPUTRAIN_KEY(ipu.io_tiles.num_io_tiles), Int, 0, Models,
           "Tiles per IPU reserved for I/O: they take no compute and no model data, so the compute "
-          "rate and the capacity shrink to the remaining tiles.", non_negative),
+          "rate and the capacity shrink to the remaining tiles.",
+          non_negative),
       key(IPUTRAIN_KEY(ipu.io_tiles.place_ops_on_io_tiles), Bool, false, Models,
           "Stage the infeed and outfeed on the I/O tiles (needs `num_io_tiles` > 0): the staging leaves "
           "the compute tiles and host transfers overlap compute in the cycle model."),
@@ -91,13 +96,13 @@ std::vector<KeySpec> ipu_keys() {
           "does not fit is an error.",
           Range{0, true, 1, false}),
 
-      key(IPUTRAIN_KEY(ipu.ipu_model.compile_ipu_code), Bool, true, None,
-          "Count the code size in reported memory.")
-          .no_effect("the memory model counts no code (vertices and control program), so there is no code size to leave out"),
+      key(IPUTRAIN_KEY(ipu.ipu_model.compile_ipu_code), Bool, true, None, "Count the code size in reported memory.")
+          .no_effect(
+              "the memory model counts no code (vertices and control program), so there is no code size to leave out"),
       key(IPUTRAIN_KEY(ipu.ipu_model.tiles_per_ipu), Int, 0, Models,
           "Tiles per virtual IPU, which sets `device.tiles_per_ipu` (capacity = tiles x "
           "`device.memory_per_tile`); 0 = the version's count. Both set must agree.",
-          non_negative),
+          Range::between(0, 1 << 20)),
       key(IPUTRAIN_KEY(ipu.ipu_model.version), Enum, "ipu2", Models,
           "Simulated IPU version, the same choice as `device.version`: ipu1 (1216 tiles x 256 KiB, 1.6 GHz), "
           "ipu2 (1472 tiles x 624 KiB, 1.33 GHz) or bow (ipu2 at 1.85 GHz); both set must agree.",
@@ -105,7 +110,8 @@ std::vector<KeySpec> ipu_keys() {
 
       key(IPUTRAIN_KEY(ipu.matmuls.clear_pass_type), Bool, false, None,
           "Do not tell the matmul library which pass (forward, gradient, weight update) it serves.")
-          .no_effect("a PopLibs choice of how partial sums are cleared; neither the memory nor the cycle model depends on it"),
+          .no_effect(
+              "a PopLibs choice of how partial sums are cleared; neither the memory nor the cycle model depends on it"),
       key(IPUTRAIN_KEY(ipu.matmuls.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every matmul: availableMemoryProportion (default 0.6) caps its temporaries "
           "and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; other "
@@ -113,12 +119,15 @@ std::vector<KeySpec> ipu_keys() {
 
       key(IPUTRAIN_KEY(ipu.norms.use_stable_statistics), Bool, false, None,
           "Two-pass variance (subtract the mean first) in batch, group, layer and instance norms.")
-          .no_effect("the standard library's norms always take the variance in two passes (the mean first, then the mean of squared deviations), the stable form this key asks for"),
+          .no_effect("the standard library's norms always take the variance in two passes (the mean first, then the "
+                     "mean of squared deviations), the stable form this key asks for"),
       key(IPUTRAIN_KEY(ipu.norms.experimental.distributed_batch_norm_replica_group_size), Int, 1, Refused,
           "All-reduce training batch-norm statistics over groups of this many consecutive replicas.",
           Range::at_least(1))
-          .refused("batch-norm statistics are taken per replica; exchanging them between replicas inside the forward pass is not implemented",
-                   "remove it: each replica normalizes with its own micro-batch's statistics (the moving statistics are still averaged over replicas)"),
+          .refused("batch-norm statistics are taken per replica; exchanging them between replicas inside the forward "
+                   "pass is not implemented",
+                   "remove it: each replica normalizes with its own micro-batch's statistics (the moving statistics "
+                   "are still averaged over replicas)"),
 
       key(IPUTRAIN_KEY(ipu.optimizations.prefetch_data_streams), Bool, true, Runs,
           "Prefetch infeed batches on a background thread while the device runs."),
@@ -135,8 +144,7 @@ std::vector<KeySpec> ipu_keys() {
           "Merge host-to-device input copies into one.")
           .no_effect("the infeed's staging buffer is modelled per micro-batch whatever the grouping of its copies"),
       key(IPUTRAIN_KEY(ipu.optimizations.maximum_cross_replica_sum_buffer_size), Int, 0, Runs,
-          "Bytes of gradients gathered before one cross-replica sum is issued; 0 = one sum per tensor.",
-          bytes),
+          "Bytes of gradients gathered before one cross-replica sum is issued; 0 = one sum per tensor.", bytes),
       key(IPUTRAIN_KEY(ipu.optimizations.maximum_reduce_scatter_buffer_size), Int, 0, None,
           "Bytes gathered before one reduce-scatter is issued.", bytes)
           .no_effect("the modelled reduce-scatter is not split into buffers"),
@@ -163,7 +171,8 @@ std::vector<KeySpec> ipu_keys() {
           .no_effect("the op set has no Cholesky factorisation"),
       key(IPUTRAIN_KEY(ipu.optimizations.enable_fast_math), Bool, false, None,
           "Allow reordered reductions and other non-IEEE transformations.")
-          .no_effect("kernels keep IEEE arithmetic and one fixed reduction order, on which the bitwise equality of every plan rests"),
+          .no_effect("kernels keep IEEE arithmetic and one fixed reduction order, on which the bitwise equality of "
+                     "every plan rests"),
 
       key(IPUTRAIN_KEY(ipu.pooling.poplar_options), OptionMap, ValueTable{}, None,
           "PopLibs options for every pooling op, e.g. `{ poolUseIntrospectiveMapping = \"false\" }`.")
@@ -172,8 +181,8 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.scheduling.algorithm), Enum, "choose_best", Models,
           "Order of the ops inside each task, which sets the live bytes (planner/op_order.hpp): "
           "post_order, clustering, shortest_path, look_ahead, or choose_best (the order of fewest live "
-          "bytes, kept only if the plan really packs smaller than the written order).", {},
-          {"choose_best", "clustering", "post_order", "look_ahead", "shortest_path"}),
+          "bytes, kept only if the plan really packs smaller than the written order).",
+          {}, {"choose_best", "clustering", "post_order", "look_ahead", "shortest_path"}),
       key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_lookahead_depth), Int, 5, Models,
           "Ops `look_ahead` runs greedily after each candidate before judging it.", Range::at_least(1)),
       key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_search_space_size), Int, 64, Models,

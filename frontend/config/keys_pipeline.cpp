@@ -39,11 +39,11 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.auto_stages), Int, 0, Runs,
           "Split the model into this many stages of balanced cost, ignoring its own stage blocks; "
           "0 = use the model's stages.",
-          Range::at_least(0)),
+          Range::between(0, std::numeric_limits<int32_t>::max())),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_count), Int, 0, Runs,
           "Micro-batches per weight update; a multiple of what the schedule needs (grouped: 2 x "
           "stages, interleaved: IPUs, sequential: 1); unset = that minimum.",
-          Range::at_least(1)),
+          Range::between(1, 65536)),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_dtype), Enum, "same", Runs,
           "Type of the gradient accumulators; `same` = each variable's type.", {}, dtypes),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_order), Enum, "canonical", Runs,

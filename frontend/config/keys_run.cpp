@@ -138,7 +138,7 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(data.shuffle), Bool, true, Runs, "Reshuffle the training set every epoch."),
       key(IPUTRAIN_KEY(data.seed), Int, 0, Runs, "Shuffle seed; 0 = `training.seed`.", non_negative),
       key(IPUTRAIN_KEY(data.prefetch_depth), Int, 2, Runs, "Batches the infeed thread prepares ahead of the device.",
-          positive_int),
+          Range::between(1, 1024)),
       key(IPUTRAIN_KEY(engine.threads), Int, 0, Runs,
           "Threads of the one task arena every virtual IPU of the process splits its kernels over (GEMM, "
           "convolution, reductions, softmax, elementwise ops, optimizer updates); 0 = every core. The weights "
@@ -238,9 +238,11 @@ std::vector<KeySpec> run_keys() {
           {}, DeviceSection::versions()),
       key(IPUTRAIN_KEY(device.tiles_per_ipu), Int, 1472, Models,
           "Tiles of one IPU; unset = the version's count, or `ipu.ipu_model.tiles_per_ipu` when that is set.",
-          positive_int),
+          Range::between(1, 1 << 20)),
+      // Bounded so that tiles x bytes stays within int64 (config_values fuzz, issue 30).
       key(IPUTRAIN_KEY(device.memory_per_tile), Int, 638976, Models,
-          "SRAM of one tile, in bytes; unset = the version's (capacity = tiles x this).", positive_int),
+          "SRAM of one tile, in bytes; unset = the version's (capacity = tiles x this).",
+          Range::between(1, double(int64_t{1} << 40))),
       key(IPUTRAIN_KEY(device.clock_hz), Float, 1.33e9, Models, "Tile clock, in Hz; unset = the version's.", positive),
       key(IPUTRAIN_KEY(device.flops_per_tile_per_cycle), Float, 32.0, Models,
           "Peak fp32 floating-point operations per tile per cycle; unset = the version's.", positive),

@@ -84,6 +84,12 @@ const planner::ScheduleDef& schedule_of(const Config& c) {
   return def != nullptr ? *def : planner::schedule_def(planner::ScheduleKind::Grouped);
 }
 
+//! The multiple of n after `size` (not one), or 0 past int64 (n may be 2^63 - 1: config_values fuzz).
+int64_t next_multiple(int64_t size, int64_t n) {
+  int64_t m = 0;
+  return __builtin_mul_overflow(size / n + 1, n, &m) ? 0 : m;
+}
+
 //! IPUs one replica uses for a model of `stages` stages: as `device_mapping` says, else stage i on
 //! IPU i (the seeds' default) unless the device has a single IPU, which then runs every stage.
 int64_t replica_ipus(const Config& c, int64_t stages) {
@@ -190,10 +196,13 @@ void check_pipeline(Config& c) {
                 fmt::format("set `data.batch_size` to a multiple of {}", n));
     }
     if (c.data.batch_size % n != 0) {
-      c.fail_at("data.batch_size",
-                fmt::format("`data.batch_size` = {} cannot be split into {} equal slices (batch_serialization_iterations)",
-                            c.data.batch_size, n),
-                fmt::format("use a multiple of {}, e.g. {}", n, (c.data.batch_size + n - 1) / n * n));
+      c.fail_at(
+          "data.batch_size",
+          fmt::format("`data.batch_size` = {} cannot be split into {} equal slices (batch_serialization_iterations)",
+                      c.data.batch_size, n),
+          next_multiple(c.data.batch_size, n) > 0
+              ? fmt::format("use a multiple of {}, e.g. {}", n, next_multiple(c.data.batch_size, n))
+              : fmt::format("use a multiple of {}", n));
     }
     if (c.model.contains("batch")) {
       c.fail_at("model.batch",
@@ -686,6 +695,12 @@ PipelineShape check_against_positions(const Config& c, const std::vector<std::ve
                                           : "`pipeline.device_mapping`");
   shape.replicas = num_ipus(c) / shape.ipus_per_replica;
   check_position_sharing(c);
+  if (training && schedule_of(c).one_position_per_ipu && stages > shape.ipus_per_replica) {  // every stage on one IPU
+    c.fail_at(located(c, {"pipeline.schedule", "ipu.auto_select_ipus", "ipu.select_ipus"}),
+              fmt::format("the {} schedule cannot train the model's {} stages on {} IPU per replica", p.schedule,
+                          stages, shape.ipus_per_replica),
+              "give each stage its own IPU (`ipu.auto_select_ipus`), or use `pipeline.schedule = \"grouped\"`");
+  }
   // Pipelined when a replica spans several IPUs, or when a schedule or a mapping is asked for;
   // otherwise the micro-batches of an update run one after another, one per update unless
   // `pipeline.gradient_accumulation_count` says more.

@@ -89,6 +89,11 @@ class Checker {
         if (!node.is_string()) {
           wrong_type(node, k_.path, "string", node.is_value() ? "put the value in double quotes" : "");
         }
+        // A NUL ends a path or a name in every system call it reaches (config_values fuzz, issue 30).
+        if (node.as_string()->get().find('\0') != std::string::npos) {
+          fail(at(node), fmt::format("`{}`{} holds a NUL character (\\u0000)", k_.path, origin_),
+               fmt::format("`{}`: {}", k_.path, k_.doc));
+        }
         return node.as_string()->get();
       case KeyType::Enum:
         return enumeration(node);

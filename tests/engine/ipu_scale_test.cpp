@@ -92,6 +92,13 @@ TEST_CASE("ResNet-50 fits one Mk2 IPU at micro-batch 8 (not 16) and the Pod16 ru
   check_refused("resnet50.ipu", "resnet50_pod16.toml", kNoRecompute, "ipu.allow_recompute = true");
 }
 
+TEST_CASE("ViT-B/16, ResNeXt-101, EfficientNet-B4 G16 and the Conformer fit as published") {
+  check_fits("vit.ipu", "vit_b16.toml", 4);
+  check_fits("resnext101.ipu", "resnext101.toml", 2);
+  check_fits("efficientnet_b4.ipu", "efficientnet_b4_pod16.toml", 2);
+  check_fits("conformer.ipu", "conformer.toml", 4);
+}
+
 TEST_CASE("the scaled-down BERT with BERT-Large's plan structure trains, and the engine holds what the plan says") {
   const Example e = load("bert.ipu", "bert_tiny.toml", {"training.steps=3"});
   Session session(e.model, e.config);

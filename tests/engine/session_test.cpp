@@ -155,3 +155,36 @@ TEST_CASE("ipu.select_ipus runs the plan on the IPUs of the devices it lists") {
   Config three = config::parse(text, "select.toml", {"ipu.select_ipus=[5, 17]"});
   CHECK_THROWS_AS(Session(Model::parse(testing::kMlp4, "mlp4.ipu", three.model), three), Error);
 }
+
+// The activations' kinks take PyTorch's one-sided gradients: relu6 passes none at exactly 6 (it
+// was built from minimum, whose tie gave half), leaky_relu passes alpha at exactly 0, relu none
+// at 0. One SGD step at learning rate 1 from weights of 1 moves each weight by its gradient.
+TEST_CASE("activation kinks: relu6 at 6, leaky_relu and relu at 0 take PyTorch's gradients") {
+  const std::string model = R"(import activations
+
+model kinks(batch: int = 4) {
+  input x: f32[batch, 16]
+  input label: i32[batch]
+  param w6: f32[1] = ones()
+  param w0: f32[1] = ones()
+  param wr: f32[1] = ones()
+  six = activations.relu6(full([batch, 1], 6.0) * w6)
+  leaky = activations.leaky_relu(full([batch, 1], 0.0) + (w0 - 1.0), alpha = 0.25)
+  flat = activations.relu(full([batch, 1], 0.0) + (wr - 1.0))
+  loss = mean(six) + mean(leaky) + mean(flat) + 0.0 * mean(x)
+  minimize loss
+  output loss
+}
+)";
+  Session session = make(
+      "[optimizer]\ntype = \"sgd\"\nlearning_rate = 1.0\n[data]\ntrain = \"synthetic:samples=8,classes=10\"\n"
+      "[training]\nsteps = 1\n",
+      model);
+  session.train();
+  for (const WeightInfo& w : session.weights()) {
+    CAPTURE(w.name);
+    REQUIRE(w.values.size() == 1);
+    const float want = w.name == "w0" ? 0.75f : 1.0f;
+    CHECK(w.values[0] == want);
+  }
+}

@@ -169,3 +169,23 @@ TEST_CASE("2 GB model and config files are refused from their size, before they 
   }
   fs::remove_all(dir);
 }
+
+// A model parameter near int64's maximum made a parameter's byte size wrap, and the engine failed
+// on its arena with an internal error (config_values fuzz, issue 30; crashes/config_values/
+// model-hidden-int64-max): no value may hold more than 2^40 elements, said at the declaration.
+TEST_CASE("a value of more than 2^40 elements is a located error") {
+  const std::string text =
+      "import nn\nmodel m(batch: int = 2, hidden: int = 4) {\n  input x: f32[batch, 3]\n"
+      "  h = nn.dense(x, hidden)\n  minimize mean(h)\n}\n";
+  CHECK_NOTHROW((void)Model::parse(text, "big.ipu", {{"hidden", int64_t{1} << 20}}));
+  for (const int64_t hidden : {int64_t{1} << 40, int64_t{9223372036854775807}}) {
+    try {
+      (void)Model::parse(text, "big.ipu", {{"hidden", hidden}});
+      FAIL("accepted hidden = " << hidden);
+    } catch (const Error& e) {
+      CHECK(e.kind() == ErrorKind::Semantic);
+      CHECK(has(e.what(), "is too large"));
+      CHECK(e.span().valid());
+    }
+  }
+}

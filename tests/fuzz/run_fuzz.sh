@@ -18,7 +18,7 @@ SECONDS_EACH=${3:-60}
 shift $(($# < 3 ? $# : 3))
 TARGETS=("$@")
 if ((${#TARGETS[@]} == 0)); then
-  TARGETS=(model config set safetensors checkpoint idx text npy npz csv images repl)
+  TARGETS=(model config set safetensors checkpoint idx text npy npz csv images repl program config_values)
 fi
 CLANG=${CLANG:-clang++-16}
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-16/bin/llvm-symbolizer}
@@ -39,10 +39,13 @@ run_one() {
     seed="-seed=$FUZZ_SEED"
     # Inputs per target, each at most about a minute and a half of a 2-core Intel Xeon under ASan +
     # UBSan, two targets at a time (2026-11-26: repl 5 inputs/s, idx 390, model 260, set 220,
-    # images 820, checkpoint 1100; the others several thousand).
+    # images 820, checkpoint 1100; the others several thousand). program and config_values train
+    # a step per input (program 5-9 inputs/s, config_values about 20).
     local runs
     case $target in
       repl) runs=400 ;;
+      program) runs=600 ;;
+      config_values) runs=2000 ;;
       idx | set) runs=15000 ;;
       model | config) runs=20000 ;;
       images) runs=40000 ;;
