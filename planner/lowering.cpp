@@ -319,6 +319,22 @@ class Lowering {
         }
       }
     }
+    // Per route (in routes_ order): which tasks send it and which read it, looked up per task.
+    int32_t r = 0;
+    for (const auto& [key, values] : routes_) {
+      const auto [group, to] = key;
+      send_routes_[group].push_back(r);
+      std::map<int32_t, uint32_t> works;  // reading stage -> the works that read the route
+      for (ir::ValueId v : values) {
+        for (const auto& [rs, rw] : readers_[static_cast<size_t>(v)]) {
+          works[rs] |= 1U << static_cast<uint32_t>(rw);
+        }
+      }
+      for (const auto& [rs, mask] : works) {
+        recv_routes_[{to, rs}].emplace_back(r, mask);
+      }
+      ++r;
+    }
   }
 
   static Instr at(InstrKind kind, int32_t stage, int64_t m, int32_t step) {
@@ -347,10 +363,8 @@ class Lowering {
   void emit() {
     const int64_t A = plan_.settings.accumulation_count;
     out_.ipus.assign(static_cast<size_t>(ipus_), {});
-    // Message ids per (producer group, destination, micro-batch), made when the send is emitted;
-    // receivers look them up. Sends always precede receives in timeline order, so lowering the IPUs
-    // task by task in global timeline order (not IPU by IPU) keeps that true here too.
-    std::map<std::tuple<int32_t, int32_t, int64_t>, int32_t> message_id;
+    // One message per route and micro-batch: route r's of micro-batch m is message r * A + m.
+    const auto message_id = [A](int32_t route, int64_t m) { return static_cast<int32_t>(route * A + m); };
     for (const auto& [key, values] : routes_) {
       const auto [group, to] = key;
       const int32_t stage = stage_of_group(group);
@@ -363,7 +377,6 @@ class Lowering {
         for (ir::ValueId v : values) {
           msg.bytes += static_cast<int64_t>(g_.type(v).bytes());
         }
-        message_id[{group, to, m}] = static_cast<int32_t>(out_.messages.size());
         out_.messages.push_back(std::move(msg));
       }
     }
@@ -400,7 +413,7 @@ class Lowering {
     for (int32_t ipu = 0; ipu < ipus_; ++ipu) {
       auto& prog = out_.ipus[static_cast<size_t>(ipu)];
       const auto& tasks = tasks_[static_cast<size_t>(ipu)];
-      std::set<std::tuple<int32_t, int32_t, int64_t>> received;
+      std::vector<bool> received(out_.messages.size(), false);  // per message: taken in by an earlier task
       std::set<int64_t> fed;
       // Buckets of this IPU: its parameters with gradients, in the order their last gradient is
       // accumulated, cut at the configured size; each is reduced as soon as it is complete.
@@ -455,22 +468,20 @@ class Lowering {
       };
       // Receive what a task reads from other IPUs, unless an earlier task received it.
       auto receive = [&](const TaskRef& t) {
-        const std::vector<Work> works = works_of(t);
-        for (const auto& [key, values] : routes_) {
-          const auto [group, to] = key;
-          if (to != ipu || received.count({group, to, t.m}) != 0) {
-            continue;
-          }
-          bool reads = false;
-          for (ir::ValueId v : values) {
-            for (const auto& [rs, rw] : readers_[static_cast<size_t>(v)]) {
-              reads = reads || (rs == t.stage && std::find(works.begin(), works.end(), rw) != works.end());
-            }
-          }
-          if (reads) {
-            received.insert({group, to, t.m});
+        const auto routes = recv_routes_.find({ipu, t.stage});
+        if (routes == recv_routes_.end()) {
+          return;
+        }
+        uint32_t works = 0;
+        for (Work w : works_of(t)) {
+          works |= 1U << static_cast<uint32_t>(w);
+        }
+        for (const auto& [route, readers] : routes->second) {
+          const int32_t id = message_id(route, t.m);
+          if ((readers & works) != 0 && !received[static_cast<size_t>(id)]) {
+            received[static_cast<size_t>(id)] = true;
             Instr in = at(InstrKind::Recv, -1, t.m, t.step);
-            in.message = message_id.at({group, to, t.m});
+            in.message = id;
             prog.push_back(in);
           }
         }
@@ -486,13 +497,11 @@ class Lowering {
           prog.push_back(at(kind_of(w), t.stage, t.m, t.step));
         }
         // Send what this task produced to the IPUs that read it.
-        const int32_t group = group_key(t.stage, t.work);
-        for (const auto& [key, values] : routes_) {
-          if (key.first == group) {
-            Instr in = at(InstrKind::Send, -1, t.m, t.step);
-            in.message = message_id.at({group, key.second, t.m});
-            prog.push_back(in);
-          }
+        const auto sends = send_routes_.find(group_key(t.stage, t.work));
+        for (size_t k = 0; sends != send_routes_.end() && k < sends->second.size(); ++k) {
+          Instr in = at(InstrKind::Send, -1, t.m, t.step);
+          in.message = message_id(sends->second[k], t.m);
+          prog.push_back(in);
         }
         if (t.work == Work::Forward && outputs_of.count(t.stage) != 0) {
           Instr in = at(InstrKind::Outfeed, -1, t.m, t.step);
@@ -601,6 +610,9 @@ class Lowering {
   std::vector<std::vector<TaskRef>> tasks_;
   std::vector<std::vector<std::pair<int32_t, Work>>> readers_;
   std::map<std::pair<int32_t, int32_t>, std::vector<ir::ValueId>> routes_;  // (group, to) -> values
+  std::map<int32_t, std::vector<int32_t>> send_routes_;  // group -> its routes (indices in routes_ order)
+  // (to, reading stage) -> its routes and, per route, the works reading it (bit per Work)
+  std::map<std::pair<int32_t, int32_t>, std::vector<std::pair<int32_t, uint32_t>>> recv_routes_;
 };
 
 }  // namespace

@@ -160,8 +160,12 @@ namespace {
 // ReduceReplicas' cycles). Each IPU runs its program in order; an instruction starts when the IPU
 // is free and its inputs are there:
 // - Recv starts no earlier than its Send (with zero-cost links: when the Send has ended);
-// - Send waits for a free slot of its channel: the receive of the message `capacity` places
-//   earlier on that channel must have started.
+// - Send waits for a free slot of its channel: fewer than `capacity` of the messages sent before
+//   it on that channel may still be unreceived. The receiver takes them in its program order, so
+//   their receives start in that order, and the k-th send (0-based) on a channel may start once
+//   the (k - capacity)-th receive on it has started. (Counting the sends instead, as if the link
+//   delivered in send order, makes the sender wait for a receive that comes after a message it has
+//   not sent yet when the order differs: a false deadlock.)
 class Simulation {
  public:
   explicit Simulation(const Plan& plan) : plan_(plan), p_(plan.programs) {
@@ -176,20 +180,24 @@ class Simulation {
     send_at_.assign(messages, {-1, -1});
     recv_at_.assign(messages, {-1, -1});
     channel_order_.assign(messages, 0);
-    std::map<std::pair<int32_t, int32_t>, std::vector<int32_t>> channels;
+    // Per channel: its messages in the order the receiver takes them (its program order), which
+    // need not be the order they were sent in (a value sent early to a far stage and a gradient
+    // sent late to a near one share the link between two IPUs).
+    std::map<std::pair<int32_t, int32_t>, std::vector<int32_t>> received;
+    std::map<std::pair<int32_t, int32_t>, int32_t> sent;
     for (const auto& program : p_.ipus) {
       for (const Instr& in : program) {
+        const Message* m = in.message >= 0 ? &p_.messages[static_cast<size_t>(in.message)] : nullptr;
         if (in.kind == InstrKind::Send) {
-          const Message& m = p_.messages[static_cast<size_t>(in.message)];
-          auto& list = channels[{m.from, m.to}];
-          channel_order_[static_cast<size_t>(in.message)] = static_cast<int32_t>(list.size());
-          list.push_back(in.message);
+          channel_order_[static_cast<size_t>(in.message)] = sent[{m->from, m->to}]++;
+        } else if (in.kind == InstrKind::Recv) {
+          received[{m->from, m->to}].push_back(in.message);
         }
       }
     }
     for (const Channel& c : p_.channels) {
-      auto it = channels.find({c.from, c.to});
-      if (it != channels.end()) {
+      auto it = received.find({c.from, c.to});
+      if (it != received.end()) {
         channel_[{c.from, c.to}] = {c.capacity, it->second};
       }
     }
@@ -262,10 +270,10 @@ class Simulation {
       const Message& m = p_.messages[static_cast<size_t>(in.message)];
       const auto it = channel_.find({m.from, m.to});
       if (it != channel_.end()) {
-        const auto& [capacity, order] = it->second;
+        const auto& [capacity, received] = it->second;
         const int32_t k = channel_order_[static_cast<size_t>(in.message)] - capacity;
         if (k >= 0) {
-          const double freed = recv_at_[static_cast<size_t>(order[static_cast<size_t>(k)])].first;
+          const double freed = recv_at_[static_cast<size_t>(received.at(static_cast<size_t>(k)))].first;
           if (freed < 0) {
             return false;
           }
@@ -293,6 +301,7 @@ class Simulation {
   std::vector<std::pair<double, double>> send_at_;  // per message: (start, end) of its Send
   std::vector<std::pair<double, double>> recv_at_;
   std::vector<int32_t> channel_order_;              // per message: index among its channel's sends
+  // per channel: its capacity and its messages in receive order
   std::map<std::pair<int32_t, int32_t>, std::pair<int32_t, std::vector<int32_t>>> channel_;
 };
 

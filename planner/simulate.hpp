@@ -3,8 +3,10 @@
 // ReduceReplicas). Each instruction takes the cycles of its kernels or of its transfer; an IPU
 // starts an instruction when it has finished the previous one and, for a Recv, when the matching
 // Send has started (both ends of an IPU-Link copy take part in it, so the Recv ends no earlier
-// than the Send); a Send waits for a free slot in its channel. The engine advances its simulated
-// clocks with the same instr_cycles(), so the run report and the plan agree by construction.
+// than the Send); a Send waits while its channel holds `capacity` messages not yet received
+// (the receiver takes them in its program order, which may differ from the send order). The
+// engine advances its simulated clocks with the same instr_cycles() and the same rule for links
+// (engine/cluster/mailbox.hpp), so the run report and the plan agree by construction.
 #pragma once
 
 #include "planner/plan.hpp"

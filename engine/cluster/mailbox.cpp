@@ -62,7 +62,14 @@ Mailbox::Slot& Mailbox::begin_send(const WaitContext& wait) {
   const auto it = std::find(state_.begin(), state_.end(), State::Free);
   *it = State::Writing;
   peak_ = std::max(peak_, ++in_flight_);
-  return slots_[static_cast<size_t>(it - state_.begin())];
+  Slot& slot = slots_[static_cast<size_t>(it - state_.begin())];
+  // Fewer than `capacity` messages in flight: at least sends_ - capacity + 1 receives are done.
+  slot.sim_freed = 0;
+  if (sends_++ >= capacity()) {
+    slot.sim_freed = freed_.front();
+    freed_.pop_front();
+  }
+  return slot;
 }
 
 void Mailbox::end_send(Slot& slot, int64_t tag, double sim_sent) {
@@ -106,7 +113,7 @@ Mailbox::Slot& Mailbox::begin_recv(int64_t tag, const WaitContext& wait) {
 void Mailbox::end_recv(Slot& slot, double sim_freed) {
   {
     std::lock_guard lock(mu_);
-    slot.sim_freed = sim_freed;
+    freed_.push_back(sim_freed);
     wake(sender_waiting_);
     state_[static_cast<size_t>(&slot - slots_.data())] = State::Free;
     slot.tag = -1;
@@ -131,6 +138,8 @@ void Mailbox::reset() {
     s = Slot{s.data};
   }
   in_flight_ = 0;
+  freed_.clear();
+  sends_ = 0;
   aborted_ = false;
   sender_waiting_ = WaitContext{};
   receiver_waiting_ = WaitContext{};

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -24,7 +25,7 @@ class Mailbox {
     std::byte* data = nullptr;   //!< `slot_bytes` bytes, 64-byte aligned
     int64_t tag = -1;
     double sim_sent = 0;         //!< simulated cycle at which the Send of the message started
-    double sim_freed = 0;        //!< simulated cycle at which the last Recv from this slot started
+    double sim_freed = 0;        //!< simulated cycle from which the Send that took the slot may start
   };
 
   Mailbox(int32_t capacity, int64_t slot_bytes);
@@ -36,7 +37,8 @@ class Mailbox {
   void end_send(Slot& slot, int64_t tag, double sim_sent);
   //! Blocks until message `tag` is in the mailbox and hands its slot to the receiver.
   Slot& begin_recv(int64_t tag, const WaitContext& wait = {});
-  //! Frees the slot read since begin_recv(); its next sender may start no earlier than `sim_freed`.
+  //! Frees the slot read since begin_recv(). The Recv started at simulated cycle `sim_freed`: in
+  //! simulated time the link has room for one more message from then on.
   void end_recv(Slot& slot, double sim_freed);
 
   //! Wakes every waiter with Aborted, now and in every later wait, until reset().
@@ -63,6 +65,12 @@ class Mailbox {
   std::condition_variable not_full_;
   std::condition_variable arrived_;
   int32_t in_flight_ = 0;  // Writing, Full or Reading
+  // Simulated time: the k-th send may start when the (k - capacity)-th receive has started. The
+  // receiver takes messages in its program order, not necessarily the order they were sent in, so
+  // that is not when the slot the sender happens to get was freed: the receives' start cycles, in
+  // the order they happened and not yet claimed by a send, and the sends so far.
+  std::deque<double> freed_;
+  int64_t sends_ = 0;
   int32_t peak_ = 0;
   bool aborted_ = false;
   // The sender and receiver asleep, if any (one of each per link).

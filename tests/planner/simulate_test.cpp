@@ -4,7 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "iputrain/config_loader.hpp"
 #include "planner/plan.hpp"
@@ -33,6 +35,33 @@ Graph balanced_chain(int32_t stages, int64_t batch, int64_t width) {
     const ValueId b = g.add_param(fmt::format("s{}/b", s), {DType::F32, {width}}, zeros);
     const ValueId w = g.add_param(fmt::format("s{}/w", s), {DType::F32, {width, width}}, zeros);
     h = g.add(OpKind::Relu, {g.add(OpKind::MatMul, {g.add(OpKind::Add, {h, b}), w})});
+  }
+  g.loss = g.add(OpKind::Mean, {h}, Attrs{{"axes", std::vector<int64_t>{}}});
+  g.outputs.push_back({"loss", g.loss, {}});
+  return g;
+}
+
+// Like balanced_chain, and stage 0's output is also read by stage `skip_to` (as GPT-2's attention
+// mask, made by its first stage, is read by every block): with the last stage mapped back to IPU 0,
+// the link from IPU 0 to the skip's IPU carries that value, received `skip_to` timesteps after it
+// was sent, and the last stage's input gradients, received the next timestep.
+Graph skip_chain(int32_t stages, int32_t skip_to, int64_t batch, int64_t width) {
+  Graph g;
+  g.stages.clear();
+  for (int32_t s = 0; s < stages; ++s) {
+    g.stages.push_back({fmt::format("s{}", s), {}, -1});
+  }
+  g.set_cursor(0, Phase::Forward);
+  ValueId h = g.add_input("x", {DType::F32, {batch, width}});
+  ValueId skip = kNoValue;
+  for (int32_t s = 0; s < stages; ++s) {
+    g.set_cursor(s, Phase::Forward);
+    const Attrs zeros{{"init", std::string("zeros")}};
+    const ValueId b = g.add_param(fmt::format("s{}/b", s), {DType::F32, {width}}, zeros);
+    const ValueId w = g.add_param(fmt::format("s{}/w", s), {DType::F32, {width, width}}, zeros);
+    const ValueId in = s == skip_to ? g.add(OpKind::Add, {h, skip}) : h;
+    h = g.add(OpKind::Relu, {g.add(OpKind::MatMul, {g.add(OpKind::Add, {in, b}), w})});
+    skip = s == 0 ? h : skip;
   }
   g.loss = g.add(OpKind::Mean, {h}, Attrs{{"axes", std::vector<int64_t>{}}});
   g.outputs.push_back({"loss", g.loss, {}});
@@ -178,4 +207,52 @@ TEST_CASE("the cost report: throughput, utilisation, traffic") {
   const Plan batched = plan_chain(2, "grouped", 8, "[training]\nsteps_per_execution = 100\n", 32, 256);
   CHECK(batched.cost.cycles_per_update ==
         doctest::Approx(c.cycles_per_update - plan.settings.device.host_call_cycles * 0.99));
+}
+
+TEST_CASE("a link whose messages are received in another order than sent: no false deadlock") {
+  // GPT-2 medium as published (9 stages on 8 IPUs, the head back on IPU 0) in small: six stages on
+  // five IPUs, stage 0's output read again by stage 4. IPU 0 sends that value to IPU 4 at timestep
+  // m and the head's input gradient at m + 6; IPU 4 takes the value at m + 4 and the gradient at
+  // m + 7, so it receives a gradient before values sent ahead of it. The simulation used to let a
+  // send wait for the receive of the message `capacity` sends back, which IPU 4 only took after
+  // the message still to be sent: it reported the programs deadlocked. A send waits while
+  // `capacity` messages are in flight, and those are received in the receiver's order.
+  struct Case {
+    const char* mapping;
+    int32_t ipus;
+    int32_t stages;
+    int32_t skip_to;
+  };
+  const std::vector<Case> cases = {
+      {"[0, 1, 2, 3, 4, 5, 0]", 6, 7, 5},  // the head back on IPU 0: deadlocked
+      {"[0, 1, 2, 2, 2, 2, 0]", 3, 7, 5},  // the same on three IPUs: deadlocked
+      {"[0, 1, 2, 3, 4, 0]", 5, 6, 4},     // a shorter skip
+      {"[0, 1, 2, 0, 1, 2]", 3, 6, 4},     // looped: every link carries forwards of two stages
+      {"[0, 0, 1, 2, 3, 3]", 4, 6, 4},     // neighbours sharing IPUs
+      {"[0, 1, 2, 1, 0]", 3, 5, 3},        // there and back
+  };
+  for (const Case& c : cases) {
+    for (const char* schedule : {"grouped", "sequential"}) {
+      for (int64_t micro_batches : {2 * c.stages, 8 * c.stages}) {
+        const std::string config = fmt::format(
+            "[ipu]\nauto_select_ipus = {}\n[pipeline]\ndevice_mapping = {}\nschedule = \"{}\"\n"
+            "gradient_accumulation_count = {}\n",
+            c.ipus, c.mapping, schedule, micro_batches);
+        CAPTURE(config);
+        Plan plan;
+        REQUIRE_NOTHROW(plan = make_plan(skip_chain(c.stages, c.skip_to, 32, 256), config::parse(config)));
+        // The busiest IPU's kernels bound the cycle from below, and no IPU is busy past the cycle.
+        double busiest = 0;
+        for (size_t ipu = 0; ipu < plan.programs.ipus.size(); ++ipu) {
+          double kernels = 0;
+          for (const Instr& in : plan.programs.ipus[ipu]) {
+            kernels += is_task(in.kind) ? instr_cycles(plan, in) : 0;
+          }
+          busiest = std::max(busiest, kernels);
+          CHECK(plan.cost.utilisation[ipu] <= 1.0);
+        }
+        CHECK(plan.cost.cycles_per_update > busiest);
+      }
+    }
+  }
 }
