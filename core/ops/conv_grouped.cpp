@@ -1,6 +1,8 @@
 #include "core/ops/conv_grouped.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 #include "core/ops/gemm.hpp"
 #include "core/parallel.hpp"
@@ -41,6 +43,66 @@ inline void over_lanes(int64_t len, Body&& body) {
   }
 }
 
+// The accumulators of one block of lanes: `len` floats on the stack (any block; the gathered
+// reads of a group with several channels use `a` directly), or, for a depthwise block of 16 * V
+// lanes, V vectors that stay in registers across the taps.
+struct LaneAcc {
+  int64_t len;
+  alignas(64) float a[kLanes] = {};
+  void add(const float* p, const float* q) {
+    over_lanes(len, [&](int64_t o) { a[o] += p[o] * q[o]; });
+  }
+  void store(float* y) const { std::copy(a, a + len, y); }
+};
+
+using Vec = float __attribute__((vector_size(64)));
+
+inline Vec load(const float* p) {
+  Vec v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <int V>
+struct VecAcc {
+  Vec v[V] = {};
+  void add(const float* p, const float* q) {
+#pragma GCC unroll 4
+    for (int i = 0; i < V; ++i) {
+      v[i] += load(p + 16 * i) * load(q + 16 * i);
+    }
+  }
+  void store(float* y) const { std::memcpy(y, v, sizeof v); }
+};
+
+// f(acc) with the accumulator for a block of `len` lanes: vectors when the convolution is simple
+// and len is whole vectors, else lanes (a function of the shape only, as the bits must be).
+template <typename F>
+void with_acc(bool simple, int64_t len, F&& f) {
+  if (simple && len % 16 == 0) {
+    switch (len / 16) {
+      case 4: {
+        VecAcc<4> acc;
+        return f(acc);
+      }
+      case 3: {
+        VecAcc<3> acc;
+        return f(acc);
+      }
+      case 2: {
+        VecAcc<2> acc;
+        return f(acc);
+      }
+      default: {
+        VecAcc<1> acc;
+        return f(acc);
+      }
+    }
+  }
+  LaneAcc acc{len};
+  f(acc);
+}
+
 // Blocks of `per_unit`-costly units that hold at least kSerialWork each (a function of the shape).
 int64_t grain_of(int64_t per_unit) { return std::max<int64_t>(1, par::kSerialWork / std::max<int64_t>(per_unit, 1)); }
 
@@ -65,36 +127,46 @@ Span inside(int64_t in, int64_t out, int64_t off, int64_t stride) {
   return {lo, std::min(hi, out)};
 }
 
-// acc[0, len) += one tap of the window: x at the tap's input position times the tap's filter rows.
-void forward_tap(float* acc, const float* xp, const float* wp, const int32_t* xi, const Dims& d, int64_t o0,
-                 int64_t len) {
-  if (d.simple) {
-    over_lanes(len, [&](int64_t o) { acc[o] += xp[o0 + o] * wp[o]; });
-    return;
+// acc += one tap of the window: x at the tap's input position (xp, its channel 0) times the tap's
+// filter rows (wp, from lane o0).
+template <typename Acc>
+void forward_tap(Acc& acc, const float* xp, const float* wp, const int32_t* xi, const Dims& d, int64_t o0) {
+  if constexpr (std::is_same_v<Acc, LaneAcc>) {
+    if (!d.simple) {
+      for (int64_t ci = 0; ci < d.cg; ++ci) {
+        const int32_t* idx = xi + ci * d.f + o0;
+        const float* wc = wp + ci * d.f;
+        over_lanes(acc.len, [&](int64_t o) { acc.a[o] += xp[idx[o]] * wc[o]; });
+      }
+      return;
+    }
   }
-  for (int64_t ci = 0; ci < d.cg; ++ci) {
-    const int32_t* idx = xi + ci * d.f + o0;
-    const float* wc = wp + ci * d.f;
-    over_lanes(len, [&](int64_t o) { acc[o] += xp[idx[o]] * wc[o]; });
+  acc.add(xp + o0, wp);
+}
+
+// Lanes [o0, o0 + len) of y at output position (n, oh, ow): the taps inside x, in order.
+template <typename Acc>
+void forward_block(const float* x, const float* w, const ConvGeom& g, const Dims& d, const int32_t* xi, int64_t n,
+                   int64_t oh, int64_t ow, int64_t o0, Acc& acc) {
+  for (int64_t i = 0; i < g.kh; ++i) {
+    const int64_t ih = oh * g.sh - g.pt + i * g.dh;
+    for (int64_t j = 0; j < g.kw && ih >= 0 && ih < g.h; ++j) {
+      const int64_t iw = ow * g.sw - g.pl + j * g.dw;
+      if (iw >= 0 && iw < g.w) {
+        forward_tap(acc, x + ((n * g.h + ih) * g.w + iw) * g.c, w + (i * g.kw + j) * d.cg * d.f + o0, xi, d, o0);
+      }
+    }
   }
 }
 
-// y at output position (n, oh, ow), block by block of channels: the taps inside x, in order.
-void forward_at(const float* x, const float* w, const ConvGeom& g, const Dims& d, const int32_t* xi, int64_t n,
-                int64_t oh, int64_t ow, float* y) {
+// y at output position (row r = n * OH + oh, ow), block by block of lanes.
+void forward_position(const float* x, const float* w, const ConvGeom& g, const Dims& d, const int32_t* xi, int64_t r,
+                      int64_t ow, float* y) {
   for (int64_t o0 = 0; o0 < d.f; o0 += kLanes) {
-    const int64_t len = std::min(kLanes, d.f - o0);
-    alignas(64) float acc[kLanes] = {};
-    for (int64_t i = 0; i < g.kh; ++i) {
-      const int64_t ih = oh * g.sh - g.pt + i * g.dh;
-      for (int64_t j = 0; j < g.kw && ih >= 0 && ih < g.h; ++j) {
-        const int64_t iw = ow * g.sw - g.pl + j * g.dw;
-        if (iw >= 0 && iw < g.w) {
-          forward_tap(acc, x + ((n * g.h + ih) * g.w + iw) * g.c, w + (i * g.kw + j) * d.cg * d.f + o0, xi, d, o0, len);
-        }
-      }
-    }
-    std::copy(acc, acc + len, y + o0);
+    with_acc(d.simple, std::min(kLanes, d.f - o0), [&](auto& acc) {
+      forward_block(x, w, g, d, xi, r / g.oh, r % g.oh, ow, o0, acc);
+      acc.store(y + o0);
+    });
   }
 }
 
@@ -104,7 +176,7 @@ void direct_forward(const float* x, const float* w, float* y, const ConvGeom& g,
   par::for_blocks(rows, grain_of(per_row), rows * per_row, [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       for (int64_t ow = 0; ow < g.ow; ++ow) {
-        forward_at(x, w, g, d, xi, r / g.oh, r % g.oh, ow, y + (r * g.ow + ow) * d.f);
+        forward_position(x, w, g, d, xi, r, ow, y + (r * g.ow + ow) * d.f);
       }
     }
   });
@@ -120,38 +192,68 @@ struct BackInput {
   const Dims& d;
   const int32_t* dyi;
   const int32_t* wi;
+  const int32_t* out_row;  // [H, KH]: the output row whose tap i reads input row ih, or -1
+  const int32_t* out_col;  // [W, KW]: likewise for columns
 
-  void at(int64_t n, int64_t ih, int64_t iw, int64_t c0, int64_t len, float* acc) const {
-    for (int64_t i = 0; i < g.kh; ++i) {
-      const int64_t t = ih + g.pt - i * g.dh;
-      if (t < 0 || t % g.sh != 0 || t / g.sh >= g.oh) {
-        continue;
-      }
-      for (int64_t j = 0; j < g.kw; ++j) {
-        const int64_t u = iw + g.pl - j * g.dw;
-        if (u < 0 || u % g.sw != 0 || u / g.sw >= g.ow) {
-          continue;
-        }
-        const float* dyp = dy + ((n * g.oh + t / g.sh) * g.ow + u / g.sw) * d.f;
-        const float* wp = w + (i * g.kw + j) * d.cg * d.f;
-        if (d.simple) {
-          over_lanes(len, [&](int64_t c) { acc[c] += dyp[c0 + c] * wp[c0 + c]; });
-          continue;
-        }
+  template <typename Acc>
+  void tap(Acc& acc, const float* dyp, const float* wp, int64_t c0) const {
+    if constexpr (std::is_same_v<Acc, LaneAcc>) {
+      if (!d.simple) {
         for (int64_t m = 0; m < d.fg; ++m) {
           const int32_t* a = dyi + m * g.c + c0;
           const int32_t* b = wi + m * g.c + c0;
-          over_lanes(len, [&](int64_t c) { acc[c] += dyp[a[c]] * wp[b[c]]; });
+          over_lanes(acc.len, [&](int64_t c) { acc.a[c] += dyp[a[c]] * wp[b[c]]; });
+        }
+        return;
+      }
+    }
+    acc.add(dyp + c0, wp + c0);
+  }
+
+  template <typename Acc>
+  void at(int64_t n, int64_t ih, int64_t iw, int64_t c0, Acc& acc) const {
+    for (int64_t i = 0; i < g.kh; ++i) {
+      const int64_t oh = out_row[ih * g.kh + i];
+      for (int64_t j = 0; j < g.kw && oh >= 0; ++j) {
+        const int64_t ow = out_col[iw * g.kw + j];
+        if (ow >= 0) {
+          tap(acc, dy + ((n * g.oh + oh) * g.ow + ow) * d.f, w + (i * g.kw + j) * d.cg * d.f, c0);
         }
       }
     }
   }
+
+  // dx at input position (row r = n * H + ih, iw), block by block of lanes.
+  void position(int64_t r, int64_t iw, float* dx) const {
+    for (int64_t c0 = 0; c0 < g.c; c0 += kLanes) {
+      with_acc(d.simple, std::min(kLanes, g.c - c0), [&](auto& acc) {
+        at(r / g.h, r % g.h, iw, c0, acc);
+        acc.store(dx + c0);
+      });
+    }
+  }
 };
+
+// table[p * k + i] = the output position whose tap i reads input position p along one dimension,
+// or -1 (a stride skips it, or it falls outside): computed once, not divided out per position.
+void output_table(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t dilation, int64_t pad, int32_t* table) {
+  for (int64_t p = 0; p < in; ++p) {
+    for (int64_t i = 0; i < k; ++i) {
+      const int64_t t = p + pad - i * dilation;
+      const bool hit = t >= 0 && t % stride == 0 && t / stride < out;
+      table[p * k + i] = hit ? static_cast<int32_t>(t / stride) : -1;
+    }
+  }
+}
 
 void direct_backprop_input(const float* dy, const float* w, float* dx, const ConvGeom& g, const Dims& d,
                            int32_t* tables) {
-  int32_t* dyi = tables;
-  int32_t* wi = d.simple ? nullptr : tables + d.fg * g.c;
+  int32_t* out_row = tables;
+  int32_t* out_col = out_row + g.h * g.kh;
+  output_table(g.h, g.oh, g.kh, g.sh, g.dh, g.pt, out_row);
+  output_table(g.w, g.ow, g.kw, g.sw, g.dw, g.pl, out_col);
+  int32_t* dyi = out_col + g.w * g.kw;
+  int32_t* wi = d.simple ? nullptr : dyi + d.fg * g.c;
   if (!d.simple) {
     for (int64_t m = 0; m < d.fg; ++m) {
       for (int64_t c = 0; c < g.c; ++c) {
@@ -160,41 +262,40 @@ void direct_backprop_input(const float* dy, const float* w, float* dx, const Con
       }
     }
   }
-  const BackInput bi{dy, w, g, d, dyi, wi};
+  const BackInput bi{dy, w, g, d, dyi, wi, out_row, out_col};
   const int64_t rows = g.n * g.h;
   const int64_t per_row = g.w * g.c * g.kh * g.kw * d.fg;
   par::for_blocks(rows, grain_of(per_row), rows * per_row, [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) {
       for (int64_t iw = 0; iw < g.w; ++iw) {
-        for (int64_t c0 = 0; c0 < g.c; c0 += kLanes) {
-          const int64_t len = std::min(kLanes, g.c - c0);
-          alignas(64) float acc[kLanes] = {};
-          bi.at(r / g.h, r % g.h, iw, c0, len, acc);
-          std::copy(acc, acc + len, dx + (r * g.w + iw) * g.c + c0);
-        }
+        bi.position(r, iw, dx + (r * g.w + iw) * g.c);
       }
     }
   });
 }
 
-// acc[0, len) += x[xo + ow * x_step + lane] * dy[ow * f + lane] over ow in [lo, hi), in order; the
-// lane's input channel from `idx` unless the convolution is simple (idx null, channel o0 + o).
-void filter_row(float* acc, const float* x, int64_t xo, int64_t x_step, const float* dy, int64_t f, Span ws,
-                const int32_t* idx, int64_t o0, int64_t len) {
+// acc += x[xo + ow * x_step + lane] * dy[ow * f + lane] over ow in [lo, hi), in order; the lane's
+// input channel from `idx` unless the convolution is simple (idx null, channel o0 + o).
+template <typename Acc>
+void filter_row(Acc& acc, const float* x, int64_t xo, int64_t x_step, const float* dy, int64_t f, Span ws,
+                const int32_t* idx, int64_t o0) {
   for (int64_t ow = ws.lo; ow < ws.hi; ++ow) {
     const float* xp = x + xo + ow * x_step;
     const float* dyp = dy + ow * f;
-    if (idx == nullptr) {
-      over_lanes(len, [&](int64_t o) { acc[o] += xp[o0 + o] * dyp[o]; });
-    } else {
-      over_lanes(len, [&](int64_t o) { acc[o] += xp[idx[o]] * dyp[o]; });
+    if constexpr (std::is_same_v<Acc, LaneAcc>) {
+      if (idx != nullptr) {
+        over_lanes(acc.len, [&](int64_t o) { acc.a[o] += xp[idx[o]] * dyp[o]; });
+        continue;
+      }
     }
+    acc.add(xp + o0, dyp);
   }
 }
 
-// Filter entries [(tap, ci), o0 + [0, len)) summed over every output position in order.
+// Filter entries [(tap, ci), o0 + lanes) summed over every output position in order.
+template <typename Acc>
 void filter_unit(const float* x, const float* dy, const ConvGeom& g, const Dims& d, const int32_t* xi, int64_t tap,
-                 int64_t ci, int64_t o0, int64_t len, float* acc) {
+                 int64_t ci, int64_t o0, Acc& acc) {
   const int64_t i = tap / g.kw;
   const int64_t j = tap % g.kw;
   const Span hs = inside(g.h, g.oh, i * g.dh - g.pt, g.sh);
@@ -203,7 +304,7 @@ void filter_unit(const float* x, const float* dy, const ConvGeom& g, const Dims&
   for (int64_t n = 0; n < g.n; ++n) {
     for (int64_t oh = hs.lo; oh < hs.hi; ++oh) {
       const int64_t xo = ((n * g.h + oh * g.sh - g.pt + i * g.dh) * g.w - g.pl + j * g.dw) * g.c;
-      filter_row(acc, x, xo, g.sw * g.c, dy + (n * g.oh + oh) * g.ow * d.f + o0, d.f, ws, idx, o0, len);
+      filter_row(acc, x, xo, g.sw * g.c, dy + (n * g.oh + oh) * g.ow * d.f + o0, d.f, ws, idx, o0);
     }
   }
 }
@@ -218,10 +319,10 @@ void direct_backprop_filter(const float* x, const float* dy, float* dw, const Co
       const int64_t tap = u / (d.cg * blocks);
       const int64_t ci = u / blocks % d.cg;
       const int64_t o0 = u % blocks * kLanes;
-      const int64_t len = std::min(kLanes, d.f - o0);
-      alignas(64) float acc[kLanes] = {};
-      filter_unit(x, dy, g, d, xi, tap, ci, o0, len, acc);
-      std::copy(acc, acc + len, dw + (tap * d.cg + ci) * d.f + o0);
+      with_acc(d.simple, std::min(kLanes, d.f - o0), [&](auto& acc) {
+        filter_unit(x, dy, g, d, xi, tap, ci, o0, acc);
+        acc.store(dw + (tap * d.cg + ci) * d.f + o0);
+      });
     }
   });
 }
@@ -309,7 +410,10 @@ void grouped_backprop_input(const float* dy, const float* w, float* dx, const Co
 
 size_t grouped_backprop_input_bytes(const ConvGeom& g, int64_t f) {
   const Dims d = dims_of(g, f);
-  return grouped_direct(g, f) ? table_bytes(d, 2 * d.fg * g.c) : conv_workspace_bytes(g);
+  if (!grouped_direct(g, f)) {
+    return conv_workspace_bytes(g);
+  }
+  return table_bytes(d, 2 * d.fg * g.c) + static_cast<size_t>(g.h * g.kh + g.w * g.kw) * sizeof(int32_t);
 }
 
 void grouped_backprop_filter(const float* x, const float* dy, float* dw, const ConvGeom& g, int64_t f,
