@@ -13,9 +13,6 @@ namespace {
 
 // Channels per accumulator block: four AVX-512 vectors, kept in registers across the taps.
 constexpr int64_t kLanes = 64;
-// Groups at least this wide in both inputs and outputs run per-group GEMMs: narrower ones would
-// leave most of a GEMM panel's 16 lanes empty.
-constexpr int64_t kWide = 16;
 
 struct Dims {
   int64_t cg, fg, f;
@@ -367,7 +364,7 @@ size_t table_bytes(const Dims& d, int64_t entries) { return d.simple ? 0 : stati
 
 }  // namespace
 
-bool grouped_direct(const ConvGeom& g, int64_t f) { return g.c / g.groups < kWide || f / g.groups < kWide; }
+bool grouped_direct(const ConvGeom& g, int64_t f) { return g.c / g.groups == 1; }
 
 void grouped_forward(const float* x, const float* w, float* y, const ConvGeom& g, int64_t f, void* workspace) {
   const Dims d = dims_of(g, f);

@@ -233,8 +233,8 @@ void add_nn_cases(std::vector<OpCase>& cases) {
       {"pointwise", {2, 3, 3, 4}, {1, 1, 4, 3}, conv_attrs({1, 1}, {1, 1}, "valid")},
       {"pointwise stride 2", {1, 4, 4, 2}, {1, 1, 2, 2}, conv_attrs({2, 2}, {1, 1}, "same")},
       {"defaults", {1, 4, 4, 1}, {2, 2, 1, 1}, Attrs{}},
-      // Grouped: the direct kernels (narrow groups, depthwise above all) and the per-group GEMMs
-      // (16 or more input and output channels per group), with strides, dilations and padding.
+      // Grouped: the direct kernels (depthwise, one input channel per group, with a depth multiplier
+      // too) and the per-group GEMMs (any other grouping), with strides, dilations and padding.
       {"depthwise 3x3 same", {2, 5, 6, 4}, {3, 3, 1, 4}, conv_attrs({1, 1}, {1, 1}, "same", 4)},
       {"depthwise stride 2 dilated", {1, 7, 8, 3}, {3, 2, 1, 3}, conv_attrs({2, 2}, {2, 1}, "same", 3)},
       {"depthwise multiplier 2 valid", {2, 5, 5, 3}, {2, 3, 1, 6}, conv_attrs({1, 2}, {1, 1}, "valid", 3)},
@@ -245,13 +245,13 @@ void add_nn_cases(std::vector<OpCase>& cases) {
       {"grouped 2 of 2 channels to 3", {2, 5, 4, 4}, {3, 3, 2, 6}, conv_attrs({1, 1}, {1, 1}, "same", 2)},
       {"grouped strided dilated valid", {1, 8, 7, 6}, {2, 2, 3, 4}, conv_attrs({2, 1}, {2, 2}, "valid", 2)},
       {"grouped pointwise", {2, 3, 3, 6}, {1, 1, 2, 9}, conv_attrs({1, 1}, {1, 1}, "valid", 3)},
-      {"wide groups (GEMMs) same", {1, 4, 5, 32}, {3, 3, 16, 32}, conv_attrs({1, 1}, {1, 1}, "same", 2), 0.5},
-      {"wide groups (GEMMs) stride 2 dilated",
+      {"16 channels per group same", {1, 4, 5, 32}, {3, 3, 16, 32}, conv_attrs({1, 1}, {1, 1}, "same", 2), 0.5},
+      {"16 channels per group stride 2 dilated",
        {1, 7, 6, 32},
        {3, 2, 16, 48},
        conv_attrs({2, 2}, {1, 2}, "same", 2),
        0.5},
-      {"wide groups (GEMMs) pointwise", {2, 3, 3, 48}, {1, 1, 16, 48}, conv_attrs({1, 1}, {1, 1}, "valid", 3), 0.5},
+      {"16 channels per group pointwise", {2, 3, 3, 48}, {1, 1, 16, 48}, conv_attrs({1, 1}, {1, 1}, "valid", 3), 0.5},
   };
   for (const Conv& c : convs) {
     cases.push_back({.name = "conv2d " + c.name,
