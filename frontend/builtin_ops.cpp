@@ -301,9 +301,8 @@ std::vector<int64_t> pair_of(CallArgs& c, size_t k, const std::string& param) {
 
 // groups > 1 (ResNeXt's grouped and Keras' depthwise convolutions): the channels of x and the
 // filters split into `groups` equal parts, part g of the input convolved with part g of the
-// filters, and the results joined in group order (as PyTorch's groups and Keras' Conv2D(groups)).
-// The filter is [kh, kw, c / groups, f]. Lowered to one conv2d per group between slices and a
-// concat, each costed and differentiated as itself.
+// filters (as PyTorch's groups and Keras' Conv2D(groups)); the filter is [kh, kw, c / groups, f].
+// One conv2d op with the groups attribute (its kernels, conv_grouped.hpp, run every group).
 Value b_conv2d(CallArgs& c) {
   ir::Attrs attrs{{"strides", pair_of(c, 2, "strides")},
                   {"dilations", pair_of(c, 3, "dilations")},
@@ -314,8 +313,8 @@ Value b_conv2d(CallArgs& c) {
   if (groups == 1) {
     return out(c, OpKind::Conv2D, {x, filter}, std::move(attrs));
   }
-  const TensorType xt = type_of(c, x);  // copies: the nodes added below may move the graph's types
-  const TensorType ft = type_of(c, filter);
+  const TensorType& xt = type_of(c, x);
+  const TensorType& ft = type_of(c, filter);
   const int64_t channels = xt.rank() == 4 ? xt.shape[3] : 0;
   const int64_t filters = ft.rank() == 4 ? ft.shape[3] : 0;
   if (groups < 1 || channels % groups != 0 || filters % groups != 0 || ft.rank() != 4 ||
@@ -325,21 +324,8 @@ Value b_conv2d(CallArgs& c) {
                 "groups must divide the input channels and the filters, and the filter is [kh, kw, channels / "
                 "groups, filters]");
   }
-  std::vector<ir::ValueId> parts;
-  for (int64_t g = 0; g < groups; ++g) {
-    const int64_t ci = channels / groups;
-    const int64_t fi = filters / groups;
-    const ir::ValueId xs = c.graph.add(OpKind::Slice, {x},
-                                       ir::Attrs{{"begin", Shape{0, 0, 0, g * ci}},
-                                                 {"end", Shape{xt.shape[0], xt.shape[1], xt.shape[2], (g + 1) * ci}}},
-                                       c.span);
-    const ir::ValueId fs = c.graph.add(OpKind::Slice, {filter},
-                                       ir::Attrs{{"begin", Shape{0, 0, 0, g * fi}},
-                                                 {"end", Shape{ft.shape[0], ft.shape[1], ft.shape[2], (g + 1) * fi}}},
-                                       c.span);
-    parts.push_back(c.graph.add(OpKind::Conv2D, {xs, fs}, attrs, c.span));
-  }
-  return out(c, OpKind::Concat, std::move(parts), ir::Attrs{{"axis", int64_t{-1}}});
+  attrs.set("groups", groups);
+  return out(c, OpKind::Conv2D, {x, filter}, std::move(attrs));
 }
 
 template <OpKind Op>

@@ -1,29 +1,27 @@
 // conv2d: x f32[N, H, W, C] (NHWC) with filter f32[KH, KW, C, F] (the Keras layout) ->
-// f32[N, OH, OW, F]; attributes strides [sh, sw] and dilations [dh, dw] (default [1, 1]) and
-// padding "valid" (default) or "same" (TensorFlow's rule, see conv_util.hpp). No bias: add one.
+// f32[N, OH, OW, F]; attributes strides [sh, sw] and dilations [dh, dw] (default [1, 1]),
+// padding "valid" (default) or "same" (TensorFlow's rule, see conv_util.hpp) and groups (default
+// 1; the filter is then [KH, KW, C / groups, F], conv_grouped.hpp). No bias: add one.
 //
-// Forward: one GEMM of the patch matrix, read in place from x (or from its zero-bordered copy in
+// Forward (groups = 1): one GEMM of the patch matrix, read in place from x (or from its zero-bordered copy in
 // the device workspace when the convolution pads), with the filter viewed as [KH * KW * C, F]; a
 // 1x1 stride-1 convolution is a single GEMM on x itself.
 // Gradients: conv2d_backprop_input(dy, filter) and conv2d_backprop_filter(x, dy).
 #include <fmt/format.h>
 
-#include "core/ops/conv_util.hpp"
+#include "core/ops/conv_grouped.hpp"
 #include "core/ops/gemm.hpp"
 
 namespace iputrain::ir {
 
 namespace {
 
+constexpr AttrSpec kAttrs[] = {{.name = "groups", .number = 1, .min = 1}};
+
 ConvGeom geom(const TensorType& x, const TensorType& filter, const Attrs& attrs) {
   require_nhwc(x, "input");
   require_nhwc(filter, "filter");
-  if (filter.shape[2] != x.shape[3]) {
-    throw OpError{fmt::format("the filter {} expects {} input channels but the input {} has {}", filter.str(),
-                              filter.shape[2], x.str(), x.shape[3]),
-                  "filters are [height, width, in_channels, out_channels]"};
-  }
-  return conv_geom(x.shape, filter.shape[0], filter.shape[1], attrs, 1, 1, true);
+  return conv2d_geom(x.shape, filter.shape, attrs);
 }
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
@@ -34,9 +32,13 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 void forward(const KernelArgs& args) {
   const Tensor& x = args.inputs[0];
   const Tensor& w = args.inputs[1];
-  const ConvGeom g = conv_geom(x.shape(), w.shape()[0], w.shape()[1], args.node.attrs, 1, 1, true);
+  const ConvGeom g = conv2d_geom(x.shape(), w.shape(), args.node.attrs);
   const int64_t f = w.shape()[3];
   const int64_t k = g.patch();
+  if (g.groups > 1) {
+    grouped_forward(x.f32(), w.f32(), args.output.f32(), g, f, args.workspace);
+    return;
+  }
   if (g.pointwise()) {
     gemm(x.f32(), false, w.f32(), false, args.output.f32(), g.rows(), f, k);
     return;
@@ -65,8 +67,9 @@ Cost cost(const Graph& g, const Node& node) {
 }
 
 size_t workspace(const Graph& g, const Node& node) {
-  const TensorType& w = g.type(node.inputs[1]);
-  return conv_patches_bytes(conv_geom(g.type(node.inputs[0]).shape, w.shape[0], w.shape[1], node.attrs, 1, 1, true));
+  const Shape& w = g.type(node.inputs[1]).shape;
+  const ConvGeom geom = conv2d_geom(g.type(node.inputs[0]).shape, w, node.attrs);
+  return geom.groups > 1 ? grouped_forward_bytes(geom, w[3]) : conv_patches_bytes(geom);
 }
 
 }  // namespace
@@ -80,9 +83,11 @@ const OpDef kConv2DOp{
     .backward = backward,
     .cost = cost,
     .doc =
-        "conv2d(x f32[N,H,W,C], filter f32[KH,KW,C,F]; strides = [1,1], dilations = [1,1], padding = "
-        "\"valid\" | \"same\") -> f32[N,OH,OW,F].",
+        "conv2d(x f32[N,H,W,C], filter f32[KH,KW,C/groups,F]; strides = [1,1], dilations = [1,1], padding = "
+        "\"valid\" | \"same\", groups = 1) -> f32[N,OH,OW,F]; groups > 1 convolves channel block g with filter "
+        "block g (depthwise: groups = C).",
     .workspace = workspace,
+    .attrs = kAttrs,
     .edges =
         "IEEE sums as matmul: nan and inf propagate through the windows that hold them; zero padding "
         "adds nothing.",

@@ -1,15 +1,18 @@
 // conv2d_backprop_filter: (x f32[N, H, W, C], dy f32[N, OH, OW, F]) -> f32[filter_shape], the
 // gradient of conv2d with respect to its filter; attributes as conv2d plus filter_shape
-// [KH, KW, C, F]: dfilter = patches^T @ dy, one GEMM reading the patch matrix of x in place.
+// [KH, KW, C / groups, F]: dfilter = patches^T @ dy, one GEMM reading the patch matrix of x in
+// place; groups > 1 in conv_grouped.cpp.
 #include <fmt/format.h>
 
-#include "core/ops/conv_util.hpp"
+#include "core/ops/conv_grouped.hpp"
 #include "core/ops/gemm.hpp"
 #include "core/ops/reduce_util.hpp"
 
 namespace iputrain::ir {
 
 namespace {
+
+constexpr AttrSpec kAttrs[] = {{.name = "groups", .number = 1, .min = 1}};
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType w{DType::F32, ints_attr(attrs, "filter_shape")};
@@ -18,9 +21,9 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   require_nhwc(x, "input");
   require_nhwc(w, "filter_shape");
   require_nhwc(dy, "dy");
-  const ConvGeom g = conv_geom(x.shape, w.shape[0], w.shape[1], attrs, 1, 1, true);
+  const ConvGeom g = conv2d_geom(x.shape, w.shape, attrs);
   const Shape expect{g.n, g.oh, g.ow, w.shape[3]};
-  if (w.shape[2] != g.c || dy.shape != expect) {
+  if (dy.shape != expect) {
     throw OpError{fmt::format("dy {} and input {} do not fit the filter {}", dy.str(), x.str(), w.str()), ""};
   }
   return w;
@@ -30,10 +33,14 @@ void forward(const KernelArgs& args) {
   const Tensor& x = args.inputs[0];
   const Tensor& dy = args.inputs[1];
   const Shape& ws = args.output.shape();
-  const ConvGeom g = conv_geom(x.shape(), ws[0], ws[1], args.node.attrs, 1, 1, true);
+  const ConvGeom g = conv2d_geom(x.shape(), ws, args.node.attrs);
   const int64_t f = ws[3];
   const int64_t k = g.patch();
   float* dw = args.output.f32();
+  if (g.groups > 1) {
+    grouped_backprop_filter(x.f32(), dy.f32(), dw, g, f, args.workspace);
+    return;
+  }
   if (g.pointwise()) {
     gemm(x.f32(), true, dy.f32(), false, dw, k, f, g.rows());
     return;
@@ -51,7 +58,8 @@ Cost cost(const Graph& g, const Node& node) {
 
 size_t workspace(const Graph& g, const Node& node) {
   const Shape& w = node.type.shape;
-  return conv_patches_bytes(conv_geom(g.type(node.inputs[0]).shape, w[0], w[1], node.attrs, 1, 1, true));
+  const ConvGeom geo = conv2d_geom(g.type(node.inputs[0]).shape, w, node.attrs);
+  return geo.groups > 1 ? grouped_backprop_filter_bytes(geo, w[3]) : conv_patches_bytes(geo);
 }
 
 }  // namespace
@@ -68,6 +76,7 @@ const OpDef kConv2DBackpropFilterOp{
         "conv2d_backprop_filter(x, dy; conv2d's attrs, filter_shape): the gradient of conv2d for its "
         "filter.",
     .workspace = workspace,
+    .attrs = kAttrs,
     .edges = "matmul's sums.",
 };
 

@@ -1,22 +1,24 @@
 // conv2d_backprop_input: (dy f32[N, OH, OW, F], filter f32[KH, KW, C, F]) -> f32[input_shape], the
 // gradient of conv2d with respect to its input; attributes as conv2d plus input_shape [N, H, W, C]
 // (strided convolutions map several input sizes to one output size, so it is given). Per chunk of
-// output positions: cols = dy @ filter^T in the workspace, then col2im adds the patches back.
+// output positions: cols = dy @ filter^T in the workspace, then col2im adds the patches back;
+// groups > 1 in conv_grouped.cpp.
 
 #include <fmt/format.h>
 
-#include "core/ops/conv_util.hpp"
+#include "core/ops/conv_grouped.hpp"
 #include "core/ops/gemm.hpp"
-#include "core/parallel.hpp"
 #include "core/ops/reduce_util.hpp"
+#include "core/parallel.hpp"
 
 namespace iputrain::ir {
 
 namespace {
 
+constexpr AttrSpec kAttrs[] = {{.name = "groups", .number = 1, .min = 1}};
 
 ConvGeom geom(const Shape& input_shape, const Shape& filter, const Attrs& attrs) {
-  return conv_geom(input_shape, filter[0], filter[1], attrs, 1, 1, true);
+  return conv2d_geom(input_shape, filter, attrs);
 }
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
@@ -28,7 +30,7 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   require_nhwc(dy, "dy");
   const ConvGeom g = geom(x.shape, w.shape, attrs);
   const Shape expect{g.n, g.oh, g.ow, w.shape[3]};
-  if (w.shape[2] != g.c || dy.shape != expect) {
+  if (dy.shape != expect) {
     throw OpError{fmt::format("dy {} and filter {} do not fit the input {}", dy.str(), w.str(), x.str()), ""};
   }
   return x;
@@ -41,6 +43,10 @@ void forward(const KernelArgs& args) {
   const int64_t f = w.shape()[3];
   const int64_t k = g.patch();
   float* dx = args.output.f32();
+  if (g.groups > 1) {
+    grouped_backprop_input(dy.f32(), w.f32(), dx, g, f, args.workspace);
+    return;
+  }
   if (g.pointwise()) {
     gemm(dy.f32(), false, w.f32(), true, dx, g.rows(), k, f);
     return;
@@ -65,7 +71,9 @@ Cost cost(const Graph& g, const Node& node) {
 }
 
 size_t workspace(const Graph& g, const Node& node) {
-  return conv_workspace_bytes(geom(node.type.shape, g.type(node.inputs[1]).shape, node.attrs));
+  const Shape& w = g.type(node.inputs[1]).shape;
+  const ConvGeom geo = geom(node.type.shape, w, node.attrs);
+  return geo.groups > 1 ? grouped_backprop_input_bytes(geo, w[3]) : conv_workspace_bytes(geo);
 }
 
 }  // namespace
@@ -82,6 +90,7 @@ const OpDef kConv2DBackpropInputOp{
         "conv2d_backprop_input(dy, filter; conv2d's attrs, input_shape): the gradient of conv2d for its "
         "input.",
     .workspace = workspace,
+    .attrs = kAttrs,
     .edges = "matmul's sums.",
 };
 

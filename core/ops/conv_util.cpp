@@ -83,9 +83,28 @@ ConvGeom conv_geom(const Shape& x, int64_t kh, int64_t kw, const Attrs& attrs, i
   return g;
 }
 
+ConvGeom conv2d_geom(const Shape& x, const Shape& filter, const Attrs& attrs) {
+  const int64_t groups = int_attr(attrs, "groups", 1);
+  if (groups > 1 && (x[3] % groups != 0 || filter[3] % groups != 0)) {
+    throw OpError{fmt::format("{} groups do not divide the input's {} channels and the filter's {} outputs", groups,
+                              x[3], filter[3]),
+                  "groups must divide both the input channels and the filters", "groups"};
+  }
+  if (filter[2] * groups != x[3]) {
+    throw OpError{fmt::format("the filter {} expects {} input channels but the input {} has {}{}",
+                              TensorType{DType::F32, filter}.str(), filter[2] * groups, TensorType{DType::F32, x}.str(),
+                              x[3], groups > 1 ? fmt::format(" ({} groups of {})", groups, filter[2]) : ""),
+                  groups > 1 ? "with groups, filters are [height, width, in_channels / groups, out_channels]"
+                             : "filters are [height, width, in_channels, out_channels]"};
+  }
+  ConvGeom g = conv_geom(x, filter[0], filter[1], attrs, 1, 1, true);
+  g.groups = groups;
+  return g;
+}
+
 int64_t conv_chunk_rows(const ConvGeom& g) {
   constexpr int64_t kTargetFloats = (2 << 20) / 4;
-  return std::clamp<int64_t>(kTargetFloats / std::max<int64_t>(g.patch(), 1), 1,
+  return std::clamp<int64_t>(kTargetFloats / std::max<int64_t>(g.kh * g.kw * g.c, 1), 1,
                              std::max<int64_t>(g.rows(), 1));
 }
 
@@ -111,7 +130,7 @@ PaddedSize padded_size(const ConvGeom& g) {
 }  // namespace
 
 size_t conv_patches_bytes(const ConvGeom& g) {
-  if (g.pointwise()) {
+  if (g.pointwise() && g.groups == 1) {
     return 0;
   }
   return static_cast<size_t>(padded_size(g).floats(g)) * sizeof(float) +
@@ -139,7 +158,7 @@ Patches conv_patches(const float* x, const ConvGeom& g, void* workspace) {
   int64_t p = 0;
   for (int64_t i = 0; i < g.kh; ++i) {
     for (int64_t j = 0; j < g.kw; ++j) {
-      for (int64_t ch = 0; ch < g.c; ++ch) {
+      for (int64_t ch = 0; ch < g.c / g.groups; ++ch) {
         taps[p++] = i * g.dh * row + j * g.dw * g.c + ch;
       }
     }
@@ -154,10 +173,10 @@ Patches conv_patches(const float* x, const ConvGeom& g, void* workspace) {
 }
 
 size_t conv_workspace_bytes(const ConvGeom& g) {
-  if (g.pointwise()) {
+  if (g.pointwise() && g.groups == 1) {
     return 0;
   }
-  return static_cast<size_t>(conv_chunk_rows(g) * g.patch()) * sizeof(float);
+  return static_cast<size_t>(conv_chunk_rows(g) * g.kh * g.kw * g.c) * sizeof(float);
 }
 
 namespace {
@@ -199,7 +218,7 @@ void col2im_add(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, fl
 
 Attrs window_attrs(const Attrs& attrs) {
   Attrs out;
-  for (const char* key : {"ksize", "strides", "dilations", "padding"}) {
+  for (const char* key : {"ksize", "strides", "dilations", "padding", "groups"}) {
     if (const AttrValue* v = attrs.find(key)) {
       out.set(key, *v);
     }

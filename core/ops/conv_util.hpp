@@ -19,14 +19,20 @@ struct ConvGeom {
   int64_t dh = 1, dw = 1;              // dilations
   int64_t oh = 0, ow = 0;              // output spatial size
   int64_t pt = 0, pl = 0;              // padding before the first row / column
+  int64_t groups = 1;                  // channel groups (conv2d's groups; C and F divide by it)
 
   //! Output positions N * OH * OW: the rows of the patch matrix.
   int64_t rows() const { return n * oh * ow; }
-  //! Patch length KH * KW * C: the columns of the patch matrix (filter rows, [KH, KW, C] order).
-  int64_t patch() const { return kh * kw * c; }
+  //! Patch length KH * KW * C / groups: the columns of one group's patch matrix (filter rows,
+  //! [KH, KW, C / groups] order).
+  int64_t patch() const { return kh * kw * (c / groups); }
   //! A 1x1 window with stride 1 reads the input itself as the patch matrix.
   bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1; }
 };
+
+//! conv2d's geometry: conv_geom() with the groups attribute, checked against the input channels
+//! and the filter [KH, KW, C / groups, F] (`f` is F). Throws OpError when they do not fit.
+ConvGeom conv2d_geom(const Shape& x, const Shape& filter, const Attrs& attrs);
 
 //! The geometry of a window of kh x kw over input shape `x` ([N, H, W, C]) with attributes strides
 //! (default [default_stride_h, default_stride_w]), dilations (when `dilated`; default [1, 1]) and
@@ -50,8 +56,9 @@ size_t conv_workspace_bytes(const ConvGeom& g);
 size_t conv_patches_bytes(const ConvGeom& g);
 
 //! The patch matrix of `x` ([rows, patch], what im2col would write) for gemm_patches() to read in
-//! place. When the geometry pads, x is first copied with its zero border into `workspace`; the taps
-//! table follows it there. `workspace` holds conv_patches_bytes(g) bytes, 8-byte aligned.
+//! place; with groups, group 0's (channels [0, C / groups)), group e's being x advanced by e * C / groups. When the
+//! geometry pads, x is first copied with its zero border into `workspace`; the taps table follows it there. `workspace`
+//! holds conv_patches_bytes(g) bytes, 8-byte aligned.
 Patches conv_patches(const float* x, const ConvGeom& g, void* workspace);
 
 //! The adjoint of the patch matrix: adds cols[r - r0, :] into the input positions the patch of r
@@ -62,7 +69,7 @@ void col2im_add(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, fl
 //! rows are added in order, so dx gets the same bits as from col2im_add.
 void col2im_add_parallel(const float* cols, const ConvGeom& g, int64_t r0, int64_t r1, float* dx);
 
-//! Copies the attributes that define the geometry (strides, dilations, padding, ksize).
+//! Copies the attributes that define the geometry (strides, dilations, padding, ksize, groups).
 Attrs window_attrs(const Attrs& attrs);
 
 }  // namespace iputrain::ir

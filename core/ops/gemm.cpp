@@ -74,7 +74,7 @@ TileRange tile_of(const Grid& g, int64_t m, int64_t n, int64_t r, int64_t kb0, i
 void add_partials(const float* partial, int64_t blocks, const TileRange& r, float* c, int64_t m, int64_t n,
                   bool accumulate) {
   for (int64_t i = r.i0; i < r.i1; ++i) {
-    float* out = c + i * n;
+    float* out = c + i * n;  // split products are dense (batch 1)
     const float* first = partial + i * n;
     for (int64_t j = r.j0; j < r.j1; ++j) {
       out[j] = accumulate ? out[j] + first[j] : first[j];
@@ -92,6 +92,7 @@ void add_partials(const float* partial, int64_t blocks, const TileRange& r, floa
 // first half of k (rows of op(b)). The item that completes a tile adds its partials into c.
 void run_split(const Grid& g, const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
                bool accumulate) {
+  const int64_t ldb = tb ? k : n;
   const int64_t blocks = k_blocks(k);
   const int64_t per = g.mt * g.nt;
   alignas(64) float partial[kSplitFloats];
@@ -100,7 +101,7 @@ void run_split(const Grid& g, const AOperand& a, const float* b, bool tb, float*
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t kb = t / per;
       const TileRange r = tile_of(g, m, n, t % per, kb, kb + 1);
-      gemm_tile(a, b, tb, partial + kb * m * n, m, n, k, r, false);
+      gemm_tile(a, b, tb, ldb, partial + kb * m * n, n, m, n, k, r, false);
       if (done[static_cast<size_t>(t % per)].fetch_add(1, std::memory_order_acq_rel) + 1 == blocks) {
         add_partials(partial, blocks, r, c, m, n, accumulate);
       }
@@ -108,25 +109,34 @@ void run_split(const Grid& g, const AOperand& a, const float* b, bool tb, float*
   });
 }
 
+// Leading dimensions of b and c (0 = dense).
+struct Leads {
+  int64_t b = 0, c = 0;
+};
+
 // Every tile of the `batch` products c = op(a) @ op(b) on the arena, the entries' tiles spread
-// together; a dense a, b and c advance by their strides from one entry to the next (a b_stride of 0
-// shares b). k = 0 writes zeros (or leaves c when accumulating).
+// together; a (its x when a patch matrix), b and c advance by their strides from one entry to the
+// next (a b_stride of 0 shares b). k = 0 writes zeros (or leaves c when accumulating).
 void run_tiles(int64_t batch, const AOperand& a, int64_t a_stride, const float* b, int64_t b_stride, bool tb, float* c,
-               int64_t c_stride, int64_t m, int64_t n, int64_t k, bool accumulate) {
+               int64_t c_stride, int64_t m, int64_t n, int64_t k, bool accumulate, Leads lead = {}) {
   if (m == 0 || n == 0 || batch == 0) {
     return;
   }
+  const int64_t ldb = lead.b != 0 ? lead.b : (tb ? k : n);
+  const int64_t ldc = lead.c != 0 ? lead.c : n;
   if (k == 0) {
     if (!accumulate) {
       for (int64_t e = 0; e < batch; ++e) {
-        std::fill(c + e * c_stride, c + e * c_stride + m * n, 0.0f);
+        for (int64_t i = 0; i < m; ++i) {
+          std::fill(c + e * c_stride + i * ldc, c + e * c_stride + i * ldc + n, 0.0f);
+        }
       }
     }
     return;
   }
   const Grid g = grid_of(batch, m, n, k);
   const int64_t per = g.mt * g.nt;
-  if (split_by_k(batch, g, m, n, k)) {
+  if (lead.c == 0 && split_by_k(batch, g, m, n, k)) {
     run_split(g, a, b, tb, c, m, n, k, accumulate);
     return;
   }
@@ -134,11 +144,16 @@ void run_tiles(int64_t batch, const AOperand& a, int64_t a_stride, const float* 
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t e = t / per;
       AOperand entry = a;
+      Patches shifted;
       if (entry.a != nullptr) {
         entry.a += e * a_stride;
+      } else if (a_stride != 0) {
+        shifted = *a.patches;
+        shifted.x += e * a_stride;
+        entry.patches = &shifted;
       }
-      gemm_tile(entry, b + e * b_stride, tb, c + e * c_stride, m, n, k, tile_of(g, m, n, t % per, 0, k_blocks(k)),
-                accumulate);
+      gemm_tile(entry, b + e * b_stride, tb, ldb, c + e * c_stride, ldc, m, n, k,
+                tile_of(g, m, n, t % per, 0, k_blocks(k)), accumulate);
     }
   });
 }
@@ -158,6 +173,13 @@ void gemm_patches(const Patches& a, bool transposed, const float* b, float* c, i
 void gemm_batched(int64_t batch, const float* a, int64_t a_stride, bool ta, const float* b, int64_t b_stride, bool tb,
                   float* c, int64_t c_stride, int64_t m, int64_t n, int64_t k) {
   run_tiles(batch, AOperand{.a = a, .transposed = ta}, a_stride, b, b_stride, tb, c, c_stride, m, n, k, false);
+}
+
+void gemm_grouped(int64_t batch, int64_t m, int64_t n, int64_t k, const GroupedOperand& a, const GroupedOperand& b,
+                  float* c, int64_t ldc, int64_t c_stride) {
+  const AOperand op{.a = a.data, .patches = a.patches, .transposed = a.transposed, .ld = a.ld};
+  run_tiles(batch, op, a.stride, b.data, b.stride, b.transposed, c, c_stride, m, n, k, false,
+            Leads{.b = b.ld, .c = ldc});
 }
 
 }  // namespace iputrain::ir

@@ -46,4 +46,21 @@ struct Patches {
 void gemm_patches(const Patches& a, bool transposed, const float* b, float* c, int64_t m, int64_t n, int64_t k,
                   bool accumulate = false);
 
+//! One operand of gemm_grouped(): a row-major matrix whose rows are `ld` elements apart (0 =
+//! dense), entry e starting `stride` elements after entry e - 1; or a patch matrix, entry e reading
+//! x advanced by `stride` (a grouped convolution's channel block).
+struct GroupedOperand {
+  const float* data = nullptr;
+  const Patches* patches = nullptr;
+  bool transposed = false;
+  int64_t ld = 0;
+  int64_t stride = 0;
+};
+
+//! `batch` products c_e = op(a_e) @ op(b_e), [m, n] each, c_e starting at c + e * c_stride with rows
+//! ldc apart: the per-group GEMMs of a grouped convolution, whose operands are column blocks of
+//! wider matrices. Same tiles, order of sums and parallelism as gemm_batched(). Never allocates.
+void gemm_grouped(int64_t batch, int64_t m, int64_t n, int64_t k, const GroupedOperand& a, const GroupedOperand& b,
+                  float* c, int64_t ldc, int64_t c_stride);
+
 }  // namespace iputrain::ir

@@ -19,6 +19,7 @@ struct AOperand {
   const float* a = nullptr;
   const Patches* patches = nullptr;
   bool transposed = false;
+  int64_t ld = 0;  //!< elements between rows of a dense a; 0 = dense (k, or m when transposed)
 };
 
 //! The most steps of k in one k block (the AVX-512 kernel's packed block holds this many).
@@ -34,11 +35,12 @@ struct TileRange {
   int64_t i0, i1, j0, j1, kb0, kb1;
 };
 
-//! c[i0:i1, j0:j1] = op(a) @ op(b) over the tile's k blocks (+= when `accumulate`); b as in gemm().
+//! c[i0:i1, j0:j1] = op(a) @ op(b) over the tile's k blocks (+= when `accumulate`); b as in gemm()
+//! but with ldb elements between its rows, c with ldc.
 //! Each element is c (when accumulating) plus the blocks' sums in order, each block's sum a chain
 //! of its own (the AVX-512 kernel), so summing blocks [0, 2) into c and then [2, 4) gives the bits
 //! of summing [0, 4) at once. Never allocates (its working memory is on the stack).
-void gemm_tile(const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
-               const TileRange& t, bool accumulate);
+void gemm_tile(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
+               int64_t k, const TileRange& t, bool accumulate);
 
 }  // namespace iputrain::ir

@@ -178,11 +178,10 @@ void transpose16(__m512* r) {
 }
 
 // One panel: columns [j0, j0 + width) of op(b), steps [p0, p0 + kc) of k, zero beyond width.
-void pack_panel(const float* b, bool tb, int64_t n, int64_t k, int64_t p0, int64_t kc, int64_t j0, int64_t width,
-                float* panel) {
+void pack_panel(const float* b, bool tb, int64_t ldb, int64_t p0, int64_t kc, int64_t j0, int64_t width, float* panel) {
   if (!tb) {
     for (int64_t p = 0; p < kc; ++p) {
-      const float* src = b + (p0 + p) * n + j0;
+      const float* src = b + (p0 + p) * ldb + j0;
       for (int v = 0; v < kVecs; ++v) {
         _mm512_store_ps(panel + p * kNr + v * 16, _mm512_maskz_loadu_ps(first_lanes(width - v * 16), src + v * 16));
       }
@@ -196,7 +195,7 @@ void pack_panel(const float* b, bool tb, int64_t n, int64_t k, int64_t p0, int64
       const __mmask16 lanes = first_lanes(steps);
       __m512 r[16];
       for (int64_t i = 0; i < 16; ++i) {
-        r[i] = jb + i < width ? _mm512_maskz_loadu_ps(lanes, b + (j0 + jb + i) * k + p0 + pb) : _mm512_setzero_ps();
+        r[i] = jb + i < width ? _mm512_maskz_loadu_ps(lanes, b + (j0 + jb + i) * ldb + p0 + pb) : _mm512_setzero_ps();
       }
       transpose16(r);
       for (int64_t i = 0; i < steps; ++i) {
@@ -247,13 +246,15 @@ struct ABlocks {
     steps = step_buffer;
   }
 
+  int64_t lda() const { return op.ld != 0 ? op.ld : (op.transposed ? m : k); }
+
   // Rows [ir, ir + rows) of op(a); `row_buffer` holds the gathered rows' origins.
   ABlock at(int64_t ir, int rows, const float** row_buffer) const {
     switch (read) {
       case ARead::Rows:
-        return {op.a + ir * k + pc, k, nullptr, nullptr};
+        return {op.a + ir * lda() + pc, lda(), nullptr, nullptr};
       case ARead::Cols:
-        return {op.a + pc * m + ir, m, nullptr, nullptr};
+        return {op.a + pc * lda() + ir, lda(), nullptr, nullptr};
       case ARead::Gathered:
         break;
     }
@@ -294,8 +295,8 @@ void run_panels(const ABlocks& blocks, int64_t i0, int64_t i1, const float* pack
 
 }  // namespace
 
-void gemm_tile(const AOperand& a, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
-               const TileRange& t, bool accumulate) {
+void gemm_tile(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
+               int64_t k, const TileRange& t, bool accumulate) {
   alignas(64) float packed[kKc * kNc];
   int64_t step_buffer[kKc];
   const int64_t i0 = t.i0;
@@ -306,15 +307,15 @@ void gemm_tile(const AOperand& a, const float* b, bool tb, float* c, int64_t m, 
       const int64_t pc = k_block_start(kb, k);
       const int64_t kc = k_block_start(kb + 1, k) - pc;  // <= kKc
       for (int64_t jr = 0; jr < nc; jr += kNr) {
-        pack_panel(b, tb, n, k, pc, kc, jc + jr, std::min<int64_t>(kNr, nc - jr), packed + jr * kc);
+        pack_panel(b, tb, ldb, pc, kc, jc + jr, std::min<int64_t>(kNr, nc - jr), packed + jr * kc);
       }
       const ABlocks blocks(a, m, k, pc, kc, step_buffer);
       const bool add = accumulate || kb > t.kb0;
       // Full panels with the 6 x 64 kernel, then a narrower last panel (a convolution's 16 or 32
       // filters are nothing else) with the kernel of its width.
       const int64_t full = nc / kNr * kNr;
-      run_panels(blocks, i0, i1, packed, 0, full, c + jc, n, add);
-      run_panels(blocks, i0, i1, packed, full, nc, c + jc, n, add);
+      run_panels(blocks, i0, i1, packed, 0, full, c + jc, ldc, add);
+      run_panels(blocks, i0, i1, packed, full, nc, c + jc, ldc, add);
     }
   }
 }

@@ -19,14 +19,14 @@ using Stride = Eigen::OuterStride<>;
 using ConstMap = Eigen::Map<const RowMajor, Eigen::Unaligned, Stride>;
 using Map = Eigen::Map<RowMajor, Eigen::Unaligned, Stride>;
 // A patch matrix (or its transpose) is gathered block by block onto the stack and multiplied there.
-void patches_tile(const AOperand& a, const float* b, float* c, int64_t n, int64_t k_lo, int64_t k_hi, int64_t i0,
-                  int64_t i1, int64_t j0, int64_t j1, bool accumulate) {
+void patches_tile(const AOperand& a, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t k_lo, int64_t k_hi,
+                  int64_t i0, int64_t i1, int64_t j0, int64_t j1, bool accumulate) {
   constexpr int64_t kRows = 64, kSteps = 256;
   float block[kRows * kSteps];
   const Patches& pt = *a.patches;
   for (int64_t ir = i0; ir < i1; ir += kRows) {
     const int64_t rows = std::min(kRows, i1 - ir);
-    Map mc(c + ir * n + j0, rows, j1 - j0, Stride(n));
+    Map mc(c + ir * ldc + j0, rows, j1 - j0, Stride(ldc));
     for (int64_t pc = k_lo; pc < k_hi; pc += kSteps) {
       const int64_t steps = std::min(kSteps, k_hi - pc);
       for (int64_t r = 0; r < rows; ++r) {
@@ -37,7 +37,7 @@ void patches_tile(const AOperand& a, const float* b, float* c, int64_t n, int64_
         }
       }
       const ConstMap ma(block, rows, steps, Stride(steps));
-      const ConstMap mb(b + pc * n + j0, steps, j1 - j0, Stride(n));
+      const ConstMap mb(b + pc * ldb + j0, steps, j1 - j0, Stride(ldb));
       if (accumulate || pc > k_lo) {
         mc.noalias() += ma * mb;
       } else {
@@ -49,8 +49,8 @@ void patches_tile(const AOperand& a, const float* b, float* c, int64_t n, int64_
 
 }  // namespace
 
-void gemm_tile(const AOperand& op, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
-               const TileRange& t, bool accumulate) {
+void gemm_tile(const AOperand& op, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
+               int64_t k, const TileRange& t, bool accumulate) {
   const int64_t i0 = t.i0;
   const int64_t i1 = t.i1;
   const int64_t j0 = t.j0;
@@ -59,14 +59,14 @@ void gemm_tile(const AOperand& op, const float* b, bool tb, float* c, int64_t m,
   const int64_t lo = k_block_start(t.kb0, k);
   const int64_t steps = k_block_start(t.kb1, k) - lo;
   if (op.patches != nullptr) {
-    patches_tile(op, b, c, n, lo, lo + steps, i0, i1, j0, j1, accumulate);
+    patches_tile(op, b, ldb, c, ldc, lo, lo + steps, i0, i1, j0, j1, accumulate);
     return;
   }
   const float* a = op.a;
   const bool ta = op.transposed;
   const int64_t rows = i1 - i0;
   const int64_t cols = j1 - j0;
-  Map mc(c + i0 * n + j0, rows, cols, Stride(n));
+  Map mc(c + i0 * ldc + j0, rows, cols, Stride(ldc));
   auto run = [&](const auto& ma, const auto& mb) {
     if (accumulate) {
       mc.noalias() += ma * mb;
@@ -75,10 +75,11 @@ void gemm_tile(const AOperand& op, const float* b, bool tb, float* c, int64_t m,
     }
   };
   // op(a) rows [i0, i1): rows of a, or columns of a [k, m]; likewise op(b)'s columns.
-  const ConstMap a_rows(a + i0 * k + lo, rows, steps, Stride(k));
-  const ConstMap a_cols(a + lo * m + i0, steps, rows, Stride(m));
-  const ConstMap b_cols(b + lo * n + j0, steps, cols, Stride(n));
-  const ConstMap b_rows(b + j0 * k + lo, cols, steps, Stride(k));
+  const int64_t lda = op.ld != 0 ? op.ld : (ta ? m : k);
+  const ConstMap a_rows(a + i0 * lda + lo, rows, steps, Stride(lda));
+  const ConstMap a_cols(a + lo * lda + i0, steps, rows, Stride(lda));
+  const ConstMap b_cols(b + lo * ldb + j0, steps, cols, Stride(ldb));
+  const ConstMap b_rows(b + j0 * ldb + lo, cols, steps, Stride(ldb));
   if (!ta && !tb) {
     run(a_rows, b_cols);
   } else if (!ta && tb) {

@@ -79,7 +79,7 @@ IPUTRAIN_OP(Cumsum, internal)   // attrs: axis, exclusive, reverse
 IPUTRAIN_OP(Argsort, internal)  // attrs: axis, descending; -> i32, stable
 // Linear algebra and convolution (NHWC).
 IPUTRAIN_OP(MatMul, internal)                // [..., m, k] @ [k, n] or batched with equal leading dims
-IPUTRAIN_OP(Conv2D, internal)                // (x[N,H,W,C], filter[KH,KW,C,F]); attrs: strides, dilations, padding
+IPUTRAIN_OP(Conv2D, internal)                // (x[N,H,W,C], w[KH,KW,C/groups,F]); strides, dilations, padding, groups
 IPUTRAIN_OP(Conv2DBackpropInput, internal)   // (dy, filter) -> dx; attrs as conv2d + input_shape
 IPUTRAIN_OP(Conv2DBackpropFilter, internal)  // (x, dy) -> dfilter; attrs as conv2d + filter_shape
 IPUTRAIN_OP(MaxPool, internal)               // attrs: ksize, strides, padding

@@ -71,19 +71,28 @@ struct Window {
   }
 };
 
+// Output channel f of a conv2d with `groups` reads input channels [grp * c_in, (grp + 1) * c_in) of
+// its group grp = f / (F / groups); the filter holds c_in = C / groups of them.
+struct Groups {
+  int64_t c_in, f_out, per_group;
+  explicit Groups(const Shape& ws, const Attrs& a)
+      : c_in(ws[2]), f_out(ws[3]), per_group(ws[3] / a.get_int("groups", 1)) {}
+  int64_t channel(int64_t f, int64_t c) const { return f / per_group * c_in + c; }
+  size_t wi(const Shape& ws, int64_t i, int64_t j, int64_t c, int64_t f) const {
+    return static_cast<size_t>(((i * ws[1] + j) * c_in + c) * f_out + f);
+  }
+};
+
 Values ref_conv(const std::vector<Values>& in, const std::vector<TensorType>& t, const TensorType& out,
                 const Attrs& a) {
   const Shape& ws = t[1].shape;
   const Window win(t[0].shape, ws[0], ws[1], a, false);
-  const int64_t c_in = ws[2];
-  const int64_t f_out = ws[3];
+  const Groups gr(ws, a);
   Values y(static_cast<size_t>(out.numel()), 0.0);
   win.each([&](int64_t n, int64_t oh, int64_t ow, int64_t i, int64_t j, int64_t ih, int64_t iw) {
-    for (int64_t c = 0; c < c_in; ++c) {
-      for (int64_t f = 0; f < f_out; ++f) {
-        y[win.yi(n, oh, ow, f, f_out)] +=
-            in[0][win.xi(n, ih, iw, c)] *
-            in[1][static_cast<size_t>(((i * ws[1] + j) * c_in + c) * f_out + f)];
+    for (int64_t c = 0; c < gr.c_in; ++c) {
+      for (int64_t f = 0; f < gr.f_out; ++f) {
+        y[win.yi(n, oh, ow, f, gr.f_out)] += in[0][win.xi(n, ih, iw, gr.channel(f, c))] * in[1][gr.wi(ws, i, j, c, f)];
       }
     }
   });
@@ -95,12 +104,12 @@ Values ref_conv_dx(const std::vector<Values>& in, const std::vector<TensorType>&
                    const Attrs& a) {
   const Shape& ws = t[1].shape;
   const Window win(out.shape, ws[0], ws[1], a, false);
+  const Groups gr(ws, a);
   Values dx(static_cast<size_t>(out.numel()), 0.0);
   win.each([&](int64_t n, int64_t oh, int64_t ow, int64_t i, int64_t j, int64_t ih, int64_t iw) {
-    for (int64_t c = 0; c < ws[2]; ++c) {
-      for (int64_t f = 0; f < ws[3]; ++f) {
-        dx[win.xi(n, ih, iw, c)] += in[0][win.yi(n, oh, ow, f, ws[3])] *
-                                    in[1][static_cast<size_t>(((i * ws[1] + j) * ws[2] + c) * ws[3] + f)];
+    for (int64_t c = 0; c < gr.c_in; ++c) {
+      for (int64_t f = 0; f < gr.f_out; ++f) {
+        dx[win.xi(n, ih, iw, gr.channel(f, c))] += in[0][win.yi(n, oh, ow, f, gr.f_out)] * in[1][gr.wi(ws, i, j, c, f)];
       }
     }
   });
@@ -112,12 +121,12 @@ Values ref_conv_dw(const std::vector<Values>& in, const std::vector<TensorType>&
                    const Attrs& a) {
   const Shape& ws = out.shape;
   const Window win(t[0].shape, ws[0], ws[1], a, false);
+  const Groups gr(ws, a);
   Values dw(static_cast<size_t>(out.numel()), 0.0);
   win.each([&](int64_t n, int64_t oh, int64_t ow, int64_t i, int64_t j, int64_t ih, int64_t iw) {
-    for (int64_t c = 0; c < ws[2]; ++c) {
-      for (int64_t f = 0; f < ws[3]; ++f) {
-        dw[static_cast<size_t>(((i * ws[1] + j) * ws[2] + c) * ws[3] + f)] +=
-            in[0][win.xi(n, ih, iw, c)] * in[1][win.yi(n, oh, ow, f, ws[3])];
+    for (int64_t c = 0; c < gr.c_in; ++c) {
+      for (int64_t f = 0; f < gr.f_out; ++f) {
+        dw[gr.wi(ws, i, j, c, f)] += in[0][win.xi(n, ih, iw, gr.channel(f, c))] * in[1][win.yi(n, oh, ow, f, gr.f_out)];
       }
     }
   });
@@ -177,8 +186,12 @@ RefFn ref_pool(int mode) {
   };
 }
 
-Attrs conv_attrs(Shape strides, Shape dilations, const std::string& padding) {
-  return {{"strides", std::move(strides)}, {"dilations", std::move(dilations)}, {"padding", padding}};
+Attrs conv_attrs(Shape strides, Shape dilations, const std::string& padding, int64_t groups = 1) {
+  Attrs a{{"strides", std::move(strides)}, {"dilations", std::move(dilations)}, {"padding", padding}};
+  if (groups != 1) {
+    a.set("groups", groups);
+  }
+  return a;
 }
 
 // The mask definition, from the Rng API: row r uses stream step * 2^32 + offset + r.
@@ -206,6 +219,8 @@ void add_nn_cases(std::vector<OpCase>& cases) {
     std::string name;
     Shape x, w;
     Attrs attrs;
+    double range = 2.0;  // inputs in [-range, range]: the wide cases' sums of 144 products stay small
+                         // enough for f32 finite differences
   };
   const std::vector<Conv> convs = {
       {"3x3 valid", {2, 5, 5, 2}, {3, 3, 2, 3}, conv_attrs({1, 1}, {1, 1}, "valid")},
@@ -218,6 +233,25 @@ void add_nn_cases(std::vector<OpCase>& cases) {
       {"pointwise", {2, 3, 3, 4}, {1, 1, 4, 3}, conv_attrs({1, 1}, {1, 1}, "valid")},
       {"pointwise stride 2", {1, 4, 4, 2}, {1, 1, 2, 2}, conv_attrs({2, 2}, {1, 1}, "same")},
       {"defaults", {1, 4, 4, 1}, {2, 2, 1, 1}, Attrs{}},
+      // Grouped: the direct kernels (depthwise, one input channel per group, with a depth multiplier
+      // too) and the per-group GEMMs (any other grouping), with strides, dilations and padding.
+      {"depthwise 3x3 same", {2, 5, 6, 4}, {3, 3, 1, 4}, conv_attrs({1, 1}, {1, 1}, "same", 4)},
+      {"depthwise stride 2 dilated", {1, 7, 8, 3}, {3, 2, 1, 3}, conv_attrs({2, 2}, {2, 1}, "same", 3)},
+      {"depthwise multiplier 2 valid", {2, 5, 5, 3}, {2, 3, 1, 6}, conv_attrs({1, 2}, {1, 1}, "valid", 3)},
+      {"depthwise 70 channels (a partial lane block)",
+       {1, 4, 3, 70},
+       {3, 3, 1, 70},
+       conv_attrs({1, 1}, {1, 1}, "same", 70)},
+      {"grouped 2 of 2 channels to 3", {2, 5, 4, 4}, {3, 3, 2, 6}, conv_attrs({1, 1}, {1, 1}, "same", 2)},
+      {"grouped strided dilated valid", {1, 8, 7, 6}, {2, 2, 3, 4}, conv_attrs({2, 1}, {2, 2}, "valid", 2)},
+      {"grouped pointwise", {2, 3, 3, 6}, {1, 1, 2, 9}, conv_attrs({1, 1}, {1, 1}, "valid", 3)},
+      {"16 channels per group same", {1, 4, 5, 32}, {3, 3, 16, 32}, conv_attrs({1, 1}, {1, 1}, "same", 2), 0.5},
+      {"16 channels per group stride 2 dilated",
+       {1, 7, 6, 32},
+       {3, 2, 16, 48},
+       conv_attrs({2, 2}, {1, 2}, "same", 2),
+       0.5},
+      {"16 channels per group pointwise", {2, 3, 3, 48}, {1, 1, 16, 48}, conv_attrs({1, 1}, {1, 1}, "valid", 3), 0.5},
   };
   for (const Conv& c : convs) {
     cases.push_back({.name = "conv2d " + c.name,
@@ -225,6 +259,8 @@ void add_nn_cases(std::vector<OpCase>& cases) {
                      .inputs = {f32(c.x), f32(c.w)},
                      .attrs = c.attrs,
                      .reference = ref_conv,
+                     .lo = -c.range,
+                     .hi = c.range,
                      .rtol = 1e-4,
                      .atol = 1e-5});
     // The backprop ops against the naive adjoints, at the output shape conv2d infers.
@@ -256,6 +292,36 @@ void add_nn_cases(std::vector<OpCase>& cases) {
        .inputs = {f32({1, 4, 4, 3}), f32({3, 3, 2, 4})},
        .infer_error =
            "the filter f32[3, 3, 2, 4] expects 2 input channels but the input f32[1, 4, 4, 3] has 3"});
+  cases.push_back({.name = "conv2d groups do not divide the channels",
+                   .op = OpKind::Conv2D,
+                   .inputs = {f32({1, 4, 4, 6}), f32({3, 3, 2, 4})},
+                   .attrs = {{"groups", int64_t{4}}},
+                   .infer_error = "4 groups do not divide the input's 6 channels and the filter's 4 outputs"});
+  cases.push_back({.name = "conv2d groups do not divide the filters",
+                   .op = OpKind::Conv2D,
+                   .inputs = {f32({1, 4, 4, 6}), f32({3, 3, 2, 4})},
+                   .attrs = {{"groups", int64_t{3}}},
+                   .infer_error = "3 groups do not divide the input's 6 channels and the filter's 4 outputs"});
+  cases.push_back({.name = "conv2d grouped filter channels",
+                   .op = OpKind::Conv2D,
+                   .inputs = {f32({1, 4, 4, 6}), f32({3, 3, 2, 4})},
+                   .attrs = {{"groups", int64_t{2}}},
+                   .infer_error = "expects 4 input channels but the input f32[1, 4, 4, 6] has 6 (2 groups of 2)"});
+  cases.push_back({.name = "conv2d groups 0",
+                   .op = OpKind::Conv2D,
+                   .inputs = {f32({1, 4, 4, 2}), f32({3, 3, 2, 2})},
+                   .attrs = {{"groups", int64_t{0}}},
+                   .infer_error = "groups"});
+  cases.push_back({.name = "conv2d groups not an int",
+                   .op = OpKind::Conv2D,
+                   .inputs = {f32({1, 4, 4, 2}), f32({3, 3, 2, 2})},
+                   .attrs = {{"groups", std::string("two")}},
+                   .infer_error = "groups"});
+  cases.push_back({.name = "conv2d_backprop_filter groups",
+                   .op = OpKind::Conv2DBackpropFilter,
+                   .inputs = {f32({1, 4, 4, 4}), f32({1, 2, 2, 6})},
+                   .attrs = {{"filter_shape", Shape{3, 3, 2, 6}}, {"groups", int64_t{4}}},
+                   .infer_error = "4 groups do not divide"});
   cases.push_back({.name = "conv2d rank",
                    .op = OpKind::Conv2D,
                    .inputs = {f32({4, 4, 3}), f32({3, 3, 3, 4})},

@@ -448,14 +448,14 @@ def same_pads(size, k, s, d):
     return total // 2, total - total // 2
 
 
-def conv_ref(strides, dilations, padding):
+def conv_ref(strides, dilations, padding, groups=1):
     def ref(x, w):
         xt = x.permute(0, 3, 1, 2)
         if padding == "same":
             ph = same_pads(x.shape[1], w.shape[0], strides[0], dilations[0])
             pw = same_pads(x.shape[2], w.shape[1], strides[1], dilations[1])
             xt = F.pad(xt, (pw[0], pw[1], ph[0], ph[1]))
-        y = F.conv2d(xt, w.permute(3, 2, 0, 1), stride=strides, dilation=dilations)
+        y = F.conv2d(xt, w.permute(3, 2, 0, 1), stride=strides, dilation=dilations, groups=groups)
         return y.permute(0, 2, 3, 1)
     return ref
 
@@ -491,6 +491,19 @@ def conv_pool_cases():
         cases.append(op_case(f"conv2d {ks} s{strides} d{dil} {pad}", "conv2d", expr, [x, w], conv_ref(strides, dil, pad),
                              attrs={"strides": strides, "dilations": dil, "padding": pad}, tol=(1e-5, 1e-5),
                              tol_grad=(1e-4, 1e-4)))
+    # Grouped and depthwise (groups = channels, a depth multiplier of 1 and 2) against PyTorch's groups:
+    # the direct kernels, and the per-group GEMMs once a group has 16 input and output channels.
+    xg = rand((2, 7, 6, 32), 48)
+    for k, (c, groups, filters, ks, strides, dil, pad) in enumerate([
+            (3, 3, 3, (3, 3), [1, 1], [1, 1], "same"), (3, 3, 6, (3, 2), [2, 1], [1, 2], "valid"),
+            (32, 32, 32, (3, 3), [2, 2], [1, 1], "same"), (32, 4, 8, (2, 3), [1, 1], [2, 1], "same"),
+            (32, 2, 32, (3, 3), [1, 2], [1, 1], "valid"), (32, 2, 48, (1, 1), [1, 1], [1, 1], "valid")]):
+        w = rand(ks + (c // groups, filters), 70 + k, -0.5, 0.5)
+        expr = f'conv2d({{0}}, {{1}}, strides = {strides}, dilations = {dil}, padding = "{pad}", groups = {groups})'
+        cases.append(op_case(f"conv2d groups {groups} of {c} to {filters} {ks} s{strides} d{dil} {pad}", "conv2d", expr,
+                             [np.ascontiguousarray(xg[..., :c]), w], conv_ref(strides, dil, pad, groups),
+                             attrs={"strides": strides, "dilations": dil, "padding": pad, "groups": groups},
+                             tol=(1e-5, 1e-5), tol_grad=(1e-4, 1e-4)))
     edge = x.copy()
     edge[0, 1, 1, 0] = NAN
     edge[1, 2, 3, 1] = INF

@@ -452,7 +452,7 @@ TEST_CASE("batch-norm moving statistics: every plan gives the same weights and s
 namespace {
 
 // Recurrent layers (an LSTM, then a GRU over lengths taken from the data) and a depthwise
-// convolution: their fused kernels and grouped lowering must keep every plan's bits too.
+// convolution: their fused kernels and the grouped convolution kernels must keep every plan's bits too.
 const std::string kRecurrentDepthwise = R"(import nn
 
 model rnn_dw(batch: int = 4) {

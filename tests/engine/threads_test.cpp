@@ -57,6 +57,30 @@ model conv(batch: int = 16) {
 }
 )";
 
+// Depthwise (the direct kernels, a depth multiplier too) and grouped convolutions of 32 channels per
+// group (per-group GEMMs).
+const std::string kGroupedConv = R"(import nn
+
+model grouped(batch: int = 16) {
+  input image: f32[batch, 20, 20]
+  input label: i32[batch]
+
+  stage features {
+    x = nn.conv2d(reshape(image, [batch, 20, 20, 1]), 64, kernel_size = 3, padding = "same", activation = relu)
+    x = nn.depthwise_conv2d(x, 3, strides = 2, padding = "same", activation = relu)
+    x = nn.conv2d(x, 64, kernel_size = 3, groups = 2, activation = relu)
+    x = nn.depthwise_conv2d(x, 3, depth_multiplier = 2, padding = "same")
+  }
+  stage classifier {
+    logits = nn.dense(nn.global_avg_pool(x), 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+
+  minimize loss
+  output loss
+}
+)";
+
 const std::string kAttention = R"(import nn
 
 model attention(batch: int = 8, seq: int = 32, dim: int = 64) {
@@ -96,7 +120,7 @@ std::vector<WeightInfo> train(const std::string& model, const std::string& text)
 
 TEST_CASE("the weights are bitwise the same for engine.threads = 1, 2, 3 and 8") {
   const std::vector<std::pair<std::string, const std::string*>> models = {
-      {"wide mlp", &kWideMlp}, {"conv", &kConv}, {"attention", &kAttention}};
+      {"wide mlp", &kWideMlp}, {"conv", &kConv}, {"grouped conv", &kGroupedConv}, {"attention", &kAttention}};
   for (const auto& [name, model] : models) {
     CAPTURE(name);
     const std::vector<WeightInfo> one = train(*model, config_text(1));
