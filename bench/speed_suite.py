@@ -246,6 +246,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=5, help="rounds: each figure is the best of one run per round")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every step count")
     parser.add_argument("--json", default=os.path.join(common.ROOT, "build", "speed_suite.json"))
+    parser.add_argument("-k", action="append", default=[], metavar="TEXT",
+                        help="only the rows whose name contains TEXT (case-insensitive; repeatable); "
+                             "the pipelined-IPU comparison runs only without -k")
     args = parser.parse_args()
     torch = common.import_torch_or_exit(__file__)
     Mlp, LeNet, Lm, RnnLm, SeparableCnn, Conv1dStack = torch_models(torch)
@@ -320,6 +323,10 @@ def main():
             ("conv1d stack (3 x 128 filters, width 5), batch 32", ex("bench/models/conv1d_stack.ipu"), synth(32), 32,
              steps(200), 20, [], Conv1dStack, img(32), conv1d_flops(), 1.0),
         ]
+        if args.k:
+            specs = [s for s in specs if any(k.lower() in s[0].lower() for k in args.k)]
+            if not specs:
+                sys.exit(f"speed_suite.py: no row matches -k {' -k '.join(args.k)}")
         # Rounds: every case of both sides once per round, the best of the rounds kept. The shared
         # machine's state (cross_core_ns) changes every minute or so, so a case's runs are spread
         # over the whole suite instead of one minute of it, and both sides get the same chances.
@@ -339,9 +346,10 @@ def main():
                 for t in peer[i]:
                     torch.set_num_threads(t)
                     peer[i][t] = max(peer[i][t], torch_throughput(torch, make, batch_fn, batch, n))
-            one = max(one, iputrain_run(mlp, synth(256), pipe_sets + ["pipeline.auto_stages=1"]))
-            four = max(four, iputrain_run(mlp, synth(256), pipe_sets + ["ipu.auto_select_ipus=4",
-                                                                   "pipeline.device_mapping=[0,1,2,3]"]))
+            if not args.k:
+                one = max(one, iputrain_run(mlp, synth(256), pipe_sets + ["pipeline.auto_stages=1"]))
+                four = max(four, iputrain_run(mlp, synth(256), pipe_sets + ["ipu.auto_select_ipus=4",
+                                                                       "pipeline.device_mapping=[0,1,2,3]"]))
             probes.append(cross_core_ns())
             print(f"  round {r + 1} of {args.repeats} done (cross-core round trip {probes[-1]} ns)", file=sys.stderr)
         for i, (name, model, config, batch, n, spe, sets, make, batch_fn, flops, target) in enumerate(specs):
@@ -352,9 +360,9 @@ def main():
                           "torch": {str(k): round(v, 1) for k, v in peer[i].items()}, "torch_best_threads": best_t,
                           "ratio": round(ratio, 2), "target": target, "met": ratio >= target,
                           "gflops": round(gflops, 1), "roofline_share": round(gflops / roofline, 3)})
-        pipeline = {"model": "MLP 784-1024-1024-10, micro-batch 32 x 8 accumulated", "one_ipu": round(one, 1),
-                    "four_ipus": round(four, 1), "wall_time_ratio": round(one / four, 3), "target": 1.2,
-                    "met": one / four <= 1.2}
+        pipeline = None if args.k else {
+            "model": "MLP 784-1024-1024-10, micro-batch 32 x 8 accumulated", "one_ipu": round(one, 1),
+            "four_ipus": round(four, 1), "wall_time_ratio": round(one / four, 3), "target": 1.2, "met": one / four <= 1.2}
 
     known = [p for p in probes if p is not None]
     info["cross_core_round_trip_ns"] = probes
@@ -378,10 +386,11 @@ def main():
         print(f"| {c['model']:50} | {c['iputrain']:9.0f} | {t:9.0f} | {c['torch_best_threads']:3} | "
               f"{c['ratio']:5.2f}x | {'>=' + str(c['target']) + 'x':>6} {'ok' if c['met'] else '--'} | "
               f"{c['gflops']:7.1f} | {100 * c['roofline_share']:4.0f}% |")
-    print()
-    print(f"4 pipelined IPUs vs 1 IPU (same global batch 256): {pipeline['four_ipus']:.0f} vs {pipeline['one_ipu']:.0f} "
-          f"samples/s, wall time {pipeline['wall_time_ratio']:.2f}x the 1-IPU run (target <= 1.2x: "
-          f"{'ok' if pipeline['met'] else 'not met'})")
+    if pipeline:
+        print()
+        print(f"4 pipelined IPUs vs 1 IPU (same global batch 256): {pipeline['four_ipus']:.0f} vs {pipeline['one_ipu']:.0f} "
+              f"samples/s, wall time {pipeline['wall_time_ratio']:.2f}x the 1-IPU run (target <= 1.2x: "
+              f"{'ok' if pipeline['met'] else 'not met'})")
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump(info, f, indent=2)

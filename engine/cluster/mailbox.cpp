@@ -39,6 +39,7 @@ Mailbox::Mailbox(int32_t capacity, int64_t slot_bytes)
     : slot_bytes_(slot_bytes),
       slots_(static_cast<size_t>(std::max(1, capacity))),
       state_(slots_.size(), State::Free) {
+  freed_.assign(slots_.size(), 0.0);
   const size_t stride = align_up(static_cast<size_t>(std::max<int64_t>(1, slot_bytes)));
   memory_.reset(static_cast<std::byte*>(std::aligned_alloc(kAlign, stride * slots_.size())));
   if (!memory_) {
@@ -66,8 +67,9 @@ Mailbox::Slot& Mailbox::begin_send(const WaitContext& wait) {
   // Fewer than `capacity` messages in flight: at least sends_ - capacity + 1 receives are done.
   slot.sim_freed = 0;
   if (sends_++ >= capacity()) {
-    slot.sim_freed = freed_.front();
-    freed_.pop_front();
+    slot.sim_freed = freed_[freed_head_];
+    freed_head_ = (freed_head_ + 1) % freed_.size();
+    --freed_count_;
   }
   return slot;
 }
@@ -113,7 +115,7 @@ Mailbox::Slot& Mailbox::begin_recv(int64_t tag, const WaitContext& wait) {
 void Mailbox::end_recv(Slot& slot, double sim_freed) {
   {
     std::lock_guard lock(mu_);
-    freed_.push_back(sim_freed);
+    freed_[(freed_head_ + freed_count_++) % freed_.size()] = sim_freed;
     wake(sender_waiting_);
     state_[static_cast<size_t>(&slot - slots_.data())] = State::Free;
     slot.tag = -1;
@@ -138,7 +140,7 @@ void Mailbox::reset() {
     s = Slot{s.data};
   }
   in_flight_ = 0;
-  freed_.clear();
+  freed_head_ = freed_count_ = 0;
   sends_ = 0;
   aborted_ = false;
   sender_waiting_ = WaitContext{};

@@ -7,7 +7,6 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -68,8 +67,11 @@ class Mailbox {
   // Simulated time: the k-th send may start when the (k - capacity)-th receive has started. The
   // receiver takes messages in its program order, not necessarily the order they were sent in, so
   // that is not when the slot the sender happens to get was freed: the receives' start cycles, in
-  // the order they happened and not yet claimed by a send, and the sends so far.
-  std::deque<double> freed_;
+  // the order they happened and not yet claimed by a send (at most `capacity`, so a ring allocated
+  // once: no allocation per message), and the sends so far.
+  std::vector<double> freed_;
+  size_t freed_head_ = 0;
+  size_t freed_count_ = 0;
   int64_t sends_ = 0;
   int32_t peak_ = 0;
   bool aborted_ = false;
