@@ -110,7 +110,8 @@ void add_run_commands(CLI::App& app, Args& a, CommandTable& table) {
       ->add_option("--split", a.predict.split, "test, train or validation (data.validation, data.validation_split)")
       ->check(CLI::IsMember({"test", "train", "validation"}));
   predict_cmd
-      ->add_option("--output", a.predict.outputs, "an output to write (repeatable; default: every per-sample output)")
+      ->add_option("--output", a.predict.outputs,
+                   "an output or named tensor of the model to write (repeatable; default: every `output per_sample`)")
       ->type_name("NAME");
   predict_cmd
       ->add_option("-o,--out", a.predict.out,

@@ -20,9 +20,10 @@ Settings inference_settings(Settings s) {
   return s;
 }
 
-planner::Plan inference_plan(const ir::Graph& forward, const Config& config) {
+planner::Plan inference_plan(const ir::Graph& forward, const Config& config, bool predict) {
   planner::PlanOptions options;
   options.inference = true;
+  options.predict = predict;
   // Evaluation and prediction run whole in each instance (they reduce nothing between replicas).
   Config alone = config;
   alone.ipu.experimental.multi_replica_distribution.process_count = 0;
@@ -32,8 +33,8 @@ planner::Plan inference_plan(const ir::Graph& forward, const Config& config) {
 
 }  // namespace
 
-InferenceRun::InferenceRun(const ir::Graph& forward, const Config& config, const Settings& settings)
-    : plan_(inference_plan(forward, config)),
+InferenceRun::InferenceRun(const ir::Graph& forward, const Config& config, const Settings& settings, bool predict)
+    : plan_(inference_plan(forward, config, predict)),
       settings_(inference_settings(settings)),
       cluster_(std::make_unique<Cluster>(plan_, settings_)) {}
 

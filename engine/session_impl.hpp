@@ -53,6 +53,8 @@ struct Session::Impl {
   std::unique_ptr<data::Dataset> test_data;
   std::unique_ptr<data::Dataset> validation_file;  // `data.validation`
   std::unique_ptr<data::Dataset> validation_view;  // the validation set: validation_file or the split
+  std::unique_ptr<data::Dataset> predict_file;     // a split opened for the inputs predict needs
+  std::unique_ptr<data::Dataset> predict_view;
   std::unique_ptr<engine::HostWeights> host_weights;  // the weights of a model that does not train
   std::unique_ptr<engine::Cluster> cluster;           // training; holds the weights when present
   std::unique_ptr<engine::InferenceRun> inference;  // eval and predict on the plan, built on first use
@@ -108,7 +110,10 @@ struct Session::Impl {
 
   uint64_t data_seed() const { return settings.data_seed; }
 
-  std::unique_ptr<data::Dataset> open(const std::string& key) const {
+  // Opens the source `key` names for the model's inputs, or for `fields` when given (predict reads
+  // only the inputs its values need).
+  std::unique_ptr<data::Dataset> open(const std::string& key, const std::vector<data::Field>* fields = nullptr) const {
+    const std::vector<data::Field>& want = fields != nullptr ? *fields : wanted;
     const std::string& spec = key == "data.train"        ? config.data.train
                               : key == "data.validation" ? config.data.validation
                                                          : config.data.test;
@@ -116,8 +121,8 @@ struct Session::Impl {
       config.fail_at(key, fmt::format("`{}` is not set", key), "name a source, e.g. \"idx:DIR/train\"");
     }
     try {
-      auto ds = data::open_dataset(spec, session_detail::base_dir(config), wanted, data_seed());
-      data::check_fields(*ds, wanted);
+      auto ds = data::open_dataset(spec, session_detail::base_dir(config), want, data_seed());
+      data::check_fields(*ds, want);
       return ds;
     } catch (const Error& e) {
       if (e.span().valid()) {
@@ -172,6 +177,9 @@ struct Session::Impl {
     }
     return split == "train" ? *train_view : *validation_view;
   }
+
+  // The samples of `split` with at least `fields` (predict.cpp).
+  const data::Dataset& predict_data(const std::string& split, const std::vector<data::Field>& fields);
 
   // Fills what the plan decides (batch, wanted inputs, cluster or host weights, initial weights).
   void setup();
@@ -236,18 +244,26 @@ struct Session::Impl {
   // The inference cluster, planned on first use, holding the session's current weights.
   engine::InferenceRun& inference_run() {
     if (!inference) {
-      try {
-        inference = std::make_unique<engine::InferenceRun>(graph_of(model), config, settings);
-      } catch (Error& e) {
-        throw e.with_sources(model.sources());
-      }
+      inference = plan_inference(graph_of(model), false);
     }
-    for (ir::ValueId p : plan.graph.params) {
-      if (has_weight(p) && inference->has_param(p)) {
-        inference->set_param(p, weight(p).f32());
-      }
-    }
+    set_weights(*inference);
     return *inference;
+  }
+  // An inference cluster for `forward` (predict: `predict_outputs` keeps the per-sample outputs).
+  std::unique_ptr<engine::InferenceRun> plan_inference(const ir::Graph& forward, bool predict_outputs) const {
+    try {
+      return std::make_unique<engine::InferenceRun>(forward, config, settings, predict_outputs);
+    } catch (Error& e) {
+      throw e.with_sources(model.sources());
+    }
+  }
+  // Gives `run` the session's current weights.
+  void set_weights(engine::InferenceRun& run) const {
+    for (ir::ValueId p : plan.graph.params) {
+      if (has_weight(p) && run.has_param(p)) {
+        run.set_param(p, weight(p).f32());
+      }
+    }
   }
 };
 

@@ -70,7 +70,7 @@ enum class StmtKind : uint8_t {
   If,        //!< value (condition), body, else_body
   For,       //!< name, value (from), value2 (to), body
   Minimize,  //!< value
-  Output,    //!< name, value (may be null: output an existing name)
+  Output,    //!< name, value (may be null: output an existing name), per_sample
   Assign,    //!< name, value
   Assert,    //!< value (condition), value2 (message)
 };
@@ -94,6 +94,7 @@ struct Stmt {
   Block else_body;
   int32_t group = -1;
   std::vector<ParamOption> options;  //!< Param only
+  bool per_sample = false;           //!< Output only: `output per_sample NAME`
 };
 
 enum class FunctionKind : uint8_t { Def, Layer, Model };

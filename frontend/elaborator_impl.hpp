@@ -95,6 +95,8 @@ class Elaborator {
   void exec_param(const Stmt& s, Scope& scope, Frame& frame);
   void exec_assert(const Stmt& s, Scope& scope);
   void exec_output(const Stmt& s, Scope& scope);
+  void check_per_sample(const Stmt& s, ir::ValueId v, SourceSpan where);
+  void name_model_value(const std::string& name, ir::ValueId v, SourceSpan span);
 
   // elaborator_expressions.cpp
   Value lookup(const std::string& name, SourceSpan span, const Scope& scope) const;

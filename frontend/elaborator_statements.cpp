@@ -26,6 +26,9 @@ std::optional<Value> Elaborator::exec(const Stmt& s, Scope& scope, Frame& frame)
       if (v.kind == K::Tensor && s.span.file == main_.ast.file) {
         value_names_.try_emplace(v.tensor, s.name);
       }
+      if (v.kind == K::Tensor && frame.kind == ast::FunctionKind::Model) {
+        name_model_value(s.name, v.tensor, s.name_span);
+      }
       scope.set(s.name, std::move(v), s.name_span);
       return std::nullopt;
     }
@@ -137,6 +140,7 @@ void Elaborator::exec_input(const Stmt& s, Scope& scope) {
   check_new_name(s, scope, "input");
   const TensorType t = tensor_type(*s.type, scope, "an input");
   const ir::ValueId id = g_.add_input(s.name, t, s.name_span);
+  name_model_value(s.name, id, s.name_span);
   scope.set(s.name, Value::of_tensor(id), s.name_span);
 }
 
@@ -229,7 +233,42 @@ void Elaborator::exec_output(const Stmt& s, Scope& scope) {
     fail(where, fmt::format("an output must be a tensor, got {}", describe(v, g_)),
          "outputs are values computed by the model at run time");
   }
-  g_.outputs.push_back(ir::Output{s.name, v.tensor, s.span});
+  if (s.per_sample) {
+    check_per_sample(s, v.tensor, where);
+  }
+  g_.outputs.push_back(ir::Output{s.name, v.tensor, s.span, s.per_sample});
+}
+
+// A per-sample output has a row per sample: its first dimension is the micro-batch, the first
+// dimension of every input.
+void Elaborator::check_per_sample(const Stmt& s, ir::ValueId v, SourceSpan where) {
+  if (g_.inputs.empty()) {
+    fail(s.span, fmt::format("per-sample output '{}' in a model without inputs", s.name),
+         "a per-sample output has one row per sample of the inputs; declare the inputs first");
+  }
+  const TensorType& in = g_.type(g_.inputs.front());
+  const TensorType& t = g_.type(v);
+  if (in.shape.empty() || t.shape.empty() || t.shape.front() != in.shape.front()) {
+    fail(where,
+         fmt::format("per-sample output '{}' is {}: its first dimension must be the micro-batch, {} (the first "
+                     "dimension of input '{}')",
+                     s.name, t.str(), in.shape.empty() ? std::string("none") : std::to_string(in.shape.front()),
+                     g_.node(g_.inputs.front()).name),
+         "a per-sample output has one row per sample, e.g. `output per_sample probs = softmax(logits)`; "
+         "a value per batch is a plain `output`");
+  }
+}
+
+// `predict --output NAME` may ask for any tensor the model body names: the last binding counts.
+void Elaborator::name_model_value(const std::string& name, ir::ValueId v, SourceSpan span) {
+  for (ir::Output& o : g_.named) {
+    if (o.name == name) {
+      o.value = v;
+      o.span = span;
+      return;
+    }
+  }
+  g_.named.push_back(ir::Output{name, v, span, false});
 }
 
 }  // namespace iputrain::frontend::elab

@@ -318,6 +318,7 @@ class Builder {
                   "return the value and output it in the model body");
       }
       s->kind = ast::StmtKind::Output;
+      s->per_sample = c->perSample != nullptr;
       s->name = c->NAME()->getText();
       s->name_span = span(c->NAME());
       if (c->expr() != nullptr) {

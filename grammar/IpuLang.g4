@@ -46,7 +46,7 @@ stmt
   | 'for' NAME 'in' expr '..' expr block          # forStmt
   | 'minimize' expr                               # minimizeStmt
   | 'assert' expr ',' expr                         # assertStmt
-  | 'output' NAME ('=' expr)?                     # outputStmt
+  | 'output' perSample='per_sample'? NAME ('=' expr)?  # outputStmt
   | NAME '=' expr                                 # assignStmt
   ;
 

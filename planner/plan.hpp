@@ -142,6 +142,9 @@ struct PlanOptions {
   //! Plan the forward program only, as `eval` and `predict` run it (a model's `minimize` is
   //! ignored): stages on their IPUs, micro-batches pipelined, replicas splitting the data.
   bool inference = false;
+  //! Keep the per-sample outputs (`output per_sample`), as `predict` does. Training and evaluation
+  //! plans leave them out: they are predictions, not metrics, so no program computes them there.
+  bool predict = false;
 };
 
 //! The names of the passes, in the order they run (for `--dump-after` checking and help).

@@ -211,6 +211,9 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   if (options.inference) {
     plan.graph.loss = ir::kNoValue;  // the forward program only: nothing is differentiated
   }
+  if (!options.predict) {
+    std::erase_if(plan.graph.outputs, [](const ir::Output& o) { return o.per_sample; });
+  }
   const bool training = plan.graph.loss != ir::kNoValue;
   PassRunner passes(plan, options);
 

@@ -46,11 +46,14 @@ struct Stage {
   int32_t group = -1;
 };
 
-//! A named value sent to the outfeed every step (`output NAME = EXPR`).
+//! A named value sent to the outfeed every step (`output NAME = EXPR`). A per-sample output
+//! (`output per_sample NAME = EXPR`, first dimension the micro-batch) is a prediction: `predict`
+//! writes it row by row, and training and evaluation leave it out (it is no metric to average).
 struct Output {
   std::string name;
   ValueId value = kNoValue;
   SourceSpan span;
+  bool per_sample = false;
 };
 
 class Graph {
@@ -87,6 +90,9 @@ class Graph {
   std::vector<ValueId> inputs;
   std::vector<ValueId> params;
   std::vector<Output> outputs;
+  //! The tensors the model body names (its inputs, `logits = …`), the last binding of each name, in
+  //! the order first bound: what `predict --output NAME` may ask for besides the outputs.
+  std::vector<Output> named;
   ValueId loss = kNoValue;  //!< the `minimize` objective; kNoValue for inference-only models
   //! The constant the backward pass starts from (d loss / d loss), set by autodiff; loss scaling
   //! writes the scale into it.

@@ -254,16 +254,18 @@ class Session {
   //! Means of every output over `split` ("test" or "train"), forward only.
   EvalResult evaluate(const std::string& split = "test");
 
-  //! The values of the per-sample `output`s (those whose first dimension is the micro-batch) for
-  //! every sample of `split`, forward only, in dataset order. The last batch is padded by
-  //! repeating its last sample; padded rows are not returned. `outputs` selects outputs by name
-  //! (empty: every per-sample output). Throws Error(Usage) naming an unknown or per-batch output.
   //! Runs the host feed alone over `split` for `epochs` epochs of `elements_per_epoch` micro-batches
   //! (0: the split's whole batches), as training feeds it (data.shuffle, prefetch_depth), and
   //! measures each epoch (the seed's dataset_benchmark). With `memcpy`, each element is also copied
   //! into a buffer as the host-to-device transfer would. Throws Error(Usage) if epochs < 1.
   DataBenchmark benchmark_data(const std::string& split = "train", int64_t epochs = 1, int64_t elements_per_epoch = 0,
                                bool memcpy = true);
+  //! Per-sample values for every sample of `split`, forward only, in dataset order. `outputs` names
+  //! any `output` or any tensor the model body names (`logits = …`) whose first dimension is the
+  //! micro-batch; empty: every `output per_sample` (or, in a model without one, every output with a
+  //! row per sample). Only the inputs on the path to them are read, so a training model predicts
+  //! from data without labels. The last batch is padded by repeating its last sample; padded rows
+  //! are not returned. Throws Error(Usage) naming an unknown or per-batch name.
   std::vector<Prediction> predict(const std::string& split = "test", const std::vector<std::string>& outputs = {});
   //! Names of the values the outfeed carries each step (the model's `output`s).
   std::vector<std::string> output_names() const;

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -169,7 +170,7 @@ TEST_CASE("predict refuses what it cannot write, before running anything") {
   const std::string w = trained_weights();
   Run r = iputrain("predict " + kModel + " --weights " + w + " -o " + temp("x.npy") + " --output prob");
   CHECK(r.status == 2);
-  CHECK(r.out.find("no output `prob`") != std::string::npos);
+  CHECK(r.out.find("no output or named value `prob`") != std::string::npos);
   CHECK(r.out.find("did you mean `probs`?") != std::string::npos);
   r = iputrain("predict " + kModel + " --weights " + w + " -o " + temp("x.npy") + " --output loss");
   CHECK(r.status == 2);
@@ -215,10 +216,11 @@ TEST_CASE("plan --inference shows the forward-only plan eval and predict run") {
 
 namespace {
 
-// A version-1 .npy of a little-endian f4 or i4 array of shape [rows, cols].
-void write_npy(const std::string& path, const std::string& descr, int rows, int cols, const void* data) {
+// A version-1 .npy of a little-endian f4 or i4 array of shape [rows, cols] (or [rows, ...inner]).
+void write_npy(const std::string& path, const std::string& descr, int rows, int cols, const void* data,
+               const std::string& inner = {}) {
   std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + std::to_string(rows) + ", " +
-                       std::to_string(cols) + "), }";
+                       (inner.empty() ? std::to_string(cols) : inner) + "), }";
   header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
   std::ofstream f(path, std::ios::binary);
   f << "\x93NUMPY" << '\x01' << '\x00';
@@ -279,4 +281,79 @@ TEST_CASE("predict returns inputs, i32 results and saturated casts exactly as co
   CHECK(halves[0] == 3.0f);
   CHECK(halves[2] == 2.25f);
   CHECK(std::isnan(halves[3]));
+}
+
+namespace {
+
+// The 61 test samples of cases/predict.toml's synthetic source, without their labels, as a CSV
+// (columns x.0 .. x.15) and as an .npy folder: what a user predicts on.
+std::string unlabelled(const std::string& dir) {
+  std::filesystem::create_directories(dir + "npy");
+  const std::string all = dir + "all/";
+  REQUIRE(iputrain("predict " + kModel + " --weights " + trained_weights() + " --output x --output probs -o " + all)
+              .status == 0);
+  const std::vector<float> x = values_of<float>(read_npy(all + "x.npy"));
+  REQUIRE(x.size() == 61 * 16);
+  std::ofstream csv(dir + "x.csv");
+  for (int c = 0; c < 16; ++c) {
+    csv << (c > 0 ? "," : "") << "x." << c;
+  }
+  csv << "\n";
+  for (int i = 0; i < 61; ++i) {
+    for (int c = 0; c < 16; ++c) {
+      char cell[32];
+      std::snprintf(cell, sizeof cell, "%.9g", static_cast<double>(x[static_cast<size_t>(i * 16 + c)]));
+      csv << (c > 0 ? "," : "") << cell;
+    }
+    csv << "\n";
+  }
+  write_npy(dir + "npy/x.npy", "<f4", 61, 16, x.data(), "4, 4");
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("the training model predicts from data without labels, and its per-sample outputs are no metrics") {
+  const std::string dir = temp("unlabelled/");
+  const std::string all = unlabelled(dir);
+  const std::vector<float> probs = values_of<float>(read_npy(all + "probs.npy"));
+  for (const std::string source : {"csv:" + dir + "x.csv", "npy:" + dir + "npy"}) {
+    INFO(source);
+    const std::string out = dir + "out" + std::to_string(source.size()) + "/";
+    const Run r = iputrain("predict " + kModel + " --set data.test=" + source + " --weights " + trained_weights() +
+                           " --output probs --output logits -o " + out);
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    CHECK(values_of<float>(read_npy(out + "probs.npy")) == probs);
+    CHECK(read_npy(out + "logits.npy").header.find("'shape': (61, 10)") != std::string::npos);
+    // `correct` needs the labels: asking for it names the missing column.
+    const Run c = iputrain("predict " + kModel + " --set data.test=" + source + " --weights " + trained_weights() +
+                           " --output correct -o " + out);
+    CHECK(c.status != 0);
+    CHECK(has(c, "label"));
+  }
+  // Training and evaluation neither log nor average them, nor write them to the outfeed file.
+  const Run t = iputrain("train " + kModel + " --no-eval --set training.steps=10 --outfeed " + dir + "feed.csv");
+  REQUIRE(t.status == 0);
+  CHECK_FALSE(has(t, "probs"));
+  CHECK(read_file(dir + "feed.csv").find("probs") == std::string::npos);
+  CHECK(read_file(dir + "feed.csv").find("accuracy") != std::string::npos);
+  const Run e = iputrain("eval " + kModel + " --weights " + trained_weights());
+  REQUIRE(e.status == 0);
+  CHECK(has(e, "accuracy"));
+  CHECK_FALSE(has(e, "probs"));
+  CHECK_FALSE(has(e, "correct"));
+}
+
+TEST_CASE("a per-sample output must have a row per sample") {
+  const std::string dir = temp("bad_per_sample/");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "m.ipu") << "model m(batch: int = 4) {\n"
+                                  "  input x: f32[batch, 3]\n"
+                                  "  output per_sample total = sum(x, axis = 0)\n"
+                                  "}\n";
+  const Run r = iputrain("check " + dir + "m.ipu cases/tiny.toml");
+  CHECK(r.status != 0);
+  CHECK(has(r, "m.ipu:3:"));
+  CHECK(has(r, "per-sample output 'total' is f32[3]: its first dimension must be the micro-batch, 4"));
 }

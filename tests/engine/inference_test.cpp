@@ -42,8 +42,8 @@ model mlp4p(batch: int = 4, width: int = 32) {
   minimize loss
   output loss
   output accuracy = mean(argmax(logits, axis = -1) == label)
-  output probs = softmax(logits)
-  output label_hat = argmax(logits, axis = -1)
+  output per_sample probs = softmax(logits)
+  output per_sample label_hat = argmax(logits, axis = -1)
 }
 )";
 
@@ -95,7 +95,12 @@ struct Ran {
 Ran run(const std::string& config_text) {
   Session s = session_for(config_text);
   s.load_weights(trained_weights());
-  return {s.evaluate("test"), s.predict("test")};
+  Ran r{s.evaluate("test"), s.predict("test")};
+  // A named value of the first stage, and an output: predicted wherever they are computed.
+  for (Prediction& p : s.predict("test", {"h0", "probs"})) {
+    r.predictions.push_back(std::move(p));
+  }
+  return r;
 }
 
 bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
@@ -111,8 +116,12 @@ TEST_CASE("eval and predict on every plan give the one-IPU numbers and name the 
   CHECK(one.eval.skipped == 1);
   CHECK(one.eval.ipus == std::vector<int32_t>{0});
   CHECK(one.eval.means.at("accuracy") > 0.0);
-  REQUIRE(one.predictions.size() == 2);  // probs and label_hat: one row per sample
+  CHECK(one.eval.means.count("probs") == 0);  // per-sample outputs are predictions, not metrics
+  REQUIRE(one.predictions.size() == 4);       // probs and label_hat, then h0 and probs
   CHECK(one.predictions[0].samples == 1001);
+  CHECK(one.predictions[2].name == "h0");
+  CHECK(one.predictions[2].sample_shape == std::vector<int64_t>{32});
+  CHECK(same_bits(one.predictions[3].values, one.predictions[0].values));
 
   struct Case {
     const char* name;

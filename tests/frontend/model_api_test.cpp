@@ -17,7 +17,7 @@ TEST_CASE("the example model's summary") {
   CHECK(m.trainable());
   CHECK(m.batch_size() == 32);
   CHECK(m.stages() == std::vector<std::string>{"features", "classifier"});
-  CHECK(m.outputs() == std::vector<std::string>{"loss", "accuracy"});
+  CHECK(m.outputs() == std::vector<std::string>{"loss", "accuracy", "probs", "label_hat"});
   CHECK(m.warnings().empty());
 
   const auto inputs = m.inputs();

@@ -1,5 +1,5 @@
-# Trains examples/mnist_mlp.ipu briefly, then predicts with examples/mnist_mlp_predict.ipu from the
-# saved weights (as the README shows) and checks the CSV has a row per test sample whose
+# Trains examples/mnist_mlp.ipu briefly, then predicts its `output per_sample`s from the saved
+# weights with the same model file (as the README shows) and checks the CSV has a row per test sample whose
 # `label_hat` is the argmax of its `probs`.
 # Usage: cmake -DBIN=iputrain -DEXAMPLES=dir -DCONFIG=c.toml -DWORK=dir -P run_predict_example.cmake
 file(MAKE_DIRECTORY ${WORK})
@@ -8,7 +8,7 @@ execute_process(COMMAND ${BIN} train ${EXAMPLES}/mnist_mlp.ipu ${CONFIG} -q --no
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "train exited with ${rc}: ${out}${err}")
 endif()
-execute_process(COMMAND ${BIN} predict ${EXAMPLES}/mnist_mlp_predict.ipu ${CONFIG} --weights ${WORK}/w.safetensors
+execute_process(COMMAND ${BIN} predict ${EXAMPLES}/mnist_mlp.ipu ${CONFIG} --weights ${WORK}/w.safetensors
                         -o ${WORK}/preds.csv RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT rc EQUAL 0)
