@@ -93,6 +93,12 @@ std::string Session::save_checkpoint(const std::string& dir) const { return impl
 
 void Session::overwrite_checkpoints(bool yes) { impl_->overwrite = yes; }
 
+void Session::claim_checkpoint_dir(const std::string& dir) {
+  if (engine::writes_run_files()) {
+    impl_->claim_checkpoint_dir(dir);
+  }
+}
+
 void Session::Impl::claim_checkpoint_dir(const std::string& dir) {
   std::error_code ec;
   const std::string canonical = std::filesystem::weakly_canonical(dir, ec).string();
@@ -171,7 +177,6 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   const int32_t slots = s.cluster->optimizer_state_slots();
 
   // Check everything before changing anything, so a refused checkpoint leaves the session as it was.
-  check_run_config(s.config, c);
   same(c, "optimizer.type", c.meta.optimizer, name_of(s.settings.optimizer.kind));
   same(c, "training.seed", c.meta.seed, s.settings.seed);
   same(c, "the shuffle seed (data.seed, else training.seed)", c.meta.data_seed, s.data_seed());
@@ -217,6 +222,9 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
       }
     }
   }
+
+  // Last, as the most general check: the specific ones above name the tensor or setting at fault.
+  check_run_config(s.config, c);
 
   for (const Restore& r : restore) {
     s.set_weight(r.param, r.weights->bytes.data());

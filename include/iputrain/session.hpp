@@ -246,6 +246,9 @@ class Session {
   //! into a directory that holds another run's checkpoints (Error(Usage) located at
   //! checkpoint.dir) unless this is set: then it deletes them first (`train --overwrite`).
   void overwrite_checkpoints(bool yes);
+  //! Makes `dir` this session's checkpoint directory ahead of its first checkpoint (train() and
+  //! save_checkpoint() do it themselves), with the refusal above.
+  void claim_checkpoint_dir(const std::string& dir);
   //! Gives split "train", "test" or "validation" the arrays in memory instead of the config's
   //! source (`data.train`, …), checked against the model's inputs like a file (Error(Data) naming
   //! the array, the input and both shapes). A validation split (data.validation_split) is taken

@@ -63,15 +63,15 @@ TEST_CASE("--resume refuses a changed run-defining key and names every one") {
   const std::string set_dir = "--set checkpoint.dir=" + dir.string() + " ";
   REQUIRE(iputrain("train " + kCase + "-q " + set_dir + "--set training.steps=6").status == 0);
   const Run changed = stderr_of("train " + kCase + "-q --resume " + dir.string() +
-                                " --set optimizer.learning_rate=0.02 --set model.hidden=8");
+                                " --set optimizer.learning_rate=0.02 --set optimizer.beta1=0.8");
   CHECK(changed.status == 2);
   CHECK(changed.out ==
         "--set:2:1: error: cannot resume from `/tmp/iputrain_user_path_test/resume/step-00000006.safetensors`: it "
         "was trained under another config (2 keys changed):\n"
-        "  `model.hidden` was the model's default, is 8\n"
+        "  `optimizer.beta1` was 0.9, is 0.8\n"
         "  `optimizer.learning_rate` was 0.01, is 0.02\n"
-        "    model.hidden=8\n"
-        "    ^~~~~~~~~~~~~~\n"
+        "    optimizer.beta1=0.8\n"
+        "    ^~~~~~~~~~~~~~~~~~~\n"
         "hint: resume with the config that wrote it; only the run's length (training.steps, training.epochs), its "
         "plan (ipu, pipeline, the micro-batch) and bookkeeping keys may change. To start a new run from its weights, "
         "`iputrain export` them and train with --init-from\n");
