@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -51,8 +52,13 @@ Loaded load(const CommonArgs& args) {
 }
 
 int run_train(const TrainArgs& args) {
-  auto [config, model] = load(args);
+  TrainArgs with = args;
+  if (args.no_checkpoint) {
+    with.sets.emplace_back("checkpoint.dir=");  // an empty dir switches every checkpoint key off
+  }
+  auto [config, model] = load(with);
   Session session(model, config);
+  session.overwrite_checkpoints(args.overwrite);
   if (!args.init_from.empty()) {
     if (!args.resume.empty()) {
       throw Error(ErrorKind::Usage, "--init-from and --resume both give the starting point", {},
@@ -222,15 +228,24 @@ int run_check(const CommonArgs& args) {
   const Plan plan = Plan::make(model, config);
   fmt::print("plan: {} replica{} x {} IPU{}, {} schedule\n", plan.replicas(), plan.replicas() == 1 ? "" : "s",
              plan.ipus_per_replica(), plan.ipus_per_replica() == 1 ? "" : "s", plan.schedule());
-  // An image folder's labels are indices into its sorted class folders: show which is which.
-  for (const char* split : {"train", "test"}) {
-    const std::vector<std::string> classes = data_class_names(model, config, split);
-    if (!classes.empty()) {
+  // Every data source opened as training opens it, each field beside the input it feeds: a
+  // misspelt kind or a missing file fails here, located at its key, not after planning a run.
+  const std::vector<TensorInfo> inputs = model.inputs();
+  for (const DataSourceInfo& d : inspect_data_sources(model, config)) {
+    fmt::print("{}: {}, {} samples\n", d.key, d.path, d.samples);
+    for (const TensorInfo& f : d.fields) {
+      const bool feeds =
+          std::any_of(inputs.begin(), inputs.end(), [&](const TensorInfo& t) { return t.name == f.name; });
+      fmt::print("  {:<32} {}[{}]  {}\n", f.name, f.dtype, fmt::join(f.shape, ", "),
+                 feeds ? "-> input " + f.name : std::string("(not an input: unused)"));
+    }
+    // An image folder's labels are indices into its sorted class folders: show which is which.
+    if (!d.classes.empty()) {
       std::vector<std::string> numbered;
-      for (size_t i = 0; i < classes.size(); ++i) {
-        numbered.push_back(fmt::format("{} {}", i, classes[i]));
+      for (size_t i = 0; i < d.classes.size(); ++i) {
+        numbered.push_back(fmt::format("{} {}", i, d.classes[i]));
       }
-      fmt::print("{} classes: {}\n", split, fmt::join(numbered, ", "));
+      fmt::print("  classes: {}\n", fmt::join(numbered, ", "));
     }
   }
   return 0;

@@ -78,6 +78,10 @@ void add_run_commands(CLI::App& app, Args& a, CommandTable& table) {
       ->add_option("--resume", a.train.resume,
                    "continue from a checkpoint: a checkpoint.dir (its newest) or one step-*.safetensors file")
       ->type_name("DIR|FILE");
+  train_cmd->add_flag("--no-checkpoint", a.train.no_checkpoint,
+                      "write no checkpoint, whatever the config's [checkpoint] says");
+  train_cmd->add_flag("--overwrite", a.train.overwrite,
+                      "let a new run use a checkpoint directory that holds another run's checkpoints (deletes them)");
 
   CLI::App* export_cmd = app.add_subcommand("export", "write a checkpoint's weights as a plain weight file (safetensors)");
   add_common(export_cmd, a.export_args);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <regex>
+#include <set>
 #include <system_error>
 
 #include "iputrain/config_loader.hpp"
@@ -23,6 +24,14 @@ namespace {
 
 constexpr const char* kCheckpointFormatName = "iputrain-checkpoint";
 constexpr const char* kOptimizerStatePrefix = "optimizer/";
+
+std::string fnv1a_hex(const std::string& text) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bit
+  for (const char c : text) {
+    h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  }
+  return fmt::format("{:016x}", h);
+}
 
 struct Entry {
   int64_t step;
@@ -131,13 +140,114 @@ CheckpointMeta parse_meta(const std::map<std::string, std::string>& m, const std
   meta.micro_batch = number<int64_t>(m, path, "micro_batch");
   meta.samples = number<int64_t>(m, path, "samples");
   meta.config_hash = field(m, path, "config_hash");
+  if (const auto it = m.find("run_config"); it != m.end()) {
+    meta.run_config = it->second;
+    meta.run_hash = fnv1a_hex(it->second);
+  }
   if (meta.step < 0 || meta.state_slots < 0 || meta.global_batch <= 0) {
     not_a_checkpoint(path, "its step, state slots or global batch are out of range");
   }
   return meta;
 }
 
+// Every run-defining key with its value as TOML text; model parameters as `model.NAME`.
+std::map<std::string, std::string> run_values(const Config& config) {
+  std::map<std::string, std::string> out;
+  for (const std::string& key : config::keys()) {
+    if (defines_run(key)) {
+      if (const std::optional<std::string> v = config::value_text(config, key)) {
+        out[key] = *v;
+      }
+    }
+  }
+  for (const auto& [name, value] : config.model) {
+    out["model." + name] = param_value_str(value);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> parse_run_values(const std::string& text) {
+  std::map<std::string, std::string> out;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string line = text.substr(at, end - at);
+    const size_t eq = line.find(" = ");
+    if (eq != std::string::npos) {
+      out[line.substr(0, eq)] = line.substr(eq + 3);
+    }
+    at = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
+
+bool defines_run(const std::string& key) {
+  static const std::set<std::string> kFree = {"data.test",
+                                              "data.validation",
+                                              "data.prefetch_depth",
+                                              "data.batch_size",
+                                              "training.steps",
+                                              "training.epochs",
+                                              "training.steps_per_execution",
+                                              "training.log_every",
+                                              "training.outfeed_mode",
+                                              "training.validate_every",
+                                              "training.validate_every_unit"};
+  const bool table = key.starts_with("model.") || key.starts_with("optimizer.") || key.starts_with("data.") ||
+                     key.starts_with("training.");
+  return table && kFree.count(key) == 0;
+}
+
+std::string run_config_text(const Config& config) {
+  std::string out;
+  for (const auto& [key, value] : run_values(config)) {
+    out += key + " = " + value + "\n";
+  }
+  return out;
+}
+
+std::vector<RunChange> run_changes(const std::string& recorded, const Config& config) {
+  const std::map<std::string, std::string> was = parse_run_values(recorded);
+  const std::map<std::string, std::string> now = run_values(config);
+  std::set<std::string> keys;
+  for (const auto* m : {&was, &now}) {
+    for (const auto& [key, value] : *m) {
+      keys.insert(key);
+    }
+  }
+  std::vector<RunChange> out;
+  for (const std::string& key : keys) {
+    const auto a = was.find(key);
+    const auto b = now.find(key);
+    // Only a model parameter can be absent: the config leaves it to the model's default.
+    const std::string old_value = a == was.end() ? "the model's default" : a->second;
+    const std::string new_value = b == now.end() ? "the model's default" : b->second;
+    if (old_value != new_value) {
+      out.push_back({key, fmt::format("`{}` was {}, is {}", key, old_value, new_value)});
+    }
+  }
+  return out;
+}
+
+int64_t newest_checkpoint_step(const std::string& dir, bool* used) {
+  std::error_code ec;
+  const std::vector<Entry> all = list_checkpoints(dir);
+  if (used != nullptr) {
+    *used = !all.empty() || fs::exists(fs::path(dir) / "best.safetensors", ec);
+  }
+  return all.empty() ? -1 : all.back().step;
+}
+
+void clear_checkpoints(const std::string& dir) {
+  std::error_code ec;
+  for (const Entry& e : list_checkpoints(dir)) {
+    fs::remove(e.path, ec);
+  }
+  fs::remove(fs::path(dir) / "best.safetensors", ec);
+  remove_stale_temporaries(dir);
+}
 
 std::string checkpoint_file_name(int64_t step) { return fmt::format("step-{:08d}.safetensors", step); }
 
@@ -166,13 +276,7 @@ data::SafetensorsFile read_weights(const std::string& path) {
   return file;
 }
 
-std::string config_hash(const Config& config) {
-  uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bit
-  for (const char c : config::show(config)) {
-    h = (h ^ static_cast<uint8_t>(c)) * 1099511628211ull;
-  }
-  return fmt::format("{:016x}", h);
-}
+std::string config_hash(const Config& config) { return fnv1a_hex(config::show(config)); }
 
 std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
                              const std::vector<data::NamedTensor>& tensors, int64_t keep, const std::string& file) {
@@ -200,6 +304,8 @@ std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
       {"micro_batch", std::to_string(meta.micro_batch)},
       {"samples", std::to_string(meta.samples)},
       {"config_hash", meta.config_hash},
+      {"run_config", meta.run_config},
+      {"run_hash", fnv1a_hex(meta.run_config)},
   };
   const std::string path = (fs::path(dir) / (file.empty() ? checkpoint_file_name(meta.step) : file)).string();
   data::WriteProgress on_write;

@@ -33,6 +33,10 @@ struct CheckpointMeta {
   int64_t micro_batch = 0;
   int64_t samples = 0;       //!< samples consumed: step x global batch
   std::string config_hash;   //!< config_hash() of the run that wrote it
+  //! run_config_text() of the run that wrote it, and its hash ("" in checkpoints written before
+  //! iputrain recorded them: resume() then checks the fields above alone).
+  std::string run_config;
+  std::string run_hash;
 };
 
 struct Checkpoint {
@@ -66,6 +70,27 @@ void write_weight_file(const std::string& path, const std::vector<data::NamedTen
 //! The weight tensors of `path`: a weight file, a checkpoint file (its optimizer state left out),
 //! or a checkpoint directory (its newest file). What Session::load_weights reads.
 data::SafetensorsFile read_weights(const std::string& path);
+
+//! True for the keys that define what a run computes (the model parameters, the optimizer, the
+//! training data and its order, the seed, the precision): a resumed run must agree on them. The
+//! run's length, its plan and its bookkeeping (steps, epochs, ipu.*, pipeline.*, checkpoint.*, ...)
+//! may change; the checks of Session::resume cover the global batch.
+bool defines_run(const std::string& key);
+//! The run-defining keys with their values, one `key = value` (TOML) line each, sorted; model
+//! parameters the config sets as `model.NAME`. What a checkpoint records as `run_config`.
+std::string run_config_text(const Config& config);
+//! The run-defining keys whose values differ between a recorded run_config_text() and `config`,
+//! each with a line for the user: "`key` was OLD, is NEW".
+struct RunChange {
+  std::string key;
+  std::string line;
+};
+std::vector<RunChange> run_changes(const std::string& recorded, const Config& config);
+//! The step of the newest checkpoint of `dir` (-1 if it holds none); `used` is set when it holds a
+//! checkpoint or best.safetensors.
+int64_t newest_checkpoint_step(const std::string& dir, bool* used);
+//! Deletes the checkpoints and best.safetensors of `dir` (--overwrite), nothing else.
+void clear_checkpoints(const std::string& dir);
 
 //! `dir_or_file` itself if it is a file, else the newest complete step-*.safetensors in it.
 //! Throws Error(Usage) if the path does not exist and Error(Data) if the directory holds no

@@ -1,35 +1,48 @@
-// data_class_names: what `iputrain check` prints about a source's classes, without a Session.
+// inspect_data_sources: what `iputrain check` reports about each data source, without a Session.
 #include <fmt/format.h>
 
 #include "engine/data/dataset.hpp"
 #include "engine/session_impl.hpp"
-#include "iputrain/session.hpp"
 #include "frontend/model_access.hpp"
+#include "iputrain/session.hpp"
 
 namespace iputrain {
 
-std::vector<std::string> data_class_names(const Model& model, const Config& config,
-                                          const std::string& split) {
-  const std::string key = split == "test" ? "data.test" : "data.train";
-  const std::string& spec = split == "test" ? config.data.test : config.data.train;
-  // Only image folders name their classes; other sources are not read just to say nothing.
-  if (spec.rfind("images:", 0) != 0) {
-    return {};
-  }
+std::vector<DataSourceInfo> inspect_data_sources(const Model& model, const Config& config) {
   const ir::Graph& g = graph_of(model);
   std::vector<data::Field> wanted;
   for (ir::ValueId in : g.inputs) {
     const ir::Node& n = g.node(in);
     wanted.push_back(data::Field{n.name, n.type.dtype, Shape(n.type.shape.begin() + 1, n.type.shape.end())});
   }
-  try {
-    return data::open_dataset(spec, session_detail::base_dir(config), wanted, 0)->class_names();
-  } catch (const Error& e) {
-    if (e.span().valid()) {
-      throw;
+  std::vector<DataSourceInfo> out;
+  for (const auto& [key, spec] : {std::pair<std::string, std::string>{"data.train", config.data.train},
+                                  {"data.test", config.data.test},
+                                  {"data.validation", config.data.validation}}) {
+    if (spec.empty()) {
+      continue;
     }
-    config.fail_at(key, e.diagnostic().message, e.hint(), e.kind());
+    DataSourceInfo info{key, spec, spec, 0, {}, {}};
+    try {
+      const std::unique_ptr<data::Dataset> ds = data::open_dataset(spec, config.base_dir_of(key), wanted, 0);
+      info.samples = ds->size();
+      for (const data::Field& f : ds->fields()) {
+        info.fields.push_back(TensorInfo{f.name, std::string(dtype_name(f.dtype)), f.shape, {}, false});
+      }
+      info.classes = ds->class_names();
+    } catch (const Error& e) {
+      if (e.span().valid()) {
+        throw;
+      }
+      config.fail_at(key, e.diagnostic().message, session_detail::data_hint(config, key, e), e.kind());
+    }
+    const size_t colon = spec.find(':');
+    if (colon != std::string::npos && spec.rfind("synthetic:", 0) != 0) {
+      info.path = spec.substr(0, colon + 1) + config.resolve_path(key, spec.substr(colon + 1));
+    }
+    out.push_back(std::move(info));
   }
+  return out;
 }
 
 }  // namespace iputrain

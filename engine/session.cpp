@@ -142,10 +142,10 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   }
   const int64_t per_execution = s.cluster->updates_per_execution();
   const int64_t global_batch = s.plan.global_batch();
-  const std::string checkpoint_dir =
-      s.config.checkpoint.dir.empty()
-          ? std::string()
-          : (std::filesystem::path(session_detail::base_dir(s.config)) / s.config.checkpoint.dir).string();
+  const std::string checkpoint_dir = s.checkpoint_dir();
+  if (!checkpoint_dir.empty() && engine::writes_run_files()) {
+    s.claim_checkpoint_dir(checkpoint_dir);  // before the first step: a used directory is refused at once
+  }
   const int64_t every = s.config.checkpoint.every;
   engine::Sampler sampler(train_data.size(), s.batch, s.settings.shuffle, s.data_seed());
   const double updates_per_epoch =

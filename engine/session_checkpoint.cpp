@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <map>
+#include <system_error>
 
 #include "engine/distributed/instances_config.hpp"
 #include "engine/checkpoint.hpp"
@@ -55,14 +57,77 @@ void same(const engine::Checkpoint& c, const char* what, const T& saved, const T
   }
 }
 
+// The run-defining keys must agree with those the checkpoint records (one written before
+// iputrain recorded them is checked by its other metadata alone).
+void check_run_config(const Config& config, const engine::Checkpoint& c) {
+  if (c.meta.run_config.empty()) {
+    return;
+  }
+  const std::vector<engine::RunChange> changes = engine::run_changes(c.meta.run_config, config);
+  if (changes.empty()) {
+    return;
+  }
+  // Located at the first changed key this config sets, so the user sees where it came from.
+  std::string at;
+  std::vector<std::string> lines;
+  for (const engine::RunChange& change : changes) {
+    if (at.empty() && config.is_set(change.key)) {
+      at = change.key;
+    }
+    lines.push_back(change.line);
+  }
+  config.fail_at(at,
+                 fmt::format("cannot resume from `{}`: it was trained under another config ({} key{} changed):\n  {}",
+                             c.path, changes.size(), changes.size() == 1 ? "" : "s", fmt::join(lines, "\n  ")),
+                 "resume with the config that wrote it; only the run's length (training.steps, training.epochs), "
+                 "its plan (ipu, pipeline, the micro-batch) and bookkeeping keys may change. To start a new run from "
+                 "its weights, `iputrain export` them and train with --init-from",
+                 ErrorKind::Config);
+}
+
 }  // namespace
 
 int64_t Session::step() const { return impl_->step; }
 
 std::string Session::save_checkpoint(const std::string& dir) const { return impl_->save_checkpoint_as(dir, ""); }
 
-std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std::string& file) const {
-  const Impl& s = *this;
+void Session::overwrite_checkpoints(bool yes) { impl_->overwrite = yes; }
+
+void Session::claim_checkpoint_dir(const std::string& dir) {
+  if (engine::writes_run_files()) {
+    impl_->claim_checkpoint_dir(dir);
+  }
+}
+
+void Session::Impl::claim_checkpoint_dir(const std::string& dir) {
+  std::error_code ec;
+  const std::string canonical = std::filesystem::weakly_canonical(dir, ec).string();
+  if (canonical == claimed_dir) {
+    return;
+  }
+  bool used = false;
+  const int64_t newest = engine::newest_checkpoint_step(dir, &used);
+  if (used && canonical != resumed_dir) {
+    if (!overwrite) {
+      const std::string what = newest >= 0
+                                   ? fmt::format("the checkpoints of another run (the newest at step {})", newest)
+                                   : std::string("the best checkpoint of another run");
+      config.fail_at("checkpoint.dir",
+                     fmt::format("checkpoint directory `{}` holds {}; a new run does not mix its checkpoints with "
+                                 "them",
+                                 dir, what),
+                     fmt::format("continue that run with `--resume {}`, start afresh there with --overwrite (deletes "
+                                 "its checkpoints), or set `checkpoint.dir` to a new directory",
+                                 dir),
+                     ErrorKind::Usage);
+    }
+    engine::clear_checkpoints(dir);
+  }
+  claimed_dir = canonical;
+}
+
+std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std::string& file) {
+  Impl& s = *this;
   if (!s.cluster) {
     throw Error(ErrorKind::Semantic, "the model has no `minimize` objective, so it has no training state to save", {},
                 "save its weights with save_weights()");
@@ -70,6 +135,7 @@ std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std:
   if (!engine::writes_run_files()) {
     return {};  // every instance holds the same state; the first writes it
   }
+  s.claim_checkpoint_dir(dir);
   const ir::Graph& g = s.plan.graph;
   const int32_t slots = s.cluster->optimizer_state_slots();
   std::vector<data::NamedTensor> tensors;
@@ -96,6 +162,7 @@ std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std:
   meta.micro_batch = s.batch;
   meta.samples = s.step * meta.global_batch;
   meta.config_hash = engine::config_hash(s.config);
+  meta.run_config = engine::run_config_text(s.config);
   return engine::write_checkpoint(dir, meta, tensors, s.config.checkpoint.keep, file);
 }
 
@@ -156,6 +223,9 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
     }
   }
 
+  // Last, as the most general check: the specific ones above name the tensor or setting at fault.
+  check_run_config(s.config, c);
+
   for (const Restore& r : restore) {
     s.set_weight(r.param, r.weights->bytes.data());
     for (size_t k = 0; k < r.state.size(); ++k) {
@@ -166,6 +236,10 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   s.cluster->set_loss_scale(c.meta.loss_scale);
   s.step = c.meta.step;
   s.resumed = true;
+  // A new run may go on writing into the directory it resumed from.
+  const std::string dir = std::filesystem::path(c.path).parent_path().string();
+  std::error_code ec;
+  s.resumed_dir = std::filesystem::weakly_canonical(dir.empty() ? "." : dir, ec).string();
 
   ResumeInfo info;
   info.notes = s.reset_state(missing_state, c.path);

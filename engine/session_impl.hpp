@@ -30,11 +30,16 @@ namespace iputrain {
 
 namespace session_detail {
 
-inline std::string base_dir(const Config& config) {
-  if (config.path().empty()) {
-    return ".";
+// The hint of a data source that cannot be opened, with where its relative path was resolved.
+inline std::string data_hint(const Config& config, const std::string& key, const Error& e) {
+  const std::string& message = e.diagnostic().message;
+  if (message.find("cannot open") == std::string::npos && message.find("cannot find") == std::string::npos) {
+    return e.hint();
   }
-  return std::filesystem::path(config.path()).parent_path().string();
+  const std::string base = config.base_dir_of(key);
+  return e.hint() + (base.empty()
+                         ? "; a relative path given on the command line is relative to the current directory"
+                         : fmt::format("; a relative path in a config file is relative to its folder, `{}`", base));
 }
 
 }  // namespace session_detail
@@ -63,6 +68,11 @@ struct Session::Impl {
   // Set by resume(): the next train() continues the checkpoint's run to its total, instead of
   // training another training.steps.
   bool resumed = false;
+  // Checkpoint directories: the one resume() read (weakly canonical; a new run may write on
+  // there), the one this session writes (claimed once), and whether a used one may be cleared.
+  std::string resumed_dir;
+  std::string claimed_dir;
+  bool overwrite = false;
 
   // The weights live in the cluster (its first replica stands for all) when the model trains.
   ir::Tensor weight(ir::ValueId p) const {
@@ -121,14 +131,14 @@ struct Session::Impl {
       config.fail_at(key, fmt::format("`{}` is not set", key), "name a source, e.g. \"idx:DIR/train\"");
     }
     try {
-      auto ds = data::open_dataset(spec, session_detail::base_dir(config), want, data_seed());
+      auto ds = data::open_dataset(spec, config.base_dir_of(key), want, data_seed());
       data::check_fields(*ds, want);
       return ds;
     } catch (const Error& e) {
       if (e.span().valid()) {
         throw;
       }
-      config.fail_at(key, e.diagnostic().message, e.hint(), e.kind());
+      config.fail_at(key, e.diagnostic().message, session_detail::data_hint(config, key, e), e.kind());
     }
   }
 
@@ -188,7 +198,18 @@ struct Session::Impl {
 
   // Writes a checkpoint into `dir`: step-N.safetensors (rotated by checkpoint.keep), or `file`
   // (e.g. best.safetensors, never rotated) when given (session_checkpoint.cpp).
-  std::string save_checkpoint_as(const std::string& dir, const std::string& file) const;
+  std::string save_checkpoint_as(const std::string& dir, const std::string& file);
+  // Makes `dir` this session's checkpoint directory: refused (Error(Usage) located at
+  // checkpoint.dir) when it holds another run's files, unless `overwrite` clears them; then
+  // writes its run record (session_checkpoint.cpp).
+  void claim_checkpoint_dir(const std::string& dir);
+  // Where train() writes checkpoints: checkpoint.dir by the path rule; "" when checkpoints are off.
+  std::string checkpoint_dir() const {
+    if (config.checkpoint.dir.empty() || config.checkpoint.every == 0) {
+      return {};
+    }
+    return config.resolve_path("checkpoint.dir", config.checkpoint.dir);
+  }
 
   // set_data's split: "train", "test" or "validation" (Error(Usage) otherwise).
   static void check_data_split(const std::string& split) {

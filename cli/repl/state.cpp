@@ -87,6 +87,8 @@ Session& State::session() {
     // One weight update per train() call, so `step N` can stop after any N and go on later.
     Config one_step = config_;
     one_step.training.steps = 1;
+    // Exploring writes nothing by itself: `step --checkpoint` saves into checkpoint.dir on request.
+    one_step.checkpoint.dir.clear();
     session_ = std::make_unique<Session>(model_, one_step);
     session_->record_trace(true);
   }

@@ -10,11 +10,34 @@
 namespace iputrain::repl {
 
 bool cmd_step(State& state, const Args& args) {
-  expect_words(args, 0, 1, "step [N]");
-  const int64_t n = args.words.empty() ? 1 : parse_int(args.words[0], 1, 1000000, "the number of steps");
+  Args counted = args;
+  const auto flag = std::find(counted.words.begin(), counted.words.end(), "--checkpoint");
+  const bool checkpoint = flag != counted.words.end();
+  if (checkpoint) {
+    counted.words.erase(flag);
+  }
+  expect_words(counted, 0, 1, "step [N] [--checkpoint]");
+  const int64_t n = counted.words.empty() ? 1 : parse_int(counted.words[0], 1, 1000000, "the number of steps");
   if (!state.model().trainable()) {
     throw Error(ErrorKind::Usage, "the model has no `minimize` objective, so it cannot be trained", {},
                 "add `minimize LOSS` to the model");
+  }
+  // Asked for before the steps run, so a missing directory costs no training.
+  const std::string dir =
+      checkpoint ? state.config().resolve_path("checkpoint.dir", state.config().checkpoint.dir) : std::string();
+  if (checkpoint && dir.empty()) {
+    throw Error(ErrorKind::Usage, "`step --checkpoint`: no `checkpoint.dir` is set", {},
+                "`set checkpoint.dir=DIR` first (a path typed here is relative to the current directory)");
+  }
+  if (checkpoint) {
+    try {
+      state.session().claim_checkpoint_dir(dir);
+    } catch (const Error& e) {
+      // The REPL neither resumes nor overwrites: a directory of its own is the way on.
+      throw Error(e.kind(), e.diagnostic().message, {},
+                  "`set checkpoint.dir=DIR` to a new directory (the steps of a session before a `set` are another "
+                  "run)");
+    }
   }
   const std::vector<std::string> names = state.session().output_names();
   for (int64_t i = 0; i < n; ++i) {
@@ -25,6 +48,9 @@ bool cmd_step(State& state, const Args& args) {
     }
     fmt::print("{}\n", line);
     std::fflush(stdout);  // a long `step N` shows each step as it ends
+  }
+  if (checkpoint) {
+    fmt::print("wrote the checkpoint {}\n", state.session().save_checkpoint(dir));
   }
   return true;
 }

@@ -109,8 +109,11 @@ std::unique_ptr<Dataset> open_dataset(const std::string& spec, const std::string
   } else if (kind == "synthetic") {
     ds = open_synthetic(rest, wanted, seed);
   } else {
-    throw Error(ErrorKind::Data, fmt::format("unknown kind of data source \"{}\" in \"{}\"", kind, spec), {},
-                kSpecHint);
+    const std::string near =
+        nearest_name(kind, {"idx", "npy", "npz", "csv", "safetensors", "images", "text", "synthetic"});
+    throw Error(
+        ErrorKind::Data, fmt::format("unknown kind of data source \"{}\" in \"{}\"", kind, spec), {},
+        near.empty() ? std::string(kSpecHint) : fmt::format("did you mean \"{}:{}\"? {}", near, rest, kSpecHint));
   }
   check_fields(*ds, wanted, spec);
   return ds;

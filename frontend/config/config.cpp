@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 
 namespace iputrain {
 
@@ -53,6 +54,25 @@ std::string param_value_str(const ParamValue& v) {
 SourceSpan Config::span_of(const std::string& key_path) const {
   auto it = origin.spans.find(key_path);
   return it == origin.spans.end() ? SourceSpan{} : it->second;
+}
+
+std::string Config::base_dir_of(const std::string& key_path) const {
+  const SourceSpan span = span_of(key_path);
+  // The loader registers `--set` overrides as the pseudo-file "--set": they were typed in the
+  // current directory, like every other path on the command line.
+  if (!span.valid() || span.file >= origin.sources->size() || origin.sources->path(span.file) == "--set") {
+    return {};
+  }
+  return std::filesystem::path(origin.sources->path(span.file)).parent_path().string();
+}
+
+std::string Config::resolve_path(const std::string& key_path, const std::string& value) const {
+  const std::filesystem::path p(value);
+  const std::string base = base_dir_of(key_path);
+  if (value.empty() || p.is_absolute() || base.empty()) {
+    return value;
+  }
+  return (std::filesystem::path(base) / p).string();
 }
 
 void Config::fail_at(const std::string& key_path, const std::string& message, const std::string& hint,

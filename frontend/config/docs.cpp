@@ -17,7 +17,7 @@ std::string default_text(const KeySpec& k) {
   const bool sentinel = (k.type == KeyType::Int &&
                          !k.range.contains(static_cast<double>(std::get<int64_t>(k.default_value)))) ||
                         (k.type == KeyType::Float && !k.range.contains(std::get<double>(k.default_value)));
-  return sentinel ? fmt::format("unset ({})", toml_text(k.default_value)) : toml_text(k.default_value);
+  return sentinel ? std::string("unset") : toml_text(k.default_value);
 }
 
 std::string allowed_text(const KeySpec& k) {
@@ -82,8 +82,10 @@ std::string key_table(const std::string& section) {
     if (parent != section) {
       continue;
     }
-    out += fmt::format("| `{}` | {} | `{}` | {} | {} | {} |\n", k.path, type_text(k), cell(default_text(k)),
-                       cell(allowed_text(k)), cell(status_cell(k)), cell(k.doc));
+    const std::string def = default_text(k);
+    out += fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", k.path, type_text(k),
+                       def == "unset" ? def : fmt::format("`{}`", cell(def)), cell(allowed_text(k)),
+                       cell(status_cell(k)), cell(k.doc));
   }
   return out;
 }
@@ -162,7 +164,15 @@ std::string reference_markdown() {
       "default is an error giving the reason; **no effect** = accepted for compatibility with the "
       "seeds' IPUConfig, a value other than the default prints a warning naming the key and why. "
       "A test sets every key to a non-default value on a pipelined, replicated plan and checks that its "
-      "status holds.\n\n";
+      "status holds.\n\n"
+      "## Paths\n\n"
+      "One rule for every path: a path written in a config file resolves against the folder of that file "
+      "(a base file's paths against the base's folder); a path given on the command line (`--set`, the REPL's "
+      "`set`, and flags such as `-o`, `--resume`, `--save`) resolves against the current directory. Absolute "
+      "paths are taken as they are. The keys it covers: `data.train`, `data.test`, `data.validation`, "
+      "`checkpoint.dir`, `profiling.report_directory`, `ipu.serialization_output_folder`.\n\n"
+      "A key left unset reads as \"unset\" in the Default column: it has no value of its own, and its "
+      "meaning says what happens then.\n\n";
   out += "## Top-level keys\n\n" + key_table("");
   for (const auto& s : sections()) {
     out += fmt::format("\n## [{}]\n\n{}\n\n", s.path, s.doc);

@@ -129,8 +129,8 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(data.train), String, "", Runs,
           "Training data source: \"idx:PREFIX\" (IDX image/label pair, .gz allowed), \"npy:DIR\", "
           "\"npz:FILE\", \"csv:FILE\", \"safetensors:FILE\", \"images:DIR[,resize=bilinear]\", \"text:FILE\" or "
-          "\"synthetic:samples=N,classes=C\" (docs/data.md); files map to the model's inputs by name; relative "
-          "paths are resolved against the config file."),
+          "\"synthetic:samples=N,classes=C\" (docs/data.md); files map to the model's inputs by name; a relative "
+          "path resolves against the folder of the file that sets it, or the current directory from `--set`."),
       key(IPUTRAIN_KEY(data.test), String, "", Runs,
           "Evaluation data source, same forms as `data.train`; empty = no evaluation."),
       key(IPUTRAIN_KEY(data.batch_size), Int, 0, Runs,
@@ -153,9 +153,12 @@ std::vector<KeySpec> run_keys() {
           Range{0, true, 1, true}),
 
       key(IPUTRAIN_KEY(training.steps), Int, 0, Runs,
-          "Number of weight updates; unset = run `training.epochs` passes instead.", positive_int),
+          "Number of weight updates; unset = run `training.epochs` passes instead (one pass when that is unset too).",
+          positive_int),
       key(IPUTRAIN_KEY(training.epochs), Float, 0.0, Runs,
-          "Passes over the training set (fractions allowed); only when `training.steps` is unset.", positive),
+          "Passes over the training set (fractions allowed); only when `training.steps` is unset. With neither set, a "
+          "run trains one epoch.",
+          positive),
       key(IPUTRAIN_KEY(training.steps_per_execution), Int, 1, Runs, "Steps run by the on-device loop per host call.",
           positive_int),
       key(IPUTRAIN_KEY(training.seed), Int, 42, Runs, "Seeds parameter initialisers, dropout and shuffling.",
@@ -181,8 +184,11 @@ std::vector<KeySpec> run_keys() {
           "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, {"all", "last"}),
 
       key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
-          "Directory for checkpoints (relative to the config file); \"\" = no checkpoints."),
-      key(IPUTRAIN_KEY(checkpoint.every), Int, 0, Runs, "Save every N weight updates; 0 = only at the end of training.",
+          "Directory for checkpoints, which records the run's config (`run.toml`); a relative path follows the path "
+          "rule (see Paths); \"\" = no checkpoints."),
+      key(IPUTRAIN_KEY(checkpoint.every), Int, -1, Runs,
+          "Save every N weight updates and at the end of training; unset = only at the end; 0 = no checkpoints "
+          "(as `train --no-checkpoint`).",
           non_negative),
       key(IPUTRAIN_KEY(checkpoint.keep), Int, 5, Runs, "Newest checkpoints kept; 0 = keep all.", non_negative),
       key(IPUTRAIN_KEY(checkpoint.keep_best), String, "", Runs,
@@ -215,8 +221,8 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(profiling.max_report_size), Int, 268435456, Runs,
           "Largest profile file, in bytes; a larger one is left out and listed in omitted.txt.", positive_int),
       key(IPUTRAIN_KEY(profiling.report_directory), String, "", Runs,
-          "Where profile directories are made (relative to the current directory); \"\" = the current "
-          "directory."),
+          "Where profile directories are made (a relative path follows the path rule, see Paths); \"\" = the "
+          "current directory."),
       key(IPUTRAIN_KEY(profiling.retain_control_dependencies), Bool, false, None,
           "Pass control dependencies to the scheduler.")
           .no_effect("an option of Poplar's graph profiler; the plan's reports hold no control dependencies"),

@@ -201,9 +201,9 @@ Settings resolve(const Config& cfg) {
   s.repeat_count = cfg.pipeline.repeat_count;
   s.log_every = cfg.training.log_every;
   s.pipeline_name = cfg.pipeline.name;
-  s.executable_folder = cfg.ipu.serialization_output_folder;
+  s.executable_folder = cfg.resolve_path("ipu.serialization_output_folder", cfg.ipu.serialization_output_folder);
   s.profile.enabled = cfg.profiling.enabled;
-  s.profile.directory = cfg.profiling.report_directory;
+  s.profile.directory = cfg.resolve_path("profiling.report_directory", cfg.profiling.report_directory);
   s.profile.execution = cfg.profiling.profile_execution != "no_profile";
   s.profile.every_nth_execution = cfg.profiling.report_every_nth_execution;
   s.profile.ipu_events = cfg.profiling.enable_ipu_events;

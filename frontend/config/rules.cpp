@@ -486,8 +486,9 @@ void check_run(Config& c) {
               fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric", c.checkpoint.keep_best),
               fmt::format("validation metrics are `val_` and an output's name, e.g. \"val_{}\"", c.checkpoint.keep_best));
   }
+  const bool off = c.checkpoint.every == 0 || c.is_set("checkpoint.dir");  // off on purpose (`--set checkpoint.dir=`)
   for (const char* k : {"checkpoint.every", "checkpoint.keep", "checkpoint.keep_best"}) {
-    if (c.is_set(k) && c.checkpoint.dir.empty()) {
+    if (c.is_set(k) && c.checkpoint.dir.empty() && !off) {
       c.fail_at(k, fmt::format("`{}` is set but `checkpoint.dir` is not, so no checkpoint is written", k),
                 "set `checkpoint.dir` to the directory for checkpoints");
     }
@@ -560,7 +561,8 @@ const std::vector<RuleDoc>& rule_docs() {
        "The step, exponential and cosine schedules need `decay_steps`; a schedule parameter is set only for "
        "a schedule that uses it; the cosine floor is below `learning_rate`."},
       {{"training.steps", "training.epochs"}, "At most one of them is set."},
-      {{"checkpoint.every", "checkpoint.keep", "checkpoint.dir"}, "`every` and `keep` need a `dir`."},
+      {{"checkpoint.every", "checkpoint.keep", "checkpoint.dir"},
+       "`every` and `keep` need a `dir`; `every = 0`, or a `dir` set to \"\", switches checkpoints off."},
       {{"optimizer.loss_scaling_mode", "optimizer.loss_scaling_growth_interval", "optimizer.loss_scaling_growth_factor",
         "optimizer.loss_scaling_backoff_factor"},
        "The growth and backoff keys are set only with dynamic loss scaling, which starts from "

@@ -234,7 +234,7 @@ struct TrainingSection {
 
 struct CheckpointSection {
   std::string dir;    //!< where checkpoints are written; "" = no checkpoints
-  int64_t every = 0;  //!< save every N weight updates; 0 = only at the end
+  int64_t every = -1;  //!< save every N weight updates and at the end; unset (-1) = only at the end; 0 = none
   int64_t keep = 5;   //!< newest checkpoints kept; 0 = keep all
   std::string keep_best;               //!< validation metric whose best checkpoint is kept ("val_loss"); "" = none
   std::string keep_best_mode = "auto"; //!< min | max | auto (max for accuracies)
@@ -326,8 +326,14 @@ struct Config {
                             ErrorKind kind = ErrorKind::Config) const;
   //! Located warnings of the load, rendered (a key set that has no effect on a virtual IPU).
   std::vector<std::string> warnings() const;
-  //! Path of the main config file ("" for defaults); data paths are resolved relative to it.
+  //! Path of the main config file ("" for defaults).
   const std::string& path() const { return origin.path; }
+  //! The folder a relative path in key `key_path` resolves against (docs/config.md, "Paths"): the
+  //! folder of the config file that set it (a file it `extends` included); "" (the current
+  //! directory) for a value from `--set` or a default.
+  std::string base_dir_of(const std::string& key_path) const;
+  //! `value` (a path written in key `key_path`) resolved by that rule; "" and absolute paths unchanged.
+  std::string resolve_path(const std::string& key_path, const std::string& value) const;
 };
 
 }  // namespace iputrain

@@ -241,6 +241,14 @@ class Session {
   //! the checkpoint lacks (moving statistics, in checkpoints written before the model kept them)
   //! starts from its initial value, with a note.
   ResumeInfo resume(const std::string& dir_or_file);
+  //! A checkpoint directory records its run's config (DIR/run.toml). resume() refuses one whose
+  //! run-defining keys (engine/checkpoint.hpp) differ, naming them; a new run refuses to write
+  //! into a directory that holds another run's checkpoints (Error(Usage) located at
+  //! checkpoint.dir) unless this is set: then it deletes them first (`train --overwrite`).
+  void overwrite_checkpoints(bool yes);
+  //! Makes `dir` this session's checkpoint directory ahead of its first checkpoint (train() and
+  //! save_checkpoint() do it themselves), with the refusal above.
+  void claim_checkpoint_dir(const std::string& dir);
   //! Gives split "train", "test" or "validation" the arrays in memory instead of the config's
   //! source (`data.train`, …), checked against the model's inputs like a file (Error(Data) naming
   //! the array, the input and both shapes). A validation split (data.validation_split) is taken
@@ -314,10 +322,18 @@ class Session {
 //! not hold `model`'s parameters.
 ExportInfo export_checkpoint_weights(const Model& model, const std::string& dir_or_file, const std::string& path);
 
-//! The class names of the data source of `split` ("train" or "test") when it names its classes (an
-//! image folder: its class folders, sorted, whose indices are the labels); empty for every other
-//! source, which this does not open. Opening checks the folder against the model's inputs, so it
-//! throws what training would (Error(Data) located at the config key).
-std::vector<std::string> data_class_names(const Model& model, const Config& config, const std::string& split = "train");
+//! One data source of a config, opened as training opens it (`iputrain check`).
+struct DataSourceInfo {
+  std::string key;   //!< "data.train", "data.test" or "data.validation"
+  std::string spec;  //!< the source as written ("csv:train.csv")
+  std::string path;  //!< the spec with its path resolved (docs/config.md, Paths)
+  int64_t samples = 0;
+  std::vector<TensorInfo> fields;    //!< every field of a sample: name, dtype, per-sample shape
+  std::vector<std::string> classes;  //!< an image folder's classes, sorted (their indices are the labels)
+};
+//! Opens every data source the config sets (data.train, data.test, data.validation) and checks
+//! its fields against the model's inputs as training would: throws Error(Data) located at the key
+//! for an unknown kind of source, a missing file or a field that does not fit an input.
+std::vector<DataSourceInfo> inspect_data_sources(const Model& model, const Config& config);
 
 }  // namespace iputrain

@@ -126,8 +126,12 @@ TEST_CASE("own data: check lists an image folder's classes, and refuses a folder
   std::ofstream(dir / "c.toml") << config_toml("images:train", "images:test");
   const cli_test::Run r = cli_test::iputrain("check " + (dir / "m.ipu") + " " + (dir / "c.toml"));
   CHECK(r.status == 0);
-  CHECK(r.out.find("train classes: 0 bright, 1 dark\n") != std::string::npos);
-  CHECK(r.out.find("test classes: 0 bright, 1 dark\n") != std::string::npos);
+  const size_t train = r.out.find("data.train: images:");
+  const size_t test = r.out.find("data.test: images:");
+  REQUIRE(train != std::string::npos);
+  REQUIRE(test != std::string::npos);
+  CHECK(r.out.find("  classes: 0 bright, 1 dark\n", train) < test);
+  CHECK(r.out.find("  classes: 0 bright, 1 dark\n", test) != std::string::npos);
 
   std::ofstream(dir / "big.ipu") << std::string(kPictures).replace(kPictures.find("8, 8]"), 5, "9, 9]");
   const cli_test::Run wrong = cli_test::iputrain("check " + (dir / "big.ipu") + " " + (dir / "c.toml"));

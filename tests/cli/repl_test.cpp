@@ -152,6 +152,13 @@ class Terminal {
 TEST_CASE("golden transcript: inspecting the model, config and plan") { check_golden("inspect"); }
 TEST_CASE("golden transcript: set, unset, diff, sweep, save-config") { check_golden("replan"); }
 TEST_CASE("golden transcript: step, weights, trace") { check_golden("train"); }
+TEST_CASE("golden transcript: step writes a checkpoint only when asked, never into another run's") {
+  // The script's directories, as a user's: empty before the session.
+  fs::remove_all(std::string(kScratch) + "/ckpt");
+  fs::remove_all(std::string(kScratch) + "/unasked");
+  check_golden("checkpoint");
+  CHECK(!fs::exists(std::string(kScratch) + "/unasked"));
+}
 
 TEST_CASE("trace writes a Chrome trace of the steps run") {
   const std::string path = std::string(kScratch) + "/steps_trace.json";

@@ -81,7 +81,7 @@ TEST_CASE("config explain works for every key and table") {
   CHECK(config::explain("ipu.pooling.poplar_options").find("status:   no effect: accepted for compatibility") !=
         std::string::npos);
   CHECK(config::explain("training.checkpoint.dir").rfind("checkpoint.dir\n", 0) == 0);
-  CHECK(config::explain("data.batch_size").find("default:  unset (0)") != std::string::npos);
+  CHECK(config::explain("data.batch_size").find("default:  unset\n") != std::string::npos);
 }
 
 TEST_CASE("config explain of an unknown key is a located usage error with the nearest key") {
