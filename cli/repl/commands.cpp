@@ -94,8 +94,7 @@ std::vector<std::string> key_values(const std::string& key) { return config::key
 
 const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
-      {"help", "help [COMMAND]", "list the commands, or tell more about one",
-       "", ArgKind::Command, cmd_help},
+      {"help", "help [COMMAND]", "list the commands, or tell more about one", "", ArgKind::Command, cmd_help},
       {"show", "show config|model|ir|plan|stage NAME|ipu N", "show one side of the model, config or plan",
        "  config       the effective config as TOML (every key, defaults filled in)\n"
        "  model        stages, inputs, parameters and outputs of the model\n"
@@ -121,25 +120,27 @@ const std::vector<Command>& commands() {
        "its default.\n",
        ArgKind::Key, cmd_unset},
       {"diff", "diff", "the previous plan against the current one", "", ArgKind::None, cmd_diff},
-      {"explain", "explain KEY", "type, default, allowed values and effect of a config key", "",
-       ArgKind::Key, cmd_explain},
+      {"explain", "explain KEY", "type, default, allowed values and effect of a config key", "", ArgKind::Key,
+       cmd_explain},
       {"step", "step [N]", "run N training steps (default 1) and print the outfeed of each",
        "The first `step` opens a training session on the current config (weights from training.seed);\n"
        "later steps continue it.\n",
        ArgKind::None, cmd_step},
       {"weights", "weights [NAME]", "list the weights, or one weight's shape and statistics",
-       "Statistics are of the current values: the initial ones before any `step`.\n", ArgKind::Weight,
-       cmd_weights},
-      {"trace", "trace FILE", "write a Chrome trace (Perfetto) of the steps run so far", "",
-       ArgKind::None, cmd_trace},
+       "Statistics are of the current values: the initial ones before any `step`.\n", ArgKind::Weight, cmd_weights},
+      {"trace", "trace FILE", "write a Chrome trace (Perfetto) of the steps run so far", "", ArgKind::None, cmd_trace},
       {"sweep", "sweep KEY=V1,V2 [KEY=...]", "plan every combination of values; tabulate speed and memory",
        "Each combination is planned on top of the current config, which does not change. Rows marked `*`\n"
        "are Pareto-optimal: no other plan that fits is faster with no more memory per IPU. A combination\n"
        "that cannot be planned shows its error. At most 64 combinations.\n",
        ArgKind::Key, cmd_sweep},
+      {"tune", "tune [SECONDS]", "search the fastest layout that fits and make it the current config",
+       "Runs `iputrain tune` (30 s by default) from the current config; the best plan's changes become\n"
+       "`set`s of the session, ready for `diff`, `step` and `save-config`.\n",
+       ArgKind::None, cmd_tune},
       {"save-config", "save-config FILE", "write the effective config (TOML) to FILE",
-       "The file loads back into the same config: `iputrain plan MODEL FILE` gives the current plan.\n",
-       ArgKind::None, cmd_save_config},
+       "The file loads back into the same config: `iputrain plan MODEL FILE` gives the current plan.\n", ArgKind::None,
+       cmd_save_config},
       {"quit", "quit", "leave (also `exit` or end of input)", "", ArgKind::None, cmd_quit},
   };
   return table;
