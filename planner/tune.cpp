@@ -336,13 +336,28 @@ Point frugal_point(const Context& ctx, size_t layout, size_t micro) {
 std::vector<Point> seeds(Context& ctx) {
   const size_t layouts = ctx.space.layouts.size();
   std::vector<std::vector<size_t>> valid(layouts);
+  // The frugal point's schedule is the first that holds the global batch with the most micro-batches
+  // (grouped with many stages on one IPU may hold none).
+  std::vector<size_t> sched(layouts, 0);
   for (size_t l = 0; l < layouts; ++l) {
-    for (size_t m = 0; m < ctx.space.micro.size(); ++m) {
-      if (sets_of(ctx, frugal_point(ctx, l, m))) {
-        valid[l].push_back(m);
+    for (size_t v = 0; v < ctx.space.axes[0].values.size(); ++v) {
+      std::vector<size_t> ok;
+      for (size_t m = 0; m < ctx.space.micro.size(); ++m) {
+        Point p = frugal_point(ctx, l, m);
+        p.knobs[0] = v;
+        ok.resize(ok.size() + (sets_of(ctx, p) ? 1 : 0), m);
+      }
+      if (ok.size() > valid[l].size()) {
+        valid[l] = ok;
+        sched[l] = v;
       }
     }
   }
+  const auto frugal = [&](size_t l, size_t m) {
+    Point p = frugal_point(ctx, l, m);
+    p.knobs[0] = sched[l];
+    return p;
+  };
   // lo: index into valid[l] known to fit (or -1), hi: known not to (or size).
   std::vector<int64_t> lo(layouts, -1);
   std::vector<int64_t> hi(layouts);
@@ -357,7 +372,7 @@ std::vector<Point> seeds(Context& ctx) {
       if (hi[l] - lo[l] > 1) {
         // The first probe is the smallest micro-batch: the layout's memory lower bound.
         mid[l] = lo[l] < 0 ? 0 : (lo[l] + hi[l]) / 2;
-        probe.push_back(frugal_point(ctx, l, valid[l][static_cast<size_t>(mid[l])]));
+        probe.push_back(frugal(l, valid[l][static_cast<size_t>(mid[l])]));
         more = true;
       }
     }
@@ -366,7 +381,7 @@ std::vector<Point> seeds(Context& ctx) {
       if (mid[l] < 0) {
         continue;
       }
-      const auto it = ctx.seen.find(frugal_point(ctx, l, valid[l][static_cast<size_t>(mid[l])]));
+      const auto it = ctx.seen.find(frugal(l, valid[l][static_cast<size_t>(mid[l])]));
       const bool fits = it != ctx.seen.end() && it->second.fits;
       (fits ? lo[l] : hi[l]) = mid[l];
       if (!fits && mid[l] == 0) {
@@ -377,7 +392,7 @@ std::vector<Point> seeds(Context& ctx) {
   std::vector<Point> out;
   for (size_t l = 0; l < layouts; ++l) {
     if (lo[l] >= 0 && hi[l] > 0) {
-      out.push_back(frugal_point(ctx, l, valid[l][static_cast<size_t>(lo[l])]));
+      out.push_back(frugal(l, valid[l][static_cast<size_t>(lo[l])]));
     }
   }
   return out;
