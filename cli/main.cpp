@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/commands.hpp"
+#include "cli/tune_command.hpp"
 #include "cli/usage.hpp"
 #include "iputrain/instances.hpp"
 #include "iputrain/iputrain.hpp"
@@ -233,6 +234,7 @@ int main(int argc, char** argv) {
   add_run_commands(app, args, commands);
   add_inspect_commands(app, args, commands);
   add_config_commands(app, args, commands);
+  iputrain::cli::add_tune_command(app, commands);
 
   const iputrain::cli::CommandLine line(argc, argv);
   try {

@@ -135,6 +135,10 @@ const std::vector<Command>& commands() {
        "are Pareto-optimal: no other plan that fits is faster with no more memory per IPU. A combination\n"
        "that cannot be planned shows its error. At most 64 combinations.\n",
        ArgKind::Key, cmd_sweep},
+      {"tune", "tune [SECONDS]", "search the fastest layout that fits and make it the current config",
+       "Runs `iputrain tune` (30 s by default) from the current config; the best plan's changes become\n"
+       "`set`s of the session, ready for `diff`, `step` and `save-config`.\n",
+       ArgKind::None, cmd_tune},
       {"save-config", "save-config FILE", "write the effective config (TOML) to FILE",
        "The file loads back into the same config: `iputrain plan MODEL FILE` gives the current plan.\n", ArgKind::None,
        cmd_save_config},

@@ -20,6 +20,7 @@ bool cmd_set(State& state, const Args& args);
 bool cmd_unset(State& state, const Args& args);
 bool cmd_diff(State& state, const Args& args);
 bool cmd_sweep(State& state, const Args& args);
+bool cmd_tune(State& state, const Args& args);
 bool cmd_save_config(State& state, const Args& args);
 
 // train.cpp: running steps and looking inside.

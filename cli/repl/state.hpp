@@ -30,6 +30,7 @@ class State {
   const std::string& model_path() const { return model_path_; }
   const std::string& config_path() const { return config_path_; }
   const std::vector<Override>& overrides() const { return overrides_; }
+  const std::vector<std::string>& cli_sets() const { return cli_sets_; }  //!< the command line's `--set`s
 
   //! The current plan; throws a short Error(Plan) naming the failure when there is none (the full
   //! error was printed when planning failed; throw_plan_failure() repeats it).

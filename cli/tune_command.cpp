@@ -1,0 +1,172 @@
+// `iputrain tune MODEL CONFIG`: searches the layouts (iputrain/tune.hpp), prints the best ones and
+// writes the best as a config file that `iputrain plan` predicts the same figures for.
+#include "cli/tune_command.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "iputrain/files.hpp"
+#include "iputrain/plan.hpp"
+
+namespace iputrain::cli {
+
+namespace {
+
+struct TuneArgs {
+  std::string model;
+  std::string config;
+  std::vector<std::string> sets;
+  int64_t ipus = 0;
+  int64_t global_batch = 0;
+  double tolerance = 0;
+  double time = 60;
+  int32_t top = 5;
+  std::string output;
+  std::string format = "text";
+  bool vary_layout = false;
+};
+
+std::string differs(const TunedPlan& t) {
+  return t.changes.empty() ? "(nothing)" : fmt::format("{}", fmt::join(t.changes, " "));
+}
+
+nlohmann::ordered_json plan_json(const TunedPlan& t) {
+  nlohmann::ordered_json j;
+  j["samples_per_second"] = t.samples_per_second;
+  j["peak_bytes"] = t.peak_bytes;
+  j["capacity_bytes"] = t.capacity;
+  j["bubble_fraction"] = t.bubble_fraction;
+  j["replicas"] = t.replicas;
+  j["ipus_per_replica"] = t.ipus_per_replica;
+  j["micro_batch"] = t.micro_batch;
+  j["accumulation"] = t.accumulation;
+  j["global_batch"] = t.global_batch;
+  j["schedule"] = t.schedule;
+  j["summary"] = t.summary;
+  j["changes"] = t.changes;
+  j["pareto"] = t.pareto;
+  return j;
+}
+
+int run_tune(const TuneArgs& args) {
+  TuneRequest request;
+  request.model_path = args.model;
+  request.config_path = args.config;
+  request.sets = args.sets;
+  request.ipus = args.ipus;
+  request.global_batch = args.global_batch;
+  request.batch_tolerance = args.tolerance;
+  request.time_seconds = args.time;
+  request.top = args.top;
+  request.vary_layout = args.vary_layout;
+  // The progress line goes to stderr, and only to a terminal: stdout stays the report.
+  const bool terminal = isatty(STDERR_FILENO) == 1;
+  if (terminal) {
+    request.progress = [](const TuneProgress& p) {
+      fmt::print(stderr, "\r\033[K[{:5.1f}/{:.0f} s] {} planned, {} pruned; best {}", p.seconds, p.budget_seconds,
+                 p.planned, p.pruned,
+                 p.best.empty() ? std::string("none fits yet")
+                                : fmt::format("{:.0f} samples/s: {}", p.best_samples_per_second, p.best));
+    };
+  }
+  const TuneResult result = tune(request);
+  if (terminal) {
+    fmt::print(stderr, "\r\033[K");
+  }
+  std::fputs((args.format == "json" ? tune_json(result) : tune_text(result, args.top)).c_str(), stdout);
+  if (!args.output.empty()) {
+    write_file_atomically(args.output, result.ranked.front().toml);
+    fmt::print(stderr, "wrote the best plan's config to {}\n", args.output);
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string tune_text(const TuneResult& result, int32_t top) {
+  std::string out = fmt::format(
+      "searched {} candidates for a global batch of {}: {} planned ({} did not place), {} "
+      "pruned by memory bounds, in {:.1f} s{}{}\n",
+      result.space, result.global_batch, result.planned, result.failed, result.pruned, result.seconds,
+      result.exhaustive ? " (every candidate)" : "",
+      result.timed_out ? " (time budget reached; best found so far)" : "");
+  if (result.input_fits) {
+    out += fmt::format("input config: {:.0f} samples/s, peak {} per IPU, bubble {:.1f}%: {}\n",
+                       result.input.samples_per_second, format_bytes(result.input.peak_bytes),
+                       100 * result.input.bubble_fraction, result.input.summary);
+  } else {
+    out += "input config: does not plan on these IPUs\n";
+  }
+  out += fmt::format("\ntop {} (of {} shown):\n", std::min<size_t>(result.ranked.size(), static_cast<size_t>(top)),
+                     result.ranked.size());
+  out += fmt::format("{:>4}  {:>11}  {:>10}  {:>6}  {}\n", "rank", "samples/s", "peak/IPU", "bubble", "plan");
+  for (size_t k = 0; k < result.ranked.size(); ++k) {
+    const TunedPlan& t = result.ranked[k];
+    out += fmt::format("{:>4}  {:>11.0f}  {:>10}  {:>5.1f}%  {}{}\n", k + 1, t.samples_per_second,
+                       format_bytes(t.peak_bytes), 100 * t.bubble_fraction, t.summary, t.pareto ? " *" : "");
+    out += fmt::format("{:>4}  differs: {}\n", "", differs(t));
+  }
+  out += "\nPareto front, throughput against memory headroom (* above):\n";
+  out += fmt::format("  {:>11}  {:>10}  {}\n", "samples/s", "headroom", "plan");
+  for (const TunedPlan& t : result.pareto) {
+    out += fmt::format("  {:>11.0f}  {:>10}  {}\n", t.samples_per_second, format_bytes(t.capacity - t.peak_bytes),
+                       t.summary);
+  }
+  return out;
+}
+
+std::string tune_json(const TuneResult& result) {
+  nlohmann::ordered_json j;
+  j["global_batch"] = result.global_batch;
+  j["space"] = result.space;
+  j["planned"] = result.planned;
+  j["failed"] = result.failed;
+  j["pruned"] = result.pruned;
+  j["seconds"] = result.seconds;
+  j["timed_out"] = result.timed_out;
+  j["exhaustive"] = result.exhaustive;
+  j["input"] = result.input_fits ? plan_json(result.input) : nlohmann::ordered_json();
+  j["ranked"] = nlohmann::ordered_json::array();
+  for (const TunedPlan& t : result.ranked) {
+    j["ranked"].push_back(plan_json(t));
+  }
+  j["pareto"] = nlohmann::ordered_json::array();
+  for (const TunedPlan& t : result.pareto) {
+    j["pareto"].push_back(plan_json(t));
+  }
+  return j.dump(2) + "\n";
+}
+
+void add_tune_command(CLI::App& app, std::vector<std::pair<const CLI::App*, std::function<int()>>>& table) {
+  static TuneArgs a;
+  CLI::App* cmd = app.add_subcommand("tune",
+                                     "search the fastest layout that fits: stages, replicas, batch, schedule, "
+                                     "recomputation, memory; write it as a config");
+  cmd->add_option("model", a.model, "model file (*.ipu)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("config", a.config, "config file (*.toml); the keys it sets are kept")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--set", a.sets, "override a config key (repeatable); it is kept fixed")->type_name("KEY=VALUE");
+  cmd->add_option("--ipus", a.ipus, "IPUs in all (default: the config's)")->type_name("N")->check(CLI::PositiveNumber);
+  cmd->add_option("--global-batch", a.global_batch, "samples per weight update to hold (default: the input plan's)")
+      ->type_name("B")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--batch-tolerance", a.tolerance, "relative distance from the global batch allowed (default 0)")
+      ->type_name("FRACTION")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--time", a.time, "search budget; the best plan so far is kept when it runs out (default 60)")
+      ->type_name("SECONDS")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--top", a.top, "plans listed (default 5)")->type_name("K")->check(CLI::PositiveNumber);
+  cmd->add_option("-o,--output", a.output, "write the best plan's config (TOML) to this file")->type_name("FILE");
+  cmd->add_option("--format", a.format, "text (for people) or json (for tools)")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->add_flag("--vary-layout", a.vary_layout,
+                "also search the layout keys the config sets (stages, mapping, batch, schedule, memory knobs)");
+  table.emplace_back(cmd, [] { return run_tune(a); });
+}
+
+}  // namespace iputrain::cli

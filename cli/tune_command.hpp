@@ -1,0 +1,24 @@
+// `iputrain tune MODEL CONFIG`: the fastest layout that fits, as a ranked table and a config file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "iputrain/tune.hpp"
+
+namespace iputrain::cli {
+
+//! Registers `tune` on `app` and what runs it in `table` (main.cpp's command table).
+void add_tune_command(CLI::App& app, std::vector<std::pair<const CLI::App*, std::function<int()>>>& table);
+
+//! The ranked table, the Pareto front and the search's figures, for people.
+std::string tune_text(const TuneResult& result, int32_t top);
+
+//! The same for tools (docs/cli.md, section `tune`).
+std::string tune_json(const TuneResult& result);
+
+}  // namespace iputrain::cli

@@ -1,0 +1,222 @@
+// Pipeline layouts for `iputrain tune`: one per depth (IPUs per replica) and way of cutting.
+#include "planner/tune_space.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace iputrain::tuning {
+
+namespace {
+
+std::string int_list(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
+
+// Stage s of the declared stages -> IPU, for `ipus` IPUs: the stages that hold layers spread in
+// order over the IPUs, stage 0 on IPU 0, and the stages after them (a tied head) back on IPU 0.
+std::vector<int64_t> spread(size_t stages, size_t sized, int32_t ipus) {
+  std::vector<int64_t> map(stages, 0);
+  if (ipus == 1) {
+    return map;
+  }
+  for (size_t s = 1; s < sized; ++s) {
+    map[s] = 1 + static_cast<int64_t>((s - 1) * static_cast<size_t>(ipus - 1) / (sized - 1));
+  }
+  return map;
+}
+
+// The layout of the declared stages with their sizes chosen per IPU (the model's ipuN_layers).
+std::optional<Layout> sized_layout(const ModelFacts& facts, int32_t ipus, const Evaluate& evaluate) {
+  const size_t sized = facts.size_params.size();
+  if (static_cast<size_t>(ipus) > sized || (ipus > 1 && sized < 2)) {
+    return std::nullopt;
+  }
+  const std::vector<int64_t> map = spread(facts.stages.size(), sized, ipus);
+  auto sets_for = [&](const std::vector<int64_t>& per_ipu) {
+    Sets sets = {fmt::format("pipeline.device_mapping={}", int_list(map))};
+    std::vector<bool> given(static_cast<size_t>(ipus), false);
+    for (size_t s = 0; s < sized; ++s) {
+      const auto ipu = static_cast<size_t>(map[s]);
+      sets.push_back(fmt::format("model.{}={}", facts.size_params[s], given[ipu] ? 0 : per_ipu[ipu]));
+      given[ipu] = true;
+    }
+    return sets;
+  };
+  // Calibration: an even split with memory to spare, for the cycles of a layer and of what else
+  // each IPU runs.
+  std::vector<int64_t> even(static_cast<size_t>(ipus), facts.layers / ipus);
+  for (int64_t k = 0; k < facts.layers % ipus; ++k) {
+    even[static_cast<size_t>(ipus - 1 - k)] += 1;
+  }
+  Sets calibration = sets_for(even);
+  calibration.push_back("device.memory_per_tile=100000000");
+  const Figures f = evaluate(calibration);
+  std::vector<double> fixed(static_cast<size_t>(ipus), 0.0);
+  double per_layer = 1;
+  if (f.stage_cycles.size() == facts.stages.size()) {
+    std::vector<double> on_ipu(static_cast<size_t>(ipus), 0.0);
+    for (size_t s = 0; s < map.size(); ++s) {
+      on_ipu[static_cast<size_t>(map[s])] += f.stage_cycles[s];
+    }
+    per_layer = std::numeric_limits<double>::max();
+    for (size_t i = 0; i < even.size(); ++i) {
+      if (even[i] > 0) {
+        per_layer = std::min(per_layer, on_ipu[i] / static_cast<double>(even[i]));
+      }
+    }
+    per_layer = std::max(per_layer, 1.0);
+    for (size_t i = 0; i < even.size(); ++i) {
+      fixed[i] = std::max(0.0, on_ipu[i] - per_layer * static_cast<double>(even[i]));
+    }
+  }
+  const std::vector<int64_t> per_ipu = split_layers(fixed, per_layer, facts.layers);
+  Layout l;
+  l.ipus = ipus;
+  l.positions = static_cast<int32_t>(facts.stages.size());
+  l.shares_ipu = facts.stages.size() > static_cast<size_t>(ipus);
+  l.sets = sets_for(per_ipu);
+  l.label = fmt::format("declared stages on IPUs {}, layers per IPU {}", int_list(map), int_list(per_ipu));
+  return l;
+}
+
+// Branch and bound over the cuts of the declared stages into `ipus` contiguous groups: every
+// mapping whose costliest IPU is within kSlack of the best bottleneck (the cost model of the
+// calibration plan cannot tell them apart; the planner will), cheapest first.
+constexpr double kSlack = 0.10;
+
+void cut_groups(const std::vector<double>& cost, size_t first, int32_t ipus, double bound, double worst,
+                std::vector<int64_t>& map, std::vector<std::pair<double, std::vector<int64_t>>>& out) {
+  const size_t n = cost.size();
+  const auto ipu = static_cast<int64_t>(map.empty() ? 0 : map.back() + (first > 0 ? 1 : 0));
+  if (ipus == 1) {
+    double sum = 0;
+    for (size_t s = first; s < n; ++s) {
+      sum += cost[s];
+    }
+    if (std::max(worst, sum) <= bound) {
+      std::vector<int64_t> m = map;
+      m.resize(n, ipu);
+      out.emplace_back(std::max(worst, sum), std::move(m));
+    }
+    return;
+  }
+  double sum = 0;
+  for (size_t last = first; last + static_cast<size_t>(ipus) <= n; ++last) {
+    sum += cost[last];
+    if (std::max(worst, sum) > bound) {
+      return;  // every later cut only makes this group costlier
+    }
+    std::vector<int64_t> m = map;
+    m.resize(last + 1, ipu);
+    cut_groups(cost, last + 1, ipus - 1, bound, std::max(worst, sum), m, out);
+  }
+}
+
+std::vector<Layout> declared_layouts(const ModelFacts& facts, int32_t ipus, const Evaluate& evaluate) {
+  const size_t n = facts.stages.size();
+  if (n < static_cast<size_t>(ipus)) {
+    return {};
+  }
+  const Figures f = evaluate({fmt::format("pipeline.device_mapping={}", int_list(std::vector<int64_t>(n, 0))),
+                              "device.memory_per_tile=100000000"});
+  std::vector<double> cost = f.stage_cycles.size() == n ? f.stage_cycles : std::vector<double>(n, 1.0);
+  std::vector<std::pair<double, std::vector<int64_t>>> found;
+  std::vector<int64_t> map;
+  cut_groups(cost, 0, ipus, std::numeric_limits<double>::infinity(), 0, map, found);
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [bottleneck, m] : found) {
+    best = std::min(best, bottleneck);
+  }
+  found.clear();
+  cut_groups(cost, 0, ipus, best * (1 + kSlack), 0, map, found);
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Layout> out;
+  for (const auto& [bottleneck, m] : found) {
+    Layout l;
+    l.ipus = ipus;
+    l.positions = static_cast<int32_t>(n);
+    l.shares_ipu = n > static_cast<size_t>(ipus);
+    l.sets = {fmt::format("pipeline.device_mapping={}", int_list(m))};
+    l.label = fmt::format("declared stages on IPUs {}", int_list(m));
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<int64_t> split_layers(const std::vector<double>& fixed, double per_layer, int64_t layers) {
+  const size_t ipus = fixed.size();
+  const auto width = static_cast<size_t>(layers + 1);
+  constexpr double kNone = std::numeric_limits<double>::infinity();
+  // best[i][u]: the smallest bottleneck of IPUs 0..i holding u layers, and its squared drift from
+  // the even split (the tie-break); from[i][u]: layers on IPU i.
+  std::vector<std::vector<std::pair<double, double>>> best(ipus,
+                                                           std::vector<std::pair<double, double>>(width, {kNone, 0}));
+  std::vector<std::vector<int64_t>> from(ipus, std::vector<int64_t>(width, 0));
+  const double even = static_cast<double>(layers) / static_cast<double>(ipus);
+  for (size_t i = 0; i < ipus; ++i) {
+    for (int64_t u = 0; u <= layers; ++u) {
+      // IPU 0 holds every layer of the prefix; IPU i > 0 adds n to the best of IPUs 0..i-1.
+      for (int64_t n = i == 0 ? u : 0; n <= u; ++n) {
+        const double own = fixed[i] + per_layer * static_cast<double>(n);
+        const double drift = (static_cast<double>(n) - even) * (static_cast<double>(n) - even);
+        const std::pair<double, double> prev = i > 0 ? best[i - 1][static_cast<size_t>(u - n)] : std::pair{0.0, 0.0};
+        const std::pair<double, double> cand{std::max(prev.first, own), prev.second + drift};
+        if (prev.first != kNone && cand < best[i][static_cast<size_t>(u)]) {
+          best[i][static_cast<size_t>(u)] = cand;
+          from[i][static_cast<size_t>(u)] = n;
+        }
+      }
+    }
+  }
+  std::vector<int64_t> out(ipus, 0);
+  int64_t u = layers;
+  for (size_t i = ipus; i-- > 0;) {
+    out[i] = from[i][static_cast<size_t>(u)];
+    u -= out[i];
+  }
+  return out;
+}
+
+std::vector<Layout> make_layouts(const ModelFacts& facts, int64_t ipus, const Evaluate& evaluate) {
+  std::vector<Layout> out;
+  for (int32_t p = 1; p <= ipus; ++p) {
+    if (ipus % p != 0) {
+      continue;
+    }
+    std::vector<Layout> own;
+    if (!facts.size_params.empty() && facts.layers > 0) {
+      if (std::optional<Layout> l = sized_layout(facts, p, evaluate)) {
+        own.push_back(std::move(*l));
+      }
+    } else {
+      own = declared_layouts(facts, p, evaluate);
+    }
+    for (Layout& l : own) {
+      l.replicas = static_cast<int32_t>(ipus / p);
+      out.push_back(std::move(l));
+    }
+    if (p < 2) {
+      continue;
+    }
+    // The model re-cut between ops into p balanced stages, one per IPU (auto_stage.cpp's programme);
+    // a model whose stages share a tied weight cannot be cut this way and fails when planned.
+    Layout cut;
+    cut.ipus = p;
+    cut.replicas = static_cast<int32_t>(ipus / p);
+    cut.positions = p;
+    cut.sets = {"pipeline.stages=[]", "pipeline.device_mapping=[]", fmt::format("pipeline.auto_stages={}", p)};
+    if (!facts.size_params.empty() && facts.layers > 0) {
+      for (size_t s = 0; s < facts.size_params.size(); ++s) {
+        cut.sets.push_back(fmt::format("model.{}={}", facts.size_params[s], s == 0 ? facts.layers : 0));
+      }
+    }
+    cut.label = fmt::format("re-cut into {} balanced stages", p);
+    out.push_back(std::move(cut));
+  }
+  return out;
+}
+
+}  // namespace iputrain::tuning

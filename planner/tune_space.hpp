@@ -1,0 +1,64 @@
+// The search space of `iputrain tune`: pipeline layouts (depth, cuts, device mapping) and the knob
+// axes on top of them, each candidate expressed as `key=value` overrides of the input config.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "iputrain/config.hpp"
+
+namespace iputrain::tuning {
+
+using Sets = std::vector<std::string>;
+
+//! One pipeline structure: IPUs per replica, where the model is cut, which IPU runs each stage.
+struct Layout {
+  int32_t ipus = 1;  //!< per replica
+  int32_t replicas = 1;
+  int32_t positions = 1;    //!< pipeline positions (what the schedules' accumulation rules count)
+  bool shares_ipu = false;  //!< a stage back on an IPU that runs another (the tied head on IPU 0)
+  Sets sets;                //!< the keys that express it
+  std::string label;
+};
+
+//! What a candidate's figures are, as planned; nullopt figures = it did not place.
+struct Figures {
+  bool fits = false;
+  double samples_per_second = 0;
+  double bubble = 0;
+  int64_t peak = 0;
+  int64_t capacity = 0;
+  int64_t micro_batch = 0;
+  int64_t accumulation = 0;
+  int32_t replicas = 1;
+  int32_t ipus_per_replica = 1;
+  std::string schedule;
+  std::vector<double> stage_cycles;  //!< per declared stage: forward + backward cycles of a micro-batch
+  std::string error;
+};
+
+//! Plans the config with `sets` on top (the base's own sets first).
+using Evaluate = std::function<Figures(const Sets& sets)>;
+
+//! The model's facts the layouts need.
+struct ModelFacts {
+  std::vector<std::string> stages;       //!< declared stage names
+  int64_t layers = 0;                    //!< the `layers` parameter (0: none)
+  std::vector<std::string> size_params;  //!< ipu0_layers, ipu1_layers, ... (stage s holds size_params[s])
+  bool layout_fixed = false;             //!< the config fixes the layout: only its own is searched
+};
+
+//! The layouts for `ipus` IPUs in all whose replica count divides `global_batch` (within the
+//! tolerance, checked later per micro-batch). For models with declared stage sizes, the cut of each
+//! depth comes from a dynamic programme over the layers per IPU, its costs measured on one
+//! calibration plan (`evaluate`).
+std::vector<Layout> make_layouts(const ModelFacts& facts, int64_t ipus, const Evaluate& evaluate);
+
+//! Layers per IPU that minimise the costliest IPU: `fixed[i]` cycles IPU i runs whatever its layers,
+//! `per_layer` cycles per layer, `layers` in all. Ties go to the split nearest an even one.
+std::vector<int64_t> split_layers(const std::vector<double>& fixed, double per_layer, int64_t layers);
+
+}  // namespace iputrain::tuning

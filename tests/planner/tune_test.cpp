@@ -1,0 +1,188 @@
+// `iputrain tune` (iputrain/tune.hpp): the search against brute force on a small space, a tuned
+// config training bit for bit like the one-IPU run, the written config planning to the same
+// figures, and the errors of a request that cannot be met.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "iputrain/iputrain.hpp"
+#include "iputrain/tune.hpp"
+
+using namespace iputrain;
+
+namespace {
+
+// Four stages of unequal cost, as tests/engine/test_models.hpp's mlp4.
+const std::string kModel = R"(import nn
+
+model mlp4(batch: int = 4, width: int = 32) {
+  input x: f32[batch, 16]
+  input label: i32[batch]
+
+  stage s0 {
+    h0 = nn.dense(x, width, activation = relu)
+  }
+  stage s1 {
+    h1 = nn.dropout(nn.dense(h0, width, activation = relu), 0.25)
+  }
+  stage s2 {
+    h2 = nn.dense(h1, width, activation = tanh)
+  }
+  stage s3 {
+    logits = nn.dense(h2, 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+
+  minimize loss
+  output loss
+}
+)";
+
+const std::string kRun =
+    "[optimizer]\ntype = \"momentum\"\nlearning_rate = 0.05\n"
+    "[data]\ntrain = \"synthetic:samples=2048,classes=10\"\n"
+    "[training]\nsteps = 6\nseed = 7\n";
+
+std::string write(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "iputrain_tune_test";
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / name).string();
+  std::ofstream(path) << text;
+  return path;
+}
+
+double plan_speed(const std::string& model_path, const std::string& config_path, const std::vector<std::string>& sets) {
+  try {
+    const Config config = config::load(config_path, sets);
+    return Plan::make(Model::load(model_path, config), config).samples_per_second();
+  } catch (const Error&) {
+    return 0;  // not placeable: the schedule's accumulation rule, or memory
+  }
+}
+
+}  // namespace
+
+TEST_CASE("tune finds the brute-force optimum of a small space") {
+  const std::string model = write("mlp4.ipu", kModel);
+  // Memory proportion, offloading and sharding fixed: the space is the layout, the micro-batch,
+  // the schedule and the recomputation.
+  const std::string config = write("small.toml", kRun +
+                                                     "[ipu]\nauto_select_ipus = 2\n"
+                                                     "[ipu.matmuls]\npoplar_options = { availableMemoryProportion = "
+                                                     "\"0.6\" }\n[pipeline]\noffload_weight_update_variables = false\n"
+                                                     "replicated_optimizer_state_sharding = false\n");
+  constexpr int64_t kGlobal = 16;
+  double brute = 0;
+  const std::vector<std::vector<std::string>> layouts = {
+      {"pipeline.device_mapping=[0, 0, 0, 0]"},         {"pipeline.device_mapping=[0, 1, 1, 1]"},
+      {"pipeline.device_mapping=[0, 0, 1, 1]"},         {"pipeline.device_mapping=[0, 0, 0, 1]"},
+      {"pipeline.auto_stages=2", "pipeline.stages=[]"},
+  };
+  const std::vector<std::vector<std::string>> recomputes = {
+      {"ipu.allow_recompute=false"},
+      {"ipu.allow_recompute=true", "pipeline.recomputation_mode=recompute_then_backpropagate"},
+      {"ipu.allow_recompute=true", "pipeline.recomputation_mode=recompute_and_backpropagate_interleaved"}};
+  for (const auto& layout : layouts) {
+    const int64_t replicas = layout[0] == "pipeline.device_mapping=[0, 0, 0, 0]" ? 2 : 1;
+    for (int64_t micro : {1, 2, 4, 8, 16}) {
+      if (kGlobal % (micro * replicas) != 0) {
+        continue;
+      }
+      for (const std::string& schedule : {"grouped", "interleaved", "sequential", "zero_bubble"}) {
+        for (const auto& rec : recomputes) {
+          std::vector<std::string> sets = layout;
+          sets.insert(sets.end(), rec.begin(), rec.end());
+          sets.push_back("data.batch_size=" + std::to_string(micro));
+          sets.push_back("pipeline.gradient_accumulation_count=" + std::to_string(kGlobal / (micro * replicas)));
+          sets.push_back("pipeline.schedule=" + schedule);
+          brute = std::max(brute, plan_speed(model, config, sets));
+        }
+      }
+    }
+  }
+  REQUIRE(brute > 0);
+  TuneRequest request;
+  request.model_path = model;
+  request.config_path = config;
+  request.global_batch = kGlobal;
+  request.time_seconds = 120;
+  for (int64_t limit : {int64_t{0}, int64_t{100000}}) {
+    CAPTURE(limit);  // 0: the coordinate search; large: every candidate
+    request.exhaustive_limit = limit;
+    const TuneResult result = tune(request);
+    REQUIRE(!result.ranked.empty());
+    CHECK(result.ranked.front().samples_per_second == brute);
+    CHECK(result.ranked.front().global_batch == kGlobal);
+    CHECK(result.exhaustive == (limit > 0));
+    // The written config plans to the very same figures.
+    const std::string tuned = write("tuned.toml", result.ranked.front().toml);
+    CHECK(plan_speed(model, tuned, {}) == result.ranked.front().samples_per_second);
+  }
+}
+
+TEST_CASE("a tuned config trains the same weights as the one-IPU run, bit for bit") {
+  const std::string model = write("mlp4.ipu", kModel);
+  // The micro-batch is fixed (bits depend on it); the global batch is 16 micro-batches.
+  const std::string run = kRun + "[pipeline]\nreduction_method = \"mean\"\n";
+  const std::string config = write("four.toml", run + "[ipu]\nauto_select_ipus = 4\n");
+  TuneRequest request;
+  request.model_path = model;
+  request.config_path = config;
+  request.sets = {"data.batch_size=4"};
+  request.global_batch = 64;
+  request.time_seconds = 60;
+  const TuneResult result = tune(request);
+  REQUIRE(!result.ranked.empty());
+  const TunedPlan& best = result.ranked.front();
+  CHECK(best.micro_batch == 4);
+  CHECK(best.accumulation * best.replicas == 16);
+  MESSAGE("tuned: " << best.summary);
+
+  auto train = [&](const Config& c) {
+    Session session(Model::load(model, c), c);
+    session.train();
+    return session.weights();
+  };
+  const std::string tuned = write("four_tuned.toml", best.toml);
+  const auto got = train(config::load(tuned));
+  const auto want =
+      train(config::load(write("one.toml", run), {"data.batch_size=4", "pipeline.gradient_accumulation_count=16"}));
+  REQUIRE(got.size() == want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    REQUIRE(got[i].values.size() == want[i].values.size());
+    CHECK_MESSAGE(std::memcmp(got[i].values.data(), want[i].values.data(), got[i].values.size() * sizeof(float)) == 0,
+                  got[i].name << " differs");
+  }
+}
+
+TEST_CASE("a request tune cannot meet is a located error") {
+  const std::string model = write("mlp4.ipu", kModel);
+  TuneRequest request;
+  request.model_path = model;
+  request.config_path = write("err.toml", kRun + "[ipu]\nauto_select_ipus = 4\n");
+  request.sets = {"data.batch_size=4"};
+  request.global_batch = 6;  // 4 samples per micro-batch never make 6
+  try {
+    tune(request);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Usage);
+    CHECK(e.diagnostic().message == "no layout of " + model + " on 4 IPUs holds a global batch of 6");
+    CHECK(e.diagnostic().hint.find("--batch-tolerance") != std::string::npos);
+  }
+  // A fixed key the rules refuse is the config's located error, before any search.
+  request.sets = {"data.batch_size=4", "pipeline.device_mapping=[0, 1, 2, 3]",
+                  "pipeline.gradient_accumulation_count=3"};
+  try {
+    tune(request);
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Config);
+    CHECK(e.render().find("pipeline.gradient_accumulation_count") != std::string::npos);
+    CHECK(e.diagnostic().hint == "use 8 (or another multiple of it), or unset the key to get 8");
+  }
+}
