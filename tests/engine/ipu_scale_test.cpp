@@ -88,6 +88,8 @@ TEST_CASE("ResNet-50 fits one Mk2 IPU at micro-batch 8 (not 16) and the Pod16 ru
   check_fits("resnet50.ipu", "resnet50.toml", 1);
   check_refused("resnet50.ipu", "resnet50.toml", {"data.batch_size=16"}, "ipu.allow_recompute = true");
   check_fits("resnet50.ipu", "resnet50_pod16.toml", 1);
+  check_fits("resnet50.ipu", "resnet50_pod64.toml", 1);
+  check_fits("resnet50.ipu", "resnet50_pod256.toml", 1);
   // The MLPerf Pod16 run's micro-batch of 20 needs its recomputation.
   check_refused("resnet50.ipu", "resnet50_pod16.toml", kNoRecompute, "ipu.allow_recompute = true");
 }
