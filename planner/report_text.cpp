@@ -175,14 +175,16 @@ std::string text_schedule(const Plan& plan, int64_t max_timesteps) {
 
 namespace {
 
-// The system, and where one update's time goes on the IPU that finishes last, largest bound named.
+// The system, and where one update's time goes on the busiest IPU, the largest part named as the bound.
 std::string text_bound(const Plan& plan) {
   const Topology& t = plan.placement.topology;
   const UpdateBreakdown& b = plan.cost.breakdown;
-  std::string out =
-      fmt::format("system: {} ({} IPUs: {} x {} machines of {}), {} IPUs used in {} machine{}, {} host{}\n", t.preset,
-                  t.system.ipus(), t.system.pods, t.system.machines_per_pod, t.system.ipus_per_machine, t.ipus_used,
-                  t.machines_used, t.machines_used == 1 ? "" : "s", t.hosts_used, t.hosts_used == 1 ? "" : "s");
+  const SystemSection& s = t.system;
+  const auto plural = [](int64_t n) { return n == 1 ? "" : "s"; };
+  std::string out = fmt::format(
+      "system: {}, {} IPUs ({} Pod{} of {} machine{} of {} IPUs); {} used in {} machine{}, fed by {} host{}\n",
+      t.preset, s.ipus(), s.pods, plural(s.pods), s.machines_per_pod, plural(s.machines_per_pod), s.ipus_per_machine,
+      t.ipus_used, t.machines_used, plural(t.machines_used), t.hosts_used, plural(t.hosts_used));
   std::vector<std::string> groups;
   for (const LinkLevel& l : t.levels) {
     groups.push_back(fmt::format("{} {}", l.name, l.group));
