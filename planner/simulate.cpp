@@ -76,6 +76,24 @@ void add_collective(InstrCost& c, const Plan& plan, Collective kind, double byte
   c.collective[first] += d.op_overhead_cycles;
 }
 
+// Bytes per second between two IPUs of a replica: the IPU's links within its machine
+// (device.ipu_link_bandwidth), or only those to other machines when the two sit in different ones.
+double link_bandwidth(const Plan& plan, int32_t from, int32_t to) {
+  const double within = plan.settings.device.link_bytes_per_second;
+  const auto& physical = plan.placement.physical;
+  const SystemSection& s = plan.placement.topology.system;
+  if (physical.empty() || s.ipus_per_machine <= 0 || from < 0 || to < 0 ||
+      static_cast<size_t>(std::max(from, to)) >= physical[0].size()) {
+    return within;
+  }
+  const int32_t a = physical[0][static_cast<size_t>(from)];
+  const int32_t b = physical[0][static_cast<size_t>(to)];
+  if (a / s.ipus_per_machine == b / s.ipus_per_machine) {
+    return within;
+  }
+  return std::min(within, static_cast<double>(s.links_between_machines) * s.ipu_link_bandwidth);
+}
+
 // A task: its nodes' kernels and, with sharded weights, the all-gather of the full weights it
 // reads from the replicas' blocks (offloaded, the replica's own blocks come from remote memory first).
 InstrCost task_cost(const Plan& plan, const Instr& instr) {
@@ -147,10 +165,11 @@ InstrCost instr_cost(const Plan& plan, const Instr& instr) {
       return task_cost(plan, instr);
     // Both ends of an IPU-Link copy take part in it for as long as the bytes take to cross.
     case InstrKind::Send:
-    case InstrKind::Recv:
-      c.pipeline = transfer_cycles(static_cast<double>(p.messages.at(static_cast<size_t>(instr.message)).bytes),
-                                   d.link_bytes_per_second, d);
+    case InstrKind::Recv: {
+      const Message& m = p.messages.at(static_cast<size_t>(instr.message));
+      c.pipeline = transfer_cycles(static_cast<double>(m.bytes), link_bandwidth(plan, m.from, m.to), d);
       return c;
+    }
     case InstrKind::Infeed:
     case InstrKind::Outfeed: {
       // On I/O tiles the host transfer streams while the compute tiles work: only the hand-over

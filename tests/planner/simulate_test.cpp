@@ -337,3 +337,23 @@ TEST_CASE("GW-Links enter the all-reduce only past one Pod64, and slow it") {
   const std::vector<double> slow = reduce_seconds(128, "[system]\ngw_link_bandwidth = 1e9\n");
   CHECK(slow[2] == doctest::Approx(2 * (0.5 * bucket / 64 / 0.25e9 + 10e-6)));
 }
+
+TEST_CASE("a pipeline transfer between machines takes the IPU-Links that leave the machine") {
+  // Eight stages on eight IPUs: IPUs 0-3 in one machine, 4-7 in the next.
+  const Plan plan = plan_chain(8, "grouped", 16, "", 32, 256);
+  const double bytes = 32 * 256 * 4;
+  auto send_from = [&](size_t ipu) {
+    for (const Instr& in : plan.programs.ipus.at(ipu)) {
+      if (in.kind == InstrKind::Send &&
+          plan.programs.messages[static_cast<size_t>(in.message)].to == static_cast<int32_t>(ipu) + 1) {
+        return instr_cycles(plan, in);
+      }
+    }
+    FAIL("no send to the next IPU");
+    return 0.0;
+  };
+  // Within a machine: device.ipu_link_bandwidth (320 GB/s); from IPU 3 to 4: 2 links x 32 GB/s.
+  CHECK(send_from(0) == doctest::Approx(bytes / 320e9 * 1.33e9));
+  CHECK(send_from(3) == doctest::Approx(bytes / 64e9 * 1.33e9));
+  CHECK(send_from(4) == doctest::Approx(bytes / 320e9 * 1.33e9));
+}
