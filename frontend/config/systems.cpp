@@ -23,6 +23,8 @@
 //                                 fitted, and each can be set.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "frontend/config/rules.hpp"
 #include "iputrain/config.hpp"
 #include "iputrain/config_loader.hpp"
@@ -76,7 +78,11 @@ namespace iputrain::config {
 
 void resolve_system(Config& c) {
   SystemSection& s = c.system;
-  const int64_t ipus = num_ipus(c);
+  // `ipu.select_ipus` names IPUs of the emulated 16-IPU listing: the system holds the highest.
+  int64_t ipus = num_ipus(c);
+  for (int32_t id : selected_ipus(c.ipu.select_ipus)) {
+    ipus = std::max<int64_t>(ipus, id + 1);
+  }
   std::string name = s.preset;
   if (name == "auto") {
     for (const std::string& p : SystemSection::presets()) {
@@ -108,8 +114,8 @@ void resolve_system(Config& c) {
   if (s.ipus() < ipus) {
     const char* ipu_key = c.is_set("ipu.select_ipus") ? "ipu.select_ipus" : "ipu.auto_select_ipus";
     c.fail_at(c.is_set("system.preset") ? "system.preset" : ipu_key,
-              fmt::format("the config uses {} IPUs but the system ({}: {} x {} machines of {} IPUs) has {}", ipus, name,
-                          s.pods, s.machines_per_pod, s.ipus_per_machine, s.ipus()),
+              fmt::format("the config needs {} IPUs but the system ({}: {} x {} machines of {} IPUs) has {}", ipus,
+                          name, s.pods, s.machines_per_pod, s.ipus_per_machine, s.ipus()),
               "pick a larger `system.preset` (pod4, pod16, pod64, pod128, pod256) or fewer IPUs");
   }
 }

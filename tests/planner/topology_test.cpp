@@ -159,7 +159,7 @@ TEST_CASE("system.preset auto picks the smallest system that holds the IPUs, and
     (void)config::parse("[ipu]\nauto_select_ipus = 32\n[system]\npreset = \"pod16\"\n");
     FAIL("a Pod16 holds 32 IPUs");
   } catch (const Error& e) {
-    CHECK(std::string(e.what()).find("the config uses 32 IPUs but the system (pod16") != std::string::npos);
+    CHECK(std::string(e.what()).find("the config needs 32 IPUs but the system (pod16") != std::string::npos);
     CHECK(e.hint().find("larger `system.preset`") != std::string::npos);
   }
 }
