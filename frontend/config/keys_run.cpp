@@ -285,7 +285,8 @@ std::vector<KeySpec> run_keys() {
           "IPU-Links from one IPU to the other IPUs of its machine (the collective's machine level).",
           Range::between(1, 1024)),
       key(IPUTRAIN_KEY(system.links_between_machines), Int, 2, Models,
-          "IPU-Links from one IPU to other machines of its Pod (the collective's IPU-Link level).",
+          "IPU-Links from one IPU to other machines of its Pod: the collective's IPU-Link level, and "
+          "pipeline transfers between IPUs of a replica in different machines.",
           Range::between(1, 1024)),
       key(IPUTRAIN_KEY(system.ipu_link_bandwidth), Float, 32e9, Models,
           "Bandwidth of one IPU-Link in one direction, bytes/s (320 GB/s over 10 links per IPU).", positive),
