@@ -1,9 +1,10 @@
 // How long the planner takes on the configurations Graphcore published (examples/ipu_scale), what
-// it predicts for them, and the published figure where there is one. Each is planned three times
-// (best time kept). The time is the planning thread's CPU time (the planner is single-threaded), so
-// other work sharing the machine does not count; the wall time is printed beside it. The ones
-// already planned within the budget (1 s; `ipu_scale_plan SECONDS` to change it) must stay there;
-// the others are printed as not yet within it, with their time.
+// it predicts for them, and the published figure where there is one; end to end (config and model
+// parsed, planned, the JSON report written) beside the planning time. Each is planned three times
+// (best time kept). Times are the planning thread's CPU time (the planner is single-threaded), so
+// other work sharing the machine does not count; the wall time of the planning is printed beside.
+// The ones already planned within the budget (1 s end to end; `ipu_scale_plan SECONDS` to change
+// it) must stay there; the others are printed as not yet within it, with their time.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
+#include "planner/report.hpp"
 
 using namespace iputrain;
 
@@ -32,11 +34,18 @@ struct Example {
 
 // BERT-Base: Graphcore's performance results, PopART SDK 3.1, Bow Pod16, global batch 65,536.
 const std::vector<Example> kExamples = {
-    {"bert.ipu", "bert_base_128.toml", true, 16391},  {"bert.ipu", "bert_tiny.toml", true, 0},
-    {"resnet50.ipu", "resnet50.toml", true, 0},       {"resnet50.ipu", "resnet50_pod16.toml", true, 0},
-    {"bert.ipu", "bert_large_128.toml", true, 0},     {"gpt2_small.ipu", "gpt2_small.toml", true, 0},
-    {"gpt2_medium.ipu", "gpt2_medium.toml", true, 0}, {"vit.ipu", "vit_b16.toml", true, 0},
-    {"resnext101.ipu", "resnext101.toml", true, 0},   {"efficientnet_b4.ipu", "efficientnet_b4_pod16.toml", true, 0},
+    {"bert.ipu", "bert_base_128.toml", true, 16391},
+    {"bert.ipu", "bert_tiny.toml", true, 0},
+    {"resnet50.ipu", "resnet50.toml", true, 0},
+    {"resnet50.ipu", "resnet50_pod16.toml", true, 0},
+    {"resnet50.ipu", "resnet50_pod64.toml", true, 0},   // published figure held back (issue 31)
+    {"resnet50.ipu", "resnet50_pod256.toml", true, 0},  // published figure held back (issue 31)
+    {"bert.ipu", "bert_large_128.toml", true, 0},
+    {"gpt2_small.ipu", "gpt2_small.toml", true, 0},
+    {"gpt2_medium.ipu", "gpt2_medium.toml", true, 0},
+    {"vit.ipu", "vit_b16.toml", true, 0},
+    {"resnext101.ipu", "resnext101.toml", true, 0},
+    {"efficientnet_b4.ipu", "efficientnet_b4_pod16.toml", true, 0},
     {"conformer.ipu", "conformer.toml", true, 0},
 };
 
@@ -86,14 +95,21 @@ int main(int argc, char** argv) {
   int failures = 0;
   for (const Example& ex : kExamples) {
     try {
+      // End to end as `iputrain plan MODEL CONFIG --format json` runs it: parse, plan, report.
+      const double start = thread_cpu_seconds();
       const Config config = config::load(dir + ex.config);
       const Model model = Model::load(dir + ex.model, config);
+      const double parse = thread_cpu_seconds() - start;
       const auto [plan, verdict, best, wall] = plan_timed(model, config, ex.within_budget ? 3 : 1);
+      const double report_start = thread_cpu_seconds();
+      const size_t json_bytes = verdict == "fits" ? planner::plan_json(plan, ex.model).size() : 0;
+      const double end_to_end = parse + best + thread_cpu_seconds() - report_start;
       std::string peaks;
       for (const planner::IpuMemory& m : plan.memory) {
         peaks += fmt::format("{}{:.0f}", peaks.empty() ? "" : " ", static_cast<double>(m.total_peak) / (1 << 20));
       }
-      fmt::print("{:<28} {:>6.3f} s CPU ({:.3f} s wall)  {:<13}", ex.config, best, wall, verdict);
+      fmt::print("{:<26} {:>6.3f} s ({:.3f} s end to end, {:.3f} s wall; {} KiB of JSON)  {:<13}", ex.config, best,
+                 end_to_end, wall, json_bytes / 1024, verdict);
       if (verdict == "fits") {
         fmt::print("  peak MiB per IPU [{}]  predicted {:.0f} samples/s", peaks, plan.cost.samples_per_second);
         if (ex.published > 0) {
@@ -105,7 +121,7 @@ int main(int argc, char** argv) {
         ++failures;
       } else if (!ex.within_budget) {
         fmt::print("  [not yet within the {:.1f} s budget]", budget);
-      } else if (best >= budget || verdict != "fits") {
+      } else if (end_to_end >= budget || verdict != "fits") {
         fmt::print("  FAIL: over the {:.1f} s budget or no longer fits", budget);
         ++failures;
       }

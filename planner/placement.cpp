@@ -168,6 +168,18 @@ Placement make_placement(const ir::Graph& g, const Config& config, const config:
     const int32_t s = reader_stage[static_cast<size_t>(p)];
     pl.param_ipu.push_back(ipus[static_cast<size_t>(s >= 0 ? s : g.node(p).stage)]);
   }
+  SystemSection system = config.system;
+  if (system.ipus() < total) {
+    // A Config built in code (the loader resolves "auto" and refuses a system too small): the
+    // smallest preset that holds the IPUs.
+    for (const std::string& name : SystemSection::presets()) {
+      if (SystemSection::figures(name).ipus() >= total) {
+        system = SystemSection::figures(name);
+        break;
+      }
+    }
+  }
+  pl.topology = make_topology(system, pl.physical);
   return pl;
 }
 
@@ -271,6 +283,8 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
   s.device.io_data_proportion = config.ipu.io_tiles.available_memory_proportion;
   s.device.feeds_on_io_tiles = config.ipu.io_tiles.place_ops_on_io_tiles && s.device.io_tiles > 0;
   s.device.compute = dtype_of(run.precision);
+  // The host's round trip is in seconds: a faster IPU clock makes it more cycles, not fewer.
+  s.device.host_call_cycles = config.system.host_sync_latency * s.device.clock_hz;
   s.default_limits = StageLimits{temporary_limit(config, "ipu.matmuls.poplar_options", config.ipu.matmuls.poplar_options, {}),
                                  temporary_limit(config, "ipu.convolutions.poplar_options",
                                                  config.ipu.convolutions.poplar_options, {})};

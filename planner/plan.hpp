@@ -3,18 +3,20 @@
 // accumulation cycle; the per-IPU programs; and what the plan costs (memory, cycles).
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
 #include "core/ir/graph.hpp"
-#include "planner/autodiff.hpp"
 #include "iputrain/config.hpp"
+#include "planner/autodiff.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/device_program.hpp"
-#include "planner/op_temporaries.hpp"
 #include "planner/moving_statistics.hpp"
+#include "planner/op_temporaries.hpp"
 #include "planner/precision.hpp"
 #include "planner/schedule.hpp"
+#include "planner/topology.hpp"
 
 namespace iputrain::planner {
 
@@ -78,6 +80,7 @@ struct Placement {
   //! every IPU of a replica in one instance.
   int32_t instances = 1;
   int32_t replicas_per_instance() const { return replicas / instances; }
+  Topology topology;  //!< the system around the IPUs: the collectives' levels, the hosts
 };
 
 //! Bytes on one IPU (logical index; every replica holds the same).
@@ -100,6 +103,21 @@ struct IpuMemory {
   std::vector<std::pair<std::string, int64_t>> contributors;
 };
 
+//! Where one weight update's time goes, in seconds: the busiest IPU of a replica (its busy time by
+//! kind plus its idle time add up to the IPUs' part), the host's round trip, and the hosts' feed,
+//! which overlaps the IPUs and bounds the update when it is slower.
+struct UpdateBreakdown {
+  double compute = 0;                   //!< kernels: tasks, accumulation, optimizer
+  double pipeline = 0;                  //!< transfers between the IPUs of a replica
+  std::array<double, 3> collectives{};  //!< cross-replica: in a machine, over IPU-Links, over GW-Links
+  double remote_memory = 0;             //!< streaming memory: offloaded state, weights, accumulators
+  double host_io = 0;                   //!< infeed and outfeed on the IPU's clock
+  double idle = 0;                      //!< waiting: the pipeline's bubble and its transfers
+  double host_sync = 0;                 //!< the host's round trip, per update
+  double host_feed = 0;                 //!< the hosts' network time for the update's samples
+  std::string bound;                    //!< the largest of them (host feed only when it bounds)
+};
+
 //! What the plan costs in time on the emulated hardware.
 struct CostReport {
   double cycles_per_update = 0;          //!< one accumulation cycle incl. reduce and update
@@ -110,6 +128,9 @@ struct CostReport {
   double link_bytes_per_update = 0;      //!< inter-IPU traffic within a replica
   double reduce_bytes_per_update = 0;    //!< cross-replica traffic per replica (reduce-scatter only when sharded)
   double gather_bytes_per_update = 0;    //!< sharded optimizer state: the new weights all-gathered, per replica
+  double seconds_per_update = 0;         //!< the IPUs' cycles in seconds, or the hosts' feed when slower
+  double feed_bytes_per_update = 0;      //!< infeed and outfeed bytes of every replica together
+  UpdateBreakdown breakdown;
 };
 
 struct Plan {

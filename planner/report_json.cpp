@@ -1,5 +1,6 @@
 // The plan for tools. Bytes are exact integers, IPU ids logical unless named physical; the field
 // list is documented in docs/cli.md (section `plan`) and checked by tests/planner/report_test.cpp.
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "planner/memory_model.hpp"
@@ -50,6 +51,54 @@ Json accumulation_json(const Plan& plan) {
               {"cost_by_order", std::move(costs)}};
 }
 
+// The system around the IPUs (`[system]`, resolved) and the levels the collectives run over.
+Json topology_json(const Plan& plan) {
+  const Topology& t = plan.placement.topology;
+  const SystemSection& s = t.system;
+  Json levels = Json::array();
+  for (const LinkLevel& l : t.levels) {
+    levels.push_back(Json{{"name", l.name},
+                          {"group", l.group},
+                          {"bytes_per_second", l.bytes_per_second},
+                          {"latency_seconds", l.latency_seconds}});
+  }
+  return Json{{"preset", t.preset},
+              {"sources", fmt::format("configs/systems/{}.toml", t.preset)},
+              {"machine", plan.settings.device.name == "bow" ? "Bow-2000" : "IPU-M2000"},
+              {"ipus_per_machine", s.ipus_per_machine},
+              {"machines_per_pod", s.machines_per_pod},
+              {"pods", s.pods},
+              {"ipus", s.ipus()},
+              {"links_in_machine", s.links_in_machine},
+              {"links_between_machines", s.links_between_machines},
+              {"ipu_link_bandwidth", s.ipu_link_bandwidth},
+              {"gw_link_bandwidth", s.gw_link_bandwidth},
+              {"hosts", s.hosts},
+              {"host_link_bandwidth", s.host_link_bandwidth},
+              {"host_sync_latency", s.host_sync_latency},
+              {"ipus_used", t.ipus_used},
+              {"machines_used", t.machines_used},
+              {"pods_used", t.pods_used},
+              {"hosts_used", t.hosts_used},
+              {"collective_levels", std::move(levels)}};
+}
+
+// Where one weight update's time goes, in seconds, and the bound that dominates.
+Json breakdown_json(const CostReport& c) {
+  const UpdateBreakdown& b = c.breakdown;
+  return Json{{"compute", b.compute},
+              {"pipeline_transfers", b.pipeline},
+              {"collectives_machine", b.collectives[0]},
+              {"collectives_ipu_links", b.collectives[1]},
+              {"collectives_gw_links", b.collectives[2]},
+              {"remote_memory", b.remote_memory},
+              {"host_io", b.host_io},
+              {"idle", b.idle},
+              {"host_sync", b.host_sync},
+              {"host_feed", b.host_feed},
+              {"bound", b.bound}};
+}
+
 }  // namespace
 
 std::string plan_json(const Plan& plan, std::string_view model) {
@@ -73,6 +122,7 @@ std::string plan_json(const Plan& plan, std::string_view model) {
     j["instances"] = instances;
   }
   j["ipus_per_replica"] = plan.placement.pipeline.ipus_per_replica;
+  j["topology"] = topology_json(plan);
   j["num_ipus"] = plan.num_ipus();
   j["schedule"] = std::string(schedule_name(plan.settings.schedule));
   j["gradient_accumulation_count"] = plan.settings.accumulation_count;
@@ -136,7 +186,10 @@ std::string plan_json(const Plan& plan, std::string_view model) {
                         {"cycles_per_update", c.cycles_per_update},
                         {"link_bytes_per_update", c.link_bytes_per_update},
                         {"reduce_bytes_per_update", c.reduce_bytes_per_update},
-                        {"gather_bytes_per_update", c.gather_bytes_per_update}};
+                        {"gather_bytes_per_update", c.gather_bytes_per_update},
+                        {"feed_bytes_per_update", c.feed_bytes_per_update},
+                        {"seconds_per_update", c.seconds_per_update},
+                        {"breakdown_seconds", breakdown_json(c)}};
 
   Json programs = Json::array();
   for (const auto& instrs : plan.programs.ipus) {

@@ -173,6 +173,34 @@ std::string text_schedule(const Plan& plan, int64_t max_timesteps) {
                      t.timesteps() - max_timesteps);
 }
 
+namespace {
+
+// The system, and where one update's time goes on the busiest IPU, the largest part named as the bound.
+std::string text_bound(const Plan& plan) {
+  const Topology& t = plan.placement.topology;
+  const UpdateBreakdown& b = plan.cost.breakdown;
+  const SystemSection& s = t.system;
+  const auto plural = [](int64_t n) { return n == 1 ? "" : "s"; };
+  std::string out = fmt::format(
+      "system: {}, {} IPUs ({} Pod{} of {} machine{} of {} IPUs); {} used in {} machine{}, fed by {} host{}\n",
+      t.preset, s.ipus(), s.pods, plural(s.pods), s.machines_per_pod, plural(s.machines_per_pod), s.ipus_per_machine,
+      t.ipus_used, t.machines_used, plural(t.machines_used), t.hosts_used, plural(t.hosts_used));
+  std::vector<std::string> groups;
+  for (const LinkLevel& l : t.levels) {
+    groups.push_back(fmt::format("{} {}", l.name, l.group));
+  }
+  out += fmt::format("collective groups: {}\n", fmt::join(groups, ", "));
+  const auto ms = [](double s) { return fmt::format("{:.3f}", s * 1e3); };
+  out += fmt::format(
+      "per {} (ms): compute {}, pipeline transfers {}, collectives {} + {} + {} (machine, IPU-Links, "
+      "GW-Links), remote memory {}, host I/O {}, idle {}, host sync {}; hosts' feed {} (overlapped)\n",
+      unit(plan), ms(b.compute), ms(b.pipeline), ms(b.collectives[0]), ms(b.collectives[1]), ms(b.collectives[2]),
+      ms(b.remote_memory), ms(b.host_io), ms(b.idle), ms(b.host_sync), ms(b.host_feed));
+  return out + fmt::format("bound: {}\n", b.bound);
+}
+
+}  // namespace
+
 std::string text_predicted(const Plan& plan) {
   const CostReport& c = plan.cost;
   if (c.cycles_per_update <= 0) {
@@ -205,7 +233,7 @@ std::string text_predicted(const Plan& plan) {
     out += fmt::format(", {} per replica reduced across replicas",
                        human_bytes(static_cast<int64_t>(c.reduce_bytes_per_update)));
   }
-  return out + "\n";
+  return out + "\n" + text_bound(plan);
 }
 
 std::string plan_text(const Plan& plan, std::string_view model) {

@@ -7,6 +7,7 @@
 
 #include "iputrain/error.hpp"
 #include "planner/sharding.hpp"
+#include "planner/topology.hpp"
 
 namespace iputrain::planner {
 
@@ -59,99 +60,149 @@ bool is_kernel(InstrKind k) {
   return is_compute(k) || k == InstrKind::Accumulate || k == InstrKind::UpdateWeights;
 }
 
+// A collective over the replicas' copies of this IPU, per level of the topology, in cycles; the
+// fixed cost of a compute step goes with the innermost level it uses.
+void add_collective(InstrCost& c, const Plan& plan, Collective kind, double bytes) {
+  const DeviceModel& d = plan.settings.device;
+  const std::vector<double> seconds = collective_seconds(plan.placement.topology, kind, bytes);
+  for (size_t i = 0; i < seconds.size() && i < c.collective.size(); ++i) {
+    c.collective[i] += seconds[i] * d.clock_hz;
+  }
+  const auto& levels = plan.placement.topology.levels;
+  size_t first = 0;
+  while (first + 1 < levels.size() && first + 1 < c.collective.size() && levels[first].group <= 1) {
+    ++first;
+  }
+  c.collective[first] += d.op_overhead_cycles;
+}
+
+// Bytes per second between two IPUs of a replica: the IPU's links within its machine
+// (device.ipu_link_bandwidth), or only those to other machines when the two sit in different ones.
+double link_bandwidth(const Plan& plan, int32_t from, int32_t to) {
+  const double within = plan.settings.device.link_bytes_per_second;
+  const auto& physical = plan.placement.physical;
+  const SystemSection& s = plan.placement.topology.system;
+  if (physical.empty() || s.ipus_per_machine <= 0 || from < 0 || to < 0 ||
+      static_cast<size_t>(std::max(from, to)) >= physical[0].size()) {
+    return within;
+  }
+  const int32_t a = physical[0][static_cast<size_t>(from)];
+  const int32_t b = physical[0][static_cast<size_t>(to)];
+  if (a / s.ipus_per_machine == b / s.ipus_per_machine) {
+    return within;
+  }
+  return std::min(within, static_cast<double>(s.links_between_machines) * s.ipu_link_bandwidth);
+}
+
+// A task: its nodes' kernels and, with sharded weights, the all-gather of the full weights it
+// reads from the replicas' blocks (offloaded, the replica's own blocks come from remote memory first).
+InstrCost task_cost(const Plan& plan, const Instr& instr) {
+  const PlanSettings& s = plan.settings;
+  InstrCost c;
+  c.compute = nodes_cycles(plan, plan.programs.stages.at(static_cast<size_t>(instr.stage)).nodes(instr.kind));
+  const auto gathered = static_cast<double>(task_gather_bytes(plan, instr.stage, instr.kind));
+  if (gathered > 0) {
+    add_collective(c, plan, Collective::AllGather, gathered);
+    if (s.offload_weights) {
+      c.remote = transfer_cycles(gathered / plan.placement.replicas, s.device.host_bytes_per_second, s.device);
+    }
+  }
+  return c;
+}
+
+// The optimizer reads the weight and the gradient, reads and writes each state slot and writes
+// the weight, at about 3 FLOPs per slot (scale, add, and adam's square root/divide). State (and an
+// offloaded f32 master copy) kept in remote memory crosses the host link both ways. Sharded state:
+// each replica updates (and streams) only its share, then all-gathers the weights (sharded weights
+// stay sharded: the tasks gather what they read).
+InstrCost update_cost(const Plan& plan, const Instr& instr) {
+  const PlanSettings& s = plan.settings;
+  const DeviceModel& d = s.device;
+  const double n = elements_of(plan.graph, instr.values);
+  const auto weights = static_cast<double>(values_bytes(plan.graph, instr.values));
+  const double slots = s.optimizer_state_slots;
+  const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
+  const auto state = static_cast<double>(
+      optimizer_state_bytes(s.optimizer_state_slots, static_cast<int64_t>(n), s.optimizer_state_dtype));
+  const double shards = state_sharded(plan) ? plan.placement.replicas : 1;
+  InstrCost c;
+  c.compute = elementwise_cycles(plan, (2 + 3 * slots) * n / shards, (2 * weights + 2 * state + acc * n) / shards);
+  if (shards > 1 && !weights_sharded(plan)) {
+    add_collective(c, plan, Collective::AllGather, weights);
+  }
+  double host_bytes = s.offload_optimizer_state ? 2 * state / shards : 0;
+  if (s.master_weights == MasterWeights::Offloaded && is_half(d.compute)) {
+    host_bytes += 2 * weights;
+  }
+  if (weights_sharded(plan) && s.offload_weights) {
+    host_bytes += 2 * weights / shards;  // the blocks are read from and written back to remote memory
+  }
+  c.remote = host_bytes > 0 ? transfer_cycles(host_bytes, d.host_bytes_per_second, d) : 0;
+  return c;
+}
+
 }  // namespace
 
-double instr_cycles(const Plan& plan, const Instr& instr) {
+double InstrCost::total() const {
+  double sum = compute + pipeline + remote + host_io;
+  for (double c : collective) {
+    sum += c;
+  }
+  return sum;
+}
+
+InstrCost instr_cost(const Plan& plan, const Instr& instr) {
   const DevicePrograms& p = plan.programs;
   const PlanSettings& s = plan.settings;
   const DeviceModel& d = s.device;
   const ir::Graph& g = plan.graph;
+  InstrCost c;
   switch (instr.kind) {
     case InstrKind::Forward:
     case InstrKind::Recompute:
     case InstrKind::Backward:
-    case InstrKind::BackwardWeights: {
-      double cycles = nodes_cycles(plan, p.stages.at(static_cast<size_t>(instr.stage)).nodes(instr.kind));
-      // Sharded weights: the task first all-gathers the full weights it reads from the replicas'
-      // blocks, (R - 1) / R of their bytes over the IPU-Links.
-      const auto gathered = static_cast<double>(task_gather_bytes(plan, instr.stage, instr.kind));
-      if (gathered > 0) {
-        const double r = plan.placement.replicas;
-        cycles += transfer_cycles((r - 1) / r * gathered, d.link_bytes_per_second, d) + d.op_overhead_cycles;
-        if (s.offload_weights) {
-          // Offloaded, the replica's own blocks come in from remote memory first.
-          cycles += transfer_cycles(gathered / r, d.host_bytes_per_second, d);
-        }
-      }
-      return cycles;
-    }
+    case InstrKind::BackwardWeights:
+      return task_cost(plan, instr);
     // Both ends of an IPU-Link copy take part in it for as long as the bytes take to cross.
     case InstrKind::Send:
-    case InstrKind::Recv:
-      return transfer_cycles(static_cast<double>(p.messages.at(static_cast<size_t>(instr.message)).bytes),
-                             d.link_bytes_per_second, d);
+    case InstrKind::Recv: {
+      const Message& m = p.messages.at(static_cast<size_t>(instr.message));
+      c.pipeline = transfer_cycles(static_cast<double>(m.bytes), link_bandwidth(plan, m.from, m.to), d);
+      return c;
+    }
     case InstrKind::Infeed:
-    case InstrKind::Outfeed:
+    case InstrKind::Outfeed: {
       // On I/O tiles the host transfer streams while the compute tiles work: only the hand-over
       // between the two tile sets is on this IPU's clock.
-      if (d.feeds_on_io_tiles) {
-        return std::min(d.op_overhead_cycles,
-                        transfer_cycles(static_cast<double>(values_bytes(g, instr.values)), d.host_bytes_per_second, d));
-      }
-      return transfer_cycles(static_cast<double>(values_bytes(g, instr.values)), d.host_bytes_per_second, d);
+      const double full =
+          transfer_cycles(static_cast<double>(values_bytes(g, instr.values)), d.host_bytes_per_second, d);
+      c.host_io = d.feeds_on_io_tiles ? std::min(d.op_overhead_cycles, full) : full;
+      return c;
+    }
     case InstrKind::Accumulate: {
       // acc += grad: read the gradient (the parameter's size), read and write the accumulator.
       const double n = elements_of(g, instr.values);
       const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
-      const double cycles = elementwise_cycles(plan, n, static_cast<double>(values_bytes(g, instr.values)) + 2 * acc * n);
+      c.compute = elementwise_cycles(plan, n, static_cast<double>(values_bytes(g, instr.values)) + 2 * acc * n);
       // Offloaded, each accumulation copies the accumulator in from remote memory and back out.
-      return s.offload_accumulators ? cycles + transfer_cycles(2 * acc * n, d.host_bytes_per_second, d) : cycles;
+      c.remote = s.offload_accumulators ? transfer_cycles(2 * acc * n, d.host_bytes_per_second, d) : 0;
+      return c;
     }
-    case InstrKind::ReduceReplicas: {
-      // Ring all-reduce: each replica sends and receives 2 (R - 1) / R of the bucket.
-      const double r = plan.placement.replicas;
-      if (r <= 1) {
-        return 0;
+    case InstrKind::ReduceReplicas:
+      // All-reduce of the bucket over the topology; with sharded optimizer state only its
+      // reduce-scatter half runs here and the update gathers the new weights (UpdateWeights).
+      if (plan.placement.replicas > 1) {
+        add_collective(c, plan, state_sharded(plan) ? Collective::ReduceScatter : Collective::AllReduce,
+                       static_cast<double>(p.buckets.at(static_cast<size_t>(instr.bucket)).bytes));
       }
-      // With sharded optimizer state only the reduce-scatter half runs here; the update gathers the
-      // new weights (UpdateWeights).
-      const double halves = state_sharded(plan) ? 1 : 2;
-      const double bytes =
-          halves * (r - 1) / r * static_cast<double>(p.buckets.at(static_cast<size_t>(instr.bucket)).bytes);
-      return transfer_cycles(bytes, d.link_bytes_per_second, d) + d.op_overhead_cycles;
-    }
-    case InstrKind::UpdateWeights: {
-      // The optimizer reads the weight and the gradient, reads and writes each state slot and
-      // writes the weight, at about 3 FLOPs per slot (scale, add, and adam's square root/divide).
-      // State (and an offloaded f32 master copy) kept in host memory crosses the host link both ways.
-      const double n = elements_of(g, instr.values);
-      const auto weights = static_cast<double>(values_bytes(g, instr.values));
-      const double slots = s.optimizer_state_slots;
-      const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
-      const auto state = static_cast<double>(optimizer_state_bytes(s.optimizer_state_slots, static_cast<int64_t>(n),
-                                                                   s.optimizer_state_dtype));
-      // Sharded state: each replica updates (and streams) only its share, then all-gathers the
-      // weights (sharded weights stay sharded: the tasks gather what they read).
-      const double shards = state_sharded(plan) ? plan.placement.replicas : 1;
-      double cycles = elementwise_cycles(plan, (2 + 3 * slots) * n / shards, (2 * weights + 2 * state + acc * n) / shards);
-      if (shards > 1 && !weights_sharded(plan)) {
-        cycles += transfer_cycles((shards - 1) / shards * weights, d.link_bytes_per_second, d) + d.op_overhead_cycles;
-      }
-      double host_bytes = s.offload_optimizer_state ? 2 * state / shards : 0;
-      if (s.master_weights == MasterWeights::Offloaded && is_half(d.compute)) {
-        host_bytes += 2 * weights;
-      }
-      if (weights_sharded(plan) && s.offload_weights) {
-        host_bytes += 2 * weights / shards;  // the blocks are read from and written back to remote memory
-      }
-      if (host_bytes > 0) {
-        cycles += transfer_cycles(host_bytes, d.host_bytes_per_second, d);
-      }
-      return cycles;
-    }
+      return c;
+    case InstrKind::UpdateWeights:
+      return update_cost(plan, instr);
   }
-  return 0;
+  return c;
 }
+
+double instr_cycles(const Plan& plan, const Instr& instr) { return instr_cost(plan, instr).total(); }
 
 namespace {
 
@@ -305,6 +356,69 @@ class Simulation {
   std::map<std::pair<int32_t, int32_t>, std::pair<int32_t, std::vector<int32_t>>> channel_;
 };
 
+// Where the cycle (`cycle` long) goes on IPU `ipu`, the busiest, in seconds; the
+// update's host round trip is `host_cycles`.
+UpdateBreakdown breakdown_of(const Plan& plan, size_t ipu, double cycle, double host_cycles) {
+  const double hz = plan.settings.device.clock_hz;
+  InstrCost sum;
+  std::map<std::pair<InstrKind, int32_t>, InstrCost> tasks;  // the same for every micro-batch
+  for (const Instr& in : plan.programs.ipus.at(ipu)) {
+    InstrCost c;
+    if (is_compute(in.kind)) {
+      auto [it, fresh] = tasks.try_emplace({in.kind, in.stage});
+      if (fresh) {
+        it->second = instr_cost(plan, in);
+      }
+      c = it->second;
+    } else {
+      c = instr_cost(plan, in);
+    }
+    sum.compute += c.compute;
+    sum.pipeline += c.pipeline;
+    sum.remote += c.remote;
+    sum.host_io += c.host_io;
+    for (size_t l = 0; l < c.collective.size(); ++l) {
+      sum.collective[l] += c.collective[l];
+    }
+  }
+  UpdateBreakdown b;
+  b.compute = sum.compute / hz;
+  b.pipeline = sum.pipeline / hz;
+  b.remote_memory = sum.remote / hz;
+  b.host_io = sum.host_io / hz;
+  for (size_t l = 0; l < sum.collective.size(); ++l) {
+    b.collectives[l] = sum.collective[l] / hz;
+  }
+  b.idle = std::max(0.0, cycle - sum.total()) / hz;
+  b.host_sync = host_cycles / hz;
+  const std::vector<std::pair<const char*, double>> parts = {{"compute", b.compute},
+                                                             {"pipeline transfers", b.pipeline},
+                                                             {"collectives within machines", b.collectives[0]},
+                                                             {"collectives over IPU-Links", b.collectives[1]},
+                                                             {"collectives over GW-Links", b.collectives[2]},
+                                                             {"remote memory", b.remote_memory},
+                                                             {"host I/O on the IPUs", b.host_io},
+                                                             {"idle (pipeline bubble and waits)", b.idle},
+                                                             {"host sync", b.host_sync}};
+  b.bound = std::max_element(parts.begin(), parts.end(), [](const auto& x, const auto& y) {
+              return x.second < y.second;
+            })->first;
+  return b;
+}
+
+// Bytes the infeed and outfeed of every replica carry per update: what the hosts send and receive.
+double feed_bytes(const Plan& plan) {
+  double bytes = 0;
+  for (const auto& program : plan.programs.ipus) {
+    for (const Instr& in : program) {
+      if (in.kind == InstrKind::Infeed || in.kind == InstrKind::Outfeed) {
+        bytes += static_cast<double>(values_bytes(plan.graph, in.values));
+      }
+    }
+  }
+  return bytes * plan.placement.replicas;
+}
+
 }  // namespace
 
 CostReport simulate_plan(const Plan& plan) {
@@ -328,12 +442,14 @@ CostReport simulate_plan(const Plan& plan) {
   double window_end = 0;
   std::vector<double> task_busy(ipus, 0.0);
   std::vector<double> busy(ipus, 0.0);
+  std::vector<double> occupied(ipus, 0.0);  // every instruction's time
   for (size_t i = 0; i < ipus; ++i) {
     for (size_t k = 0; k < p.ipus[i].size(); ++k) {
       const InstrKind kind = p.ipus[i][k].kind;
       const double start = sim.starts()[i][k];
       const double end = sim.ends()[i][k];
       cycle = std::max(cycle, end);
+      occupied[i] += end - start;
       if (is_kernel(kind)) {
         busy[i] += end - start;
       }
@@ -348,9 +464,23 @@ CostReport simulate_plan(const Plan& plan) {
   const double updates_per_call = static_cast<double>(std::max<int64_t>(1, s.steps_per_execution)) *
                                   static_cast<double>(std::max<int64_t>(1, s.repeat_count));
   report.cycles_per_update = cycle + d.host_call_cycles / updates_per_call;
-  report.samples_per_second = report.cycles_per_update > 0 ? static_cast<double>(plan.global_batch()) * d.clock_hz /
-                                                                 report.cycles_per_update
-                                                           : 0;
+  // The hosts stream the next samples while the IPUs work (prefetch): they bound the update only
+  // when their network is the slower of the two.
+  size_t busiest = 0;
+  for (size_t i = 0; i < ipus; ++i) {
+    busiest = occupied[i] > occupied[busiest] ? i : busiest;
+  }
+  report.breakdown =
+      ipus > 0 ? breakdown_of(plan, busiest, cycle, d.host_call_cycles / updates_per_call) : UpdateBreakdown{};
+  report.feed_bytes_per_update = feed_bytes(plan);
+  report.breakdown.host_feed = plan.placement.topology.host_seconds(report.feed_bytes_per_update);
+  const double device_seconds = report.cycles_per_update / d.clock_hz;
+  if (report.breakdown.host_feed > device_seconds) {
+    report.breakdown.bound = "host feed";
+  }
+  report.seconds_per_update = std::max(device_seconds, report.breakdown.host_feed);
+  report.samples_per_second =
+      report.seconds_per_update > 0 ? static_cast<double>(plan.global_batch()) / report.seconds_per_update : 0;
   report.utilisation.resize(ipus);
   double mean_task_share = 0;
   for (size_t i = 0; i < ipus; ++i) {

@@ -9,22 +9,40 @@
 // (engine/cluster/mailbox.hpp), so the run report and the plan agree by construction.
 #pragma once
 
+#include <array>
+
 #include "planner/plan.hpp"
 
 namespace iputrain::planner {
 
+//! What one instruction's cycles are spent on; instr_cycles() is their sum.
+struct InstrCost {
+  double compute = 0;   //!< kernels on the tiles, with the fixed cost of each compute step
+  double pipeline = 0;  //!< a Send or Recv over the IPU-Links between the IPUs of a replica
+  //! Cross-replica collectives per level of the topology (machine, IPU-Links, GW-Links).
+  std::array<double, 3> collective{};
+  double remote = 0;   //!< streaming (remote) memory: offloaded state, weights, accumulators
+  double host_io = 0;  //!< infeed and outfeed on this IPU's clock
+  double total() const;
+};
+
+//! The cycles of instr_cycles(), by what they are spent on.
+InstrCost instr_cost(const Plan& plan, const Instr& instr);
+
 //! Cycles instruction `instr` keeps its IPU busy: op_cycles of the task's nodes; bytes over the
-//! IPU-Link bandwidth for Send and Recv, over the host bandwidth for Infeed and Outfeed; a ring
-//! all-reduce (2 (R - 1) / R of the bucket over the link) for ReduceReplicas; one elementwise
-//! pass over the parameters for Accumulate and UpdateWeights (plus the host round trip of
-//! offloaded optimizer state).
+//! IPU-Link bandwidth for Send and Recv, over the host bandwidth for Infeed and Outfeed; the
+//! hierarchical all-reduce (or reduce-scatter) of the bucket over the topology
+//! (planner/topology.hpp) for ReduceReplicas; one elementwise pass over the parameters for
+//! Accumulate and UpdateWeights (plus the all-gather of sharded state's new weights and the
+//! remote-memory round trip of offloaded state).
 double instr_cycles(const Plan& plan, const Instr& instr);
 
 //! Simulates one accumulation cycle and fills a CostReport: cycles per update (with the host
 //! call shared by the steps_per_execution x repeat_count updates of one call), samples/s, per-IPU
 //! utilisation (kernel cycles over the cycle), the bubble fraction (idle share of the IPUs between
 //! the first and the last task instruction, comparable to analytic_bubble) next to the analytic
-//! one, link and cross-replica bytes.
+//! one, link and cross-replica bytes; where the update's time goes on the IPU that finishes last
+//! (UpdateBreakdown) and the hosts' feed, which overlaps the IPUs and bounds the update when slower.
 CostReport simulate_plan(const Plan& plan);
 
 }  // namespace iputrain::planner

@@ -248,6 +248,9 @@ std::string subtitle_line(const Plan& plan, const GanttTimes& t) {
     }
     out += fmt::format("; bubble {:.1f}% simulated, {:.1f}% analytic", 100 * c.bubble_fraction,
                        100 * c.analytic_bubble_fraction);
+    if (!c.breakdown.bound.empty()) {
+      out += fmt::format("; bound: {}", c.breakdown.bound);
+    }
   } else {
     out += "; no cost figures";
   }

@@ -50,6 +50,14 @@ KeySpec optimizer_key(std::string path, Accessor access) {
                      Range{r.min, r.min_open, r.max, r.max_open});
 }
 
+// "auto" and the presets of frontend/config/systems.cpp.
+std::vector<std::string> system_presets() {
+  std::vector<std::string> out = {"auto"};
+  const auto& named = SystemSection::presets();
+  out.insert(out.end(), named.begin(), named.end());
+  return out;
+}
+
 }  // namespace
 
 std::vector<KeySpec> run_keys() {
@@ -263,6 +271,48 @@ std::vector<KeySpec> run_keys() {
           "Graphcore's published BERT-Base phase 1 throughput (16,391 sequences/s on a Bow Pod16, "
           "docs/ipu_scale.md); 1 gives the peak-rate model.",
           Range{0, true, 1, false}),
+
+      key(IPUTRAIN_KEY(system.preset), Enum, "auto", Models,
+          "The system the IPUs sit in: pod4 (one IPU-M2000 / Bow-2000), pod16, pod64 (IPU-Links "
+          "within a rack), pod128 or pod256 (2 or 4 POD64 racks joined by GW-Links); auto = the smallest "
+          "that holds the config's IPUs. The other `system.*` keys default to its figures "
+          "(configs/systems/*.toml cite their sources). Sets the levels of the cross-replica collectives "
+          "and the hosts that feed the data.",
+          {}, system_presets()),
+      key(IPUTRAIN_KEY(system.ipus_per_machine), Int, 4, Models,
+          "IPUs of one machine (IPU-M2000 / Bow-2000: 4); replicas' peers within one share its IPU-Links.",
+          Range::between(1, 1 << 16)),
+      key(IPUTRAIN_KEY(system.machines_per_pod), Int, 1, Models,
+          "Machines joined by IPU-Links into one domain (a Pod: 1, 4 or 16).", Range::between(1, 1 << 16)),
+      key(IPUTRAIN_KEY(system.pods), Int, 1, Models,
+          "IPU-Link domains joined by GW-Links through their gateways (POD128: 2, POD256: 4).",
+          Range::between(1, 1 << 16)),
+      key(IPUTRAIN_KEY(system.links_in_machine), Int, 8, Models,
+          "IPU-Links from one IPU to the other IPUs of its machine (the collective's machine level).",
+          Range::between(1, 1024)),
+      key(IPUTRAIN_KEY(system.links_between_machines), Int, 2, Models,
+          "IPU-Links from one IPU to other machines of its Pod: the collective's IPU-Link level, and "
+          "pipeline transfers between IPUs of a replica in different machines.",
+          Range::between(1, 1024)),
+      key(IPUTRAIN_KEY(system.ipu_link_bandwidth), Float, 32e9, Models,
+          "Bandwidth of one IPU-Link in one direction, bytes/s (320 GB/s over 10 links per IPU).", positive),
+      key(IPUTRAIN_KEY(system.ipu_link_latency), Float, 1e-6, Models,
+          "Seconds per step of a ring over IPU-Links (not published: assumed).", Range::at_least(0)),
+      key(IPUTRAIN_KEY(system.gw_link_bandwidth), Float, 25e9, Models,
+          "GW-Link bandwidth of one machine in one direction, bytes/s (2 x 100 Gbps), shared by its IPUs.", positive),
+      key(IPUTRAIN_KEY(system.gw_link_latency), Float, 10e-6, Models,
+          "Seconds per step of a ring over GW-Links between Pods (not published: assumed).", Range::at_least(0)),
+      key(IPUTRAIN_KEY(system.hosts), Int, 1, Models,
+          "Host servers of the whole system; a config using part of it is fed by its share of them.",
+          Range::between(1, 1 << 16)),
+      key(IPUTRAIN_KEY(system.host_link_bandwidth), Float, 25e9, Models,
+          "Network bandwidth of one host server to the machines, bytes/s: the infeed and outfeed of every "
+          "replica it feeds share it.",
+          positive),
+      key(IPUTRAIN_KEY(system.host_sync_latency), Float, 15e-6, Models,
+          "Seconds of the host round trip of one engine call (launch, sync, results), shared by the weight "
+          "updates of the call; does not scale with the IPU clock (not published: assumed).",
+          Range::at_least(0)),
   };
   // Steps and epochs are two ways to say how long to train.
   for (auto& k : out) {

@@ -299,6 +299,7 @@ void resolve_device(Config& c) {
 
 void check_ipu(Config& c) {
   resolve_device(c);
+  resolve_system(c);
   auto& ipu = c.ipu;
   // The devices' IPUs together: each physical IPU once.
   const std::vector<int32_t> physical = selected_ipus(ipu.select_ipus);

@@ -26,6 +26,11 @@ const std::vector<RuleDoc>& rule_docs();
 //! Error(Config) at the key that breaks a rule.
 void apply_rules(Config& cfg);
 
+//! Fills the `[system]` figures not set from the preset `system.preset` names ("auto": the smallest
+//! holding the config's IPUs) and refuses a system with fewer IPUs than the config uses
+//! (frontend/config/systems.cpp).
+void resolve_system(Config& cfg);
+
 //! IPUs of a device of the emulated 16-IPU gc-info listing (0-15: 1, 16-23: 2, 24-27: 4,
 //! 28-29: 8, 30: 16).
 int64_t emulated_device_size(int64_t id);

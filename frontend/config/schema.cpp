@@ -176,8 +176,7 @@ const std::vector<SectionSpec>& sections() {
       {"ipu.convolutions", "Options for every convolution (IPUConfig.convolutions)."},
       {"ipu.device_connection", "When and how the IPUs are attached (IPUConfig.device_connection)."},
       {"ipu.experimental", "Experimental IPUConfig options."},
-      {"ipu.experimental.multi_replica_distribution",
-       "Several processes sharing one program (one MPI rank per host)."},
+      {"ipu.experimental.multi_replica_distribution", "Several processes sharing one program (one MPI rank per host)."},
       {"ipu.floating_point_behaviour", "Floating-point traps and stochastic rounding."},
       {"ipu.io_tiles", "Tiles reserved for host I/O."},
       {"ipu.ipu_model", "The IPU Model: the simulated IPU's version and tile count."},
@@ -199,6 +198,10 @@ const std::vector<SectionSpec>& sections() {
        "Figures of one virtual IPU for the planner's cost and memory model. `version` (or "
        "`ipu.ipu_model.version`) picks a preset (configs/ipu1.toml, ipu2.toml, bow.toml); a figure set "
        "here replaces the preset's."},
+      {"system",
+       "Where the IPUs sit, for the planner's collectives and host feed: machines, IPU-Links, GW-Links "
+       "and hosts. `preset` picks the figures (configs/systems/pod4.toml .. pod256.toml cite their "
+       "sources); a figure set here replaces the preset's."},
   };
   return all;
 }

@@ -289,6 +289,36 @@ struct DeviceSection {
   static const std::vector<std::string>& versions();
 };
 
+//! The system the IPUs are built into, for the planner's collectives and host model: machines of
+//! `ipus_per_machine` IPUs (IPU-M2000, Bow-2000), `machines_per_pod` machines joined by IPU-Links
+//! (one IPU-Link domain: a Pod), `pods` Pods joined by GW-Links through their gateways, and
+//! `hosts` host servers feeding them. Resolved after loading like `[device]`: the figures of
+//! `preset` ("auto": the smallest preset holding the config's IPUs), then every figure set
+//! explicitly. Presets, each figure with its public source: frontend/config/systems.cpp,
+//! configs/systems/*.toml. Bandwidths in bytes/s, latencies in seconds.
+struct SystemSection {
+  std::string preset = "auto";  //!< auto | pod4 | pod16 | pod64 | pod128 | pod256
+  int64_t ipus_per_machine = 4;
+  int64_t machines_per_pod = 1;        //!< machines in one IPU-Link domain
+  int64_t pods = 1;                    //!< IPU-Link domains joined by GW-Links
+  int64_t links_in_machine = 8;        //!< IPU-Links of one IPU to the other IPUs of its machine
+  int64_t links_between_machines = 2;  //!< IPU-Links of one IPU to the machines above and below
+  double ipu_link_bandwidth = 32e9;    //!< one IPU-Link, one direction
+  double ipu_link_latency = 1e-6;      //!< one step of a ring over IPU-Links (assumed)
+  double gw_link_bandwidth = 25e9;     //!< GW-Links of one machine together, one direction
+  double gw_link_latency = 10e-6;      //!< one step of a ring over GW-Links (assumed)
+  int64_t hosts = 1;                   //!< host servers of the whole system
+  double host_link_bandwidth = 25e9;   //!< network bandwidth of one host server to the machines
+  double host_sync_latency = 15e-6;    //!< host round trip of one engine call (assumed)
+
+  //! IPUs of the whole system.
+  int64_t ipus() const { return ipus_per_machine * machines_per_pod * pods; }
+  //! The figures of a named preset ("pod4" .. "pod256"). Throws Error(Internal) for another name.
+  static SystemSection figures(const std::string& preset);
+  //! The names figures() knows, smallest first.
+  static const std::vector<std::string>& presets();
+};
+
 //! Where a Config came from, recorded by the loader (iputrain/config_loader.hpp): empty for the
 //! defaults and for a Config built in code.
 struct ConfigOrigin {
@@ -313,6 +343,7 @@ struct Config {
   TransfersSection transfers;
   EngineSection engine;
   DeviceSection device;
+  SystemSection system;
   ConfigOrigin origin;  //!< set by the loader
 
   //! Where a key was set ("data.batch_size"); an invalid span if it came from the defaults.

@@ -81,6 +81,8 @@ struct Probe {
 // Values the type alone cannot choose: keys already set by the base, keys that need another key,
 // strings and lists.
 const std::map<std::string, Probe>& probes() {
+  // One probe per line, however long.
+  // clang-format off
   static const std::map<std::string, Probe> all = {
       {"model", {"16"}},  // model.hidden
       {"ipu.auto_select_ipus", {"2"}},
@@ -173,10 +175,12 @@ const std::map<std::string, Probe>& probes() {
       {"profiling.graph_options", {"{ \"x\" = \"y\" }"}},
       {"profiling.execution_options", {"{ \"x\" = \"y\" }"}},
       {"device.version", {"\"ipu1\""}},
+      {"system.preset", {"\"pod16\""}},  // "auto" is pod4 for the walk's 4 IPUs
       // Not in the weights (bitwise the same for any thread count, tests/engine/threads_test.cpp):
       // the run shows it as the plan report's host_threads.
       {"engine.threads", {"3"}},
   };
+  // clang-format on
   return all;
 }
 

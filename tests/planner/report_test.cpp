@@ -331,6 +331,32 @@ void check_consistent(const iputrain::Plan& plan, const Model& model) {
   CHECK(predicted["bubble_fraction"].get<double>() < 1);
   CHECK(predicted["analytic_bubble_fraction"].get<double>() >= 0);
   CHECK(predicted["analytic_bubble_fraction"].get<double>() < 1);
+  // The update's time by kind: the parts on the busiest IPU add up to the IPUs' time, and the
+  // update takes that or the hosts' feed, whichever is longer.
+  const json& b = predicted["breakdown_seconds"];
+  double parts = 0;
+  for (const char* k : {"compute", "pipeline_transfers", "collectives_machine", "collectives_ipu_links",
+                        "collectives_gw_links", "remote_memory", "host_io", "idle", "host_sync"}) {
+    CHECK(b[k].get<double>() >= 0);
+    parts += b[k].get<double>();
+  }
+  const double seconds = predicted["seconds_per_update"].get<double>();
+  CHECK(std::max(parts, b["host_feed"].get<double>()) == doctest::Approx(seconds));
+  CHECK(predicted["samples_per_second"].get<double>() == doctest::Approx(j["global_batch"].get<double>() / seconds));
+  CHECK(!b["bound"].get<std::string>().empty());
+
+  // The system holds the IPUs; the collective groups multiply to the replicas.
+  const json& t = j["topology"];
+  CHECK(t["ipus"].get<int64_t>() >= plan.num_ipus());
+  CHECK(t["ipus_used"] == plan.num_ipus());
+  CHECK(t["ipus"] ==
+        t["ipus_per_machine"].get<int64_t>() * t["machines_per_pod"].get<int64_t>() * t["pods"].get<int64_t>());
+  int64_t groups = 1;
+  for (const json& level : t["collective_levels"]) {
+    groups *= level["group"].get<int64_t>();
+  }
+  CHECK(groups == replicas);
+  CHECK(plan.text().find("bound: " + b["bound"].get<std::string>() + "\n") != std::string::npos);
 
   REQUIRE(j["programs"].size() == static_cast<size_t>(ipus));
   for (const json& program : j["programs"]) {

@@ -124,8 +124,8 @@ TEST_CASE("instruction cycles: kernels from the cost model, transfers from bytes
         doctest::Approx(65792.0 * 12 / (1472 * 16.0) + 200));
 }
 
-TEST_CASE("cross-replica reduction costs a ring all-reduce of the bucket") {
-  // Two stages on one IPU, 4 IPUs: 4 replicas.
+TEST_CASE("cross-replica reduction costs an all-reduce of the bucket over the topology") {
+  // Two stages on one IPU, 4 IPUs: 4 replicas, all in the one machine of a pod4.
   const Plan plan = make_plan(balanced_chain(2, 32, 256),
                               config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 0]\n"
                                             "schedule = \"sequential\"\ngradient_accumulation_count = 2\n"));
@@ -133,7 +133,12 @@ TEST_CASE("cross-replica reduction costs a ring all-reduce of the bucket") {
   const Instr& reduce = find(plan, 0, InstrKind::ReduceReplicas);
   const double bytes = static_cast<double>(plan.programs.buckets[static_cast<size_t>(reduce.bucket)].bytes);
   CHECK(bytes == 2 * (256 + 256 * 256) * 4);
-  CHECK(instr_cycles(plan, reduce) == doctest::Approx(2.0 * 3 / 4 * bytes / 320e9 * 1.33e9 + 200));
+  CHECK(plan.placement.topology.preset == "pod4");
+  // A ring of 4 over the 8 IPU-Links (32 GB/s each) every IPU has within its machine, both ways
+  // (reduce-scatter and all-gather), 3 steps of 1 us each way.
+  const double seconds = 2 * (3.0 / 4 * bytes / (8 * 32e9) + 3 * 1e-6);
+  CHECK(instr_cycles(plan, reduce) == doctest::Approx(seconds * 1.33e9 + 200));
+  CHECK(instr_cost(plan, reduce).collective[0] == doctest::Approx(seconds * 1.33e9 + 200));
   CHECK(plan.cost.reduce_bytes_per_update == doctest::Approx(2.0 * 3 / 4 * bytes));
   // 4 replicas x 2 micro-batches x 32 samples per update.
   CHECK(plan.global_batch() == 256);
@@ -255,4 +260,100 @@ TEST_CASE("a link whose messages are received in another order than sent: no fal
       }
     }
   }
+}
+
+TEST_CASE("Mk2 against Bow: the same cycles at 1.33 and 1.85 GHz, links and hosts at the same seconds") {
+  // 16 replicas of a one-stage model on a Pod16: an all-reduce over machines and IPU-Links; one
+  // host per replica so that the IPUs, not the feed, bound the update.
+  const std::string cfg =
+      "[ipu]\nauto_select_ipus = 16\n[pipeline]\ngradient_accumulation_count = 2\n[system]\nhosts = 16\n";
+  const Graph g = balanced_chain(1, 64, 1024);
+  const Plan mk2 = make_plan(g, config::parse(cfg));
+  const Plan bow = make_plan(g, config::parse(cfg + "[device]\nversion = \"bow\"\n"));
+  CHECK(mk2.placement.topology.preset == "pod16");
+  const UpdateBreakdown& a = mk2.cost.breakdown;
+  const UpdateBreakdown& b = bow.cost.breakdown;
+  // Kernels: the same cycles, so 1.33 / 1.85 of the time.
+  CHECK(b.compute == doctest::Approx(a.compute * 1.33 / 1.85));
+  // Collectives and the host: the same seconds (but for the fixed cost of a step, in cycles).
+  const double step_mk2 = 200 / 1.33e9;
+  const double step_bow = 200 / 1.85e9;
+  CHECK(b.collectives[0] - step_bow == doctest::Approx(a.collectives[0] - step_mk2));
+  CHECK(b.collectives[1] == doctest::Approx(a.collectives[1]));
+  CHECK(b.host_sync == doctest::Approx(a.host_sync));
+  CHECK(a.host_sync == doctest::Approx(15e-6));
+  CHECK(b.host_feed == doctest::Approx(a.host_feed));
+  CHECK(bow.cost.samples_per_second > mk2.cost.samples_per_second);
+  CHECK(bow.cost.samples_per_second < mk2.cost.samples_per_second * 1.85 / 1.33);
+}
+
+TEST_CASE("the update's time by kind adds up on the busiest IPU, and its largest part is named") {
+  const Plan plan = plan_chain(2, "grouped", 8, "", 1024, 2048);
+  const UpdateBreakdown& b = plan.cost.breakdown;
+  const double parts = b.compute + b.pipeline + b.collectives[0] + b.collectives[1] + b.collectives[2] +
+                       b.remote_memory + b.host_io + b.idle + b.host_sync;
+  CHECK(parts == doctest::Approx(plan.cost.cycles_per_update / 1.33e9));
+  CHECK(plan.cost.seconds_per_update == doctest::Approx(plan.cost.cycles_per_update / 1.33e9));
+  CHECK(b.bound == "compute");
+}
+
+TEST_CASE("the hosts' feed bounds the update when their network is slower than the IPUs") {
+  // 16 replicas fed by one host: x = f32[64, 512] per micro-batch and replica, 2 micro-batches.
+  const std::string cfg = "[ipu]\nauto_select_ipus = 16\n[pipeline]\ngradient_accumulation_count = 2\n";
+  const Graph g = balanced_chain(1, 64, 512);
+  const Plan fast = make_plan(g, config::parse(cfg));
+  const Plan slow = make_plan(g, config::parse(cfg + "[system]\nhost_link_bandwidth = 1e8\n"));
+  const double bytes = 16.0 * 2 * (64 * 512 * 4 + 4);  // x in, the loss out
+  CHECK(slow.cost.feed_bytes_per_update == doctest::Approx(bytes));
+  CHECK(slow.cost.breakdown.host_feed == doctest::Approx(bytes / 1e8));
+  CHECK(slow.cost.breakdown.bound == "host feed");
+  CHECK(slow.cost.samples_per_second == doctest::Approx(16 * 2 * 64 / (bytes / 1e8)));
+  // The IPUs' own cycles do not change; with a host per replica at the datasheet's 25 GB/s the
+  // IPUs bound it.
+  CHECK(slow.cost.cycles_per_update == doctest::Approx(fast.cost.cycles_per_update));
+  const Plan many = make_plan(g, config::parse(cfg + "[system]\nhosts = 16\n"));
+  CHECK(many.cost.breakdown.bound != "host feed");
+  // Two hosts halve it.
+  const Plan two = make_plan(g, config::parse(cfg + "[system]\nhost_link_bandwidth = 1e8\nhosts = 2\n"));
+  CHECK(two.cost.breakdown.host_feed == doctest::Approx(bytes / 2e8));
+}
+
+TEST_CASE("GW-Links enter the all-reduce only past one Pod64, and slow it") {
+  const Graph g = balanced_chain(1, 64, 512);
+  auto reduce_seconds = [&](int ipus, const std::string& extra) {
+    const Plan p = make_plan(g, config::parse(fmt::format("[ipu]\nauto_select_ipus = {}\n{}", ipus, extra)));
+    const InstrCost c = instr_cost(p, find(p, 0, InstrKind::ReduceReplicas));
+    return std::vector<double>{c.collective[0] / 1.33e9, c.collective[1] / 1.33e9, c.collective[2] / 1.33e9};
+  };
+  const std::vector<double> pod64 = reduce_seconds(64, "");
+  const std::vector<double> pod128 = reduce_seconds(128, "");
+  CHECK(pod64[2] == 0);
+  CHECK(pod128[2] > 0);
+  // Bucket: b and w, (512 + 512 x 512) f32; after the machine (4) and IPU-Link (16) levels each
+  // IPU holds 1/64 of it; 2 racks: 1/2 of that over 6.25 GB/s and 1 step of 10 us, both ways.
+  const double bucket = (512 + 512 * 512) * 4.0;
+  CHECK(pod128[2] == doctest::Approx(2 * (0.5 * bucket / 64 / 6.25e9 + 10e-6)));
+  // A key overrides the datasheet figure.
+  const std::vector<double> slow = reduce_seconds(128, "[system]\ngw_link_bandwidth = 1e9\n");
+  CHECK(slow[2] == doctest::Approx(2 * (0.5 * bucket / 64 / 0.25e9 + 10e-6)));
+}
+
+TEST_CASE("a pipeline transfer between machines takes the IPU-Links that leave the machine") {
+  // Eight stages on eight IPUs: IPUs 0-3 in one machine, 4-7 in the next.
+  const Plan plan = plan_chain(8, "grouped", 16, "", 32, 256);
+  const double bytes = 32 * 256 * 4;
+  auto send_from = [&](size_t ipu) {
+    for (const Instr& in : plan.programs.ipus.at(ipu)) {
+      if (in.kind == InstrKind::Send &&
+          plan.programs.messages[static_cast<size_t>(in.message)].to == static_cast<int32_t>(ipu) + 1) {
+        return instr_cycles(plan, in);
+      }
+    }
+    FAIL("no send to the next IPU");
+    return 0.0;
+  };
+  // Within a machine: device.ipu_link_bandwidth (320 GB/s); from IPU 3 to 4: 2 links x 32 GB/s.
+  CHECK(send_from(0) == doctest::Approx(bytes / 320e9 * 1.33e9));
+  CHECK(send_from(3) == doctest::Approx(bytes / 64e9 * 1.33e9));
+  CHECK(send_from(4) == doctest::Approx(bytes / 320e9 * 1.33e9));
 }

@@ -177,6 +177,7 @@ TEST_CASE("Gantt charts of a 4-stage MLP: one box per task, valid SVG rendered t
     CHECK(svg.find(name + " schedule: 4 stages on 4 IPUs, accumulation 8, 1 replica") != std::string::npos);
     CHECK(svg.find(fmt::format("bubble {:.1f}% simulated", 100 * plan.cost.bubble_fraction)) !=
           std::string::npos);
+    CHECK(svg.find("; bound: " + plan.cost.breakdown.bound) != std::string::npos);
     for (int i = 0; i < 4; ++i) {
       CHECK(svg.find(fmt::format(">IPU {} (phys {})</text>", i,
                                  plan.placement.physical[0][static_cast<size_t>(i)])) != std::string::npos);

@@ -1,0 +1,83 @@
+#include "planner/topology.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace iputrain::planner {
+
+Topology make_topology(const SystemSection& system, const std::vector<std::vector<int32_t>>& physical) {
+  Topology t;
+  t.system = system;
+  t.preset = system.preset;
+  for (const std::string& name : SystemSection::presets()) {
+    if (t.preset == "auto" && SystemSection::figures(name).ipus() >= system.ipus()) {
+      t.preset = name;
+      break;
+    }
+  }
+  t.preset = t.preset == "auto" ? "custom" : t.preset;  // more POD64 racks than the largest preset
+  const int64_t per_machine = std::max<int64_t>(1, system.ipus_per_machine);
+  const int64_t per_pod = per_machine * std::max<int64_t>(1, system.machines_per_pod);
+  std::set<int64_t> machines, pods;
+  for (const auto& replica : physical) {
+    for (int32_t id : replica) {
+      ++t.ipus_used;
+      machines.insert(id / per_machine);
+      pods.insert(id / per_pod);
+    }
+  }
+  t.machines_used = static_cast<int64_t>(machines.size());
+  t.pods_used = static_cast<int64_t>(pods.size());
+  const int64_t total = std::max<int64_t>(1, system.ipus());
+  t.hosts_used = std::max<int64_t>(1, system.hosts * t.ipus_used / total);
+
+  // IPU 0's copies, one per replica: how many share a machine, how many machines a Pod, how many Pods.
+  std::set<int64_t> peer_machines, peer_pods;
+  for (const auto& replica : physical) {
+    if (!replica.empty()) {
+      peer_machines.insert(replica[0] / per_machine);
+      peer_pods.insert(replica[0] / per_pod);
+    }
+  }
+  const auto replicas = static_cast<int64_t>(physical.size());
+  const auto n_machines = std::max<int64_t>(1, static_cast<int64_t>(peer_machines.size()));
+  const auto n_pods = std::max<int64_t>(1, static_cast<int64_t>(peer_pods.size()));
+  const auto in_machine = static_cast<int32_t>(std::max<int64_t>(1, replicas / n_machines));
+  const auto across_machines = static_cast<int32_t>(std::max<int64_t>(1, n_machines / n_pods));
+  const double link = system.ipu_link_bandwidth;
+  t.levels = {
+      {"machine", in_machine, static_cast<double>(system.links_in_machine) * link, system.ipu_link_latency},
+      {"ipu_links", across_machines, static_cast<double>(system.links_between_machines) * link,
+       system.ipu_link_latency},
+      // Every IPU of a machine reduces its own share at once, through the machine's gateway.
+      {"gw_links", static_cast<int32_t>(n_pods), system.gw_link_bandwidth / static_cast<double>(per_machine),
+       system.gw_link_latency},
+  };
+  return t;
+}
+
+std::vector<double> collective_seconds(const Topology& t, Collective kind, double bytes) {
+  std::vector<double> out(t.levels.size(), 0.0);
+  const double passes = kind == Collective::AllReduce ? 2 : 1;
+  double data = bytes;
+  for (size_t i = 0; i < t.levels.size(); ++i) {
+    const LinkLevel& l = t.levels[i];
+    if (l.group <= 1) {
+      continue;
+    }
+    const double g = l.group;
+    out[i] = passes * ((g - 1) / g * data / l.bytes_per_second + (g - 1) * l.latency_seconds);
+    data /= g;
+  }
+  return out;
+}
+
+double collective_total(const Topology& t, Collective kind, double bytes) {
+  double sum = 0;
+  for (double s : collective_seconds(t, kind, bytes)) {
+    sum += s;
+  }
+  return sum;
+}
+
+}  // namespace iputrain::planner

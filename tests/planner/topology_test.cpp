@@ -1,0 +1,165 @@
+// The system around the IPUs: the groups of each level of the hierarchy for a placement, and the
+// cost of every collective at every level against figures computed by hand.
+#include <doctest/doctest.h>
+
+#include <vector>
+
+#include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
+#include "planner/topology.hpp"
+
+using namespace iputrain;
+using namespace iputrain::planner;
+
+namespace {
+
+// `replicas` replicas of `per_replica` IPUs, placed one after another (replica r on IPUs
+// r x per_replica ..), as the planner places them without `ipu.select_ipus`.
+std::vector<std::vector<int32_t>> consecutive(int32_t replicas, int32_t per_replica) {
+  std::vector<std::vector<int32_t>> out(static_cast<size_t>(replicas));
+  for (int32_t r = 0; r < replicas; ++r) {
+    for (int32_t i = 0; i < per_replica; ++i) {
+      out[static_cast<size_t>(r)].push_back(r * per_replica + i);
+    }
+  }
+  return out;
+}
+
+void check_groups(const Topology& t, int32_t machine, int32_t ipu_links, int32_t gw_links) {
+  REQUIRE(t.levels.size() == 3);
+  CHECK(t.levels[0].name == "machine");
+  CHECK(t.levels[1].name == "ipu_links");
+  CHECK(t.levels[2].name == "gw_links");
+  CHECK(t.levels[0].group == machine);
+  CHECK(t.levels[1].group == ipu_links);
+  CHECK(t.levels[2].group == gw_links);
+}
+
+}  // namespace
+
+TEST_CASE("the presets are the systems as built: 4-IPU machines, Pods of 1, 4 or 16, racks joined by GW-Links") {
+  const std::vector<std::vector<int64_t>> expected = {// machines per Pod, Pods, hosts, IPUs
+                                                      {1, 1, 1, 4},
+                                                      {4, 1, 1, 16},
+                                                      {16, 1, 4, 64},
+                                                      {16, 2, 8, 128},
+                                                      {16, 4, 16, 256}};
+  REQUIRE(SystemSection::presets() == std::vector<std::string>{"pod4", "pod16", "pod64", "pod128", "pod256"});
+  for (size_t i = 0; i < expected.size(); ++i) {
+    const SystemSection s = SystemSection::figures(SystemSection::presets()[i]);
+    CAPTURE(s.preset);
+    CHECK(s.ipus_per_machine == 4);
+    CHECK(s.machines_per_pod == expected[i][0]);
+    CHECK(s.pods == expected[i][1]);
+    CHECK(s.hosts == expected[i][2]);
+    CHECK(s.ipus() == expected[i][3]);
+    // Datasheet figures, the same in every preset: 32 GB/s per IPU-Link (320 GB/s over 10), 8 of
+    // them within a machine and 2 to other machines; 2 x 100 Gbps GW-Links per machine; one
+    // 100 GbE NIC of 2 ports per host.
+    CHECK(s.ipu_link_bandwidth == 32e9);
+    CHECK(s.links_in_machine + s.links_between_machines == 10);
+    CHECK(s.gw_link_bandwidth == 2 * 100e9 / 8);
+    CHECK(s.host_link_bandwidth == 2 * 100e9 / 8);
+  }
+}
+
+TEST_CASE("each level's group follows the placement of the replicas") {
+  // One IPU per replica: 4 share a machine, the machines of a Pod share IPU-Links, racks GW-Links.
+  check_groups(make_topology(SystemSection::figures("pod16"), consecutive(16, 1)), 4, 4, 1);
+  check_groups(make_topology(SystemSection::figures("pod64"), consecutive(64, 1)), 4, 16, 1);
+  check_groups(make_topology(SystemSection::figures("pod128"), consecutive(128, 1)), 4, 16, 2);
+  check_groups(make_topology(SystemSection::figures("pod256"), consecutive(256, 1)), 4, 16, 4);
+  // Four IPUs per replica (BERT on a Pod16): each IPU's copies sit in four machines.
+  check_groups(make_topology(SystemSection::figures("pod16"), consecutive(4, 4)), 1, 4, 1);
+  // Eight per replica (GPT-2 medium on a Pod64): one copy every other machine.
+  check_groups(make_topology(SystemSection::figures("pod64"), consecutive(8, 8)), 1, 8, 1);
+  // Two per replica in a pod4: two copies in the one machine.
+  check_groups(make_topology(SystemSection::figures("pod4"), consecutive(2, 2)), 2, 1, 1);
+  // 16 IPUs of a Pod64: 4 machines of 16, one host of its 4.
+  const Topology part = make_topology(SystemSection::figures("pod64"), consecutive(16, 1));
+  check_groups(part, 4, 4, 1);
+  CHECK(part.machines_used == 4);
+  CHECK(part.hosts_used == 1);
+  const Topology whole = make_topology(SystemSection::figures("pod256"), consecutive(256, 1));
+  CHECK(whole.machines_used == 64);
+  CHECK(whole.pods_used == 4);
+  CHECK(whole.hosts_used == 16);
+  // Per IPU: 8 links x 32 GB/s in a machine, 2 x 32 GB/s to other machines, a quarter of the
+  // machine's 25 GB/s of GW-Links (its four IPUs reduce at once).
+  CHECK(whole.levels[0].bytes_per_second == 256e9);
+  CHECK(whole.levels[1].bytes_per_second == 64e9);
+  CHECK(whole.levels[2].bytes_per_second == 6.25e9);
+  CHECK(whole.levels[0].latency_seconds == 1e-6);
+  CHECK(whole.levels[2].latency_seconds == 10e-6);
+}
+
+TEST_CASE("collective costs at every level against hand-computed figures") {
+  const Topology t = make_topology(SystemSection::figures("pod256"), consecutive(256, 1));
+  const double bytes = 64e6;
+  // Reduce-scatter, innermost level first, each level on what the one below left:
+  //   machine:   3/4 x 64 MB / 256 GB/s + 3 x 1 us    = 187.5 us + 3 us
+  //   IPU-Links: 15/16 x 16 MB / 64 GB/s + 15 x 1 us  = 234.375 us + 15 us
+  //   GW-Links:  3/4 x 1 MB / 6.25 GB/s + 3 x 10 us   = 120 us + 30 us
+  const std::vector<double> rs = collective_seconds(t, Collective::ReduceScatter, bytes);
+  REQUIRE(rs.size() == 3);
+  CHECK(rs[0] == doctest::Approx(190.5e-6));
+  CHECK(rs[1] == doctest::Approx(249.375e-6));
+  CHECK(rs[2] == doctest::Approx(150e-6));
+  // The all-gather retraces the same steps; the all-reduce is both.
+  const std::vector<double> ag = collective_seconds(t, Collective::AllGather, bytes);
+  const std::vector<double> ar = collective_seconds(t, Collective::AllReduce, bytes);
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(ag[i] == doctest::Approx(rs[i]));
+    CHECK(ar[i] == doctest::Approx(2 * rs[i]));
+  }
+  CHECK(collective_total(t, Collective::AllReduce, bytes) == doctest::Approx(2 * (190.5 + 249.375 + 150) * 1e-6));
+
+  // A Pod16 of 4-IPU replicas: the IPU-Link level alone, 3/4 x B at 64 GB/s and 3 steps.
+  const Topology bert = make_topology(SystemSection::figures("pod16"), consecutive(4, 4));
+  const std::vector<double> b = collective_seconds(bert, Collective::ReduceScatter, bytes);
+  CHECK(b[0] == 0);
+  CHECK(b[1] == doctest::Approx(0.75 * 64e6 / 64e9 + 3e-6));
+  CHECK(b[2] == 0);
+  // One replica: nothing to reduce.
+  CHECK(collective_total(make_topology(SystemSection::figures("pod4"), consecutive(1, 4)), Collective::AllReduce,
+                         bytes) == 0);
+}
+
+TEST_CASE("with one bandwidth at every level and no latency the hierarchy moves the flat ring's bytes") {
+  SystemSection s = SystemSection::figures("pod256");
+  s.links_in_machine = 1;
+  s.links_between_machines = 1;
+  s.gw_link_bandwidth = 4 * s.ipu_link_bandwidth;  // a quarter per IPU: one link's worth
+  s.ipu_link_latency = 0;
+  s.gw_link_latency = 0;
+  for (int32_t replicas : {2, 4, 16, 64, 128, 256}) {
+    CAPTURE(replicas);
+    const Topology t = make_topology(s, consecutive(replicas, 1));
+    const double r = replicas;
+    CHECK(collective_total(t, Collective::AllReduce, 1e6) == doctest::Approx(2 * (r - 1) / r * 1e6 / 32e9));
+  }
+}
+
+TEST_CASE("system.preset auto picks the smallest system that holds the IPUs, and every figure can be set") {
+  CHECK(config::parse("[ipu]\nauto_select_ipus = 16\n").system.machines_per_pod == 4);
+  CHECK(config::parse("[ipu]\nauto_select_ipus = 32\n").system.machines_per_pod == 16);
+  const Config big = config::parse("[ipu]\nauto_select_ipus = 256\n");
+  CHECK(big.system.pods == 4);
+  CHECK(big.system.hosts == 16);
+  // Past the largest preset: more of its racks.
+  const Config huge = config::parse("[ipu]\nauto_select_ipus = 1024\n");
+  CHECK(huge.system.pods == 16);
+  CHECK(huge.system.hosts == 64);
+  // A preset named keeps its figures but the ones set.
+  const Config c = config::parse("[ipu]\nauto_select_ipus = 16\n[system]\npreset = \"pod64\"\nhosts = 2\n");
+  CHECK(c.system.machines_per_pod == 16);
+  CHECK(c.system.hosts == 2);
+  // Too small for the IPUs: refused at the preset.
+  try {
+    (void)config::parse("[ipu]\nauto_select_ipus = 32\n[system]\npreset = \"pod16\"\n");
+    FAIL("a Pod16 holds 32 IPUs");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("the config needs 32 IPUs but the system (pod16") != std::string::npos);
+    CHECK(e.hint().find("larger `system.preset`") != std::string::npos);
+  }
+}
