@@ -37,6 +37,7 @@ struct PlanArgs : CommonArgs {
   std::string output;                   //!< "" = standard output
   std::string gantt;                    //!< write the schedule as SVG here ("" = no)
   std::string memory_svg;               //!< write memory per IPU over time as SVG here ("" = no)
+  std::string html;                     //!< write the plan as one HTML page here ("" = no)
   bool inference = false;               //!< the plan eval and predict run (forward only)
 };
 

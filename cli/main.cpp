@@ -166,6 +166,11 @@ void add_inspect_commands(CLI::App& app, Args& a, CommandTable& table) {
       ->type_name("FILE");
   plan_cmd->add_option("--memory-svg", a.plan.memory_svg, "also draw memory per IPU over time as SVG into this file")
       ->type_name("FILE");
+  plan_cmd
+      ->add_option("--html", a.plan.html,
+                   "also write the plan as one self-contained HTML page (summary, memory, Gantt, cycles per op, "
+                   "config) into this file")
+      ->type_name("FILE");
   plan_cmd->add_flag("--inference", a.plan.inference, "the plan eval and predict run: the forward program only");
 
   CLI::App* repl_cmd = app.add_subcommand(

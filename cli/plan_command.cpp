@@ -21,6 +21,10 @@ int run_plan(const PlanArgs& args) {
       std::fprintf(stderr, "wrote %s\n", path.c_str());
     }
   }
+  if (!args.html.empty()) {
+    write_file_atomically(args.html, plan.html(config));
+    std::fprintf(stderr, "wrote %s\n", args.html.c_str());
+  }
   const std::string report = args.format == "json"  ? plan.json()
                              : args.format == "dot" ? plan.dot()
                                                     : plan.text();

@@ -161,6 +161,7 @@ std::string write_profile(const ProfileRun& run, const ProfileSettings& s) {
   }
   ProfileWriter w(dir, s.max_report_size);
   if (s.enabled) {
+    w.file("index.html", planner::plan_html(run.plan, run.model, run.sources, run.config_toml));
     w.file("plan.json", planner::plan_json(run.plan, run.model));
     w.file("plan.txt", planner::plan_text(run.plan, run.model));
     w.file("memory.svg", planner::memory_svg(run.plan));

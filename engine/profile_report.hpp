@@ -35,6 +35,7 @@ struct ProfileRun {
   int64_t updates_per_execution = 1;  //!< steps_per_execution x repeat_count
   std::string pipeline_name;
   const SourceManager* sources = nullptr;  //!< the model's files, to name where each op is written
+  std::string config_toml;                 //!< the config as resolved, shown by index.html
 };
 
 //! ipu.serialization_output_folder: saves what the session will run, as the seed saves its compiled

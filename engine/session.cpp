@@ -27,6 +27,7 @@
 #include "engine/session_impl.hpp"
 #include "engine/validation_schedule.hpp"
 #include "frontend/model_access.hpp"
+#include "iputrain/config_loader.hpp"
 #include "planner/plan.hpp"
 #include "planner/plan_access.hpp"
 
@@ -268,7 +269,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     summary.profile_directory = engine::write_profile(
         {s.plan, s.model.name(), report, s.cluster->recorder(),
          std::max<int64_t>(1, s.settings.steps_per_execution) * std::max<int64_t>(1, s.settings.repeat_count),
-         s.settings.pipeline_name, s.model.sources().get()},
+         s.settings.pipeline_name, s.model.sources().get(), config::show(s.config)},
         s.settings.profile);
   }
   return summary;

@@ -2,6 +2,8 @@
 // the result through planner/report.hpp, so every client prints the same figures.
 #include "iputrain/plan.hpp"
 
+#include "iputrain/config_loader.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +20,7 @@ struct Plan::Impl {
   planner::Plan plan;
   std::string model;
   std::string dumps;
+  std::shared_ptr<const SourceManager> sources;  //!< the model's files, named by the op table
 };
 
 namespace {
@@ -42,6 +45,7 @@ Plan Plan::make(const Model& model, const Config& config, const PlanRequest& req
   check_pass_names(request.dump_after);
   auto impl = std::make_shared<Impl>();
   impl->model = model.name();
+  impl->sources = model.sources();
   planner::PlanOptions options;
   options.dump_after = request.dump_after;
   options.inference = request.inference;
@@ -90,6 +94,10 @@ std::string Plan::dot() const {
 std::string Plan::gantt_svg() const { return planner::gantt_svg(impl_->plan); }
 
 std::string Plan::memory_svg() const { return planner::memory_svg(impl_->plan); }
+
+std::string Plan::html(const Config& config) const {
+  return planner::plan_html(impl_->plan, impl_->model, impl_->sources.get(), config::show(config));
+}
 
 const std::string& Plan::dumps() const {
   return impl_->dumps;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "iputrain/error.hpp"
 #include "planner/plan.hpp"
 
 namespace iputrain::planner {
@@ -61,6 +62,12 @@ std::string plan_text(const Plan& plan, std::string_view model);
 
 //! The JSON report (2-space indented, fields in a fixed order, ends with a newline).
 std::string plan_json(const Plan& plan, std::string_view model);
+
+//! The plan as one self-contained HTML page: summary, memory per IPU per timestep, the Gantt chart
+//! (details on hover), every op's cycles in a sortable table with its `sources` file:line, and
+//! `config_toml` (the config as resolved).
+std::string plan_html(const Plan& plan, std::string_view model, const SourceManager* sources,
+                      std::string_view config_toml);
 
 //! The stage graph in Graphviz DOT: one node per stage inside a cluster per IPU, an edge per
 //! stage pair that exchanges values (solid: activations, dashed: gradients) labelled in bytes.

@@ -95,6 +95,10 @@ class Plan {
   std::string gantt_svg() const;
   //! Bytes held per IPU over the timesteps of one cycle, as an SVG chart with the capacity.
   std::string memory_svg() const;
+  //! One self-contained HTML page (no network): the summary, memory per IPU per timestep, the Gantt
+  //! chart with details on hover, every op's cycles sortable by any column with the model's
+  //! file:line, and `config` as resolved (`iputrain plan --html`).
+  std::string html(const Config& config) const;
   //! The planner's state after each pass named in PlanRequest::dump_after ("" if none).
   const std::string& dumps() const;
 

@@ -120,7 +120,8 @@ TEST_CASE("profiling writes a profile directory whose contents follow the profil
     return runs[0];
   };
   const fs::path basic = run("basic", "");
-  for (const char* f : {"plan.json", "plan.txt", "memory.svg", "schedule.svg", "cycles.csv", "run_report.json"}) {
+  for (const char* f :
+       {"index.html", "plan.json", "plan.txt", "memory.svg", "schedule.svg", "cycles.csv", "run_report.json"}) {
     CAPTURE(f);
     CHECK(fs::exists(basic / f));
   }
@@ -138,6 +139,12 @@ TEST_CASE("profiling writes a profile directory whose contents follow the profil
     const std::string s = text_of(basic / svg);
     CHECK(s.find("<svg") != std::string::npos);
     CHECK(s.find("</svg>") != std::string::npos);
+  }
+  // index.html is the page `plan --html` writes: the same charts, the op table and the config.
+  const std::string page = text_of(basic / "index.html");
+  for (const char* part : {"<svg", "id=\"ops\"", "stdlib/nn.ipu:", "steps_per_execution = 2"}) {
+    CAPTURE(part);
+    CHECK(page.find(part) != std::string::npos);
   }
   const auto cycles = lines_of(basic / "cycles.csv");
   REQUIRE(cycles.size() > 2);

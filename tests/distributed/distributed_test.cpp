@@ -76,11 +76,13 @@ struct Files {
   }
   ~Files() { fs::remove_all(dir); }
   std::string model() const { return (dir / "m.ipu").string(); }
-  //! The config copied into folder `run`: its checkpoint.dir (relative) lands there, and every
-  //! run's config, hence its checkpoints' config hash, is the same.
+  //! The config copied into folder `run`, with `checkpoint.dir = "ck"`, which a config file
+  //! resolves against its own folder: every run's config, hence its checkpoints' config hash, is the
+  //! same, and its checkpoints land in run/ck.
   std::string config_in(const std::string& run) const {
     fs::create_directories(dir / run);
     fs::copy_file(dir / "c.toml", dir / run / "c.toml", fs::copy_options::overwrite_existing);
+    std::ofstream(dir / run / "c.toml", std::ios::app) << "[checkpoint]\ndir = \"ck\"\n";
     return (dir / run / "c.toml").string();
   }
   std::string config() const { return (dir / "c.toml").string(); }
@@ -116,7 +118,7 @@ std::string train_args(const Files& f, const std::string& extra) {
 
 // Training with the config of folder `run`, checkpoints in run/ck.
 std::string train_in(const Files& f, const std::string& run, const std::string& extra) {
-  return "train " + f.model() + " " + f.config_in(run) + " -q --set checkpoint.dir=ck " + extra;
+  return "train " + f.model() + " " + f.config_in(run) + " -q " + extra;
 }
 
 // This test's instances (their model is in f's folder) still running, after waiting up to
