@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -58,18 +59,28 @@ Perturbation parse_perturbation(const std::string& text) {
   return p;
 }
 
-// The one-IPU run of the same training: every layout key back to one IPU, the global batch kept
-// by accumulating all of the plan's micro-batches (replicas x accumulation) on it. The reference
-// of tests/engine/equivalence_test.cpp, built from the user's config.
-Config reference_config(const Config& config, const Plan& plan) {
+// True when the reference must keep the plan's replicas: `sum` adds the micro-batches but averages
+// the replicas, so R replicas of A micro-batches train a gradient 1/R of one IPU's R x A sum.
+bool keeps_replicas(const Config& config, const Plan& plan) {
+  return config.pipeline.reduction_method == "sum" && plan.replicas() > 1;
+}
+
+// The one-IPU run of the same training: every layout key back to one IPU, every model stage on it,
+// the global batch kept by accumulating all of the plan's micro-batches (replicas x accumulation)
+// there; batch serialization stays, so the micro-batch is the plan's. The reference of
+// tests/engine/equivalence_test.cpp, built from the user's config. Under `sum` with replicas, one
+// IPU per replica instead (keeps_replicas).
+Config reference_config(const Config& config, const Model& model, const Plan& plan) {
+  const int64_t serialized = std::max<int64_t>(1, config.pipeline.batch_serialization_iterations);
+  const int32_t replicas = keeps_replicas(config, plan) ? plan.replicas() : 1;
   Config r = config;
-  r.ipu.auto_select_ipus = 1;
+  r.ipu.auto_select_ipus = replicas;
   r.ipu.select_ipus = {};
   r.ipu.allow_recompute = false;
   r.ipu.experimental.multi_replica_distribution = {};
-  r.pipeline.device_mapping.clear();
+  r.pipeline.device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
   r.pipeline.auto_stages = 0;
-  r.pipeline.gradient_accumulation_count = plan.accumulation_count() * plan.replicas();
+  r.pipeline.gradient_accumulation_count = plan.accumulation_count() / serialized * plan.replicas() / replicas;
   r.pipeline.schedule = "sequential";  // one IPU: the schedule that accepts any accumulation count
   r.pipeline.recomputation_mode = "auto";
   r.pipeline.replicated_optimizer_state_sharding = false;
@@ -147,9 +158,10 @@ void report_difference(const Difference& d, int64_t step, size_t compared) {
   const std::string what = t.optimizer_state ? fmt::format("optimizer state of weight `{}`", t.weight) : "weight";
   fmt::print("verify: DIFFERS at step {}: `{}` ({}) on replica {}, stage `{}`, IPU {} (physical IPU {})\n", step,
              t.name, what, d.replica, t.stage, t.ipu, t.physical_ipu);
-  fmt::print("  largest absolute difference {:.6g}; {} of {} elements differ; {} tensor comparisons before it "
-             "agreed\n",
-             d.largest, d.elements, t.values.size(), compared);
+  fmt::print(
+      "  largest absolute difference {:.3g}; {} of {} elements differ; {} tensor comparisons before it "
+      "agreed\n",
+      d.largest, d.elements, t.values.size(), compared);
 }
 
 int run_verify(const VerifyArgs& args) {
@@ -166,16 +178,24 @@ int run_verify(const VerifyArgs& args) {
   }
   const Config plan_config = stepwise(config);
   const Plan plan = Plan::make(model, plan_config);
-  const Config ref_config = stepwise(reference_config(config, plan));
+  const Config ref_config = stepwise(reference_config(config, model, plan));
   const Plan ref_plan = Plan::make(model, ref_config);
   fmt::print("verify: plan      {}\n", describe(plan));
   fmt::print("verify: reference {}\n", describe(ref_plan));
+  if (keeps_replicas(config, plan)) {
+    fmt::print("verify: reduction_method = \"sum\" averages the replicas, which one IPU cannot: the reference "
+               "keeps them, one IPU each\n");
+  }
   Session session(model, plan_config, plan);
   Session reference(model, ref_config, ref_plan);
   size_t tensors = 0;
   for (int64_t step = 1; step <= args.steps; ++step) {
     session.train();
     reference.train();
+    if (session.step() != step || reference.step() != step) {
+      throw Error(ErrorKind::Internal, fmt::format("verify expected step {}, the runs are at {} and {}", step,
+                                                   session.step(), reference.step()));
+    }
     if (perturb && perturb->step == step) {
       session.perturb_replica_for_test(perturb->replica, perturb->weight, perturb->delta);
     }
@@ -190,9 +210,10 @@ int run_verify(const VerifyArgs& args) {
     }
     tensors = want.size();
   }
-  fmt::print("verify: bitwise equal: {} tensors (weights and optimizer state) on each of {} replica{}, after each "
-             "of {} step{}\n",
-             tensors, session.replicas(), session.replicas() == 1 ? "" : "s", args.steps, args.steps == 1 ? "" : "s");
+  fmt::print(
+      "verify: bitwise equal: {} tensors (weights and optimizer state) on each of {} replica{}, after each "
+      "of {} step{}\n",
+      tensors, session.replicas(), session.replicas() == 1 ? "" : "s", args.steps, args.steps == 1 ? "" : "s");
   return 0;
 }
 
@@ -206,8 +227,7 @@ void add_verify_command(CLI::App& app, std::vector<std::pair<const CLI::App*, st
   cmd->add_option("config", args->config, "config file (*.toml)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--set", args->sets, "override a config key: --set data.batch_size=64 (repeatable)")
       ->type_name("KEY=VALUE");
-  cmd->add_option("--steps", args->steps, "weight updates to train and compare after each (default 3)")
-      ->type_name("N");
+  cmd->add_option("--steps", args->steps, "weight updates to train and compare after each (default 3)")->type_name("N");
   // A test hook, hidden from --help: breaks one replica on purpose so the tests see verify catch it.
   cmd->add_option("--test-perturb", args->perturb, "test hook: STEP:REPLICA:WEIGHT[:DELTA]")->group("");
   table.emplace_back(cmd, [args] { return run_verify(*args); });

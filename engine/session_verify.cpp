@@ -69,7 +69,8 @@ void Session::perturb_replica_for_test(int32_t replica, const std::string& weigh
   Impl& s = *impl_;
   check_replica(s.cluster.get(), replica);
   const ir::Graph& g = s.plan.graph;
-  const auto it = std::find_if(g.params.begin(), g.params.end(), [&](ir::ValueId p) { return g.node(p).name == weight; });
+  const auto it =
+      std::find_if(g.params.begin(), g.params.end(), [&](ir::ValueId p) { return g.node(p).name == weight; });
   if (it == g.params.end()) {
     throw Error(ErrorKind::Usage, fmt::format("the model has no weight `{}`", weight), {},
                 "name a weight as `iputrain repl`'s `weights` lists it");

@@ -218,9 +218,9 @@ struct StateTensor {
   std::string name;    //!< the weight's scope path, or its optimizer slot's name as checkpoints write it
   std::string weight;  //!< the weight it belongs to
   bool optimizer_state = false;
-  std::string stage;          //!< the plan's stage that holds the weight
-  int32_t ipu = 0;            //!< logical IPU within the replica
-  int32_t physical_ipu = 0;   //!< the replica's physical IPU
+  std::string stage;         //!< the plan's stage that holds the weight
+  int32_t ipu = 0;           //!< logical IPU within the replica
+  int32_t physical_ipu = 0;  //!< the replica's physical IPU
   std::vector<int64_t> shape;
   std::vector<float> values;
 };

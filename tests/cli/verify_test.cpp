@@ -61,9 +61,9 @@ TEST_CASE("verify: every config in configs/ trains the bits of its one-IPU refer
 
 TEST_CASE("verify: a replica perturbed after step 2 is named with its tensor, step and stage") {
   // 2 replicas x 2 IPUs: the classifier's kernel lives on IPU 1 of each replica.
-  const cli_test::Run r = cli_test::iputrain("verify " + example("mnist_mlp.ipu") + " " +
-                                             config("mnist_pipelined_replicated.toml") +
-                                             " --steps 3 --test-perturb 2:1:classifier/dense/kernel");
+  const cli_test::Run r =
+      cli_test::iputrain("verify " + example("mnist_mlp.ipu") + " " + config("mnist_pipelined_replicated.toml") +
+                         " --steps 3 --test-perturb 2:1:classifier/dense/kernel");
   CHECK(r.status == 1);
   CHECK_MESSAGE(r.out.find("DIFFERS at step 2: `classifier/dense/kernel` (weight) on replica 1, stage `classifier`, "
                            "IPU 1 (physical IPU") != std::string::npos,
