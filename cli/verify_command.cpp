@@ -183,8 +183,9 @@ int run_verify(const VerifyArgs& args) {
   fmt::print("verify: plan      {}\n", describe(plan));
   fmt::print("verify: reference {}\n", describe(ref_plan));
   if (keeps_replicas(config, plan)) {
-    fmt::print("verify: reduction_method = \"sum\" averages the replicas, which one IPU cannot: the reference "
-               "keeps them, one IPU each\n");
+    fmt::print(
+        "verify: reduction_method = \"sum\" averages the replicas, which one IPU cannot: the reference "
+        "keeps them, one IPU each\n");
   }
   Session session(model, plan_config, plan);
   Session reference(model, ref_config, ref_plan);
