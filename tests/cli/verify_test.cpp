@@ -70,6 +70,7 @@ TEST_CASE("verify: a replica perturbed after step 2 is named with its tensor, st
                 r.out);
   CHECK_MESSAGE(r.out.find("largest absolute difference 1e-05") != std::string::npos, r.out);
   // Step 1 agreed: the report comes from the perturbed step, not before it.
+  CHECK(r.out.find("every step before agreed") != std::string::npos);
   CHECK(r.out.find("bitwise equal") == std::string::npos);
 }
 
