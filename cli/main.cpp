@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/tune_command.hpp"
 #include "cli/usage.hpp"
+#include "cli/verify_command.hpp"
 #include "iputrain/instances.hpp"
 #include "iputrain/iputrain.hpp"
 #include "iputrain/version.hpp"
@@ -240,6 +241,7 @@ int main(int argc, char** argv) {
   add_inspect_commands(app, args, commands);
   add_config_commands(app, args, commands);
   iputrain::cli::add_tune_command(app, commands);
+  iputrain::cli::add_verify_command(app, commands);
 
   const iputrain::cli::CommandLine line(argc, argv);
   try {

@@ -212,6 +212,19 @@ struct WeightInfo {
   bool trainable = true;
 };
 
+//! One tensor of the training state on one replica (Session::training_state): a weight or one slot
+//! of its optimizer state, with where the plan keeps it.
+struct StateTensor {
+  std::string name;    //!< the weight's scope path, or its optimizer slot's name as checkpoints write it
+  std::string weight;  //!< the weight it belongs to
+  bool optimizer_state = false;
+  std::string stage;         //!< the plan's stage that holds the weight
+  int32_t ipu = 0;           //!< logical IPU within the replica
+  int32_t physical_ipu = 0;  //!< the replica's physical IPU
+  std::vector<int64_t> shape;
+  std::vector<float> values;
+};
+
 class Session {
  public:
   //! Plans `model` under `config`, allocates every buffer once and initialises the weights from
@@ -281,6 +294,17 @@ class Session {
   std::vector<std::string> validation_names() const;
   //! What dequeue_outfeed() returns, and how (empty names for a model that cannot train).
   OutfeedLayout outfeed_layout() const;
+  //! Replicas of the training plan (pipeline.replication_factor and the IPUs it takes).
+  int32_t replicas() const;
+  //! Every weight of replica `replica` followed by its optimizer-state slots (the state as
+  //! checkpoints gather it, the same for every replica), in declaration order. Each replica keeps
+  //! its own copy of the weights, so this shows a replica that drifted (`iputrain verify`). Throws
+  //! Error(Semantic) for a model that does not train, Error(Usage) for a replica not held here.
+  std::vector<StateTensor> training_state(int32_t replica = 0) const;
+  //! Test hook, for the tests of `iputrain verify` only: adds `delta` to every element of weight
+  //! `weight` on replica `replica` alone, which breaks the replicas' agreement on purpose. Throws
+  //! Error(Usage) for an unknown weight.
+  void perturb_replica_for_test(int32_t replica, const std::string& weight, float delta);
   //! Weights by scope path, in declaration order, the non-trainable state (a batch norm's moving
   //! statistics) included.
   std::vector<WeightInfo> weights() const;

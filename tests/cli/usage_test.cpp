@@ -35,7 +35,7 @@ TEST_CASE("a mistyped command names the nearest command") {
         "    iputrain trian cases/tiny.ipu cases/tiny.toml\n"
         "             ^~~~~\n"
         "hint: did you mean `train`? (the commands: `train`, `export`, `eval`, `predict`, `bench-data`, `check`, "
-        "`plan`, `repl`, `config`, `tune`)\n");
+        "`plan`, `repl`, `config`, `tune`, `verify`)\n");
   const Run nested = stderr_of("config shwo cases/tiny.toml");
   CHECK(nested.status == 2);
   CHECK(nested.out ==
@@ -54,7 +54,7 @@ TEST_CASE("a mistyped command names the nearest command") {
         "    iputrain\n"
         "            ^\n"
         "hint: the commands: `train`, `export`, `eval`, `predict`, `bench-data`, `check`, `plan`, `repl`, `config`, "
-        "`tune` "
+        "`tune`, `verify` "
         "(add --help to one for its arguments)\n");
 }
 
