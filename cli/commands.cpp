@@ -46,6 +46,23 @@ std::vector<std::string> output_order(const Session& session, const EvalResult& 
   return names;
 }
 
+// The evaluation on data.test after training: a line, or a JSON object.
+void print_test(Session& session, bool json) {
+  const EvalResult r = session.evaluate("test");
+  const std::vector<std::string> order = output_order(session, r);
+  if (!json) {
+    fmt::print("test:{}\n", eval_str(r, order));
+    return;
+  }
+  std::vector<double> values;
+  for (const std::string& name : order) {
+    values.push_back(r.means.at(name));
+  }
+  nlohmann::ordered_json j{{"event", "test"}, {"samples", r.samples}, {"skipped", r.skipped}};
+  j["metrics"] = metrics_json(order, values);
+  fmt::print("{}\n", j.dump());
+}
+
 // What the log's last lines say of a train() call, in text or as one JSON object.
 struct TrainEnd {
   const TrainSummary& summary;
@@ -249,19 +266,7 @@ int run_train(const TrainArgs& args) {
     fmt::print(notes, "saved weights to {}\n", args.save);
   }
   if (!args.no_eval && !config.data.test.empty()) {
-    const EvalResult r = session.evaluate("test");
-    const std::vector<std::string> order = output_order(session, r);
-    if (json) {
-      std::vector<double> values;
-      for (const std::string& name : order) {
-        values.push_back(r.means.at(name));
-      }
-      nlohmann::ordered_json j{{"event", "test"}, {"samples", r.samples}, {"skipped", r.skipped}};
-      j["metrics"] = metrics_json(order, values);
-      fmt::print("{}\n", j.dump());
-    } else {
-      fmt::print("test:{}\n", eval_str(r, order));
-    }
+    print_test(session, json);
   }
   return 0;
 }

@@ -58,6 +58,24 @@ class FirstExecution {
   double seconds_ = 0;
 };
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// An execution's steps as records: numbers after `done`, learning rates, the outputs' values.
+void read_records(engine::Cluster& cluster, const OptimizerSettings& o, int64_t done, int64_t n, size_t outputs,
+                  std::vector<StepRecord>& records) {
+  records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs)});
+  for (int64_t i = 0; i < n; ++i) {
+    StepRecord& r = records[static_cast<size_t>(i)];
+    r.step = done + i + 1;
+    r.learning_rate = engine::learning_rate_at(o, r.step);
+    for (size_t k = 0; k < outputs; ++k) {
+      r.values[k] = cluster.step_value(i, k);
+    }
+  }
+}
+
 }  // namespace
 
 Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
@@ -200,18 +218,9 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     }
     const auto exec_start = std::chrono::steady_clock::now();
     s.with_model_sources([&] { s.cluster->execute(s.step, n); });
-    // The throughput is the executions' alone: validation and checkpoints are timed apart.
-    const double exec_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - exec_start).count();
+    const double exec_seconds = seconds_since(exec_start);  // the rates' time: validation is apart
     summary.train_seconds += exec_seconds;
-    progress.records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs)});
-    for (int64_t i = 0; i < n; ++i) {
-      StepRecord& r = progress.records[static_cast<size_t>(i)];
-      r.step = s.step + i + 1;
-      r.learning_rate = engine::learning_rate_at(s.settings.optimizer, r.step);
-      for (size_t k = 0; k < outputs; ++k) {
-        r.values[k] = s.cluster->step_value(i, k);
-      }
-    }
+    read_records(*s.cluster, s.settings.optimizer, s.step, n, outputs, progress.records);
     s.step += n;
     progress.validations.clear();
     if (validation && (s.step >= next_validation || s.step == end)) {
@@ -228,8 +237,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       progress.validations.push_back(v);
       summary.validations.push_back(v);
       next_validation = engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch);
-      summary.validation_seconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - validation_start).count();
+      summary.validation_seconds += seconds_since(validation_start);
       // checkpoint.keep_best: a better value replaces best.safetensors (never rotated away).
       const double value = best_output >= 0 ? v.values[static_cast<size_t>(best_output)] : 0.0;
       if (best_output >= 0 && !checkpoint_dir.empty() &&
