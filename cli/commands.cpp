@@ -105,7 +105,7 @@ nlohmann::ordered_json summary_json(const TrainEnd& e, const RunReport& report) 
   j["steady_samples_per_second"] = s.steady_samples_per_second;
   j["step"] = e.step;
   j["metrics"] = metrics_json(e.names, e.values);
-  j["learning_rate"] = s.learning_rate;
+  j["learning_rate"] = learning_rate_value(s.learning_rate);
   j["validation"] = !s.validations.empty() ? metrics_json(e.validation, s.validations.back().values)
                                            : nlohmann::ordered_json::object();
   j["bubble"] = report.measured_bubble;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 namespace iputrain::cli {
 
@@ -35,6 +36,8 @@ nlohmann::ordered_json metrics_json(const std::vector<std::string>& names, const
 
 std::string learning_rate_text(double lr) { return fmt::format("{:.4g}", lr); }
 
+double learning_rate_value(double lr) { return std::stod(fmt::format("{}", static_cast<float>(lr))); }
+
 std::string eta_text(double seconds) {
   if (seconds < 0) {
     return "?";
@@ -63,7 +66,7 @@ nlohmann::ordered_json step_json(const StepLine& s) {
   j["steps"] = s.total;
   j["epoch"] = s.epoch;
   j["metrics"] = metrics_json(s.names, s.values);
-  j["learning_rate"] = s.learning_rate;
+  j["learning_rate"] = learning_rate_value(s.learning_rate);
   j["samples_per_second"] = s.samples_per_second;
   j["elapsed_seconds"] = s.elapsed_seconds;
   j["eta_seconds"] = s.eta_seconds >= 0 ? nlohmann::ordered_json(s.eta_seconds) : nullptr;

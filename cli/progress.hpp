@@ -41,6 +41,8 @@ std::string metrics_text(const std::vector<std::string>& names, const std::vecto
 nlohmann::ordered_json metrics_json(const std::vector<std::string>& names, const std::vector<double>& values);
 //! The learning rate as the log shows it: 4 significant digits ("0.001", "3.75e-05").
 std::string learning_rate_text(double lr);
+//! The learning rate for JSON: the f32 the update applied, as its shortest decimal (0.08, not 0.0799999982).
+double learning_rate_value(double lr);
 //! m:ss, or h:mm:ss past an hour; "?" for a negative (unknown) time.
 std::string eta_text(double seconds);
 

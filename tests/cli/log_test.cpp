@@ -149,7 +149,7 @@ TEST_CASE("log: --log-format json writes one object per line, steps, validations
   CHECK(first["event"] == "step");
   CHECK(first["step"] == 1);
   CHECK(first["steps"] == 40);
-  CHECK(first["learning_rate"].get<double>() == doctest::Approx(0.02));
+  CHECK(first["learning_rate"] == 0.02);            // the applied f32 rate as its shortest decimal
   CHECK(first["metrics"].begin().key() == "loss");  // the model's output order
   CHECK(first["metrics"].size() == 2);
   CHECK(first["samples_per_second"].get<double>() > 0);
