@@ -17,24 +17,102 @@ namespace iputrain::cli {
 
 namespace {
 
-std::string values_str(const std::vector<std::string>& names, const std::vector<double>& values) {
-  std::string out;
-  for (size_t i = 0; i < names.size() && i < values.size(); ++i) {
-    out += fmt::format("{}{} {:.4f}", out.empty() ? "" : "  ", names[i], values[i]);
+// The test line (and eval's): the means in the model's output order, as on the step lines.
+std::string eval_str(const EvalResult& r, const std::vector<std::string>& order) {
+  std::vector<double> values;
+  for (const std::string& name : order) {
+    values.push_back(r.means.at(name));
   }
-  return out;
-}
-
-std::string eval_str(const EvalResult& r) {
-  std::string out;
-  for (const auto& [name, value] : r.means) {
-    out += fmt::format("  {} {:.4f}", name, value);
-  }
+  std::string out = metrics_text(order, values);
   out += fmt::format("  ({} samples", r.samples);
   if (r.skipped > 0) {
     out += fmt::format("; the last {} do not fill a batch and are left out", r.skipped);
   }
   return out + ")";
+}
+
+std::vector<std::string> output_order(const Session& session, const EvalResult& r) {
+  std::vector<std::string> names;
+  for (const std::string& name : session.output_names()) {
+    if (r.means.count(name) != 0) {
+      names.push_back(name);
+    }
+  }
+  for (const auto& [name, value] : r.means) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      names.push_back(name);
+    }
+  }
+  return names;
+}
+
+// The evaluation on data.test after training: a line, or a JSON object.
+void print_test(Session& session, bool json) {
+  const EvalResult r = session.evaluate("test");
+  const std::vector<std::string> order = output_order(session, r);
+  if (!json) {
+    fmt::print("test:{}\n", eval_str(r, order));
+    return;
+  }
+  std::vector<double> values;
+  for (const std::string& name : order) {
+    values.push_back(r.means.at(name));
+  }
+  nlohmann::ordered_json j{{"event", "test"}, {"samples", r.samples}, {"skipped", r.skipped}};
+  j["metrics"] = metrics_json(order, values);
+  fmt::print("{}\n", j.dump());
+}
+
+// What the log's last lines say of a train() call, in text or as one JSON object.
+struct TrainEnd {
+  const TrainSummary& summary;
+  const std::vector<std::string>& names;       // the step lines' values
+  const std::vector<double>& values;           // the last step's
+  const std::vector<std::string>& validation;  // val_ names ({} without validation)
+  double epoch = 0;
+  int64_t step = 0;
+};
+
+// Wall time = training (device executions) + validation + the rest (checkpoints, host work), so
+// the figures add up; the rate is over the training time alone, as on the step lines.
+std::string summary_text(const TrainEnd& e) {
+  const TrainSummary& s = e.summary;
+  const double other = std::max(0.0, s.seconds - s.train_seconds - s.validation_seconds);
+  std::string out = fmt::format(
+      "trained {} steps ({} samples) to epoch {:.2f} in {:.2f} s: {:.2f} s training at {:.0f} samples/s ({:.0f} after "
+      "the first execution), {:.2f} s validation, {:.2f} s checkpoints and host\n",
+      s.steps, s.samples, e.epoch, s.seconds, s.train_seconds, s.samples_per_second, s.steady_samples_per_second,
+      s.validation_seconds, other);
+  out += fmt::format("final values (step {}):{}  lr {}", e.step, metrics_text(e.names, e.values),
+                     learning_rate_text(s.learning_rate));
+  if (!s.validations.empty() && !e.validation.empty()) {
+    out += metrics_text(e.validation, s.validations.back().values);
+  }
+  return out + "\n";
+}
+
+nlohmann::ordered_json summary_json(const TrainEnd& e, const RunReport& report) {
+  const TrainSummary& s = e.summary;
+  nlohmann::ordered_json j;
+  j["event"] = "summary";
+  j["steps"] = s.steps;
+  j["samples"] = s.samples;
+  j["epoch"] = e.epoch;
+  j["seconds"] = s.seconds;
+  j["train_seconds"] = s.train_seconds;
+  j["validation_seconds"] = s.validation_seconds;
+  j["samples_per_second"] = s.samples_per_second;
+  j["steady_samples_per_second"] = s.steady_samples_per_second;
+  j["step"] = e.step;
+  j["metrics"] = metrics_json(e.names, e.values);
+  j["learning_rate"] = learning_rate_value(s.learning_rate);
+  j["validation"] = !s.validations.empty() ? metrics_json(e.validation, s.validations.back().values)
+                                           : nlohmann::ordered_json::object();
+  j["bubble"] = report.measured_bubble;
+  j["simulated_seconds"] = report.simulated_seconds;
+  j["stopped"] = s.stopped;
+  j["checkpoints"] = s.checkpoints;
+  return j;
 }
 
 }  // namespace
@@ -59,6 +137,9 @@ int run_train(const TrainArgs& args) {
   auto [config, model] = load(with);
   Session session(model, config);
   session.overwrite_checkpoints(args.overwrite);
+  // JSON lines on stdout are the log for tools; every other word goes to stderr.
+  const bool json = args.log_format == "json";
+  std::FILE* const notes = json ? stderr : stdout;
   if (!args.init_from.empty()) {
     if (!args.resume.empty()) {
       throw Error(ErrorKind::Usage, "--init-from and --resume both give the starting point", {},
@@ -73,9 +154,10 @@ int run_train(const TrainArgs& args) {
     for (const std::string& note : r.notes) {
       fmt::print(stderr, "note: {}\n", note);
     }
-    fmt::print("resuming from {} at step {}: {} steps to go\n", r.path, r.step, r.remaining);
+    fmt::print(notes, "resuming from {} at step {}: {} steps to go\n", r.path, r.step, r.remaining);
     if (r.remaining == 0) {
-      fmt::print("nothing to do: the checkpoint is at step {}, the run's total is {}; raise training.steps (or "
+      fmt::print(notes,
+                 "nothing to do: the checkpoint is at step {}, the run's total is {}; raise training.steps (or "
                  "epochs) to train further\n",
                  r.step, session.planned_steps());
       return 0;
@@ -90,13 +172,15 @@ int run_train(const TrainArgs& args) {
   const std::vector<std::string> names = outfeed.layout().names;
   if (!args.quiet) {
     const size_t ipus = session.memory_per_ipu().size();
-    fmt::print("training {}{} on {} virtual IPU{}: {} parameters, {} steps of batch {} (micro-batch {})\n",
+    fmt::print(notes, "training {}{} on {} virtual IPU{}: {} parameters, {} steps of batch {} (micro-batch {})\n",
                model.name(),
                config.is_set("pipeline.name") ? fmt::format(" (pipeline \"{}\")", config.pipeline.name) : "", ipus,
                ipus == 1 ? "" : "s", model.parameter_count(), total, session.global_batch(), model.batch_size());
     if (instances.count > 1) {
-      fmt::print("{} instances (mpirun -n {}) share the replicas; this log is instance 0's, with every instance's "
-                 "figures\n", instances.count, instances.count);
+      fmt::print(notes,
+                 "{} instances (mpirun -n {}) share the replicas; this log is instance 0's, with every instance's "
+                 "figures\n",
+                 instances.count, instances.count);
     }
   }
   session.record_trace(!args.trace.empty());
@@ -106,11 +190,13 @@ int run_train(const TrainArgs& args) {
   const bool terminal = isatty(STDOUT_FILENO) == 1 && instances.count == 1;
   ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, terminal, outfeed.layout().last_only);
   printer.set_first_step(session.step());
+  printer.set_format(json ? LogFormat::Json : LogFormat::Text);
   const bool validating = config::resolve(config).validation.enabled;
   if (validating) {
     printer.set_validation_names(session.validation_names());
   }
   std::vector<double> last_values;
+  double last_epoch = 0;
   const InterruptGuard interrupt(session, instances.index > 0);
   TrainSummary summary = session.train([&](const Progress& p) {
     interrupt.reapply();
@@ -118,41 +204,46 @@ int run_train(const TrainArgs& args) {
       outfeed.add_validation(v, session.validation_names());
     }
     Progress held = p;
-    held.records = outfeed.add(session.dequeue_outfeed(), p.records.front().step, static_cast<int64_t>(p.records.size()));
+    held.records = outfeed.add(session.dequeue_outfeed(), p.records);
+    last_epoch = p.epoch;
     if (!held.records.empty()) {
       last_values = held.records.back().values;
     }
     printer.update(held);
   });
   printer.finish();
-  fmt::print(
-      "trained {} steps ({} samples) in {:.2f} s: {:.0f} samples/s ({:.0f} after the first execution); last "
-      "outfed: {}\n",
-      summary.steps, summary.samples, summary.seconds, summary.samples_per_second, summary.steady_samples_per_second,
-      values_str(names, last_values));
+  const std::vector<std::string> validation_names =
+      validating ? session.validation_names() : std::vector<std::string>{};
+  const TrainEnd end{summary, names, last_values, validation_names, last_epoch, session.step()};
+  const RunReport report = session.run_report();
+  if (json) {
+    fmt::print("{}\n", summary_json(end, report).dump());
+  } else {
+    fmt::print("{}", summary_text(end));
+  }
   if (const std::string written = outfeed.finish(); !written.empty()) {
-    fmt::print("wrote the outfeed to {}\n", written);
+    fmt::print(notes, "wrote the outfeed to {}\n", written);
   }
   if (config::resolve(config).optimizer.loss_scaling_mode == LossScaling::Dynamic || summary.skipped_updates > 0) {
-    fmt::print("loss scale {:g}; {} update{} skipped since step 0 because a gradient overflowed\n", summary.loss_scale,
-               summary.skipped_updates, summary.skipped_updates == 1 ? "" : "s");
+    fmt::print(notes, "loss scale {:g}; {} update{} skipped since step 0 because a gradient overflowed\n",
+               summary.loss_scale, summary.skipped_updates, summary.skipped_updates == 1 ? "" : "s");
   }
   if (!args.quiet) {
-    fmt::print("{}", run_report_text(session.run_report()));
+    fmt::print(notes, "{}", run_report_text(report, args.verbose));
   }
   if (!args.trace.empty()) {
     session.write_trace(args.trace);
-    fmt::print("wrote the trace to {} (open it in https://ui.perfetto.dev)\n", args.trace);
+    fmt::print(notes, "wrote the trace to {} (open it in https://ui.perfetto.dev)\n", args.trace);
   }
   if (!summary.profile_directory.empty()) {
-    fmt::print("wrote the profile to {}\n", summary.profile_directory);
+    fmt::print(notes, "wrote the profile to {}\n", summary.profile_directory);
   }
   if (!summary.best_checkpoint.empty()) {
-    fmt::print("kept the best checkpoint ({} {:.4f}) as {}\n", config.checkpoint.keep_best, summary.best_value,
+    fmt::print(notes, "kept the best checkpoint ({} {:.4f}) as {}\n", config.checkpoint.keep_best, summary.best_value,
                summary.best_checkpoint);
   }
   if (!summary.checkpoints.empty()) {
-    fmt::print("wrote {} checkpoint{}, the last {}\n", summary.checkpoints.size(),
+    fmt::print(notes, "wrote {} checkpoint{}, the last {}\n", summary.checkpoints.size(),
                summary.checkpoints.size() == 1 ? "" : "s", summary.checkpoints.back());
   }
   if (const int sig = interrupt.received(); sig != 0 && summary.stopped && instances.index > 0) {
@@ -172,10 +263,10 @@ int run_train(const TrainArgs& args) {
   }
   if (!args.save.empty()) {
     session.save_weights(args.save);
-    fmt::print("saved weights to {}\n", args.save);
+    fmt::print(notes, "saved weights to {}\n", args.save);
   }
   if (!args.no_eval && !config.data.test.empty()) {
-    fmt::print("test:{}\n", eval_str(session.evaluate("test")));
+    print_test(session, json);
   }
   return 0;
 }
@@ -200,7 +291,7 @@ int run_eval(const EvalArgs& args) {
   Session session(model, config);
   load_weights_for(session, model, args.weights, "eval");
   const EvalResult r = session.evaluate(args.split);
-  fmt::print("{}:{}\n", args.split, eval_str(r));
+  fmt::print("{}:{}\n", args.split, eval_str(r, output_order(session, r)));
   fmt::print("ran on {} IPU{} ({} replica{} x {}): physical {}\n", r.ipus.size(), r.ipus.size() == 1 ? "" : "s",
              r.replicas, r.replicas == 1 ? "" : "s", r.ipus.size() / static_cast<size_t>(std::max(1, r.replicas)),
              fmt::join(r.ipus, ", "));

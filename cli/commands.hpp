@@ -22,8 +22,10 @@ struct TrainArgs : CommonArgs {
   std::string trace;  //!< Chrome trace JSON of the run ("" = none)
   std::string outfeed;  //!< what the outfeed held, per step: FILE.csv or FILE.npy ("" = none)
   std::string resume;  //!< checkpoint directory or file to continue from ("" = a new run)
-  bool no_checkpoint = false;  //!< write no checkpoint, whatever checkpoint.* says
-  bool overwrite = false;      //!< a new run may clear a checkpoint directory another run used
+  bool no_checkpoint = false;       //!< write no checkpoint, whatever checkpoint.* says
+  bool overwrite = false;           //!< a new run may clear a checkpoint directory another run used
+  bool verbose = false;             //!< the run report's every bubble figure
+  std::string log_format = "text";  //!< text | json (one JSON object per line)
 };
 
 struct EvalArgs : CommonArgs {

@@ -69,6 +69,12 @@ void add_run_commands(CLI::App& app, Args& a, CommandTable& table) {
   train_cmd->add_option("--save", a.train.save, "write the trained weights here (safetensors)")->type_name("FILE");
   train_cmd->add_flag("-q,--quiet", a.train.quiet, "print only the summary");
   train_cmd->add_flag("--no-eval", a.train.no_eval, "do not evaluate on data.test after training");
+  train_cmd->add_flag("-v,--verbose", a.train.verbose,
+                      "the run report in full: the bubble measured, simulated, planned and analytic");
+  train_cmd
+      ->add_option("--log-format", a.train.log_format,
+                   "text (for people) or json (one JSON object per line: steps, validations, summary, test)")
+      ->check(CLI::IsMember({"text", "json"}));
   train_cmd
       ->add_option("--trace", a.train.trace, "write a Chrome trace (Perfetto) of the run: one track per virtual IPU")
       ->type_name("FILE");

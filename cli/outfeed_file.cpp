@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -63,6 +64,13 @@ OutfeedFile::OutfeedFile(std::string path, OutfeedLayout layout) : path_(std::mo
                 "name a CSV table (one row per element and replica) or .npy arrays (one file per value)");
   }
   csv_ = ext == ".csv";
+  if (std::find(layout_.names.begin(), layout_.names.end(), "learning_rate") != layout_.names.end()) {
+    throw Error(ErrorKind::Usage,
+                fmt::format("--outfeed {}: the model has an output named `learning_rate`, the name of the file's "
+                            "learning-rate column",
+                            path_),
+                {}, "rename the output in the model");
+  }
   auto open = [](const std::string& final_path) {
     auto s = std::make_unique<Spool>();
     s->final_path = final_path;
@@ -85,6 +93,7 @@ OutfeedFile::OutfeedFile(std::string path, OutfeedLayout layout) : path_(std::mo
       }
       spools_.push_back(open((p.parent_path() / (p.stem().string() + "." + safe + ".npy")).string()));
     }
+    spools_.push_back(open((p.parent_path() / (p.stem().string() + ".learning_rate.npy")).string()));
   }
 }
 
@@ -98,8 +107,17 @@ OutfeedFile::~OutfeedFile() {
   }
 }
 
-std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tensors, int64_t first_step,
-                                         int64_t updates) {
+std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tensors,
+                                         const std::vector<StepRecord>& steps) {
+  if (steps.empty()) {
+    return {};
+  }
+  const int64_t first_step = steps.front().step;
+  const auto updates = static_cast<int64_t>(steps.size());
+  const auto rate_of = [&](int64_t step) {
+    return static_cast<float>(
+        steps[static_cast<size_t>(std::clamp<int64_t>(step - first_step, 0, updates - 1))].learning_rate);
+  };
   const int64_t replicas = layout_.replicas;
   const int64_t per_step = layout_.micro_batches;
   // Elements this execution enqueued, and the step and micro-batch of element e.
@@ -119,7 +137,7 @@ std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tenso
       shapes_.emplace_back(t.shape.begin() + static_cast<std::ptrdiff_t>(std::min(lead, t.shape.size())), t.shape.end());
     }
     if (csv_) {
-      std::string header = "step,micro_batch,replica";
+      std::string header = "step,micro_batch,replica,learning_rate";
       for (size_t k = 0; k < tensors.size(); ++k) {
         const int64_t n = product(shapes_[k]);
         for (int64_t i = 0; i < n; ++i) {
@@ -135,7 +153,7 @@ std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tenso
   for (int64_t e = 0; e < elements; ++e) {
     const int64_t step = step_of(e);
     if (records.empty() || records.back().step != step) {
-      records.push_back(StepRecord{step, std::vector<double>(tensors.size(), 0.0)});
+      records.push_back(StepRecord{step, std::vector<double>(tensors.size(), 0.0), rate_of(step)});
     }
   }
   std::vector<std::vector<double>> counts(records.size(), std::vector<double>(tensors.size(), 0.0));
@@ -163,8 +181,9 @@ std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tenso
     std::ofstream& out = spools_.front()->out;
     for (int64_t e = 0; e < elements; ++e) {
       for (int64_t rep = 0; rep < replicas; ++rep) {
-        out << fmt::format("{},{},{}", step_of(e), micro_of(e), rep) << csv_values(tensors, shapes_, e * replicas + rep)
-            << "\n";
+        // The rate as the update applied it (f32), in its shortest form: 0.001, not 0.00100000005.
+        out << fmt::format("{},{},{},{}", step_of(e), micro_of(e), rep, rate_of(step_of(e)))
+            << csv_values(tensors, shapes_, e * replicas + rep) << "\n";
       }
     }
   } else {
@@ -172,6 +191,10 @@ std::vector<StepRecord> OutfeedFile::add(const std::vector<OutfeedTensor>& tenso
       // The spool is f32, as the .npy header written by finish() says.
       const std::vector<float> v(tensors[k].values.begin(), tensors[k].values.end());
       spools_[k]->out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
+    }
+    for (int64_t e = 0; e < elements; ++e) {
+      const float lr = rate_of(step_of(e));
+      spools_.back()->out.write(reinterpret_cast<const char*>(&lr), sizeof(float));
     }
   }
   rows_ += elements;
@@ -212,10 +235,11 @@ std::string OutfeedFile::finish() {
     if (!csv_) {
       // The header needs the element count: written now, in front of the spooled data.
       std::vector<int64_t> dims = {rows_};
-      if (layout_.replicas > 1) {
+      const bool rates = k + 1 == spools_.size();  // the learning rates: one per element, not per replica
+      if (layout_.replicas > 1 && !rates) {
         dims.push_back(layout_.replicas);
       }
-      if (k < shapes_.size()) {
+      if (k < shapes_.size() && !rates) {
         dims.insert(dims.end(), shapes_[k].begin(), shapes_[k].end());
       }
       const std::string whole = s.part_path + ".npy";

@@ -31,7 +31,7 @@ struct Row {
 
 }  // namespace
 
-std::string run_report_text(const RunReport& r) {
+std::string run_report_text(const RunReport& r, bool verbose) {
   if (r.ipus.empty() || r.updates == 0) {
     return {};
   }
@@ -48,11 +48,12 @@ std::string run_report_text(const RunReport& r) {
     ++row.replicas;
     replicas = std::max(replicas, ipu.replica + 1);
   }
+  // The run's real time is the summary's (`trained ... in`): one figure, said once.
   std::string out = fmt::format(
-      "run: {} virtual IPU{} ({} replica{} x {}), {} updates in {:.2f} s; simulated {:.4f} s "
+      "run: {} virtual IPU{} ({} replica{} x {}); the {} updates take {:.4f} s on the simulated clocks "
       "({:.0f} cycles/update, planned {:.0f})\n",
       r.ipus.size(), r.ipus.size() == 1 ? "" : "s", replicas, replicas == 1 ? "" : "s", rows.size(), r.updates,
-      r.real_seconds, r.simulated_seconds, r.simulated_cycles_per_update, r.planned_cycles_per_update);
+      r.simulated_seconds, r.simulated_cycles_per_update, r.planned_cycles_per_update);
   out += "  IPU  busy (all replicas)  utilisation real/simulated  memory peak measured / planned\n";
   constexpr size_t kMaxRows = 6;
   size_t shown = 0;
@@ -66,9 +67,14 @@ std::string run_report_text(const RunReport& r) {
                        bytes_str(row.peak), bytes_str(row.estimate),
                        row.estimate > 0 ? percent(static_cast<double>(row.peak) / static_cast<double>(row.estimate)) : "-");
   }
-  out += fmt::format("bubble: {} measured, {} on the simulated clocks, {} planned, {} analytic\n",
-                     percent(r.measured_bubble), percent(r.simulated_bubble), percent(r.planned_bubble),
-                     percent(r.analytic_bubble));
+  if (!verbose) {
+    out += fmt::format("bubble: {} of the IPUs' time idle in the pipeline (--verbose: simulated, planned)\n",
+                       percent(r.measured_bubble));
+  } else {
+    out += fmt::format("bubble: {} measured, {} on the simulated clocks, {} planned, {} analytic\n",
+                       percent(r.measured_bubble), percent(r.simulated_bubble), percent(r.planned_bubble),
+                       percent(r.analytic_bubble));
+  }
   return out;
 }
 

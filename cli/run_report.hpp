@@ -8,6 +8,8 @@
 
 namespace iputrain::cli {
 
-std::string run_report_text(const RunReport& report);
+//! `verbose`: the bubble measured, on the simulated clocks, planned and analytic; otherwise the
+//! measured one alone.
+std::string run_report_text(const RunReport& report, bool verbose = false);
 
 }  // namespace iputrain::cli

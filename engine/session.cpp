@@ -22,6 +22,7 @@
 #include "engine/distributed/instances_config.hpp"
 #include "engine/host_weights.hpp"
 #include "engine/infeed.hpp"
+#include "engine/optim/lr_schedule.hpp"
 #include "engine/profile_report.hpp"
 #include "engine/scalar_mean.hpp"
 #include "engine/session_impl.hpp"
@@ -35,27 +36,46 @@ namespace iputrain {
 
 namespace {
 
-// Where the first execution of a train() call ended: the steady-state rate leaves out its one-off
-// costs (first touch of the arenas, starting the threads, filling the infeed).
+// The training time (device executions only) when the first execution of a train() call ended:
+// the steady-state rate leaves out its one-off costs (first touch of the arenas, starting the
+// threads, filling the infeed).
 class FirstExecution {
  public:
-  void ended(int64_t steps) {
+  void ended(int64_t steps, double train_seconds) {
     if (steps_ < 0) {
       steps_ = steps;
-      end_ = std::chrono::steady_clock::now();
+      seconds_ = train_seconds;
     }
   }
-  //! samples/s after it, for `steps` steps of `batch` in all; `overall` when there was no other.
-  double steady_rate(int64_t steps, int64_t batch, double overall) const {
-    const double seconds =
-        steps_ >= 0 ? std::chrono::duration<double>(std::chrono::steady_clock::now() - end_).count() : 0.0;
+  //! samples/s after it, for `steps` steps of `batch` in all over `train_seconds`; `overall` when
+  //! there was no other execution.
+  double steady_rate(int64_t steps, int64_t batch, double train_seconds, double overall) const {
+    const double seconds = steps_ >= 0 ? train_seconds - seconds_ : 0.0;
     return steps > steps_ && seconds > 0 ? static_cast<double>((steps - steps_) * batch) / seconds : overall;
   }
 
  private:
   int64_t steps_ = -1;
-  std::chrono::steady_clock::time_point end_;
+  double seconds_ = 0;
 };
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// An execution's steps as records: numbers after `done`, learning rates, the outputs' values.
+void read_records(engine::Cluster& cluster, const OptimizerSettings& o, int64_t done, int64_t n, size_t outputs,
+                  std::vector<StepRecord>& records) {
+  records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs)});
+  for (int64_t i = 0; i < n; ++i) {
+    StepRecord& r = records[static_cast<size_t>(i)];
+    r.step = done + i + 1;
+    r.learning_rate = engine::learning_rate_at(o, r.step);
+    for (size_t k = 0; k < outputs; ++k) {
+      r.values[k] = cluster.step_value(i, k);
+    }
+  }
+}
 
 }  // namespace
 
@@ -199,17 +219,13 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     }
     const auto exec_start = std::chrono::steady_clock::now();
     s.with_model_sources([&] { s.cluster->execute(s.step, n); });
-    progress.records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs)});
-    for (int64_t i = 0; i < n; ++i) {
-      StepRecord& r = progress.records[static_cast<size_t>(i)];
-      r.step = s.step + i + 1;
-      for (size_t k = 0; k < outputs; ++k) {
-        r.values[k] = s.cluster->step_value(i, k);
-      }
-    }
+    const double exec_seconds = seconds_since(exec_start);  // the rates' time: validation is apart
+    summary.train_seconds += exec_seconds;
+    read_records(*s.cluster, s.settings.optimizer, s.step, n, outputs, progress.records);
     s.step += n;
     progress.validations.clear();
     if (validation && (s.step >= next_validation || s.step == end)) {
+      const auto validation_start = std::chrono::steady_clock::now();
       const double begin_us = s.cluster->now_us();
       const EvalResult r = s.evaluate_on(*validation, "validation");
       ValidationRecord v{s.step, static_cast<double>(s.step) / updates_per_epoch, {}};
@@ -222,6 +238,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
       progress.validations.push_back(v);
       summary.validations.push_back(v);
       next_validation = engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch);
+      summary.validation_seconds += seconds_since(validation_start);
       // checkpoint.keep_best: a better value replaces best.safetensors (never rotated away).
       const double value = best_output >= 0 ? v.values[static_cast<size_t>(best_output)] : 0.0;
       if (best_output >= 0 && !checkpoint_dir.empty() &&
@@ -240,13 +257,15 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     if (on_progress) {
       progress.step = s.step;
       progress.epoch = static_cast<double>(s.step) / updates_per_epoch;
-      const double secs = std::chrono::duration<double>(now - exec_start).count();
-      progress.samples_per_second = secs > 0 ? static_cast<double>(n * global_batch) / secs : 0;
+      progress.samples_per_second = exec_seconds > 0 ? static_cast<double>(n * global_batch) / exec_seconds : 0;
       progress.elapsed_seconds = std::chrono::duration<double>(now - start).count();
+      progress.samples = (s.step - start_step) * global_batch;
+      progress.train_seconds = summary.train_seconds;
       on_progress(progress);
     }
     summary.last_values = progress.records[static_cast<size_t>(n - 1)].values;
-    first.ended(s.step - start_step);
+    summary.learning_rate = progress.records[static_cast<size_t>(n - 1)].learning_rate;
+    first.ended(s.step - start_step, summary.train_seconds);
     // A stop asked for by the callback (or a signal) on any instance stops them all after the same
     // execution, and the state they stopped at is saved too.
     stopping = s.cluster->any_instance(s.stop_requested);
@@ -258,8 +277,10 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   summary.steps = total - (end - s.step);
   summary.samples = summary.steps * global_batch;
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  summary.samples_per_second = summary.seconds > 0 ? static_cast<double>(summary.samples) / summary.seconds : 0;
-  summary.steady_samples_per_second = first.steady_rate(summary.steps, global_batch, summary.samples_per_second);
+  summary.samples_per_second =
+      summary.train_seconds > 0 ? static_cast<double>(summary.samples) / summary.train_seconds : 0;
+  summary.steady_samples_per_second =
+      first.steady_rate(summary.steps, global_batch, summary.train_seconds, summary.samples_per_second);
   s.cluster->gather_report();
   const engine::LossScaleState loss_scale = s.cluster->loss_scale();
   summary.skipped_updates = loss_scale.skipped;

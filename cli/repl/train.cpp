@@ -46,6 +46,8 @@ bool cmd_step(State& state, const Args& args) {
     for (size_t k = 0; k < names.size() && k < r.values.size(); ++k) {
       line += fmt::format("  {} {:.4f}", names[k], r.values[k]);
     }
+    // As `train`'s step lines: the outputs, then the rate the update applied.
+    line += fmt::format("  lr {:.4g}", r.learning_rate);
     fmt::print("{}\n", line);
     std::fflush(stdout);  // a long `step N` shows each step as it ends
   }

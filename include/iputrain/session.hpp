@@ -20,6 +20,8 @@ struct StepRecord {
   //! One per Session::output_names() entry: the output's mean over the micro-batches and
   //! replicas of the update (each micro-batch's value is itself the mean of its elements).
   std::vector<double> values;
+  //! The learning rate this update applied (optimizer.learning_rate through warmup and lr_schedule).
+  double learning_rate = 0;
 };
 
 //! The validation metrics at one point of training (data.validation, training.validate_every).
@@ -39,8 +41,10 @@ struct Progress {
   int64_t steps_per_epoch = 0;  //!< whole batches in one pass over the training data
   std::vector<StepRecord> records;  //!< the outfeed of this execution (one per step)
   std::vector<ValidationRecord> validations;  //!< validation after this execution, if it was due
-  double samples_per_second = 0;    //!< measured over this execution
-  double elapsed_seconds = 0;       //!< since train() started
+  double samples_per_second = 0;              //!< measured over this execution alone (no validation, no checkpoint)
+  double elapsed_seconds = 0;                 //!< wall time since train() started (validation and checkpoints included)
+  int64_t samples = 0;                        //!< samples trained by this train() call so far
+  double train_seconds = 0;                   //!< of elapsed_seconds, the time in device executions
 };
 
 //! Summary of a train() call.
@@ -54,6 +58,11 @@ struct TrainSummary {
   double steady_samples_per_second = 0;
   std::vector<std::string> output_names;
   std::vector<double> last_values;  //!< outfeed of the last step
+  double learning_rate = 0;         //!< the learning rate of the last update
+  //! Of `seconds` (wall time), the time in device executions and in validation; the rest is
+  //! checkpoints and the host's bookkeeping. samples_per_second is over the executions' time.
+  double train_seconds = 0;
+  double validation_seconds = 0;
   std::vector<std::string> checkpoints;  //!< checkpoint files written by this call (checkpoint.dir)
   int64_t skipped_updates = 0;  //!< updates skipped since step 0 because a gradient overflowed (dynamic loss scaling)
   double loss_scale = 1.0;      //!< the loss scale after the last update

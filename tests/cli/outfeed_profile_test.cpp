@@ -58,9 +58,9 @@ TEST_CASE("--outfeed writes what the outfeed holds, as the outfeed keys say") {
   REQUIRE_MESSAGE(all.status == 0, all.out);
   auto rows = lines_of(dir / "all.csv");
   REQUIRE(rows.size() == 1 + 4 * 4);
-  CHECK(rows[0] == "step,micro_batch,replica,loss,accuracy");
-  CHECK(rows[1].rfind("1,0,0,", 0) == 0);
-  CHECK(rows[16].rfind("4,3,0,", 0) == 0);
+  CHECK(rows[0] == "step,micro_batch,replica,learning_rate,loss,accuracy");
+  CHECK(rows[1].rfind("1,0,0,0.1,", 0) == 0);  // optimizer.learning_rate = 0.1, constant
+  CHECK(rows[16].rfind("4,3,0,0.1,", 0) == 0);
   CHECK(all.out.find("step 4/4") != std::string::npos);
   CHECK(all.out.find("wrote the outfeed to " + (dir / "all.csv").string()) != std::string::npos);
 
@@ -69,8 +69,8 @@ TEST_CASE("--outfeed writes what the outfeed holds, as the outfeed keys say") {
   REQUIRE_MESSAGE(last.status == 0, last.out);
   rows = lines_of(dir / "last.csv");
   REQUIRE(rows.size() == 3);
-  CHECK(rows[1].rfind("2,3,0,", 0) == 0);
-  CHECK(rows[2].rfind("4,3,0,", 0) == 0);
+  CHECK(rows[1].rfind("2,3,0,0.1,", 0) == 0);
+  CHECK(rows[2].rfind("4,3,0,0.1,", 0) == 0);
   CHECK(last.out.find("step 1/4") == std::string::npos);
   CHECK(last.out.find("step 2/4") != std::string::npos);
 
@@ -79,14 +79,14 @@ TEST_CASE("--outfeed writes what the outfeed holds, as the outfeed keys say") {
   REQUIRE_MESSAGE(summed.status == 0, summed.out);
   rows = lines_of(dir / "sum.csv");
   REQUIRE(rows.size() == 5);
-  CHECK(rows[1].rfind("1,sum,0,", 0) == 0);
+  CHECK(rows[1].rfind("1,sum,0,0.1,", 0) == 0);
 
   // outfeed_loss: the loss alone, in the file and the log; outfeed_mask drops the masked output.
   const Run loss = train("--set pipeline.outfeed_loss=true", dir / "loss.csv");
-  CHECK(lines_of(dir / "loss.csv")[0] == "step,micro_batch,replica,loss");
+  CHECK(lines_of(dir / "loss.csv")[0] == "step,micro_batch,replica,learning_rate,loss");
   CHECK(loss.out.find("accuracy") == std::string::npos);
   const Run masked = train("--set 'pipeline.outfeed_mask=[false, true]'", dir / "masked.csv");
-  CHECK(lines_of(dir / "masked.csv")[0] == "step,micro_batch,replica,loss");
+  CHECK(lines_of(dir / "masked.csv")[0] == "step,micro_batch,replica,learning_rate,loss");
   CHECK(masked.out.find("accuracy") == std::string::npos);
 
   // .npy: one array per value, [elements, ...].
@@ -96,6 +96,10 @@ TEST_CASE("--outfeed writes what the outfeed holds, as the outfeed keys say") {
   CHECK(bytes.rfind("\x93NUMPY", 0) == 0);
   CHECK(bytes.find("'shape': (16,)") != std::string::npos);
   CHECK(fs::exists(dir / "out.accuracy.npy"));
+  // The learning rates: one per element (16), beside the values.
+  const std::string rates = text_of(dir / "out.learning_rate.npy");
+  CHECK(rates.find("'descr': '<f4'") != std::string::npos);
+  CHECK(rates.find("'shape': (16,)") != std::string::npos);
 
   const Run bad = train("", dir / "out.txt");
   CHECK(bad.status == 2);

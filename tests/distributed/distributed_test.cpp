@@ -143,9 +143,9 @@ std::string tail(const std::string& out) { return out.size() > 3000 ? out.substr
 
 bool has(const std::string& out, const std::string& what) { return out.find(what) != std::string::npos; }
 
-// The log line with the last outfed values ("last outfed: loss=…").
-std::string last_outfed(const std::string& out) {
-  const size_t at = out.find("last outfed:");
+// The summary's line with the last step's values ("final values (step 6):  loss …").
+std::string final_values(const std::string& out) {
+  const size_t at = out.find("final values (step");
   return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
 }
 
@@ -166,8 +166,8 @@ TEST_CASE("two and four instances train the same weights as one process, bit for
     CHECK(bytes_of(f.path(name + "/ck/step-00000006.safetensors")) ==
           bytes_of(f.path("one/ck/step-00000006.safetensors")));
     // The log comes from instance 0, with every replica's losses in the mean.
-    CHECK(!last_outfed(one.out).empty());
-    CHECK(last_outfed(many.out) == last_outfed(one.out));
+    CHECK(!final_values(one.out).empty());
+    CHECK(final_values(many.out) == final_values(one.out));
   }
 }
 

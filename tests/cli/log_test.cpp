@@ -1,0 +1,184 @@
+// Issue 33, item 5: the training log as a Keras user reads it. The learning rate on the step lines
+// and in the outfeed file (warmup and cosine decay), the throughput without validation time, one
+// summary whose times add up, one bubble figure unless --verbose, plain words, one metric order on
+// every line, an ETA in a piped log, and `--log-format json` for tools.
+#include <doctest/doctest.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "run_cli.hpp"
+
+namespace fs = std::filesystem;
+using cli_test::iputrain;
+using cli_test::Run;
+
+namespace {
+
+// tiny (loss, then accuracy) with a warmup of 5 updates, then cosine decay over 30 to 0, a line
+// per step and a validation every 10 steps.
+fs::path schedule_config() {
+  const fs::path dir = fs::temp_directory_path() / ("iputrain_log_cli_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.toml") << "extends = \"" << fs::absolute("cases/tiny.toml").string() << "\"\n"
+                                << "[data]\nvalidation_split = 0.25\n"
+                                << "[optimizer]\nwarmup_steps = 5\nlr_schedule = \"cosine\"\ndecay_steps = 30\n"
+                                << "[training]\nsteps = 40\nsteps_per_execution = 2\nlog_every = 1\n"
+                                << "validate_every = 10\nvalidate_every_unit = \"steps\"\n";
+  return dir;
+}
+
+std::vector<std::string> lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    out.push_back(line);
+  }
+  return out;
+}
+
+std::string line_starting(const std::string& text, const std::string& start) {
+  for (const std::string& line : lines(text)) {
+    if (line.rfind(start, 0) == 0) {
+      return line;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("log: the step lines show the learning rate through warmup and decay, and the outfeed file has it") {
+  const fs::path dir = schedule_config();
+  const Run r =
+      iputrain("train cases/tiny.ipu " + (dir / "s.toml").string() + " --outfeed " + (dir / "o.csv").string());
+  REQUIRE_MESSAGE(r.status == 0, r.out);
+  // Warmup: lr0 (k + 1) / 5; then 0.1 (1 + cos(pi s / 30)) / 2 from s = 0 at step 6, 0 from step 36.
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"step  1/40", "lr 0.02 "},    {"step  2/40", "lr 0.04 "},    {"step  5/40", "lr 0.1 "},
+      {"step 10/40", "lr 0.09568 "}, {"step 20/40", "lr 0.05523 "}, {"step 35/40", "lr 0.0002739 "},
+      {"step 40/40", "lr 0 "}};
+  for (const auto& [step, lr] : expected) {
+    const std::string line = line_starting(r.out, step);
+    CHECK_MESSAGE(line.find(lr) != std::string::npos, line);
+  }
+  const std::vector<std::string> rows = lines(cli_test::bytes_of(dir / "o.csv"));
+  REQUIRE(rows.size() == 41);
+  CHECK(rows[0] == "step,micro_batch,replica,learning_rate,loss,accuracy");
+  CHECK(rows[1].rfind("1,0,0,0.02,", 0) == 0);
+  CHECK(rows[10].rfind("10,0,0,0.09567727,", 0) == 0);
+  CHECK(rows[40].rfind("40,0,0,0,", 0) == 0);
+  // The summary's final values carry the last rate too.
+  CHECK(line_starting(r.out, "final values (step 40):").find("  lr 0  val_loss ") != std::string::npos);
+}
+
+TEST_CASE("log: one metric order, an ETA when piped, plain words, one summary whose times add up") {
+  const fs::path dir = schedule_config();
+  const Run r = iputrain("train cases/tiny.ipu " + (dir / "s.toml").string());
+  REQUIRE_MESSAGE(r.status == 0, r.out);
+  // The model's output order (loss, then accuracy) on the step, validation, summary and test lines.
+  static const std::regex step(R"(^step +\d+/40  epoch \d+\.\d\d  loss \d+\.\d{4}  accuracy \d\.\d{4}  lr [0-9.e-]+  )"
+                               R"(\d+ samples/s(  ETA \d+:\d\d)?$)");
+  static const std::regex validation(R"(^validation at step \d+ \(epoch \d\.\d\d\):  val_loss \d+\.\d{4}  )"
+                                     R"(val_accuracy \d\.\d{4}$)");
+  int steps = 0;
+  int etas = 0;
+  int validations = 0;
+  for (const std::string& line : lines(r.out)) {
+    if (line.rfind("step ", 0) == 0) {
+      CHECK_MESSAGE(std::regex_match(line, step), line);
+      ++steps;
+      etas += line.find("  ETA ") != std::string::npos ? 1 : 0;
+    } else if (line.rfind("validation at", 0) == 0) {
+      CHECK_MESSAGE(std::regex_match(line, validation), line);
+      ++validations;
+    }
+  }
+  CHECK(steps == 40);
+  CHECK(etas == 39);  // a piped log (no terminal) has the ETA on every line but the last
+  CHECK(validations == 4);
+  CHECK(std::regex_search(r.out, std::regex(R"(\ntest:  loss \d+\.\d{4}  accuracy \d\.\d{4}  \(64 samples\)\n)")));
+  CHECK(std::regex_search(
+      r.out,
+      std::regex(R"(\nfinal values \(step 40\):  loss \d+\.\d{4}  accuracy \d\.\d{4}  lr 0  val_loss \d+\.\d{4}  )"
+                 R"(val_accuracy \d\.\d{4}\n)")));
+  CHECK(r.out.find("outfed") == std::string::npos);
+  // One summary: wall = training + validation + the rest; the run report repeats no real time.
+  static const std::regex summary(R"(trained 40 steps \(320 samples\) to epoch 1\.67 in (\d+\.\d\d) s: (\d+\.\d\d) s )"
+                                  R"(training at \d+ samples/s \(\d+ after the first execution\), (\d+\.\d\d) s )"
+                                  R"(validation, (\d+\.\d\d) s checkpoints and host\n)");
+  std::smatch m;
+  REQUIRE_MESSAGE(std::regex_search(r.out, m, summary), r.out);
+  const double parts = std::stod(m[2].str()) + std::stod(m[3].str()) + std::stod(m[4].str());
+  CHECK(std::abs(parts - std::stod(m[1].str())) <= 0.021);  // each rounded to 0.01 s
+  CHECK(r.out.find("updates in") == std::string::npos);
+  CHECK(std::regex_search(r.out, std::regex(R"(\nrun: 1 virtual IPU \(1 replica x 1\); the 40 updates take )")));
+}
+
+TEST_CASE("log: one bubble figure by default, all four with --verbose") {
+  const std::string cmd = "train cases/tiny.ipu cases/tiny.toml --no-eval";
+  const Run plain = iputrain(cmd);
+  REQUIRE(plain.status == 0);
+  CHECK(std::regex_search(plain.out, std::regex(R"(\nbubble: \d+% of the IPUs' time idle in the pipeline )"
+                                                R"(\(--verbose: simulated, planned\)\n)")));
+  CHECK(plain.out.find("analytic") == std::string::npos);
+  const Run verbose = iputrain(cmd + " --verbose");
+  REQUIRE(verbose.status == 0);
+  CHECK(std::regex_search(verbose.out, std::regex(R"(\nbubble: \d+% measured, \d+% on the simulated clocks, \d+% )"
+                                                  R"(planned, \d+% analytic\n)")));
+}
+
+TEST_CASE("log: --log-format json writes one object per line, steps, validations, summary and test") {
+  const fs::path dir = schedule_config();
+  const Run r = iputrain("train cases/tiny.ipu " + (dir / "s.toml").string() + " --log-format json", "2>/dev/null");
+  REQUIRE(r.status == 0);
+  std::vector<nlohmann::ordered_json> events;
+  for (const std::string& line : lines(r.out)) {
+    events.push_back(nlohmann::ordered_json::parse(line));  // every line of stdout is one JSON object
+  }
+  REQUIRE(events.size() == 40 + 4 + 2);
+  const nlohmann::ordered_json& first = events.front();
+  CHECK(first["event"] == "step");
+  CHECK(first["step"] == 1);
+  CHECK(first["steps"] == 40);
+  CHECK(first["learning_rate"] == 0.02);            // the applied f32 rate as its shortest decimal
+  CHECK(first["metrics"].begin().key() == "loss");  // the model's output order
+  CHECK(first["metrics"].size() == 2);
+  CHECK(first["samples_per_second"].get<double>() > 0);
+  CHECK(first["eta_seconds"].is_number());
+  int validations = 0;
+  for (const auto& e : events) {
+    if (e["event"] == "validation") {
+      ++validations;
+      CHECK(e["metrics"].begin().key() == "val_loss");
+    }
+  }
+  CHECK(validations == 4);
+  const nlohmann::ordered_json& summary = events[events.size() - 2];
+  REQUIRE(summary["event"] == "summary");
+  CHECK(summary["steps"] == 40);
+  CHECK(summary["samples"] == 320);
+  CHECK(summary["learning_rate"] == 0.0);
+  CHECK(summary["validation"].contains("val_accuracy"));
+  // The rate is over the training time alone, which validation is not part of.
+  const double train = summary["train_seconds"].get<double>();
+  CHECK(train + summary["validation_seconds"].get<double>() <= summary["seconds"].get<double>());
+  CHECK(summary["samples_per_second"].get<double>() * train == doctest::Approx(320.0));
+  const nlohmann::ordered_json& test = events.back();
+  CHECK(test["event"] == "test");
+  CHECK(test["samples"] == 64);
+  CHECK(test["metrics"].begin().key() == "loss");
+  // The human words went to stderr.
+  const Run both =
+      iputrain("train cases/tiny.ipu " + (dir / "s.toml").string() + " --log-format json", "2>&1 >/dev/null");
+  CHECK(both.out.find("training tiny on 1 virtual IPU") != std::string::npos);
+  CHECK(both.out.find("bubble: ") != std::string::npos);
+}
