@@ -13,6 +13,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <map>
@@ -35,6 +36,10 @@ using tuning::Layout;
 using tuning::Sets;
 
 constexpr size_t kRound = 8;  // candidates planned per round, whatever the thread count
+// The input config's own point: not in the space (its layout may be none of the search's), but
+// ranked with the candidates, so the search can only improve on it.
+constexpr size_t kInputLayout = static_cast<size_t>(-1);
+constexpr const char* kNotCandidate = "no accumulation holds the batch, or the rules refuse the combination";
 
 //! One axis of knobs: each value is the sets that express it (empty = the config's own).
 struct Axis {
@@ -72,11 +77,26 @@ struct Context {
   int64_t pruned = 0;
   int64_t planned = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  // The longest plan so far, in seconds: a plan is not started when it would
+  // likely end after the budget.
+  mutable std::atomic<double> longest_plan{0};
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
   bool out_of_time() const { return elapsed() >= request.time_seconds; }
+  bool no_time_for_a_plan() const { return elapsed() + longest_plan.load() >= request.time_seconds; }
 };
 
+Figures out_of_time_figures() {
+  Figures f;
+  f.error = "not planned: the time budget ran out";
+  return f;
+}
+
 Figures plan_with(const Context& ctx, const Sets& extra) {
+  // A plan can take seconds: one not started when the budget runs out is not started at all.
+  if (ctx.no_time_for_a_plan()) {
+    return out_of_time_figures();
+  }
+  const auto start = std::chrono::steady_clock::now();
   Figures f;
   try {
     Sets sets = ctx.base_sets;
@@ -102,6 +122,9 @@ Figures plan_with(const Context& ctx, const Sets& extra) {
   } catch (const Error& e) {
     f.fits = false;
     f.error = e.diagnostic().message;
+  }
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (double seen = ctx.longest_plan.load(); took > seen && !ctx.longest_plan.compare_exchange_weak(seen, took);) {
   }
   return f;
 }
@@ -137,10 +160,39 @@ const planner::ScheduleDef& schedule_of(const Space& s, const Point& p, const Co
   return def != nullptr ? *def : planner::schedule_def(planner::ScheduleKind::Grouped);
 }
 
-// The overrides of a candidate; empty optional when no accumulation holds the global batch.
+// The recomputation mode of a point ("off" when none).
+std::string recomputation_of(const Context& ctx, const Point& p) {
+  const Axis& axis = ctx.space.axes[1];
+  if (axis.values.size() > 1) {
+    return axis.labels[p.knobs[1]];
+  }
+  return ctx.config.ipu.allow_recompute ? ctx.config.pipeline.recomputation_mode : "off";
+}
+
+// Combinations the config rules refuse whatever the model: they are not candidates (planning them
+// would only fail, and a seed made of one would drop its whole layout).
+bool admissible(const Context& ctx, const Point& p, const Layout& l) {
+  const std::string& schedule = ctx.space.axes[0].labels[p.knobs[0]];
+  const std::string rec = recomputation_of(ctx, p);
+  if ((rec == "recompute_then_backpropagate" && schedule == "sequential") ||
+      (rec == "recompute_and_backpropagate_interleaved" && schedule == "interleaved")) {
+    return false;
+  }
+  const planner::ScheduleDef* def = planner::find_schedule(schedule);
+  return def == nullptr || !(def->one_position_per_ipu && l.shares_ipu);
+}
+
+// The overrides of a candidate; empty optional when no accumulation holds the global batch or the
+// rules refuse the combination.
 std::optional<Sets> sets_of(const Context& ctx, const Point& p) {
+  if (p.layout == kInputLayout) {
+    return Sets{};
+  }
   const Space& s = ctx.space;
   const Layout& l = s.layouts[p.layout];
+  if (!admissible(ctx, p, l)) {
+    return std::nullopt;
+  }
   const int64_t micro = s.micro[p.micro];
   const int64_t acc = accumulation_for(s, l, micro, schedule_of(s, p, ctx.config));
   if (acc == 0) {
@@ -158,7 +210,8 @@ std::optional<Sets> sets_of(const Context& ctx, const Point& p) {
   return sets;
 }
 
-// The faster plan first; at equal speed the one with more headroom, then the candidate order.
+// The faster plan first; at equal speed the one with more headroom, then the input config, then
+// the candidate order.
 bool better(const std::pair<const Point, Figures>& a, const std::pair<const Point, Figures>& b) {
   if (a.second.fits != b.second.fits) {
     return a.second.fits;
@@ -168,6 +221,10 @@ bool better(const std::pair<const Point, Figures>& a, const std::pair<const Poin
   }
   if (a.second.peak != b.second.peak) {
     return a.second.peak < b.second.peak;
+  }
+  // A candidate that only changes knobs the model does not see is no better than the input config.
+  if ((a.first.layout == kInputLayout) != (b.first.layout == kInputLayout)) {
+    return a.first.layout == kInputLayout;
   }
   return a.first < b.first;
 }
@@ -185,6 +242,10 @@ std::vector<const std::pair<const Point, Figures>*> ranking(const Context& ctx) 
 }
 
 std::string summary(const Context& ctx, const Point& p, const Figures& f) {
+  if (p.layout == kInputLayout) {
+    return fmt::format("{} x {} IPU{}, {}, micro-batch {} x {} (the input config)", f.replicas, f.ipus_per_replica,
+                       f.ipus_per_replica == 1 ? "" : "s", f.schedule, f.micro_batch, f.accumulation);
+  }
   std::string out = fmt::format("{} x {} IPU{}, {}, micro-batch {} x {}", f.replicas, f.ipus_per_replica,
                                 f.ipus_per_replica == 1 ? "" : "s", f.schedule, f.micro_batch, f.accumulation);
   for (size_t k = 1; k < ctx.space.axes.size(); ++k) {
@@ -226,7 +287,7 @@ void plan_points(Context& ctx, std::vector<Point> points) {
       todo.push_back(p);
     }
   }
-  for (size_t begin = 0; begin < todo.size() && !ctx.out_of_time(); begin += kRound) {
+  for (size_t begin = 0; begin < todo.size() && !ctx.no_time_for_a_plan(); begin += kRound) {
     std::vector<Point> round;
     std::vector<Sets> sets;
     for (size_t k = begin; k < std::min(todo.size(), begin + kRound); ++k) {
@@ -240,7 +301,7 @@ void plan_points(Context& ctx, std::vector<Point> points) {
       std::optional<Sets> s = sets_of(ctx, todo[k]);
       if (bounded || !s) {
         Figures f;
-        f.error = bounded ? "the plan does not fit in memory (a smaller micro-batch did not)" : "no accumulation";
+        f.error = bounded ? "the plan does not fit in memory (a smaller micro-batch did not)" : kNotCandidate;
         ctx.seen[todo[k]] = f;
         ctx.pruned += 1;
         continue;
@@ -251,9 +312,12 @@ void plan_points(Context& ctx, std::vector<Point> points) {
     std::vector<Figures> figures(round.size());
     oneapi::tbb::parallel_for(size_t{0}, round.size(), [&](size_t k) { figures[k] = plan_with(ctx, sets[k]); });
     for (size_t k = 0; k < round.size(); ++k) {
-      ctx.seen[round[k]] = std::move(figures[k]);
+      // A candidate skipped for time was not planned: it is neither a result nor a failure.
+      if (figures[k].error != out_of_time_figures().error) {
+        ctx.seen[round[k]] = std::move(figures[k]);
+        ctx.planned += 1;
+      }
     }
-    ctx.planned += static_cast<int64_t>(round.size());
     report(ctx);
   }
 }
@@ -331,6 +395,16 @@ Point frugal_point(const Context& ctx, size_t layout, size_t micro) {
   return p;
 }
 
+// The most frugal recomputation mode the point's schedule accepts: the interleaved schedule takes
+// only recompute-then-backpropagate.
+Point with_frugal_recomputation(const Context& ctx, Point p) {
+  const Axis& axis = ctx.space.axes[1];
+  if (axis.values.size() > 2 && ctx.space.axes[0].labels[p.knobs[0]] == "interleaved") {
+    p.knobs[1] = 1;
+  }
+  return p;
+}
+
 // Per layout, the largest micro-batch that fits under the most frugal knobs (bisection, all
 // layouts in step); a layout whose smallest micro-batch does not fit is dropped.
 std::vector<Point> seeds(Context& ctx) {
@@ -345,6 +419,7 @@ std::vector<Point> seeds(Context& ctx) {
       for (size_t m = 0; m < ctx.space.micro.size(); ++m) {
         Point p = frugal_point(ctx, l, m);
         p.knobs[0] = v;
+        p = with_frugal_recomputation(ctx, p);
         ok.resize(ok.size() + (sets_of(ctx, p) ? 1 : 0), m);
       }
       if (ok.size() > valid[l].size()) {
@@ -356,7 +431,7 @@ std::vector<Point> seeds(Context& ctx) {
   const auto frugal = [&](size_t l, size_t m) {
     Point p = frugal_point(ctx, l, m);
     p.knobs[0] = sched[l];
-    return p;
+    return with_frugal_recomputation(ctx, p);
   };
   // lo: index into valid[l] known to fit (or -1), hi: known not to (or size).
   std::vector<int64_t> lo(layouts, -1);
@@ -364,7 +439,7 @@ std::vector<Point> seeds(Context& ctx) {
   for (size_t l = 0; l < layouts; ++l) {
     hi[l] = static_cast<int64_t>(valid[l].size());
   }
-  for (bool more = true; more && !ctx.out_of_time();) {
+  for (bool more = true; more && !ctx.no_time_for_a_plan();) {
     more = false;
     std::vector<Point> probe;
     std::vector<int64_t> mid(layouts, -1);
@@ -415,6 +490,11 @@ std::vector<Point> neighbours(const Context& ctx, const Point& p) {
         Point r = q;
         r.knobs[k] = v;
         out.push_back(r);
+        // The rules tie recomputation modes to schedules: a schedule moves with each of them.
+        for (size_t w = 0; k == 0 && w < ctx.space.axes[1].values.size(); ++w) {
+          r.knobs[1] = w;
+          out.push_back(r);
+        }
       }
     }
   }
@@ -447,10 +527,10 @@ std::vector<Point> all_points(const Context& ctx) {
 void coordinate_search(Context& ctx) {
   constexpr size_t kBeam = 2;
   std::vector<Point> beam;
-  for (std::vector<Point> seeds_left = seeds(ctx); !ctx.out_of_time();) {
+  for (std::vector<Point> seeds_left = seeds(ctx); !ctx.no_time_for_a_plan();) {
     std::vector<Point> next;
     for (const auto* entry : ranking(ctx)) {
-      if (next.size() < kBeam) {
+      if (next.size() < kBeam && entry->first.layout != kInputLayout) {
         next.push_back(entry->first);
       }
     }
@@ -579,7 +659,11 @@ int64_t space_size(const Context& ctx, std::vector<Point>* holding) {
 TuneResult finish(Context& ctx, TuneResult& result, const Figures& input) {
   std::vector<Point> every;
   result.space = space_size(ctx, &every);
-  if (result.space == 0) {
+  const bool input_held =
+      input.fits &&
+      std::abs(static_cast<double>(input.micro_batch * input.accumulation * input.replicas - ctx.space.global_batch)) <=
+          ctx.space.tolerance * static_cast<double>(ctx.space.global_batch);
+  if (result.space == 0 && !input_held) {
     throw Error(
         ErrorKind::Usage,
         fmt::format("no layout of {} on {} IPUs holds a global batch of {}{}", ctx.request.model_path,
@@ -591,17 +675,20 @@ TuneResult finish(Context& ctx, TuneResult& result, const Figures& input) {
         "the schedule needs: choose a global batch with more factors of 2, or allow --batch-tolerance");
   }
   result.exhaustive = result.space <= ctx.request.exhaustive_limit;
+  if (input_held) {
+    ctx.seen[Point{kInputLayout, 0, {}}] = input;
+  }
   if (result.exhaustive) {
     plan_points(ctx, every);
   } else {
     coordinate_search(ctx);
   }
-  result.timed_out = ctx.out_of_time();
+  result.timed_out = ctx.no_time_for_a_plan();
   result.exhaustive = result.exhaustive && !result.timed_out;
   result.planned = ctx.planned;
   result.pruned = ctx.pruned;
   for (const auto& [p, f] : ctx.seen) {
-    result.failed += !f.fits && f.error != "no accumulation" ? 1 : 0;
+    result.failed += !f.fits && f.error != kNotCandidate ? 1 : 0;
   }
   const auto ranked = ranking(ctx);
   if (ranked.empty()) {
@@ -685,6 +772,7 @@ TuneResult tune(const TuneRequest& request) {
     own.ipus = f.ipus_per_replica;
     own.replicas = f.replicas;
     own.positions = static_cast<int32_t>(f.stage_cycles.size());
+    own.shares_ipu = own.positions > own.ipus;
     own.label = "the config's layout";
     ctx.space.layouts = {own};
   } else {

@@ -2,6 +2,7 @@
 #include "planner/tune_space.hpp"
 
 #include <fmt/format.h>
+#include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cmath>
@@ -144,6 +145,11 @@ std::vector<Layout> declared_layouts(const ModelFacts& facts, int32_t ipus, cons
   return out;
 }
 
+// The deepest re-cut pipeline searched. Deeper ones on a pod (128 or 256 stages of ResNet-50) are
+// never faster than replicas of a shorter one, and their schedules' timelines (accumulation a
+// multiple of twice the stages) take gigabytes to plan.
+constexpr int32_t kMaxRecutDepth = 16;
+
 }  // namespace
 
 std::vector<int64_t> split_layers(const std::vector<double>& fixed, double per_layer, int64_t layers) {
@@ -181,24 +187,33 @@ std::vector<int64_t> split_layers(const std::vector<double>& fixed, double per_l
 }
 
 std::vector<Layout> make_layouts(const ModelFacts& facts, int64_t ipus, const Evaluate& evaluate) {
-  std::vector<Layout> out;
+  std::vector<int32_t> depths;
   for (int32_t p = 1; p <= ipus; ++p) {
-    if (ipus % p != 0) {
-      continue;
+    if (ipus % p == 0) {
+      depths.push_back(p);
     }
-    std::vector<Layout> own;
+  }
+  // The depths' calibration plans are independent and each can take seconds (GPT-2 medium): they
+  // run in parallel, and are merged in depth order.
+  std::vector<std::vector<Layout>> per_depth(depths.size());
+  oneapi::tbb::parallel_for(size_t{0}, depths.size(), [&](size_t d) {
     if (!facts.size_params.empty() && facts.layers > 0) {
-      if (std::optional<Layout> l = sized_layout(facts, p, evaluate)) {
-        own.push_back(std::move(*l));
+      if (std::optional<Layout> l = sized_layout(facts, depths[d], evaluate)) {
+        per_depth[d].push_back(std::move(*l));
       }
     } else {
-      own = declared_layouts(facts, p, evaluate);
+      per_depth[d] = declared_layouts(facts, depths[d], evaluate);
     }
+  });
+  std::vector<Layout> out;
+  for (size_t d = 0; d < depths.size(); ++d) {
+    const int32_t p = depths[d];
+    std::vector<Layout>& own = per_depth[d];
     for (Layout& l : own) {
       l.replicas = static_cast<int32_t>(ipus / p);
       out.push_back(std::move(l));
     }
-    if (p < 2) {
+    if (p < 2 || p > kMaxRecutDepth) {
       continue;
     }
     // The model re-cut between ops into p balanced stages, one per IPU (auto_stage.cpp's programme);

@@ -3,6 +3,7 @@
 // figures, and the errors of a request that cannot be met.
 #include <doctest/doctest.h>
 
+#include <oneapi/tbb/global_control.h>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -121,6 +122,35 @@ TEST_CASE("tune finds the brute-force optimum of a small space") {
     // The written config plans to the very same figures.
     const std::string tuned = write("tuned.toml", result.ranked.front().toml);
     CHECK(plan_speed(model, tuned, {}) == result.ranked.front().samples_per_second);
+  }
+}
+
+TEST_CASE("tune gives the same plans on 1 and 2 threads") {
+  const std::string model = write("mlp4.ipu", kModel);
+  TuneRequest request;
+  request.model_path = model;
+  request.config_path = write("threads.toml", kRun + "[ipu]\nauto_select_ipus = 4\n");
+  request.global_batch = 32;
+  request.time_seconds = 300;  // not reached: a search cut short by time may differ with the speed
+  request.exhaustive_limit = 0;
+  request.top = 8;
+  auto run = [&](size_t threads) {
+    const oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
+    return tune(request);
+  };
+  const TuneResult one = run(1);
+  const TuneResult two = run(2);
+  REQUIRE(!one.timed_out);
+  REQUIRE(!two.timed_out);
+  CHECK(one.planned == two.planned);
+  CHECK(one.pruned == two.pruned);
+  REQUIRE(one.ranked.size() == two.ranked.size());
+  REQUIRE(one.ranked.size() > 1);
+  for (size_t k = 0; k < one.ranked.size(); ++k) {
+    CAPTURE(k);
+    CHECK(one.ranked[k].samples_per_second == two.ranked[k].samples_per_second);
+    CHECK(one.ranked[k].changes == two.ranked[k].changes);
+    CHECK(one.ranked[k].toml == two.ranked[k].toml);
   }
 }
 

@@ -1,0 +1,83 @@
+// How long `iputrain tune` takes to find a layout for each published workload of examples/ipu_scale
+// (issue 32, point 4), and whether what it finds fits and is predicted at least as fast as the
+// published configuration. Each search gets the model, the workload's IPU count and its published
+// global batch, the layout keys freed (`--vary-layout`), and a budget of 60 s (`tune_search SECONDS`
+// to change it; names after it run only those configs). Prints one markdown row per workload, the
+// table of docs/tune.md. Fails when a search finds nothing that fits, finds a slower plan than the
+// published one, or overruns the budget by more than 10% (wall time: the machine's other load
+// counts, which is what a user waits for).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "iputrain/error.hpp"
+#include "iputrain/tune.hpp"
+
+namespace {
+
+struct Workload {
+  const char* model;
+  const char* config;
+};
+
+const std::vector<Workload> kWorkloads = {
+    {"bert.ipu", "bert_tiny.toml"},
+    {"bert.ipu", "bert_base_128.toml"},
+    {"bert.ipu", "bert_large_128.toml"},
+    {"gpt2_small.ipu", "gpt2_small.toml"},
+    {"gpt2_medium.ipu", "gpt2_medium.toml"},
+    {"resnet50.ipu", "resnet50.toml"},
+    {"resnet50.ipu", "resnet50_pod16.toml"},
+    {"resnet50.ipu", "resnet50_pod64.toml"},
+    {"resnet50.ipu", "resnet50_pod256.toml"},
+    {"resnext101.ipu", "resnext101.toml"},
+    {"conformer.ipu", "conformer.toml"},
+    {"vit.ipu", "vit_b16.toml"},
+    {"efficientnet_b4.ipu", "efficientnet_b4_pod16.toml"},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double budget = argc > 1 ? std::atof(argv[1]) : 60.0;
+  const std::vector<std::string> only(argv + std::min(argc, 2), argv + argc);
+  const std::string dir = std::string(IPUTRAIN_SOURCE_DIR) + "/examples/ipu_scale/";
+  int failures = 0;
+  fmt::print("| workload | published layout | predicted | found | predicted | search |\n|---|---|---|---|---|---|\n");
+  for (const Workload& w : kWorkloads) {
+    if (!only.empty() && std::find(only.begin(), only.end(), w.config) == only.end()) {
+      continue;
+    }
+    iputrain::TuneRequest request;
+    request.model_path = dir + w.model;
+    request.config_path = dir + w.config;
+    request.vary_layout = true;
+    request.time_seconds = budget;
+    request.top = 1;
+    const auto start = std::chrono::steady_clock::now();
+    std::string found = "none";
+    double speed = 0;
+    std::string published = "does not plan";
+    double published_speed = 0;
+    try {
+      const iputrain::TuneResult r = iputrain::tune(request);
+      published = r.input.summary;
+      published_speed = r.input.samples_per_second;
+      found = r.ranked.front().changes.empty() ? "the published plan itself" : r.ranked.front().summary;
+      speed = r.ranked.front().samples_per_second;
+    } catch (const iputrain::Error& e) {
+      found = "error: " + e.diagnostic().message;
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const bool ok = speed > 0 && speed >= published_speed && seconds <= 1.1 * budget;
+    failures += ok ? 0 : 1;
+    fmt::print("| {} | {} | {:.0f} | {} | {:.0f} | {:.1f} s{} |\n", w.config, published, published_speed, found, speed,
+               seconds, ok ? "" : " FAIL");
+    std::fflush(stdout);
+  }
+  return failures == 0 ? 0 : 1;
+}
