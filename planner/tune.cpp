@@ -501,22 +501,25 @@ std::vector<Point> neighbours(const Context& ctx, const Point& p) {
   return out;
 }
 
+// The next combination of knob values, the last knob fastest; false after the last one.
+bool next_knobs(const Context& ctx, std::vector<size_t>& knobs) {
+  for (size_t k = knobs.size(); k-- > 0;) {
+    if (++knobs[k] < ctx.space.axes[k].values.size()) {
+      return true;
+    }
+    knobs[k] = 0;
+  }
+  return false;
+}
+
 std::vector<Point> all_points(const Context& ctx) {
   std::vector<Point> out;
   for (size_t l = 0; l < ctx.space.layouts.size(); ++l) {
     for (size_t m = 0; m < ctx.space.micro.size(); ++m) {
       Point p{l, m, std::vector<size_t>(ctx.space.axes.size(), 0)};
-      for (bool more = true; more;) {
+      do {
         out.push_back(p);
-        more = false;
-        for (size_t k = p.knobs.size(); k-- > 0;) {
-          if (++p.knobs[k] < ctx.space.axes[k].values.size()) {
-            more = true;
-            break;
-          }
-          p.knobs[k] = 0;
-        }
-      }
+      } while (next_knobs(ctx, p.knobs));
     }
   }
   return out;

@@ -31,7 +31,7 @@ def main():
             sys.exit(f"FAIL: exit {r.returncode} from:\n{block}")
         outputs.append(r.stdout + r.stderr)
     log = "\n".join(outputs)
-    m = re.search(r"test:\s+accuracy (\d\.\d+)", log)
+    m = re.search(r"test:.*?accuracy (\d\.\d+)", log)
     if not m or float(m.group(1)) < 0.9:
         sys.exit(f"FAIL: no test accuracy of at least 0.9 in the log ({m.group(0) if m else 'none'})")
     rows = open(os.path.join(work, "predictions.csv")).read().splitlines()
