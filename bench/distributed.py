@@ -52,7 +52,7 @@ def run(cmd):
 
 
 def samples_per_second(out):
-    m = re.search(r"in [0-9.]+ s: ([0-9.]+) samples/s", out)
+    m = re.search(r"training at ([0-9.]+) samples/s", out)
     if not m:
         sys.exit("distributed.py: no samples/s in the log:\n" + out)
     return float(m.group(1))
