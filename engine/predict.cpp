@@ -143,7 +143,7 @@ const data::Dataset& Session::Impl::predict_data(const std::string& split, const
   const bool from_train = split == "train" || settings.validation.split > 0;
   predict_file = open(split == "test" ? "data.test" : from_train ? "data.train" : "data.validation", &fields);
   const int64_t n = predict_file->size();
-  const auto kept = from_train ? static_cast<int64_t>(static_cast<double>(n) * (1.0 - settings.validation.split)) : n;
+  const int64_t kept = from_train ? trained_share(n) : n;
   predict_view = split == "validation" && from_train
                      ? std::make_unique<data::SubsetDataset>(*predict_file, kept, n - kept)
                      : std::make_unique<data::SubsetDataset>(*predict_file, 0, kept);

@@ -172,7 +172,7 @@ struct Session::Impl {
         train_data = open("data.train");
       }
       const int64_t n = train_data->size();
-      const auto kept = static_cast<int64_t>(static_cast<double>(n) * (1.0 - settings.validation.split));
+      const int64_t kept = trained_share(n);
       if (settings.validation.split > 0 && (kept < batch || n - kept < batch)) {
         config.fail_at("data.validation_split",
                        fmt::format("holding out {} of the {} training samples leaves {} to train on and {} to "
@@ -188,6 +188,10 @@ struct Session::Impl {
     return split == "train" ? *train_view : *validation_view;
   }
 
+  // Of `n` training samples, how many training reads: the rest (the last ones) data.validation_split holds out.
+  int64_t trained_share(int64_t n) const {
+    return static_cast<int64_t>(static_cast<double>(n) * (1.0 - settings.validation.split));
+  }
   // The samples of `split` with at least `fields` (predict.cpp).
   const data::Dataset& predict_data(const std::string& split, const std::vector<data::Field>& fields);
 

@@ -10,34 +10,11 @@
 #include "planner/cost_model.hpp"
 #include "planner/report.hpp"
 #include "planner/svg.hpp"
+#include "planner/svg_writer.hpp"
 
 namespace iputrain::planner {
 
 namespace {
-
-std::string escape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 // An SVG document without its XML declaration, to sit inside the page.
 std::string inline_svg(const std::string& svg) {
@@ -91,7 +68,7 @@ std::string stage_table(const Plan& plan) {
     out += fmt::format(
         "<tr><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
         "class=\"num\">{}</td><td class=\"num\">{:.0f}</td><td class=\"num\">{:.0f}</td></tr>\n",
-        escape(s.name), s.position, s.ipu, s.params, escape(human_bytes(s.param_bytes)), s.forward_cycles,
+        xml_escape(s.name), s.position, s.ipu, s.params, xml_escape(human_bytes(s.param_bytes)), s.forward_cycles,
         s.backward_cycles);
   }
   return out + "</tbody></table>\n";
@@ -131,9 +108,9 @@ std::string op_table(const Plan& plan, const SourceManager* sources) {
     out += fmt::format(
         "<tr><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{:.0f}</td>"
         "<td class=\"num\" data-value=\"{:.6f}\">{:.1f}%</td><td>{}</td></tr>\n",
-        r.id, ir::op_def(n.op).name, staged ? escape(g.stages[static_cast<size_t>(n.stage)].name) : "",
-        n.phase == ir::Phase::Forward ? "forward" : "backward", escape(n.type.str()), r.cycles, r.cycles / total,
-        100 * r.cycles / total, escape(where));
+        r.id, ir::op_def(n.op).name, staged ? xml_escape(g.stages[static_cast<size_t>(n.stage)].name) : "",
+        n.phase == ir::Phase::Forward ? "forward" : "backward", xml_escape(n.type.str()), r.cycles, r.cycles / total,
+        100 * r.cycles / total, xml_escape(where));
   }
   return out + "</tbody></table>\n";
 }
@@ -146,17 +123,17 @@ std::string plan_html(const Plan& plan, std::string_view model, const SourceMana
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>iputrain plan: {0}</title>\n{1}"
       "</head><body>\n<h1>Plan for {0}</h1>\n<nav><a href=\"#summary\">summary</a><a href=\"#memory\">memory</a>"
       "<a href=\"#gantt\">schedule</a><a href=\"#ops\">cycles per op</a><a href=\"#config\">config</a></nav>\n",
-      escape(model), kStyle);
-  out += "<h2 id=\"summary\">Summary</h2>\n<pre>" + escape(text_header(plan, model)) + "\n" +
-         escape(text_predicted(plan)) + "</pre>\n" + stage_table(plan);
-  out += "<h2 id=\"memory\">Memory per IPU, timestep by timestep</h2>\n<pre>" + escape(text_memory(plan)) +
+      xml_escape(model), kStyle);
+  out += "<h2 id=\"summary\">Summary</h2>\n<pre>" + xml_escape(text_header(plan, model)) + "\n" +
+         xml_escape(text_predicted(plan)) + "</pre>\n" + stage_table(plan);
+  out += "<h2 id=\"memory\">Memory per IPU, timestep by timestep</h2>\n<pre>" + xml_escape(text_memory(plan)) +
          "</pre>\n<div class=\"figure\">" + inline_svg(memory_svg(plan)) + "</div>\n";
   out +=
       "<h2 id=\"gantt\">Schedule of one weight update</h2>\n<p>Hover over a box for its details.</p>\n"
       "<div class=\"figure\">" +
       inline_svg(gantt_svg(plan)) + "</div>\n";
   out += "<h2 id=\"ops-section\">Cycles per op</h2>\n" + op_table(plan, sources);
-  out += "<h2 id=\"config\">Config as resolved</h2>\n<pre>" + escape(config_toml) + "</pre>\n";
+  out += "<h2 id=\"config\">Config as resolved</h2>\n<pre>" + xml_escape(config_toml) + "</pre>\n";
   return out + kScript + "</body></html>\n";
 }
 
