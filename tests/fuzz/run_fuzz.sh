@@ -26,7 +26,10 @@ command -v "$CLANG" >/dev/null || { echo "run_fuzz: $CLANG is missing (Debian: c
 
 cmake -S "$SRC" -B "$BIN" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CLANG" -DIPUTRAIN_FUZZ=ON \
       -DIPUTRAIN_BUILD_BENCH=OFF -DIPUTRAIN_WITH_MPI=OFF >/dev/null
-cmake --build "$BIN" -j2 --target "${TARGETS[@]/#/fuzz_}"
+# The build's output goes to a log (CI shows only the head and the tail of a failing test's output,
+# so the failure lines below must not drown in it); it is printed when the build fails.
+mkdir -p "$BIN/logs"
+cmake --build "$BIN" -j2 --target "${TARGETS[@]/#/fuzz_}" >"$BIN/logs/build.log" 2>&1 || { tail -40 "$BIN/logs/build.log"; exit 1; }
 
 mkdir -p "$BIN/crashes" "$BIN/logs"
 run_one() {
@@ -61,7 +64,10 @@ run_one() {
          "$(grep -Eo 'cov: [0-9]+' "$BIN/logs/$target.log" | tail -1), no crash"
   else
     echo "fuzz $target: FAILED (log $BIN/logs/$target.log)"
-    grep -E "ERROR|SUMMARY|Test unit written" "$BIN/logs/$target.log" | head -5
+    grep -E "ERROR|SUMMARY|Test unit written|^ +#[0-9] " "$BIN/logs/$target.log" | head -16
+    local unit
+    unit=$(grep -Eo "Test unit written to [^ ]+" "$BIN/logs/$target.log" | head -1 | cut -d' ' -f5)
+    [[ -n "$unit" && -f "$unit" ]] && { echo "the input (base64):"; base64 -w 120 "$unit" | head -20; }
     return 1
   fi
 }
