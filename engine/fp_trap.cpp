@@ -75,15 +75,15 @@ const char* advice(FpClass c) {
   return "";
 }
 
-// Ops with a pole at 0 computed by Eigen's log or rsqrt, which reach it without FE_DIVBYZERO:
-// log, rsqrt and the gradients that call rsqrt (sqrt's and rsqrt's).
+// Ops with a pole at 0 computed by Eigen's log or rsqrt, which reach it without FE_DIVBYZERO
+// (op_list.hpp's `pole`), and the gradients of the ops whose derivative does (`grad_pole`: the
+// gradient UnaryGrad names its op in `fn`).
 bool eigen_pole(const ir::Node& n) {
-  if (n.op == ir::OpKind::Log || n.op == ir::OpKind::Rsqrt) {
+  if (op_has(n.op, ir::op_flags::pole)) {
     return true;
   }
   if (n.op == ir::OpKind::UnaryGrad) {
-    const std::string& fn = n.attrs.get_str("fn");
-    return fn == "sqrt" || fn == "rsqrt";
+    return op_has(ir::op_by_name(n.attrs.get_str("fn")), ir::op_flags::grad_pole);
   }
   return false;
 }

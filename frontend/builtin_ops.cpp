@@ -380,11 +380,11 @@ Value b_moving_average(CallArgs& c) {
   const ir::ValueId x = tensor(c, 0, "x");
   const ir::ValueId state = tensor(c, 1, "state");
   const ir::Node& s = c.graph.node(state);
-  if (s.op != OpKind::Param || ir::trainable(s)) {
+  if (!ir::is_weight(s) || ir::trainable(s)) {
     throw Error(ErrorKind::Semantic,
                 fmt::format("{} must be a non-trainable param, got {}", what(c, "state"),
-                            s.op == OpKind::Param ? fmt::format("the trainable parameter '{}'", s.name)
-                                                  : std::string("a computed value")),
+                            ir::is_weight(s) ? fmt::format("the trainable parameter '{}'", s.name)
+                                             : std::string("a computed value")),
                 c.spans[1], "declare it with `param NAME: f32[...] = zeros(), trainable = false`");
   }
   for (const ir::Node& n : c.graph.nodes()) {

@@ -64,10 +64,10 @@ void Elaborator::check_stage_order() const {
 // "'p'" for a named value, "parameter 'b1/dense/kernel'", or "a value" for a temporary.
 std::string Elaborator::value_label(ir::ValueId id) const {
   const ir::Node& n = g_.node(id);
-  if (n.op == ir::OpKind::Param) {
+  if (ir::is_weight(n)) {
     return fmt::format("parameter '{}'", n.name);
   }
-  if (n.op == ir::OpKind::Input) {
+  if (op_has(n.op, ir::op_flags::fed)) {
     return fmt::format("input '{}'", n.name);
   }
   auto it = value_names_.find(id);

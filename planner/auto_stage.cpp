@@ -13,8 +13,6 @@ namespace iputrain::planner {
 
 namespace {
 
-bool is_leaf(const ir::Node& n) { return ir::op_def(n.op).forward == nullptr; }
-
 // The forward graph seen as a sequence of compute nodes (leaves excluded) in topological order,
 // with the cost of each and, for every gap between two neighbours, whether the model may be cut
 // there and how many bytes the cut would send to later stages.
@@ -73,14 +71,14 @@ Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
       continue;
     }
     const ir::Node& node = g.node(v);
-    if (node.op == ir::OpKind::Param) {
+    if (ir::is_weight(node)) {
       // A parameter stays with all its users: no cut between its first and last user.
       blocked[static_cast<size_t>(first_use[static_cast<size_t>(v)])] += 1;
       blocked[static_cast<size_t>(last)] -= 1;
-    } else if (node.op != ir::OpKind::Constant) {
+    } else if (!op_has(node.op, ir::op_flags::constant)) {
       // Inputs live in stage 0 and cross every cut before their last user; computed values cross
       // the cuts between their producer and their last user. Constants are copied where used.
-      const int32_t made = node.op == ir::OpKind::Input ? 0 : pos[static_cast<size_t>(v)];
+      const int32_t made = op_has(node.op, ir::op_flags::fed) ? 0 : pos[static_cast<size_t>(v)];
       const auto bytes = static_cast<int64_t>(node.type.bytes());
       delta[static_cast<size_t>(made)] += bytes;
       delta[static_cast<size_t>(last)] -= bytes;
@@ -299,7 +297,7 @@ void auto_stage(ir::Graph& g, int32_t stages, const DeviceModel& device, double 
   for (ir::ValueId id = 0; id < g.size(); ++id) {
     for (ir::ValueId in : g.node(id).inputs) {
       int32_t& s = stage_of[static_cast<size_t>(in)];
-      if (s < 0 && g.node(in).op != ir::OpKind::Input) {
+      if (s < 0 && !op_has(g.node(in).op, ir::op_flags::fed)) {
         s = stage_of[static_cast<size_t>(id)];
       }
     }

@@ -190,7 +190,7 @@ class LifeWalk {
   // A value made again (by a recompute) starts a second life; the first one stays as it was.
   void make(ir::ValueId v, int64_t m, int32_t pos, bool from_outside) {
     const ir::Node& n = g_.node(v);
-    if (n.op == ir::OpKind::Param) {
+    if (ir::is_weight(n)) {
       return;
     }
     int64_t& bytes = bytes_[static_cast<size_t>(v)];
@@ -227,7 +227,7 @@ class LifeWalk {
   // a weight gradient added to an accumulator as it is made.
   int32_t view_target(ir::ValueId v, int64_t m) const {
     const ir::Node& n = g_.node(v);
-    if (n.op != ir::OpKind::Reshape || local_grads_.count(v) != 0) {
+    if (!op_has(n.op, ir::op_flags::view) || local_grads_.count(v) != 0) {
       return -1;
     }
     const int32_t x = open_life(n.inputs[0], m);
@@ -243,10 +243,10 @@ class LifeWalk {
 
   void read(ir::ValueId v, int64_t m, int32_t pos, int32_t stage) {
     const ir::Node& n = g_.node(v);
-    if (n.op == ir::OpKind::Param) {
+    if (ir::is_weight(n)) {
       return;
     }
-    if (n.op == ir::OpKind::Constant) {
+    if (op_has(n.op, ir::op_flags::constant)) {
       if (open_life(v, -1) == -1) {
         make(v, -1, pos, false);
       }

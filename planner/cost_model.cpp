@@ -69,7 +69,7 @@ int64_t boundary_bytes(const ir::Graph& g, const Pipeline& p, int32_t position,
       const int32_t pos = position_of[static_cast<size_t>(producer.stage)];
       const bool forward_cross = pos <= position && user_pos > position;
       const bool backward_cross = pos > position && user_pos <= position;
-      if ((forward_cross || backward_cross) && producer.op != ir::OpKind::Param) {
+      if ((forward_cross || backward_cross) && !ir::is_weight(producer)) {
         crosses[static_cast<size_t>(in)] = true;
       }
     }

@@ -9,8 +9,6 @@ namespace iputrain::planner {
 
 namespace {
 
-bool is_leaf(const ir::Node& n) { return ir::op_def(n.op).forward == nullptr; }
-
 // Every non-leaf op can be rebuilt. Dropout masks too: the seeds do not recompute stateful random
 // ops but regenerate a dropout's mask in the backward pass from its seed instead of keeping it,
 // and ours is a pure function of the seed and the sample's index, so rebuilding it gives the same
@@ -41,8 +39,7 @@ std::vector<bool> weight_derived_values(const ir::Graph& g) {
       continue;
     }
     derived[static_cast<size_t>(id)] = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ir::ValueId in) {
-      const ir::OpKind op = g.node(in).op;
-      return op == ir::OpKind::Param || op == ir::OpKind::Constant || derived[static_cast<size_t>(in)];
+      return ir::is_resident(g.node(in)) || derived[static_cast<size_t>(in)];
     });
   }
   return derived;
@@ -57,9 +54,7 @@ std::vector<bool> weight_derived_values(const ir::Graph& g) {
 void split_backward(const ir::Graph& g, const std::vector<ir::ValueId>& program,
                     const std::vector<bool>& weight_derived, StagePrograms& sp) {
   const std::set<ir::ValueId> mine(sp.backward.begin(), sp.backward.end());
-  auto from_weights = [&](ir::ValueId v) {
-    return g.node(v).op == ir::OpKind::Param || weight_derived[static_cast<size_t>(v)];
-  };
+  auto from_weights = [&](ir::ValueId v) { return ir::is_weight(g.node(v)) || weight_derived[static_cast<size_t>(v)]; };
   std::vector<ir::ValueId> work;
   for (ir::ValueId id : program) {
     if (mine.count(id) != 0) {
@@ -127,7 +122,7 @@ std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<
     for (ir::ValueId id : sp.backward) {
       for (ir::ValueId in : g.node(id).inputs) {
         const ir::Node& p = g.node(in);
-        if (p.phase == ir::Phase::Forward && p.op != ir::OpKind::Param && p.op != ir::OpKind::Constant) {
+        if (p.phase == ir::Phase::Forward && !ir::is_resident(p)) {
           needed.insert(in);
         }
       }
@@ -145,10 +140,10 @@ std::vector<StagePrograms> stage_programs(const ir::Graph& g, const std::vector<
         const ir::ValueId v = work.back();
         work.pop_back();
         const ir::Node& n = g.node(v);
-        const bool checkpoint = keep_checkpoints && n.op == ir::OpKind::RecomputationCheckpoint;
+        const bool checkpoint = keep_checkpoints && op_has(n.op, ir::op_flags::checkpoint);
         const bool rebuilt = recompute[s] || weight_derived[static_cast<size_t>(v)];
         if (forward.count(v) == 0 || !recomputable(n) || checkpoint || !rebuilt) {
-          if (n.op != ir::OpKind::Param && n.op != ir::OpKind::Constant) {
+          if (!ir::is_resident(n)) {
             stash.insert(v);
           }
           continue;
@@ -296,10 +291,7 @@ class Lowering {
     return {n.stage, n.phase == ir::Phase::Forward ? Work::Forward : Work::Backward};
   }
 
-  bool travels(ir::ValueId v) const {
-    const ir::OpKind op = g_.node(v).op;
-    return op != ir::OpKind::Param && op != ir::OpKind::Constant;
-  }
+  bool travels(ir::ValueId v) const { return !ir::is_resident(g_.node(v)); }
 
   // Per producer task type and destination IPU: the values it sends (the same every micro-batch).
   void make_messages() {

@@ -14,12 +14,12 @@ std::vector<MovingStatistic> moving_statistics(const ir::Graph& g, const std::ve
   std::vector<MovingStatistic> out;
   for (ir::ValueId id : program) {
     const ir::Node& n = g.node(id);
-    if (n.op != ir::OpKind::MovingAverage) {
+    if (!op_has(n.op, ir::op_flags::state_update)) {
       continue;
     }
     const ir::ValueId state = n.inputs[1];
     const ir::Node& s = g.node(state);
-    if (s.op != ir::OpKind::Param || ir::trainable(s)) {
+    if (!ir::is_weight(s) || ir::trainable(s)) {
       throw Error(ErrorKind::Plan, "the state of a moving average must be a non-trainable parameter", n.span,
                   "declare it with `param NAME: f32[...] = zeros(), trainable = false`");
     }

@@ -9,8 +9,6 @@ namespace iputrain::planner {
 
 namespace {
 
-bool is_leaf(const ir::Node& n) { return ir::op_def(n.op).forward == nullptr; }
-
 // One (stage, phase) group as local indices 0..n-1 in written order.
 struct Group {
   std::vector<ir::ValueId> nodes;         // written order

@@ -8,8 +8,7 @@
 namespace iputrain::planner {
 
 bool has_temporaries(ir::OpKind op) {
-  return op == ir::OpKind::MatMul || op == ir::OpKind::Conv2D || op == ir::OpKind::Conv2DBackpropInput ||
-         op == ir::OpKind::Conv2DBackpropFilter;
+  return op_has(op, ir::op_flags::matmul_temporaries) || op_has(op, ir::op_flags::conv_temporaries);
 }
 
 OpTemporaries op_temporaries(const ir::Graph& g, ir::ValueId id, const StageLimits& limits, const DeviceModel& d) {
@@ -17,7 +16,7 @@ OpTemporaries op_temporaries(const ir::Graph& g, ir::ValueId id, const StageLimi
   if (!has_temporaries(n.op) || !is_float(n.type.dtype)) {
     return {};
   }
-  const TemporaryLimit& limit = n.op == ir::OpKind::MatMul ? limits.matmul : limits.convolution;
+  const TemporaryLimit& limit = op_has(n.op, ir::op_flags::matmul_temporaries) ? limits.matmul : limits.convolution;
   const bool half = is_half(d.compute);
   const int64_t compute_bytes = half ? 2 : 4;
   const int64_t partial_bytes = half && limit.half_partials ? 2 : 4;

@@ -145,7 +145,7 @@ Placement make_placement(const ir::Graph& g, const Config& config, const config:
   for (ir::ValueId id = 0; id < g.size(); ++id) {
     const ir::Node& n = g.node(id);
     for (ir::ValueId in : n.inputs) {
-      if (g.node(in).op != ir::OpKind::Param) {
+      if (!ir::is_weight(g.node(in))) {
         continue;
       }
       int32_t& first = reader_stage[static_cast<size_t>(in)];

@@ -27,15 +27,10 @@ int64_t device_bytes(const ir::Graph& g, ir::ValueId v, DType compute) {
     return bytes;
   }
   const int64_t half = n.type.numel() * static_cast<int64_t>(dtype_size(compute));
-  switch (n.op) {
-    case ir::OpKind::Param:
-      return device_weight_bytes(g, v, compute, MasterWeights::OnChip);
-    case ir::OpKind::Input:
-    case ir::OpKind::Constant:
-      return bytes;
-    default:
-      return half;
+  if (ir::is_weight(n)) {
+    return device_weight_bytes(g, v, compute, MasterWeights::OnChip);
   }
+  return ir::is_leaf(n) ? bytes : half;
 }
 
 int64_t device_weight_bytes(const ir::Graph& g, ir::ValueId p, DType compute, MasterWeights master) {

@@ -61,8 +61,7 @@ std::vector<StageEdge> stage_edges(const Plan& plan) {
     const ir::Node& user = g.node(id);
     for (ir::ValueId in : user.inputs) {
       const ir::Node& producer = g.node(in);
-      const bool leaf = producer.op == ir::OpKind::Input || producer.op == ir::OpKind::Param ||
-                        producer.op == ir::OpKind::Constant;
+      const bool leaf = ir::is_leaf(producer);
       if (!leaf && producer.stage != user.stage) {
         crossings.insert({in, user.stage});
       }

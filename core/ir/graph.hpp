@@ -35,9 +35,14 @@ struct Node {
 
 //! Whether the optimizer updates `n`: a Param not marked `trainable = 0`. A non-trainable
 //! parameter (a batch norm's moving statistics) gets no gradient, accumulator or optimizer state.
-inline bool trainable(const Node& n) {
-  return n.op == OpKind::Param && n.attrs.get_int("trainable", 1) != 0;
-}
+inline bool trainable(const Node& n) { return op_has(n.op, op_flags::weight) && n.attrs.get_int("trainable", 1) != 0; }
+//! A leaf: no inputs, filled from outside the program (an input, a weight or a constant).
+inline bool is_leaf(const Node& n) { return op_has(n.op, op_flags::leaf); }
+//! A weight (a parameter, trainable or not): on its stage's IPU for the whole run.
+inline bool is_weight(const Node& n) { return op_has(n.op, op_flags::weight); }
+//! A value that stays where it is for the whole run, never per micro-batch and never sent between
+//! stages: a weight, or a constant (copied to each reader's IPU).
+inline bool is_resident(const Node& n) { return op_has(n.op, op_flags::weight) || op_has(n.op, op_flags::constant); }
 
 //! A stage as declared in the model (`stage NAME { … }`); `group` ties stages of one `parallel`.
 struct Stage {

@@ -28,11 +28,39 @@ inline constexpr ValueId kNoValue = -1;
 
 //! Every primitive op, in the order of core/ops/op_list.hpp (its comments say what each takes).
 enum class OpKind : uint8_t {
-#define IPUTRAIN_OP(kind, surface) kind,
+#define IPUTRAIN_OP(kind, surface, flags) kind,
 #include "core/ops/op_list.hpp"
 #undef IPUTRAIN_OP
   Count
 };
+
+//! What the planner and the engine ask of an op, set per op in op_list.hpp's third column (joined
+//! with |) so that no pass tests an op's name; `op_has` reads them.
+using OpFlags = uint32_t;
+namespace op_flags {
+inline constexpr OpFlags none = 0;
+//! No inputs: its buffer is filled from outside the program (OpDef::forward is nullptr).
+inline constexpr OpFlags leaf = 1U << 0;
+//! A leaf the infeed fills once per micro-batch.
+inline constexpr OpFlags fed = 1U << 1;
+//! A leaf that is a weight: it lives on its stage's IPU for the whole run and never travels.
+inline constexpr OpFlags weight = 1U << 2;
+//! A leaf filled once from its attributes; copied to each IPU that reads it.
+inline constexpr OpFlags constant = 1U << 3;
+//! Its output holds its input's bytes unchanged, so the buffer assignment may alias them.
+inline constexpr OpFlags view = 1U << 4;
+//! Needs planned temporaries bounded by the matmul / the convolution availableMemoryProportion.
+inline constexpr OpFlags matmul_temporaries = 1U << 5;
+inline constexpr OpFlags conv_temporaries = 1U << 6;
+//! Reaches a pole at 0 without raising FE_DIVBYZERO (Eigen's log and rsqrt): the trap handler
+//! classifies its infinities itself. grad_pole: the op's derivative (UnaryGrad) does.
+inline constexpr OpFlags pole = 1U << 7;
+inline constexpr OpFlags grad_pole = 1U << 8;
+//! Its output is stashed for the backward pass, never recomputed.
+inline constexpr OpFlags checkpoint = 1U << 9;
+//! Writes back its state input (a non-trainable parameter) while training.
+inline constexpr OpFlags state_update = 1U << 10;
+}  // namespace op_flags
 
 //! A typed view of one buffer, as kernels see it.
 struct Tensor {
@@ -138,6 +166,10 @@ std::string_view op_name(OpKind kind);
 OpKind op_by_name(std::string_view name);
 //! Whether the model language has a builtin that is nothing but this op (op_list.hpp's surface).
 bool is_plain_builtin(OpKind kind);
+//! The op's flags (op_list.hpp's third column).
+OpFlags op_flags_of(OpKind kind);
+//! Whether the op has every flag of `flags`.
+inline bool op_has(OpKind kind, OpFlags flags) { return (op_flags_of(kind) & flags) == flags; }
 
 //! Checks `attrs` against `def.attrs`: a missing required attribute, one of the wrong type or
 //! outside its range or choices throws OpError with `attr` set (and a "did you mean" hint).

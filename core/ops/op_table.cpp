@@ -12,10 +12,12 @@ enum class Surface : uint8_t { internal, builtin };
 struct Entry {
   const OpDef* def;
   Surface surface;
+  OpFlags flags;
 };
 
+using namespace op_flags;  // NOLINT(google-build-using-namespace): op_list.hpp names the flags bare
 const Entry kTable[] = {
-#define IPUTRAIN_OP(kind, surface) {&k##kind##Op, Surface::surface},
+#define IPUTRAIN_OP(kind, surface, flags) {&k##kind##Op, Surface::surface, flags},
 #include "core/ops/op_list.hpp"
 #undef IPUTRAIN_OP
 };
@@ -42,5 +44,7 @@ OpKind op_by_name(std::string_view name) {
 bool is_plain_builtin(OpKind kind) {
   return kind < OpKind::Count && kTable[static_cast<size_t>(kind)].surface == Surface::builtin;
 }
+
+OpFlags op_flags_of(OpKind kind) { return kind < OpKind::Count ? kTable[static_cast<size_t>(kind)].flags : 0; }
 
 }  // namespace iputrain::ir

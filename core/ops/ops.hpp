@@ -6,7 +6,7 @@
 
 namespace iputrain::ir {
 
-#define IPUTRAIN_OP(kind, surface) extern const OpDef k##kind##Op;
+#define IPUTRAIN_OP(kind, surface, flags) extern const OpDef k##kind##Op;
 #include "core/ops/op_list.hpp"
 #undef IPUTRAIN_OP
 

@@ -67,7 +67,7 @@ DeviceMemory::DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector
       throw Error(ErrorKind::Internal, fmt::format("value %{} does not fit its arena slot on IPU {}", life.value, id));
     }
     const ir::Node& n = graph.node(life.value);
-    if (n.op == ir::OpKind::Constant) {
+    if (op_has(n.op, ir::op_flags::constant)) {
       fill_constant(n, life_tensor(static_cast<int32_t>(i)));
     }
   }

@@ -30,6 +30,23 @@ TEST_CASE("op table: leaves have no kernel and refuse Graph::add") {
   }
 }
 
+TEST_CASE("op table: the leaf flag is exactly the ops without a kernel, and the leaves say what fills them") {
+  for (int k = 0; k < static_cast<int>(OpKind::Count); ++k) {
+    const auto kind = static_cast<OpKind>(k);
+    INFO("op " << op_name(kind));
+    CHECK(op_has(kind, op_flags::leaf) == (op_def(kind).forward == nullptr));
+    const int fillers = static_cast<int>(op_has(kind, op_flags::fed)) +
+                        static_cast<int>(op_has(kind, op_flags::weight)) +
+                        static_cast<int>(op_has(kind, op_flags::constant));
+    CHECK(fillers == (op_has(kind, op_flags::leaf) ? 1 : 0));
+  }
+  CHECK(op_has(OpKind::Param, op_flags::leaf | op_flags::weight));
+  CHECK_FALSE(op_has(OpKind::Param, op_flags::leaf | op_flags::fed));
+  CHECK(op_has(OpKind::Reshape, op_flags::view));
+  CHECK(op_has(OpKind::Add, op_flags::none));
+  CHECK(op_flags_of(OpKind::Count) == op_flags::none);
+}
+
 TEST_CASE("op table: costs count flops and bytes") {
   Graph g;
   const ValueId x = g.add_input("x", TensorType{DType::F32, {32, 784}});
