@@ -110,6 +110,14 @@ std::vector<Unary> unaries() {
        2.4,
        0,
        {}},
+      {OpKind::Softsign,
+       "softsign",
+       [](double x) { return x / (1 + std::fabs(x)); },
+       [](double x) { return 1 / ((1 + std::fabs(x)) * (1 + std::fabs(x))); },
+       -4,
+       4,
+       0,
+       {}},
   };
 }
 
@@ -197,6 +205,13 @@ void add_math_cases(std::vector<OpCase>& cases) {
                    .inputs = {f32({5})},
                    .values = {{-4, -1, 0, 1, 4}},
                    .expected = {0, 0.3, 0.5, 0.7, 1}});
+  const double infinity = std::numeric_limits<double>::infinity();
+  cases.push_back({.name = "softsign reaches its limits at the infinities",
+                   .op = OpKind::Softsign,
+                   .inputs = {f32({7})},
+                   .values = {{-infinity, -3, -0.0, 0, 1, 1e30, infinity}},
+                   .expected = {-1, -0.75, -0.0, 0, 0.5, 1, 1},
+                   .grad = false});
   cases.push_back({.name = "erf saturates and is odd",
                    .op = OpKind::Erf,
                    .inputs = {f32({7})},
@@ -250,8 +265,8 @@ void add_math_cases(std::vector<OpCase>& cases) {
                    .values = {halves},
                    .expected = {-1, -1, -1, 0, 1, 1, 1, 1, -1, 1, -1, nan}});
   for (OpKind op : {OpKind::Log, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Abs, OpKind::Square, OpKind::Tanh,
-                    OpKind::Sigmoid, OpKind::Swish, OpKind::HardSigmoid, OpKind::Erf, OpKind::Sin, OpKind::Cos,
-                    OpKind::Floor, OpKind::Ceil, OpKind::Round, OpKind::Sign}) {
+                    OpKind::Sigmoid, OpKind::Swish, OpKind::HardSigmoid, OpKind::Softsign, OpKind::Erf, OpKind::Sin,
+                    OpKind::Cos, OpKind::Floor, OpKind::Ceil, OpKind::Round, OpKind::Sign}) {
     cases.push_back({.name = std::string(ir::op_name(op)) + " bool",
                      .op = op,
                      .inputs = {boolean({2})},

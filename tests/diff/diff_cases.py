@@ -103,6 +103,10 @@ UNARY = {
     "gelu": lambda x: F.gelu(x),
     "swish": F.silu,
     "hard_sigmoid": hard_sigmoid,
+    # The op's rule: the limits ±1 at ±inf, where PyTorch's x / (1 + |x|) gives nan (the infinities
+    # are kept out of the quotient so that its gradient there is 0, not nan).
+    "softsign": lambda x: torch.where(torch.isinf(x), torch.sign(x),
+                                      F.softsign(torch.where(torch.isinf(x), torch.zeros_like(x), x))),
     "erf": torch.erf,
     "sin": torch.sin,
     "cos": torch.cos,
