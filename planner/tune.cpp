@@ -174,12 +174,8 @@ std::string recomputation_of(const Context& ctx, const Point& p) {
 bool admissible(const Context& ctx, const Point& p, const Layout& l) {
   const std::string& schedule = ctx.space.axes[0].labels[p.knobs[0]];
   const std::string rec = recomputation_of(ctx, p);
-  if ((rec == "recompute_then_backpropagate" && schedule == "sequential") ||
-      (rec == "recompute_and_backpropagate_interleaved" && schedule == "interleaved")) {
-    return false;
-  }
   const planner::ScheduleDef* def = planner::find_schedule(schedule);
-  return def == nullptr || !(def->one_position_per_ipu && l.shares_ipu);
+  return def == nullptr || (planner::runs_recomputation(*def, rec) && !(def->one_position_per_ipu && l.shares_ipu));
 }
 
 // The overrides of a candidate; empty optional when no accumulation holds the global batch or the

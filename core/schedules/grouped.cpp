@@ -37,6 +37,7 @@ const ScheduleDef kGroupedSchedule{
     .splits_backward = false,
     .one_position_per_ipu = false,
     .accumulation = accumulation,
+    .accumulation_doc = "a multiple of 2 x stages (stages for inference)",
     .timeline = timeline,
     .bubble = fill_drain_bubble,
     .in_flight = in_flight,

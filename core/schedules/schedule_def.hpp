@@ -1,5 +1,5 @@
 // Pipeline schedules as data: one ScheduleDef per schedule (its own file in this folder), listed
-// once in schedule_table(). The config (names, accumulation rule, IPU sharing), the planner
+// once in schedule_list.hpp. The config (names, accumulation rule, IPU sharing), the planner
 // (timeline, bubble, memory) and the reports all read the same definitions, so they live in core,
 // below both; they are the planner's vocabulary and keep its namespace.
 //
@@ -16,8 +16,12 @@
 
 namespace iputrain::planner {
 
-//! The schedules, in table order (schedule_table()[static_cast<size_t>(kind)]).
-enum class ScheduleKind : uint8_t { Grouped, Interleaved, Sequential, ZeroBubble };
+//! The schedules, in schedule_list.hpp's order (schedule_table()[static_cast<size_t>(kind)]).
+enum class ScheduleKind : uint8_t {
+#define IPUTRAIN_SCHEDULE(kind) kind,
+#include "core/schedules/schedule_list.hpp"
+#undef IPUTRAIN_SCHEDULE
+};
 
 //! What a task does with the nodes of its stage.
 enum class Work : uint8_t {
@@ -69,7 +73,13 @@ struct ScheduleDef {
   bool splits_backward = false;
   //! Training needs every IPU to hold at most one position.
   bool one_position_per_ipu = false;
+  //! The recomputation modes it runs (pipeline.recomputation_mode): all of a stage's recomputation
+  //! before its backward, and the recomputation interleaved with the backward.
+  bool recompute_then_backpropagate = true;
+  bool recompute_and_backpropagate_interleaved = true;
   AccumulationRule (*accumulation)(int64_t positions, int64_t ipus_per_replica, bool training) = nullptr;
+  //! The accumulation rule in words, for the config reference ("a multiple of 2 x stages").
+  std::string_view accumulation_doc;
   //! The tasks of one cycle; the count has passed `accumulation`. `slices` > 1: batch serialization.
   Timeline (*timeline)(const Pipeline& p, int64_t micro_batches, bool training, int64_t slices) = nullptr;
   //! Idle share of IPU time, every phase taken as equally long (forward = backward-for-inputs =
@@ -79,16 +89,22 @@ struct ScheduleDef {
   int64_t (*in_flight)(const Pipeline& p, int32_t position, int64_t micro_batches) = nullptr;
 };
 
-extern const ScheduleDef kGroupedSchedule;
-extern const ScheduleDef kInterleavedSchedule;
-extern const ScheduleDef kSequentialSchedule;
-extern const ScheduleDef kZeroBubbleSchedule;
+#define IPUTRAIN_SCHEDULE(kind) extern const ScheduleDef k##kind##Schedule;
+#include "core/schedules/schedule_list.hpp"
+#undef IPUTRAIN_SCHEDULE
 
 //! Every schedule, in ScheduleKind order.
 const std::vector<const ScheduleDef*>& schedule_table();
 const ScheduleDef& schedule_def(ScheduleKind kind);
 const ScheduleDef* find_schedule(std::string_view name);  //!< nullptr when unknown
 std::vector<std::string> schedule_names();
+//! Whether `def` runs recomputation mode `mode` (a pipeline.recomputation_mode value; "auto" and
+//! unknown names: true), and the names of the schedules that do, for messages ("grouped,
+//! interleaved and zero_bubble").
+bool runs_recomputation(const ScheduleDef& def, std::string_view mode);
+std::string schedules_running(std::string_view mode);
+//! "a, b and c": the names of the schedules `pick` accepts, in table order.
+std::string schedule_list(bool (*pick)(const ScheduleDef&));
 
 // Shared by the definitions.
 
@@ -97,6 +113,15 @@ std::vector<std::pair<int32_t, Work>> stage_list(const Pipeline& p, bool trainin
 //! Places task j of micro-batch m at timestep step(m, j) on every IPU its position touches.
 Timeline place_stage_list(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training,
                           int64_t (*step)(int64_t m, int64_t j, int64_t len, int64_t slices), int64_t slices);
+//! The task order of position `i` under a split backward (the zero-bubble schedules): `warm`
+//! forwards; B, F pairs until it has run warm + i forwards; one B; W, F, B triples while forwards
+//! remain; W, B pairs while backwards remain; the W passes left. Inference: the M forwards.
+std::vector<Task> split_backward_order(int32_t i, int64_t warm, int64_t M, bool training);
+//! Places each position's tasks in its order, each as soon as its position is free and its input
+//! is there (F after the previous position's F, B after the next position's B, or the last
+//! position's own F; W after its own B), one timestep per task.
+Timeline place_as_soon_as_possible(const Pipeline& p, ScheduleKind kind, int64_t micro_batches,
+                                   const std::vector<std::vector<Task>>& order);
 //! The fill-and-drain bubble of grouped and interleaved: depth - 1 idle chunk slots per IPU
 //! against loops x M + depth - 1, where consecutive positions on the same IPUs form one chunk
 //! (GPipe's figure, with Megatron's for looped stages); training and inference share it.

@@ -1,5 +1,9 @@
 #include <algorithm>
+#include <map>
 #include <set>
+#include <string>
+#include <string_view>
+#include <tuple>
 
 #include "core/schedules/schedule_def.hpp"
 
@@ -28,8 +32,11 @@ std::vector<int32_t> Pipeline::ipus_of_position(int32_t position) const {
 }
 
 const std::vector<const ScheduleDef*>& schedule_table() {
-  static const std::vector<const ScheduleDef*> table{&kGroupedSchedule, &kInterleavedSchedule, &kSequentialSchedule,
-                                                     &kZeroBubbleSchedule};
+  static const std::vector<const ScheduleDef*> table{
+#define IPUTRAIN_SCHEDULE(kind) &k##kind##Schedule,
+#include "core/schedules/schedule_list.hpp"
+#undef IPUTRAIN_SCHEDULE
+  };
   return table;
 }
 
@@ -50,6 +57,49 @@ std::vector<std::string> schedule_names() {
     names.emplace_back(def->name);
   }
   return names;
+}
+
+bool runs_recomputation(const ScheduleDef& def, std::string_view mode) {
+  if (mode == "recompute_then_backpropagate") {
+    return def.recompute_then_backpropagate;
+  }
+  if (mode == "recompute_and_backpropagate_interleaved") {
+    return def.recompute_and_backpropagate_interleaved;
+  }
+  return true;
+}
+
+namespace {
+
+std::string join_names(const std::vector<std::string_view>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    out += i == 0 ? "" : (i + 1 == names.size() ? " and " : ", ");
+    out += names[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string schedules_running(std::string_view mode) {
+  std::vector<std::string_view> names;
+  for (const ScheduleDef* def : schedule_table()) {
+    if (runs_recomputation(*def, mode)) {
+      names.push_back(def->name);
+    }
+  }
+  return join_names(names);
+}
+
+std::string schedule_list(bool (*pick)(const ScheduleDef&)) {
+  std::vector<std::string_view> names;
+  for (const ScheduleDef* def : schedule_table()) {
+    if (pick(*def)) {
+      names.push_back(def->name);
+    }
+  }
+  return join_names(names);
 }
 
 std::vector<std::pair<int32_t, Work>> stage_list(const Pipeline& p, bool training) {
@@ -87,6 +137,106 @@ Timeline place_stage_list(const Pipeline& p, ScheduleKind kind, int64_t micro_ba
         out.steps[static_cast<size_t>(step(m, j, len, slices))][static_cast<size_t>(ipu)].push_back(
             {position, phase, m});
       }
+    }
+  }
+  return out;
+}
+
+std::vector<Task> split_backward_order(int32_t i, int64_t warm, int64_t M, bool training) {
+  std::vector<Task> seq;
+  int64_t f = 0, b = 0, w = 0;
+  auto F = [&] { seq.push_back({i, Work::Forward, f++}); };
+  auto B = [&] { seq.push_back({i, Work::Backward, b++}); };
+  auto W = [&] { seq.push_back({i, Work::BackwardWeights, w++}); };
+  if (!training) {
+    while (f < M) {
+      F();
+    }
+    return seq;
+  }
+  while (f < warm) {
+    F();
+  }
+  while (f < std::min<int64_t>(warm + i, M)) {
+    B();
+    F();
+  }
+  B();
+  while (f < M) {
+    W();
+    F();
+    B();
+  }
+  while (b < M) {
+    W();
+    B();
+  }
+  while (w < M) {
+    W();
+  }
+  return seq;
+}
+
+namespace {
+
+using TaskKey = std::tuple<int32_t, Work, int64_t>;  // (position, phase, micro-batch)
+
+// The task whose output `t` reads (a forward the previous position's, a backward the next
+// position's or, at the last position, its own forward); position -1 when it reads none.
+TaskKey input_of(const Task& t, int32_t positions) {
+  const int32_t i = t.position;
+  if (t.phase == Work::Forward) {
+    return {i > 0 ? i - 1 : -1, Work::Forward, t.micro_batch};
+  }
+  if (t.phase == Work::Backward) {
+    return i + 1 < positions ? TaskKey{i + 1, Work::Backward, t.micro_batch} : TaskKey{i, Work::Forward, t.micro_batch};
+  }
+  return {-1, Work::Forward, 0};  // W follows its own B on the same position, in order
+}
+
+}  // namespace
+
+Timeline place_as_soon_as_possible(const Pipeline& p, ScheduleKind kind, int64_t micro_batches,
+                                   const std::vector<std::vector<Task>>& order) {
+  const auto P = static_cast<int32_t>(p.positions.size());
+  // One timestep per task: a task's step is after its position's previous task and after the
+  // task it reads from.
+  std::map<TaskKey, int64_t> done;  // -> the timestep after it ran
+  std::vector<size_t> next(static_cast<size_t>(P), 0);
+  std::vector<int64_t> clock(static_cast<size_t>(P), 0);
+  std::vector<std::pair<int64_t, Task>> placed;
+  // Places the next tasks of position i until one waits for a task not placed yet.
+  auto advance = [&](int32_t i) {
+    bool moved = false;
+    for (size_t& k = next[static_cast<size_t>(i)]; k < order[static_cast<size_t>(i)].size(); ++k) {
+      const Task& t = order[static_cast<size_t>(i)][k];
+      const TaskKey in = input_of(t, P);
+      const auto it = done.find(in);
+      if (std::get<0>(in) >= 0 && it == done.end()) {
+        break;
+      }
+      const int64_t ready = std::max(clock[static_cast<size_t>(i)], std::get<0>(in) >= 0 ? it->second : 0);
+      placed.emplace_back(ready, t);
+      done[{i, t.phase, t.micro_batch}] = ready + 1;
+      clock[static_cast<size_t>(i)] = ready + 1;
+      moved = true;
+    }
+    return moved;
+  };
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int32_t i = 0; i < P; ++i) {
+      moved = advance(i) || moved;
+    }
+  }
+  Timeline out;
+  out.kind = kind;
+  out.micro_batches = micro_batches;
+  const int64_t steps = *std::max_element(clock.begin(), clock.end());
+  out.steps.assign(static_cast<size_t>(steps), std::vector<std::vector<Task>>(static_cast<size_t>(p.ipus_per_replica)));
+  for (const auto& [step, task] : placed) {
+    for (int32_t ipu : p.ipus_of_position(task.position)) {
+      out.steps[static_cast<size_t>(step)][static_cast<size_t>(ipu)].push_back(task);
     }
   }
   return out;

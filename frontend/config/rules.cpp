@@ -228,16 +228,15 @@ void check_pipeline(Config& c) {
                           p.recomputation_mode),
               "set `ipu.allow_recompute = true` to recompute, or remove the key");
   }
-  if (p.recomputation_mode == "recompute_then_backpropagate" && p.schedule == "sequential") {
-    c.fail_at(located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
-              "`recompute_then_backpropagate` is supported by the grouped, interleaved and zero_bubble schedules only",
-              "use `recompute_and_backpropagate_interleaved` (or `auto`) with the sequential schedule");
-  }
-  if (p.recomputation_mode == "recompute_and_backpropagate_interleaved" && p.schedule == "interleaved") {
-    c.fail_at(located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
-              "`recompute_and_backpropagate_interleaved` is supported by the grouped, sequential and zero_bubble "
-              "schedules only",
-              "use `recompute_then_backpropagate` (or `auto`) with the interleaved schedule");
+  if (const planner::ScheduleDef* def = planner::find_schedule(p.schedule);
+      def != nullptr && !planner::runs_recomputation(*def, p.recomputation_mode)) {
+    const bool then = p.recomputation_mode == "recompute_then_backpropagate";
+    c.fail_at(
+        located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
+        fmt::format("`{}` is supported by the {} schedules only", p.recomputation_mode,
+                    planner::schedules_running(p.recomputation_mode)),
+        fmt::format("use `{}` (or `auto`) with the {} schedule",
+                    then ? "recompute_and_backpropagate_interleaved" : "recompute_then_backpropagate", p.schedule));
   }
   if (p.offload_weights == true && p.replicated_weight_sharding == false) {
     c.fail_at("pipeline.offload_weights",
@@ -496,6 +495,17 @@ void check_run(Config& c) {
   }
 }
 
+// The accumulation rule of every schedule, from its definition.
+std::string accumulation_rules_doc() {
+  std::string text = "The count suits the schedule (each schedule's definition gives the rule):";
+  const auto& table = planner::schedule_table();
+  for (size_t i = 0; i < table.size(); ++i) {
+    text += fmt::format("{} {} for {}", i == 0 ? "" : (i + 1 == table.size() ? "; and" : ";"),
+                        table[i]->accumulation_doc, table[i]->name);
+  }
+  return text + ".";
+}
+
 }  // namespace
 
 const std::vector<RuleDoc>& rule_docs() {
@@ -511,13 +521,10 @@ const std::vector<RuleDoc>& rule_docs() {
        "IPUs = IPUs per replica x replicas: the device's IPUs are a multiple of the IPUs one replica uses "
        "(the highest IPU in `device_mapping` + 1; unset: one per stage, or all stages on the only IPU)."},
       {{"pipeline.device_mapping", "pipeline.stages"}, "`device_mapping` has one entry per stage.", true},
-      {{"pipeline.gradient_accumulation_count", "pipeline.schedule"},
-       "The count suits the schedule (each schedule's definition gives the rule): a multiple of 2 x stages "
-       "for grouped (stages for inference), of the IPUs per replica for interleaved, any count for sequential, "
-       "and at least the stages for zero_bubble training.",
-       true},
+      {{"pipeline.gradient_accumulation_count", "pipeline.schedule"}, accumulation_rules_doc(), true},
       {{"pipeline.schedule", "pipeline.device_mapping"},
-       "The interleaved and zero_bubble schedules do not train two stages on one IPU."},
+       fmt::format("The {} schedules do not train two stages on one IPU.",
+                   planner::schedule_list([](const planner::ScheduleDef& d) { return d.one_position_per_ipu; }))},
       {{"pipeline.batch_serialization_iterations", "pipeline.schedule", "pipeline.device_mapping",
         "pipeline.reduction_method"},
        "Batch serialization (> 1) forces the sequential schedule, every stage on IPU 0 and the sum "
@@ -528,9 +535,10 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"pipeline.recomputation_mode", "ipu.allow_recompute"},
        "A mode other than `auto` needs `ipu.allow_recompute = true` (it would have no effect)."},
       {{"pipeline.recomputation_mode", "pipeline.schedule"},
-       "`recompute_then_backpropagate` needs grouped, interleaved or zero_bubble; "
-       "`recompute_and_backpropagate_interleaved` "
-       "needs grouped, sequential or zero_bubble."},
+       fmt::format("`recompute_then_backpropagate` needs one of the {} schedules; "
+                   "`recompute_and_backpropagate_interleaved` one of the {}.",
+                   planner::schedules_running("recompute_then_backpropagate"),
+                   planner::schedules_running("recompute_and_backpropagate_interleaved"))},
       {{"pipeline.stages"}, "Lists at least two distinct stages, equal to the model's stages.", true},
       {{"pipeline.offload_weights", "pipeline.replicated_weight_sharding"},
        "Offloading weights needs replicated weight sharding: true, or auto where it resolves to on (the "

@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "core/schedules/schedule_def.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
-#include "test_models.hpp"
 #include "planner/plan_access.hpp"
+#include "test_models.hpp"
 
 using namespace iputrain;
 
@@ -102,19 +103,13 @@ void check_same(const std::vector<WeightInfo>& got, const std::vector<WeightInfo
   }
 }
 
-// The schedules' accumulation rules (ops_and_optimizers.md §1.3) with one stage per IPU.
+// The schedule's accumulation rule (ops_and_optimizers.md §1.3, its ScheduleDef) with one stage per IPU.
 bool valid(const PlanCase& c) {
-  const int a = kGlobalMicroBatches / c.replicas;
-  if (c.schedule == "grouped") {
-    return a % (2 * c.ipus_per_replica) == 0;
-  }
-  if (c.schedule == "interleaved") {
-    return a % c.ipus_per_replica == 0;
-  }
-  if (c.schedule == "zero_bubble") {
-    return a >= c.ipus_per_replica;
-  }
-  return true;
+  const int64_t a = kGlobalMicroBatches / c.replicas;
+  const planner::ScheduleDef* def = planner::find_schedule(c.schedule);
+  REQUIRE(def != nullptr);
+  const planner::AccumulationRule rule = def->accumulation(c.ipus_per_replica, c.ipus_per_replica, true);
+  return a >= rule.minimum && a % rule.multiple == 0;
 }
 
 }  // namespace
@@ -123,7 +118,7 @@ TEST_CASE("every plan of the matrix trains the same weights as one IPU") {
   const std::vector<WeightInfo> reference = train(reference_config());
   int checked = 0;
   for (int ipus : {1, 2, 4}) {
-    for (const char* schedule : {"grouped", "interleaved", "sequential", "zero_bubble"}) {
+    for (const std::string& schedule : planner::schedule_names()) {  // every schedule, a new one too
       for (int replicas : {1, 2, 4}) {
         const PlanCase c{std::to_string(ipus) + " IPU(s) x " + std::to_string(replicas) + " replicas, " + schedule,
                          ipus, schedule, replicas};
@@ -164,15 +159,16 @@ TEST_CASE("cross-replica buckets and recomputation change no bits") {
     check_same(train(text), reference);
   }
   SUBCASE("ipu.allow_recompute") {
-    // Each mode with the schedules that support it (ops_and_optimizers.md §1.4).
-    const std::vector<std::pair<std::string, std::string>> combos = {
-        {"recompute_then_backpropagate", "grouped"},
-        {"recompute_then_backpropagate", "interleaved"},
-        {"recompute_and_backpropagate_interleaved", "grouped"},
-        {"recompute_and_backpropagate_interleaved", "sequential"},
-        {"recompute_then_backpropagate", "zero_bubble"},
-        {"recompute_and_backpropagate_interleaved", "zero_bubble"},
-    };
+    // Each mode with every schedule that runs it (ops_and_optimizers.md §1.4, its ScheduleDef).
+    std::vector<std::pair<std::string, std::string>> combos;
+    for (const char* mode : {"recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}) {
+      for (const planner::ScheduleDef* def : planner::schedule_table()) {
+        if (planner::runs_recomputation(*def, mode)) {
+          combos.emplace_back(mode, def->name);
+        }
+      }
+    }
+    REQUIRE(combos.size() >= 6);
     for (const auto& [mode, schedule] : combos) {
       CAPTURE(mode);
       CAPTURE(schedule);
