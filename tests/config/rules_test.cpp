@@ -181,10 +181,10 @@ TEST_CASE("recomputation mode suits the schedule, and needs recomputation on") {
   const std::string on = "[ipu]\nallow_recompute = true\n";
   CHECK_NOTHROW(config::parse(on + "[pipeline]\nrecomputation_mode = \"RecomputeThenBackpropagate\"\n"));
   rejects(on + "[pipeline]\nschedule = \"sequential\"\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
-          "grouped, interleaved and zero_bubble schedules only", 5);
+          "grouped, interleaved, zero_bubble and zero_bubble_h2 schedules only", 5);
   rejects(on + "[pipeline]\nschedule = \"interleaved\"\nrecomputation_mode = "
                "\"recompute_and_backpropagate_interleaved\"\n",
-          "grouped, sequential and zero_bubble schedules only", 5);
+          "grouped, sequential, zero_bubble and zero_bubble_h2 schedules only", 5);
   CHECK_NOTHROW(config::parse(on + "[pipeline]\nschedule = \"zero_bubble\"\nrecomputation_mode = "
                                    "\"recompute_and_backpropagate_interleaved\"\n"));
   // A mode without recomputation would do nothing; `auto`, the default, is accepted either way.

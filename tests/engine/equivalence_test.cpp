@@ -132,7 +132,7 @@ TEST_CASE("every plan of the matrix trains the same weights as one IPU") {
     }
   }
   MESSAGE(checked << " plans agree with the one-IPU run");
-  CHECK(checked == 35);
+  CHECK(checked == 44);  // 35 for the first four schedules, 9 for zero_bubble_h2
 }
 
 TEST_CASE("two stages sharing an IPU change no bits") {

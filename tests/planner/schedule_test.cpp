@@ -221,9 +221,53 @@ TEST_CASE("zero_bubble: its rules come from its definition") {
   CHECK(forwards.timesteps() == 2 + 3 - 1);
 }
 
+TEST_CASE("zero_bubble_h2: the same idle share as ZB-H1 with a longer warm-up, holding 2P - 1 - i at position i") {
+  for (int32_t positions : {1, 2, 3, 4, 6, 8}) {
+    for (int64_t per : {1, 2, 3, 5}) {
+      const int64_t m = positions * per + (per == 5 ? 1 : 0);
+      CAPTURE(positions);
+      CAPTURE(m);
+      const Pipeline p = chain(positions);
+      const Timeline t = make_timeline(p, ScheduleKind::ZeroBubbleH2, m, true);
+      check_dependencies(p, t, 3);
+      const double analytic = analytic_bubble(p, ScheduleKind::ZeroBubbleH2, m, true);
+      CHECK(1.0 - occupancy(t) == doctest::Approx(analytic));
+      CHECK(t.timesteps() == 3 * m + positions - 1);
+      for (int32_t i = 0; i < positions; ++i) {
+        int64_t live = 0;
+        int64_t most = 0;
+        int64_t warm = 0;  // forwards before the first backward
+        bool backward_seen = false;
+        for (const auto& step : t.steps) {
+          for (const Task& task : step[static_cast<size_t>(i)]) {
+            backward_seen = backward_seen || task.phase == Work::Backward;
+            warm += task.phase == Work::Forward && !backward_seen ? 1 : 0;
+            live += task.phase == Work::Forward ? 1 : task.phase == Work::BackwardWeights ? -1 : 0;
+            most = std::max(most, live);
+          }
+        }
+        CHECK(warm == std::min<int64_t>(m, 2 * (positions - i) - 1));
+        CHECK(most == std::min<int64_t>(m, 2 * positions - 1 - i));
+        CHECK(schedule_def(ScheduleKind::ZeroBubbleH2).in_flight(p, i, m) == most);
+      }
+    }
+  }
+  CHECK(find_schedule("zero_bubble_h2") == &schedule_def(ScheduleKind::ZeroBubbleH2));
+  CHECK(schedule_def(ScheduleKind::ZeroBubbleH2).splits_backward);
+  CHECK_THROWS_AS(make_timeline(chain(3), ScheduleKind::ZeroBubbleH2, 2, true), Error);
+}
+
+TEST_CASE("zero_bubble_h2: the order of 4 positions and 8 micro-batches") {
+  const Pipeline p = chain(4);
+  const std::string got = timeline_str(p, make_timeline(p, ScheduleKind::ZeroBubbleH2, 8, true));
+  // IPU 0 runs seven forwards before its first backward, IPU 3 one.
+  CHECK(got.rfind("IPU 0  |F0   |F1   |F2   |F3   |F4   |F5   |F6   |B0   |", 0) == 0);
+  CHECK(got.find("IPU 3  |.    |.    |.    |F0   |B0   |") != std::string::npos);
+}
+
 TEST_CASE("the schedule table lists every schedule once, in kind order") {
   const auto& table = schedule_table();
-  REQUIRE(table.size() == 4);
+  REQUIRE(table.size() == 5);
   for (size_t k = 0; k < table.size(); ++k) {
     CHECK(static_cast<size_t>(table[k]->kind) == k);
     CHECK(find_schedule(table[k]->name) == table[k]);
@@ -232,6 +276,7 @@ TEST_CASE("the schedule table lists every schedule once, in kind order") {
     CHECK(static_cast<bool>(table[k]->bubble));
     CHECK(static_cast<bool>(table[k]->in_flight));
   }
-  CHECK(schedule_names() == std::vector<std::string>{"grouped", "interleaved", "sequential", "zero_bubble"});
+  CHECK(schedule_names() ==
+        std::vector<std::string>{"grouped", "interleaved", "sequential", "zero_bubble", "zero_bubble_h2"});
   CHECK(find_schedule("gpipe") == nullptr);
 }
