@@ -119,7 +119,7 @@ TEST_CASE("attention's cost per token grows with the sequence, and a larger batc
   const double per_token_512 = s512.total() / (8 * 512);
   CHECK(per_token_512 > 2.5 * per_token_128);
   // The seq x seq scores move between tiles: the exchange per token grows with the sequence too.
-  CHECK(s512.exchange / (8 * 512) > 2 * s128.exchange / (8 * 128));
+  CHECK(s512.exchange / (8 * 512) > 1.5 * s128.exchange / (8 * 128));
   // The same number of ops: the fixed costs do not depend on the shapes.
   CHECK(s512.sync == s128.sync);
   // Micro-batch 1 against 16 at sequence 128: the fixed costs and the exchange weigh more per sample
