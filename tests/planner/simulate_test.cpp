@@ -403,3 +403,29 @@ TEST_CASE("recomputed forward nodes are costed where they run, in the backward o
     CHECK(on.cost.cycles_per_update > off.cost.cycles_per_update);
   }
 }
+
+TEST_CASE("sharded optimizer state: the reduce-scatter and the weights' all-gather at each level, by hand") {
+  // 16 one-IPU replicas on a Pod16 (4 per machine x 4 machines), Adam's state sharded: the
+  // gradients' reduce-scatter where the all-reduce was, the new weights' all-gather in the update.
+  const Plan plan =
+      make_plan(balanced_chain(1, 64, 512),
+                config::parse("[ipu]\nauto_select_ipus = 16\n[pipeline]\ngradient_accumulation_count = 2\n"
+                              "replicated_optimizer_state_sharding = true\n[optimizer]\ntype = \"adam\"\n"));
+  REQUIRE(plan.placement.replicas == 16);
+  const Instr& reduce = find(plan, 0, InstrKind::ReduceReplicas);
+  const double bytes = static_cast<double>(plan.programs.buckets[static_cast<size_t>(reduce.bucket)].bytes);
+  CHECK(bytes == (512 + 512 * 512) * 4);
+  // Machine: 3/4 x B over 8 x 32 GB/s, 3 steps of 1 us; IPU-Links: 3/4 x B/4 over 2 x 32 GB/s, 3 steps.
+  const double machine = 0.75 * bytes / 256e9 + 3e-6;
+  const double links = 0.75 * bytes / 4 / 64e9 + 3e-6;
+  const InstrCost rs = instr_cost(plan, reduce);
+  CHECK(rs.collective[0] / 1.33e9 == doctest::Approx(machine));
+  CHECK(rs.collective[1] / 1.33e9 == doctest::Approx(links));
+  CHECK(rs.collective[2] == 0);
+  CHECK(rs.sync == 100);
+  // The update gathers the f32 weights (the same bytes) back along the same rings.
+  const InstrCost ag = instr_cost(plan, find(plan, 0, InstrKind::UpdateWeights));
+  CHECK(ag.collective[0] / 1.33e9 == doctest::Approx(machine));
+  CHECK(ag.collective[1] / 1.33e9 == doctest::Approx(links));
+  CHECK(ag.collective[2] == 0);
+}
