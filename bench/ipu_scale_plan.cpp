@@ -1,10 +1,16 @@
-// How long the planner takes on the configurations Graphcore published (examples/ipu_scale), what
-// it predicts for them, and the published figure where there is one; end to end (config and model
-// parsed, planned, the JSON report written) beside the planning time. Each is planned three times
-// (best time kept). Times are the planning thread's CPU time (the planner is single-threaded), so
-// other work sharing the machine does not count; the wall time of the planning is printed beside.
-// The ones already planned within the budget (1 s end to end; `ipu_scale_plan SECONDS` to change
-// it) must stay there; the others are printed as not yet within it, with their time.
+// How long the planner takes on the configurations Graphcore published (examples/ipu_scale), on
+// every system preset from a pod4 to a pod256 (ResNet-50's TF1 configuration on 4 to 256
+// replicas) and on a GPT-3-sized stack on a Pod256, what it predicts for them, and the published
+// figure where there is one. Each is measured end to end as `iputrain plan MODEL CONFIG --format
+// json` runs it (config and model parsed, planned, the JSON report written; for a config that does
+// not fit, the refusal with its reasons), planned three times (best time kept). Times are the
+// planning thread's CPU time (the planner is single-threaded), so other work sharing the machine
+// counts less; the wall time of the planning is printed beside.
+//
+// The goal is 1 s end to end for every one (issue 31); each line says whether it is met. The exit
+// status checks a wider limit (`ipu_scale_plan SECONDS`, default the goal itself; CTest passes 5 s)
+// so that a loaded machine does not fail CI, and whether each plan still fits (or, for GPT-3, is
+// still refused with its reasons).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,23 +31,49 @@ using namespace iputrain;
 
 namespace {
 
+constexpr double kGoalSeconds = 1.0;
+
 struct Example {
   const char* model;
   const char* config;
-  bool within_budget;  // planned under the budget today: a regression fails the benchmark
-  double published;    // samples/s Graphcore published for this configuration; 0 = none here
+  std::vector<std::string> sets;  // --set overrides (the system presets' runs)
+  bool fits;                      // expected verdict
+  double published;               // samples/s Graphcore published for this configuration; 0 = none here
 };
+
+// ResNet-50's TF1 configuration (micro-batch 20, accumulation 2) on `replicas` one-IPU replicas:
+// `system.preset = auto` picks the smallest preset that holds them.
+Example resnet_on(int replicas) {
+  return {"resnet50.ipu",
+          "resnet50_pod16.toml",
+          {fmt::format("ipu.auto_select_ipus={}", replicas), "pipeline.gradient_accumulation_count=2"},
+          true,
+          0};
+}
 
 // BERT-Base: Graphcore's performance results, PopART SDK 3.1, Bow Pod16, global batch 65,536.
 const std::vector<Example> kExamples = {
-    {"bert.ipu", "bert_base_128.toml", true, 16391},   {"bert.ipu", "bert_tiny.toml", true, 0},
-    {"resnet50.ipu", "resnet50.toml", true, 0},        {"resnet50.ipu", "resnet50_pod16.toml", true, 0},
-    {"resnet50.ipu", "resnet50_pod64.toml", true, 0},   // published figure held back (issue 31)
-    {"resnet50.ipu", "resnet50_pod256.toml", true, 0},  // published figure held back (issue 31)
-    {"bert.ipu", "bert_large_128.toml", true, 0},      {"gpt2_small.ipu", "gpt2_small.toml", true, 0},
-    {"gpt2_medium.ipu", "gpt2_medium.toml", true, 0},  {"vit.ipu", "vit_b16.toml", true, 0},
-    {"resnext101.ipu", "resnext101.toml", true, 0},    {"efficientnet_b4.ipu", "efficientnet_b4_pod16.toml", true, 0},
-    {"conformer.ipu", "conformer.toml", true, 0},
+    {"bert.ipu", "bert_base_128.toml", {}, true, 16391},
+    {"bert.ipu", "bert_tiny.toml", {}, true, 0},
+    {"resnet50.ipu", "resnet50.toml", {}, true, 0},
+    {"resnet50.ipu", "resnet50_pod16.toml", {}, true, 0},
+    {"resnet50.ipu", "resnet50_pod64.toml", {}, true, 0},   // published figure held back (issue 31)
+    {"resnet50.ipu", "resnet50_pod256.toml", {}, true, 0},  // published figure held back (issue 31)
+    {"bert.ipu", "bert_large_128.toml", {}, true, 0},
+    {"gpt2_small.ipu", "gpt2_small.toml", {}, true, 0},
+    {"gpt2_medium.ipu", "gpt2_medium.toml", {}, true, 0},
+    {"vit.ipu", "vit_b16.toml", {}, true, 0},
+    {"resnext101.ipu", "resnext101.toml", {}, true, 0},
+    {"efficientnet_b4.ipu", "efficientnet_b4_pod16.toml", {}, true, 0},
+    {"conformer.ipu", "conformer.toml", {}, true, 0},
+    // Every system preset: pod4, pod16, pod64, pod128, pod256.
+    resnet_on(4),
+    resnet_on(16),
+    resnet_on(64),
+    resnet_on(128),
+    resnet_on(256),
+    // GPT-3's shape on a Bow Pod256: refused, with what would make it fit.
+    {"gpt3.ipu", "gpt3_pod256.toml", {}, false, 0},
 };
 
 double wall_seconds() {
@@ -57,6 +89,7 @@ double thread_cpu_seconds() {
 struct Timed {
   planner::Plan plan;
   std::string verdict;  //!< "fits" or "does not fit"
+  std::string reason;   //!< the refusal's message and hint
   double best = 1e30;   //!< CPU seconds of the fastest run
   double wall = 1e30;   //!< wall seconds of the fastest run
 };
@@ -75,6 +108,7 @@ Timed plan_timed(const Model& model, const Config& config, int runs) {
         throw;
       }
       t.verdict = "does not fit";
+      t.reason = std::string(e.what()) + "\n" + e.hint();
     }
     t.best = std::min(t.best, thread_cpu_seconds() - cpu_start);
     t.wall = std::min(t.wall, wall_seconds() - wall_start);
@@ -82,49 +116,69 @@ Timed plan_timed(const Model& model, const Config& config, int runs) {
   return t;
 }
 
+std::string label(const Example& ex) {
+  std::string out = ex.config;
+  for (const std::string& set : ex.sets) {
+    out += " " + set.substr(set.find('.') + 1);
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double budget = argc > 1 ? std::atof(argv[1]) : 1.0;
+  const double limit = argc > 1 ? std::atof(argv[1]) : kGoalSeconds;
   const std::string dir = std::string(IPUTRAIN_SOURCE_DIR) + "/examples/ipu_scale/";
   int failures = 0;
+  int over_goal = 0;
+  double slowest = 0;
   for (const Example& ex : kExamples) {
     try {
       // End to end as `iputrain plan MODEL CONFIG --format json` runs it: parse, plan, report.
       const double start = thread_cpu_seconds();
-      const Config config = config::load(dir + ex.config);
+      const Config config = config::load(dir + ex.config, ex.sets);
       const Model model = Model::load(dir + ex.model, config);
       const double parse = thread_cpu_seconds() - start;
-      const auto [plan, verdict, best, wall] = plan_timed(model, config, ex.within_budget ? 3 : 1);
+      const auto [plan, verdict, reason, best, wall] = plan_timed(model, config, 3);
       const double report_start = thread_cpu_seconds();
       const size_t json_bytes = verdict == "fits" ? planner::plan_json(plan, ex.model).size() : 0;
       const double end_to_end = parse + best + thread_cpu_seconds() - report_start;
-      std::string peaks;
-      for (const planner::IpuMemory& m : plan.memory) {
-        peaks += fmt::format("{}{:.0f}", peaks.empty() ? "" : " ", static_cast<double>(m.total_peak) / (1 << 20));
-      }
-      fmt::print("{:<26} {:>6.3f} s ({:.3f} s end to end, {:.3f} s wall; {} KiB of JSON)  {:<13}", ex.config, best,
-                 end_to_end, wall, json_bytes / 1024, verdict);
+      slowest = std::max(slowest, end_to_end);
+      over_goal += end_to_end >= kGoalSeconds ? 1 : 0;
+      fmt::print("{:<60} {:>6.3f} s ({:.3f} s end to end{}, {:.3f} s wall; {} KiB of JSON)  {:<13}", label(ex), best,
+                 end_to_end, end_to_end < kGoalSeconds ? "" : " OVER THE 1 s GOAL", wall, json_bytes / 1024, verdict);
       if (verdict == "fits") {
-        fmt::print("  peak MiB per IPU [{}]  predicted {:.0f} samples/s", peaks, plan.cost.samples_per_second);
-        if (ex.published > 0) {
-          fmt::print(" (published {:.0f}, ratio {:.2f})", ex.published, plan.cost.samples_per_second / ex.published);
+        std::string peaks;
+        for (const planner::IpuMemory& m : plan.memory) {
+          peaks += fmt::format("{}{:.0f}", peaks.empty() ? "" : " ", static_cast<double>(m.total_peak) / (1 << 20));
         }
+        const planner::UpdateBreakdown& b = plan.cost.breakdown;
+        fmt::print("  peak MiB per IPU [{}]  predicted {:.0f} samples/s ({:.0f} per replica, {} replicas; bound: {})",
+                   peaks, plan.cost.samples_per_second, plan.cost.samples_per_second / plan.placement.replicas,
+                   plan.placement.replicas, b.bound);
+        if (ex.published > 0) {
+          fmt::print(" (published {:.0f}, ratio {:.3f})", ex.published, plan.cost.samples_per_second / ex.published);
+        }
+      } else {
+        fmt::print("\n    {}", reason.substr(0, reason.find('\n')));
+        const size_t hint = reason.find("streaming memory");
+        fmt::print("\n    - {}", hint == std::string::npos ? "no streaming-memory suggestion"
+                                                           : reason.substr(hint, reason.find('\n', hint) - hint));
       }
-      if (!ex.within_budget && verdict != "fits") {
-        fmt::print("  FAIL: no longer fits");
+      if ((verdict == "fits") != ex.fits) {
+        fmt::print("  FAIL: expected {}", ex.fits ? "to fit" : "a refusal");
         ++failures;
-      } else if (!ex.within_budget) {
-        fmt::print("  [not yet within the {:.1f} s budget]", budget);
-      } else if (end_to_end >= budget || verdict != "fits") {
-        fmt::print("  FAIL: over the {:.1f} s budget or no longer fits", budget);
+      } else if (end_to_end >= limit) {
+        fmt::print("  FAIL: over the {:.1f} s limit", limit);
         ++failures;
       }
       fmt::print("\n");
     } catch (const Error& e) {
-      fmt::print("{}: error: {}\n", ex.config, e.what());
+      fmt::print("{}: error: {}\n", label(ex), e.what());
       ++failures;
     }
   }
+  fmt::print("{} configurations, slowest {:.3f} s end to end; {} over the {:.0f} s goal (CPU of the planning thread)\n",
+             kExamples.size(), slowest, over_goal, kGoalSeconds);
   return failures == 0 ? 0 : 1;
 }

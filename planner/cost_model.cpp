@@ -1,6 +1,8 @@
 #include "planner/cost_model.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 
 #include "planner/precision.hpp"
 
@@ -24,20 +26,145 @@ DeviceModel DeviceModel::from_config(const DeviceSection& section) {
   return d;
 }
 
-double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
+double contraction_exchange_elements(double a, double b, double c, double tiles) {
+  if (tiles <= 1) {
+    return a + b + c;
+  }
+  // The factors n' = P / a, m' = P / b, k' = P / c with P = (a b c tiles)^(1/3) balance the three
+  // terms; a factor under 1 is held at 1 (its operand moves once) and the others re-balanced.
+  const std::array<double, 3> size = {a, b, c};
+  std::array<bool, 3> clamped = {false, false, false};
+  for (int round = 0; round < 3; ++round) {
+    double product = tiles;
+    int free = 0;
+    for (size_t i = 0; i < 3; ++i) {
+      product *= clamped[i] ? 1.0 : size[i];
+      free += clamped[i] ? 0 : 1;
+    }
+    const double p = free > 0 ? std::pow(product, 1.0 / free) : 0;
+    bool changed = false;
+    for (size_t i = 0; i < 3; ++i) {
+      if (!clamped[i] && p < size[i]) {
+        clamped[i] = true;
+        changed = true;
+      }
+    }
+    if (!changed) {
+      double moved = 0;
+      for (size_t i = 0; i < 3; ++i) {
+        moved += clamped[i] ? size[i] : p;
+      }
+      return moved;
+    }
+  }
+  return a + b + c;
+}
+
+namespace {
+
+double numel(const ir::Graph& g, ir::ValueId v) { return static_cast<double>(g.type(v).numel()); }
+
+// Ops whose result is their operands' elements rearranged: each element of the result comes from
+// another tile.
+bool rearranges(ir::OpKind op) {
+  using K = ir::OpKind;
+  switch (op) {
+    case K::Transpose:
+    case K::Concat:
+    case K::Slice:
+    case K::SliceGrad:
+    case K::Gather:
+    case K::GatherGrad:
+    case K::TakeAlongAxis:
+    case K::TakeAlongAxisGrad:
+    case K::Cumsum:
+    case K::Argsort:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Elements a contraction moves, by groups: (a, b, c) of one group, the group count, the op's FLOPs.
+// A convolution's left operand is its patch matrix, whose size follows from the FLOPs:
+// (m n k)^2 = a b c for a product, so a = (flops / 2)^2 / (b c) per group.
+double contraction_elements(double b, double c, double groups, double flops, double tiles) {
+  const double bg = b / groups;
+  const double cg = c / groups;
+  const double mnk = flops / 2 / groups;
+  const double ag = bg > 0 && cg > 0 ? mnk * mnk / (bg * cg) : 0;
+  return groups * contraction_exchange_elements(ag, bg, cg, tiles / groups);
+}
+
+}  // namespace
+
+double op_exchange_bytes(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
   const ir::Node& n = g.node(id);
   const ir::OpDef& def = ir::op_def(n.op);
   if (def.cost == nullptr || def.forward == nullptr) {
     return 0;
   }
+  const double element = is_float(n.type.dtype) && (is_half(n.type.dtype) || is_half(d.compute))
+                             ? 2.0
+                             : static_cast<double>(dtype_size(n.type.dtype));
+  const auto tiles = static_cast<double>(d.compute_tiles());
+  const ir::Cost c = def.cost(g, n);
+  switch (n.op) {
+    case ir::OpKind::MatMul: {
+      // A batched right operand: one product per batch entry, on its own share of the tiles.
+      const TensorType& b = g.type(n.inputs[1]);
+      double groups = 1;
+      for (size_t i = 0; b.rank() > 2 && i + 2 < b.shape.size(); ++i) {
+        groups *= static_cast<double>(b.shape[i]);
+      }
+      return element * groups *
+             contraction_exchange_elements(numel(g, n.inputs[0]) / groups, numel(g, n.inputs[1]) / groups,
+                                           numel(g, id) / groups, tiles / groups);
+    }
+    case ir::OpKind::Conv2D:
+    case ir::OpKind::Conv2DBackpropInput:
+    case ir::OpKind::Conv2DBackpropFilter: {
+      const auto groups = static_cast<double>(std::max<int64_t>(1, n.attrs.get_int("groups", 1)));
+      return element * contraction_elements(numel(g, n.inputs[1]), numel(g, id), groups, c.flops, tiles);
+    }
+    default:
+      break;
+  }
+  if (rearranges(n.op)) {
+    return element * numel(g, id);
+  }
+  // Reductions to fewer elements: each tile's partial sums go to the tiles that finish them.
+  const double in = n.inputs.empty() ? 0 : numel(g, n.inputs[0]);
+  const double out = numel(g, id);
+  if (in > out && (n.op == ir::OpKind::Sum || n.op == ir::OpKind::Mean || n.op == ir::OpKind::Max)) {
+    return element * std::min(in, out * tiles);
+  }
+  return 0;
+}
+
+OpCost op_cost(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
+  const ir::Node& n = g.node(id);
+  const ir::OpDef& def = ir::op_def(n.op);
+  if (def.cost == nullptr || def.forward == nullptr) {
+    return {};
+  }
   const ir::Cost c = def.cost(g, n);
   const double tiles = static_cast<double>(d.compute_tiles());
   const bool half = is_half(n.type.dtype) || (is_float(n.type.dtype) && is_half(d.compute));
+  OpCost out;
   const double compute =
       c.flops / (tiles * (half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle) * d.compute_efficiency);
   const double memory = (c.bytes_in + c.bytes_out) / (tiles * d.bytes_per_tile_cycle);
-  return std::max(compute, memory) + d.op_overhead_cycles;
+  out.compute = std::max(compute, memory);
+  out.exchange = op_exchange_bytes(g, id, d) / (tiles * d.exchange_bytes_per_tile_cycle);
+  // One superstep; a contraction takes two (the partial products, then their reduction over k').
+  const bool contraction = n.op == ir::OpKind::MatMul || n.op == ir::OpKind::Conv2D ||
+                           n.op == ir::OpKind::Conv2DBackpropInput || n.op == ir::OpKind::Conv2DBackpropFilter;
+  out.sync = (contraction ? 2 : 1) * (d.compute_set_cycles + d.sync_cycles);
+  return out;
 }
+
+double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) { return op_cost(g, id, d).total(); }
 
 double stage_cycles(const ir::Graph& g, const std::vector<ir::ValueId>& program, int32_t stage, ir::Phase phase,
                     const DeviceModel& d) {

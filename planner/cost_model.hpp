@@ -21,10 +21,20 @@ struct DeviceModel {
   double clock_hz = 1.33e9;
   double f32_flops_per_tile_cycle = 32;      //!< 62.5 TFLOPS f32 peak / (1472 tiles x 1.33 GHz)
   double f16_flops_per_tile_cycle = 128;     //!< 250 TFLOPS f16 peak (ops whose result is f16/bf16)
-  double bytes_per_tile_cycle = 16;          //!< tile-local memory bandwidth
-  double op_overhead_cycles = 200;           //!< sync + exchange set-up per compute step
+  //! Tile-local memory: a tile loads 128 bits per cycle (Jia et al. 2019, "Dissecting the Graphcore
+  //! IPU architecture via microbenchmarking": 31.1 TB/s read ceiling = 1216 tiles x 1.6 GHz x 16 B).
+  double bytes_per_tile_cycle = 16;
+  //! In-IPU exchange: each tile sends and receives 4 bytes per cycle (GC200: 8 TB/s on-chip
+  //! exchange, Graphcore's product figure, = 1472 tiles x 1.33 GHz x 4.1 B).
+  double exchange_bytes_per_tile_cycle = 4;
+  //! Fixed cost of one compute set: the supervisors start the vertices on every tile's workers.
+  //! Not published: assumed (half of the earlier 200 cycles per step), not fitted.
+  double compute_set_cycles = 100;
+  //! One IPU-wide synchronisation (the barrier of a BSP superstep, before its exchange). Not
+  //! published: assumed (the other half of the earlier 200 cycles per step), not fitted.
+  double sync_cycles = 100;
   //! Share of the peak FLOP rate compute-bound ops reach (device.compute_efficiency, calibrated).
-  double compute_efficiency = 0.39;
+  double compute_efficiency = 0.53;
   double link_bytes_per_second = 320e9;      //!< IPU-Link bandwidth of one IPU
   double host_bytes_per_second = 32e9;       //!< host link (PCIe) for infeed and outfeed
   //! Host round trip of one engine call (launch, sync, result fetch), shared by the weight updates
@@ -58,11 +68,37 @@ struct DeviceModel {
   static DeviceModel from_config(const DeviceSection& section);
 };
 
-//! Cycles one op instance takes: compute-bound or memory-bound, whichever is slower, plus the
-//! fixed overhead of a compute step. Ops with an f16/bf16 result, and every float op when the
-//! compute type is half, run at the f16 FLOP rate.
-//! Leaves and reshapes cost nothing.
+//! Cycles of one op instance by what they are spent on. Each op runs as BSP supersteps (sync,
+//! exchange, compute set): its kernels are compute-bound or memory-bound, whichever is slower
+//! (ops with an f16/bf16 result, and every float op when the compute type is half, run at the f16
+//! FLOP rate); its operands move between tiles at the exchange bandwidth (op_exchange_bytes); each
+//! superstep pays one synchronisation and one compute set's fixed cost.
+struct OpCost {
+  double compute = 0;   //!< kernels on the tiles
+  double exchange = 0;  //!< operands moved between the IPU's tiles
+  double sync = 0;      //!< fixed costs: synchronisations and compute-set launches
+  double total() const { return compute + exchange + sync; }
+};
+
+//! The cost of node `id`; leaves and reshapes cost nothing.
+OpCost op_cost(const ir::Graph& g, ir::ValueId id, const DeviceModel& d);
+
+//! op_cost(..).total().
 double op_cycles(const ir::Graph& g, ir::ValueId id, const DeviceModel& d);
+
+//! Elements a contraction C[m, n] = A[m, k] B[k, n] (sizes `a`, `b`, `c` in elements) moves between
+//! `tiles` tiles when they split it m' x n' x k' ways (m' n' k' = tiles): each block of A is read
+//! by n' tiles, each of B by m' tiles, each partial sum of C is reduced over k' tiles, so
+//! a n' + b m' + c k' elements move. The split that minimises it, each factor at least 1:
+//! 3 (a b c tiles)^(1/3) when none is clamped. With one tile or less, every operand moves once.
+double contraction_exchange_elements(double a, double b, double c, double tiles);
+
+//! Bytes op `id` moves between the tiles of its IPU: contractions (matmul, convolutions) by
+//! contraction_exchange_elements over their groups (the batch of a batched matmul, a convolution's
+//! groups: each group on its share of the tiles, no group reads another's operands); ops that
+//! rearrange data (transpose, gather, slice, concat, scatter, sort) their result; elementwise ops
+//! and reductions run where their operands are and move nothing but their partial sums.
+double op_exchange_bytes(const ir::Graph& g, ir::ValueId id, const DeviceModel& d);
 
 //! Cycles of the nodes of `stage` in `phase` within `program` (one micro-batch).
 double stage_cycles(const ir::Graph& g, const std::vector<ir::ValueId>& program, int32_t stage, ir::Phase phase,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "iputrain/error.hpp"
@@ -331,6 +332,52 @@ namespace {
 
 std::string bytes_str(int64_t bytes) { return fmt::format("{} ({} bytes)", human_bytes(bytes), bytes); }
 
+// Streaming memory for what does not change within a micro-batch: the weights (sharded across the
+// replicas and offloaded, pipeline.offload_weights) and the gradient accumulators
+// (pipeline.offload_gradient_accumulation_buffers) leave the IPU, and come back at the modelled
+// streaming bandwidth (device.host_bandwidth): the weights for each micro-batch's forward and
+// backward pass, the accumulators in and out once per micro-batch, the weights once more for the
+// update. The time is what the cycle model charges such a plan (simulate.cpp, InstrCost::remote)
+// before the replicas share the blocks. Empty when both already stream or nothing is there.
+std::optional<std::pair<int64_t, std::string>> streaming_suggestion(const Plan& plan, const IpuMemory& m) {
+  const PlanSettings& s = plan.settings;
+  const int64_t weights = s.offload_weights ? 0 : m.weights;
+  const int64_t accumulators = s.offload_accumulators ? 0 : m.accumulators;
+  if (!s.training || weights + accumulators == 0) {
+    return std::nullopt;
+  }
+  const auto count = static_cast<double>(std::max<int64_t>(1, s.accumulation_count));
+  const double streamed = count * (2.0 * static_cast<double>(weights) + 2.0 * static_cast<double>(accumulators)) +
+                          2.0 * static_cast<double>(weights);
+  const double seconds = streamed / s.device.host_bytes_per_second;
+  std::vector<std::string> keys;
+  if (weights > 0) {
+    keys.emplace_back("pipeline.replicated_weight_sharding = true with pipeline.offload_weights = true");
+  }
+  if (accumulators > 0) {
+    keys.emplace_back("pipeline.offload_gradient_accumulation_buffers = true");
+  }
+  // The replica without them, spread evenly: the IPUs it would still need.
+  int64_t rest = 0;
+  for (const IpuMemory& other : plan.memory) {
+    rest +=
+        other.total_peak - (s.offload_weights ? 0 : other.weights) - (s.offload_accumulators ? 0 : other.accumulators);
+  }
+  const int64_t cap = std::max<int64_t>(1, m.capacity);
+  const int64_t ipus = (rest + cap - 1) / cap;
+  const SystemSection& system = plan.placement.topology.system;
+  return std::pair{
+      m.total_peak - weights - accumulators,
+      fmt::format("streaming memory ({}): the weights ({}) and gradient accumulators ({}) stream in and out of this "
+                  "IPU at the modelled {:.0f} GB/s (device.host_bandwidth), {} per weight update ({} forward and "
+                  "backward passes and the update), {:.2f} s per update; the replica would still hold {} without "
+                  "them, at least {} IPUs of {} per replica ({} has {} IPUs)",
+                  fmt::join(keys, " and "), human_bytes(weights), human_bytes(accumulators),
+                  s.device.host_bytes_per_second / 1e9, human_bytes(static_cast<int64_t>(streamed)),
+                  s.accumulation_count, seconds, human_bytes(rest), ipus, human_bytes(cap),
+                  plan.placement.topology.preset, system.ipus())};
+}
+
 // What would bring one IPU under its capacity, each with the peak it would give. Estimates scale
 // the figures of this plan (stashes by micro-batch counts, activations by batch size) instead of
 // re-planning, so they are close but not exact.
@@ -426,6 +473,9 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
     }
   }
 
+  if (auto streaming = streaming_suggestion(plan, m)) {
+    found.push_back(std::move(*streaming));
+  }
   std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
   for (const auto& [peak, advice] : found) {

@@ -108,6 +108,8 @@ struct IpuMemory {
 //! which overlaps the IPUs and bounds the update when it is slower.
 struct UpdateBreakdown {
   double compute = 0;                   //!< kernels: tasks, accumulation, optimizer
+  double exchange = 0;                  //!< in-IPU exchange: operands moved between tiles
+  double sync = 0;                      //!< synchronisations and compute-set launches on the IPU
   double pipeline = 0;                  //!< transfers between the IPUs of a replica
   std::array<double, 3> collectives{};  //!< cross-replica: in a machine, over IPU-Links, over GW-Links
   double remote_memory = 0;             //!< streaming memory: offloaded state, weights, accumulators

@@ -87,6 +87,8 @@ Json topology_json(const Plan& plan) {
 Json breakdown_json(const CostReport& c) {
   const UpdateBreakdown& b = c.breakdown;
   return Json{{"compute", b.compute},
+              {"in_ipu_exchange", b.exchange},
+              {"sync", b.sync},
               {"pipeline_transfers", b.pipeline},
               {"collectives_machine", b.collectives[0]},
               {"collectives_ipu_links", b.collectives[1]},

@@ -192,10 +192,11 @@ std::string text_bound(const Plan& plan) {
   out += fmt::format("collective groups: {}\n", fmt::join(groups, ", "));
   const auto ms = [](double s) { return fmt::format("{:.3f}", s * 1e3); };
   out += fmt::format(
-      "per {} (ms): compute {}, pipeline transfers {}, collectives {} + {} + {} (machine, IPU-Links, "
-      "GW-Links), remote memory {}, host I/O {}, idle {}, host sync {}; hosts' feed {} (overlapped)\n",
-      unit(plan), ms(b.compute), ms(b.pipeline), ms(b.collectives[0]), ms(b.collectives[1]), ms(b.collectives[2]),
-      ms(b.remote_memory), ms(b.host_io), ms(b.idle), ms(b.host_sync), ms(b.host_feed));
+      "per {} (ms): compute {}, in-IPU exchange {}, synchronisation {}, pipeline transfers {}, collectives {} + {} "
+      "+ {} (machine, IPU-Links, GW-Links), remote memory {}, host I/O {}, idle {}, host sync {}; hosts' feed {} "
+      "(overlapped)\n",
+      unit(plan), ms(b.compute), ms(b.exchange), ms(b.sync), ms(b.pipeline), ms(b.collectives[0]), ms(b.collectives[1]),
+      ms(b.collectives[2]), ms(b.remote_memory), ms(b.host_io), ms(b.idle), ms(b.host_sync), ms(b.host_feed));
   return out + fmt::format("bound: {}\n", b.bound);
 }
 

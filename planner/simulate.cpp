@@ -13,15 +13,18 @@ namespace iputrain::planner {
 
 namespace {
 
-double nodes_cycles(const Plan& plan, const std::vector<ir::ValueId>& nodes) {
-  double cycles = 0;
+// The nodes' kernels, exchange and fixed costs (recomputed forward nodes are in the lists they run in).
+void add_nodes(InstrCost& c, const Plan& plan, const std::vector<ir::ValueId>& nodes) {
   for (ir::ValueId id : nodes) {
-    cycles += op_cycles(plan.graph, id, plan.settings.device);
+    const OpCost op = op_cost(plan.graph, id, plan.settings.device);
+    c.compute += op.compute;
+    c.exchange += op.exchange;
+    c.sync += op.sync;
     // A matmul's or convolution's passes beyond the first read their operands again.
     const ir::Node& n = plan.graph.node(id);
-    cycles += op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).extra_cycles;
+    c.compute +=
+        op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).extra_cycles;
   }
-  return cycles;
 }
 
 double transfer_cycles(double bytes, double bytes_per_second, const DeviceModel& d) {
@@ -37,12 +40,12 @@ int64_t values_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& values)
 }
 
 // A memory- or compute-bound pass over parameter-sized tensors (the accumulate and the optimizer
-// update are both of this kind), as one compute step.
-double elementwise_cycles(const Plan& plan, double flops, double bytes) {
+// update are both of this kind), as one superstep: its operands already sit where it runs.
+void add_elementwise(InstrCost& c, const Plan& plan, double flops, double bytes) {
   const DeviceModel& d = plan.settings.device;
   const double tiles = static_cast<double>(d.compute_tiles());
-  return std::max(flops / (tiles * d.f32_flops_per_tile_cycle), bytes / (tiles * d.bytes_per_tile_cycle)) +
-         d.op_overhead_cycles;
+  c.compute += std::max(flops / (tiles * d.f32_flops_per_tile_cycle), bytes / (tiles * d.bytes_per_tile_cycle));
+  c.sync += d.compute_set_cycles + d.sync_cycles;
 }
 
 double elements_of(const ir::Graph& g, const std::vector<ir::ValueId>& values) {
@@ -60,20 +63,15 @@ bool is_kernel(InstrKind k) {
   return is_compute(k) || k == InstrKind::Accumulate || k == InstrKind::UpdateWeights;
 }
 
-// A collective over the replicas' copies of this IPU, per level of the topology, in cycles; the
-// fixed cost of a compute step goes with the innermost level it uses.
+// A collective over the replicas' copies of this IPU, per level of the topology, in cycles, and
+// the IPU's synchronisation before it.
 void add_collective(InstrCost& c, const Plan& plan, Collective kind, double bytes) {
   const DeviceModel& d = plan.settings.device;
   const std::vector<double> seconds = collective_seconds(plan.placement.topology, kind, bytes);
   for (size_t i = 0; i < seconds.size() && i < c.collective.size(); ++i) {
     c.collective[i] += seconds[i] * d.clock_hz;
   }
-  const auto& levels = plan.placement.topology.levels;
-  size_t first = 0;
-  while (first + 1 < levels.size() && first + 1 < c.collective.size() && levels[first].group <= 1) {
-    ++first;
-  }
-  c.collective[first] += d.op_overhead_cycles;
+  c.sync += d.sync_cycles;
 }
 
 // Bytes per second between two IPUs of a replica: the IPU's links within its machine
@@ -99,7 +97,7 @@ double link_bandwidth(const Plan& plan, int32_t from, int32_t to) {
 InstrCost task_cost(const Plan& plan, const Instr& instr) {
   const PlanSettings& s = plan.settings;
   InstrCost c;
-  c.compute = nodes_cycles(plan, plan.programs.stages.at(static_cast<size_t>(instr.stage)).nodes(instr.kind));
+  add_nodes(c, plan, plan.programs.stages.at(static_cast<size_t>(instr.stage)).nodes(instr.kind));
   const auto gathered = static_cast<double>(task_gather_bytes(plan, instr.stage, instr.kind));
   if (gathered > 0) {
     add_collective(c, plan, Collective::AllGather, gathered);
@@ -126,7 +124,7 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
       optimizer_state_bytes(s.optimizer_state_slots, static_cast<int64_t>(n), s.optimizer_state_dtype));
   const double shards = state_sharded(plan) ? plan.placement.replicas : 1;
   InstrCost c;
-  c.compute = elementwise_cycles(plan, (2 + 3 * slots) * n / shards, (2 * weights + 2 * state + acc * n) / shards);
+  add_elementwise(c, plan, (2 + 3 * slots) * n / shards, (2 * weights + 2 * state + acc * n) / shards);
   if (shards > 1 && !weights_sharded(plan)) {
     add_collective(c, plan, Collective::AllGather, weights);
   }
@@ -144,7 +142,7 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
 }  // namespace
 
 double InstrCost::total() const {
-  double sum = compute + pipeline + remote + host_io;
+  double sum = compute + exchange + sync + pipeline + remote + host_io;
   for (double c : collective) {
     sum += c;
   }
@@ -176,14 +174,14 @@ InstrCost instr_cost(const Plan& plan, const Instr& instr) {
       // between the two tile sets is on this IPU's clock.
       const double full =
           transfer_cycles(static_cast<double>(values_bytes(g, instr.values)), d.host_bytes_per_second, d);
-      c.host_io = d.feeds_on_io_tiles ? std::min(d.op_overhead_cycles, full) : full;
+      c.host_io = d.feeds_on_io_tiles ? std::min(d.sync_cycles + d.compute_set_cycles, full) : full;
       return c;
     }
     case InstrKind::Accumulate: {
       // acc += grad: read the gradient (the parameter's size), read and write the accumulator.
       const double n = elements_of(g, instr.values);
       const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
-      c.compute = elementwise_cycles(plan, n, static_cast<double>(values_bytes(g, instr.values)) + 2 * acc * n);
+      add_elementwise(c, plan, n, static_cast<double>(values_bytes(g, instr.values)) + 2 * acc * n);
       // Offloaded, each accumulation copies the accumulator in from remote memory and back out.
       c.remote = s.offload_accumulators ? transfer_cycles(2 * acc * n, d.host_bytes_per_second, d) : 0;
       return c;
@@ -374,6 +372,8 @@ UpdateBreakdown breakdown_of(const Plan& plan, size_t ipu, double cycle, double 
       c = instr_cost(plan, in);
     }
     sum.compute += c.compute;
+    sum.exchange += c.exchange;
+    sum.sync += c.sync;
     sum.pipeline += c.pipeline;
     sum.remote += c.remote;
     sum.host_io += c.host_io;
@@ -383,6 +383,8 @@ UpdateBreakdown breakdown_of(const Plan& plan, size_t ipu, double cycle, double 
   }
   UpdateBreakdown b;
   b.compute = sum.compute / hz;
+  b.exchange = sum.exchange / hz;
+  b.sync = sum.sync / hz;
   b.pipeline = sum.pipeline / hz;
   b.remote_memory = sum.remote / hz;
   b.host_io = sum.host_io / hz;
@@ -392,6 +394,8 @@ UpdateBreakdown breakdown_of(const Plan& plan, size_t ipu, double cycle, double 
   b.idle = std::max(0.0, cycle - sum.total()) / hz;
   b.host_sync = host_cycles / hz;
   const std::vector<std::pair<const char*, double>> parts = {{"compute", b.compute},
+                                                             {"in-IPU exchange", b.exchange},
+                                                             {"synchronisation", b.sync},
                                                              {"pipeline transfers", b.pipeline},
                                                              {"collectives within machines", b.collectives[0]},
                                                              {"collectives over IPU-Links", b.collectives[1]},

@@ -17,7 +17,9 @@ namespace iputrain::planner {
 
 //! What one instruction's cycles are spent on; instr_cycles() is their sum.
 struct InstrCost {
-  double compute = 0;   //!< kernels on the tiles, with the fixed cost of each compute step
+  double compute = 0;   //!< kernels on the tiles (recomputed forward nodes included)
+  double exchange = 0;  //!< operands moved between the tiles of the IPU (op_exchange_bytes)
+  double sync = 0;      //!< fixed costs: synchronisations and compute-set launches
   double pipeline = 0;  //!< a Send or Recv over the IPU-Links between the IPUs of a replica
   //! Cross-replica collectives per level of the topology (machine, IPU-Links, GW-Links).
   std::array<double, 3> collective{};

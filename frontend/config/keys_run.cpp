@@ -266,8 +266,8 @@ std::vector<KeySpec> run_keys() {
           "IPU-to-IPU bandwidth of one IPU over its IPU-Links, in bytes/s; unset = the version's.", positive),
       key(IPUTRAIN_KEY(device.host_bandwidth), Float, 32e9, Models,
           "Host-to-IPU bandwidth of one IPU, in bytes/s; unset = the version's.", positive),
-      key(IPUTRAIN_KEY(device.compute_efficiency), Float, 0.39, Models,
-          "Share of the peak FLOP rate that compute-bound ops reach. 0.39 is calibrated once, on "
+      key(IPUTRAIN_KEY(device.compute_efficiency), Float, 0.53, Models,
+          "Share of the peak FLOP rate that compute-bound ops reach. 0.53 is calibrated once, on "
           "Graphcore's published BERT-Base phase 1 throughput (16,391 sequences/s on a Bow Pod16, "
           "docs/ipu_scale.md); 1 gives the peak-rate model.",
           Range{0, true, 1, false}),

@@ -280,7 +280,7 @@ struct DeviceSection {
   double ipu_link_bandwidth = 320e9;  //!< bytes/s, chip to chip, per IPU
   double host_bandwidth = 32e9;       //!< bytes/s, host <-> one IPU
   //! Share of the peak FLOP rate compute-bound ops reach; calibrated once (docs/ipu_scale.md).
-  double compute_efficiency = 0.39;
+  double compute_efficiency = 0.53;
 
   //! The figures of a named IPU: "ipu1" (Mk1 GC2), "ipu2" (Mk2 GC200) or "bow" (the GC200 at
   //! 1.85 GHz). Throws Error(Internal) for another name (the schema admits only these).

@@ -177,3 +177,27 @@ TEST_CASE("plan: --gantt and --memory-svg draw valid SVG pictures") {
   }
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("plan: a GPT-3-sized stack on a Pod256 is refused, with what would make it fit") {
+  // 96 blocks of hidden 12288 on 16 IPUs per replica (examples/ipu_scale/gpt3_pod256.toml).
+  const Run r =
+      iputrain("plan ../../examples/ipu_scale/gpt3.ipu ../../examples/ipu_scale/gpt3_pod256.toml --format json");
+  CHECK(r.status == 2);
+  CHECK(has(r.out, "the plan does not fit in memory: IPU 0 (physical IPU 0 in replica 0) needs 57.13 GiB"));
+  // IPU 0 holds 6 blocks of 12 x 12288^2 (+ 13 x 12288) fp16 weights, 20.25 GiB, with the token
+  // table (50304 x 12288, 1.15 GiB) and the positions: 21.45 GiB; one fp16 accumulator per weight
+  // and a second one for the table the LM head also reads: 22.60 GiB.
+  CHECK(has(r.out, "21.45 GiB  weights"));
+  CHECK(has(r.out, "22.60 GiB  gradient accumulators"));
+  // Streaming memory: 34 micro-batches x 2 x (21.45 + 22.60) GiB + 2 x 21.45 GiB for the update =
+  // 3038.4 GiB per update over 32 GB/s, 102 s; without them the replica still holds 163 GiB, so
+  // at least 187 IPUs per replica.
+  CHECK(has(r.out,
+            "streaming memory (pipeline.replicated_weight_sharding = true with pipeline.offload_weights = "
+            "true and pipeline.offload_gradient_accumulation_buffers = true): the weights (21.45 GiB) and "
+            "gradient accumulators (22.60 GiB) stream in and out of this IPU at the modelled 32 GB/s "
+            "(device.host_bandwidth), 3038.40 GiB per weight update (34 forward and backward passes and the "
+            "update), 101.95 s per update"));
+  CHECK(has(r.out, "at least 187 IPUs of 897.0 MiB per replica (pod256 has 256 IPUs): peak about 13.08 GiB"));
+  CHECK(has(r.out, "more stages on more IPUs: the replica holds 814.90 GiB, so at least 931 IPUs"));
+}

@@ -1,6 +1,8 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/ir/graph.hpp"
 #include "iputrain/config_loader.hpp"
 #include "planner/cost_model.hpp"
@@ -30,7 +32,7 @@ Graph mlp(int64_t outputs = 10) {
 
 }  // namespace
 
-TEST_CASE("a matmul costs its FLOPs over the tiles' throughput, plus the step overhead") {
+TEST_CASE("a matmul costs its FLOPs, the exchange of its operand blocks and two supersteps") {
   const Graph g = mlp();
   const DeviceModel d = DeviceModel::ipu2();
   ValueId mm = kNoValue;
@@ -41,14 +43,91 @@ TEST_CASE("a matmul costs its FLOPs over the tiles' throughput, plus the step ov
     }
   }
   const double flops = 2.0 * 32 * 256 * 512;
-  // At the calibrated share of the peak rate (device.compute_efficiency = 0.39).
-  CHECK(d.compute_efficiency == 0.39);
-  CHECK(op_cycles(g, mm, d) == doctest::Approx(flops / (1472 * 32.0 * 0.39) + 200));
+  // x[32, 256] @ w1[256, 512] -> [32, 512] over 1472 tiles: the split that balances the three
+  // operands moves P = (8192 x 131072 x 16384 x 1472)^(1/3) elements of each, f32, at 4 bytes per
+  // tile and cycle (GC200: 8 TB/s on-chip exchange).
+  const double p = std::cbrt(8192.0 * 131072 * 16384 * 1472);
+  const double exchange = 3 * p * 4 / (1472 * 4.0);
+  // At the calibrated share of the peak rate (device.compute_efficiency = 0.53).
+  CHECK(d.compute_efficiency == 0.53);
+  const OpCost c = op_cost(g, mm, d);
+  CHECK(c.compute == doctest::Approx(flops / (1472 * 32.0 * 0.53)));
+  CHECK(c.exchange == doctest::Approx(exchange));
+  CHECK(c.sync == 2 * (100 + 100));  // two supersteps: a sync and a compute set each
+  CHECK(op_cycles(g, mm, d) == doctest::Approx(c.compute + exchange + 400));
   DeviceModel peak = d;
   peak.compute_efficiency = 1.0;
-  CHECK(op_cycles(g, mm, peak) == doctest::Approx(flops / (1472 * 32.0) + 200));
+  CHECK(op_cost(g, mm, peak).compute == doctest::Approx(flops / (1472 * 32.0)));
   CHECK(op_cycles(g, 0, d) == 0);  // an input costs nothing
   CHECK(op_cycles(g, mm, DeviceModel::ipu1()) > op_cycles(g, mm, d));
+  // The relu after it runs where the matmul left its result: one superstep, nothing exchanged.
+  const OpCost relu = op_cost(g, g.node(mm + 1).op == OpKind::Relu ? mm + 1 : mm, d);
+  CHECK(relu.exchange == 0);
+  CHECK(relu.sync == 200);
+}
+
+TEST_CASE("a contraction's exchange against hand-computed splits") {
+  // One tile: every operand moves once.
+  CHECK(contraction_exchange_elements(10, 20, 30, 1) == 60);
+  // Three equal operands over 8 tiles: a 2 x 2 x 2 split, each block read by two tiles.
+  CHECK(contraction_exchange_elements(1000, 1000, 1000, 8) == doctest::Approx(6000));
+  // A small A and large B and C over 100 tiles: B and C are split (each moves once), A goes to
+  // every tile.
+  CHECK(contraction_exchange_elements(10, 1e6, 1e6, 100) == doctest::Approx(10 * 100 + 2e6));
+  // A large C alone: it is split (its partials never leave their tiles twice) and A and B are
+  // broadcast along the 2-D grid: 2 sqrt(a b tiles) + c.
+  CHECK(contraction_exchange_elements(100, 100, 1e8, 64) == doctest::Approx(2 * std::sqrt(100.0 * 100 * 64) + 1e8));
+}
+
+namespace {
+
+// Attention's core for `batch` sequences of `seq` tokens, 4 heads of 64:
+// softmax(q k^T) v with q, k^T, v of [batch, 4, seq, 64] (k^T as [batch, 4, 64, seq]).
+Graph attention(int64_t batch, int64_t seq) {
+  Graph g;
+  g.stages = {{"a", {}, -1}};
+  g.set_cursor(0, Phase::Forward);
+  const ValueId q = g.add_input("q", {DType::F32, {batch, 4, seq, 64}});
+  const ValueId kt = g.add_input("kt", {DType::F32, {batch, 4, 64, seq}});
+  const ValueId v = g.add_input("v", {DType::F32, {batch, 4, seq, 64}});
+  const ValueId scores = g.add(OpKind::MatMul, {q, kt});
+  const ValueId probs = g.add(OpKind::Softmax, {scores}, Attrs{{"axis", int64_t{-1}}});
+  g.loss = g.add(OpKind::Mean, {g.add(OpKind::MatMul, {probs, v})}, Attrs{{"axes", std::vector<int64_t>{}}});
+  return g;
+}
+
+OpCost graph_cost(const Graph& g, const DeviceModel& d) {
+  OpCost sum;
+  for (ValueId id = 0; id < g.size(); ++id) {
+    const OpCost c = op_cost(g, id, d);
+    sum.compute += c.compute;
+    sum.exchange += c.exchange;
+    sum.sync += c.sync;
+  }
+  return sum;
+}
+
+}  // namespace
+
+TEST_CASE("attention's cost per token grows with the sequence, and a larger batch amortises the fixed costs") {
+  const DeviceModel d = DeviceModel::bow();
+  // The FLOPs per token of the two products grow linearly with the sequence (4 x 2 x seq x 64 x 2),
+  // and so do the bytes per token of the scores and probabilities: the cost per token grows too.
+  const OpCost s128 = graph_cost(attention(8, 128), d);
+  const OpCost s512 = graph_cost(attention(8, 512), d);
+  const double per_token_128 = s128.total() / (8 * 128);
+  const double per_token_512 = s512.total() / (8 * 512);
+  CHECK(per_token_512 > 2.5 * per_token_128);
+  // The seq x seq scores move between tiles: the exchange per token grows with the sequence too.
+  CHECK(s512.exchange / (8 * 512) > 1.5 * s128.exchange / (8 * 128));
+  // The same number of ops: the fixed costs do not depend on the shapes.
+  CHECK(s512.sync == s128.sync);
+  // Micro-batch 1 against 16 at sequence 128: the fixed costs and the exchange weigh more per sample
+  // on the small batch, so a sample costs more.
+  const OpCost b1 = graph_cost(attention(1, 128), d);
+  const OpCost b16 = graph_cost(attention(16, 128), d);
+  CHECK(b1.total() > b16.total() / 16 * 1.2);
+  CHECK(b1.sync == b16.sync);
 }
 
 TEST_CASE("the activation crossing a stage boundary is what the link carries") {

@@ -68,15 +68,15 @@ TEST_CASE("half compute runs float ops at the f16 rate") {
   const ValueId c = g.add(OpKind::MatMul, {a, b});
   const ValueId i = g.add(OpKind::Argmax, {c}, Attrs{{"axis", int64_t{-1}}});
   DeviceModel d;
-  const double f32 = op_cycles(g, c, d) - d.op_overhead_cycles;
+  const double f32 = op_cost(g, c, d).compute;
   d.compute = DType::F16;
-  const double f16 = op_cycles(g, c, d) - d.op_overhead_cycles;
+  const double f16 = op_cost(g, c, d).compute;
   // 2 x 512^3 flops over 1472 tiles: 32 or 128 flops per tile-cycle at the calibrated share of
   // the peak (compute-bound either way).
   CHECK(f32 == doctest::Approx(2.0 * 512 * 512 * 512 / (1472 * 32 * d.compute_efficiency)));
   CHECK(f16 == doctest::Approx(f32 / 4));
   d.compute = DType::BF16;
-  CHECK(op_cycles(g, c, d) - d.op_overhead_cycles == doctest::Approx(f16));
+  CHECK(op_cost(g, c, d).compute == doctest::Approx(f16));
   // An integer result is not float work.
   const double int_f16 = op_cycles(g, i, d);
   d.compute = DType::F32;

@@ -335,8 +335,9 @@ void check_consistent(const iputrain::Plan& plan, const Model& model) {
   // update takes that or the hosts' feed, whichever is longer.
   const json& b = predicted["breakdown_seconds"];
   double parts = 0;
-  for (const char* k : {"compute", "pipeline_transfers", "collectives_machine", "collectives_ipu_links",
-                        "collectives_gw_links", "remote_memory", "host_io", "idle", "host_sync"}) {
+  for (const char* k :
+       {"compute", "in_ipu_exchange", "sync", "pipeline_transfers", "collectives_machine", "collectives_ipu_links",
+        "collectives_gw_links", "remote_memory", "host_io", "idle", "host_sync"}) {
     CHECK(b[k].get<double>() >= 0);
     parts += b[k].get<double>();
   }

@@ -340,7 +340,8 @@ TEST_CASE("Gantt chart with recomputation and replicas") {
 TEST_CASE("instructions without cycles are laid out in timestep columns") {
   TempDir dir("gantt-steps");
   Plan plan = four_stage("grouped");
-  plan.settings.device.op_overhead_cycles = 0;
+  plan.settings.device.compute_set_cycles = 0;
+  plan.settings.device.sync_cycles = 0;
   for (StagePrograms& s : plan.programs.stages) {
     s.forward.clear();
     s.recompute.clear();

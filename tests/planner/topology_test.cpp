@@ -125,6 +125,44 @@ TEST_CASE("collective costs at every level against hand-computed figures") {
                          bytes) == 0);
 }
 
+TEST_CASE("every preset's collectives, level by level, against hand-computed figures") {
+  // One-IPU replicas filling each preset; 8 MB per IPU. Per level (group g, bytes D left by the
+  // levels below, bandwidth per IPU, latency per ring step), a reduce-scatter or an all-gather is
+  // (g - 1) / g x D / bandwidth + (g - 1) x latency, and an all-reduce twice that:
+  //   machine   g = 4,  D = 8 MB,    256 GB/s, 1 us:  23.4375 us + 3 us  = 26.4375 us
+  //   IPU-Links g = 4,  D = 2 MB,    64 GB/s,  1 us:  23.4375 us + 3 us  = 26.4375 us   (pod16)
+  //             g = 16, D = 2 MB,    64 GB/s,  1 us:  29.296875 us + 15 us = 44.296875 us (pod64 and up)
+  //   GW-Links  g = 2,  D = 125 kB,  6.25 GB/s, 10 us: 10 us + 10 us = 20 us  (pod128)
+  //             g = 4,  D = 125 kB,  6.25 GB/s, 10 us: 15 us + 30 us = 45 us  (pod256)
+  struct Case {
+    const char* preset;
+    int32_t replicas;
+    std::vector<double> one_way;  // microseconds per level
+  };
+  const std::vector<Case> cases = {{"pod4", 4, {26.4375, 0, 0}},
+                                   {"pod16", 16, {26.4375, 26.4375, 0}},
+                                   {"pod64", 64, {26.4375, 44.296875, 0}},
+                                   {"pod128", 128, {26.4375, 44.296875, 20}},
+                                   {"pod256", 256, {26.4375, 44.296875, 45}}};
+  for (const Case& c : cases) {
+    CAPTURE(c.preset);
+    const Topology t = make_topology(SystemSection::figures(c.preset), consecutive(c.replicas, 1));
+    const std::vector<double> rs = collective_seconds(t, Collective::ReduceScatter, 8e6);
+    const std::vector<double> ag = collective_seconds(t, Collective::AllGather, 8e6);
+    const std::vector<double> ar = collective_seconds(t, Collective::AllReduce, 8e6);
+    REQUIRE(rs.size() == 3);
+    double total = 0;
+    for (size_t level = 0; level < 3; ++level) {
+      CAPTURE(level);
+      CHECK(rs[level] == doctest::Approx(c.one_way[level] * 1e-6));
+      CHECK(ag[level] == doctest::Approx(c.one_way[level] * 1e-6));
+      CHECK(ar[level] == doctest::Approx(2 * c.one_way[level] * 1e-6));
+      total += 2 * c.one_way[level] * 1e-6;
+    }
+    CHECK(collective_total(t, Collective::AllReduce, 8e6) == doctest::Approx(total));
+  }
+}
+
 TEST_CASE("with one bandwidth at every level and no latency the hierarchy moves the flat ring's bytes") {
   SystemSection s = SystemSection::figures("pod256");
   s.links_in_machine = 1;
