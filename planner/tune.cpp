@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
@@ -84,14 +85,14 @@ std::vector<Layout> layouts(Context& ctx, const Model& model, int64_t ipus) {
   std::erase_if(
       out, [&](const Layout& l) { return l.positions < ctx.limits.min_stages || l.positions > ctx.limits.max_stages; });
   if (out.empty() && ctx.config.is_set("tune.stages")) {
-    std::vector<int32_t> counts;
+    std::set<int32_t> counts;
     for (const Layout& l : all) {
-      counts.push_back(l.positions);
+      counts.insert(l.positions);
     }
     ctx.config.fail_at("tune.stages",
                        fmt::format("no layout of {} on {} IPUs has {} to {} stages", ctx.request.model_path, ipus,
                                    ctx.limits.min_stages, ctx.limits.max_stages),
-                       fmt::format("the layouts searched have {} stages", fmt::join(counts, ", ")));
+                       fmt::format("the layouts searched have {} stages: widen the range", fmt::join(counts, " or ")));
   }
   return out;
 }
@@ -118,7 +119,8 @@ int64_t space_size(const Context& ctx, std::vector<Point>* holding) {
                   ctx.space.tolerance > 0 ? fmt::format(" within {:g}%", 100 * ctx.space.tolerance) : "");
   const std::string hint =
       "the global batch must be micro-batch x accumulation x replicas, the accumulation a multiple of what the "
-      "schedule needs: choose a global batch with more factors of 2, or allow --batch-tolerance";
+      "schedule needs: choose a global batch with more factors of 2, or allow --batch-tolerance ([tune] "
+      "batch_tolerance)";
   for (const char* key : {"tune.global_batch", "tune.micro_batch", "tune.schedule", "tune.batch_tolerance"}) {
     const bool flag = std::string(key) == "tune.global_batch" && ctx.request.global_batch > 0;
     if (ctx.config.is_set(key) && !flag) {
@@ -147,6 +149,7 @@ void search(Context& ctx, TuneResult& result, const Figures& input) {
   } else {
     tuning::coordinate_search(ctx);
   }
+  tuning::stage_memory_search(ctx);
   result.timed_out = ctx.no_time_for_a_plan();
   result.exhaustive = result.exhaustive && !result.timed_out;
   result.planned = ctx.planned;

@@ -93,7 +93,8 @@ std::string option_table(OptionMap options, const std::string& amp) {
 // How the value `v` of an axis is written as overrides.
 Sets value_sets(const Context& ctx, size_t axis, const std::string& key, const std::string& v) {
   if (axis == kRecomputation) {
-    return v == "off" ? Sets{"ipu.allow_recompute=false"}
+    // Off resets the mode too: a mode set without recomputation is an error of the config rules.
+    return v == "off" ? Sets{"ipu.allow_recompute=false", "pipeline.recomputation_mode=auto"}
                       : Sets{"ipu.allow_recompute=true", "pipeline.recomputation_mode=" + v};
   }
   if (axis == kMemoryProportion) {
@@ -162,7 +163,7 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
        "memory proportion",
        "",
        c.ipu.matmuls.poplar_options.count("availableMemoryProportion") > 0,
-       {"0.1", "0.2", "0.3", "0.45", "0.6"},
+       {"0.6", "0.45", "0.3", "0.2", "0.1"},
        {}},
       {kAccumulationDtype, "accumulators", "pipeline.gradient_accumulation_dtype", true, {}, {"fp16"}},
       {kAccumulationOrder, "accumulation order", "pipeline.gradient_accumulation_order", true, {}, {"sequential"}},
@@ -223,10 +224,12 @@ Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t sched
       p.knobs[k] = static_cast<size_t>(it - labels.begin());
     }
   };
-  try_axis(kRecomputation, {"recompute_then_backpropagate", "off"});
+  // Each fallback reaches a value its own rule accepts; recomputation last, as the other rules
+  // hold by then.
   try_axis(kBatchSerialization, {"2", "1"});
   try_axis(kShardState, {"false"});
   try_axis(kShardWeights, {"auto", "false"});
+  try_axis(kRecomputation, {"recompute_then_backpropagate", "off"});
   return p;
 }
 
@@ -256,6 +259,20 @@ std::optional<Sets> sets_of(const Context& ctx, const Point& p) {
   for (size_t k = 0; k < s.axes.size(); ++k) {
     const Sets& v = s.axes[k].values[p.knobs[k]];
     sets.insert(sets.end(), v.begin(), v.end());
+  }
+  if (!p.stage_amp.empty()) {
+    // Each stage's options go over the knob's for every matmul and convolution; `{}` keeps them.
+    std::vector<std::string> entries;
+    for (size_t amp : p.stage_amp) {
+      const std::string v = amp == 0 ? "" : s.axes[kMemoryProportion].labels[amp - 1];
+      entries.push_back(amp == 0 ? "{}"
+                                 : fmt::format("{{ matmul_options = {{ availableMemoryProportion = \"{0}\" }}, "
+                                               "convolution_options = {{ availableMemoryProportion = \"{0}\" }} }}",
+                                               v));
+    }
+    for (const char* key : {"forward", "backward"}) {
+      sets.push_back(fmt::format("pipeline.{}_propagation_stages_poplar_options=[{}]", key, fmt::join(entries, ", ")));
+    }
   }
   return sets;
 }

@@ -126,6 +126,14 @@ std::string summary(const Context& ctx, const Point& p, const Figures& f) {
       out += label == "true" ? ", " + axis.name : fmt::format(", {} {}", axis.name, label);
     }
   }
+  if (!p.stage_amp.empty()) {
+    std::vector<std::string> per_stage;
+    for (size_t a : p.stage_amp) {
+      per_stage.push_back(a == 0 ? ctx.space.axes[kMemoryProportion].labels[p.knobs[kMemoryProportion]]
+                                 : ctx.space.axes[kMemoryProportion].labels[a - 1]);
+    }
+    out += fmt::format(", memory proportion per stage [{}]", fmt::join(per_stage, ", "));
+  }
   return out + "; " + ctx.space.layouts[p.layout].label;
 }
 

@@ -294,4 +294,51 @@ void coordinate_search(Context& ctx) {
   }
 }
 
+void stage_memory_search(Context& ctx) {
+  const Axis& amp = ctx.space.axes[kMemoryProportion];
+  const bool fixed = !ctx.limits.vary_layout && !ctx.limits.values.contains(kMemoryProportion) &&
+                     (ctx.config.is_set("pipeline.forward_propagation_stages_poplar_options") ||
+                      ctx.config.is_set("pipeline.backward_propagation_stages_poplar_options"));
+  const auto ranked = ranking(ctx);
+  const auto best = std::find_if(ranked.begin(), ranked.end(), [](const auto* e) {
+    return e->first.layout != kInputLayout && e->first.stage_amp.empty();
+  });
+  if (fixed || amp.values.size() < 2 || best == ranked.end() || (*best)->second.stage_cycles.size() < 2) {
+    return;
+  }
+  const Point base = (*best)->first;
+  const Figures base_figures = (*best)->second;
+  const size_t stages = base_figures.stage_cycles.size();
+  std::vector<Point> alone;
+  std::vector<size_t> stage_of;
+  for (size_t s = 0; s < stages; ++s) {
+    for (size_t v = 0; v < amp.values.size(); ++v) {
+      if (v == base.knobs[kMemoryProportion]) {
+        continue;  // the plan itself
+      }
+      Point q = base;
+      q.stage_amp.assign(stages, 0);
+      q.stage_amp[s] = v + 1;
+      alone.push_back(q);
+      stage_of.push_back(s);
+    }
+  }
+  plan_points(ctx, alone);
+  // Per stage, the value that did best alone when it beat the plan: together they may beat each alone.
+  Point together = base;
+  together.stage_amp.assign(stages, 0);
+  std::vector<double> best_alone(stages, base_figures.samples_per_second);
+  for (size_t k = 0; k < alone.size(); ++k) {
+    const size_t s = stage_of[k];
+    const auto it = ctx.seen.find(alone[k]);
+    if (it != ctx.seen.end() && it->second.fits && it->second.samples_per_second > best_alone[s]) {
+      best_alone[s] = it->second.samples_per_second;
+      together.stage_amp[s] = alone[k].stage_amp[s];
+    }
+  }
+  if (std::count_if(together.stage_amp.begin(), together.stage_amp.end(), [](size_t a) { return a != 0; }) > 1) {
+    plan_points(ctx, {together});
+  }
+}
+
 }  // namespace iputrain::tuning

@@ -52,7 +52,12 @@ struct Point {
   size_t layout = 0;
   size_t micro = 0;
   std::vector<size_t> knobs;
-  bool operator<(const Point& o) const { return std::tie(layout, micro, knobs) < std::tie(o.layout, o.micro, o.knobs); }
+  //! Per stage, 1 + the memory-proportion value of that stage, or 0 for the knob's; empty = every
+  //! stage the knob's (tune_search.cpp's stage_memory_search fills it around the best plan).
+  std::vector<size_t> stage_amp;
+  bool operator<(const Point& o) const {
+    return std::tie(layout, micro, knobs, stage_amp) < std::tie(o.layout, o.micro, o.knobs, o.stage_amp);
+  }
   bool operator==(const Point& o) const = default;
 };
 
@@ -125,6 +130,9 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind = PlanKin
 void plan_points(Context& ctx, std::vector<Point> points);
 std::vector<Point> all_points(const Context& ctx);
 void coordinate_search(Context& ctx);
+//! Per-stage availableMemoryProportion around the best plan: each stage alone at each value, then
+//! the stages' best values together.
+void stage_memory_search(Context& ctx);
 
 // tune_ranking.cpp
 //! The fitting points, best first.

@@ -44,7 +44,7 @@ std::vector<KeySpec> tune_keys() {
           {}, {"off", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}),
       key(IPUTRAIN_KEY(tune.available_memory_proportion), FloatList, ValueList{}, Runs,
           "availableMemoryProportion values tried for every matmul and convolution, then per stage around the "
-          "best; unset = 0.1, 0.2, 0.3, 0.45, 0.6, or the config's when it sets one." +
+          "best; unset = 0.6, 0.45, 0.3, 0.2, 0.1, or the config's when it sets one." +
               values,
           Range{0, true, 1, false}),
       key(IPUTRAIN_KEY(tune.gradient_accumulation_dtype), StringList, ValueList{}, Runs,
