@@ -151,6 +151,9 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
   const std::vector<std::string> yes_no = {"true", "false"};
   // "auto" (the config's default) first: at equal figures the plan that changes less ranks first.
   const std::vector<std::string> auto_yes = {"auto", "true"};
+  // Batch serialization is tried only where [tune] lists it: the models price a micro-batch in
+  // slices as the smaller micro-batch with more accumulation (the same cycles) plus the whole
+  // micro-batch's buffers, so it never wins (docs/tune.md).
   const std::vector<KnobSpec> specs = {
       {kSchedule, "schedule", "pipeline.schedule", c.is_set("pipeline.schedule"), planner::schedule_names(), {}},
       {kRecomputation,
@@ -195,7 +198,7 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
        "batch serialization",
        "pipeline.batch_serialization_iterations",
        c.is_set("pipeline.batch_serialization_iterations"),
-       {"1", "2", "4"},
+       {},
        {"4", "2"}},
   };
   std::vector<Axis> axes;

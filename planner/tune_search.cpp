@@ -68,9 +68,10 @@ void note_durations(Context& ctx, const std::vector<Figures>& round) {
 }  // namespace
 
 Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
-  // A plan can take seconds: a candidate that would likely end after the budget is not started.
-  // Calibration plans are needed before any candidate: they stop only at the budget itself.
-  if (kind == PlanKind::Candidate ? ctx.no_time_for_a_plan() : ctx.out_of_time()) {
+  // A plan can take seconds: one that would likely end after the budget is not started. The input
+  // and calibration plans (deeper pipelines, whole published layouts) estimate each other, the
+  // candidates each other: one long calibration plan no longer ends a search of short candidates.
+  if (kind == PlanKind::Candidate ? ctx.no_time_for_a_plan() : ctx.no_time_for_a_calibration()) {
     return out_of_time_figures();
   }
   const auto start = std::chrono::steady_clock::now();
@@ -101,6 +102,9 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
     f.error = e.diagnostic().message;
   }
   f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (double seen = ctx.longest_calibration.load(); kind == PlanKind::Calibration && f.seconds > seen &&
+                                                     !ctx.longest_calibration.compare_exchange_weak(seen, f.seconds);) {
+  }
   return f;
 }
 
@@ -206,11 +210,22 @@ std::vector<Point> seeds(Context& ctx) {
     }
   }
   std::vector<Point> out;
+  std::vector<Point> relaxed;
   for (size_t l = 0; l < layouts; ++l) {
     if (lo[l] >= 0 && hi[l] > 0) {
       out.push_back(frugal(l, valid[l][static_cast<size_t>(lo[l])]));
+      // The same with the knobs that only trade speed for memory at their first value (the config's
+      // own where it has one): streaming sharded weights, slicing the batch and moving accumulators
+      // off chip make slow plans, which the coordinate search would leave one knob per round.
+      Point r = out.back();
+      for (size_t k :
+           {kAccumulationDtype, kAccumulationOrder, kOffloadAccumulators, kShardWeights, kBatchSerialization}) {
+        r.knobs[k] = 0;
+      }
+      relaxed.push_back(r);
     }
   }
+  plan_points(ctx, relaxed);
   return out;
 }
 

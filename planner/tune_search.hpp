@@ -100,12 +100,15 @@ struct Context {
   int64_t planned = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   //! The longest of the recent candidate plans, in seconds (tune_search.cpp): a candidate is not
-  //! started when it would likely end after the budget. Calibration plans do not count.
+  //! started when it would likely end after the budget. Calibration plans have their own estimate.
   std::atomic<double> longest_plan{0};
   std::vector<double> recent_plans;  //!< seconds of the last candidate plans
+  //! The longest of the input and calibration plans so far: those of another depth take as long.
+  mutable std::atomic<double> longest_calibration{0};
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
   bool out_of_time() const { return elapsed() >= limits.time_seconds; }
   bool no_time_for_a_plan() const { return elapsed() + longest_plan.load() >= limits.time_seconds; }
+  bool no_time_for_a_calibration() const { return elapsed() + longest_calibration.load() >= limits.time_seconds; }
 };
 
 // tune_limits.cpp

@@ -65,7 +65,8 @@ std::vector<KeySpec> tune_keys() {
           bools + "replicated_weight_sharding` (with replicas); unset = both, or the config's." + values),
       key(IPUTRAIN_KEY(tune.batch_serialization_iterations), IntList, ValueList{}, Runs,
           "The `pipeline.batch_serialization_iterations` tried (plans with every stage on one IPU and the "
-          "sequential schedule); unset = 1, 2, 4, or the config's when set." +
+          "sequential schedule); unset = the config's only (the models price slices as a smaller micro-batch plus "
+          "buffers: docs/tune.md)." +
               values,
           Range::at_least(1)),
   };
