@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <set>
 
 #include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
@@ -159,7 +160,7 @@ namespace {
 
 // Per layout, the largest micro-batch that fits under the most frugal knobs (bisection, all
 // layouts in step); a layout whose smallest micro-batch does not fit is dropped.
-std::vector<Point> seeds(Context& ctx) {
+void seeds(Context& ctx) {
   const size_t layouts = ctx.space.layouts.size();
   std::vector<std::vector<size_t>> valid(layouts);
   // The frugal point's schedule is the first that holds the global batch with the most micro-batches
@@ -226,14 +227,13 @@ std::vector<Point> seeds(Context& ctx) {
     }
   }
   plan_points(ctx, relaxed);
-  return out;
 }
 
 // Every point one knob away from `p`, and those with the micro-batch one step either way too
 // (a knob that costs memory often needs a smaller micro-batch to fit).
 std::vector<Point> neighbours(const Context& ctx, const Point& p) {
   std::vector<Point> out;
-  for (int64_t dm : {-1, 0, 1}) {
+  for (int64_t dm : {1, 0, -1}) {  // a larger micro-batch first: it is the likeliest gain
     const int64_t m = static_cast<int64_t>(p.micro) + dm;
     if (m < 0 || m >= static_cast<int64_t>(ctx.space.micro.size())) {
       continue;
@@ -283,29 +283,44 @@ std::vector<Point> all_points(const Context& ctx) {
   return out;
 }
 
-// Coordinate search: from the best seeds, plan every neighbour of the best few plans and move to
-// the best, until a round finds nothing better or the time runs out.
+// Coordinate search with first improvement: from the seeds, the neighbours of the best few plans
+// are planned round by round, and the first round that finds a better plan moves the beam to it.
+// A search the budget ends has so made as many moves as it could (a full sweep of a large model's
+// neighbours can take longer than the budget); it ends when every neighbour of the beam is planned.
 void coordinate_search(Context& ctx) {
   constexpr size_t kBeam = 2;
-  std::vector<Point> beam;
-  for (std::vector<Point> seeds_left = seeds(ctx); !ctx.no_time_for_a_plan();) {
-    std::vector<Point> next;
+  seeds(ctx);
+  const auto best_speed = [&] {
+    const auto ranked = ranking(ctx);
+    return ranked.empty() ? 0.0 : ranked.front()->second.samples_per_second;
+  };
+  while (!ctx.no_time_for_a_plan()) {
+    std::vector<Point> beam;
     for (const auto* entry : ranking(ctx)) {
-      if (next.size() < kBeam && entry->first.layout != kInputLayout) {
-        next.push_back(entry->first);
+      if (beam.size() < kBeam && entry->first.layout != kInputLayout) {
+        beam.push_back(entry->first);
       }
     }
-    if (next == beam && seeds_left.empty()) {
+    std::vector<Point> todo;
+    std::set<Point> queued;
+    for (const Point& p : beam) {
+      for (const Point& q : neighbours(ctx, p)) {
+        if (ctx.seen.count(q) == 0 && queued.insert(q).second) {
+          todo.push_back(q);
+        }
+      }
+    }
+    if (todo.empty()) {
       return;
     }
-    beam = next;
-    std::vector<Point> todo;
-    for (const Point& p : beam) {
-      const std::vector<Point> n = neighbours(ctx, p);
-      todo.insert(todo.end(), n.begin(), n.end());
+    const double before = best_speed();
+    for (size_t begin = 0; begin < todo.size() && !ctx.no_time_for_a_plan(); begin += kRound) {
+      const auto end = todo.begin() + static_cast<std::ptrdiff_t>(std::min(todo.size(), begin + kRound));
+      plan_points(ctx, std::vector<Point>(todo.begin() + static_cast<std::ptrdiff_t>(begin), end));
+      if (best_speed() > before) {
+        break;
+      }
     }
-    seeds_left.clear();
-    plan_points(ctx, todo);
   }
 }
 

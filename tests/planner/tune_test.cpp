@@ -148,6 +148,35 @@ TEST_CASE("tune searches the knobs [tune] lists and finds their brute-force opti
   }
 }
 
+TEST_CASE("tune tries each stage's own memory proportion around the best plan") {
+  const std::string model = write("mlp4.ipu", kModel);
+  std::string run = kRun;
+  run.insert(run.find("[data]\n") + 7, "batch_size = 4\n");
+  const std::string config = write("stage_amp.toml", run +
+                                                         "[ipu]\nauto_select_ipus = 2\n"
+                                                         "[pipeline]\ndevice_mapping = [0, 0, 1, 1]\n"
+                                                         "schedule = \"grouped\"\ngradient_accumulation_count = 8\n"
+                                                         "offload_weight_update_variables = false\n"
+                                                         "offload_gradient_accumulation_buffers = false\n"
+                                                         "[tune]\nrecomputation = [\"off\"]\n"
+                                                         "available_memory_proportion = [0.6, 0.1]\n");
+  TuneRequest request;
+  request.model_path = model;
+  request.config_path = config;
+  request.time_seconds = 120;
+  request.top = 8;
+  const TuneResult result = tune(request);
+  CHECK(result.space == 2);
+  // Each of the 4 stages at the other value once: every such plan places (one options table per
+  // stage, forward and backward), and the ranked ones' written configs reproduce their figures.
+  CHECK(result.planned == result.space + 4);
+  CHECK(result.failed == 0);
+  for (const TunedPlan& t : result.ranked) {
+    CAPTURE(t.summary);
+    check_reproduces(model, t);
+  }
+}
+
 TEST_CASE("tune finds the brute-force optimum of a small space") {
   const std::string model = write("mlp4.ipu", kModel);
   // Memory proportion, offloading and sharding fixed: the space is the layout, the micro-batch,
