@@ -154,13 +154,19 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
   // Batch serialization is tried only where [tune] lists it: the models price a micro-batch in
   // slices as the smaller micro-batch with more accumulation (the same cycles) plus the whole
   // micro-batch's buffers, so it never wins (docs/tune.md).
+  // A config that turns recomputation on keeps it on unless [tune] lists "off", even with the layout
+  // freed: without it, a large pipelined model's plans can take a minute each, only to not fit.
+  std::vector<std::string> recomputation = {"recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"};
+  if (!c.ipu.allow_recompute) {
+    recomputation.insert(recomputation.begin(), "off");
+  }
   const std::vector<KnobSpec> specs = {
       {kSchedule, "schedule", "pipeline.schedule", c.is_set("pipeline.schedule"), planner::schedule_names(), {}},
       {kRecomputation,
        "recompute",
        "",
        c.is_set("ipu.allow_recompute") || c.is_set("pipeline.recomputation_mode"),
-       {"off", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"},
+       recomputation,
        {"recompute_and_backpropagate_interleaved"}},
       {kMemoryProportion,
        "memory proportion",

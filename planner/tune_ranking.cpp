@@ -122,7 +122,11 @@ std::string summary(const Context& ctx, const Point& p, const Figures& f) {
     const Axis& axis = ctx.space.axes[k];
     const std::string& label = axis.labels[p.knobs[k]];
     const bool off = label == "false" || label == "auto" || (k == kBatchSerialization && label == "1");
-    if (axis.values.size() > 1 && !off) {
+    if (k == kRecomputation && axis.values.size() > 1) {
+      out += label == "off"                            ? ", no recomputation"
+             : label == "recompute_then_backpropagate" ? ", recompute then backpropagate"
+                                                       : ", recompute interleaved";
+    } else if (axis.values.size() > 1 && !off) {
       out += label == "true" ? ", " + axis.name : fmt::format(", {} {}", axis.name, label);
     }
   }

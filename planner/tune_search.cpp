@@ -46,26 +46,6 @@ void report(const Context& ctx) {
 
 bool memory_failure(const Figures& f) { return !f.fits && f.error.rfind("the plan does not fit in memory", 0) == 0; }
 
-// The longest of the last few candidate plans estimates the next one's time. Not the longest of
-// all: one slow plan (a deep pipeline, a calibration) would end every search that long before its
-// budget; a window follows the region of the space the search is in.
-void note_durations(Context& ctx, const std::vector<Figures>& round) {
-  constexpr size_t kWindow = 2 * kRound;
-  for (const Figures& f : round) {
-    if (f.seconds > 0) {
-      ctx.recent_plans.push_back(f.seconds);
-    }
-  }
-  if (ctx.recent_plans.size() > kWindow) {
-    ctx.recent_plans.erase(ctx.recent_plans.begin(), ctx.recent_plans.end() - static_cast<std::ptrdiff_t>(kWindow));
-  }
-  double longest = 0;
-  for (double s : ctx.recent_plans) {
-    longest = std::max(longest, s);
-  }
-  ctx.longest_plan.store(longest);
-}
-
 }  // namespace
 
 Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
@@ -103,8 +83,8 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
     f.error = e.diagnostic().message;
   }
   f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  for (double seen = ctx.longest_calibration.load(); kind == PlanKind::Calibration && f.seconds > seen &&
-                                                     !ctx.longest_calibration.compare_exchange_weak(seen, f.seconds);) {
+  std::atomic<double>& longest = kind == PlanKind::Calibration ? ctx.longest_calibration : ctx.longest_plan;
+  for (double seen = longest.load(); f.seconds > seen && !longest.compare_exchange_weak(seen, f.seconds);) {
   }
   return f;
 }
@@ -144,7 +124,6 @@ void plan_points(Context& ctx, std::vector<Point> points) {
     }
     std::vector<Figures> figures(round.size());
     oneapi::tbb::parallel_for(size_t{0}, round.size(), [&](size_t k) { figures[k] = plan_with(ctx, sets[k]); });
-    note_durations(ctx, figures);
     for (size_t k = 0; k < round.size(); ++k) {
       // A candidate skipped for time was not planned: it is neither a result nor a failure.
       if (figures[k].error != out_of_time_figures().error) {

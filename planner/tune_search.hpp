@@ -99,10 +99,9 @@ struct Context {
   int64_t pruned = 0;
   int64_t planned = 0;
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-  //! The longest of the recent candidate plans, in seconds (tune_search.cpp): a candidate is not
-  //! started when it would likely end after the budget. Calibration plans have their own estimate.
-  std::atomic<double> longest_plan{0};
-  std::vector<double> recent_plans;  //!< seconds of the last candidate plans
+  //! The longest candidate plan so far, in seconds: a candidate is not started when it would likely
+  //! end after the budget. Calibration plans have their own estimate (tune_search.cpp).
+  mutable std::atomic<double> longest_plan{0};
   //! The longest of the input and calibration plans so far: those of another depth take as long.
   mutable std::atomic<double> longest_calibration{0};
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
