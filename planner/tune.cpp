@@ -148,6 +148,7 @@ void search(Context& ctx, TuneResult& result, const Figures& input) {
     tuning::plan_points(ctx, every);
   } else {
     tuning::coordinate_search(ctx);
+    tuning::secondary_search(ctx);
   }
   tuning::stage_memory_search(ctx);
   result.timed_out = ctx.no_time_for_a_plan();

@@ -216,8 +216,8 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
 
 Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t schedule) {
   Point p{layout, micro, {}};
-  for (const Axis& axis : ctx.space.axes) {
-    p.knobs.push_back(axis.frugal);
+  for (size_t k = 0; k < ctx.space.axes.size(); ++k) {
+    p.knobs.push_back(secondary(k) ? 0 : ctx.space.axes[k].frugal);
   }
   p.knobs[kSchedule] = schedule;
   // The interleaved schedule takes only recompute-then-backpropagate; batch serialization only the
@@ -235,7 +235,7 @@ Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t sched
   };
   // Each fallback reaches a value its own rule accepts; recomputation last, as the other rules
   // hold by then.
-  try_axis(kBatchSerialization, {"2", "1"});
+  try_axis(kBatchSerialization, {"1"});
   try_axis(kShardState, {"false"});
   try_axis(kShardWeights, {"auto", "false"});
   try_axis(kRecomputation, {"recompute_then_backpropagate", "off"});

@@ -190,27 +190,16 @@ void seeds(Context& ctx) {
     }
   }
   std::vector<Point> out;
-  std::vector<Point> relaxed;
   for (size_t l = 0; l < layouts; ++l) {
     if (lo[l] >= 0 && hi[l] > 0) {
       out.push_back(frugal(l, valid[l][static_cast<size_t>(lo[l])]));
-      // The same with the knobs that only trade speed for memory at their first value (the config's
-      // own where it has one): streaming sharded weights, slicing the batch and moving accumulators
-      // off chip make slow plans, which the coordinate search would leave one knob per round.
-      Point r = out.back();
-      for (size_t k :
-           {kAccumulationDtype, kAccumulationOrder, kOffloadAccumulators, kShardWeights, kBatchSerialization}) {
-        r.knobs[k] = 0;
-      }
-      relaxed.push_back(r);
     }
   }
-  plan_points(ctx, relaxed);
 }
 
 // Every point one knob away from `p`, and those with the micro-batch one step either way too
 // (a knob that costs memory often needs a smaller micro-batch to fit).
-std::vector<Point> neighbours(const Context& ctx, const Point& p) {
+std::vector<Point> neighbours(const Context& ctx, const Point& p, bool second) {
   std::vector<Point> out;
   for (int64_t dm : {1, 0, -1}) {  // a larger micro-batch first: it is the likeliest gain
     const int64_t m = static_cast<int64_t>(p.micro) + dm;
@@ -221,7 +210,7 @@ std::vector<Point> neighbours(const Context& ctx, const Point& p) {
     q.micro = static_cast<size_t>(m);
     out.push_back(q);
     for (size_t k = 0; k < ctx.space.axes.size(); ++k) {
-      for (size_t v = 0; v < ctx.space.axes[k].values.size(); ++v) {
+      for (size_t v = 0; v < ctx.space.axes[k].values.size() && secondary(k) == second; ++v) {
         Point r = q;
         r.knobs[k] = v;
         out.push_back(r);
@@ -262,13 +251,14 @@ std::vector<Point> all_points(const Context& ctx) {
   return out;
 }
 
-// Coordinate search with first improvement: from the seeds, the neighbours of the best few plans
+namespace {
+
+// Coordinate search with first improvement: from the best plans so far, the neighbours of the best few plans
 // are planned round by round, and the first round that finds a better plan moves the beam to it.
 // A search the budget ends has so made as many moves as it could (a full sweep of a large model's
 // neighbours can take longer than the budget); it ends when every neighbour of the beam is planned.
-void coordinate_search(Context& ctx) {
+void coordinate_search(Context& ctx, bool second) {
   constexpr size_t kBeam = 2;
-  seeds(ctx);
   const auto best_speed = [&] {
     const auto ranked = ranking(ctx);
     return ranked.empty() ? 0.0 : ranked.front()->second.samples_per_second;
@@ -283,7 +273,7 @@ void coordinate_search(Context& ctx) {
     std::vector<Point> todo;
     std::set<Point> queued;
     for (const Point& p : beam) {
-      for (const Point& q : neighbours(ctx, p)) {
+      for (const Point& q : neighbours(ctx, p, second)) {
         if (ctx.seen.count(q) == 0 && queued.insert(q).second) {
           todo.push_back(q);
         }
@@ -302,6 +292,15 @@ void coordinate_search(Context& ctx) {
     }
   }
 }
+
+}  // namespace
+
+void coordinate_search(Context& ctx) {
+  seeds(ctx);
+  coordinate_search(ctx, false);
+}
+
+void secondary_search(Context& ctx) { coordinate_search(ctx, true); }
 
 void stage_memory_search(Context& ctx) {
   const Axis& amp = ctx.space.axes[kMemoryProportion];

@@ -47,6 +47,16 @@ enum AxisIndex : size_t {
   kAxes
 };
 
+//! The knobs that only trade speed for memory in ways the first search rarely needs (the
+//! accumulators' type, order and place, weight sharding, batch serialization): the seeds keep them
+//! at their first value (the config's own where it has one), and only the second coordinate search
+//! moves them, from the first one's best plans. Their plans are slow to make (weights gathered per
+//! task), and the first search's neighbourhood stays the size it had without them.
+inline bool secondary(size_t axis) {
+  return axis == kAccumulationDtype || axis == kAccumulationOrder || axis == kOffloadAccumulators ||
+         axis == kShardWeights || axis == kBatchSerialization;
+}
+
 //! A candidate: a layout, a micro-batch and one value per axis.
 struct Point {
   size_t layout = 0;
@@ -122,7 +132,7 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas);
 //! The overrides of a candidate; nullopt when no accumulation holds the global batch or the rules
 //! refuse the combination.
 std::optional<Sets> sets_of(const Context& ctx, const Point& p);
-//! Every knob at its most frugal value the point's schedule accepts.
+//! Every knob at its most frugal value the point's schedule accepts, the secondary ones at their first.
 Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t schedule);
 
 // tune_search.cpp
@@ -132,6 +142,8 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind = PlanKin
 void plan_points(Context& ctx, std::vector<Point> points);
 std::vector<Point> all_points(const Context& ctx);
 void coordinate_search(Context& ctx);
+//! The coordinate search again from the best plans, over the knobs the first one leaves alone.
+void secondary_search(Context& ctx);
 //! Per-stage availableMemoryProportion around the best plan: each stage alone at each value, then
 //! the stages' best values together.
 void stage_memory_search(Context& ctx);
