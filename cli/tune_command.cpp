@@ -21,9 +21,9 @@ struct TuneArgs {
   std::vector<std::string> sets;
   int64_t ipus = 0;
   int64_t global_batch = 0;
-  double tolerance = 0;
-  double time = 60;
-  int32_t top = 5;
+  double tolerance = -1;  // the flags' "not given": the config's [tune] keys then
+  double time = 0;
+  int32_t top = 0;
   std::string output;
   std::string format = "text";
   bool vary_layout = false;
@@ -76,7 +76,8 @@ int run_tune(const TuneArgs& args) {
   if (terminal) {
     fmt::print(stderr, "\r\033[K");
   }
-  std::fputs((args.format == "json" ? tune_json(result) : tune_text(result, args.top)).c_str(), stdout);
+  const auto shown = static_cast<int32_t>(result.ranked.size());
+  std::fputs((args.format == "json" ? tune_json(result) : tune_text(result, shown)).c_str(), stdout);
   if (!args.output.empty()) {
     write_file_atomically(args.output, result.ranked.front().toml);
     fmt::print(stderr, "wrote the best plan's config to {}\n", args.output);
@@ -150,22 +151,28 @@ void add_tune_command(CLI::App& app, std::vector<std::pair<const CLI::App*, std:
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--set", a.sets, "override a config key (repeatable); it is kept fixed")->type_name("KEY=VALUE");
-  cmd->add_option("--ipus", a.ipus, "IPUs in all (default: the config's)")->type_name("N")->check(CLI::PositiveNumber);
-  cmd->add_option("--global-batch", a.global_batch, "samples per weight update to hold (default: the input plan's)")
+  cmd->add_option("--ipus", a.ipus, "IPUs in all (default: [tune] ipus, else the config's)")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--global-batch", a.global_batch,
+                  "samples per weight update to hold (default: [tune] global_batch, else the input plan's)")
       ->type_name("B")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--batch-tolerance", a.tolerance, "relative distance from the global batch allowed (default 0)")
+  cmd->add_option("--batch-tolerance", a.tolerance,
+                  "relative distance from the global batch allowed (default: [tune] batch_tolerance, 0)")
       ->type_name("FRACTION")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--time", a.time, "search budget; the best plan so far is kept when it runs out (default 60)")
+  cmd->add_option("--time", a.time,
+                  "search budget; the best plan so far is kept when it runs out (default: [tune] time, 60)")
       ->type_name("SECONDS")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--top", a.top, "plans listed (default 5)")->type_name("K")->check(CLI::PositiveNumber);
+  cmd->add_option("--top", a.top, "plans listed (default: [tune] top, 5)")->type_name("K")->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", a.output, "write the best plan's config (TOML) to this file")->type_name("FILE");
   cmd->add_option("--format", a.format, "text (for people) or json (for tools)")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--vary-layout", a.vary_layout,
-                "also search the layout keys the config sets (stages, mapping, batch, schedule, memory knobs)");
+                "also search the layout keys the config sets (stages, mapping, batch, schedule, memory knobs); "
+                "the flags override the config's [tune] keys");
   table.emplace_back(cmd, [] { return run_tune(a); });
 }
 

@@ -189,7 +189,7 @@ std::vector<int64_t> split_layers(const std::vector<double>& fixed, double per_l
 std::vector<Layout> make_layouts(const ModelFacts& facts, int64_t ipus, const Evaluate& evaluate) {
   std::vector<int32_t> depths;
   for (int32_t p = 1; p <= ipus; ++p) {
-    if (ipus % p == 0) {
+    if (ipus % p == 0 && p >= facts.min_depth && p <= facts.max_depth) {
       depths.push_back(p);
     }
   }

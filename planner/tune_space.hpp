@@ -38,6 +38,7 @@ struct Figures {
   std::string schedule;
   std::vector<double> stage_cycles;  //!< per declared stage: forward + backward cycles of a micro-batch
   std::string error;
+  double seconds = 0;  //!< how long planning it took
 };
 
 //! Plans the config with `sets` on top (the base's own sets first).
@@ -49,6 +50,8 @@ struct ModelFacts {
   int64_t layers = 0;                    //!< the `layers` parameter (0: none)
   std::vector<std::string> size_params;  //!< ipu0_layers, ipu1_layers, ... (stage s holds size_params[s])
   bool layout_fixed = false;             //!< the config fixes the layout: only its own is searched
+  int64_t min_depth = 1;                 //!< IPUs per replica searched ([tune] ipus_per_replica)
+  int64_t max_depth = INT64_MAX;
 };
 
 //! The layouts for `ipus` IPUs in all whose replica count divides `global_batch` (within the

@@ -51,6 +51,12 @@ void store(std::vector<int64_t>& f, const Value& v) {
     f.push_back(std::get<int64_t>(e));
   }
 }
+void store(std::vector<double>& f, const Value& v) {
+  f.clear();
+  for (const auto& e : std::get<ValueList>(v)) {
+    f.push_back(std::get<double>(e));
+  }
+}
 void store(std::vector<std::vector<int64_t>>& f, const Value& v) {
   f.clear();
   for (const auto& e : std::get<ValueList>(v)) {
@@ -116,6 +122,13 @@ Value load(const std::optional<bool>& f) {
 Value load(const std::vector<int64_t>& f) {
   ValueList out;
   for (int64_t e : f) {
+    out.emplace_back(e);
+  }
+  return out;
+}
+Value load(const std::vector<double>& f) {
+  ValueList out;
+  for (double e : f) {
     out.emplace_back(e);
   }
   return out;

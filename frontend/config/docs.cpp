@@ -21,18 +21,18 @@ std::string default_text(const KeySpec& k) {
 }
 
 std::string allowed_text(const KeySpec& k) {
-  if (k.type == KeyType::Enum) {
+  if (k.type == KeyType::Enum || (k.type == KeyType::StringList && !k.allowed.empty())) {
     std::vector<std::string> quoted;
     for (const auto& a : k.allowed) {
       quoted.push_back(fmt::format("\"{}\"", a));
     }
-    return fmt::format("{}", fmt::join(quoted, ", "));
+    return fmt::format("{}{}", k.type == KeyType::StringList ? "each of " : "", fmt::join(quoted, ", "));
   }
   if (k.type == KeyType::AutoBool) {
     return "true, false, \"auto\"";
   }
   std::string r = k.range.str();
-  if (!r.empty() && (k.type == KeyType::IntList || k.type == KeyType::NestedIntList)) {
+  if (!r.empty() && (k.type == KeyType::IntList || k.type == KeyType::FloatList || k.type == KeyType::NestedIntList)) {
     r = "each " + r;
   }
   if (k.unique) {

@@ -85,6 +85,8 @@ std::string_view key_type_name(KeyType t) {
       return "boolean or \"auto\"";
     case KeyType::IntList:
       return "list of integers";
+    case KeyType::FloatList:
+      return "list of floats";
     case KeyType::NestedIntList:
       return "list of integers or lists of integers";
     case KeyType::BoolList:
@@ -152,12 +154,17 @@ std::string KeySpec::expected() const {
     case KeyType::Int:
     case KeyType::Float:
     case KeyType::IntList:
+    case KeyType::FloatList:
     case KeyType::NestedIntList:
       return r.empty() ? std::string(key_type_name(type)) : fmt::format("{} {}", key_type_name(type), r);
-    case KeyType::Enum: {
+    case KeyType::Enum:
+    case KeyType::StringList: {
       std::vector<std::string> quoted;
       for (const auto& a : allowed) {
         quoted.push_back(fmt::format("\"{}\"", a));
+      }
+      if (type == KeyType::StringList) {
+        return allowed.empty() ? "list of strings" : fmt::format("list of {}", fmt::join(quoted, ", "));
       }
       return fmt::format("one of {}", fmt::join(quoted, ", "));
     }
@@ -202,6 +209,9 @@ const std::vector<SectionSpec>& sections() {
        "Where the IPUs sit, for the planner's collectives and host feed: machines, IPU-Links, GW-Links "
        "and hosts. `preset` picks the figures (configs/systems/pod4.toml .. pod256.toml cite their "
        "sources); a figure set here replaces the preset's."},
+      {"tune",
+       "What `iputrain tune` may vary and over what (docs/tune.md). A key set elsewhere in the config is "
+       "fixed unless a list here names its values; the command's flags override the keys of the same name."},
   };
   return all;
 }
@@ -236,7 +246,7 @@ const std::vector<KeySpec>& schema() {
     // Root keys first, then [model], then the tables in section order (TOML needs a table's own
     // keys before its sub-tables, and `config show` writes them in this order).
     std::vector<KeySpec> rest;
-    for (auto& v : {ipu_keys(), pipeline_keys()}) {
+    for (auto& v : {ipu_keys(), pipeline_keys(), tune_keys()}) {
       rest.insert(rest.end(), v.begin(), v.end());
     }
     out.insert(out.end(), rest.begin(), rest.end());

@@ -44,6 +44,7 @@ enum class KeyType {
   Enum,              //!< TOML string, one of KeySpec::allowed (case, `_` and `-` ignored)
   AutoBool,          //!< true, false or "auto"
   IntList,           //!< array of integers (each within `range`)
+  FloatList,         //!< array of floats (each within `range`; an integer is accepted)
   NestedIntList,     //!< array of integers or non-empty arrays of integers (device_mapping)
   BoolList,          //!< array of booleans
   StringList,        //!< array of strings
@@ -134,10 +135,11 @@ const std::vector<SectionSpec>& sections();
 //! writes the checkpoint table inline under [training]).
 const std::vector<std::pair<std::string, std::string>>& aliases();
 
-// The rows, by area (keys_ipu.cpp, keys_pipeline.cpp, keys_run.cpp).
+// The rows, by area (keys_ipu.cpp, keys_pipeline.cpp, keys_run.cpp, keys_tune.cpp).
 std::vector<KeySpec> ipu_keys();
 std::vector<KeySpec> pipeline_keys();
 std::vector<KeySpec> run_keys();
+std::vector<KeySpec> tune_keys();
 
 //! The key at `path`, or nullptr.
 const KeySpec* find_key(std::string_view path);

@@ -79,7 +79,7 @@ class Checker {
       case KeyType::Int:
         return integer(node, k_.path);
       case KeyType::Float:
-        return floating(node);
+        return floating(node, k_.path);
       case KeyType::Bool:
         if (!node.is_boolean()) {
           wrong_type(node, k_.path, "boolean", quoted_hint(node, "write `true` or `false`"));
@@ -96,12 +96,14 @@ class Checker {
         }
         return node.as_string()->get();
       case KeyType::Enum:
-        return enumeration(node);
+        return enumeration(node, k_.path);
       case KeyType::AutoBool:
         return auto_bool(node);
       case KeyType::IntList:
         return list(node, k_.path,
                     [&](const toml::node& e, const std::string& where) { return integer(e, where); });
+      case KeyType::FloatList:
+        return list(node, k_.path, [&](const toml::node& e, const std::string& where) { return floating(e, where); });
       case KeyType::NestedIntList:
         return list(node, k_.path, [&](const toml::node& e, const std::string& where) -> Value {
           if (e.is_array()) {
@@ -125,7 +127,8 @@ class Checker {
           if (!e.is_string()) {
             wrong_type(e, where, "string", "put each name in double quotes");
           }
-          return e.as_string()->get();
+          // A list of names from a fixed set (the [tune] section's schedules, ...).
+          return k_.allowed.empty() ? Value(e.as_string()->get()) : enumeration(e, where);
         });
       case KeyType::OptionMap:
         return options(node, k_.path);
@@ -195,22 +198,22 @@ class Checker {
     return v;
   }
 
-  Value floating(const toml::node& n) {
+  Value floating(const toml::node& n, const std::string& where) {
     Value v;
     if (const auto* i = n.as_integer()) {
       v = static_cast<double>(i->get());  // an integer is a fine float
     } else if (const auto* f = n.as_floating_point()) {
       v = f->get();
     } else {
-      wrong_type(n, k_.path, "float", quoted_hint(n, ""));
+      wrong_type(n, where, "float", quoted_hint(n, ""));
     }
-    check_range(n, k_.path, std::get<double>(v), v);
+    check_range(n, where, std::get<double>(v), v);
     return v;
   }
 
-  Value enumeration(const toml::node& n) {
+  Value enumeration(const toml::node& n, const std::string& where) {
     if (!n.is_string()) {
-      wrong_type(n, k_.path, "string", fmt::format("`{}` is {}", k_.path, k_.expected()));
+      wrong_type(n, where, "string", fmt::format("`{}` is {}", k_.path, k_.expected()));
     }
     const std::string& s = n.as_string()->get();
     for (const auto& a : k_.allowed) {
@@ -233,7 +236,8 @@ class Checker {
       }
     }
     fail(at(n),
-         fmt::format("invalid value \"{}\" for `{}`{}: expected {}", s, k_.path, origin_, k_.expected()),
+         fmt::format("invalid value \"{}\" for `{}`{}: expected one of \"{}\"", s, where, origin_,
+                     fmt::join(k_.allowed, "\", \"")),
          near.empty() ? fmt::format("allowed values: {}", fmt::join(k_.allowed, ", "))
                       : fmt::format("did you mean \"{}\"?", near));
   }

@@ -319,6 +319,31 @@ struct SystemSection {
   static const std::vector<std::string>& presets();
 };
 
+//! `iputrain tune`'s search (docs/tune.md): which keys it may vary and over what; the command's
+//! flags override these. A knob list here lets the search vary that key even where the config
+//! sets it; an empty list leaves the key to the search's defaults (or fixed, when set).
+struct TuneSection {
+  int64_t ipus = 0;                                         //!< IPUs in all; 0 = the config's
+  int64_t global_batch = 0;                                 //!< samples per update to hold; 0 = the input plan's
+  double batch_tolerance = 0;                               //!< relative distance from global_batch allowed
+  double time = 60;                                         //!< search budget in seconds
+  int64_t top = 5;                                          //!< ranked plans listed
+  bool vary_layout = false;                                 //!< also vary the layout keys the config sets
+  std::vector<int64_t> ipus_per_replica;                    //!< [min, max]
+  std::vector<int64_t> stages;                              //!< [min, max] pipeline stages
+  std::vector<int64_t> micro_batch;                         //!< [min, max]
+  std::vector<std::string> schedule;                        //!< allowed pipeline.schedule values
+  std::vector<std::string> recomputation;                   //!< off | the recomputation modes
+  std::vector<double> available_memory_proportion;          //!< values tried (every stage alike, then per stage)
+  std::vector<std::string> gradient_accumulation_dtype;     //!< values tried
+  std::vector<std::string> gradient_accumulation_order;     //!< values tried
+  std::vector<bool> offload_weight_update_variables;        //!< values tried
+  std::vector<bool> offload_gradient_accumulation_buffers;  //!< values tried
+  std::vector<bool> replicated_optimizer_state_sharding;    //!< values tried
+  std::vector<bool> replicated_weight_sharding;             //!< values tried
+  std::vector<int64_t> batch_serialization_iterations;      //!< values tried
+};
+
 //! Where a Config came from, recorded by the loader (iputrain/config_loader.hpp): empty for the
 //! defaults and for a Config built in code.
 struct ConfigOrigin {
@@ -344,6 +369,7 @@ struct Config {
   EngineSection engine;
   DeviceSection device;
   SystemSection system;
+  TuneSection tune;
   ConfigOrigin origin;  //!< set by the loader
 
   //! Where a key was set ("data.batch_size"); an invalid span if it came from the defaults.

@@ -10,7 +10,8 @@
 // The search (docs/tune.md): pipeline depth against replicas, the stages' cut points (a dynamic
 // programme over the model's declared stage sizes, or `pipeline.auto_stages`' balanced re-cut), the
 // device mapping (a tied head back on IPU 0), micro-batch x accumulation holding the global batch,
-// the schedule, recomputation, availableMemoryProportion, optimizer-state offloading and sharding.
+// the schedule, recomputation, availableMemoryProportion, the accumulators' type and order,
+// offloading, sharding and batch serialization, within the config's [tune] section.
 // Every candidate is planned by the real planner (Plan::make), so a figure of a tuned plan is the
 // figure `iputrain plan` prints for it.
 #pragma once
@@ -36,14 +37,16 @@ struct TuneRequest {
   std::string model_path;
   std::string config_path;
   std::vector<std::string> sets;  //!< "key=value" overrides of the config (constraints like its own keys)
-  int64_t ipus = 0;               //!< IPUs in all; 0 = the config's
-  int64_t global_batch = 0;       //!< samples per weight update; 0 = the input plan's
-  double batch_tolerance = 0;     //!< relative distance a candidate's global batch may have from it
-  double time_seconds = 60;       //!< budget; the best plan found so far is returned when it runs out
-  int32_t top = 5;                //!< ranked plans returned
+  // The command's flags: each overrides the config's [tune] key of the same name (docs/tune.md);
+  // 0 (or -1) = that key's value.
+  int64_t ipus = 0;             //!< IPUs in all; 0 = [tune] ipus, else the config's
+  int64_t global_batch = 0;     //!< samples per weight update; 0 = [tune] global_batch, else the input plan's
+  double batch_tolerance = -1;  //!< relative distance a candidate's global batch may have from it; < 0 = [tune]'s
+  double time_seconds = 0;      //!< budget ([tune] time: 60 s); the best plan found is returned when it runs out
+  int32_t top = 0;              //!< ranked plans returned ([tune] top: 5)
   //! Free the layout keys the config sets (stages, mapping, accumulation, micro-batch, schedule,
   //! recomputation, memory proportions, offloading, sharding, the model's stage sizes): the search
-  //! then starts from the model, the IPU count and the global batch only.
+  //! then starts from the model, the IPU count and the global batch only. Or [tune] vary_layout.
   bool vary_layout = false;
   //! Spaces of at most this many candidates are planned in full; larger ones by coordinate search.
   int64_t exhaustive_limit = 256;

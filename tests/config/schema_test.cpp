@@ -35,6 +35,7 @@ TEST_CASE("schema defaults equal the Config member initialisers") {
         CHECK(k.default_value == Value("auto"));
         break;
       case KeyType::IntList:
+      case KeyType::FloatList:
       case KeyType::NestedIntList:
       case KeyType::BoolList:
       case KeyType::StringList:

@@ -170,6 +170,8 @@ std::vector<std::string> values_of(const config::KeySpec& k) {
               "[[0], [1]]",
               "[0, [0, 1], 1]",
               "[-9223372036854775808, 0]"};
+    case KeyType::FloatList:
+      return {"[]", "[0.5]", "[0]", "[1, 0.25]", "[-1.0]", "[nan]", "[inf]", "[\"0.5\"]", "0.5"};
     case KeyType::BoolList:
       return {"[]", "[true]", "[true, false, true]", "[1]", "true"};
     case KeyType::StringList:

@@ -1,0 +1,288 @@
+// What a candidate of `iputrain tune` is: the knob axes over the layouts (each value a list of
+// `key=value` overrides), the combinations the config rules refuse, and the accumulation that
+// holds the global batch.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/schedules/schedule_def.hpp"
+#include "planner/tune_search.hpp"
+
+namespace iputrain::tuning {
+
+const char* const kNotCandidate = "no accumulation holds the batch, or the rules refuse the combination";
+
+namespace {
+
+constexpr const char* kAsConfigured = "as configured";
+
+// The accumulation a candidate needs to hold the global batch under its schedule, or 0 if none does
+// within the tolerance.
+int64_t accumulation_for(const Space& s, const Layout& l, int64_t micro, const planner::ScheduleDef& def) {
+  const planner::AccumulationRule rule = def.accumulation(l.positions, l.ipus, true);
+  const auto per_update = static_cast<double>(micro) * l.replicas;
+  const auto within = [&](int64_t a) {
+    const double batch = per_update * static_cast<double>(a);
+    return a >= rule.minimum && a % rule.multiple == 0 &&
+           std::abs(batch - static_cast<double>(s.global_batch)) <= s.tolerance * static_cast<double>(s.global_batch);
+  };
+  if (s.fixed_accumulation) {
+    return within(s.accumulation) ? s.accumulation : 0;
+  }
+  const double exact = static_cast<double>(s.global_batch) / per_update;
+  const int64_t m = std::max<int64_t>(1, rule.multiple);
+  const auto below = static_cast<int64_t>(std::floor(exact / static_cast<double>(m))) * m;
+  for (int64_t a : {below, below + m}) {
+    if (within(a)) {
+      return a;
+    }
+  }
+  return 0;
+}
+
+// The value of axis `k` at point `p`: its label, or the config's own value when the axis is fixed.
+std::string knob(const Context& ctx, const Point& p, size_t k, const std::string& configured) {
+  const std::string& label = ctx.space.axes[k].labels[p.knobs[k]];
+  return label == kAsConfigured ? configured : label;
+}
+
+std::string schedule_name(const Context& ctx, const Point& p) {
+  return knob(ctx, p, kSchedule, ctx.config.pipeline.schedule);
+}
+
+// The recomputation mode of a point ("off" when none).
+std::string recomputation_of(const Context& ctx, const Point& p) {
+  return knob(ctx, p, kRecomputation, ctx.config.ipu.allow_recompute ? ctx.config.pipeline.recomputation_mode : "off");
+}
+
+// Combinations the config rules refuse whatever the model: they are not candidates (planning them
+// would only fail, and a seed made of one would drop its whole layout).
+bool admissible(const Context& ctx, const Point& p, const Layout& l, int64_t micro) {
+  const std::string schedule = schedule_name(ctx, p);
+  const std::string rec = recomputation_of(ctx, p);
+  const planner::ScheduleDef* def = planner::find_schedule(schedule);
+  if (def != nullptr && !planner::runs_recomputation(*def, rec)) {
+    return false;
+  }
+  // Sharding splits the state over replicas: with one replica it is the unsharded plan again.
+  if (l.replicas == 1 && (knob(ctx, p, kShardWeights, "") == "true" || knob(ctx, p, kShardState, "") == "true")) {
+    return false;
+  }
+  // Batch serialization slices the micro-batch on one IPU under the sequential schedule and a sum.
+  const int64_t slices =
+      std::stoll(knob(ctx, p, kBatchSerialization, std::to_string(ctx.config.pipeline.batch_serialization_iterations)));
+  if (slices > 1 && (l.ipus != 1 || schedule != "sequential" || micro % slices != 0 ||
+                     ctx.config.pipeline.reduction_method != "sum")) {
+    return false;
+  }
+  return def == nullptr || !(def->one_position_per_ipu && l.shares_ipu);
+}
+
+// The value of `key` in `options` replaced by `amp`, written as a TOML inline table.
+std::string option_table(OptionMap options, const std::string& amp) {
+  options["availableMemoryProportion"] = amp;
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : options) {
+    parts.push_back(fmt::format("{} = \"{}\"", k, v));
+  }
+  return fmt::format("{{ {} }}", fmt::join(parts, ", "));
+}
+
+// How the value `v` of an axis is written as overrides.
+Sets value_sets(const Context& ctx, size_t axis, const std::string& key, const std::string& v) {
+  if (axis == kRecomputation) {
+    // Off resets the mode too: a mode set without recomputation is an error of the config rules.
+    return v == "off" ? Sets{"ipu.allow_recompute=false", "pipeline.recomputation_mode=auto"}
+                      : Sets{"ipu.allow_recompute=true", "pipeline.recomputation_mode=" + v};
+  }
+  if (axis == kMemoryProportion) {
+    return {"ipu.matmuls.poplar_options=" + option_table(ctx.config.ipu.matmuls.poplar_options, v),
+            "ipu.convolutions.poplar_options=" + option_table(ctx.config.ipu.convolutions.poplar_options, v)};
+  }
+  return {key + "=" + v};
+}
+
+//! One knob: its axis, the key it sets, whether the config fixes it, its default values and the
+//! value that needs the least memory (the first of `frugal` present).
+struct KnobSpec {
+  size_t axis;
+  std::string name;
+  std::string key;
+  bool fixed;
+  std::vector<std::string> defaults;
+  std::vector<std::string> frugal;
+};
+
+Axis make_axis(const Context& ctx, const KnobSpec& spec) {
+  const auto listed = ctx.limits.values.find(spec.axis);
+  std::vector<std::string> values = listed != ctx.limits.values.end() ? listed->second : spec.defaults;
+  if (listed == ctx.limits.values.end() && (spec.fixed && !ctx.limits.vary_layout)) {
+    values.clear();
+  }
+  if (values.empty()) {
+    return {spec.name, {{}}, {kAsConfigured}, 0};
+  }
+  Axis axis{spec.name, {}, {}, 0};
+  for (const std::string& v : values) {
+    axis.values.push_back(value_sets(ctx, spec.axis, spec.key, v));
+    axis.labels.push_back(v);
+  }
+  for (auto f = spec.frugal.rbegin(); f != spec.frugal.rend(); ++f) {
+    if (const auto it = std::find(values.begin(), values.end(), *f); it != values.end()) {
+      axis.frugal = static_cast<size_t>(it - values.begin());
+    }
+  }
+  // The smallest proportion leaves the least memory to temporaries.
+  for (size_t v = 0; spec.axis == kMemoryProportion && v < values.size(); ++v) {
+    axis.frugal = std::stod(values[v]) < std::stod(values[axis.frugal]) ? v : axis.frugal;
+  }
+  return axis;
+}
+
+}  // namespace
+
+bool free_key(const Context& ctx, const std::string& key) { return ctx.limits.vary_layout || !ctx.config.is_set(key); }
+
+std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
+  const Config& c = ctx.config;
+  const bool replicas = max_replicas > 1;
+  const std::vector<std::string> yes_no = {"true", "false"};
+  // "auto" (the config's default) first: at equal figures the plan that changes less ranks first.
+  const std::vector<std::string> auto_yes = {"auto", "true"};
+  // Batch serialization is tried only where [tune] lists it: the models price a micro-batch in
+  // slices as the smaller micro-batch with more accumulation (the same cycles) plus the whole
+  // micro-batch's buffers, so it never wins (docs/tune.md).
+  // A config that turns recomputation on keeps it on unless [tune] lists "off", even with the layout
+  // freed: without it, a large pipelined model's plans can take a minute each, only to not fit.
+  std::vector<std::string> recomputation = {"recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"};
+  if (!c.ipu.allow_recompute) {
+    recomputation.insert(recomputation.begin(), "off");
+  }
+  const std::vector<KnobSpec> specs = {
+      {kSchedule, "schedule", "pipeline.schedule", c.is_set("pipeline.schedule"), planner::schedule_names(), {}},
+      {kRecomputation,
+       "recompute",
+       "",
+       c.is_set("ipu.allow_recompute") || c.is_set("pipeline.recomputation_mode"),
+       recomputation,
+       {"recompute_and_backpropagate_interleaved"}},
+      {kMemoryProportion,
+       "memory proportion",
+       "",
+       c.ipu.matmuls.poplar_options.count("availableMemoryProportion") > 0,
+       {"0.6", "0.45", "0.3", "0.2", "0.1"},
+       {}},
+      {kAccumulationDtype, "accumulators", "pipeline.gradient_accumulation_dtype", true, {}, {"fp16"}},
+      {kAccumulationOrder, "accumulation order", "pipeline.gradient_accumulation_order", true, {}, {"sequential"}},
+      {kOffloadState,
+       "optimizer state off-chip",
+       "pipeline.offload_weight_update_variables",
+       c.is_set("pipeline.offload_weight_update_variables"),
+       yes_no,
+       {"true"}},
+      {kOffloadAccumulators,
+       "accumulators off-chip",
+       "pipeline.offload_gradient_accumulation_buffers",
+       c.is_set("pipeline.offload_gradient_accumulation_buffers"),
+       auto_yes,
+       {"true"}},
+      {kShardState,
+       "sharded optimizer state",
+       "pipeline.replicated_optimizer_state_sharding",
+       c.is_set("pipeline.replicated_optimizer_state_sharding") || !replicas,
+       replicas ? yes_no : Sets{},
+       {"true"}},
+      {kShardWeights,
+       "sharded weights",
+       "pipeline.replicated_weight_sharding",
+       c.is_set("pipeline.replicated_weight_sharding") || c.is_set("pipeline.offload_weights") || !replicas,
+       replicas ? auto_yes : Sets{},
+       {"true"}},
+      {kBatchSerialization,
+       "batch serialization",
+       "pipeline.batch_serialization_iterations",
+       c.is_set("pipeline.batch_serialization_iterations"),
+       {},
+       {"4", "2"}},
+  };
+  std::vector<Axis> axes;
+  for (const KnobSpec& spec : specs) {
+    axes.push_back(make_axis(ctx, spec));
+  }
+  return axes;
+}
+
+Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t schedule) {
+  Point p{layout, micro, {}};
+  for (size_t k = 0; k < ctx.space.axes.size(); ++k) {
+    p.knobs.push_back(secondary(k) ? 0 : ctx.space.axes[k].frugal);
+  }
+  p.knobs[kSchedule] = schedule;
+  // The interleaved schedule takes only recompute-then-backpropagate; batch serialization only the
+  // sequential schedule on one IPU: fall back to the next most frugal value the point accepts.
+  const Layout& l = ctx.space.layouts[layout];
+  const auto try_axis = [&](size_t k, const std::vector<std::string>& most_frugal_first) {
+    const std::vector<std::string>& labels = ctx.space.axes[k].labels;
+    for (const std::string& v : most_frugal_first) {
+      const auto it = std::find(labels.begin(), labels.end(), v);
+      if (admissible(ctx, p, l, ctx.space.micro[micro]) || it == labels.end()) {
+        continue;
+      }
+      p.knobs[k] = static_cast<size_t>(it - labels.begin());
+    }
+  };
+  // Each fallback reaches a value its own rule accepts; recomputation last, as the other rules
+  // hold by then.
+  try_axis(kBatchSerialization, {"1"});
+  try_axis(kShardState, {"false"});
+  try_axis(kShardWeights, {"auto", "false"});
+  try_axis(kRecomputation, {"recompute_then_backpropagate", "off"});
+  return p;
+}
+
+// The overrides of a candidate; empty optional when no accumulation holds the global batch or the
+// rules refuse the combination.
+std::optional<Sets> sets_of(const Context& ctx, const Point& p) {
+  if (p.layout == kInputLayout) {
+    return Sets{};
+  }
+  const Space& s = ctx.space;
+  const Layout& l = s.layouts[p.layout];
+  const int64_t micro = s.micro[p.micro];
+  if (!admissible(ctx, p, l, micro)) {
+    return std::nullopt;
+  }
+  const planner::ScheduleDef* def = planner::find_schedule(schedule_name(ctx, p));
+  const int64_t acc =
+      accumulation_for(s, l, micro, def != nullptr ? *def : planner::schedule_def(planner::ScheduleKind::Grouped));
+  if (acc == 0) {
+    return std::nullopt;
+  }
+  Sets sets = l.sets;
+  sets.push_back(fmt::format("data.batch_size={}", micro));
+  if (!s.fixed_accumulation) {
+    sets.push_back(fmt::format("pipeline.gradient_accumulation_count={}", acc));
+  }
+  for (size_t k = 0; k < s.axes.size(); ++k) {
+    const Sets& v = s.axes[k].values[p.knobs[k]];
+    sets.insert(sets.end(), v.begin(), v.end());
+  }
+  if (!p.stage_amp.empty()) {
+    // Each stage's options go over the knob's for every matmul and convolution; `{}` keeps them.
+    std::vector<std::string> entries;
+    for (size_t amp : p.stage_amp) {
+      const std::string v = amp == 0 ? "" : s.axes[kMemoryProportion].labels[amp - 1];
+      entries.push_back(amp == 0 ? "{}"
+                                 : fmt::format("{{ matmul_options = {{ availableMemoryProportion = \"{0}\" }}, "
+                                               "convolution_options = {{ availableMemoryProportion = \"{0}\" }} }}",
+                                               v));
+    }
+    for (const char* key : {"forward", "backward"}) {
+      sets.push_back(fmt::format("pipeline.{}_propagation_stages_poplar_options=[{}]", key, fmt::join(entries, ", ")));
+    }
+  }
+  return sets;
+}
+
+}  // namespace iputrain::tuning

@@ -1,0 +1,352 @@
+// The search of `iputrain tune`: every candidate planned by Plan::make in rounds of fixed size
+// in parallel (oneTBB), merged in candidate order so that the result does not depend on the thread
+// count; per layout the largest micro-batch that fits under the most frugal knobs (a layout whose
+// smallest one does not fit is pruned whole: no knob makes it smaller); then either every
+// candidate (small spaces) or a coordinate search from those seeds.
+#include <fmt/format.h>
+#include <oneapi/tbb/parallel_for.h>
+
+#include <algorithm>
+#include <set>
+
+#include "iputrain/config_loader.hpp"
+#include "iputrain/error.hpp"
+#include "iputrain/model.hpp"
+#include "iputrain/plan.hpp"
+#include "planner/tune_search.hpp"
+
+namespace iputrain::tuning {
+
+namespace {
+
+constexpr size_t kRound = 8;  // candidates planned per round, whatever the thread count
+
+Figures out_of_time_figures() {
+  Figures f;
+  f.error = "not planned: the time budget ran out";
+  return f;
+}
+
+void report(const Context& ctx) {
+  if (!ctx.request.progress) {
+    return;
+  }
+  TuneProgress progress;
+  progress.planned = ctx.planned;
+  progress.pruned = ctx.pruned;
+  progress.seconds = ctx.elapsed();
+  progress.budget_seconds = ctx.limits.time_seconds;
+  const auto ranked = ranking(ctx);
+  if (!ranked.empty()) {
+    progress.best_samples_per_second = ranked.front()->second.samples_per_second;
+    progress.best = summary(ctx, ranked.front()->first, ranked.front()->second);
+  }
+  ctx.request.progress(progress);
+}
+
+bool memory_failure(const Figures& f) { return !f.fits && f.error.rfind("the plan does not fit in memory", 0) == 0; }
+
+}  // namespace
+
+Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
+  // A plan can take seconds: one that would likely end after the budget is not started. The input
+  // and calibration plans (deeper pipelines, whole published layouts) estimate each other, the
+  // candidates each other: one long calibration plan no longer ends a search of short candidates.
+  if (kind == PlanKind::Candidate ? ctx.no_time_for_a_plan() : ctx.no_time_for_a_calibration()) {
+    return out_of_time_figures();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Figures f;
+  try {
+    Sets sets = ctx.base_sets;
+    sets.insert(sets.end(), extra.begin(), extra.end());
+    const Config config = config::load(ctx.request.config_path, sets);
+    const Model model = Model::load(ctx.request.model_path, config);
+    const Plan plan = Plan::make(model, config);
+    f.fits = true;
+    f.samples_per_second = plan.samples_per_second();
+    f.bubble = plan.bubble_fraction();
+    for (const PlanMemory& m : plan.memory()) {
+      f.peak = std::max(f.peak, m.total_peak);
+      f.capacity = m.capacity;
+    }
+    f.micro_batch = plan.micro_batch();
+    f.accumulation = plan.accumulation_count();
+    f.replicas = plan.replicas();
+    f.ipus_per_replica = plan.ipus_per_replica();
+    f.schedule = plan.schedule();
+    for (const PlanStage& s : plan.stages()) {
+      f.stage_cycles.push_back(s.forward_cycles + s.backward_cycles);
+    }
+  } catch (const Error& e) {
+    f.fits = false;
+    f.error = e.diagnostic().message;
+  }
+  f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::atomic<double>& longest = kind == PlanKind::Calibration ? ctx.longest_calibration : ctx.longest_plan;
+  for (double seen = longest.load(); f.seconds > seen && !longest.compare_exchange_weak(seen, f.seconds);) {
+  }
+  return f;
+}
+
+// Plans the points not yet seen, in rounds; a point whose smaller micro-batch (all else equal)
+// did not fit in memory is pruned unplanned: activations only grow with the micro-batch.
+void plan_points(Context& ctx, std::vector<Point> points) {
+  std::sort(points.begin(), points.end());
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  std::vector<Point> todo;
+  for (const Point& p : points) {
+    if (ctx.seen.count(p) == 0) {
+      todo.push_back(p);
+    }
+  }
+  for (size_t begin = 0; begin < todo.size() && !ctx.no_time_for_a_plan(); begin += kRound) {
+    std::vector<Point> round;
+    std::vector<Sets> sets;
+    for (size_t k = begin; k < std::min(todo.size(), begin + kRound); ++k) {
+      Point smaller = todo[k];
+      bool bounded = false;
+      for (size_t m = 0; m < todo[k].micro && !bounded; ++m) {
+        smaller.micro = m;
+        const auto it = ctx.seen.find(smaller);
+        bounded = it != ctx.seen.end() && memory_failure(it->second);
+      }
+      std::optional<Sets> s = sets_of(ctx, todo[k]);
+      if (bounded || !s) {
+        Figures f;
+        f.error = bounded ? "the plan does not fit in memory (a smaller micro-batch did not)" : kNotCandidate;
+        ctx.seen[todo[k]] = f;
+        ctx.pruned += 1;
+        continue;
+      }
+      round.push_back(todo[k]);
+      sets.push_back(std::move(*s));
+    }
+    std::vector<Figures> figures(round.size());
+    oneapi::tbb::parallel_for(size_t{0}, round.size(), [&](size_t k) { figures[k] = plan_with(ctx, sets[k]); });
+    for (size_t k = 0; k < round.size(); ++k) {
+      // A candidate skipped for time was not planned: it is neither a result nor a failure.
+      if (figures[k].error != out_of_time_figures().error) {
+        ctx.seen[round[k]] = std::move(figures[k]);
+        ctx.planned += 1;
+      }
+    }
+    report(ctx);
+  }
+}
+
+namespace {
+
+// Per layout, the largest micro-batch that fits under the most frugal knobs (bisection, all
+// layouts in step); a layout whose smallest micro-batch does not fit is dropped.
+void seeds(Context& ctx) {
+  const size_t layouts = ctx.space.layouts.size();
+  std::vector<std::vector<size_t>> valid(layouts);
+  // The frugal point's schedule is the first that holds the global batch with the most micro-batches
+  // (grouped with many stages on one IPU may hold none).
+  std::vector<size_t> sched(layouts, 0);
+  for (size_t l = 0; l < layouts; ++l) {
+    for (size_t v = 0; v < ctx.space.axes[kSchedule].values.size(); ++v) {
+      std::vector<size_t> ok;
+      for (size_t m = 0; m < ctx.space.micro.size(); ++m) {
+        ok.resize(ok.size() + (sets_of(ctx, frugal_point(ctx, l, m, v)) ? 1 : 0), m);
+      }
+      if (ok.size() > valid[l].size()) {
+        valid[l] = ok;
+        sched[l] = v;
+      }
+    }
+  }
+  const auto frugal = [&](size_t l, size_t m) { return frugal_point(ctx, l, m, sched[l]); };
+  // lo: index into valid[l] known to fit (or -1), hi: known not to (or size).
+  std::vector<int64_t> lo(layouts, -1);
+  std::vector<int64_t> hi(layouts);
+  for (size_t l = 0; l < layouts; ++l) {
+    hi[l] = static_cast<int64_t>(valid[l].size());
+  }
+  for (bool more = true; more && !ctx.no_time_for_a_plan();) {
+    more = false;
+    std::vector<Point> probe;
+    std::vector<int64_t> mid(layouts, -1);
+    for (size_t l = 0; l < layouts; ++l) {
+      if (hi[l] - lo[l] > 1) {
+        // The first probe is the smallest micro-batch: the layout's memory lower bound.
+        mid[l] = lo[l] < 0 ? 0 : (lo[l] + hi[l]) / 2;
+        probe.push_back(frugal(l, valid[l][static_cast<size_t>(mid[l])]));
+        more = true;
+      }
+    }
+    plan_points(ctx, probe);
+    for (size_t l = 0; l < layouts; ++l) {
+      if (mid[l] < 0) {
+        continue;
+      }
+      const auto it = ctx.seen.find(frugal(l, valid[l][static_cast<size_t>(mid[l])]));
+      const bool fits = it != ctx.seen.end() && it->second.fits;
+      (fits ? lo[l] : hi[l]) = mid[l];
+      if (!fits && mid[l] == 0) {
+        lo[l] = hi[l] = 0;  // nothing of this layout fits
+      }
+    }
+  }
+  std::vector<Point> out;
+  for (size_t l = 0; l < layouts; ++l) {
+    if (lo[l] >= 0 && hi[l] > 0) {
+      out.push_back(frugal(l, valid[l][static_cast<size_t>(lo[l])]));
+    }
+  }
+}
+
+// Every point one knob away from `p`, and those with the micro-batch one step either way too
+// (a knob that costs memory often needs a smaller micro-batch to fit).
+std::vector<Point> neighbours(const Context& ctx, const Point& p, bool second) {
+  std::vector<Point> out;
+  for (int64_t dm : {1, 0, -1}) {  // a larger micro-batch first: it is the likeliest gain
+    const int64_t m = static_cast<int64_t>(p.micro) + dm;
+    if (m < 0 || m >= static_cast<int64_t>(ctx.space.micro.size())) {
+      continue;
+    }
+    Point q = p;
+    q.micro = static_cast<size_t>(m);
+    out.push_back(q);
+    for (size_t k = 0; k < ctx.space.axes.size(); ++k) {
+      for (size_t v = 0; v < ctx.space.axes[k].values.size() && secondary(k) == second; ++v) {
+        Point r = q;
+        r.knobs[k] = v;
+        out.push_back(r);
+        // The rules tie recomputation modes to schedules: a schedule moves with each of them.
+        for (size_t w = 0; k == kSchedule && w < ctx.space.axes[kRecomputation].values.size(); ++w) {
+          r.knobs[kRecomputation] = w;
+          out.push_back(r);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// The next combination of knob values, the last knob fastest; false after the last one.
+bool next_knobs(const Context& ctx, std::vector<size_t>& knobs) {
+  for (size_t k = knobs.size(); k-- > 0;) {
+    if (++knobs[k] < ctx.space.axes[k].values.size()) {
+      return true;
+    }
+    knobs[k] = 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<Point> all_points(const Context& ctx) {
+  std::vector<Point> out;
+  for (size_t l = 0; l < ctx.space.layouts.size(); ++l) {
+    for (size_t m = 0; m < ctx.space.micro.size(); ++m) {
+      Point p{l, m, std::vector<size_t>(ctx.space.axes.size(), 0)};
+      do {
+        out.push_back(p);
+      } while (next_knobs(ctx, p.knobs));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// Coordinate search with first improvement: from the best plans so far, the neighbours of the best few plans
+// are planned round by round, and the first round that finds a better plan moves the beam to it.
+// A search the budget ends has so made as many moves as it could (a full sweep of a large model's
+// neighbours can take longer than the budget); it ends when every neighbour of the beam is planned.
+void coordinate_search(Context& ctx, bool second) {
+  constexpr size_t kBeam = 2;
+  const auto best_speed = [&] {
+    const auto ranked = ranking(ctx);
+    return ranked.empty() ? 0.0 : ranked.front()->second.samples_per_second;
+  };
+  while (!ctx.no_time_for_a_plan()) {
+    std::vector<Point> beam;
+    for (const auto* entry : ranking(ctx)) {
+      if (beam.size() < kBeam && entry->first.layout != kInputLayout) {
+        beam.push_back(entry->first);
+      }
+    }
+    std::vector<Point> todo;
+    std::set<Point> queued;
+    for (const Point& p : beam) {
+      for (const Point& q : neighbours(ctx, p, second)) {
+        if (ctx.seen.count(q) == 0 && queued.insert(q).second) {
+          todo.push_back(q);
+        }
+      }
+    }
+    if (todo.empty()) {
+      return;
+    }
+    const double before = best_speed();
+    for (size_t begin = 0; begin < todo.size() && !ctx.no_time_for_a_plan(); begin += kRound) {
+      const auto end = todo.begin() + static_cast<std::ptrdiff_t>(std::min(todo.size(), begin + kRound));
+      plan_points(ctx, std::vector<Point>(todo.begin() + static_cast<std::ptrdiff_t>(begin), end));
+      if (best_speed() > before) {
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void coordinate_search(Context& ctx) {
+  seeds(ctx);
+  coordinate_search(ctx, false);
+}
+
+void secondary_search(Context& ctx) { coordinate_search(ctx, true); }
+
+void stage_memory_search(Context& ctx) {
+  const Axis& amp = ctx.space.axes[kMemoryProportion];
+  const bool fixed = !ctx.limits.vary_layout && !ctx.limits.values.contains(kMemoryProportion) &&
+                     (ctx.config.is_set("pipeline.forward_propagation_stages_poplar_options") ||
+                      ctx.config.is_set("pipeline.backward_propagation_stages_poplar_options"));
+  const auto ranked = ranking(ctx);
+  const auto best = std::find_if(ranked.begin(), ranked.end(), [](const auto* e) {
+    return e->first.layout != kInputLayout && e->first.stage_amp.empty();
+  });
+  if (fixed || amp.values.size() < 2 || best == ranked.end() || (*best)->second.stage_cycles.size() < 2) {
+    return;
+  }
+  const Point base = (*best)->first;
+  const Figures base_figures = (*best)->second;
+  const size_t stages = base_figures.stage_cycles.size();
+  std::vector<Point> alone;
+  std::vector<size_t> stage_of;
+  for (size_t s = 0; s < stages; ++s) {
+    for (size_t v = 0; v < amp.values.size(); ++v) {
+      if (v == base.knobs[kMemoryProportion]) {
+        continue;  // the plan itself
+      }
+      Point q = base;
+      q.stage_amp.assign(stages, 0);
+      q.stage_amp[s] = v + 1;
+      alone.push_back(q);
+      stage_of.push_back(s);
+    }
+  }
+  plan_points(ctx, alone);
+  // Per stage, the value that did best alone when it beat the plan: together they may beat each alone.
+  Point together = base;
+  together.stage_amp.assign(stages, 0);
+  std::vector<double> best_alone(stages, base_figures.samples_per_second);
+  for (size_t k = 0; k < alone.size(); ++k) {
+    const size_t s = stage_of[k];
+    const auto it = ctx.seen.find(alone[k]);
+    if (it != ctx.seen.end() && it->second.fits && it->second.samples_per_second > best_alone[s]) {
+      best_alone[s] = it->second.samples_per_second;
+      together.stage_amp[s] = alone[k].stage_amp[s];
+    }
+  }
+  if (std::count_if(together.stage_amp.begin(), together.stage_amp.end(), [](size_t a) { return a != 0; }) > 1) {
+    plan_points(ctx, {together});
+  }
+}
+
+}  // namespace iputrain::tuning

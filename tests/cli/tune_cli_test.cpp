@@ -1,0 +1,88 @@
+// `iputrain tune` and the config's [tune] section (issue 32): a range that cannot be met is a
+// located error with a hint (golden text), and the command's flags override the [tune] keys.
+#include <nlohmann/json.hpp>
+
+#include "run_cli.hpp"
+
+using cli_test::iputrain;
+
+namespace {
+
+// The error `tune` prints for cases/CASE.toml, which sets one bad [tune] key on line 16.
+std::string error_of(const std::string& name) {
+  const cli_test::Run r = iputrain("tune cases/four_stage.ipu cases/" + name + ".toml --time 10");
+  CHECK(r.status == 2);
+  return r.out;
+}
+
+}  // namespace
+
+TEST_CASE("a [tune] range that cannot be met is a located error") {
+  CHECK(error_of("tune_range_reversed") ==
+        "cases/tune_range_reversed.toml:16:1: error: `tune.micro_batch` = [8, 2] is an empty range: its min is "
+        "above its max\n"
+        "    micro_batch = [8, 2]\n"
+        "    ^~~~~~~~~~~~~~~~~~~~\n"
+        "hint: write [2, 8]\n");
+  CHECK(error_of("tune_range_one") ==
+        "cases/tune_range_one.toml:16:1: error: `tune.ipus_per_replica` is a range [min, max], found 1 value\n"
+        "    ipus_per_replica = [3]\n"
+        "    ^~~~~~~~~~~~~~~~~~~~~~\n"
+        "hint: for exactly 3, write [3, 3]\n");
+  CHECK(error_of("tune_ipus_indivisible") ==
+        "cases/tune_ipus_indivisible.toml:16:1: error: no number of IPUs per replica in [3, 3] divides the 4 IPUs\n"
+        "    ipus_per_replica = [3, 3]\n"
+        "    ^~~~~~~~~~~~~~~~~~~~~~~~~\n"
+        "hint: a replica's IPUs divide the IPUs in all: widen the range, or change --ipus\n");
+  CHECK(error_of("tune_empty_list") ==
+        "cases/tune_empty_list.toml:16:1: error: `tune.recomputation` lists no value: the search could try nothing\n"
+        "    recomputation = []\n"
+        "    ^~~~~~~~~~~~~~~~~~\n"
+        "hint: list the values to try, or remove the key to let the search choose\n");
+  CHECK(error_of("tune_stages_none") ==
+        "cases/tune_stages_none.toml:16:1: error: no layout of cases/four_stage.ipu on 4 IPUs has 5 to 8 stages\n"
+        "    stages = [5, 8]\n"
+        "    ^~~~~~~~~~~~~~~\n"
+        "hint: the layouts searched have 2 or 4 stages: widen the range\n");
+}
+
+TEST_CASE("a [tune] global batch that no layout divides is located at the key") {
+  CHECK(error_of("tune_batch_undividable") ==
+        "cases/tune_batch_undividable.toml:16:1: error: no layout of cases/four_stage.ipu on 4 IPUs holds a global "
+        "batch of 30\n"
+        "    global_batch = 30\n"
+        "    ^~~~~~~~~~~~~~~~~\n"
+        "hint: the global batch must be micro-batch x accumulation x replicas, the accumulation a multiple of what "
+        "the schedule needs: choose a global batch with more factors of 2, or allow --batch-tolerance ([tune] "
+        "batch_tolerance)\n");
+  // The flag overrides the key: a global batch of 32 is met.
+  const cli_test::Run r = iputrain(
+      "tune cases/four_stage.ipu cases/tune_batch_undividable.toml --global-batch 32 --format json", "2>/dev/null");
+  REQUIRE(r.status == 0);
+  CHECK(nlohmann::json::parse(r.out)["global_batch"] == 32);
+}
+
+TEST_CASE("tune's flags override the [tune] keys, which limit the search") {
+  // [tune] top = 1, schedules grouped and sequential, recomputation off, one memory proportion.
+  const auto run = [](const std::string& flags) {
+    const cli_test::Run r =
+        iputrain("tune cases/four_stage.ipu cases/tune_limits.toml --format json " + flags, "2>/dev/null");
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json keys = run("");
+  CHECK(keys["ranked"].size() == 1);
+  const nlohmann::json flags = run("--top 3");
+  REQUIRE(flags["ranked"].size() == 3);
+  for (const auto& plan : flags["ranked"]) {
+    CAPTURE(plan["summary"]);
+    CHECK((plan["schedule"] == "grouped" || plan["schedule"] == "sequential"));
+    for (const auto& change : plan["changes"]) {
+      const std::string c = change;
+      CHECK(c.find("recompute") == std::string::npos);  // off, as the input config has it
+      if (c.find("availableMemoryProportion") != std::string::npos) {
+        CHECK(c.find("\"0.6\"") != std::string::npos);  // the one value [tune] lists
+      }
+    }
+  }
+}
