@@ -347,7 +347,7 @@ def main():
             ("tiny_lm (batch 8, seq 64, d 128, 4 layers)", ex("examples/tiny_lm.ipu"), text, 8, steps(60), 10,
              [], lambda: Lm(64, 128, 4, 4), tok(8, 64), lm_flops(64, 128, 4), 1.5),
             ("transformer (batch 16, seq 128, d 256, 4 layers)", ex("bench/models/lm_large.ipu"), text, 16,
-             steps(12), 4, [], lambda: Lm(128, 256, 4, 8), tok(16, 128), lm_flops(128, 256, 4), 1.2),
+             steps(12), 4, [], lambda: Lm(128, 256, 4, 8), tok(16, 128), lm_flops(128, 256, 4), 1.3),
             ("LSTM 256 units (batch 32, seq 64)", ex("bench/models/lstm_lm.ipu"), text, 32, steps(20), 5,
              [], lambda: RnnLm(torch.nn.LSTM), tok(32, 64), rnn_flops(64, 64, 256, 4), 1.0),
             ("GRU 256 units (batch 32, seq 64)", ex("bench/models/lstm_lm.ipu"), text, 32, steps(20), 5,

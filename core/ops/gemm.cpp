@@ -63,7 +63,7 @@ Grid grid_of(int64_t batch, int64_t m, int64_t n, int64_t k) {
   if (m > 192 && row_tiles * col_tiles < 8 && row_tiles * col_tiles % 2 == 1) {
     ++row_tiles;
   }
-  g.mb = (m + row_tiles - 1) / row_tiles;  // rows need no rounding: a [784, 128] gradient is 8 x 98
+  g.mb = (m + row_tiles - 1) / row_tiles;  // rows need no rounding: a [784, 128] gradient is 2 x 392
   g.nb = size_of(n, col_tiles);
   // Small-m products (a batch of 32 against wide weights): split the columns finer instead.
   if (m <= 64 && n >= 128) {

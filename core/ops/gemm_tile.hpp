@@ -46,7 +46,7 @@ void gemm_tile(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c
                int64_t k, const TileRange& t, bool accumulate);
 
 //! The two implementations behind gemm_tile(), same contract (the AVX-512 one exists on x86-64
-//! builds only, and must run only where avx512_usable() says so).
+//! builds only, and must run only where gemm_avx512_usable() says so).
 void gemm_tile_avx512(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m,
                       int64_t n, int64_t k, const TileRange& t, bool accumulate);
 void gemm_tile_portable(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m,
