@@ -3,6 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string_view>
+
+#include <unistd.h>
 
 #include "core/ops/gemm_tile.hpp"
 #include "core/parallel.hpp"
@@ -11,9 +16,25 @@ namespace iputrain::ir {
 
 namespace {
 
+// The most rows of a tile, from the CPU's L2 cache at start-up: a tile reads op(a)'s rows for one
+// k block (rows x 256 floats) beside its packed block of op(b) (256 KiB), and both should stay in
+// L2, so rows x 1 KiB <= L2 / 2, between 128 and 512 rows: 512 on Intel Xeons (2 MiB of L2 a core)
+// and AMD Zen 4 (1 MiB), 128 where L2 is 256 KiB. This changes no bit of the AVX-512 kernel's
+// results (they depend on k alone); the portable kernel's depend on the tile's shape, so on the
+// CPU too, never on the thread count.
+int64_t tile_rows() {
+  static const int64_t rows = [] {
+    const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+    const int64_t fit = l2 > 0 ? l2 / 2 / (kMaxKBlock * 4) : 128;
+    return std::clamp<int64_t>(fit / 16 * 16, 128, 512);
+  }();
+  return rows;
+}
+
 // Tile sizes. A tile packs its [k, nb] block of op(b) once per row block and reads op(a) in place,
-// so packing costs about 1/mb of the tile's multiply-adds: tiles stay 100+ rows tall when the
-// product is tall, and a product (with its batch) splits into at least 4 tiles when it can, so
+// so packing costs about 1/mb of the tile's multiply-adds: tiles are up to tile_rows() tall (on a
+// Xeon, 128-row tiles spent 12% of a wide MLP's time packing; 512-row tiles made its products 8-10%
+// faster), and a product (with its batch) splits into at least 4 tiles when it can, so
 // that every core has work: a [128, 128] weight gradient is 2 x 2 tiles, not one tile on one
 // core. A few tiles, odd in number, leave a core idle at the end, so a tall product gets one more
 // row tile. With a batch of 32 the columns split by 64 so that both cores share even a
@@ -29,7 +50,8 @@ Grid grid_of(int64_t batch, int64_t m, int64_t n, int64_t k) {
   }
   // `tiles` balanced tiles over `extent` (a multiple of 16 each), so no thin remainder is left.
   auto size_of = [](int64_t extent, int64_t tiles) { return ((extent + tiles - 1) / tiles + 15) / 16 * 16; };
-  int64_t row_tiles = m > 192 ? (m + 127) / 128 : 1;
+  const int64_t most_rows = tile_rows();
+  int64_t row_tiles = m > most_rows * 3 / 2 ? (m + most_rows - 1) / most_rows : 1;
   int64_t col_tiles = n > 512 ? (n + 255) / 256 : 1;
   constexpr int64_t kFewest = 4;
   while (batch * row_tiles * col_tiles < kFewest && n / (2 * col_tiles) >= 64) {
@@ -41,7 +63,7 @@ Grid grid_of(int64_t batch, int64_t m, int64_t n, int64_t k) {
   if (m > 192 && row_tiles * col_tiles < 8 && row_tiles * col_tiles % 2 == 1) {
     ++row_tiles;
   }
-  g.mb = (m + row_tiles - 1) / row_tiles;  // rows need no rounding: a [784, 128] gradient is 8 x 98
+  g.mb = (m + row_tiles - 1) / row_tiles;  // rows need no rounding: a [784, 128] gradient is 2 x 392
   g.nb = size_of(n, col_tiles);
   // Small-m products (a batch of 32 against wide weights): split the columns finer instead.
   if (m <= 64 && n >= 128) {
@@ -158,7 +180,57 @@ void run_tiles(int64_t batch, const AOperand& a, int64_t a_stride, const float* 
   });
 }
 
+GemmKernel initial_kernel() {
+  const char* env = std::getenv("IPUTRAIN_GEMM");
+  const std::string_view choice = env != nullptr ? env : "";
+  if (choice == "portable") {
+    return GemmKernel::Portable;
+  }
+  if (!choice.empty() && choice != "auto" && choice != "avx512") {
+    std::fprintf(stderr, "iputrain: IPUTRAIN_GEMM=%s is not a GEMM kernel (portable, avx512 or auto); using auto\n",
+                 env);
+  }
+  return gemm_avx512_usable() ? GemmKernel::Avx512 : GemmKernel::Portable;
+}
+
+std::atomic<GemmKernel>& kernel_choice() {
+  static std::atomic<GemmKernel> choice{initial_kernel()};
+  return choice;
+}
+
 }  // namespace
+
+bool gemm_avx512_usable() {
+#if defined(IPUTRAIN_GEMM_AVX512)
+  // libgcc's CPU model also checks that the OS saves the AVX-512 registers (XCR0).
+  static const bool usable = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  return usable;
+#else
+  return false;
+#endif
+}
+
+GemmKernel gemm_kernel() { return kernel_choice().load(std::memory_order_relaxed); }
+
+bool set_gemm_kernel(GemmKernel kernel) {
+  if (kernel == GemmKernel::Avx512 && !gemm_avx512_usable()) {
+    return false;
+  }
+  kernel_choice().store(kernel, std::memory_order_relaxed);
+  return true;
+}
+
+void gemm_tile(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
+               int64_t k, const TileRange& t, bool accumulate) {
+#if defined(IPUTRAIN_GEMM_AVX512)
+  if (gemm_kernel() == GemmKernel::Avx512) {
+    gemm_tile_avx512(a, b, tb, ldb, c, ldc, m, n, k, t, accumulate);
+    return;
+  }
+#endif
+  gemm_tile_portable(a, b, tb, ldb, c, ldc, m, n, k, t, accumulate);
+}
 
 void gemm(const float* a, bool ta, const float* b, bool tb, float* c, int64_t m, int64_t n, int64_t k,
           bool accumulate) {

@@ -63,4 +63,18 @@ struct GroupedOperand {
 void gemm_grouped(int64_t batch, int64_t m, int64_t n, int64_t k, const GroupedOperand& a, const GroupedOperand& b,
                   float* c, int64_t ldc, int64_t c_stride);
 
+//! The code behind every product: the packed AVX-512 kernel (x86-64 CPUs with AVX-512 F, BW, DQ
+//! and VL) or the portable one (Eigen, any CPU; its bits differ from the AVX-512 kernel's but are
+//! as independent of the thread count). Chosen at the first product: Avx512 where the CPU has it,
+//! unless the environment sets IPUTRAIN_GEMM=portable.
+enum class GemmKernel { Avx512, Portable };
+GemmKernel gemm_kernel();
+
+//! Whether this CPU (and this build) can run the AVX-512 kernel.
+bool gemm_avx512_usable();
+
+//! Forces a kernel (the fallback's tests): false, changing nothing, when Avx512 is asked for where it
+//! cannot run. Not for use while products run on other threads.
+bool set_gemm_kernel(GemmKernel kernel);
+
 }  // namespace iputrain::ir

@@ -1,6 +1,8 @@
 // One output tile of the GEMM (core/ops/gemm.cpp splits the output into tiles and runs them in
-// parallel). Two implementations, chosen when the core is compiled: a packed AVX-512 kernel
-// (gemm_tile_avx512.cpp) and Eigen's product for other targets (gemm_tile_eigen.cpp).
+// parallel). Two implementations, chosen once per process (gemm_kernel() in gemm.hpp): a packed
+// AVX-512 kernel (gemm_tile_avx512.cpp, compiled on every x86-64 build with the instruction set
+// enabled for that file alone, run only where the CPU has it) and a portable one on Eigen's product
+// (gemm_tile_eigen.cpp, any CPU, the instruction set the build targets).
 //
 // Both sum every output element over k in an order fixed by the problem's shape (the AVX-512 kernel:
 // by k alone; Eigen: by the tile's shape, which the grid derives from m, n and k), never by the
@@ -42,5 +44,16 @@ struct TileRange {
 //! of summing [0, 4) at once. Never allocates (its working memory is on the stack).
 void gemm_tile(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
                int64_t k, const TileRange& t, bool accumulate);
+
+//! The two implementations behind gemm_tile(), same contract (the AVX-512 one exists on x86-64
+//! builds only, and must run only where gemm_avx512_usable() says so).
+void gemm_tile_avx512(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m,
+                      int64_t n, int64_t k, const TileRange& t, bool accumulate);
+void gemm_tile_portable(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m,
+                        int64_t n, int64_t k, const TileRange& t, bool accumulate);
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define IPUTRAIN_GEMM_AVX512 1
+#endif
 
 }  // namespace iputrain::ir

@@ -12,7 +12,8 @@
 // Order of the sums: each element is a sequential chain of multiply-adds over one k block, added to
 // c block after block, so it depends on k alone (bitwise the same for any tile or thread count, and
 // whether the blocks are summed in one call or in several added in order).
-#if defined(__AVX512F__)
+#include "core/ops/gemm_tile.hpp"
+#if defined(IPUTRAIN_GEMM_AVX512)
 // GCC 12 reports a false -Wmaybe-uninitialized inside its own AVX-512 intrinsics (GCC bug 105593).
 #if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -22,7 +23,16 @@
 #include <algorithm>
 #include <utility>
 
-#include "core/ops/gemm_tile.hpp"
+// Every function below is compiled for AVX-512 whatever the build targets (-march=native on a CPU
+// without it, or a generic x86-64 build); gemm_tile() calls into it only where the CPU has it. The
+// standard headers come first, so that what they define stays generic.
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma"))), \
+                             apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,avx2,fma")
+#endif
 
 namespace iputrain::ir {
 
@@ -143,14 +153,13 @@ Kernel kernel_for(int vecs, int rows, ARead read) {
   }
 }
 
+// Pairs of floats interleaved: the low (high) 64-bit halves of each 128-bit lane of x and y.
+// Functions, not lambdas: a lambda's static invoker would miss the file's AVX-512 target.
+__m512 lo(__m512 x, __m512 y) { return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(x), _mm512_castps_pd(y))); }
+__m512 hi(__m512 x, __m512 y) { return _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(x), _mm512_castps_pd(y))); }
+
 // r[i] (16 floats each) becomes column i of the 16 x 16 block they formed.
 void transpose16(__m512* r) {
-  auto lo = [](__m512 x, __m512 y) {
-    return _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(x), _mm512_castps_pd(y)));
-  };
-  auto hi = [](__m512 x, __m512 y) {
-    return _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(x), _mm512_castps_pd(y)));
-  };
   __m512 t[16];
   for (int i = 0; i < 8; ++i) {
     t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
@@ -295,8 +304,8 @@ void run_panels(const ABlocks& blocks, int64_t i0, int64_t i1, const float* pack
 
 }  // namespace
 
-void gemm_tile(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
-               int64_t k, const TileRange& t, bool accumulate) {
+void gemm_tile_avx512(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m,
+                      int64_t n, int64_t k, const TileRange& t, bool accumulate) {
   alignas(64) float packed[kKc * kNc];
   int64_t step_buffer[kKc];
   const int64_t i0 = t.i0;
@@ -321,4 +330,10 @@ void gemm_tile(const AOperand& a, const float* b, bool tb, int64_t ldb, float* c
 }
 
 }  // namespace iputrain::ir
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
 #endif

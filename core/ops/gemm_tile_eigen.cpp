@@ -1,5 +1,5 @@
-// gemm_tile() on targets without AVX-512: one Eigen product of the tile's shape over its k blocks.
-#if !defined(__AVX512F__)
+// gemm_tile_portable(): one Eigen product of the tile's shape over its k blocks. Runs on any CPU the
+// build targets: CPUs without AVX-512, and wherever IPUTRAIN_GEMM=portable forces it.
 // GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's vector kernels (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 // Eigen never starts threads of its own (it would with OpenMP): tiles are split on the shared
@@ -49,8 +49,8 @@ void patches_tile(const AOperand& a, const float* b, int64_t ldb, float* c, int6
 
 }  // namespace
 
-void gemm_tile(const AOperand& op, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m, int64_t n,
-               int64_t k, const TileRange& t, bool accumulate) {
+void gemm_tile_portable(const AOperand& op, const float* b, bool tb, int64_t ldb, float* c, int64_t ldc, int64_t m,
+                        int64_t n, int64_t k, const TileRange& t, bool accumulate) {
   const int64_t i0 = t.i0;
   const int64_t i1 = t.i1;
   const int64_t j0 = t.j0;
@@ -92,4 +92,3 @@ void gemm_tile(const AOperand& op, const float* b, bool tb, int64_t ldb, float* 
 }
 
 }  // namespace iputrain::ir
-#endif

@@ -1,7 +1,10 @@
 // The GEMM under every product (core/ops/gemm.*): values against a double-precision reference for
 // every operand layout and the shapes that reach each edge of the tiling (a partial row block, a
 // partial column panel, several k blocks, several column blocks), accumulation, bitwise equality
-// across thread counts, and a convolution's patch matrix read in place.
+// across thread counts, and a convolution's patch matrix read in place. Each test runs through
+// every kernel this CPU can run: the AVX-512 one where it has it, and always the portable
+// fallback (forced with set_gemm_kernel(), as IPUTRAIN_GEMM=portable does), which is what a CPU
+// without AVX-512 runs.
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -24,6 +27,24 @@ namespace {
 struct Case {
   int64_t m, n, k;
 };
+
+// The kernels to test here, and a scope that forces one (restoring the choice after it).
+std::vector<GemmKernel> kernels() {
+  if (gemm_avx512_usable()) {
+    return {GemmKernel::Avx512, GemmKernel::Portable};
+  }
+  return {GemmKernel::Portable};
+}
+
+struct KernelScope {
+  GemmKernel before = gemm_kernel();
+  explicit KernelScope(GemmKernel kernel) { REQUIRE(set_gemm_kernel(kernel)); }
+  ~KernelScope() { set_gemm_kernel(before); }
+  KernelScope(const KernelScope&) = delete;
+  KernelScope& operator=(const KernelScope&) = delete;
+};
+
+const char* kernel_name(GemmKernel kernel) { return kernel == GemmKernel::Avx512 ? "avx512" : "portable"; }
 
 std::vector<float> random_floats(int64_t count, uint64_t seed) {
   std::vector<float> v(static_cast<size_t>(count));
@@ -82,12 +103,16 @@ TEST_CASE("gemm: every layout against a double reference, at the edges of the ti
       {11, 129, 257}, {32, 128, 784}, {33, 300, 70}, {200, 70, 5}, {257, 513, 31}, {130, 600, 520}, {384, 96, 40},
       {40, 16, 25},   {100, 32, 400}, {77, 48, 9},   {50, 20, 33}, {25, 16, 3000}, {70, 80, 30},
   };
-  for (const auto& s : cases) {
-    for (int layout = 0; layout < 4; ++layout) {
-      check_case(s, (layout & 1) != 0, (layout & 2) != 0, false);
+  for (const GemmKernel kernel : kernels()) {
+    CAPTURE(kernel_name(kernel));
+    const KernelScope scope(kernel);
+    for (const auto& s : cases) {
+      for (int layout = 0; layout < 4; ++layout) {
+        check_case(s, (layout & 1) != 0, (layout & 2) != 0, false);
+      }
+      check_case(s, false, false, true);
+      check_case(s, true, true, true);
     }
-    check_case(s, false, false, true);
-    check_case(s, true, true, true);
   }
 }
 
@@ -103,25 +128,31 @@ TEST_CASE("gemm: bitwise the same for 1, 2, 3 and 8 threads, batched too") {
   const int64_t m = 300, n = 700, k = 530, batch = 3;
   const auto a = random_floats(batch * m * k, 4);
   const auto b = random_floats(k * n, 5);
-  std::vector<float> first;
-  for (int64_t threads : {1, 2, 3, 8}) {
-    CAPTURE(threads);
-    par::set_threads(threads);
-    std::vector<float> c(static_cast<size_t>(batch * m * n));
-    gemm(a.data(), false, b.data(), true, c.data(), m, n, k);
-    std::vector<float> cb(static_cast<size_t>(batch * m * n));
-    gemm_batched(batch, a.data(), m * k, true, b.data(), 0, false, cb.data(), m * n, m, n, k);
-    c.insert(c.end(), cb.begin(), cb.end());
-    if (first.empty()) {
-      first = c;
-    } else {
-      CHECK(c == first);
+  for (const GemmKernel kernel : kernels()) {
+    CAPTURE(kernel_name(kernel));
+    const KernelScope scope(kernel);
+    std::vector<float> first;
+    for (int64_t threads : {1, 2, 3, 8}) {
+      CAPTURE(threads);
+      par::set_threads(threads);
+      std::vector<float> c(static_cast<size_t>(batch * m * n));
+      gemm(a.data(), false, b.data(), true, c.data(), m, n, k);
+      std::vector<float> cb(static_cast<size_t>(batch * m * n));
+      gemm_batched(batch, a.data(), m * k, true, b.data(), 0, false, cb.data(), m * n, m, n, k);
+      c.insert(c.end(), cb.begin(), cb.end());
+      if (first.empty()) {
+        first = c;
+      } else {
+        CHECK(c == first);
+      }
     }
   }
   par::set_threads(0);
 }
 
-TEST_CASE("gemm_grouped: column blocks of wider matrices, every layout, against a double reference") {
+namespace {
+
+void grouped_case() {
   // Three entries of [m, n] = op(a) [m, k] @ op(b) [k, n], each operand a column block of a wider
   // row-major matrix (a grouped convolution's per-group products), c's blocks side by side.
   const int64_t batch = 3, m = 70, n = 37, k = 300;
@@ -162,7 +193,19 @@ TEST_CASE("gemm_grouped: column blocks of wider matrices, every layout, against 
   }
 }
 
-TEST_CASE("gemm: a product split by k blocks gives the bits of one tile over the whole k") {
+}  // namespace
+
+TEST_CASE("gemm_grouped: column blocks of wider matrices, every layout, against a double reference") {
+  for (const GemmKernel kernel : kernels()) {
+    CAPTURE(kernel_name(kernel));
+    const KernelScope scope(kernel);
+    grouped_case();
+  }
+}
+
+namespace {
+
+void split_case() {
   // Few output tiles and several k blocks: gemm() sums the blocks' partials in order (a batch of
   // 32 against a [784, 128] weight, a filter gradient over 5,000 positions). One gemm_tile()
   // call over the whole output and every k block is the unsplit reference. The packed kernel gives
@@ -194,35 +237,46 @@ TEST_CASE("gemm: a product split by k blocks gives the bits of one tile over the
         }
         gemm_tile(AOperand{.a = a.data(), .transposed = ta}, b.data(), tb, tb ? s.k : s.n, whole.data(), s.n, s.m, s.n,
                   s.k, TileRange{0, s.m, 0, s.n, 0, k_blocks(s.k)}, accumulate);
-#if defined(__AVX512F__)
-        CHECK(split == whole);
-#else
-        for (size_t i = 0; i < split.size(); ++i) {
-          CHECK(std::fabs(split[i] - whole[i]) <= 1e-4f * (1.0f + std::fabs(whole[i])));
+        if (gemm_kernel() == GemmKernel::Avx512) {
+          CHECK(split == whole);
+        } else {
+          for (size_t i = 0; i < split.size(); ++i) {
+            CHECK(std::fabs(split[i] - whole[i]) <= 1e-4f * (1.0f + std::fabs(whole[i])));
+          }
         }
-#endif
       }
     }
   }
   par::set_threads(0);
 }
 
-TEST_CASE("gemm_patches: a convolution's patch matrix read in place, and its transpose") {
+}  // namespace
+
+TEST_CASE("gemm: a product split by k blocks gives the bits of one tile over the whole k") {
+  for (const GemmKernel kernel : kernels()) {
+    CAPTURE(kernel_name(kernel));
+    const KernelScope scope(kernel);
+    split_case();
+  }
+}
+
+namespace {
+
+void patches_case() {
   // Against the patch matrix written out (a naive im2col) and the dense gemm on it: padded,
   // strided and dilated windows; enough positions (k of the transposed product) for several k
   // blocks. The packed kernel reads both the same way, so they agree to the bit; Eigen's product
   // (other targets) blocks the gathered operand differently, so there they agree to rounding.
   auto agree = [](const std::vector<float>& got, const std::vector<float>& want) {
-#if defined(__AVX512F__)
-    return got == want;
-#else
+    if (gemm_kernel() == GemmKernel::Avx512) {
+      return got == want;
+    }
     for (size_t i = 0; i < got.size(); ++i) {
       if (std::fabs(got[i] - want[i]) > 1e-4f * (1.0f + std::fabs(want[i]))) {
         return false;
       }
     }
     return true;
-#endif
   };
   struct Conv {
     Shape x;
@@ -270,10 +324,24 @@ TEST_CASE("gemm_patches: a convolution's patch matrix read in place, and its tra
   }
 }
 
-#if defined(__AVX512F__)
+}  // namespace
+
+TEST_CASE("gemm_patches: a convolution's patch matrix read in place, and its transpose") {
+  for (const GemmKernel kernel : kernels()) {
+    CAPTURE(kernel_name(kernel));
+    const KernelScope scope(kernel);
+    patches_case();
+  }
+}
+
 TEST_CASE("gemm: an element's sum depends on k alone (the packed kernel)") {
   // The rows of a product are bitwise the rows of a taller product: no tile bound, panel edge or
   // row block changes the order of a sum.
+  if (!gemm_avx512_usable()) {
+    MESSAGE("no AVX-512 on this CPU: the portable kernel's sums depend on the tile's shape");
+    return;
+  }
+  const KernelScope scope(GemmKernel::Avx512);
   const int64_t m = 257, n = 301, k = 700;
   const auto a = random_floats(m * k, 6);
   const auto b = random_floats(k * n, 7);
@@ -286,6 +354,14 @@ TEST_CASE("gemm: an element's sum depends on k alone (the packed kernel)") {
     CHECK(std::equal(part.begin(), part.end(), full.begin()));
   }
 }
-#endif
+
+TEST_CASE("gemm: set_gemm_kernel forces the portable kernel, and refuses the AVX-512 one where the CPU lacks it") {
+  const GemmKernel before = gemm_kernel();
+  CHECK(set_gemm_kernel(GemmKernel::Portable));
+  CHECK(gemm_kernel() == GemmKernel::Portable);
+  CHECK(set_gemm_kernel(GemmKernel::Avx512) == gemm_avx512_usable());
+  CHECK(gemm_kernel() == (gemm_avx512_usable() ? GemmKernel::Avx512 : GemmKernel::Portable));
+  set_gemm_kernel(before);
+}
 
 }  // namespace iputrain::ir

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "core/ops/gemm.hpp"
 #include "core/ops/op.hpp"
 #include "tests/core/op_harness.hpp"
 
@@ -20,6 +21,19 @@ TEST_CASE("op harness: every case") {
   }
   MESSAGE(run << " op cases, " << checked << " values compared");
   CHECK(run > 100);
+}
+
+TEST_CASE("op harness: every case through the portable GEMM (what a CPU without AVX-512 runs)") {
+  // The products (matmul, the convolutions and their gradients, the recurrent cells) through the
+  // fallback kernel, forced as IPUTRAIN_GEMM=portable forces it: the same references and gradients.
+  const ir::GemmKernel before = ir::gemm_kernel();
+  REQUIRE(ir::set_gemm_kernel(ir::GemmKernel::Portable));
+  int64_t checked = 0;
+  for (const OpCase& c : op_cases()) {
+    checked += run_op_case(c);
+  }
+  ir::set_gemm_kernel(before);
+  CHECK(checked > 1000);
 }
 
 TEST_CASE("op harness: every op has a case that runs it and one that checks its types") {
