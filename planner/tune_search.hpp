@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/tune.hpp"
 #include "planner/tune_space.hpp"
 
@@ -99,10 +100,15 @@ struct Space {
 
 struct Context {
   Context(const TuneRequest& r, Config c, Limits l)
-      : request(r), base_sets(r.sets), config(std::move(c)), limits(std::move(l)) {}
+      : request(r),
+        base_sets(r.sets),
+        config(std::move(c)),
+        settings(iputrain::config::resolve(config)),
+        limits(std::move(l)) {}
   const TuneRequest& request;
-  Sets base_sets;  //!< the request's sets and the IPU count
-  Config config;   //!< the input config with the request's sets
+  Sets base_sets;     //!< the request's sets and the IPU count
+  Config config;      //!< the input config with the request's sets
+  Settings settings;  //!< `config` resolved, for the choices the search keeps as they are
   Limits limits;
   Space space;
   std::map<Point, Figures> seen;

@@ -364,9 +364,16 @@ TEST_CASE("every key does what its status says") {
     return it->second;
   };
   int walked = 0;
+  int tune_keys = 0;
   for (const KeySpec& k : iputrain::config::schema()) {
     if (k.path == "extends") {
       continue;  // composition, tested in tests/config/extends_test.cpp
+    }
+    if (k.path.rfind("tune.", 0) == 0) {
+      // [tune] steers `iputrain tune` only (train and plan read none of it): its keys are walked by
+      // tests/cli/tune_cli_test.cpp and tests/planner/tune_test.cpp.
+      ++tune_keys;
+      continue;
     }
     const auto found = probes().find(k.path);
     const Probe probe = found != probes().end() ? found->second : Probe{derived_value(k)};
@@ -423,5 +430,6 @@ TEST_CASE("every key does what its status says") {
       }
     }
   }
-  CHECK(walked + 1 == static_cast<int>(iputrain::config::schema().size()));
+  CHECK(tune_keys > 0);
+  CHECK(walked + tune_keys + 1 == static_cast<int>(iputrain::config::schema().size()));
 }

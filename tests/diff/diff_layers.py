@@ -25,7 +25,9 @@ ACTIVATIONS = {
     "elu": F.elu,
     "selu": F.selu,
     "softplus": F.softplus,
-    "softsign": F.softsign,
+    # The primitive's rule: ±1 at ±inf, where PyTorch's x / (1 + |x|) gives nan.
+    "softsign": lambda x: torch.where(torch.isinf(x), torch.sign(x),
+                                      F.softsign(torch.where(torch.isinf(x), torch.zeros_like(x), x))),
     "mish": F.mish,
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
     "silu": F.silu,
