@@ -122,6 +122,10 @@ std::vector<Task> split_backward_order(int32_t i, int64_t warm, int64_t M, bool 
 //! position's own F; W after its own B), one timestep per task.
 Timeline place_as_soon_as_possible(const Pipeline& p, ScheduleKind kind, int64_t micro_batches,
                                    const std::vector<std::vector<Task>>& order);
+//! The bubble of split_backward_order placed as soon as possible, every phase equally long:
+//! (P - 1) / (3M + P - 1) in training (3M tasks per position, P - 1 idle steps), a plain forward
+//! pipeline's (P - 1) / (M + P - 1) in inference.
+double split_backward_bubble(const Pipeline& p, int64_t micro_batches, bool training);
 //! The fill-and-drain bubble of grouped and interleaved: depth - 1 idle chunk slots per IPU
 //! against loops x M + depth - 1, where consecutive positions on the same IPUs form one chunk
 //! (GPipe's figure, with Megatron's for looped stages); training and inference share it.

@@ -242,6 +242,12 @@ Timeline place_as_soon_as_possible(const Pipeline& p, ScheduleKind kind, int64_t
   return out;
 }
 
+double split_backward_bubble(const Pipeline& p, int64_t micro_batches, bool training) {
+  const auto P = static_cast<double>(p.positions.size());
+  const auto M = static_cast<double>(micro_batches);
+  return training ? (P - 1) / (3 * M + P - 1) : (P - 1) / (M + P - 1);
+}
+
 double fill_drain_bubble(const Pipeline& p, int64_t micro_batches, bool /*training*/) {
   // An IPU that holds v chunks (stages mapped round-robin) makes the pipeline a loop of
   // runs / v IPU groups traversed v times.

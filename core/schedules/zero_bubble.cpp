@@ -35,13 +35,6 @@ Timeline timeline(const Pipeline& p, int64_t micro_batches, bool training, int64
   return place_as_soon_as_possible(p, ScheduleKind::ZeroBubble, micro_batches, order);
 }
 
-double bubble(const Pipeline& p, int64_t micro_batches, bool training) {
-  const auto P = static_cast<double>(p.positions.size());
-  const auto M = static_cast<double>(micro_batches);
-  // Training: 3M tasks per position and P - 1 idle steps; inference: a plain forward pipeline.
-  return training ? (P - 1) / (3 * M + P - 1) : (P - 1) / (M + P - 1);
-}
-
 int64_t in_flight(const Pipeline& p, int32_t /*position*/, int64_t micro_batches) {
   return std::min<int64_t>(micro_batches, static_cast<int64_t>(p.positions.size()));
 }
@@ -57,7 +50,7 @@ const ScheduleDef kZeroBubbleSchedule{
     .accumulation = accumulation,
     .accumulation_doc = "at least the stages when training",
     .timeline = timeline,
-    .bubble = bubble,
+    .bubble = split_backward_bubble,
     .in_flight = in_flight,
 };
 
