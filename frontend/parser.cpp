@@ -395,6 +395,20 @@ class Builder {
   }
 
   ast::ExprPtr expr(P::ExprContext* ctx) {
+    if (auto e = literal(ctx)) {
+      return e;
+    }
+    if (auto e = compound(ctx)) {
+      return e;
+    }
+    if (auto e = operation(ctx)) {
+      return e;
+    }
+    throw Error(ErrorKind::Internal, "parser: unknown expression form", span(ctx));
+  }
+
+  // Numbers, booleans, strings and names; null for any other form.
+  ast::ExprPtr literal(P::ExprContext* ctx) {
     using K = ast::ExprKind;
     if (auto* c = dynamic_cast<P::IntExprContext*>(ctx)) {
       auto e = make(K::Int, ctx);
@@ -426,6 +440,12 @@ class Builder {
       e->text = c->getText();
       return e;
     }
+    return nullptr;
+  }
+
+  // Lists, parentheses, calls, attributes and subscripts; null for any other form.
+  ast::ExprPtr compound(P::ExprContext* ctx) {
+    using K = ast::ExprKind;
     if (auto* c = dynamic_cast<P::ListExprContext*>(ctx)) {
       auto e = make(K::List, ctx);
       for (auto* item : c->expr()) {
@@ -461,26 +481,37 @@ class Builder {
       return e;
     }
     if (auto* c = dynamic_cast<P::IndexExprContext*>(ctx)) {
-      auto e = make(K::Index, ctx);
-      e->items.push_back(expr(c->expr()));
-      for (auto* sub : c->subscript()) {
-        if (sub->getText() == "...") {
-          e->items.push_back(make(K::Ellipsis, sub));
-          continue;
-        }
-        const bool is_slice = sub->getText().find(':') != std::string::npos;
-        if (!is_slice) {
-          e->items.push_back(expr(sub->expr(0)));
-          continue;
-        }
-        auto sl = make(K::Slice, sub);
-        for (P::ExprContext* part : {sub->lo, sub->hi, sub->step}) {
-          sl->items.push_back(part != nullptr ? expr(part) : nullptr);
-        }
-        e->items.push_back(std::move(sl));
-      }
-      return e;
+      return index(c);
     }
+    return nullptr;
+  }
+
+  ast::ExprPtr index(P::IndexExprContext* c) {
+    using K = ast::ExprKind;
+    auto e = make(K::Index, c);
+    e->items.push_back(expr(c->expr()));
+    for (auto* sub : c->subscript()) {
+      if (sub->getText() == "...") {
+        e->items.push_back(make(K::Ellipsis, sub));
+        continue;
+      }
+      const bool is_slice = sub->getText().find(':') != std::string::npos;
+      if (!is_slice) {
+        e->items.push_back(expr(sub->expr(0)));
+        continue;
+      }
+      auto sl = make(K::Slice, sub);
+      for (P::ExprContext* part : {sub->lo, sub->hi, sub->step}) {
+        sl->items.push_back(part != nullptr ? expr(part) : nullptr);
+      }
+      e->items.push_back(std::move(sl));
+    }
+    return e;
+  }
+
+  // Unary and binary operators; null for any other form.
+  ast::ExprPtr operation(P::ExprContext* ctx) {
+    using K = ast::ExprKind;
     if (auto* c = dynamic_cast<P::PowExprContext*>(ctx)) {
       return binary(ctx, "**", c->expr(0), c->expr(1));
     }
@@ -513,7 +544,7 @@ class Builder {
     if (auto* c = dynamic_cast<P::OrExprContext*>(ctx)) {
       return binary(ctx, "or", c->expr(0), c->expr(1));
     }
-    throw Error(ErrorKind::Internal, "parser: unknown expression form", span(ctx));
+    return nullptr;
   }
 
   static std::string unquote(const std::string& quoted) {

@@ -50,6 +50,41 @@ size_t utf8_length(const std::string& text, size_t i) {
   return n;
 }
 
+// A comment runs to the end of the line; its brackets do not nest. Advances i and col past it,
+// stopping early at a byte that is not UTF-8 (reported by the caller's next turn).
+void skip_comment(const std::string& text, size_t& i, int32_t& col) {
+  while (i < text.size() && text[i] != '\n') {
+    const size_t m = utf8_length(text, i);
+    if (m == 0 || text[i] == '\0') {
+      return;
+    }
+    i += m;
+    ++col;
+  }
+}
+
+// A string ends on its line; its brackets do not nest. Advances i and col past a closed string
+// (validating and counting its characters on the way) and returns true; false if it is not closed.
+bool skip_string(const std::string& text, size_t& i, int32_t& col) {
+  const char quote = text[i];
+  size_t j = i + 1;
+  while (j < text.size() && text[j] != quote && text[j] != '\n') {
+    j += text[j] == '\\' && j + 1 < text.size() && text[j + 1] != '\n' ? 2 : 1;
+  }
+  if (j >= text.size() || text[j] != quote) {
+    return false;
+  }
+  for (++i, ++col; i <= j;) {
+    const size_t m = utf8_length(text, i);
+    if (m == 0 || text[i] == '\0') {
+      break;
+    }
+    i += m;
+    ++col;
+  }
+  return true;
+}
+
 }  // namespace
 
 void check_source_text(const std::string& text, int32_t file) {
@@ -82,34 +117,12 @@ void check_source_text(const std::string& text, int32_t file) {
                   SourceSpan{file, line, col, 1}, "is this the right file? Model files are UTF-8 text");
     }
     const char c = text[i];
-    if (c == '#') {  // a comment runs to the end of the line; its brackets do not nest
-      while (i < text.size() && text[i] != '\n') {
-        const size_t m = utf8_length(text, i);
-        if (m == 0 || text[i] == '\0') {
-          break;  // reported on the next turn of the outer loop
-        }
-        i += m;
-        ++col;
-      }
+    if (c == '#') {
+      skip_comment(text, i, col);
       continue;
     }
-    if (c == '"' || c == '\'') {  // a string ends on its line; its brackets do not nest
-      size_t j = i + 1;
-      while (j < text.size() && text[j] != c && text[j] != '\n') {
-        j += text[j] == '\\' && j + 1 < text.size() && text[j + 1] != '\n' ? 2 : 1;
-      }
-      if (j < text.size() && text[j] == c) {
-        // Validate and count the string's characters on the way.
-        for (++i, ++col; i <= j;) {
-          const size_t m = utf8_length(text, i);
-          if (m == 0 || text[i] == '\0') {
-            break;
-          }
-          i += m;
-          ++col;
-        }
-        continue;
-      }
+    if ((c == '"' || c == '\'') && skip_string(text, i, col)) {
+      continue;
     }
     if (c == '(' || c == '[' || c == '{') {
       if (++depth > kMaxNesting) {

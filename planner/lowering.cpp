@@ -352,11 +352,22 @@ class Lowering {
     return InstrKind::Backward;
   }
 
+  // One message per route and micro-batch: route r's of micro-batch m is message r * A + m.
+  int32_t message_id(int32_t route, int64_t m) const {
+    return static_cast<int32_t>(route * plan_.settings.accumulation_count + m);
+  }
+
   void emit() {
-    const int64_t A = plan_.settings.accumulation_count;
     out_.ipus.assign(static_cast<size_t>(ipus_), {});
-    // One message per route and micro-batch: route r's of micro-batch m is message r * A + m.
-    const auto message_id = [A](int32_t route, int64_t m) { return static_cast<int32_t>(route * A + m); };
+    emit_messages();
+    collect_stage_values();
+    for (int32_t ipu = 0; ipu < ipus_; ++ipu) {
+      emit_ipu(ipu);
+    }
+  }
+
+  void emit_messages() {
+    const int64_t A = plan_.settings.accumulation_count;
     for (const auto& [key, values] : routes_) {
       const auto [group, to] = key;
       const int32_t stage = stage_of_group(group);
@@ -372,165 +383,187 @@ class Lowering {
         out_.messages.push_back(std::move(msg));
       }
     }
-    // Which stages hold inputs, outputs and parameter gradients.
-    std::map<int32_t, std::vector<ir::ValueId>> inputs_of, outputs_of, grads_of;
+  }
+
+  // Which stages hold inputs, outputs and parameter gradients.
+  void collect_stage_values() {
     // An input is fed where something reads it, or where it is itself an output (`output y = x`).
     const auto is_output = [&](ir::ValueId v) {
       return std::any_of(g_.outputs.begin(), g_.outputs.end(), [&](const auto& o) { return o.value == v; });
     };
     for (ir::ValueId v : g_.inputs) {
       if (!readers_[static_cast<size_t>(v)].empty() || is_output(v)) {
-        inputs_of[g_.node(v).stage].push_back(v);
+        inputs_of_[g_.node(v).stage].push_back(v);
       }
     }
     for (const auto& o : g_.outputs) {
-      outputs_of[g_.node(o.value).stage].push_back(o.value);
+      outputs_of_[g_.node(o.value).stage].push_back(o.value);
     }
     // A parameter whose gradient has parts in several stages is accumulated by each of them and
     // closes (may be reduced across replicas) after the last of them, in this IPU's task order.
-    std::map<ir::ValueId, int32_t> part_stages;  // parameter -> stages that make a part of its gradient
-    std::map<ir::ValueId, int64_t> parts_of;     // parameter -> its gradient's parts (accumulators)
     for (size_t k = 0; k < g_.params.size() && k < plan_.grads.size(); ++k) {
-      parts_of[g_.params[k]] = static_cast<int64_t>(plan_.grads[k].size());
+      parts_of_[g_.params[k]] = static_cast<int64_t>(plan_.grads[k].size());
       for (ir::ValueId grad : plan_.grads[k]) {
-        std::vector<ir::ValueId>& list = grads_of[g_.node(grad).stage];
-        if (g_.node(grad).phase == ir::Phase::Backward &&
-            (list.empty() || list.back() != g_.params[k])) {
+        std::vector<ir::ValueId>& list = grads_of_[g_.node(grad).stage];
+        if (g_.node(grad).phase == ir::Phase::Backward && (list.empty() || list.back() != g_.params[k])) {
           list.push_back(g_.params[k]);
-          ++part_stages[g_.params[k]];
+          ++part_stages_[g_.params[k]];
         }
       }
     }
-    const int32_t replicas = plan_.placement.replicas;
-    for (int32_t ipu = 0; ipu < ipus_; ++ipu) {
-      auto& prog = out_.ipus[static_cast<size_t>(ipu)];
-      const auto& tasks = tasks_[static_cast<size_t>(ipu)];
-      std::vector<bool> received(out_.messages.size(), false);  // per message: taken in by an earlier task
-      std::set<int64_t> fed;
-      // Buckets of this IPU: its parameters with gradients, in the order their last gradient is
-      // accumulated, cut at the configured size; each is reduced as soon as it is complete.
-      std::vector<ir::ValueId> order;
-      std::map<int32_t, int32_t> closes_at;  // stage -> parameters whose last part it makes
-      {
-        std::map<ir::ValueId, int32_t> seen;
-        for (const TaskRef& t : tasks) {
-          if (t.work == grads_work_ && t.m == A - 1) {
-            for (ir::ValueId p : grads_of[t.stage]) {
-              if (++seen[p] == part_stages.at(p)) {
-                order.push_back(p);
-                ++closes_at[t.stage];
-              }
-            }
+  }
+
+  // What one IPU's emission keeps track of between its tasks.
+  struct IpuEmission {
+    int32_t ipu = 0;
+    std::vector<Instr>* prog = nullptr;
+    std::vector<bool> received;            // per message: taken in by an earlier task
+    std::set<int64_t> fed;                 // micro-batches already fed
+    std::map<int32_t, int32_t> closes_at;  // stage -> parameters whose last part it makes
+    std::vector<int32_t> bucket_end;       // index into the IPU's closing order after which a bucket closes
+    int32_t first_bucket = 0;
+    size_t accumulated_last = 0;  // parameters whose last gradient has been accumulated
+    size_t next_bucket = 0;
+  };
+
+  // This IPU's parameters with gradients, in the order their last gradient is accumulated.
+  std::vector<ir::ValueId> closing_order(IpuEmission& e) {
+    std::vector<ir::ValueId> order;
+    std::map<ir::ValueId, int32_t> seen;
+    for (const TaskRef& t : tasks_[static_cast<size_t>(e.ipu)]) {
+      if (t.work == grads_work_ && t.m == plan_.settings.accumulation_count - 1) {
+        for (ir::ValueId p : grads_of_[t.stage]) {
+          if (++seen[p] == part_stages_.at(p)) {
+            order.push_back(p);
+            ++e.closes_at[t.stage];
           }
         }
       }
-      std::vector<int32_t> bucket_end;  // index into `order` after which a bucket closes
-      if (replicas > 1) {
-        int64_t bytes = 0;
-        Bucket bucket;
-        bucket.ipu = ipu;
-        for (size_t k = 0; k < order.size(); ++k) {
-          const int64_t b = static_cast<int64_t>(g_.type(order[k]).bytes()) * parts_of.at(order[k]);
-          const int64_t limit = plan_.settings.cross_replica_buffer_bytes;
-          if (!bucket.params.empty() && limit > 0 && bytes + b > limit) {
-            bucket.bytes = bytes;
-            out_.buckets.push_back(bucket);
-            bucket_end.push_back(static_cast<int32_t>(k));
-            bucket.params.clear();
-            bytes = 0;
-          }
-          bucket.params.push_back(order[k]);
-          bytes += b;
-        }
-        if (!bucket.params.empty()) {
+    }
+    return order;
+  }
+
+  // Buckets of this IPU, cut at the configured size; each is reduced as soon as it is complete.
+  void make_buckets(IpuEmission& e, const std::vector<ir::ValueId>& order) {
+    if (plan_.placement.replicas > 1) {
+      int64_t bytes = 0;
+      Bucket bucket;
+      bucket.ipu = e.ipu;
+      const int64_t limit = plan_.settings.cross_replica_buffer_bytes;
+      for (size_t k = 0; k < order.size(); ++k) {
+        const int64_t b = static_cast<int64_t>(g_.type(order[k]).bytes()) * parts_of_.at(order[k]);
+        if (!bucket.params.empty() && limit > 0 && bytes + b > limit) {
           bucket.bytes = bytes;
           out_.buckets.push_back(bucket);
-          bucket_end.push_back(static_cast<int32_t>(order.size()));
+          e.bucket_end.push_back(static_cast<int32_t>(k));
+          bucket.params.clear();
+          bytes = 0;
         }
+        bucket.params.push_back(order[k]);
+        bytes += b;
       }
-      const auto first_bucket = static_cast<int32_t>(out_.buckets.size() - bucket_end.size());
-      size_t accumulated_last = 0;  // params of `order` whose last gradient has been accumulated
-      size_t next_bucket = 0;
-
-      auto works_of = [&](const TaskRef& t) {
-        if (t.work == Work::Backward && !out_.stages[static_cast<size_t>(t.stage)].recompute.empty()) {
-          return std::vector<Work>{Work::Recompute, Work::Backward};
-        }
-        return std::vector<Work>{t.work};
-      };
-      // Receive what a task reads from other IPUs, unless an earlier task received it.
-      auto receive = [&](const TaskRef& t) {
-        const auto routes = recv_routes_.find({ipu, t.stage});
-        if (routes == recv_routes_.end()) {
-          return;
-        }
-        uint32_t works = 0;
-        for (Work w : works_of(t)) {
-          works |= 1U << static_cast<uint32_t>(w);
-        }
-        for (const auto& [route, readers] : routes->second) {
-          const int32_t id = message_id(route, t.m);
-          if ((readers & works) != 0 && !received[static_cast<size_t>(id)]) {
-            received[static_cast<size_t>(id)] = true;
-            Instr in = at(InstrKind::Recv, -1, t.m, t.step);
-            in.message = id;
-            prog.push_back(in);
-          }
-        }
-      };
-      auto run = [&](const TaskRef& t) {
-        const std::vector<Work> works = works_of(t);
-        if (t.work == Work::Forward && inputs_of.count(t.stage) != 0 && fed.insert(t.m).second) {
-          Instr in = at(InstrKind::Infeed, -1, t.m, t.step);
-          in.values = inputs_of[t.stage];
-          prog.push_back(in);
-        }
-        for (Work w : works) {
-          prog.push_back(at(kind_of(w), t.stage, t.m, t.step));
-        }
-        // Send what this task produced to the IPUs that read it.
-        const auto sends = send_routes_.find(group_key(t.stage, t.work));
-        for (size_t k = 0; sends != send_routes_.end() && k < sends->second.size(); ++k) {
-          Instr in = at(InstrKind::Send, -1, t.m, t.step);
-          in.message = message_id(sends->second[k], t.m);
-          prog.push_back(in);
-        }
-        if (t.work == Work::Forward && outputs_of.count(t.stage) != 0) {
-          Instr in = at(InstrKind::Outfeed, -1, t.m, t.step);
-          in.values = outputs_of[t.stage];
-          prog.push_back(in);
-        }
-        if (t.work == grads_work_ && grads_of.count(t.stage) != 0) {
-          Instr in = at(InstrKind::Accumulate, t.stage, t.m, t.step);
-          in.values = grads_of[t.stage];
-          prog.push_back(in);
-          if (t.m == A - 1) {
-            accumulated_last += static_cast<size_t>(closes_at[t.stage]);
-            while (next_bucket < bucket_end.size() && static_cast<size_t>(bucket_end[next_bucket]) <= accumulated_last) {
-              Instr r = at(InstrKind::ReduceReplicas, -1, -1, t.step);
-              r.bucket = first_bucket + static_cast<int32_t>(next_bucket);
-              prog.push_back(r);
-              ++next_bucket;
-            }
-          }
-        }
-      };
-      for (const TaskRef& t : tasks) {
-        receive(t);
-        run(t);
+      if (!bucket.params.empty()) {
+        bucket.bytes = bytes;
+        out_.buckets.push_back(bucket);
+        e.bucket_end.push_back(static_cast<int32_t>(order.size()));
       }
-      if (!plan_.settings.training) {
-        continue;  // inference: no weight update
-      }
-      const int32_t last_step = plan_.timeline.timesteps() > 0 ? static_cast<int32_t>(plan_.timeline.timesteps() - 1) : 0;
-      Instr update = at(InstrKind::UpdateWeights, -1, -1, last_step);
-      for (size_t k = 0; k < g_.params.size(); ++k) {
-        if (plan_.placement.param_ipu[k] == ipu) {
-          update.values.push_back(g_.params[k]);
-        }
-      }
-      prog.push_back(update);
     }
+    e.first_bucket = static_cast<int32_t>(out_.buckets.size() - e.bucket_end.size());
+  }
+
+  std::vector<Work> works_of(const TaskRef& t) const {
+    if (t.work == Work::Backward && !out_.stages[static_cast<size_t>(t.stage)].recompute.empty()) {
+      return {Work::Recompute, Work::Backward};
+    }
+    return {t.work};
+  }
+
+  // Receive what a task reads from other IPUs, unless an earlier task received it.
+  void receive(IpuEmission& e, const TaskRef& t) {
+    const auto routes = recv_routes_.find({e.ipu, t.stage});
+    if (routes == recv_routes_.end()) {
+      return;
+    }
+    uint32_t works = 0;
+    for (Work w : works_of(t)) {
+      works |= 1U << static_cast<uint32_t>(w);
+    }
+    for (const auto& [route, readers] : routes->second) {
+      const int32_t id = message_id(route, t.m);
+      if ((readers & works) != 0 && !e.received[static_cast<size_t>(id)]) {
+        e.received[static_cast<size_t>(id)] = true;
+        Instr in = at(InstrKind::Recv, -1, t.m, t.step);
+        in.message = id;
+        e.prog->push_back(in);
+      }
+    }
+  }
+
+  // A stage's gradients accumulated; after the last micro-batch, every bucket they complete is reduced.
+  void accumulate(IpuEmission& e, const TaskRef& t) {
+    Instr in = at(InstrKind::Accumulate, t.stage, t.m, t.step);
+    in.values = grads_of_[t.stage];
+    e.prog->push_back(in);
+    if (t.m != plan_.settings.accumulation_count - 1) {
+      return;
+    }
+    e.accumulated_last += static_cast<size_t>(e.closes_at[t.stage]);
+    while (e.next_bucket < e.bucket_end.size() &&
+           static_cast<size_t>(e.bucket_end[e.next_bucket]) <= e.accumulated_last) {
+      Instr r = at(InstrKind::ReduceReplicas, -1, -1, t.step);
+      r.bucket = e.first_bucket + static_cast<int32_t>(e.next_bucket);
+      e.prog->push_back(r);
+      ++e.next_bucket;
+    }
+  }
+
+  void run_task(IpuEmission& e, const TaskRef& t) {
+    if (t.work == Work::Forward && inputs_of_.count(t.stage) != 0 && e.fed.insert(t.m).second) {
+      Instr in = at(InstrKind::Infeed, -1, t.m, t.step);
+      in.values = inputs_of_[t.stage];
+      e.prog->push_back(in);
+    }
+    for (Work w : works_of(t)) {
+      e.prog->push_back(at(kind_of(w), t.stage, t.m, t.step));
+    }
+    // Send what this task produced to the IPUs that read it.
+    const auto sends = send_routes_.find(group_key(t.stage, t.work));
+    for (size_t k = 0; sends != send_routes_.end() && k < sends->second.size(); ++k) {
+      Instr in = at(InstrKind::Send, -1, t.m, t.step);
+      in.message = message_id(sends->second[k], t.m);
+      e.prog->push_back(in);
+    }
+    if (t.work == Work::Forward && outputs_of_.count(t.stage) != 0) {
+      Instr in = at(InstrKind::Outfeed, -1, t.m, t.step);
+      in.values = outputs_of_[t.stage];
+      e.prog->push_back(in);
+    }
+    if (t.work == grads_work_ && grads_of_.count(t.stage) != 0) {
+      accumulate(e, t);
+    }
+  }
+
+  void emit_ipu(int32_t ipu) {
+    IpuEmission e;
+    e.ipu = ipu;
+    e.prog = &out_.ipus[static_cast<size_t>(ipu)];
+    e.received.assign(out_.messages.size(), false);
+    make_buckets(e, closing_order(e));
+    for (const TaskRef& t : tasks_[static_cast<size_t>(ipu)]) {
+      receive(e, t);
+      run_task(e, t);
+    }
+    if (!plan_.settings.training) {
+      return;  // inference: no weight update
+    }
+    const int32_t last_step = plan_.timeline.timesteps() > 0 ? static_cast<int32_t>(plan_.timeline.timesteps() - 1) : 0;
+    Instr update = at(InstrKind::UpdateWeights, -1, -1, last_step);
+    for (size_t k = 0; k < g_.params.size(); ++k) {
+      if (plan_.placement.param_ipu[k] == ipu) {
+        update.values.push_back(g_.params[k]);
+      }
+    }
+    e.prog->push_back(update);
   }
 
   // The parameters each IPU holds; where every other value lives is the buffer assignment's
@@ -605,6 +638,9 @@ class Lowering {
   std::map<int32_t, std::vector<int32_t>> send_routes_;  // group -> its routes (indices in routes_ order)
   // (to, reading stage) -> its routes and, per route, the works reading it (bit per Work)
   std::map<std::pair<int32_t, int32_t>, std::vector<std::pair<int32_t, uint32_t>>> recv_routes_;
+  std::map<int32_t, std::vector<ir::ValueId>> inputs_of_, outputs_of_, grads_of_;  // per stage
+  std::map<ir::ValueId, int32_t> part_stages_;  // parameter -> stages that make a part of its gradient
+  std::map<ir::ValueId, int64_t> parts_of_;     // parameter -> its gradient's parts (accumulators)
 };
 
 }  // namespace

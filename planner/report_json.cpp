@@ -101,6 +101,71 @@ Json breakdown_json(const CostReport& c) {
               {"bound", b.bound}};
 }
 
+// mpirun -n P: which replicas each instance holds.
+Json instances_json(const Plan& plan) {
+  Json instances = Json::array();
+  const int32_t per = plan.placement.replicas_per_instance();
+  for (int32_t k = 0; k < plan.placement.instances; ++k) {
+    Json replicas = Json::array();
+    for (int32_t r = k * per; r < (k + 1) * per; ++r) {
+      replicas.push_back(r);
+    }
+    instances.push_back({{"instance", k}, {"replicas", replicas}});
+  }
+  return instances;
+}
+
+Json ipus_json(const Plan& plan, const std::vector<StageSummary>& stages) {
+  Json ipus = Json::array();
+  for (int32_t i = 0; i < plan.placement.pipeline.ipus_per_replica; ++i) {
+    const auto idx = static_cast<size_t>(i);
+    Json ipu{{"id", i}};
+    Json physical = Json::array();
+    for (const auto& replica : plan.placement.physical) {
+      if (idx < replica.size()) {
+        physical.push_back(replica[idx]);
+      }
+    }
+    ipu["physical_ids"] = std::move(physical);
+    Json names = Json::array();
+    for (const StageSummary& s : stages) {
+      if (s.ipu == i) {
+        names.push_back(s.name);
+      }
+    }
+    ipu["stages"] = std::move(names);
+    ipu["memory"] = idx < plan.memory.size() ? memory_json(plan.memory[idx]) : Json(nullptr);
+    ipu["utilisation"] = idx < plan.cost.utilisation.size() ? Json(plan.cost.utilisation[idx]) : Json(nullptr);
+    ipus.push_back(std::move(ipu));
+  }
+  return ipus;
+}
+
+Json predicted_json(const CostReport& c) {
+  return Json{{"samples_per_second", c.samples_per_second},
+              {"bubble_fraction", c.bubble_fraction},
+              {"analytic_bubble_fraction", c.analytic_bubble_fraction},
+              {"cycles_per_update", c.cycles_per_update},
+              {"link_bytes_per_update", c.link_bytes_per_update},
+              {"reduce_bytes_per_update", c.reduce_bytes_per_update},
+              {"gather_bytes_per_update", c.gather_bytes_per_update},
+              {"feed_bytes_per_update", c.feed_bytes_per_update},
+              {"seconds_per_update", c.seconds_per_update},
+              {"breakdown_seconds", breakdown_json(c)}};
+}
+
+Json programs_json(const Plan& plan) {
+  Json programs = Json::array();
+  for (const auto& instrs : plan.programs.ipus) {
+    Json list = Json::array();
+    for (const Instr& instr : instrs) {
+      list.push_back(instr.str(plan.programs));
+    }
+    programs.push_back(std::move(list));
+  }
+  return programs;
+}
+
 }  // namespace
 
 std::string plan_json(const Plan& plan, std::string_view model) {
@@ -111,17 +176,7 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   j["device"] = plan.settings.device.name;
   j["replicas"] = plan.placement.replicas;
   if (plan.placement.instances > 1) {
-    // mpirun -n P: which replicas each instance holds.
-    Json instances = Json::array();
-    const int32_t per = plan.placement.replicas_per_instance();
-    for (int32_t k = 0; k < plan.placement.instances; ++k) {
-      Json replicas = Json::array();
-      for (int32_t r = k * per; r < (k + 1) * per; ++r) {
-        replicas.push_back(r);
-      }
-      instances.push_back({{"instance", k}, {"replicas", replicas}});
-    }
-    j["instances"] = instances;
+    j["instances"] = instances_json(plan);
   }
   j["ipus_per_replica"] = plan.placement.pipeline.ipus_per_replica;
   j["topology"] = topology_json(plan);
@@ -147,30 +202,7 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   }
   j["stages"] = std::move(stage_list);
 
-  Json ipus = Json::array();
-  for (int32_t i = 0; i < plan.placement.pipeline.ipus_per_replica; ++i) {
-    const auto idx = static_cast<size_t>(i);
-    Json ipu{{"id", i}};
-    Json physical = Json::array();
-    for (const auto& replica : plan.placement.physical) {
-      if (idx < replica.size()) {
-        physical.push_back(replica[idx]);
-      }
-    }
-    ipu["physical_ids"] = std::move(physical);
-    Json names = Json::array();
-    for (const StageSummary& s : stages) {
-      if (s.ipu == i) {
-        names.push_back(s.name);
-      }
-    }
-    ipu["stages"] = std::move(names);
-    ipu["memory"] = idx < plan.memory.size() ? memory_json(plan.memory[idx]) : Json(nullptr);
-    ipu["utilisation"] =
-        idx < plan.cost.utilisation.size() ? Json(plan.cost.utilisation[idx]) : Json(nullptr);
-    ipus.push_back(std::move(ipu));
-  }
-  j["ipus"] = std::move(ipus);
+  j["ipus"] = ipus_json(plan, stages);
 
   Json transfers = Json::array();
   for (const StageEdge& e : stage_edges(plan)) {
@@ -181,27 +213,9 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   }
   j["transfers"] = std::move(transfers);
 
-  const CostReport& c = plan.cost;
-  j["predicted"] = Json{{"samples_per_second", c.samples_per_second},
-                        {"bubble_fraction", c.bubble_fraction},
-                        {"analytic_bubble_fraction", c.analytic_bubble_fraction},
-                        {"cycles_per_update", c.cycles_per_update},
-                        {"link_bytes_per_update", c.link_bytes_per_update},
-                        {"reduce_bytes_per_update", c.reduce_bytes_per_update},
-                        {"gather_bytes_per_update", c.gather_bytes_per_update},
-                        {"feed_bytes_per_update", c.feed_bytes_per_update},
-                        {"seconds_per_update", c.seconds_per_update},
-                        {"breakdown_seconds", breakdown_json(c)}};
+  j["predicted"] = predicted_json(plan.cost);
 
-  Json programs = Json::array();
-  for (const auto& instrs : plan.programs.ipus) {
-    Json list = Json::array();
-    for (const Instr& instr : instrs) {
-      list.push_back(instr.str(plan.programs));
-    }
-    programs.push_back(std::move(list));
-  }
-  j["programs"] = std::move(programs);
+  j["programs"] = programs_json(plan);
 
   Json passes = Json::array();
   for (const PassTiming& t : plan.timings) {

@@ -72,6 +72,86 @@ std::string subtitle(const Plan& plan) {
       schedule_name(s.schedule), plan.placement.pipeline.ipus_per_replica, s.accumulation_count);
 }
 
+// The plot's frame: bytes to y, timesteps to x.
+struct Frame {
+  Unit unit;
+  double step = 1;  // between grid lines, in `unit`
+  double top = 1;   // bytes at the top of the plot
+  double bottom = kTop + kPlotHeight;
+  double cell = 1;  // width of one timestep
+  double y_of(double bytes) const { return bottom - bytes / top * kPlotHeight; }
+  double x_of(double t) const { return kLeft + t * cell; }
+};
+
+Frame frame_for(double scale_max, size_t steps) {
+  Frame f;
+  f.unit = unit_for(scale_max);
+  f.step = nice_step(scale_max / f.unit.bytes, 5);
+  f.top = std::max(f.step, std::ceil(scale_max / f.unit.bytes / f.step) * f.step) * f.unit.bytes;
+  f.cell = kPlotWidth / static_cast<double>(steps);
+  return f;
+}
+
+void draw_axes(SvgDocument& doc, const Frame& f, size_t steps) {
+  for (double v = 0; v <= f.top / f.unit.bytes + f.step * 1e-9; v += f.step) {
+    const double y = f.y_of(v * f.unit.bytes);
+    doc.line(kLeft, y, kLeft + kPlotWidth, y, "stroke=\"#e0e0e0\" stroke-width=\"0.6\"");
+    doc.text(kLeft - 6, y + 3.5, fmt::format("{:g} {}", v, f.unit.name), "font-size=\"10\" text-anchor=\"end\"");
+  }
+  doc.line(kLeft, kTop, kLeft, f.bottom, "stroke=\"#333333\" stroke-width=\"1\"");
+  doc.line(kLeft, f.bottom, kLeft + kPlotWidth, f.bottom, "stroke=\"#333333\" stroke-width=\"1\"");
+  const size_t every = std::max<size_t>(1, (steps + 23) / 24);
+  for (size_t t = 0; t < steps; t += every) {
+    const double x = f.x_of(static_cast<double>(t) + 0.5);
+    doc.line(x, f.bottom, x, f.bottom + 4, "stroke=\"#333333\" stroke-width=\"1\"");
+    doc.text(x, f.bottom + 15, fmt::format("{}", t), "font-size=\"10\" text-anchor=\"middle\"");
+  }
+  doc.text(kLeft + kPlotWidth / 2, f.bottom + 32, "timestep of the accumulation cycle",
+           "font-size=\"11\" text-anchor=\"middle\"");
+}
+
+void draw_capacities(SvgDocument& doc, const Frame& f, const std::set<int64_t>& capacities) {
+  for (int64_t c : capacities) {
+    const double y = f.y_of(static_cast<double>(c));
+    doc.line(kLeft, y, kLeft + kPlotWidth, y,
+             "class=\"capacity\" stroke=\"#000000\" stroke-width=\"1.5\" stroke-dasharray=\"9 5\"");
+    doc.text(kLeft + kPlotWidth - 4, y - 5, fmt::format("capacity {}", human_bytes(c)),
+             "font-size=\"10\" text-anchor=\"end\"");
+  }
+}
+
+// One stepped line per IPU, with its legend entry; returns the y below the last entry.
+double draw_ipus(SvgDocument& doc, const Plan& plan, const Frame& f, double ly) {
+  const std::vector<IpuMemory>& mem = plan.memory;
+  for (size_t i = 0; i < mem.size(); ++i) {
+    const auto& bytes = mem[i].per_timestep;
+    std::string label = phys_label(plan, i);
+    if (bytes.empty()) {
+      doc.text(12, ly + 4, label + ": no memory figures", "font-size=\"11\"");
+      ly += kLegendLine;
+      continue;
+    }
+    std::string points;
+    for (size_t t = 0; t < bytes.size(); ++t) {
+      const double y = f.y_of(static_cast<double>(bytes[t]));
+      points += (t == 0 ? "" : " ") + SvgDocument::polyline_point(f.x_of(static_cast<double>(t)), y) + " " +
+                SvgDocument::polyline_point(f.x_of(static_cast<double>(t + 1)), y);
+    }
+    const int64_t ipu_peak = *std::max_element(bytes.begin(), bytes.end());
+    label += fmt::format(": peak {}", human_bytes(ipu_peak));
+    if (mem[i].capacity > 0) {
+      const double share = 100.0 * static_cast<double>(ipu_peak) / static_cast<double>(mem[i].capacity);
+      label += fmt::format(" of {} ({})", human_bytes(mem[i].capacity),
+                           share < 0.1 ? std::string("under 0.1%") : fmt::format("{:.1f}%", share));
+    }
+    doc.polyline(points, "class=\"ipu-memory\" " + line_style(i), label);
+    doc.line(12, ly, 48, ly, line_style(i));
+    doc.text(56, ly + 4, label, "font-size=\"11\"");
+    ly += kLegendLine;
+  }
+  return ly;
+}
+
 }  // namespace
 
 std::string memory_svg(const Plan& plan) {
@@ -110,70 +190,12 @@ std::string memory_svg(const Plan& plan) {
     doc.text(kLeft, kTop + 20, "no memory figures in this plan", "font-size=\"12\"");
     return doc.finish();
   }
-
-  const Unit unit = unit_for(scale_max);
-  const double step = nice_step(scale_max / unit.bytes, 5);
-  const double top = std::max(step, std::ceil(scale_max / unit.bytes / step) * step) * unit.bytes;
-  const double bottom = kTop + kPlotHeight;
-  const auto y_of = [&](double bytes) { return bottom - bytes / top * kPlotHeight; };
-  const double cell = kPlotWidth / static_cast<double>(steps);
-  const auto x_of = [&](double t) { return kLeft + t * cell; };
-
-  // Axes and grid.
-  for (double v = 0; v <= top / unit.bytes + step * 1e-9; v += step) {
-    const double y = y_of(v * unit.bytes);
-    doc.line(kLeft, y, kLeft + kPlotWidth, y, "stroke=\"#e0e0e0\" stroke-width=\"0.6\"");
-    doc.text(kLeft - 6, y + 3.5, fmt::format("{:g} {}", v, unit.name),
-             "font-size=\"10\" text-anchor=\"end\"");
-  }
-  doc.line(kLeft, kTop, kLeft, bottom, "stroke=\"#333333\" stroke-width=\"1\"");
-  doc.line(kLeft, bottom, kLeft + kPlotWidth, bottom, "stroke=\"#333333\" stroke-width=\"1\"");
-  const size_t every = std::max<size_t>(1, (steps + 23) / 24);
-  for (size_t t = 0; t < steps; t += every) {
-    const double x = x_of(static_cast<double>(t) + 0.5);
-    doc.line(x, bottom, x, bottom + 4, "stroke=\"#333333\" stroke-width=\"1\"");
-    doc.text(x, bottom + 15, fmt::format("{}", t), "font-size=\"10\" text-anchor=\"middle\"");
-  }
-  doc.text(kLeft + kPlotWidth / 2, bottom + 32, "timestep of the accumulation cycle",
-           "font-size=\"11\" text-anchor=\"middle\"");
-
+  const Frame frame = frame_for(scale_max, steps);
+  draw_axes(doc, frame, steps);
   if (capacity_on_scale) {
-    for (int64_t c : capacities) {
-      const double y = y_of(static_cast<double>(c));
-      doc.line(kLeft, y, kLeft + kPlotWidth, y,
-               "class=\"capacity\" stroke=\"#000000\" stroke-width=\"1.5\" stroke-dasharray=\"9 5\"");
-      doc.text(kLeft + kPlotWidth - 4, y - 5, fmt::format("capacity {}", human_bytes(c)),
-               "font-size=\"10\" text-anchor=\"end\"");
-    }
+    draw_capacities(doc, frame, capacities);
   }
-
-  double ly = legend_y;
-  for (size_t i = 0; i < mem.size(); ++i) {
-    const auto& bytes = mem[i].per_timestep;
-    std::string label = phys_label(plan, i);
-    if (bytes.empty()) {
-      doc.text(12, ly + 4, label + ": no memory figures", "font-size=\"11\"");
-      ly += kLegendLine;
-      continue;
-    }
-    std::string points;
-    for (size_t t = 0; t < bytes.size(); ++t) {
-      const double y = y_of(static_cast<double>(bytes[t]));
-      points += (t == 0 ? "" : " ") + SvgDocument::polyline_point(x_of(static_cast<double>(t)), y) + " " +
-                SvgDocument::polyline_point(x_of(static_cast<double>(t + 1)), y);
-    }
-    const int64_t ipu_peak = *std::max_element(bytes.begin(), bytes.end());
-    label += fmt::format(": peak {}", human_bytes(ipu_peak));
-    if (mem[i].capacity > 0) {
-      const double share = 100.0 * static_cast<double>(ipu_peak) / static_cast<double>(mem[i].capacity);
-      label += fmt::format(" of {} ({})", human_bytes(mem[i].capacity),
-                           share < 0.1 ? std::string("under 0.1%") : fmt::format("{:.1f}%", share));
-    }
-    doc.polyline(points, "class=\"ipu-memory\" " + line_style(i), label);
-    doc.line(12, ly, 48, ly, line_style(i));
-    doc.text(56, ly + 4, label, "font-size=\"11\"");
-    ly += kLegendLine;
-  }
+  const double ly = draw_ipus(doc, plan, frame, legend_y);
   if (!capacity_on_scale) {
     const std::string note =
         capacities.empty()

@@ -22,6 +22,28 @@ struct Cell {
   size_t col = 1;  // 1-based character column where the cell starts
 };
 
+// The cell in double quotes starting at line[i]: its text ("" is a quote) into `text`; returns
+// the index of the comma (or the end) after it.
+size_t quoted_cell(std::string_view line, size_t i, std::string& text) {
+  ++i;
+  while (i < line.size()) {
+    if (line[i] == '"') {
+      if (i + 1 < line.size() && line[i + 1] == '"') {
+        text += '"';
+        i += 2;
+        continue;
+      }
+      ++i;
+      break;
+    }
+    text += line[i++];
+  }
+  while (i < line.size() && line[i] != ',') {
+    ++i;
+  }
+  return i;
+}
+
 // Splits one line at commas; a cell in double quotes may hold commas and "" for a quote.
 std::vector<Cell> split_line(std::string_view line) {
   std::vector<Cell> cells;
@@ -33,22 +55,7 @@ std::vector<Cell> split_line(std::string_view line) {
       ++i;
     }
     if (i < line.size() && line[i] == '"') {
-      ++i;
-      while (i < line.size()) {
-        if (line[i] == '"') {
-          if (i + 1 < line.size() && line[i + 1] == '"') {
-            c.text += '"';
-            i += 2;
-            continue;
-          }
-          ++i;
-          break;
-        }
-        c.text += line[i++];
-      }
-      while (i < line.size() && line[i] != ',') {
-        ++i;
-      }
+      i = quoted_cell(line, i, c.text);
     } else {
       const size_t start = i;
       while (i < line.size() && line[i] != ',') {
@@ -136,6 +143,82 @@ std::vector<Field> fields_of_header(const std::vector<Cell>& header) {
   return out;
 }
 
+// Each header name's position; a name given twice is an error.
+std::map<std::string, size_t> header_columns(const std::string& path, const std::vector<Cell>& header) {
+  std::map<std::string, size_t> column_of;
+  for (size_t i = 0; i < header.size(); ++i) {
+    if (!column_of.emplace(header[i].text, i).second) {
+      throw Error(
+          ErrorKind::Data,
+          fmt::format("`{}`:1:{}: the column `{}` appears twice in the header", path, header[i].col, header[i].text),
+          {}, "give every column its own name");
+    }
+  }
+  return column_of;
+}
+
+// The header positions of one input's values, or an error naming the missing columns.
+std::vector<size_t> sources_of(const std::string& path, const Field& field,
+                               const std::map<std::string, size_t>& column_of) {
+  std::vector<size_t> sources;
+  std::vector<std::string> names = columns_for(field);
+  // A one-value input may also be written NAME.0.
+  if (names.size() == 1 && field.shape.size() == 1 && column_of.count(names[0]) == 0 &&
+      column_of.count(field.name) != 0) {
+    names[0] = field.name;
+  }
+  std::vector<std::string> missing;
+  for (const std::string& n : names) {
+    const auto it = column_of.find(n);
+    if (it == column_of.end()) {
+      missing.push_back(n);
+    } else {
+      sources.push_back(it->second);
+    }
+  }
+  if (!missing.empty()) {
+    const size_t shown = std::min<size_t>(missing.size(), 8);
+    throw Error(
+        ErrorKind::Data,
+        fmt::format("`{}` has no column{} {}{} for the model's input `{}`", path, missing.size() == 1 ? "" : "s",
+                    fmt::join(missing.begin(), missing.begin() + static_cast<long>(shown), ", "),
+                    missing.size() > shown ? fmt::format(" (and {} more)", missing.size() - shown) : "", field.str()),
+        {},
+        numel(field.shape) == 1 && field.shape.empty()
+            ? fmt::format("an input of one value per sample is the column `{}`", field.name)
+            : fmt::format("an input of {} values per sample is the columns {}.0 … {}.{} (row-major)",
+                          numel(field.shape), field.name, field.name, numel(field.shape) - 1));
+  }
+  return sources;
+}
+
+// One row's cells parsed into the inputs' stores, at the dtypes the model declares.
+void parse_row(const std::string& path, int64_t line_no, const std::vector<Cell>& cells,
+               const std::vector<Cell>& header, const std::vector<Field>& fields,
+               const std::vector<std::vector<size_t>>& sources,
+               std::vector<std::shared_ptr<std::vector<uint8_t>>>& stores) {
+  for (size_t f = 0; f < fields.size(); ++f) {
+    const size_t elem = dtype_size(fields[f].dtype);
+    std::vector<uint8_t>& store = *stores[f];
+    const size_t at = store.size();
+    store.resize(at + sources[f].size() * elem);
+    for (size_t k = 0; k < sources[f].size(); ++k) {
+      const Cell& c = cells[sources[f][k]];
+      if (!parse_cell(c.text, fields[f].dtype, store.data() + at + k * elem)) {
+        throw Error(ErrorKind::Data,
+                    fmt::format("`{}`:{}:{}: the cell `{}` of column `{}` is not {}", path, line_no, c.col, c.text,
+                                header[sources[f][k]].text, expectation(fields[f].dtype)),
+                    {},
+                    fields[f].dtype == DType::I32
+                        ? fmt::format("the model's input `{}` is i32; write whole numbers, or declare it f32 "
+                                      "and cast it in the model",
+                                      fields[f].name)
+                        : fmt::format("the model's input `{}` is {}", fields[f].name, dtype_name(fields[f].dtype)));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::unique_ptr<Dataset> open_csv(const std::string& path, const std::vector<Field>& wanted) {
@@ -163,49 +246,11 @@ std::unique_ptr<Dataset> open_csv(const std::string& path, const std::vector<Fie
   }
   const std::vector<Cell> header = split_line(line);
   const std::vector<Field> fields = wanted.empty() ? fields_of_header(header) : wanted;
-  std::map<std::string, size_t> column_of;
-  for (size_t i = 0; i < header.size(); ++i) {
-    if (!column_of.emplace(header[i].text, i).second) {
-      throw Error(ErrorKind::Data,
-                  fmt::format("`{}`:1:{}: the column `{}` appears twice in the header", path, header[i].col,
-                              header[i].text),
-                  {}, "give every column its own name");
-    }
-  }
+  const std::map<std::string, size_t> column_of = header_columns(path, header);
   // For each field, the header position of each of its values.
   std::vector<std::vector<size_t>> sources(fields.size());
   for (size_t f = 0; f < fields.size(); ++f) {
-    std::vector<std::string> names = columns_for(fields[f]);
-    // A one-value input may also be written NAME.0.
-    if (names.size() == 1 && fields[f].shape.size() == 1 && column_of.count(names[0]) == 0 &&
-        column_of.count(fields[f].name) != 0) {
-      names[0] = fields[f].name;
-    }
-    std::vector<std::string> missing;
-    for (const std::string& n : names) {
-      const auto it = column_of.find(n);
-      if (it == column_of.end()) {
-        missing.push_back(n);
-      } else {
-        sources[f].push_back(it->second);
-      }
-    }
-    if (!missing.empty()) {
-      const size_t shown = std::min<size_t>(missing.size(), 8);
-      throw Error(
-          ErrorKind::Data,
-          fmt::format("`{}` has no column{} {}{} for the model's input `{}`", path,
-                      missing.size() == 1 ? "" : "s",
-                      fmt::join(missing.begin(), missing.begin() + static_cast<long>(shown), ", "),
-                      missing.size() > shown ? fmt::format(" (and {} more)", missing.size() - shown) : "",
-                      fields[f].str()),
-          {},
-          numel(fields[f].shape) == 1 && fields[f].shape.empty()
-              ? fmt::format("an input of one value per sample is the column `{}`", fields[f].name)
-              : fmt::format("an input of {} values per sample is the columns {}.0 … {}.{} (row-major)",
-                            numel(fields[f].shape), fields[f].name, fields[f].name,
-                            numel(fields[f].shape) - 1));
-    }
+    sources[f] = sources_of(path, fields[f], column_of);
   }
   std::vector<std::shared_ptr<std::vector<uint8_t>>> stores;
   for (size_t f = 0; f < fields.size(); ++f) {
@@ -220,27 +265,7 @@ std::unique_ptr<Dataset> open_csv(const std::string& path, const std::vector<Fie
                               cells.size(), header.size()),
                   {}, "every row needs one cell per column");
     }
-    for (size_t f = 0; f < fields.size(); ++f) {
-      const size_t elem = dtype_size(fields[f].dtype);
-      std::vector<uint8_t>& store = *stores[f];
-      const size_t at = store.size();
-      store.resize(at + sources[f].size() * elem);
-      for (size_t k = 0; k < sources[f].size(); ++k) {
-        const Cell& c = cells[sources[f][k]];
-        if (!parse_cell(c.text, fields[f].dtype, store.data() + at + k * elem)) {
-          throw Error(
-              ErrorKind::Data,
-              fmt::format("`{}`:{}:{}: the cell `{}` of column `{}` is not {}", path, line_no, c.col, c.text,
-                          header[sources[f][k]].text, expectation(fields[f].dtype)),
-              {},
-              fields[f].dtype == DType::I32
-                  ? fmt::format("the model's input `{}` is i32; write whole numbers, or declare it f32 "
-                                "and cast it in the model",
-                                fields[f].name)
-                  : fmt::format("the model's input `{}` is {}", fields[f].name, dtype_name(fields[f].dtype)));
-        }
-      }
-    }
+    parse_row(path, line_no, cells, header, fields, sources, stores);
     ++samples;
   }
   if (samples == 0) {

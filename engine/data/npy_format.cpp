@@ -67,7 +67,15 @@ bool parse_descr(std::string_view d, StoredType& out) {
 
 }  // namespace
 
-NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
+namespace {
+
+struct NpyHeader {
+  std::string_view text;
+  size_t data_at = 0;
+};
+
+// The magic, the version and the header's length: where the header text and the data start.
+NpyHeader header_of(const uint8_t* bytes, size_t size, const std::string& file) {
   static const char kMagic[] = "\x93NUMPY";
   if (size < 10 || std::memcmp(bytes, kMagic, 6) != 0) {
     bad(file,
@@ -93,10 +101,11 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
     bad(file,
         fmt::format("its header of {} bytes runs past the end of the file ({} bytes)", header_len, size));
   }
-  const std::string_view header(reinterpret_cast<const char*>(bytes + at), header_len);
-  const size_t data_at = at + header_len;
+  return {std::string_view(reinterpret_cast<const char*>(bytes + at), header_len), at + header_len};
+}
 
-  NpyArray out;
+// The header's 'descr' (the stored dtype) and 'fortran_order' entries.
+void read_descr(std::string_view header, const std::string& file, NpyArray& out) {
   const std::string_view descr = value_of(header, "descr");
   if (descr.empty() || (descr[0] != '\'' && descr[0] != '"')) {
     bad(file, "its header has no 'descr' string");
@@ -125,6 +134,10 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
   if (fortran.substr(0, 5) != "False") {
     bad(file, "its header has no 'fortran_order' True or False");
   }
+}
+
+// The header's 'shape' tuple into out.shape; returns the element count, capped at 2^64.
+unsigned __int128 read_shape(std::string_view header, const std::string& file, NpyArray& out) {
   const std::string_view shape = value_of(header, "shape");
   const size_t close = shape.find(')');
   if (shape.empty() || shape[0] != '(' || close == std::string_view::npos) {
@@ -177,6 +190,18 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
       count = (unsigned __int128)1 << 64;
     }
   }
+  return count;
+}
+
+}  // namespace
+
+NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
+  const NpyHeader h = header_of(bytes, size, file);
+  const std::string_view header = h.text;
+  const size_t data_at = h.data_at;
+  NpyArray out;
+  read_descr(header, file, out);
+  const unsigned __int128 count = read_shape(header, file, out);
   const unsigned __int128 need = count * stored_size(out.stored);
   const size_t have = size - data_at;
   if (need > have) {

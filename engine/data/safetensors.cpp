@@ -186,6 +186,81 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
   }
 }
 
+namespace {
+
+// One tensor's header entry, checked against the data section's size.
+SafetensorsEntry parse_entry(const std::string& path, const std::string& name, const nlohmann::json& v,
+                             uint64_t data_size) {
+  SafetensorsEntry t;
+  t.name = name;
+  const auto& dt = v["dtype"];
+  if (!dt.is_string()) {
+    bad_file(path, fmt::format("tensor `{}` has a non-string dtype", name));
+  }
+  t.dtype = dt.get<std::string>();
+  const uint64_t elem = safetensors_element_size(t.dtype);
+  if (elem == 0) {
+    throw Error(ErrorKind::Data,
+                fmt::format("`{}`: tensor `{}` has dtype {}, which iputrain does not support", path, name, t.dtype), {},
+                "supported dtypes: F64, F32, F16, BF16, I64, I32, I16, I8, U64, U32, U16, U8, BOOL");
+  }
+  const auto& shape = v["shape"];
+  if (!shape.is_array()) {
+    bad_file(path, fmt::format("tensor `{}` has a shape that is not an array", name));
+  }
+  uint64_t count = 1;
+  for (const auto& d : shape) {
+    if (!d.is_number_unsigned()) {
+      bad_file(path, fmt::format("tensor `{}` has a shape entry that is not a non-negative integer", name));
+    }
+    const uint64_t dim = d.get<uint64_t>();
+    if (dim != 0 && count > data_size / dim) {
+      count = data_size + 1;  // larger than anything the file can hold
+    } else {
+      count *= dim;
+    }
+    t.shape.push_back(static_cast<int64_t>(std::min<uint64_t>(dim, INT64_MAX)));
+  }
+  const auto& offs = v["data_offsets"];
+  if (!offs.is_array() || offs.size() != 2 || !offs[0].is_number_unsigned() || !offs[1].is_number_unsigned()) {
+    bad_file(path, fmt::format("tensor `{}` has data_offsets that are not two non-negative integers", name));
+  }
+  t.begin = offs[0].get<uint64_t>();
+  t.end = offs[1].get<uint64_t>();
+  if (t.begin > t.end || t.end > data_size) {
+    bad_file(path, fmt::format("tensor `{}` has data_offsets [{}, {}] outside the {} bytes of data", name, t.begin,
+                               t.end, data_size));
+  }
+  if (count > data_size || count * elem != t.end - t.begin) {
+    bad_file(path, fmt::format("tensor `{}` is {}{} but its data_offsets hold {} bytes", name, t.dtype,
+                               shape_str(t.shape), t.end - t.begin));
+  }
+  return t;
+}
+
+// The data section must be covered exactly once, with no gaps and no overlaps.
+void check_coverage(const std::string& path, const std::vector<SafetensorsEntry>& entries, uint64_t data_size) {
+  std::vector<const SafetensorsEntry*> spans;
+  for (const SafetensorsEntry& e : entries) {
+    spans.push_back(&e);
+  }
+  std::sort(spans.begin(), spans.end(),
+            [](const SafetensorsEntry* a, const SafetensorsEntry* b) { return a->begin < b->begin; });
+  uint64_t at = 0;
+  for (const SafetensorsEntry* s : spans) {
+    if (s->begin != at) {
+      bad_file(path, fmt::format("tensor `{}` starts at byte {} of the data, expected {} (tensors must be contiguous)",
+                                 s->name, s->begin, at));
+    }
+    at = s->end;
+  }
+  if (at != data_size) {
+    bad_file(path, fmt::format("the tensors cover {} bytes of data but the file holds {}", at, data_size));
+  }
+}
+
+}  // namespace
+
 SafetensorsIndex parse_safetensors_index(const uint8_t* bytes, uint64_t file_size, const std::string& path) {
   if (file_size < 8) {
     bad_file(path, fmt::format("the file has {} bytes, too few for a safetensors header", file_size));
@@ -230,73 +305,9 @@ SafetensorsIndex parse_safetensors_index(const uint8_t* bytes, uint64_t file_siz
     if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets")) {
       bad_file(path, fmt::format("tensor `{}` lacks \"dtype\", \"shape\" or \"data_offsets\"", name));
     }
-    SafetensorsEntry t;
-    t.name = name;
-    const auto& dt = v["dtype"];
-    if (!dt.is_string()) {
-      bad_file(path, fmt::format("tensor `{}` has a non-string dtype", name));
-    }
-    t.dtype = dt.get<std::string>();
-    const uint64_t elem = safetensors_element_size(t.dtype);
-    if (elem == 0) {
-      throw Error(ErrorKind::Data,
-                  fmt::format("`{}`: tensor `{}` has dtype {}, which iputrain does not support", path, name, t.dtype),
-                  {}, "supported dtypes: F64, F32, F16, BF16, I64, I32, I16, I8, U64, U32, U16, U8, BOOL");
-    }
-    const auto& shape = v["shape"];
-    if (!shape.is_array()) {
-      bad_file(path, fmt::format("tensor `{}` has a shape that is not an array", name));
-    }
-    uint64_t count = 1;
-    for (const auto& d : shape) {
-      if (!d.is_number_unsigned()) {
-        bad_file(path, fmt::format("tensor `{}` has a shape entry that is not a non-negative integer", name));
-      }
-      const uint64_t dim = d.get<uint64_t>();
-      if (dim != 0 && count > data_size / dim) {
-        count = data_size + 1;  // larger than anything the file can hold
-      } else {
-        count *= dim;
-      }
-      t.shape.push_back(static_cast<int64_t>(std::min<uint64_t>(dim, INT64_MAX)));
-    }
-    const auto& offs = v["data_offsets"];
-    if (!offs.is_array() || offs.size() != 2 || !offs[0].is_number_unsigned() ||
-        !offs[1].is_number_unsigned()) {
-      bad_file(path,
-               fmt::format("tensor `{}` has data_offsets that are not two non-negative integers", name));
-    }
-    t.begin = offs[0].get<uint64_t>();
-    t.end = offs[1].get<uint64_t>();
-    if (t.begin > t.end || t.end > data_size) {
-      bad_file(path, fmt::format("tensor `{}` has data_offsets [{}, {}] outside the {} bytes of data", name,
-                                 t.begin, t.end, data_size));
-    }
-    if (count > data_size || count * elem != t.end - t.begin) {
-      bad_file(path, fmt::format("tensor `{}` is {}{} but its data_offsets hold {} bytes", name, t.dtype,
-                                 shape_str(t.shape), t.end - t.begin));
-    }
-    out.entries.push_back(std::move(t));
+    out.entries.push_back(parse_entry(path, name, v, data_size));
   }
-  // The data section must be covered exactly once, with no gaps and no overlaps.
-  std::vector<const SafetensorsEntry*> spans;
-  for (const SafetensorsEntry& e : out.entries) {
-    spans.push_back(&e);
-  }
-  std::sort(spans.begin(), spans.end(),
-            [](const SafetensorsEntry* a, const SafetensorsEntry* b) { return a->begin < b->begin; });
-  uint64_t at = 0;
-  for (const SafetensorsEntry* s : spans) {
-    if (s->begin != at) {
-      bad_file(path,
-               fmt::format("tensor `{}` starts at byte {} of the data, expected {} (tensors must be contiguous)",
-                           s->name, s->begin, at));
-    }
-    at = s->end;
-  }
-  if (at != data_size) {
-    bad_file(path, fmt::format("the tensors cover {} bytes of data but the file holds {}", at, data_size));
-  }
+  check_coverage(path, out.entries, data_size);
   std::sort(out.entries.begin(), out.entries.end(),
             [](const SafetensorsEntry& a, const SafetensorsEntry& b) { return a.name < b.name; });
   return out;

@@ -215,6 +215,56 @@ double objective(const Values& out, const Values& dy) {
   return s;
 }
 
+// A case expecting a type error: the op is refused with the expected message.
+void check_infer_error(const OpCase& c, const ir::OpDef& def, ir::Graph& g, const std::vector<ValueId>& xs) {
+  try {
+    g.add(c.op, xs, c.attrs);
+    FAIL_CHECK("expected a type error containing '" << c.infer_error << "'");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Semantic);
+    const std::string& msg = e.diagnostic().message;
+    CHECK_MESSAGE(msg.find(c.infer_error) != std::string::npos, "message: " << msg);
+    // The graph names the op in front of the shape function's message.
+    CHECK(msg.rfind(std::string(def.name) + ": ", 0) == 0);
+  }
+}
+
+// Each float input's analytic gradient against central differences of the output's objective.
+int64_t check_gradients(const OpCase& c, Interpreter& interp, const std::vector<ValueId>& xs, ValueId y,
+                        const std::vector<ValueId>& grads, const std::vector<Values>& in_values,
+                        const Values& dy_values) {
+  int64_t checked = 0;
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (grads[i] == ir::kNoValue || c.inputs[i].dtype != DType::F32) {
+      continue;
+    }
+    const Values analytic = interp.get(grads[i]);
+    Values numeric(analytic.size());
+    Values x = in_values[i];
+    for (size_t j = 0; j < x.size(); ++j) {
+      const double x0 = x[j];
+      const double h = 1e-3 * std::max(1.0, std::fabs(x0));
+      // Differences are taken between the f32 values actually stored, not the intended ones.
+      const auto xp = static_cast<double>(static_cast<float>(x0 + h));
+      const auto xm = static_cast<double>(static_cast<float>(x0 - h));
+      x[j] = xp;
+      interp.set(xs[i], x);
+      interp.run_node(y);
+      const double fp = objective(interp.get(y), dy_values);
+      x[j] = xm;
+      interp.set(xs[i], x);
+      interp.run_node(y);
+      const double fm = objective(interp.get(y), dy_values);
+      numeric[j] = (fp - fm) / (xp - xm);
+      x[j] = x0;
+    }
+    interp.set(xs[i], x);
+    interp.run_node(y);
+    checked += compare(fmt::format("gradient of input {}", i), analytic, numeric, 1e-2, 1e-3);
+  }
+  return checked;
+}
+
 }  // namespace
 
 int64_t run_op_case(const OpCase& c) {
@@ -226,16 +276,7 @@ int64_t run_op_case(const OpCase& c) {
     xs.push_back(g.add_input(fmt::format("x{}", i), c.inputs[i]));
   }
   if (!c.infer_error.empty()) {
-    try {
-      g.add(c.op, xs, c.attrs);
-      FAIL_CHECK("expected a type error containing '" << c.infer_error << "'");
-    } catch (const Error& e) {
-      CHECK(e.kind() == ErrorKind::Semantic);
-      const std::string& msg = e.diagnostic().message;
-      CHECK_MESSAGE(msg.find(c.infer_error) != std::string::npos, "message: " << msg);
-      // The graph names the op in front of the shape function's message.
-      CHECK(msg.rfind(std::string(def.name) + ": ", 0) == 0);
-    }
+    check_infer_error(c, def, g, xs);
     return 1;
   }
   const ValueId y = g.add(c.op, xs, c.attrs);
@@ -311,34 +352,7 @@ int64_t run_op_case(const OpCase& c) {
   if (!check_grad) {
     return checked;
   }
-  for (size_t i = 0; i < grads.size(); ++i) {
-    if (grads[i] == ir::kNoValue || c.inputs[i].dtype != DType::F32) {
-      continue;
-    }
-    const Values analytic = interp.get(grads[i]);
-    Values numeric(analytic.size());
-    Values x = in_values[i];
-    for (size_t j = 0; j < x.size(); ++j) {
-      const double x0 = x[j];
-      const double h = 1e-3 * std::max(1.0, std::fabs(x0));
-      // Differences are taken between the f32 values actually stored, not the intended ones.
-      const auto xp = static_cast<double>(static_cast<float>(x0 + h));
-      const auto xm = static_cast<double>(static_cast<float>(x0 - h));
-      x[j] = xp;
-      interp.set(xs[i], x);
-      interp.run_node(y);
-      const double fp = objective(interp.get(y), dy_values);
-      x[j] = xm;
-      interp.set(xs[i], x);
-      interp.run_node(y);
-      const double fm = objective(interp.get(y), dy_values);
-      numeric[j] = (fp - fm) / (xp - xm);
-      x[j] = x0;
-    }
-    interp.set(xs[i], x);
-    interp.run_node(y);
-    checked += compare(fmt::format("gradient of input {}", i), analytic, numeric, 1e-2, 1e-3);
-  }
+  checked += check_gradients(c, interp, xs, y, grads, in_values, dy_values);
   return checked;
 }
 
