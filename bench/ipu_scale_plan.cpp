@@ -25,7 +25,7 @@
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
-#include "planner/report.hpp"
+#include "planner/report/report.hpp"
 
 using namespace iputrain;
 

@@ -9,8 +9,8 @@
 
 #include "core/write_file.hpp"
 #include "planner/cost_model.hpp"
-#include "planner/report.hpp"
-#include "planner/svg.hpp"
+#include "planner/report/report.hpp"
+#include "planner/report/svg.hpp"
 
 namespace iputrain::engine {
 

@@ -12,7 +12,7 @@
 #include "planner/buffer_assignment.hpp"
 #include "planner/moving_statistics.hpp"
 #include "planner/precision.hpp"
-#include "planner/report.hpp"
+#include "planner/report/report.hpp"
 #include "planner/sharding.hpp"
 
 namespace iputrain::planner {

@@ -1,5 +1,5 @@
 // iputrain::Plan: the public face of the planner. Plans a loaded model under a config and formats
-// the result through planner/report.hpp, so every client prints the same figures.
+// the result through planner/report/report.hpp, so every client prints the same figures.
 #include "iputrain/plan.hpp"
 
 #include "iputrain/config_loader.hpp"
@@ -8,11 +8,11 @@
 
 #include <algorithm>
 
+#include "frontend/model_access.hpp"
 #include "planner/plan.hpp"
 #include "planner/plan_access.hpp"
-#include "planner/report.hpp"
-#include "planner/svg.hpp"
-#include "frontend/model_access.hpp"
+#include "planner/report/report.hpp"
+#include "planner/report/svg.hpp"
 
 namespace iputrain {
 

@@ -15,7 +15,7 @@
 #include "planner/autodiff.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/program.hpp"
-#include "planner/report.hpp"
+#include "planner/report/report.hpp"
 
 // `Plan` is the planner's; the public iputrain::Plan is spelled out where it is tested.
 using namespace iputrain::planner;

@@ -18,10 +18,10 @@
 #include "frontend/model_access.hpp"
 #include "iputrain/config_loader.hpp"
 #include "iputrain/model.hpp"
-#include "planner/report.hpp"
+#include "planner/report/report.hpp"
+#include "planner/report/svg.hpp"
+#include "planner/report/svg_writer.hpp"
 #include "planner/simulate.hpp"
-#include "planner/svg.hpp"
-#include "planner/svg_writer.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;

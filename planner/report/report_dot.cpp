@@ -1,7 +1,7 @@
 // The stage graph for Graphviz: `iputrain plan … --format dot | dot -Tsvg > plan.svg`.
 #include <fmt/format.h>
 
-#include "planner/report.hpp"
+#include "planner/report/report.hpp"
 
 namespace iputrain::planner {
 
@@ -53,9 +53,9 @@ std::string plan_dot(const Plan& plan, std::string_view model) {
     out += fmt::format("  subgraph cluster_ipu{} {{\n    label={};\n", ipu, quoted(label));
     for (const StageSummary& s : stages) {
       if (s.ipu == ipu) {
-        out += fmt::format(
-            "    stage{} [label={}];\n", s.stage,
-            quoted(fmt::format("{}\nIPU {}\n{} of parameters", s.name, s.ipu, human_bytes(s.param_bytes))));
+        out +=
+            fmt::format("    stage{} [label={}];\n", s.stage,
+                        quoted(fmt::format("{}\nIPU {}\n{} of parameters", s.name, s.ipu, human_bytes(s.param_bytes))));
       }
     }
     out += "  }\n";

@@ -8,9 +8,9 @@
 #include <algorithm>
 
 #include "planner/cost_model.hpp"
-#include "planner/report.hpp"
-#include "planner/svg.hpp"
-#include "planner/svg_writer.hpp"
+#include "planner/report/report.hpp"
+#include "planner/report/svg.hpp"
+#include "planner/report/svg_writer.hpp"
 
 namespace iputrain::planner {
 

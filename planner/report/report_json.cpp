@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/memory_model.hpp"
-#include "planner/report.hpp"
+#include "planner/report/report.hpp"
 
 namespace iputrain::planner {
 
@@ -42,8 +42,7 @@ Json accumulation_json(const Plan& plan) {
     for (const IpuMemory& m : plan.memory) {
       bytes.push_back(buffers > 0 ? m.accumulators / buffers * n : int64_t{0});
     }
-    costs[std::string(accumulation_order_name(order))] =
-        Json{{"buffers_per_weight", n}, {"bytes_per_ipu", bytes}};
+    costs[std::string(accumulation_order_name(order))] = Json{{"buffers_per_weight", n}, {"bytes_per_ipu", bytes}};
   }
   return Json{{"order", std::string(accumulation_order_name(s.accumulation_order))},
               {"dtype", std::string(dtype_name(s.accumulation_dtype))},

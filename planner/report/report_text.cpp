@@ -4,16 +4,14 @@
 
 #include <algorithm>
 
-#include "planner/report.hpp"
+#include "planner/report/report.hpp"
 #include "planner/sharding.hpp"
 
 namespace iputrain::planner {
 
 namespace {
 
-std::string percent(double share) {
-  return fmt::format("{:.1f}%", 100.0 * share);
-}
+std::string percent(double share) { return fmt::format("{:.1f}%", 100.0 * share); }
 
 std::string join_ids(const std::vector<int32_t>& ids) {
   return ids.empty() ? "-" : fmt::format("{}", fmt::join(ids, ","));
@@ -23,8 +21,9 @@ std::string join_ids(const std::vector<int32_t>& ids) {
 
 // What one simulated cycle of the plan is.
 static std::string unit(const Plan& plan) {
-  return plan.settings.training ? "weight update"
-                                : fmt::format("cycle of {} micro-batches", plan.settings.accumulation_count * plan.placement.replicas);
+  return plan.settings.training
+             ? "weight update"
+             : fmt::format("cycle of {} micro-batches", plan.settings.accumulation_count * plan.placement.replicas);
 }
 
 namespace {
@@ -51,18 +50,19 @@ std::string text_instances(const Plan& plan) {
 std::string text_header(const Plan& plan, std::string_view model) {
   const Placement& pl = plan.placement;
   return fmt::format(
-      "plan for {}: {} replica{} x {} IPU{} per replica = {} IPU{}; {} schedule{}, {} {}; "
-      "micro-batch {}{}, {} {}\n",
-      model, pl.replicas, pl.replicas == 1 ? "" : "s", pl.pipeline.ipus_per_replica,
-      pl.pipeline.ipus_per_replica == 1 ? "" : "s", plan.num_ipus(), plan.num_ipus() == 1 ? "" : "s",
-      schedule_name(plan.settings.schedule), plan.settings.training ? "" : " (inference)",
-      plan.settings.training ? "gradient accumulation" : "micro-batches per replica per cycle",
-      plan.settings.accumulation_count, plan.micro_batch(),
-      plan.settings.batch_serialization > 1
-          ? fmt::format(" (a slice: each stage computes its micro-batch of {} as {} slices in a row)",
-                        plan.micro_batch() * plan.settings.batch_serialization, plan.settings.batch_serialization)
-          : std::string(),
-      plan.settings.training ? "global batch" : "samples per cycle", plan.global_batch()) +
+             "plan for {}: {} replica{} x {} IPU{} per replica = {} IPU{}; {} schedule{}, {} {}; "
+             "micro-batch {}{}, {} {}\n",
+             model, pl.replicas, pl.replicas == 1 ? "" : "s", pl.pipeline.ipus_per_replica,
+             pl.pipeline.ipus_per_replica == 1 ? "" : "s", plan.num_ipus(), plan.num_ipus() == 1 ? "" : "s",
+             schedule_name(plan.settings.schedule), plan.settings.training ? "" : " (inference)",
+             plan.settings.training ? "gradient accumulation" : "micro-batches per replica per cycle",
+             plan.settings.accumulation_count, plan.micro_batch(),
+             plan.settings.batch_serialization > 1
+                 ? fmt::format(" (a slice: each stage computes its micro-batch of {} as {} slices in a row)",
+                               plan.micro_batch() * plan.settings.batch_serialization,
+                               plan.settings.batch_serialization)
+                 : std::string(),
+             plan.settings.training ? "global batch" : "samples per cycle", plan.global_batch()) +
          text_instances(plan);
 }
 
@@ -74,13 +74,12 @@ std::string text_stages(const Plan& plan) {
     name_width = std::max(name_width, s.name.size());
     physical_width = std::max(physical_width, join_ids(s.physical_ids).size());
   }
-  std::string out =
-      fmt::format("{:<{}}  position  IPU  {:<{}}  {:>10}  {:>11}  {:>14}\n", "stage", name_width, "physical",
-                  physical_width, "parameters", "param bytes", "forward cycles");
+  std::string out = fmt::format("{:<{}}  position  IPU  {:<{}}  {:>10}  {:>11}  {:>14}\n", "stage", name_width,
+                                "physical", physical_width, "parameters", "param bytes", "forward cycles");
   for (const StageSummary& s : stages) {
-    out += fmt::format("{:<{}}  {:>8}  {:>3}  {:<{}}  {:>10}  {:>11}  {:>14.0f}\n", s.name, name_width,
-                       s.position, s.ipu, join_ids(s.physical_ids), physical_width, s.params,
-                       human_bytes(s.param_bytes), s.forward_cycles);
+    out +=
+        fmt::format("{:<{}}  {:>8}  {:>3}  {:<{}}  {:>10}  {:>11}  {:>14.0f}\n", s.name, name_width, s.position, s.ipu,
+                    join_ids(s.physical_ids), physical_width, s.params, human_bytes(s.param_bytes), s.forward_cycles);
   }
   return out;
 }
@@ -90,34 +89,29 @@ std::string text_memory(const Plan& plan) {
     return "memory: not estimated\n";
   }
   // One device type per plan: the capacity goes in the heading unless the IPUs differ.
-  const bool same_capacity = std::all_of(plan.memory.begin(), plan.memory.end(), [&](const IpuMemory& m) {
-    return m.capacity == plan.memory[0].capacity;
-  });
-  std::string out =
-      fmt::format("memory per IPU at its peak timestep{} (every replica holds the same{}):\n",
-                  same_capacity ? fmt::format(", of {} each", human_bytes(plan.memory[0].capacity)) : "",
-                  weights_sharded(plan)
-                      ? fmt::format("; weights and optimizer state are sharded, each replica keeps 1/{} of them",
-                                    plan.placement.replicas)
-                  : state_sharded(plan)
-                      ? fmt::format("; the optimizer state is sharded, each replica keeps 1/{} of it",
-                                    plan.placement.replicas)
-                      : "");
-  out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  use of capacity\n", "IPU",
-                     "weights", "optimizer", "accumulators", "activations", "io", "peak");
+  const bool same_capacity = std::all_of(plan.memory.begin(), plan.memory.end(),
+                                         [&](const IpuMemory& m) { return m.capacity == plan.memory[0].capacity; });
+  std::string out = fmt::format(
+      "memory per IPU at its peak timestep{} (every replica holds the same{}):\n",
+      same_capacity ? fmt::format(", of {} each", human_bytes(plan.memory[0].capacity)) : "",
+      weights_sharded(plan) ? fmt::format("; weights and optimizer state are sharded, each replica keeps 1/{} of them",
+                                          plan.placement.replicas)
+      : state_sharded(plan)
+          ? fmt::format("; the optimizer state is sharded, each replica keeps 1/{} of it", plan.placement.replicas)
+          : "");
+  out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  use of capacity\n", "IPU", "weights",
+                     "optimizer", "accumulators", "activations", "io", "peak");
   bool offloaded = false;
   bool accumulators_offloaded = false;
   size_t fullest = 0;
   double fullest_share = -1;
   for (size_t i = 0; i < plan.memory.size(); ++i) {
     const IpuMemory& m = plan.memory[i];
-    const double share =
-        m.capacity > 0 ? static_cast<double>(m.total_peak) / static_cast<double>(m.capacity) : 0.0;
-    out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  {} {:>6}{}\n", i,
-                       human_bytes(m.weights), human_bytes(m.optimizer_state), human_bytes(m.accumulators),
-                       human_bytes(m.activations_peak), human_bytes(m.io_buffers), human_bytes(m.total_peak),
-                       usage_bar(m.total_peak, m.capacity), percent(share),
-                       same_capacity ? "" : " of " + human_bytes(m.capacity));
+    const double share = m.capacity > 0 ? static_cast<double>(m.total_peak) / static_cast<double>(m.capacity) : 0.0;
+    out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  {} {:>6}{}\n", i, human_bytes(m.weights),
+                       human_bytes(m.optimizer_state), human_bytes(m.accumulators), human_bytes(m.activations_peak),
+                       human_bytes(m.io_buffers), human_bytes(m.total_peak), usage_bar(m.total_peak, m.capacity),
+                       percent(share), same_capacity ? "" : " of " + human_bytes(m.capacity));
     offloaded = offloaded || m.optimizer_state_offloaded > 0;
     accumulators_offloaded = accumulators_offloaded || m.accumulators_offloaded > 0;
     if (share > fullest_share) {
@@ -128,8 +122,7 @@ std::string text_memory(const Plan& plan) {
   if (offloaded) {
     out += "optimizer state in host memory (offload_weight_update_variables):";
     for (size_t i = 0; i < plan.memory.size(); ++i) {
-      out += fmt::format("{} IPU {} {}", i == 0 ? "" : ",", i,
-                         human_bytes(plan.memory[i].optimizer_state_offloaded));
+      out += fmt::format("{} IPU {} {}", i == 0 ? "" : ",", i, human_bytes(plan.memory[i].optimizer_state_offloaded));
     }
     out += "\n";
   }
@@ -144,8 +137,7 @@ std::string text_memory(const Plan& plan) {
   if (!contributors.empty()) {
     out += fmt::format("largest at the peak of IPU {}:", fullest);
     for (size_t k = 0; k < contributors.size() && k < 3; ++k) {
-      out += fmt::format("{} {} {}", k == 0 ? "" : ",", contributors[k].first,
-                         human_bytes(contributors[k].second));
+      out += fmt::format("{} {} {}", k == 0 ? "" : ",", contributors[k].first, human_bytes(contributors[k].second));
     }
     out += "\n";
   }
@@ -207,12 +199,10 @@ std::string text_predicted(const Plan& plan) {
   if (c.cycles_per_update <= 0) {
     return "predicted: not simulated\n";
   }
-  const double seconds =
-      plan.settings.device.clock_hz > 0 ? c.cycles_per_update / plan.settings.device.clock_hz : 0;
-  std::string out = fmt::format(
-      "predicted: {:.0f} samples/s over {} replica{}; {:.0f} cycles ({:.3f} ms) per {}\n",
-      c.samples_per_second, plan.placement.replicas, plan.placement.replicas == 1 ? "" : "s",
-      c.cycles_per_update, seconds * 1e3, unit(plan));
+  const double seconds = plan.settings.device.clock_hz > 0 ? c.cycles_per_update / plan.settings.device.clock_hz : 0;
+  std::string out = fmt::format("predicted: {:.0f} samples/s over {} replica{}; {:.0f} cycles ({:.3f} ms) per {}\n",
+                                c.samples_per_second, plan.placement.replicas, plan.placement.replicas == 1 ? "" : "s",
+                                c.cycles_per_update, seconds * 1e3, unit(plan));
   out += "utilisation:";
   for (size_t i = 0; i < c.utilisation.size(); ++i) {
     out += fmt::format(" IPU {} {}{}", i, percent(c.utilisation[i]), i + 1 < c.utilisation.size() ? "," : "");
@@ -238,8 +228,8 @@ std::string text_predicted(const Plan& plan) {
 }
 
 std::string plan_text(const Plan& plan, std::string_view model) {
-  return text_header(plan, model) + "\n" + text_stages(plan) + "\n" + text_memory(plan) + "\n" +
-         text_schedule(plan) + "\n" + text_predicted(plan);
+  return text_header(plan, model) + "\n" + text_stages(plan) + "\n" + text_memory(plan) + "\n" + text_schedule(plan) +
+         "\n" + text_predicted(plan);
 }
 
 }  // namespace iputrain::planner

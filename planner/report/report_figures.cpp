@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "planner/cost_model.hpp"
-#include "planner/report.hpp"
+#include "planner/report/report.hpp"
 
 namespace iputrain::planner {
 
@@ -70,8 +70,7 @@ std::vector<StageEdge> stage_edges(const Plan& plan) {
   std::map<std::tuple<bool, int32_t, int32_t>, int64_t> bytes;
   for (const auto& [value, to] : crossings) {
     const ir::Node& producer = g.node(value);
-    bytes[{producer.phase == ir::Phase::Backward, producer.stage, to}] +=
-        static_cast<int64_t>(producer.type.bytes());
+    bytes[{producer.phase == ir::Phase::Backward, producer.stage, to}] += static_cast<int64_t>(producer.type.bytes());
   }
   std::vector<StageEdge> out;
   for (const auto& [key, b] : bytes) {
@@ -100,8 +99,8 @@ std::string usage_bar(int64_t used, int64_t capacity, int width) {
   // Round up so that any use shows at least one mark; an empty IPU shows none.
   int filled = used > 0 ? static_cast<int>(std::ceil(std::min(share, 1.0) * width)) : 0;
   filled = std::clamp(filled, 0, width);
-  std::string bar = "[" + std::string(static_cast<size_t>(filled), '#') +
-                    std::string(static_cast<size_t>(width - filled), '.') + "]";
+  std::string bar =
+      "[" + std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(width - filled), '.') + "]";
   if (used > capacity) {
     bar[static_cast<size_t>(width)] = '!';
   }

@@ -1,4 +1,4 @@
-// A small SVG 1.1 writer shared by the plan's figures (planner/svg.hpp). Every coordinate is
+// A small SVG 1.1 writer shared by the plan's figures (planner/report/svg.hpp). Every coordinate is
 // printed with one decimal so the output is byte-for-byte deterministic, and every piece of text
 // goes through xml_escape here, never by hand at the call sites.
 #pragma once

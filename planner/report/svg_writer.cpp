@@ -1,4 +1,4 @@
-#include "planner/svg_writer.hpp"
+#include "planner/report/svg_writer.hpp"
 
 #include <fmt/format.h>
 
@@ -80,14 +80,10 @@ SvgDocument::SvgDocument(double width, double height, std::string_view title) {
       num(width), num(height), xml_escape(title));
 }
 
-void SvgDocument::defs(std::string_view markup) {
-  out_ += fmt::format("<defs>{}</defs>\n", markup);
-}
+void SvgDocument::defs(std::string_view markup) { out_ += fmt::format("<defs>{}</defs>\n", markup); }
 
-void SvgDocument::rect(double x, double y, double w, double h, std::string_view attrs,
-                       std::string_view tooltip) {
-  out_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {}", num(x), num(y), num(w), num(h),
-                      attrs);
+void SvgDocument::rect(double x, double y, double w, double h, std::string_view attrs, std::string_view tooltip) {
+  out_ += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" {}", num(x), num(y), num(w), num(h), attrs);
   if (tooltip.empty()) {
     out_ += "/>\n";
   } else {
@@ -96,8 +92,8 @@ void SvgDocument::rect(double x, double y, double w, double h, std::string_view 
 }
 
 void SvgDocument::line(double x1, double y1, double x2, double y2, std::string_view attrs) {
-  out_ += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {}/>\n", num(x1), num(y1), num(x2),
-                      num(y2), attrs);
+  out_ +=
+      fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" {}/>\n", num(x1), num(y1), num(x2), num(y2), attrs);
 }
 
 void SvgDocument::polyline(const std::string& points, std::string_view attrs, std::string_view tooltip) {
@@ -118,8 +114,6 @@ std::string SvgDocument::finish() {
   return std::exchange(out_, {});
 }
 
-std::string SvgDocument::polyline_point(double x, double y) {
-  return num(x) + "," + num(y);
-}
+std::string SvgDocument::polyline_point(double x, double y) { return num(x) + "," + num(y); }
 
 }  // namespace iputrain::planner

@@ -7,9 +7,9 @@
 #include <cmath>
 #include <set>
 
-#include "planner/report.hpp"
-#include "planner/svg.hpp"
-#include "planner/svg_writer.hpp"
+#include "planner/report/report.hpp"
+#include "planner/report/svg.hpp"
+#include "planner/report/svg_writer.hpp"
 
 namespace iputrain::planner {
 
@@ -44,8 +44,7 @@ struct Unit {
 };
 
 Unit unit_for(double max_bytes) {
-  constexpr Unit kUnits[] = {
-      {1, "B"}, {1024.0, "KiB"}, {1024.0 * 1024, "MiB"}, {1024.0 * 1024 * 1024, "GiB"}};
+  constexpr Unit kUnits[] = {{1, "B"}, {1024.0, "KiB"}, {1024.0 * 1024, "MiB"}, {1024.0 * 1024 * 1024, "GiB"}};
   Unit u = kUnits[0];
   for (const Unit& c : kUnits) {
     if (max_bytes >= c.bytes) {
@@ -172,15 +171,13 @@ std::string memory_svg(const Plan& plan) {
       capacities.insert(m.capacity);
     }
   }
-  const bool capacity_on_scale =
-      !capacities.empty() && *capacities.rbegin() <= 3 * std::max<int64_t>(peak, 1);
-  const double scale_max = static_cast<double>(capacity_on_scale ? std::max(peak, *capacities.rbegin())
-                                                                 : std::max<int64_t>(peak, 1));
+  const bool capacity_on_scale = !capacities.empty() && *capacities.rbegin() <= 3 * std::max<int64_t>(peak, 1);
+  const double scale_max =
+      static_cast<double>(capacity_on_scale ? std::max(peak, *capacities.rbegin()) : std::max<int64_t>(peak, 1));
 
   const double width = kLeft + kPlotWidth + kRight;
   const double legend_y = kTop + kPlotHeight + 52;
-  const double legend_lines =
-      static_cast<double>(std::max<size_t>(mem.size(), 1)) + (capacity_on_scale ? 0 : 1);
+  const double legend_lines = static_cast<double>(std::max<size_t>(mem.size(), 1)) + (capacity_on_scale ? 0 : 1);
   const double height = legend_y + legend_lines * kLegendLine + 10;
   const std::string title = "Memory per IPU over one accumulation cycle";
   SvgDocument doc(width, height, title);
@@ -198,10 +195,9 @@ std::string memory_svg(const Plan& plan) {
   const double ly = draw_ipus(doc, plan, frame, legend_y);
   if (!capacity_on_scale) {
     const std::string note =
-        capacities.empty()
-            ? "capacity: not given"
-            : fmt::format("capacity {}{} per IPU (no dashed line: far above the figures)",
-                          capacities.size() > 1 ? "up to " : "", human_bytes(*capacities.rbegin()));
+        capacities.empty() ? "capacity: not given"
+                           : fmt::format("capacity {}{} per IPU (no dashed line: far above the figures)",
+                                         capacities.size() > 1 ? "up to " : "", human_bytes(*capacities.rbegin()));
     doc.text(12, ly + 4, note, "font-size=\"11\"");
   }
   return doc.finish();

@@ -9,17 +9,15 @@
 #include <map>
 #include <optional>
 
+#include "planner/report/svg.hpp"
+#include "planner/report/svg_writer.hpp"
 #include "planner/simulate.hpp"
-#include "planner/svg.hpp"
-#include "planner/svg_writer.hpp"
 
 namespace iputrain::planner {
 
 namespace {
 
-bool is_cycle_end(InstrKind k) {
-  return k == InstrKind::ReduceReplicas || k == InstrKind::UpdateWeights;
-}
+bool is_cycle_end(InstrKind k) { return k == InstrKind::ReduceReplicas || k == InstrKind::UpdateWeights; }
 
 // Replays the programs the way simulate_plan() does (planner/simulate.cpp): each IPU runs its
 // program in order; a Recv starts no earlier than its Send; a Send waits until the receive of the
@@ -117,9 +115,7 @@ GanttTimes timestep_columns(const Plan& plan) {
     const auto& program = p.ipus[i];
     t.start[i].assign(program.size(), 0);
     t.end[i].assign(program.size(), 0);
-    const auto column = [&](const Instr& in) {
-      return is_cycle_end(in.kind) ? end_column : std::max(in.timestep, 0);
-    };
+    const auto column = [&](const Instr& in) { return is_cycle_end(in.kind) ? end_column : std::max(in.timestep, 0); };
     const auto weight = [](const Instr& in) { return is_task(in.kind) || is_cycle_end(in.kind) ? 1.0 : 0.0; };
     std::map<int32_t, double> column_weight;
     for (const Instr& in : program) {
@@ -285,10 +281,9 @@ void draw_axis(SvgDocument& doc, const GanttTimes& t, double rows_bottom, double
       doc.text(x + 0.5 * scale, axis_y + 16, label, "font-size=\"10\" text-anchor=\"middle\"");
     }
   }
-  doc.text(
-      kLeft + kPlotWidth / 2, axis_y + 32,
-      t.in_cycles ? "simulated IPU cycles" : "timestep (last column: gradient reduction and weight update)",
-      "font-size=\"11\" text-anchor=\"middle\"");
+  doc.text(kLeft + kPlotWidth / 2, axis_y + 32,
+           t.in_cycles ? "simulated IPU cycles" : "timestep (last column: gradient reduction and weight update)",
+           "font-size=\"11\" text-anchor=\"middle\"");
 }
 
 // Wraps onto a second line when the keys do not fit the width; the caller leaves room for two.
@@ -362,13 +357,11 @@ std::string gantt_svg(const Plan& plan) {
       const BoxStyle st = box_style(in);
       const double x = kLeft + t.start[i][k] * scale;
       const double w = std::max((t.end[i][k] - t.start[i][k]) * scale, st.min_width);
-      const std::string when = t.in_cycles
-                                   ? fmt::format("cycles {:.0f} to {:.0f}", t.start[i][k], t.end[i][k])
-                                   : fmt::format("timestep {}", in.timestep);
-      doc.rect(
-          x, y + st.top, w, st.height,
-          fmt::format("class=\"{}\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"0.6\"", st.cls, st.fill),
-          fmt::format("IPU {}: {}, {}", i, in.str(p), when));
+      const std::string when = t.in_cycles ? fmt::format("cycles {:.0f} to {:.0f}", t.start[i][k], t.end[i][k])
+                                           : fmt::format("timestep {}", in.timestep);
+      doc.rect(x, y + st.top, w, st.height,
+               fmt::format("class=\"{}\" fill=\"{}\" stroke=\"#ffffff\" stroke-width=\"0.6\"", st.cls, st.fill),
+               fmt::format("IPU {}: {}, {}", i, in.str(p), when));
       draw_label(doc, st, in, x, y, w);
     }
   }
