@@ -28,7 +28,7 @@
 
 namespace iputrain {
 
-namespace session_detail {
+namespace engine {
 
 // The hint of a data source that cannot be opened, with where its relative path was resolved.
 inline std::string data_hint(const Config& config, const std::string& key, const Error& e) {
@@ -42,7 +42,7 @@ inline std::string data_hint(const Config& config, const std::string& key, const
                          : fmt::format("; a relative path in a config file is relative to its folder, `{}`", base));
 }
 
-}  // namespace session_detail
+}  // namespace engine
 
 struct Session::Impl {
   Impl(const Model& m, const Config& c) : model(m), config(c), settings(config::resolve(c)) {}
@@ -138,7 +138,7 @@ struct Session::Impl {
       if (e.span().valid()) {
         throw;
       }
-      config.fail_at(key, e.diagnostic().message, session_detail::data_hint(config, key, e), e.kind());
+      config.fail_at(key, e.diagnostic().message, engine::data_hint(config, key, e), e.kind());
     }
   }
 

@@ -11,7 +11,7 @@
 #include "frontend/operators.hpp"
 #include "iputrain/error.hpp"
 
-namespace iputrain::ast {
+namespace iputrain::frontend::ast {
 
 enum class ExprKind : uint8_t {
   Int,       //!< int_value
@@ -126,4 +126,4 @@ struct Module {
   std::vector<std::unique_ptr<Function>> functions;  //!< defs, layers and models in file order
 };
 
-}  // namespace iputrain::ast
+}  // namespace iputrain::frontend::ast

@@ -2,7 +2,7 @@
 
 #include <array>
 
-namespace iputrain::ast {
+namespace iputrain::frontend::ast {
 
 namespace {
 
@@ -42,4 +42,4 @@ bool is_ordering(Operator op) {
   return op == Operator::Less || op == Operator::LessEqual || op == Operator::Greater || op == Operator::GreaterEqual;
 }
 
-}  // namespace iputrain::ast
+}  // namespace iputrain::frontend::ast

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-namespace iputrain::ast {
+namespace iputrain::frontend::ast {
 
 enum class Operator : uint8_t {
   None,  //!< not an operator expression
@@ -42,4 +42,4 @@ std::optional<Operator> unary_operator(std::string_view text);
 //! <, <=, > and >=: the comparisons that order their operands.
 bool is_ordering(Operator op);
 
-}  // namespace iputrain::ast
+}  // namespace iputrain::frontend::ast

@@ -11,7 +11,7 @@
 #include "core/ir/graph.hpp"
 #include "iputrain/error.hpp"
 
-namespace iputrain::ast {
+namespace iputrain::frontend::ast {
 struct Function;
 }
 

@@ -99,15 +99,15 @@ TEST_CASE("logic and comparisons are evaluated at compile time") {
 }
 
 TEST_CASE("each operator's spelling maps to one ast::Operator") {
-  using iputrain::ast::Operator;
-  CHECK(iputrain::ast::binary_operator("//") == Operator::FloorDiv);
-  CHECK(iputrain::ast::binary_operator("-") == Operator::Sub);
-  CHECK(iputrain::ast::unary_operator("-") == Operator::Negate);
-  CHECK(iputrain::ast::binary_operator("and") == Operator::And);
-  CHECK_FALSE(iputrain::ast::binary_operator("not").has_value());
-  CHECK_FALSE(iputrain::ast::unary_operator("@").has_value());
-  CHECK(iputrain::ast::is_ordering(Operator::GreaterEqual));
-  CHECK_FALSE(iputrain::ast::is_ordering(Operator::NotEqual));
+  using iputrain::frontend::ast::Operator;
+  CHECK(iputrain::frontend::ast::binary_operator("//") == Operator::FloorDiv);
+  CHECK(iputrain::frontend::ast::binary_operator("-") == Operator::Sub);
+  CHECK(iputrain::frontend::ast::unary_operator("-") == Operator::Negate);
+  CHECK(iputrain::frontend::ast::binary_operator("and") == Operator::And);
+  CHECK_FALSE(iputrain::frontend::ast::binary_operator("not").has_value());
+  CHECK_FALSE(iputrain::frontend::ast::unary_operator("@").has_value());
+  CHECK(iputrain::frontend::ast::is_ordering(Operator::GreaterEqual));
+  CHECK_FALSE(iputrain::frontend::ast::is_ordering(Operator::NotEqual));
   // Integer folding's edge cases, by operator.
   CHECK(eval_int("(-1) ** 7 + 2") == 1);
   CHECK(eval_int("0 ** 0") == 1);
