@@ -26,7 +26,7 @@
 #include "engine/profile_report.hpp"
 #include "engine/scalar_mean.hpp"
 #include "engine/session_impl.hpp"
-#include "engine/validation_schedule.hpp"
+#include "engine/validation_cadence.hpp"
 #include "frontend/model_access.hpp"
 #include "iputrain/config_loader.hpp"
 #include "planner/plan.hpp"

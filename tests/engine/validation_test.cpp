@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/validation_schedule.hpp"
+#include "engine/validation_cadence.hpp"
 #include "iputrain/iputrain.hpp"
 #include "test_models.hpp"
 
