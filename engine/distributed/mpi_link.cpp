@@ -100,113 +100,132 @@ class MpiLink final : public InstanceLink {
     // The channel's own request and flag arrays, kept from one exchange to the next (no allocation
     // per reduction once the link exists).
     Pending& p = pending_.at(static_cast<size_t>(channel));
-    std::vector<MPI_Request>& sends = p.sends;
-    std::vector<MPI_Request>& receives = p.receives;
-    std::vector<char>& received = p.received;
-    std::vector<char>& sent = p.sent;
-    std::fill(sends.begin(), sends.end(), MPI_REQUEST_NULL);
-    std::fill(receives.begin(), receives.end(), MPI_REQUEST_NULL);
-    std::fill(received.begin(), received.end(), 0);
-    std::fill(sent.begin(), sent.end(), 0);
-    for (size_t q = 0; q < n; ++q) {
-      if (static_cast<int32_t>(q) == index()) {
-        continue;
-      }
-      if (out[q].size() > static_cast<size_t>(INT_MAX)) {
-        throw Error(ErrorKind::Internal, fmt::format("{} bytes in one message to instance {}", out[q].size(), q));
-      }
-      MPI_Isend(out[q].data(), static_cast<int>(out[q].size()), MPI_BYTE, static_cast<int>(q), kTag, comm, &sends[q]);
-    }
+    std::fill(p.sends.begin(), p.sends.end(), MPI_REQUEST_NULL);
+    std::fill(p.receives.begin(), p.receives.end(), MPI_REQUEST_NULL);
+    std::fill(p.received.begin(), p.received.end(), 0);
+    std::fill(p.sent.begin(), p.sent.end(), 0);
+    post_sends(comm, out, p);
     std::vector<Bytes>& in = inbox(channel);
     in[static_cast<size_t>(index())].clear();
     // A receive is posted once its message's envelope has arrived (its size known), then polled
     // like the sends: never a blocking MPI_Recv, which a sender stopped half-way through a large
     // message would leave waiting past any deadline.
-    received[static_cast<size_t>(index())] = 1;
-    sent[static_cast<size_t>(index())] = 1;
+    p.received[static_cast<size_t>(index())] = 1;
+    p.sent[static_cast<size_t>(index())] = 1;
     size_t pending = 2 * (n - 1);
     const auto start = std::chrono::steady_clock::now();
     int idle = 0;
     while (pending > 0) {
       bool progress = false;
       for (size_t q = 0; q < n; ++q) {
-        if (!received[q] && receives[q] == MPI_REQUEST_NULL) {
-          int flag = 0;
-          MPI_Status status;
-          MPI_Iprobe(static_cast<int>(q), kTag, comm, &flag, &status);
-          if (flag != 0) {
-            int bytes = 0;
-            MPI_Get_count(&status, MPI_BYTE, &bytes);
-            in[q].resize(static_cast<size_t>(bytes));
-            MPI_Irecv(in[q].data(), bytes, MPI_BYTE, static_cast<int>(q), kTag, comm, &receives[q]);
-            progress = true;
-          }
-        }
-        if (!received[q] && receives[q] != MPI_REQUEST_NULL) {
-          int done = 0;
-          MPI_Test(&receives[q], &done, MPI_STATUS_IGNORE);
-          if (done != 0) {
-            received[q] = 1;
-            --pending;
-            progress = true;
-          }
-        }
-        if (!sent[q]) {
-          int done = 0;
-          MPI_Test(&sends[q], &done, MPI_STATUS_IGNORE);
-          if (done != 0) {
-            sent[q] = 1;
-            --pending;
-            progress = true;
-          }
-        }
+        progress = poll(comm, q, in, p, pending) || progress;
       }
       if (progress) {
         idle = 0;
         continue;
       }
-      // Spin a little (a reply is often on its way), then sleep so waiting threads leave the cores.
-      // Not while a message is under way either way: a large one moves in fragments only as this
-      // instance calls into MPI, so sleeping here would stall it.
-      bool moving = std::find(sent.begin(), sent.end(), 0) != sent.end();
-      for (size_t q = 0; q < n && !moving; ++q) {
-        moving = !received[q] && receives[q] != MPI_REQUEST_NULL;
-      }
-      if (++idle > 64) {
-        if (moving) {
-          std::this_thread::yield();
-        } else {
-          std::this_thread::sleep_for(std::chrono::microseconds(std::min(idle, 1000)));
-        }
-      }
+      wait_a_little(p, ++idle);
       if (aborted()) {
         throw Aborted{};  // the sends are left to MPI_Abort or the process's end
       }
-      const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      if (waited > timeout_) {
-        std::string names;
-        for (size_t q = 0; q < n; ++q) {
-          if (!received[q] || !sent[q]) {
-            names += fmt::format("{}{}", names.empty() ? "" : ", ", q);
-          }
-        }
-        throw Error(ErrorKind::Runtime,
-                    fmt::format("instance {} waited {:.0f} s for instance {} on channel {}, which did not answer",
-                                index(), waited, names, channel),
-                    {},
-                    "that instance died or hangs (see its own output); IPUTRAIN_INSTANCE_TIMEOUT sets how long to wait");
-      }
+      check_deadline(channel, p, start);
     }
     return in;
   }
 
  private:
-  double timeout_;
-  std::vector<MPI_Comm> comms_;
   struct Pending {
     std::vector<MPI_Request> sends, receives;
     std::vector<char> received, sent;  // per instance: its message in / out is complete
   };
+
+  void post_sends(MPI_Comm comm, const std::vector<Bytes>& out, Pending& p) {
+    for (size_t q = 0; q < out.size(); ++q) {
+      if (static_cast<int32_t>(q) == index()) {
+        continue;
+      }
+      if (out[q].size() > static_cast<size_t>(INT_MAX)) {
+        throw Error(ErrorKind::Internal, fmt::format("{} bytes in one message to instance {}", out[q].size(), q));
+      }
+      MPI_Isend(out[q].data(), static_cast<int>(out[q].size()), MPI_BYTE, static_cast<int>(q), kTag, comm, &p.sends[q]);
+    }
+  }
+
+  // One look at instance q: post its receive once the envelope is there, test the receive and the
+  // send. Returns whether anything moved; `pending` counts the transfers left.
+  static bool poll(MPI_Comm comm, size_t q, std::vector<Bytes>& in, Pending& p, size_t& pending) {
+    bool progress = false;
+    if (!p.received[q] && p.receives[q] == MPI_REQUEST_NULL) {
+      int flag = 0;
+      MPI_Status status;
+      MPI_Iprobe(static_cast<int>(q), kTag, comm, &flag, &status);
+      if (flag != 0) {
+        int bytes = 0;
+        MPI_Get_count(&status, MPI_BYTE, &bytes);
+        in[q].resize(static_cast<size_t>(bytes));
+        MPI_Irecv(in[q].data(), bytes, MPI_BYTE, static_cast<int>(q), kTag, comm, &p.receives[q]);
+        progress = true;
+      }
+    }
+    if (!p.received[q] && p.receives[q] != MPI_REQUEST_NULL) {
+      int done = 0;
+      MPI_Test(&p.receives[q], &done, MPI_STATUS_IGNORE);
+      if (done != 0) {
+        p.received[q] = 1;
+        --pending;
+        progress = true;
+      }
+    }
+    if (!p.sent[q]) {
+      int done = 0;
+      MPI_Test(&p.sends[q], &done, MPI_STATUS_IGNORE);
+      if (done != 0) {
+        p.sent[q] = 1;
+        --pending;
+        progress = true;
+      }
+    }
+    return progress;
+  }
+
+  // Spin a little (a reply is often on its way), then sleep so waiting threads leave the cores.
+  // Not while a message is under way either way: a large one moves in fragments only as this
+  // instance calls into MPI, so sleeping here would stall it.
+  static void wait_a_little(const Pending& p, int idle) {
+    bool moving = std::find(p.sent.begin(), p.sent.end(), 0) != p.sent.end();
+    for (size_t q = 0; q < p.received.size() && !moving; ++q) {
+      moving = !p.received[q] && p.receives[q] != MPI_REQUEST_NULL;
+    }
+    if (idle <= 64) {
+      return;
+    }
+    if (moving) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(std::min(idle, 1000)));
+    }
+  }
+
+  void check_deadline(int32_t channel, const Pending& p, std::chrono::steady_clock::time_point start) const {
+    const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited <= timeout_) {
+      return;
+    }
+    std::string names;
+    for (size_t q = 0; q < p.received.size(); ++q) {
+      if (!p.received[q] || !p.sent[q]) {
+        names += fmt::format("{}{}", names.empty() ? "" : ", ", q);
+      }
+    }
+    throw Error(ErrorKind::Runtime,
+                fmt::format("instance {} waited {:.0f} s for instance {} on channel {}, which did not answer", index(),
+                            waited, names, channel),
+                {},
+                "that instance died or hangs (see its own output); IPUTRAIN_INSTANCE_TIMEOUT sets how long to wait");
+  }
+
+  double timeout_;
+  std::vector<MPI_Comm> comms_;
   std::vector<Pending> pending_;  // per channel
 };
 

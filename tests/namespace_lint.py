@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Namespaces match folders: every named namespace a source file opens is its folder's, or nested in it.
+
+A file under TOP/.../INNER/ may open iputrain::TOP or iputrain::INNER and namespaces nested in
+them, or plain `iputrain` where it implements the public API of include/iputrain/; `detail` may
+nest anywhere. Two folders have namespaces of other names, listed in ALIASES. Fails naming
+the file, the line and the namespace. Usage: namespace_lint.py SOURCE_DIR"""
+import os
+import re
+import sys
+
+FOLDERS = ("core", "frontend", "planner", "engine", "cli", "include")
+# core is the base library (namespace iputrain, its thread helpers iputrain::par); its ops extend
+# the IR (iputrain::ir).
+ALIASES = {"core": ("iputrain::par",), "core/ops": ("iputrain::ir",), "include/iputrain": ("iputrain::config",)}
+OPEN = re.compile(r"^namespace\s+([A-Za-z_][A-Za-z0-9_:]*)?\s*\{")
+CLOSE = re.compile(r"^\}\s*//\s*namespace")
+
+
+def allowed(rel_dir):
+    parts = rel_dir.split("/")
+    names = {"iputrain::" + parts[0], "iputrain::" + parts[-1]}
+    names.update(ALIASES.get(rel_dir, ()))
+    return names
+
+
+STRIP = re.compile(r'//.*|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
+
+
+def check(src, rel):
+    names = allowed(os.path.dirname(rel))
+    stack = []  # (name, brace depth inside it)
+    depth = 0
+    failures = []
+    with open(os.path.join(src, rel), encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = re.sub(r'R"(\w*)\((.*?)\)\1"', lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    for number, raw in enumerate(text.split("\n"), 1):
+        line = STRIP.sub("", raw)
+        m = OPEN.match(line)
+        if m:
+            name = m.group(1) or ""
+            depth += 1
+            stack.append((name, depth))
+            # `detail` (implementation details) may nest anywhere; plain iputrain is the public API's.
+            full = "::".join(n for n, _ in stack if n and n != "detail") if name else ""
+            if full not in ("", "iputrain") and not any(full == n or full.startswith(n + "::") for n in names):
+                failures.append(f"{rel}:{number}: namespace {full} is not its folder's "
+                                f"(allowed here: {', '.join(sorted(names))})")
+            line = line[m.end():]
+        for ch in line:
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                while stack and stack[-1][1] == depth:
+                    stack.pop()
+                depth -= 1
+    return failures
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: namespace_lint.py SOURCE_DIR")
+    src = sys.argv[1]
+    failures = []
+    checked = 0
+    for top in FOLDERS:
+        for root, _, files in os.walk(os.path.join(src, top)):
+            for name in sorted(files):
+                if name.endswith((".cpp", ".hpp", ".h")):
+                    rel = os.path.relpath(os.path.join(root, name), src)
+                    failures += check(src, rel)
+                    checked += 1
+    for failure in failures:
+        print(failure)
+    print(f"namespace_lint: {checked} files, {len(failures)} outside their folder's namespace")
+    if failures:
+        print("hint: open the folder's namespace (iputrain::<folder>), or move the file to the folder "
+              "whose namespace it uses")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
