@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <optional>
 
 #include "iputrain/error.hpp"
+#include "planner/liveness.hpp"
 
 namespace iputrain::planner {
 
@@ -24,61 +24,43 @@ struct Sequence {
   std::vector<bool> cuttable;       // per cut k: no parameter has users on both sides
 };
 
-Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
-  Sequence seq;
-  const auto n = static_cast<size_t>(g.size());
-  std::vector<int32_t> pos(n, -1);
-  for (ir::ValueId id = 0; id < g.size(); ++id) {
-    if (!is_leaf(g.node(id))) {
-      pos[static_cast<size_t>(id)] = static_cast<int32_t>(seq.nodes.size());
-      seq.nodes.push_back(id);
-    }
-  }
-  // Which nodes the backward pass differentiates (they depend on a parameter), as autodiff decides.
-  std::vector<bool> trained(n, false);
+// Which nodes the backward pass differentiates (they depend on a parameter), as autodiff decides.
+std::vector<bool> trained_nodes(const ir::Graph& g, const std::vector<ir::ValueId>& nodes) {
+  std::vector<bool> trained(static_cast<size_t>(g.size()), false);
   for (ir::ValueId p : g.params) {
     trained[static_cast<size_t>(p)] = ir::trainable(g.node(p));
   }
-  std::vector<int32_t> first_use(n, std::numeric_limits<int32_t>::max());
-  std::vector<int32_t> last_use(n, -1);
-  for (ir::ValueId id : seq.nodes) {
+  for (ir::ValueId id : nodes) {
     const ir::Node& node = g.node(id);
-    const int32_t k = pos[static_cast<size_t>(id)];
     for (ir::ValueId in : node.inputs) {
-      first_use[static_cast<size_t>(in)] = std::min(first_use[static_cast<size_t>(in)], k);
-      last_use[static_cast<size_t>(in)] = std::max(last_use[static_cast<size_t>(in)], k);
-      trained[static_cast<size_t>(id)] = trained[static_cast<size_t>(id)] ||
-                                         (trained[static_cast<size_t>(in)] && is_float(node.type.dtype) &&
-                                          ir::op_def(node.op).backward != nullptr);
-    }
-    // Backward ops cost about twice their forward op (a matmul's two gradient matmuls).
-    seq.cost.push_back(op_cycles(g, id, device) * (trained[static_cast<size_t>(id)] ? 3.0 : 1.0));
-  }
-  seq.memory.assign(seq.nodes.size(), 0.0);
-  for (ir::ValueId p : g.params) {
-    const int32_t first = first_use[static_cast<size_t>(p)];
-    if (first < static_cast<int32_t>(seq.nodes.size())) {
-      seq.memory[static_cast<size_t>(first)] += static_cast<double>(g.type(p).bytes());
+      trained[static_cast<size_t>(id)] =
+          trained[static_cast<size_t>(id)] ||
+          (trained[static_cast<size_t>(in)] && is_float(node.type.dtype) && ir::op_def(node.op).backward != nullptr);
     }
   }
+  return trained;
+}
 
+// Per cut: the bytes of the values crossing it, and whether it keeps every parameter with all its
+// users, from the values' lives over the sequence (planner/liveness.hpp).
+void crossings(const ir::Graph& g, const Liveness& live, Sequence& seq) {
   const size_t cuts = seq.nodes.empty() ? 0 : seq.nodes.size() - 1;
   std::vector<int64_t> delta(cuts + 1, 0);
   std::vector<int32_t> blocked(cuts + 1, 0);
   for (ir::ValueId v = 0; v < g.size(); ++v) {
-    const int32_t last = last_use[static_cast<size_t>(v)];
+    const int32_t last = live.last_reader(v);
     if (last < 0) {
       continue;
     }
     const ir::Node& node = g.node(v);
     if (ir::is_weight(node)) {
       // A parameter stays with all its users: no cut between its first and last user.
-      blocked[static_cast<size_t>(first_use[static_cast<size_t>(v)])] += 1;
+      blocked[static_cast<size_t>(live.first_reader(v))] += 1;
       blocked[static_cast<size_t>(last)] -= 1;
     } else if (!op_has(node.op, ir::op_flags::constant)) {
       // Inputs live in stage 0 and cross every cut before their last user; computed values cross
       // the cuts between their producer and their last user. Constants are copied where used.
-      const int32_t made = op_has(node.op, ir::op_flags::fed) ? 0 : pos[static_cast<size_t>(v)];
+      const int32_t made = op_has(node.op, ir::op_flags::fed) ? 0 : live.made[static_cast<size_t>(v)];
       const auto bytes = static_cast<int64_t>(node.type.bytes());
       delta[static_cast<size_t>(made)] += bytes;
       delta[static_cast<size_t>(last)] -= bytes;
@@ -92,23 +74,49 @@ Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
     seq.crossing.push_back(bytes);
     seq.cuttable.push_back(block == 0);
   }
+}
+
+Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
+  Sequence seq;
+  for (ir::ValueId id = 0; id < g.size(); ++id) {
+    if (!is_leaf(g.node(id))) {
+      seq.nodes.push_back(id);
+    }
+  }
+  const std::vector<bool> trained = trained_nodes(g, seq.nodes);
+  for (ir::ValueId id : seq.nodes) {
+    // Backward ops cost about twice their forward op (a matmul's two gradient matmuls).
+    seq.cost.push_back(op_cycles(g, id, device) * (trained[static_cast<size_t>(id)] ? 3.0 : 1.0));
+  }
+  const Liveness live = liveness(g, seq.nodes);
+  seq.memory.assign(seq.nodes.size(), 0.0);
+  for (ir::ValueId p : g.params) {
+    const int32_t first = live.first_reader(p);
+    if (first >= 0) {
+      seq.memory[static_cast<size_t>(first)] += static_cast<double>(g.type(p).bytes());
+    }
+  }
+  crossings(g, live, seq);
   return seq;
 }
 
-// The cuts of the fewest stages whose costs stay within `limit`, each stage running to the last
-// cut that keeps it there (greedy is optimal for a fixed limit); nullopt if a node alone, or an
-// uncuttable run of nodes, costs more than `limit`.
 // Prefix sums of cost and of parameter memory, and the per-stage memory limit.
 struct Prefix {
   std::vector<double> cost;
   std::vector<double> memory;
   double memory_limit = 0;  // 0 = none
+  double total = 0;         // cost of all nodes
+  double largest = 0;       // cost of the costliest node
+  double bytes = 0;         // parameter memory of all nodes
 
   bool fits(size_t k, double cost_base, double memory_base, double limit) const {
     return cost[k] - cost_base <= limit && (memory_limit <= 0 || memory[k] - memory_base <= memory_limit);
   }
 };
 
+// The cuts of the fewest stages whose costs stay within `limit`, each stage running to the last
+// cut that keeps it there (greedy is optimal for a fixed limit); nullopt if a node alone, or an
+// uncuttable run of nodes, costs more than `limit`.
 std::optional<std::vector<size_t>> greedy_cuts(const Prefix& pre, const std::vector<bool>& cuttable, double limit) {
   const std::vector<double>& done = pre.cost;
   std::vector<size_t> cuts;
@@ -134,6 +142,52 @@ std::optional<std::vector<size_t>> greedy_cuts(const Prefix& pre, const std::vec
   return cuts;
 }
 
+Prefix prefix_sums(const Sequence& seq, double memory_limit) {
+  const size_t n = seq.cost.size();
+  Prefix pre;
+  pre.memory_limit = memory_limit;
+  pre.cost.resize(n);
+  pre.memory.resize(n);
+  for (size_t k = 0; k < n; ++k) {
+    pre.total += seq.cost[k];
+    pre.largest = std::max(pre.largest, seq.cost[k]);
+    pre.cost[k] = pre.total;
+    pre.bytes += seq.memory[k];
+    pre.memory[k] = pre.bytes;
+  }
+  return pre;
+}
+
+// Under a memory limit: throws unless some split into at most `stages` stages keeps every stage's
+// parameters within it.
+void check_weights_fit(const Prefix& pre, const std::vector<bool>& cuttable, int32_t stages) {
+  const auto cuts = greedy_cuts(pre, cuttable, pre.total);
+  if (cuts && cuts->size() < static_cast<size_t>(stages)) {
+    return;
+  }
+  throw Error(ErrorKind::Plan,
+              fmt::format("automatic staging cannot split the model into {} stages whose weights, gradients and "
+                          "optimizer state ({} bytes in all) fit {} bytes per IPU",
+                          stages, static_cast<int64_t>(pre.bytes), static_cast<int64_t>(pre.memory_limit)),
+              {},
+              fmt::format("raise pipeline.auto_stages (at least {} needed by weight memory alone), or offload the "
+                          "optimizer state (pipeline.offload_weight_update_variables)",
+                          cuts ? cuts->size() + 1 : static_cast<size_t>(pre.bytes / pre.memory_limit) + 1));
+}
+
+// The smallest bottleneck B (the costliest stage) any split into `stages` stages can have, by
+// bisection on greedy splits.
+double smallest_bottleneck(const Prefix& pre, const std::vector<bool>& cuttable, int32_t stages) {
+  double lo = std::max(pre.total / stages, pre.largest);
+  double hi = pre.total;
+  for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    const auto cuts = greedy_cuts(pre, cuttable, mid);
+    (cuts && cuts->size() < static_cast<size_t>(stages) ? hi : lo) = mid;
+  }
+  return hi;
+}
+
 // How good a set of cuts is: bytes sent across them first, then how far each cut lies from where
 // the most balanced split puts it (both add up over the cuts, so a dynamic programme can minimise
 // them).
@@ -145,81 +199,38 @@ struct Score {
   Score operator+(const Score& o) const { return {bytes + o.bytes, drift + o.drift}; }
 };
 
-// Picks stages - 1 cuts. First the smallest bottleneck B (the costliest stage) any split can
-// have, by bisection; then, among the splits whose every stage costs at most 5% more than B, the
-// best Score (a dynamic programme over cut positions, with a sliding window minimum since a stage
-// may only span so much cost).
-std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages, double memory_limit) {
-  if (stages == 1) {
-    return {};
-  }
-  const size_t n = seq.cost.size();
-  Prefix pre;
-  pre.memory_limit = memory_limit;
-  std::vector<double>& done = pre.cost;  // cost of nodes 0..k
-  done.resize(n);
-  pre.memory.resize(n);
-  double total = 0;
-  double largest = 0;
-  double bytes = 0;
-  for (size_t k = 0; k < n; ++k) {
-    total += seq.cost[k];
-    largest = std::max(largest, seq.cost[k]);
-    done[k] = total;
-    bytes += seq.memory[k];
-    pre.memory[k] = bytes;
-  }
-  double lo = std::max(total / stages, largest);
-  double hi = total;
-  if (memory_limit > 0) {
-    const auto cuts = greedy_cuts(pre, seq.cuttable, total);
-    if (!cuts || cuts->size() >= static_cast<size_t>(stages)) {
-      throw Error(ErrorKind::Plan,
-                  fmt::format("automatic staging cannot split the model into {} stages whose weights, gradients and "
-                              "optimizer state ({} bytes in all) fit {} bytes per IPU",
-                              stages, static_cast<int64_t>(bytes), static_cast<int64_t>(memory_limit)),
-                  {},
-                  fmt::format("raise pipeline.auto_stages (at least {} needed by weight memory alone), or offload the "
-                              "optimizer state (pipeline.offload_weight_update_variables)",
-                              cuts ? cuts->size() + 1 : static_cast<size_t>(bytes / memory_limit) + 1));
-    }
-  }
-  for (int i = 0; i < 60 && hi - lo > 1e-6 * hi; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    const auto cuts = greedy_cuts(pre, seq.cuttable, mid);
-    (cuts && cuts->size() < static_cast<size_t>(stages) ? hi : lo) = mid;
-  }
-  const double limit = hi * 1.05;
-  // Where the cuts of a split with bottleneck B lie; an even split where that needs fewer stages.
-  std::vector<double> target(static_cast<size_t>(stages));
-  const std::vector<size_t> balanced = greedy_cuts(pre, seq.cuttable, hi).value_or(std::vector<size_t>{});
-  for (size_t j = 1; j < target.size(); ++j) {
-    target[j] = balanced.size() + 1 == target.size() ? done[balanced[j - 1]] : total * static_cast<double>(j) / stages;
-  }
+// The dynamic programme over cut positions: best[j][k] is the best Score of cuts 1..j with cut j
+// after node k, from[j][k] its cut j - 1. A stage may only span so much cost, so the previous cuts
+// a cut can follow form a sliding window, whose minimum a monotone deque keeps.
+struct CutTable {
+  std::vector<std::vector<std::optional<Score>>> best;
+  std::vector<std::vector<int32_t>> from;
+};
 
-  // best[j][k]: the best Score of cuts 1..j with cut j after node k; from[j][k]: cut j - 1.
+CutTable best_cuts(const Sequence& seq, const Prefix& pre, const std::vector<double>& target, int32_t stages,
+                   double limit) {
+  const std::vector<double>& done = pre.cost;
   const size_t cuts = seq.crossing.size();
-  auto cut_score = [&](size_t j, size_t k) {
-    return Score{seq.crossing[k], std::abs(done[k] - target[j])};
-  };
-  std::vector<std::vector<std::optional<Score>>> best(static_cast<size_t>(stages),
-                                                      std::vector<std::optional<Score>>(cuts));
-  std::vector<std::vector<int32_t>> from(static_cast<size_t>(stages), std::vector<int32_t>(cuts, -1));
+  auto cut_score = [&](size_t j, size_t k) { return Score{seq.crossing[k], std::abs(done[k] - target[j])}; };
+  CutTable t{std::vector<std::vector<std::optional<Score>>>(static_cast<size_t>(stages),
+                                                            std::vector<std::optional<Score>>(cuts)),
+             std::vector<std::vector<int32_t>>(static_cast<size_t>(stages), std::vector<int32_t>(cuts, -1))};
   for (size_t k = 0; k < cuts; ++k) {
     if (seq.cuttable[k] && pre.fits(k, 0, 0, limit)) {
-      best[1][k] = cut_score(1, k);
+      t.best[1][k] = cut_score(1, k);
     }
   }
   for (size_t j = 2; j < static_cast<size_t>(stages); ++j) {
+    const auto& before = t.best[j - 1];
     std::vector<size_t> window;  // candidate previous cuts with increasing scores, as a deque
     size_t head = 0;
     size_t next = 0;  // the next previous cut to enter the window
     for (size_t k = 0; k < cuts; ++k) {
       for (; next < k; ++next) {
-        if (!best[j - 1][next]) {
+        if (!before[next]) {
           continue;
         }
-        while (window.size() > head && *best[j - 1][window.back()] >= *best[j - 1][next]) {
+        while (window.size() > head && *before[window.back()] >= *before[next]) {
           window.pop_back();
         }
         window.push_back(next);
@@ -228,35 +239,64 @@ std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages, double memo
         ++head;
       }
       if (seq.cuttable[k] && window.size() > head) {
-        best[j][k] = *best[j - 1][window[head]] + cut_score(j, k);
-        from[j][k] = static_cast<int32_t>(window[head]);
+        t.best[j][k] = *before[window[head]] + cut_score(j, k);
+        t.from[j][k] = static_cast<int32_t>(window[head]);
       }
     }
   }
+  return t;
+}
+
+// The best last cut whose final stage fits too; throws if there is none.
+size_t last_cut(const Sequence& seq, const Prefix& pre, const CutTable& t, int32_t stages, double limit) {
+  const size_t cuts = seq.crossing.size();
   size_t last = cuts;
-  const auto& final_cuts = best[static_cast<size_t>(stages - 1)];
+  const auto& final_cuts = t.best[static_cast<size_t>(stages - 1)];
   for (size_t k = 0; k < cuts; ++k) {
-    const bool tail_fits = total - done[k] <= limit && (memory_limit <= 0 || bytes - pre.memory[k] <= memory_limit);
+    const bool tail_fits =
+        pre.total - pre.cost[k] <= limit && (pre.memory_limit <= 0 || pre.bytes - pre.memory[k] <= pre.memory_limit);
     if (final_cuts[k] && tail_fits && (last == cuts || *final_cuts[k] < *final_cuts[last])) {
       last = k;
     }
   }
-  if (last == cuts) {
-    int32_t possible = 0;
-    for (bool c : seq.cuttable) {
-      possible += c ? 1 : 0;
-    }
-    throw Error(ErrorKind::Plan,
-                fmt::format("automatic staging cannot split the model into {} stages: only {} place{} to cut keep "
-                            "every parameter with all its users",
-                            stages, possible, possible == 1 ? "" : "s"),
-                {}, fmt::format("set pipeline.auto_stages to at most {}, or declare the stages in the model", possible + 1));
+  if (last < cuts) {
+    return last;
   }
+  const auto possible = static_cast<int32_t>(std::count(seq.cuttable.begin(), seq.cuttable.end(), true));
+  throw Error(ErrorKind::Plan,
+              fmt::format("automatic staging cannot split the model into {} stages: only {} place{} to cut keep "
+                          "every parameter with all its users",
+                          stages, possible, possible == 1 ? "" : "s"),
+              {},
+              fmt::format("set pipeline.auto_stages to at most {}, or declare the stages in the model", possible + 1));
+}
+
+// Picks stages - 1 cuts. First the smallest bottleneck B any split can have; then, among the splits
+// whose every stage costs at most 5% more than B, the best Score.
+std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages, double memory_limit) {
+  if (stages == 1) {
+    return {};
+  }
+  const Prefix pre = prefix_sums(seq, memory_limit);
+  if (memory_limit > 0) {
+    check_weights_fit(pre, seq.cuttable, stages);
+  }
+  const double bottleneck = smallest_bottleneck(pre, seq.cuttable, stages);
+  const double limit = bottleneck * 1.05;
+  // Where the cuts of a split with bottleneck B lie; an even split where that needs fewer stages.
+  std::vector<double> target(static_cast<size_t>(stages));
+  const std::vector<size_t> balanced = greedy_cuts(pre, seq.cuttable, bottleneck).value_or(std::vector<size_t>{});
+  for (size_t j = 1; j < target.size(); ++j) {
+    target[j] =
+        balanced.size() + 1 == target.size() ? pre.cost[balanced[j - 1]] : pre.total * static_cast<double>(j) / stages;
+  }
+  const CutTable table = best_cuts(seq, pre, target, stages, limit);
+  size_t last = last_cut(seq, pre, table, stages, limit);
   std::vector<size_t> out(static_cast<size_t>(stages - 1));
   for (size_t j = static_cast<size_t>(stages - 1); j >= 1; --j) {
     out[j - 1] = last;
     if (j > 1) {
-      last = static_cast<size_t>(from[j][last]);
+      last = static_cast<size_t>(table.from[j][last]);
     }
   }
   return out;

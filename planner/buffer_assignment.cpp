@@ -13,6 +13,7 @@
 
 #include "iputrain/error.hpp"
 #include "planner/arena_placement.hpp"
+#include "planner/liveness.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/plan.hpp"
 #include "planner/precision.hpp"
@@ -29,7 +30,7 @@ class LifeWalk {
   LifeWalk(const Plan& plan, int32_t ipu)
       : plan_(plan),
         g_(plan.graph),
-        open_(static_cast<size_t>(plan.graph.size())),
+        ranges_(static_cast<size_t>(plan.graph.size())),
         bytes_(static_cast<size_t>(plan.graph.size()), -1),
         accumulates_(accumulator_buffers(plan) > 0) {
     for (size_t k = 0; k < g_.params.size() && k < plan.grads.size(); ++k) {
@@ -47,6 +48,13 @@ class LifeWalk {
       visit(program[pos], static_cast<int32_t>(pos));
     }
     arena_.instr_ticks.push_back(tick_);
+    // The lives end where the liveness walk saw their last reads.
+    for (size_t r = 0; r < life_of_.size(); ++r) {
+      const int32_t i = life_of_[r];
+      Life& life = i >= 0 ? arena_.lives[static_cast<size_t>(i)] : constants_[static_cast<size_t>(-2 - i)];
+      life.last_tick = ranges_[static_cast<int32_t>(r)].last.tick;
+      life.last_instr = ranges_[static_cast<int32_t>(r)].last.instr;
+    }
     // Constants are read from the first instruction to the last; every other life was recorded in
     // order of its first tick, so putting the constants first keeps the lives in that order.
     for (Life& life : constants_) {
@@ -176,15 +184,20 @@ class LifeWalk {
     return std::any_of(g_.outputs.begin(), g_.outputs.end(), [&](const auto& o) { return o.value == v; });
   }
 
-  // The life of `v` for micro-batch `m` begun last, or -1.
+  // The life of `v` for micro-batch `m` begun last, or -1 (-2 - k: the constant k).
   int32_t open_life(ir::ValueId v, int64_t m) const {
-    const auto& list = open_[static_cast<size_t>(v)];
-    for (auto it = list.rbegin(); it != list.rend(); ++it) {
-      if (it->first == m) {
-        return it->second;
-      }
+    const int32_t r = ranges_.open(v, m);
+    return r < 0 ? -1 : life_of_[static_cast<size_t>(r)];
+  }
+
+  // Begins the liveness of life `index` (-2 - k: the constant k) of `v` for micro-batch `m`.
+  void begin(ir::ValueId v, int64_t m, int32_t pos, int32_t index) {
+    const int32_t r = ranges_.begin(v, m, Step{tick_, pos});
+    life_of_.push_back(index);
+    if (index >= 0) {
+      range_of_.resize(static_cast<size_t>(index) + 1, -1);
+      range_of_[static_cast<size_t>(index)] = r;
     }
-    return -1;
   }
 
   // A value made again (by a recompute) starts a second life; the first one stays as it was.
@@ -207,7 +220,7 @@ class LifeWalk {
     life.stage = n.stage;
     life.from_outside = from_outside;
     if (m < 0) {
-      open_[static_cast<size_t>(v)].emplace_back(m, -2 - static_cast<int32_t>(constants_.size()));
+      begin(v, m, pos, -2 - static_cast<int32_t>(constants_.size()));
       constants_.push_back(life);
       return;
     }
@@ -218,7 +231,7 @@ class LifeWalk {
         life.size = 0;
       }
     }
-    open_[static_cast<size_t>(v)].emplace_back(m, static_cast<int32_t>(arena_.lives.size()));
+    begin(v, m, pos, static_cast<int32_t>(arena_.lives.size()));
     arena_.lives.push_back(life);
   }
 
@@ -258,16 +271,14 @@ class LifeWalk {
       index = open_life(v, m);
     }
     Life& life = arena_.lives[static_cast<size_t>(index)];
-    life.last_tick = std::max(life.last_tick, tick_);
-    life.last_instr = std::max(life.last_instr, pos);
+    ranges_.read(range_of_[static_cast<size_t>(index)], Step{tick_, pos});
     if (stage >= 0) {
       life.stage = stage;
     }
     if (life.view_of >= 0) {
       // The bytes a view reads are its root's: the root lives on while the view is read.
       Life& root = arena_.lives[static_cast<size_t>(life.view_of)];
-      root.last_tick = std::max(root.last_tick, tick_);
-      root.last_instr = std::max(root.last_instr, pos);
+      ranges_.read(range_of_[static_cast<size_t>(life.view_of)], Step{tick_, pos});
       if (stage >= 0) {
         root.stage = stage;
       }
@@ -278,8 +289,11 @@ class LifeWalk {
   const ir::Graph& g_;
   std::unordered_map<ir::ValueId, GradParts> grad_of_;  // this IPU's trained parameters -> gradient parts
   std::unordered_set<ir::ValueId> local_grads_;
-  // Per value: (micro-batch, life) in the order begun; constants' lives are -2 - their index.
-  std::vector<std::vector<std::pair<int64_t, int32_t>>> open_;
+  // The lives' liveness (planner/liveness.hpp), keyed by micro-batch: per range the life it
+  // times (-2 - k: the constant k) and per life in the arena its range (-1: a temporary).
+  LiveRanges ranges_;
+  std::vector<int32_t> life_of_;
+  std::vector<int32_t> range_of_;
   std::vector<int64_t> bytes_;     // per value: device bytes, -1 until needed
   std::vector<Life> constants_;
   bool accumulates_;  // gradients go into accumulators (else the optimizer reads them)

@@ -9,6 +9,7 @@
 // without accumulation (one micro-batch, one replica) the optimizer reads it at the end of the cycle.
 // The loss and the model's outputs live at least to the end of the forward task that makes them
 // (the outfeed takes them from there). Constants live throughout; parameters are not in the arena.
+// The walk times the lives with planner/liveness.hpp, as the other passes that need lives do.
 //
 // A reshape's output is a view: it takes no memory of its own, and the life of the value it reshapes
 // lasts until the view's last read (values are written once, by their maker, so sharing the bytes is
@@ -61,6 +62,12 @@ struct Life {
   int32_t view_of = -1;
 };
 
+//! An instruction of the full program as the walked program sees it.
+struct WalkedPosition {
+  int32_t instr = 0;  //!< position in the walked program
+  int64_t shift = 0;  //!< micro-batches to subtract from the full program's micro-batch
+};
+
 //! How a long program maps onto the shorter one its lives were walked on. In a schedule's steady
 //! state the program repeats one block of instructions, each time `micro_batches` later. The
 //! walked program keeps enough of those blocks around one of them to hold every life that crosses
@@ -74,12 +81,19 @@ struct ArenaFold {
   int64_t copies = 0;
   int64_t micro_batches = 0;  //!< micro-batches one block advances
   int32_t timesteps = 0;      //!< timesteps one block advances
-};
 
-//! An instruction of the full program as the walked program sees it.
-struct WalkedPosition {
-  int32_t instr = 0;  //!< position in the walked program
-  int64_t shift = 0;  //!< micro-batches to subtract from the full program's micro-batch
+  //! Where instruction `instr` of the full program is in the walked one.
+  WalkedPosition walked(int32_t instr) const {
+    if (block == 0 || instr < split) {
+      return {instr, 0};
+    }
+    const int64_t inserted = copies * block;
+    if (instr < split + inserted) {
+      const int64_t k = (instr - split) / block;
+      return {static_cast<int32_t>(split - block + (instr - split) % block), (k + 1) * micro_batches};
+    }
+    return {static_cast<int32_t>(instr - inserted), copies * micro_batches};
+  }
 };
 
 //! The activation arena of one IPU of a replica.
@@ -94,18 +108,7 @@ struct Arena {
     return instr_ticks.empty() ? 0 : instr_ticks.size() - 1 + static_cast<size_t>(fold.copies * fold.block);
   }
   //! Where instruction `instr` of the full program is in the walked one.
-  WalkedPosition walked(int32_t instr) const {
-    if (fold.block == 0 || instr < fold.split) {
-      return {instr, 0};
-    }
-    const int64_t inserted = fold.copies * fold.block;
-    if (instr < fold.split + inserted) {
-      const int64_t k = (instr - fold.split) / fold.block;
-      return {static_cast<int32_t>(fold.split - fold.block + (instr - fold.split) % fold.block),
-              (k + 1) * fold.micro_batches};
-    }
-    return {static_cast<int32_t>(instr - inserted), fold.copies * fold.micro_batches};
-  }
+  WalkedPosition walked(int32_t instr) const { return fold.walked(instr); }
 
   //! Index of the life of `v` for micro-batch `m` that instruction `instr` of the full program
   //! uses (the latest one begun at or before it, or the value's whole-cycle life); -1 if `v` has

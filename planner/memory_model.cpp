@@ -10,6 +10,7 @@
 
 #include "iputrain/error.hpp"
 #include "planner/buffer_assignment.hpp"
+#include "planner/liveness.hpp"
 #include "planner/moving_statistics.hpp"
 #include "planner/precision.hpp"
 #include "planner/report/report.hpp"
@@ -67,17 +68,12 @@ int32_t num_timesteps(const Plan& plan) {
   return steps;
 }
 
-IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) {
+// The IPU's weights, and its largest single buffer.
+void weigh_buffers(const Plan& plan, const std::vector<Buffer>& buffers, IpuAnalysis& a) {
   const ir::Graph& g = plan.graph;
   const PlanSettings& s = plan.settings;
-  IpuAnalysis a;
-  IpuMemory& mem = a.memory;
-  static const std::vector<Buffer> kNone;
-  const std::vector<Buffer>& buffers = ipu < plan.programs.buffers.size() ? plan.programs.buffers[ipu] : kNone;
-  static const std::vector<Instr> kEmpty;
-  const std::vector<Instr>& program = ipu < plan.programs.ipus.size() ? plan.programs.ipus[ipu] : kEmpty;
-
   const DType compute = s.device.compute;
+  IpuMemory& mem = a.memory;
   for (const Buffer& b : buffers) {
     const int64_t one = b.cls == BufferClass::Param ? device_weight_bytes(g, b.value, compute, s.master_weights)
                                                     : device_bytes(g, b.value, compute);
@@ -95,9 +91,13 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
       a.largest_value = value_name(g, b.value);
     }
   }
-  a.gather_buffer = gather_buffer_bytes(plan, static_cast<int32_t>(ipu));
-  mem.weights += a.gather_buffer;
-  // Optimizer state and accumulators shadow the trainable parameters only (not constants).
+}
+
+// Optimizer state and gradient accumulators, which shadow the trainable parameters only (not constants).
+void weigh_state(const Plan& plan, size_t ipu, int32_t depth, IpuAnalysis& a) {
+  const ir::Graph& g = plan.graph;
+  const PlanSettings& s = plan.settings;
+  IpuMemory& mem = a.memory;
   int64_t state_elements = 0;  // per replica: its blocks when sharded (planner/sharding.hpp)
   const int32_t shards = state_sharded(plan) ? plan.placement.replicas : 1;
   int64_t accumulated_elements = 0;
@@ -120,8 +120,13 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
     (s.offload_accumulators ? mem.accumulators_offloaded : mem.accumulators) =
         depth * accumulated_elements * static_cast<int64_t>(dtype_size(s.accumulation_dtype));
   }
+}
 
-  // Channels are buffered at the receiving end; the infeed keeps prefetch_depth micro-batches.
+// Channels are buffered at the receiving end; the infeed keeps prefetch_depth micro-batches.
+void weigh_io(const Plan& plan, size_t ipu, const std::vector<Instr>& program, IpuMemory& mem) {
+  const ir::Graph& g = plan.graph;
+  const PlanSettings& s = plan.settings;
+  const DType compute = s.device.compute;
   for (const Channel& c : plan.programs.channels) {
     if (c.to == static_cast<int32_t>(ipu)) {
       mem.io_buffers += c.capacity * device_message_bytes(g, plan.programs, c, compute);
@@ -138,7 +143,10 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   }
   mem.io_buffers += s.prefetch_depth * infeed + outfeed;
   mem.feed_staging = s.prefetch_depth * infeed + outfeed;
+}
 
+// The IPU's arena (the plan's, or assigned here when the plan has none yet) and its largest life.
+void take_arena(const Plan& plan, size_t ipu, IpuAnalysis& a) {
   if (ipu < plan.programs.arenas.size()) {
     a.arena = &plan.programs.arenas[ipu];
   } else {
@@ -148,61 +156,61 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   for (const Life& life : a.arena->lives) {
     if (life.bytes > a.largest_value_bytes) {
       a.largest_value_bytes = life.bytes;
-      a.largest_value = value_name(g, life.value);
+      a.largest_value = value_name(plan.graph, life.value);
     }
   }
-  // Arena bytes in use at every tick of the walked program: the most during each of its
-  // instructions (and where), and what each leaves in use.
-  const auto& ticks_at = a.arena->instr_ticks;
-  const int64_t ticks = ticks_at.empty() ? 0 : ticks_at.back();
-  std::vector<int64_t> change(static_cast<size_t>(ticks) + 1, 0);
-  for (const Life& life : a.arena->lives) {
-    change[static_cast<size_t>(life.first_tick)] += life.size;
-    change[static_cast<size_t>(life.last_tick) + 1] -= life.size;
-  }
-  const size_t walked = ticks_at.empty() ? 0 : ticks_at.size() - 1;
-  std::vector<int64_t> most(walked, -1);
-  std::vector<int64_t> most_tick(walked, -1);
-  std::vector<int64_t> left(walked, 0);
-  {
-    int64_t live = 0;
-    for (size_t r = 0; r < walked; ++r) {
-      const int64_t end = ticks_at[r + 1];
-      for (int64_t tick = ticks_at[r]; tick < end; ++tick) {
-        live += change[static_cast<size_t>(tick)];
-        if (live > most[r]) {
-          most[r] = live;
-          most_tick[r] = tick;
-        }
-      }
-      left[r] = live + change[static_cast<size_t>(end)];
-    }
-  }
-  // The same at every instruction of the program (a folded program repeats walked instructions).
-  const int64_t fixed = mem.weights + mem.optimizer_state + mem.accumulators + mem.io_buffers;
+}
+
+// The bytes held at every timestep: the fixed kinds plus the arena bytes in use, the most during
+// each timestep's instructions (planner/liveness.hpp's sweep of the arena), and where the peak is.
+void timeline(const std::vector<Instr>& program, int32_t steps, int64_t fixed, IpuAnalysis& a) {
+  const ArenaUse use = arena_use(*a.arena);
   std::vector<int64_t> during(static_cast<size_t>(steps), -1);
   std::vector<int64_t> after(static_cast<size_t>(steps), -1);
-  for (size_t pos = 0; pos < program.size() && walked > 0; ++pos) {
+  for (size_t pos = 0; pos < program.size() && !use.rows.empty(); ++pos) {
     const int32_t t = program[pos].timestep;
-    const auto r = static_cast<size_t>(a.arena->walked(static_cast<int32_t>(pos)).instr);
-    if (most[r] >= 0 && (most[r] > a.live_peak || a.peak_tick < 0)) {
-      a.live_peak = most[r];
-      a.peak_tick = most_tick[r];
-      a.peak_pos = static_cast<int32_t>(r);
+    int32_t walked = -1;
+    const ArenaUse::Row* at = use.at(static_cast<int32_t>(pos), &walked);
+    if (at == nullptr) {
+      continue;
+    }
+    const ArenaUse::Row& row = *at;
+    if (row.most >= 0 && (row.most > a.live_peak || a.peak_tick < 0)) {
+      a.live_peak = row.most;
+      a.peak_tick = row.most_tick;
+      a.peak_pos = walked;
       a.peak_step = t;
     }
     if (t >= 0 && t < steps) {
-      during[static_cast<size_t>(t)] = std::max(during[static_cast<size_t>(t)], most[r]);
-      after[static_cast<size_t>(t)] = left[r];
+      during[static_cast<size_t>(t)] = std::max(during[static_cast<size_t>(t)], row.most);
+      after[static_cast<size_t>(t)] = row.left;
     }
   }
   // A timestep in which this IPU has nothing to do holds what the one before it left.
+  IpuMemory& mem = a.memory;
   mem.per_timestep.resize(static_cast<size_t>(steps));
   int64_t carried_over = 0;
   for (size_t t = 0; t < static_cast<size_t>(steps); ++t) {
     mem.per_timestep[t] = fixed + (during[t] >= 0 ? during[t] : carried_over);
     carried_over = after[t] >= 0 ? after[t] : carried_over;
   }
+}
+
+IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) {
+  const PlanSettings& s = plan.settings;
+  IpuAnalysis a;
+  IpuMemory& mem = a.memory;
+  static const std::vector<Buffer> kNone;
+  static const std::vector<Instr> kEmpty;
+  const std::vector<Instr>& program = ipu < plan.programs.ipus.size() ? plan.programs.ipus[ipu] : kEmpty;
+  weigh_buffers(plan, ipu < plan.programs.buffers.size() ? plan.programs.buffers[ipu] : kNone, a);
+  a.gather_buffer = gather_buffer_bytes(plan, static_cast<int32_t>(ipu));
+  mem.weights += a.gather_buffer;
+  weigh_state(plan, ipu, depth, a);
+  weigh_io(plan, ipu, program, mem);
+  take_arena(plan, ipu, a);
+  const int64_t fixed = mem.weights + mem.optimizer_state + mem.accumulators + mem.io_buffers;
+  timeline(program, steps, fixed, a);
   mem.activations_peak = a.arena->bytes;
   mem.activations_live = a.live_peak;
   mem.total_peak = fixed + a.arena->bytes;
@@ -378,89 +386,93 @@ std::optional<std::pair<int64_t, std::string>> streaming_suggestion(const Plan& 
                   plan.placement.topology.preset, system.ipus())};
 }
 
-// What would bring one IPU under its capacity, each with the peak it would give. Estimates scale
-// the figures of this plan (stashes by micro-batch counts, activations by batch size) instead of
-// re-planning, so they are close but not exact.
-std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
-  const IpuMemory& m = a.memory;
-  const PlanSettings& s = plan.settings;
-  const int64_t cap = m.capacity;
-  std::vector<std::pair<int64_t, std::string>> found;  // (peak after the change, advice)
-  auto add = [&](int64_t peak, std::string advice) { found.emplace_back(peak, std::move(advice)); };
+// A suggestion: the peak the change would give, and the advice.
+using Suggestion = std::pair<int64_t, std::string>;
 
+// The sequential accumulation order and the offloaded optimizer state, each freeing what it says.
+void state_suggestions(const IpuAnalysis& a, std::vector<Suggestion>& found) {
+  const IpuMemory& m = a.memory;
   if (a.accumulator_depth > 1) {
     // The sequential order sums into one buffer per weight; the bytes are buffers x elements.
     const int64_t one = m.accumulators / a.accumulator_depth;
-    add(m.total_peak - m.accumulators + one,
-        fmt::format(
-            "pipeline.gradient_accumulation_order = \"sequential\" keeps 1 gradient accumulator per weight "
-            "instead of {} ({} instead of {})",
-            a.accumulator_depth, human_bytes(one), human_bytes(m.accumulators)));
+    found.emplace_back(m.total_peak - m.accumulators + one,
+                       fmt::format("pipeline.gradient_accumulation_order = \"sequential\" keeps 1 gradient accumulator "
+                                   "per weight instead of {} ({} instead of {})",
+                                   a.accumulator_depth, human_bytes(one), human_bytes(m.accumulators)));
   }
   if (m.optimizer_state > 0) {
-    add(m.total_peak - m.optimizer_state,
+    found.emplace_back(
+        m.total_peak - m.optimizer_state,
         fmt::format("pipeline.offload_weight_update_variables = true keeps the optimizer state ({}) in host memory",
                     human_bytes(m.optimizer_state)));
   }
+}
 
-  const std::map<int32_t, Stashed> at_peak = stashed_at_peak(a);
+// Each other pipelined schedule that accepts this plan keeps, by its memory rule, in_flight()
+// micro-batches at each position (interleaved P - p where grouped keeps up to 2P - 2p).
+void schedule_suggestions(const Plan& plan, const IpuMemory& m, const std::map<int32_t, Stashed>& at_peak,
+                          std::vector<Suggestion>& found) {
+  const PlanSettings& s = plan.settings;
+  const Pipeline& pipe = plan.placement.pipeline;
+  const bool one_stage_per_ipu = std::set<int32_t>(pipe.stage_ipu.begin(), pipe.stage_ipu.end()).size() ==
+                                 pipe.stage_ipu.size();
+  std::vector<int32_t> position_of(pipe.stage_ipu.size(), 0);
+  for (size_t pos = 0; pos < pipe.positions.size(); ++pos) {
+    for (int32_t st : pipe.positions[pos]) {
+      position_of[static_cast<size_t>(st)] = static_cast<int32_t>(pos);
+    }
+  }
+  const auto positions = static_cast<int64_t>(pipe.positions.size());
+  for (const ScheduleDef* def : schedule_table()) {
+    const AccumulationRule rule = def->accumulation(positions, pipe.ipus_per_replica, true);
+    const int64_t count = s.accumulation_count;
+    if (def->kind == s.schedule || def->kind == ScheduleKind::Sequential ||
+        (def->one_position_per_ipu && !one_stage_per_ipu) || count < rule.minimum || count % rule.multiple != 0) {
+      continue;
+    }
+    int64_t peak = m.total_peak;
+    std::string counts;
+    for (const auto& [stage, kept] : at_peak) {
+      const auto now = static_cast<int64_t>(kept.micro_batches.size());
+      const int64_t later = def->in_flight(pipe, position_of[static_cast<size_t>(stage)], count);
+      peak += kept.bytes / now * later - kept.bytes;
+      if (later < now) {
+        counts += fmt::format("{}stage '{}' {} micro-batches instead of {}", counts.empty() ? "" : ", ",
+                              plan.graph.stages[static_cast<size_t>(stage)].name, later, now);
+      }
+    }
+    if (!counts.empty() && peak < m.total_peak) {
+      found.emplace_back(peak, fmt::format("pipeline.schedule = \"{}\" stashes {}", def->name, counts));
+    }
+  }
+}
+
+// Recomputation keeps only what a stage received; its own activations come back one micro-batch
+// at a time.
+void recompute_suggestion(const IpuMemory& m, const std::map<int32_t, Stashed>& at_peak,
+                          std::vector<Suggestion>& found) {
   int64_t stashed = 0;
   int64_t inputs = 0;
   for (const auto& [stage, kept] : at_peak) {
     stashed += kept.bytes;
     inputs += kept.from_outside;
   }
-
-  const Pipeline& pipe = plan.placement.pipeline;
-  const bool one_stage_per_ipu = std::set<int32_t>(pipe.stage_ipu.begin(), pipe.stage_ipu.end()).size() ==
-                                 pipe.stage_ipu.size();
-  if (s.training && s.pipelined && !at_peak.empty()) {
-    // Each other pipelined schedule that accepts this plan keeps, by its memory rule, in_flight()
-    // micro-batches at each position (interleaved P - p where grouped keeps up to 2P - 2p).
-    std::vector<int32_t> position_of(pipe.stage_ipu.size(), 0);
-    for (size_t pos = 0; pos < pipe.positions.size(); ++pos) {
-      for (int32_t st : pipe.positions[pos]) {
-        position_of[static_cast<size_t>(st)] = static_cast<int32_t>(pos);
-      }
-    }
-    const auto positions = static_cast<int64_t>(pipe.positions.size());
-    for (const ScheduleDef* def : schedule_table()) {
-      const AccumulationRule rule = def->accumulation(positions, pipe.ipus_per_replica, true);
-      const int64_t count = s.accumulation_count;
-      if (def->kind == s.schedule || def->kind == ScheduleKind::Sequential ||
-          (def->one_position_per_ipu && !one_stage_per_ipu) || count < rule.minimum || count % rule.multiple != 0) {
-        continue;
-      }
-      int64_t peak = m.total_peak;
-      std::string counts;
-      for (const auto& [stage, kept] : at_peak) {
-        const auto now = static_cast<int64_t>(kept.micro_batches.size());
-        const int64_t later = def->in_flight(pipe, position_of[static_cast<size_t>(stage)], count);
-        peak += kept.bytes / now * later - kept.bytes;
-        if (later < now) {
-          counts += fmt::format("{}stage '{}' {} micro-batches instead of {}", counts.empty() ? "" : ", ",
-                                plan.graph.stages[static_cast<size_t>(stage)].name, later, now);
-        }
-      }
-      if (!counts.empty() && peak < m.total_peak) {
-        add(peak, fmt::format("pipeline.schedule = \"{}\" stashes {}", def->name, counts));
-      }
-    }
+  if (stashed <= inputs) {
+    return;
   }
-  if (s.training && s.recompute == RecomputeMode::Off && stashed > inputs) {
-    // Recomputation keeps only what a stage received; its own activations come back one
-    // micro-batch at a time.
-    int64_t one_micro_batch = 0;
-    for (const auto& [stage, kept] : at_peak) {
-      one_micro_batch = std::max(one_micro_batch, (kept.bytes - kept.from_outside) /
-                                                      static_cast<int64_t>(kept.micro_batches.size()));
-    }
-    add(m.total_peak - stashed + inputs + one_micro_batch,
-        fmt::format("ipu.allow_recompute = true stashes only the stages' inputs ({} instead of {})", human_bytes(inputs),
-                    human_bytes(stashed)));
+  int64_t one_micro_batch = 0;
+  for (const auto& [stage, kept] : at_peak) {
+    one_micro_batch =
+        std::max(one_micro_batch, (kept.bytes - kept.from_outside) / static_cast<int64_t>(kept.micro_batches.size()));
   }
+  found.emplace_back(m.total_peak - stashed + inputs + one_micro_batch,
+                     fmt::format("ipu.allow_recompute = true stashes only the stages' inputs ({} instead of {})",
+                                 human_bytes(inputs), human_bytes(stashed)));
+}
 
-  // Activations and I/O scale with the micro-batch; weights, optimizer state and accumulators do not.
+// Activations and I/O scale with the micro-batch; weights, optimizer state and accumulators do not.
+void batch_suggestion(const Plan& plan, const IpuMemory& m, std::vector<Suggestion>& found) {
+  const int64_t cap = m.capacity;
   const int64_t batch = plan.micro_batch();
   const int64_t fixed = m.weights + m.optimizer_state + m.accumulators;
   const int64_t scaled = m.total_peak - fixed;
@@ -468,31 +480,53 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
     const auto smaller = static_cast<int64_t>(static_cast<double>(cap - fixed) / static_cast<double>(scaled) *
                                               static_cast<double>(batch));
     if (smaller >= 1 && smaller < batch) {
-      add(fixed + scaled / batch * smaller,
-          fmt::format("a micro-batch of {} instead of {} (data.batch_size)", smaller, batch));
+      found.emplace_back(fixed + scaled / batch * smaller,
+                         fmt::format("a micro-batch of {} instead of {} (data.batch_size)", smaller, batch));
     }
   }
+}
 
+// More IPUs: a lower bound, as if the replica's bytes could be spread evenly.
+std::string more_ipus(const Plan& plan, const IpuMemory& m) {
+  const int64_t cap = m.capacity;
+  int64_t replica_bytes = 0;
+  for (const IpuMemory& other : plan.memory) {
+    replica_bytes += other.total_peak;
+  }
+  replica_bytes = std::max(replica_bytes, m.total_peak);
+  const int64_t ipus_needed = std::max<int64_t>(plan.placement.pipeline.ipus_per_replica + 1,
+                                                (replica_bytes + cap - 1) / std::max<int64_t>(cap, 1));
+  return fmt::format(
+      "more stages on more IPUs: the replica holds {}, so at least {} IPUs of {} "
+      "(pipeline.auto_stages = {}, or more stages in the model and pipeline.device_mapping)",
+      human_bytes(replica_bytes), ipus_needed, human_bytes(cap), ipus_needed);
+}
+
+// What would bring one IPU under its capacity, each with the peak it would give. Estimates scale
+// the figures of this plan (stashes by micro-batch counts, activations by batch size) instead of
+// re-planning, so they are close but not exact.
+std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
+  const IpuMemory& m = a.memory;
+  const PlanSettings& s = plan.settings;
+  std::vector<Suggestion> found;  // (peak after the change, advice)
+  state_suggestions(a, found);
+  const std::map<int32_t, Stashed> at_peak = stashed_at_peak(a);
+  if (s.training && s.pipelined && !at_peak.empty()) {
+    schedule_suggestions(plan, m, at_peak, found);
+  }
+  if (s.training && s.recompute == RecomputeMode::Off) {
+    recompute_suggestion(m, at_peak, found);
+  }
+  batch_suggestion(plan, m, found);
   if (auto streaming = streaming_suggestion(plan, m)) {
     found.push_back(std::move(*streaming));
   }
   std::stable_sort(found.begin(), found.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::string> out;
   for (const auto& [peak, advice] : found) {
-    out.push_back(fmt::format("{}: peak about {}{}", advice, human_bytes(peak), peak <= cap ? " (fits)" : ""));
+    out.push_back(fmt::format("{}: peak about {}{}", advice, human_bytes(peak), peak <= m.capacity ? " (fits)" : ""));
   }
-
-  // More IPUs: a lower bound, as if the replica's bytes could be spread evenly.
-  int64_t replica_bytes = 0;
-  for (const IpuMemory& other : plan.memory) {
-    replica_bytes += other.total_peak;
-  }
-  replica_bytes = std::max(replica_bytes, m.total_peak);
-  const int64_t ipus_needed =
-      std::max<int64_t>(pipe.ipus_per_replica + 1, (replica_bytes + cap - 1) / std::max<int64_t>(cap, 1));
-  out.push_back(fmt::format("more stages on more IPUs: the replica holds {}, so at least {} IPUs of {} "
-                            "(pipeline.auto_stages = {}, or more stages in the model and pipeline.device_mapping)",
-                            human_bytes(replica_bytes), ipus_needed, human_bytes(cap), ipus_needed));
+  out.push_back(more_ipus(plan, m));
   return out;
 }
 

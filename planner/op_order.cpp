@@ -1,5 +1,7 @@
 #include "planner/op_order.hpp"
 
+#include "planner/liveness.hpp"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -9,81 +11,12 @@ namespace iputrain::planner {
 
 namespace {
 
-// One (stage, phase) group as local indices 0..n-1 in written order.
-struct Group {
-  std::vector<ir::ValueId> nodes;         // written order
-  std::vector<size_t> slots;              // their positions in the program
-  std::vector<int64_t> bytes;             // each node's output
-  std::vector<int64_t> temporary;         // each node's working memory while it runs
-  std::vector<std::vector<int32_t>> ins;  // in-group inputs (local), one entry per distinct input
-  std::vector<std::vector<int32_t>> outs; // in-group readers (local), distinct
-  std::vector<bool> escapes;              // read outside the group (or a graph output): lives to the end
+// One (stage, phase) group as local indices 0..n-1 in written order, with who reads what in it
+// (planner/liveness.hpp).
+struct Group : NodeSet {
+  std::vector<ir::ValueId> nodes;  // written order
+  std::vector<size_t> slots;       // their positions in the program
 };
-
-// Live bytes as an order runs: a value appears when its op runs and goes when its last reader in
-// the group has run (never, if it escapes; at once, if nothing reads it).
-class LiveBytes {
- public:
-  explicit LiveBytes(const Group& g) : g_(g), remaining_(g.nodes.size()) {
-    for (size_t v = 0; v < g.nodes.size(); ++v) {
-      remaining_[v] = static_cast<int32_t>(g.outs[v].size());
-    }
-  }
-  //! Runs `v`; returns the live bytes while it runs (its output and everything still alive).
-  int64_t run(int32_t v) {
-    const auto u = static_cast<size_t>(v);
-    live_ += g_.bytes[u];
-    const int64_t during = live_ + g_.temporary[u];
-    for (int32_t in : g_.ins[u]) {
-      const auto i = static_cast<size_t>(in);
-      if (--remaining_[i] == 0 && !g_.escapes[i]) {
-        live_ -= g_.bytes[i];
-      }
-    }
-    if (g_.outs[u].empty() && !g_.escapes[u]) {
-      live_ -= g_.bytes[u];
-    }
-    return during;
-  }
-  //! Undoes run(v) (the last run).
-  void undo(int32_t v) {
-    const auto u = static_cast<size_t>(v);
-    if (g_.outs[u].empty() && !g_.escapes[u]) {
-      live_ += g_.bytes[u];
-    }
-    for (int32_t in : g_.ins[u]) {
-      const auto i = static_cast<size_t>(in);
-      if (remaining_[i]++ == 0 && !g_.escapes[i]) {
-        live_ += g_.bytes[i];
-      }
-    }
-    live_ -= g_.bytes[u];
-  }
-  //! Bytes run(v) would leave alive minus those alive now.
-  int64_t delta(int32_t v) const {
-    const auto u = static_cast<size_t>(v);
-    int64_t d = g_.outs[u].empty() && !g_.escapes[u] ? 0 : g_.bytes[u];
-    for (int32_t in : g_.ins[u]) {
-      const auto i = static_cast<size_t>(in);
-      d -= remaining_[i] == 1 && !g_.escapes[i] ? g_.bytes[i] : 0;
-    }
-    return d;
-  }
-
- private:
-  const Group& g_;
-  std::vector<int32_t> remaining_;
-  int64_t live_ = 0;
-};
-
-int64_t peak_of(const Group& g, const std::vector<int32_t>& order) {
-  LiveBytes live(g);
-  int64_t peak = 0;
-  for (int32_t v : order) {
-    peak = std::max(peak, live.run(v));
-  }
-  return peak;
-}
 
 // Ready ops in written order, as a scheduler takes them.
 class Ready {
@@ -207,7 +140,7 @@ std::vector<int32_t> shortest_path(const Group& g) {
 
 std::vector<int32_t> look_ahead(const Group& g, int64_t depth, int64_t space) {
   Ready ready(g);
-  LiveBytes live(g);
+  LiveSet live(g);
   std::vector<int32_t> out;
   // The ready op with the smallest delta among the first `space` (written order breaks ties).
   const auto greedy = [&]() {
@@ -274,9 +207,9 @@ std::vector<int32_t> ordered(const Group& g, const OpOrderSettings& s) {
   // The written order first, so that a tie keeps it. look_ahead, whose cost grows with its search,
   // runs only when asked for.
   std::vector<int32_t> best = written(g);
-  int64_t best_peak = peak_of(g, best);
+  int64_t best_peak = peak_live_bytes(g, best);
   for (auto candidate : {post_order(g), clustering(g), shortest_path(g)}) {
-    const int64_t peak = peak_of(g, candidate);
+    const int64_t peak = peak_live_bytes(g, candidate);
     if (peak < best_peak) {
       best = std::move(candidate);
       best_peak = peak;
@@ -285,6 +218,7 @@ std::vector<int32_t> ordered(const Group& g, const OpOrderSettings& s) {
   return best;
 }
 
+// The program's groups; a value's readers come from the program's liveness.
 std::vector<Group> groups_of(const ir::Graph& g, const std::vector<ir::ValueId>& program,
                              const std::function<int64_t(ir::ValueId)>& temporary_bytes) {
   std::map<std::pair<int32_t, int32_t>, size_t> index;
@@ -308,33 +242,36 @@ std::vector<Group> groups_of(const ir::Graph& g, const std::vector<ir::ValueId>&
     grp.bytes.push_back(static_cast<int64_t>(n.type.bytes()));
     grp.temporary.push_back(temporary_bytes ? temporary_bytes(program[pos]) : 0);
   }
-  for (Group& grp : groups) {
-    grp.ins.assign(grp.nodes.size(), {});
-    grp.outs.assign(grp.nodes.size(), {});
-    grp.escapes.assign(grp.nodes.size(), false);
+  const Liveness live = liveness(g, program);
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    Group& grp = groups[gi];
+    const size_t n = grp.nodes.size();
+    grp.ins.assign(n, {});
+    grp.outs.assign(n, {});
+    grp.escapes.assign(n, false);
+    for (size_t local = 0; local < n; ++local) {
+      // Readers in program order, so in local order; one read by another task keeps it to the end.
+      for (int32_t pos : live.readers[static_cast<size_t>(grp.nodes[local])]) {
+        const auto [reader_group, reader] = where[static_cast<size_t>(program[static_cast<size_t>(pos)])];
+        if (reader_group == gi && reader >= 0) {
+          grp.outs[local].push_back(reader);
+        } else {
+          grp.escapes[local] = true;
+        }
+      }
+      for (ir::ValueId in : g.node(grp.nodes[local]).inputs) {
+        const auto [input_group, input] = where[static_cast<size_t>(in)];
+        auto& ins = grp.ins[local];
+        if (input_group == gi && input >= 0 && std::find(ins.begin(), ins.end(), input) == ins.end()) {
+          ins.push_back(input);
+        }
+      }
+    }
   }
   for (const ir::Output& o : g.outputs) {
     const auto [gi, local] = where[static_cast<size_t>(o.value)];
     if (local >= 0) {
       groups[gi].escapes[static_cast<size_t>(local)] = true;
-    }
-  }
-  for (ir::ValueId id : program) {
-    const auto [gi, local] = where[static_cast<size_t>(id)];
-    for (ir::ValueId in : g.node(id).inputs) {
-      const auto [gin, lin] = where[static_cast<size_t>(in)];
-      if (lin < 0) {
-        continue;  // a leaf or a value of no group
-      }
-      if (local < 0 || gin != gi) {
-        groups[gin].escapes[static_cast<size_t>(lin)] = true;  // read by another task
-        continue;
-      }
-      auto& ins = groups[gi].ins[static_cast<size_t>(local)];
-      if (std::find(ins.begin(), ins.end(), lin) == ins.end()) {
-        ins.push_back(lin);
-        groups[gi].outs[static_cast<size_t>(lin)].push_back(local);
-      }
     }
   }
   return groups;
@@ -370,7 +307,7 @@ int64_t group_peak_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& ord
     for (ir::ValueId v : order) {
       ids.push_back(local.at(v));
     }
-    return peak_of(grp, ids);
+    return peak_live_bytes(grp, ids);
   }
   return 0;
 }

@@ -24,7 +24,8 @@ struct FixedBytes {
 };
 
 //! Per instruction of one IPU's program: arena bytes whose lives begin at it and end after it,
-//! and the end of the highest life begun at it (0 if none).
+//! and the end of the highest life begun at it (0 if none). Read from the planner's sweep of the
+//! arena (planner::arena_use), the one its memory model reads.
 struct MemoryDeltas {
   std::vector<int64_t> acquire;
   std::vector<int64_t> release;
