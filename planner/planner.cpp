@@ -98,7 +98,7 @@ int64_t last_stage_outputs(const ir::Graph& g) {
 // A trained or evaluated model is fed batches: it needs inputs, each leading with the same batch,
 // which `data.batch_size` (when set) restates. Checked here, where the model is known, so that
 // `check`, `plan` and `train` agree; node errors get the model's sources from the caller.
-void check_inputs(const ir::Graph& g, const Config& config) {
+void check_inputs(const ir::Graph& g, const Settings& settings) {
   if (g.inputs.empty()) {
     throw Error(ErrorKind::Semantic, "the model has no `input`, so there is nothing to feed it", {},
                 "declare its data with `input NAME: TYPE[batch, ...]`");
@@ -115,28 +115,29 @@ void check_inputs(const ir::Graph& g, const Config& config) {
     }
   }
   // Under batch serialization the model is built at the slice size (frontend/model_config.cpp).
-  const int64_t slices = std::max<int64_t>(1, config.pipeline.batch_serialization_iterations);
-  if (config.data.batch_size != 0 && config.data.batch_size != batch * slices) {
-    config.fail_at("data.batch_size",
-                   fmt::format("data.batch_size is {} but the model's inputs have batch {}{}", config.data.batch_size,
-                               batch, slices > 1 ? fmt::format(" (x {} slices)", slices) : std::string()),
-                   "give the model the same batch ([model] batch = ...) or remove data.batch_size");
+  const int64_t slices = settings.pipeline.batch_serialization;
+  if (settings.batch_size != 0 && settings.batch_size != batch * slices) {
+    settings.keys.fail_at(
+        "data.batch_size",
+        fmt::format("data.batch_size is {} but the model's inputs have batch {}{}", settings.batch_size, batch,
+                    slices > 1 ? fmt::format(" (x {} slices)", slices) : std::string()),
+        "give the model the same batch ([model] batch = ...) or remove data.batch_size");
   }
 }
 
 // The feeds' staging must fit the I/O tiles' data memory when it is placed there.
-void check_io_tiles(const Plan& plan, const Config& config) {
+void check_io_tiles(const Plan& plan, const KeyLocations& keys) {
   for (size_t ipu = 0; ipu < plan.memory.size(); ++ipu) {
     const IpuMemory& m = plan.memory[ipu];
     if (!plan.settings.device.feeds_on_io_tiles || m.feed_staging <= m.io_tiles_capacity) {
       continue;
     }
-    config.fail_at("ipu.io_tiles.num_io_tiles",
-                   fmt::format("the infeed and outfeed staging of IPU {} takes {} bytes, but its {} I/O tiles hold {} "
-                               "bytes of data",
-                               ipu, m.feed_staging, plan.settings.device.io_tiles, m.io_tiles_capacity),
-                   "reserve more I/O tiles, raise `ipu.io_tiles.available_memory_proportion`, or keep the feeds on "
-                   "the compute tiles (`place_ops_on_io_tiles = false`)");
+    keys.fail_at("ipu.io_tiles.num_io_tiles",
+                 fmt::format("the infeed and outfeed staging of IPU {} takes {} bytes, but its {} I/O tiles hold {} "
+                             "bytes of data",
+                             ipu, m.feed_staging, plan.settings.device.io_tiles, m.io_tiles_capacity),
+                 "reserve more I/O tiles, raise `ipu.io_tiles.available_memory_proportion`, or keep the feeds on "
+                 "the compute tiles (`place_ops_on_io_tiles = false`)");
   }
 }
 
@@ -165,7 +166,8 @@ std::pair<Plan, int64_t> trial_run(const Plan& plan, const std::vector<ir::Value
 // What every pass may read and change.
 struct PassContext {
   Plan& plan;
-  const Config& config;
+  const Config& config;      // for the pipeline rules checked against the model (place)
+  const Settings& settings;  // the config, resolved once
   bool training = false;
 };
 
@@ -174,24 +176,23 @@ void verify_pass(PassContext&) {}
 
 // `pipeline.auto_stages` replaces the model's stages by balanced ones before anything is placed.
 void auto_stage_pass(PassContext& c) {
-  const Config& config = c.config;
-  if (config.pipeline.auto_stages > 0) {
+  const Settings& run = c.settings;
+  if (run.pipeline.auto_stages > 0) {
     // Each stage must hold its weights, one gradient accumulator and the optimizer's state;
     // activations depend on the schedule and are checked by the memory pass.
-    const bool offloaded = config.pipeline.offload_weight_update_variables.value_or(false);
-    const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_slots(config::resolve(config).optimizer));
-    auto_stage(c.plan.graph, static_cast<int32_t>(config.pipeline.auto_stages), DeviceModel::from_config(config.device),
-               per_weight_byte);
+    const bool offloaded = run.pipeline.offload_optimizer_state;
+    const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_slots(run.optimizer));
+    auto_stage(c.plan.graph, run.pipeline.auto_stages, DeviceModel::from_config(run.ipu.device), per_weight_byte);
   }
 }
 
 // Stages to IPUs, replicas, physical IPU order; the config's pipeline rules checked against the model.
 void place_pass(PassContext& c) {
   Plan& plan = c.plan;
-  check_inputs(plan.graph, c.config);
+  check_inputs(plan.graph, c.settings);
   const auto shape =
       config::check_against_positions(c.config, position_names(plan.graph), last_stage_outputs(plan.graph), c.training);
-  plan.settings = make_settings(c.config, shape);
+  plan.settings = make_settings(c.settings, shape);
   plan.settings.training = c.training;
   if (!c.training) {
     // Nothing is updated: no optimizer state, no gradient buffers, no sharded or offloaded weights.
@@ -203,7 +204,7 @@ void place_pass(PassContext& c) {
     plan.settings.shard_weights = false;
     plan.settings.offload_weights = false;
   }
-  plan.placement = make_placement(plan.graph, c.config, shape);
+  plan.placement = make_placement(plan.graph, c.settings, shape);
 }
 
 // Reverse-mode autodiff appends the backward graph; backward nodes keep their forward node's stage.
@@ -227,7 +228,7 @@ void programs_pass(PassContext& c) {
     plan.train_program = live_program(plan.graph, roots);
     ordered = &plan.train_program;
   }
-  const Settings run = config::resolve(c.config);
+  const Settings& run = c.settings;
   const auto temporary = [&](ir::ValueId id) {
     const ir::Node& n = plan.graph.node(id);
     return op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).bytes;
@@ -280,7 +281,7 @@ void buffers_pass(PassContext& c) {
 // Bytes per IPU at every timestep; a plan that does not fit stops here with suggestions.
 void memory_pass(PassContext& c) {
   c.plan.memory = estimate_memory(c.plan);
-  check_io_tiles(c.plan, c.config);
+  check_io_tiles(c.plan, c.settings.keys);
   check_fits(c.plan);
 }
 
@@ -376,7 +377,8 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   if (!options.predict) {
     std::erase_if(plan.graph.outputs, [](const ir::Output& o) { return o.per_sample; });
   }
-  PassContext context{plan, config, plan.graph.loss != ir::kNoValue};
+  const Settings settings = config::resolve(config);
+  PassContext context{plan, config, settings, plan.graph.loss != ir::kNoValue};
   for (const PassDef& pass : pass_table()) {
     run_pass(pass, context, options);
   }
