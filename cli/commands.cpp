@@ -129,17 +129,10 @@ Loaded load(const CommonArgs& args) {
   return {std::move(config), std::move(model)};
 }
 
-int run_train(const TrainArgs& args) {
-  TrainArgs with = args;
-  if (args.no_checkpoint) {
-    with.sets.emplace_back("checkpoint.dir=");  // an empty dir switches every checkpoint key off
-  }
-  auto [config, model] = load(with);
-  Session session(model, config);
-  session.overwrite_checkpoints(args.overwrite);
-  // JSON lines on stdout are the log for tools; every other word goes to stderr.
-  const bool json = args.log_format == "json";
-  std::FILE* const notes = json ? stderr : stdout;
+namespace {
+
+// --init-from or --resume: where the run starts. False when a resumed run has nothing left to do.
+bool start_point(Session& session, const TrainArgs& args, std::FILE* notes) {
   if (!args.init_from.empty()) {
     if (!args.resume.empty()) {
       throw Error(ErrorKind::Usage, "--init-from and --resume both give the starting point", {},
@@ -149,21 +142,103 @@ int run_train(const TrainArgs& args) {
       fmt::print(stderr, "warning: {}\n", w);
     }
   }
-  if (!args.resume.empty()) {
-    const ResumeInfo r = session.resume(args.resume);
-    for (const std::string& note : r.notes) {
-      fmt::print(stderr, "note: {}\n", note);
-    }
-    fmt::print(notes, "resuming from {} at step {}: {} steps to go\n", r.path, r.step, r.remaining);
-    if (r.remaining == 0) {
-      fmt::print(notes,
-                 "nothing to do: the checkpoint is at step {}, the run's total is {}; raise training.steps (or "
-                 "epochs) to train further\n",
-                 r.step, session.planned_steps());
-      return 0;
-    }
+  if (args.resume.empty()) {
+    return true;
   }
-  const int64_t total = session.planned_steps();
+  const ResumeInfo r = session.resume(args.resume);
+  for (const std::string& note : r.notes) {
+    fmt::print(stderr, "note: {}\n", note);
+  }
+  fmt::print(notes, "resuming from {} at step {}: {} steps to go\n", r.path, r.step, r.remaining);
+  if (r.remaining == 0) {
+    fmt::print(notes,
+               "nothing to do: the checkpoint is at step {}, the run's total is {}; raise training.steps (or "
+               "epochs) to train further\n",
+               r.step, session.planned_steps());
+    return false;
+  }
+  return true;
+}
+
+// The run's first line: what trains where, for how long.
+void print_intro(const Session& session, const Loaded& loaded, const Instances& instances, std::FILE* notes) {
+  const Config& config = loaded.config;
+  const Model& model = loaded.model;
+  const size_t ipus = session.memory_per_ipu().size();
+  fmt::print(notes, "training {}{} on {} virtual IPU{}: {} parameters, {} steps of batch {} (micro-batch {})\n",
+             model.name(),
+             config.is_set("pipeline.name") ? fmt::format(" (pipeline \"{}\")", config.pipeline.name) : "", ipus,
+             ipus == 1 ? "" : "s", model.parameter_count(), session.planned_steps(), session.global_batch(),
+             model.batch_size());
+  if (instances.count > 1) {
+    fmt::print(notes,
+               "{} instances (mpirun -n {}) share the replicas; this log is instance 0's, with every instance's "
+               "figures\n",
+               instances.count, instances.count);
+  }
+}
+
+// The notes after training: the outfeed, loss scale, report, trace, profile and checkpoints.
+void print_run_notes(Session& session, const TrainArgs& args, const Loaded& loaded, const Settings& settings,
+                     const TrainSummary& summary, std::FILE* notes) {
+  if (settings.optimizer.loss_scaling_mode == LossScaling::Dynamic || summary.skipped_updates > 0) {
+    fmt::print(notes, "loss scale {:g}; {} update{} skipped since step 0 because a gradient overflowed\n",
+               summary.loss_scale, summary.skipped_updates, summary.skipped_updates == 1 ? "" : "s");
+  }
+  if (!args.quiet) {
+    fmt::print(notes, "{}", run_report_text(session.run_report(), args.verbose));
+  }
+  if (!args.trace.empty()) {
+    session.write_trace(args.trace);
+    fmt::print(notes, "wrote the trace to {} (open it in https://ui.perfetto.dev)\n", args.trace);
+  }
+  if (!summary.profile_directory.empty()) {
+    fmt::print(notes, "wrote the profile to {}\n", summary.profile_directory);
+  }
+  if (!summary.best_checkpoint.empty()) {
+    fmt::print(notes, "kept the best checkpoint ({} {:.4f}) as {}\n", loaded.config.checkpoint.keep_best,
+               summary.best_value, summary.best_checkpoint);
+  }
+  if (!summary.checkpoints.empty()) {
+    fmt::print(notes, "wrote {} checkpoint{}, the last {}\n", summary.checkpoints.size(),
+               summary.checkpoints.size() == 1 ? "" : "s", summary.checkpoints.back());
+  }
+}
+
+// A run stopped by a signal: where it stopped and how to go on; the exit status.
+int interrupted(const Session& session, const TrainArgs& args, const TrainSummary& summary, int sig,
+                const Instances& instances) {
+  if (instances.index > 0) {
+    return 128 + sig;  // instance 0 says where the run stopped
+  }
+  // The checkpoint (if any) is the run's state; --save and the test evaluation are for finished runs.
+  if (summary.checkpoints.empty()) {
+    fmt::print(stderr, "stopped by {} at step {}: no checkpoint.dir is set, so nothing was saved{}\n", signal_name(sig),
+               session.step(), args.save.empty() ? "" : " (--save is for finished runs)");
+  } else {
+    fmt::print(stderr, "stopped by {} at step {}: resume with --resume {}{}\n", signal_name(sig), session.step(),
+               summary.checkpoints.back(), args.save.empty() ? "" : " (--save is for finished runs)");
+  }
+  return 128 + sig;
+}
+
+}  // namespace
+
+int run_train(const TrainArgs& args) {
+  TrainArgs with = args;
+  if (args.no_checkpoint) {
+    with.sets.emplace_back("checkpoint.dir=");  // an empty dir switches every checkpoint key off
+  }
+  const Loaded loaded = load(with);
+  const Settings settings = config::resolve(loaded.config);
+  Session session(loaded.model, loaded.config);
+  session.overwrite_checkpoints(args.overwrite);
+  // JSON lines on stdout are the log for tools; every other word goes to stderr.
+  const bool json = args.log_format == "json";
+  std::FILE* const notes = json ? stderr : stdout;
+  if (!start_point(session, args, notes)) {
+    return 0;
+  }
   // The log and --outfeed show what the outfeed holds (training.outfeed_mode, outfeed_loss,
   // outfeed_mask, accumulate_outfeed), dequeued after every execution.
   // Several instances (mpirun): the first logs and writes the files, with every instance's figures.
@@ -171,27 +246,18 @@ int run_train(const TrainArgs& args) {
   OutfeedFile outfeed(instances.index == 0 ? args.outfeed : std::string(), session.outfeed_layout());
   const std::vector<std::string> names = outfeed.layout().names;
   if (!args.quiet) {
-    const size_t ipus = session.memory_per_ipu().size();
-    fmt::print(notes, "training {}{} on {} virtual IPU{}: {} parameters, {} steps of batch {} (micro-batch {})\n",
-               model.name(),
-               config.is_set("pipeline.name") ? fmt::format(" (pipeline \"{}\")", config.pipeline.name) : "", ipus,
-               ipus == 1 ? "" : "s", model.parameter_count(), total, session.global_batch(), model.batch_size());
-    if (instances.count > 1) {
-      fmt::print(notes,
-                 "{} instances (mpirun -n {}) share the replicas; this log is instance 0's, with every instance's "
-                 "figures\n",
-                 instances.count, instances.count);
-    }
+    print_intro(session, loaded, instances, notes);
   }
   session.record_trace(!args.trace.empty());
   // Under mpirun stdout is a pseudo-terminal of Open MPI's, relayed to wherever mpirun's own output
   // goes (often a file), and no longer drained once mpirun is told to stop: plain log lines, not
   // a redrawn bar that would fill it and block the stop.
   const bool terminal = isatty(STDOUT_FILENO) == 1 && instances.count == 1;
-  ProgressPrinter printer(names, total, config.training.log_every, !args.quiet, terminal, outfeed.layout().last_only);
+  ProgressPrinter printer(names, session.planned_steps(), loaded.config.training.log_every, !args.quiet, terminal,
+                          outfeed.layout().last_only);
   printer.set_first_step(session.step());
   printer.set_format(json ? LogFormat::Json : LogFormat::Text);
-  const bool validating = config::resolve(config).validation.enabled;
+  const bool validating = settings.validation.enabled;
   if (validating) {
     printer.set_validation_names(session.validation_names());
   }
@@ -216,56 +282,19 @@ int run_train(const TrainArgs& args) {
       validating ? session.validation_names() : std::vector<std::string>{};
   const TrainEnd end{summary, names, last_values, validation_names, last_epoch, session.step()};
   const RunReport report = session.run_report();
-  if (json) {
-    fmt::print("{}\n", summary_json(end, report).dump());
-  } else {
-    fmt::print("{}", summary_text(end));
-  }
+  fmt::print("{}", json ? summary_json(end, report).dump() + "\n" : summary_text(end));
   if (const std::string written = outfeed.finish(); !written.empty()) {
     fmt::print(notes, "wrote the outfeed to {}\n", written);
   }
-  if (config::resolve(config).optimizer.loss_scaling_mode == LossScaling::Dynamic || summary.skipped_updates > 0) {
-    fmt::print(notes, "loss scale {:g}; {} update{} skipped since step 0 because a gradient overflowed\n",
-               summary.loss_scale, summary.skipped_updates, summary.skipped_updates == 1 ? "" : "s");
-  }
-  if (!args.quiet) {
-    fmt::print(notes, "{}", run_report_text(report, args.verbose));
-  }
-  if (!args.trace.empty()) {
-    session.write_trace(args.trace);
-    fmt::print(notes, "wrote the trace to {} (open it in https://ui.perfetto.dev)\n", args.trace);
-  }
-  if (!summary.profile_directory.empty()) {
-    fmt::print(notes, "wrote the profile to {}\n", summary.profile_directory);
-  }
-  if (!summary.best_checkpoint.empty()) {
-    fmt::print(notes, "kept the best checkpoint ({} {:.4f}) as {}\n", config.checkpoint.keep_best, summary.best_value,
-               summary.best_checkpoint);
-  }
-  if (!summary.checkpoints.empty()) {
-    fmt::print(notes, "wrote {} checkpoint{}, the last {}\n", summary.checkpoints.size(),
-               summary.checkpoints.size() == 1 ? "" : "s", summary.checkpoints.back());
-  }
-  if (const int sig = interrupt.received(); sig != 0 && summary.stopped && instances.index > 0) {
-    return 128 + sig;  // instance 0 says where the run stopped
-  }
+  print_run_notes(session, args, loaded, settings, summary, notes);
   if (const int sig = interrupt.received(); sig != 0 && summary.stopped) {
-    // Interrupted: the checkpoint (if any) is the run's state; --save and the test evaluation are
-    // for finished runs.
-    if (summary.checkpoints.empty()) {
-      fmt::print(stderr, "stopped by {} at step {}: no checkpoint.dir is set, so nothing was saved{}\n",
-                 signal_name(sig), session.step(), args.save.empty() ? "" : " (--save is for finished runs)");
-    } else {
-      fmt::print(stderr, "stopped by {} at step {}: resume with --resume {}{}\n", signal_name(sig), session.step(),
-                 summary.checkpoints.back(), args.save.empty() ? "" : " (--save is for finished runs)");
-    }
-    return 128 + sig;
+    return interrupted(session, args, summary, sig, instances);
   }
   if (!args.save.empty()) {
     session.save_weights(args.save);
     fmt::print(notes, "saved weights to {}\n", args.save);
   }
-  if (!args.no_eval && !config.data.test.empty()) {
+  if (!args.no_eval && !loaded.config.data.test.empty()) {
     print_test(session, json);
   }
   return 0;

@@ -41,6 +41,7 @@ struct PlanArgs : CommonArgs {
   std::string memory_svg;               //!< write memory per IPU over time as SVG here ("" = no)
   std::string html;                     //!< write the plan as one HTML page here ("" = no)
   bool inference = false;               //!< the plan eval and predict run (forward only)
+  bool explain_passes = false;          //!< print the planner's pass table instead of a plan
 };
 
 //! The config (with --set overrides) and the model it parameterises; prints model warnings to stderr.

@@ -179,6 +179,8 @@ void add_inspect_commands(CLI::App& app, Args& a, CommandTable& table) {
                    "config) into this file")
       ->type_name("FILE");
   plan_cmd->add_flag("--inference", a.plan.inference, "the plan eval and predict run: the forward program only");
+  plan_cmd->add_flag("--explain-passes", a.plan.explain_passes,
+                     "print the planner's passes (what each reads and writes, what it is for) instead of a plan");
 
   CLI::App* repl_cmd = app.add_subcommand(
       "repl", "inspect the plan, change keys and re-plan, sweep, run steps (commands from stdin when not a terminal)");

@@ -1,6 +1,7 @@
 // `iputrain plan MODEL CONFIG`: the plan as text, JSON or DOT, before anything runs.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cli/commands.hpp"
@@ -9,7 +10,32 @@
 
 namespace iputrain::cli {
 
+namespace {
+
+// The planner's pass table: a row per pass, in the order they run.
+std::string passes_text() {
+  const std::vector<PassDescription> passes = Plan::passes();
+  size_t name = 4, reads = 5, writes = 6;
+  for (const PassDescription& p : passes) {
+    name = std::max(name, p.name.size());
+    reads = std::max(reads, p.reads.size());
+    writes = std::max(writes, p.writes.size());
+  }
+  std::string out =
+      fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", "pass", name, "reads", reads, "writes", writes, "purpose");
+  for (const PassDescription& p : passes) {
+    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {}\n", p.name, name, p.reads, reads, p.writes, writes, p.purpose);
+  }
+  return out;
+}
+
+}  // namespace
+
 int run_plan(const PlanArgs& args) {
+  if (args.explain_passes) {
+    std::fputs(passes_text().c_str(), stdout);
+    return 0;
+  }
   const auto [config, model] = load(args);
   const Plan plan = Plan::make(model, config, PlanRequest{args.dump_after, args.inference});
   // Dumps go to stderr so that stdout stays one well-formed JSON or DOT document.

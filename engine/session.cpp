@@ -144,10 +144,115 @@ int64_t Session::planned_steps() const {
 
 int64_t Session::global_batch() const { return impl_->plan.global_batch(); }
 
+namespace {
+
+void finish_run(const Session& session, Session::Impl& s, TrainSummary& summary);
+
+// The loop of one train() call: its executions, the validations and checkpoints between them.
+struct TrainLoop {
+  Session& session;
+  Session::Impl& s;
+  TrainSummary& summary;
+  Progress& progress;
+  const std::string checkpoint_dir;
+  const int64_t end;
+  const int64_t every;  // checkpoint.every
+  const int64_t global_batch;
+  const double updates_per_epoch;
+  const data::Dataset* validation = nullptr;
+  int64_t next_validation = 0;
+  int64_t best_output = -1;  // the output checkpoint.keep_best follows (-1: none)
+  bool have_best = false;
+
+  void open_validation() {
+    const ValidationSettings& vs = s.settings.validation;
+    validation = vs.enabled ? &s.split_data("validation") : nullptr;
+    next_validation = validation ? engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch) : end;
+    if (!validation || vs.keep_best.empty()) {
+      return;
+    }
+    const std::vector<std::string> names = session.validation_names();
+    const auto it = std::find(names.begin(), names.end(), vs.keep_best);
+    if (it == names.end()) {
+      const std::string near = nearest_name(vs.keep_best, names);
+      s.config.fail_at("checkpoint.keep_best",
+                       fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric of model `{}`",
+                                   vs.keep_best, s.model.name()),
+                       near.empty() ? fmt::format("its metrics are: {}", fmt::join(names, ", "))
+                                    : fmt::format("did you mean \"{}\"?", near));
+    }
+    best_output = it - names.begin();
+  }
+
+  // Weight updates of the next execution: it ends on every checkpoint and validation step.
+  int64_t execution_length(int64_t per_execution) const {
+    int64_t n = std::min(per_execution, end - s.step);
+    if (!checkpoint_dir.empty() && every > 0) {
+      n = std::min(n, every - s.step % every);
+    }
+    if (validation) {
+      n = std::min(n, next_validation - s.step);
+    }
+    return n;
+  }
+
+  // Runs `n` weight updates and reads their records; their seconds.
+  double execute(int64_t n) {
+    const auto exec_start = std::chrono::steady_clock::now();
+    s.with_model_sources([&] { s.cluster->execute(s.step, n); });
+    const double exec_seconds = seconds_since(exec_start);
+    summary.train_seconds += exec_seconds;
+    read_records(*s.cluster, s.settings.optimizer, s.step, n, summary.output_names.size(), progress.records);
+    s.step += n;
+    return exec_seconds;
+  }
+
+  // Validates when due (and after the last step); keeps the best checkpoint.
+  void after_execution() {
+    progress.validations.clear();
+    if (!validation || (s.step < next_validation && s.step != end)) {
+      return;
+    }
+    const ValidationSettings& vs = s.settings.validation;
+    const auto validation_start = std::chrono::steady_clock::now();
+    const double begin_us = s.cluster->now_us();
+    const EvalResult r = s.evaluate_on(*validation, "validation");
+    ValidationRecord v{s.step, static_cast<double>(s.step) / updates_per_epoch, {}};
+    engine::HostSpan span{"validation", begin_us, s.cluster->now_us(), s.step, {}};
+    for (const auto& o : s.plan.graph.outputs) {
+      v.values.push_back(r.means.at(o.name));
+      span.values.emplace_back("val_" + o.name, v.values.back());
+    }
+    s.cluster->add_host_span(std::move(span));
+    progress.validations.push_back(v);
+    summary.validations.push_back(v);
+    next_validation = engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch);
+    summary.validation_seconds += seconds_since(validation_start);
+    // checkpoint.keep_best: a better value replaces best.safetensors (never rotated away).
+    const double value = best_output >= 0 ? v.values[static_cast<size_t>(best_output)] : 0.0;
+    if (best_output >= 0 && !checkpoint_dir.empty() &&
+        (!have_best || (vs.maximize ? value > summary.best_value : value < summary.best_value))) {
+      have_best = true;
+      summary.best_value = value;
+      summary.best_checkpoint = s.save_checkpoint_as(checkpoint_dir, "best.safetensors");
+    }
+  }
+
+  // Saves a checkpoint on every `every` steps, at the end and when stopping; whether it did.
+  bool checkpoint_if_due() {
+    if (!checkpoint_dir.empty() && ((every > 0 && s.step % every == 0) || s.step == end || s.stop_requested)) {
+      summary.checkpoints.push_back(session.save_checkpoint(checkpoint_dir));
+      return true;
+    }
+    return false;
+  }
+};
+
+}  // namespace
+
 TrainSummary Session::train(const std::function<void(const Progress&)>& on_progress) {
   Impl& s = *impl_;
-  const ir::Graph& g = s.plan.graph;
-  if (g.loss == ir::kNoValue) {
+  if (s.plan.graph.loss == ir::kNoValue) {
     throw Error(ErrorKind::Semantic, "the model has no `minimize` objective, so it cannot be trained", {},
                 "add `minimize LOSS` to the model");
   }
@@ -162,13 +267,12 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     return summary;
   }
   const int64_t per_execution = s.cluster->updates_per_execution();
-  const int64_t global_batch = s.plan.global_batch();
   const std::string checkpoint_dir = s.checkpoint_dir();
   if (!checkpoint_dir.empty() && engine::writes_run_files()) {
     s.claim_checkpoint_dir(checkpoint_dir);  // before the first step: a used directory is refused at once
   }
-  const int64_t every = s.config.checkpoint.every;
   engine::Sampler sampler(train_data.size(), s.batch, s.settings.shuffle, s.data_seed());
+  const int64_t global_batch = s.plan.global_batch();
   const double updates_per_epoch =
       static_cast<double>(sampler.steps_per_epoch()) / static_cast<double>(global_batch / s.batch);
   s.cluster->record_events(s.tracing || engine::profile_records_events(s.settings.profile));
@@ -178,87 +282,31 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     ~CloseFeeds() { cluster.close_feeds(); }
   } close_feeds{*s.cluster};
 
-  const size_t outputs = summary.output_names.size();
+  Progress progress;
+  TrainLoop loop{
+      *this, s, summary, progress, checkpoint_dir, end, s.config.checkpoint.every, global_batch, updates_per_epoch};
   // Validation (data.validation or data.validation_split): opened before the first step, so a bad
   // source fails at once; run on the inference plan between executions.
-  const ValidationSettings& vs = s.settings.validation;
-  const data::Dataset* validation = vs.enabled ? &s.split_data("validation") : nullptr;
-  int64_t next_validation = validation ? engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch) : end;
-  int64_t best_output = -1;
-  if (validation && !vs.keep_best.empty()) {
-    const std::vector<std::string> names = validation_names();
-    const auto it = std::find(names.begin(), names.end(), vs.keep_best);
-    if (it == names.end()) {
-      const std::string near = nearest_name(vs.keep_best, names);
-      s.config.fail_at("checkpoint.keep_best",
-                       fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric of model `{}`",
-                                   vs.keep_best, s.model.name()),
-                       near.empty() ? fmt::format("its metrics are: {}", fmt::join(names, ", "))
-                                    : fmt::format("did you mean \"{}\"?", near));
-    }
-    best_output = it - names.begin();
-  }
-  bool have_best = false;
-  Progress progress;
+  loop.open_validation();
   progress.total_steps = end;
   progress.steps_per_epoch = std::max<int64_t>(1, static_cast<int64_t>(updates_per_epoch));
-  progress.records.assign(static_cast<size_t>(std::min(per_execution, total)), StepRecord{0, std::vector<double>(outputs)});
-
+  progress.records.assign(static_cast<size_t>(std::min(per_execution, total)),
+                          StepRecord{0, std::vector<double>(summary.output_names.size())});
   const auto start = std::chrono::steady_clock::now();
   FirstExecution first;
   const int64_t start_step = s.step;
   s.stop_requested = false;
   bool stopping = false;
   while (s.step < end && !stopping) {
-    int64_t n = std::min(per_execution, end - s.step);
-    if (!checkpoint_dir.empty() && every > 0) {
-      n = std::min(n, every - s.step % every);  // an execution ends on every checkpoint step
-    }
-    if (validation) {
-      n = std::min(n, next_validation - s.step);  // and on every validation step
-    }
-    const auto exec_start = std::chrono::steady_clock::now();
-    s.with_model_sources([&] { s.cluster->execute(s.step, n); });
-    const double exec_seconds = seconds_since(exec_start);  // the rates' time: validation is apart
-    summary.train_seconds += exec_seconds;
-    read_records(*s.cluster, s.settings.optimizer, s.step, n, outputs, progress.records);
-    s.step += n;
-    progress.validations.clear();
-    if (validation && (s.step >= next_validation || s.step == end)) {
-      const auto validation_start = std::chrono::steady_clock::now();
-      const double begin_us = s.cluster->now_us();
-      const EvalResult r = s.evaluate_on(*validation, "validation");
-      ValidationRecord v{s.step, static_cast<double>(s.step) / updates_per_epoch, {}};
-      engine::HostSpan span{"validation", begin_us, s.cluster->now_us(), s.step, {}};
-      for (const auto& o : g.outputs) {
-        v.values.push_back(r.means.at(o.name));
-        span.values.emplace_back("val_" + o.name, v.values.back());
-      }
-      s.cluster->add_host_span(std::move(span));
-      progress.validations.push_back(v);
-      summary.validations.push_back(v);
-      next_validation = engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch);
-      summary.validation_seconds += seconds_since(validation_start);
-      // checkpoint.keep_best: a better value replaces best.safetensors (never rotated away).
-      const double value = best_output >= 0 ? v.values[static_cast<size_t>(best_output)] : 0.0;
-      if (best_output >= 0 && !checkpoint_dir.empty() &&
-          (!have_best || (vs.maximize ? value > summary.best_value : value < summary.best_value))) {
-        have_best = true;
-        summary.best_value = value;
-        summary.best_checkpoint = s.save_checkpoint_as(checkpoint_dir, "best.safetensors");
-      }
-    }
-    bool saved = false;
-    if (!checkpoint_dir.empty() && ((every > 0 && s.step % every == 0) || s.step == end || s.stop_requested)) {
-      summary.checkpoints.push_back(save_checkpoint(checkpoint_dir));
-      saved = true;
-    }
-    const auto now = std::chrono::steady_clock::now();
+    const int64_t n = loop.execution_length(per_execution);
+    const double exec_seconds = loop.execute(n);  // the rates' time: validation is apart
+    loop.after_execution();
+    const bool saved = loop.checkpoint_if_due();
     if (on_progress) {
       progress.step = s.step;
       progress.epoch = static_cast<double>(s.step) / updates_per_epoch;
       progress.samples_per_second = exec_seconds > 0 ? static_cast<double>(n * global_batch) / exec_seconds : 0;
-      progress.elapsed_seconds = std::chrono::duration<double>(now - start).count();
+      progress.elapsed_seconds = seconds_since(start);
       progress.samples = (s.step - start_step) * global_batch;
       progress.train_seconds = summary.train_seconds;
       on_progress(progress);
@@ -276,25 +324,34 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   summary.stopped = s.step < end;
   summary.steps = total - (end - s.step);
   summary.samples = summary.steps * global_batch;
-  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  summary.seconds = seconds_since(start);
   summary.samples_per_second =
       summary.train_seconds > 0 ? static_cast<double>(summary.samples) / summary.train_seconds : 0;
   summary.steady_samples_per_second =
       first.steady_rate(summary.steps, global_batch, summary.train_seconds, summary.samples_per_second);
+  finish_run(*this, s, summary);
+  return summary;
+}
+
+namespace {
+
+// After the last execution of a train() call: the report gathered, the loss scale read, the profile written.
+void finish_run(const Session& session, Session::Impl& s, TrainSummary& summary) {
   s.cluster->gather_report();
   const engine::LossScaleState loss_scale = s.cluster->loss_scale();
   summary.skipped_updates = loss_scale.skipped;
   summary.loss_scale = loss_scale.scale;
   if (engine::profile_wanted(s.settings.profile) && engine::writes_run_files()) {
-    const RunReport report = run_report();
+    const RunReport report = session.run_report();
     summary.profile_directory = engine::write_profile(
         {s.plan, s.model.name(), report, s.cluster->recorder(),
          std::max<int64_t>(1, s.settings.steps_per_execution) * std::max<int64_t>(1, s.settings.repeat_count),
          s.settings.pipeline_name, s.model.sources().get(), config::show(s.config)},
         s.settings.profile);
   }
-  return summary;
 }
+
+}  // namespace
 
 EvalResult Session::Impl::evaluate_on(const data::Dataset& ds, const char* label) {
   const int64_t batches = ds.size() / batch;

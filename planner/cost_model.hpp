@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
-#include "iputrain/config.hpp"
+#include "iputrain/hardware.hpp"
 #include "planner/schedule.hpp"
 
 namespace iputrain::planner {

@@ -14,23 +14,17 @@
 #include <cstdint>
 
 #include "core/ir/graph.hpp"
+#include "iputrain/settings.hpp"
 #include "planner/cost_model.hpp"
 
 namespace iputrain::planner {
 
-//! The options of one kind of op (matmul or convolution) in one stage and pass.
-struct TemporaryLimit {
-  double available_memory_proportion = 0.6;
-  bool half_partials = false;
-  bool operator==(const TemporaryLimit&) const = default;
-};
+//! The options of one kind of op (matmul or convolution) in one stage and pass, as the config
+//! resolves them (iputrain/settings.hpp).
+using TemporaryLimit = MemoryOptions;
 
 //! The matmul and convolution limits of one stage in one pass.
-struct StageLimits {
-  TemporaryLimit matmul;
-  TemporaryLimit convolution;
-  bool operator==(const StageLimits&) const = default;
-};
+using StageLimits = StageMemoryOptions;
 
 //! What one op instance takes beyond its operands and result.
 struct OpTemporaries {

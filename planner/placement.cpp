@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "frontend/config/rules.hpp"
+
 #include "core/optim_table.hpp"
-#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::planner {
@@ -69,8 +70,8 @@ namespace {
 // First physical IPU of a device of the emulated gc-info listing (0-15: single IPUs, 16-23: pairs,
 // 24-27: fours, 28-29: eights, 30: all sixteen).
 // Per stage: its IPU within the replica, from `pipeline.device_mapping` (one entry per position).
-std::vector<int32_t> stage_ipus(const ir::Graph& g, const Config& config, const config::PipelineShape& shape) {
-  const auto& mapping = config.pipeline.device_mapping;
+std::vector<int32_t> stage_ipus(const ir::Graph& g, const Settings& settings, const config::PipelineShape& shape) {
+  const auto& mapping = settings.pipeline.device_mapping;
   std::vector<int32_t> out(g.stages.size(), 0);
   if (mapping.empty()) {
     // The seeds' default: position i on IPU i when the replica has several IPUs.
@@ -101,37 +102,37 @@ std::vector<int32_t> stage_ipus(const ir::Graph& g, const Config& config, const 
 
 }  // namespace
 
-Placement make_placement(const ir::Graph& g, const Config& config, const config::PipelineShape& shape) {
+Placement make_placement(const ir::Graph& g, const Settings& settings, const config::PipelineShape& shape) {
   Placement pl;
-  const std::vector<int32_t> ipus = stage_ipus(g, config, shape);
+  const std::vector<int32_t> ipus = stage_ipus(g, settings, shape);
   pl.pipeline = make_pipeline(g, ipus, false);
   pl.pipeline.ipus_per_replica = static_cast<int32_t>(shape.ipus_per_replica);
   pl.replicas = static_cast<int32_t>(shape.replicas);
 
-  const int64_t processes = config.ipu.experimental.multi_replica_distribution.process_count;
-  pl.instances = static_cast<int32_t>(std::max<int64_t>(1, processes));
+  pl.instances = settings.ipu.instances;
   if (pl.replicas % pl.instances != 0) {
     std::string divisors;
     for (int32_t d = 1; d <= pl.replicas; ++d) {
       divisors += pl.replicas % d == 0 ? fmt::format("{}{}", divisors.empty() ? "" : ", ", d) : "";
     }
-    config.fail_at("ipu.experimental.multi_replica_distribution.process_count",
-                   fmt::format("{} replicas cannot be shared by {} instances (`process_count`, mpirun's count when "
-                               "unset): each instance holds whole replicas, as many as every other",
-                               pl.replicas, pl.instances),
-                   fmt::format("launch with mpirun -n N for N among {}", divisors));
+    settings.keys.fail_at(
+        "ipu.experimental.multi_replica_distribution.process_count",
+        fmt::format("{} replicas cannot be shared by {} instances (`process_count`, mpirun's count when "
+                    "unset): each instance holds whole replicas, as many as every other",
+                    pl.replicas, pl.instances),
+        fmt::format("launch with mpirun -n N for N among {}", divisors));
   }
 
   const int32_t total = pl.replicas * pl.pipeline.ipus_per_replica;
   // The device's IPUs: 0 .. total - 1, or those of the devices `ipu.select_ipus` lists.
-  std::vector<int32_t> device = config::selected_ipus(config.ipu.select_ipus);
+  std::vector<int32_t> device = settings.ipu.physical;
   if (device.empty()) {
     for (int32_t k = 0; k < total; ++k) {
       device.push_back(k);
     }
   }
   const std::vector<int32_t> order =
-      selection_order(config::resolve(config).pipeline.selection_order, total, pl.pipeline.ipus_per_replica);
+      selection_order(settings.pipeline.selection_order, total, pl.pipeline.ipus_per_replica);
   pl.physical.assign(static_cast<size_t>(pl.replicas), {});
   for (int32_t r = 0; r < pl.replicas; ++r) {
     for (int32_t i = 0; i < pl.pipeline.ipus_per_replica; ++i) {
@@ -157,8 +158,8 @@ Placement make_placement(const ir::Graph& g, const Config& config, const config:
             g.node(in).name, g.stages[static_cast<size_t>(first)].name, ipus[static_cast<size_t>(first)],
             g.stages[static_cast<size_t>(n.stage)].name, ipus[static_cast<size_t>(n.stage)]);
         const std::string hint = "map both stages to one IPU in `pipeline.device_mapping`, or give each stage its own parameter";
-        if (config.is_set("pipeline.device_mapping")) {
-          config.fail_at("pipeline.device_mapping", message, hint);
+        if (settings.keys.is_set("pipeline.device_mapping")) {
+          settings.keys.fail_at("pipeline.device_mapping", message, hint);
         }
         throw Error(ErrorKind::Plan, message, n.span, hint);
       }
@@ -168,7 +169,7 @@ Placement make_placement(const ir::Graph& g, const Config& config, const config:
     const int32_t s = reader_stage[static_cast<size_t>(p)];
     pl.param_ipu.push_back(ipus[static_cast<size_t>(s >= 0 ? s : g.node(p).stage)]);
   }
-  SystemSection system = config.system;
+  SystemSection system = settings.ipu.system;
   if (system.ipus() < total) {
     // A Config built in code (the loader resolves "auto" and refuses a system too small): the
     // smallest preset that holds the IPUs.
@@ -193,52 +194,27 @@ ScheduleKind schedule_kind(const std::string& name) {
 
 }  // namespace
 
-// availableMemoryProportion and partialsType of one options table, over `base`; a value they cannot
-// be is an error at `key`.
-static TemporaryLimit temporary_limit(const Config& config, const std::string& key, const OptionMap& options,
-                               const TemporaryLimit& base) {
-  TemporaryLimit out = base;
-  if (const auto amp = options.find("availableMemoryProportion"); amp != options.end()) {
-    char* end = nullptr;
-    const double value = std::strtod(amp->second.c_str(), &end);
-    if (end == amp->second.c_str() || *end != '\0' || !(value > 0.0 && value <= 1.0)) {
-      config.fail_at(key, fmt::format("availableMemoryProportion \"{}\" is not a proportion in (0, 1]", amp->second),
-                     "give the share of each tile's memory for matmul or convolution temporaries, e.g. \"0.6\"");
-    }
-    out.available_memory_proportion = value;
-  }
-  if (const auto partials = options.find("partialsType"); partials != options.end()) {
-    if (partials->second != "half" && partials->second != "float") {
-      config.fail_at(key, fmt::format("partialsType \"{}\" is neither \"half\" nor \"float\"", partials->second),
-                     "partials are kept in \"float\" (the default) or \"half\"");
-    }
-    out.half_partials = partials->second == "half";
-  }
-  return out;
-}
-
-PlanSettings make_settings(const Config& config, const config::PipelineShape& shape) {
+PlanSettings make_settings(const Settings& run, const config::PipelineShape& shape) {
   PlanSettings s;
-  const auto& p = config.pipeline;
+  const PipelineSettings& p = run.pipeline;
   s.pipelined = shape.pipelined;
   // Without pipelining the stages of one micro-batch simply run one after another.
-  s.schedule = shape.pipelined ? schedule_kind(p.schedule) : ScheduleKind::Sequential;
+  s.schedule = shape.pipelined ? schedule_kind(shape.schedule) : ScheduleKind::Sequential;
   // Batch serialization: each micro-batch is computed in slices, each one accumulated like a
   // micro-batch of its own (the model is built at the slice size).
-  s.batch_serialization = std::max<int64_t>(1, p.batch_serialization_iterations);
+  s.batch_serialization = p.batch_serialization;
   s.accumulation_count = shape.gradient_accumulation_count * s.batch_serialization;
-  s.repeat_count = p.repeat_count;
-  s.steps_per_execution = config.training.steps_per_execution;
-  s.auto_stages = static_cast<int32_t>(p.auto_stages);
-  const Settings run = config::resolve(config);
-  if (config.ipu.allow_recompute) {
+  s.repeat_count = run.repeat_count;
+  s.steps_per_execution = run.steps_per_execution;
+  s.auto_stages = p.auto_stages;
+  if (p.recompute) {
     const bool sequential = s.schedule == ScheduleKind::Sequential;
-    const Recomputation mode = run.pipeline.recomputation;
+    const Recomputation mode = p.recomputation;
     s.recompute = mode == Recomputation::RecomputeAndBackpropagateInterleaved || (mode == Recomputation::Auto && sequential)
                       ? RecomputeMode::RecomputeAndBackpropagateInterleaved
                       : RecomputeMode::RecomputeThenBackpropagate;
   }
-  switch (run.pipeline.reduction) {
+  switch (p.reduction) {
     case GradientReduction::Sum:
       s.reduction = Reduction::Sum;
       break;
@@ -249,55 +225,44 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
       s.reduction = Reduction::RunningMean;
       break;
   }
-  s.accumulation_dtype = dtype_of(run.pipeline.accumulation_type);
-  s.accumulation_order = run.pipeline.accumulation_order == GradientAccumulationOrder::Sequential
-                             ? AccumulationOrder::Sequential
-                             : AccumulationOrder::Canonical;
-  s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
-  s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
+  s.accumulation_dtype = dtype_of(p.accumulation_type);
+  s.accumulation_order = p.accumulation_order == GradientAccumulationOrder::Sequential ? AccumulationOrder::Sequential
+                                                                                       : AccumulationOrder::Canonical;
+  s.offload_optimizer_state = p.offload_optimizer_state;
+  s.offload_accumulators = p.offload_accumulators;
   s.optimizer_state_slots = optimizer_state_slots(run.optimizer);
   s.optimizer_state_dtype = dtype_of(run.optimizer.state_type);
   // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
   // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
-  s.shard_weights = p.replicated_weight_sharding.value_or(s.schedule == ScheduleKind::Sequential &&
-                                                          p.batch_serialization_iterations > 1);
-  s.shard_optimizer_state = p.replicated_optimizer_state_sharding || s.shard_weights;
+  s.shard_weights = p.shard_weights.value_or(s.schedule == ScheduleKind::Sequential && p.batch_serialization > 1);
+  s.shard_optimizer_state = p.shard_optimizer_state || s.shard_weights;
   if (p.offload_weights == true && !s.shard_weights) {
     // The config rule catches `false`; "auto" is resolved only here.
-    config.fail_at("pipeline.offload_weights",
-                   "`pipeline.offload_weights` stores the shards of replicated weight sharding, which \"auto\" "
-                   "leaves off here (it is on only for the sequential schedule with batch_serialization_iterations > 1)",
-                   "set `pipeline.replicated_weight_sharding = true`, or leave `pipeline.offload_weights` unset");
+    run.keys.fail_at("pipeline.offload_weights",
+                     "`pipeline.offload_weights` stores the shards of replicated weight sharding, which \"auto\" "
+                     "leaves off here (it is on only for the sequential schedule with batch_serialization_iterations "
+                     "> 1)",
+                     "set `pipeline.replicated_weight_sharding = true`, or leave `pipeline.offload_weights` unset");
   }
   // As in the seed, "auto" follows weight sharding: sharded blocks live in remote memory.
   s.offload_weights = s.shard_weights && p.offload_weights.value_or(true);
   s.master_weights = run.master_weights == MasterWeightsPlace::Offloaded ? MasterWeights::Offloaded
                      : run.master_weights == MasterWeightsPlace::None    ? MasterWeights::None
                                                                           : MasterWeights::OnChip;
-  s.cross_replica_buffer_bytes = config.ipu.optimizations.maximum_cross_replica_sum_buffer_size;
+  s.cross_replica_buffer_bytes = p.cross_replica_buffer_bytes;
   // Without data-stream prefetching the infeed stages one micro-batch at a time.
   s.prefetch_depth = run.prefetch_depth;
   s.host_threads = run.threads;
-  s.device = DeviceModel::from_config(config.device);
-  s.device.io_tiles = config.ipu.io_tiles.num_io_tiles;
-  s.device.io_data_proportion = config.ipu.io_tiles.available_memory_proportion;
-  s.device.feeds_on_io_tiles = config.ipu.io_tiles.place_ops_on_io_tiles && s.device.io_tiles > 0;
+  s.device = DeviceModel::from_config(run.ipu.device);
+  s.device.io_tiles = run.ipu.io_tiles;
+  s.device.io_data_proportion = run.ipu.io_data_proportion;
+  s.device.feeds_on_io_tiles = run.ipu.feeds_on_io_tiles;
   s.device.compute = dtype_of(run.precision);
   // The host's round trip is in seconds: a faster IPU clock makes it more cycles, not fewer.
-  s.device.host_call_cycles = config.system.host_sync_latency * s.device.clock_hz;
-  s.default_limits = StageLimits{temporary_limit(config, "ipu.matmuls.poplar_options", config.ipu.matmuls.poplar_options, {}),
-                                 temporary_limit(config, "ipu.convolutions.poplar_options",
-                                                 config.ipu.convolutions.poplar_options, {})};
-  for (const char* key : {"pipeline.forward_propagation_stages_poplar_options",
-                          "pipeline.backward_propagation_stages_poplar_options"}) {
-    const bool forward = std::string(key).find("forward") != std::string::npos;
-    const auto& list = forward ? p.forward_propagation_stages_poplar_options : p.backward_propagation_stages_poplar_options;
-    auto& out = forward ? s.forward_limits : s.backward_limits;
-    for (const StageOptions& stage : list) {
-      out.push_back({temporary_limit(config, key, stage.matmul_options, s.default_limits.matmul),
-                     temporary_limit(config, key, stage.convolution_options, s.default_limits.convolution)});
-    }
-  }
+  s.device.host_call_cycles = run.ipu.system.host_sync_latency * s.device.clock_hz;
+  s.default_limits = p.memory;
+  s.forward_limits = p.forward_memory;
+  s.backward_limits = p.backward_memory;
   return s;
 }
 

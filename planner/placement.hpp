@@ -7,9 +7,12 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
-#include "frontend/config/rules.hpp"
-#include "iputrain/config.hpp"
+#include "iputrain/settings.hpp"
 #include "planner/plan.hpp"
+
+namespace iputrain::config {
+struct PipelineShape;  // frontend/config/rules.hpp: the shape the config's pipeline rules resolve
+}  // namespace iputrain::config
 
 namespace iputrain::planner {
 
@@ -25,12 +28,13 @@ std::vector<int32_t> selection_order(SelectionOrder order, int32_t ipus, int32_t
 //! Link hops between two physical IPUs of the C2 topology (1 for neighbours).
 int32_t link_hops(int32_t a, int32_t b);
 
-//! Places the stages of `g` (forward graph, stages final) as `config` asks. A parameter used by
+//! Places the stages of `g` (forward graph, stages final) as `settings` ask. A parameter used by
 //! stages on two IPUs is an error at `pipeline.device_mapping` (or at the parameter if the mapping
 //! is the default).
-Placement make_placement(const ir::Graph& g, const Config& config, const config::PipelineShape& shape);
+Placement make_placement(const ir::Graph& g, const Settings& settings, const config::PipelineShape& shape);
 
-//! The config resolved for the passes (schedule, accumulation, recomputation, reduction, device).
-PlanSettings make_settings(const Config& config, const config::PipelineShape& shape);
+//! The settings resolved for the passes against the model's shape (schedule, accumulation,
+//! recomputation, sharding "auto", device).
+PlanSettings make_settings(const Settings& settings, const config::PipelineShape& shape);
 
 }  // namespace iputrain::planner

@@ -170,6 +170,17 @@ struct PlanOptions {
   bool predict = false;
 };
 
+//! One row of the pass table make_plan walks: what the pass reads and writes of the plan.
+struct PassInfo {
+  std::string name;
+  std::string reads;    //!< parts of the plan (and its settings) the pass reads
+  std::string writes;   //!< parts of the plan it fills or changes ("-": none)
+  std::string purpose;  //!< one line
+};
+
+//! The pass table, in the order the passes run (`iputrain plan --explain-passes`).
+const std::vector<PassInfo>& passes();
+
 //! The names of the passes, in the order they run (for `--dump-after` checking and help).
 const std::vector<std::string>& pass_names();
 

@@ -62,6 +62,14 @@ std::vector<std::string> Plan::pass_names() {
   return planner::pass_names();
 }
 
+std::vector<PassDescription> Plan::passes() {
+  std::vector<PassDescription> out;
+  for (const planner::PassInfo& p : planner::passes()) {
+    out.push_back({p.name, p.reads, p.writes, p.purpose});
+  }
+  return out;
+}
+
 std::string Plan::text() const {
   return planner::plan_text(impl_->plan, impl_->model);
 }

@@ -1,7 +1,8 @@
-// The pass list. Every pass runs through PassRunner::run(), which times it, verifies the IR after
-// it and dumps the plan when asked (`--dump-after=PASS`).
+// The pass list: a table of passes (name, what each reads and writes, its function) that make_plan
+// walks; run_pass() times each one, verifies the IR after it and dumps the plan when asked
+// (`--dump-after=PASS`). `iputrain plan --explain-passes` prints the table.
+#include <algorithm>
 #include <chrono>
-#include <functional>
 
 #include <fmt/format.h>
 
@@ -75,38 +76,6 @@ std::string arenas_str(const Plan& plan) {
   return out;
 }
 
-class PassRunner {
- public:
-  PassRunner(Plan& plan, const PlanOptions& options) : plan_(plan), options_(options) {}
-
-  void run(const char* name, const std::function<void()>& pass) {
-    const auto start = std::chrono::steady_clock::now();
-    pass();
-    const auto end = std::chrono::steady_clock::now();
-    plan_.timings.push_back({name, std::chrono::duration<double, std::milli>(end - start).count()});
-    plan_.graph.verify();
-    if (options_.dumps == nullptr) {
-      return;
-    }
-    for (const auto& want : options_.dump_after) {
-      if (want != name) {
-        continue;
-      }
-      const std::string what = want == "place"  ? placement_str(plan_)
-                                : want == "lower" ? programs_str(plan_)
-                                : want == "buffers" ? arenas_str(plan_)
-                                : want == "schedule"
-                                    ? timeline_str(plan_.placement.pipeline, plan_.timeline)
-                                    : plan_.graph.str();
-      *options_.dumps += fmt::format("// after {}\n{}", name, what);
-    }
-  }
-
- private:
-  Plan& plan_;
-  const PlanOptions& options_;
-};
-
 std::vector<ir::ValueId> output_roots(const ir::Graph& g) {
   std::vector<ir::ValueId> roots;
   if (g.loss != ir::kNoValue) {
@@ -126,20 +95,10 @@ int64_t last_stage_outputs(const ir::Graph& g) {
   return n;
 }
 
-}  // namespace
-
-const std::vector<std::string>& pass_names() {
-  static const std::vector<std::string> names = {"verify", "auto-stage", "place",  "autodiff", "programs",
-                                                 "schedule", "lower",     "buffers", "memory", "cost"};
-  return names;
-}
-
-namespace {
-
 // A trained or evaluated model is fed batches: it needs inputs, each leading with the same batch,
 // which `data.batch_size` (when set) restates. Checked here, where the model is known, so that
 // `check`, `plan` and `train` agree; node errors get the model's sources from the caller.
-void check_inputs(const ir::Graph& g, const Config& config) {
+void check_inputs(const ir::Graph& g, const Settings& settings) {
   if (g.inputs.empty()) {
     throw Error(ErrorKind::Semantic, "the model has no `input`, so there is nothing to feed it", {},
                 "declare its data with `input NAME: TYPE[batch, ...]`");
@@ -156,28 +115,29 @@ void check_inputs(const ir::Graph& g, const Config& config) {
     }
   }
   // Under batch serialization the model is built at the slice size (frontend/model_config.cpp).
-  const int64_t slices = std::max<int64_t>(1, config.pipeline.batch_serialization_iterations);
-  if (config.data.batch_size != 0 && config.data.batch_size != batch * slices) {
-    config.fail_at("data.batch_size",
-                   fmt::format("data.batch_size is {} but the model's inputs have batch {}{}", config.data.batch_size,
-                               batch, slices > 1 ? fmt::format(" (x {} slices)", slices) : std::string()),
-                   "give the model the same batch ([model] batch = ...) or remove data.batch_size");
+  const int64_t slices = settings.pipeline.batch_serialization;
+  if (settings.batch_size != 0 && settings.batch_size != batch * slices) {
+    settings.keys.fail_at(
+        "data.batch_size",
+        fmt::format("data.batch_size is {} but the model's inputs have batch {}{}", settings.batch_size, batch,
+                    slices > 1 ? fmt::format(" (x {} slices)", slices) : std::string()),
+        "give the model the same batch ([model] batch = ...) or remove data.batch_size");
   }
 }
 
 // The feeds' staging must fit the I/O tiles' data memory when it is placed there.
-void check_io_tiles(const Plan& plan, const Config& config) {
+void check_io_tiles(const Plan& plan, const KeyLocations& keys) {
   for (size_t ipu = 0; ipu < plan.memory.size(); ++ipu) {
     const IpuMemory& m = plan.memory[ipu];
     if (!plan.settings.device.feeds_on_io_tiles || m.feed_staging <= m.io_tiles_capacity) {
       continue;
     }
-    config.fail_at("ipu.io_tiles.num_io_tiles",
-                   fmt::format("the infeed and outfeed staging of IPU {} takes {} bytes, but its {} I/O tiles hold {} "
-                               "bytes of data",
-                               ipu, m.feed_staging, plan.settings.device.io_tiles, m.io_tiles_capacity),
-                   "reserve more I/O tiles, raise `ipu.io_tiles.available_memory_proportion`, or keep the feeds on "
-                   "the compute tiles (`place_ops_on_io_tiles = false`)");
+    keys.fail_at("ipu.io_tiles.num_io_tiles",
+                 fmt::format("the infeed and outfeed staging of IPU {} takes {} bytes, but its {} I/O tiles hold {} "
+                             "bytes of data",
+                             ipu, m.feed_staging, plan.settings.device.io_tiles, m.io_tiles_capacity),
+                 "reserve more I/O tiles, raise `ipu.io_tiles.available_memory_proportion`, or keep the feeds on "
+                 "the compute tiles (`place_ops_on_io_tiles = false`)");
   }
 }
 
@@ -203,7 +163,210 @@ std::pair<Plan, int64_t> trial_run(const Plan& plan, const std::vector<ir::Value
   return {std::move(trial), peak};
 }
 
+// What every pass may read and change.
+struct PassContext {
+  Plan& plan;
+  const Config& config;      // for the pipeline rules checked against the model (place)
+  const Settings& settings;  // the config, resolved once
+  bool training = false;
+};
+
+// The frontend's graph must already be well-formed; checking here localises frontend bugs.
+void verify_pass(PassContext&) {}
+
+// `pipeline.auto_stages` replaces the model's stages by balanced ones before anything is placed.
+void auto_stage_pass(PassContext& c) {
+  const Settings& run = c.settings;
+  if (run.pipeline.auto_stages > 0) {
+    // Each stage must hold its weights, one gradient accumulator and the optimizer's state;
+    // activations depend on the schedule and are checked by the memory pass.
+    const bool offloaded = run.pipeline.offload_optimizer_state;
+    const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_slots(run.optimizer));
+    auto_stage(c.plan.graph, run.pipeline.auto_stages, DeviceModel::from_config(run.ipu.device), per_weight_byte);
+  }
+}
+
+// Stages to IPUs, replicas, physical IPU order; the config's pipeline rules checked against the model.
+void place_pass(PassContext& c) {
+  Plan& plan = c.plan;
+  check_inputs(plan.graph, c.settings);
+  const auto shape =
+      config::check_against_positions(c.config, position_names(plan.graph), last_stage_outputs(plan.graph), c.training);
+  plan.settings = make_settings(c.settings, shape);
+  plan.settings.training = c.training;
+  if (!c.training) {
+    // Nothing is updated: no optimizer state, no gradient buffers, no sharded or offloaded weights.
+    plan.settings.recompute = RecomputeMode::Off;
+    plan.settings.offload_optimizer_state = false;
+    plan.settings.offload_accumulators = false;
+    plan.settings.optimizer_state_slots = 0;
+    plan.settings.shard_optimizer_state = false;
+    plan.settings.shard_weights = false;
+    plan.settings.offload_weights = false;
+  }
+  plan.placement = make_placement(plan.graph, c.settings, shape);
+}
+
+// Reverse-mode autodiff appends the backward graph; backward nodes keep their forward node's stage.
+void autodiff_pass(PassContext& c) {
+  if (c.training) {
+    c.plan.grads = differentiate(c.plan.graph);
+  }
+}
+
+// The programs keep only the nodes their results need (dead backward branches are dropped), each
+// task's nodes in the order ipu.scheduling.algorithm picks (the fewest live bytes by default).
+void programs_pass(PassContext& c) {
+  Plan& plan = c.plan;
+  plan.eval_program = live_program(plan.graph, output_roots(plan.graph));
+  std::vector<ir::ValueId>* ordered = &plan.eval_program;
+  if (c.training) {
+    std::vector<ir::ValueId> roots = output_roots(plan.graph);
+    for (const GradParts& parts : plan.grads) {
+      roots.insert(roots.end(), parts.begin(), parts.end());
+    }
+    plan.train_program = live_program(plan.graph, roots);
+    ordered = &plan.train_program;
+  }
+  const Settings& run = c.settings;
+  const auto temporary = [&](ir::ValueId id) {
+    const ir::Node& n = plan.graph.node(id);
+    return op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).bytes;
+  };
+  const std::vector<ir::ValueId> written = *ordered;
+  *ordered = order_ops(plan.graph, written,
+                       {run.pipeline.scheduler, run.pipeline.lookahead_depth, run.pipeline.search_space, temporary});
+  // The choice is made on an estimate of each task's live bytes, which the arena's packing can
+  // belie: choose_best plans both orders and keeps the written one unless the other really
+  // packs smaller. The winner's schedule, programs and arenas are kept (the passes below skip).
+  if (run.pipeline.scheduler == SchedulerAlgorithm::ChooseBest && *ordered != written) {
+    auto [chosen, chosen_peak] = trial_run(plan, *ordered);
+    auto [kept, kept_peak] = trial_run(plan, written);
+    Plan& win = chosen_peak < kept_peak ? chosen : kept;
+    *ordered = std::move(c.training ? win.train_program : win.eval_program);
+    plan.timeline = std::move(win.timeline);
+    plan.programs = std::move(win.programs);
+  }
+  if (c.training) {
+    plan.moving_statistics = moving_statistics(plan.graph, plan.train_program);
+  }
+}
+
+// Which stage runs which micro-batch at which timestep, under the configured schedule.
+void schedule_pass(PassContext& c) {
+  Plan& plan = c.plan;
+  if (plan.timeline.steps.empty()) {
+    plan.timeline = make_timeline(plan.placement.pipeline, plan.settings.schedule, plan.settings.accumulation_count,
+                                  c.training, plan.settings.batch_serialization);
+  }
+}
+
+// The timeline as per-IPU instruction lists, with messages, buffers and reduction buckets.
+void lower_pass(PassContext& c) {
+  if (c.plan.programs.ipus.empty()) {
+    c.plan.programs = lower(c.plan);
+  }
+}
+
+// Where each value lives on its IPU: lives by liveness, packed into one arena per IPU.
+void buffers_pass(PassContext& c) {
+  Plan& plan = c.plan;
+  if (plan.programs.arenas.empty()) {
+    for (int32_t ipu = 0; ipu < static_cast<int32_t>(plan.programs.ipus.size()); ++ipu) {
+      plan.programs.arenas.push_back(assign_buffers(plan, ipu));
+    }
+  }
+}
+
+// Bytes per IPU at every timestep; a plan that does not fit stops here with suggestions.
+void memory_pass(PassContext& c) {
+  c.plan.memory = estimate_memory(c.plan);
+  check_io_tiles(c.plan, c.settings.keys);
+  check_fits(c.plan);
+}
+
+// Simulated cycles of the whole plan: throughput, utilisation, bubble.
+void cost_pass(PassContext& c) { c.plan.cost = simulate_plan(c.plan); }
+
+struct PassDef {
+  PassInfo info;
+  void (*run)(PassContext&);
+};
+
+// The pass list, in the order the passes run: what each reads and writes of the plan.
+const std::vector<PassDef>& pass_table() {
+  static const std::vector<PassDef> table = {
+      {{"verify", "graph", "-", "check the model's graph is well-formed"}, verify_pass},
+      {{"auto-stage", "graph, settings", "graph.stages", "split the model into balanced stages (pipeline.auto_stages)"},
+       auto_stage_pass},
+      {{"place", "graph, settings", "settings, placement",
+        "check the config against the model; stages to IPUs, replicas, physical IPUs"},
+       place_pass},
+      {{"autodiff", "graph", "graph, grads", "append the backward graph (training)"}, autodiff_pass},
+      {{"programs", "graph, grads, settings", "train_program, eval_program, moving_statistics",
+        "keep the live nodes, ordered per ipu.scheduling.algorithm"},
+       programs_pass},
+      {{"schedule", "placement, settings", "timeline", "which stage runs which micro-batch at each timestep"},
+       schedule_pass},
+      {{"lower", "graph, programs, placement, timeline", "programs", "per-IPU instruction lists with messages"},
+       lower_pass},
+      {{"buffers", "programs", "programs.arenas", "pack each IPU's values into one arena by liveness"}, buffers_pass},
+      {{"memory", "programs, settings", "memory", "bytes per IPU per timestep; refuse a plan that does not fit"},
+       memory_pass},
+      {{"cost", "programs, timeline, memory", "cost", "simulated cycles: throughput, utilisation, bubble"}, cost_pass},
+  };
+  return table;
+}
+
+// Runs one pass: times it, verifies the IR after it and dumps the plan when asked
+// (`--dump-after=PASS`).
+void run_pass(const PassDef& pass, PassContext& c, const PlanOptions& options) {
+  Plan& plan = c.plan;
+  const auto start = std::chrono::steady_clock::now();
+  pass.run(c);
+  const auto end = std::chrono::steady_clock::now();
+  plan.timings.push_back({pass.info.name, std::chrono::duration<double, std::milli>(end - start).count()});
+  plan.graph.verify();
+  if (options.dumps == nullptr ||
+      std::find(options.dump_after.begin(), options.dump_after.end(), pass.info.name) == options.dump_after.end()) {
+    return;
+  }
+  const std::string& want = pass.info.name;
+  const std::string what = want == "place"      ? placement_str(plan)
+                           : want == "lower"    ? programs_str(plan)
+                           : want == "buffers"  ? arenas_str(plan)
+                           : want == "schedule" ? timeline_str(plan.placement.pipeline, plan.timeline)
+                                                : plan.graph.str();
+  for (const std::string& asked : options.dump_after) {
+    if (asked == want) {
+      *options.dumps += fmt::format("// after {}\n{}", want, what);
+    }
+  }
+}
+
 }  // namespace
+
+const std::vector<PassInfo>& passes() {
+  static const std::vector<PassInfo> infos = [] {
+    std::vector<PassInfo> out;
+    for (const PassDef& p : pass_table()) {
+      out.push_back(p.info);
+    }
+    return out;
+  }();
+  return infos;
+}
+
+const std::vector<std::string>& pass_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const PassInfo& p : passes()) {
+      out.push_back(p.name);
+    }
+    return out;
+  }();
+  return names;
+}
 
 Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions& options) {
   Plan plan;
@@ -214,116 +377,11 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   if (!options.predict) {
     std::erase_if(plan.graph.outputs, [](const ir::Output& o) { return o.per_sample; });
   }
-  const bool training = plan.graph.loss != ir::kNoValue;
-  PassRunner passes(plan, options);
-
-  // The frontend's graph must already be well-formed; checking here localises frontend bugs.
-  passes.run("verify", [] {});
-  // `pipeline.auto_stages` replaces the model's stages by balanced ones before anything is placed.
-  passes.run("auto-stage", [&] {
-    if (config.pipeline.auto_stages > 0) {
-      // Each stage must hold its weights, one gradient accumulator and the optimizer's state;
-      // activations depend on the schedule and are checked by the memory pass.
-      const bool offloaded = config.pipeline.offload_weight_update_variables.value_or(false);
-      const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_slots(config::resolve(config).optimizer));
-      auto_stage(plan.graph, static_cast<int32_t>(config.pipeline.auto_stages), DeviceModel::from_config(config.device),
-                 per_weight_byte);
-    }
-  });
-  // Stages to IPUs, replicas, physical IPU order; the config's pipeline rules checked against the model.
-  passes.run("place", [&] {
-    check_inputs(plan.graph, config);
-    const auto shape =
-        config::check_against_positions(config, position_names(plan.graph), last_stage_outputs(plan.graph), training);
-    plan.settings = make_settings(config, shape);
-    plan.settings.training = training;
-    if (!training) {
-      // Nothing is updated: no optimizer state, no gradient buffers, no sharded or offloaded weights.
-      plan.settings.recompute = RecomputeMode::Off;
-      plan.settings.offload_optimizer_state = false;
-      plan.settings.offload_accumulators = false;
-      plan.settings.optimizer_state_slots = 0;
-      plan.settings.shard_optimizer_state = false;
-      plan.settings.shard_weights = false;
-      plan.settings.offload_weights = false;
-    }
-    plan.placement = make_placement(plan.graph, config, shape);
-  });
-  // Reverse-mode autodiff appends the backward graph; backward nodes keep their forward node's stage.
-  passes.run("autodiff", [&] {
-    if (training) {
-      plan.grads = differentiate(plan.graph);
-    }
-  });
-  // The programs keep only the nodes their results need (dead backward branches are dropped).
-  passes.run("programs", [&] {
-    plan.eval_program = live_program(plan.graph, output_roots(plan.graph));
-    std::vector<ir::ValueId>* ordered = &plan.eval_program;
-    if (training) {
-      std::vector<ir::ValueId> roots = output_roots(plan.graph);
-      for (const GradParts& parts : plan.grads) {
-        roots.insert(roots.end(), parts.begin(), parts.end());
-      }
-      plan.train_program = live_program(plan.graph, roots);
-      ordered = &plan.train_program;
-    }
-    // Inside each task, the order ipu.scheduling.algorithm picks (the fewest live bytes by default).
-    const Settings run = config::resolve(config);
-    const auto temporary = [&](ir::ValueId id) {
-      const ir::Node& n = plan.graph.node(id);
-      return op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).bytes;
-    };
-    const std::vector<ir::ValueId> written = *ordered;
-    *ordered = order_ops(plan.graph, written,
-                         {run.pipeline.scheduler, run.pipeline.lookahead_depth, run.pipeline.search_space, temporary});
-    // The choice is made on an estimate of each task's live bytes, which the arena's packing can
-    // belie: choose_best plans both orders and keeps the written one unless the other really
-    // packs smaller. The winner's schedule, programs and arenas are kept (the passes below skip).
-    if (run.pipeline.scheduler == SchedulerAlgorithm::ChooseBest && *ordered != written) {
-      auto [chosen, chosen_peak] = trial_run(plan, *ordered);
-      auto [kept, kept_peak] = trial_run(plan, written);
-      Plan& win = chosen_peak < kept_peak ? chosen : kept;
-      *ordered = std::move(training ? win.train_program : win.eval_program);
-      plan.timeline = std::move(win.timeline);
-      plan.programs = std::move(win.programs);
-    }
-    if (training) {
-      plan.moving_statistics = moving_statistics(plan.graph, plan.train_program);
-    }
-  });
-  // Which stage runs which micro-batch at which timestep, under the configured schedule.
-  passes.run("schedule", [&] {
-    if (plan.timeline.steps.empty()) {
-      plan.timeline = make_timeline(plan.placement.pipeline, plan.settings.schedule, plan.settings.accumulation_count,
-                                    training, plan.settings.batch_serialization);
-    }
-  });
-  // The timeline as per-IPU instruction lists, with messages, buffers and reduction buckets.
-  passes.run("lower", [&] {
-    if (plan.programs.ipus.empty()) {
-      plan.programs = lower(plan);
-    }
-  });
-  // Where each value lives on its IPU: lives by liveness, packed into one arena per IPU.
-  passes.run("buffers", [&] {
-    if (plan.programs.arenas.empty()) {
-      for (int32_t ipu = 0; ipu < static_cast<int32_t>(plan.programs.ipus.size()); ++ipu) {
-        plan.programs.arenas.push_back(assign_buffers(plan, ipu));
-      }
-    }
-  });
-  // Bytes per IPU at every timestep; a plan that does not fit stops here with suggestions.
-  passes.run("memory", [&] {
-    {
-      plan.memory = estimate_memory(plan);
-      check_io_tiles(plan, config);
-      check_fits(plan);
-    }
-  });
-  // Simulated cycles of the whole plan: throughput, utilisation, bubble.
-  passes.run("cost", [&] {
-    plan.cost = simulate_plan(plan);
-  });
+  const Settings settings = config::resolve(config);
+  PassContext context{plan, config, settings, plan.graph.loss != ir::kNoValue};
+  for (const PassDef& pass : pass_table()) {
+    run_pass(pass, context, options);
+  }
   return plan;
 }
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "iputrain/config.hpp"
+#include "iputrain/hardware.hpp"
 
 namespace iputrain::planner {
 

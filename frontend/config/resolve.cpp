@@ -4,7 +4,9 @@
 // prefetching off, the number of IPUs).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <utility>
 
 #include "core/optim_table.hpp"
@@ -144,6 +146,72 @@ OptimizerSettings resolve_optimizer(const Config& c) {
   return s;
 }
 
+// availableMemoryProportion and partialsType of one options table, over `base`; a value they cannot
+// be is an error at `key`.
+MemoryOptions memory_options(const Config& config, const char* key, const OptionMap& options,
+                             const MemoryOptions& base) {
+  MemoryOptions out = base;
+  if (const auto amp = options.find("availableMemoryProportion"); amp != options.end()) {
+    char* end = nullptr;
+    const double value = std::strtod(amp->second.c_str(), &end);
+    if (end == amp->second.c_str() || *end != '\0' || !(value > 0.0 && value <= 1.0)) {
+      config.fail_at(key, fmt::format("availableMemoryProportion \"{}\" is not a proportion in (0, 1]", amp->second),
+                     "give the share of each tile's memory for matmul or convolution temporaries, e.g. \"0.6\"");
+    }
+    out.available_memory_proportion = value;
+  }
+  if (const auto partials = options.find("partialsType"); partials != options.end()) {
+    if (partials->second != "half" && partials->second != "float") {
+      config.fail_at(key, fmt::format("partialsType \"{}\" is neither \"half\" nor \"float\"", partials->second),
+                     "partials are kept in \"float\" (the default) or \"half\"");
+    }
+    out.half_partials = partials->second == "half";
+  }
+  return out;
+}
+
+// The layout keys of `[pipeline]` the planner reads, as numbers.
+void resolve_layout(const Config& cfg, PipelineSettings& s) {
+  const PipelineSection& p = cfg.pipeline;
+  s.gradient_accumulation_count = p.gradient_accumulation_count;
+  s.batch_serialization = std::max<int64_t>(1, p.batch_serialization_iterations);
+  s.auto_stages = static_cast<int32_t>(p.auto_stages);
+  s.recompute = cfg.ipu.allow_recompute;
+  s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
+  s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
+  s.shard_optimizer_state = p.replicated_optimizer_state_sharding;
+  s.shard_weights = p.replicated_weight_sharding;
+  s.offload_weights = p.offload_weights;
+  s.cross_replica_buffer_bytes = cfg.ipu.optimizations.maximum_cross_replica_sum_buffer_size;
+  s.device_mapping = p.device_mapping;
+  s.memory = {memory_options(cfg, "ipu.matmuls.poplar_options", cfg.ipu.matmuls.poplar_options, {}),
+              memory_options(cfg, "ipu.convolutions.poplar_options", cfg.ipu.convolutions.poplar_options, {})};
+  for (const char* key :
+       {"pipeline.forward_propagation_stages_poplar_options", "pipeline.backward_propagation_stages_poplar_options"}) {
+    const bool forward = std::string(key).find("forward") != std::string::npos;
+    const auto& list =
+        forward ? p.forward_propagation_stages_poplar_options : p.backward_propagation_stages_poplar_options;
+    auto& out = forward ? s.forward_memory : s.backward_memory;
+    for (const StageOptions& stage : list) {
+      out.push_back({memory_options(cfg, key, stage.matmul_options, s.memory.matmul),
+                     memory_options(cfg, key, stage.convolution_options, s.memory.convolution)});
+    }
+  }
+}
+
+IpuSettings resolve_ipu(const Config& cfg) {
+  IpuSettings s;
+  s.physical = config::selected_ipus(cfg.ipu.select_ipus);
+  s.instances =
+      static_cast<int32_t>(std::max<int64_t>(1, cfg.ipu.experimental.multi_replica_distribution.process_count));
+  s.io_tiles = cfg.ipu.io_tiles.num_io_tiles;
+  s.io_data_proportion = cfg.ipu.io_tiles.available_memory_proportion;
+  s.feeds_on_io_tiles = cfg.ipu.io_tiles.place_ops_on_io_tiles && s.io_tiles > 0;
+  s.device = cfg.device;
+  s.system = cfg.system;
+  return s;
+}
+
 }  // namespace
 
 std::string name_of(LrSchedule s) { return name_in(kSchedules, s); }
@@ -169,6 +237,8 @@ Settings resolve(const Config& cfg) {
   s.pipeline.lookahead_depth = cfg.ipu.scheduling.maximum_scheduler_lookahead_depth;
   s.pipeline.search_space = cfg.ipu.scheduling.maximum_scheduler_search_space_size;
   s.pipeline.selection_order = lookup(kSelectionOrders, cfg.ipu.selection_order, "ipu.selection_order");
+  resolve_layout(cfg, s.pipeline);
+  s.ipu = resolve_ipu(cfg);
   s.outfeed.mode = lookup(kOutfeedModes, cfg.training.outfeed_mode, "training.outfeed_mode");
   s.outfeed.accumulate = cfg.pipeline.accumulate_outfeed;
   if (cfg.pipeline.accumulate_outfeed_dtype != "same") {
@@ -208,6 +278,8 @@ Settings resolve(const Config& cfg) {
   s.profile.every_nth_execution = cfg.profiling.report_every_nth_execution;
   s.profile.ipu_events = cfg.profiling.enable_ipu_events;
   s.profile.max_report_size = cfg.profiling.max_report_size;
+  s.batch_size = cfg.data.batch_size;
+  s.keys = {cfg.origin.spans, cfg.origin.sources};
   return s;
 }
 

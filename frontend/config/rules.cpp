@@ -168,8 +168,10 @@ void check_pipeline(Config& c) {
     c.fail_at("pipeline.stages", "`pipeline.stages` lists one stage; a pipeline has at least two",
               "remove `pipeline.stages` to train a single-stage model without pipelining");
   }
+  // Batch serialization runs the slices of a micro-batch one after another: the sequential schedule.
+  const std::string_view sequential = planner::schedule_def(planner::ScheduleKind::Sequential).name;
   if (p.batch_serialization_iterations > 1) {
-    if (c.is_set("pipeline.schedule") && p.schedule != "sequential") {
+    if (c.is_set("pipeline.schedule") && p.schedule != sequential) {
       c.fail_at("pipeline.schedule",
                 fmt::format("batch serialization (`pipeline.batch_serialization_iterations` = {}) needs the "
                             "sequential schedule, not {}",
@@ -210,7 +212,7 @@ void check_pipeline(Config& c) {
                 "batch_serialization_iterations; it cannot be set as well",
                 "remove `[model] batch` and set `data.batch_size`");
     }
-    p.schedule = "sequential";
+    p.schedule = sequential;
   }
   if (p.outfeed_loss && !p.outfeed_mask.empty()) {
     c.fail_at(located(c, {"pipeline.outfeed_mask", "pipeline.outfeed_loss"}),

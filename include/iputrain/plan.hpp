@@ -30,6 +30,14 @@ struct PlanRequest {
   bool inference = false;
 };
 
+//! One pass of the planner: what it reads and writes of the plan, and what it is for.
+struct PassDescription {
+  std::string name;
+  std::string reads;
+  std::string writes;
+  std::string purpose;
+};
+
 //! Bytes one IPU of a replica holds at its peak (every replica holds the same).
 struct PlanMemory {
   int64_t weights = 0;
@@ -82,6 +90,8 @@ class Plan {
   static Plan make(const Model& model, const Config& config, const PlanRequest& request = {});
   //! The planner's passes, in the order they run (the values PlanRequest::dump_after accepts).
   static std::vector<std::string> pass_names();
+  //! The planner's pass table, in the order the passes run (`iputrain plan --explain-passes`).
+  static std::vector<PassDescription> passes();
 
   //! The whole report for people: every PlanSection in order.
   std::string text() const;

@@ -6,9 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "iputrain/error.hpp"
+#include "iputrain/hardware.hpp"
 
 namespace iputrain {
 
@@ -26,6 +31,33 @@ enum class GradientAccumulationOrder { Canonical, Sequential };
 enum class SelectionOrder { Auto, Zigzag, Snake, Hoof };
 enum class SchedulerAlgorithm { ChooseBest, Clustering, PostOrder, LookAhead, ShortestPath };
 
+//! availableMemoryProportion and partialsType of a Poplar options table, as numbers: the share of
+//! each tile's memory a matmul or convolution may take for its temporaries, and half partials.
+struct MemoryOptions {
+  double available_memory_proportion = 0.6;
+  bool half_partials = false;
+  bool operator==(const MemoryOptions&) const = default;
+};
+
+//! The matmul and convolution memory options of one stage in one pass.
+struct StageMemoryOptions {
+  MemoryOptions matmul;
+  MemoryOptions convolution;
+  bool operator==(const StageMemoryOptions&) const = default;
+};
+
+//! Where each key of the config was set, so that a rule checked later (by the planner, against
+//! the model) still points at the key's file:line:col.
+struct KeyLocations {
+  std::map<std::string, SourceSpan> spans;       //!< key path -> where it was set
+  std::shared_ptr<const SourceManager> sources;  //!< the config files' text
+  //! True if a config file or `--set` set the key.
+  bool is_set(const std::string& key) const;
+  //! Raises Error(kind) located at `key` (unlocated when it was not set).
+  [[noreturn]] void fail_at(const std::string& key, const std::string& message, const std::string& hint = {},
+                            ErrorKind kind = ErrorKind::Config) const;
+};
+
 //! The `[pipeline]` and `[ipu]` choices the planner reads, resolved (the model-dependent ones,
 //! stages, mapping and the accumulation count, are checked against the model by the planner).
 struct PipelineSettings {
@@ -37,6 +69,32 @@ struct PipelineSettings {
   SchedulerAlgorithm scheduler = SchedulerAlgorithm::ChooseBest;  //!< ipu.scheduling.algorithm
   int64_t lookahead_depth = 5;   //!< ipu.scheduling.maximum_scheduler_lookahead_depth
   int64_t search_space = 64;     //!< ipu.scheduling.maximum_scheduler_search_space_size
+  int64_t gradient_accumulation_count = 0;  //!< 0 = the smallest count the schedule accepts
+  int64_t batch_serialization = 1;          //!< slices each micro-batch is computed in (at least 1)
+  int32_t auto_stages = 0;                  //!< split the model into this many stages (0 = its own)
+  bool recompute = false;                   //!< ipu.allow_recompute
+  bool offload_optimizer_state = false;     //!< offload_weight_update_variables ("auto": off)
+  bool offload_accumulators = false;        //!< offload_gradient_accumulation_buffers ("auto": off)
+  bool shard_optimizer_state = false;       //!< replicated_optimizer_state_sharding
+  std::optional<bool> shard_weights;        //!< replicated_weight_sharding; nullopt = auto
+  std::optional<bool> offload_weights;      //!< nullopt = auto
+  int64_t cross_replica_buffer_bytes = 0;   //!< ipu.optimizations.maximum_cross_replica_sum_buffer_size
+  StageMemoryOptions memory;                //!< ipu.matmuls and ipu.convolutions poplar_options
+  //! Per stage, over `memory`: pipeline.forward_/backward_propagation_stages_poplar_options.
+  std::vector<StageMemoryOptions> forward_memory;
+  std::vector<StageMemoryOptions> backward_memory;
+  std::vector<std::vector<int64_t>> device_mapping;  //!< per position: its IPU(s); empty = position i on IPU i
+};
+
+//! The devices and system the run is placed on.
+struct IpuSettings {
+  std::vector<int32_t> physical;    //!< the physical IPUs of ipu.select_ipus, in order; empty = 0, 1, …
+  int32_t instances = 1;            //!< processes sharing the replicas (process_count, at least 1)
+  int64_t io_tiles = 0;             //!< ipu.io_tiles.num_io_tiles
+  double io_data_proportion = 0.9;  //!< ipu.io_tiles.available_memory_proportion
+  bool feeds_on_io_tiles = false;   //!< ipu.io_tiles.place_ops_on_io_tiles (with I/O tiles)
+  DeviceSection device;
+  SystemSection system;
 };
 
 //! `[optimizer]`, resolved.
@@ -110,6 +168,7 @@ struct ValidationSettings {
 struct Settings {
   OptimizerSettings optimizer;
   PipelineSettings pipeline;
+  IpuSettings ipu;
   OutfeedSettings outfeed;
   ProfileSettings profile;
   FloatBehaviour floating_point;
@@ -128,6 +187,8 @@ struct Settings {
   std::string pipeline_name = "pipeline";
   ValidationSettings validation;
   std::string executable_folder;  //!< ipu.serialization_output_folder ("" = the plan is not saved)
+  int64_t batch_size = 0;         //!< data.batch_size: samples per micro-batch per replica (0 = the model's)
+  KeyLocations keys;              //!< where each key was set, for rules checked later
 };
 
 //! The config's spelling of each value ("adamw", "cosine", "f16", …), for logs and checkpoints.

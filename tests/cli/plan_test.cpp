@@ -145,6 +145,35 @@ TEST_CASE("plan: --dump-after prints the planner's state to stderr, unknown pass
   CHECK(has(bad.out, "did you mean `lower`?"));
 }
 
+TEST_CASE("plan: --explain-passes prints the pass table, a row per pass in order") {
+  const Run r = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --explain-passes");
+  CHECK(r.status == 0);
+  std::istringstream lines(r.out);
+  std::string line;
+  std::getline(lines, line);
+  CHECK(line.rfind("pass ", 0) == 0);
+  CHECK(has(line, "reads"));
+  CHECK(has(line, "writes"));
+  std::vector<std::string> names;
+  while (std::getline(lines, line)) {
+    names.push_back(line.substr(0, line.find(' ')));
+  }
+  // The same passes, in the same order, as --dump-after lists when it is given an unknown one.
+  const Run bad = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --dump-after none");
+  const size_t listed = bad.out.find("the passes are: ");
+  REQUIRE(listed != std::string::npos);
+  std::string known = bad.out.substr(listed + 16);
+  known = known.substr(0, known.find('\n'));
+  std::string joined;
+  for (const std::string& name : names) {
+    joined += (joined.empty() ? "" : ", ") + name;
+  }
+  CHECK(joined == known);
+  CHECK(names.size() == 10);
+  CHECK(has(r.out, "programs.arenas"));
+  CHECK(has(r.out, "settings, placement"));
+}
+
 TEST_CASE("plan: bad formats and plans that cannot be made exit with status 2") {
   const Run format = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format xml");
   CHECK(format.status == 2);

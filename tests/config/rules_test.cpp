@@ -353,3 +353,37 @@ TEST_CASE("rule: the updates of one execution are bounded, so its host buffers a
   rejects("[training]\nsteps_per_execution = 2000000\n", "are more than 1048576", 2);
   CHECK_NOTHROW(config::parse("[training]\nsteps_per_execution = 1024\n[pipeline]\nrepeat_count = 1024\n", "r.toml"));
 }
+
+TEST_CASE("resolve: per-stage memory options as numbers, the layout keys, and where each key was set") {
+  const iputrain::Settings s = config::resolve(
+      config::parse("[ipu.matmuls]\npoplar_options = { availableMemoryProportion = \"0.3\", partialsType = \"half\" }\n"
+                    "[pipeline]\ngradient_accumulation_count = 4\nbatch_serialization_iterations = 1\n"
+                    "forward_propagation_stages_poplar_options = [{}, { matmul_options = { availableMemoryProportion = "
+                    "\"0.5\" } }]\n",
+                    "r.toml"));
+  CHECK(s.pipeline.memory.matmul.available_memory_proportion == 0.3);
+  CHECK(s.pipeline.memory.matmul.half_partials);
+  CHECK(s.pipeline.memory.convolution.available_memory_proportion == 0.6);
+  REQUIRE(s.pipeline.forward_memory.size() == 2);
+  CHECK(s.pipeline.forward_memory[0].matmul.available_memory_proportion == 0.3);  // the default table's
+  CHECK(s.pipeline.forward_memory[1].matmul.available_memory_proportion == 0.5);
+  CHECK(s.pipeline.forward_memory[1].matmul.half_partials);
+  CHECK(s.pipeline.backward_memory.empty());
+  CHECK(s.pipeline.gradient_accumulation_count == 4);
+  CHECK(s.pipeline.batch_serialization == 1);
+  CHECK(s.keys.is_set("pipeline.gradient_accumulation_count"));
+  CHECK_FALSE(s.keys.is_set("pipeline.schedule"));
+  // An option that is not a number of its kind is refused at its key.
+  for (const char* options : {"{ availableMemoryProportion = \"1.5\" }", "{ partialsType = \"double\" }"}) {
+    INFO(options);
+    try {
+      (void)config::resolve(config::parse(fmt::format("[ipu.matmuls]\npoplar_options = {}\n", options), "r.toml"));
+      FAIL("resolved");
+    } catch (const iputrain::Error& e) {
+      CHECK(e.kind() == iputrain::ErrorKind::Config);
+      REQUIRE(e.span().valid());
+      CHECK(e.span().line == 2);
+      CHECK_FALSE(e.hint().empty());
+    }
+  }
+}
