@@ -255,12 +255,13 @@ PlanSettings make_settings(const Config& config, const config::PipelineShape& sh
                              : AccumulationOrder::Canonical;
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
-  s.optimizer_state_slots = optimizer_state_slots(run.optimizer);
+  s.optimizer = run.optimizer;
   s.optimizer_state_dtype = dtype_of(run.optimizer.state_type);
   // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
   // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
   s.shard_weights = p.replicated_weight_sharding.value_or(s.schedule == ScheduleKind::Sequential &&
-                                                          p.batch_serialization_iterations > 1);
+                                                          p.batch_serialization_iterations > 1 &&
+                                                          optimizer_def(run.optimizer).shardable);
   s.shard_optimizer_state = p.replicated_optimizer_state_sharding || s.shard_weights;
   if (p.offload_weights == true && !s.shard_weights) {
     // The config rule catches `false`; "auto" is resolved only here.

@@ -225,7 +225,8 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
       // Each stage must hold its weights, one gradient accumulator and the optimizer's state;
       // activations depend on the schedule and are checked by the memory pass.
       const bool offloaded = config.pipeline.offload_weight_update_variables.value_or(false);
-      const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_slots(config::resolve(config).optimizer));
+      const double per_weight_byte =
+          2.0 + (offloaded ? 0 : optimizer_state_per_weight(plan.graph, config::resolve(config).optimizer));
       auto_stage(plan.graph, static_cast<int32_t>(config.pipeline.auto_stages), DeviceModel::from_config(config.device),
                  per_weight_byte);
     }
@@ -242,7 +243,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
       plan.settings.recompute = RecomputeMode::Off;
       plan.settings.offload_optimizer_state = false;
       plan.settings.offload_accumulators = false;
-      plan.settings.optimizer_state_slots = 0;
+      plan.settings.optimizer = OptimizerSettings{};  // sgd: no state
       plan.settings.shard_optimizer_state = false;
       plan.settings.shard_weights = false;
       plan.settings.offload_weights = false;

@@ -27,7 +27,7 @@ namespace {
 Config with(const std::string& type, double weight_decay = 0.0) {
   Config c;
   c.optimizer.type = type;
-  c.optimizer.weight_decay = weight_decay;
+  c.optimizer.hyper["weight_decay"] = weight_decay;
   return c;
 }
 
@@ -42,8 +42,11 @@ struct Tensor {
 std::vector<std::vector<float>> run(const Config& c, const std::vector<float>& w0,
                                     const std::vector<std::vector<float>>& grads,
                                     const std::vector<float>& lrs, float grad_scale) {
-  auto opt = make_optimizer(config::resolve(c).optimizer);
-  Tensor t{w0, std::vector<float>(w0.size()), std::vector<float>(w0.size() * opt->state_slots(), 0.0f)};
+  const OptimizerSettings o = config::resolve(c).optimizer;
+  auto opt = make_optimizer(o);
+  const iputrain::Shape shape = {static_cast<int64_t>(w0.size())};
+  Tensor t{w0, std::vector<float>(w0.size()),
+           std::vector<float>(static_cast<size_t>(iputrain::optimizer_state_floats(o, shape)), 0.0f)};
   opt->init_state(t.slot());
   std::vector<std::vector<float>> out;
   for (size_t k = 0; k < grads.size(); ++k) {
@@ -66,14 +69,14 @@ double norm(const std::vector<double>& v) {
 std::vector<std::vector<double>> reference(const OptimizerSettings& o, const std::vector<float>& w0,
                                            const std::vector<std::vector<float>>& grads, const std::vector<float>& lrs,
                                            double grad_scale) {
-  const std::string type = iputrain::name_of(o.kind);
+  const std::string type = o.type;
   const size_t n = w0.size();
   std::vector<double> w(w0.begin(), w0.end());
   std::vector<double> a(n, 0.0), b(n, 0.0);  // the two state arrays
   if (type == "adagrad") {
-    a.assign(n, o.initial_accumulator_value);
+    a.assign(n, o.param("initial_accumulator_value"));
   }
-  const double wd = o.weight_decay;
+  const double wd = o.param("weight_decay");
   std::vector<std::vector<double>> out;
   for (size_t k = 0; k < grads.size(); ++k) {
     const double lr = lrs[k];
@@ -86,36 +89,36 @@ std::vector<std::vector<double>> reference(const OptimizerSettings& o, const std
       if (type == "sgd") {
         w[i] -= lr * g;
       } else if (type == "momentum") {
-        a[i] = o.momentum * a[i] + g;
-        w[i] -= lr * (o.use_nesterov ? g + o.momentum * a[i] : a[i]);
+        a[i] = o.param("momentum") * a[i] + g;
+        w[i] -= lr * (o.param("use_nesterov") ? g + o.param("momentum") * a[i] : a[i]);
       } else if (type == "adam" || type == "adamw" || type == "lamb") {
-        a[i] = o.beta1 * a[i] + (1 - o.beta1) * g;
-        b[i] = o.beta2 * b[i] + (1 - o.beta2) * g * g;
-        const double m_hat = a[i] / (1 - std::pow(o.beta1, t));
-        const double v_hat = b[i] / (1 - std::pow(o.beta2, t));
+        a[i] = o.param("beta1") * a[i] + (1 - o.param("beta1")) * g;
+        b[i] = o.param("beta2") * b[i] + (1 - o.param("beta2")) * g * g;
+        const double m_hat = a[i] / (1 - std::pow(o.param("beta1"), t));
+        const double v_hat = b[i] / (1 - std::pow(o.param("beta2"), t));
         if (type == "lamb") {
-          u[i] = m_hat / (std::sqrt(v_hat) + o.epsilon) + wd * w[i];
+          u[i] = m_hat / (std::sqrt(v_hat) + o.param("epsilon")) + wd * w[i];
         } else {
           if (type == "adamw") {
             w[i] *= 1 - lr * wd;
           }
-          w[i] -= lr * m_hat / (std::sqrt(v_hat) + o.epsilon);
+          w[i] -= lr * m_hat / (std::sqrt(v_hat) + o.param("epsilon"));
         }
       } else if (type == "rmsprop") {
-        a[i] = o.rho * a[i] + (1 - o.rho) * g * g;
+        a[i] = o.param("rho") * a[i] + (1 - o.param("rho")) * g * g;
         double mean_square = a[i];
-        if (o.centered) {
-          b[i] = o.rho * b[i] + (1 - o.rho) * g;
+        if (o.param("centered")) {
+          b[i] = o.param("rho") * b[i] + (1 - o.param("rho")) * g;
           mean_square -= b[i] * b[i];
         }
-        w[i] -= lr * g / (std::sqrt(mean_square) + o.epsilon);
+        w[i] -= lr * g / (std::sqrt(mean_square) + o.param("epsilon"));
       } else if (type == "adagrad") {
         a[i] += g * g;
-        w[i] -= lr * g / (std::sqrt(a[i]) + o.epsilon);
+        w[i] -= lr * g / (std::sqrt(a[i]) + o.param("epsilon"));
       } else if (type == "lion") {
-        const double c = o.beta1 * a[i] + (1 - o.beta1) * g;
+        const double c = o.param("beta1") * a[i] + (1 - o.param("beta1")) * g;
         w[i] -= lr * (static_cast<double>((c > 0) - (c < 0)) + wd * w[i]);
-        a[i] = o.beta2 * a[i] + (1 - o.beta2) * g;
+        a[i] = o.param("beta2") * a[i] + (1 - o.param("beta2")) * g;
       }
     }
     if (type == "lamb") {
@@ -133,8 +136,8 @@ std::vector<std::vector<double>> reference(const OptimizerSettings& o, const std
 //! Three updates of a small vector with gradients of mixed signs and sizes (one element's
 //! gradient is zero throughout), a changing learning rate and a gradient scale.
 void check_against_reference(const Config& c) {
-  INFO(c.optimizer.type << " wd=" << c.optimizer.weight_decay << " nesterov=" << c.optimizer.use_nesterov
-                        << " centered=" << c.optimizer.centered);
+  INFO(c.optimizer.type << " hyper-parameters " << c.optimizer.hyper.size()
+                        << " set: wd=" << c.optimizer.hyper.at("weight_decay"));
   const std::vector<float> w0 = {0.5f, -1.25f, 2.0f, 0.0f, -0.03f, 0.75f, 1e-3f};
   const std::vector<std::vector<float>> grads = {
       {0.1f, -0.2f, 0.05f, 0.0f, 1.5f, -0.7f, 3e-4f},
@@ -169,7 +172,7 @@ TEST_CASE("sgd and momentum by hand") {
   CHECK(h[1][0] == doctest::Approx(-0.29));
   // Nesterov steps along g + 0.9 * velocity: 1.9 then 1 + 0.9 * 1.9 = 2.71.
   Config nesterov = with("momentum");
-  nesterov.optimizer.use_nesterov = true;
+  nesterov.optimizer.hyper["use_nesterov"] = true;
   auto nv = run(nesterov, {0.0f}, {{1.0f}, {1.0f}}, {0.1f, 0.1f}, 1.0f);
   CHECK(nv[0][0] == doctest::Approx(-0.19));
   CHECK(nv[1][0] == doctest::Approx(-0.19 - 0.271));
@@ -209,7 +212,7 @@ TEST_CASE("lion by hand: the sign of the interpolated momentum, then the momentu
   // Update 2, g = [-0.01, -0.25, 1]: c = 0.9 m + 0.1 g = [0.0035, -0.02725, 0.1]: the first
   // weight still steps against its old gradient, as the momentum outweighs the new one.
   const Config c = with("lion");
-  CHECK(config::resolve(c).optimizer.beta2 == 0.99);
+  CHECK(config::resolve(c).optimizer.param("beta2") == 0.99);
   auto w = run(c, {1.0f, -2.0f, 0.5f}, {{0.5f, -0.25f, 0.0f}, {-0.01f, -0.25f, 1.0f}}, {0.1f, 0.1f}, 1.0f);
   CHECK(w[0][0] == doctest::Approx(0.9));
   CHECK(w[0][1] == doctest::Approx(-1.9));
@@ -225,64 +228,87 @@ TEST_CASE("lion by hand: the sign of the interpolated momentum, then the momentu
 }
 
 TEST_CASE("every optimizer agrees with the double-precision reference over three updates") {
-  for (const auto& row : iputrain::optimizer_table()) {
+  for (const auto* def : iputrain::optimizer_table()) {
     for (double wd : {0.0, 0.05}) {
-      check_against_reference(with(std::string(row.name), wd));
+      check_against_reference(with(std::string(def->name), wd));
     }
   }
   Config nesterov = with("momentum", 0.01);
-  nesterov.optimizer.use_nesterov = true;
+  nesterov.optimizer.hyper["use_nesterov"] = true;
   check_against_reference(nesterov);
   Config centered = with("rmsprop", 0.01);
-  centered.optimizer.centered = true;
+  centered.optimizer.hyper["centered"] = true;
   check_against_reference(centered);
   Config tuned = with("adam");
-  tuned.optimizer.beta1 = 0.5;
-  tuned.optimizer.beta2 = 0.9;
-  tuned.optimizer.epsilon = 1e-3;
+  tuned.optimizer.hyper["beta1"] = 0.5;
+  tuned.optimizer.hyper["beta2"] = 0.9;
+  tuned.optimizer.hyper["epsilon"] = 1e-3;
   check_against_reference(tuned);
 }
 
-TEST_CASE("every row of the optimizer table has its factory, which uses exactly the row's state slots") {
-  for (const auto& row : iputrain::optimizer_table()) {
-    const std::string type(row.name);
-    CHECK(iputrain::name_of(row.kind) == type);
+TEST_CASE("every optimizer of the table writes exactly the state arrays it declares") {
+  for (const auto* def : iputrain::optimizer_table()) {
+    const std::string type(def->name);
     for (bool centered : {false, true}) {
       Config c = with(type);
-      c.optimizer.centered = centered;
+      if (def->find("centered") != nullptr) {
+        c.optimizer.hyper["centered"] = centered;
+      }
       const OptimizerSettings o = config::resolve(c).optimizer;
       INFO(type << " centered=" << centered);
       auto opt = make_optimizer(o);
-      const int64_t slots = opt->state_slots();
-      CHECK(slots == iputrain::optimizer_state_slots(o));
-      // One more copy past the declared slots, holding a sentinel: an optimizer that wrote more
-      // state than its row declares (and the planner counts) would change it. Each declared slot
-      // must be used.
-      constexpr int64_t n = 4;
-      std::vector<float> w = {0.5f, -1.0f, 2.0f, 0.25f}, g = {0.1f, -0.2f, 0.3f, 0.4f};
-      std::vector<float> state((slots + 1) * n, 0.0f);
-      const std::vector<ParamSlot> params = {{w.data(), g.data(), state.data(), n}};
+      // A 2 x 4 weight: the state arrays its definition declares, one after the other, then a
+      // sentinel array: an optimizer that wrote more state than declared (and the planner
+      // counts) would change it. Each declared array must be used.
+      const iputrain::Shape shape = {2, 4};
+      const std::vector<iputrain::Shape> arrays = iputrain::optimizer_state_shapes(o, shape);
+      const int64_t floats = iputrain::optimizer_state_floats(o, shape);
+      constexpr int64_t n = 8;
+      std::vector<float> w = {0.5f, -1.0f, 2.0f, 0.25f, 0.1f, 0.2f, -0.3f, 0.4f};
+      std::vector<float> g = {0.1f, -0.2f, 0.3f, 0.4f, -0.5f, 0.6f, 0.7f, -0.8f};
+      std::vector<float> state(static_cast<size_t>(floats + n), 0.0f);
+      const std::vector<ParamSlot> params = {{w.data(), g.data(), state.data(), n, 0, shape}};
       opt->init_state(params[0]);
       opt->reserve(params);
       std::fill(state.end() - n, state.end(), 7.0f);
       opt->update(params, 1, 0.01f, 1.0f);
       opt->update(params, 2, 0.01f, 1.0f);
       CHECK(std::all_of(state.end() - n, state.end(), [](float x) { return x == 7.0f; }));
-      for (int64_t k = 0; k < slots; ++k) {
-        CHECK(std::any_of(state.begin() + k * n, state.begin() + (k + 1) * n, [](float x) { return x != 0.0f; }));
+      int64_t offset = 0;
+      for (const iputrain::Shape& a : arrays) {
+        const int64_t size = iputrain::numel(a);
+        CHECK(std::any_of(state.begin() + offset, state.begin() + offset + size, [](float x) { return x != 0.0f; }));
+        offset += size;
       }
     }
   }
   CHECK(iputrain::optimizer_state_slots(config::resolve(with("sgd")).optimizer) == 0);
   CHECK(iputrain::optimizer_state_slots(config::resolve(with("adam")).optimizer) == 2);
+  CHECK(iputrain::optimizer_state_floats(config::resolve(with("adam")).optimizer, {3, 5}) == 30);
   Config centered = with("rmsprop");
-  centered.optimizer.centered = true;
+  centered.optimizer.hyper["centered"] = 1;
   CHECK(iputrain::optimizer_state_slots(config::resolve(centered).optimizer) == 2);
+}
+
+TEST_CASE("each hyper-parameter key is declared alike by every optimizer that reads it") {
+  // optimizer_hyper_keys() refuses a shared name declared with another doc, range or kind.
+  const auto& keys = iputrain::optimizer_hyper_keys();
+  REQUIRE_FALSE(keys.empty());
+  CHECK(keys.front().name == "weight_decay");  // sgd, first in the list, reads it
+  for (const auto* def : iputrain::optimizer_table()) {
+    for (const auto& p : def->params) {
+      const auto* key = iputrain::find_hyper_key(p.name);
+      REQUIRE(key != nullptr);
+      CHECK(std::find(key->readers.begin(), key->readers.end(), def) != key->readers.end());
+    }
+  }
+  CHECK(iputrain::find_hyper_key("weight_decay")->doc() ==
+        "Weight decay: L2 added to the gradient, decoupled for adamw, lamb and lion.");
 }
 
 TEST_CASE("adagrad starts its sums at initial_accumulator_value, the others start at zero") {
   Config c = with("adagrad");
-  c.optimizer.initial_accumulator_value = 0.25;
+  c.optimizer.hyper["initial_accumulator_value"] = 0.25;
   std::vector<float> w(3), g(3), state(3, 0.0f);
   make_optimizer(config::resolve(c).optimizer)->init_state({w.data(), g.data(), state.data(), 3});
   CHECK(state == std::vector<float>(3, 0.25f));
@@ -356,8 +382,8 @@ TEST_CASE("schedule keys are checked: decay_steps required, parameters only wher
 }
 
 TEST_CASE("a session trains with each optimizer, a schedule and clipping") {
-  for (const auto& row : iputrain::optimizer_table()) {
-    const std::string opt(row.name);
+  for (const auto* def : iputrain::optimizer_table()) {
+    const std::string opt(def->name);
     if (opt == "sgd") {
       continue;  // trains in every other test
     }
