@@ -279,7 +279,7 @@ TEST_CASE("optimizer hyper-parameters belong to their optimizer") {
           3);
   rejects("[optimizer]\ntype = \"momentum\"\nbeta2 = 0.99\n", "has no effect", 3);
   auto e = error_of("[optimizer]\nbeta1 = 0.9\n");
-  CHECK(e.hint() == "it is used by: adam, adamw, lamb, lion; remove it or change the optimizer");
+  CHECK(e.hint() == "it is used by: adam, adamw, lamb, lion, adafactor; remove it or change the optimizer");
 }
 
 TEST_CASE("the optimizer table decides which hyper-parameters each optimizer accepts") {
@@ -320,6 +320,18 @@ TEST_CASE("lion reads beta1, beta2 (its own default 0.99) and weight_decay, by t
   rejects("[optimizer]\ntype = \"lion\"\nbeta2 = -0.1\n", "optimizer.beta2", 3);
   CHECK(config::find_key("optimizer.beta2")->doc ==
         "Decay of the second-moment estimate (adam, adamw, lamb, lion). Default 0.99 for lion.");
+}
+
+TEST_CASE("adafactor's state is not element-wise: replicated state and weight sharding are refused") {
+  CHECK_NOTHROW(config::parse("[optimizer]\ntype = \"adafactor\"\nbeta1 = 0.9\nepsilon2 = 1e-4\n"));
+  rejects("[optimizer]\ntype = \"adafactor\"\n[pipeline]\nreplicated_optimizer_state_sharding = true\n",
+          "`pipeline.replicated_optimizer_state_sharding` splits every tensor's optimizer state", 4);
+  auto e = error_of("[optimizer]\ntype = \"adafactor\"\n[pipeline]\nreplicated_weight_sharding = true\n");
+  CHECK(e.hint() == "turn the sharding off, or choose an optimizer with element-wise state (adam, lamb, ...)");
+  rejects("[optimizer]\ntype = \"adafactor\"\nepsilon = 1e-6\n", "has no effect with `optimizer.type` = \"adafactor\"",
+          3);
+  rejects("[optimizer]\ntype = \"adam\"\nclip_threshold = 2.0\n", "has no effect with `optimizer.type` = \"adam\"", 3);
+  rejects("[optimizer]\ntype = \"adafactor\"\nbeta2_decay = 0.5\n", "optimizer.beta2_decay", 3);
 }
 
 TEST_CASE("profiling and checkpoint rules") {

@@ -195,6 +195,13 @@ TEST_CASE("offloaded optimizer state leaves the IPU, sgd keeps none") {
   CHECK(sgd.memory[0].optimizer_state == 0);
 }
 
+TEST_CASE("adafactor's factored state: the rows plus the columns of each matrix") {
+  // IPU 0's weight w1 is 8 x 16: 8 row and 16 column averages, 24 floats where adam keeps 2 x 128.
+  CHECK(plan_with(kGrouped, "adafactor").memory[0].optimizer_state == (8 + 16) * 4);
+  // With beta1, the first moment is a whole copy of the weight.
+  CHECK(plan_with(kGrouped, "adafactor", "beta1 = 0.9").memory[0].optimizer_state == (8 + 16 + 128) * 4);
+}
+
 TEST_CASE("every optimizer keeps the state its definition declares for each weight's shape") {
   for (const auto* def : iputrain::optimizer_table()) {
     INFO(def->name);
