@@ -1,27 +1,31 @@
-// The optimizer table: every optimizer's name, the state it keeps per weight and the
-// hyper-parameters it reads, with their defaults and valid ranges — one row per optimizer.
+// The optimizer table: every optimizer's name, the hyper-parameters it reads (with their
+// defaults, valid ranges and docs), the state it keeps per weight tensor and its update kernel.
 //
-// Every stage reads this one list: the config schema builds the `optimizer.*` keys from it (type,
-// default, range, doc), the rules refuse a hyper-parameter the chosen optimizer does not read,
-// resolve turns the config into OptimizerSettings with it, the planner's memory model counts the
-// state slots, and the engine attaches one factory per row (engine/optim/optimizers.hpp). The
-// table lives in core because the planner and the frontend must not depend on the engine.
-//
-// A new optimizer: its file in engine/optim/, its OptimizerKind, one row here, one factory line
-// in engine/optim/optimizers.hpp, its agreement case (tests/engine/optim_test.cpp and
-// bench/torch_agreement.py). A new hyper-parameter also needs its field in OptimizerSettings and
-// OptimizerSection and its key line in frontend/config/keys_run.cpp.
+// Each optimizer declares all of it in its own file, engine/optim/X.cpp (its OptimizerDef
+// kXOptimizer), and engine/optim/optimizer_list.hpp lists them: adding an optimizer is that file
+// and that line. Every stage reads this one table: the config schema builds `optimizer.type` and
+// the `optimizer.*` hyper-parameter keys from it (type, default, range, doc), the rules refuse a
+// hyper-parameter the chosen optimizer does not read, resolve fills OptimizerSettings::hyper, the
+// planner's memory model counts the state of each weight from its shape, and the engine builds
+// the kernel. The declarations are here, in core, so that the frontend and the planner may read
+// the table; it is defined with the optimizers (engine/optim/optimizer_table.cpp, the
+// iputrain_optim library every stage links).
 #pragma once
 
 #include <cstdint>
 #include <limits>
-#include <optional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
+#include "core/types.hpp"
 #include "iputrain/settings.hpp"
 
 namespace iputrain {
+
+namespace engine {
+class Optimizer;
+}
 
 //! Accepted values of a float hyper-parameter (same meaning as config::Range).
 struct ParamRange {
@@ -31,50 +35,75 @@ struct ParamRange {
   bool max_open = false;  //!< true: value must be < max
 };
 
-//! A hyper-parameter of `[optimizer]`: key `optimizer.<name>`, field `<name>` of OptimizerSettings.
-struct OptimizerParam {
-  std::string_view name;                        //!< "beta1"
-  std::string_view doc;                         //!< one line; the schema appends the optimizers that read it
-  double default_value;                         //!< its default (0 or 1 for a flag), unless a row gives its own
-  ParamRange range = {};                        //!< floats only
-  double OptimizerSettings::*number = nullptr;  //!< the field of a float hyper-parameter
-  bool OptimizerSettings::*flag = nullptr;      //!< the field of a boolean one
+//! A hyper-parameter an optimizer reads: key `optimizer.<name>`. Optimizers that read the same
+//! name share the key, so they declare the same doc, range and kind (engine/optim/hyper_params.hpp
+//! holds the shared ones); each may have its own default.
+struct HyperParam {
+  std::string_view name;  //!< "beta1"
+  std::string_view doc;   //!< one sentence; the schema adds the optimizers that read it
+  double default_value;   //!< this optimizer's default (0 or 1 for a flag)
+  ParamRange range = {};  //!< floats only
+  bool flag = false;      //!< a boolean key
+  //! How this optimizer applies it when the readers differ ("decoupled"): the key's doc then
+  //! ends "…, decoupled for adamw, lamb and lion."
+  std::string_view variant = {};
 };
 
-//! A hyper-parameter one optimizer reads, with that optimizer's own default if it differs.
-struct ParamUse {
-  std::string_view name;
-  std::optional<double> default_value = {};
-};
+//! `p` with another default.
+constexpr HyperParam with_default(HyperParam p, double value) {
+  p.default_value = value;
+  return p;
+}
 
-//! One optimizer.
-struct OptimizerRow {
-  OptimizerKind kind;
+using OptimizerFactory = std::unique_ptr<engine::Optimizer> (*)(const OptimizerSettings&);
+//! The state arrays an optimizer keeps for a weight of shape `weight`, in the order its kernel
+//! lays them out one after the other (OptimizerSettings gives the hyper-parameters that decide it).
+using StateShapes = std::vector<Shape> (*)(const Shape& weight, const OptimizerSettings& o);
+
+//! One optimizer: its row of the table.
+struct OptimizerDef {
   std::string_view name;  //!< the value of `optimizer.type`
-  int32_t state_slots;    //!< floats of state per weight element
-  std::vector<ParamUse> params;
-  //! A boolean hyper-parameter that adds one more state slot when on ("centered"), or "".
-  std::string_view extra_slot_flag = {};
+  std::vector<HyperParam> params;
+  StateShapes state;
+  //! Every state array has the weight's shape and the update is element-wise (or takes sums over
+  //! the whole tensor through TensorSums): a replica may keep and update a block of each tensor
+  //! (replicated optimizer-state sharding). False: whole tensors only.
+  bool shardable;
+  OptimizerFactory make;
 
-  //! True if this optimizer reads hyper-parameter `param`.
-  bool reads(std::string_view param) const;
-  //! This optimizer's default of `param` (its own, else the parameter's).
-  double default_of(const OptimizerParam& param) const;
+  //! The hyper-parameter `name` this optimizer reads, or nullptr.
+  const HyperParam* find(std::string_view param) const;
 };
 
-//! Every optimizer, in OptimizerKind order.
-const std::vector<OptimizerRow>& optimizer_table();
-//! Every hyper-parameter, in documentation order.
-const std::vector<OptimizerParam>& optimizer_params();
-//! The row of `kind`.
-const OptimizerRow& optimizer_row(OptimizerKind kind);
-//! The row named `name` (exact spelling), or nullptr.
-const OptimizerRow* find_optimizer(std::string_view name);
-//! The hyper-parameter named `name`, or nullptr.
-const OptimizerParam* find_optimizer_param(std::string_view name);
+//! Every optimizer, in the order of engine/optim/optimizer_list.hpp.
+const std::vector<const OptimizerDef*>& optimizer_table();
+//! The optimizer named `name` (exact spelling), or nullptr.
+const OptimizerDef* find_optimizer(std::string_view name);
+//! The optimizer of resolved settings (an unknown name is a bug: resolve checked it).
+const OptimizerDef& optimizer_def(const OptimizerSettings& o);
 
-//! Floats of optimizer state kept per weight element (each one a full copy of the weights' size),
-//! for the planner's memory model and the engine (make_optimizer gives each optimizer its row's count).
+//! One `optimizer.<name>` key: every optimizer that reads the name, and the first declaration
+//! (its doc, range, kind and the key's default).
+struct HyperKey {
+  std::string_view name;
+  const HyperParam* first;
+  std::vector<const OptimizerDef*> readers;
+  //! The key's doc: the declaration's, with the readers (unless every optimizer reads it), the
+  //! variants and the defaults that differ from the key's.
+  std::string doc() const;
+};
+//! Every hyper-parameter key, in the order the table first names them.
+const std::vector<HyperKey>& optimizer_hyper_keys();
+//! The key of hyper-parameter `name`, or nullptr.
+const HyperKey* find_hyper_key(std::string_view name);
+
+//! The state arrays of a weight of shape `weight` (optimizer_def(o).state).
+std::vector<Shape> optimizer_state_shapes(const OptimizerSettings& o, const Shape& weight);
+//! Floats of state kept for a weight of shape `weight`: what the memory model counts and the
+//! engine allocates (2 n for adam; rows + columns for adafactor's factored matrices).
+int64_t optimizer_state_floats(const OptimizerSettings& o, const Shape& weight);
+//! State arrays kept for a weight matrix: copies of the weights for a shardable optimizer (sgd 0,
+//! adam 2); what checkpoints record and the reports print.
 int32_t optimizer_state_slots(const OptimizerSettings& o);
 
 }  // namespace iputrain

@@ -9,11 +9,12 @@
 #include <map>
 #include <system_error>
 
-#include "engine/distributed/instances_config.hpp"
+#include "core/optim_table.hpp"
 #include "engine/checkpoint.hpp"
+#include "engine/distributed/instances_config.hpp"
 #include "engine/session_impl.hpp"
-#include "iputrain/session.hpp"
 #include "frontend/model_access.hpp"
+#include "iputrain/session.hpp"
 
 namespace iputrain {
 
@@ -137,7 +138,6 @@ std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std:
   }
   s.claim_checkpoint_dir(dir);
   const ir::Graph& g = s.plan.graph;
-  const int32_t slots = s.cluster->optimizer_state_slots();
   std::vector<data::NamedTensor> tensors;
   for (ir::ValueId p : g.params) {
     const std::string& name = g.node(p).name;
@@ -145,15 +145,19 @@ std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std:
     tensors.push_back(engine::f32_tensor(name, w.shape(), w.f32()));
     // Replica 0 stands for all: every replica holds the same state after each update.
     const std::vector<float> state = s.cluster->optimizer_state(p);
-    for (int32_t k = 0; k < slots && !state.empty(); ++k) {
-      tensors.push_back(engine::f32_tensor(engine::optimizer_state_name(k, name), w.shape(), state.data() + k * w.numel()));
+    const std::vector<Shape> arrays = s.cluster->optimizer_state_shapes(p);
+    int64_t offset = 0;
+    for (size_t k = 0; k < arrays.size() && !state.empty(); ++k) {
+      tensors.push_back(engine::f32_tensor(engine::optimizer_state_name(static_cast<int32_t>(k), name), arrays[k],
+                                           state.data() + offset));
+      offset += numel(arrays[k]);
     }
   }
   engine::CheckpointMeta meta;
   meta.model = s.model.name();
   meta.step = s.step;
-  meta.optimizer = name_of(s.settings.optimizer.kind);
-  meta.state_slots = slots;
+  meta.optimizer = s.settings.optimizer.type;
+  meta.state_slots = optimizer_state_slots(s.settings.optimizer);
   meta.loss_scale = s.cluster->loss_scale();
   meta.seed = s.settings.seed;
   meta.data_seed = s.data_seed();
@@ -174,10 +178,10 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   }
   const engine::Checkpoint c = engine::read_checkpoint(dir_or_file);
   const ir::Graph& g = s.plan.graph;
-  const int32_t slots = s.cluster->optimizer_state_slots();
+  const int32_t slots = optimizer_state_slots(s.settings.optimizer);
 
   // Check everything before changing anything, so a refused checkpoint leaves the session as it was.
-  same(c, "optimizer.type", c.meta.optimizer, name_of(s.settings.optimizer.kind));
+  same(c, "optimizer.type", c.meta.optimizer, s.settings.optimizer.type);
   same(c, "training.seed", c.meta.seed, s.settings.seed);
   same(c, "the shuffle seed (data.seed, else training.seed)", c.meta.data_seed, s.data_seed());
   same(c, "data.shuffle", c.meta.shuffle, s.settings.shuffle);
@@ -202,8 +206,10 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
     }
     Restore r{p, &expect(c, name, shape, s.model.name()), {}};
     if (!s.cluster->optimizer_state(p).empty()) {
-      for (int32_t k = 0; k < slots; ++k) {
-        r.state.push_back(&expect(c, engine::optimizer_state_name(k, name), shape, s.model.name()));
+      const std::vector<Shape> arrays = s.cluster->optimizer_state_shapes(p);
+      for (size_t k = 0; k < arrays.size(); ++k) {
+        r.state.push_back(
+            &expect(c, engine::optimizer_state_name(static_cast<int32_t>(k), name), arrays[k], s.model.name()));
       }
     }
     used += 1 + r.state.size();

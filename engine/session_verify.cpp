@@ -37,7 +37,6 @@ std::vector<StateTensor> Session::training_state(int32_t replica) const {
   const Impl& s = *impl_;
   check_replica(s.cluster.get(), replica);
   const ir::Graph& g = s.plan.graph;
-  const int32_t slots = s.cluster->optimizer_state_slots();
   std::vector<StateTensor> out;
   for (size_t k = 0; k < g.params.size(); ++k) {
     const ir::ValueId p = g.params[k];
@@ -54,11 +53,15 @@ std::vector<StateTensor> Session::training_state(int32_t replica) const {
     weight.values.assign(w.f32(), w.f32() + w.numel());
     out.push_back(std::move(weight));
     const std::vector<float> state = s.cluster->optimizer_state(p);
-    for (int32_t slot = 0; slot < slots && !state.empty(); ++slot) {
+    const std::vector<Shape> arrays = s.cluster->optimizer_state_shapes(p);
+    int64_t offset = 0;
+    for (size_t k = 0; k < arrays.size() && !state.empty(); ++k) {
       StateTensor t = base;
-      t.name = engine::optimizer_state_name(slot, node.name);
+      t.name = engine::optimizer_state_name(static_cast<int32_t>(k), node.name);
       t.optimizer_state = true;
-      t.values.assign(state.begin() + slot * w.numel(), state.begin() + (slot + 1) * w.numel());
+      t.shape = arrays[k];
+      t.values.assign(state.begin() + offset, state.begin() + offset + numel(arrays[k]));
+      offset += numel(arrays[k]);
       out.push_back(std::move(t));
     }
   }

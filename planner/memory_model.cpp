@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "core/optim_table.hpp"
 #include "iputrain/error.hpp"
 #include "planner/buffer_assignment.hpp"
 #include "planner/liveness.hpp"
@@ -98,14 +99,13 @@ void weigh_state(const Plan& plan, size_t ipu, int32_t depth, IpuAnalysis& a) {
   const ir::Graph& g = plan.graph;
   const PlanSettings& s = plan.settings;
   IpuMemory& mem = a.memory;
-  int64_t state_elements = 0;  // per replica: its blocks when sharded (planner/sharding.hpp)
-  const int32_t shards = state_sharded(plan) ? plan.placement.replicas : 1;
+  int64_t state_floats = 0;  // per replica: its blocks when sharded (planner/sharding.hpp)
   int64_t accumulated_elements = 0;
   for (size_t k = 0; k < g.params.size() && k < plan.placement.param_ipu.size(); ++k) {
     if (plan.placement.param_ipu[k] != static_cast<int32_t>(ipu) || !ir::trainable(g.node(g.params[k]))) {
       continue;
     }
-    state_elements += shard_capacity(g.type(g.params[k]).numel(), shards);
+    state_floats += state_floats_held(plan, g.params[k]);
     if (k < plan.grads.size()) {
       // One accumulator (or tree of them) per gradient part: two for a weight tied across stages.
       accumulated_elements += g.type(g.params[k]).numel() * static_cast<int64_t>(plan.grads[k].size());
@@ -114,7 +114,7 @@ void weigh_state(const Plan& plan, size_t ipu, int32_t depth, IpuAnalysis& a) {
   }
   if (s.training) {
     // Sharded across replicas, each keeps (and updates) its block of every tensor's state.
-    const int64_t state = optimizer_state_bytes(s.optimizer_state_slots, state_elements, s.optimizer_state_dtype);
+    const int64_t state = optimizer_state_bytes(1, state_floats, s.optimizer_state_dtype);
     (s.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
     a.accumulator_depth = depth;
     (s.offload_accumulators ? mem.accumulators_offloaded : mem.accumulators) =
@@ -258,12 +258,13 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
                                                plan.placement.replicas, human_bytes(a.gather_buffer))
                                  : ""),
                  m.weights});
-  out.push_back({fmt::format("optimizer state ({} cop{} of the weights, {}{})", plan.settings.optimizer_state_slots,
-                             plan.settings.optimizer_state_slots == 1 ? "y" : "ies",
+  const int32_t slots = optimizer_state_slots(plan.settings.optimizer);
+  out.push_back({fmt::format("optimizer state ({}, {}{})",
+                             optimizer_def(plan.settings.optimizer).shardable
+                                 ? fmt::format("{} cop{} of the weights", slots, slots == 1 ? "y" : "ies")
+                                 : fmt::format("{}'s state by each weight's shape", plan.settings.optimizer.type),
                              dtype_name(plan.settings.optimizer_state_dtype),
-                             state_sharded(plan)
-                                 ? fmt::format(", 1/{} per replica", plan.placement.replicas)
-                                 : ""),
+                             state_sharded(plan) ? fmt::format(", 1/{} per replica", plan.placement.replicas) : ""),
                  m.optimizer_state});
   out.push_back({fmt::format("gradient accumulators ({} per weight, {}, {} order{})", a.accumulator_depth,
                              dtype_name(plan.settings.accumulation_dtype),
@@ -317,6 +318,28 @@ int32_t accumulator_buffers(const Plan& plan, AccumulationOrder order) {
 
 int32_t accumulator_buffers(const Plan& plan) {
   return accumulator_buffers(plan, plan.settings.accumulation_order);
+}
+
+int64_t state_floats_held(const Plan& plan, ir::ValueId p) {
+  const Shape& shape = plan.graph.type(p).shape;
+  const int64_t floats = optimizer_state_floats(plan.settings.optimizer, shape);
+  const int64_t n = numel(shape);
+  if (!state_sharded(plan) || n == 0) {
+    return floats;
+  }
+  // Sharded state is element-wise (the config rules refuse the rest): copies of the weight.
+  return floats / n * shard_capacity(n, plan.placement.replicas);
+}
+
+double optimizer_state_per_weight(const ir::Graph& g, const OptimizerSettings& o) {
+  int64_t floats = 0;
+  int64_t elements = 0;
+  for (ir::ValueId p : g.params) {
+    floats += optimizer_state_floats(o, g.type(p).shape);
+    elements += g.type(p).numel();
+  }
+  return elements > 0 ? static_cast<double>(floats) / static_cast<double>(elements)
+                      : static_cast<double>(optimizer_state_slots(o));
 }
 
 std::vector<IpuMemory> estimate_memory(const Plan& plan) {

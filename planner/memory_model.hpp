@@ -2,8 +2,9 @@
 // the buffer table, arenas and instruction lists of the per-IPU programs:
 // - weights: the IPU's Param buffers (a moving statistic's with its partial sums,
 //   planner/moving_statistics.hpp);
-// - optimizer state: optimizer_state_slots copies of the IPU's trainable weights (host memory
-//   instead when offloaded);
+// - optimizer state: what the optimizer keeps for each of the IPU's trainable weights, by its
+//   shape (core/optim_table.hpp: two copies of the weight for adam; a factored one keeps less;
+//   host memory instead when offloaded);
 // - gradient accumulators: accumulator_buffers() per trained weight, in the accumulation dtype;
 // - activations: the IPU's arena (planner/buffer_assignment.hpp), where every value the IPU makes,
 //   receives or stashes lives from the node that makes it to the last node that reads it, values
@@ -27,6 +28,13 @@ namespace iputrain::planner {
 int32_t accumulator_buffers(const Plan& plan, AccumulationOrder order);
 //! The same under the plan's own order (`pipeline.gradient_accumulation_order`).
 int32_t accumulator_buffers(const Plan& plan);
+
+//! Floats of optimizer state one replica keeps for trained weight `p`: the optimizer's state for
+//! its shape, or, sharded over the replicas, its block of each state array (what the engine allocates).
+int64_t state_floats_held(const Plan& plan, ir::ValueId p);
+//! Floats of optimizer state per weight element over the graph's weights (2 for adam): what
+//! automatic staging counts per weight byte.
+double optimizer_state_per_weight(const ir::Graph& g, const OptimizerSettings& o);
 
 //! Per-IPU memory of `plan` (uses plan.programs, plan.placement and plan.settings).
 std::vector<IpuMemory> estimate_memory(const Plan& plan);

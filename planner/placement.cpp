@@ -230,11 +230,12 @@ PlanSettings make_settings(const Settings& run, const config::PipelineShape& sha
                                                                                        : AccumulationOrder::Canonical;
   s.offload_optimizer_state = p.offload_optimizer_state;
   s.offload_accumulators = p.offload_accumulators;
-  s.optimizer_state_slots = optimizer_state_slots(run.optimizer);
+  s.optimizer = run.optimizer;
   s.optimizer_state_dtype = dtype_of(run.optimizer.state_type);
   // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
   // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
-  s.shard_weights = p.shard_weights.value_or(s.schedule == ScheduleKind::Sequential && p.batch_serialization > 1);
+  s.shard_weights = p.shard_weights.value_or(s.schedule == ScheduleKind::Sequential && p.batch_serialization > 1 &&
+                                             optimizer_def(run.optimizer).shardable);
   s.shard_optimizer_state = p.shard_optimizer_state || s.shard_weights;
   if (p.offload_weights == true && !s.shard_weights) {
     // The config rule catches `false`; "auto" is resolved only here.

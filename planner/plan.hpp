@@ -9,6 +9,7 @@
 
 #include "core/ir/graph.hpp"
 #include "iputrain/config.hpp"
+#include "iputrain/settings.hpp"
 #include "planner/autodiff.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/device_program.hpp"
@@ -45,7 +46,8 @@ struct PlanSettings {
   AccumulationOrder accumulation_order = AccumulationOrder::Canonical;
   bool offload_optimizer_state = false;
   bool offload_accumulators = false;      //!< gradient accumulators in remote memory, streamed per micro-batch
-  int32_t optimizer_state_slots = 0;      //!< copies of each weight the optimizer keeps (sgd 0, adam 2)
+  //! The optimizer, for the state it keeps per trained weight (optimizer_state_shapes, core/optim_table.hpp).
+  OptimizerSettings optimizer;
   DType optimizer_state_dtype = DType::F32;  //!< what each moment is kept in
   bool shard_optimizer_state = false;     //!< each replica keeps 1/R of the state (replicated tensor sharding)
   //! Each replica keeps 1/R of every trained weight between uses (replicated_weight_sharding,

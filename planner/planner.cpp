@@ -181,7 +181,7 @@ void auto_stage_pass(PassContext& c) {
     // Each stage must hold its weights, one gradient accumulator and the optimizer's state;
     // activations depend on the schedule and are checked by the memory pass.
     const bool offloaded = run.pipeline.offload_optimizer_state;
-    const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_slots(run.optimizer));
+    const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_per_weight(c.plan.graph, run.optimizer));
     auto_stage(c.plan.graph, run.pipeline.auto_stages, DeviceModel::from_config(run.ipu.device), per_weight_byte);
   }
 }
@@ -199,7 +199,7 @@ void place_pass(PassContext& c) {
     plan.settings.recompute = RecomputeMode::Off;
     plan.settings.offload_optimizer_state = false;
     plan.settings.offload_accumulators = false;
-    plan.settings.optimizer_state_slots = 0;
+    plan.settings.optimizer = OptimizerSettings{};  // sgd: no state
     plan.settings.shard_optimizer_state = false;
     plan.settings.shard_weights = false;
     plan.settings.offload_weights = false;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/optim_table.hpp"
 #include "iputrain/error.hpp"
 #include "planner/sharding.hpp"
 #include "planner/topology.hpp"
@@ -118,13 +119,16 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
   const DeviceModel& d = s.device;
   const double n = elements_of(plan.graph, instr.values);
   const auto weights = static_cast<double>(values_bytes(plan.graph, instr.values));
-  const double slots = s.optimizer_state_slots;
+  int64_t state_floats = 0;  // the optimizer's state of the whole tensors (2 n for adam)
+  for (ir::ValueId v : instr.values) {
+    state_floats += optimizer_state_floats(s.optimizer, plan.graph.type(v).shape);
+  }
   const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
-  const auto state = static_cast<double>(
-      optimizer_state_bytes(s.optimizer_state_slots, static_cast<int64_t>(n), s.optimizer_state_dtype));
+  const auto state = static_cast<double>(optimizer_state_bytes(1, state_floats, s.optimizer_state_dtype));
   const double shards = state_sharded(plan) ? plan.placement.replicas : 1;
   InstrCost c;
-  add_elementwise(c, plan, (2 + 3 * slots) * n / shards, (2 * weights + 2 * state + acc * n) / shards);
+  add_elementwise(c, plan, (2 * n + 3 * static_cast<double>(state_floats)) / shards,
+                  (2 * weights + 2 * state + acc * n) / shards);
   if (shards > 1 && !weights_sharded(plan)) {
     add_collective(c, plan, Collective::AllGather, weights);
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/optim_table.hpp"
 #include "core/parallel.hpp"
 #include "engine/cluster/instance_reduce.hpp"
 #include "engine/cluster/worker.hpp"
@@ -147,8 +148,9 @@ Worker& Cluster::owner(int32_t replica, ir::ValueId p) const {
 ir::Tensor Cluster::param(int32_t replica, ir::ValueId p) const { return owner(replica, p).memory().tensor(p); }
 
 std::vector<float> Cluster::optimizer_state(ir::ValueId p) const {
-  const int32_t slots = optimizer_state_slots();
-  const auto n = static_cast<size_t>(shared_->plan.graph.type(p).numel());
+  const Shape& shape = shared_->plan.graph.type(p).shape;
+  const int64_t n = numel(shape);
+  const int64_t floats = optimizer_state_floats(shared_->settings.optimizer, shape);
   std::vector<float> out;
   for (int32_t r = shared_->first_replica; r < shared_->first_replica + shared_->local_replicas; ++r) {
     WeightUpdate& w = owner(r, p).weight_update();
@@ -156,30 +158,44 @@ std::vector<float> Cluster::optimizer_state(ir::ValueId p) const {
     if (state.data() == nullptr) {
       return {};  // not trained (a replica's block may be empty, its state is still there)
     }
-    out.resize(static_cast<size_t>(slots) * n);
-    const planner::ShardRange b = w.state_block(p);
-    for (int32_t k = 0; k < slots; ++k) {
-      std::copy_n(state.data() + k * b.size(), b.size(), out.data() + static_cast<size_t>(k) * n + b.begin);
-    }
+    out.resize(static_cast<size_t>(floats));
     if (!shared_->shard_state) {
+      std::copy_n(state.data(), floats, out.data());
       break;  // replica 0 holds it all, as every replica does
+    }
+    // Sharded state is element-wise: each replica holds its block of every copy of the weight.
+    const planner::ShardRange b = w.state_block(p);
+    for (int64_t k = 0; n > 0 && k < floats / n; ++k) {
+      std::copy_n(state.data() + k * b.size(), b.size(), out.data() + k * n + b.begin);
     }
   }
   return out;
 }
 
 void Cluster::set_optimizer_state(ir::ValueId p, int32_t slot, const float* values) {
+  const std::vector<Shape> shapes = optimizer_state_shapes(p);
+  int64_t offset = 0;
+  for (int32_t k = 0; k < slot; ++k) {
+    offset += numel(shapes.at(static_cast<size_t>(k)));
+  }
   for (int32_t r = shared_->first_replica; r < shared_->first_replica + shared_->local_replicas; ++r) {
     WeightUpdate& w = owner(r, p).weight_update();
     const std::span<float> state = w.optimizer_state(p);
     const planner::ShardRange b = w.state_block(p);
-    if (state.data() != nullptr) {
+    if (state.data() == nullptr) {
+      continue;
+    }
+    if (shared_->shard_state) {
       std::copy_n(values + b.begin, b.size(), state.data() + slot * b.size());
+    } else {
+      std::copy_n(values, numel(shapes.at(static_cast<size_t>(slot))), state.data() + offset);
     }
   }
 }
 
-int32_t Cluster::optimizer_state_slots() const { return workers_.front()->weight_update().optimizer_state_slots(); }
+std::vector<Shape> Cluster::optimizer_state_shapes(ir::ValueId p) const {
+  return iputrain::optimizer_state_shapes(shared_->settings.optimizer, shared_->plan.graph.type(p).shape);
+}
 
 LossScaleState Cluster::loss_scale() const { return workers_.front()->weight_update().loss_scale(); }
 

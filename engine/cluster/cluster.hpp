@@ -65,14 +65,14 @@ class Cluster {
   int64_t updates_per_execution() const;
   //! Parameter `p` on replica `replica`, one this process holds (every replica has its own copy).
   ir::Tensor param(int32_t replica, ir::ValueId p) const;
-  //! Optimizer state of parameter `p`, held by the IPU that updates it: its state slots one after
-  //! the other, numel(p) floats each (gathered from the replicas' blocks when the state is
-  //! sharded, else replica 0's: every replica holds the same); empty if `p` is not trained.
+  //! Optimizer state of parameter `p`, held by the IPU that updates it: its state arrays
+  //! (optimizer_state_shapes) one after the other (gathered from the replicas' blocks when the
+  //! state is sharded, else replica 0's: every replica holds the same); empty if `p` is not trained.
   std::vector<float> optimizer_state(ir::ValueId p) const;
-  //! Sets state slot `slot` of parameter `p` (numel(p) floats) on every replica, each its block.
+  //! Sets state array `slot` of parameter `p` on every replica, each its block.
   void set_optimizer_state(ir::ValueId p, int32_t slot, const float* values);
-  //! Floats of optimizer state per weight (0 for sgd).
-  int32_t optimizer_state_slots() const;
+  //! The shapes of the optimizer's state arrays for parameter `p` (two copies of its shape for adam).
+  std::vector<Shape> optimizer_state_shapes(ir::ValueId p) const;
   //! The loss-scale state (every worker holds the same copy); set_loss_scale() sets all copies.
   LossScaleState loss_scale() const;
   void set_loss_scale(const LossScaleState& state);

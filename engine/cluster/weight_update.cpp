@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "core/optim_table.hpp"
 #include "engine/cluster/worker.hpp"
 #include "engine/optim/tensor_sums.hpp"
 #include "iputrain/error.hpp"
@@ -37,48 +38,47 @@ WeightUpdate::WeightUpdate(ClusterShared& shared, int32_t replica, int32_t ipu, 
   build_weight_copies();
 }
 
+namespace {
+
+// The optimizer reads the f32 root of a lone f32 tree, or a lone gradient buffer, in place; f16
+// roots are widened and several parts summed into a host buffer first.
+bool summed(size_t parts, int32_t depth, DType acc) { return parts > 1 || (depth > 0 && acc == DType::F16); }
+
+size_t aligned_floats(int64_t n) { return AlignedBlock::aligned(static_cast<size_t>(n) * sizeof(float)); }
+
+}  // namespace
+
 void WeightUpdate::build_params() {
   const ir::Graph& g = plan_.graph;
-  const int32_t r = shared_.replicas;
   // What the memory model counts; 0: the optimizer reads the gradient buffer, nothing accumulates.
   const int32_t depth = planner::accumulator_buffers(plan_);
-  const DType acc = plan_.settings.accumulation_dtype == DType::F16 ? DType::F16 : DType::F32;
-  if (plan_.settings.accumulation_dtype != DType::F16 && plan_.settings.accumulation_dtype != DType::F32) {
-    throw Error(ErrorKind::Internal, fmt::format("gradient accumulation in {} is not implemented",
-                                                 dtype_name(plan_.settings.accumulation_dtype)));
+  const DType acc = plan_.settings.accumulation_dtype;
+  if (acc != DType::F16 && acc != DType::F32) {
+    throw Error(ErrorKind::Internal, fmt::format("gradient accumulation in {} is not implemented", dtype_name(acc)));
   }
   optimizer_ = make_optimizer(shared_.settings.optimizer);
-  const int64_t state_floats = optimizer_->state_slots();
-
   // Sharded state: this replica's block of each tensor, and the largest block it reserves.
-  const int32_t shards = shared_.shard_state ? r : 1;
+  const int32_t shards = shared_.shard_state ? shared_.replicas : 1;
   std::vector<size_t> updated;
-  int64_t elements = 0;       // of the state per slot: what the account counts (no alignment padding)
-  int64_t part_elements = 0;  // the same, once per gradient part (what the accumulators hold)
-  size_t acc_bytes = 0;
-  size_t state_bytes = 0;
-  size_t widened_bytes = 0;
-  size_t shard_bytes = 0;
-  // The optimizer reads the f32 root of a lone f32 tree, or a lone gradient buffer, in place; f16
-  // roots are widened and several parts summed into a host buffer first.
-  auto summed = [&](size_t parts) { return parts > 1 || (depth > 0 && acc == DType::F16); };
+  int64_t state_floats = 0;   // what the account counts (no alignment padding)
+  int64_t part_elements = 0;  // once per gradient part (what the accumulators hold)
+  size_t acc_bytes = 0, state_bytes = 0, widened_bytes = 0, shard_bytes = 0;
   for (size_t k = 0; k < g.params.size(); ++k) {
     if (plan_.placement.param_ipu[k] != ipu_ || k >= plan_.grads.size() || plan_.grads[k].empty()) {
       continue;
     }
     updated.push_back(k);
-    const size_t n = static_cast<size_t>(g.type(g.params[k]).numel());
+    const int64_t n = g.type(g.params[k]).numel();
     const size_t parts = plan_.grads[k].size();
-    const auto reserved = static_cast<size_t>(planner::shard_capacity(static_cast<int64_t>(n), shards));
-    elements += static_cast<int64_t>(reserved);
-    part_elements += static_cast<int64_t>(n * parts);
-    acc_bytes += parts * static_cast<size_t>(depth) * AlignedBlock::aligned(n * dtype_size(acc));
-    state_bytes += AlignedBlock::aligned(static_cast<size_t>(state_floats) * reserved * sizeof(float));
-    widened_bytes += summed(parts) ? AlignedBlock::aligned(n * sizeof(float)) : 0;
-    shard_bytes += shared_.shard_weights ? AlignedBlock::aligned(reserved * sizeof(float)) : 0;
+    const int64_t state = planner::state_floats_held(plan_, g.params[k]);
+    state_floats += state;
+    part_elements += n * static_cast<int64_t>(parts);
+    acc_bytes += parts * static_cast<size_t>(depth) * AlignedBlock::aligned(static_cast<size_t>(n) * dtype_size(acc));
+    state_bytes += aligned_floats(state);
+    widened_bytes += summed(parts, depth, acc) ? aligned_floats(n) : 0;
+    shard_bytes += shared_.shard_weights ? aligned_floats(planner::shard_capacity(n, shards)) : 0;
   }
   shards_ = AlignedBlock(shard_bytes);
-  std::byte* shard_next = shards_.data();
   accumulators_ = AlignedBlock(acc_bytes);
   optimizer_state_ = AlignedBlock(state_bytes);
   widened_roots_ = AlignedBlock(widened_bytes);
@@ -86,73 +86,76 @@ void WeightUpdate::build_params() {
       plan_.settings.offload_accumulators ? 0 : depth * part_elements * static_cast<int64_t>(dtype_size(acc));
   state_bytes_ = plan_.settings.offload_optimizer_state
                      ? 0
-                     : planner::optimizer_state_bytes(static_cast<int32_t>(state_floats), elements,
-                                                      plan_.settings.optimizer_state_dtype);
-
-  std::byte* acc_next = accumulators_.data();
-  std::byte* state_next = optimizer_state_.data();
-  std::byte* widened_next = widened_roots_.data();
-  const auto last = static_cast<int32_t>(plan_.programs.ipus[ipu_].size()) - 1;
-  int64_t grains = 0;
+                     : planner::optimizer_state_bytes(1, state_floats, plan_.settings.optimizer_state_dtype);
+  Cursors next{accumulators_.data(), optimizer_state_.data(), widened_roots_.data(), shards_.data(), 0};
   for (size_t k : updated) {
-    const ir::ValueId p = g.params[k];
-    const int64_t n = g.type(p).numel();
-    ParamState ps;
-    ps.param = p;
-    ps.index = static_cast<int64_t>(k);
-    ps.parts = plan_.grads[k];
-    ps.block = planner::shard_range(n, shards, replica_);
-    ps.grain_base = grains;
-    grains += planner::shard_grains(n);
-    for (ir::ValueId part : ps.parts) {
-      if (depth == 0) {
-        // Without accumulators the optimizer reads micro-batch 0's gradient, kept to the cycle's end.
-        ps.unaccumulated.push_back(memory_.tensor(part, 0, last).f32());
-        continue;
-      }
-      std::vector<void*> slots;
-      for (int32_t d = 0; d < depth; ++d) {
-        slots.push_back(acc_next);
-        acc_next += AlignedBlock::aligned(static_cast<size_t>(n) * dtype_size(acc));
-      }
-      ps.trees.push_back(std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.accumulation_order));
-    }
-    const float* grad = nullptr;
-    if (summed(ps.parts.size())) {
-      ps.sum_f32 = reinterpret_cast<float*>(widened_next);
-      widened_next += AlignedBlock::aligned(static_cast<size_t>(n) * sizeof(float));
-      grad = ps.sum_f32;
-    } else {
-      grad = depth == 0 ? ps.unaccumulated.front() : ps.trees.front()->root_if_f32();
-    }
-    auto* state = reinterpret_cast<float*>(state_next);
-    state_next +=
-        AlignedBlock::aligned(static_cast<size_t>(state_floats * planner::shard_capacity(n, shards)) * sizeof(float));
-    const int64_t lo = ps.block.begin;
-    float* weights = memory_.tensor(p).f32() + lo;
-    if (shared_.shard_weights) {
-      // The update works on the shard; the weight's buffer only receives gathers.
-      ps.shard = reinterpret_cast<float*>(shard_next);
-      shard_next += AlignedBlock::aligned(static_cast<size_t>(planner::shard_capacity(n, shards)) * sizeof(float));
-      weights = ps.shard;
-    }
-    ps.slot.push_back(ParamSlot{weights, grad + lo, state, ps.block.size()});
-    optimizer_->init_state(ps.slot.front());
-    slots_.push_back(ps.slot.front());
-    params_.push_back(std::move(ps));
+    add_param(k, depth, acc, shards, next);
   }
-  const int64_t blocks = static_cast<int64_t>(r) * std::max(1, depth);
-  reduce_scratch_ = std::make_unique<ReduceScratch>(blocks);
+  reduce_scratch_ = std::make_unique<ReduceScratch>(static_cast<int64_t>(shared_.replicas) * std::max(1, depth));
   optimizer_->reserve(slots_);
-  clip_grains_.assign(static_cast<size_t>(grains), 0.0);
+  clip_grains_.assign(static_cast<size_t>(next.grains), 0.0);
   clip_totals_.assign(slots_.size(), 0.0);
   if (shared_.shard_state) {
     sums_ = std::make_unique<ShardSums>(*this);
     auto& table = shared_.grain_sums.at(static_cast<size_t>(ipu_));
-    table.resize(std::max(table.size(), static_cast<size_t>(2 * grains)));  // LAMB: two quantities
+    table.resize(std::max(table.size(), static_cast<size_t>(2 * next.grains)));  // LAMB: two quantities
   } else {
     sums_ = std::make_unique<LocalSums>();
   }
+}
+
+void WeightUpdate::add_param(size_t k, int32_t depth, DType acc, int32_t shards, Cursors& next) {
+  const ir::Graph& g = plan_.graph;
+  const ir::ValueId p = g.params[k];
+  const int64_t n = g.type(p).numel();
+  const auto last = static_cast<int32_t>(plan_.programs.ipus[ipu_].size()) - 1;
+  ParamState ps;
+  ps.param = p;
+  ps.index = static_cast<int64_t>(k);
+  ps.parts = plan_.grads[k];
+  ps.block = planner::shard_range(n, shards, replica_);
+  ps.grain_base = next.grains;
+  next.grains += planner::shard_grains(n);
+  for (ir::ValueId part : ps.parts) {
+    if (depth == 0) {
+      // Without accumulators the optimizer reads micro-batch 0's gradient, kept to the cycle's end.
+      ps.unaccumulated.push_back(memory_.tensor(part, 0, last).f32());
+      continue;
+    }
+    std::vector<void*> slots;
+    for (int32_t d = 0; d < depth; ++d) {
+      slots.push_back(next.accumulators);
+      next.accumulators += AlignedBlock::aligned(static_cast<size_t>(n) * dtype_size(acc));
+    }
+    ps.trees.push_back(std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.accumulation_order));
+  }
+  const float* grad = nullptr;
+  if (summed(ps.parts.size(), depth, acc)) {
+    ps.sum_f32 = reinterpret_cast<float*>(next.widened);
+    next.widened += aligned_floats(n);
+    grad = ps.sum_f32;
+  } else {
+    grad = depth == 0 ? ps.unaccumulated.front() : ps.trees.front()->root_if_f32();
+  }
+  auto* state = reinterpret_cast<float*>(next.state);
+  next.state += aligned_floats(planner::state_floats_held(plan_, p));
+  // Sharded state is element-wise: a block of each copy of the weight, one after the other.
+  for (const Shape& array : optimizer_state_shapes(shared_.settings.optimizer, g.type(p).shape)) {
+    ps.state_arrays.push_back(shared_.shard_state ? ps.block.size() : numel(array));
+    ps.state_floats += ps.state_arrays.back();
+  }
+  const int64_t lo = ps.block.begin;
+  float* weights = memory_.tensor(p).f32() + lo;
+  if (shared_.shard_weights) {
+    // The update works on the shard; the weight's buffer only receives gathers.
+    ps.shard = reinterpret_cast<float*>(next.shard);
+    next.shard += aligned_floats(planner::shard_capacity(n, shards));
+    weights = ps.shard;
+  }
+  ps.slot.push_back(ParamSlot{weights, grad + lo, state, ps.block.size(), 0, g.type(p).shape});
+  optimizer_->init_state(ps.slot.front());
+  slots_.push_back(ps.slot.front());
+  params_.push_back(std::move(ps));
 }
 
 void WeightUpdate::build_statistics() {

@@ -95,13 +95,11 @@ class WeightUpdate {
   //! The loss-scale state after the last update (identical on every worker).
   const LossScaleState& loss_scale() const { return loss_scale_; }
   void set_loss_scale(const LossScaleState& s) { loss_scale_ = s; }
-  //! Optimizer state of parameter `p`: its state slots one after the other, each of
-  //! state_block(p).size() floats (numel(p) unless the state is sharded); empty if this IPU does
-  //! not update `p`.
+  //! Optimizer state of parameter `p`: its state arrays one after the other (sharded: each array's
+  //! block, state_block(p).size() floats); empty if this IPU does not update `p`.
   std::span<float> optimizer_state(ir::ValueId p);
   //! The elements of `p` whose optimizer state this worker holds (all of them unless sharded).
   planner::ShardRange state_block(ir::ValueId p) const;
-  int32_t optimizer_state_slots() const;
 
  private:
   struct ParamState {
@@ -111,11 +109,22 @@ class WeightUpdate {
     std::vector<std::unique_ptr<GradTree>> trees;  // one per part; none: the optimizer reads the gradient buffers
     std::vector<const float*> unaccumulated;       // without trees: micro-batch 0's part buffers
     std::vector<ParamSlot> slot;                   // one entry: what sum_of_squares() and update() read
-    float* sum_f32 = nullptr;   // f16 accumulators or several parts: where the roots are widened and summed
-    planner::ShardRange block;  // the elements this replica updates (all unless the state is sharded)
-    float* shard = nullptr;     // sharded weights: this replica's block of the weight, what it keeps
-    int32_t copy = -1;          // its entry in weight_copies_ (half compute), else -1
-    int64_t grain_base = 0;     // where the tensor's grains start in ClusterShared::grain_sums
+    float* sum_f32 = nullptr;           // f16 accumulators or several parts: where the roots are widened and summed
+    planner::ShardRange block;          // the elements this replica updates (all unless the state is sharded)
+    float* shard = nullptr;             // sharded weights: this replica's block of the weight, what it keeps
+    int32_t copy = -1;                  // its entry in weight_copies_ (half compute), else -1
+    int64_t grain_base = 0;             // where the tensor's grains start in ClusterShared::grain_sums
+    std::vector<int64_t> state_arrays;  // floats of each optimizer state array it holds (sharded: its block)
+    int64_t state_floats = 0;           // their sum
+  };
+
+  //! Where build_params places the next parameter's memory, and the grains so far.
+  struct Cursors {
+    std::byte* accumulators;
+    std::byte* state;
+    std::byte* widened;
+    std::byte* shard;
+    int64_t grains;
   };
 
   //! TensorSums over the replicas' blocks: each posts its grains' sums, all add every grain in order.
@@ -148,6 +157,8 @@ class WeightUpdate {
   };
 
   void build_params();
+  //! Sets up updated parameter `k` (of Graph::params): its trees, gradient, state and shard.
+  void add_param(size_t k, int32_t depth, DType acc, int32_t shards, Cursors& next);
   void build_statistics();
   void build_weight_copies();
   //! Whether any worker overflowed in this update (dynamic loss scaling; every worker takes part).

@@ -7,8 +7,7 @@ namespace iputrain::engine {
 std::span<float> WeightUpdate::optimizer_state(ir::ValueId p) {
   for (ParamState& ps : params_) {
     if (ps.param == p) {
-      const ParamSlot& slot = ps.slot.front();
-      return {slot.state, static_cast<size_t>(slot.size * optimizer_->state_slots())};
+      return {ps.slot.front().state, static_cast<size_t>(ps.state_floats)};
     }
   }
   return {};
@@ -22,7 +21,5 @@ planner::ShardRange WeightUpdate::state_block(ir::ValueId p) const {
   }
   return {};
 }
-
-int32_t WeightUpdate::optimizer_state_slots() const { return optimizer_->state_slots(); }
 
 }  // namespace iputrain::engine

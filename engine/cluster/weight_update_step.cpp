@@ -238,11 +238,14 @@ void WeightUpdate::round_after_update(int64_t update) {
   const DType state = plan_.settings.optimizer_state_dtype;
   if (state != DType::F32) {
     const HalfRounding r{state, fp.esr, fp.nanoo};
-    const int64_t slots = optimizer_->state_slots();
     for (const ParamState& ps : params_) {
       const ParamSlot& slot = ps.slot.front();
-      for (int64_t k = 0; k < slots; ++k) {
-        round_in_place(slot.state + k * slot.size, slot.size, r, key(r, ps, 1 + k), ps.block.begin);
+      // Each state array on its own key.
+      int64_t offset = 0;
+      for (size_t k = 0; k < ps.state_arrays.size(); ++k) {
+        const int64_t size = ps.state_arrays[k];
+        round_in_place(slot.state + offset, size, r, key(r, ps, 1 + static_cast<int64_t>(k)), ps.block.begin);
+        offset += size;
       }
     }
   }

@@ -1,7 +1,7 @@
 // Adagrad as torch.optim.Adagrad (no lr decay): g = grad + wd * w;  s <- s + g^2;
 // w <- w - lr * g / (sqrt(s) + eps). The sums start at `initial_accumulator_value`. State: s.
 #include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/optimizers.hpp"
+#include "engine/optim/hyper_params.hpp"
 
 namespace iputrain::engine {
 
@@ -12,9 +12,9 @@ using namespace optim_detail;
 class Adagrad final : public Optimizer {
  public:
   explicit Adagrad(const OptimizerSettings& o)
-      : initial_(static_cast<float>(o.initial_accumulator_value)),
-        epsilon_(static_cast<float>(o.epsilon)),
-        weight_decay_(static_cast<float>(o.weight_decay)) {}
+      : initial_(static_cast<float>(o.param("initial_accumulator_value"))),
+        epsilon_(static_cast<float>(o.param("epsilon"))),
+        weight_decay_(static_cast<float>(o.param("weight_decay"))) {}
 
   void init_state(const ParamSlot& p) const override { state(p, 0).setConstant(initial_); }
 
@@ -32,10 +32,14 @@ class Adagrad final : public Optimizer {
   float initial_, epsilon_, weight_decay_;
 };
 
+std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Adagrad>(o); }
+
+constexpr HyperParam kInitial{"initial_accumulator_value", "Starting value of the squared-gradient sums.", 0.1,
+                              hyper::kNonNegative};
+
 }  // namespace
 
-std::unique_ptr<Optimizer> make_adagrad(const OptimizerSettings& o) {
-  return std::make_unique<Adagrad>(o);
-}
+const OptimizerDef kAdagradOptimizer{
+    "adagrad", {kInitial, hyper::kEpsilon, hyper::kWeightDecay}, weight_copies<1>, true, make};
 
 }  // namespace iputrain::engine

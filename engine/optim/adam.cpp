@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/optimizers.hpp"
+#include "engine/optim/hyper_params.hpp"
 
 namespace iputrain::engine {
 
@@ -34,8 +34,9 @@ namespace {
 class Adam final : public Optimizer {
  public:
   explicit Adam(const OptimizerSettings& o)
-      : hyper_{static_cast<float>(o.beta1), static_cast<float>(o.beta2), static_cast<float>(o.epsilon)},
-        weight_decay_(static_cast<float>(o.weight_decay)) {}
+      : hyper_{static_cast<float>(o.param("beta1")), static_cast<float>(o.param("beta2")),
+               static_cast<float>(o.param("epsilon"))},
+        weight_decay_(static_cast<float>(o.param("weight_decay"))) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale) override {
     for_each_block(params, [&](const ParamSlot& p) {
@@ -48,10 +49,11 @@ class Adam final : public Optimizer {
   float weight_decay_;
 };
 
+std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Adam>(o); }
+
 }  // namespace
 
-std::unique_ptr<Optimizer> make_adam(const OptimizerSettings& o) {
-  return std::make_unique<Adam>(o);
-}
+const OptimizerDef kAdamOptimizer{
+    "adam", {hyper::kBeta1, hyper::kBeta2, hyper::kEpsilon, hyper::kWeightDecay}, weight_copies<2>, true, make};
 
 }  // namespace iputrain::engine

@@ -2,7 +2,7 @@
 // gradient, so the decay is not rescaled by Adam's per-element step sizes.
 #include "engine/optim/adam.hpp"
 #include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/optimizers.hpp"
+#include "engine/optim/hyper_params.hpp"
 
 namespace iputrain::engine {
 
@@ -13,8 +13,9 @@ using namespace optim_detail;
 class AdamW final : public Optimizer {
  public:
   explicit AdamW(const OptimizerSettings& o)
-      : hyper_{static_cast<float>(o.beta1), static_cast<float>(o.beta2), static_cast<float>(o.epsilon)},
-        weight_decay_(o.weight_decay) {}
+      : hyper_{static_cast<float>(o.param("beta1")), static_cast<float>(o.param("beta2")),
+               static_cast<float>(o.param("epsilon"))},
+        weight_decay_(o.param("weight_decay")) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale) override {
     const auto shrink = static_cast<float>(1.0 - static_cast<double>(lr) * weight_decay_);
@@ -29,10 +30,14 @@ class AdamW final : public Optimizer {
   double weight_decay_;
 };
 
+std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<AdamW>(o); }
+
 }  // namespace
 
-std::unique_ptr<Optimizer> make_adamw(const OptimizerSettings& o) {
-  return std::make_unique<AdamW>(o);
-}
+const OptimizerDef kAdamWOptimizer{"adamw",
+                                   {hyper::kBeta1, hyper::kBeta2, hyper::kEpsilon, hyper::kDecoupledWeightDecay},
+                                   weight_copies<2>,
+                                   true,
+                                   make};
 
 }  // namespace iputrain::engine

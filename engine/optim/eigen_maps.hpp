@@ -20,7 +20,7 @@ inline Vec weights(const ParamSlot& p) {
 inline ConstVec grad(const ParamSlot& p) {
   return ConstVec(p.grad, p.size);
 }
-//! State array number `k` of a slot (k < state_slots()).
+//! State array number `k` of a slot of an element-wise optimizer (each a copy of the weight's size).
 inline Vec state(const ParamSlot& p, int k) {
   return Vec(p.state + k * (p.state_stride > 0 ? p.state_stride : p.size), p.size);
 }
@@ -39,7 +39,7 @@ void for_each_block(const std::vector<ParamSlot>& params, F f) {
     const int64_t blocks = (p.size + kBlock - 1) / kBlock;
     const int64_t grain = blocks > 0 ? ((p.size + blocks - 1) / blocks + 15) / 16 * 16 : 1;
     par::for_blocks(p.size, grain, p.size * 4, [&](int64_t b, int64_t e) {
-      f(ParamSlot{p.weights + b, p.grad + b, p.state != nullptr ? p.state + b : nullptr, e - b, stride});
+      f(ParamSlot{p.weights + b, p.grad + b, p.state != nullptr ? p.state + b : nullptr, e - b, stride, p.shape});
     });
   }
 }

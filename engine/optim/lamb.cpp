@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/optimizers.hpp"
+#include "engine/optim/hyper_params.hpp"
 #include "engine/optim/tensor_sums.hpp"
 
 namespace iputrain::engine {
@@ -26,10 +26,10 @@ using namespace optim_detail;
 class Lamb final : public Optimizer {
  public:
   explicit Lamb(const OptimizerSettings& o)
-      : beta1_(static_cast<float>(o.beta1)),
-        beta2_(static_cast<float>(o.beta2)),
-        epsilon_(static_cast<float>(o.epsilon)),
-        weight_decay_(static_cast<float>(o.weight_decay)) {}
+      : beta1_(static_cast<float>(o.param("beta1"))),
+        beta2_(static_cast<float>(o.param("beta2"))),
+        epsilon_(static_cast<float>(o.param("epsilon"))),
+        weight_decay_(static_cast<float>(o.param("weight_decay"))) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale) override {
     LocalSums whole;
@@ -108,10 +108,14 @@ class Lamb final : public Optimizer {
   std::vector<double> totals_;  // per slot: |w|^2, |u|^2
 };
 
+std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Lamb>(o); }
+
 }  // namespace
 
-std::unique_ptr<Optimizer> make_lamb(const OptimizerSettings& o) {
-  return std::make_unique<Lamb>(o);
-}
+const OptimizerDef kLambOptimizer{"lamb",
+                                  {hyper::kBeta1, hyper::kBeta2, hyper::kEpsilon, hyper::kDecoupledWeightDecay},
+                                  weight_copies<2>,
+                                  true,
+                                  make};
 
 }  // namespace iputrain::engine

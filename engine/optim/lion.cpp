@@ -4,7 +4,7 @@
 // moves by exactly lr (0 where c is 0); the momentum is updated after, with its own decay b2. The
 // decay is decoupled, as in adamw: the weights shrink apart from the sign step. State: m.
 #include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/optimizers.hpp"
+#include "engine/optim/hyper_params.hpp"
 
 namespace iputrain::engine {
 
@@ -15,11 +15,11 @@ using namespace optim_detail;
 class Lion final : public Optimizer {
  public:
   explicit Lion(const OptimizerSettings& o)
-      : beta1_(static_cast<float>(o.beta1)),
-        mix1_(static_cast<float>(1.0 - o.beta1)),
-        beta2_(static_cast<float>(o.beta2)),
-        mix2_(static_cast<float>(1.0 - o.beta2)),
-        weight_decay_(o.weight_decay) {}
+      : beta1_(static_cast<float>(o.param("beta1"))),
+        mix1_(static_cast<float>(1.0 - o.param("beta1"))),
+        beta2_(static_cast<float>(o.param("beta2"))),
+        mix2_(static_cast<float>(1.0 - o.param("beta2"))),
+        weight_decay_(o.param("weight_decay")) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
     // In double, as adamw: 1 - lr * wd rounds once.
@@ -38,8 +38,14 @@ class Lion final : public Optimizer {
   double weight_decay_;
 };
 
+std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Lion>(o); }
+
 }  // namespace
 
-std::unique_ptr<Optimizer> make_lion(const OptimizerSettings& o) { return std::make_unique<Lion>(o); }
+const OptimizerDef kLionOptimizer{"lion",
+                                  {hyper::kBeta1, with_default(hyper::kBeta2, 0.99), hyper::kDecoupledWeightDecay},
+                                  weight_copies<1>,
+                                  true,
+                                  make};
 
 }  // namespace iputrain::engine

@@ -4,7 +4,7 @@
 // torch starts the buffer at the first gradient; with a zeroed buffer mu * 0 + d is the same.
 // State: the velocity buffer b.
 #include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/optimizers.hpp"
+#include "engine/optim/hyper_params.hpp"
 
 namespace iputrain::engine {
 
@@ -15,9 +15,9 @@ using namespace optim_detail;
 class Momentum final : public Optimizer {
  public:
   explicit Momentum(const OptimizerSettings& o)
-      : momentum_(static_cast<float>(o.momentum)),
-        weight_decay_(static_cast<float>(o.weight_decay)),
-        nesterov_(o.use_nesterov) {}
+      : momentum_(static_cast<float>(o.param("momentum"))),
+        weight_decay_(static_cast<float>(o.param("weight_decay"))),
+        nesterov_(o.param("use_nesterov") != 0) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
     for_each_block(params, [&](const ParamSlot& p) {
@@ -39,10 +39,11 @@ class Momentum final : public Optimizer {
   bool nesterov_;
 };
 
+std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Momentum>(o); }
+
 }  // namespace
 
-std::unique_ptr<Optimizer> make_momentum(const OptimizerSettings& o) {
-  return std::make_unique<Momentum>(o);
-}
+const OptimizerDef kMomentumOptimizer{
+    "momentum", {hyper::kMomentum, hyper::kNesterov, hyper::kWeightDecay}, weight_copies<1>, true, make};
 
 }  // namespace iputrain::engine

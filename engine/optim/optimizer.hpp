@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "core/optim_table.hpp"
 #include "iputrain/settings.hpp"
 
 namespace iputrain::engine {
@@ -21,9 +22,10 @@ namespace iputrain::engine {
 struct ParamSlot {
   float* weights;     //!< `size` floats, updated in place
   const float* grad;  //!< `size` floats: the reduced gradient
-  float* state;       //!< state_slots() * size floats, zeroed by the caller, then init_state()
+  float* state;       //!< the state arrays (OptimizerDef::state), zeroed by the caller, then init_state()
   int64_t size;
   int64_t state_stride = 0;  //!< floats from one state copy to the next; 0 = `size` (a block of a slot keeps its slot's)
+  std::span<const int64_t> shape = {};  //!< the whole weight's shape (its state arrays' shapes follow from it)
 };
 
 //! Completes sums of squares over whole tensors (engine/optim/tensor_sums.hpp) for optimizers
@@ -58,16 +60,22 @@ class Optimizer {
   }
   //! Sizes any working memory update() needs for these slots, so that updates allocate nothing.
   virtual void reserve(const std::vector<ParamSlot>& params) { (void)params; }
-  //! Floats of state per weight (0 for sgd, 2 for adam): its row's in the optimizer table
-  //! (optimizer_state_slots, core/optim_table.hpp), which the planner counts too.
-  int32_t state_slots() const { return state_slots_; }
-
- private:
-  friend std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& o);
-  int32_t state_slots_ = 0;
 };
 
-//! Builds the optimizer of `o.kind` with its hyper-parameters.
+//! Every optimizer's definition, kNameOptimizer in its file engine/optim/name.cpp.
+#define IPUTRAIN_OPTIMIZER(Name) extern const OptimizerDef k##Name##Optimizer;
+#include "engine/optim/optimizer_list.hpp"
+#undef IPUTRAIN_OPTIMIZER
+
+//! Builds the optimizer of `o.type` with its hyper-parameters (its definition's factory).
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& o);
+
+//! OptimizerDef::state of an optimizer that keeps no state (sgd).
+inline std::vector<Shape> no_state(const Shape&, const OptimizerSettings&) { return {}; }
+//! OptimizerDef::state of an element-wise optimizer that keeps N copies of the weight.
+template <int N>
+std::vector<Shape> weight_copies(const Shape& weight, const OptimizerSettings&) {
+  return std::vector<Shape>(N, weight);
+}
 
 }  // namespace iputrain::engine

@@ -4,7 +4,7 @@
 //   centered:  a <- rho a + (1 - rho) g;  w <- w - lr * g / (sqrt(s - a^2) + eps)
 // eps is added after the square root (TensorFlow adds it inside). State: s, and a when centered.
 #include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/optimizers.hpp"
+#include "engine/optim/hyper_params.hpp"
 
 namespace iputrain::engine {
 
@@ -15,11 +15,11 @@ using namespace optim_detail;
 class RmsProp final : public Optimizer {
  public:
   explicit RmsProp(const OptimizerSettings& o)
-      : rho_(static_cast<float>(o.rho)),
-        keep_(static_cast<float>(1.0 - o.rho)),
-        epsilon_(static_cast<float>(o.epsilon)),
-        weight_decay_(static_cast<float>(o.weight_decay)),
-        centered_(o.centered) {}
+      : rho_(static_cast<float>(o.param("rho"))),
+        keep_(static_cast<float>(1.0 - o.param("rho"))),
+        epsilon_(static_cast<float>(o.param("epsilon"))),
+        weight_decay_(static_cast<float>(o.param("weight_decay"))),
+        centered_(o.param("centered") != 0) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
     for_each_block(params, [&](const ParamSlot& p) {
@@ -44,10 +44,19 @@ class RmsProp final : public Optimizer {
   bool centered_;
 };
 
+std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<RmsProp>(o); }
+
+// The squared-gradient average, and the gradient's average when centered.
+std::vector<Shape> state(const Shape& weight, const OptimizerSettings& o) {
+  return std::vector<Shape>(o.param("centered") != 0 ? 2 : 1, weight);
+}
+
+constexpr HyperParam kRho{"rho", "Decay of the squared-gradient average.", 0.9, hyper::kDecay};
+constexpr HyperParam kCentered{"centered", "Normalise by the gradient's estimated variance.", 0, {}, true};
+
 }  // namespace
 
-std::unique_ptr<Optimizer> make_rmsprop(const OptimizerSettings& o) {
-  return std::make_unique<RmsProp>(o);
-}
+const OptimizerDef kRmsPropOptimizer{
+    "rmsprop", {kRho, kCentered, hyper::kEpsilon, hyper::kWeightDecay}, state, true, make};
 
 }  // namespace iputrain::engine

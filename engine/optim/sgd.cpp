@@ -1,6 +1,6 @@
 // Plain gradient descent (torch.optim.SGD without momentum): w <- w - lr * (g + wd * w).
 #include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/optimizers.hpp"
+#include "engine/optim/hyper_params.hpp"
 
 namespace iputrain::engine {
 
@@ -10,7 +10,7 @@ using namespace optim_detail;
 
 class Sgd final : public Optimizer {
  public:
-  explicit Sgd(const OptimizerSettings& o) : weight_decay_(static_cast<float>(o.weight_decay)) {}
+  explicit Sgd(const OptimizerSettings& o) : weight_decay_(static_cast<float>(o.param("weight_decay"))) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale) override {
     for_each_block(params, [&](const ParamSlot& p) {
@@ -23,10 +23,10 @@ class Sgd final : public Optimizer {
   float weight_decay_;
 };
 
+std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Sgd>(o); }
+
 }  // namespace
 
-std::unique_ptr<Optimizer> make_sgd(const OptimizerSettings& o) {
-  return std::make_unique<Sgd>(o);
-}
+const OptimizerDef kSgdOptimizer{"sgd", {hyper::kWeightDecay}, no_state, true, make};
 
 }  // namespace iputrain::engine

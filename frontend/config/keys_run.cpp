@@ -12,42 +12,41 @@ namespace {
 
 std::vector<std::string> optimizer_names() {
   std::vector<std::string> out;
-  for (const OptimizerRow& r : optimizer_table()) {
-    out.emplace_back(r.name);
+  for (const OptimizerDef* d : optimizer_table()) {
+    out.emplace_back(d->name);
   }
   return out;
 }
 
-//! The key of a hyper-parameter of the optimizer table: its doc names the optimizers that read it
-//! (all of them: none) and the defaults that differ by optimizer.
-KeySpec optimizer_key(std::string path, Accessor access) {
-  const OptimizerParam* p = find_optimizer_param(std::string_view(path).substr(path.find('.') + 1));
-  if (p == nullptr) {
-    throw Error(ErrorKind::Internal, fmt::format("`{}` is not a hyper-parameter of core/optim_table.cpp", path));
-  }
-  std::vector<std::string> readers, own_defaults;
-  for (const OptimizerRow& r : optimizer_table()) {
-    if (r.reads(p->name)) {
-      readers.emplace_back(r.name);
-      if (r.default_of(*p) != p->default_value) {
-        own_defaults.push_back(fmt::format("{} for {}", r.default_of(*p), r.name));
-      }
+//! The keys of the optimizer table's hyper-parameters, in its order: kind, default, range and
+//! doc (which names the optimizers that read it and their own defaults) from the declarations.
+//! The value lives in OptimizerSection::hyper under the name; one never written reads as the
+//! key's default.
+std::vector<KeySpec> optimizer_keys() {
+  std::vector<KeySpec> out;
+  for (const HyperKey& k : optimizer_hyper_keys()) {
+    const HyperParam& p = *k.first;
+    const std::string name(k.name);
+    const double fallback = p.default_value;
+    const bool flag = p.flag;
+    Accessor access{[name, flag](Config& c, const Value& v) {
+                      c.optimizer.hyper[name] = flag ? (std::get<bool>(v) ? 1.0 : 0.0) : std::get<double>(v);
+                    },
+                    [name, flag, fallback](const Config& c) -> Value {
+                      const auto it = c.optimizer.hyper.find(name);
+                      const double v = it == c.optimizer.hyper.end() ? fallback : it->second;
+                      return flag ? Value(v != 0) : Value(v);
+                    }};
+    const std::string path = "optimizer." + name;
+    if (flag) {
+      out.push_back(detail::key(path, std::move(access), KeyType::Bool, fallback != 0, Effect::Runs, k.doc()));
+    } else {
+      const ParamRange& r = p.range;
+      out.push_back(detail::key(path, std::move(access), KeyType::Float, fallback, Effect::Runs, k.doc(),
+                                Range{r.min, r.min_open, r.max, r.max_open}));
     }
   }
-  std::string doc(p->doc);
-  if (readers.size() < optimizer_table().size()) {
-    doc.insert(doc.size() - 1, fmt::format(" ({})", fmt::join(readers, ", ")));
-  }
-  if (!own_defaults.empty()) {
-    doc += fmt::format(" Default {}.", fmt::join(own_defaults, ", "));
-  }
-  if (p->flag != nullptr) {
-    const bool on = p->default_value != 0;
-    return detail::key(std::move(path), std::move(access), KeyType::Bool, on, Effect::Runs, doc);
-  }
-  const ParamRange& r = p->range;
-  return detail::key(std::move(path), std::move(access), KeyType::Float, p->default_value, Effect::Runs, doc,
-                     Range{r.min, r.min_open, r.max, r.max_open});
+  return out;
 }
 
 // "auto" and the presets of frontend/config/systems.cpp.
@@ -88,16 +87,11 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(optimizer.type), Enum, "sgd", Runs, "Optimizer algorithm; update rules in docs/training.md.", {},
           optimizer_names()),
       key(IPUTRAIN_KEY(optimizer.learning_rate), Float, 0.01, Runs, "Step size of each weight update.", positive),
-      // The hyper-parameters: type, default, range and doc from core/optim_table.cpp.
-      optimizer_key(IPUTRAIN_KEY(optimizer.momentum)),
-      optimizer_key(IPUTRAIN_KEY(optimizer.use_nesterov)),
-      optimizer_key(IPUTRAIN_KEY(optimizer.beta1)),
-      optimizer_key(IPUTRAIN_KEY(optimizer.beta2)),
-      optimizer_key(IPUTRAIN_KEY(optimizer.epsilon)),
-      optimizer_key(IPUTRAIN_KEY(optimizer.weight_decay)),
-      optimizer_key(IPUTRAIN_KEY(optimizer.rho)),
-      optimizer_key(IPUTRAIN_KEY(optimizer.centered)),
-      optimizer_key(IPUTRAIN_KEY(optimizer.initial_accumulator_value)),
+  };
+  // The hyper-parameters, from the optimizer table (engine/optim/).
+  const std::vector<KeySpec> hyper = optimizer_keys();
+  out.insert(out.end(), hyper.begin(), hyper.end());
+  const std::vector<KeySpec> rest = {
       key(IPUTRAIN_KEY(optimizer.gradient_clip_norm), Float, 0.0, Runs,
           "Clip the global gradient norm to this value; 0 = no clipping.", non_negative),
       key(IPUTRAIN_KEY(optimizer.state_dtype), Enum, "f32", Runs,
@@ -314,6 +308,7 @@ std::vector<KeySpec> run_keys() {
           "updates of the call; does not scale with the IPU clock (not published: assumed).",
           Range::at_least(0)),
   };
+  out.insert(out.end(), rest.begin(), rest.end());
   // Steps and epochs are two ways to say how long to train.
   for (auto& k : out) {
     if (k.path == "training.steps") {

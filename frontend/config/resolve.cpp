@@ -95,11 +95,11 @@ constexpr std::array<std::pair<const char*, SchedulerAlgorithm>, 5> kSchedulers 
     {"shortest_path", SchedulerAlgorithm::ShortestPath},
 }};
 
-//! The row of `optimizer.type` (spelled as the schema allows).
-const OptimizerRow& optimizer_named(const std::string& type) {
-  for (const OptimizerRow& r : optimizer_table()) {
-    if (config::enum_folded(r.name) == config::enum_folded(type)) {
-      return r;
+//! The optimizer of `optimizer.type` (spelled as the schema allows).
+const OptimizerDef& optimizer_named(const std::string& type) {
+  for (const OptimizerDef* d : optimizer_table()) {
+    if (config::enum_folded(d->name) == config::enum_folded(type)) {
+      return *d;
     }
   }
   throw Error(ErrorKind::Internal, fmt::format("`optimizer.type` = \"{}\" passed the schema but has no row", type));
@@ -108,28 +108,19 @@ const OptimizerRow& optimizer_named(const std::string& type) {
 OptimizerSettings resolve_optimizer(const Config& c) {
   const OptimizerSection& o = c.optimizer;
   OptimizerSettings s;
-  const OptimizerRow& row = optimizer_named(o.type);
-  s.kind = row.kind;
+  const OptimizerDef& def = optimizer_named(o.type);
+  s.type = std::string(def.name);
   s.learning_rate = o.learning_rate;
-  // Each hyper-parameter from its key; one left at its general default takes the optimizer's own
-  // (lion's beta2), unless a file or --set wrote it.
-  for (const OptimizerParam& p : optimizer_params()) {
-    const std::string key = fmt::format("optimizer.{}", p.name);
-    const config::KeySpec* spec = config::find_key(key);
-    if (spec == nullptr) {
-      throw Error(ErrorKind::Internal,
-                  fmt::format("hyper-parameter `{}` has no key in frontend/config/keys_run.cpp", key));
+  // Each hyper-parameter the optimizer declares, from its key; one left at the key's default
+  // takes the optimizer's own (lion's beta2), unless a file or --set wrote it.
+  for (const HyperParam& p : def.params) {
+    const HyperKey& key = *find_hyper_key(p.name);
+    const auto it = o.hyper.find(std::string(p.name));
+    double value = it == o.hyper.end() ? key.first->default_value : it->second;
+    if (!c.is_set(fmt::format("optimizer.{}", p.name)) && value == key.first->default_value) {
+      value = p.default_value;
     }
-    const config::Value v = spec->access.get(c);
-    double value = p.flag != nullptr ? static_cast<double>(std::get<bool>(v)) : std::get<double>(v);
-    if (!c.is_set(key) && value == p.default_value) {
-      value = row.default_of(p);
-    }
-    if (p.flag != nullptr) {
-      s.*(p.flag) = value != 0;
-    } else {
-      s.*(p.number) = value;
-    }
+    s.hyper.emplace(std::string(p.name), value);
   }
   s.gradient_clip_norm = o.gradient_clip_norm;
   s.state_type = lookup(kFloatTypes, o.state_dtype, "optimizer.state_dtype");

@@ -16,11 +16,11 @@ namespace {
 // The optimizers that read key `key` ("optimizer.beta1") by the optimizer table; setting one for
 // another optimizer is a mistake. Every optimizer for a key that is not a hyper-parameter.
 std::vector<std::string> optimizers_reading(std::string_view key) {
-  const bool param = key.starts_with("optimizer.") && find_optimizer_param(key.substr(10)) != nullptr;
+  const bool param = key.starts_with("optimizer.") && find_hyper_key(key.substr(10)) != nullptr;
   std::vector<std::string> out;
-  for (const OptimizerRow& r : optimizer_table()) {
-    if (!param || r.reads(key.substr(10))) {
-      out.emplace_back(r.name);
+  for (const OptimizerDef* d : optimizer_table()) {
+    if (!param || d->find(key.substr(10)) != nullptr) {
+      out.emplace_back(d->name);
     }
   }
   return out;
@@ -423,11 +423,24 @@ void check_precision(Config& c) {
               "memory, but the optimizer state is on the IPU",
               "set `pipeline.offload_weight_update_variables = true`, or keep the master on chip");
   }
-  if (c.optimizer.state_dtype != "f32" && optimizer_state_slots(resolve(c).optimizer) == 0) {
+  const OptimizerSettings optimizer = resolve(c).optimizer;
+  if (c.optimizer.state_dtype != "f32" && optimizer_state_slots(optimizer) == 0) {
     c.fail_at("optimizer.state_dtype",
               fmt::format("`optimizer.state_dtype` has no effect: `optimizer.type` = \"{}\" keeps no state",
                           c.optimizer.type),
               "remove the key, or choose an optimizer with moments (momentum, adam, lamb, ...)");
+  }
+  const auto& p = c.pipeline;
+  for (const auto& [key, on] :
+       {std::pair{"pipeline.replicated_optimizer_state_sharding", p.replicated_optimizer_state_sharding},
+        std::pair{"pipeline.replicated_weight_sharding", p.replicated_weight_sharding == true}}) {
+    if (on && !optimizer_def(optimizer).shardable) {
+      c.fail_at(located(c, {key, "optimizer.type"}),
+                fmt::format("`{}` splits every tensor's optimizer state into blocks, one per replica, but the state "
+                            "of `optimizer.type` = \"{}\" is not element-wise: it cannot be split",
+                            key, optimizer.type),
+                "turn the sharding off, or choose an optimizer with element-wise state (adam, lamb, ...)");
+    }
   }
   if (c.training.precision == "f32") {
     // Set by set_all, the flags are harmless; asked for one by one, they reveal a missing key.
@@ -458,7 +471,7 @@ void check_run(Config& c) {
                     static_cast<double>(spe) * static_cast<double>(repeats), spe, repeats, kMaxUpdatesPerExecution),
         "an execution keeps every update's outfeed and metrics on the host until it ends; run fewer per call");
   }
-  for (const OptimizerParam& p : optimizer_params()) {
+  for (const HyperKey& p : optimizer_hyper_keys()) {
     const std::string key = fmt::format("optimizer.{}", p.name);
     const auto types = optimizers_reading(key);
     if (c.is_set(key) && !reads(types, c.optimizer.type)) {

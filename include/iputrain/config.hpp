@@ -182,19 +182,12 @@ struct PipelineSection {
 // ---- the run ----------------------------------------------------------------------------------------
 
 struct OptimizerSection {
-  std::string type = "sgd";     //!< a name in core/optim_table.cpp: sgd, momentum, adam, ...
+  std::string type = "sgd";     //!< a name in engine/optim/optimizer_list.hpp: sgd, momentum, adam, ...
   double learning_rate = 0.01;  //!< step size
-  // The hyper-parameters: which optimizers read each one, its range and any optimizer's own default
-  // (applied while the key is left at the value below) are in core/optim_table.cpp.
-  double momentum = 0.9;                   //!< momentum coefficient
-  bool use_nesterov = false;               //!< Nesterov momentum
-  double beta1 = 0.9;                      //!< first-moment decay
-  double beta2 = 0.999;                    //!< second-moment decay
-  double epsilon = 1e-8;                   //!< added to denominators
-  double weight_decay = 0.0;               //!< L2 added to the gradient, or decoupled
-  double rho = 0.9;                        //!< squared-gradient decay
-  bool centered = false;                   //!< divide by the gradient's estimated variance
-  double initial_accumulator_value = 0.1;  //!< start of the squared-gradient sums
+  // The hyper-parameters (`optimizer.beta1`, …), by name, as written: which optimizers read each
+  // one, its kind, range and defaults are in the optimizer table (engine/optim/, each optimizer's
+  // file); flags are 0 or 1. A name left out takes the chosen optimizer's default.
+  std::map<std::string, double> hyper;
   double gradient_clip_norm = 0.0;         //!< clip the global gradient norm; 0 = off
   std::string state_dtype = "f32";         //!< dtype of the optimizer's moments: f32 | f16 | bf16
   double loss_scaling = 1.0;               //!< static loss scale, or the first dynamic one

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "iputrain/error.hpp"
@@ -17,7 +19,6 @@
 
 namespace iputrain {
 
-enum class OptimizerKind { Sgd, Momentum, Adam, AdamW, Lamb, RmsProp, Adagrad, Lion };
 enum class LrSchedule { Constant, Step, Exponential, Cosine };
 enum class LossScaling { Static, Dynamic };
 enum class OutfeedMode { All, Last };
@@ -99,17 +100,13 @@ struct IpuSettings {
 
 //! `[optimizer]`, resolved.
 struct OptimizerSettings {
-  OptimizerKind kind = OptimizerKind::Sgd;
+  std::string type = "sgd";  //!< a name of the optimizer table (engine/optim/optimizer_list.hpp)
   double learning_rate = 0.01;
-  double momentum = 0.9;
-  bool use_nesterov = false;
-  double beta1 = 0.9;
-  double beta2 = 0.999;
-  double epsilon = 1e-8;
-  double weight_decay = 0.0;
-  double rho = 0.9;
-  bool centered = false;
-  double initial_accumulator_value = 0.1;
+  //! The hyper-parameters the optimizer's definition declares, each from its key or the
+  //! optimizer's own default (flags 0 or 1); the other optimizers' keys are not here.
+  std::map<std::string, double, std::less<>> hyper;
+  //! Hyper-parameter `name` (an optimizer reading one it does not declare is a bug).
+  double param(std::string_view name) const;
   double gradient_clip_norm = 0.0;  //!< 0 = no clipping
   FloatType state_type = FloatType::F32;
   double loss_scaling = 1.0;
@@ -192,7 +189,6 @@ struct Settings {
 };
 
 //! The config's spelling of each value ("adamw", "cosine", "f16", …), for logs and checkpoints.
-std::string name_of(OptimizerKind k);
 std::string name_of(LrSchedule s);
 std::string name_of(FloatType t);
 

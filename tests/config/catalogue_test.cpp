@@ -176,8 +176,8 @@ TEST_CASE("the run sections have their keys") {
   }
   const auto* type = find_key("optimizer.type");
   REQUIRE(type != nullptr);
-  for (const auto& row : iputrain::optimizer_table()) {
-    CHECK(std::find(type->allowed.begin(), type->allowed.end(), row.name) != type->allowed.end());
+  for (const auto* def : iputrain::optimizer_table()) {
+    CHECK(std::find(type->allowed.begin(), type->allowed.end(), def->name) != type->allowed.end());
   }
   CHECK(type->allowed.size() == iputrain::optimizer_table().size());
 }

@@ -279,19 +279,21 @@ TEST_CASE("optimizer hyper-parameters belong to their optimizer") {
           3);
   rejects("[optimizer]\ntype = \"momentum\"\nbeta2 = 0.99\n", "has no effect", 3);
   auto e = error_of("[optimizer]\nbeta1 = 0.9\n");
-  CHECK(e.hint() == "it is used by: adam, adamw, lamb, lion; remove it or change the optimizer");
+  CHECK(e.hint() == "it is used by: adam, adamw, lamb, lion, adafactor; remove it or change the optimizer");
 }
 
 TEST_CASE("the optimizer table decides which hyper-parameters each optimizer accepts") {
-  for (const auto& row : iputrain::optimizer_table()) {
-    for (const auto& p : iputrain::optimizer_params()) {
-      const std::string value = p.flag != nullptr ? "true" : fmt::format("{}", row.default_of(p));
-      const std::string text = fmt::format("[optimizer]\ntype = \"{}\"\n{} = {}\n", row.name, p.name, value);
+  for (const auto* def : iputrain::optimizer_table()) {
+    for (const auto& key : iputrain::optimizer_hyper_keys()) {
+      const iputrain::HyperParam* own = def->find(key.name);
+      const iputrain::HyperParam& p = own != nullptr ? *own : *key.first;
+      const std::string value = p.flag ? "true" : fmt::format("{}", p.default_value);
+      const std::string text = fmt::format("[optimizer]\ntype = \"{}\"\n{} = {}\n", def->name, p.name, value);
       INFO(text);
-      if (row.reads(p.name)) {
+      if (own != nullptr) {
         CHECK_NOTHROW(config::parse(text));
       } else {
-        rejects(text, fmt::format("`optimizer.{}` has no effect with `optimizer.type` = \"{}\"", p.name, row.name), 3);
+        rejects(text, fmt::format("`optimizer.{}` has no effect with `optimizer.type` = \"{}\"", p.name, def->name), 3);
       }
     }
   }
@@ -301,13 +303,15 @@ TEST_CASE("the optimizer table decides which hyper-parameters each optimizer acc
 
 TEST_CASE("lion reads beta1, beta2 (its own default 0.99) and weight_decay, by the table") {
   const auto lion = config::resolve(config::parse("[optimizer]\ntype = \"lion\"\nweight_decay = 0.1\n")).optimizer;
-  CHECK(lion.kind == iputrain::OptimizerKind::Lion);
-  CHECK(lion.beta1 == 0.9);
-  CHECK(lion.beta2 == 0.99);
-  CHECK(lion.weight_decay == 0.1);
+  CHECK(lion.type == "lion");
+  CHECK(lion.hyper.size() == 3);  // its own hyper-parameters only
+  CHECK(lion.param("beta1") == 0.9);
+  CHECK(lion.param("beta2") == 0.99);
+  CHECK(lion.param("weight_decay") == 0.1);
   // Written in the file, even the general default counts.
-  CHECK(config::resolve(config::parse("[optimizer]\ntype = \"lion\"\nbeta2 = 0.999\n")).optimizer.beta2 == 0.999);
-  CHECK(config::resolve(config::parse("[optimizer]\ntype = \"adam\"\n")).optimizer.beta2 == 0.999);
+  CHECK(config::resolve(config::parse("[optimizer]\ntype = \"lion\"\nbeta2 = 0.999\n")).optimizer.param("beta2") ==
+        0.999);
+  CHECK(config::resolve(config::parse("[optimizer]\ntype = \"adam\"\n")).optimizer.param("beta2") == 0.999);
   rejects("[optimizer]\ntype = \"lion\"\nepsilon = 1e-6\n",
           "`optimizer.epsilon` has no effect with `optimizer.type` = \"lion\"", 3);
   auto e = error_of("[optimizer]\ntype = \"lion\"\nmomentum = 0.9\n");
@@ -316,6 +320,18 @@ TEST_CASE("lion reads beta1, beta2 (its own default 0.99) and weight_decay, by t
   rejects("[optimizer]\ntype = \"lion\"\nbeta2 = -0.1\n", "optimizer.beta2", 3);
   CHECK(config::find_key("optimizer.beta2")->doc ==
         "Decay of the second-moment estimate (adam, adamw, lamb, lion). Default 0.99 for lion.");
+}
+
+TEST_CASE("adafactor's state is not element-wise: replicated state and weight sharding are refused") {
+  CHECK_NOTHROW(config::parse("[optimizer]\ntype = \"adafactor\"\nbeta1 = 0.9\nepsilon2 = 1e-4\n"));
+  rejects("[optimizer]\ntype = \"adafactor\"\n[pipeline]\nreplicated_optimizer_state_sharding = true\n",
+          "`pipeline.replicated_optimizer_state_sharding` splits every tensor's optimizer state", 4);
+  auto e = error_of("[optimizer]\ntype = \"adafactor\"\n[pipeline]\nreplicated_weight_sharding = true\n");
+  CHECK(e.hint() == "turn the sharding off, or choose an optimizer with element-wise state (adam, lamb, ...)");
+  rejects("[optimizer]\ntype = \"adafactor\"\nepsilon = 1e-6\n", "has no effect with `optimizer.type` = \"adafactor\"",
+          3);
+  rejects("[optimizer]\ntype = \"adam\"\nclip_threshold = 2.0\n", "has no effect with `optimizer.type` = \"adam\"", 3);
+  rejects("[optimizer]\ntype = \"adafactor\"\nbeta2_decay = 0.5\n", "optimizer.beta2_decay", 3);
 }
 
 TEST_CASE("profiling and checkpoint rules") {

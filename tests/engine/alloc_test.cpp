@@ -138,18 +138,20 @@ model mlp_bn(batch: int = 16, hidden: int = 32) {
 
 TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
   using namespace iputrain;
-  for (const auto& row : optimizer_table()) {
+  for (const auto* def : optimizer_table()) {
     Config c;
-    c.optimizer.type = std::string(row.name);
-    c.optimizer.centered = true;
+    c.optimizer.type = std::string(def->name);
+    c.optimizer.hyper["centered"] = 1;
     c.optimizer.gradient_clip_norm = 1.0;
     c.optimizer.lr_schedule = "cosine";
     c.optimizer.decay_steps = 100;
     c.optimizer.warmup_steps = 10;
     const OptimizerSettings o = config::resolve(c).optimizer;
     auto opt = engine::make_optimizer(o);
-    std::vector<float> w(1000, 0.5f), g(1000, 0.1f), state(2000, 0.0f);
-    const std::vector<engine::ParamSlot> slots = {{w.data(), g.data(), state.data(), 1000}};
+    const Shape shape = {20, 50};
+    std::vector<float> w(1000, 0.5f), g(1000, 0.1f);
+    std::vector<float> state(static_cast<size_t>(optimizer_state_floats(o, shape)), 0.0f);
+    const std::vector<engine::ParamSlot> slots = {{w.data(), g.data(), state.data(), 1000, 0, shape}};
     opt->init_state(slots[0]);
     opt->reserve(slots);  // as the worker does when it builds its slots (lamb's norm grains)
     allocations = 0;
@@ -159,7 +161,7 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
       opt->update(slots, step, engine::learning_rate_at(o, step), scale);
     }
     counting = false;
-    INFO(row.name);
+    INFO(def->name);
     CHECK(allocations == 0);
   }
 }

@@ -211,6 +211,22 @@ TEST_CASE("fp16 accumulation and gradient clipping are plan-independent too") {
   }
 }
 
+TEST_CASE("adafactor: replicas, pipeline stages and accumulation train the one-IPU weights") {
+  // Its factored moments and whole-tensor norms read the reduced gradient only, so the plan
+  // changes no bits, as for the element-wise optimizers.
+  auto adafactor = [](std::string text) {
+    const std::string momentum = "type = \"momentum\"";
+    text.replace(text.find(momentum), momentum.size(), "type = \"adafactor\"");
+    return text;
+  };
+  const auto reference = train(adafactor(reference_config()));
+  check_same(train(adafactor(config_for({"", 4, "grouped", 2}))), reference);
+  check_same(train(adafactor(config_for({"", 2, "interleaved", 4}))), reference);
+  check_same(train(adafactor(config_for({"", 1, "sequential", 2}))), reference);
+  check_same(train(adafactor(config_for({"", 4, "interleaved", 1}))), reference);
+  CHECK_FALSE(testing::same_bits(train(reference_config()), reference));  // not momentum's weights
+}
+
 TEST_CASE(
     "the sequential accumulation order: the same bits for every schedule and placement at R = 2, A = 4") {
   const std::string sequential = "gradient_accumulation_order = \"sequential\"\n";

@@ -195,11 +195,29 @@ TEST_CASE("offloaded optimizer state leaves the IPU, sgd keeps none") {
   CHECK(sgd.memory[0].optimizer_state == 0);
 }
 
-TEST_CASE("every optimizer keeps the state slots of its row of the optimizer table") {
-  for (const auto& row : iputrain::optimizer_table()) {
-    INFO(row.name);
-    // IPU 0's weights are 512 bytes; each slot is one more copy of them.
-    CHECK(plan_with(kGrouped, std::string(row.name)).memory[0].optimizer_state == row.state_slots * 512);
+TEST_CASE("adafactor's factored state: the rows plus the columns of each matrix") {
+  // IPU 0's weight w1 is 8 x 16: 8 row and 16 column averages, 24 floats where adam keeps 2 x 128.
+  CHECK(plan_with(kGrouped, "adafactor").memory[0].optimizer_state == (8 + 16) * 4);
+  // With beta1, the first moment is a whole copy of the weight.
+  CHECK(plan_with(kGrouped, "adafactor", "beta1 = 0.9").memory[0].optimizer_state == (8 + 16 + 128) * 4);
+}
+
+TEST_CASE("every optimizer keeps the state its definition declares for each weight's shape") {
+  for (const auto* def : iputrain::optimizer_table()) {
+    INFO(def->name);
+    const Plan plan = plan_with(kGrouped, std::string(def->name));
+    int64_t floats = 0;
+    for (size_t k = 0; k < plan.graph.params.size(); ++k) {
+      if (plan.placement.param_ipu[k] == 0) {
+        floats +=
+            iputrain::optimizer_state_floats(plan.settings.optimizer, plan.graph.type(plan.graph.params[k]).shape);
+      }
+    }
+    CHECK(plan.memory[0].optimizer_state == floats * 4);
+    if (def->shardable) {
+      // IPU 0's weights are 512 bytes; each array is one more copy of them.
+      CHECK(plan.memory[0].optimizer_state == iputrain::optimizer_state_slots(plan.settings.optimizer) * 512);
+    }
   }
   CHECK(plan_with(kGrouped, "rmsprop", "centered = true").memory[0].optimizer_state == 2 * 512);
   CHECK(plan_with(kGrouped, "lion").memory[0].optimizer_state == 512);  // its momentum only

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/optim_table.hpp"
 #include "iputrain/config_loader.hpp"
 #include "planner/plan.hpp"
 #include "planner/simulate.hpp"
@@ -119,7 +120,7 @@ TEST_CASE("instruction cycles: kernels from the cost model, transfers from bytes
   CHECK(instr_cycles(plan, find(plan, 0, InstrKind::Accumulate)) ==
         doctest::Approx(65792.0 * 12 / (1472 * 16.0) + 200));
   // SGD keeps no state: read weight and gradient, write the weight.
-  CHECK(plan.settings.optimizer_state_slots == 0);
+  CHECK(iputrain::optimizer_state_slots(plan.settings.optimizer) == 0);
   CHECK(instr_cycles(plan, find(plan, 0, InstrKind::UpdateWeights)) ==
         doctest::Approx(65792.0 * 12 / (1472 * 16.0) + 200));
 }
