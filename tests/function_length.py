@@ -83,19 +83,24 @@ def scan(src, rel, held):
     return failures
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: function_length.py SOURCE_DIR")
-    src = sys.argv[1]
-    held = holds(src)
-    failures = []
-    checked = 0
+def sources(src):
     for top in FOLDERS:
         for root, _, files in os.walk(os.path.join(src, top)):
             for name in sorted(files):
                 if name.endswith((".cpp", ".hpp", ".h")):
-                    failures += scan(src, os.path.relpath(os.path.join(root, name), src), held)
-                    checked += 1
+                    yield os.path.relpath(os.path.join(root, name), src)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: function_length.py SOURCE_DIR [FILE...] (FILEs relative to SOURCE_DIR: only those)")
+    src = sys.argv[1]
+    held = holds(src)
+    failures = []
+    checked = 0
+    for rel in sys.argv[2:] or sources(src):
+        failures += scan(src, rel, held)
+        checked += 1
     for failure in failures:
         print(failure)
     print(f"function_length: {checked} files, {len(failures)} functions over {LIMIT} lines")

@@ -59,19 +59,23 @@ def check(src, rel):
     return failures
 
 
-def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: namespace_lint.py SOURCE_DIR")
-    src = sys.argv[1]
-    failures = []
-    checked = 0
+def sources(src):
     for top in FOLDERS:
         for root, _, files in os.walk(os.path.join(src, top)):
             for name in sorted(files):
                 if name.endswith((".cpp", ".hpp", ".h")):
-                    rel = os.path.relpath(os.path.join(root, name), src)
-                    failures += check(src, rel)
-                    checked += 1
+                    yield os.path.relpath(os.path.join(root, name), src)
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: namespace_lint.py SOURCE_DIR [FILE...] (FILEs relative to SOURCE_DIR: only those)")
+    src = sys.argv[1]
+    failures = []
+    checked = 0
+    for rel in sys.argv[2:] or sources(src):
+        failures += check(src, rel)
+        checked += 1
     for failure in failures:
         print(failure)
     print(f"namespace_lint: {checked} files, {len(failures)} outside their folder's namespace")
