@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -168,6 +170,8 @@ struct PlanOptions {
   //! Keep the per-sample outputs (`output per_sample`), as `predict` does. Training and evaluation
   //! plans leave them out: they are predictions, not metrics, so no program computes them there.
   bool predict = false;
+  //! Stop with Error(Plan, kPlanAbandoned) at the first pass boundary after this time.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 //! The names of the passes, in the order they run (for `--dump-after` checking and help).

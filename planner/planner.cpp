@@ -11,6 +11,7 @@
 #include "planner/auto_stage.hpp"
 #include "planner/autodiff.hpp"
 #include "planner/buffer_assignment.hpp"
+#include "planner/deadline.hpp"
 #include "planner/lowering.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/op_order.hpp"
@@ -81,6 +82,7 @@ class PassRunner {
 
   void run(const char* name, const std::function<void()>& pass) {
     const auto start = std::chrono::steady_clock::now();
+    check_plan_deadline();  // `tune`'s budget ran out: the plan is no longer needed
     pass();
     const auto end = std::chrono::steady_clock::now();
     plan_.timings.push_back({name, std::chrono::duration<double, std::milli>(end - start).count()});
@@ -194,6 +196,7 @@ std::pair<Plan, int64_t> trial_run(const Plan& plan, const std::vector<ir::Value
                                  training, trial.settings.batch_serialization);
   trial.programs = lower(trial);
   for (int32_t ipu = 0; ipu < static_cast<int32_t>(trial.programs.ipus.size()); ++ipu) {
+    check_plan_deadline();
     trial.programs.arenas.push_back(assign_buffers(trial, ipu));
   }
   int64_t peak = 0;
@@ -215,6 +218,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
     std::erase_if(plan.graph.outputs, [](const ir::Output& o) { return o.per_sample; });
   }
   const bool training = plan.graph.loss != ir::kNoValue;
+  const PlanDeadlineScope deadline(options.deadline);
   PassRunner passes(plan, options);
 
   // The frontend's graph must already be well-formed; checking here localises frontend bugs.
@@ -308,6 +312,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   passes.run("buffers", [&] {
     if (plan.programs.arenas.empty()) {
       for (int32_t ipu = 0; ipu < static_cast<int32_t>(plan.programs.ipus.size()); ++ipu) {
+        check_plan_deadline();
         plan.programs.arenas.push_back(assign_buffers(plan, ipu));
       }
     }
