@@ -32,7 +32,7 @@ struct PlanRequest {
   bool inference = false;
   //! When set, planning stops at the first pass boundary after this time: Plan::make throws
   //! Error(Plan) with kPlanAbandoned as its message (`iputrain tune` keeps to its budget so).
-  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
 };
 
 //! The message of the Error(Plan) a plan past PlanRequest::deadline stops with.

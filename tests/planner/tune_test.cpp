@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <oneapi/tbb/global_control.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -56,7 +57,11 @@ std::string write(const std::string& name, const std::string& text) {
   const auto dir = std::filesystem::temp_directory_path() / "iputrain_tune_test";
   std::filesystem::create_directories(dir);
   const std::string path = (dir / name).string();
-  std::ofstream(path) << text;
+  // Written aside and renamed: CTest runs the cases in parallel processes that write the same
+  // model file, and a reader must never see it half written.
+  const std::string aside = path + "." + std::to_string(getpid());
+  std::ofstream(aside) << text;
+  std::filesystem::rename(aside, path);
   return path;
 }
 
