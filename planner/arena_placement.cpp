@@ -7,6 +7,8 @@
 #include <set>
 #include <utility>
 
+#include "planner/deadline.hpp"
+
 namespace iputrain::planner {
 
 namespace {
@@ -305,7 +307,11 @@ void place_offline(Arena& arena, const std::vector<std::vector<int32_t>>& units)
   const int64_t ticks = arena.instr_ticks.empty() ? 1 : std::max<int64_t>(1, arena.instr_ticks.back());
   PlacedIndex placed(lives, units, ticks);
   int64_t high = 0;
+  int64_t done = 0;
   for (int32_t u : order) {
+    if (++done % 256 == 0) {
+      check_plan_deadline();  // the placement of many lives is the longest loop of a plan
+    }
     const std::vector<int32_t>& unit = units[static_cast<size_t>(u)];
     if (lives[static_cast<size_t>(unit.front())].view_of >= 0) {
       continue;  // no bytes of its own (settle_views)

@@ -14,6 +14,7 @@
 #include "iputrain/error.hpp"
 #include "planner/arena_placement.hpp"
 #include "planner/liveness.hpp"
+#include "planner/deadline.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/plan.hpp"
 #include "planner/precision.hpp"
@@ -512,6 +513,7 @@ Arena assign_buffers(const Plan& plan, int32_t ipu) {
     return std::move(*folded);
   }
   Arena arena = LifeWalk(plan, ipu).run(program);
+  check_plan_deadline();
   // The offline placement packs tighter; past this many lives (long accumulations of big
   // models) its cost grows too fast and the online one takes over.
   constexpr size_t kOfflineLives = 5000;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -170,6 +172,8 @@ struct PlanOptions {
   //! Keep the per-sample outputs (`output per_sample`), as `predict` does. Training and evaluation
   //! plans leave them out: they are predictions, not metrics, so no program computes them there.
   bool predict = false;
+  //! Stop with Error(Plan, kPlanAbandoned) at the first pass boundary after this time.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 //! One row of the pass table make_plan walks: what the pass reads and writes of the plan.

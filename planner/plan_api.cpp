@@ -50,6 +50,7 @@ Plan Plan::make(const Model& model, const Config& config, const PlanRequest& req
   options.dump_after = request.dump_after;
   options.inference = request.inference;
   options.dumps = &impl->dumps;
+  options.deadline = request.deadline;
   try {
     impl->plan = planner::make_plan(graph_of(model), config, options);
   } catch (Error& e) {

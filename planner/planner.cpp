@@ -12,6 +12,7 @@
 #include "planner/auto_stage.hpp"
 #include "planner/autodiff.hpp"
 #include "planner/buffer_assignment.hpp"
+#include "planner/deadline.hpp"
 #include "planner/lowering.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/op_order.hpp"
@@ -154,6 +155,7 @@ std::pair<Plan, int64_t> trial_run(const Plan& plan, const std::vector<ir::Value
                                  training, trial.settings.batch_serialization);
   trial.programs = lower(trial);
   for (int32_t ipu = 0; ipu < static_cast<int32_t>(trial.programs.ipus.size()); ++ipu) {
+    check_plan_deadline();
     trial.programs.arenas.push_back(assign_buffers(trial, ipu));
   }
   int64_t peak = 0;
@@ -273,6 +275,7 @@ void buffers_pass(PassContext& c) {
   Plan& plan = c.plan;
   if (plan.programs.arenas.empty()) {
     for (int32_t ipu = 0; ipu < static_cast<int32_t>(plan.programs.ipus.size()); ++ipu) {
+      check_plan_deadline();
       plan.programs.arenas.push_back(assign_buffers(plan, ipu));
     }
   }
@@ -323,6 +326,7 @@ const std::vector<PassDef>& pass_table() {
 void run_pass(const PassDef& pass, PassContext& c, const PlanOptions& options) {
   Plan& plan = c.plan;
   const auto start = std::chrono::steady_clock::now();
+  check_plan_deadline();  // `tune`'s budget ran out: the plan is no longer needed
   pass.run(c);
   const auto end = std::chrono::steady_clock::now();
   plan.timings.push_back({pass.info.name, std::chrono::duration<double, std::milli>(end - start).count()});
@@ -378,6 +382,7 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
     std::erase_if(plan.graph.outputs, [](const ir::Output& o) { return o.per_sample; });
   }
   const Settings settings = config::resolve(config);
+  const PlanDeadlineScope deadline(options.deadline);
   PassContext context{plan, config, settings, plan.graph.loss != ir::kNoValue};
   for (const PassDef& pass : pass_table()) {
     run_pass(pass, context, options);

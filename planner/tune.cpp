@@ -158,6 +158,22 @@ void search(Context& ctx, TuneResult& result, const Figures& input) {
   for (const auto& [p, f] : ctx.seen) {
     result.failed += !f.fits && f.error != tuning::kNotCandidate ? 1 : 0;
   }
+  for (size_t k = 0; k < every.size() && ctx.request.keep_candidates; ++k) {
+    TunedCandidate c;
+    c.sets = *tuning::sets_of(ctx, every[k]);
+    if (const auto it = ctx.seen.find(every[k]); it != ctx.seen.end()) {
+      c.pruned = it->second.error.rfind(tuning::kPrunedByBound, 0) == 0;
+      c.planned = !c.pruned;
+      c.fits = it->second.fits;
+      c.peak_bytes = it->second.peak;
+    }
+    for (const auto& [q, f] : ctx.seen) {
+      if (f.fits && q != every[k] && tuning::needs_no_more_memory(ctx, q, every[k])) {
+        c.bound_bytes = std::max(c.bound_bytes, f.peak);
+      }
+    }
+    result.candidates.push_back(std::move(c));
+  }
 }
 
 }  // namespace
@@ -197,6 +213,7 @@ TuneResult tune(const TuneRequest& request) {
   search(ctx, result, input);
   tuning::rank_into(ctx, result, input);
   result.seconds = ctx.elapsed();
+  result.budget_seconds = ctx.limits.time_seconds;
   return result;
 }
 

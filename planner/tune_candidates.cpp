@@ -12,6 +12,7 @@
 namespace iputrain::tuning {
 
 const char* const kNotCandidate = "no accumulation holds the batch, or the rules refuse the combination";
+const char* const kPrunedByBound = "the plan does not fit in memory (a plan that needs no more did not)";
 
 namespace {
 
@@ -153,11 +154,14 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
   // Batch serialization is tried only where [tune] lists it: the models price a micro-batch in
   // slices as the smaller micro-batch with more accumulation (the same cycles) plus the whole
   // micro-batch's buffers, so it never wins (docs/tune.md).
-  // A config that turns recomputation on keeps it on unless [tune] lists "off", even with the layout
-  // freed: without it, a large pipelined model's plans can take a minute each, only to not fit.
-  std::vector<std::string> recomputation = {"recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"};
-  if (!c.ipu.allow_recompute) {
-    recomputation.insert(recomputation.begin(), "off");
+  // Every mode, off included, wherever the search may choose recomputation ([tune] vary_layout, or
+  // a config that does not set it; a [tune] list is tried as listed). A config that turns it on
+  // has "off" tried last: a large pipelined model's plans without it are the slowest to make
+  // (10 to 66 s each here), and seldom fit where the config needed recomputation.
+  std::vector<std::string> recomputation = {"off", "recompute_then_backpropagate",
+                                            "recompute_and_backpropagate_interleaved"};
+  if (c.ipu.allow_recompute) {
+    std::rotate(recomputation.begin(), recomputation.begin() + 1, recomputation.end());
   }
   const std::vector<KnobSpec> specs = {
       {kSchedule, "schedule", "pipeline.schedule", c.is_set("pipeline.schedule"), planner::schedule_names(), {}},
@@ -213,10 +217,10 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
   return axes;
 }
 
-Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t schedule) {
+Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t schedule, bool all) {
   Point p{layout, micro, {}};
   for (size_t k = 0; k < ctx.space.axes.size(); ++k) {
-    p.knobs.push_back(secondary(k) ? 0 : ctx.space.axes[k].frugal);
+    p.knobs.push_back(secondary(k) && !all ? 0 : ctx.space.axes[k].frugal);
   }
   p.knobs[kSchedule] = schedule;
   // The interleaved schedule takes only recompute-then-backpropagate; batch serialization only the
@@ -239,6 +243,42 @@ Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t sched
   try_axis(kShardWeights, {"auto", "false"});
   try_axis(kRecomputation, {"recompute_then_backpropagate", "off"});
   return p;
+}
+
+namespace {
+
+// Does value `q` of memory knob `axis` need no more memory than value `p`? A smaller proportion
+// caps the temporaries lower; state or accumulators off-chip, or state sharded, hold less on the
+// IPU. Sharded weights are no such knob: a shard is smaller, but each task gathers its stage's
+// weights whole (one large stage on an IPU needs more than its weights unsharded).
+bool frugal_or_equal(size_t axis, const std::string& q, const std::string& p) {
+  if (q == p) {
+    return true;
+  }
+  if (axis == kMemoryProportion) {
+    return std::stod(q) <= std::stod(p);
+  }
+  return (axis == kOffloadState || axis == kOffloadAccumulators || axis == kShardState) && q == "true";
+}
+
+}  // namespace
+
+bool needs_no_more_memory(const Context& ctx, const Point& q, const Point& p) {
+  if (q.layout != p.layout || q.layout == kInputLayout || q.stage_amp != p.stage_amp || q.micro > p.micro) {
+    return false;
+  }
+  for (size_t k = 0; k < ctx.space.axes.size(); ++k) {
+    if (!frugal_or_equal(k, ctx.space.axes[k].labels[q.knobs[k]], ctx.space.axes[k].labels[p.knobs[k]])) {
+      return false;
+    }
+  }
+  // A larger micro-batch holds more activations, but needs less accumulation for the same global
+  // batch: fewer accumulators under the canonical order. So only where they are off the IPU, or
+  // the accumulation is fixed.
+  const bool off_chip =
+      knob(ctx, p, kOffloadAccumulators,
+           ctx.config.pipeline.offload_gradient_accumulation_buffers.value_or(false) ? "true" : "") == "true";
+  return q.micro == p.micro || off_chip || ctx.space.fixed_accumulation;
 }
 
 // The overrides of a candidate; empty optional when no accumulation holds the global batch or the

@@ -59,7 +59,7 @@ Limits read_limits(const Config& c, const TuneRequest& r) {
   l.tolerance = r.batch_tolerance >= 0 ? r.batch_tolerance : t.batch_tolerance;
   l.time_seconds = r.time_seconds > 0 ? r.time_seconds : t.time;
   l.top = static_cast<int32_t>(r.top > 0 ? r.top : t.top);
-  l.vary_layout = r.vary_layout || t.vary_layout;
+  l.vary_layout = r.vary_layout || (t.vary_layout && !r.keep_layout);
   read_range(c, "tune.ipus_per_replica", t.ipus_per_replica, l.min_ipus_per_replica, l.max_ipus_per_replica);
   read_range(c, "tune.stages", t.stages, l.min_stages, l.max_stages);
   read_range(c, "tune.micro_batch", t.micro_batch, l.min_micro_batch, l.max_micro_batch);

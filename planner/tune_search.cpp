@@ -62,7 +62,10 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
     sets.insert(sets.end(), extra.begin(), extra.end());
     const Config config = config::load(ctx.request.config_path, sets);
     const Model model = Model::load(ctx.request.model_path, config);
-    const Plan plan = Plan::make(model, config);
+    // Planning stops between passes at the budget: a long plan no longer carries the search past it.
+    PlanRequest request;
+    request.deadline = ctx.deadline();
+    const Plan plan = Plan::make(model, config, request);
     f.fits = true;
     f.samples_per_second = plan.samples_per_second();
     f.bubble = plan.bubble_fraction();
@@ -79,6 +82,9 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
       f.stage_cycles.push_back(s.forward_cycles + s.backward_cycles);
     }
   } catch (const Error& e) {
+    if (e.diagnostic().message == kPlanAbandoned) {
+      return out_of_time_figures();
+    }
     f.fits = false;
     f.error = e.diagnostic().message;
   }
@@ -89,8 +95,8 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
   return f;
 }
 
-// Plans the points not yet seen, in rounds; a point whose smaller micro-batch (all else equal)
-// did not fit in memory is pruned unplanned: activations only grow with the micro-batch.
+// Plans the points not yet seen, in rounds; a point that needs no less memory than one that did
+// not fit (needs_no_more_memory) is pruned unplanned: that one's peak is its lower bound.
 void plan_points(Context& ctx, std::vector<Point> points) {
   std::sort(points.begin(), points.end());
   points.erase(std::unique(points.begin(), points.end()), points.end());
@@ -100,21 +106,30 @@ void plan_points(Context& ctx, std::vector<Point> points) {
       todo.push_back(p);
     }
   }
+  // Per layout and micro-batch, the points with the fewest memory knobs off their most frugal
+  // value first: one of them that does not fit prunes the others before they are planned.
+  const auto spent = [&](const Point& p) {
+    int32_t n = 0;
+    for (size_t k : {kMemoryProportion, kOffloadState, kOffloadAccumulators, kShardState}) {
+      n += p.knobs.size() > k && p.knobs[k] != ctx.space.axes[k].frugal ? 1 : 0;
+    }
+    return n;
+  };
+  std::stable_sort(todo.begin(), todo.end(), [&](const Point& a, const Point& b) {
+    return std::tie(a.layout, a.micro) < std::tie(b.layout, b.micro) ||
+           (std::tie(a.layout, a.micro) == std::tie(b.layout, b.micro) && spent(a) < spent(b));
+  });
   for (size_t begin = 0; begin < todo.size() && !ctx.no_time_for_a_plan(); begin += kRound) {
     std::vector<Point> round;
     std::vector<Sets> sets;
     for (size_t k = begin; k < std::min(todo.size(), begin + kRound); ++k) {
-      Point smaller = todo[k];
-      bool bounded = false;
-      for (size_t m = 0; m < todo[k].micro && !bounded; ++m) {
-        smaller.micro = m;
-        const auto it = ctx.seen.find(smaller);
-        bounded = it != ctx.seen.end() && memory_failure(it->second);
-      }
+      const bool bounded = std::any_of(ctx.seen.begin(), ctx.seen.end(), [&](const auto& e) {
+        return memory_failure(e.second) && needs_no_more_memory(ctx, e.first, todo[k]);
+      });
       std::optional<Sets> s = sets_of(ctx, todo[k]);
       if (bounded || !s) {
         Figures f;
-        f.error = bounded ? "the plan does not fit in memory (a smaller micro-batch did not)" : kNotCandidate;
+        f.error = bounded ? kPrunedByBound : kNotCandidate;
         ctx.seen[todo[k]] = f;
         ctx.pruned += 1;
         continue;
@@ -157,7 +172,10 @@ void seeds(Context& ctx) {
       }
     }
   }
-  const auto frugal = [&](size_t l, size_t m) { return frugal_point(ctx, l, m, sched[l]); };
+  // A layout whose smallest micro-batch does not fit under the frugal first-search knobs gets one
+  // more probe with every knob frugal (weights sharded, accumulators off-chip, ...): it may fit so.
+  std::vector<char> all(layouts, 0);
+  const auto frugal = [&](size_t l, size_t m) { return frugal_point(ctx, l, m, sched[l], all[l] != 0); };
   // lo: index into valid[l] known to fit (or -1), hi: known not to (or size).
   std::vector<int64_t> lo(layouts, -1);
   std::vector<int64_t> hi(layouts);
@@ -170,7 +188,7 @@ void seeds(Context& ctx) {
     std::vector<int64_t> mid(layouts, -1);
     for (size_t l = 0; l < layouts; ++l) {
       if (hi[l] - lo[l] > 1) {
-        // The first probe is the smallest micro-batch: the layout's memory lower bound.
+        // The first probe is the smallest micro-batch: the layout's smallest plan, as a rule.
         mid[l] = lo[l] < 0 ? 0 : (lo[l] + hi[l]) / 2;
         probe.push_back(frugal(l, valid[l][static_cast<size_t>(mid[l])]));
         more = true;
@@ -184,7 +202,11 @@ void seeds(Context& ctx) {
       const auto it = ctx.seen.find(frugal(l, valid[l][static_cast<size_t>(mid[l])]));
       const bool fits = it != ctx.seen.end() && it->second.fits;
       (fits ? lo[l] : hi[l]) = mid[l];
-      if (!fits && mid[l] == 0) {
+      if (!fits && mid[l] == 0 && all[l] == 0 &&
+          frugal_point(ctx, l, valid[l][0], sched[l], true) != frugal(l, valid[l][0])) {
+        all[l] = 1;
+        hi[l] = static_cast<int64_t>(valid[l].size());  // probe the smallest again, every knob frugal
+      } else if (!fits && mid[l] == 0) {
         lo[l] = hi[l] = 0;  // nothing of this layout fits
       }
     }

@@ -24,6 +24,8 @@ namespace iputrain::tuning {
 constexpr size_t kInputLayout = static_cast<size_t>(-1);
 //! The error of a point that is no candidate (no accumulation holds the batch, or a rule refuses it).
 extern const char* const kNotCandidate;
+//! The error of a point pruned unplanned by a memory bound (it starts as a memory failure does).
+extern const char* const kPrunedByBound;
 
 //! One axis of knobs: each value is the sets that express it (empty = the config's own).
 struct Axis {
@@ -122,6 +124,10 @@ struct Context {
   mutable std::atomic<double> longest_calibration{0};
   double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
   bool out_of_time() const { return elapsed() >= limits.time_seconds; }
+  std::chrono::steady_clock::time_point deadline() const {
+    return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                       std::chrono::duration<double>(limits.time_seconds));
+  }
   bool no_time_for_a_plan() const { return elapsed() + longest_plan.load() >= limits.time_seconds; }
   bool no_time_for_a_calibration() const { return elapsed() + longest_calibration.load() >= limits.time_seconds; }
 };
@@ -138,8 +144,14 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas);
 //! The overrides of a candidate; nullopt when no accumulation holds the global batch or the rules
 //! refuse the combination.
 std::optional<Sets> sets_of(const Context& ctx, const Point& p);
-//! Every knob at its most frugal value the point's schedule accepts, the secondary ones at their first.
-Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t schedule);
+//! Every knob at its most frugal value the point's schedule accepts, the secondary ones at their
+//! first (or at their most frugal too: `all`).
+Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t schedule, bool all = false);
+//! Does `q` need no more memory than `p` on every IPU, by the memory model's structure? The same
+//! layout, schedule and knobs but for memory knobs at least as frugal (tune_candidates.cpp), and a
+//! micro-batch no larger where that cannot add accumulators. A `q` that does not fit bounds `p`:
+//! the search prunes `p` unplanned.
+bool needs_no_more_memory(const Context& ctx, const Point& q, const Point& p);
 
 // tune_search.cpp
 enum class PlanKind { Candidate, Calibration };

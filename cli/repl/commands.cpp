@@ -136,7 +136,8 @@ const std::vector<Command>& commands() {
        "that cannot be planned shows its error. At most 64 combinations.\n",
        ArgKind::Key, cmd_sweep},
       {"tune", "tune [SECONDS]", "search the fastest layout that fits and make it the current config",
-       "Runs `iputrain tune` (30 s by default) from the current config; the best plan's changes become\n"
+       "Runs `iputrain tune` from the current config, within its [tune] section: its `time` (else 30 s;\n"
+       "SECONDS overrides both), its `top` (else 3), its ranges and lists. The best plan's changes become\n"
        "`set`s of the session, ready for `diff`, `step` and `save-config`.\n",
        ArgKind::None, cmd_tune},
       {"save-config", "save-config FILE", "write the effective config (TOML) to FILE",

@@ -16,7 +16,11 @@ bool cmd_tune(State& state, const Args& args) {
   for (const Override& o : state.overrides()) {
     request.sets.push_back(o.text());
   }
-  request.time_seconds = 30;
+  // The config's [tune] section limits the search as it does `iputrain tune`'s; where it gives no
+  // time or top, the REPL's own defaults (shorter than the command's: a person is waiting).
+  const Config& config = state.config();
+  request.time_seconds = config.is_set("tune.time") ? 0 : 30;
+  request.top = config.is_set("tune.top") ? 0 : 3;
   if (!args.words.empty()) {
     try {
       request.time_seconds = std::stod(args.words[0]);
@@ -24,9 +28,8 @@ bool cmd_tune(State& state, const Args& args) {
       throw Error(ErrorKind::Usage, fmt::format("`{}` is not a number of seconds", args.words[0]), {}, "e.g. tune 20");
     }
   }
-  request.top = 3;
   const TuneResult result = tune(request);
-  fmt::print("{}", cli::tune_text(result, request.top));
+  fmt::print("{}", cli::tune_text(result, static_cast<int32_t>(result.ranked.size())));
   // The best plan's changes become `set`s of this session: `diff`, `unset` and `save-config` see them.
   std::vector<Override> overrides = state.overrides();
   for (const std::string& change : result.ranked.front().changes) {

@@ -1,6 +1,6 @@
 // The [tune] keys: what `iputrain tune` may vary and over what (docs/tune.md). Only `tune` reads
-// them; its flags (--ipus, --global-batch, --batch-tolerance, --time, --top, --vary-layout)
-// override the keys of the same name.
+// them; its flags (--ipus, --global-batch, --batch-tolerance, --time, --top, --vary-layout, and
+// --keep-layout against vary_layout) override the keys of the same name.
 #include "core/schedules/schedule_def.hpp"
 #include "frontend/config/bind.hpp"
 
@@ -19,12 +19,13 @@ std::vector<KeySpec> tune_keys() {
       key(IPUTRAIN_KEY(tune.batch_tolerance), Float, 0.0, Runs,
           "Relative distance from the global batch a plan may have (`--batch-tolerance`).", Range::between(0, 1)),
       key(IPUTRAIN_KEY(tune.time), Float, 60.0, Runs,
-          "Search budget in seconds (`--time`); the best plan found is kept when it runs out.",
+          "Search budget in seconds (`--time`, or the REPL's `tune SECONDS`; the REPL's default where this is "
+          "unset: 30); the search stops at it with the best plan found.",
           Range::at_least(0, true)),
       key(IPUTRAIN_KEY(tune.top), Int, 5, Runs, "Ranked plans listed (`--top`).", Range::at_least(1)),
       key(IPUTRAIN_KEY(tune.vary_layout), Bool, false, Runs,
-          "Also vary the layout keys the config sets: stages, mapping, batch, schedule, memory knobs "
-          "(`--vary-layout`)."),
+          "Also vary the layout keys the config sets: stages, mapping, batch, schedule, recomputation, memory "
+          "knobs (`--vary-layout`; `--keep-layout` turns it off for one run)."),
       key(IPUTRAIN_KEY(tune.ipus_per_replica), IntList, ValueList{}, Runs,
           "[min, max] IPUs of one replica (the pipeline's depth); the rest of the IPUs are replicas. Set, "
           "it lets the search re-cut a model whose config fixes the stages.",

@@ -7,8 +7,10 @@
 //   std::cout << plan.text();   // or json() for tools, dot() for Graphviz
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +30,9 @@ struct PlanRequest {
   //! Plan the forward program only, as `eval` and `predict` run it on the cluster (a training
   //! model's `minimize` is ignored): the forward timeline, its memory and samples/s.
   bool inference = false;
+  //! When set, planning stops at the first pass boundary after this time: Plan::make throws
+  //! Error(Plan) with kPlanAbandoned as its message (`iputrain tune` keeps to its budget so).
+  std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
 };
 
 //! One pass of the planner: what it reads and writes of the plan, and what it is for.
@@ -37,6 +42,9 @@ struct PassDescription {
   std::string writes;
   std::string purpose;
 };
+
+//! The message of the Error(Plan) a plan past PlanRequest::deadline stops with.
+inline constexpr const char* kPlanAbandoned = "planning abandoned: its deadline passed";
 
 //! Bytes one IPU of a replica holds at its peak (every replica holds the same).
 struct PlanMemory {

@@ -48,9 +48,22 @@ struct TuneRequest {
   //! recomputation, memory proportions, offloading, sharding, the model's stage sizes): the search
   //! then starts from the model, the IPU count and the global batch only. Or [tune] vary_layout.
   bool vary_layout = false;
+  //! Keep the layout keys the config sets although [tune] vary_layout = true (`--keep-layout`).
+  bool keep_layout = false;
   //! Spaces of at most this many candidates are planned in full; larger ones by coordinate search.
   int64_t exhaustive_limit = 256;
   std::function<void(const TuneProgress&)> progress;  //!< called between rounds, on the calling thread
+  bool keep_candidates = false;                       //!< fill TuneResult::candidates (for tests: the space is small)
+};
+
+//! A candidate of the space as the search left it (TuneRequest::keep_candidates).
+struct TunedCandidate {
+  std::vector<std::string> sets;  //!< its overrides of the input config
+  bool planned = false;
+  bool fits = false;
+  bool pruned = false;      //!< dropped unplanned: a candidate that needs no more memory did not fit
+  int64_t peak_bytes = 0;   //!< when it fits
+  int64_t bound_bytes = 0;  //!< its memory lower bound: the largest peak of the fitting candidates that need no more
 };
 
 //! One plan of the search.
@@ -84,6 +97,8 @@ struct TuneResult {
   double seconds = 0;
   bool timed_out = false;
   bool exhaustive = false;  //!< every candidate of the space was planned
+  double budget_seconds = 0;
+  std::vector<TunedCandidate> candidates;  //!< when TuneRequest::keep_candidates
 };
 
 //! Searches the layouts of the model on the IPUs under the config's fixed keys. Throws

@@ -1,5 +1,7 @@
 // `iputrain tune` and the config's [tune] section (issue 32): a range that cannot be met is a
 // located error with a hint (golden text), and the command's flags override the [tune] keys.
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "run_cli.hpp"
@@ -85,4 +87,47 @@ TEST_CASE("tune's flags override the [tune] keys, which limit the search") {
       }
     }
   }
+}
+
+TEST_CASE("--keep-layout keeps the layout a [tune] vary_layout frees, and tune --help says so") {
+  const auto run = [](const std::string& flags) {
+    const cli_test::Run r =
+        iputrain("tune cases/four_stage.ipu cases/tune_vary.toml --format json " + flags, "2>/dev/null");
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json freed = run("");
+  const nlohmann::json kept = run("--keep-layout");
+  // [tune] vary_layout searches the mapping, the schedule and the batch; --keep-layout only the
+  // knobs the config leaves free (the offloading: 4 candidates), on the config's own layout.
+  CHECK(kept["space"] == 4);
+  CHECK(freed["space"] > 4);
+  for (const auto& change : kept["ranked"][0]["changes"]) {
+    const std::string c = change;
+    CHECK(c.find("device_mapping") == std::string::npos);
+    CHECK(c.find("schedule") == std::string::npos);
+  }
+  CHECK(iputrain("tune cases/four_stage.ipu cases/tune_vary.toml --keep-layout --vary-layout").status != 0);
+  const std::string help = iputrain("tune --help").out;
+  CHECK(help.find("--keep-layout") != std::string::npos);
+  CHECK(help.find("[tune] vary_layout") != std::string::npos);
+}
+
+TEST_CASE("the REPL's tune keeps to the config's [tune] time and top") {
+  const auto repl = [](const std::string& config, const std::string& input) {
+    const std::string in =
+        (std::filesystem::temp_directory_path() / ("iputrain_repl_tune_" + std::to_string(getpid()) + ".txt")).string();
+    std::ofstream(in) << input;
+    return iputrain("repl cases/four_stage.ipu " + config, "< " + in + " 2>&1").out;
+  };
+  // [tune] time = 20, top = 1.
+  const std::string limits = repl("cases/tune_limits.toml", "tune\n");
+  CHECK(limits.find("of a 20 s budget") != std::string::npos);
+  CHECK(limits.find("top 1 (of 1 shown)") != std::string::npos);
+  // SECONDS overrides [tune] time.
+  CHECK(repl("cases/tune_limits.toml", "tune 15\n").find("of a 15 s budget") != std::string::npos);
+  // No [tune] section: the REPL's own 30 s and top 3.
+  const std::string plain = repl("cases/four_stage_grouped.toml", "tune\n");
+  CHECK(plain.find("of a 30 s budget") != std::string::npos);
+  CHECK(plain.find("top 3 (of 3 shown)") != std::string::npos);
 }

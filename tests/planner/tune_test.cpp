@@ -4,9 +4,14 @@
 #include <doctest/doctest.h>
 
 #include <oneapi/tbb/global_control.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,7 +57,11 @@ std::string write(const std::string& name, const std::string& text) {
   const auto dir = std::filesystem::temp_directory_path() / "iputrain_tune_test";
   std::filesystem::create_directories(dir);
   const std::string path = (dir / name).string();
-  std::ofstream(path) << text;
+  // Written aside and renamed: CTest runs the cases in parallel processes that write the same
+  // model file, and a reader must never see it half written.
+  const std::string aside = path + "." + std::to_string(getpid());
+  std::ofstream(aside) << text;
+  std::filesystem::rename(aside, path);
   return path;
 }
 
@@ -324,4 +333,229 @@ TEST_CASE("a request tune cannot meet is a located error") {
     CHECK(e.render().find("pipeline.gradient_accumulation_count") != std::string::npos);
     CHECK(e.diagnostic().hint == "use 8 (or another multiple of it), or unset the key to get 8");
   }
+}
+
+namespace {
+
+constexpr int64_t kDefaultMemoryPerTile = 638976;
+
+std::string fmt_mpt(int64_t memory_per_tile) {
+  return "[device]\nmemory_per_tile = " + std::to_string(memory_per_tile) + "\n";
+}
+
+std::string fmt_sets(const std::vector<std::string>& sets) {
+  std::string out;
+  for (const std::string& s : sets) {
+    out += s + "; ";
+  }
+  return out;
+}
+
+// The recomputation modes among the ranked plans of `result` ("off" where recomputation is off).
+std::set<std::string> modes_ranked(const TuneResult& result, const std::string& configured) {
+  std::set<std::string> modes;
+  for (const TunedPlan& t : result.ranked) {
+    std::string mode = configured;
+    for (const std::string& c : t.changes) {
+      mode = c == "ipu.allow_recompute=false" ? "off" : mode;
+      if (c.rfind("pipeline.recomputation_mode=", 0) == 0 && mode != "off") {
+        mode = c.substr(c.find('=') + 1);
+      }
+    }
+    modes.insert(mode);
+  }
+  return modes;
+}
+
+}  // namespace
+
+TEST_CASE("tune tries every recomputation mode where [tune] lets it vary, and keeps the config's otherwise") {
+  const std::string model = write("mlp4.ipu", kModel);
+  const std::string on = kRun +
+                         "[ipu]\nauto_select_ipus = 2\nallow_recompute = true\n"
+                         "[pipeline]\nrecomputation_mode = \"recompute_then_backpropagate\"\n"
+                         "device_mapping = [0, 0, 1, 1]\nschedule = \"grouped\"\n"
+                         "[tune]\ntop = 64\navailable_memory_proportion = [0.6]\n";
+  TuneRequest request;
+  request.model_path = model;
+  request.global_batch = 16;
+  request.time_seconds = 120;
+  const std::set<std::string> every = {"off", "recompute_then_backpropagate",
+                                       "recompute_and_backpropagate_interleaved"};
+  // Set by the config, not listed by [tune]: a constraint.
+  request.config_path = write("rec_fixed.toml", on);
+  CHECK(modes_ranked(tune(request), "recompute_then_backpropagate") ==
+        std::set<std::string>{"recompute_then_backpropagate"});
+  // Listed by [tune]: every mode listed, off included, although the config turns recomputation on.
+  request.config_path = write("rec_listed.toml", on + "recomputation = [\"off\", \"recompute_then_backpropagate\", "
+                                                      "\"recompute_and_backpropagate_interleaved\"]\n");
+  CHECK(modes_ranked(tune(request), "recompute_then_backpropagate") == every);
+  // Freed by vary_layout without a list: every mode too (the layout stays in [tune]'s schedule).
+  request.config_path = write("rec_vary.toml", on + "vary_layout = true\nschedule = [\"grouped\"]\n");
+  CHECK(modes_ranked(tune(request), "recompute_then_backpropagate") == every);
+  // --keep-layout turns [tune] vary_layout off again: the config's mode is a constraint.
+  request.keep_layout = true;
+  CHECK(modes_ranked(tune(request), "recompute_then_backpropagate") ==
+        std::set<std::string>{"recompute_then_backpropagate"});
+}
+
+TEST_CASE("tune's memory bound is below every candidate's peak, and its pruned search finds the brute-force optimum") {
+  const std::string model = write("mlp4.ipu", kModel);
+  // Two replicas of two IPUs: the space is the micro-batch (the three of 1 to 8 whose accumulation
+  // the grouped schedule admits for a global batch of 64) and every memory knob, sharding and
+  // offloading included: 96 candidates, each planned.
+  const auto config_of = [&](int64_t memory_per_tile) {
+    return write("bound.toml", kRun + fmt_mpt(memory_per_tile) +
+                                   "[ipu]\nauto_select_ipus = 4\n"
+                                   "[pipeline]\ndevice_mapping = [0, 0, 1, 1]\nschedule = \"grouped\"\n"
+                                   "[tune]\nmicro_batch = [1, 8]\nrecomputation = [\"off\"]\n"
+                                   "available_memory_proportion = [0.6, 0.1]\n"
+                                   "offload_weight_update_variables = [false, true]\n"
+                                   "offload_gradient_accumulation_buffers = [false, true]\n"
+                                   "replicated_optimizer_state_sharding = [false, true]\n"
+                                   "replicated_weight_sharding = [false, true]\n");
+  };
+  TuneRequest request;
+  request.model_path = model;
+  request.global_batch = 64;
+  request.time_seconds = 300;
+  request.keep_candidates = true;
+  request.top = 200;
+  const auto check_bounds = [](const TuneResult& result) {
+    int64_t bounded = 0;
+    for (const TunedCandidate& c : result.candidates) {
+      CAPTURE(fmt_sets(c.sets));
+      if (c.fits) {
+        CHECK(c.bound_bytes <= c.peak_bytes);
+        bounded += c.bound_bytes > 0 ? 1 : 0;
+      }
+    }
+    return bounded;
+  };
+  // Everything fits: every candidate planned, the bound of each checked against its peak.
+  request.config_path = config_of(kDefaultMemoryPerTile);
+  const TuneResult all = tune(request);
+  REQUIRE(all.candidates.size() == 96);
+  CHECK(all.pruned == 0);
+  CHECK(check_bounds(all) > 48);  // most candidates have a bound to check
+  // Capacities below most peaks: many candidates do not fit, and those that need no less memory
+  // than one of them are pruned unplanned; the search of every candidate still finds the
+  // brute-force optimum.
+  std::vector<int64_t> peaks;
+  for (const TunedCandidate& c : all.candidates) {
+    peaks.push_back(c.peak_bytes);
+  }
+  std::sort(peaks.begin(), peaks.end());
+  const int64_t tiles = 1472;
+  for (size_t quantile : {size_t{4}, size_t{16}}) {
+    request.config_path = config_of(peaks[peaks.size() / quantile] / tiles);
+    request.exhaustive_limit = 100000;
+    const TuneResult pruned = tune(request);
+    CAPTURE(quantile);
+    CHECK(pruned.pruned > 0);
+    MESSAGE("capacity at the 1/" << quantile << " quantile of the peaks: " << pruned.pruned << " of "
+                                 << pruned.candidates.size() << " pruned, " << pruned.planned << " planned");
+    check_bounds(pruned);
+    double brute = 0;
+    for (const TunedCandidate& c : pruned.candidates) {
+      const double speed = plan_speed(model, request.config_path, c.sets);
+      CAPTURE(fmt_sets(c.sets));
+      CHECK((!c.pruned || speed == 0));  // a pruned candidate does not fit
+      brute = std::max(brute, speed);
+    }
+    if (pruned.input_fits && pruned.input.global_batch == 64) {
+      brute = std::max(brute, pruned.input.samples_per_second);  // the input config is ranked too
+    }
+    REQUIRE(brute > 0);
+    // The best plan of the space; the per-stage memory proportions tried around it may beat it.
+    const auto in_space = std::find_if(pruned.ranked.begin(), pruned.ranked.end(), [](const TunedPlan& t) {
+      return std::none_of(t.changes.begin(), t.changes.end(), [](const std::string& c) {
+        return c.find("_propagation_stages_poplar_options") != std::string::npos;
+      });
+    });
+    REQUIRE(in_space != pruned.ranked.end());
+    CHECK(in_space->samples_per_second == brute);
+    CHECK(pruned.ranked.front().samples_per_second >= brute);
+    // The coordinate search (a local search: not bound to the optimum) finds a plan that fits
+    // where only accumulators off-chip make the smallest micro-batch fit: its seeds' second probe.
+    request.exhaustive_limit = 0;
+    CHECK(tune(request).ranked.front().peak_bytes > 0);
+  }
+}
+
+namespace {
+
+// Four stages of `n` dense layers each: a plan of many ops, slow to make.
+const std::string kDeepModel = R"(import nn
+
+layer tower(x: f32[b, d], n: int) {
+  for i in 0..n {
+    x = nn.dense(x, d, activation = relu)
+  }
+  return x
+}
+
+model deep(batch: int = 16, n: int = 48) {
+  input x: f32[batch, 64]
+  input label: i32[batch]
+  stage s0 { h0 = tower(x, n) }
+  stage s1 { h1 = tower(h0, n) }
+  stage s2 { h2 = tower(h1, n) }
+  stage s3 {
+    logits = nn.dense(tower(h2, n), 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+  minimize loss
+  output loss
+}
+)";
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+TEST_CASE("tune stops at its budget: a plan still being made is abandoned") {
+  const std::string model_path = write("deep.ipu", kDeepModel);
+  const std::string config_path = write("deep.toml", kRun + "[ipu]\nauto_select_ipus = 4\n");
+  const Config config = config::load(config_path);
+  const Model model = Model::load(model_path, config);
+  auto start = std::chrono::steady_clock::now();
+  (void)Plan::make(model, config);
+  const double whole = seconds_since(start);
+  // A deadline part of the way in: planning stops at the next pass, long before the plan's end.
+  double overrun = 0;
+  for (double part : {0.2, 0.4, 0.6}) {
+    PlanRequest request;
+    start = std::chrono::steady_clock::now();
+    request.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double>(part * whole));
+    try {
+      (void)Plan::make(model, config, request);
+      FAIL("planned past its deadline");
+    } catch (const Error& e) {
+      CHECK(e.diagnostic().message == kPlanAbandoned);
+    }
+    overrun = std::max(overrun, seconds_since(start) - part * whole);
+  }
+  MESSAGE("a plan takes " << whole << " s; abandoned at most " << overrun << " s after its deadline");
+  CHECK(overrun < 0.5 * whole);
+  // A budget of a third of one plan: the search (its input plan, then the calibrations) ends
+  // within half a plan of it, with whatever it found (here nothing: a located error says so).
+  TuneRequest request;
+  request.model_path = model_path;
+  request.config_path = config_path;
+  request.global_batch = 64;
+  request.time_seconds = whole / 3;
+  start = std::chrono::steady_clock::now();
+  try {
+    const TuneResult result = tune(request);
+    CHECK(result.timed_out);
+  } catch (const Error& e) {
+    CHECK(e.diagnostic().message.find("before the time ran out") != std::string::npos);
+  }
+  const double took = seconds_since(start);
+  MESSAGE("a search of budget " << whole / 3 << " s took " << took << " s");
+  CHECK(took < whole / 3 + 0.5 * whole);
 }
