@@ -9,7 +9,7 @@
 
 #include "core/ir/graph.hpp"
 #include "iputrain/hardware.hpp"
-#include "planner/schedule.hpp"
+#include "planner/timeline.hpp"
 
 namespace iputrain::planner {
 

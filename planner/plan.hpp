@@ -18,7 +18,7 @@
 #include "planner/moving_statistics.hpp"
 #include "planner/op_temporaries.hpp"
 #include "planner/precision.hpp"
-#include "planner/schedule.hpp"
+#include "planner/timeline.hpp"
 #include "planner/topology.hpp"
 
 namespace iputrain::planner {

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 #include "planner/tune_search.hpp"
 
-namespace iputrain::tuning {
+namespace iputrain::planner::tune {
 
 const char* const kNotCandidate = "no accumulation holds the batch, or the rules refuse the combination";
 const char* const kPrunedByBound = "the plan does not fit in memory (a plan that needs no more did not)";
@@ -20,8 +20,8 @@ constexpr const char* kAsConfigured = "as configured";
 
 // The accumulation a candidate needs to hold the global batch under its schedule, or 0 if none does
 // within the tolerance.
-int64_t accumulation_for(const Space& s, const Layout& l, int64_t micro, const planner::ScheduleDef& def) {
-  const planner::AccumulationRule rule = def.accumulation(l.positions, l.ipus, true);
+int64_t accumulation_for(const Space& s, const Layout& l, int64_t micro, const pipeline_schedules::ScheduleDef& def) {
+  const pipeline_schedules::AccumulationRule rule = def.accumulation(l.positions, l.ipus, true);
   const auto per_update = static_cast<double>(micro) * l.replicas;
   const auto within = [&](int64_t a) {
     const double batch = per_update * static_cast<double>(a);
@@ -62,8 +62,8 @@ std::string recomputation_of(const Context& ctx, const Point& p) {
 bool admissible(const Context& ctx, const Point& p, const Layout& l, int64_t micro) {
   const std::string schedule = schedule_name(ctx, p);
   const std::string rec = recomputation_of(ctx, p);
-  const planner::ScheduleDef* def = planner::find_schedule(schedule);
-  if (def != nullptr && !planner::runs_recomputation(*def, rec)) {
+  const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(schedule);
+  if (def != nullptr && !pipeline_schedules::runs_recomputation(*def, rec)) {
     return false;
   }
   // Sharding splits the state over replicas: with one replica it is the unsharded plan again.
@@ -164,7 +164,12 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
     std::rotate(recomputation.begin(), recomputation.begin() + 1, recomputation.end());
   }
   const std::vector<KnobSpec> specs = {
-      {kSchedule, "schedule", "pipeline.schedule", c.is_set("pipeline.schedule"), planner::schedule_names(), {}},
+      {kSchedule,
+       "schedule",
+       "pipeline.schedule",
+       c.is_set("pipeline.schedule"),
+       pipeline_schedules::schedule_names(),
+       {}},
       {kRecomputation,
        "recompute",
        "",
@@ -293,9 +298,9 @@ std::optional<Sets> sets_of(const Context& ctx, const Point& p) {
   if (!admissible(ctx, p, l, micro)) {
     return std::nullopt;
   }
-  const planner::ScheduleDef* def = planner::find_schedule(schedule_name(ctx, p));
-  const int64_t acc =
-      accumulation_for(s, l, micro, def != nullptr ? *def : planner::schedule_def(planner::ScheduleKind::Grouped));
+  const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(schedule_name(ctx, p));
+  const int64_t acc = accumulation_for(
+      s, l, micro, def != nullptr ? *def : pipeline_schedules::schedule_def(pipeline_schedules::ScheduleKind::Grouped));
   if (acc == 0) {
     return std::nullopt;
   }
@@ -325,4 +330,4 @@ std::optional<Sets> sets_of(const Context& ctx, const Point& p) {
   return sets;
 }
 
-}  // namespace iputrain::tuning
+}  // namespace iputrain::planner::tune

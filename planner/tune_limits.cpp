@@ -8,7 +8,7 @@
 #include "iputrain/config_loader.hpp"
 #include "planner/tune_search.hpp"
 
-namespace iputrain::tuning {
+namespace iputrain::planner::tune {
 
 namespace {
 
@@ -88,4 +88,4 @@ Limits read_limits(const Config& c, const TuneRequest& r) {
   return l;
 }
 
-}  // namespace iputrain::tuning
+}  // namespace iputrain::planner::tune

@@ -10,7 +10,7 @@
 #include "iputrain/error.hpp"
 #include "planner/tune_search.hpp"
 
-namespace iputrain::tuning {
+namespace iputrain::planner::tune {
 
 namespace {
 
@@ -187,4 +187,4 @@ void rank_into(const Context& ctx, TuneResult& result, const Figures& input) {
   result.seconds = ctx.elapsed();
 }
 
-}  // namespace iputrain::tuning
+}  // namespace iputrain::planner::tune

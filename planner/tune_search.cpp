@@ -15,7 +15,7 @@
 #include "iputrain/plan.hpp"
 #include "planner/tune_search.hpp"
 
-namespace iputrain::tuning {
+namespace iputrain::planner::tune {
 
 namespace {
 
@@ -371,4 +371,4 @@ void stage_memory_search(Context& ctx) {
   }
 }
 
-}  // namespace iputrain::tuning
+}  // namespace iputrain::planner::tune

@@ -17,7 +17,7 @@
 #include "iputrain/tune.hpp"
 #include "planner/tune_space.hpp"
 
-namespace iputrain::tuning {
+namespace iputrain::planner::tune {
 
 //! The input config's own point: not in the space (its layout may be none of the search's), but
 //! ranked with the candidates, so the search can only improve on it.
@@ -173,4 +173,4 @@ std::string summary(const Context& ctx, const Point& p, const Figures& f);
 //! The ranked plans, the Pareto front and the written configs into `result`.
 void rank_into(const Context& ctx, TuneResult& result, const Figures& input);
 
-}  // namespace iputrain::tuning
+}  // namespace iputrain::planner::tune

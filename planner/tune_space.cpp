@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-namespace iputrain::tuning {
+namespace iputrain::planner::tune {
 
 namespace {
 
@@ -234,4 +234,4 @@ std::vector<Layout> make_layouts(const ModelFacts& facts, int64_t ipus, const Ev
   return out;
 }
 
-}  // namespace iputrain::tuning
+}  // namespace iputrain::planner::tune

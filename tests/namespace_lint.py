@@ -3,7 +3,7 @@
 
 A file under TOP/.../INNER/ may open iputrain::TOP or iputrain::INNER and namespaces nested in
 them, or plain `iputrain` where it implements the public API of include/iputrain/; `detail` may
-nest anywhere. Two folders have namespaces of other names, listed in ALIASES. Fails naming
+nest anywhere, and a block that only forward-declares another folder's types is allowed. Two folders have namespaces of other names, listed in ALIASES. Fails naming
 the file, the line and the namespace. Usage: namespace_lint.py SOURCE_DIR"""
 import os
 import re
@@ -27,6 +27,22 @@ def allowed(rel_dir):
 STRIP = re.compile(r'//.*|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 
 
+FORWARD = re.compile(r"^\s*((class|struct)\s+\w+\s*;|namespace\s+[\w:]+\s*\{|\}.*)?\s*$")
+
+
+def forward_only(lines, opened):
+    """Whether the namespace opened on line `opened` (1-based) only declares another folder's types."""
+    depth = 1
+    for raw in lines[opened:]:
+        line = STRIP.sub("", raw)
+        if not FORWARD.match(line):
+            return False
+        depth += line.count("{") - line.count("}")
+        if depth <= 0:
+            return True
+    return False
+
+
 def check(src, rel):
     names = allowed(os.path.dirname(rel))
     stack = []  # (name, brace depth inside it)
@@ -36,7 +52,8 @@ def check(src, rel):
         text = f.read()
     text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
     text = re.sub(r'R"(\w*)\((.*?)\)\1"', lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-    for number, raw in enumerate(text.split("\n"), 1):
+    lines = text.split("\n")
+    for number, raw in enumerate(lines, 1):
         line = STRIP.sub("", raw)
         m = OPEN.match(line)
         if m:
@@ -45,7 +62,8 @@ def check(src, rel):
             stack.append((name, depth))
             # `detail` (implementation details) may nest anywhere; plain iputrain is the public API's.
             full = "::".join(n for n, _ in stack if n and n != "detail") if name else ""
-            if full not in ("", "iputrain") and not any(full == n or full.startswith(n + "::") for n in names):
+            if full not in ("", "iputrain") and not any(full == n or full.startswith(n + "::") for n in names) \
+                    and not forward_only(lines, number):
                 failures.append(f"{rel}:{number}: namespace {full} is not its folder's "
                                 f"(allowed here: {', '.join(sorted(names))})")
             line = line[m.end():]

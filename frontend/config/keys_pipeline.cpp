@@ -2,7 +2,7 @@
 // §1.1), same names except `pipeline_schedule` (here `schedule`) and `computational_stages` (here
 // `stages`, the model's stage names). `inputs`, `infeed_queue`, `outfeed_queue` and
 // `optimizer_function` are the model's inputs, [data], [training] outfeed_mode and [optimizer].
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 #include "frontend/config/bind.hpp"
 
 namespace iputrain::config {
@@ -12,12 +12,12 @@ namespace {
 // The schedule key's line in the reference, from the schedule table.
 std::string schedules_doc() {
   std::string doc = "Order of the stages' forward and backward tasks:";
-  for (const planner::ScheduleDef* def : planner::schedule_table()) {
+  for (const pipeline_schedules::ScheduleDef* def : pipeline_schedules::schedule_table()) {
     doc += " ";
     doc += def->name;
     doc += " (";
     doc += def->summary;
-    doc += def == planner::schedule_table().back() ? ")." : "),";
+    doc += def == pipeline_schedules::schedule_table().back() ? ")." : "),";
   }
   return doc;
 }
@@ -60,7 +60,8 @@ std::vector<KeySpec> pipeline_keys() {
           "another, each accumulated like a micro-batch of its own; > 1 needs the sequential schedule "
           "with every stage on IPU 0 and the sum reduction.",
           Range::at_least(1)),
-      key(IPUTRAIN_KEY(pipeline.schedule), Enum, "grouped", Runs, schedules_doc(), {}, planner::schedule_names()),
+      key(IPUTRAIN_KEY(pipeline.schedule), Enum, "grouped", Runs, schedules_doc(), {},
+          pipeline_schedules::schedule_names()),
       key(IPUTRAIN_KEY(pipeline.recomputation_mode), Enum, "auto", Runs,
           "How stages are recomputed when `ipu.allow_recompute` is on.", {},
           {"auto", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}),

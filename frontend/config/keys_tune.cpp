@@ -1,7 +1,7 @@
 // The [tune] keys: what `iputrain tune` may vary and over what (docs/tune.md). Only `tune` reads
 // them; its flags (--ipus, --global-batch, --batch-tolerance, --time, --top, --vary-layout, and
 // --keep-layout against vary_layout) override the keys of the same name.
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 #include "frontend/config/bind.hpp"
 
 namespace iputrain::config {
@@ -37,7 +37,7 @@ std::vector<KeySpec> tune_keys() {
           Range::at_least(1)),
       key(IPUTRAIN_KEY(tune.schedule), StringList, ValueList{}, Runs,
           "The schedules tried; unset = all, or the config's `pipeline.schedule` when it sets one." + values, {},
-          planner::schedule_names()),
+          pipeline_schedules::schedule_names()),
       key(IPUTRAIN_KEY(tune.recomputation), StringList, ValueList{}, Runs,
           "The recomputation tried: off or a `pipeline.recomputation_mode`; unset = all three, or the config's "
           "when it sets `ipu.allow_recompute` or the mode." +

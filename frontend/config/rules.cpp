@@ -7,7 +7,7 @@
 #include <set>
 
 #include "core/optim_table.hpp"
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 
 namespace iputrain::config {
 
@@ -79,9 +79,9 @@ std::optional<Shared> shared_ipu(const PipelineSection& p) {
 }
 
 //! The definition of the configured schedule (the key's values are the table's names).
-const planner::ScheduleDef& schedule_of(const Config& c) {
-  const planner::ScheduleDef* def = planner::find_schedule(c.pipeline.schedule);
-  return def != nullptr ? *def : planner::schedule_def(planner::ScheduleKind::Grouped);
+const pipeline_schedules::ScheduleDef& schedule_of(const Config& c) {
+  const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(c.pipeline.schedule);
+  return def != nullptr ? *def : pipeline_schedules::schedule_def(pipeline_schedules::ScheduleKind::Grouped);
 }
 
 //! The multiple of n after `size` (not one), or 0 past int64 (n may be 2^63 - 1: config_values fuzz).
@@ -134,8 +134,8 @@ void check_gradient_accumulation(const Config& c, int64_t stages, int64_t per_re
   if (p.gradient_accumulation_count == 0) {
     return;  // the planner uses the minimum
   }
-  const planner::ScheduleDef& def = schedule_of(c);
-  const planner::AccumulationRule rule = def.accumulation(stages, per_replica, training);
+  const pipeline_schedules::ScheduleDef& def = schedule_of(c);
+  const pipeline_schedules::AccumulationRule rule = def.accumulation(stages, per_replica, training);
   const int64_t count = p.gradient_accumulation_count;
   if (count >= rule.minimum && count % rule.multiple == 0) {
     return;
@@ -150,7 +150,7 @@ void check_gradient_accumulation(const Config& c, int64_t stages, int64_t per_re
 }
 
 void check_position_sharing(const Config& c) {
-  const planner::ScheduleDef& def = schedule_of(c);
+  const pipeline_schedules::ScheduleDef& def = schedule_of(c);
   if (!def.one_position_per_ipu) {
     return;
   }
@@ -169,7 +169,8 @@ void check_pipeline(Config& c) {
               "remove `pipeline.stages` to train a single-stage model without pipelining");
   }
   // Batch serialization runs the slices of a micro-batch one after another: the sequential schedule.
-  const std::string_view sequential = planner::schedule_def(planner::ScheduleKind::Sequential).name;
+  const std::string_view sequential =
+      pipeline_schedules::schedule_def(pipeline_schedules::ScheduleKind::Sequential).name;
   if (p.batch_serialization_iterations > 1) {
     if (c.is_set("pipeline.schedule") && p.schedule != sequential) {
       c.fail_at("pipeline.schedule",
@@ -230,13 +231,13 @@ void check_pipeline(Config& c) {
                           p.recomputation_mode),
               "set `ipu.allow_recompute = true` to recompute, or remove the key");
   }
-  if (const planner::ScheduleDef* def = planner::find_schedule(p.schedule);
-      def != nullptr && !planner::runs_recomputation(*def, p.recomputation_mode)) {
+  if (const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(p.schedule);
+      def != nullptr && !pipeline_schedules::runs_recomputation(*def, p.recomputation_mode)) {
     const bool then = p.recomputation_mode == "recompute_then_backpropagate";
     c.fail_at(
         located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
         fmt::format("`{}` is supported by the {} schedules only", p.recomputation_mode,
-                    planner::schedules_running(p.recomputation_mode)),
+                    pipeline_schedules::schedules_running(p.recomputation_mode)),
         fmt::format("use `{}` (or `auto`) with the {} schedule",
                     then ? "recompute_and_backpropagate_interleaved" : "recompute_then_backpropagate", p.schedule));
   }
@@ -513,7 +514,7 @@ void check_run(Config& c) {
 // The accumulation rule of every schedule, from its definition.
 std::string accumulation_rules_doc() {
   std::string text = "The count suits the schedule (each schedule's definition gives the rule):";
-  const auto& table = planner::schedule_table();
+  const auto& table = pipeline_schedules::schedule_table();
   for (size_t i = 0; i < table.size(); ++i) {
     text += fmt::format("{} {} for {}", i == 0 ? "" : (i + 1 == table.size() ? "; and" : ";"),
                         table[i]->accumulation_doc, table[i]->name);
@@ -539,7 +540,8 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"pipeline.gradient_accumulation_count", "pipeline.schedule"}, accumulation_rules_doc(), true},
       {{"pipeline.schedule", "pipeline.device_mapping"},
        fmt::format("The {} schedules do not train two stages on one IPU.",
-                   planner::schedule_list([](const planner::ScheduleDef& d) { return d.one_position_per_ipu; }))},
+                   pipeline_schedules::schedule_list(
+                       [](const pipeline_schedules::ScheduleDef& d) { return d.one_position_per_ipu; }))},
       {{"pipeline.batch_serialization_iterations", "pipeline.schedule", "pipeline.device_mapping",
         "pipeline.reduction_method"},
        "Batch serialization (> 1) forces the sequential schedule, every stage on IPU 0 and the sum "
@@ -552,8 +554,8 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"pipeline.recomputation_mode", "pipeline.schedule"},
        fmt::format("`recompute_then_backpropagate` needs one of the {} schedules; "
                    "`recompute_and_backpropagate_interleaved` one of the {}.",
-                   planner::schedules_running("recompute_then_backpropagate"),
-                   planner::schedules_running("recompute_and_backpropagate_interleaved"))},
+                   pipeline_schedules::schedules_running("recompute_then_backpropagate"),
+                   pipeline_schedules::schedules_running("recompute_and_backpropagate_interleaved"))},
       {{"pipeline.stages"}, "Lists at least two distinct stages, equal to the model's stages.", true},
       {{"pipeline.offload_weights", "pipeline.replicated_weight_sharding"},
        "Offloading weights needs replicated weight sharding: true, or auto where it resolves to on (the "
@@ -632,7 +634,7 @@ int64_t emulated_device_size(int64_t id) {
 
 int64_t min_gradient_accumulation(const std::string& schedule, int64_t stages, int64_t ipus_per_replica,
                                   bool training) {
-  const planner::ScheduleDef* def = planner::find_schedule(schedule);
+  const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(schedule);
   return def == nullptr ? 1 : def->accumulation(stages, ipus_per_replica, training).minimum;
 }
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
 #include "planner/plan_access.hpp"
@@ -106,9 +106,9 @@ void check_same(const std::vector<WeightInfo>& got, const std::vector<WeightInfo
 // The schedule's accumulation rule (ops_and_optimizers.md §1.3, its ScheduleDef) with one stage per IPU.
 bool valid(const PlanCase& c) {
   const int64_t a = kGlobalMicroBatches / c.replicas;
-  const planner::ScheduleDef* def = planner::find_schedule(c.schedule);
+  const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(c.schedule);
   REQUIRE(def != nullptr);
-  const planner::AccumulationRule rule = def->accumulation(c.ipus_per_replica, c.ipus_per_replica, true);
+  const pipeline_schedules::AccumulationRule rule = def->accumulation(c.ipus_per_replica, c.ipus_per_replica, true);
   return a >= rule.minimum && a % rule.multiple == 0;
 }
 
@@ -118,7 +118,7 @@ TEST_CASE("every plan of the matrix trains the same weights as one IPU") {
   const std::vector<WeightInfo> reference = train(reference_config());
   int checked = 0;
   for (int ipus : {1, 2, 4}) {
-    for (const std::string& schedule : planner::schedule_names()) {  // every schedule, a new one too
+    for (const std::string& schedule : pipeline_schedules::schedule_names()) {  // every schedule, a new one too
       for (int replicas : {1, 2, 4}) {
         const PlanCase c{std::to_string(ipus) + " IPU(s) x " + std::to_string(replicas) + " replicas, " + schedule,
                          ipus, schedule, replicas};
@@ -162,8 +162,8 @@ TEST_CASE("cross-replica buckets and recomputation change no bits") {
     // Each mode with every schedule that runs it (ops_and_optimizers.md §1.4, its ScheduleDef).
     std::vector<std::pair<std::string, std::string>> combos;
     for (const char* mode : {"recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}) {
-      for (const planner::ScheduleDef* def : planner::schedule_table()) {
-        if (planner::runs_recomputation(*def, mode)) {
+      for (const pipeline_schedules::ScheduleDef* def : pipeline_schedules::schedule_table()) {
+        if (pipeline_schedules::runs_recomputation(*def, mode)) {
           combos.emplace_back(mode, def->name);
         }
       }

@@ -6,7 +6,7 @@
 #include <tuple>
 
 #include "iputrain/error.hpp"
-#include "planner/schedule.hpp"
+#include "planner/timeline.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;

@@ -1,4 +1,4 @@
-#include "planner/schedule.hpp"
+#include "planner/timeline.hpp"
 
 #include <fmt/format.h>
 
@@ -25,10 +25,10 @@ Pipeline make_pipeline(const ir::Graph& g, const std::vector<int32_t>& device_ma
   }
   if (!device_mapping.empty()) {
     if (device_mapping.size() != static_cast<size_t>(n)) {
-      throw Error(ErrorKind::Plan,
-                  fmt::format("pipeline.device_mapping has {} entries but the model has {} stages",
-                              device_mapping.size(), n),
-                  {}, "give one IPU index per stage, in model order");
+      throw Error(
+          ErrorKind::Plan,
+          fmt::format("pipeline.device_mapping has {} entries but the model has {} stages", device_mapping.size(), n),
+          {}, "give one IPU index per stage, in model order");
     }
     p.stage_ipu = device_mapping;
   } else {

@@ -14,9 +14,9 @@
 
 #include <algorithm>
 
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 
-namespace iputrain::planner {
+namespace iputrain::pipeline_schedules {
 
 namespace {
 
@@ -56,4 +56,4 @@ const ScheduleDef kZeroBubbleH2Schedule{
     .in_flight = in_flight,
 };
 
-}  // namespace iputrain::planner
+}  // namespace iputrain::pipeline_schedules

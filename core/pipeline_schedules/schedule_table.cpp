@@ -5,9 +5,9 @@
 #include <string_view>
 #include <tuple>
 
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 
-namespace iputrain::planner {
+namespace iputrain::pipeline_schedules {
 
 char work_letter(Work w) {
   switch (w) {
@@ -34,7 +34,7 @@ std::vector<int32_t> Pipeline::ipus_of_position(int32_t position) const {
 const std::vector<const ScheduleDef*>& schedule_table() {
   static const std::vector<const ScheduleDef*> table{
 #define IPUTRAIN_SCHEDULE(kind) &k##kind##Schedule,
-#include "core/schedules/schedule_list.hpp"
+#include "core/pipeline_schedules/schedule_list.hpp"
 #undef IPUTRAIN_SCHEDULE
   };
   return table;
@@ -269,4 +269,4 @@ double fill_drain_bubble(const Pipeline& p, int64_t micro_batches, bool /*traini
   return (depth - 1.0) / (loops * static_cast<double>(micro_batches) + depth - 1.0);
 }
 
-}  // namespace iputrain::planner
+}  // namespace iputrain::pipeline_schedules

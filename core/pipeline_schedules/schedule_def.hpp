@@ -1,7 +1,7 @@
 // Pipeline schedules as data: one ScheduleDef per schedule (its own file in this folder), listed
 // once in schedule_list.hpp. The config (names, accumulation rule, IPU sharing), the planner
 // (timeline, bubble, memory) and the reports all read the same definitions, so they live in core,
-// below both; they are the planner's vocabulary and keep its namespace.
+// below both, in the folder's namespace; the planner takes them into its own (planner/schedule.hpp).
 //
 // The timeline says which task each IPU runs at which timestep of one accumulation cycle; a task
 // is one phase of one pipeline position on one micro-batch. Phases are an open set: forward,
@@ -14,12 +14,12 @@
 #include <string_view>
 #include <vector>
 
-namespace iputrain::planner {
+namespace iputrain::pipeline_schedules {
 
 //! The schedules, in schedule_list.hpp's order (schedule_table()[static_cast<size_t>(kind)]).
 enum class ScheduleKind : uint8_t {
 #define IPUTRAIN_SCHEDULE(kind) kind,
-#include "core/schedules/schedule_list.hpp"
+#include "core/pipeline_schedules/schedule_list.hpp"
 #undef IPUTRAIN_SCHEDULE
 };
 
@@ -90,7 +90,7 @@ struct ScheduleDef {
 };
 
 #define IPUTRAIN_SCHEDULE(kind) extern const ScheduleDef k##kind##Schedule;
-#include "core/schedules/schedule_list.hpp"
+#include "core/pipeline_schedules/schedule_list.hpp"
 #undef IPUTRAIN_SCHEDULE
 
 //! Every schedule, in ScheduleKind order.
@@ -131,4 +131,4 @@ double split_backward_bubble(const Pipeline& p, int64_t micro_batches, bool trai
 //! (GPipe's figure, with Megatron's for looped stages); training and inference share it.
 double fill_drain_bubble(const Pipeline& p, int64_t micro_batches, bool training);
 
-}  // namespace iputrain::planner
+}  // namespace iputrain::pipeline_schedules

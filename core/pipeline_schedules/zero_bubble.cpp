@@ -13,9 +13,9 @@
 
 #include <algorithm>
 
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 
-namespace iputrain::planner {
+namespace iputrain::pipeline_schedules {
 
 namespace {
 
@@ -54,4 +54,4 @@ const ScheduleDef kZeroBubbleSchedule{
     .in_flight = in_flight,
 };
 
-}  // namespace iputrain::planner
+}  // namespace iputrain::pipeline_schedules

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 
-namespace iputrain::planner {
+namespace iputrain::pipeline_schedules {
 
 namespace {
 
@@ -44,4 +44,4 @@ const ScheduleDef kInterleavedSchedule{
     .in_flight = in_flight,
 };
 
-}  // namespace iputrain::planner
+}  // namespace iputrain::pipeline_schedules

@@ -14,9 +14,12 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 
 namespace iputrain::planner {
+
+// The pipeline schedules' vocabulary (Pipeline, Timeline, Task, ScheduleDef, ...) is the planner's.
+using namespace pipeline_schedules;  // NOLINT(google-build-using-namespace)
 
 std::string_view schedule_name(ScheduleKind kind);
 

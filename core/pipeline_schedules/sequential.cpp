@@ -1,9 +1,9 @@
 // Sequential: one stage at a time, no overlap; micro-batch m runs T[j] at timestep m * len(T) + j.
 // With batch serialization (`slices` > 1) each stage runs `slices` consecutive micro-batches back
 // to back before the next stage starts.
-#include "core/schedules/schedule_def.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 
-namespace iputrain::planner {
+namespace iputrain::pipeline_schedules {
 
 namespace {
 
@@ -42,4 +42,4 @@ const ScheduleDef kSequentialSchedule{
     .in_flight = in_flight,
 };
 
-}  // namespace iputrain::planner
+}  // namespace iputrain::pipeline_schedules
