@@ -13,8 +13,8 @@
 
 #include "iputrain/error.hpp"
 #include "planner/arena_placement.hpp"
-#include "planner/liveness.hpp"
 #include "planner/deadline.hpp"
+#include "planner/liveness.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/plan.hpp"
 #include "planner/precision.hpp"
