@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -58,7 +59,7 @@ int64_t mapped_ipus(const PipelineSection& p) {
       most = std::max(most, ipu);
     }
   }
-  return most + 1;
+  return most == std::numeric_limits<int64_t>::max() ? most : most + 1;  // saturates: refused later as too many IPUs
 }
 
 //! The first IPU that two stages share, with the stages, or nullopt.
