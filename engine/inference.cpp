@@ -20,21 +20,19 @@ Settings inference_settings(Settings s) {
   return s;
 }
 
-planner::Plan inference_plan(const ir::Graph& forward, const Config& config, bool predict) {
+planner::Plan inference_plan(const ir::Graph& forward, Settings alone, bool predict) {
   planner::PlanOptions options;
   options.inference = true;
   options.predict = predict;
   // Evaluation and prediction run whole in each instance (they reduce nothing between replicas).
-  Config alone = config;
-  alone.ipu.experimental.multi_replica_distribution.process_count = 0;
-  alone.ipu.experimental.multi_replica_distribution.process_index = 0;
+  alone.ipu.instances = 1;
   return planner::make_plan(forward, alone, options);
 }
 
 }  // namespace
 
-InferenceRun::InferenceRun(const ir::Graph& forward, const Config& config, const Settings& settings, bool predict)
-    : plan_(inference_plan(forward, config, predict)),
+InferenceRun::InferenceRun(const ir::Graph& forward, const Settings& settings, bool predict)
+    : plan_(inference_plan(forward, settings, predict)),
       settings_(inference_settings(settings)),
       cluster_(std::make_unique<Cluster>(plan_, settings_)) {}
 

@@ -24,9 +24,9 @@ namespace iputrain::engine {
 
 class InferenceRun {
  public:
-  //! Plans `forward` for inference under `config` and starts its cluster; `predict` keeps the
+  //! Plans `forward` for inference under `settings` and starts its cluster; `predict` keeps the
   //! per-sample outputs (PlanOptions::predict). Throws like make_plan.
-  InferenceRun(const ir::Graph& forward, const Config& config, const Settings& settings, bool predict = false);
+  InferenceRun(const ir::Graph& forward, const Settings& settings, bool predict = false);
   ~InferenceRun();
 
   const planner::Plan& plan() const { return plan_; }

@@ -82,7 +82,7 @@ void read_records(engine::Cluster& cluster, const OptimizerSettings& o, int64_t 
 Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
   Impl& s = *impl_;
   try {
-    s.plan = planner::make_plan(graph_of(model), engine::with_instances(config));
+    s.plan = planner::make_plan(graph_of(model), config::resolve(engine::with_instances(config)));
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }

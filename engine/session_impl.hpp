@@ -277,7 +277,7 @@ struct Session::Impl {
   // An inference cluster for `forward` (predict: `predict_outputs` keeps the per-sample outputs).
   std::unique_ptr<engine::InferenceRun> plan_inference(const ir::Graph& forward, bool predict_outputs) const {
     try {
-      return std::make_unique<engine::InferenceRun>(forward, config, settings, predict_outputs);
+      return std::make_unique<engine::InferenceRun>(forward, settings, predict_outputs);
     } catch (Error& e) {
       throw e.with_sources(model.sources());
     }

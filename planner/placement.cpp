@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "frontend/config/rules.hpp"
-
 #include "core/optim_table.hpp"
 #include "iputrain/error.hpp"
 
@@ -70,7 +68,7 @@ namespace {
 // First physical IPU of a device of the emulated gc-info listing (0-15: single IPUs, 16-23: pairs,
 // 24-27: fours, 28-29: eights, 30: all sixteen).
 // Per stage: its IPU within the replica, from `pipeline.device_mapping` (one entry per position).
-std::vector<int32_t> stage_ipus(const ir::Graph& g, const Settings& settings, const config::PipelineShape& shape) {
+std::vector<int32_t> stage_ipus(const ir::Graph& g, const Settings& settings, const PipelineShape& shape) {
   const auto& mapping = settings.pipeline.device_mapping;
   std::vector<int32_t> out(g.stages.size(), 0);
   if (mapping.empty()) {
@@ -102,7 +100,7 @@ std::vector<int32_t> stage_ipus(const ir::Graph& g, const Settings& settings, co
 
 }  // namespace
 
-Placement make_placement(const ir::Graph& g, const Settings& settings, const config::PipelineShape& shape) {
+Placement make_placement(const ir::Graph& g, const Settings& settings, const PipelineShape& shape) {
   Placement pl;
   const std::vector<int32_t> ipus = stage_ipus(g, settings, shape);
   pl.pipeline = make_pipeline(g, ipus, false);
@@ -184,22 +182,11 @@ Placement make_placement(const ir::Graph& g, const Settings& settings, const con
   return pl;
 }
 
-namespace {
-
-// The config has checked the name against the same table.
-ScheduleKind schedule_kind(const std::string& name) {
-  const ScheduleDef* def = find_schedule(name);
-  return def != nullptr ? def->kind : ScheduleKind::Grouped;
-}
-
-}  // namespace
-
-PlanSettings make_settings(const Settings& run, const config::PipelineShape& shape) {
+PlanSettings make_settings(const Settings& run, const PipelineShape& shape) {
   PlanSettings s;
   const PipelineSettings& p = run.pipeline;
   s.pipelined = shape.pipelined;
-  // Without pipelining the stages of one micro-batch simply run one after another.
-  s.schedule = shape.pipelined ? schedule_kind(shape.schedule) : ScheduleKind::Sequential;
+  s.schedule = shape.schedule;
   // Batch serialization: each micro-batch is computed in slices, each one accumulated like a
   // micro-batch of its own (the model is built at the slice size).
   s.batch_serialization = p.batch_serialization;

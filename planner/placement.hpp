@@ -10,11 +10,27 @@
 #include "iputrain/settings.hpp"
 #include "planner/plan.hpp"
 
-namespace iputrain::config {
-struct PipelineShape;  // frontend/config/rules.hpp: the shape the config's pipeline rules resolve
-}  // namespace iputrain::config
-
 namespace iputrain::planner {
+
+//! The pipeline as the planner builds it, from the config's keys checked against the model.
+struct PipelineShape {
+  int64_t stages = 1;  //!< pipeline positions
+  int64_t ipus_per_replica = 1;
+  int64_t replicas = 1;
+  int64_t gradient_accumulation_count = 1;  //!< the configured count, or the schedule's minimum
+  //! The schedule run: the configured one when pipelined, else sequential.
+  ScheduleKind schedule = ScheduleKind::Sequential;
+  bool pipelined = false;  //!< some `pipeline.*` key asks for it or a replica spans several IPUs
+};
+
+//! Checks the config's pipeline keys against the model (planner/layout_check.cpp): `positions`
+//! are the stage names per pipeline position (position_names), `last_stage_outputs` the last
+//! stage's outputs (-1 = unknown). Checks the `pipeline.stages` names, one `device_mapping` entry
+//! and one options table per position, the outfeed mask, distributed batch norm against
+//! pipelining, whole replicas and the schedule's accumulation and IPU sharing rules. Throws
+//! Error(Config) at the key (Settings::keys); returns the resolved shape.
+PipelineShape check_layout(const std::vector<std::vector<std::string>>& positions, int64_t last_stage_outputs,
+                           bool training, const Settings& settings);
 
 //! Stage names per pipeline position (a position is a stage or the stages of a `parallel` block).
 std::vector<std::vector<std::string>> position_names(const ir::Graph& g);
@@ -31,10 +47,10 @@ int32_t link_hops(int32_t a, int32_t b);
 //! Places the stages of `g` (forward graph, stages final) as `settings` ask. A parameter used by
 //! stages on two IPUs is an error at `pipeline.device_mapping` (or at the parameter if the mapping
 //! is the default).
-Placement make_placement(const ir::Graph& g, const Settings& settings, const config::PipelineShape& shape);
+Placement make_placement(const ir::Graph& g, const Settings& settings, const PipelineShape& shape);
 
 //! The settings resolved for the passes against the model's shape (schedule, accumulation,
 //! recomputation, sharding "auto", device).
-PlanSettings make_settings(const Settings& settings, const config::PipelineShape& shape);
+PlanSettings make_settings(const Settings& settings, const PipelineShape& shape);
 
 }  // namespace iputrain::planner

@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
-#include "iputrain/config.hpp"
 #include "iputrain/settings.hpp"
 #include "planner/autodiff.hpp"
 #include "planner/cost_model.hpp"
@@ -190,11 +189,9 @@ const std::vector<PassInfo>& passes();
 //! The names of the passes, in the order they run (for `--dump-after` checking and help).
 const std::vector<std::string>& pass_names();
 
-//! Runs the pass list on a copy of the model's forward graph under `config`. Throws a located
-//! Error(Config) or Error(Plan) when the config cannot be placed (e.g. a plan that does not fit).
-Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions& options = {});
-
-//! The default config (one IPU, no pipelining): for tests and single-device tools.
-Plan make_plan(const ir::Graph& forward, const PlanOptions& options = {});
+//! Runs the pass list on a copy of the model's forward graph under `settings` (the config
+//! resolved once, config::resolve). Throws Error(Config) at the key (Settings::keys) when the
+//! config does not suit the model, or Error(Plan) (e.g. a plan that does not fit).
+Plan make_plan(const ir::Graph& forward, const Settings& settings, const PlanOptions& options = {});
 
 }  // namespace iputrain::planner

@@ -52,7 +52,7 @@ Plan Plan::make(const Model& model, const Config& config, const PlanRequest& req
   options.dumps = &impl->dumps;
   options.deadline = request.deadline;
   try {
-    impl->plan = planner::make_plan(graph_of(model), config, options);
+    impl->plan = planner::make_plan(graph_of(model), config::resolve(config), options);
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }

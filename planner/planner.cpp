@@ -7,8 +7,6 @@
 #include <fmt/format.h>
 
 #include "core/optim_table.hpp"
-#include "frontend/config/rules.hpp"
-#include "iputrain/config_loader.hpp"
 #include "planner/auto_stage.hpp"
 #include "planner/autodiff.hpp"
 #include "planner/buffer_assignment.hpp"
@@ -168,8 +166,7 @@ std::pair<Plan, int64_t> trial_run(const Plan& plan, const std::vector<ir::Value
 // What every pass may read and change.
 struct PassContext {
   Plan& plan;
-  const Config& config;      // for the pipeline rules checked against the model (place)
-  const Settings& settings;  // the config, resolved once
+  const Settings& settings;  // the config, resolved once (with its keys' locations)
   bool training = false;
 };
 
@@ -188,12 +185,13 @@ void auto_stage_pass(PassContext& c) {
   }
 }
 
-// Stages to IPUs, replicas, physical IPU order; the config's pipeline rules checked against the model.
+// Stages to IPUs, replicas, physical IPU order; the config's pipeline keys checked against the
+// model (layout_check.cpp).
 void place_pass(PassContext& c) {
   Plan& plan = c.plan;
   check_inputs(plan.graph, c.settings);
-  const auto shape =
-      config::check_against_positions(c.config, position_names(plan.graph), last_stage_outputs(plan.graph), c.training);
+  const PipelineShape shape =
+      check_layout(position_names(plan.graph), last_stage_outputs(plan.graph), c.training, c.settings);
   plan.settings = make_settings(c.settings, shape);
   plan.settings.training = c.training;
   if (!c.training) {
@@ -372,7 +370,7 @@ const std::vector<std::string>& pass_names() {
   return names;
 }
 
-Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions& options) {
+Plan make_plan(const ir::Graph& forward, const Settings& settings, const PlanOptions& options) {
   Plan plan;
   plan.graph = forward;
   if (options.inference) {
@@ -381,16 +379,13 @@ Plan make_plan(const ir::Graph& forward, const Config& config, const PlanOptions
   if (!options.predict) {
     std::erase_if(plan.graph.outputs, [](const ir::Output& o) { return o.per_sample; });
   }
-  const Settings settings = config::resolve(config);
   const PlanDeadlineScope deadline(options.deadline);
-  PassContext context{plan, config, settings, plan.graph.loss != ir::kNoValue};
+  PassContext context{plan, settings, plan.graph.loss != ir::kNoValue};
   for (const PassDef& pass : pass_table()) {
     run_pass(pass, context, options);
   }
   return plan;
 }
-
-Plan make_plan(const ir::Graph& forward, const PlanOptions& options) { return make_plan(forward, Config(), options); }
 
 int64_t Plan::micro_batch() const {
   for (ir::ValueId v : graph.inputs) {

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 
 #include "iputrain/error.hpp"
 
@@ -57,26 +56,6 @@ int64_t required_accumulation_multiple(const Pipeline& p, ScheduleKind kind, boo
 
 Timeline make_timeline(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training, int64_t slices) {
   const ScheduleDef& def = schedule_def(kind);
-  const AccumulationRule rule = accumulation_rule(p, kind, training);
-  if (micro_batches < rule.minimum || micro_batches % rule.multiple != 0) {
-    const int64_t fix = std::max(rule.minimum, (micro_batches + rule.multiple - 1) / rule.multiple * rule.multiple);
-    throw Error(ErrorKind::Plan,
-                fmt::format("the {} schedule does not accept a gradient accumulation count of {}: {}", def.name,
-                            micro_batches, rule.why),
-                {},
-                fmt::format("set pipeline.gradient_accumulation_count = {}{}", fix,
-                            kind == ScheduleKind::Sequential ? "" : ", or use the sequential schedule"));
-  }
-  if (def.one_position_per_ipu && training) {
-    std::set<int32_t> used;
-    for (int32_t ipu : p.stage_ipu) {
-      if (!used.insert(ipu).second) {
-        throw Error(ErrorKind::Plan,
-                    fmt::format("the {} schedule cannot train two stages on one IPU (IPU {})", def.name, ipu), {},
-                    "give each stage its own IPU in pipeline.device_mapping, or use the grouped schedule");
-      }
-    }
-  }
   return def.timeline(p, micro_batches, training, slices);
 }
 

@@ -34,8 +34,8 @@ AccumulationRule accumulation_rule(const Pipeline& p, ScheduleKind kind, bool tr
 //! The smallest accumulation count the schedule accepts.
 int64_t required_accumulation_multiple(const Pipeline& p, ScheduleKind kind, bool training);
 
-//! Builds the timeline. Throws Error(Plan) when the accumulation count breaks the schedule's rule
-//! or when a schedule that needs one position per IPU would train two on one IPU.
+//! Builds the timeline. The accumulation count and the mapping have passed the schedule's rules
+//! (checked once, against the config's keys, by the place pass: planner/layout_check.cpp).
 //! `slices` > 1 (batch serialization, sequential only): each stage runs `slices` consecutive
 //! micro-batches back to back before the next stage starts.
 Timeline make_timeline(const Pipeline& p, ScheduleKind kind, int64_t micro_batches, bool training, int64_t slices = 1);

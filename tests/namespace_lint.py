@@ -27,7 +27,9 @@ def allowed(rel_dir):
 STRIP = re.compile(r'//.*|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 
 
-FORWARD = re.compile(r"^\s*((class|struct)\s+\w+\s*;|namespace\s+[\w:]+\s*\{|\}.*)?\s*$")
+# A forward declaration: a class, or an enum with its underlying type (an opaque enum declaration).
+FORWARD = re.compile(r"^\s*((class|struct)\s+\w+\s*;|enum\s+(class|struct)\s+\w+\s*:\s*[\w:]+\s*;|"
+                     r"namespace\s+[\w:]+\s*\{|\}.*)?\s*$")
 
 
 def forward_only(lines, opened):

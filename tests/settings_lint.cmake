@@ -24,10 +24,7 @@ endforeach()
 # the list only shrinks (issue 34).
 cmake_policy(SET CMP0057 NEW)
 set(still_reading_config
-  planner/plan.hpp               # make_plan(forward, Config) resolves once and hands Settings to the passes
-  planner/planner.cpp            # the pipeline rules checked against the model (config::check_against_positions)
-  planner/placement.cpp          # config::PipelineShape, which those rules return
-  planner/plan_api.cpp           # Plan::make(model, Config), the public entry
+  planner/plan_api.cpp           # Plan::make(model, Config), the public entry: resolves once, then make_plan(Settings)
   planner/tune.cpp planner/tune_limits.cpp planner/tune_ranking.cpp planner/tune_search.cpp
   planner/tune_search.hpp planner/tune_space.hpp  # tune varies config keys: the config's client
   engine/session.cpp engine/session_impl.hpp     # Session(model, Config): data specs, paths, located errors

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/optim_table.hpp"
+#include "core/pipeline_schedules/schedule_def.hpp"
 #include "frontend/config/rules.hpp"
 #include "frontend/config/schema.hpp"
 #include "iputrain/config_loader.hpp"
@@ -175,6 +176,15 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
   s.offload_weights = p.offload_weights;
   s.cross_replica_buffer_bytes = cfg.ipu.optimizations.maximum_cross_replica_sum_buffer_size;
   s.device_mapping = p.device_mapping;
+  s.stages = p.stages;
+  // The loader has spelt the schedule as the table does (and made it sequential under batch serialization).
+  const pipeline_schedules::ScheduleDef* schedule = pipeline_schedules::find_schedule(p.schedule);
+  if (schedule == nullptr) {
+    throw Error(ErrorKind::Internal,
+                fmt::format("`pipeline.schedule` = \"{}\" passed the schema but has no row", p.schedule));
+  }
+  s.schedule = schedule->kind;
+  s.pipelined = cfg.is_set("pipeline.schedule") || cfg.is_set("pipeline.device_mapping") || s.batch_serialization > 1;
   s.memory = {memory_options(cfg, "ipu.matmuls.poplar_options", cfg.ipu.matmuls.poplar_options, {}),
               memory_options(cfg, "ipu.convolutions.poplar_options", cfg.ipu.convolutions.poplar_options, {})};
   for (const char* key :
@@ -193,6 +203,8 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
 IpuSettings resolve_ipu(const Config& cfg) {
   IpuSettings s;
   s.physical = config::selected_ipus(cfg.ipu.select_ipus);
+  s.count = config::num_ipus(cfg);
+  s.batch_norm_group = cfg.ipu.norms.experimental.distributed_batch_norm_replica_group_size;
   s.instances =
       static_cast<int32_t>(std::max<int64_t>(1, cfg.ipu.experimental.multi_replica_distribution.process_count));
   s.io_tiles = cfg.ipu.io_tiles.num_io_tiles;

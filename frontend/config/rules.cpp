@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/optim_table.hpp"
+#include "core/pipeline_schedules/layout_rules.hpp"
 #include "core/pipeline_schedules/schedule_def.hpp"
 
 namespace iputrain::config {
@@ -51,34 +52,6 @@ std::string located(const Config& c, std::initializer_list<const char*> keys) {
   return *keys.begin();
 }
 
-//! IPUs per replica that `device_mapping` uses (0 if it is unset).
-int64_t mapped_ipus(const PipelineSection& p) {
-  int64_t most = -1;
-  for (const auto& stage : p.device_mapping) {
-    for (int64_t ipu : stage) {
-      most = std::max(most, ipu);
-    }
-  }
-  return most == std::numeric_limits<int64_t>::max() ? most : most + 1;  // saturates: refused later as too many IPUs
-}
-
-//! The first IPU that two stages share, with the stages, or nullopt.
-struct Shared {
-  int64_t ipu, first, second;
-};
-std::optional<Shared> shared_ipu(const PipelineSection& p) {
-  std::map<int64_t, int64_t> owner;
-  for (size_t s = 0; s < p.device_mapping.size(); ++s) {
-    for (int64_t ipu : std::set<int64_t>(p.device_mapping[s].begin(), p.device_mapping[s].end())) {
-      auto [it, fresh] = owner.emplace(ipu, static_cast<int64_t>(s));
-      if (!fresh) {
-        return Shared{ipu, it->second, static_cast<int64_t>(s)};
-      }
-    }
-  }
-  return std::nullopt;
-}
-
 //! The definition of the configured schedule (the key's values are the table's names).
 const pipeline_schedules::ScheduleDef& schedule_of(const Config& c) {
   const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(c.pipeline.schedule);
@@ -91,76 +64,36 @@ int64_t next_multiple(int64_t size, int64_t n) {
   return __builtin_mul_overflow(size / n + 1, n, &m) ? 0 : m;
 }
 
-//! IPUs one replica uses for a model of `stages` stages: as `device_mapping` says, else stage i on
-//! IPU i (the seeds' default) unless the device has a single IPU, which then runs every stage.
-int64_t replica_ipus(const Config& c, int64_t stages) {
+//! A layout rule's breach (core/pipeline_schedules/layout_rules.hpp) as an error at its first key set.
+void fail_on(const Config& c, const std::optional<pipeline_schedules::LayoutBreach>& breach) {
+  if (!breach) {
+    return;
+  }
+  for (const std::string& key : breach->keys) {
+    if (c.is_set(key)) {
+      c.fail_at(key, breach->message, breach->hint);
+    }
+  }
+  c.fail_at(breach->keys.front(), breach->message, breach->hint);
+}
+
+// The layout rules (core/pipeline_schedules/layout_rules.hpp) when the config lists or maps its
+// stages, so that it knows their number without the model; the planner checks them again for the
+// model's own stages.
+void check_listed_layout(const Config& c) {
   const auto& p = c.pipeline;
-  if (p.batch_serialization_iterations > 1) {
-    return 1;
-  }
-  if (!p.device_mapping.empty()) {
-    return mapped_ipus(p);
-  }
-  return num_ipus(c) == 1 ? 1 : stages;
-}
-
-//! True if the config asks for a pipeline schedule on its own: `pipeline.schedule` or
-//! `pipeline.device_mapping` is set. (A replica over several IPUs is pipelined anyway; the other
-//! `pipeline.*` keys, a name or an accumulation count, do not switch it on.)
-bool pipelined(const Config& c) {
-  return c.is_set("pipeline.schedule") || c.is_set("pipeline.device_mapping") ||
-         c.pipeline.batch_serialization_iterations > 1;
-}
-
-void check_replicas(const Config& c, int64_t per_replica, const std::string& what) {
-  const int64_t ipus = num_ipus(c);
-  if (per_replica > 0 && ipus % per_replica == 0) {
+  const int64_t stages = static_cast<int64_t>(!p.stages.empty() ? p.stages.size() : p.device_mapping.size());
+  if (stages == 0) {
     return;
   }
-  const std::string ipu_key = c.is_set("ipu.select_ipus") ? "ipu.select_ipus" : "ipu.auto_select_ipus";
-  c.fail_at(located(c, {"pipeline.device_mapping", "ipu.auto_select_ipus", "ipu.select_ipus"}),
-            fmt::format("{} needs {} IPUs per replica, but the device has {} IPUs ({}), not a whole number "
-                        "of replicas",
-                        what, per_replica, ipus, ipu_key),
-            c.is_set("ipu.select_ipus")
-                ? fmt::format("IPUs = IPUs per replica x replicas: list devices in `ipu.select_ipus` whose IPUs "
-                              "number a multiple of {} (0-15 hold 1 IPU, 16-23 2, 24-27 4, 28-29 8, 30 16)",
-                              per_replica)
-                : fmt::format("IPUs = IPUs per replica x replicas: set `ipu.auto_select_ipus` to a multiple of {}",
-                              per_replica));
-}
-
-void check_gradient_accumulation(const Config& c, int64_t stages, int64_t per_replica, bool training) {
-  const auto& p = c.pipeline;
-  if (p.gradient_accumulation_count == 0) {
-    return;  // the planner uses the minimum
-  }
-  const pipeline_schedules::ScheduleDef& def = schedule_of(c);
-  const pipeline_schedules::AccumulationRule rule = def.accumulation(stages, per_replica, training);
-  const int64_t count = p.gradient_accumulation_count;
-  if (count >= rule.minimum && count % rule.multiple == 0) {
-    return;
-  }
-  const int64_t fix = std::max(rule.minimum, rule.multiple * ((count + rule.multiple - 1) / rule.multiple));
-  c.fail_at("pipeline.gradient_accumulation_count",
-            fmt::format("`pipeline.gradient_accumulation_count` = {} does not suit the {} schedule: {}", count,
-                        p.schedule, rule.why),
-            rule.multiple > 1
-                ? fmt::format("use {} (or another multiple of it), or unset the key to get {}", fix, rule.minimum)
-                : fmt::format("use {} or more, or unset the key to get {}", rule.minimum, rule.minimum));
-}
-
-void check_position_sharing(const Config& c) {
-  const pipeline_schedules::ScheduleDef& def = schedule_of(c);
-  if (!def.one_position_per_ipu) {
-    return;
-  }
-  if (auto s = shared_ipu(c.pipeline)) {
-    c.fail_at(located(c, {"pipeline.device_mapping", "pipeline.schedule"}),
-              fmt::format("the {} schedule cannot train two stages on one IPU: stages {} and {} are both on IPU {}",
-                          def.name, s->first, s->second, s->ipu),
-              "give each stage its own IPU, or use `pipeline.schedule = \"grouped\"`");
-  }
+  const int64_t per_replica =
+      pipeline_schedules::replica_ipus(p.device_mapping, p.batch_serialization_iterations, num_ipus(c), stages);
+  fail_on(c, pipeline_schedules::replicas_breach(
+                 per_replica, num_ipus(c), c.is_set("ipu.select_ipus"),
+                 p.device_mapping.empty() ? "one IPU per stage" : "`pipeline.device_mapping`"));
+  fail_on(c, pipeline_schedules::sharing_breach(schedule_of(c), p.device_mapping));
+  fail_on(c, pipeline_schedules::accumulation_breach(schedule_of(c), p.gradient_accumulation_count, stages, per_replica,
+                                                     true));
 }
 
 void check_pipeline(Config& c) {
@@ -180,7 +113,7 @@ void check_pipeline(Config& c) {
                             p.batch_serialization_iterations, p.schedule),
                 "remove `pipeline.schedule` (it then defaults to sequential) or set it to \"sequential\"");
     }
-    if (mapped_ipus(p) > 1) {
+    if (pipeline_schedules::mapped_ipus(p.device_mapping) > 1) {
       c.fail_at("pipeline.device_mapping",
                 "batch serialization runs every stage on one IPU, but `pipeline.device_mapping` uses several",
                 "map every stage to IPU 0, e.g. [0, 0, 0]");
@@ -253,16 +186,7 @@ void check_pipeline(Config& c) {
                           p.device_mapping.size(), p.stages.size()),
               "give one IPU (or list of IPUs) per stage");
   }
-  // The rest needs the number of stages, known here only if the config lists or maps them.
-  const int64_t stages = static_cast<int64_t>(!p.stages.empty() ? p.stages.size() : p.device_mapping.size());
-  if (stages == 0) {
-    return;
-  }
-  const int64_t per_replica = replica_ipus(c, stages);
-  check_replicas(c, per_replica,
-                 p.device_mapping.empty() ? "one IPU per stage" : "`pipeline.device_mapping`");
-  check_position_sharing(c);
-  check_gradient_accumulation(c, stages, per_replica, true);
+  check_listed_layout(c);
 }
 
 // The device the planner models, in order of precedence: the preset of the version (either
@@ -633,115 +557,10 @@ int64_t emulated_device_size(int64_t id) {
   return 16;
 }
 
-int64_t min_gradient_accumulation(const std::string& schedule, int64_t stages, int64_t ipus_per_replica,
-                                  bool training) {
-  const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(schedule);
-  return def == nullptr ? 1 : def->accumulation(stages, ipus_per_replica, training).minimum;
-}
-
 void apply_rules(Config& cfg) {
   check_ipu(cfg);
   check_pipeline(cfg);
   check_run(cfg);
-}
-
-PipelineShape check_against_model(const Config& c, const std::vector<std::string>& stage_names,
-                                  int64_t last_stage_outputs, bool training) {
-  std::vector<std::vector<std::string>> positions;
-  for (const auto& name : stage_names) {
-    positions.push_back({name});
-  }
-  return check_against_positions(c, positions, last_stage_outputs, training);
-}
-
-PipelineShape check_against_positions(const Config& c, const std::vector<std::vector<std::string>>& positions,
-                                      int64_t last_stage_outputs, bool training) {
-  const auto& p = c.pipeline;
-  // A parallel block is named by its stages joined with '+' in `pipeline.stages`.
-  std::vector<std::string> stage_names;
-  for (const auto& members : positions) {
-    stage_names.push_back(fmt::format("{}", fmt::join(members, "+")));
-  }
-  const int64_t stages = std::max<int64_t>(1, static_cast<int64_t>(positions.size()));
-  if (!p.stages.empty()) {
-    for (size_t i = 0; i < std::max(p.stages.size(), stage_names.size()); ++i) {
-      if (i >= p.stages.size() || i >= stage_names.size() || p.stages[i] != stage_names[i]) {
-        c.fail_at("pipeline.stages",
-                  fmt::format("`pipeline.stages` is [{}] but the model's stages are [{}]",
-                              fmt::join(p.stages, ", "), fmt::join(stage_names, ", ")),
-                  "list the model's stages in order, or remove `pipeline.stages`");
-      }
-    }
-  }
-  if (!p.device_mapping.empty() && static_cast<int64_t>(p.device_mapping.size()) != stages) {
-    c.fail_at("pipeline.device_mapping",
-              fmt::format("`pipeline.device_mapping` has {} entries but the model has {} stages",
-                          p.device_mapping.size(), stages),
-              "give one IPU (or list of IPUs) per stage");
-  }
-  for (size_t i = 0; i < p.device_mapping.size() && i < positions.size(); ++i) {
-    const size_t given = p.device_mapping[i].size();
-    const size_t members = positions[i].size();
-    if (given != 1 && given != members) {
-      c.fail_at("pipeline.device_mapping",
-                fmt::format("`pipeline.device_mapping` entry {} lists {} IPUs, but that position holds {} "
-                            "stage{} [{}]",
-                            i, given, members, members == 1 ? "" : "s", fmt::join(positions[i], ", ")),
-                members == 1 ? "give a single IPU for a stage"
-                             : "give one IPU for the whole parallel block, or one per stage of it");
-    }
-  }
-  for (const char* k : {"pipeline.forward_propagation_stages_poplar_options",
-                        "pipeline.backward_propagation_stages_poplar_options"}) {
-    const auto& list = std::string(k).find("forward") != std::string::npos
-                           ? p.forward_propagation_stages_poplar_options
-                           : p.backward_propagation_stages_poplar_options;
-    if (!list.empty() && static_cast<int64_t>(list.size()) != stages) {
-      c.fail_at(k, fmt::format("`{}` has {} entries but the model has {} stages", k, list.size(), stages),
-                "give one options table per stage (`{}` for none)");
-    }
-  }
-  if (last_stage_outputs >= 0 && !p.outfeed_mask.empty() &&
-      static_cast<int64_t>(p.outfeed_mask.size()) != last_stage_outputs) {
-    c.fail_at("pipeline.outfeed_mask",
-              fmt::format("`pipeline.outfeed_mask` has {} flags but the last stage has {} outputs",
-                          p.outfeed_mask.size(), last_stage_outputs),
-              "give one flag per output (true = not outfed)");
-  }
-  if (stages > 1 && c.ipu.norms.experimental.distributed_batch_norm_replica_group_size > 1) {
-    c.fail_at(
-        "ipu.norms.experimental.distributed_batch_norm_replica_group_size",
-        fmt::format("distributed batch norm cannot be combined with pipelining (the model has {} stages)",
-                    stages),
-        "set the replica group size to 1");
-  }
-  PipelineShape shape;
-  shape.stages = stages;
-  shape.schedule = p.schedule;
-  shape.ipus_per_replica = replica_ipus(c, stages);
-  check_replicas(c, shape.ipus_per_replica,
-                 p.device_mapping.empty() ? fmt::format("the model's {} stages (one IPU each)", stages)
-                                          : "`pipeline.device_mapping`");
-  shape.replicas = num_ipus(c) / shape.ipus_per_replica;
-  check_position_sharing(c);
-  if (training && schedule_of(c).one_position_per_ipu && stages > shape.ipus_per_replica) {  // every stage on one IPU
-    c.fail_at(located(c, {"pipeline.schedule", "ipu.auto_select_ipus", "ipu.select_ipus"}),
-              fmt::format("the {} schedule cannot train the model's {} stages on {} IPU per replica", p.schedule,
-                          stages, shape.ipus_per_replica),
-              "give each stage its own IPU (`ipu.auto_select_ipus`), or use `pipeline.schedule = \"grouped\"`");
-  }
-  // Pipelined when a replica spans several IPUs, or when a schedule or a mapping is asked for;
-  // otherwise the micro-batches of an update run one after another, one per update unless
-  // `pipeline.gradient_accumulation_count` says more.
-  shape.pipelined = pipelined(c) || shape.ipus_per_replica > 1;
-  if (shape.pipelined) {
-    check_gradient_accumulation(c, stages, shape.ipus_per_replica, training);
-  }
-  shape.gradient_accumulation_count =
-      p.gradient_accumulation_count > 0 ? p.gradient_accumulation_count
-      : shape.pipelined ? min_gradient_accumulation(p.schedule, stages, shape.ipus_per_replica, training)
-                        : 1;
-  return shape;
 }
 
 }  // namespace iputrain::config

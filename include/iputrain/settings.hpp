@@ -17,6 +17,11 @@
 #include "iputrain/error.hpp"
 #include "iputrain/hardware.hpp"
 
+namespace iputrain::pipeline_schedules {
+//! The pipeline schedules (core/pipeline_schedules/schedule_def.hpp, generated from schedule_list.hpp).
+enum class ScheduleKind : uint8_t;
+}  // namespace iputrain::pipeline_schedules
+
 namespace iputrain {
 
 enum class LrSchedule { Constant, Step, Exponential, Cosine };
@@ -62,6 +67,13 @@ struct KeyLocations {
 //! The `[pipeline]` and `[ipu]` choices the planner reads, resolved (the model-dependent ones,
 //! stages, mapping and the accumulation count, are checked against the model by the planner).
 struct PipelineSettings {
+  //! pipeline.schedule: the schedule asked for (batch serialization makes it sequential); the plan
+  //! runs it when it pipelines the model (schedule_def(kind) in core/pipeline_schedules).
+  pipeline_schedules::ScheduleKind schedule{};
+  //! True if `pipeline.schedule` or `device_mapping` is set, or batch serialization is on: the model
+  //! is pipelined even on one IPU per replica.
+  bool pipelined = false;
+  std::vector<std::string> stages;  //!< pipeline.stages: the model's stages as the config names them
   Recomputation recomputation = Recomputation::Auto;
   GradientReduction reduction = GradientReduction::Sum;
   FloatType accumulation_type = FloatType::F32;
@@ -89,6 +101,8 @@ struct PipelineSettings {
 
 //! The devices and system the run is placed on.
 struct IpuSettings {
+  int64_t count = 1;                //!< IPUs acquired: ipu.auto_select_ipus, or the select_ipus devices' IPUs
+  int64_t batch_norm_group = 1;     //!< ipu.norms.experimental.distributed_batch_norm_replica_group_size
   std::vector<int32_t> physical;    //!< the physical IPUs of ipu.select_ipus, in order; empty = 0, 1, …
   int32_t instances = 1;            //!< processes sharing the replicas (process_count, at least 1)
   int64_t io_tiles = 0;             //!< ipu.io_tiles.num_io_tiles

@@ -7,6 +7,7 @@
 
 #include "frontend/config/rules.hpp"
 #include "iputrain/config_loader.hpp"
+#include "layout_check.hpp"
 
 namespace config = iputrain::config;
 
@@ -62,13 +63,14 @@ TEST_CASE("a NUL in a string value is refused") {
 TEST_CASE("a schedule of one position per IPU with every stage on the only IPU is refused at the key") {
   const iputrain::Config c = config::parse("[pipeline]\nschedule = \"zero_bubble\"\n", "b.toml");
   try {
-    (void)config::check_against_model(c, {"a", "b"}, -1, true);
+    (void)iputrain::config_test::check_against_model(c, {"a", "b"}, -1, true);
     FAIL("accepted");
   } catch (const iputrain::Error& e) {
     CHECK(std::string(e.what()).find("cannot train the model's 2 stages on 1 IPU") != std::string::npos);
     REQUIRE(e.span().valid());
     CHECK(e.span().line == 2);
   }
-  CHECK_NOTHROW((void)config::check_against_model(c, {"a"}, -1, true));
-  CHECK_NOTHROW((void)config::check_against_model(c, {"a", "b"}, -1, false));  // inference runs them in turn
+  CHECK_NOTHROW((void)iputrain::config_test::check_against_model(c, {"a"}, -1, true));
+  CHECK_NOTHROW(
+      (void)iputrain::config_test::check_against_model(c, {"a", "b"}, -1, false));  // inference runs them in turn
 }

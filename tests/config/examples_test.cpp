@@ -6,10 +6,11 @@
 
 #include "frontend/config/rules.hpp"
 #include "iputrain/config_loader.hpp"
+#include "layout_check.hpp"
 
 using iputrain::Config;
 namespace config = iputrain::config;
-using iputrain::config::check_against_model;
+using iputrain::config_test::check_against_model;
 
 namespace {
 
@@ -77,18 +78,18 @@ TEST_CASE("the design's example config loads") {
 
 TEST_CASE("example configs per schedule fit the MNIST model") {
   auto grouped = check_against_model(load("mnist_grouped.toml"), kMnistStages);
-  CHECK(grouped.schedule == "grouped");
+  CHECK(iputrain::pipeline_schedules::schedule_def(grouped.schedule).name == "grouped");
   CHECK(grouped.replicas == 1);
   auto interleaved = check_against_model(load("mnist_interleaved.toml"), kMnistStages);
-  CHECK(interleaved.schedule == "interleaved");
+  CHECK(iputrain::pipeline_schedules::schedule_def(interleaved.schedule).name == "interleaved");
   CHECK(interleaved.replicas == 2);
   auto zero_bubble = check_against_model(load("mnist_zero_bubble.toml"), kMnistStages);
-  CHECK(zero_bubble.schedule == "zero_bubble");
+  CHECK(iputrain::pipeline_schedules::schedule_def(zero_bubble.schedule).name == "zero_bubble");
   CHECK(zero_bubble.gradient_accumulation_count == 6);
   Config seq = load("mnist_sequential.toml");
   CHECK(seq.device.version == "ipu1");
   auto sequential = check_against_model(seq, kMnistStages);
-  CHECK(sequential.schedule == "sequential");
+  CHECK(iputrain::pipeline_schedules::schedule_def(sequential.schedule).name == "sequential");
   CHECK(sequential.ipus_per_replica == 1);
   // No pipeline keys and one IPU: both stages run on it, one micro-batch per update.
   auto plain = check_against_model(load("mnist.toml"), kMnistStages);

@@ -8,12 +8,14 @@
 #include <fmt/format.h>
 
 #include "core/optim_table.hpp"
+#include "core/pipeline_schedules/layout_rules.hpp"
 #include "frontend/config/rules.hpp"
 #include "iputrain/config_loader.hpp"
+#include "layout_check.hpp"
 
 using iputrain::Config;
 namespace config = iputrain::config;
-using iputrain::config::check_against_model;
+using iputrain::config_test::check_against_model;
 
 namespace {
 
@@ -93,13 +95,13 @@ TEST_CASE("device_mapping has one entry per stage") {
   // A parallel block is one position: one entry, one IPU per member stage (or one for all).
   Config p = config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, [1, 2], 3]\n");
   const std::vector<std::vector<std::string>> positions = {{"a"}, {"b1", "b2"}, {"c"}};
-  auto shape = iputrain::config::check_against_positions(p, positions, -1, true);
+  auto shape = iputrain::config_test::check_against_positions(p, positions, -1, true);
   CHECK(shape.ipus_per_replica == 4);
   CHECK(shape.gradient_accumulation_count == 6);
   // A list for a single stage, or of the wrong length for a block, is refused at the key.
   Config bad = config::parse("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [[0, 1], 2, 3]\n");
   try {
-    (void)iputrain::config::check_against_positions(bad, positions, -1, true);
+    (void)iputrain::config_test::check_against_positions(bad, positions, -1, true);
     FAIL("accepted a two-IPU entry for a single stage");
   } catch (const iputrain::Error& err) {
     CHECK(std::string(err.what()).find("entry 0 lists 2 IPUs, but that position holds 1 stage [a]") !=
@@ -131,7 +133,9 @@ TEST_CASE("gradient accumulation count suits the schedule") {
   CHECK_NOTHROW(config::parse(two + "schedule = \"sequential\"\ngradient_accumulation_count = 3\n"));
   // inference needs only `stages` for grouped
   Config c = config::parse(two + "gradient_accumulation_count = 2\n", "r.toml", {"pipeline.schedule=sequential"});
-  CHECK(iputrain::config::min_gradient_accumulation("grouped", 2, 2, false) == 2);
+  CHECK(iputrain::pipeline_schedules::min_gradient_accumulation(
+            iputrain::pipeline_schedules::schedule_def(iputrain::pipeline_schedules::ScheduleKind::Grouped), 2, 2,
+            false) == 2);
   CHECK(check_against_model(c, {"a", "b"}, -1, false).gradient_accumulation_count == 2);
   // Unset: the planner gets the minimum.
   Config d = config::parse(two);

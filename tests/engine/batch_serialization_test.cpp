@@ -9,10 +9,11 @@
 #include <fstream>
 #include <string>
 
+#include "frontend/model_access.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
 #include "test_models.hpp"
-#include "frontend/model_access.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 

@@ -23,6 +23,7 @@
 #include "planner/buffer_assignment.hpp"
 #include "planner/plan.hpp"
 #include "test_models.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 using namespace iputrain::engine;

@@ -23,6 +23,7 @@
 #include "planner/plan.hpp"
 #include "planner/program.hpp"
 #include "test_models.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 namespace fs = std::filesystem;

@@ -12,11 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "frontend/model_access.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
 #include "planner/sharding.hpp"
 #include "test_models.hpp"
-#include "frontend/model_access.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 

@@ -10,6 +10,7 @@
 #include "iputrain/config_loader.hpp"
 #include "planner/auto_stage.hpp"
 #include "planner/plan.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 using namespace iputrain::ir;

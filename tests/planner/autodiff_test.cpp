@@ -3,6 +3,7 @@
 #include "core/ir/graph.hpp"
 #include "planner/autodiff.hpp"
 #include "planner/plan.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 using namespace iputrain::ir;

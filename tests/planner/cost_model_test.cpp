@@ -7,6 +7,7 @@
 #include "iputrain/config_loader.hpp"
 #include "planner/cost_model.hpp"
 #include "planner/plan.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 using namespace iputrain::ir;

@@ -21,6 +21,7 @@
 #include "planner/op_order.hpp"
 #include "planner/plan.hpp"
 #include "planner/program.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;

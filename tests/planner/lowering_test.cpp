@@ -18,6 +18,7 @@
 #include "iputrain/config_loader.hpp"
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;

@@ -10,6 +10,7 @@
 #include "iputrain/config_loader.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/plan.hpp"
+#include "tests/planner/plan_from_config.hpp"
 #include "two_stage_graph.hpp"
 
 using namespace iputrain;

@@ -7,6 +7,7 @@
 #include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "planner/plan.hpp"
+#include "tests/planner/plan_from_config.hpp"
 #include "two_stage_graph.hpp"
 
 using namespace iputrain;

@@ -10,6 +10,7 @@
 #include "iputrain/model.hpp"
 #include "planner/placement.hpp"
 #include "planner/plan.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;

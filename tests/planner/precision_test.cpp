@@ -9,6 +9,7 @@
 #include "planner/cost_model.hpp"
 #include "planner/plan.hpp"
 #include "planner/precision.hpp"
+#include "tests/planner/plan_from_config.hpp"
 #include "two_stage_graph.hpp"
 
 using namespace iputrain;

@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "core/pipeline_schedules/layout_rules.hpp"
 #include "iputrain/error.hpp"
 #include "planner/timeline.hpp"
 
@@ -123,21 +124,25 @@ TEST_CASE("accumulation counts follow each schedule's rule") {
   CHECK(required_accumulation_multiple(p, ScheduleKind::Grouped, false) == 2);
   CHECK(required_accumulation_multiple(p, ScheduleKind::Interleaved, true) == 2);
   CHECK(required_accumulation_multiple(p, ScheduleKind::Sequential, true) == 1);
-  try {
-    make_timeline(p, ScheduleKind::Grouped, 6, true);
-    FAIL("expected an error");
-  } catch (const Error& e) {
-    CHECK(std::string(e.what()).find("multiple of 4") != std::string::npos);
-    CHECK(e.hint().find("gradient_accumulation_count = 8") != std::string::npos);
-  }
+  // The rule as the place pass checks it (core/pipeline_schedules/layout_rules.hpp).
+  const auto grouped = pipeline_schedules::accumulation_breach(schedule_def(ScheduleKind::Grouped), 6, 2, 2, true);
+  REQUIRE(grouped);
+  CHECK(grouped->keys == std::vector<std::string>{"pipeline.gradient_accumulation_count"});
+  CHECK(grouped->message.find("multiple of 4") != std::string::npos);
+  CHECK(grouped->hint.find("use 8 (or another multiple of it)") != std::string::npos);
+  CHECK_FALSE(pipeline_schedules::accumulation_breach(schedule_def(ScheduleKind::Sequential), 3, 2, 1, true));
+  CHECK_FALSE(pipeline_schedules::accumulation_breach(schedule_def(ScheduleKind::Grouped), 0, 2, 2, true));  // unset
   CHECK_NOTHROW(make_timeline(p, ScheduleKind::Sequential, 3, true));
 }
 
-TEST_CASE("interleaved training refuses two stages on one IPU") {
+TEST_CASE("interleaved training refuses two positions on one IPU, a parallel block's stages may share it") {
+  const std::vector<std::vector<int64_t>> shared = {{0}, {0}};
+  CHECK(pipeline_schedules::sharing_breach(schedule_def(ScheduleKind::Interleaved), shared));
+  CHECK_FALSE(pipeline_schedules::sharing_breach(schedule_def(ScheduleKind::Grouped), shared));
+  CHECK_FALSE(pipeline_schedules::sharing_breach(schedule_def(ScheduleKind::Interleaved), {{0, 0}, {1}}));
   Pipeline p = chain(2);
   p.stage_ipu = {0, 0};
   p.ipus_per_replica = 1;
-  CHECK_THROWS_AS(make_timeline(p, ScheduleKind::Interleaved, 2, true), Error);
   CHECK_NOTHROW(make_timeline(p, ScheduleKind::Grouped, 4, true));
 }
 
@@ -204,18 +209,14 @@ TEST_CASE("zero_bubble: its rules come from its definition") {
   CHECK(schedule_def(ScheduleKind::ZeroBubble).splits_backward);
   CHECK(find_schedule("zero_bubble") == &schedule_def(ScheduleKind::ZeroBubble));
   CHECK(required_accumulation_multiple(p, ScheduleKind::ZeroBubble, true) == 3);
-  CHECK_NOTHROW(make_timeline(p, ScheduleKind::ZeroBubble, 4, true));  // any count from P up
-  try {
-    make_timeline(p, ScheduleKind::ZeroBubble, 2, true);
-    FAIL("expected an error");
-  } catch (const Error& e) {
-    CHECK(std::string(e.what()).find("needs at least 3") != std::string::npos);
-    CHECK(e.hint().find("gradient_accumulation_count = 3") != std::string::npos);
-  }
-  Pipeline shared = chain(2);
-  shared.stage_ipu = {0, 0};
-  shared.ipus_per_replica = 1;
-  CHECK_THROWS_AS(make_timeline(shared, ScheduleKind::ZeroBubble, 2, true), Error);
+  const ScheduleDef& zb = schedule_def(ScheduleKind::ZeroBubble);
+  CHECK_FALSE(pipeline_schedules::accumulation_breach(zb, 4, 3, 3, true));  // any count from P up
+  CHECK_NOTHROW(make_timeline(p, ScheduleKind::ZeroBubble, 4, true));
+  const auto few = pipeline_schedules::accumulation_breach(zb, 2, 3, 3, true);
+  REQUIRE(few);
+  CHECK(few->message.find("needs at least 3") != std::string::npos);
+  CHECK(few->hint.find("use 3 or more") != std::string::npos);
+  CHECK(pipeline_schedules::sharing_breach(zb, {{0}, {0}}));
   // Inference runs the forwards only, any count.
   const Timeline forwards = make_timeline(p, ScheduleKind::ZeroBubble, 2, false);
   CHECK(forwards.timesteps() == 2 + 3 - 1);
@@ -254,7 +255,7 @@ TEST_CASE("zero_bubble_h2: the same idle share as ZB-H1 with a longer warm-up, h
   }
   CHECK(find_schedule("zero_bubble_h2") == &schedule_def(ScheduleKind::ZeroBubbleH2));
   CHECK(schedule_def(ScheduleKind::ZeroBubbleH2).splits_backward);
-  CHECK_THROWS_AS(make_timeline(chain(3), ScheduleKind::ZeroBubbleH2, 2, true), Error);
+  CHECK(pipeline_schedules::accumulation_breach(schedule_def(ScheduleKind::ZeroBubbleH2), 2, 3, 3, true));
 }
 
 TEST_CASE("zero_bubble_h2: the order of 4 positions and 8 micro-batches") {

@@ -12,6 +12,7 @@
 #include "iputrain/config_loader.hpp"
 #include "planner/plan.hpp"
 #include "planner/simulate.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 using namespace iputrain::ir;

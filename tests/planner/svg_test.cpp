@@ -22,6 +22,7 @@
 #include "planner/report/svg.hpp"
 #include "planner/report/svg_writer.hpp"
 #include "planner/simulate.hpp"
+#include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;

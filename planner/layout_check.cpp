@@ -1,0 +1,132 @@
+// The config's pipeline keys checked against the model, in the place pass: the stages it names,
+// one device_mapping entry and one options table per position, the outfeed mask, distributed
+// batch norm, whole replicas and the schedule's rules (core/pipeline_schedules/layout_rules.hpp).
+// Each error points at the key in the config (Settings::keys).
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/pipeline_schedules/layout_rules.hpp"
+#include "planner/placement.hpp"
+
+namespace iputrain::planner {
+
+namespace {
+
+// A layout rule's breach as an error at the first of its keys the config sets.
+void fail_on(const KeyLocations& keys, const std::optional<pipeline_schedules::LayoutBreach>& breach) {
+  if (!breach) {
+    return;
+  }
+  for (const std::string& key : breach->keys) {
+    if (keys.is_set(key)) {
+      keys.fail_at(key, breach->message, breach->hint);
+    }
+  }
+  keys.fail_at(breach->keys.front(), breach->message, breach->hint);
+}
+
+// `pipeline.stages` and the per-position lists against the model's positions.
+void check_lists(const std::vector<std::vector<std::string>>& positions, int64_t last_stage_outputs,
+                 const Settings& settings) {
+  const PipelineSettings& p = settings.pipeline;
+  const KeyLocations& keys = settings.keys;
+  // A parallel block is named by its stages joined with '+' in `pipeline.stages`.
+  std::vector<std::string> stage_names;
+  for (const auto& members : positions) {
+    stage_names.push_back(fmt::format("{}", fmt::join(members, "+")));
+  }
+  const int64_t stages = std::max<int64_t>(1, static_cast<int64_t>(positions.size()));
+  if (!p.stages.empty() && p.stages != stage_names) {
+    keys.fail_at("pipeline.stages",
+                 fmt::format("`pipeline.stages` is [{}] but the model's stages are [{}]", fmt::join(p.stages, ", "),
+                             fmt::join(stage_names, ", ")),
+                 "list the model's stages in order, or remove `pipeline.stages`");
+  }
+  if (!p.device_mapping.empty() && static_cast<int64_t>(p.device_mapping.size()) != stages) {
+    keys.fail_at("pipeline.device_mapping",
+                 fmt::format("`pipeline.device_mapping` has {} entries but the model has {} stages",
+                             p.device_mapping.size(), stages),
+                 "give one IPU (or list of IPUs) per stage");
+  }
+  for (size_t i = 0; i < p.device_mapping.size() && i < positions.size(); ++i) {
+    const size_t given = p.device_mapping[i].size();
+    const size_t members = positions[i].size();
+    if (given != 1 && given != members) {
+      keys.fail_at("pipeline.device_mapping",
+                   fmt::format("`pipeline.device_mapping` entry {} lists {} IPUs, but that position holds {} "
+                               "stage{} [{}]",
+                               i, given, members, members == 1 ? "" : "s", fmt::join(positions[i], ", ")),
+                   members == 1 ? "give a single IPU for a stage"
+                                : "give one IPU for the whole parallel block, or one per stage of it");
+    }
+  }
+  for (const char* k :
+       {"pipeline.forward_propagation_stages_poplar_options", "pipeline.backward_propagation_stages_poplar_options"}) {
+    const auto& list = std::string(k).find("forward") != std::string::npos ? p.forward_memory : p.backward_memory;
+    if (!list.empty() && static_cast<int64_t>(list.size()) != stages) {
+      keys.fail_at(k, fmt::format("`{}` has {} entries but the model has {} stages", k, list.size(), stages),
+                   "give one options table per stage (`{}` for none)");
+    }
+  }
+  const auto& mask = settings.outfeed.mask;
+  if (last_stage_outputs >= 0 && !mask.empty() && static_cast<int64_t>(mask.size()) != last_stage_outputs) {
+    keys.fail_at("pipeline.outfeed_mask",
+                 fmt::format("`pipeline.outfeed_mask` has {} flags but the last stage has {} outputs", mask.size(),
+                             last_stage_outputs),
+                 "give one flag per output (true = not outfed)");
+  }
+  if (stages > 1 && settings.ipu.batch_norm_group > 1) {
+    keys.fail_at(
+        "ipu.norms.experimental.distributed_batch_norm_replica_group_size",
+        fmt::format("distributed batch norm cannot be combined with pipelining (the model has {} stages)", stages),
+        "set the replica group size to 1");
+  }
+}
+
+}  // namespace
+
+PipelineShape check_layout(const std::vector<std::vector<std::string>>& positions, int64_t last_stage_outputs,
+                           bool training, const Settings& settings) {
+  check_lists(positions, last_stage_outputs, settings);
+  const PipelineSettings& p = settings.pipeline;
+  const KeyLocations& keys = settings.keys;
+  const pipeline_schedules::ScheduleDef& def = schedule_def(p.schedule);
+  const int64_t stages = std::max<int64_t>(1, static_cast<int64_t>(positions.size()));
+  const int64_t ipus = settings.ipu.count;
+  PipelineShape shape;
+  shape.stages = stages;
+  shape.ipus_per_replica = pipeline_schedules::replica_ipus(p.device_mapping, p.batch_serialization, ipus, stages);
+  fail_on(keys, pipeline_schedules::replicas_breach(shape.ipus_per_replica, ipus, keys.is_set("ipu.select_ipus"),
+                                                    p.device_mapping.empty()
+                                                        ? fmt::format("the model's {} stages (one IPU each)", stages)
+                                                        : "`pipeline.device_mapping`"));
+  shape.replicas = ipus / shape.ipus_per_replica;
+  fail_on(keys, pipeline_schedules::sharing_breach(def, p.device_mapping));
+  if (training && def.one_position_per_ipu && stages > shape.ipus_per_replica) {  // every stage on one IPU
+    fail_on(keys,
+            pipeline_schedules::LayoutBreach{
+                {"pipeline.schedule", "ipu.auto_select_ipus", "ipu.select_ipus"},
+                fmt::format("the {} schedule cannot train the model's {} stages on {} IPU per replica", def.name,
+                            stages, shape.ipus_per_replica),
+                "give each stage its own IPU (`ipu.auto_select_ipus`), or use `pipeline.schedule = \"grouped\"`"});
+  }
+  // Pipelined when a replica spans several IPUs, or when a schedule or a mapping is asked for;
+  // otherwise the micro-batches of an update run one after another, one per update unless
+  // `pipeline.gradient_accumulation_count` says more.
+  shape.pipelined = p.pipelined || shape.ipus_per_replica > 1;
+  if (shape.pipelined) {
+    fail_on(keys, pipeline_schedules::accumulation_breach(def, p.gradient_accumulation_count, stages,
+                                                          shape.ipus_per_replica, training));
+  }
+  shape.gradient_accumulation_count = p.gradient_accumulation_count > 0
+                                          ? p.gradient_accumulation_count
+                                          : (shape.pipelined ? pipeline_schedules::min_gradient_accumulation(
+                                                                   def, stages, shape.ipus_per_replica, training)
+                                                             : 1);
+  // Without pipelining the stages of one micro-batch simply run one after another.
+  shape.schedule = shape.pipelined ? p.schedule : ScheduleKind::Sequential;
+  return shape;
+}
+
+}  // namespace iputrain::planner
