@@ -101,7 +101,7 @@ Timed plan_timed(const Model& model, const Config& config, int runs) {
     const double cpu_start = thread_cpu_seconds();
     const double wall_start = wall_seconds();
     try {
-      t.plan = planner::make_plan(graph_of(model), config);
+      t.plan = planner::make_plan(graph_of(model), config::resolve(config));
       t.verdict = "fits";
     } catch (const Error& e) {
       if (e.kind() != ErrorKind::Plan) {

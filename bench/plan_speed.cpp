@@ -68,7 +68,7 @@ double time_plan(const std::string& title, const Model& model, const Config& con
   planner::Plan best_plan;
   for (int r = 0; r < runs; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    planner::Plan plan = planner::make_plan(graph_of(model), config);
+    planner::Plan plan = planner::make_plan(graph_of(model), config::resolve(config));
     const double total = seconds_since(start);
     if (total < best) {
       best = total;
