@@ -48,8 +48,8 @@ std::string Instr::str(const DevicePrograms& programs) const {
   return "?";
 }
 
-std::string_view accumulation_order_name(AccumulationOrder order) {
-  return order == AccumulationOrder::Sequential ? "sequential" : "canonical";
+std::string_view accumulation_order_name(GradientAccumulationOrder order) {
+  return order == GradientAccumulationOrder::Sequential ? "sequential" : "canonical";
 }
 
 int32_t tree_stack_depth(int64_t first, int64_t count) {

@@ -16,7 +16,7 @@
 // - Buffers: parameters have one copy each; every other value lives where the IPU's arena puts
 //   each of its lives (planner/buffer_assignment.hpp).
 // - Accumulate adds the gradients of its params (Plan::grads) for micro-batch g, in the order
-//   `pipeline.gradient_accumulation_order` names (AccumulationOrder). Canonical: a pairwise tree
+//   `pipeline.gradient_accumulation_order` names (GradientAccumulationOrder). Canonical: a pairwise tree
 //   over the N = R * A global micro-batches of the update (a left-complete binary tree: split at
 //   the largest power of two below the leaf count); ReduceReplicas combines the replicas' complete
 //   subtrees into the root in that same tree, so the sum is bitwise the same for any R and A with
@@ -32,17 +32,12 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
+#include "iputrain/settings.hpp"
 #include "planner/buffer_assignment.hpp"
 
 namespace iputrain::planner {
 
-//! The order in which micro-batch gradients are summed (`pipeline.gradient_accumulation_order`).
-enum class AccumulationOrder : uint8_t {
-  Canonical,   //!< pairwise tree over the global micro-batches: about log2(A) partial sums per weight
-  Sequential,  //!< micro-batches in order into one sum per weight, then replicas in order
-};
-
-std::string_view accumulation_order_name(AccumulationOrder order);
+std::string_view accumulation_order_name(GradientAccumulationOrder order);
 
 enum class InstrKind : uint8_t {
   Infeed,           //!< take micro-batch m's input values from this replica's host feed

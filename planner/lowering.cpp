@@ -203,13 +203,13 @@ class Lowering {
 
   DevicePrograms run() {
     // The last position's backward directly follows its forward: recomputing it saves nothing.
-    std::vector<bool> recompute(g_.stages.size(), plan_.settings.recompute != RecomputeMode::Off);
+    std::vector<bool> recompute(g_.stages.size(), plan_.settings.recompute != Recomputation::Off);
     for (int32_t s : pipe_.positions.back()) {
       recompute[static_cast<size_t>(s)] = false;
     }
     out_.stages = stage_programs(g_, plan_.program(), recompute,
-                                 plan_.settings.recompute == RecomputeMode::RecomputeAndBackpropagateInterleaved,
-                                 plan_.settings.recompute != RecomputeMode::Off, split_);
+                                 plan_.settings.recompute == Recomputation::RecomputeAndBackpropagateInterleaved,
+                                 plan_.settings.recompute != Recomputation::Off, split_);
     for (const StagePrograms& sp : out_.stages) {
       for (ir::ValueId id : sp.weights) {
         weights_made_.insert(id);

@@ -83,7 +83,7 @@ void weigh_buffers(const Plan& plan, const std::vector<Buffer>& buffers, IpuAnal
       mem.weights += resident_weight_bytes(plan, b.value) + statistic_sum_bytes(plan, b.value);
       mem.weights_offloaded += remote_weight_bytes(plan, b.value);
       ++a.weight_tensors;
-      if (s.master_weights == MasterWeights::Offloaded && is_half(compute)) {
+      if (s.master_weights == MasterWeightsPlace::Offloaded && is_half(compute)) {
         mem.weights_offloaded += static_cast<int64_t>(g.type(b.value).bytes());
       }
     }
@@ -299,14 +299,14 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
 
 }  // namespace
 
-int32_t accumulator_buffers(const Plan& plan, AccumulationOrder order) {
+int32_t accumulator_buffers(const Plan& plan, GradientAccumulationOrder order) {
   const int64_t a = plan.settings.accumulation_count;
   const int32_t replicas = plan.placement.replicas;
   // One micro-batch, one replica: the optimizer reads the gradient itself, nothing accumulates.
   if (!plan.settings.training || (a <= 1 && replicas <= 1)) {
     return 0;
   }
-  if (order == AccumulationOrder::Sequential) {
+  if (order == GradientAccumulationOrder::Sequential) {
     return 1;
   }
   int32_t depth = 0;
@@ -537,7 +537,7 @@ std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
   if (s.training && s.pipelined && !at_peak.empty()) {
     schedule_suggestions(plan, m, at_peak, found);
   }
-  if (s.training && s.recompute == RecomputeMode::Off) {
+  if (s.training && s.recompute == Recomputation::Off) {
     recompute_suggestion(m, at_peak, found);
   }
   batch_suggestion(plan, m, found);

@@ -25,7 +25,7 @@ namespace iputrain::planner {
 //! `order`: the canonical tree's most partial sums at once over the replicas' leaves, or 1 for the
 //! sequential order; 0 with one micro-batch on one replica (not training, or A = R = 1), where the
 //! optimizer reads the gradient itself. The memory model counts these and the engine allocates them.
-int32_t accumulator_buffers(const Plan& plan, AccumulationOrder order);
+int32_t accumulator_buffers(const Plan& plan, GradientAccumulationOrder order);
 //! The same under the plan's own order (`pipeline.gradient_accumulation_order`).
 int32_t accumulator_buffers(const Plan& plan);
 

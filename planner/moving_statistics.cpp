@@ -38,7 +38,7 @@ int32_t statistic_buffers(const Plan& plan) {
   }
   // One micro-batch on one replica still needs a buffer: its statistic is read at the update,
   // long after the arena has reused its memory.
-  return std::max(1, accumulator_buffers(plan, AccumulationOrder::Canonical));
+  return std::max(1, accumulator_buffers(plan, GradientAccumulationOrder::Canonical));
 }
 
 int64_t statistic_sum_bytes(const Plan& plan, ir::ValueId param) {

@@ -194,27 +194,14 @@ PlanSettings make_settings(const Settings& run, const PipelineShape& shape) {
   s.repeat_count = run.repeat_count;
   s.steps_per_execution = run.steps_per_execution;
   s.auto_stages = p.auto_stages;
-  if (p.recompute) {
-    const bool sequential = s.schedule == ScheduleKind::Sequential;
-    const Recomputation mode = p.recomputation;
-    s.recompute = mode == Recomputation::RecomputeAndBackpropagateInterleaved || (mode == Recomputation::Auto && sequential)
-                      ? RecomputeMode::RecomputeAndBackpropagateInterleaved
-                      : RecomputeMode::RecomputeThenBackpropagate;
-  }
-  switch (p.reduction) {
-    case GradientReduction::Sum:
-      s.reduction = Reduction::Sum;
-      break;
-    case GradientReduction::Mean:
-      s.reduction = Reduction::Mean;
-      break;
-    case GradientReduction::RunningMean:
-      s.reduction = Reduction::RunningMean;
-      break;
-  }
+  // "auto": recompute-then-backpropagate where the schedule runs it (the sequential schedule does not).
+  s.recompute = p.recomputation != Recomputation::Auto ? p.recomputation
+                : schedule_def(s.schedule).recompute_then_backpropagate
+                    ? Recomputation::RecomputeThenBackpropagate
+                    : Recomputation::RecomputeAndBackpropagateInterleaved;
+  s.reduction = p.reduction;
   s.accumulation_dtype = dtype_of(p.accumulation_type);
-  s.accumulation_order = p.accumulation_order == GradientAccumulationOrder::Sequential ? AccumulationOrder::Sequential
-                                                                                       : AccumulationOrder::Canonical;
+  s.accumulation_order = p.accumulation_order;
   s.offload_optimizer_state = p.offload_optimizer_state;
   s.offload_accumulators = p.offload_accumulators;
   s.optimizer = run.optimizer;
@@ -234,9 +221,7 @@ PlanSettings make_settings(const Settings& run, const PipelineShape& shape) {
   }
   // As in the seed, "auto" follows weight sharding: sharded blocks live in remote memory.
   s.offload_weights = s.shard_weights && p.offload_weights.value_or(true);
-  s.master_weights = run.master_weights == MasterWeightsPlace::Offloaded ? MasterWeights::Offloaded
-                     : run.master_weights == MasterWeightsPlace::None    ? MasterWeights::None
-                                                                          : MasterWeights::OnChip;
+  s.master_weights = run.master_weights;
   s.cross_replica_buffer_bytes = p.cross_replica_buffer_bytes;
   // Without data-stream prefetching the infeed stages one micro-batch at a time.
   s.prefetch_depth = run.prefetch_depth;

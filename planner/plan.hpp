@@ -28,9 +28,6 @@ struct PassTiming {
   double ms = 0;
 };
 
-enum class RecomputeMode { Off, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved };
-enum class Reduction { Sum, Mean, RunningMean };
-
 //! The config, resolved into what the passes need.
 struct PlanSettings {
   bool training = true;
@@ -41,10 +38,10 @@ struct PlanSettings {
   int64_t repeat_count = 1;
   int64_t steps_per_execution = 1;
   int32_t auto_stages = 0;         //!< split a model into this many stages (0 = the model's own)
-  RecomputeMode recompute = RecomputeMode::Off;
-  Reduction reduction = Reduction::Sum;
+  Recomputation recompute = Recomputation::Off;  //!< never Auto: resolved for the schedule
+  GradientReduction reduction = GradientReduction::Sum;
   DType accumulation_dtype = DType::F32;
-  AccumulationOrder accumulation_order = AccumulationOrder::Canonical;
+  GradientAccumulationOrder accumulation_order = GradientAccumulationOrder::Canonical;
   bool offload_optimizer_state = false;
   bool offload_accumulators = false;      //!< gradient accumulators in remote memory, streamed per micro-batch
   //! The optimizer, for the state it keeps per trained weight (optimizer_state_shapes, core/optim_table.hpp).
@@ -56,7 +53,7 @@ struct PlanSettings {
   //! state sharding's update (planner/sharding.hpp).
   bool shard_weights = false;
   bool offload_weights = false;           //!< sharded weights' blocks in remote memory between uses
-  MasterWeights master_weights = MasterWeights::OnChip;
+  MasterWeightsPlace master_weights = MasterWeightsPlace::OnChip;
   int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU
   int64_t prefetch_depth = 2;
   int64_t host_threads = 0;  //!< engine.threads (0 = every core): how the host runs it, not the IPU model

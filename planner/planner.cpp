@@ -196,7 +196,7 @@ void place_pass(PassContext& c) {
   plan.settings.training = c.training;
   if (!c.training) {
     // Nothing is updated: no optimizer state, no gradient buffers, no sharded or offloaded weights.
-    plan.settings.recompute = RecomputeMode::Off;
+    plan.settings.recompute = Recomputation::Off;
     plan.settings.offload_optimizer_state = false;
     plan.settings.offload_accumulators = false;
     plan.settings.optimizer = OptimizerSettings{};  // sgd: no state

@@ -28,19 +28,19 @@ int64_t device_bytes(const ir::Graph& g, ir::ValueId v, DType compute) {
   }
   const int64_t half = n.type.numel() * static_cast<int64_t>(dtype_size(compute));
   if (ir::is_weight(n)) {
-    return device_weight_bytes(g, v, compute, MasterWeights::OnChip);
+    return device_weight_bytes(g, v, compute, MasterWeightsPlace::OnChip);
   }
   return ir::is_leaf(n) ? bytes : half;
 }
 
-int64_t device_weight_bytes(const ir::Graph& g, ir::ValueId p, DType compute, MasterWeights master) {
+int64_t device_weight_bytes(const ir::Graph& g, ir::ValueId p, DType compute, MasterWeightsPlace master) {
   const TensorType& t = g.type(p);
   const auto f32 = static_cast<int64_t>(t.bytes());
   if (!is_half(compute) || !is_float(t.dtype)) {
     return f32;
   }
   const int64_t half = t.numel() * static_cast<int64_t>(dtype_size(compute));
-  return master == MasterWeights::OnChip ? f32 + half : half;
+  return master == MasterWeightsPlace::OnChip ? f32 + half : half;
 }
 
 int64_t device_message_bytes(const ir::Graph& g, const DevicePrograms& programs, const Channel& c,

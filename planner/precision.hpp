@@ -17,12 +17,9 @@ bool is_half(DType compute);
 //! The tensor type of a float type a setting names.
 DType dtype_of(FloatType t);
 
-//! Where a parameter's f32 master copy lives (training.master_weights).
-enum class MasterWeights : uint8_t { OnChip, Offloaded, None };
-
 //! Bytes parameter `p` takes on its IPU: f32 when the compute type is f32; under half compute the
 //! half copy the passes read, plus the f32 master when it stays on the IPU.
-int64_t device_weight_bytes(const ir::Graph& g, ir::ValueId p, DType compute, MasterWeights master);
+int64_t device_weight_bytes(const ir::Graph& g, ir::ValueId p, DType compute, MasterWeightsPlace master);
 
 //! Bytes of `slots` optimizer moments of `elements` weights kept in `dtype` (optimizer.state_dtype).
 inline int64_t optimizer_state_bytes(int32_t slots, int64_t elements, DType dtype) {

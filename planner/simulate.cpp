@@ -133,7 +133,7 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
     add_collective(c, plan, Collective::AllGather, weights);
   }
   double host_bytes = s.offload_optimizer_state ? 2 * state / shards : 0;
-  if (s.master_weights == MasterWeights::Offloaded && is_half(d.compute)) {
+  if (s.master_weights == MasterWeightsPlace::Offloaded && is_half(d.compute)) {
     host_bytes += 2 * weights;
   }
   if (weights_sharded(plan) && s.offload_weights) {

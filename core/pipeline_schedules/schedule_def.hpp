@@ -74,7 +74,8 @@ struct ScheduleDef {
   //! Training needs every IPU to hold at most one position.
   bool one_position_per_ipu = false;
   //! The recomputation modes it runs (pipeline.recomputation_mode): all of a stage's recomputation
-  //! before its backward, and the recomputation interleaved with the backward.
+  //! before its backward, and the recomputation interleaved with the backward. "auto" runs the
+  //! first where the schedule runs it, else the second.
   bool recompute_then_backpropagate = true;
   bool recompute_and_backpropagate_interleaved = true;
   AccumulationRule (*accumulation)(int64_t positions, int64_t ipus_per_replica, bool training) = nullptr;

@@ -56,8 +56,7 @@ void copy_into(void* dst, DType dtype, const float* src, int64_t n) {
 }
 
 template <typename OnMerge>
-void push_block(planner::AccumulationOrder order, std::vector<TreeBlock>& stack, TreeBlock b,
-                OnMerge&& on_merge) {
+void push_block(GradientAccumulationOrder order, std::vector<TreeBlock>& stack, TreeBlock b, OnMerge&& on_merge) {
   while (!stack.empty() && merges(order, stack.back(), b)) {
     b = TreeBlock{stack.back().first, stack.back().size + b.size};
     stack.pop_back();
@@ -68,7 +67,7 @@ void push_block(planner::AccumulationOrder order, std::vector<TreeBlock>& stack,
 
 }  // namespace
 
-GradTree::GradTree(DType dtype, int64_t size, std::vector<void*> slots, planner::AccumulationOrder order)
+GradTree::GradTree(DType dtype, int64_t size, std::vector<void*> slots, GradientAccumulationOrder order)
     : dtype_(dtype), order_(order), size_(size), slots_(std::move(slots)) {
   if (dtype != DType::F32 && dtype != DType::F16) {
     throw Error(ErrorKind::Internal, fmt::format("gradients accumulate in f32 or f16, not {}", dtype_name(dtype)));
@@ -141,9 +140,36 @@ ReduceScratch::ReduceScratch(int64_t max_blocks_total)
   blocks.reserve(static_cast<size_t>(std::max<int64_t>(1, max_blocks_total)));
 }
 
+namespace {
+
+// Elements [a, a + n) of each of `t`'s blocks onto the combined stack (one kChunk row per entry of
+// `scratch`), each merged down the stack as the counter does.
+void push_tree(const GradTree& t, DType dtype, GradientAccumulationOrder order, int64_t a, int64_t n,
+               std::vector<TreeBlock>& stack, float* scratch) {
+  const bool half = dtype == DType::F16;
+  for (size_t k = 0; k < t.blocks().size(); ++k) {
+    if (stack.size() == stack.capacity()) {
+      throw Error(ErrorKind::Internal, "cross-replica reduction: more partial sums than planned");
+    }
+    float* top = scratch + static_cast<int64_t>(stack.size()) * kChunk;
+    for (int64_t i = 0; i < n; ++i) {
+      top[i] = load(t.slot(k), dtype, a + i);
+    }
+    push_block(order, stack, t.blocks()[k], [&](size_t left) {
+      float* l = scratch + static_cast<int64_t>(left) * kChunk;
+      const float* r = l + kChunk;
+      for (int64_t i = 0; i < n; ++i) {
+        l[i] = stored(l[i] + r[i], half);
+      }
+    });
+  }
+}
+
+}  // namespace
+
 void reduce_slice(std::span<GradTree* const> trees, int64_t lo, int64_t hi, ReduceScratch& work, GradTree* only) {
   const DType dtype = trees.front()->dtype();
-  const planner::AccumulationOrder order = trees.front()->order();
+  const GradientAccumulationOrder order = trees.front()->order();
   const bool half = dtype == DType::F16;
   std::vector<TreeBlock>& stack = work.blocks;
   float* scratch = work.values.data();
@@ -151,23 +177,7 @@ void reduce_slice(std::span<GradTree* const> trees, int64_t lo, int64_t hi, Redu
     const int64_t n = std::min(kChunk, hi - a);
     stack.clear();
     for (GradTree* t : trees) {
-      for (size_t k = 0; k < t->blocks().size(); ++k) {
-        // Copy the replica's block in, then merge it down the combined stack as the counter does.
-        if (stack.size() == stack.capacity()) {
-          throw Error(ErrorKind::Internal, "cross-replica reduction: more partial sums than planned");
-        }
-        float* top = scratch + static_cast<int64_t>(stack.size()) * kChunk;
-        for (int64_t i = 0; i < n; ++i) {
-          top[i] = load(t->slot(k), dtype, a + i);
-        }
-        push_block(order, stack, t->blocks()[k], [&](size_t left) {
-          float* l = scratch + static_cast<int64_t>(left) * kChunk;
-          const float* r = l + kChunk;
-          for (int64_t i = 0; i < n; ++i) {
-            l[i] = stored(l[i] + r[i], half);
-          }
-        });
-      }
+      push_tree(*t, dtype, order, a, n, stack, scratch);  // each replica's blocks in turn
     }
     for (size_t j = stack.size(); j-- > 1;) {
       float* l = scratch + static_cast<int64_t>(j - 1) * kChunk;

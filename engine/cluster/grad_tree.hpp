@@ -41,8 +41,8 @@ inline bool siblings(const TreeBlock& left, const TreeBlock& right) {
 
 //! True when `left` and `right` become one partial sum as soon as both exist: siblings in the
 //! canonical order, neighbours in the sequential order.
-inline bool merges(planner::AccumulationOrder order, const TreeBlock& left, const TreeBlock& right) {
-  if (order == planner::AccumulationOrder::Sequential) {
+inline bool merges(GradientAccumulationOrder order, const TreeBlock& left, const TreeBlock& right) {
+  if (order == GradientAccumulationOrder::Sequential) {
     return left.first + left.size == right.first;
   }
   return siblings(left, right);
@@ -55,7 +55,7 @@ inline bool merges(planner::AccumulationOrder order, const TreeBlock& left, cons
 class GradTree {
  public:
   GradTree(DType dtype, int64_t size, std::vector<void*> slots,
-           planner::AccumulationOrder order = planner::AccumulationOrder::Canonical);
+           GradientAccumulationOrder order = GradientAccumulationOrder::Canonical);
 
   //! Forgets the partial sums (start of an update).
   void clear() { stack_.clear(); }
@@ -70,7 +70,7 @@ class GradTree {
   void set_blocks(std::vector<TreeBlock> blocks) { stack_ = std::move(blocks); }
   size_t slot_count() const { return slots_.size(); }
   DType dtype() const { return dtype_; }
-  planner::AccumulationOrder order() const { return order_; }
+  GradientAccumulationOrder order() const { return order_; }
   int64_t size() const { return size_; }
   void* slot(size_t i) const { return slots_.at(i); }
   //! The root after fold() or a reduction, as f32 in `out` (`size` elements), or only elements
@@ -86,7 +86,7 @@ class GradTree {
 
  private:
   DType dtype_;
-  planner::AccumulationOrder order_;
+  GradientAccumulationOrder order_;
   int64_t size_;
   std::vector<void*> slots_;
   std::vector<TreeBlock> stack_;

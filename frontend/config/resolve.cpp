@@ -168,7 +168,6 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
   s.gradient_accumulation_count = p.gradient_accumulation_count;
   s.batch_serialization = std::max<int64_t>(1, p.batch_serialization_iterations);
   s.auto_stages = static_cast<int32_t>(p.auto_stages);
-  s.recompute = cfg.ipu.allow_recompute;
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
   s.shard_optimizer_state = p.replicated_optimizer_state_sharding;
@@ -227,7 +226,9 @@ namespace iputrain::config {
 Settings resolve(const Config& cfg) {
   Settings s;
   s.optimizer = resolve_optimizer(cfg);
-  s.pipeline.recomputation = lookup(kRecomputation, cfg.pipeline.recomputation_mode, "pipeline.recomputation_mode");
+  s.pipeline.recomputation =
+      cfg.ipu.allow_recompute ? lookup(kRecomputation, cfg.pipeline.recomputation_mode, "pipeline.recomputation_mode")
+                              : Recomputation::Off;
   s.pipeline.reduction = lookup(kReductions, cfg.pipeline.reduction_method, "pipeline.reduction_method");
   // "same": each variable's type, and variables are f32.
   s.pipeline.accumulation_type =

@@ -31,8 +31,13 @@ enum class OutfeedMode { All, Last };
 enum class MasterWeightsPlace { OnChip, Offloaded, None };
 //! A floating-point storage type a setting names (training.precision, optimizer.state_dtype, …).
 enum class FloatType { F32, F16, BF16 };
-enum class Recomputation { Auto, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved };
+//! ipu.allow_recompute and pipeline.recomputation_mode: Off when recomputation is not allowed; a
+//! plan's is never Auto (the schedule's definition says what auto runs).
+enum class Recomputation { Off, Auto, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved };
 enum class GradientReduction { Sum, Mean, RunningMean };
+//! The order in which micro-batch gradients are summed (`pipeline.gradient_accumulation_order`):
+//! Canonical, a pairwise tree over the global micro-batches (about log2(A) partial sums per
+//! weight); Sequential, micro-batches in order into one sum per weight, then replicas in order.
 enum class GradientAccumulationOrder { Canonical, Sequential };
 enum class SelectionOrder { Auto, Zigzag, Snake, Hoof };
 enum class SchedulerAlgorithm { ChooseBest, Clustering, PostOrder, LookAhead, ShortestPath };
@@ -74,7 +79,7 @@ struct PipelineSettings {
   //! is pipelined even on one IPU per replica.
   bool pipelined = false;
   std::vector<std::string> stages;  //!< pipeline.stages: the model's stages as the config names them
-  Recomputation recomputation = Recomputation::Auto;
+  Recomputation recomputation = Recomputation::Off;
   GradientReduction reduction = GradientReduction::Sum;
   FloatType accumulation_type = FloatType::F32;
   GradientAccumulationOrder accumulation_order = GradientAccumulationOrder::Canonical;
@@ -85,7 +90,6 @@ struct PipelineSettings {
   int64_t gradient_accumulation_count = 0;  //!< 0 = the smallest count the schedule accepts
   int64_t batch_serialization = 1;          //!< slices each micro-batch is computed in (at least 1)
   int32_t auto_stages = 0;                  //!< split the model into this many stages (0 = its own)
-  bool recompute = false;                   //!< ipu.allow_recompute
   bool offload_optimizer_state = false;     //!< offload_weight_update_variables ("auto": off)
   bool offload_accumulators = false;        //!< offload_gradient_accumulation_buffers ("auto": off)
   bool shard_optimizer_state = false;       //!< replicated_optimizer_state_sharding

@@ -36,7 +36,8 @@ Json accumulation_json(const Plan& plan) {
   const PlanSettings& s = plan.settings;
   const int32_t buffers = accumulator_buffers(plan);
   Json costs = Json::object();
-  for (AccumulationOrder order : {AccumulationOrder::Canonical, AccumulationOrder::Sequential}) {
+  for (GradientAccumulationOrder order :
+       {GradientAccumulationOrder::Canonical, GradientAccumulationOrder::Sequential}) {
     const int32_t n = accumulator_buffers(plan, order);
     Json bytes = Json::array();
     for (const IpuMemory& m : plan.memory) {

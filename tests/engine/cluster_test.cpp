@@ -118,13 +118,12 @@ float tree_sum(const std::vector<float>& leaves, size_t first, size_t n) {
 }
 
 // R replicas each push A leaves (element i of leaf g = values[g * size + i]); returns the root.
-std::vector<float> accumulate(const std::vector<float>& values, int64_t size, int32_t replicas, int64_t a,
-                              DType dtype,
-                              planner::AccumulationOrder order = planner::AccumulationOrder::Canonical) {
+std::vector<float> accumulate(const std::vector<float>& values, int64_t size, int32_t replicas, int64_t a, DType dtype,
+                              GradientAccumulationOrder order = GradientAccumulationOrder::Canonical) {
   std::vector<std::vector<std::vector<std::byte>>> memory(static_cast<size_t>(replicas));
   std::vector<std::unique_ptr<GradTree>> trees;
   int32_t depth = 1;  // the sequential order's one running sum
-  for (int32_t r = 0; r < replicas && order == planner::AccumulationOrder::Canonical; ++r) {
+  for (int32_t r = 0; r < replicas && order == GradientAccumulationOrder::Canonical; ++r) {
     depth = std::max(depth, planner::tree_stack_depth(r * a, a));
   }
   for (int32_t r = 0; r < replicas; ++r) {
@@ -214,13 +213,13 @@ TEST_CASE("the sequential order: one buffer, micro-batches in order, then replic
       }
       expected[static_cast<size_t>(i)] = total;
     }
-    const auto got = accumulate(values, kSize, r, a, DType::F32, planner::AccumulationOrder::Sequential);
+    const auto got = accumulate(values, kSize, r, a, DType::F32, GradientAccumulationOrder::Sequential);
     CHECK(std::memcmp(got.data(), expected.data(), expected.size() * 4) == 0);
   }
   // A leaf out of order would need a second buffer: refused instead of summed in another order.
   std::vector<float> buffer(3);
   std::vector<float> grad(3, 1.0f);
-  GradTree tree(DType::F32, 3, {buffer.data()}, planner::AccumulationOrder::Sequential);
+  GradTree tree(DType::F32, 3, {buffer.data()}, GradientAccumulationOrder::Sequential);
   tree.push(0, grad.data());
   CHECK_THROWS_AS(tree.push(2, grad.data()), Error);
 }

@@ -171,7 +171,7 @@ TEST_CASE("accumulators follow the accumulation count, replicas and dtype") {
     const Plan sequential = plan_with(std::string(seven) + "gradient_accumulation_order = \"sequential\"");
     CHECK(accumulator_buffers(canonical) == 3);
     CHECK(accumulator_buffers(sequential) == 1);
-    CHECK(accumulator_buffers(sequential, AccumulationOrder::Canonical) == 3);
+    CHECK(accumulator_buffers(sequential, GradientAccumulationOrder::Canonical) == 3);
     CHECK(sequential.memory[0].accumulators == 128 * 4);
     CHECK(sequential.memory[1].accumulators == 32 * 4);
     CHECK(canonical.memory[0].total_peak - sequential.memory[0].total_peak == 2 * 128 * 4);

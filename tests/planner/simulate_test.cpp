@@ -375,7 +375,7 @@ TEST_CASE("recomputed forward nodes are costed where they run, in the backward o
                                                            "[pipeline]\ngradient_accumulation_count = 4\n"
                                                            "recomputation_mode = \"{}\"\n",
                                                            mode)));
-    REQUIRE(on.settings.recompute != RecomputeMode::Off);
+    REQUIRE(on.settings.recompute != Recomputation::Off);
     // Stage 0 on IPU 0: what its Recompute and Backward tasks cost beyond the backward without
     // recomputation is the forward nodes they rebuild, at their own cost.
     const StagePrograms& sp = on.programs.stages[0];
