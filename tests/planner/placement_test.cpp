@@ -1,6 +1,7 @@
 // Placement: stage -> IPU mapping, replicas, physical IPU order, the one-IPU-per-variable rule and
 // the accumulation-count rule of every schedule.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <string>
 
@@ -118,4 +119,35 @@ TEST_CASE("placement: every schedule's accumulation rule names itself and a vali
   const Plan seq = plan_for(
       kThreeStages, "[ipu]\nauto_select_ipus = 3\n[pipeline]\nschedule = \"sequential\"\ngradient_accumulation_count = 5\n");
   CHECK(seq.settings.accumulation_count == 5);
+}
+
+TEST_CASE("placement: a one-position-per-IPU schedule trains a parallel block whose stages share its IPU") {
+  // One position per IPU, checked per position (core/pipeline_schedules/layout_rules.hpp): the
+  // block's stages run as one task of their position.
+  const char* parallel = R"(model branches(batch: int = 2) {
+  input x: f32[batch, 8]
+  param w: f32[8, 8] = glorot_uniform()
+  stage a { h = relu(x @ w) }
+  parallel {
+    stage b1 { p = relu(h) }
+    stage b2 { q = relu(h) }
+  }
+  stage c { loss = mean(p + q) }
+  minimize loss
+}
+)";
+  for (const char* schedule : {"interleaved", "zero_bubble"}) {
+    CAPTURE(schedule);
+    const Plan p = plan_for(parallel, fmt::format("[ipu]\nauto_select_ipus = 3\n[pipeline]\nschedule = \"{}\"\n"
+                                                  "device_mapping = [0, [1], 2]\ngradient_accumulation_count = 6\n",
+                                                  schedule));
+    CHECK(p.placement.pipeline.stage_ipu == std::vector<int32_t>{0, 1, 1, 2});
+    CHECK(p.placement.pipeline.positions.size() == 3);
+  }
+  // Two positions on one IPU stay refused, at the mapping.
+  const std::string err = plan_error(parallel,
+                                     "[ipu]\nauto_select_ipus = 2\n[pipeline]\nschedule = \"interleaved\"\n"
+                                     "device_mapping = [0, [1], 1]\ngradient_accumulation_count = 6\n");
+  CHECK(err.find("the interleaved schedule cannot train two stages on one IPU: stages 1 and 2 are both on IPU 1") !=
+        std::string::npos);
 }
