@@ -270,6 +270,7 @@ Settings resolve(const Config& cfg) {
   s.profile.ipu_events = cfg.profiling.enable_ipu_events;
   s.profile.max_report_size = cfg.profiling.max_report_size;
   s.batch_size = cfg.data.batch_size;
+  s.model_batch = s.batch_size / s.pipeline.batch_serialization;  // the rules refuse a remainder
   s.keys = {cfg.origin.spans, cfg.origin.sources};
   return s;
 }

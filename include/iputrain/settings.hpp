@@ -185,6 +185,7 @@ struct Settings {
   ValidationSettings validation;
   std::string executable_folder;  //!< ipu.serialization_output_folder ("" = the plan is not saved)
   int64_t batch_size = 0;         //!< data.batch_size: samples per micro-batch per replica (0 = the model's)
+  int64_t model_batch = 0;        //!< the batch the model is built at: batch_size per slice (0 = the model's)
   KeyLocations keys;              //!< where each key was set, for rules checked later
 };
 
