@@ -13,7 +13,6 @@
 #include <set>
 #include <system_error>
 
-#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::engine {
@@ -150,22 +149,6 @@ CheckpointMeta parse_meta(const std::map<std::string, std::string>& m, const std
   return meta;
 }
 
-// Every run-defining key with its value as TOML text; model parameters as `model.NAME`.
-std::map<std::string, std::string> run_values(const Config& config) {
-  std::map<std::string, std::string> out;
-  for (const std::string& key : config::keys()) {
-    if (defines_run(key)) {
-      if (const std::optional<std::string> v = config::value_text(config, key)) {
-        out[key] = *v;
-      }
-    }
-  }
-  for (const auto& [name, value] : config.model) {
-    out["model." + name] = param_value_str(value);
-  }
-  return out;
-}
-
 std::map<std::string, std::string> parse_run_values(const std::string& text) {
   std::map<std::string, std::string> out;
   size_t at = 0;
@@ -200,17 +183,17 @@ bool defines_run(const std::string& key) {
   return table && kFree.count(key) == 0;
 }
 
-std::string run_config_text(const Config& config) {
+std::string run_config_text(const std::map<std::string, std::string>& values) {
   std::string out;
-  for (const auto& [key, value] : run_values(config)) {
+  for (const auto& [key, value] : values) {
     out += key + " = " + value + "\n";
   }
   return out;
 }
 
-std::vector<RunChange> run_changes(const std::string& recorded, const Config& config) {
+std::vector<RunChange> run_changes(const std::string& recorded, const std::string& now_text) {
   const std::map<std::string, std::string> was = parse_run_values(recorded);
-  const std::map<std::string, std::string> now = run_values(config);
+  const std::map<std::string, std::string> now = parse_run_values(now_text);
   std::set<std::string> keys;
   for (const auto* m : {&was, &now}) {
     for (const auto& [key, value] : *m) {
@@ -276,7 +259,7 @@ data::SafetensorsFile read_weights(const std::string& path) {
   return file;
 }
 
-std::string config_hash(const Config& config) { return fnv1a_hex(config::show(config)); }
+std::string config_hash(const std::string& config_text) { return fnv1a_hex(config_text); }
 
 std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
                              const std::vector<data::NamedTensor>& tensors, int64_t keep, const std::string& file) {

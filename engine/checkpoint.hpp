@@ -7,12 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "engine/data/safetensors.hpp"
 #include "engine/optim/loss_scale.hpp"
-#include "iputrain/config_loader.hpp"
 
 namespace iputrain::engine {
 
@@ -49,8 +49,8 @@ struct Checkpoint {
 std::string checkpoint_file_name(int64_t step);
 //! The tensor name of optimizer state array `slot` of `param`: "optimizer/0/features/dense/kernel".
 std::string optimizer_state_name(int32_t slot, const std::string& param);
-//! A stable hash (hex FNV-1a 64) of the effective config text (config::show).
-std::string config_hash(const Config& config);
+//! A stable hash (hex FNV-1a 64) of the effective config's text (config::show).
+std::string config_hash(const std::string& config_text);
 
 //! Writes DIR/step-NNNNNNNN.safetensors (or DIR/`file` when given: best.safetensors, which the
 //! rotation and resume's "newest" never see) atomically (creating DIR), then deletes the oldest
@@ -76,16 +76,16 @@ data::SafetensorsFile read_weights(const std::string& path);
 //! run's length, its plan and its bookkeeping (steps, epochs, ipu.*, pipeline.*, checkpoint.*, ...)
 //! may change; the checks of Session::resume cover the global batch.
 bool defines_run(const std::string& key);
-//! The run-defining keys with their values, one `key = value` (TOML) line each, sorted; model
-//! parameters the config sets as `model.NAME`. What a checkpoint records as `run_config`.
-std::string run_config_text(const Config& config);
-//! The run-defining keys whose values differ between a recorded run_config_text() and `config`,
+//! The run-defining keys with their values as TOML text (model parameters the config sets as
+//! `model.NAME`), one `key = value` line each, sorted: what a checkpoint records as `run_config`.
+std::string run_config_text(const std::map<std::string, std::string>& values);
+//! The run-defining keys whose values differ between a recorded run_config_text() and this run's,
 //! each with a line for the user: "`key` was OLD, is NEW".
 struct RunChange {
   std::string key;
   std::string line;
 };
-std::vector<RunChange> run_changes(const std::string& recorded, const Config& config);
+std::vector<RunChange> run_changes(const std::string& recorded, const std::string& now);
 //! The step of the newest checkpoint of `dir` (-1 if it holds none); `used` is set when it holds a
 //! checkpoint or best.safetensors.
 int64_t newest_checkpoint_step(const std::string& dir, bool* used);

@@ -34,7 +34,7 @@ std::vector<DataSourceInfo> inspect_data_sources(const Model& model, const Confi
       if (e.span().valid()) {
         throw;
       }
-      config.fail_at(key, e.diagnostic().message, engine::data_hint(config, key, e), e.kind());
+      config.fail_at(key, e.diagnostic().message, engine::data_hint(config.base_dir_of(key), e), e.kind());
     }
     const size_t colon = spec.find(':');
     if (colon != std::string::npos && spec.rfind("synthetic:", 0) != 0) {

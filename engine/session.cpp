@@ -77,12 +77,43 @@ void read_records(engine::Cluster& cluster, const OptimizerSettings& o, int64_t 
   }
 }
 
+// Every run-defining key (engine::defines_run) with its value as TOML text, the model's
+// parameters as `model.NAME`: what a checkpoint records as `run_config`.
+std::string run_config_text(const Config& config) {
+  std::map<std::string, std::string> values;
+  for (const std::string& key : config::keys()) {
+    const std::optional<std::string> v = engine::defines_run(key) ? config::value_text(config, key) : std::nullopt;
+    if (v) {
+      values[key] = *v;
+    }
+  }
+  for (const auto& [name, value] : config.model) {
+    values["model." + name] = param_value_str(value);
+  }
+  return engine::run_config_text(values);
+}
+
+// The one reading of the config a session is made with: the settings resolved once (with the
+// instances mpirun started), the data specs with their folders, what checkpoints record.
+engine::SessionConfig session_config(const Config& config) {
+  Config run = engine::with_instances(config);
+  engine::SessionConfig out;
+  out.settings = config::resolve(run);
+  out.data["data.train"] = {run.data.train, run.base_dir_of("data.train")};
+  out.data["data.validation"] = {run.data.validation, run.base_dir_of("data.validation")};
+  out.data["data.test"] = {run.data.test, run.base_dir_of("data.test")};
+  out.config_text = config::show(config);
+  out.run_config = run_config_text(config);
+  return out;
+}
+
 }  // namespace
 
-Session::Session(const Model& model, const Config& config) : impl_(std::make_unique<Impl>(model, config)) {
+Session::Session(const Model& model, const Config& config)
+    : impl_(std::make_unique<Impl>(model, session_config(config))) {
   Impl& s = *impl_;
   try {
-    s.plan = planner::make_plan(graph_of(model), config::resolve(engine::with_instances(config)));
+    s.plan = planner::make_plan(graph_of(model), s.settings);
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }
@@ -90,7 +121,7 @@ Session::Session(const Model& model, const Config& config) : impl_(std::make_uni
 }
 
 Session::Session(const Model& model, const Config& config, const Plan& plan)
-    : impl_(std::make_unique<Impl>(model, config)) {
+    : impl_(std::make_unique<Impl>(model, session_config(config))) {
   Impl& s = *impl_;
   if (plan.model_name() != model.name()) {
     throw Error(ErrorKind::Usage,
@@ -114,7 +145,7 @@ void Session::Impl::setup() {
   // Training keeps the weights in the cluster; a model that does not train keeps them on the host
   // (eval and predict run on the inference cluster either way).
   if (g.loss != ir::kNoValue) {
-    s.cluster = std::make_unique<engine::Cluster>(s.plan, s.settings, engine::instance_of(s.plan, s.config));
+    s.cluster = std::make_unique<engine::Cluster>(s.plan, s.settings, engine::instance_of(s.plan, s.settings.keys));
   } else {
     s.host_weights = std::make_unique<engine::HostWeights>(g);
   }
@@ -175,11 +206,11 @@ struct TrainLoop {
     const auto it = std::find(names.begin(), names.end(), vs.keep_best);
     if (it == names.end()) {
       const std::string near = nearest_name(vs.keep_best, names);
-      s.config.fail_at("checkpoint.keep_best",
-                       fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric of model `{}`",
-                                   vs.keep_best, s.model.name()),
-                       near.empty() ? fmt::format("its metrics are: {}", fmt::join(names, ", "))
-                                    : fmt::format("did you mean \"{}\"?", near));
+      s.settings.keys.fail_at("checkpoint.keep_best",
+                              fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric of model `{}`",
+                                          vs.keep_best, s.model.name()),
+                              near.empty() ? fmt::format("its metrics are: {}", fmt::join(names, ", "))
+                                           : fmt::format("did you mean \"{}\"?", near));
     }
     best_output = it - names.begin();
   }
@@ -284,7 +315,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
 
   Progress progress;
   TrainLoop loop{
-      *this, s, summary, progress, checkpoint_dir, end, s.config.checkpoint.every, global_batch, updates_per_epoch};
+      *this, s, summary, progress, checkpoint_dir, end, s.settings.checkpoint.every, global_batch, updates_per_epoch};
   // Validation (data.validation or data.validation_split): opened before the first step, so a bad
   // source fails at once; run on the inference plan between executions.
   loop.open_validation();
@@ -346,7 +377,7 @@ void finish_run(const Session& session, Session::Impl& s, TrainSummary& summary)
     summary.profile_directory = engine::write_profile(
         {s.plan, s.model.name(), report, s.cluster->recorder(),
          std::max<int64_t>(1, s.settings.steps_per_execution) * std::max<int64_t>(1, s.settings.repeat_count),
-         s.settings.pipeline_name, s.model.sources().get(), config::show(s.config)},
+         s.settings.pipeline_name, s.model.sources().get(), s.config_text},
         s.settings.profile);
   }
 }

@@ -60,11 +60,11 @@ void same(const engine::Checkpoint& c, const char* what, const T& saved, const T
 
 // The run-defining keys must agree with those the checkpoint records (one written before
 // iputrain recorded them is checked by its other metadata alone).
-void check_run_config(const Config& config, const engine::Checkpoint& c) {
+void check_run_config(const std::string& run_config, const KeyLocations& keys, const engine::Checkpoint& c) {
   if (c.meta.run_config.empty()) {
     return;
   }
-  const std::vector<engine::RunChange> changes = engine::run_changes(c.meta.run_config, config);
+  const std::vector<engine::RunChange> changes = engine::run_changes(c.meta.run_config, run_config);
   if (changes.empty()) {
     return;
   }
@@ -72,18 +72,18 @@ void check_run_config(const Config& config, const engine::Checkpoint& c) {
   std::string at;
   std::vector<std::string> lines;
   for (const engine::RunChange& change : changes) {
-    if (at.empty() && config.is_set(change.key)) {
+    if (at.empty() && keys.is_set(change.key)) {
       at = change.key;
     }
     lines.push_back(change.line);
   }
-  config.fail_at(at,
-                 fmt::format("cannot resume from `{}`: it was trained under another config ({} key{} changed):\n  {}",
-                             c.path, changes.size(), changes.size() == 1 ? "" : "s", fmt::join(lines, "\n  ")),
-                 "resume with the config that wrote it; only the run's length (training.steps, training.epochs), "
-                 "its plan (ipu, pipeline, the micro-batch) and bookkeeping keys may change. To start a new run from "
-                 "its weights, `iputrain export` them and train with --init-from",
-                 ErrorKind::Config);
+  keys.fail_at(at,
+               fmt::format("cannot resume from `{}`: it was trained under another config ({} key{} changed):\n  {}",
+                           c.path, changes.size(), changes.size() == 1 ? "" : "s", fmt::join(lines, "\n  ")),
+               "resume with the config that wrote it; only the run's length (training.steps, training.epochs), "
+               "its plan (ipu, pipeline, the micro-batch) and bookkeeping keys may change. To start a new run from "
+               "its weights, `iputrain export` them and train with --init-from",
+               ErrorKind::Config);
 }
 
 }  // namespace
@@ -113,14 +113,14 @@ void Session::Impl::claim_checkpoint_dir(const std::string& dir) {
       const std::string what = newest >= 0
                                    ? fmt::format("the checkpoints of another run (the newest at step {})", newest)
                                    : std::string("the best checkpoint of another run");
-      config.fail_at("checkpoint.dir",
-                     fmt::format("checkpoint directory `{}` holds {}; a new run does not mix its checkpoints with "
-                                 "them",
-                                 dir, what),
-                     fmt::format("continue that run with `--resume {}`, start afresh there with --overwrite (deletes "
-                                 "its checkpoints), or set `checkpoint.dir` to a new directory",
-                                 dir),
-                     ErrorKind::Usage);
+      settings.keys.fail_at("checkpoint.dir",
+                            fmt::format("checkpoint directory `{}` holds {}; a new run does not mix its checkpoints "
+                                        "with them",
+                                        dir, what),
+                            fmt::format("continue that run with `--resume {}`, start afresh there with --overwrite "
+                                        "(deletes its checkpoints), or set `checkpoint.dir` to a new directory",
+                                        dir),
+                            ErrorKind::Usage);
     }
     engine::clear_checkpoints(dir);
   }
@@ -165,9 +165,9 @@ std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std:
   meta.global_batch = s.plan.global_batch();
   meta.micro_batch = s.batch;
   meta.samples = s.step * meta.global_batch;
-  meta.config_hash = engine::config_hash(s.config);
-  meta.run_config = engine::run_config_text(s.config);
-  return engine::write_checkpoint(dir, meta, tensors, s.config.checkpoint.keep, file);
+  meta.config_hash = engine::config_hash(s.config_text);
+  meta.run_config = s.run_config;
+  return engine::write_checkpoint(dir, meta, tensors, s.settings.checkpoint.keep, file);
 }
 
 ResumeInfo Session::resume(const std::string& dir_or_file) {
@@ -230,7 +230,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   }
 
   // Last, as the most general check: the specific ones above name the tensor or setting at fault.
-  check_run_config(s.config, c);
+  check_run_config(s.run_config, s.settings.keys, c);
 
   for (const Restore& r : restore) {
     s.set_weight(r.param, r.weights->bytes.data());
@@ -252,7 +252,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   info.path = c.path;
   info.step = c.meta.step;
   info.remaining = std::max<int64_t>(0, planned_steps() - c.meta.step);
-  info.config_changed = c.meta.config_hash != engine::config_hash(s.config);
+  info.config_changed = c.meta.config_hash != engine::config_hash(s.config_text);
   if (info.config_changed) {
     info.notes.push_back(fmt::format("the config differs from the one that wrote `{}` (another plan, step count or "
                                      "setting); seeds and global batch agree, so the run continues exactly",

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -22,34 +23,46 @@
 #include "engine/host_weights.hpp"
 #include "engine/inference.hpp"
 #include "frontend/model_access.hpp"
-#include "iputrain/config_loader.hpp"
 #include "iputrain/session.hpp"
+#include "iputrain/settings.hpp"
 #include "planner/plan.hpp"
 
 namespace iputrain {
 
 namespace engine {
 
-// The hint of a data source that cannot be opened, with where its relative path was resolved.
-inline std::string data_hint(const Config& config, const std::string& key, const Error& e) {
+//! A data source the config names (`data.train`, …) and the folder its relative paths are in.
+struct DataSpec {
+  std::string spec;
+  std::string base_dir;
+};
+
+// The hint of a data source that cannot be opened, with where its relative path was resolved (`base`).
+inline std::string data_hint(const std::string& base, const Error& e) {
   const std::string& message = e.diagnostic().message;
   if (message.find("cannot open") == std::string::npos && message.find("cannot find") == std::string::npos) {
     return e.hint();
   }
-  const std::string base = config.base_dir_of(key);
   return e.hint() + (base.empty()
                          ? "; a relative path given on the command line is relative to the current directory"
                          : fmt::format("; a relative path in a config file is relative to its folder, `{}`", base));
 }
 
+//! What a session keeps of its config, which session.cpp reads once: the settings, and apart from
+//! them only the data specs and what a checkpoint records.
+struct SessionConfig {
+  Settings settings;                     //!< with mpirun's instances
+  std::map<std::string, DataSpec> data;  //!< data.train, data.validation, data.test
+  std::string config_text;               //!< the effective config (config::show): its hash marks a checkpoint's config
+  std::string run_config;                //!< its run-defining keys' values, as a checkpoint records them
+};
+
 }  // namespace engine
 
-struct Session::Impl {
-  Impl(const Model& m, const Config& c) : model(m), config(c), settings(config::resolve(c)) {}
+struct Session::Impl : engine::SessionConfig {
+  Impl(const Model& m, engine::SessionConfig c) : engine::SessionConfig(std::move(c)), model(m) {}
 
   Model model;
-  Config config;      // what the user wrote: sources of located errors, data specs, checkpoint hash
-  Settings settings;  // the same, resolved once: what the run reads
   planner::Plan plan;
   int64_t batch = 0;
   std::vector<data::Field> wanted;  // the model's inputs, per sample
@@ -124,21 +137,19 @@ struct Session::Impl {
   // only the inputs its values need).
   std::unique_ptr<data::Dataset> open(const std::string& key, const std::vector<data::Field>* fields = nullptr) const {
     const std::vector<data::Field>& want = fields != nullptr ? *fields : wanted;
-    const std::string& spec = key == "data.train"        ? config.data.train
-                              : key == "data.validation" ? config.data.validation
-                                                         : config.data.test;
-    if (spec.empty()) {
-      config.fail_at(key, fmt::format("`{}` is not set", key), "name a source, e.g. \"idx:DIR/train\"");
+    const engine::DataSpec& source = data.at(key);
+    if (source.spec.empty()) {
+      settings.keys.fail_at(key, fmt::format("`{}` is not set", key), "name a source, e.g. \"idx:DIR/train\"");
     }
     try {
-      auto ds = data::open_dataset(spec, config.base_dir_of(key), want, data_seed());
+      auto ds = data::open_dataset(source.spec, source.base_dir, want, data_seed());
       data::check_fields(*ds, want);
       return ds;
     } catch (const Error& e) {
       if (e.span().valid()) {
         throw;
       }
-      config.fail_at(key, e.diagnostic().message, engine::data_hint(config, key, e), e.kind());
+      settings.keys.fail_at(key, e.diagnostic().message, engine::data_hint(source.base_dir, e), e.kind());
     }
   }
 
@@ -174,11 +185,11 @@ struct Session::Impl {
       const int64_t n = train_data->size();
       const int64_t kept = trained_share(n);
       if (settings.validation.split > 0 && (kept < batch || n - kept < batch)) {
-        config.fail_at("data.validation_split",
-                       fmt::format("holding out {} of the {} training samples leaves {} to train on and {} to "
-                                   "validate on, but each needs at least one micro-batch of {}",
-                                   settings.validation.split, n, kept, n - kept, batch),
-                       "choose a split that leaves a micro-batch on both sides");
+        settings.keys.fail_at("data.validation_split",
+                              fmt::format("holding out {} of the {} training samples leaves {} to train on and {} to "
+                                          "validate on, but each needs at least one micro-batch of {}",
+                                          settings.validation.split, n, kept, n - kept, batch),
+                              "choose a split that leaves a micro-batch on both sides");
       }
       train_view = std::make_unique<data::SubsetDataset>(*train_data, 0, kept);
       if (settings.validation.split > 0) {
@@ -209,10 +220,7 @@ struct Session::Impl {
   void claim_checkpoint_dir(const std::string& dir);
   // Where train() writes checkpoints: checkpoint.dir by the path rule; "" when checkpoints are off.
   std::string checkpoint_dir() const {
-    if (config.checkpoint.dir.empty() || config.checkpoint.every == 0) {
-      return {};
-    }
-    return config.resolve_path("checkpoint.dir", config.checkpoint.dir);
+    return settings.checkpoint.every == 0 ? std::string() : settings.checkpoint.dir;
   }
 
   // set_data's split: "train", "test" or "validation" (Error(Usage) otherwise).

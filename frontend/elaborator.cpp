@@ -1,5 +1,5 @@
 // Elaboration's entry point: finds the model, binds its parameters (defaults and [model]
-// overrides), runs its body and checks the finished graph.
+// overrides, checked here only), runs its body and checks the finished graph.
 #include "frontend/elaborator_impl.hpp"
 
 #include <fmt/format.h>
@@ -38,9 +38,29 @@ const char* example_of(const std::string& type) {
   return "\"text\"";
 }
 
+// "an integer" for "int", and so on: how the config's errors name a value's kind.
+const char* kind_name(const std::string& type) {
+  return type == "int" ? "an integer" : type == "float" ? "a float" : type == "bool" ? "a bool" : "a string";
+}
+
+std::optional<ParamValue> param_value_of(const Value& v) {
+  switch (v.kind) {
+    case K::Int:
+      return ParamValue(v.i);
+    case K::Float:
+      return ParamValue(v.f);
+    case K::Bool:
+      return ParamValue(v.b);
+    case K::String:
+      return ParamValue(v.s);
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
-Elaborated Elaborator::run(const std::map<std::string, ParamValue>& overrides) {
+Elaborated Elaborator::run(const ParamOverrides& overrides) {
   const ast::Function* model = find_model();
   Elaborated out;
   out.model_name = model->name;
@@ -75,15 +95,24 @@ const ast::Function* Elaborator::find_model() const {
   return found;
 }
 
-void Elaborator::bind_model_params(const ast::Function& model, const std::map<std::string, ParamValue>& overrides,
-                                   Scope& scope, std::map<std::string, ParamValue>& resolved) {
+// An override that names no parameter of the model: at the config key when a config set it
+// (the parameters listed by name, as the config's errors do), else at the model's declaration.
+void Elaborator::check_override_names(const ast::Function& model, const ParamOverrides& overrides) const {
   std::vector<std::string> names;
   for (const auto& p : model.params) {
     names.push_back(p.name);
   }
-  for (const auto& [key, value] : overrides) {
+  for (const auto& [key, value] : overrides.values) {
     if (std::find(names.begin(), names.end(), key) != names.end()) {
       continue;
+    }
+    if (overrides.keys != nullptr) {
+      std::vector<std::string> sorted = names;
+      std::sort(sorted.begin(), sorted.end());
+      const std::string near = nearest_name(key, sorted);
+      overrides.keys->fail_at("model." + key, fmt::format("the model has no compile-time parameter `{}`", key),
+                              near.empty() ? fmt::format("its parameters are: {}", fmt::join(sorted, ", "))
+                                           : fmt::format("did you mean `{}`?", near));
     }
     const std::string near = nearest_name(key, names);
     std::string list;
@@ -96,6 +125,11 @@ void Elaborator::bind_model_params(const ast::Function& model, const std::map<st
                 near.empty() ? fmt::format("the parameters of {} are: {}", model.name, list.empty() ? "(none)" : list)
                              : fmt::format("did you mean '{}'?", near));
   }
+}
+
+void Elaborator::bind_model_params(const ast::Function& model, const ParamOverrides& overrides, Scope& scope,
+                                   std::map<std::string, ParamValue>& resolved) {
+  check_override_names(model, overrides);
   for (const auto& p : model.params) {
     if (scope.find_local(p.name) != nullptr) {
       fail(p.span, fmt::format("duplicate model parameter '{}'", p.name), "rename one of them");
@@ -105,40 +139,37 @@ void Elaborator::bind_model_params(const ast::Function& model, const std::map<st
       fail(p.type->span, fmt::format("model parameter '{}' has type '{}'", p.name, declared),
            "model parameters are compile-time values of type int, float, bool or str");
     }
-    Value v;
-    auto it = overrides.find(p.name);
-    if (it != overrides.end()) {
-      v = from_override(p, declared, it->second, scope);
-    } else if (p.default_value) {
-      v = eval(*p.default_value, scope);
-      check_scalar_type(declared, v, p.default_value->span, fmt::format("the default of '{}'", p.name));
-    } else {
-      throw Error(ErrorKind::Config,
-                  fmt::format("model parameter '{}' has no default and the config does not set it", p.name), p.span,
-                  fmt::format("set it in the config: [model] {} = …", p.name));
-    }
-    switch (v.kind) {
-      case K::Int:
-        resolved[p.name] = v.i;
-        break;
-      case K::Float:
-        resolved[p.name] = v.f;
-        break;
-      case K::Bool:
-        resolved[p.name] = v.b;
-        break;
-      case K::String:
-        resolved[p.name] = v.s;
-        break;
-      default:
-        break;
+    Value v = model_param_value(p, declared, overrides, scope);
+    if (const std::optional<ParamValue> pv = param_value_of(v)) {
+      resolved[p.name] = *pv;
     }
     scope.set(p.name, std::move(v), p.span);
   }
 }
 
+// A model parameter's value: its override, else its default, where data.batch_size (per slice)
+// stands in for the default of an int `batch`.
+Value Elaborator::model_param_value(const ast::ParamDecl& p, const std::string& declared,
+                                    const ParamOverrides& overrides, Scope& scope) {
+  const auto it = overrides.values.find(p.name);
+  if (it != overrides.values.end()) {
+    return from_override(p, declared, it->second, overrides.keys, scope);
+  }
+  if (!p.default_value) {
+    throw Error(ErrorKind::Config,
+                fmt::format("model parameter '{}' has no default and the config does not set it", p.name), p.span,
+                fmt::format("set it in the config: [model] {} = …", p.name));
+  }
+  Value v = eval(*p.default_value, scope);
+  check_scalar_type(declared, v, p.default_value->span, fmt::format("the default of '{}'", p.name));
+  if (p.name == "batch" && overrides.batch > 0 && v.kind == K::Int) {
+    v = Value::of_int(overrides.batch);
+  }
+  return v;
+}
+
 Value Elaborator::from_override(const ast::ParamDecl& p, const std::string& declared, const ParamValue& pv,
-                                Scope& scope) {
+                                const KeyLocations* keys, Scope& scope) {
   std::string want = declared;
   if (want.empty() && p.default_value) {
     const Value def = eval(*p.default_value, scope);
@@ -155,21 +186,28 @@ Value Elaborator::from_override(const ast::ParamDecl& p, const std::string& decl
     v = Value::of_string(std::get<std::string>(pv));
   }
   const std::string got = v.kind == K::Int ? "int" : v.kind == K::Float ? "float" : v.kind == K::Bool ? "bool" : "str";
-  if (!want.empty() && got != want) {
-    throw Error(ErrorKind::Config,
-                fmt::format("[model] {} = {}: model parameter '{}' is {}, not {}", p.name, param_value_text(pv), p.name,
-                            want, got),
-                p.span, fmt::format("write a value of type {}, e.g. {} = {}", want, p.name, example_of(want)));
+  if (want.empty() || got == want) {
+    return v;
   }
-  return v;
+  const std::string example = fmt::format("write a value of type {}, e.g. {} = {}", want, p.name, example_of(want));
+  if (keys != nullptr) {  // at the config key, in the config's words
+    const std::optional<ParamValue> def_value =
+        p.default_value ? param_value_of(eval(*p.default_value, scope)) : std::nullopt;
+    keys->fail_at("model." + p.name,
+                  fmt::format("model parameter `{}` takes {}, got {}", p.name, kind_name(want), kind_name(got)),
+                  def_value ? fmt::format("its default is {}", param_value_str(*def_value)) : example);
+  }
+  throw Error(ErrorKind::Config,
+              fmt::format("[model] {} = {}: model parameter '{}' is {}, not {}", p.name, param_value_text(pv), p.name,
+                          want, got),
+              p.span, example);
 }
 
 }  // namespace iputrain::frontend::elab
 
 namespace iputrain::frontend {
 
-Elaborated elaborate(const ModuleScope& main, const std::map<std::string, ParamValue>& overrides,
-                     const SourceManager& sources) {
+Elaborated elaborate(const ModuleScope& main, const ParamOverrides& overrides, const SourceManager& sources) {
   return elab::Elaborator(main, sources).run(overrides);
 }
 

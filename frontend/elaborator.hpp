@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
+#include "frontend/frontend.hpp"
 #include "frontend/scope.hpp"
 #include "iputrain/config.hpp"
 
@@ -22,10 +23,9 @@ struct Elaborated {
   std::vector<Diagnostic> warnings;
 };
 
-//! Elaborates the single `model` of `main`. `overrides` are `[model]` values from the config;
+//! Elaborates the single `model` of `main` with `overrides`, the one place they are checked:
 //! unknown names or wrong types raise Error(Config). Other errors are Error(Semantic), located.
 //! `sources` is used only to quote source text in hints (function signatures, shape patterns).
-Elaborated elaborate(const ModuleScope& main, const std::map<std::string, ParamValue>& overrides,
-                     const SourceManager& sources);
+Elaborated elaborate(const ModuleScope& main, const ParamOverrides& overrides, const SourceManager& sources);
 
 }  // namespace iputrain::frontend

@@ -65,14 +65,18 @@ class Elaborator {
  public:
   Elaborator(const ModuleScope& main, const SourceManager& sources) : main_(main), sources_(sources) {}
 
-  Elaborated run(const std::map<std::string, ParamValue>& overrides);
+  Elaborated run(const ParamOverrides& overrides);
 
  private:
   // elaborator.cpp: the model and its parameters
   const ast::Function* find_model() const;
-  void bind_model_params(const ast::Function& model, const std::map<std::string, ParamValue>& overrides, Scope& scope,
+  void bind_model_params(const ast::Function& model, const ParamOverrides& overrides, Scope& scope,
                          std::map<std::string, ParamValue>& resolved);
-  Value from_override(const ast::ParamDecl& p, const std::string& declared, const ParamValue& pv, Scope& scope);
+  void check_override_names(const ast::Function& model, const ParamOverrides& overrides) const;
+  Value model_param_value(const ast::ParamDecl& p, const std::string& declared, const ParamOverrides& overrides,
+                          Scope& scope);
+  Value from_override(const ast::ParamDecl& p, const std::string& declared, const ParamValue& pv,
+                      const KeyLocations* keys, Scope& scope);
 
   // elaborator_stages.cpp
   void declare_stages(const ast::Function& model);

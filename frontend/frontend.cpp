@@ -27,8 +27,7 @@ std::string read_file(const std::string& path) {
 
 }  // namespace
 
-LoadedModel load_model(const std::string& path, const std::string* text,
-                       const std::map<std::string, ParamValue>& overrides) {
+LoadedModel load_model(const std::string& path, const std::string* text, const ParamOverrides& overrides) {
   auto sources = std::make_shared<SourceManager>();
   try {
     const std::string owned = text == nullptr ? read_file(path) : std::string();

@@ -9,8 +9,20 @@
 #include "core/ir/graph.hpp"
 #include "iputrain/config.hpp"
 #include "iputrain/error.hpp"
+#include "iputrain/settings.hpp"
 
 namespace iputrain::frontend {
+
+//! The compile-time parameter values a caller sets: a config's `[model]` table, or the API's map.
+struct ParamOverrides {
+  std::map<std::string, ParamValue> values;  //!< by parameter name
+  //! Where a config set each `model.NAME` (null when the values come from no config): a bad
+  //! override is an error at its key, else at the model's declaration.
+  const KeyLocations* keys = nullptr;
+  //! The value of the model's int parameter `batch` when `values` leaves it alone (0: its
+  //! default): Settings::model_batch, data.batch_size per slice.
+  int64_t batch = 0;
+};
 
 //! A model file parsed, checked and lowered.
 struct LoadedModel {
@@ -26,7 +38,6 @@ struct LoadedModel {
 //! modules next to it) when `text` is not null. `overrides` set compile-time parameters (`[model]`).
 //! Throws iputrain::Error (Syntax, Semantic, Config, Io) with the sources attached, so
 //! `render()` quotes the offending line.
-LoadedModel load_model(const std::string& path, const std::string* text,
-                       const std::map<std::string, ParamValue>& overrides = {});
+LoadedModel load_model(const std::string& path, const std::string* text, const ParamOverrides& overrides = {});
 
 }  // namespace iputrain::frontend

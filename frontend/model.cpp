@@ -2,8 +2,9 @@
 #include "iputrain/model.hpp"
 
 #include "core/ir/graph.hpp"
-#include "frontend/model_access.hpp"
 #include "frontend/frontend.hpp"
+#include "frontend/model_access.hpp"
+#include "iputrain/config_loader.hpp"
 
 namespace iputrain {
 
@@ -17,14 +18,24 @@ int64_t TensorInfo::numel() const {
 
 Model Model::load(const std::string& path, const std::map<std::string, ParamValue>& overrides) {
   auto impl = std::make_shared<Impl>();
-  impl->loaded = frontend::load_model(path, nullptr, overrides);
+  impl->loaded = frontend::load_model(path, nullptr, {overrides});
+  return Model(std::move(impl));
+}
+
+// Ties a model to the config it trains under: the elaborator checks the `[model]` overrides
+// against the model's parameters, at their keys, and builds an int `batch` that [model] leaves
+// alone at the batch the settings resolved (data.batch_size per slice).
+Model Model::load(const std::string& path, const Config& config) {
+  const Settings settings = config::resolve(config);
+  auto impl = std::make_shared<Impl>();
+  impl->loaded = frontend::load_model(path, nullptr, {config.model, &settings.keys, settings.model_batch});
   return Model(std::move(impl));
 }
 
 Model Model::parse(const std::string& text, const std::string& path,
                    const std::map<std::string, ParamValue>& overrides) {
   auto impl = std::make_shared<Impl>();
-  impl->loaded = frontend::load_model(path, &text, overrides);
+  impl->loaded = frontend::load_model(path, &text, {overrides});
   return Model(std::move(impl));
 }
 

@@ -113,9 +113,9 @@ void check_inputs(const ir::Graph& g, const Settings& settings) {
                   n.span, "give every input the batch as its first dimension");
     }
   }
-  // Under batch serialization the model is built at the slice size (frontend/model_config.cpp).
+  // The model is built at the batch the settings resolved: data.batch_size per slice.
   const int64_t slices = settings.pipeline.batch_serialization;
-  if (settings.batch_size != 0 && settings.batch_size != batch * slices) {
+  if (settings.model_batch != 0 && settings.model_batch != batch) {
     settings.keys.fail_at(
         "data.batch_size",
         fmt::format("data.batch_size is {} but the model's inputs have batch {}{}", settings.batch_size, batch,

@@ -8,6 +8,8 @@ import os
 import re
 import sys
 
+import lint_common
+
 LIMIT = 100
 FOLDERS = ("core", "frontend", "planner", "engine", "cli", "include", "bench", "tests", "examples")
 CONTROL = re.compile(r"^(if|for|while|switch|catch|do|else|try|return|namespace|struct|class|enum|union)\b")
@@ -25,8 +27,7 @@ def holds(src):
 
 
 def code_lines(text):
-    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-    text = re.sub(r'R"(\w*)\((.*?)\)\1"', lambda m: '""' + "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = lint_common.blank_comments(text)
     return [STRIP.sub('""', line) for line in text.split("\n")]
 
 
@@ -83,31 +84,14 @@ def scan(src, rel, held):
     return failures
 
 
-def sources(src):
-    for top in FOLDERS:
-        for root, _, files in os.walk(os.path.join(src, top)):
-            for name in sorted(files):
-                if name.endswith((".cpp", ".hpp", ".h")):
-                    yield os.path.relpath(os.path.join(root, name), src)
-
-
 def main():
-    if len(sys.argv) < 2:
-        sys.exit("usage: function_length.py SOURCE_DIR [FILE...] (FILEs relative to SOURCE_DIR: only those)")
-    src = sys.argv[1]
-    held = holds(src)
-    failures = []
-    checked = 0
-    for rel in sys.argv[2:] or sources(src):
-        failures += scan(src, rel, held)
-        checked += 1
-    for failure in failures:
-        print(failure)
-    print(f"function_length: {checked} files, {len(failures)} functions over {LIMIT} lines")
-    if failures:
-        print("hint: split them along their steps (a helper per step); hold a declarative table in "
-              "tests/style_check.txt, saying why")
-    return 1 if failures else 0
+    held = {}
+    return lint_common.run(
+        "function_length.py", FOLDERS,
+        lambda src, rel: scan(src, rel, held.setdefault("set", holds(src))),
+        lambda files, failures: f"function_length: {files} files, {failures} functions over {LIMIT} lines",
+        "split them along their steps (a helper per step); hold a declarative table in "
+        "tests/style_check.txt, saying why")
 
 
 if __name__ == "__main__":

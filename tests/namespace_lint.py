@@ -9,6 +9,8 @@ import os
 import re
 import sys
 
+import lint_common
+
 FOLDERS = ("core", "frontend", "planner", "engine", "cli", "include")
 # core is the base library (namespace iputrain, its thread helpers iputrain::par); its ops extend
 # the IR (iputrain::ir).
@@ -52,8 +54,7 @@ def check(src, rel):
     failures = []
     with open(os.path.join(src, rel), encoding="utf-8", errors="replace") as f:
         text = f.read()
-    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
-    text = re.sub(r'R"(\w*)\((.*?)\)\1"', lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = lint_common.blank_comments(text)
     lines = text.split("\n")
     for number, raw in enumerate(lines, 1):
         line = STRIP.sub("", raw)
@@ -79,30 +80,12 @@ def check(src, rel):
     return failures
 
 
-def sources(src):
-    for top in FOLDERS:
-        for root, _, files in os.walk(os.path.join(src, top)):
-            for name in sorted(files):
-                if name.endswith((".cpp", ".hpp", ".h")):
-                    yield os.path.relpath(os.path.join(root, name), src)
-
-
 def main():
-    if len(sys.argv) < 2:
-        sys.exit("usage: namespace_lint.py SOURCE_DIR [FILE...] (FILEs relative to SOURCE_DIR: only those)")
-    src = sys.argv[1]
-    failures = []
-    checked = 0
-    for rel in sys.argv[2:] or sources(src):
-        failures += check(src, rel)
-        checked += 1
-    for failure in failures:
-        print(failure)
-    print(f"namespace_lint: {checked} files, {len(failures)} outside their folder's namespace")
-    if failures:
-        print("hint: open the folder's namespace (iputrain::<folder>), or move the file to the folder "
-              "whose namespace it uses")
-    return 1 if failures else 0
+    return lint_common.run(
+        "namespace_lint.py", FOLDERS, check,
+        lambda files, failures: f"namespace_lint: {files} files, {failures} outside their folder's namespace",
+        "open the folder's namespace (iputrain::<folder>), or move the file to the folder whose "
+        "namespace it uses")
 
 
 if __name__ == "__main__":

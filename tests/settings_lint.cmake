@@ -27,8 +27,7 @@ set(still_reading_config
   planner/plan_api.cpp           # Plan::make(model, Config), the public entry: resolves once, then make_plan(Settings)
   planner/tune.cpp planner/tune_limits.cpp planner/tune_ranking.cpp planner/tune_search.cpp
   planner/tune_search.hpp planner/tune_space.hpp  # tune varies config keys: the config's client
-  engine/session.cpp engine/session_impl.hpp     # Session(model, Config): data specs, paths, located errors
-  engine/checkpoint.cpp engine/checkpoint.hpp    # the run's config recorded in a checkpoint
+  engine/session.cpp                             # Session(model, Config): read once into Settings, data specs, run record
   engine/distributed/instances_config.hpp        # mpirun's count written into the config
 )
 file(GLOB_RECURSE stages RELATIVE "${SRC}" "${SRC}/planner/*.cpp" "${SRC}/planner/*.hpp" "${SRC}/engine/*.cpp"

@@ -35,7 +35,7 @@ Config with_instances(const Config& config) {
   return out;
 }
 
-int32_t instance_of(const planner::Plan& plan, const Config& config) {
+int32_t instance_of(const planner::Plan& plan, const KeyLocations& keys) {
   const Instances in = current_instances();
   const int32_t wanted = plan.placement.instances;
   if (wanted == in.count) {
@@ -43,10 +43,10 @@ int32_t instance_of(const planner::Plan& plan, const Config& config) {
   }
   const std::string hint = wanted > 1 ? fmt::format("launch it with mpirun -n {} (docs/distributed.md)", wanted)
                                       : "remove `process_count`, or set it to mpirun's count";
-  if (config.is_set(kCount)) {
-    config.fail_at(kCount,
-                   fmt::format("the plan shares its replicas among {} instances, but this run has {}", wanted, in.count),
-                   hint);
+  if (keys.is_set(kCount)) {
+    keys.fail_at(kCount,
+                 fmt::format("the plan shares its replicas among {} instances, but this run has {}", wanted, in.count),
+                 hint);
   }
   throw Error(ErrorKind::Config,
               fmt::format("the plan shares its replicas among {} instances, but this run has {}", wanted, in.count), {},

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "iputrain/config.hpp"
+#include "iputrain/settings.hpp"
 #include "planner/plan.hpp"
 
 namespace iputrain::engine {
@@ -14,8 +15,8 @@ namespace iputrain::engine {
 Config with_instances(const Config& config);
 
 //! This process's instance of `plan`; refuses a plan of several instances in a process that
-//! mpirun did not start as one of them.
-int32_t instance_of(const planner::Plan& plan, const Config& config);
+//! mpirun did not start as one of them (at process_count when the config sets it: `keys`).
+int32_t instance_of(const planner::Plan& plan, const KeyLocations& keys);
 
 //! True on the instance that writes the run's files (checkpoints, saved weights, logs): the first.
 bool writes_run_files();

@@ -267,6 +267,7 @@ Settings resolve(const Config& cfg) {
   s.validation.maximize =
       cfg.checkpoint.keep_best_mode == "max" ||
       (cfg.checkpoint.keep_best_mode == "auto" && cfg.checkpoint.keep_best.find("acc") != std::string::npos);
+  s.checkpoint = {cfg.resolve_path("checkpoint.dir", cfg.checkpoint.dir), cfg.checkpoint.every, cfg.checkpoint.keep};
   s.prefetch_depth = cfg.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, cfg.data.prefetch_depth) : 1;
   s.threads = cfg.engine.threads;
   s.steps = cfg.training.steps;
@@ -283,6 +284,7 @@ Settings resolve(const Config& cfg) {
   s.profile.ipu_events = cfg.profiling.enable_ipu_events;
   s.profile.max_report_size = cfg.profiling.max_report_size;
   s.batch_size = cfg.data.batch_size;
+  s.model_batch = s.batch_size / s.pipeline.batch_serialization;  // the rules refuse a remainder
   s.keys = {cfg.origin.spans, cfg.origin.sources};
   return s;
 }

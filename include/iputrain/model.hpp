@@ -32,8 +32,9 @@ class Model {
   //! Throws iputrain::Error (Syntax or Semantic) located in the model file.
   static Model load(const std::string& path, const std::map<std::string, ParamValue>& overrides = {});
   //! Loads `path` to train under `config`: applies its `[model]` overrides and, when the model
-  //! declares a compile-time parameter `batch` that `[model]` leaves alone, sets it to
-  //! data.batch_size. Errors in overrides point at the config key.
+  //! declares a compile-time int parameter `batch` that `[model]` leaves alone, sets it to
+  //! data.batch_size per batch-serialization slice (Settings::model_batch). Errors in overrides
+  //! point at the config key.
   static Model load(const std::string& path, const Config& config);
   //! Same from source text; `path` is used in messages and to resolve relative imports.
   static Model parse(const std::string& text, const std::string& path = "<model>",

@@ -180,6 +180,13 @@ struct ValidationSettings {
   bool maximize = false;    //!< the best keep_best value is the highest
 };
 
+//! `[checkpoint]`, resolved: where and how often training saves itself.
+struct CheckpointSettings {
+  std::string dir;     //!< checkpoint.dir by the path rule (relative to its config file's folder); "" = none
+  int64_t every = -1;  //!< every N weight updates and at the end; -1 = only at the end; 0 = none
+  int64_t keep = 5;    //!< newest checkpoints kept; 0 = all
+};
+
 struct Settings {
   OptimizerSettings optimizer;
   PipelineSettings pipeline;
@@ -201,8 +208,10 @@ struct Settings {
   int64_t log_every = 0;         //!< 0 = automatic
   std::string pipeline_name = "pipeline";
   ValidationSettings validation;
+  CheckpointSettings checkpoint;
   std::string executable_folder;  //!< ipu.serialization_output_folder ("" = the plan is not saved)
   int64_t batch_size = 0;         //!< data.batch_size: samples per micro-batch per replica (0 = the model's)
+  int64_t model_batch = 0;        //!< the batch the model is built at: batch_size per slice (0 = the model's)
   KeyLocations keys;              //!< where each key was set, for rules checked later
 };
 

@@ -2,8 +2,9 @@
 #include <doctest/doctest.h>
 
 #include "core/ir/graph.hpp"
-#include "iputrain/model.hpp"
 #include "frontend/model_access.hpp"
+#include "iputrain/config_loader.hpp"
+#include "iputrain/model.hpp"
 
 using iputrain::Model;
 
@@ -68,6 +69,37 @@ TEST_CASE("a bad override names the nearest parameter") {
     CHECK(e.kind() == iputrain::ErrorKind::Config);
     CHECK(e.hint() == "did you mean 'hidden'?");
   }
+}
+
+TEST_CASE("a config's [model] overrides are checked by the elaborator, at their keys") {
+  const auto error_of = [](const std::string& toml) -> std::string {
+    try {
+      (void)Model::load(kExample, iputrain::config::parse(toml, "run.toml"));
+    } catch (const iputrain::Error& e) {
+      return e.render();
+    }
+    return "no error";
+  };
+  const std::string unknown = error_of("[model]\nhiden = 3\n");
+  CHECK(unknown.find("run.toml:2:1: error: the model has no compile-time parameter `hiden`") != std::string::npos);
+  CHECK(unknown.find("hint: did you mean `hidden`?") != std::string::npos);
+  const std::string far = error_of("[model]\nwidthxyz = 3\n");
+  CHECK(far.find("hint: its parameters are: batch, hidden") != std::string::npos);
+  const std::string type = error_of("[model]\nhidden = \"wide\"\n");
+  CHECK(type.find("run.toml:2:1: error: model parameter `hidden` takes an integer, got a string") != std::string::npos);
+  CHECK(type.find("hint: its default is 128") != std::string::npos);
+  CHECK(error_of("[model]\nhidden = 64\n") == "no error");
+}
+
+TEST_CASE("data.batch_size builds the model's batch, per batch-serialization slice") {
+  const auto batch_of = [](const std::string& toml) {
+    return Model::load(kExample, iputrain::config::parse(toml, "run.toml")).batch_size();
+  };
+  CHECK(batch_of("") == 32);
+  CHECK(batch_of("[data]\nbatch_size = 8\n") == 8);
+  CHECK(batch_of("[data]\nbatch_size = 8\n[model]\nbatch = 4\n") == 4);  // [model] wins
+  CHECK(batch_of("[data]\nbatch_size = 8\n[pipeline]\nschedule = \"sequential\"\n"
+                 "device_mapping = [0, 0]\nbatch_serialization_iterations = 4\n") == 2);
 }
 
 TEST_CASE("a missing model file is an I/O error") {

@@ -44,19 +44,20 @@ run_one() {
     corpus="$BIN/corpus-seed$FUZZ_SEED/$target"
     rm -rf "$corpus"
     seed="-seed=$FUZZ_SEED"
-    # Inputs per target, each at most about a minute and a half of a 2-core Intel Xeon under ASan +
-    # UBSan, two targets at a time (2026-11-26: repl 5 inputs/s, idx 390, model 260, set 220,
-    # images 820, checkpoint 1100; the others several thousand). program and config_values train
-    # a step per input (program 5-9 inputs/s, config_values about 20).
+    # Inputs per target, each at most about a minute of a 2-core Intel Xeon under ASan + UBSan, two
+    # targets at a time (2026-11-26: repl 5 inputs/s, idx 390, model 260, set 220, images 820,
+    # checkpoint 1100; the others several thousand). program and config_values train a step per
+    # input (program 5-9 inputs/s, config_values about 20). Cut by two fifths on 2026-11-27: the
+    # run was about 14 minutes of CI's hour, on its longest chain (after the sanitizer tree).
     local runs
     case $target in
-      repl) runs=400 ;;
-      program) runs=600 ;;
-      config_values) runs=2000 ;;
-      idx | set) runs=15000 ;;
-      model | config) runs=20000 ;;
-      images) runs=40000 ;;
-      *) runs=50000 ;;
+      repl) runs=250 ;;
+      program) runs=350 ;;
+      config_values) runs=1200 ;;
+      idx | set) runs=9000 ;;
+      model | config) runs=12000 ;;
+      images) runs=24000 ;;
+      *) runs=30000 ;;
     esac
     budget="-runs=${FUZZ_RUNS:-$runs} -max_total_time=$((SECONDS_EACH > 0 ? SECONDS_EACH * 10 : 1800))"
   fi
