@@ -35,6 +35,7 @@ TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>&
     const Kernel& relu = kernels_[i + 1];
     add.bias_relu_with_next = add.tree == nullptr && relu.tree == nullptr && relu.node->inputs.size() == 1 &&
                               relu.node->inputs[0] == add.value &&
+                              operands_[relu.first_operand].data == add.output.data &&
                               ir::bias_relu_fits(*add.node, *relu.node, operands_[add.first_operand],
                                                  operands_[add.first_operand + 1], add.output, relu.output);
   }
