@@ -22,9 +22,17 @@ void set_threads(int64_t threads);
 //! The arena's concurrency now (>= 1).
 int64_t threads();
 
-//! Work below this many multiply-adds (or element updates x cost) stays on the calling thread:
-//! entering the arena costs a few microseconds.
+//! The GEMM's grid keeps a product below 4x this many multiply-adds in one tile (core/ops/gemm.cpp).
+//! The grid decides the order of sums, hence the bits: this constant is part of the results.
 inline constexpr int64_t kSerialWork = 32 * 1024;
+
+//! Work below this many multiply-adds (or element updates x cost) stays on the calling thread. On
+//! the 2-core Xeon VM (issue 35) a relu over 100k-400k floats took as long on both cores as on one
+//! (12.5 us against 13.3 at 102,400), and in LeNet's step the 100k-element kernels on both cores
+//! took 52-66 us of wall time against 21-30 serial while the machine was loaded: a memory-bound
+//! loop of this size gains less from a second core than entering the arena and the cross-core
+//! traffic cost. Only where the blocks run changes, never the blocks: the bits stay the same.
+inline constexpr int64_t kParallelWork = 256 * 1024;
 
 namespace detail {
 //! Runs body(block) for block in [0, blocks) on the shared arena.
@@ -33,7 +41,7 @@ void run_blocks(int64_t blocks, const std::function<void(int64_t)>& body);
 
 //! Calls f(begin, end) for the blocks [i * grain, min(n, (i + 1) * grain)) of [0, n), in parallel
 //! when there is more than one block, the arena has more than one thread and `work` (an estimate
-//! of the whole loop's cost in multiply-adds) is at least kSerialWork. The blocks are the same
+//! of the whole loop's cost in multiply-adds) is at least kParallelWork. The blocks are the same
 //! whether they run in parallel or not. `f` must not allocate or throw.
 template <typename F>
 void for_blocks(int64_t n, int64_t grain, int64_t work, F&& f) {
@@ -44,7 +52,7 @@ void for_blocks(int64_t n, int64_t grain, int64_t work, F&& f) {
     grain = 1;
   }
   const int64_t blocks = (n + grain - 1) / grain;
-  if (blocks == 1 || work < kSerialWork || threads() == 1) {
+  if (blocks == 1 || work < kParallelWork || threads() == 1) {
     for (int64_t b = 0; b < n; b += grain) {
       f(b, b + grain < n ? b + grain : n);
     }

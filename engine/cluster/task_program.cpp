@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/ops/bias_relu.hpp"
+
 namespace iputrain::engine {
 
 TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>& nodes, const DeviceMemory& memory,
@@ -28,6 +30,15 @@ TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>&
     }
     kernels_.push_back(k);
   }
+  for (size_t i = 0; i + 1 < kernels_.size(); ++i) {
+    Kernel& add = kernels_[i];
+    const Kernel& relu = kernels_[i + 1];
+    add.bias_relu_with_next = add.tree == nullptr && relu.tree == nullptr && relu.node->inputs.size() == 1 &&
+                              relu.node->inputs[0] == add.value &&
+                              operands_[relu.first_operand].data == add.output.data &&
+                              ir::bias_relu_fits(*add.node, *relu.node, operands_[add.first_operand],
+                                                 operands_[add.first_operand + 1], add.output, relu.output);
+  }
 }
 
 int64_t TaskProgram::run(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding,
@@ -41,8 +52,14 @@ int64_t TaskProgram::run_kernels(const ir::ExecContext& ctx, void* workspace, co
                                  const FpTrapSite* traps) const {
   const ir::Tensor* operands = operands_.data();
   int64_t overflows = 0;
-  for (const Kernel& k : kernels_) {
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    const Kernel& k = kernels_[i];
     const std::span<const ir::Tensor> inputs{operands + k.first_operand, k.operand_count};
+    if (!kTrap && rounding == nullptr && k.bias_relu_with_next) {
+      ir::bias_relu(inputs[0], inputs[1], k.output, kernels_[i + 1].output);
+      ++i;  // the relu is done
+      continue;
+    }
     if constexpr (kTrap) {
       fp_trap_arm();
     }

@@ -55,6 +55,9 @@ class TaskProgram {
     ir::Tensor output;
     GradTree* tree = nullptr;  // non-null: push the output as leaf `leaf` after the kernel
     int64_t leaf = 0;
+    //! An add of a bias whose sum the next kernel, a relu, reads: both run as one bias_relu
+    //! (core/ops/bias_relu.hpp) when nothing has to happen between them (no rounding, no traps).
+    bool bias_relu_with_next = false;
   };
   // Instantiated twice so that a run without traps does no per-kernel work for them.
   template <bool kTrap>
