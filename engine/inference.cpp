@@ -77,7 +77,7 @@ void InferenceRun::run_cycles(const data::Dataset& dataset, const std::vector<si
   }
   const int64_t size = plan_.micro_batch();
   const int32_t replicas = plan_.placement.replicas;
-  const int64_t per_replica = plan_.settings.accumulation_count;
+  const int64_t per_replica = plan_.decided.accumulation_count;
   const int64_t per_cycle = replicas * per_replica;
   const int64_t cycles = (micro_batches + per_cycle - 1) / per_cycle;
   const auto& outputs = plan_.graph.outputs;

@@ -43,7 +43,7 @@ std::string cycles_csv(const planner::Plan& plan, const SourceManager* sources) 
   std::string out = "stage,pass,ipu,op,source,cycles\n";
   for (ir::ValueId id : plan.program()) {
     const ir::Node& n = g.node(id);
-    const double cycles = planner::op_cycles(g, id, plan.settings.device);
+    const double cycles = planner::op_cycles(g, id, plan.decided.device);
     if (cycles <= 0) {
       continue;
     }
@@ -174,7 +174,7 @@ std::string write_profile(const ProfileRun& run, const ProfileSettings& s) {
         auto& events = kept_only.track(i).events;
         std::erase_if(events, [&](const TraceEvent& e) { return !kept(s, e.update, run.updates_per_execution); });
       }
-      kept_only.write_chrome_trace((dir / "execution.json").string(), run.plan.settings.device.clock_hz,
+      kept_only.write_chrome_trace((dir / "execution.json").string(), run.plan.decided.device.clock_hz,
                                    Recorder::kMaxTraceEvents, run.pipeline_name);
       w.written("execution.json");
     }

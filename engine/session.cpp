@@ -531,7 +531,7 @@ OutfeedLayout Session::outfeed_layout() const {
   l.names = spec.names;
   l.last_only = spec.last_only;
   l.accumulated = spec.accumulate;
-  l.micro_batches = spec.accumulate ? 1 : std::max<int64_t>(1, s.plan.settings.accumulation_count);
+  l.micro_batches = spec.accumulate ? 1 : std::max<int64_t>(1, s.plan.decided.accumulation_count);
   l.replicas = s.plan.placement.replicas;
   return l;
 }
@@ -552,7 +552,7 @@ void Session::write_trace(const std::string& path) const {
   if (!engine::writes_run_files()) {
     return;  // the first instance writes the run's files
   }
-  s.cluster->recorder().write_chrome_trace(path, s.plan.settings.device.clock_hz, engine::Recorder::kMaxTraceEvents,
+  s.cluster->recorder().write_chrome_trace(path, s.plan.decided.device.clock_hz, engine::Recorder::kMaxTraceEvents,
                                            s.settings.pipeline_name);
 }
 

@@ -165,7 +165,7 @@ class LifeWalk {
   // A matmul's or convolution's working memory, for the tick it runs.
   void temporaries(ir::ValueId id, int64_t m, int32_t pos) {
     const ir::Node& n = g_.node(id);
-    const OpTemporaries t = op_temporaries(g_, id, plan_.settings.limits(n.stage, n.phase), plan_.settings.device);
+    const OpTemporaries t = op_temporaries(g_, id, plan_.limits(n.stage, n.phase), plan_.decided.device);
     if (t.bytes <= 0) {
       return;
     }
@@ -209,7 +209,7 @@ class LifeWalk {
     }
     int64_t& bytes = bytes_[static_cast<size_t>(v)];
     if (bytes < 0) {
-      bytes = device_bytes(g_, v, plan_.settings.device.compute);
+      bytes = device_bytes(g_, v, plan_.decided.device.compute);
     }
     Life life;
     life.value = v;
@@ -534,6 +534,6 @@ Arena walk_lives(const Plan& plan, int32_t ipu) {
   return arena;
 }
 
-int64_t host_scale(const Plan& plan) { return is_half(plan.settings.device.compute) ? 2 : 1; }
+int64_t host_scale(const Plan& plan) { return is_half(plan.decided.device.compute) ? 2 : 1; }
 
 }  // namespace iputrain::planner

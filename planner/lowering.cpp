@@ -198,18 +198,18 @@ class Lowering {
         g_(plan.graph),
         pipe_(plan.placement.pipeline),
         ipus_(pipe_.ipus_per_replica),
-        split_(plan.settings.training && schedule_def(plan.settings.schedule).splits_backward),
+        split_(plan.decided.training && schedule_def(plan.decided.schedule).splits_backward),
         grads_work_(split_ ? Work::BackwardWeights : Work::Backward) {}
 
   DevicePrograms run() {
     // The last position's backward directly follows its forward: recomputing it saves nothing.
-    std::vector<bool> recompute(g_.stages.size(), plan_.settings.recompute != Recomputation::Off);
+    std::vector<bool> recompute(g_.stages.size(), plan_.decided.recompute != Recomputation::Off);
     for (int32_t s : pipe_.positions.back()) {
       recompute[static_cast<size_t>(s)] = false;
     }
     out_.stages = stage_programs(g_, plan_.program(), recompute,
-                                 plan_.settings.recompute == Recomputation::RecomputeAndBackpropagateInterleaved,
-                                 plan_.settings.recompute != Recomputation::Off, split_);
+                                 plan_.decided.recompute == Recomputation::RecomputeAndBackpropagateInterleaved,
+                                 plan_.decided.recompute != Recomputation::Off, split_);
     for (const StagePrograms& sp : out_.stages) {
       for (ir::ValueId id : sp.weights) {
         weights_made_.insert(id);
@@ -354,7 +354,7 @@ class Lowering {
 
   // One message per route and micro-batch: route r's of micro-batch m is message r * A + m.
   int32_t message_id(int32_t route, int64_t m) const {
-    return static_cast<int32_t>(route * plan_.settings.accumulation_count + m);
+    return static_cast<int32_t>(route * plan_.decided.accumulation_count + m);
   }
 
   void emit() {
@@ -367,7 +367,7 @@ class Lowering {
   }
 
   void emit_messages() {
-    const int64_t A = plan_.settings.accumulation_count;
+    const int64_t A = plan_.decided.accumulation_count;
     for (const auto& [key, values] : routes_) {
       const auto [group, to] = key;
       const int32_t stage = stage_of_group(group);
@@ -431,7 +431,7 @@ class Lowering {
     std::vector<ir::ValueId> order;
     std::map<ir::ValueId, int32_t> seen;
     for (const TaskRef& t : tasks_[static_cast<size_t>(e.ipu)]) {
-      if (t.work == grads_work_ && t.m == plan_.settings.accumulation_count - 1) {
+      if (t.work == grads_work_ && t.m == plan_.decided.accumulation_count - 1) {
         for (ir::ValueId p : grads_of_[t.stage]) {
           if (++seen[p] == part_stages_.at(p)) {
             order.push_back(p);
@@ -449,7 +449,7 @@ class Lowering {
       int64_t bytes = 0;
       Bucket bucket;
       bucket.ipu = e.ipu;
-      const int64_t limit = plan_.settings.cross_replica_buffer_bytes;
+      const int64_t limit = plan_.settings.pipeline.cross_replica_buffer_bytes;
       for (size_t k = 0; k < order.size(); ++k) {
         const int64_t b = static_cast<int64_t>(g_.type(order[k]).bytes()) * parts_of_.at(order[k]);
         if (!bucket.params.empty() && limit > 0 && bytes + b > limit) {
@@ -504,7 +504,7 @@ class Lowering {
     Instr in = at(InstrKind::Accumulate, t.stage, t.m, t.step);
     in.values = grads_of_[t.stage];
     e.prog->push_back(in);
-    if (t.m != plan_.settings.accumulation_count - 1) {
+    if (t.m != plan_.decided.accumulation_count - 1) {
       return;
     }
     e.accumulated_last += static_cast<size_t>(e.closes_at[t.stage]);
@@ -553,7 +553,7 @@ class Lowering {
       receive(e, t);
       run_task(e, t);
     }
-    if (!plan_.settings.training) {
+    if (!plan_.decided.training) {
       return;  // inference: no weight update
     }
     const int32_t last_step = plan_.timeline.timesteps() > 0 ? static_cast<int32_t>(plan_.timeline.timesteps() - 1) : 0;

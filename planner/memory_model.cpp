@@ -72,8 +72,9 @@ int32_t num_timesteps(const Plan& plan) {
 // The IPU's weights, and its largest single buffer.
 void weigh_buffers(const Plan& plan, const std::vector<Buffer>& buffers, IpuAnalysis& a) {
   const ir::Graph& g = plan.graph;
-  const PlanSettings& s = plan.settings;
-  const DType compute = s.device.compute;
+  const Settings& s = plan.settings;
+  const PlanDecisions& d = plan.decided;
+  const DType compute = d.device.compute;
   IpuMemory& mem = a.memory;
   for (const Buffer& b : buffers) {
     const int64_t one = b.cls == BufferClass::Param ? device_weight_bytes(g, b.value, compute, s.master_weights)
@@ -97,7 +98,8 @@ void weigh_buffers(const Plan& plan, const std::vector<Buffer>& buffers, IpuAnal
 // Optimizer state and gradient accumulators, which shadow the trainable parameters only (not constants).
 void weigh_state(const Plan& plan, size_t ipu, int32_t depth, IpuAnalysis& a) {
   const ir::Graph& g = plan.graph;
-  const PlanSettings& s = plan.settings;
+  const Settings& s = plan.settings;
+  const PlanDecisions& d = plan.decided;
   IpuMemory& mem = a.memory;
   int64_t state_floats = 0;  // per replica: its blocks when sharded (planner/sharding.hpp)
   int64_t accumulated_elements = 0;
@@ -112,21 +114,22 @@ void weigh_state(const Plan& plan, size_t ipu, int32_t depth, IpuAnalysis& a) {
       a.tied_weights += plan.grads[k].size() > 1 ? 1 : 0;
     }
   }
-  if (s.training) {
+  if (d.training) {
     // Sharded across replicas, each keeps (and updates) its block of every tensor's state.
-    const int64_t state = optimizer_state_bytes(1, state_floats, s.optimizer_state_dtype);
-    (s.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
+    const int64_t state = optimizer_state_bytes(1, state_floats, optimizer_state_dtype(s));
+    (s.pipeline.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
     a.accumulator_depth = depth;
-    (s.offload_accumulators ? mem.accumulators_offloaded : mem.accumulators) =
-        depth * accumulated_elements * static_cast<int64_t>(dtype_size(s.accumulation_dtype));
+    (s.pipeline.offload_accumulators ? mem.accumulators_offloaded : mem.accumulators) =
+        depth * accumulated_elements * static_cast<int64_t>(dtype_size(accumulation_dtype(s)));
   }
 }
 
 // Channels are buffered at the receiving end; the infeed keeps prefetch_depth micro-batches.
 void weigh_io(const Plan& plan, size_t ipu, const std::vector<Instr>& program, IpuMemory& mem) {
   const ir::Graph& g = plan.graph;
-  const PlanSettings& s = plan.settings;
-  const DType compute = s.device.compute;
+  const Settings& s = plan.settings;
+  const PlanDecisions& d = plan.decided;
+  const DType compute = d.device.compute;
   for (const Channel& c : plan.programs.channels) {
     if (c.to == static_cast<int32_t>(ipu)) {
       mem.io_buffers += c.capacity * device_message_bytes(g, plan.programs, c, compute);
@@ -197,7 +200,7 @@ void timeline(const std::vector<Instr>& program, int32_t steps, int64_t fixed, I
 }
 
 IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) {
-  const PlanSettings& s = plan.settings;
+  const PlanDecisions& d = plan.decided;
   IpuAnalysis a;
   IpuMemory& mem = a.memory;
   static const std::vector<Buffer> kNone;
@@ -216,8 +219,8 @@ IpuAnalysis analyse(const Plan& plan, size_t ipu, int32_t depth, int32_t steps) 
   mem.total_peak = fixed + a.arena->bytes;
   // The feeds' staging on I/O tiles takes nothing from the compute tiles; the total still counts
   // it (the bytes the IPU holds), so the compute tiles' capacity is raised by what it takes there.
-  mem.io_tiles_capacity = s.device.io_memory_bytes();
-  mem.capacity = s.device.memory_bytes() + (s.device.feeds_on_io_tiles ? mem.feed_staging : 0);
+  mem.io_tiles_capacity = d.device.io_memory_bytes();
+  mem.capacity = d.device.memory_bytes() + (d.device.feeds_on_io_tiles ? mem.feed_staging : 0);
   return a;
 }
 
@@ -263,12 +266,12 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
                              optimizer_def(plan.settings.optimizer).shardable
                                  ? fmt::format("{} cop{} of the weights", slots, slots == 1 ? "y" : "ies")
                                  : fmt::format("{}'s state by each weight's shape", plan.settings.optimizer.type),
-                             dtype_name(plan.settings.optimizer_state_dtype),
+                             dtype_name(optimizer_state_dtype(plan.settings)),
                              state_sharded(plan) ? fmt::format(", 1/{} per replica", plan.placement.replicas) : ""),
                  m.optimizer_state});
   out.push_back({fmt::format("gradient accumulators ({} per weight, {}, {} order{})", a.accumulator_depth,
-                             dtype_name(plan.settings.accumulation_dtype),
-                             accumulation_order_name(plan.settings.accumulation_order),
+                             dtype_name(accumulation_dtype(plan.settings)),
+                             accumulation_order_name(plan.settings.pipeline.accumulation_order),
                              a.tied_weights > 0 ? fmt::format("; one per reading stage for {} tied weight{}",
                                                               a.tied_weights, a.tied_weights == 1 ? "" : "s")
                                                 : ""),
@@ -300,10 +303,10 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
 }  // namespace
 
 int32_t accumulator_buffers(const Plan& plan, GradientAccumulationOrder order) {
-  const int64_t a = plan.settings.accumulation_count;
+  const int64_t a = plan.decided.accumulation_count;
   const int32_t replicas = plan.placement.replicas;
   // One micro-batch, one replica: the optimizer reads the gradient itself, nothing accumulates.
-  if (!plan.settings.training || (a <= 1 && replicas <= 1)) {
+  if (!plan.decided.training || (a <= 1 && replicas <= 1)) {
     return 0;
   }
   if (order == GradientAccumulationOrder::Sequential) {
@@ -317,7 +320,7 @@ int32_t accumulator_buffers(const Plan& plan, GradientAccumulationOrder order) {
 }
 
 int32_t accumulator_buffers(const Plan& plan) {
-  return accumulator_buffers(plan, plan.settings.accumulation_order);
+  return accumulator_buffers(plan, plan.settings.pipeline.accumulation_order);
 }
 
 int64_t state_floats_held(const Plan& plan, ir::ValueId p) {
@@ -371,16 +374,17 @@ std::string bytes_str(int64_t bytes) { return fmt::format("{} ({} bytes)", human
 // update. The time is what the cycle model charges such a plan (simulate.cpp, InstrCost::remote)
 // before the replicas share the blocks. Empty when both already stream or nothing is there.
 std::optional<std::pair<int64_t, std::string>> streaming_suggestion(const Plan& plan, const IpuMemory& m) {
-  const PlanSettings& s = plan.settings;
-  const int64_t weights = s.offload_weights ? 0 : m.weights;
-  const int64_t accumulators = s.offload_accumulators ? 0 : m.accumulators;
-  if (!s.training || weights + accumulators == 0) {
+  const Settings& s = plan.settings;
+  const PlanDecisions& d = plan.decided;
+  const int64_t weights = d.offload_weights ? 0 : m.weights;
+  const int64_t accumulators = s.pipeline.offload_accumulators ? 0 : m.accumulators;
+  if (!d.training || weights + accumulators == 0) {
     return std::nullopt;
   }
-  const auto count = static_cast<double>(std::max<int64_t>(1, s.accumulation_count));
+  const auto count = static_cast<double>(std::max<int64_t>(1, d.accumulation_count));
   const double streamed = count * (2.0 * static_cast<double>(weights) + 2.0 * static_cast<double>(accumulators)) +
                           2.0 * static_cast<double>(weights);
-  const double seconds = streamed / s.device.host_bytes_per_second;
+  const double seconds = streamed / d.device.host_bytes_per_second;
   std::vector<std::string> keys;
   if (weights > 0) {
     keys.emplace_back("pipeline.replicated_weight_sharding = true with pipeline.offload_weights = true");
@@ -391,8 +395,8 @@ std::optional<std::pair<int64_t, std::string>> streaming_suggestion(const Plan& 
   // The replica without them, spread evenly: the IPUs it would still need.
   int64_t rest = 0;
   for (const IpuMemory& other : plan.memory) {
-    rest +=
-        other.total_peak - (s.offload_weights ? 0 : other.weights) - (s.offload_accumulators ? 0 : other.accumulators);
+    rest += other.total_peak - (d.offload_weights ? 0 : other.weights) -
+            (s.pipeline.offload_accumulators ? 0 : other.accumulators);
   }
   const int64_t cap = std::max<int64_t>(1, m.capacity);
   const int64_t ipus = (rest + cap - 1) / cap;
@@ -404,8 +408,8 @@ std::optional<std::pair<int64_t, std::string>> streaming_suggestion(const Plan& 
                   "backward passes and the update), {:.2f} s per update; the replica would still hold {} without "
                   "them, at least {} IPUs of {} per replica ({} has {} IPUs)",
                   fmt::join(keys, " and "), human_bytes(weights), human_bytes(accumulators),
-                  s.device.host_bytes_per_second / 1e9, human_bytes(static_cast<int64_t>(streamed)),
-                  s.accumulation_count, seconds, human_bytes(rest), ipus, human_bytes(cap),
+                  d.device.host_bytes_per_second / 1e9, human_bytes(static_cast<int64_t>(streamed)),
+                  d.accumulation_count, seconds, human_bytes(rest), ipus, human_bytes(cap),
                   plan.placement.topology.preset, system.ipus())};
 }
 
@@ -435,7 +439,7 @@ void state_suggestions(const IpuAnalysis& a, std::vector<Suggestion>& found) {
 // micro-batches at each position (interleaved P - p where grouped keeps up to 2P - 2p).
 void schedule_suggestions(const Plan& plan, const IpuMemory& m, const std::map<int32_t, Stashed>& at_peak,
                           std::vector<Suggestion>& found) {
-  const PlanSettings& s = plan.settings;
+  const PlanDecisions& d = plan.decided;
   const Pipeline& pipe = plan.placement.pipeline;
   const bool one_stage_per_ipu = std::set<int32_t>(pipe.stage_ipu.begin(), pipe.stage_ipu.end()).size() ==
                                  pipe.stage_ipu.size();
@@ -448,8 +452,8 @@ void schedule_suggestions(const Plan& plan, const IpuMemory& m, const std::map<i
   const auto positions = static_cast<int64_t>(pipe.positions.size());
   for (const ScheduleDef* def : schedule_table()) {
     const AccumulationRule rule = def->accumulation(positions, pipe.ipus_per_replica, true);
-    const int64_t count = s.accumulation_count;
-    if (def->kind == s.schedule || def->kind == ScheduleKind::Sequential ||
+    const int64_t count = d.accumulation_count;
+    if (def->kind == d.schedule || def->kind == ScheduleKind::Sequential ||
         (def->one_position_per_ipu && !one_stage_per_ipu) || count < rule.minimum || count % rule.multiple != 0) {
       continue;
     }
@@ -530,14 +534,14 @@ std::string more_ipus(const Plan& plan, const IpuMemory& m) {
 // re-planning, so they are close but not exact.
 std::vector<std::string> suggestions(const Plan& plan, const IpuAnalysis& a) {
   const IpuMemory& m = a.memory;
-  const PlanSettings& s = plan.settings;
+  const PlanDecisions& d = plan.decided;
   std::vector<Suggestion> found;  // (peak after the change, advice)
   state_suggestions(a, found);
   const std::map<int32_t, Stashed> at_peak = stashed_at_peak(a);
-  if (s.training && s.pipelined && !at_peak.empty()) {
+  if (d.training && d.pipelined && !at_peak.empty()) {
     schedule_suggestions(plan, m, at_peak, found);
   }
-  if (s.training && s.recompute == Recomputation::Off) {
+  if (d.training && d.recompute == Recomputation::Off) {
     recompute_suggestion(m, at_peak, found);
   }
   batch_suggestion(plan, m, found);

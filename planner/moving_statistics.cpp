@@ -33,7 +33,7 @@ std::vector<MovingStatistic> moving_statistics(const ir::Graph& g, const std::ve
 }
 
 int32_t statistic_buffers(const Plan& plan) {
-  if (!plan.settings.training) {
+  if (!plan.decided.training) {
     return 0;
   }
   // One micro-batch on one replica still needs a buffer: its statistic is read at the update,

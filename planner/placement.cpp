@@ -182,30 +182,19 @@ Placement make_placement(const ir::Graph& g, const Settings& settings, const Pip
   return pl;
 }
 
-PlanSettings make_settings(const Settings& run, const PipelineShape& shape) {
-  PlanSettings s;
+PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
+  PlanDecisions s;
   const PipelineSettings& p = run.pipeline;
   s.pipelined = shape.pipelined;
   s.schedule = shape.schedule;
   // Batch serialization: each micro-batch is computed in slices, each one accumulated like a
   // micro-batch of its own (the model is built at the slice size).
-  s.batch_serialization = p.batch_serialization;
-  s.accumulation_count = shape.gradient_accumulation_count * s.batch_serialization;
-  s.repeat_count = run.repeat_count;
-  s.steps_per_execution = run.steps_per_execution;
-  s.auto_stages = p.auto_stages;
+  s.accumulation_count = shape.gradient_accumulation_count * p.batch_serialization;
   // "auto": recompute-then-backpropagate where the schedule runs it (the sequential schedule does not).
   s.recompute = p.recomputation != Recomputation::Auto ? p.recomputation
                 : schedule_def(s.schedule).recompute_then_backpropagate
                     ? Recomputation::RecomputeThenBackpropagate
                     : Recomputation::RecomputeAndBackpropagateInterleaved;
-  s.reduction = p.reduction;
-  s.accumulation_dtype = dtype_of(p.accumulation_type);
-  s.accumulation_order = p.accumulation_order;
-  s.offload_optimizer_state = p.offload_optimizer_state;
-  s.offload_accumulators = p.offload_accumulators;
-  s.optimizer = run.optimizer;
-  s.optimizer_state_dtype = dtype_of(run.optimizer.state_type);
   // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
   // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
   s.shard_weights = p.shard_weights.value_or(s.schedule == ScheduleKind::Sequential && p.batch_serialization > 1 &&
@@ -221,11 +210,6 @@ PlanSettings make_settings(const Settings& run, const PipelineShape& shape) {
   }
   // As in the seed, "auto" follows weight sharding: sharded blocks live in remote memory.
   s.offload_weights = s.shard_weights && p.offload_weights.value_or(true);
-  s.master_weights = run.master_weights;
-  s.cross_replica_buffer_bytes = p.cross_replica_buffer_bytes;
-  // Without data-stream prefetching the infeed stages one micro-batch at a time.
-  s.prefetch_depth = run.prefetch_depth;
-  s.host_threads = run.threads;
   s.device = DeviceModel::from_config(run.ipu.device);
   s.device.io_tiles = run.ipu.io_tiles;
   s.device.io_data_proportion = run.ipu.io_data_proportion;
@@ -233,9 +217,6 @@ PlanSettings make_settings(const Settings& run, const PipelineShape& shape) {
   s.device.compute = dtype_of(run.precision);
   // The host's round trip is in seconds: a faster IPU clock makes it more cycles, not fewer.
   s.device.host_call_cycles = run.ipu.system.host_sync_latency * s.device.clock_hz;
-  s.default_limits = p.memory;
-  s.forward_limits = p.forward_memory;
-  s.backward_limits = p.backward_memory;
   return s;
 }
 

@@ -49,8 +49,8 @@ int32_t link_hops(int32_t a, int32_t b);
 //! is the default).
 Placement make_placement(const ir::Graph& g, const Settings& settings, const PipelineShape& shape);
 
-//! The settings resolved for the passes against the model's shape (schedule, accumulation,
-//! recomputation, sharding "auto", device).
-PlanSettings make_settings(const Settings& settings, const PipelineShape& shape);
+//! What the place pass decides against the model's shape (schedule run, accumulation count,
+//! recomputation and sharding "auto" resolved, the device model).
+PlanDecisions decide(const Settings& settings, const PipelineShape& shape);
 
 }  // namespace iputrain::planner

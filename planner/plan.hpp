@@ -28,46 +28,29 @@ struct PassTiming {
   double ms = 0;
 };
 
-//! The config, resolved into what the passes need.
-struct PlanSettings {
+//! What the place pass decided against the model (planner/placement.cpp, `decide`): what the
+//! config leaves open or resolves only for the model's stages and the schedule. Nothing here
+//! copies a setting; the config's own choices are read from `Plan::settings`.
+struct PlanDecisions {
   bool training = true;
   bool pipelined = false;
+  //! The schedule run: the one asked for, or sequential under batch serialization.
   ScheduleKind schedule = ScheduleKind::Grouped;
   int64_t accumulation_count = 1;  //!< micro-batches per weight update, per replica (slices, under batch serialization)
-  int64_t batch_serialization = 1; //!< slices each stage execution computes (pipeline.batch_serialization_iterations)
-  int64_t repeat_count = 1;
-  int64_t steps_per_execution = 1;
-  int32_t auto_stages = 0;         //!< split a model into this many stages (0 = the model's own)
   Recomputation recompute = Recomputation::Off;  //!< never Auto: resolved for the schedule
-  GradientReduction reduction = GradientReduction::Sum;
-  DType accumulation_dtype = DType::F32;
-  GradientAccumulationOrder accumulation_order = GradientAccumulationOrder::Canonical;
-  bool offload_optimizer_state = false;
-  bool offload_accumulators = false;      //!< gradient accumulators in remote memory, streamed per micro-batch
-  //! The optimizer, for the state it keeps per trained weight (optimizer_state_shapes, core/optim_table.hpp).
-  OptimizerSettings optimizer;
-  DType optimizer_state_dtype = DType::F32;  //!< what each moment is kept in
   bool shard_optimizer_state = false;     //!< each replica keeps 1/R of the state (replicated tensor sharding)
   //! Each replica keeps 1/R of every trained weight between uses (replicated_weight_sharding,
   //! resolved: "auto" is on for the sequential schedule with batch serialization); implies the
   //! state sharding's update (planner/sharding.hpp).
   bool shard_weights = false;
   bool offload_weights = false;           //!< sharded weights' blocks in remote memory between uses
-  MasterWeightsPlace master_weights = MasterWeightsPlace::OnChip;
-  int64_t cross_replica_buffer_bytes = 0; //!< 0 = one bucket per IPU
-  int64_t prefetch_depth = 2;
-  int64_t host_threads = 0;  //!< engine.threads (0 = every core): how the host runs it, not the IPU model
-  DeviceModel device;
-  //! Matmul and convolution temporaries per stage (planner/op_temporaries.hpp), forward and
-  //! backward passes; a stage without an entry takes `default_limits`.
-  std::vector<StageLimits> forward_limits;
-  std::vector<StageLimits> backward_limits;
-  StageLimits default_limits;
-  const StageLimits& limits(int32_t stage, ir::Phase phase) const {
-    const auto& list = phase == ir::Phase::Forward ? forward_limits : backward_limits;
-    return stage >= 0 && static_cast<size_t>(stage) < list.size() ? list[static_cast<size_t>(stage)] : default_limits;
-  }
+  DeviceModel device;                     //!< the IPU model: the config's device, precision and I/O tiles
 };
+
+//! The accumulators' type (pipeline.gradient_accumulation_dtype).
+inline DType accumulation_dtype(const Settings& s) { return dtype_of(s.pipeline.accumulation_type); }
+//! What each optimizer moment is kept in (optimizer.state_dtype).
+inline DType optimizer_state_dtype(const Settings& s) { return dtype_of(s.optimizer.state_type); }
 
 //! Where things run. IPU numbers are logical (within a replica) unless said otherwise.
 struct Placement {
@@ -144,7 +127,10 @@ struct Plan {
   std::vector<ir::ValueId> eval_program;   //!< nodes run to compute the outputs only
   std::vector<PassTiming> timings;
 
-  PlanSettings settings;
+  //! The config resolved once (config::resolve); an inference plan clears its optimizer, offload
+  //! and accumulation choices, as nothing is updated.
+  Settings settings;
+  PlanDecisions decided;  //!< what the place pass decided against the model
   Placement placement;
   Timeline timeline;          //!< one accumulation cycle (training) on the IPUs of one replica
   DevicePrograms programs;    //!< per-IPU instruction lists of one cycle
@@ -152,9 +138,17 @@ struct Plan {
   CostReport cost;
 
   //! The nodes one micro-batch runs: the training program, or the forward program of an inference plan.
-  const std::vector<ir::ValueId>& program() const { return settings.training ? train_program : eval_program; }
+  const std::vector<ir::ValueId>& program() const { return decided.training ? train_program : eval_program; }
   int64_t micro_batch() const;                     //!< samples per micro-batch (the inputs' leading dim)
   int64_t global_batch() const;                    //!< micro-batch x accumulation x replicas
+  //! Matmul and convolution temporaries of `stage` in `phase` (planner/op_temporaries.hpp): the
+  //! stage's poplar options, or the ipu.matmuls / ipu.convolutions ones for a stage without.
+  const StageLimits& limits(int32_t stage, ir::Phase phase) const {
+    const auto& list =
+        phase == ir::Phase::Forward ? settings.pipeline.forward_memory : settings.pipeline.backward_memory;
+    return stage >= 0 && static_cast<size_t>(stage) < list.size() ? list[static_cast<size_t>(stage)]
+                                                                  : settings.pipeline.memory;
+  }
   int32_t num_ipus() const { return placement.replicas * placement.pipeline.ipus_per_replica; }
 };
 

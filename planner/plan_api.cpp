@@ -128,17 +128,11 @@ int32_t Plan::num_ipus() const {
   return impl_->plan.num_ipus();
 }
 
-std::string Plan::schedule() const {
-  return std::string(planner::schedule_name(impl_->plan.settings.schedule));
-}
+std::string Plan::schedule() const { return std::string(planner::schedule_name(impl_->plan.decided.schedule)); }
 
-bool Plan::training() const {
-  return impl_->plan.settings.training;
-}
+bool Plan::training() const { return impl_->plan.decided.training; }
 
-int64_t Plan::accumulation_count() const {
-  return impl_->plan.settings.accumulation_count;
-}
+int64_t Plan::accumulation_count() const { return impl_->plan.decided.accumulation_count; }
 
 int64_t Plan::micro_batch() const {
   return impl_->plan.micro_batch();

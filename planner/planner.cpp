@@ -128,13 +128,13 @@ void check_inputs(const ir::Graph& g, const Settings& settings) {
 void check_io_tiles(const Plan& plan, const KeyLocations& keys) {
   for (size_t ipu = 0; ipu < plan.memory.size(); ++ipu) {
     const IpuMemory& m = plan.memory[ipu];
-    if (!plan.settings.device.feeds_on_io_tiles || m.feed_staging <= m.io_tiles_capacity) {
+    if (!plan.decided.device.feeds_on_io_tiles || m.feed_staging <= m.io_tiles_capacity) {
       continue;
     }
     keys.fail_at("ipu.io_tiles.num_io_tiles",
                  fmt::format("the infeed and outfeed staging of IPU {} takes {} bytes, but its {} I/O tiles hold {} "
                              "bytes of data",
-                             ipu, m.feed_staging, plan.settings.device.io_tiles, m.io_tiles_capacity),
+                             ipu, m.feed_staging, plan.decided.device.io_tiles, m.io_tiles_capacity),
                  "reserve more I/O tiles, raise `ipu.io_tiles.available_memory_proportion`, or keep the feeds on "
                  "the compute tiles (`place_ops_on_io_tiles = false`)");
   }
@@ -144,13 +144,13 @@ void check_io_tiles(const Plan& plan, const KeyLocations& keys) {
 // planned peak over a replica's IPUs.
 std::pair<Plan, int64_t> trial_run(const Plan& plan, const std::vector<ir::ValueId>& program) {
   Plan trial = plan;
-  const bool training = trial.settings.training;
+  const bool training = trial.decided.training;
   (training ? trial.train_program : trial.eval_program) = program;
   if (training) {
     trial.moving_statistics = moving_statistics(trial.graph, trial.train_program);
   }
-  trial.timeline = make_timeline(trial.placement.pipeline, trial.settings.schedule, trial.settings.accumulation_count,
-                                 training, trial.settings.batch_serialization);
+  trial.timeline = make_timeline(trial.placement.pipeline, trial.decided.schedule, trial.decided.accumulation_count,
+                                 training, trial.settings.pipeline.batch_serialization);
   trial.programs = lower(trial);
   for (int32_t ipu = 0; ipu < static_cast<int32_t>(trial.programs.ipus.size()); ++ipu) {
     check_plan_deadline();
@@ -192,17 +192,18 @@ void place_pass(PassContext& c) {
   check_inputs(plan.graph, c.settings);
   const PipelineShape shape =
       check_layout(position_names(plan.graph), last_stage_outputs(plan.graph), c.training, c.settings);
-  plan.settings = make_settings(c.settings, shape);
-  plan.settings.training = c.training;
+  plan.settings = c.settings;
+  plan.decided = decide(c.settings, shape);
+  plan.decided.training = c.training;
   if (!c.training) {
     // Nothing is updated: no optimizer state, no gradient buffers, no sharded or offloaded weights.
-    plan.settings.recompute = Recomputation::Off;
-    plan.settings.offload_optimizer_state = false;
-    plan.settings.offload_accumulators = false;
+    plan.decided.recompute = Recomputation::Off;
+    plan.settings.pipeline.offload_optimizer_state = false;
+    plan.settings.pipeline.offload_accumulators = false;
     plan.settings.optimizer = OptimizerSettings{};  // sgd: no state
-    plan.settings.shard_optimizer_state = false;
-    plan.settings.shard_weights = false;
-    plan.settings.offload_weights = false;
+    plan.decided.shard_optimizer_state = false;
+    plan.decided.shard_weights = false;
+    plan.decided.offload_weights = false;
   }
   plan.placement = make_placement(plan.graph, c.settings, shape);
 }
@@ -231,7 +232,7 @@ void programs_pass(PassContext& c) {
   const Settings& run = c.settings;
   const auto temporary = [&](ir::ValueId id) {
     const ir::Node& n = plan.graph.node(id);
-    return op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).bytes;
+    return op_temporaries(plan.graph, id, plan.limits(n.stage, n.phase), plan.decided.device).bytes;
   };
   const std::vector<ir::ValueId> written = *ordered;
   *ordered = order_ops(plan.graph, written,
@@ -256,8 +257,8 @@ void programs_pass(PassContext& c) {
 void schedule_pass(PassContext& c) {
   Plan& plan = c.plan;
   if (plan.timeline.steps.empty()) {
-    plan.timeline = make_timeline(plan.placement.pipeline, plan.settings.schedule, plan.settings.accumulation_count,
-                                  c.training, plan.settings.batch_serialization);
+    plan.timeline = make_timeline(plan.placement.pipeline, plan.decided.schedule, plan.decided.accumulation_count,
+                                  c.training, plan.settings.pipeline.batch_serialization);
   }
 }
 
@@ -300,19 +301,20 @@ const std::vector<PassDef>& pass_table() {
       {{"verify", "graph", "-", "check the model's graph is well-formed"}, verify_pass},
       {{"auto-stage", "graph, settings", "graph.stages", "split the model into balanced stages (pipeline.auto_stages)"},
        auto_stage_pass},
-      {{"place", "graph, settings", "settings, placement",
+      {{"place", "graph, settings", "decided, settings, placement",
         "check the config against the model; stages to IPUs, replicas, physical IPUs"},
        place_pass},
       {{"autodiff", "graph", "graph, grads", "append the backward graph (training)"}, autodiff_pass},
       {{"programs", "graph, grads, settings", "train_program, eval_program, moving_statistics",
         "keep the live nodes, ordered per ipu.scheduling.algorithm"},
        programs_pass},
-      {{"schedule", "placement, settings", "timeline", "which stage runs which micro-batch at each timestep"},
+      {{"schedule", "placement, settings, decided", "timeline", "which stage runs which micro-batch at each timestep"},
        schedule_pass},
       {{"lower", "graph, programs, placement, timeline", "programs", "per-IPU instruction lists with messages"},
        lower_pass},
       {{"buffers", "programs", "programs.arenas", "pack each IPU's values into one arena by liveness"}, buffers_pass},
-      {{"memory", "programs, settings", "memory", "bytes per IPU per timestep; refuse a plan that does not fit"},
+      {{"memory", "programs, settings, decided", "memory",
+        "bytes per IPU per timestep; refuse a plan that does not fit"},
        memory_pass},
       {{"cost", "programs, timeline, memory", "cost", "simulated cycles: throughput, utilisation, bubble"}, cost_pass},
   };
@@ -397,6 +399,6 @@ int64_t Plan::micro_batch() const {
   return 1;
 }
 
-int64_t Plan::global_batch() const { return micro_batch() * settings.accumulation_count * placement.replicas; }
+int64_t Plan::global_batch() const { return micro_batch() * decided.accumulation_count * placement.replicas; }
 
 }  // namespace iputrain::planner

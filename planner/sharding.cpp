@@ -7,10 +7,10 @@
 namespace iputrain::planner {
 
 bool state_sharded(const Plan& plan) {
-  return plan.placement.replicas > 1 && (plan.settings.shard_optimizer_state || plan.settings.shard_weights);
+  return plan.placement.replicas > 1 && (plan.decided.shard_optimizer_state || plan.decided.shard_weights);
 }
 
-bool weights_sharded(const Plan& plan) { return plan.placement.replicas > 1 && plan.settings.shard_weights; }
+bool weights_sharded(const Plan& plan) { return plan.placement.replicas > 1 && plan.decided.shard_weights; }
 
 bool sharded_param(const Plan& plan, ir::ValueId p) {
   const ir::Graph& g = plan.graph;
@@ -42,7 +42,7 @@ std::vector<ir::ValueId> task_weights(const Plan& plan, int32_t stage, InstrKind
 
 int64_t gathered_bytes(const Plan& plan, ir::ValueId p) {
   const TensorType& t = plan.graph.type(p);
-  const DType compute = plan.settings.device.compute;
+  const DType compute = plan.decided.device.compute;
   return is_half(compute) && is_float(t.dtype) ? t.numel() * static_cast<int64_t>(dtype_size(compute))
                                                 : static_cast<int64_t>(t.bytes());
 }
@@ -75,20 +75,20 @@ namespace {
 
 int64_t block_bytes(const Plan& plan, ir::ValueId p) {
   const ir::Graph& g = plan.graph;
-  const int64_t whole = device_weight_bytes(g, p, plan.settings.device.compute, plan.settings.master_weights);
+  const int64_t whole = device_weight_bytes(g, p, plan.decided.device.compute, plan.settings.master_weights);
   const int64_t n = g.type(p).numel();
   return n == 0 ? 0 : whole / n * shard_capacity(n, plan.placement.replicas);
 }
 
 bool offloaded_block(const Plan& plan, ir::ValueId p) {
-  return weights_sharded(plan) && plan.settings.offload_weights && sharded_param(plan, p);
+  return weights_sharded(plan) && plan.decided.offload_weights && sharded_param(plan, p);
 }
 
 }  // namespace
 
 int64_t resident_weight_bytes(const Plan& plan, ir::ValueId p) {
   if (!weights_sharded(plan) || !sharded_param(plan, p)) {
-    return device_weight_bytes(plan.graph, p, plan.settings.device.compute, plan.settings.master_weights);
+    return device_weight_bytes(plan.graph, p, plan.decided.device.compute, plan.settings.master_weights);
   }
   return offloaded_block(plan, p) ? 0 : block_bytes(plan, p);
 }

@@ -17,14 +17,13 @@ namespace {
 // The nodes' kernels, exchange and fixed costs (recomputed forward nodes are in the lists they run in).
 void add_nodes(InstrCost& c, const Plan& plan, const std::vector<ir::ValueId>& nodes) {
   for (ir::ValueId id : nodes) {
-    const OpCost op = op_cost(plan.graph, id, plan.settings.device);
+    const OpCost op = op_cost(plan.graph, id, plan.decided.device);
     c.compute += op.compute;
     c.exchange += op.exchange;
     c.sync += op.sync;
     // A matmul's or convolution's passes beyond the first read their operands again.
     const ir::Node& n = plan.graph.node(id);
-    c.compute +=
-        op_temporaries(plan.graph, id, plan.settings.limits(n.stage, n.phase), plan.settings.device).extra_cycles;
+    c.compute += op_temporaries(plan.graph, id, plan.limits(n.stage, n.phase), plan.decided.device).extra_cycles;
   }
 }
 
@@ -43,7 +42,7 @@ int64_t values_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& values)
 // A memory- or compute-bound pass over parameter-sized tensors (the accumulate and the optimizer
 // update are both of this kind), as one superstep: its operands already sit where it runs.
 void add_elementwise(InstrCost& c, const Plan& plan, double flops, double bytes) {
-  const DeviceModel& d = plan.settings.device;
+  const DeviceModel& d = plan.decided.device;
   const double tiles = static_cast<double>(d.compute_tiles());
   c.compute += std::max(flops / (tiles * d.f32_flops_per_tile_cycle), bytes / (tiles * d.bytes_per_tile_cycle));
   c.sync += d.compute_set_cycles + d.sync_cycles;
@@ -67,7 +66,7 @@ bool is_kernel(InstrKind k) {
 // A collective over the replicas' copies of this IPU, per level of the topology, in cycles, and
 // the IPU's synchronisation before it.
 void add_collective(InstrCost& c, const Plan& plan, Collective kind, double bytes) {
-  const DeviceModel& d = plan.settings.device;
+  const DeviceModel& d = plan.decided.device;
   const std::vector<double> seconds = collective_seconds(plan.placement.topology, kind, bytes);
   for (size_t i = 0; i < seconds.size() && i < c.collective.size(); ++i) {
     c.collective[i] += seconds[i] * d.clock_hz;
@@ -78,7 +77,7 @@ void add_collective(InstrCost& c, const Plan& plan, Collective kind, double byte
 // Bytes per second between two IPUs of a replica: the IPU's links within its machine
 // (device.ipu_link_bandwidth), or only those to other machines when the two sit in different ones.
 double link_bandwidth(const Plan& plan, int32_t from, int32_t to) {
-  const double within = plan.settings.device.link_bytes_per_second;
+  const double within = plan.decided.device.link_bytes_per_second;
   const auto& physical = plan.placement.physical;
   const SystemSection& s = plan.placement.topology.system;
   if (physical.empty() || s.ipus_per_machine <= 0 || from < 0 || to < 0 ||
@@ -96,14 +95,14 @@ double link_bandwidth(const Plan& plan, int32_t from, int32_t to) {
 // A task: its nodes' kernels and, with sharded weights, the all-gather of the full weights it
 // reads from the replicas' blocks (offloaded, the replica's own blocks come from remote memory first).
 InstrCost task_cost(const Plan& plan, const Instr& instr) {
-  const PlanSettings& s = plan.settings;
+  const PlanDecisions& pd = plan.decided;
   InstrCost c;
   add_nodes(c, plan, plan.programs.stages.at(static_cast<size_t>(instr.stage)).nodes(instr.kind));
   const auto gathered = static_cast<double>(task_gather_bytes(plan, instr.stage, instr.kind));
   if (gathered > 0) {
     add_collective(c, plan, Collective::AllGather, gathered);
-    if (s.offload_weights) {
-      c.remote = transfer_cycles(gathered / plan.placement.replicas, s.device.host_bytes_per_second, s.device);
+    if (pd.offload_weights) {
+      c.remote = transfer_cycles(gathered / plan.placement.replicas, pd.device.host_bytes_per_second, pd.device);
     }
   }
   return c;
@@ -115,16 +114,17 @@ InstrCost task_cost(const Plan& plan, const Instr& instr) {
 // each replica updates (and streams) only its share, then all-gathers the weights (sharded weights
 // stay sharded: the tasks gather what they read).
 InstrCost update_cost(const Plan& plan, const Instr& instr) {
-  const PlanSettings& s = plan.settings;
-  const DeviceModel& d = s.device;
+  const Settings& s = plan.settings;
+  const PlanDecisions& pd = plan.decided;
+  const DeviceModel& d = pd.device;
   const double n = elements_of(plan.graph, instr.values);
   const auto weights = static_cast<double>(values_bytes(plan.graph, instr.values));
   int64_t state_floats = 0;  // the optimizer's state of the whole tensors (2 n for adam)
   for (ir::ValueId v : instr.values) {
     state_floats += optimizer_state_floats(s.optimizer, plan.graph.type(v).shape);
   }
-  const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
-  const auto state = static_cast<double>(optimizer_state_bytes(1, state_floats, s.optimizer_state_dtype));
+  const double acc = static_cast<double>(dtype_size(accumulation_dtype(s)));
+  const auto state = static_cast<double>(optimizer_state_bytes(1, state_floats, optimizer_state_dtype(s)));
   const double shards = state_sharded(plan) ? plan.placement.replicas : 1;
   InstrCost c;
   add_elementwise(c, plan, (2 * n + 3 * static_cast<double>(state_floats)) / shards,
@@ -132,11 +132,11 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
   if (shards > 1 && !weights_sharded(plan)) {
     add_collective(c, plan, Collective::AllGather, weights);
   }
-  double host_bytes = s.offload_optimizer_state ? 2 * state / shards : 0;
+  double host_bytes = s.pipeline.offload_optimizer_state ? 2 * state / shards : 0;
   if (s.master_weights == MasterWeightsPlace::Offloaded && is_half(d.compute)) {
     host_bytes += 2 * weights;
   }
-  if (weights_sharded(plan) && s.offload_weights) {
+  if (weights_sharded(plan) && pd.offload_weights) {
     host_bytes += 2 * weights / shards;  // the blocks are read from and written back to remote memory
   }
   c.remote = host_bytes > 0 ? transfer_cycles(host_bytes, d.host_bytes_per_second, d) : 0;
@@ -155,8 +155,9 @@ double InstrCost::total() const {
 
 InstrCost instr_cost(const Plan& plan, const Instr& instr) {
   const DevicePrograms& p = plan.programs;
-  const PlanSettings& s = plan.settings;
-  const DeviceModel& d = s.device;
+  const Settings& s = plan.settings;
+  const PlanDecisions& pd = plan.decided;
+  const DeviceModel& d = pd.device;
   const ir::Graph& g = plan.graph;
   InstrCost c;
   switch (instr.kind) {
@@ -184,10 +185,10 @@ InstrCost instr_cost(const Plan& plan, const Instr& instr) {
     case InstrKind::Accumulate: {
       // acc += grad: read the gradient (the parameter's size), read and write the accumulator.
       const double n = elements_of(g, instr.values);
-      const double acc = static_cast<double>(dtype_size(s.accumulation_dtype));
+      const double acc = static_cast<double>(dtype_size(accumulation_dtype(s)));
       add_elementwise(c, plan, n, static_cast<double>(values_bytes(g, instr.values)) + 2 * acc * n);
       // Offloaded, each accumulation copies the accumulator in from remote memory and back out.
-      c.remote = s.offload_accumulators ? transfer_cycles(2 * acc * n, d.host_bytes_per_second, d) : 0;
+      c.remote = s.pipeline.offload_accumulators ? transfer_cycles(2 * acc * n, d.host_bytes_per_second, d) : 0;
       return c;
     }
     case InstrKind::ReduceReplicas:
@@ -361,7 +362,7 @@ class Simulation {
 // Where the cycle (`cycle` long) goes on IPU `ipu`, the busiest, in seconds; the
 // update's host round trip is `host_cycles`.
 UpdateBreakdown breakdown_of(const Plan& plan, size_t ipu, double cycle, double host_cycles) {
-  const double hz = plan.settings.device.clock_hz;
+  const double hz = plan.decided.device.clock_hz;
   InstrCost sum;
   std::map<std::pair<InstrKind, int32_t>, InstrCost> tasks;  // the same for every micro-batch
   for (const Instr& in : plan.programs.ipus.at(ipu)) {
@@ -430,12 +431,13 @@ double feed_bytes(const Plan& plan) {
 }  // namespace
 
 CostReport simulate_plan(const Plan& plan) {
-  const PlanSettings& s = plan.settings;
-  const DeviceModel& d = s.device;
+  const Settings& s = plan.settings;
+  const PlanDecisions& pd = plan.decided;
+  const DeviceModel& d = pd.device;
   const DevicePrograms& p = plan.programs;
   CostReport report;
   report.analytic_bubble_fraction =
-      analytic_bubble(plan.placement.pipeline, s.schedule, s.accumulation_count, s.training);
+      analytic_bubble(plan.placement.pipeline, pd.schedule, pd.accumulation_count, pd.training);
 
   Simulation sim(plan);
   sim.run();

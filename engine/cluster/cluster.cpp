@@ -493,7 +493,7 @@ RunReport Cluster::report() const {
     r.real_seconds = std::max(r.real_seconds, ipu.run_seconds);
   }
   r.updates = updates_;
-  r.simulated_seconds = sim_max / s.plan.settings.device.clock_hz;
+  r.simulated_seconds = sim_max / s.plan.decided.device.clock_hz;
   r.simulated_cycles_per_update = updates_ > 0 ? sim_max / static_cast<double>(updates_) : 0;
   // Clamped: with no idle time at all the quotient can exceed 1 by a rounding error.
   r.measured_bubble = window_ > 0 ? std::max(0.0, 1.0 - task_busy_ / window_) : 0;

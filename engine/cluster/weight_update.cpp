@@ -52,7 +52,7 @@ void WeightUpdate::build_params() {
   const ir::Graph& g = plan_.graph;
   // What the memory model counts; 0: the optimizer reads the gradient buffer, nothing accumulates.
   const int32_t depth = planner::accumulator_buffers(plan_);
-  const DType acc = plan_.settings.accumulation_dtype;
+  const DType acc = planner::accumulation_dtype(plan_.settings);
   if (acc != DType::F16 && acc != DType::F32) {
     throw Error(ErrorKind::Internal, fmt::format("gradient accumulation in {} is not implemented", dtype_name(acc)));
   }
@@ -83,10 +83,10 @@ void WeightUpdate::build_params() {
   optimizer_state_ = AlignedBlock(state_bytes);
   widened_roots_ = AlignedBlock(widened_bytes);
   accumulator_bytes_ =
-      plan_.settings.offload_accumulators ? 0 : depth * part_elements * static_cast<int64_t>(dtype_size(acc));
-  state_bytes_ = plan_.settings.offload_optimizer_state
+      plan_.settings.pipeline.offload_accumulators ? 0 : depth * part_elements * static_cast<int64_t>(dtype_size(acc));
+  state_bytes_ = plan_.settings.pipeline.offload_optimizer_state
                      ? 0
-                     : planner::optimizer_state_bytes(1, state_floats, plan_.settings.optimizer_state_dtype);
+                     : planner::optimizer_state_bytes(1, state_floats, planner::optimizer_state_dtype(plan_.settings));
   Cursors next{accumulators_.data(), optimizer_state_.data(), widened_roots_.data(), shards_.data(), 0};
   for (size_t k : updated) {
     add_param(k, depth, acc, shards, next);
@@ -127,7 +127,8 @@ void WeightUpdate::add_param(size_t k, int32_t depth, DType acc, int32_t shards,
       slots.push_back(next.accumulators);
       next.accumulators += AlignedBlock::aligned(static_cast<size_t>(n) * dtype_size(acc));
     }
-    ps.trees.push_back(std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.accumulation_order));
+    ps.trees.push_back(
+        std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.pipeline.accumulation_order));
   }
   const float* grad = nullptr;
   if (summed(ps.parts.size(), depth, acc)) {

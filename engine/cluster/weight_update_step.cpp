@@ -186,7 +186,7 @@ void WeightUpdate::update(int64_t update, int64_t overflows) {
   // The tree holds the plain sum of the N = R x A micro-batch gradients, each computed from a
   // backward pass seeded with the loss scale.
   const double n = static_cast<double>(shared_.replicas * shared_.micro_batches);
-  const double mean = plan_.settings.reduction == GradientReduction::Sum ? 1.0 / shared_.replicas : 1.0 / n;
+  const double mean = plan_.settings.pipeline.reduction == GradientReduction::Sum ? 1.0 / shared_.replicas : 1.0 / n;
   const double scale = mean / seed;
   float factor = static_cast<float>(scale);
   if (o.gradient_clip_norm > 0) {
@@ -235,7 +235,7 @@ void WeightUpdate::round_after_update(int64_t update) {
       round_in_place(ps.slot.front().weights, ps.slot.front().size, *rounding_, key(*rounding_, ps, 0), ps.block.begin);
     }
   }
-  const DType state = plan_.settings.optimizer_state_dtype;
+  const DType state = planner::optimizer_state_dtype(plan_.settings);
   if (state != DType::F32) {
     const HalfRounding r{state, fp.esr, fp.nanoo};
     for (const ParamState& ps : params_) {

@@ -36,11 +36,12 @@ ClusterShared::ClusterShared(const planner::Plan& p, Settings c, int32_t instanc
       first_replica(instance * p.placement.replicas_per_instance()),
       local_replicas(p.placement.replicas_per_instance()),
       ipus(p.placement.pipeline.ipus_per_replica),
-      micro_batches(std::max<int64_t>(1, p.settings.accumulation_count)),
+      micro_batches(std::max<int64_t>(1, p.decided.accumulation_count)),
       micro_batch_size(p.micro_batch()),
       max_updates(std::max<int64_t>(1, settings.steps_per_execution) * std::max<int64_t>(1, settings.repeat_count)),
       prefetch_depth(settings.prefetch_depth),
-      overflow_meet(std::make_unique<Rendezvous>(p.placement.replicas_per_instance() * p.placement.pipeline.ipus_per_replica)),
+      overflow_meet(
+          std::make_unique<Rendezvous>(p.placement.replicas_per_instance() * p.placement.pipeline.ipus_per_replica)),
       recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {
   shard_state = planner::state_sharded(p);
   shard_weights = planner::weights_sharded(p);
@@ -69,7 +70,7 @@ namespace {
 
 // How every task result is rounded under f16/bf16 compute; none under f32.
 std::optional<HalfRounding> compute_rounding(const ClusterShared& shared) {
-  const DType compute = shared.plan.settings.device.compute;
+  const DType compute = shared.plan.decided.device.compute;
   if (!planner::is_half(compute)) {
     return std::nullopt;
   }
@@ -114,7 +115,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
 
 void Worker::count_fixed_bytes() {
   const ir::Graph& g = plan_.graph;
-  const DType compute = plan_.settings.device.compute;
+  const DType compute = plan_.decided.device.compute;
   fixed_.accumulators = update_.accumulator_bytes();
   fixed_.optimizer_state = update_.optimizer_state_bytes();
   // Counted as a device holding the compute type would hold them (planner/precision.hpp), the
@@ -198,9 +199,9 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
     case InstrKind::Recompute:
     case InstrKind::Backward:
     case InstrKind::BackwardWeights: {
-      const ir::ExecContext ctx{shared_.settings.seed, g, g * shared_.micro_batch_size, shared_.plan.settings.training};
+      const ir::ExecContext ctx{shared_.settings.seed, g, g * shared_.micro_batch_size, shared_.plan.decided.training};
       // Training names the update and micro-batch; inference the batch of the data (g + 1).
-      const FpTrapSite site = shared_.plan.settings.training
+      const FpTrapSite site = shared_.plan.decided.training
                                   ? FpTrapSite{traps_, shared_.run_label, update + 1, op.m, replica_, g}
                                   : FpTrapSite{traps_, shared_.run_label, g + 1, -1, replica_, g};
       overflows_ += op.task->run(ctx, workspace_.data(), rounding_ ? &*rounding_ : nullptr, traps_ ? &site : nullptr);

@@ -31,7 +31,7 @@ WorkerObserver::WorkerObserver(Recorder& recorder, const planner::Plan& plan, in
       physical_(physical),
       replica_(replica),
       ipu_(ipu),
-      capacity_(plan.settings.device.memory_bytes()) {
+      capacity_(plan.decided.device.memory_bytes()) {
   windows_.assign(static_cast<size_t>(max_updates), UpdateWindow{});
   track_->name = fmt::format("IPU {} (replica {}, ipu {})", physical, replica, ipu);
 }
@@ -50,7 +50,7 @@ void WorkerObserver::begin_run() {
   run_sampled_ = 0;
   run_kernel_cpu_us_ = 0;
   // The host's share of a device call, as the planner's cycle model charges it.
-  sim_ += plan_.settings.device.host_call_cycles;
+  sim_ += plan_.decided.device.host_call_cycles;
 }
 
 void WorkerObserver::end_run() {

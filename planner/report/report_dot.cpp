@@ -32,8 +32,8 @@ std::string plan_dot(const Plan& plan, std::string_view model) {
   out += "  rankdir=LR;\n  node [shape=box, style=rounded];\n";
   out += fmt::format("  label={};\n",
                      quoted(fmt::format("{}: {} x {} IPUs, {} schedule, accumulation {}", model, pl.replicas,
-                                        pl.pipeline.ipus_per_replica, schedule_name(plan.settings.schedule),
-                                        plan.settings.accumulation_count)));
+                                        pl.pipeline.ipus_per_replica, schedule_name(plan.decided.schedule),
+                                        plan.decided.accumulation_count)));
   for (int32_t ipu = 0; ipu < pl.pipeline.ipus_per_replica; ++ipu) {
     const auto idx = static_cast<size_t>(ipu);
     std::string label = fmt::format("IPU {}", ipu);

@@ -14,7 +14,7 @@
 namespace iputrain::planner {
 
 const std::vector<ir::ValueId>& micro_batch_program(const Plan& plan) {
-  return plan.settings.training && !plan.train_program.empty() ? plan.train_program : plan.eval_program;
+  return plan.decided.training && !plan.train_program.empty() ? plan.train_program : plan.eval_program;
 }
 
 std::vector<StageSummary> stage_summaries(const Plan& plan) {
@@ -45,9 +45,9 @@ std::vector<StageSummary> stage_summaries(const Plan& plan) {
   }
   const auto& program = micro_batch_program(plan);
   for (StageSummary& s : out) {
-    s.forward_cycles = stage_cycles(g, program, s.stage, ir::Phase::Forward, plan.settings.device);
-    if (plan.settings.training) {
-      s.backward_cycles = stage_cycles(g, program, s.stage, ir::Phase::Backward, plan.settings.device);
+    s.forward_cycles = stage_cycles(g, program, s.stage, ir::Phase::Forward, plan.decided.device);
+    if (plan.decided.training) {
+      s.backward_cycles = stage_cycles(g, program, s.stage, ir::Phase::Backward, plan.decided.device);
     }
   }
   return out;

@@ -84,7 +84,7 @@ std::string op_table(const Plan& plan, const SourceManager* sources) {
   std::vector<Row> rows;
   double total = 0;
   for (const ir::ValueId id : micro_batch_program(plan)) {
-    const double cycles = op_cycles(g, id, plan.settings.device);
+    const double cycles = op_cycles(g, id, plan.decided.device);
     if (cycles > 0) {
       rows.push_back({id, cycles});
       total += cycles;

@@ -33,7 +33,7 @@ Json memory_json(const IpuMemory& m) {
 // weight and bytes per IPU (buffers x the IPU's trained elements x the dtype, so the other
 // order's bytes scale by the ratio of buffers).
 Json accumulation_json(const Plan& plan) {
-  const PlanSettings& s = plan.settings;
+  const Settings& s = plan.settings;
   const int32_t buffers = accumulator_buffers(plan);
   Json costs = Json::object();
   for (GradientAccumulationOrder order :
@@ -45,8 +45,8 @@ Json accumulation_json(const Plan& plan) {
     }
     costs[std::string(accumulation_order_name(order))] = Json{{"buffers_per_weight", n}, {"bytes_per_ipu", bytes}};
   }
-  return Json{{"order", std::string(accumulation_order_name(s.accumulation_order))},
-              {"dtype", std::string(dtype_name(s.accumulation_dtype))},
+  return Json{{"order", std::string(accumulation_order_name(s.pipeline.accumulation_order))},
+              {"dtype", std::string(dtype_name(accumulation_dtype(s)))},
               {"buffers_per_weight", buffers},
               {"cost_by_order", std::move(costs)}};
 }
@@ -64,7 +64,7 @@ Json topology_json(const Plan& plan) {
   }
   return Json{{"preset", t.preset},
               {"sources", fmt::format("configs/systems/{}.toml", t.preset)},
-              {"machine", plan.settings.device.name == "bow" ? "Bow-2000" : "IPU-M2000"},
+              {"machine", plan.decided.device.name == "bow" ? "Bow-2000" : "IPU-M2000"},
               {"ipus_per_machine", s.ipus_per_machine},
               {"machines_per_pod", s.machines_per_pod},
               {"pods", s.pods},
@@ -172,8 +172,8 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   const std::vector<StageSummary> stages = stage_summaries(plan);
   Json j;
   j["model"] = std::string(model);
-  j["training"] = plan.settings.training;
-  j["device"] = plan.settings.device.name;
+  j["training"] = plan.decided.training;
+  j["device"] = plan.decided.device.name;
   j["replicas"] = plan.placement.replicas;
   if (plan.placement.instances > 1) {
     j["instances"] = instances_json(plan);
@@ -181,12 +181,12 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   j["ipus_per_replica"] = plan.placement.pipeline.ipus_per_replica;
   j["topology"] = topology_json(plan);
   j["num_ipus"] = plan.num_ipus();
-  j["schedule"] = std::string(schedule_name(plan.settings.schedule));
-  j["gradient_accumulation_count"] = plan.settings.accumulation_count;
+  j["schedule"] = std::string(schedule_name(plan.decided.schedule));
+  j["gradient_accumulation_count"] = plan.decided.accumulation_count;
   j["micro_batch"] = plan.micro_batch();
-  j["batch_serialization_iterations"] = plan.settings.batch_serialization;
+  j["batch_serialization_iterations"] = plan.settings.pipeline.batch_serialization;
   j["global_batch"] = plan.global_batch();
-  j["host_threads"] = plan.settings.host_threads;
+  j["host_threads"] = plan.settings.threads;
   j["gradient_accumulation"] = accumulation_json(plan);
 
   Json stage_list = Json::array();

@@ -21,9 +21,9 @@ std::string join_ids(const std::vector<int32_t>& ids) {
 
 // What one simulated cycle of the plan is.
 static std::string unit(const Plan& plan) {
-  return plan.settings.training
+  return plan.decided.training
              ? "weight update"
-             : fmt::format("cycle of {} micro-batches", plan.settings.accumulation_count * plan.placement.replicas);
+             : fmt::format("cycle of {} micro-batches", plan.decided.accumulation_count * plan.placement.replicas);
 }
 
 namespace {
@@ -54,15 +54,15 @@ std::string text_header(const Plan& plan, std::string_view model) {
              "micro-batch {}{}, {} {}\n",
              model, pl.replicas, pl.replicas == 1 ? "" : "s", pl.pipeline.ipus_per_replica,
              pl.pipeline.ipus_per_replica == 1 ? "" : "s", plan.num_ipus(), plan.num_ipus() == 1 ? "" : "s",
-             schedule_name(plan.settings.schedule), plan.settings.training ? "" : " (inference)",
-             plan.settings.training ? "gradient accumulation" : "micro-batches per replica per cycle",
-             plan.settings.accumulation_count, plan.micro_batch(),
-             plan.settings.batch_serialization > 1
+             schedule_name(plan.decided.schedule), plan.decided.training ? "" : " (inference)",
+             plan.decided.training ? "gradient accumulation" : "micro-batches per replica per cycle",
+             plan.decided.accumulation_count, plan.micro_batch(),
+             plan.settings.pipeline.batch_serialization > 1
                  ? fmt::format(" (a slice: each stage computes its micro-batch of {} as {} slices in a row)",
-                               plan.micro_batch() * plan.settings.batch_serialization,
-                               plan.settings.batch_serialization)
+                               plan.micro_batch() * plan.settings.pipeline.batch_serialization,
+                               plan.settings.pipeline.batch_serialization)
                  : std::string(),
-             plan.settings.training ? "global batch" : "samples per cycle", plan.global_batch()) +
+             plan.decided.training ? "global batch" : "samples per cycle", plan.global_batch()) +
          text_instances(plan);
 }
 
@@ -149,7 +149,7 @@ std::string text_schedule(const Plan& plan, int64_t max_timesteps) {
   if (t.steps.empty()) {
     return "schedule: none\n";
   }
-  const bool split = schedule_def(t.kind).splits_backward && plan.settings.training;
+  const bool split = schedule_def(t.kind).splits_backward && plan.decided.training;
   std::string out = fmt::format(
       "schedule: {}, {} micro-batch{} per replica in {} timestep{} (Fm/Bm: forward/backward of micro-batch "
       "m, {}.: idle)\n",
@@ -199,7 +199,7 @@ std::string text_predicted(const Plan& plan) {
   if (c.cycles_per_update <= 0) {
     return "predicted: not simulated\n";
   }
-  const double seconds = plan.settings.device.clock_hz > 0 ? c.cycles_per_update / plan.settings.device.clock_hz : 0;
+  const double seconds = plan.decided.device.clock_hz > 0 ? c.cycles_per_update / plan.decided.device.clock_hz : 0;
   std::string out = fmt::format("predicted: {:.0f} samples/s over {} replica{}; {:.0f} cycles ({:.3f} ms) per {}\n",
                                 c.samples_per_second, plan.placement.replicas, plan.placement.replicas == 1 ? "" : "s",
                                 c.cycles_per_update, seconds * 1e3, unit(plan));
@@ -208,10 +208,10 @@ std::string text_predicted(const Plan& plan) {
     out += fmt::format(" IPU {} {}{}", i, percent(c.utilisation[i]), i + 1 < c.utilisation.size() ? "," : "");
   }
   out += c.utilisation.empty() ? " not simulated\n" : "\n";
-  const int64_t micro_batches = plan.settings.accumulation_count;
+  const int64_t micro_batches = plan.decided.accumulation_count;
   out += fmt::format("bubble: {} of IPU time simulated, {} analytic ({} schedule, {} micro-batch{})\n",
                      percent(c.bubble_fraction), percent(c.analytic_bubble_fraction),
-                     schedule_name(plan.settings.schedule), micro_batches, micro_batches == 1 ? "" : "es");
+                     schedule_name(plan.decided.schedule), micro_batches, micro_batches == 1 ? "" : "es");
   out += fmt::format("traffic per {}: {} between the IPUs of a replica", unit(plan),
                      human_bytes(static_cast<int64_t>(c.link_bytes_per_update)));
   if (state_sharded(plan)) {

@@ -219,14 +219,14 @@ void draw_label(SvgDocument& doc, const BoxStyle& st, const Instr& in, double x,
 }
 
 std::string title_line(const Plan& plan) {
-  const PlanSettings& s = plan.settings;
+  const PlanDecisions& d = plan.decided;
   const Pipeline& pipe = plan.placement.pipeline;
-  std::string schedule(schedule_name(s.schedule));
+  std::string schedule(schedule_name(d.schedule));
   schedule[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(schedule[0])));
   const size_t stages = plan.graph.stages.size();
   return fmt::format("{} schedule{}: {} stage{} on {} IPU{}, accumulation {}, {} replica{}", schedule,
-                     s.training ? "" : " (inference)", stages, stages == 1 ? "" : "s", pipe.ipus_per_replica,
-                     pipe.ipus_per_replica == 1 ? "" : "s", s.accumulation_count, plan.placement.replicas,
+                     d.training ? "" : " (inference)", stages, stages == 1 ? "" : "s", pipe.ipus_per_replica,
+                     pipe.ipus_per_replica == 1 ? "" : "s", d.accumulation_count, plan.placement.replicas,
                      plan.placement.replicas == 1 ? "" : "s");
 }
 

@@ -63,12 +63,12 @@ std::string phys_label(const Plan& plan, size_t ipu) {
 }
 
 std::string subtitle(const Plan& plan) {
-  const PlanSettings& s = plan.settings;
+  const PlanDecisions& d = plan.decided;
   return fmt::format(
       "{} schedule, {} IPUs per replica, accumulation {}: bytes held during each timestep (weights, "
       "optimizer "
       "state, accumulators, activations, I/O buffers)",
-      schedule_name(s.schedule), plan.placement.pipeline.ipus_per_replica, s.accumulation_count);
+      schedule_name(d.schedule), plan.placement.pipeline.ipus_per_replica, d.accumulation_count);
 }
 
 // The plot's frame: bytes to y, timesteps to x.

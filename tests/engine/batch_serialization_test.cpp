@@ -60,7 +60,7 @@ TEST_CASE("batch serialization computes the slices as micro-batches: the same bi
         CHECK(testing::same_bits(serialized.weights, reference.weights));
         // Same samples per update, the model built at the slice size.
         CHECK(serialized.plan.micro_batch() == 8 / slices);
-        CHECK(serialized.plan.settings.accumulation_count == 2 * slices);
+        CHECK(serialized.plan.decided.accumulation_count == 2 * slices);
         CHECK(serialized.plan.global_batch() == 16 * replicas);
         // Each stage runs its slices back to back: the first timesteps are stage 0's forwards.
         const auto& steps = serialized.plan.timeline.steps;

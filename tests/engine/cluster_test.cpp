@@ -437,7 +437,7 @@ TEST_CASE("measured memory and simulated time match the plan, over capacity is a
   Config config = config::parse(testing::synthetic_config(2), "m.toml");
   Model model = Model::parse(testing::kMlp, "mlp.ipu", config.model);
   planner::Plan plan = planner::make_plan(graph_of(model), config);
-  plan.settings.device.bytes_per_tile = 1;  // 1472 bytes per IPU: less than the weights
+  plan.decided.device.bytes_per_tile = 1;  // 1472 bytes per IPU: less than the weights
   // The dataset outlives the cluster, whose infeed threads read it.
   std::unique_ptr<data::Dataset> ds = data::open_dataset(config.data.train, ".", {
       data::Field{"image", DType::F32, {8, 8}}, data::Field{"label", DType::I32, {}}}, 7);

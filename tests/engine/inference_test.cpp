@@ -157,7 +157,7 @@ TEST_CASE("the inference plan is the forward program only, scheduled, sized and 
   planner::PlanOptions options;
   options.inference = true;
   const planner::Plan plan = planner::make_plan(graph_of(model), config, options);
-  CHECK_FALSE(plan.settings.training);
+  CHECK_FALSE(plan.decided.training);
   CHECK(plan.train_program.empty());
   REQUIRE(plan.timeline.timesteps() > 0);
   // Grouped inference over 2 positions and 4 micro-batches: 4 + 2 - 1 timesteps, all forward.

@@ -294,7 +294,7 @@ TEST_CASE("sharded weights: each replica keeps its shards and one gather buffer,
   CHECK(offloaded_plan.memory[0].weights_offloaded == shards);
   CHECK(offloaded_plan.cost.cycles_per_update > sharded_plan.cost.cycles_per_update);
   CHECK(sharded_plan.memory[0].optimizer_state == 2 * shards);
-  CHECK(sharded_plan.settings.shard_optimizer_state);
+  CHECK(sharded_plan.decided.shard_optimizer_state);
   // Each task gathers what it reads; the update all-gathers nothing.
   CHECK(sharded_plan.cost.gather_bytes_per_update > 0);
   CHECK(sharded_plan.cost.cycles_per_update > whole_plan.cost.cycles_per_update);
@@ -308,7 +308,7 @@ TEST_CASE("replicated_weight_sharding = auto: on for the sequential schedule wit
     // Loaded as the CLI does: under batch serialization the model is built at the slice size.
     const auto path = std::filesystem::temp_directory_path() / "iputrain_sharding_auto.ipu";
     std::ofstream(path) << testing::kMlp;
-    return planner::make_plan(graph_of(Model::load(path.string(), c)), c).settings;
+    return planner::make_plan(graph_of(Model::load(path.string(), c)), c).decided;
   };
   CHECK_FALSE(plan("").shard_weights);
   CHECK(plan("batch_serialization_iterations = 2\n").shard_weights);

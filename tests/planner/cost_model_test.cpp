@@ -167,9 +167,9 @@ TEST_CASE(
   };
   const Plan mk2 = plan_on("");
   const Plan bow = plan_on("[device]\nversion = \"bow\"\n");
-  CHECK(mk2.settings.device.name == "ipu2");
-  CHECK(bow.settings.device.name == "bow");
-  CHECK(bow.settings.device.clock_hz == 1.85e9);
+  CHECK(mk2.decided.device.name == "ipu2");
+  CHECK(bow.decided.device.name == "bow");
+  CHECK(bow.decided.device.clock_hz == 1.85e9);
   // Same tiles and memory: the same capacity and the same bytes.
   for (size_t i = 0; i < 2; ++i) {
     CHECK(bow.memory[i].capacity == mk2.memory[i].capacity);
@@ -179,8 +179,8 @@ TEST_CASE(
   // Kernels take the same cycles, which pass faster; transfers at the same bandwidth take more
   // cycles of the faster clock. Every update still takes less time.
   CHECK(bow.cost.cycles_per_update >= mk2.cost.cycles_per_update);
-  const double mk2_seconds = mk2.cost.cycles_per_update / mk2.settings.device.clock_hz;
-  const double bow_seconds = bow.cost.cycles_per_update / bow.settings.device.clock_hz;
+  const double mk2_seconds = mk2.cost.cycles_per_update / mk2.decided.device.clock_hz;
+  const double bow_seconds = bow.cost.cycles_per_update / bow.decided.device.clock_hz;
   CHECK(bow_seconds < mk2_seconds);
   CHECK(bow_seconds > mk2_seconds * 1.33 / 1.85 * 0.999);
   CHECK(bow.cost.samples_per_second > mk2.cost.samples_per_second);
@@ -190,7 +190,7 @@ TEST_CASE(
   // The IPU Model's tile count changes the device: capacity = tiles x bytes per tile, and a
   // kernel spread over fewer tiles takes more cycles.
   const Plan small = plan_on("[ipu.ipu_model]\ntiles_per_ipu = 736\n");
-  CHECK(small.settings.device.tiles == 736);
+  CHECK(small.decided.device.tiles == 736);
   CHECK(small.memory[0].capacity == 736LL * 624 * 1024);
   CHECK(small.memory[0].capacity * 2 == mk2.memory[0].capacity);
   CHECK(small.cost.cycles_per_update > mk2.cost.cycles_per_update);

@@ -96,7 +96,7 @@ void check_properties(const Plan& plan) {
   const auto& p = plan.programs;
   std::vector<int> sends(p.messages.size(), 0), recvs(p.messages.size(), 0);
   std::vector<int32_t> sent_at(p.messages.size(), -1), received_at(p.messages.size(), -1);
-  const int64_t A = plan.settings.accumulation_count;
+  const int64_t A = plan.decided.accumulation_count;
   for (size_t ipu = 0; ipu < p.ipus.size(); ++ipu) {
     std::map<std::pair<int, int64_t>, int> forward, backward;
     std::map<int, int64_t> last_acc;

@@ -227,8 +227,8 @@ TEST_CASE("every optimizer keeps the state its definition declares for each weig
 TEST_CASE("a plan that does not fit names the IPU, the bytes and what would fit") {
   Plan plan = plan_with(kGrouped);
   // Shrink IPU memory to 5888 bytes: IPU 0 needs 6144.
-  plan.settings.device.tiles = 1;
-  plan.settings.device.bytes_per_tile = 5888;
+  plan.decided.device.tiles = 1;
+  plan.decided.device.bytes_per_tile = 5888;
   plan.memory = estimate_memory(plan);
   CHECK(plan.memory[0].capacity == 5888);
   try {
@@ -265,8 +265,8 @@ TEST_CASE("a plan that does not fit names the IPU, the bytes and what would fit"
   // Once sequential, nothing is left to suggest about the order.
   Plan sequential =
       plan_with(std::string(kGrouped) + "\ngradient_accumulation_order = \"sequential\"", "sgd");
-  sequential.settings.device.tiles = 1;
-  sequential.settings.device.bytes_per_tile = sequential.memory[0].total_peak - 128;  // 128 bytes short
+  sequential.decided.device.tiles = 1;
+  sequential.decided.device.bytes_per_tile = sequential.memory[0].total_peak - 128;  // 128 bytes short
   sequential.memory = estimate_memory(sequential);
   try {
     check_fits(sequential);
@@ -276,7 +276,7 @@ TEST_CASE("a plan that does not fit names the IPU, the bytes and what would fit"
     CHECK(e.hint().find("gradient_accumulation_order") == std::string::npos);
   }
   // Within capacity nothing is thrown.
-  plan.settings.device.bytes_per_tile = 6144;
+  plan.decided.device.bytes_per_tile = 6144;
   plan.memory = estimate_memory(plan);
   CHECK_NOTHROW(check_fits(plan));
 }

@@ -64,18 +64,18 @@ TEST_CASE("availableMemoryProportion and partialsType come from the config, per 
   const std::string base = "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1]\n"
                            "gradient_accumulation_count = 4\n";
   const Plan plain = make_plan(planner_test::two_stage(), config::parse(base));
-  CHECK(plain.settings.limits(0, Phase::Forward).matmul.available_memory_proportion == 0.6);
+  CHECK(plain.limits(0, Phase::Forward).matmul.available_memory_proportion == 0.6);
   const Plan set = make_plan(
       planner_test::two_stage(),
       config::parse(
           "[ipu.matmuls]\npoplar_options = { availableMemoryProportion = \"0.3\", partialsType = \"half\" }\n" + base +
           "forward_propagation_stages_poplar_options = [ { matmul_options = { availableMemoryProportion = "
           "\"0.1\" } }, {} ]\n"));
-  CHECK(set.settings.limits(0, Phase::Forward).matmul.available_memory_proportion == 0.1);
-  CHECK(set.settings.limits(0, Phase::Forward).matmul.half_partials);  // from the global options
-  CHECK(set.settings.limits(1, Phase::Forward).matmul.available_memory_proportion == 0.3);
-  CHECK(set.settings.limits(0, Phase::Backward).matmul.available_memory_proportion == 0.3);
-  CHECK(set.settings.limits(0, Phase::Forward).convolution.available_memory_proportion == 0.6);
+  CHECK(set.limits(0, Phase::Forward).matmul.available_memory_proportion == 0.1);
+  CHECK(set.limits(0, Phase::Forward).matmul.half_partials);  // from the global options
+  CHECK(set.limits(1, Phase::Forward).matmul.available_memory_proportion == 0.3);
+  CHECK(set.limits(0, Phase::Backward).matmul.available_memory_proportion == 0.3);
+  CHECK(set.limits(0, Phase::Forward).convolution.available_memory_proportion == 0.6);
 
   // A proportion small enough to split the matmuls adds cycles and takes less memory.
   const Plan tight = make_plan(

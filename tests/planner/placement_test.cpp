@@ -65,7 +65,7 @@ TEST_CASE("placement: default mapping, replicas and physical order") {
   CHECK(p.placement.pipeline.ipus_per_replica == 3);
   CHECK(p.placement.pipeline.stage_ipu == std::vector<int32_t>{0, 1, 2});
   CHECK(p.placement.physical == std::vector<std::vector<int32_t>>{{0, 1, 2}, {3, 4, 5}});
-  CHECK(p.settings.accumulation_count == 6);  // grouped training: 2 x 3 stages
+  CHECK(p.decided.accumulation_count == 6);  // grouped training: 2 x 3 stages
   CHECK(p.global_batch() == 2 * 6 * 2);
 }
 
@@ -118,7 +118,7 @@ TEST_CASE("placement: every schedule's accumulation rule names itself and a vali
   // Sequential takes any count.
   const Plan seq = plan_for(
       kThreeStages, "[ipu]\nauto_select_ipus = 3\n[pipeline]\nschedule = \"sequential\"\ngradient_accumulation_count = 5\n");
-  CHECK(seq.settings.accumulation_count == 5);
+  CHECK(seq.decided.accumulation_count == 5);
 }
 
 TEST_CASE("placement: a one-position-per-IPU schedule trains a parallel block whose stages share its IPU") {

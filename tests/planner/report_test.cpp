@@ -73,8 +73,8 @@ Plan hand_plan() {
   plan.train_program = live_program(g, roots);
   plan.eval_program = live_program(g, {g.loss});
 
-  plan.settings.schedule = ScheduleKind::Grouped;
-  plan.settings.accumulation_count = 4;
+  plan.decided.schedule = ScheduleKind::Grouped;
+  plan.decided.accumulation_count = 4;
   plan.placement.pipeline = make_pipeline(g, {}, false);
   plan.placement.replicas = 2;
   plan.placement.physical = {{0, 1}, {3, 2}};
@@ -157,7 +157,7 @@ TEST_CASE("the text report of a hand-made plan") {
 
 TEST_CASE("long schedules are cut with a note") {
   Plan plan = hand_plan();
-  plan.settings.accumulation_count = 64;
+  plan.decided.accumulation_count = 64;
   plan.timeline = make_timeline(plan.placement.pipeline, ScheduleKind::Grouped, 64, true);
   const std::string text = text_schedule(plan, 10);
   CHECK(has(text, "in 67 timesteps"));

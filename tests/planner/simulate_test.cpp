@@ -95,7 +95,7 @@ const Instr& find(const Plan& plan, size_t ipu, InstrKind kind) {
 
 TEST_CASE("instruction cycles: kernels from the cost model, transfers from bytes and bandwidths") {
   const Plan plan = plan_chain(2, "grouped", 4, "", 32, 256);
-  const DeviceModel& d = plan.settings.device;
+  const DeviceModel& d = plan.decided.device;
   CHECK(d.link_bytes_per_second == 320e9);  // the [device] defaults
   CHECK(d.host_bytes_per_second == 32e9);
 
@@ -161,8 +161,8 @@ TEST_CASE("the simulated bubble of balanced stages with free links matches the a
         const int64_t multiple = std::string(schedule) == "grouped" ? 2 * stages : stages;
         const Plan plan = plan_chain(stages, schedule, multiple * per, kFreeTransfers);
         const CostReport& c = plan.cost;
-        INFO(std::string(schedule), " stages ", stages, " micro-batches ", plan.settings.accumulation_count, ": simulated ",
-             c.bubble_fraction, ", analytic ", c.analytic_bubble_fraction);
+        INFO(std::string(schedule), " stages ", stages, " micro-batches ", plan.decided.accumulation_count,
+             ": simulated ", c.bubble_fraction, ", analytic ", c.analytic_bubble_fraction);
         CHECK(c.analytic_bubble_fraction > 0);
         CHECK(std::abs(c.bubble_fraction - c.analytic_bubble_fraction) <= 0.01 * c.analytic_bubble_fraction);
       }
@@ -215,7 +215,7 @@ TEST_CASE("the cost report: throughput, utilisation, traffic") {
   // The host call is shared by the updates of one execution.
   const Plan batched = plan_chain(2, "grouped", 8, "[training]\nsteps_per_execution = 100\n", 32, 256);
   CHECK(batched.cost.cycles_per_update ==
-        doctest::Approx(c.cycles_per_update - plan.settings.device.host_call_cycles * 0.99));
+        doctest::Approx(c.cycles_per_update - plan.decided.device.host_call_cycles * 0.99));
 }
 
 TEST_CASE("a link whose messages are received in another order than sent: no false deadlock") {
@@ -375,7 +375,7 @@ TEST_CASE("recomputed forward nodes are costed where they run, in the backward o
                                                            "[pipeline]\ngradient_accumulation_count = 4\n"
                                                            "recomputation_mode = \"{}\"\n",
                                                            mode)));
-    REQUIRE(on.settings.recompute != Recomputation::Off);
+    REQUIRE(on.decided.recompute != Recomputation::Off);
     // Stage 0 on IPU 0: what its Recompute and Backward tasks cost beyond the backward without
     // recomputation is the forward nodes they rebuild, at their own cost.
     const StagePrograms& sp = on.programs.stages[0];
@@ -384,7 +384,7 @@ TEST_CASE("recomputed forward nodes are costed where they run, in the backward o
     for (const auto* list : {&sp.recompute, &sp.backward}) {
       for (ValueId id : *list) {
         if (on.graph.node(id).phase == Phase::Forward) {
-          rebuilt += op_cycles(on.graph, id, on.settings.device);
+          rebuilt += op_cycles(on.graph, id, on.decided.device);
           ++forward_nodes;
         }
       }

@@ -205,9 +205,9 @@ TEST_CASE("the Gantt layout is the simulator's timeline: same length, same bubbl
     const Plan plan = four_stage(schedule);
     const GanttTimes t = gantt_times(plan);
     REQUIRE(t.in_cycles);
-    const PlanSettings& s = plan.settings;
-    const double host =
-        s.device.host_call_cycles / static_cast<double>(s.steps_per_execution * s.repeat_count);
+    const Settings& s = plan.settings;
+    const PlanDecisions& d = plan.decided;
+    const double host = d.device.host_call_cycles / static_cast<double>(s.steps_per_execution * s.repeat_count);
     CHECK(t.span == doctest::Approx(plan.cost.cycles_per_update - host));
     CHECK(bubble_of(plan, t) == doctest::Approx(plan.cost.bubble_fraction));
     CHECK(plan.cost.bubble_fraction > 0.05);  // the fill and drain the picture must show
@@ -292,8 +292,9 @@ TEST_CASE("the Gantt layout starts every instruction as soon as the simulator wo
   }
   const GanttTimes t = gantt_times(plan);
   CHECK(check_as_soon_as_allowed(plan, t) > 0);
-  const PlanSettings& s = plan.settings;
-  const double host = s.device.host_call_cycles / static_cast<double>(s.steps_per_execution * s.repeat_count);
+  const Settings& s = plan.settings;
+  const PlanDecisions& d = plan.decided;
+  const double host = d.device.host_call_cycles / static_cast<double>(s.steps_per_execution * s.repeat_count);
   CHECK(t.span == doctest::Approx(simulate_plan(plan).cycles_per_update - host));
 }
 
@@ -341,8 +342,8 @@ TEST_CASE("Gantt chart with recomputation and replicas") {
 TEST_CASE("instructions without cycles are laid out in timestep columns") {
   TempDir dir("gantt-steps");
   Plan plan = four_stage("grouped");
-  plan.settings.device.compute_set_cycles = 0;
-  plan.settings.device.sync_cycles = 0;
+  plan.decided.device.compute_set_cycles = 0;
+  plan.decided.device.sync_cycles = 0;
   for (StagePrograms& s : plan.programs.stages) {
     s.forward.clear();
     s.recompute.clear();
