@@ -127,8 +127,8 @@ struct Plan {
   std::vector<ir::ValueId> eval_program;   //!< nodes run to compute the outputs only
   std::vector<PassTiming> timings;
 
-  //! The config resolved once (config::resolve); an inference plan clears its optimizer, offload
-  //! and accumulation choices, as nothing is updated.
+  //! The config resolved once (config::resolve); an inference plan clears its optimizer and its
+  //! offload of optimizer state and accumulators, as nothing is updated.
   Settings settings;
   PlanDecisions decided;  //!< what the place pass decided against the model
   Placement placement;
