@@ -9,7 +9,7 @@
 include(CMakePackageConfigHelpers)
 include(GNUInstallDirs)
 
-set(IPUTRAIN_STAGES iputrain_engine iputrain_data iputrain_plan_api iputrain_plan_report iputrain_planner
+set(IPUTRAIN_STAGES iputrain_session_api iputrain_engine iputrain_data iputrain_plan_api iputrain_plan_report iputrain_planner
                     iputrain_frontend iputrain_config iputrain_grammar iputrain_core)
 set(IPUTRAIN_STAGE_OBJECTS)
 foreach(stage IN LISTS IPUTRAIN_STAGES)

@@ -1,8 +1,9 @@
-// Session: the public face of the engine. It plans the model under the config, builds the virtual
-// IPU cluster the plan asks for (engine/cluster/), binds the replicas' infeeds to the model's
-// inputs and drives the device executions (steps_per_execution weight updates per host call),
-// handing the outfeed to the host after every execution. Evaluation runs the forward program on
-// one host-side virtual IPU holding a copy of the trained weights.
+// Session: the public face of the engine. It plans the model under the settings its config was read
+// into (api/session_api.cpp), builds the virtual IPU cluster the plan asks for (engine/cluster/),
+// binds the replicas' infeeds to the model's inputs and drives the device executions
+// (steps_per_execution weight updates per host call), handing the outfeed to the host after every
+// execution. Evaluation runs the forward program on one host-side virtual IPU holding a copy of the
+// trained weights.
 #include "iputrain/session.hpp"
 
 #include <fmt/format.h>
@@ -28,7 +29,6 @@
 #include "engine/session_impl.hpp"
 #include "engine/validation_cadence.hpp"
 #include "frontend/model_access.hpp"
-#include "iputrain/config_loader.hpp"
 #include "planner/plan.hpp"
 #include "planner/plan_access.hpp"
 
@@ -77,52 +77,23 @@ void read_records(engine::Cluster& cluster, const OptimizerSettings& o, int64_t 
   }
 }
 
-// Every run-defining key (engine::defines_run) with its value as TOML text, the model's
-// parameters as `model.NAME`: what a checkpoint records as `run_config`.
-std::string run_config_text(const Config& config) {
-  std::map<std::string, std::string> values;
-  for (const std::string& key : config::keys()) {
-    const std::optional<std::string> v = engine::defines_run(key) ? config::value_text(config, key) : std::nullopt;
-    if (v) {
-      values[key] = *v;
-    }
-  }
-  for (const auto& [name, value] : config.model) {
-    values["model." + name] = param_value_str(value);
-  }
-  return engine::run_config_text(values);
-}
-
-// The one reading of the config a session is made with: the settings resolved once (with the
-// instances mpirun started), the data specs with their folders, what checkpoints record.
-engine::SessionConfig session_config(const Config& config) {
-  Config run = engine::with_instances(config);
-  engine::SessionConfig out;
-  out.settings = config::resolve(run);
-  out.data["data.train"] = {run.data.train, run.base_dir_of("data.train")};
-  out.data["data.validation"] = {run.data.validation, run.base_dir_of("data.validation")};
-  out.data["data.test"] = {run.data.test, run.base_dir_of("data.test")};
-  out.config_text = config::show(config);
-  out.run_config = run_config_text(config);
-  return out;
-}
-
 }  // namespace
 
-Session::Session(const Model& model, const Config& config)
-    : impl_(std::make_unique<Impl>(model, session_config(config))) {
-  Impl& s = *impl_;
+std::unique_ptr<Session::Impl> Session::Impl::make(const Model& model, engine::SessionConfig config) {
+  auto impl = std::make_unique<Impl>(model, std::move(config));
+  Impl& s = *impl;
   try {
     s.plan = planner::make_plan(graph_of(model), s.settings);
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }
   s.setup();
+  return impl;
 }
 
-Session::Session(const Model& model, const Config& config, const Plan& plan)
-    : impl_(std::make_unique<Impl>(model, session_config(config))) {
-  Impl& s = *impl_;
+std::unique_ptr<Session::Impl> Session::Impl::make(const Model& model, engine::SessionConfig config, const Plan& plan) {
+  auto impl = std::make_unique<Impl>(model, std::move(config));
+  Impl& s = *impl;
   if (plan.model_name() != model.name()) {
     throw Error(ErrorKind::Usage,
                 fmt::format("the plan was made for model `{}`, not `{}`", plan.model_name(), model.name()), {},
@@ -130,6 +101,7 @@ Session::Session(const Model& model, const Config& config, const Plan& plan)
   }
   s.plan = plan_of(plan);
   s.setup();
+  return impl;
 }
 
 void Session::Impl::setup() {

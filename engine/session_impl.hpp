@@ -48,7 +48,7 @@ inline std::string data_hint(const std::string& base, const Error& e) {
                          : fmt::format("; a relative path in a config file is relative to its folder, `{}`", base));
 }
 
-//! What a session keeps of its config, which session.cpp reads once: the settings, and apart from
+//! What a session keeps of its config, which api/session_api.cpp reads once: the settings, and apart from
 //! them only the data specs and what a checkpoint records.
 struct SessionConfig {
   Settings settings;                     //!< with mpirun's instances
@@ -206,6 +206,10 @@ struct Session::Impl : engine::SessionConfig {
   // The samples of `split` with at least `fields` (predict.cpp).
   const data::Dataset& predict_data(const std::string& split, const std::vector<data::Field>& fields);
 
+  // The session of `model` under what its config says, read once (api/session_api.cpp): plans the
+  // model, or takes `plan` (made for the same model), then setup().
+  static std::unique_ptr<Impl> make(const Model& model, engine::SessionConfig config);
+  static std::unique_ptr<Impl> make(const Model& model, engine::SessionConfig config, const Plan& plan);
   // Fills what the plan decides (batch, wanted inputs, cluster or host weights, initial weights).
   void setup();
   // request_stop(): the training loop stops after the execution under way.

@@ -11,7 +11,7 @@ import sys
 import lint_common
 
 LIMIT = 100
-FOLDERS = ("core", "frontend", "planner", "engine", "cli", "include", "bench", "tests", "examples")
+FOLDERS = ("core", "frontend", "planner", "engine", "api", "cli", "include", "bench", "tests", "examples")
 CONTROL = re.compile(r"^(if|for|while|switch|catch|do|else|try|return|namespace|struct|class|enum|union)\b")
 STRIP = re.compile(r'//.*|"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'')
 

@@ -11,7 +11,7 @@ import sys
 
 import lint_common
 
-FOLDERS = ("core", "frontend", "planner", "engine", "cli", "include")
+FOLDERS = ("core", "frontend", "planner", "engine", "api", "cli", "include")
 # core is the base library (namespace iputrain, its thread helpers iputrain::par); its ops extend
 # the IR (iputrain::ir).
 ALIASES = {"core": ("iputrain::par",), "core/ops": ("iputrain::ir",), "include/iputrain": ("iputrain::config",)}

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 
-STAGES = ("core", "frontend", "planner", "engine", "cli", "include", "bench", "tests")
+STAGES = ("core", "frontend", "planner", "engine", "api", "cli", "include", "bench", "tests")
 TIDY = re.compile(r"^(?P<file>[^:]+):(?P<line>\d+):\d+: (?:warning|error): function '(?P<name>[^']+)' exceeds")
 NOTE = re.compile(r"^[^:]+:\d+:\d+: note: (?P<text>.*\(threshold \d+\))")
 

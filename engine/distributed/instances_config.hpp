@@ -1,18 +1,14 @@
-// The config's `ipu.experimental.multi_replica_distribution` keys and the instances mpirun
-// started: the keys are filled from MPI (process count and rank), and a config that names other
-// figures than the launch is refused, located at the key.
+// The instances mpirun started, as the engine sees them: this process's instance of a plan (a plan
+// of other figures than the launch is refused, at the config's process_count key when it is set)
+// and the one that writes the run's files. The keys are filled from MPI in api/instances_config.cpp.
 #pragma once
 
 #include <cstdint>
 
-#include "iputrain/config.hpp"
 #include "iputrain/settings.hpp"
 #include "planner/plan.hpp"
 
 namespace iputrain::engine {
-
-//! `config` with process_count and process_index taken from the launch (join_instances()).
-Config with_instances(const Config& config);
 
 //! This process's instance of `plan`; refuses a plan of several instances in a process that
 //! mpirun did not start as one of them (at process_count when the config sets it: `keys`).

@@ -10,7 +10,7 @@
 
 #include "iputrain/config.hpp"
 
-namespace iputrain::planner::tune {
+namespace iputrain::api::tune {
 
 using Sets = std::vector<std::string>;
 
@@ -64,4 +64,4 @@ std::vector<Layout> make_layouts(const ModelFacts& facts, int64_t ipus, const Ev
 //! `per_layer` cycles per layer, `layers` in all. Ties go to the split nearest an even one.
 std::vector<int64_t> split_layers(const std::vector<double>& fixed, double per_layer, int64_t layers);
 
-}  // namespace iputrain::planner::tune
+}  // namespace iputrain::api::tune

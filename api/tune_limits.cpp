@@ -5,10 +5,10 @@
 
 #include <algorithm>
 
+#include "api/tune_search.hpp"
 #include "iputrain/config_loader.hpp"
-#include "planner/tune_search.hpp"
 
-namespace iputrain::planner::tune {
+namespace iputrain::api::tune {
 
 namespace {
 
@@ -88,4 +88,4 @@ Limits read_limits(const Config& c, const TuneRequest& r) {
   return l;
 }
 
-}  // namespace iputrain::planner::tune
+}  // namespace iputrain::api::tune

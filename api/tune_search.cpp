@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <set>
 
+#include "api/tune_search.hpp"
 #include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
 #include "iputrain/plan.hpp"
-#include "planner/tune_search.hpp"
 
-namespace iputrain::planner::tune {
+namespace iputrain::api::tune {
 
 namespace {
 
@@ -371,4 +371,4 @@ void stage_memory_search(Context& ctx) {
   }
 }
 
-}  // namespace iputrain::planner::tune
+}  // namespace iputrain::api::tune

@@ -6,11 +6,11 @@
 
 #include <algorithm>
 
+#include "api/tune_search.hpp"
 #include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
-#include "planner/tune_search.hpp"
 
-namespace iputrain::planner::tune {
+namespace iputrain::api::tune {
 
 namespace {
 
@@ -187,4 +187,4 @@ void rank_into(const Context& ctx, TuneResult& result, const Figures& input) {
   result.seconds = ctx.elapsed();
 }
 
-}  // namespace iputrain::planner::tune
+}  // namespace iputrain::api::tune

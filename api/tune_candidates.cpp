@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "api/tune_search.hpp"
 #include "core/pipeline_schedules/schedule_def.hpp"
-#include "planner/tune_search.hpp"
 
-namespace iputrain::planner::tune {
+namespace iputrain::api::tune {
 
 const char* const kNotCandidate = "no accumulation holds the batch, or the rules refuse the combination";
 const char* const kPrunedByBound = "the plan does not fit in memory (a plan that needs no more did not)";
@@ -330,4 +330,4 @@ std::optional<Sets> sets_of(const Context& ctx, const Point& p) {
   return sets;
 }
 
-}  // namespace iputrain::planner::tune
+}  // namespace iputrain::api::tune

@@ -1,5 +1,5 @@
 // Pipeline layouts for `iputrain tune`: one per depth (IPUs per replica) and way of cutting.
-#include "planner/tune_space.hpp"
+#include "api/tune_space.hpp"
 
 #include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-namespace iputrain::planner::tune {
+namespace iputrain::api::tune {
 
 namespace {
 
@@ -234,4 +234,4 @@ std::vector<Layout> make_layouts(const ModelFacts& facts, int64_t ipus, const Ev
   return out;
 }
 
-}  // namespace iputrain::planner::tune
+}  // namespace iputrain::api::tune

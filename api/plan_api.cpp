@@ -32,10 +32,9 @@ void check_pass_names(const std::vector<std::string>& wanted) {
       continue;
     }
     const std::string near = nearest_name(name, known);
-    throw Error(
-        ErrorKind::Usage, fmt::format("--dump-after: the planner has no pass `{}`", name), {},
-        fmt::format("{}the passes are: {}", near.empty() ? "" : fmt::format("did you mean `{}`? ", near),
-                    fmt::join(known, ", ")));
+    throw Error(ErrorKind::Usage, fmt::format("--dump-after: the planner has no pass `{}`", name), {},
+                fmt::format("{}the passes are: {}", near.empty() ? "" : fmt::format("did you mean `{}`? ", near),
+                            fmt::join(known, ", ")));
   }
 }
 
@@ -59,9 +58,7 @@ Plan Plan::make(const Model& model, const Config& config, const PlanRequest& req
   return Plan(std::move(impl));
 }
 
-std::vector<std::string> Plan::pass_names() {
-  return planner::pass_names();
-}
+std::vector<std::string> Plan::pass_names() { return planner::pass_names(); }
 
 std::vector<PassDescription> Plan::passes() {
   std::vector<PassDescription> out;
@@ -71,9 +68,7 @@ std::vector<PassDescription> Plan::passes() {
   return out;
 }
 
-std::string Plan::text() const {
-  return planner::plan_text(impl_->plan, impl_->model);
-}
+std::string Plan::text() const { return planner::plan_text(impl_->plan, impl_->model); }
 
 std::string Plan::text(PlanSection section) const {
   const planner::Plan& p = impl_->plan;
@@ -92,13 +87,9 @@ std::string Plan::text(PlanSection section) const {
   return {};
 }
 
-std::string Plan::json() const {
-  return planner::plan_json(impl_->plan, impl_->model);
-}
+std::string Plan::json() const { return planner::plan_json(impl_->plan, impl_->model); }
 
-std::string Plan::dot() const {
-  return planner::plan_dot(impl_->plan, impl_->model);
-}
+std::string Plan::dot() const { return planner::plan_dot(impl_->plan, impl_->model); }
 
 std::string Plan::gantt_svg() const { return planner::gantt_svg(impl_->plan); }
 
@@ -108,25 +99,15 @@ std::string Plan::html(const Config& config) const {
   return planner::plan_html(impl_->plan, impl_->model, impl_->sources.get(), config::show(config));
 }
 
-const std::string& Plan::dumps() const {
-  return impl_->dumps;
-}
+const std::string& Plan::dumps() const { return impl_->dumps; }
 
-const std::string& Plan::model_name() const {
-  return impl_->model;
-}
+const std::string& Plan::model_name() const { return impl_->model; }
 
-int32_t Plan::replicas() const {
-  return impl_->plan.placement.replicas;
-}
+int32_t Plan::replicas() const { return impl_->plan.placement.replicas; }
 
-int32_t Plan::ipus_per_replica() const {
-  return impl_->plan.placement.pipeline.ipus_per_replica;
-}
+int32_t Plan::ipus_per_replica() const { return impl_->plan.placement.pipeline.ipus_per_replica; }
 
-int32_t Plan::num_ipus() const {
-  return impl_->plan.num_ipus();
-}
+int32_t Plan::num_ipus() const { return impl_->plan.num_ipus(); }
 
 std::string Plan::schedule() const { return std::string(planner::schedule_name(impl_->plan.decided.schedule)); }
 
@@ -134,19 +115,15 @@ bool Plan::training() const { return impl_->plan.decided.training; }
 
 int64_t Plan::accumulation_count() const { return impl_->plan.decided.accumulation_count; }
 
-int64_t Plan::micro_batch() const {
-  return impl_->plan.micro_batch();
-}
+int64_t Plan::micro_batch() const { return impl_->plan.micro_batch(); }
 
-int64_t Plan::global_batch() const {
-  return impl_->plan.global_batch();
-}
+int64_t Plan::global_batch() const { return impl_->plan.global_batch(); }
 
 std::vector<PlanStage> Plan::stages() const {
   std::vector<PlanStage> out;
   for (const planner::StageSummary& s : planner::stage_summaries(impl_->plan)) {
-    out.push_back({s.name, s.position, s.ipu, s.params, s.param_bytes, s.forward_cycles, s.backward_cycles,
-                   s.physical_ids});
+    out.push_back(
+        {s.name, s.position, s.ipu, s.params, s.param_bytes, s.forward_cycles, s.backward_cycles, s.physical_ids});
   }
   return out;
 }
@@ -154,9 +131,9 @@ std::vector<PlanStage> Plan::stages() const {
 std::vector<PlanMemory> Plan::memory() const {
   std::vector<PlanMemory> out;
   for (const planner::IpuMemory& m : impl_->plan.memory) {
-    out.push_back({m.weights, m.optimizer_state, m.optimizer_state_offloaded, m.accumulators,
-                   m.activations_peak, m.io_buffers, m.total_peak, m.capacity, m.activations_live,
-                   m.weights_offloaded, m.per_timestep, m.contributors});
+    out.push_back({m.weights, m.optimizer_state, m.optimizer_state_offloaded, m.accumulators, m.activations_peak,
+                   m.io_buffers, m.total_peak, m.capacity, m.activations_live, m.weights_offloaded, m.per_timestep,
+                   m.contributors});
   }
   return out;
 }
@@ -166,25 +143,15 @@ std::vector<std::vector<int32_t>> Plan::physical_ipus() const { return impl_->pl
 std::string format_bytes(int64_t bytes) { return planner::human_bytes(bytes); }
 std::string usage_bar(int64_t used, int64_t capacity, int width) { return planner::usage_bar(used, capacity, width); }
 
-std::vector<double> Plan::utilisation() const {
-  return impl_->plan.cost.utilisation;
-}
+std::vector<double> Plan::utilisation() const { return impl_->plan.cost.utilisation; }
 
-double Plan::samples_per_second() const {
-  return impl_->plan.cost.samples_per_second;
-}
+double Plan::samples_per_second() const { return impl_->plan.cost.samples_per_second; }
 
-double Plan::cycles_per_update() const {
-  return impl_->plan.cost.cycles_per_update;
-}
+double Plan::cycles_per_update() const { return impl_->plan.cost.cycles_per_update; }
 
-double Plan::bubble_fraction() const {
-  return impl_->plan.cost.bubble_fraction;
-}
+double Plan::bubble_fraction() const { return impl_->plan.cost.bubble_fraction; }
 
-double Plan::analytic_bubble_fraction() const {
-  return impl_->plan.cost.analytic_bubble_fraction;
-}
+double Plan::analytic_bubble_fraction() const { return impl_->plan.cost.analytic_bubble_fraction; }
 
 const planner::Plan& PlanAccess::plan(const Plan& p) { return p.impl_->plan; }
 

@@ -11,22 +11,22 @@
 #include <cmath>
 #include <set>
 
+#include "api/tune_search.hpp"
 #include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
-#include "planner/tune_search.hpp"
 
 namespace iputrain {
 
 namespace {
 
-using planner::tune::Context;
-using planner::tune::Figures;
-using planner::tune::Layout;
-using planner::tune::Point;
+using api::tune::Context;
+using api::tune::Figures;
+using api::tune::Layout;
+using api::tune::Point;
 
-planner::tune::ModelFacts model_facts(const Context& ctx, const Model& model) {
-  planner::tune::ModelFacts facts;
+api::tune::ModelFacts model_facts(const Context& ctx, const Model& model) {
+  api::tune::ModelFacts facts;
   facts.stages = model.stages();
   const auto params = model.compile_time_params();
   if (const auto it = params.find("layers"); it != params.end() && std::holds_alternative<int64_t>(it->second)) {
@@ -49,7 +49,7 @@ planner::tune::ModelFacts model_facts(const Context& ctx, const Model& model) {
 }
 
 std::vector<int64_t> micro_values(const Context& ctx, int64_t global_batch) {
-  if (!ctx.config.is_set("tune.micro_batch") && !planner::tune::free_key(ctx, "data.batch_size") &&
+  if (!ctx.config.is_set("tune.micro_batch") && !api::tune::free_key(ctx, "data.batch_size") &&
       ctx.config.data.batch_size > 0) {
     return {ctx.config.data.batch_size};
   }
@@ -65,10 +65,9 @@ std::vector<int64_t> micro_values(const Context& ctx, int64_t global_batch) {
 // The layouts of the search: the config's own when it fixes them, else every depth's, within the
 // [tune] ranges.
 std::vector<Layout> layouts(Context& ctx, const Model& model, int64_t ipus) {
-  const planner::tune::ModelFacts facts = model_facts(ctx, model);
+  const api::tune::ModelFacts facts = model_facts(ctx, model);
   if (facts.layout_fixed) {
-    const Figures f =
-        planner::tune::plan_with(ctx, {"device.memory_per_tile=100000000"}, planner::tune::PlanKind::Calibration);
+    const Figures f = api::tune::plan_with(ctx, {"device.memory_per_tile=100000000"}, api::tune::PlanKind::Calibration);
     if (!f.fits) {
       throw Error(ErrorKind::Config, "the config's own layout cannot be planned on these IPUs: " + f.error);
     }
@@ -80,8 +79,8 @@ std::vector<Layout> layouts(Context& ctx, const Model& model, int64_t ipus) {
     own.label = "the config's layout";
     return {own};
   }
-  std::vector<Layout> out = planner::tune::make_layouts(facts, ipus, [&](const planner::tune::Sets& s) {
-    return planner::tune::plan_with(ctx, s, planner::tune::PlanKind::Calibration);
+  std::vector<Layout> out = api::tune::make_layouts(facts, ipus, [&](const api::tune::Sets& s) {
+    return api::tune::plan_with(ctx, s, api::tune::PlanKind::Calibration);
   });
   const std::vector<Layout> all = out;
   std::erase_if(
@@ -101,8 +100,8 @@ std::vector<Layout> layouts(Context& ctx, const Model& model, int64_t ipus) {
 
 int64_t space_size(const Context& ctx, std::vector<Point>* holding) {
   int64_t size = 0;
-  for (const Point& p : planner::tune::all_points(ctx)) {
-    if (planner::tune::sets_of(ctx, p)) {
+  for (const Point& p : api::tune::all_points(ctx)) {
+    if (api::tune::sets_of(ctx, p)) {
       size += 1;
       if (holding != nullptr) {
         holding->push_back(p);
@@ -144,33 +143,33 @@ void search(Context& ctx, TuneResult& result, const Figures& input) {
   }
   result.exhaustive = result.space <= ctx.request.exhaustive_limit;
   if (input_held) {
-    ctx.seen[Point{planner::tune::kInputLayout, 0, {}}] = input;
+    ctx.seen[Point{api::tune::kInputLayout, 0, {}}] = input;
   }
   if (result.exhaustive) {
-    planner::tune::plan_points(ctx, every);
+    api::tune::plan_points(ctx, every);
   } else {
-    planner::tune::coordinate_search(ctx);
-    planner::tune::secondary_search(ctx);
+    api::tune::coordinate_search(ctx);
+    api::tune::secondary_search(ctx);
   }
-  planner::tune::stage_memory_search(ctx);
+  api::tune::stage_memory_search(ctx);
   result.timed_out = ctx.no_time_for_a_plan();
   result.exhaustive = result.exhaustive && !result.timed_out;
   result.planned = ctx.planned;
   result.pruned = ctx.pruned;
   for (const auto& [p, f] : ctx.seen) {
-    result.failed += !f.fits && f.error != planner::tune::kNotCandidate ? 1 : 0;
+    result.failed += !f.fits && f.error != api::tune::kNotCandidate ? 1 : 0;
   }
   for (size_t k = 0; k < every.size() && ctx.request.keep_candidates; ++k) {
     TunedCandidate c;
-    c.sets = *planner::tune::sets_of(ctx, every[k]);
+    c.sets = *api::tune::sets_of(ctx, every[k]);
     if (const auto it = ctx.seen.find(every[k]); it != ctx.seen.end()) {
-      c.pruned = it->second.error.rfind(planner::tune::kPrunedByBound, 0) == 0;
+      c.pruned = it->second.error.rfind(api::tune::kPrunedByBound, 0) == 0;
       c.planned = !c.pruned;
       c.fits = it->second.fits;
       c.peak_bytes = it->second.peak;
     }
     for (const auto& [q, f] : ctx.seen) {
-      if (f.fits && q != every[k] && planner::tune::needs_no_more_memory(ctx, q, every[k])) {
+      if (f.fits && q != every[k] && api::tune::needs_no_more_memory(ctx, q, every[k])) {
         c.bound_bytes = std::max(c.bound_bytes, f.peak);
       }
     }
@@ -182,14 +181,14 @@ void search(Context& ctx, TuneResult& result, const Figures& input) {
 
 TuneResult tune(const TuneRequest& request) {
   const Config config = config::load(request.config_path, request.sets);
-  Context ctx(request, config, planner::tune::read_limits(config, request));
+  Context ctx(request, config, api::tune::read_limits(config, request));
   if (ctx.limits.ipus > 0) {
     ctx.base_sets.push_back(fmt::format("ipu.auto_select_ipus={}", ctx.limits.ipus));
   }
   const int64_t ipus = ctx.limits.ipus > 0 ? ctx.limits.ipus : config::num_ipus(ctx.config);
   TuneResult result;
   // The input config: ranked with the candidates, and the global batch when none is given.
-  const Figures input = planner::tune::plan_with(ctx, {}, planner::tune::PlanKind::Calibration);
+  const Figures input = api::tune::plan_with(ctx, {}, api::tune::PlanKind::Calibration);
   result.input_fits = input.fits;
   int64_t global = ctx.limits.global_batch;
   if (global <= 0) {
@@ -203,17 +202,17 @@ TuneResult tune(const TuneRequest& request) {
   }
   ctx.space.global_batch = result.global_batch = global;
   ctx.space.tolerance = ctx.limits.tolerance;
-  ctx.space.fixed_accumulation = !planner::tune::free_key(ctx, "pipeline.gradient_accumulation_count");
+  ctx.space.fixed_accumulation = !api::tune::free_key(ctx, "pipeline.gradient_accumulation_count");
   ctx.space.accumulation = ctx.config.pipeline.gradient_accumulation_count;
   ctx.space.layouts = layouts(ctx, Model::load(request.model_path, ctx.config), ipus);
   int32_t max_replicas = 1;
   for (const Layout& l : ctx.space.layouts) {
     max_replicas = std::max(max_replicas, l.replicas);
   }
-  ctx.space.axes = planner::tune::make_axes(ctx, max_replicas);
+  ctx.space.axes = api::tune::make_axes(ctx, max_replicas);
   ctx.space.micro = micro_values(ctx, global);
   search(ctx, result, input);
-  planner::tune::rank_into(ctx, result, input);
+  api::tune::rank_into(ctx, result, input);
   result.seconds = ctx.elapsed();
   result.budget_seconds = ctx.limits.time_seconds;
   return result;

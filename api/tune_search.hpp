@@ -1,4 +1,4 @@
-// The search of `iputrain tune`, internal to planner/tune*.cpp: what a candidate is (a layout of
+// The search of `iputrain tune`, internal to api/tune*.cpp: what a candidate is (a layout of
 // tune_space.hpp, a micro-batch and one value per knob axis), the search's state, and the steps
 // tune() chains: the knob axes (tune_candidates.cpp), the planning and the search
 // (tune_search.cpp), the ranking and the written configs (tune_ranking.cpp).
@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "api/tune_space.hpp"
 #include "iputrain/config.hpp"
 #include "iputrain/config_loader.hpp"
 #include "iputrain/tune.hpp"
-#include "planner/tune_space.hpp"
 
-namespace iputrain::planner::tune {
+namespace iputrain::api::tune {
 
 //! The input config's own point: not in the space (its layout may be none of the search's), but
 //! ranked with the candidates, so the search can only improve on it.
@@ -173,4 +173,4 @@ std::string summary(const Context& ctx, const Point& p, const Figures& f);
 //! The ranked plans, the Pareto front and the written configs into `result`.
 void rank_into(const Context& ctx, TuneResult& result, const Figures& input);
 
-}  // namespace iputrain::planner::tune
+}  // namespace iputrain::api::tune
