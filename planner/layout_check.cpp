@@ -13,19 +13,6 @@ namespace iputrain::planner {
 
 namespace {
 
-// A layout rule's breach as an error at the first of its keys the config sets.
-void fail_on(const KeyLocations& keys, const std::optional<pipeline_schedules::LayoutBreach>& breach) {
-  if (!breach) {
-    return;
-  }
-  for (const std::string& key : breach->keys) {
-    if (keys.is_set(key)) {
-      keys.fail_at(key, breach->message, breach->hint);
-    }
-  }
-  keys.fail_at(breach->keys.front(), breach->message, breach->hint);
-}
-
 // `pipeline.stages` and the per-position lists against the model's positions.
 void check_lists(const std::vector<std::vector<std::string>>& positions, int64_t last_stage_outputs,
                  const Settings& settings) {
@@ -97,27 +84,29 @@ PipelineShape check_layout(const std::vector<std::vector<std::string>>& position
   PipelineShape shape;
   shape.stages = stages;
   shape.ipus_per_replica = pipeline_schedules::replica_ipus(p.device_mapping, p.batch_serialization, ipus, stages);
-  fail_on(keys, pipeline_schedules::replicas_breach(shape.ipus_per_replica, ipus, keys.is_set("ipu.select_ipus"),
-                                                    p.device_mapping.empty()
-                                                        ? fmt::format("the model's {} stages (one IPU each)", stages)
-                                                        : "`pipeline.device_mapping`"));
+  pipeline_schedules::fail_on(
+      keys, pipeline_schedules::replicas_breach(shape.ipus_per_replica, ipus, keys.is_set("ipu.select_ipus"),
+                                                p.device_mapping.empty()
+                                                    ? fmt::format("the model's {} stages (one IPU each)", stages)
+                                                    : "`pipeline.device_mapping`"));
   shape.replicas = ipus / shape.ipus_per_replica;
-  fail_on(keys, pipeline_schedules::sharing_breach(def, p.device_mapping));
+  pipeline_schedules::fail_on(keys, pipeline_schedules::sharing_breach(def, p.device_mapping));
   if (training && def.one_position_per_ipu && stages > shape.ipus_per_replica) {  // every stage on one IPU
-    fail_on(keys,
-            pipeline_schedules::LayoutBreach{
-                {"pipeline.schedule", "ipu.auto_select_ipus", "ipu.select_ipus"},
-                fmt::format("the {} schedule cannot train the model's {} stages on {} IPU per replica", def.name,
-                            stages, shape.ipus_per_replica),
-                "give each stage its own IPU (`ipu.auto_select_ipus`), or use `pipeline.schedule = \"grouped\"`"});
+    pipeline_schedules::fail_on(
+        keys, pipeline_schedules::LayoutBreach{
+                  {"pipeline.schedule", "ipu.auto_select_ipus", "ipu.select_ipus"},
+                  fmt::format("the {} schedule cannot train the model's {} stages on {} IPU per replica", def.name,
+                              stages, shape.ipus_per_replica),
+                  "give each stage its own IPU (`ipu.auto_select_ipus`), or use `pipeline.schedule = \"grouped\"`"});
   }
   // Pipelined when a replica spans several IPUs, or when a schedule or a mapping is asked for;
   // otherwise the micro-batches of an update run one after another, one per update unless
   // `pipeline.gradient_accumulation_count` says more.
   shape.pipelined = p.pipelined || shape.ipus_per_replica > 1;
   if (shape.pipelined) {
-    fail_on(keys, pipeline_schedules::accumulation_breach(def, p.gradient_accumulation_count, stages,
-                                                          shape.ipus_per_replica, training));
+    pipeline_schedules::fail_on(keys,
+                                pipeline_schedules::accumulation_breach(def, p.gradient_accumulation_count, stages,
+                                                                        shape.ipus_per_replica, training));
   }
   shape.gradient_accumulation_count = p.gradient_accumulation_count > 0
                                           ? p.gradient_accumulation_count

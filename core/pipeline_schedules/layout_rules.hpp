@@ -45,6 +45,22 @@ std::optional<LayoutBreach> accumulation_breach(const ScheduleDef& def, int64_t 
 //! A schedule that trains one position per IPU refuses a mapping that puts two positions on one IPU.
 std::optional<LayoutBreach> sharing_breach(const ScheduleDef& def, const std::vector<std::vector<int64_t>>& mapping);
 
+//! A breach, if any, as an error at the first of its keys that `keys` says the config sets, else at
+//! its first key. Keys is the config (frontend) or the settings' key locations (planner): anything
+//! with is_set(key) and fail_at(key, message, hint), the latter throwing.
+template <class Keys>
+void fail_on(const Keys& keys, const std::optional<LayoutBreach>& breach) {
+  if (!breach) {
+    return;
+  }
+  for (const std::string& key : breach->keys) {
+    if (keys.is_set(key)) {
+      keys.fail_at(key, breach->message, breach->hint);
+    }
+  }
+  keys.fail_at(breach->keys.front(), breach->message, breach->hint);
+}
+
 //! The smallest count the schedule accepts (also the multiple it needs, for the built-in ones).
 int64_t min_gradient_accumulation(const ScheduleDef& def, int64_t positions, int64_t per_replica, bool training);
 

@@ -64,19 +64,6 @@ int64_t next_multiple(int64_t size, int64_t n) {
   return __builtin_mul_overflow(size / n + 1, n, &m) ? 0 : m;
 }
 
-//! A layout rule's breach (core/pipeline_schedules/layout_rules.hpp) as an error at its first key set.
-void fail_on(const Config& c, const std::optional<pipeline_schedules::LayoutBreach>& breach) {
-  if (!breach) {
-    return;
-  }
-  for (const std::string& key : breach->keys) {
-    if (c.is_set(key)) {
-      c.fail_at(key, breach->message, breach->hint);
-    }
-  }
-  c.fail_at(breach->keys.front(), breach->message, breach->hint);
-}
-
 // The layout rules (core/pipeline_schedules/layout_rules.hpp) when the config lists or maps its
 // stages, so that it knows their number without the model; the planner checks them again for the
 // model's own stages.
@@ -88,12 +75,12 @@ void check_listed_layout(const Config& c) {
   }
   const int64_t per_replica =
       pipeline_schedules::replica_ipus(p.device_mapping, p.batch_serialization_iterations, num_ipus(c), stages);
-  fail_on(c, pipeline_schedules::replicas_breach(
-                 per_replica, num_ipus(c), c.is_set("ipu.select_ipus"),
-                 p.device_mapping.empty() ? "one IPU per stage" : "`pipeline.device_mapping`"));
-  fail_on(c, pipeline_schedules::sharing_breach(schedule_of(c), p.device_mapping));
-  fail_on(c, pipeline_schedules::accumulation_breach(schedule_of(c), p.gradient_accumulation_count, stages, per_replica,
-                                                     true));
+  pipeline_schedules::fail_on(c, pipeline_schedules::replicas_breach(
+                                     per_replica, num_ipus(c), c.is_set("ipu.select_ipus"),
+                                     p.device_mapping.empty() ? "one IPU per stage" : "`pipeline.device_mapping`"));
+  pipeline_schedules::fail_on(c, pipeline_schedules::sharing_breach(schedule_of(c), p.device_mapping));
+  pipeline_schedules::fail_on(c, pipeline_schedules::accumulation_breach(schedule_of(c), p.gradient_accumulation_count,
+                                                                         stages, per_replica, true));
 }
 
 void check_pipeline(Config& c) {
