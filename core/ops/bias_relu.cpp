@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/ops/op_util.hpp"
 #include "core/parallel.hpp"
 
 namespace iputrain::ir {
@@ -70,8 +71,7 @@ void bias_relu(const Tensor& x, const Tensor& bias, const Tensor& sum, const Ten
         sr[j] = xr[j] + b[j];  // add's operation, x first
       }
       for (int64_t j = 0; j < c; ++j) {
-        const float v = sr[j];
-        yr[j] = (v > 0.0f || v != v) ? v : 0.0f;  // relu's
+        yr[j] = relu_value(sr[j]);  // relu's
       }
     }
   });

@@ -158,6 +158,10 @@ std::string_view str_attr(const Attrs& attrs, std::string_view key, std::string_
 ValueId reduce_to_shape(Graph& g, ValueId grad, const Shape& target);
 
 //! OpDef::inputs of the ops that take one tensor `x` (the unary ops, softmax, …).
+//! relu of one element: max(v, 0) with nan kept and -0 made +0. The relu op and the fused bias_relu
+//! kernel (bias_relu.cpp) both compute it here, so their bits cannot drift apart.
+inline float relu_value(float v) { return (v > 0.0f || v != v) ? v : 0.0f; }
+
 inline constexpr std::string_view kInputX[] = {"x"};
 
 //! Cost of an elementwise op: `flops_per_element` per output element, inputs read once.

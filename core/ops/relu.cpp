@@ -22,7 +22,7 @@ void forward(const KernelArgs& args) {
   const int64_t n = args.output.numel();
   par::for_elements(n, 1, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      y[i] = (x[i] > 0.0f || x[i] != x[i]) ? x[i] : 0.0f;
+      y[i] = relu_value(x[i]);
     }
   });
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/ops/bias_relu.hpp"
@@ -40,6 +41,17 @@ std::vector<float> values(int64_t n, uint32_t seed) {
   return v;
 }
 
+// The pair the engine fuses: add(x, bias) as value 2, then relu reading it.
+std::pair<Node, Node> add_then_relu() {
+  Node add;
+  add.op = OpKind::Add;
+  add.inputs = {0, 1};
+  Node relu;
+  relu.op = OpKind::Relu;
+  relu.inputs = {2};
+  return {add, relu};
+}
+
 // Runs add(x, bias) then relu on `pool` (the reference) or bias_relu, returns the pool.
 std::vector<float> run(bool fused, const Shape& shape, const Layout& at, int64_t pool_floats) {
   const int64_t c = shape.back();
@@ -51,12 +63,7 @@ std::vector<float> run(bool fused, const Shape& shape, const Layout& at, int64_t
   const Tensor b{&tb, bias.data()};
   const Tensor sum{&t, pool.data() + at.sum};
   const Tensor y{&t, pool.data() + at.y};
-  Node add;
-  add.op = OpKind::Add;
-  add.inputs = {0, 1};
-  Node relu;
-  relu.op = OpKind::Relu;
-  relu.inputs = {2};
+  const auto [add, relu] = add_then_relu();
   if (fused) {
     REQUIRE(bias_relu_fits(add, relu, x, b, sum, y));
     bias_relu(x, b, sum, y);
@@ -109,12 +116,7 @@ TEST_CASE("bias_relu refuses what it cannot fuse") {
   const int64_t n = 512 * 1000;
   auto at = [&](const TensorType& type, int64_t offset) { return Tensor{&type, pool.data() + offset}; };
   const Tensor b{&tb, bias.data()};
-  Node add;
-  add.op = OpKind::Add;
-  add.inputs = {0, 1};
-  Node relu;
-  relu.op = OpKind::Relu;
-  relu.inputs = {2};
+  const auto [add, relu] = add_then_relu();
   CHECK(bias_relu_fits(add, relu, at(t, 0), b, at(t, n), at(t, 2 * n)));
   // Parallel blocks could overwrite x another block has still to read.
   CHECK_FALSE(bias_relu_fits(add, relu, at(t, n + 5), b, at(t, 2 * n + 8), at(t, n)));
