@@ -2,6 +2,8 @@
 // writes the best as a config file that `iputrain plan` predicts the same figures for.
 #include "cli/tune_command.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 #include <unistd.h>
 

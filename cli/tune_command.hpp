@@ -1,14 +1,18 @@
 // `iputrain tune MODEL CONFIG`: the fastest layout that fits, as a ranked table and a config file.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "iputrain/tune.hpp"
+
+// CLI11's App, declared: only the files that build the command line include CLI/CLI.hpp, whose
+// inline code costs every unit that includes it seconds of compiling (bench/build_time.py).
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace iputrain::cli {
 

@@ -1,5 +1,7 @@
 #include "cli/usage.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 #include <unistd.h>
 

@@ -2,13 +2,17 @@
 // into errors located on the command line that name what was most likely meant.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "iputrain/error.hpp"
+
+// CLI11's App, declared: only the files that build the command line include CLI/CLI.hpp, whose
+// inline code costs every unit that includes it seconds of compiling (bench/build_time.py).
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace iputrain::cli {
 

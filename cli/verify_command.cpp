@@ -5,6 +5,8 @@
 // state are compared bit for bit with the reference's.
 #include "cli/verify_command.hpp"
 
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>

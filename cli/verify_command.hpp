@@ -1,11 +1,15 @@
 // `iputrain verify MODEL CONFIG`: the config's plan against the one-IPU run, bit for bit.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <functional>
 #include <utility>
 #include <vector>
+
+// CLI11's App, declared: only the files that build the command line include CLI/CLI.hpp, whose
+// inline code costs every unit that includes it seconds of compiling (bench/build_time.py).
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace iputrain::cli {
 

@@ -2,9 +2,7 @@
 // build targets: CPUs without AVX-512, and wherever IPUTRAIN_GEMM=portable forces it.
 // GCC 12 reports a false -Wmaybe-uninitialized inside Eigen's vector kernels (GCC bug 105593).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-// Eigen never starts threads of its own (it would with OpenMP): tiles are split on the shared
-// TBB arena instead.
-#define EIGEN_DONT_PARALLELIZE
+// Eigen never starts threads of its own: core/CMakeLists.txt defines EIGEN_DONT_PARALLELIZE.
 #include <Eigen/Core>
 
 #include <algorithm>

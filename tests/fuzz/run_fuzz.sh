@@ -27,7 +27,11 @@ CLANG=${CLANG:-clang++-16}
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-16/bin/llvm-symbolizer}
 command -v "$CLANG" >/dev/null || { echo "run_fuzz: $CLANG is missing (Debian: clang-16 libclang-rt-16-dev)" >&2; exit 1; }
 
-cmake -S "$SRC" -B "$BIN" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CLANG" -DIPUTRAIN_FUZZ=ON \
+# The flags of run_sanitized.sh's tree, so that in it (CTest's fuzz.run) nothing is built again.
+GENERATOR=()
+[[ -f "$BIN/CMakeCache.txt" ]] || ! command -v ninja >/dev/null || GENERATOR=(-G Ninja)
+cmake -S "$SRC" -B "$BIN" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CLANG" \
+      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DIPUTRAIN_FUZZ=ON \
       -DIPUTRAIN_BUILD_BENCH=OFF -DIPUTRAIN_WITH_MPI=OFF >/dev/null
 # The build's output goes to a log (CI shows only the head and the tail of a failing test's output,
 # so the failure lines below must not drown in it); it is printed when the build fails.
@@ -62,7 +66,10 @@ run_one() {
     budget="-runs=${FUZZ_RUNS:-$runs} -max_total_time=$((SECONDS_EACH > 0 ? SECONDS_EACH * 10 : 1800))"
   fi
   mkdir -p "$corpus"
-  if "$BIN/tests/fuzz/fuzz_$target" "$corpus" "$SRC/tests/fuzz/corpus/$target" $dict $seed \
+  # The committed corpus and crash reproducers are read (each input run once) before mutation starts.
+  local crashes=""
+  [[ -d "$SRC/tests/fuzz/crashes/$target" ]] && crashes="$SRC/tests/fuzz/crashes/$target"
+  if "$BIN/tests/fuzz/fuzz_$target" "$corpus" "$SRC/tests/fuzz/corpus/$target" $crashes $dict $seed \
        $budget -timeout=$timeout -rss_limit_mb=2048 -malloc_limit_mb=2048 -close_fd_mask=1 \
        -artifact_prefix="$BIN/crashes/$target-" -print_final_stats=1 >"$BIN/logs/$target.log" 2>&1; then
     echo "fuzz $target: $(grep -E '^stat::number_of_executed_units' "$BIN/logs/$target.log" | awk '{print $2}') runs," \

@@ -1,24 +1,57 @@
 #!/usr/bin/env bash
-# The whole test suite under AddressSanitizer + UndefinedBehaviorSanitizer: builds every target
-# with clang-16 in BIN (the tree run_fuzz.sh fuzzes in: the same instrumented libraries) and runs
-# its CTest suite, where the fuzz corpora replay through the libFuzzer binaries. Left out: the
-# benchmarks and agreement scripts (timing and PyTorch, not memory safety), the package tests
-# (they install), ThreadSanitizer (engine.tsan_stress runs in the ordinary tree), the runs under
-# mpirun (label mpi: Open MPI is left out of this tree), LeNet's
-# one-epoch accuracy run (3750 steps: over ten minutes here, through the code that
-# examples.lenet_loss_falls runs in seconds) and tiny_lm's loss run (about 4 minutes here; its
-# attention, embedding and layer-norm code trains under the sanitizers in the zoo.vit, zoo.llama
-# and engine ipu_scale tests).
-# Usage: run_sanitized.sh SOURCE_DIR BIN_DIR
+# The test suite under AddressSanitizer + UndefinedBehaviorSanitizer, in a clang-16 tree of its own
+# (BIN, the tree run_fuzz.sh fuzzes in: the same instrumented libraries), as CTest tests the outer
+# suite can schedule (tests/fuzz/CMakeLists.txt):
+#   run_sanitized.sh build SRC BIN          configures and builds the tree (sanitize.build, a fixture)
+#   run_sanitized.sh part SRC BIN LABEL     runs the tree's tests of one label (sanitize.LABEL), or with
+#                                           LABEL "rest" those of no label the other parts run
+# Compiled at -O1 with line tables only: what ASan's reports need, at a fraction of -O2 -g's build.
+# Left out of the parts: the benchmarks and agreement scripts (timing and PyTorch, not memory safety),
+# the package tests (they install), ThreadSanitizer (engine.tsan_stress), the runs under mpirun
+# (Open MPI is left out of this tree), the lints, the fuzz corpora (fuzz.run executes every corpus
+# input and crash reproducer under the same sanitizers before it mutates them), LeNet's one-epoch
+# accuracy run (3750 steps: over ten minutes here, through the code examples.lenet_loss_falls runs
+# in seconds) and tiny_lm's loss run (about 4 minutes here; its attention, embedding and layer-norm
+# code trains under the sanitizers in the zoo.vit, zoo.llama and engine ipu_scale tests).
 set -euo pipefail
-SRC=$1
-BIN=$2
+MODE=$1
+SRC=$2
+BIN=$3
 CLANG=${CLANG:-clang++-16}
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-16/bin/llvm-symbolizer}
-command -v "$CLANG" >/dev/null || { echo "run_sanitized: $CLANG is missing (Debian: clang-16 libclang-rt-16-dev)" >&2; exit 1; }
-cmake -S "$SRC" -B "$BIN" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CLANG" -DIPUTRAIN_FUZZ=ON \
-      -DIPUTRAIN_BUILD_BENCH=OFF -DIPUTRAIN_WITH_MPI=OFF >/dev/null
-cmake --build "$BIN" -j2
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-ctest --test-dir "$BIN" -j2 --output-on-failure -LE "bench|package|tsan|mpi|lint" -E "examples.lenet_one_epoch_accuracy|examples.tiny_lm_loss_falls"
+# The labels that have a part of their own, in order; "rest" runs every other test not left out.
+PARTS=(engine cli planner core data config frontend)
+LEFT_OUT="bench|package|tsan|mpi|lint|fuzz|sanitize"
+SLOW_RUNS="examples.lenet_one_epoch_accuracy|examples.tiny_lm_loss_falls"
+
+case $MODE in
+  build)
+    command -v "$CLANG" >/dev/null || { echo "run_sanitized: $CLANG is missing (Debian: clang-16 libclang-rt-16-dev)" >&2; exit 1; }
+    GENERATOR=()
+    [[ -f "$BIN/CMakeCache.txt" ]] || ! command -v ninja >/dev/null || GENERATOR=(-G Ninja)
+    cmake -S "$SRC" -B "$BIN" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CLANG" \
+          -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DIPUTRAIN_FUZZ=ON \
+          -DIPUTRAIN_BUILD_BENCH=OFF -DIPUTRAIN_WITH_MPI=OFF >/dev/null
+    mkdir -p "$BIN/logs"
+    cmake --build "$BIN" -j"$(nproc)" >"$BIN/logs/build.log" 2>&1 || { tail -40 "$BIN/logs/build.log"; exit 1; }
+    echo "sanitizer tree built in $BIN" ;;
+  part)
+    LABEL=$4
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    if [[ $LABEL == rest ]]; then
+      exclude="^($LEFT_OUT|$(IFS='|'; echo "${PARTS[*]}"))$"
+      select=()
+    else
+      # A test of several labels runs in the first part that has one of them.
+      before=()
+      for p in "${PARTS[@]}"; do
+        [[ $p == "$LABEL" ]] && break
+        before+=("$p")
+      done
+      exclude="^($LEFT_OUT$( ((${#before[@]})) && IFS='|' && echo "|${before[*]}"))$"
+      select=(-L "^$LABEL$")
+    fi
+    ctest --test-dir "$BIN" -j1 --no-tests=error --output-on-failure "${select[@]}" -LE "$exclude" -E "$SLOW_RUNS" ;;
+  *) echo "usage: run_sanitized.sh build|part SRC BIN [LABEL]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,60 @@
+# Precompiled headers (bench/build_time.py measured why: most of a small translation unit's compile
+# time is parsing the standard library, fmt and Eigen again). A precompiled header changes no
+# computation: compared object by object with a build without it, the floating-point instructions
+# are the same (bench/README.md); inlining elsewhere may differ.
+#
+#   iputrain_precompile_library(target)     a stage library: the headers of the library PCH; the first
+#                                           library to ask builds it, the others reuse it
+#   iputrain_precompile_executable(target [TEST])  a program (the command, a test with TEST): the
+#                                           headers of the program (or test) PCH, built once, by the
+#                                           first program to ask, and reused
+#
+# -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON turns them off (each unit then includes what it needs, as
+# it must anyway: a header the PCH brings is no excuse for a missing #include).
+# Reuse needs the same compile flags. Static libraries build with -fPIC and programs with -fPIE,
+# which GCC and clang refuse to mix in one PCH, hence separate hosts. With clang, a PCH is checked against
+# every macro on the command line, and the stage libraries and programs differ in theirs
+# (IPUTRAIN_WITH_MPI, IPUTRAIN_BIN...), so there each target builds its own.
+
+# The standard library, fmt and Eigen: what nearly every unit of the stages includes.
+set(IPUTRAIN_PCH_COMMON
+  <algorithm> <array> <cmath> <cstdint> <cstring> <filesystem> <fstream> <functional> <limits> <map>
+  <memory> <optional> <set> <span> <sstream> <string> <string_view> <utility> <vector>
+  <fmt/format.h>)
+# Library units also parse Eigen and the op kernels' helpers (the 130 op files of core/ops).
+set(IPUTRAIN_PCH_LIBRARY ${IPUTRAIN_PCH_COMMON} <Eigen/Core> [["core/ops/op_util.hpp"]] [["core/ops/unary_util.hpp"]])
+# Programs: the command and the benchmarks; the tests add doctest (whose header registers a test
+# suite in every unit that includes it, so it stays out of the others; its implementation is in
+# test_main.cpp, which has no PCH).
+set(IPUTRAIN_PCH_PROGRAM ${IPUTRAIN_PCH_COMMON})
+set(IPUTRAIN_PCH_TEST ${IPUTRAIN_PCH_COMMON} <doctest/doctest.h>)
+
+function(iputrain_precompile_ kind target)
+  if(CMAKE_DISABLE_PRECOMPILE_HEADERS)
+    return()
+  endif()
+  get_property(host GLOBAL PROPERTY IPUTRAIN_PCH_${kind}_HOST)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND host)
+    target_precompile_headers(${target} REUSE_FROM ${host})
+  else()
+    target_precompile_headers(${target} PRIVATE ${IPUTRAIN_PCH_${kind}})
+    if(NOT host)
+      set_property(GLOBAL PROPERTY IPUTRAIN_PCH_${kind}_HOST ${target})
+    endif()
+  endif()
+endfunction()
+
+function(iputrain_precompile_library target)
+  iputrain_precompile_(LIBRARY ${target})
+endfunction()
+
+# iputrain_precompile_executable(target [TEST])
+function(iputrain_precompile_executable target)
+  # fmt's target defines FMT_SHARED, which its headers read: every program defines it alike.
+  target_link_libraries(${target} PRIVATE fmt::fmt)
+  if("TEST" IN_LIST ARGN)
+    iputrain_precompile_(TEST ${target})
+  else()
+    iputrain_precompile_(PROGRAM ${target})
+  endif()
+endfunction()
