@@ -55,7 +55,7 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
   if (kind == PlanKind::Candidate ? ctx.no_time_for_a_plan() : ctx.no_time_for_a_calibration()) {
     return out_of_time_figures();
   }
-  const auto start = std::chrono::steady_clock::now();
+  const auto start = planner::plan_clock_now();
   Figures f;
   try {
     Sets sets = ctx.base_sets;
@@ -88,7 +88,7 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
     f.fits = false;
     f.error = e.diagnostic().message;
   }
-  f.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  f.seconds = std::chrono::duration<double>(planner::plan_clock_now() - start).count();
   std::atomic<double>& longest = kind == PlanKind::Calibration ? ctx.longest_calibration : ctx.longest_plan;
   for (double seen = longest.load(); f.seconds > seen && !longest.compare_exchange_weak(seen, f.seconds);) {
   }

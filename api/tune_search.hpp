@@ -16,6 +16,7 @@
 #include "iputrain/config.hpp"
 #include "iputrain/config_loader.hpp"
 #include "iputrain/tune.hpp"
+#include "planner/deadline.hpp"
 
 namespace iputrain::api::tune {
 
@@ -116,13 +117,14 @@ struct Context {
   std::map<Point, Figures> seen;
   int64_t pruned = 0;
   int64_t planned = 0;
-  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  //! The budget's clock is the plan deadline's (planner/deadline.hpp): steady_clock, or a test's.
+  std::chrono::steady_clock::time_point start = planner::plan_clock_now();
   //! The longest candidate plan so far, in seconds: a candidate is not started when it would likely
   //! end after the budget. Calibration plans have their own estimate (tune_search.cpp).
   mutable std::atomic<double> longest_plan{0};
   //! The longest of the input and calibration plans so far: those of another depth take as long.
   mutable std::atomic<double> longest_calibration{0};
-  double elapsed() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+  double elapsed() const { return std::chrono::duration<double>(planner::plan_clock_now() - start).count(); }
   bool out_of_time() const { return elapsed() >= limits.time_seconds; }
   std::chrono::steady_clock::time_point deadline() const {
     return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(

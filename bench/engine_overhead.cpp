@@ -4,7 +4,8 @@
 // worker thread's CPU time (waits excluded) is split into kernel time and the rest. The same
 // model on one IPU is measured in the same run as the peer: samples/s of both are printed.
 // Fails (exit 1) if less than 90% of the workers' CPU time is in kernels (`engine_overhead
-// FRACTION` to change the bar).
+// FRACTION` to change the bar). `--no-time-goal` (CTest's: no CTest test is decided by the clock,
+// issue 43, and the share is measured in time) prints the same figures and fails only on an error.
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -58,7 +59,15 @@ steps_per_execution = 4
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double bar = argc > 1 ? std::atof(argv[1]) : 0.90;
+  double bar = 0.90;
+  bool time_goal = true;
+  for (int k = 1; k < argc; ++k) {
+    if (std::string(argv[k]) == "--no-time-goal") {
+      time_goal = false;
+    } else {
+      bar = std::atof(argv[k]);
+    }
+  }
   try {
     const Result piped =
         run("[ipu]\nauto_select_ipus = 4\n[pipeline]\nschedule = \"grouped\"\ngradient_accumulation_count = 8");
@@ -74,11 +83,12 @@ int main(int argc, char** argv) {
       kernel += ipu.kernel_cpu_seconds;
     }
     const double share = cpu > 0 ? kernel / cpu : 0;
-    fmt::print("worker CPU time in kernels: {:.1f}% (bar {:.0f}%)\n", 100 * share, 100 * bar);
+    fmt::print("worker CPU time in kernels: {:.1f}% (bar {:.0f}%{})\n", 100 * share, 100 * bar,
+               time_goal ? "" : ", not checked: --no-time-goal");
     fmt::print("throughput: 4 IPUs {:.0f} samples/s, 1 IPU {:.0f} samples/s (ratio {:.2f}; the host has 2 cores)\n",
                piped.samples_per_second, single.samples_per_second,
                single.samples_per_second > 0 ? piped.samples_per_second / single.samples_per_second : 0);
-    return share >= bar ? 0 : 1;
+    return share >= bar || !time_goal ? 0 : 1;
   } catch (const Error& e) {
     fmt::print(stderr, "{}\n", e.render());
     return 1;

@@ -8,9 +8,9 @@
 // counts less; the wall time of the planning is printed beside.
 //
 // The goal is 1 s end to end for every one (issue 31); each line says whether it is met. The exit
-// status checks a wider limit (`ipu_scale_plan SECONDS`, default the goal itself; CTest passes 5 s)
-// so that a loaded machine does not fail CI, and whether each plan still fits (or, for GPT-3, is
-// still refused with its reasons).
+// status checks a limit (`ipu_scale_plan SECONDS`, default the goal itself) and whether each plan
+// still fits (or, for GPT-3, is still refused with its reasons). `--no-time-goal` (CTest's: no
+// CTest test is decided by the clock, issue 43) checks only the verdicts; the times are printed.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -127,7 +127,15 @@ std::string label(const Example& ex) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double limit = argc > 1 ? std::atof(argv[1]) : kGoalSeconds;
+  double limit = kGoalSeconds;
+  bool time_goal = true;
+  for (int k = 1; k < argc; ++k) {
+    if (std::string(argv[k]) == "--no-time-goal") {
+      time_goal = false;
+    } else {
+      limit = std::atof(argv[k]);
+    }
+  }
   const std::string dir = std::string(IPUTRAIN_SOURCE_DIR) + "/examples/ipu_scale/";
   int failures = 0;
   int over_goal = 0;
@@ -168,7 +176,7 @@ int main(int argc, char** argv) {
       if ((verdict == "fits") != ex.fits) {
         fmt::print("  FAIL: expected {}", ex.fits ? "to fit" : "a refusal");
         ++failures;
-      } else if (end_to_end >= limit) {
+      } else if (time_goal && end_to_end >= limit) {
         fmt::print("  FAIL: over the {:.1f} s limit", limit);
         ++failures;
       }
@@ -178,7 +186,8 @@ int main(int argc, char** argv) {
       ++failures;
     }
   }
-  fmt::print("{} configurations, slowest {:.3f} s end to end; {} over the {:.0f} s goal (CPU of the planning thread)\n",
-             kExamples.size(), slowest, over_goal, kGoalSeconds);
+  fmt::print(
+      "{} configurations, slowest {:.3f} s end to end; {} over the {:.0f} s goal (CPU of the planning thread){}\n",
+      kExamples.size(), slowest, over_goal, kGoalSeconds, time_goal ? "" : "; times not checked (--no-time-goal)");
   return failures == 0 ? 0 : 1;
 }

@@ -2,7 +2,8 @@
 // model language) in 4 pipeline stages on 4 IPUs, grouped schedule, 8 micro-batches per update.
 // Prints the time of every pass of make_plan, best of a few runs, and fails above the budget
 // (1 s by default; `plan_speed SECONDS` to change it). A second run splits the same layers
-// without declared stages by `pipeline.auto_stages = 4`.
+// without declared stages by `pipeline.auto_stages = 4`. `--no-time-goal` (CTest's: no CTest test
+// is decided by the clock, issue 43) prints the same figures and fails only on an error.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -98,7 +99,15 @@ double time_plan(const std::string& title, const Model& model, const Config& con
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double budget = argc > 1 ? std::atof(argv[1]) : 1.0;
+  double budget = 1.0;
+  bool time_goal = true;
+  for (int k = 1; k < argc; ++k) {
+    if (std::string(argv[k]) == "--no-time-goal") {
+      time_goal = false;
+    } else {
+      budget = std::atof(argv[k]);
+    }
+  }
   try {
     // The [pipeline] table comes last so that the auto-staged run can append to it.
     const std::string config_text = fmt::format(
@@ -116,11 +125,14 @@ int main(int argc, char** argv) {
                                        config::parse(config_text + fmt::format("auto_stages = {}\n", kStages)), 3);
 
     const double worst = std::max(declared, automatic);
-    if (worst >= budget) {
+    if (!time_goal) {
+      fmt::print("{:.3f} s against the {:.3f} s budget: not checked (--no-time-goal)\n", worst, budget);
+    } else if (worst >= budget) {
       fmt::print("FAIL: planning took {:.3f} s, the budget is {:.3f} s\n", worst, budget);
       return 1;
+    } else {
+      fmt::print("ok: within the {:.3f} s budget\n", budget);
     }
-    fmt::print("ok: within the {:.3f} s budget\n", budget);
   } catch (const Error& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return 2;

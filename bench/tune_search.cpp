@@ -5,8 +5,9 @@
 // to change it; names after it run only those configs). Prints one markdown row per workload, the
 // table of docs/tune.md, each search's wall time marked "over budget" past the budget (the goal:
 // 60 s on the 2-core machine). Fails when a search finds nothing that fits, finds a slower plan
-// than the published one, or takes more than 3 times the budget: wall time counts the machine's
-// other load (CTest runs other tests beside it), so only a broken search or budget fails.
+// than the published one, or takes more than 3 times the budget (wall time counts the machine's
+// other load, so only a broken search or budget fails). `--no-time-goal` (CTest's: no CTest test
+// is decided by the clock, issue 43) leaves the last check out; the time is printed.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -44,8 +45,10 @@ const std::vector<Workload> kWorkloads = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double budget = argc > 1 ? std::atof(argv[1]) : 60.0;
-  const std::vector<std::string> only(argv + std::min(argc, 2), argv + argc);
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const bool time_goal = std::erase(args, "--no-time-goal") == 0;
+  const double budget = !args.empty() ? std::atof(args.front().c_str()) : 60.0;
+  const std::vector<std::string> only(args.empty() ? args.end() : args.begin() + 1, args.end());
   const std::string dir = std::string(IPUTRAIN_SOURCE_DIR) + "/examples/ipu_scale/";
   int failures = 0;
   fmt::print("| workload | published layout | predicted | found | predicted | search |\n|---|---|---|---|---|---|\n");
@@ -74,7 +77,7 @@ int main(int argc, char** argv) {
       found = "error: " + e.diagnostic().message;
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const bool ok = speed > 0 && speed >= published_speed && seconds <= 3 * budget;
+    const bool ok = speed > 0 && speed >= published_speed && (seconds <= 3 * budget || !time_goal);
     failures += ok ? 0 : 1;
     fmt::print("| {} | {} | {:.0f} | {} | {:.0f} | {:.1f} s{}{} |\n", w.config, published, published_speed, found,
                speed, seconds, seconds > budget ? " over budget" : "", ok ? "" : " FAIL");

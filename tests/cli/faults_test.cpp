@@ -60,7 +60,8 @@ struct Child {
     }
   }
   std::string output() const { return bytes_of(log); }
-  //! Waits until the output holds `text` (true) or the process ended / 60 s passed (false).
+  //! Waits until the output holds `text` (true) or the process ended / 60 s passed (false). The
+  //! 60 s are a hang guard, not a speed verdict: a loaded machine is slow, never that slow.
   bool wait_for(const std::string& text) const {
     const auto end = Clock::now() + std::chrono::seconds(60);
     while (Clock::now() < end) {
@@ -75,10 +76,20 @@ struct Child {
     }
     return false;
   }
-  //! The raw wait status.
+  //! The raw wait status. A hang guard, not a speed verdict: a child still running after 120 s is
+  //! killed (SIGKILL, which the caller's checks then report), not left to CTest's timeout.
   int wait() const {
     int status = 0;
-    waitpid(pid, &status, 0);
+    const auto end = Clock::now() + std::chrono::seconds(120);
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+      if (Clock::now() >= end) {
+        MESSAGE("hung: killed after 120 s; output was:\n" << output());
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     return status;
   }
 };
@@ -163,12 +174,14 @@ TEST_CASE("a second Ctrl-C ends the run at once") {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   kill(child.pid, SIGINT);
   REQUIRE(child.wait_for("press Ctrl-C again to stop at once"));
-  const auto start = Clock::now();
   kill(child.pid, SIGINT);
+  // At once, not after the execution under way: killed by the signal's default action, where the
+  // stop after the execution exits with 130, says "stopped by SIGINT" and writes a checkpoint.
   const int status = child.wait();
-  CHECK(std::chrono::duration<double>(Clock::now() - start).count() < 5.0);
   REQUIRE(WIFSIGNALED(status));
   CHECK(WTERMSIG(status) == SIGINT);
+  CHECK(child.output().find("stopped by SIGINT") == std::string::npos);
+  CHECK((!fs::exists(dir / "run") || names_in(dir / "run").empty()));
 }
 
 TEST_CASE("a model with a 40 GB weight is refused by its plan with a hint, not by the allocator") {
@@ -177,13 +190,13 @@ TEST_CASE("a model with a 40 GB weight is refused by its plan with a hint, not b
                                      "  input label: i32[batch]\n  param w: f32[100000, 100000] = zeros()\n"
                                      "  minimize mean(softmax_cross_entropy(x @ w, label))\n}\n";
   std::ofstream(dir / "huge.toml") << "[data]\ntrain = \"synthetic:samples=8,classes=10\"\n";
+  // The verdict is the plan's refusal (status 2, the value named), not a time: a run that asked
+  // the allocator for the weight first would end otherwise (std::bad_alloc, the OOM killer).
   for (const char* command : {"check", "train"}) {
     CAPTURE(command);
-    const auto start = Clock::now();
     const Run r = iputrain(std::string(command) + " " + (dir / "huge.ipu").string() + " " + (dir / "huge.toml").string());
     CHECK(r.status == 2);
     CHECK(has(r.out, "largest single value: value 'w' (37.25 GiB)"));
     CHECK(has(r.out, "hint: what would help"));
-    CHECK(std::chrono::duration<double>(Clock::now() - start).count() < 10.0);
   }
 }

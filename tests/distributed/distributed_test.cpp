@@ -122,8 +122,8 @@ std::string train_in(const Files& f, const std::string& run, const std::string& 
 }
 
 // This test's instances (their model is in f's folder) still running, after waiting up to
-// `seconds` for them to end. Other tests' processes do not count; the bracket keeps the pattern
-// from matching the shell that runs pgrep.
+// `seconds` for them to end (a hang guard: the wait ends as soon as none is left). Other tests'
+// processes do not count; the bracket keeps the pattern from matching the shell that runs pgrep.
 std::string still_running(const Files& f, double seconds) {
   const std::string dir = f.dir.string();
   const std::string pattern = "[" + dir.substr(0, 1) + "]" + dir.substr(1) + "/m.ipu";
@@ -190,63 +190,68 @@ TEST_CASE("a run resumes exactly with another number of instances") {
 }
 
 // Starts a long two-instance run, waits until instance 1 has trained a little, sends `signal` to
-// it (or to mpirun, `to_mpirun`) and reports mpirun's status, its output and how long the run
-// took to end after the signal. `extra`: more arguments of the run.
+// it (or to mpirun, `to_mpirun`) and reports mpirun's status, its output and whether the run hung:
+// still running 60 s after the signal (a hang guard, not a speed verdict; mpirun is then killed).
+// `extra`: more arguments of the run.
 struct Fault {
   int status = -1;
   std::string out;
-  int seconds = -1;
+  int hung = -1;
 };
 
 Fault fault(const Files& f, const std::string& signal, const std::string& env, bool to_mpirun = false,
             const std::string& extra = "") {
   const std::string script = f.path("fault.sh");
-  std::ofstream(script) << "#!/bin/bash\n"
-                        << env << " " << MPIEXEC << " -n 2 " << IPUTRAIN_BIN << " "
-                        << "train " << f.model() << " " << f.config() << " --set training.steps=1000000 " << extra << " > " << f.path("fault.out")
-                        << " 2>&1 &\n"
-                        << "launcher=$!\n"
-                        << "for i in $(seq 1 600); do\n"
-                        << "  for p in $(pgrep -x iputrain); do\n"
-                        << "    if tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then\n"
-                        << "      victim=$p; break 2; fi\n"
-                        << "  done\n"
-                        << "  sleep 0.1\n"
-                        << "done\n"
-                        << "if [ -z \"$victim\" ]; then echo 'instance 1 never started'; kill $launcher; exit 3; fi\n"
-                        // Past the start (MPI_Init and the link are mpirun's to time): instance 0 has logged.
-                        << "for i in $(seq 1 600); do grep -q 'share the replicas' " << f.path("fault.out")
-                        << " && break; sleep 0.1; done\n"
-                        << "sleep 1\n"
-                        << "start=$(date +%s)\n"
-                        << "kill -" << signal << (to_mpirun ? " $launcher\n" : " $victim\n")
-                        << "wait $launcher\n"
-                        << "status=$?\n"
-                        << "echo \"status $status seconds $(( $(date +%s) - start ))\"\n";
+  std::ofstream(script)
+      << "#!/bin/bash\n"
+      << env << " " << MPIEXEC << " -n 2 " << IPUTRAIN_BIN << " "
+      << "train " << f.model() << " " << f.config() << " --set training.steps=1000000 " << extra << " > "
+      << f.path("fault.out") << " 2>&1 &\n"
+      << "launcher=$!\n"
+      << "for i in $(seq 1 600); do\n"
+      << "  for p in $(pgrep -x iputrain); do\n"
+      << "    if tr '\\0' '\\n' < /proc/$p/environ 2>/dev/null | grep -qx 'OMPI_COMM_WORLD_RANK=1'; then\n"
+      << "      victim=$p; break 2; fi\n"
+      << "  done\n"
+      << "  sleep 0.1\n"
+      << "done\n"
+      << "if [ -z \"$victim\" ]; then echo 'instance 1 never started'; kill $launcher; exit 3; fi\n"
+      // Past the start (MPI_Init and the link are mpirun's to time): instance 0 has logged.
+      << "for i in $(seq 1 600); do grep -q 'share the replicas' " << f.path("fault.out")
+      << " && break; sleep 0.1; done\n"
+      << "sleep 1\n"
+      << "kill -" << signal << (to_mpirun ? " $launcher" : " $victim") << "\n"
+      << "hung=1\n"
+      << "for i in $(seq 1 600); do\n"
+      << "  kill -0 $launcher 2>/dev/null || { hung=0; break; }; sleep 0.1\n"
+      << "done\n"
+      << "[ $hung = 1 ] && kill -KILL $launcher $victim\n"
+      << "wait $launcher\n"
+      << "status=$?\n"
+      << "echo \"status $status hung $hung\"\n";
   const auto r = shell("bash " + script);
   Fault out;
   out.out = bytes_of(f.path("fault.out")) + r.out;
   const size_t at = r.out.find("status ");
   if (at != std::string::npos) {
-    std::sscanf(r.out.c_str() + at, "status %d seconds %d", &out.status, &out.seconds);
+    std::sscanf(r.out.c_str() + at, "status %d hung %d", &out.status, &out.hung);
   }
   return out;
 }
 
-// The run of `r` failed, ended within `bound` seconds of the signal, and left none of its
+// The run of `r` failed, ended after the signal (of a run of a million steps) and left none of its
 // processes running.
-void check_ended(const Files& f, const Fault& r, int bound) {
+void check_ended(const Files& f, const Fault& r) {
   CHECK(r.status != 0);
-  CHECK(r.seconds >= 0);
-  CHECK(r.seconds < bound);
-  CHECK(still_running(f, 10).empty());
+  CHECK(r.hung == 0);
+  CHECK(still_running(f, 60).empty());
 }
 
-TEST_CASE("an instance that is killed ends the run within seconds, named") {
+TEST_CASE("an instance that is killed ends the run, named") {
   Files f;
   const Fault r = fault(f, "KILL", kMpiEnv);
   CAPTURE(tail(r.out));
-  check_ended(f, r, 30);
+  check_ended(f, r);
   CHECK(has(r.out, "rank 1"));  // mpirun names the instance that died
 }
 
@@ -259,7 +264,7 @@ TEST_CASE("Ctrl-C on mpirun stops every instance with a checkpoint that resumes"
   const Fault r = fault(f, "INT", std::string(kMpiEnv) + " OMPI_MCA_odls_base_sigkill_timeout=3", true,
                         "--set checkpoint.dir=" + f.path("ck"));
   CAPTURE(tail(r.out));
-  check_ended(f, r, 15);
+  check_ended(f, r);
   CHECK(has(r.out, "terminated (SIGTERM): stopping after the execution under way"));
   const std::vector<std::string> written = cli_test::names_in(f.path("ck"));
   REQUIRE(written.size() == 1);
@@ -274,7 +279,7 @@ TEST_CASE("an instance that hangs ends the run after the instance timeout, named
   Files f;
   const Fault r = fault(f, "STOP", std::string(kMpiEnv) + " IPUTRAIN_INSTANCE_TIMEOUT=4");
   CAPTURE(tail(r.out));
-  check_ended(f, r, 30);
+  check_ended(f, r);
   CHECK(has(r.out, "instance 0 of 2: error: instance 0 waited 4 s for instance 1"));
 }
 

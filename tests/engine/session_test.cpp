@@ -36,14 +36,22 @@ TEST_CASE("training on synthetic data lowers the loss") {
 TEST_CASE("the rates are over the device executions, and the steady one leaves out the first") {
   Session session = make(testing::synthetic_config(10, 0.05, "steps_per_execution = 4\n"));
   int calls = 0;
+  int64_t done = 0;
+  double executions = 0;  // the executions' own seconds, each from its steps and its rate
   const TrainSummary s = session.train([&](const Progress& p) {
     if (calls++ == 0) {
       std::this_thread::sleep_for(std::chrono::milliseconds(300));  // slow host work (a validation, a log)
     }
     CHECK(p.samples == p.step * session.global_batch());
     CHECK(p.train_seconds <= p.elapsed_seconds);
+    executions += static_cast<double>((p.step - done) * session.global_batch()) / p.samples_per_second;
+    done = p.step;
+    // The training time is the executions' only: the sleep after the first is not in the second's.
+    CHECK(p.train_seconds == doctest::Approx(executions));
   });
-  // The host's 0.3 s is in the wall time, not in the training time the rates are over.
+  CHECK(calls == 3);  // 4 + 4 + 2 steps
+  CHECK(s.train_seconds == doctest::Approx(executions));
+  // The host's 0.3 s is in the wall time: lower bounds a sleep sets, which load only widens.
   CHECK(s.seconds >= 0.3);
   CHECK(s.train_seconds + 0.29 < s.seconds);
   CHECK(s.samples_per_second == doctest::Approx(static_cast<double>(s.samples) / s.train_seconds));

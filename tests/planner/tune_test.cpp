@@ -17,6 +17,7 @@
 
 #include "iputrain/iputrain.hpp"
 #include "iputrain/tune.hpp"
+#include "planner/deadline.hpp"
 
 using namespace iputrain;
 
@@ -91,6 +92,13 @@ PlanFigures plan_figures(const std::string& model_path, const std::string& confi
   return f;
 }
 
+// `tune` on a frozen budget clock (planner/deadline.hpp): the search runs to its end however
+// loaded the machine, so what it finds never depends on how long it took.
+TuneResult tune_to_the_end(const TuneRequest& request) {
+  const planner::TickClock frozen(std::chrono::nanoseconds(0));
+  return tune(request);
+}
+
 // The written config of `t` plans to the very figures `tune` ranked it with.
 void check_reproduces(const std::string& model, const TunedPlan& t) {
   const PlanFigures f = plan_figures(model, write("reproduce.toml", t.toml));
@@ -141,7 +149,7 @@ TEST_CASE("tune searches the knobs [tune] lists and finds their brute-force opti
   for (int64_t limit : {int64_t{0}, int64_t{100000}}) {
     CAPTURE(limit);
     request.exhaustive_limit = limit;
-    const TuneResult result = tune(request);
+    const TuneResult result = tune_to_the_end(request);
     REQUIRE(!result.ranked.empty());
     CHECK(result.space == 16);
     CHECK(result.ranked.front().samples_per_second == brute);
@@ -174,7 +182,7 @@ TEST_CASE("tune tries each stage's own memory proportion around the best plan") 
   request.config_path = config;
   request.time_seconds = 120;
   request.top = 8;
-  const TuneResult result = tune(request);
+  const TuneResult result = tune_to_the_end(request);
   CHECK(result.space == 2);
   // Each of the 4 stages at the other value once: every such plan places (one options table per
   // stage, forward and backward), and the ranked ones' written configs reproduce their figures.
@@ -233,7 +241,7 @@ TEST_CASE("tune finds the brute-force optimum of a small space") {
   for (int64_t limit : {int64_t{0}, int64_t{100000}}) {
     CAPTURE(limit);  // 0: the coordinate search; large: every candidate
     request.exhaustive_limit = limit;
-    const TuneResult result = tune(request);
+    const TuneResult result = tune_to_the_end(request);
     REQUIRE(!result.ranked.empty());
     CHECK(result.ranked.front().samples_per_second == brute);
     CHECK(result.ranked.front().global_batch == kGlobal);
@@ -249,12 +257,12 @@ TEST_CASE("tune gives the same plans on 1 and 2 threads") {
   request.model_path = model;
   request.config_path = write("threads.toml", kRun + "[ipu]\nauto_select_ipus = 4\n");
   request.global_batch = 32;
-  request.time_seconds = 300;  // not reached: a search cut short by time may differ with the speed
+  request.time_seconds = 300;  // never reached on the frozen clock: a search cut short may differ with the speed
   request.exhaustive_limit = 0;
   request.top = 8;
   auto run = [&](size_t threads) {
     const oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
-    return tune(request);
+    return tune_to_the_end(request);
   };
   const TuneResult one = run(1);
   const TuneResult two = run(2);
@@ -283,7 +291,7 @@ TEST_CASE("a tuned config trains the same weights as the one-IPU run, bit for bi
   request.sets = {"data.batch_size=4"};
   request.global_batch = 64;
   request.time_seconds = 60;
-  const TuneResult result = tune(request);
+  const TuneResult result = tune_to_the_end(request);
   REQUIRE(!result.ranked.empty());
   const TunedPlan& best = result.ranked.front();
   CHECK(best.micro_batch == 4);
@@ -384,18 +392,18 @@ TEST_CASE("tune tries every recomputation mode where [tune] lets it vary, and ke
                                        "recompute_and_backpropagate_interleaved"};
   // Set by the config, not listed by [tune]: a constraint.
   request.config_path = write("rec_fixed.toml", on);
-  CHECK(modes_ranked(tune(request), "recompute_then_backpropagate") ==
+  CHECK(modes_ranked(tune_to_the_end(request), "recompute_then_backpropagate") ==
         std::set<std::string>{"recompute_then_backpropagate"});
   // Listed by [tune]: every mode listed, off included, although the config turns recomputation on.
   request.config_path = write("rec_listed.toml", on + "recomputation = [\"off\", \"recompute_then_backpropagate\", "
                                                       "\"recompute_and_backpropagate_interleaved\"]\n");
-  CHECK(modes_ranked(tune(request), "recompute_then_backpropagate") == every);
+  CHECK(modes_ranked(tune_to_the_end(request), "recompute_then_backpropagate") == every);
   // Freed by vary_layout without a list: every mode too (the layout stays in [tune]'s schedule).
   request.config_path = write("rec_vary.toml", on + "vary_layout = true\nschedule = [\"grouped\"]\n");
-  CHECK(modes_ranked(tune(request), "recompute_then_backpropagate") == every);
+  CHECK(modes_ranked(tune_to_the_end(request), "recompute_then_backpropagate") == every);
   // --keep-layout turns [tune] vary_layout off again: the config's mode is a constraint.
   request.keep_layout = true;
-  CHECK(modes_ranked(tune(request), "recompute_then_backpropagate") ==
+  CHECK(modes_ranked(tune_to_the_end(request), "recompute_then_backpropagate") ==
         std::set<std::string>{"recompute_then_backpropagate"});
 }
 
@@ -434,7 +442,7 @@ TEST_CASE("tune's memory bound is below every candidate's peak, and its pruned s
   };
   // Everything fits: every candidate planned, the bound of each checked against its peak.
   request.config_path = config_of(kDefaultMemoryPerTile);
-  const TuneResult all = tune(request);
+  const TuneResult all = tune_to_the_end(request);
   REQUIRE(all.candidates.size() == 96);
   CHECK(all.pruned == 0);
   CHECK(check_bounds(all) > 48);  // most candidates have a bound to check
@@ -450,7 +458,7 @@ TEST_CASE("tune's memory bound is below every candidate's peak, and its pruned s
   for (size_t quantile : {size_t{4}, size_t{16}}) {
     request.config_path = config_of(peaks[peaks.size() / quantile] / tiles);
     request.exhaustive_limit = 100000;
-    const TuneResult pruned = tune(request);
+    const TuneResult pruned = tune_to_the_end(request);
     CAPTURE(quantile);
     CHECK(pruned.pruned > 0);
     MESSAGE("capacity at the 1/" << quantile << " quantile of the peaks: " << pruned.pruned << " of "
@@ -479,7 +487,7 @@ TEST_CASE("tune's memory bound is below every candidate's peak, and its pruned s
     // The coordinate search (a local search: not bound to the optimum) finds a plan that fits
     // where only accumulators off-chip make the smallest micro-batch fit: its seeds' second probe.
     request.exhaustive_limit = 0;
-    CHECK(tune(request).ranked.front().peak_bytes > 0);
+    CHECK(tune_to_the_end(request).ranked.front().peak_bytes > 0);
   }
 }
 
@@ -510,52 +518,61 @@ model deep(batch: int = 16, n: int = 48) {
 }
 )";
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+// The plan clock's readings a whole plan makes: one at each checkpoint of a deadline it never
+// reaches (planner/deadline.hpp), on a clock that advances a millisecond per reading.
+int64_t checkpoints(const Model& model, const Config& config) {
+  const planner::TickClock clock(std::chrono::milliseconds(1));
+  PlanRequest request;
+  request.deadline = planner::PlanClockTime::max();
+  (void)Plan::make(model, config, request);
+  return clock.readings();
 }
 
 }  // namespace
 
+// Counted, not timed: the test's clock advances one tick at each reading, so a deadline k ticks
+// away is reached at the plan's k-th checkpoint whatever the machine's load (issue 43).
 TEST_CASE("tune stops at its budget: a plan still being made is abandoned") {
   const std::string model_path = write("deep.ipu", kDeepModel);
   const std::string config_path = write("deep.toml", kRun + "[ipu]\nauto_select_ipus = 4\n");
   const Config config = config::load(config_path);
   const Model model = Model::load(model_path, config);
-  auto start = std::chrono::steady_clock::now();
-  (void)Plan::make(model, config);
-  const double whole = seconds_since(start);
-  // A deadline part of the way in: planning stops at the next pass, long before the plan's end.
-  double overrun = 0;
+  const int64_t whole = checkpoints(model, config);
+  MESSAGE("a whole plan checks its deadline " << whole << " times");
+  REQUIRE(whole >= 30);  // between the 10 passes, and in the buffer assignment's loops
+  // A deadline part of the way in: the plan stops at the first checkpoint at or past it.
   for (double part : {0.2, 0.4, 0.6}) {
+    CAPTURE(part);
+    const int64_t at = static_cast<int64_t>(part * static_cast<double>(whole));
+    const planner::TickClock clock(std::chrono::milliseconds(1));
     PlanRequest request;
-    start = std::chrono::steady_clock::now();
-    request.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                   std::chrono::duration<double>(part * whole));
+    request.deadline = clock.at(at);
     try {
       (void)Plan::make(model, config, request);
       FAIL("planned past its deadline");
     } catch (const Error& e) {
       CHECK(e.diagnostic().message == kPlanAbandoned);
     }
-    overrun = std::max(overrun, seconds_since(start) - part * whole);
+    CHECK(clock.readings() == at);  // abandoned at the deadline's checkpoint, not one later
   }
-  MESSAGE("a plan takes " << whole << " s; abandoned at most " << overrun << " s after its deadline");
-  CHECK(overrun < 0.5 * whole);
   // A budget of a third of one plan: the search (its input plan, then the calibrations) ends
-  // within half a plan of it, with whatever it found (here nothing: a located error says so).
+  // within half a plan of it, with whatever it found: nothing, as its input plan was abandoned (a
+  // located error says so).
+  const int64_t budget = whole / 3;
+  const planner::TickClock clock(std::chrono::milliseconds(1));
   TuneRequest request;
   request.model_path = model_path;
   request.config_path = config_path;
   request.global_batch = 64;
-  request.time_seconds = whole / 3;
-  start = std::chrono::steady_clock::now();
+  request.time_seconds = 1e-3 * static_cast<double>(budget);
   try {
     const TuneResult result = tune(request);
     CHECK(result.timed_out);
+    CHECK(!result.input_fits);  // a plan planned to its end, past the budget
   } catch (const Error& e) {
     CHECK(e.diagnostic().message.find("before the time ran out") != std::string::npos);
   }
-  const double took = seconds_since(start);
-  MESSAGE("a search of budget " << whole / 3 << " s took " << took << " s");
-  CHECK(took < whole / 3 + 0.5 * whole);
+  MESSAGE("a search with a budget of " << budget << " readings made " << clock.readings());
+  CHECK(clock.readings() > budget);
+  CHECK(clock.readings() < budget + whole / 2);
 }
