@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a fresh build's time goes (issue 43): a clean build of the demo target (the `iputrain`
 command) and then of everything the test suite builds, each timed as a whole; the slowest
-translation units (every compile timed by bench/tu_timer.sh); the headers that cost most across
+translation units (every compile's CPU time, taken by bench/tu_timer.sh); the headers that cost most across
 all units (each header's parse time alone, times the number of units that include it); and the
 apt time of this machine's first `.ci/setup` (from /var/tmp/iputrain-setup-times.log).
 
@@ -9,8 +9,8 @@ apt time of this machine's first `.ci/setup` (from /var/tmp/iputrain-setup-times
   python3 bench/build_time.py --dir /tmp/bt --jobs 2 --top 20 --markdown build_time.md
   python3 bench/build_time.py --cmake-arg=-DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON   # without the PCH
 
-It configures as .ci/setup does (Release, Ninja). Other work on the machine slows the figures:
-run it on an idle machine. The sanitizer trees (tests/fuzz/run_sanitized.sh, tests/engine/run_tsan.cmake)
+It configures as .ci/setup does (Release, Ninja). Other work on the machine slows the wall times
+(run it on an idle machine); the compiler's CPU seconds hardly change. The sanitizer trees (tests/fuzz/run_sanitized.sh, tests/engine/run_tsan.cmake)
 are built by their tests, not here.
 """
 import argparse
@@ -38,13 +38,14 @@ def run_timed(cmd, env=None, log=None):
 
 
 def read_units(log_path):
+    """(CPU s, wall s, object) per compiled unit, in the order they finished."""
     units = []
     if os.path.exists(log_path):
         with open(log_path) as f:
             for line in f:
-                ms, _, obj = line.strip().partition(" ")
-                if obj:
-                    units.append((int(ms) / 1000.0, obj))
+                words = line.split()
+                if len(words) == 3:
+                    units.append((int(words[1]) / 1000.0, int(words[0]) / 1000.0, words[2]))
     return units
 
 
@@ -154,21 +155,21 @@ def main():
     rest = None if a.demo_only else run_timed(["cmake", "--build", a.dir, f"-j{a.jobs}"], env, build_log)
     logged = read_units(tu_log)
     units = sorted(logged, reverse=True)
-    demo_cpu = sum(s for s, _ in logged[:demo_units])
+    cpu_of = lambda rows: sum(cpu for cpu, _, _ in rows)
 
     cpu = os.popen("grep -m1 'model name' /proc/cpuinfo").read().split(":")[-1].strip()
     lines = [f"CPU: {cpu}, {os.cpu_count()} cores, -j{a.jobs}; cmake args: {' '.join(a.cmake_arg) or '(none)'}",
              f"apt (this machine's first .ci/setup): {apt_line()}", "",
-             "| build (clean tree) | wall s | units compiled | compile CPU s |", "|---|---|---|---|",
+             "| build (clean tree) | wall s | units compiled | compiler CPU s |", "|---|---|---|---|",
              f"| configure | {configure:.0f} | | |",
-             f"| demo target (iputrain) | {demo:.0f} | {demo_units} | {demo_cpu:.0f} |"]
+             f"| demo target (iputrain) | {demo:.0f} | {demo_units} | {cpu_of(logged[:demo_units]):.0f} |"]
     if rest is not None:
-        lines.append(f"| everything else the suite builds | {rest:.0f} | {len(units) - demo_units} | "
-                     f"{sum(s for s, _ in logged[demo_units:]):.0f} |")
-        lines.append(f"| whole suite (configure + both) | {configure + demo + rest:.0f} | {len(units)} | "
-                     f"{sum(s for s, _ in units):.0f} |")
-    lines += ["", f"| slowest {a.top} units | s |", "|---|---|"]
-    lines += [f"| {unit_name(obj)} | {s:.1f} |" for s, obj in units[: a.top]]
+        lines.append(f"| everything else the suite builds | {rest:.0f} | {len(logged) - demo_units} | "
+                     f"{cpu_of(logged[demo_units:]):.0f} |")
+        lines.append(f"| whole suite (configure + both) | {configure + demo + rest:.0f} | {len(logged)} | "
+                     f"{cpu_of(logged):.0f} |")
+    lines += ["", f"| slowest {a.top} units (compiler CPU) | CPU s | wall s |", "|---|---|---|"]
+    lines += [f"| {unit_name(obj)} | {c:.1f} | {w:.1f} |" for c, w, obj in units[: a.top]]
     if not a.no_headers:
         rows, n = header_costs(a.dir, a.jobs, a.top)
         lines += ["", f"| header (parsed alone, in {n} units) | s alone | units | s across units |", "|---|---|---|---|"]

@@ -20,6 +20,21 @@ namespace iputrain {
 
 namespace {
 
+// One spelling of a checkpoint directory however it is named: absolute first, so that a relative
+// directory that does not exist yet (weakly_canonical leaves it relative) and the same directory
+// once the first checkpoint made it (made absolute, symlinks resolved) compare equal.
+std::string dir_identity(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::path path = std::filesystem::absolute(dir.empty() ? "." : dir, ec).lexically_normal();
+  if (ec) {
+    path = dir;
+  }
+  if (!path.has_filename() && path.has_parent_path()) {
+    path = path.parent_path();  // runs/a/ is runs/a
+  }
+  return std::filesystem::weakly_canonical(path, ec).string();
+}
+
 const data::NamedTensor* find(const std::vector<data::NamedTensor>& tensors, const std::string& name) {
   const auto it = std::lower_bound(tensors.begin(), tensors.end(), name,
                                    [](const data::NamedTensor& t, const std::string& n) { return t.name < n; });
@@ -101,8 +116,7 @@ void Session::claim_checkpoint_dir(const std::string& dir) {
 }
 
 void Session::Impl::claim_checkpoint_dir(const std::string& dir) {
-  std::error_code ec;
-  const std::string canonical = std::filesystem::weakly_canonical(dir, ec).string();
+  const std::string canonical = dir_identity(dir);
   if (canonical == claimed_dir) {
     return;
   }
@@ -244,8 +258,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   s.resumed = true;
   // A new run may go on writing into the directory it resumed from.
   const std::string dir = std::filesystem::path(c.path).parent_path().string();
-  std::error_code ec;
-  s.resumed_dir = std::filesystem::weakly_canonical(dir.empty() ? "." : dir, ec).string();
+  s.resumed_dir = dir_identity(dir);
 
   ResumeInfo info;
   info.notes = s.reset_state(missing_state, c.path);

@@ -49,7 +49,11 @@ foreach(rule "core:frontend|planner|engine|api|cli" "frontend:planner|engine|api
     endforeach()
   endforeach()
 endforeach()
-file(STRINGS "${BIN}/cli/CMakeFiles/iputrain_cli.dir/flags.make" includes REGEX "^CXX_INCLUDES")
+# The command's include directories, from its compile command (any generator: compile_commands.json).
+file(STRINGS "${BIN}/compile_commands.json" includes REGEX "\"command\": .*iputrain_cli\\.dir/main\\.cpp\\.o")
+if(NOT includes)
+  message(FATAL_ERROR "${BIN}/compile_commands.json has no compile command of cli/main.cpp")
+endif()
 string(REGEX MATCHALL "-I[^ ]+" dirs "${includes}")
 foreach(d IN LISTS dirs)
   string(SUBSTRING "${d}" 2 -1 d)

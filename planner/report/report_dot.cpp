@@ -32,8 +32,8 @@ std::string plan_dot(const Plan& plan, std::string_view model) {
   out += "  rankdir=LR;\n  node [shape=box, style=rounded];\n";
   out += fmt::format("  label={};\n",
                      dot_quoted(fmt::format("{}: {} x {} IPUs, {} schedule, accumulation {}", model, pl.replicas,
-                                        pl.pipeline.ipus_per_replica, schedule_name(plan.decided.schedule),
-                                        plan.decided.accumulation_count)));
+                                            pl.pipeline.ipus_per_replica, schedule_name(plan.decided.schedule),
+                                            plan.decided.accumulation_count)));
   for (int32_t ipu = 0; ipu < pl.pipeline.ipus_per_replica; ++ipu) {
     const auto idx = static_cast<size_t>(ipu);
     std::string label = fmt::format("IPU {}", ipu);
@@ -53,9 +53,9 @@ std::string plan_dot(const Plan& plan, std::string_view model) {
     out += fmt::format("  subgraph cluster_ipu{} {{\n    label={};\n", ipu, dot_quoted(label));
     for (const StageSummary& s : stages) {
       if (s.ipu == ipu) {
-        out +=
-            fmt::format("    stage{} [label={}];\n", s.stage,
-                        dot_quoted(fmt::format("{}\nIPU {}\n{} of parameters", s.name, s.ipu, human_bytes(s.param_bytes))));
+        out += fmt::format(
+            "    stage{} [label={}];\n", s.stage,
+            dot_quoted(fmt::format("{}\nIPU {}\n{} of parameters", s.name, s.ipu, human_bytes(s.param_bytes))));
       }
     }
     out += "  }\n";

@@ -128,3 +128,31 @@ TEST_CASE("bad --resume and --from inputs give a message, a hint and the usual e
     CHECK(has(r, "--init-from and --resume"));
   }
 }
+
+TEST_CASE("a relative checkpoint directory made by the run takes all its checkpoints, and resume continues it") {
+  // The README's example (`--set checkpoint.dir=runs/a`) in a folder with no runs/ in it: the run
+  // used to stop at its second checkpoint, the directory then taken for another run's.
+  const fs::path work = fresh_dir("relative");
+  const fs::path cases = fs::current_path() / "cases";
+  const std::string model = (cases / "checkpoint.ipu").string() + " " + (cases / "checkpoint.toml").string() + " ";
+  const std::string in_work = "cd " + work.string() + " && ";
+  const Run whole = iputrain("train " + model + "-q --save whole.safetensors", "2>&1", in_work);
+  REQUIRE(whole.status == 0);
+  const Run first = iputrain("train " + model +
+                                 "-q --set training.steps=6 --set checkpoint.dir=runs/a "
+                                 "--set checkpoint.every=3",
+                             "2>&1", in_work);
+  CHECK(has(first, ""));
+  REQUIRE(first.status == 0);
+  CHECK(names_in(work / "runs" / "a") ==
+        std::vector<std::string>{"step-00000003.safetensors", "step-00000006.safetensors"});
+  // Resumed through a trailing slash, it goes on writing there and ends on the whole run's bytes.
+  const Run rest = iputrain("train " + model +
+                                "-q --set checkpoint.dir=runs/a/ --set checkpoint.every=3 --resume runs/a "
+                                "--save resumed.safetensors",
+                            "2>&1", in_work);
+  CHECK(has(rest, ""));
+  REQUIRE(rest.status == 0);
+  CHECK(names_in(work / "runs" / "a").size() == 4);
+  CHECK(bytes_of(work / "resumed.safetensors") == bytes_of(work / "whole.safetensors"));
+}
