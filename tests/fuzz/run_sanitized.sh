@@ -49,7 +49,9 @@ case $MODE in
         [[ $p == "$LABEL" ]] && break
         before+=("$p")
       done
-      exclude="^($LEFT_OUT$( ((${#before[@]})) && IFS='|' && echo "|${before[*]}"))$"
+      exclude="^($LEFT_OUT"
+      for p in "${before[@]}"; do exclude+="|$p"; done
+      exclude+=")$"
       select=(-L "^$LABEL$")
     fi
     ctest --test-dir "$BIN" -j1 --no-tests=error --output-on-failure "${select[@]}" -LE "$exclude" -E "$SLOW_RUNS" ;;
