@@ -27,12 +27,8 @@ CLANG=${CLANG:-clang++-16}
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-16/bin/llvm-symbolizer}
 command -v "$CLANG" >/dev/null || { echo "run_fuzz: $CLANG is missing (Debian: clang-16 libclang-rt-16-dev)" >&2; exit 1; }
 
-# The flags of run_sanitized.sh's tree, so that in it (CTest's fuzz.run) nothing is built again.
-GENERATOR=()
-[[ -f "$BIN/CMakeCache.txt" ]] || ! command -v ninja >/dev/null || GENERATOR=(-G Ninja)
-cmake -S "$SRC" -B "$BIN" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CLANG" \
-      -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DIPUTRAIN_FUZZ=ON \
-      -DIPUTRAIN_BUILD_BENCH=OFF -DIPUTRAIN_WITH_MPI=OFF >/dev/null
+# run_sanitized.sh's tree, configured as it configures it: in it (CTest's fuzz.run) nothing is built again.
+bash "$SRC/tests/fuzz/run_sanitized.sh" configure "$SRC" "$BIN"
 # The build's output goes to a log (CI shows only the head and the tail of a failing test's output,
 # so the failure lines below must not drown in it); it is printed when the build fails.
 mkdir -p "$BIN/logs"

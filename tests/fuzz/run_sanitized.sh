@@ -3,6 +3,7 @@
 # (BIN, the tree run_fuzz.sh fuzzes in: the same instrumented libraries), as CTest tests the outer
 # suite can schedule (tests/fuzz/CMakeLists.txt):
 #   run_sanitized.sh build SRC BIN          configures and builds the tree (sanitize.build, a fixture)
+#   run_sanitized.sh configure SRC BIN      configures it only (run_fuzz.sh)
 #   run_sanitized.sh part SRC BIN LABEL     runs the tree's tests of one label (sanitize.LABEL), or with
 #                                           LABEL "rest" those of no label the other parts run
 # Compiled at -O1 with line tables only: what ASan's reports need, at a fraction of -O2 -g's build.
@@ -27,14 +28,21 @@ SLOW_RUNS="examples.lenet_one_epoch_accuracy|examples.tiny_lm_loss_falls"
 # the sanitizers they would check the same property again, slower.
 SAME_PROPERTY="zoo.mismatch_per_step|zoo.mismatch_run|zoo.data"
 
+# The tree's one configuration (run_fuzz.sh configures through it too, so the two never differ and
+# fuzz.run builds nothing again).
+configure() {
+  command -v "$CLANG" >/dev/null || { echo "run_sanitized: $CLANG is missing (Debian: clang-16 libclang-rt-16-dev)" >&2; exit 1; }
+  local generator=()
+  [[ -f "$BIN/CMakeCache.txt" ]] || ! command -v ninja >/dev/null || generator=(-G Ninja)
+  cmake -S "$SRC" -B "$BIN" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CLANG" \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DIPUTRAIN_FUZZ=ON \
+        -DIPUTRAIN_BUILD_BENCH=OFF -DIPUTRAIN_WITH_MPI=OFF >/dev/null
+}
+
 case $MODE in
+  configure) configure ;;
   build)
-    command -v "$CLANG" >/dev/null || { echo "run_sanitized: $CLANG is missing (Debian: clang-16 libclang-rt-16-dev)" >&2; exit 1; }
-    GENERATOR=()
-    [[ -f "$BIN/CMakeCache.txt" ]] || ! command -v ninja >/dev/null || GENERATOR=(-G Ninja)
-    cmake -S "$SRC" -B "$BIN" "${GENERATOR[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$CLANG" \
-          -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DIPUTRAIN_FUZZ=ON \
-          -DIPUTRAIN_BUILD_BENCH=OFF -DIPUTRAIN_WITH_MPI=OFF >/dev/null
+    configure
     mkdir -p "$BIN/logs"
     cmake --build "$BIN" -j"$(nproc)" >"$BIN/logs/build.log" 2>&1 || { tail -40 "$BIN/logs/build.log"; exit 1; }
     echo "sanitizer tree built in $BIN" ;;
@@ -58,5 +66,5 @@ case $MODE in
       select=(-L "^$LABEL$")
     fi
     ctest --test-dir "$BIN" -j1 --no-tests=error --output-on-failure "${select[@]}" -LE "$exclude" -E "$SLOW_RUNS|$SAME_PROPERTY" ;;
-  *) echo "usage: run_sanitized.sh build|part SRC BIN [LABEL]" >&2; exit 2 ;;
+  *) echo "usage: run_sanitized.sh configure|build|part SRC BIN [LABEL]" >&2; exit 2 ;;
 esac
