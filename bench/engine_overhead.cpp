@@ -12,6 +12,7 @@
 #include <string>
 
 #include "iputrain/iputrain.hpp"
+#include "time_goal.hpp"
 
 using namespace iputrain;
 
@@ -59,15 +60,9 @@ steps_per_execution = 4
 }  // namespace
 
 int main(int argc, char** argv) {
-  double bar = 0.90;
-  bool time_goal = true;
-  for (int k = 1; k < argc; ++k) {
-    if (std::string(argv[k]) == "--no-time-goal") {
-      time_goal = false;
-    } else {
-      bar = std::atof(argv[k]);
-    }
-  }
+  const bench::TimeGoalArgs args = bench::time_goal_args(argc, argv);
+  const double bar = args.number(0.90);
+  const bool time_goal = args.time_goal;
   try {
     const Result piped =
         run("[ipu]\nauto_select_ipus = 4\n[pipeline]\nschedule = \"grouped\"\ngradient_accumulation_count = 8");

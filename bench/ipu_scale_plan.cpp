@@ -26,6 +26,7 @@
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
 #include "planner/report/report.hpp"
+#include "time_goal.hpp"
 
 using namespace iputrain;
 
@@ -127,15 +128,9 @@ std::string label(const Example& ex) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  double limit = kGoalSeconds;
-  bool time_goal = true;
-  for (int k = 1; k < argc; ++k) {
-    if (std::string(argv[k]) == "--no-time-goal") {
-      time_goal = false;
-    } else {
-      limit = std::atof(argv[k]);
-    }
-  }
+  const bench::TimeGoalArgs args = bench::time_goal_args(argc, argv);
+  const double limit = args.number(kGoalSeconds);
+  const bool time_goal = args.time_goal;
   const std::string dir = std::string(IPUTRAIN_SOURCE_DIR) + "/examples/ipu_scale/";
   int failures = 0;
   int over_goal = 0;

@@ -17,6 +17,7 @@
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
 #include "planner/plan.hpp"
+#include "time_goal.hpp"
 
 using namespace iputrain;
 
@@ -99,15 +100,9 @@ double time_plan(const std::string& title, const Model& model, const Config& con
 }  // namespace
 
 int main(int argc, char** argv) {
-  double budget = 1.0;
-  bool time_goal = true;
-  for (int k = 1; k < argc; ++k) {
-    if (std::string(argv[k]) == "--no-time-goal") {
-      time_goal = false;
-    } else {
-      budget = std::atof(argv[k]);
-    }
-  }
+  const bench::TimeGoalArgs args = bench::time_goal_args(argc, argv);
+  const double budget = args.number(1.0);
+  const bool time_goal = args.time_goal;
   try {
     // The [pipeline] table comes last so that the auto-staged run can append to it.
     const std::string config_text = fmt::format(

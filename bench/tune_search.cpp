@@ -18,6 +18,7 @@
 
 #include "iputrain/error.hpp"
 #include "iputrain/tune.hpp"
+#include "time_goal.hpp"
 
 namespace {
 
@@ -45,10 +46,11 @@ const std::vector<Workload> kWorkloads = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  const bool time_goal = std::erase(args, "--no-time-goal") == 0;
-  const double budget = !args.empty() ? std::atof(args.front().c_str()) : 60.0;
-  const std::vector<std::string> only(args.empty() ? args.end() : args.begin() + 1, args.end());
+  const iputrain::bench::TimeGoalArgs args = iputrain::bench::time_goal_args(argc, argv);
+  const bool time_goal = args.time_goal;
+  const double budget = args.number(60.0);
+  const std::vector<std::string> only(args.positional.begin() + std::min<size_t>(1, args.positional.size()),
+                                      args.positional.end());
   const std::string dir = std::string(IPUTRAIN_SOURCE_DIR) + "/examples/ipu_scale/";
   int failures = 0;
   fmt::print("| workload | published layout | predicted | found | predicted | search |\n|---|---|---|---|---|---|\n");
