@@ -30,15 +30,6 @@ int64_t product(const std::vector<int64_t>& shape) {
   return n;
 }
 
-std::string index_suffix(const std::vector<int64_t>& shape, int64_t flat) {
-  std::vector<int64_t> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = flat % shape[d];
-    flat /= shape[d];
-  }
-  return fmt::format("[{}]", fmt::join(idx, ","));
-}
-
 // The values of row `row` (element e, replica r: e * replicas + r) of every tensor, each after a comma.
 std::string csv_values(const std::vector<OutfeedTensor>& tensors, const std::vector<std::vector<int64_t>>& shapes,
                        int64_t row) {

@@ -32,7 +32,8 @@ void append(std::string& out, const std::string& dtype, double v) {
   }
 }
 
-// "[2,3]" for the flat index of one element inside a sample of `shape`.
+}  // namespace
+
 std::string index_suffix(const std::vector<int64_t>& shape, int64_t flat) {
   std::vector<int64_t> idx(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {
@@ -41,6 +42,8 @@ std::string index_suffix(const std::vector<int64_t>& shape, int64_t flat) {
   }
   return fmt::format("[{}]", fmt::join(idx, ","));
 }
+
+namespace {
 
 std::string csv_value(const std::string& dtype, double v) {
   if (dtype == "f32") {

@@ -24,4 +24,7 @@ std::string csv_text(const std::vector<Prediction>& predictions);
 //! nested brackets (`[4, 14]`).
 std::string table_text(const std::vector<Prediction>& predictions);
 
+//! "[2,3]": the flat index `flat` of one element inside a sample of `shape`.
+std::string index_suffix(const std::vector<int64_t>& shape, int64_t flat);
+
 }  // namespace iputrain::cli

@@ -402,13 +402,6 @@ Value b_moving_average(CallArgs& c) {
   return out(c, OpKind::MovingAverage, {x, state}, ir::Attrs{{"momentum", momentum}});
 }
 
-BuiltinParam req(std::string name) {
-  return {std::move(name), true, {}};
-}
-BuiltinParam opt(std::string name, Value def) {
-  return {std::move(name), false, std::move(def)};
-}
-
 }  // namespace
 
 void add_tensor_builtins(std::vector<Builtin>& t) {

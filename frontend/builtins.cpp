@@ -10,6 +10,8 @@ namespace {
 
 using K = Value::Kind;
 
+using builtin_args::opt;
+using builtin_args::req;
 using builtin_args::what;
 
 std::string arg_what(const CallArgs& c, const std::string& param) {
@@ -135,13 +137,6 @@ Value b_uniform(CallArgs& c) {
   return initializer(c, "uniform", {"minval", "maxval"});
 }
 
-BuiltinParam req(std::string name) {
-  return {std::move(name), true, {}};
-}
-BuiltinParam opt(std::string name, Value def) {
-  return {std::move(name), false, std::move(def)};
-}
-
 std::vector<Builtin> make_table() {
   const Value none = Value::none();
   std::vector<Builtin> t = {
@@ -240,6 +235,12 @@ std::string choice(CallArgs& c, size_t k, const std::string& param, const std::v
               c.spans[k], near.empty() ? "" : fmt::format("did you mean \"{}\"?", near));
 }
 
+BuiltinParam req(std::string name) { return {std::move(name), true, {}}; }
+BuiltinParam opt(std::string name, Value def) { return {std::move(name), false, std::move(def)}; }
+
+ir::ValueId add(CallArgs& c, ir::OpKind op, std::vector<ir::ValueId> inputs, ir::Attrs attrs) {
+  return c.graph.add(op, std::move(inputs), std::move(attrs), c.span);
+}
 }  // namespace builtin_args
 
 namespace {

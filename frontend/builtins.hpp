@@ -69,6 +69,11 @@ bool boolean(CallArgs& c, size_t k, const std::string& param);
 //! A string that must be one of `allowed` (the hint lists them or suggests the nearest).
 std::string choice(CallArgs& c, size_t k, const std::string& param, const std::vector<std::string>& allowed);
 std::string what(const CallArgs& c, const std::string& param);
+//! A parameter of a builtin's signature: required, or optional with its default.
+BuiltinParam req(std::string name);
+BuiltinParam opt(std::string name, Value def);
+//! A node of op `op` in the caller's graph, located at the call.
+ir::ValueId add(CallArgs& c, ir::OpKind op, std::vector<ir::ValueId> inputs, ir::Attrs attrs = {});
 }  // namespace builtin_args
 
 }  // namespace iputrain::frontend

@@ -19,6 +19,7 @@ namespace iputrain::frontend {
 
 namespace {
 
+using builtin_args::add;
 using ir::OpKind;
 
 struct Parsed {
@@ -132,10 +133,6 @@ struct Operand {
   ir::ValueId v;
   std::string labels;
 };
-
-ir::ValueId add(CallArgs& c, OpKind op, std::vector<ir::ValueId> in, ir::Attrs attrs) {
-  return c.graph.add(op, std::move(in), std::move(attrs), c.span);
-}
 
 // Sums out the labels of `x` that appear in neither `other` nor `out`.
 void sum_private(CallArgs& c, Operand& x, const std::string& other, const std::string& out) {

@@ -12,10 +12,6 @@ namespace {
 using ir::OpKind;
 using namespace builtin_args;
 
-ir::ValueId add(CallArgs& c, OpKind op, std::vector<ir::ValueId> inputs, ir::Attrs attrs = {}) {
-  return c.graph.add(op, std::move(inputs), std::move(attrs), c.span);
-}
-
 Value b_cumsum(CallArgs& c) {
   ir::Attrs attrs{{"axis", integer(c, 1, "axis")},
                   {"exclusive", int64_t{boolean(c, 2, "exclusive")}},
@@ -89,9 +85,6 @@ Value b_scatter_add(CallArgs& c) {
       add(c, OpKind::GatherGrad, {indices, updates}, ir::Attrs{{"axis", *a}, {"shape", tt.shape}});
   return Value::of_tensor(add(c, OpKind::Add, {target, spread}));
 }
-
-BuiltinParam req(std::string name) { return {std::move(name), true, {}}; }
-BuiltinParam opt(std::string name, Value def) { return {std::move(name), false, std::move(def)}; }
 
 }  // namespace
 

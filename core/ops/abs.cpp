@@ -4,6 +4,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_abs {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.abs(); });
@@ -19,6 +20,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = b.dy * ((b.x > 0.0f).cast<float>() - (b.x < 0.0f).cast<float>());
 }
 
+}  // namespace impl_abs
 }  // namespace
 
 const OpDef kAbsOp{
@@ -26,12 +28,12 @@ const OpDef kAbsOp{
     .name = "abs",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_abs::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_abs::cost,
     .doc = "abs(x) = |x| (f32); gradient sign(x), 0 at 0.",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_abs::derivative,
     .edges = "abs(nan) = nan, abs(-0) = 0. Gradient dy * sign(x): 0 at 0 and at nan (PyTorch).",
 };
 

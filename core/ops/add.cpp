@@ -4,6 +4,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_add {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   return infer_arithmetic(in, "add");
@@ -33,16 +34,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_add
 }  // namespace
 
 const OpDef kAddOp{
     .kind = OpKind::Add,
     .name = "add",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_add::infer,
+    .forward = impl_add::forward,
+    .backward = impl_add::backward,
+    .cost = impl_add::cost,
     .doc = "a + b, NumPy broadcasting (f32, i32).",
     .edges =
         "f32: IEEE 754 (nan propagates, inf + -inf = nan, overflow gives ±inf). i32: exact, wrapping "

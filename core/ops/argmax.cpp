@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_argmax {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   return infer_arg_extreme(*in[0], attrs, "argmax");
@@ -13,14 +14,15 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 
 void forward(const KernelArgs& args) { arg_extreme_forward(args, true); }
 
+}  // namespace impl_argmax
 }  // namespace
 
 const OpDef kArgmaxOp{
     .kind = OpKind::Argmax,
     .name = "argmax",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_argmax::infer,
+    .forward = impl_argmax::forward,
     .backward = nullptr,
     .cost = arg_extreme_cost,
     .doc =

@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_argmin {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   return infer_arg_extreme(*in[0], attrs, "argmin");
@@ -13,14 +14,15 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 
 void forward(const KernelArgs& args) { arg_extreme_forward(args, false); }
 
+}  // namespace impl_argmin
 }  // namespace
 
 const OpDef kArgminOp{
     .kind = OpKind::Argmin,
     .name = "argmin",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_argmin::infer,
+    .forward = impl_argmin::forward,
     .backward = nullptr,
     .cost = arg_extreme_cost,
     .doc =

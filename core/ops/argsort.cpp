@@ -13,6 +13,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_argsort {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& x = *in[0];
@@ -89,20 +90,21 @@ Cost cost(const Graph& g, const Node& node) {
 constexpr AttrSpec kAttrs[] = {{.name = "axis", .type = AttrType::Int, .number = -1},
                                {.name = "descending", .type = AttrType::Int, .number = 0, .min = 0, .max = 1}};
 
+}  // namespace impl_argsort
 }  // namespace
 
 const OpDef kArgsortOp{
     .kind = OpKind::Argsort,
     .name = "argsort",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_argsort::infer,
+    .forward = impl_argsort::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_argsort::cost,
     .doc = "argsort(x f32 | i32; axis = -1, descending = 0) -> i32 of x's shape: a stable sort's indices.",
-    .workspace = workspace,
+    .workspace = impl_argsort::workspace,
     .inputs = kInputX,
-    .attrs = kAttrs,
+    .attrs = impl_argsort::kAttrs,
     .edges =
         "stable: ties keep their order (the first index first, both ways); nan sorts as the largest "
         "value, -0 and 0 as equal (NumPy, PyTorch).",

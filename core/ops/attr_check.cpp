@@ -13,6 +13,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_attr_check {
 
 std::string quoted_list(std::span<const std::string_view> items) {
   std::string list;
@@ -62,13 +63,14 @@ void check_one(const AttrSpec& spec, const AttrValue& value) {
   }
 }
 
+}  // namespace impl_attr_check
 }  // namespace
 
 void check_attrs(const OpDef& def, const Attrs& attrs) {
   for (const AttrSpec& spec : def.attrs) {
     const AttrValue* value = attrs.find(spec.name);
     if (value != nullptr) {
-      check_one(spec, *value);
+      impl_attr_check::check_one(spec, *value);
     } else if (spec.required) {
       throw OpError{"is required", "", std::string(spec.name)};
     }

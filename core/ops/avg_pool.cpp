@@ -7,6 +7,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_avg_pool {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   return infer_pool(*in[0], attrs);
@@ -40,15 +41,16 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
   return {g.add(OpKind::AvgPoolGrad, {dy}, std::move(attrs))};
 }
 
+}  // namespace impl_avg_pool
 }  // namespace
 
 const OpDef kAvgPoolOp{
     .kind = OpKind::AvgPool,
     .name = "avg_pool",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
+    .infer = impl_avg_pool::infer,
+    .forward = impl_avg_pool::forward,
+    .backward = impl_avg_pool::backward,
     .cost = pool_cost,
     .doc =
         "avg_pool(x f32[N,H,W,C]; ksize, strides = ksize, padding = \"valid\" | \"same\"): window means "

@@ -9,6 +9,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_avg_pool_grad {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType x{DType::F32, ints_attr(attrs, "input_shape")};
@@ -57,16 +58,17 @@ Cost cost(const Graph& g, const Node& node) {
   return pool_cost(g, node);
 }
 
+}  // namespace impl_avg_pool_grad
 }  // namespace
 
 const OpDef kAvgPoolGradOp{
     .kind = OpKind::AvgPoolGrad,
     .name = "avg_pool_grad",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_avg_pool_grad::infer,
+    .forward = impl_avg_pool_grad::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_avg_pool_grad::cost,
     .doc =
         "avg_pool_grad(dy; avg_pool's attrs, input_shape): dy spread evenly over each window's non-padded "
         "positions.",

@@ -8,6 +8,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_broadcast_to {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& x = *in[0];
@@ -36,16 +37,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 0.0);
 }
 
+}  // namespace impl_broadcast_to
 }  // namespace
 
 const OpDef kBroadcastToOp{
     .kind = OpKind::BroadcastTo,
     .name = "broadcast_to",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_broadcast_to::infer,
+    .forward = impl_broadcast_to::forward,
+    .backward = impl_broadcast_to::backward,
+    .cost = impl_broadcast_to::cost,
     .doc = "broadcast_to(x; shape) repeats x along size-1 and new leading dimensions (any dtype).",
     .edges = "copies values unchanged; its gradient sums the copies.",
 };

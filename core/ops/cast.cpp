@@ -12,6 +12,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_cast {
 
 bool castable(DType t) {
   return t == DType::F32 || t == DType::I32 || t == DType::Bool;
@@ -101,16 +102,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_cast
 }  // namespace
 
 const OpDef kCastOp{
     .kind = OpKind::Cast,
     .name = "cast",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_cast::infer,
+    .forward = impl_cast::forward,
+    .backward = impl_cast::backward,
+    .cost = impl_cast::cost,
     .doc =
         "cast(x; dtype = \"f32\" | \"i32\" | \"bool\") converts elements; f32 -> i32 truncates toward zero "
         "and saturates.",

@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_ceil {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.ceil(); });
@@ -12,6 +13,7 @@ void forward(const KernelArgs& args) {
 
 Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
 
+}  // namespace impl_ceil
 }  // namespace
 
 const OpDef kCeilOp{
@@ -19,9 +21,9 @@ const OpDef kCeilOp{
     .name = "ceil",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_ceil::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_ceil::cost,
     .doc = "ceil(x): the smallest integer >= x (f32).",
     .inputs = kInputX,
     .edges = "±inf, nan and -0 pass unchanged (ceil(-0.5) = -0).",

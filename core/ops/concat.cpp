@@ -10,6 +10,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_concat {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   if (in.empty()) {
@@ -87,16 +88,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 0.0);
 }
 
+}  // namespace impl_concat
 }  // namespace
 
 const OpDef kConcatOp{
     .kind = OpKind::Concat,
     .name = "concat",
     .arity = -1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_concat::infer,
+    .forward = impl_concat::forward,
+    .backward = impl_concat::backward,
+    .cost = impl_concat::cost,
     .doc = "concat(x1, ..., xn; axis = 0) joins tensors of one dtype and rank along axis.",
     .edges = "moves values unchanged.",
 };

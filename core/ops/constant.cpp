@@ -6,18 +6,20 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_constant {
 
 TensorType infer(std::span<const TensorType* const>, const Attrs&) {
   throw OpError{"is a leaf", "use Graph::add_constant"};
 }
 
+}  // namespace impl_constant
 }  // namespace
 
 const OpDef kConstantOp{
     .kind = OpKind::Constant,
     .name = "constant",
     .arity = 0,
-    .infer = infer,
+    .infer = impl_constant::infer,
     .forward = nullptr,
     .backward = nullptr,
     .cost = nullptr,

@@ -15,6 +15,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_conv2d {
 
 constexpr AttrSpec kAttrs[] = {{.name = "groups", .number = 1, .min = 1}};
 
@@ -72,22 +73,23 @@ size_t workspace(const Graph& g, const Node& node) {
   return geom.groups > 1 ? grouped_forward_bytes(geom, w[3]) : conv_patches_bytes(geom);
 }
 
+}  // namespace impl_conv2d
 }  // namespace
 
 const OpDef kConv2DOp{
     .kind = OpKind::Conv2D,
     .name = "conv2d",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_conv2d::infer,
+    .forward = impl_conv2d::forward,
+    .backward = impl_conv2d::backward,
+    .cost = impl_conv2d::cost,
     .doc =
         "conv2d(x f32[N,H,W,C], filter f32[KH,KW,C/groups,F]; strides = [1,1], dilations = [1,1], padding = "
         "\"valid\" | \"same\", groups = 1) -> f32[N,OH,OW,F]; groups > 1 convolves channel block g with filter "
         "block g (depthwise: groups = C).",
-    .workspace = workspace,
-    .attrs = kAttrs,
+    .workspace = impl_conv2d::workspace,
+    .attrs = impl_conv2d::kAttrs,
     .edges =
         "IEEE sums as matmul: nan and inf propagate through the windows that hold them; zero padding "
         "adds nothing.",

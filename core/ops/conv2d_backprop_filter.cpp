@@ -11,6 +11,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_conv2d_backprop_filter {
 
 constexpr AttrSpec kAttrs[] = {{.name = "groups", .number = 1, .min = 1}};
 
@@ -62,21 +63,22 @@ size_t workspace(const Graph& g, const Node& node) {
   return geo.groups > 1 ? grouped_backprop_filter_bytes(geo, w[3]) : conv_patches_bytes(geo);
 }
 
+}  // namespace impl_conv2d_backprop_filter
 }  // namespace
 
 const OpDef kConv2DBackpropFilterOp{
     .kind = OpKind::Conv2DBackpropFilter,
     .name = "conv2d_backprop_filter",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_conv2d_backprop_filter::infer,
+    .forward = impl_conv2d_backprop_filter::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_conv2d_backprop_filter::cost,
     .doc =
         "conv2d_backprop_filter(x, dy; conv2d's attrs, filter_shape): the gradient of conv2d for its "
         "filter.",
-    .workspace = workspace,
-    .attrs = kAttrs,
+    .workspace = impl_conv2d_backprop_filter::workspace,
+    .attrs = impl_conv2d_backprop_filter::kAttrs,
     .edges = "matmul's sums.",
 };
 

@@ -14,6 +14,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_conv2d_backprop_input {
 
 constexpr AttrSpec kAttrs[] = {{.name = "groups", .number = 1, .min = 1}};
 
@@ -76,21 +77,22 @@ size_t workspace(const Graph& g, const Node& node) {
   return geo.groups > 1 ? grouped_backprop_input_bytes(geo, w[3]) : conv_workspace_bytes(geo);
 }
 
+}  // namespace impl_conv2d_backprop_input
 }  // namespace
 
 const OpDef kConv2DBackpropInputOp{
     .kind = OpKind::Conv2DBackpropInput,
     .name = "conv2d_backprop_input",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_conv2d_backprop_input::infer,
+    .forward = impl_conv2d_backprop_input::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_conv2d_backprop_input::cost,
     .doc =
         "conv2d_backprop_input(dy, filter; conv2d's attrs, input_shape): the gradient of conv2d for its "
         "input.",
-    .workspace = workspace,
-    .attrs = kAttrs,
+    .workspace = impl_conv2d_backprop_input::workspace,
+    .attrs = impl_conv2d_backprop_input::kAttrs,
     .edges = "matmul's sums.",
 };
 

@@ -12,6 +12,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_ctc_greedy_decode {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const CtcDims d = check_ctc_logits(*in[0], attrs);
@@ -65,21 +66,22 @@ Cost cost(const Graph& g, const Node& node) {
 constexpr std::string_view kInputs[] = {"logits", "logit_lengths"};
 constexpr AttrSpec kAttrs[] = {{.name = "blank", .type = AttrType::Int, .number = 0, .min = 0}};
 
+}  // namespace impl_ctc_greedy_decode
 }  // namespace
 
 const OpDef kCtcGreedyDecodeOp{
     .kind = OpKind::CtcGreedyDecode,
     .name = "ctc_greedy_decode",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_ctc_greedy_decode::infer,
+    .forward = impl_ctc_greedy_decode::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_ctc_greedy_decode::cost,
     .doc =
         "ctc_greedy_decode(logits f32[b, t, c], logit_lengths i32[b]; blank = 0) -> i32[b, t]: the best "
         "path (argmax per step), repeats merged, blanks dropped, left-aligned, padded with -1.",
-    .inputs = kInputs,
-    .attrs = kAttrs,
+    .inputs = impl_ctc_greedy_decode::kInputs,
+    .attrs = impl_ctc_greedy_decode::kAttrs,
     .edges =
         "ties pick the first class and a nan is the largest (argmax's rule); a class repeated across a "
         "blank counts twice; a length outside [0, t] stops the run with a located data error.",

@@ -12,6 +12,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_ctc_loss {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const CtcDims d = check_ctc_inputs(in, attrs);
@@ -60,22 +61,23 @@ size_t workspace(const Graph& g, const Node& node) {
 constexpr std::string_view kInputs[] = {"logits", "labels", "logit_lengths", "label_lengths"};
 constexpr AttrSpec kAttrs[] = {{.name = "blank", .type = AttrType::Int, .number = 0, .min = 0}};
 
+}  // namespace impl_ctc_loss
 }  // namespace
 
 const OpDef kCtcLossOp{
     .kind = OpKind::CtcLoss,
     .name = "ctc_loss",
     .arity = 4,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_ctc_loss::infer,
+    .forward = impl_ctc_loss::forward,
+    .backward = impl_ctc_loss::backward,
+    .cost = impl_ctc_loss::cost,
     .doc =
         "ctc_loss(logits f32[b, t, c], labels i32[b, l], logit_lengths i32[b], label_lengths i32[b]; "
         "blank = 0) -> f32[b]: -log P(labels) under CTC, log_softmax applied inside, in log space.",
-    .workspace = workspace,
-    .inputs = kInputs,
-    .attrs = kAttrs,
+    .workspace = impl_ctc_loss::workspace,
+    .inputs = impl_ctc_loss::kInputs,
+    .attrs = impl_ctc_loss::kAttrs,
     .edges =
         "log space throughout (double): logits of ±1000 give finite losses. An alignment that cannot fit "
         "(fewer steps than labels plus the blanks between repeated labels) gives +inf, and ctc_loss_grad a "

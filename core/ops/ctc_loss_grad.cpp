@@ -12,6 +12,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_ctc_loss_grad {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const CtcDims d = check_ctc_inputs(in, attrs);
@@ -64,21 +65,22 @@ size_t workspace(const Graph& g, const Node& node) {
 
 constexpr AttrSpec kAttrs[] = {{.name = "blank", .type = AttrType::Int, .number = 0, .min = 0}};
 
+}  // namespace impl_ctc_loss_grad
 }  // namespace
 
 const OpDef kCtcLossGradOp{
     .kind = OpKind::CtcLossGrad,
     .name = "ctc_loss_grad",
     .arity = 5,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_ctc_loss_grad::infer,
+    .forward = impl_ctc_loss_grad::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_ctc_loss_grad::cost,
     .doc =
         "ctc_loss_grad(logits, labels, logit_lengths, label_lengths, dy; blank = 0) = dy * (softmax(logits) - "
         "posterior of each class per step), zero past the lengths.",
-    .workspace = workspace,
-    .attrs = kAttrs,
+    .workspace = impl_ctc_loss_grad::workspace,
+    .attrs = impl_ctc_loss_grad::kAttrs,
     .edges = "as ctc_loss's; a sample with an infinite loss gets a zero gradient (PyTorch: nan).",
 };
 

@@ -10,6 +10,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_cumsum {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& x = *in[0];
@@ -69,19 +70,20 @@ constexpr AttrSpec kAttrs[] = {{.name = "axis", .type = AttrType::Int, .number =
                                {.name = "exclusive", .type = AttrType::Int, .number = 0, .min = 0, .max = 1},
                                {.name = "reverse", .type = AttrType::Int, .number = 0, .min = 0, .max = 1}};
 
+}  // namespace impl_cumsum
 }  // namespace
 
 const OpDef kCumsumOp{
     .kind = OpKind::Cumsum,
     .name = "cumsum",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_cumsum::infer,
+    .forward = impl_cumsum::forward,
+    .backward = impl_cumsum::backward,
+    .cost = impl_cumsum::cost,
     .doc = "cumsum(x f32 | i32; axis = -1, exclusive = 0, reverse = 0): running sums along axis.",
     .inputs = kInputX,
-    .attrs = kAttrs,
+    .attrs = impl_cumsum::kAttrs,
     .edges =
         "f32: summed in double then rounded (PyTorch's CPU kernel), so nan and inf carry on to every later "
         "element and inf + -inf gives nan; i32 wraps on overflow.",

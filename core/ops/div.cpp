@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_div {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   TensorType t = infer_broadcast(in);
@@ -38,16 +39,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 4.0);
 }
 
+}  // namespace impl_div
 }  // namespace
 
 const OpDef kDivOp{
     .kind = OpKind::Div,
     .name = "div",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_div::infer,
+    .forward = impl_div::forward,
+    .backward = impl_div::backward,
+    .cost = impl_div::cost,
     .doc = "a / b, NumPy broadcasting (f32).",
     .edges =
         "IEEE 754: x / 0 = ±inf, 0 / 0 = nan. The gradient for b is -dy * ((a / b) / b), PyTorch's "

@@ -15,6 +15,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_dropout_mask {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   if (!attrs.has("rate")) {
@@ -80,16 +81,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 10.0);
 }
 
+}  // namespace impl_dropout_mask
 }  // namespace
 
 const OpDef kDropoutMaskOp{
     .kind = OpKind::DropoutMask,
     .name = "dropout_mask",
     .arity = -1,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_dropout_mask::infer,
+    .forward = impl_dropout_mask::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_dropout_mask::cost,
     .doc =
         "dropout_mask([x]; rate, shape, name) -> f32 mask of 0 (probability rate) or 1/(1-rate), keyed by "
         "(seed, name, step, sample); all ones when not training.",

@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_equal {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   const DType d = in[0]->dtype;
@@ -39,16 +40,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_equal
 }  // namespace
 
 const OpDef kEqualOp{
     .kind = OpKind::Equal,
     .name = "equal",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_equal::infer,
+    .forward = impl_equal::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_equal::cost,
     .doc = "a == b -> bool, NumPy broadcasting (f32, i32, bool).",
     .edges = "IEEE 754: nan equals nothing, itself included; -0 == 0.",
 };

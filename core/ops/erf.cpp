@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_erf {
 
 constexpr float kTwoOverSqrtPi = 1.12837916709551257f;
 
@@ -19,6 +20,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = kTwoOverSqrtPi * b.dy * (-b.x.square()).exp();
 }
 
+}  // namespace impl_erf
 }  // namespace
 
 const OpDef kErfOp{
@@ -26,12 +28,12 @@ const OpDef kErfOp{
     .name = "erf",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_erf::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_erf::cost,
     .doc = "erf(x) = 2/sqrt(pi) * integral of e^(-t^2) from 0 to x, the Gauss error function (f32).",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_erf::derivative,
     .edges = "±1 at ±inf; nan stays nan.",
 };
 

@@ -7,6 +7,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_exp {
 
 // Eigen's vector exp overflows to inf from x = 88.38 on, though e^x stays finite up to
 // ln(FLT_MAX) = 88.7228: those few inputs take std::exp, so every path gives the same values.
@@ -34,6 +35,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx *= b.dy;
 }
 
+}  // namespace impl_exp
 }  // namespace
 
 const OpDef kExpOp{
@@ -41,12 +43,12 @@ const OpDef kExpOp{
     .name = "exp",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_exp::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_exp::cost,
     .doc = "exp(x) = e^x (f32).",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_exp::derivative,
     .edges =
         "exp(-inf) = 0, exp(inf) = inf; finite up to ln(FLT_MAX) = 88.72, inf beyond; nan stays nan. "
         "The same values on every path (vector or scalar).",

@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_floor {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.floor(); });
@@ -12,6 +13,7 @@ void forward(const KernelArgs& args) {
 
 Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
 
+}  // namespace impl_floor
 }  // namespace
 
 const OpDef kFloorOp{
@@ -19,9 +21,9 @@ const OpDef kFloorOp{
     .name = "floor",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_floor::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_floor::cost,
     .doc = "floor(x): the largest integer <= x (f32).",
     .inputs = kInputX,
     .edges = "±inf, nan and -0 pass unchanged (floor(-0.5) = -1, floor(-0) = -0).",

@@ -11,6 +11,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_gather {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& params = *in[0];
@@ -60,21 +61,22 @@ Cost cost(const Graph& g, const Node& node) {
 constexpr std::string_view kInputs[] = {"params", "indices"};
 constexpr AttrSpec kAttrs[] = {{.name = "axis", .type = AttrType::Int, .number = 0}};
 
+}  // namespace impl_gather
 }  // namespace
 
 const OpDef kGatherOp{
     .kind = OpKind::Gather,
     .name = "gather",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_gather::infer,
+    .forward = impl_gather::forward,
+    .backward = impl_gather::backward,
+    .cost = impl_gather::cost,
     .doc =
         "gather(params, indices i32; axis = 0) -> params.shape[:axis] + indices.shape + "
         "params.shape[axis+1:]: the embedding lookup.",
-    .inputs = kInputs,
-    .attrs = kAttrs,
+    .inputs = impl_gather::kInputs,
+    .attrs = impl_gather::kAttrs,
     .edges = "moves values unchanged; an index outside the axis stops the run with a located data error.",
 };
 

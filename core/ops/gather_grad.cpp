@@ -9,6 +9,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_gather_grad {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType params{DType::F32, ints_attr(attrs, "shape")};
@@ -61,16 +62,17 @@ Cost cost(const Graph& g, const Node& node) {
   return c;
 }
 
+}  // namespace impl_gather_grad
 }  // namespace
 
 const OpDef kGatherGradOp{
     .kind = OpKind::GatherGrad,
     .name = "gather_grad",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_gather_grad::infer,
+    .forward = impl_gather_grad::forward,
+    .backward = impl_gather_grad::backward,
+    .cost = impl_gather_grad::cost,
     .doc =
         "gather_grad(indices, dy; axis, shape): scatter-add of dy into zeros of shape; the gradient of "
         "gather.",

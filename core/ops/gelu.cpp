@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_gelu {
 
 constexpr std::string_view kExact = "none";
 constexpr std::string_view kForms[] = {kExact, "tanh"};
@@ -40,6 +41,7 @@ void derivative(const Attrs& attrs, const float* x, const float* dy, float* dx, 
                  0.5f * b.x * (1.0f - t.square()) * kSqrt2OverPi * (1.0f + 3.0f * kGeluCubic * b.x.square()));
 }
 
+}  // namespace impl_gelu
 }  // namespace
 
 const OpDef kGeluOp{
@@ -47,13 +49,13 @@ const OpDef kGeluOp{
     .name = "gelu",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_gelu::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_gelu::cost,
     .doc = "gelu(x; approximate = \"none\" | \"tanh\") = x * Phi(x) (f32); \"none\" is the exact erf form.",
     .inputs = kInputX,
-    .attrs = kAttrs,
-    .derivative = derivative,
+    .attrs = impl_gelu::kAttrs,
+    .derivative = impl_gelu::derivative,
     .edges = "gelu(inf) = inf, gelu(-inf) = 0 (both forms); nan stays nan.",
 };
 

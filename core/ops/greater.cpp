@@ -4,6 +4,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_greater {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   return infer_compare(in, false);
@@ -13,14 +14,15 @@ void forward(const KernelArgs& args) {
   compare_forward(args, [](auto x, auto y) { return x > y; });
 }
 
+}  // namespace impl_greater
 }  // namespace
 
 const OpDef kGreaterOp{
     .kind = OpKind::Greater,
     .name = "greater",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_greater::infer,
+    .forward = impl_greater::forward,
     .backward = nullptr,
     .cost = compare_cost,
     .doc = "a > b -> bool, NumPy broadcasting (f32, i32).",

@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_greater_equal {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   return infer_compare(in, false);
@@ -14,14 +15,15 @@ void forward(const KernelArgs& args) {
   compare_forward(args, [](auto x, auto y) { return x >= y; });
 }
 
+}  // namespace impl_greater_equal
 }  // namespace
 
 const OpDef kGreaterEqualOp{
     .kind = OpKind::GreaterEqual,
     .name = "greater_equal",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_greater_equal::infer,
+    .forward = impl_greater_equal::forward,
     .backward = nullptr,
     .cost = compare_cost,
     .doc = "a >= b -> bool, NumPy broadcasting (f32, i32).",

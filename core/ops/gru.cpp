@@ -16,6 +16,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_gru {
 
 constexpr int64_t kGates = 3;
 constexpr int64_t kWidth = 5;  // z, r, hh, n, h
@@ -169,24 +170,25 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
 
 constexpr AttrSpec kAttrs[] = {{.name = "reset_after", .type = AttrType::Int, .number = 1, .min = 0, .max = 1}};
 
+}  // namespace impl_gru
 }  // namespace
 
 const OpDef kGruOp{
     .kind = OpKind::Gru,
     .name = "gru",
     .arity = 5,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_gru::infer,
+    .forward = impl_gru::forward,
+    .backward = impl_gru::backward,
+    .cost = impl_gru::cost,
     .doc =
         "gru(xw f32[b, t, 3u], recurrent_kernel f32[u, 3u], recurrent_bias f32[3u], h0 f32[b, u], lengths "
         "i32[b]; reset_after = 1): the fused GRU recurrence over xw = x @ kernel + input bias (gates z, r, h); "
         "f32[b, t, 5u] holding per step z, r, the candidate, its recurrent term and the hidden state h. Steps "
         "past a sample's length keep its state and have zero gates. nn.gru is the layer.",
-    .workspace = workspace,
+    .workspace = impl_gru::workspace,
     .inputs = kGruInputs,
-    .attrs = kAttrs,
+    .attrs = impl_gru::kAttrs,
     .edges =
         "sigmoid and tanh saturate without overflow for large pre-activations; nan in xw or the state "
         "spreads to every later step of its sample only; a length outside [0, t] is a located data error.",

@@ -15,6 +15,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_gru_grad {
 
 constexpr int64_t kGates = 3;
 constexpr int64_t kWidth = 5;
@@ -167,22 +168,23 @@ Cost cost(const Graph& g, const Node& node) {
 constexpr std::string_view kInputs[] = {"dy", "out", "recurrent_kernel", "h0", "lengths"};
 constexpr AttrSpec kAttrs[] = {{.name = "reset_after", .type = AttrType::Int, .number = 1, .min = 0, .max = 1}};
 
+}  // namespace impl_gru_grad
 }  // namespace
 
 const OpDef kGruGradOp{
     .kind = OpKind::GruGrad,
     .name = "gru_grad",
     .arity = 5,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_gru_grad::infer,
+    .forward = impl_gru_grad::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_gru_grad::cost,
     .doc =
         "gru_grad(dy, out, recurrent_kernel, h0, lengths; reset_after): gru's back-propagation through "
         "time; f32[b, t + 1, 6u], per step the gradients of xw and of the recurrent terms, then dh0.",
-    .workspace = workspace,
-    .inputs = kInputs,
-    .attrs = kAttrs,
+    .workspace = impl_gru_grad::workspace,
+    .inputs = impl_gru_grad::kInputs,
+    .attrs = impl_gru_grad::kAttrs,
     .edges = "as gru: saturated gates give zero slopes, never nan; nan spreads backwards within its sample.",
 };
 

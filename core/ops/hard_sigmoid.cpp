@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_hard_sigmoid {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 2, [&](const ConstArrayMap& x, ArrayMap& y) { y = (0.2f * x + 0.5f).max(0.0f).min(1.0f); });
@@ -20,6 +21,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = (b.x >= -2.5f && b.x <= 2.5f).select(0.2f * b.dy, 0.0f);
 }
 
+}  // namespace impl_hard_sigmoid
 }  // namespace
 
 const OpDef kHardSigmoidOp{
@@ -27,12 +29,12 @@ const OpDef kHardSigmoidOp{
     .name = "hard_sigmoid",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_hard_sigmoid::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_hard_sigmoid::cost,
     .doc = "hard_sigmoid(x) = clip(0.2 x + 0.5, 0, 1) (f32, Keras).",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_hard_sigmoid::derivative,
     .edges =
         "Keras' clip(0.2 x + 0.5, 0, 1), not PyTorch's x / 6 + 0.5; nan stays nan. Gradient 0.2 on "
         "[-2.5, 2.5], ends included (the gradient of a clip), 0 outside.",

@@ -6,18 +6,20 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_input {
 
 TensorType infer(std::span<const TensorType* const>, const Attrs&) {
   throw OpError{"is a leaf", "use Graph::add_input"};
 }
 
+}  // namespace impl_input
 }  // namespace
 
 const OpDef kInputOp{
     .kind = OpKind::Input,
     .name = "input",
     .arity = 0,
-    .infer = infer,
+    .infer = impl_input::infer,
     .forward = nullptr,
     .backward = nullptr,
     .cost = nullptr,

@@ -4,6 +4,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_less {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   return infer_compare(in, false);
@@ -13,14 +14,15 @@ void forward(const KernelArgs& args) {
   compare_forward(args, [](auto x, auto y) { return x < y; });
 }
 
+}  // namespace impl_less
 }  // namespace
 
 const OpDef kLessOp{
     .kind = OpKind::Less,
     .name = "less",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_less::infer,
+    .forward = impl_less::forward,
     .backward = nullptr,
     .cost = compare_cost,
     .doc = "a < b -> bool, NumPy broadcasting (f32, i32).",

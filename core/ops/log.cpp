@@ -7,6 +7,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_log {
 
 // Eigen's vector log reads a denormal input as the smallest normal one (log(1e-40) = -87.34
 // instead of -92.10): those inputs take std::log, so every path gives the same values.
@@ -30,6 +31,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = b.dy / b.x;
 }
 
+}  // namespace impl_log
 }  // namespace
 
 const OpDef kLogOp{
@@ -37,12 +39,12 @@ const OpDef kLogOp{
     .name = "log",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_log::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_log::cost,
     .doc = "log(x), natural logarithm (f32); log(0) = -inf.",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_log::derivative,
     .edges =
         "log(0) = -inf, log(x < 0) = nan, log(inf) = inf; denormals exact (log(1e-40) = -92.1). "
         "Gradient dy / x (inf at 0).",

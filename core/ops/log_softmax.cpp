@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_log_softmax {
 
 void forward(const KernelArgs& args) {
   softmax_kernel(args.inputs[0].f32(), args.output.f32(), axis_dims(args.output.shape(), args.node.attrs),
@@ -22,6 +23,7 @@ Cost cost(const Graph& g, const Node& node) {
 
 constexpr AttrSpec kAttrs[] = {{.name = "axis", .type = AttrType::Int, .number = -1}};
 
+}  // namespace impl_log_softmax
 }  // namespace
 
 const OpDef kLogSoftmaxOp{
@@ -29,12 +31,12 @@ const OpDef kLogSoftmaxOp{
     .name = "log_softmax",
     .arity = 1,
     .infer = infer_softmax,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .forward = impl_log_softmax::forward,
+    .backward = impl_log_softmax::backward,
+    .cost = impl_log_softmax::cost,
     .doc = "log_softmax(x; axis = -1) = x - logsumexp(x) along axis (f32), stable.",
     .inputs = kInputX,
-    .attrs = kAttrs,
+    .attrs = impl_log_softmax::kAttrs,
     .edges =
         "max-subtracted: large logits do not overflow; -inf gives -inf; a row holding nan or +inf "
         "gives nan (PyTorch).",

@@ -15,6 +15,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_lstm {
 
 constexpr int64_t kGates = 4;
 constexpr int64_t kWidth = 6;  // i, f, g, o, c, h
@@ -118,22 +119,23 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
   return {dxw, dkernel, dh0, dc0, kNoValue};
 }
 
+}  // namespace impl_lstm
 }  // namespace
 
 const OpDef kLstmOp{
     .kind = OpKind::Lstm,
     .name = "lstm",
     .arity = 5,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_lstm::infer,
+    .forward = impl_lstm::forward,
+    .backward = impl_lstm::backward,
+    .cost = impl_lstm::cost,
     .doc =
         "lstm(xw f32[b, t, 4u], recurrent_kernel f32[u, 4u], h0 f32[b, u], c0 f32[b, u], lengths i32[b]): "
         "the fused LSTM recurrence over xw = x @ kernel + bias (gates i, f, c, o); f32[b, t, 6u] holding per "
         "step the gates i, f, g, o, the cell c and the hidden state h. Steps past a sample's length keep its "
         "state and have zero gates. nn.lstm is the layer.",
-    .workspace = workspace,
+    .workspace = impl_lstm::workspace,
     .inputs = kLstmInputs,
     .edges =
         "sigmoid and tanh saturate without overflow for large pre-activations (±inf gives 0 or 1, ±1); nan "

@@ -12,6 +12,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_lstm_grad {
 
 constexpr int64_t kGates = 4;
 constexpr int64_t kWidth = 6;
@@ -107,21 +108,22 @@ Cost cost(const Graph& g, const Node& node) {
 
 constexpr std::string_view kInputs[] = {"dy", "out", "recurrent_kernel", "c0", "lengths"};
 
+}  // namespace impl_lstm_grad
 }  // namespace
 
 const OpDef kLstmGradOp{
     .kind = OpKind::LstmGrad,
     .name = "lstm_grad",
     .arity = 5,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_lstm_grad::infer,
+    .forward = impl_lstm_grad::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_lstm_grad::cost,
     .doc =
         "lstm_grad(dy, out, recurrent_kernel, c0, lengths): lstm's back-propagation through time; "
         "f32[b, t + 1, 4u], the gate pre-activations' gradient per step, then dh0 and dc0.",
-    .workspace = workspace,
-    .inputs = kInputs,
+    .workspace = impl_lstm_grad::workspace,
+    .inputs = impl_lstm_grad::kInputs,
     .edges = "as lstm: saturated gates give zero slopes, never nan; nan spreads backwards within its sample.",
 };
 

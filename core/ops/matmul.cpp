@@ -12,6 +12,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_matmul {
 
 // The GEMM an instance performs: `batch` products of op(A)[m, k] by op(B)[k, n]. A 2-D b with a
 // higher-rank a folds a's leading dimensions into m (one large product instead of many small).
@@ -140,20 +141,21 @@ Cost cost(const Graph& g, const Node& node) {
 
 constexpr std::string_view kInputs[] = {"a", "b"};
 
+}  // namespace impl_matmul
 }  // namespace
 
 const OpDef kMatMulOp{
     .kind = OpKind::MatMul,
     .name = "matmul",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_matmul::infer,
+    .forward = impl_matmul::forward,
+    .backward = impl_matmul::backward,
+    .cost = impl_matmul::cost,
     .doc =
         "a[..., m, k] @ b[k, n] or batched a[B..., m, k] @ b[B..., k, n]; attrs transpose_a, transpose_b "
         "(0/1).",
-    .inputs = kInputs,
+    .inputs = impl_matmul::kInputs,
     .edges =
         "IEEE sums: inf * 0 = nan and nan propagates; each sum's order depends on the shape only, so "
         "every plan and thread count gives the same bits.",

@@ -12,6 +12,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_max {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& x = *in[0];
@@ -62,16 +63,17 @@ Cost cost(const Graph& g, const Node& node) {
   return c;
 }
 
+}  // namespace impl_max
 }  // namespace
 
 const OpDef kMaxOp{
     .kind = OpKind::Max,
     .name = "max",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_max::infer,
+    .forward = impl_max::forward,
+    .backward = impl_max::backward,
+    .cost = impl_max::cost,
     .doc =
         "max(x f32; axes = all, keepdims = 0): the maximum over axes; the gradient is shared evenly by "
         "tied maxima.",

@@ -9,6 +9,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_max_pool {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   return infer_pool(*in[0], attrs);
@@ -47,15 +48,16 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
   return {g.add(OpKind::MaxPoolGrad, {n.inputs[0], dy}, window_attrs(n.attrs))};
 }
 
+}  // namespace impl_max_pool
 }  // namespace
 
 const OpDef kMaxPoolOp{
     .kind = OpKind::MaxPool,
     .name = "max_pool",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
+    .infer = impl_max_pool::infer,
+    .forward = impl_max_pool::forward,
+    .backward = impl_max_pool::backward,
     .cost = pool_cost,
     .doc =
         "max_pool(x f32[N,H,W,C]; ksize, strides = ksize, padding = \"valid\" | \"same\"): window maxima "

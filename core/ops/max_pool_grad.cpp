@@ -11,6 +11,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_max_pool_grad {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType out = infer_pool(*in[0], attrs);
@@ -66,14 +67,15 @@ void forward(const KernelArgs& args) {
   });
 }
 
+}  // namespace impl_max_pool_grad
 }  // namespace
 
 const OpDef kMaxPoolGradOp{
     .kind = OpKind::MaxPoolGrad,
     .name = "max_pool_grad",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_max_pool_grad::infer,
+    .forward = impl_max_pool_grad::forward,
     .backward = nullptr,
     .cost = pool_cost,
     .doc = "max_pool_grad(x, dy; max_pool's attrs): dy added at the first maximum of each window.",

@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_maximum {
 
 void forward(const KernelArgs& args) {
   minmax_forward(args, true);
@@ -19,6 +20,7 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_maximum
 }  // namespace
 
 const OpDef kMaximumOp{
@@ -26,9 +28,9 @@ const OpDef kMaximumOp{
     .name = "maximum",
     .arity = 2,
     .infer = infer_minmax,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .forward = impl_maximum::forward,
+    .backward = impl_maximum::backward,
+    .cost = impl_maximum::cost,
     .doc =
         "maximum(a, b): the elementwise larger value, broadcasting (f32, i32); the gradient goes to the "
         "larger side, half to each on ties.",

@@ -9,6 +9,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_mean {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& x = *in[0];
@@ -41,16 +42,17 @@ Cost cost(const Graph& g, const Node& node) {
   return c;
 }
 
+}  // namespace impl_mean
 }  // namespace
 
 const OpDef kMeanOp{
     .kind = OpKind::Mean,
     .name = "mean",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_mean::infer,
+    .forward = impl_mean::forward,
+    .backward = impl_mean::backward,
+    .cost = impl_mean::cost,
     .doc = "mean(x f32; axes = all, keepdims = 0): the average over axes (negative count from the end).",
     .edges =
         "the sum's rules, then divided by the count (a sum that overflows gives ±inf); the mean of an empty axis is "

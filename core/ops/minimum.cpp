@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_minimum {
 
 void forward(const KernelArgs& args) {
   minmax_forward(args, false);
@@ -19,6 +20,7 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_minimum
 }  // namespace
 
 const OpDef kMinimumOp{
@@ -26,9 +28,9 @@ const OpDef kMinimumOp{
     .name = "minimum",
     .arity = 2,
     .infer = infer_minmax,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .forward = impl_minimum::forward,
+    .backward = impl_minimum::backward,
+    .cost = impl_minimum::cost,
     .doc =
         "minimum(a, b): the elementwise smaller value, broadcasting (f32, i32); the gradient goes to the "
         "smaller side, half to each on ties.",

@@ -8,6 +8,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_minmax_grad {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const std::string_view mode = str_attr(attrs, "mode", "");
@@ -60,16 +61,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 2.0);
 }
 
+}  // namespace impl_minmax_grad
 }  // namespace
 
 const OpDef kMinMaxGradOp{
     .kind = OpKind::MinMaxGrad,
     .name = "minmax_grad",
     .arity = 3,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_minmax_grad::infer,
+    .forward = impl_minmax_grad::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_minmax_grad::cost,
     .doc =
         "minmax_grad(a, b, dy; mode = \"max\" | \"min\", side = 0 | 1): 0 where the other side wins, dy/2 on "
         "ties, else dy (both sides get dy next to a nan).",

@@ -14,6 +14,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_moving_average {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   if (!is_float(in[0]->dtype)) {
@@ -48,16 +49,17 @@ Cost cost(const Graph&, const Node& node) {
   return Cost{0.0, bytes, bytes};
 }
 
+}  // namespace impl_moving_average
 }  // namespace
 
 const OpDef kMovingAverageOp{
     .kind = OpKind::MovingAverage,
     .name = "moving_average",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_moving_average::infer,
+    .forward = impl_moving_average::forward,
+    .backward = impl_moving_average::backward,
+    .cost = impl_moving_average::cost,
     .doc =
         "moving_average(x, state; momentum) -> x while training (gradient into x), state when not; once per "
         "weight update the engine sets state = state * momentum + mean of the update's x * (1 - momentum).",

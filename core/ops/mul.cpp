@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_mul {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   return infer_arithmetic(in, "multiply");
@@ -37,16 +38,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_mul
 }  // namespace
 
 const OpDef kMulOp{
     .kind = OpKind::Mul,
     .name = "mul",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_mul::infer,
+    .forward = impl_mul::forward,
+    .backward = impl_mul::backward,
+    .cost = impl_mul::cost,
     .doc = "a * b, NumPy broadcasting (f32, i32).",
     .edges =
         "f32: IEEE 754 (nan propagates, 0 * inf = nan, overflow gives ±inf). i32: exact, wrapping on "

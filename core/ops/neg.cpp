@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_neg {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   const TensorType& x = *in[0];
@@ -46,16 +47,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_neg
 }  // namespace
 
 const OpDef kNegOp{
     .kind = OpKind::Neg,
     .name = "neg",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_neg::infer,
+    .forward = impl_neg::forward,
+    .backward = impl_neg::backward,
+    .cost = impl_neg::cost,
     .doc = "-x (f32, i32).",
     .inputs = kInputX,
     .edges = "f32: flips the sign (nan stays nan, -0 and 0 swap). i32 wraps: -(-2^31) = -2^31.",

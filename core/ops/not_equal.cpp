@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_not_equal {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   return infer_compare(in, true);
@@ -14,14 +15,15 @@ void forward(const KernelArgs& args) {
   compare_forward(args, [](auto x, auto y) { return x != y; });
 }
 
+}  // namespace impl_not_equal
 }  // namespace
 
 const OpDef kNotEqualOp{
     .kind = OpKind::NotEqual,
     .name = "not_equal",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_not_equal::infer,
+    .forward = impl_not_equal::forward,
     .backward = nullptr,
     .cost = compare_cost,
     .doc = "a != b -> bool, NumPy broadcasting (f32, i32, bool).",

@@ -8,6 +8,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_one_hot {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& idx = *in[0];
@@ -51,21 +52,22 @@ constexpr AttrSpec kAttrs[] = {
     {.name = "off", .type = AttrType::Float, .number = 0.0},
 };
 
+}  // namespace impl_one_hot
 }  // namespace
 
 const OpDef kOneHotOp{
     .kind = OpKind::OneHot,
     .name = "one_hot",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_one_hot::infer,
+    .forward = impl_one_hot::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_one_hot::cost,
     .doc =
         "one_hot(indices i32; depth, on = 1, off = 0) -> f32[..., depth]; out-of-range indices give a row "
         "of off.",
-    .inputs = kInputs,
-    .attrs = kAttrs,
+    .inputs = impl_one_hot::kInputs,
+    .attrs = impl_one_hot::kAttrs,
     .edges =
         "an index outside [0, depth) gives a row of `off` (PyTorch refuses it, TensorFlow gives "
         "zeros).",

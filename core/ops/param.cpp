@@ -6,18 +6,20 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_param {
 
 TensorType infer(std::span<const TensorType* const>, const Attrs&) {
   throw OpError{"is a leaf", "use Graph::add_param"};
 }
 
+}  // namespace impl_param
 }  // namespace
 
 const OpDef kParamOp{
     .kind = OpKind::Param,
     .name = "param",
     .arity = 0,
-    .infer = infer,
+    .infer = impl_param::infer,
     .forward = nullptr,
     .backward = nullptr,
     .cost = nullptr,

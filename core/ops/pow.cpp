@@ -16,6 +16,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_pow {
 
 bool times_log_base(const Attrs& attrs) {
   return attrs.get_int("times_log_base", 0) != 0;
@@ -96,16 +97,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 20.0);
 }
 
+}  // namespace impl_pow
 }  // namespace
 
 const OpDef kPowOp{
     .kind = OpKind::Pow,
     .name = "pow",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_pow::infer,
+    .forward = impl_pow::forward,
+    .backward = impl_pow::backward,
+    .cost = impl_pow::cost,
     .doc = "a ** b, NumPy broadcasting (f32); std::pow semantics.",
     .edges =
         "std::pow: x ** 0 = 1 (nan too), 1 ** y = 1, a negative base with a fractional exponent = "

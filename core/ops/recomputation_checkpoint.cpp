@@ -12,6 +12,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_recomputation_checkpoint {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   // Checkpoints mark activations; an integer value (labels, indices) is never recomputed anyway.
@@ -31,16 +32,17 @@ std::vector<ValueId> backward(Graph&, ValueId, ValueId dy) { return {dy}; }
 
 Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node); }
 
+}  // namespace impl_recomputation_checkpoint
 }  // namespace
 
 const OpDef kRecomputationCheckpointOp{
     .kind = OpKind::RecomputationCheckpoint,
     .name = "recomputation_checkpoint",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_recomputation_checkpoint::infer,
+    .forward = impl_recomputation_checkpoint::forward,
+    .backward = impl_recomputation_checkpoint::backward,
+    .cost = impl_recomputation_checkpoint::cost,
     .doc =
         "x unchanged; the planner stashes it instead of recomputing it "
         "(recompute_and_backpropagate_interleaved).",

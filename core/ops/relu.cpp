@@ -7,6 +7,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_relu {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   const TensorType& x = *in[0];
@@ -35,16 +36,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_relu
 }  // namespace
 
 const OpDef kReluOp{
     .kind = OpKind::Relu,
     .name = "relu",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_relu::infer,
+    .forward = impl_relu::forward,
+    .backward = impl_relu::backward,
+    .cost = impl_relu::cost,
     .doc = "max(x, 0) (f32); nan stays nan. Gradient 0 at x = 0.",
     .inputs = kInputX,
     .edges =

@@ -9,6 +9,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_relu_grad {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   const TensorType& x = *in[0];
@@ -38,16 +39,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_relu_grad
 }  // namespace
 
 const OpDef kReluGradOp{
     .kind = OpKind::ReluGrad,
     .name = "relu_grad",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_relu_grad::infer,
+    .forward = impl_relu_grad::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_relu_grad::cost,
     .doc = "relu_grad(x, dy) = 0 where x <= 0, else dy (a nan x passes dy, as in PyTorch): the gradient of relu.",
     .edges = "0 where x <= 0, dy elsewhere, nan x included.",
 };

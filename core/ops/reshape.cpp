@@ -12,6 +12,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_reshape {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& x = *in[0];
@@ -53,15 +54,16 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
   return {g.add(OpKind::Reshape, {dy}, Attrs{{"shape", s}})};
 }
 
+}  // namespace impl_reshape
 }  // namespace
 
 const OpDef kReshapeOp{
     .kind = OpKind::Reshape,
     .name = "reshape",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
+    .infer = impl_reshape::infer,
+    .forward = impl_reshape::forward,
+    .backward = impl_reshape::backward,
     .cost = nullptr,
     .doc = "reshape(x; shape) keeps the elements in order; one entry of shape may be -1.",
     .edges = "moves no value: every bit pattern passes unchanged.",

@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_round {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.rint(); });
@@ -12,6 +13,7 @@ void forward(const KernelArgs& args) {
 
 Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
 
+}  // namespace impl_round
 }  // namespace
 
 const OpDef kRoundOp{
@@ -19,9 +21,9 @@ const OpDef kRoundOp{
     .name = "round",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_round::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_round::cost,
     .doc = "round(x) to the nearest integer, halves to even as NumPy (0.5 -> 0, 1.5 -> 2, -2.5 -> -2) (f32).",
     .inputs = kInputX,
     .edges =

@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_rsqrt {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 4, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.rsqrt(); });
@@ -20,6 +21,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = -0.5f * b.dy * b.x.rsqrt().cube();
 }
 
+}  // namespace impl_rsqrt
 }  // namespace
 
 const OpDef kRsqrtOp{
@@ -27,12 +29,12 @@ const OpDef kRsqrtOp{
     .name = "rsqrt",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_rsqrt::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_rsqrt::cost,
     .doc = "rsqrt(x) = 1 / sqrt(x) (f32).",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_rsqrt::derivative,
     .edges =
         "rsqrt(0) = inf, rsqrt(-0) = -inf, rsqrt(inf) = 0, rsqrt(x < 0) = nan. Gradient -dy * y^3 / 2 "
         "(PyTorch's form).",

@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_sigmoid {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.logistic(); });
@@ -19,6 +20,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = b.dy * b.x.logistic() * (1.0f - b.x.logistic());
 }
 
+}  // namespace impl_sigmoid
 }  // namespace
 
 const OpDef kSigmoidOp{
@@ -26,12 +28,12 @@ const OpDef kSigmoidOp{
     .name = "sigmoid",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_sigmoid::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_sigmoid::cost,
     .doc = "sigmoid(x) = 1 / (1 + e^-x) (f32), stable for large |x|.",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_sigmoid::derivative,
     .edges = "0 at -inf, 1 at inf, no overflow for large |x|; nan stays nan.",
 };
 

@@ -11,6 +11,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_sigmoid_cross_entropy_with_logits {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   const TensorType& x = *in[0];
@@ -45,16 +46,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 24.0);
 }
 
+}  // namespace impl_sigmoid_cross_entropy_with_logits
 }  // namespace
 
 const OpDef kSigmoidCrossEntropyWithLogitsOp{
     .kind = OpKind::SigmoidCrossEntropyWithLogits,
     .name = "sigmoid_cross_entropy_with_logits",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_sigmoid_cross_entropy_with_logits::infer,
+    .forward = impl_sigmoid_cross_entropy_with_logits::forward,
+    .backward = impl_sigmoid_cross_entropy_with_logits::backward,
+    .cost = impl_sigmoid_cross_entropy_with_logits::cost,
     .doc =
         "sigmoid_cross_entropy_with_logits(logits, labels f32 same shape) = max(x,0) - x z + log(1 + "
         "exp(-|x|)), elementwise and stable.",

@@ -4,6 +4,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_sin {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 12, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.sin(); });
@@ -15,6 +16,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   GradBlock b(x, dy, dx, n);
   b.dx = b.dy * b.x.cos();
 }
+}  // namespace impl_sin
 }  // namespace
 
 const OpDef kSinOp{
@@ -22,12 +24,12 @@ const OpDef kSinOp{
     .name = "sin",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_sin::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_sin::cost,
     .doc = "sin(x), x in radians (f32).",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_sin::derivative,
     .edges = "sin(±inf) = nan; nan stays nan; accurate for large |x| (1000, 1e30) as std::sin.",
 };
 

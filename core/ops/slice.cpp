@@ -8,6 +8,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_slice {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& x = *in[0];
@@ -38,16 +39,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 0.0);
 }
 
+}  // namespace impl_slice
 }  // namespace
 
 const OpDef kSliceOp{
     .kind = OpKind::Slice,
     .name = "slice",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_slice::infer,
+    .forward = impl_slice::forward,
+    .backward = impl_slice::backward,
+    .cost = impl_slice::cost,
     .doc =
         "slice(x; begin, end, strides = 1): a strided window, NumPy rules (negative counts from the end, "
         "clamped); any dtype.",

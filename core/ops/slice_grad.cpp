@@ -8,6 +8,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_slice_grad {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& dy = *in[0];
@@ -46,16 +47,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 0.0);
 }
 
+}  // namespace impl_slice_grad
 }  // namespace
 
 const OpDef kSliceGradOp{
     .kind = OpKind::SliceGrad,
     .name = "slice_grad",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_slice_grad::infer,
+    .forward = impl_slice_grad::forward,
+    .backward = impl_slice_grad::backward,
+    .cost = impl_slice_grad::cost,
     .doc =
         "slice_grad(dy; begin, end, strides, shape): zeros of shape with dy written at the slice; the "
         "gradient of slice.",

@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_softmax {
 
 void forward(const KernelArgs& args) {
   softmax_kernel(args.inputs[0].f32(), args.output.f32(), axis_dims(args.output.shape(), args.node.attrs),
@@ -22,6 +23,7 @@ Cost cost(const Graph& g, const Node& node) {
 
 constexpr AttrSpec kAttrs[] = {{.name = "axis", .type = AttrType::Int, .number = -1}};
 
+}  // namespace impl_softmax
 }  // namespace
 
 const OpDef kSoftmaxOp{
@@ -29,12 +31,12 @@ const OpDef kSoftmaxOp{
     .name = "softmax",
     .arity = 1,
     .infer = infer_softmax,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .forward = impl_softmax::forward,
+    .backward = impl_softmax::backward,
+    .cost = impl_softmax::cost,
     .doc = "softmax(x; axis = -1) = exp(x) / sum(exp(x)) along axis (f32), max-subtracted.",
     .inputs = kInputX,
-    .attrs = kAttrs,
+    .attrs = impl_softmax::kAttrs,
     .edges =
         "max-subtracted: large logits do not overflow; -inf gives 0; a row holding nan or +inf gives "
         "nan (PyTorch).",

@@ -14,6 +14,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_softmax_cross_entropy {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   check_logits_labels(*in[0], *in[1]);
@@ -55,20 +56,21 @@ Cost cost(const Graph& g, const Node& node) {
 
 constexpr std::string_view kInputs[] = {"logits", "labels"};
 
+}  // namespace impl_softmax_cross_entropy
 }  // namespace
 
 const OpDef kSoftmaxCrossEntropyOp{
     .kind = OpKind::SoftmaxCrossEntropy,
     .name = "softmax_cross_entropy",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_softmax_cross_entropy::infer,
+    .forward = impl_softmax_cross_entropy::forward,
+    .backward = impl_softmax_cross_entropy::backward,
+    .cost = impl_softmax_cross_entropy::cost,
     .doc =
         "softmax_cross_entropy(logits f32[..., C], labels i32[...]) -> f32[...]: "
         "logsumexp(logits) - logits[label], stable.",
-    .inputs = kInputs,
+    .inputs = impl_softmax_cross_entropy::kInputs,
     .edges =
         "stable logsumexp: logits of ±1000 give finite losses; a label outside [0, C) stops the run "
         "with a located data error.",

@@ -13,6 +13,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_softmax_cross_entropy_grad {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   check_logits_labels(*in[0], *in[1]);
@@ -49,16 +50,17 @@ Cost cost(const Graph& g, const Node& node) {
   return c;
 }
 
+}  // namespace impl_softmax_cross_entropy_grad
 }  // namespace
 
 const OpDef kSoftmaxCrossEntropyGradOp{
     .kind = OpKind::SoftmaxCrossEntropyGrad,
     .name = "softmax_cross_entropy_grad",
     .arity = 3,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_softmax_cross_entropy_grad::infer,
+    .forward = impl_softmax_cross_entropy_grad::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_softmax_cross_entropy_grad::cost,
     .doc = "softmax_cross_entropy_grad(logits, labels, dy) = (softmax(logits) - onehot(labels)) * dy.",
     .edges = "as softmax_cross_entropy's.",
 };

@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_softmax_grad {
 
 void forward(const KernelArgs& args) {
   softmax_grad_kernel(args.inputs[0].f32(), args.inputs[1].f32(), args.output.f32(),
@@ -15,6 +16,7 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 4.0);
 }
 
+}  // namespace impl_softmax_grad
 }  // namespace
 
 const OpDef kSoftmaxGradOp{
@@ -22,9 +24,9 @@ const OpDef kSoftmaxGradOp{
     .name = "softmax_grad",
     .arity = 2,
     .infer = infer_softmax,
-    .forward = forward,
+    .forward = impl_softmax_grad::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_softmax_grad::cost,
     .doc = "softmax_grad(y, dy; axis) = y * (dy - sum(dy * y)): the gradient of softmax.",
     .edges = "as softmax's.",
 };

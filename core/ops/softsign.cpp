@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_softsign {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 3, [&](const ConstArrayMap& x, ArrayMap& y) {
@@ -22,6 +23,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = b.dy / (d * d);
 }
 
+}  // namespace impl_softsign
 }  // namespace
 
 const OpDef kSoftsignOp{
@@ -29,12 +31,12 @@ const OpDef kSoftsignOp{
     .name = "softsign",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_softsign::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_softsign::cost,
     .doc = "softsign(x) = x / (1 + |x|) (f32): a bounded activation in (-1, 1).",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_softsign::derivative,
     .edges =
         "±inf give ±1, the limit (PyTorch's x / (1 + |x|) gives nan there); nan stays nan; -0 stays -0. "
         "Gradient 1 / (1 + |x|)^2: 1 at 0, 0 at ±inf.",

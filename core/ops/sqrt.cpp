@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_sqrt {
 
 // The correctly rounded square root on every element (vsqrtps once vectorised; the build has
 // -fno-math-errno). Eigen's packet sqrt under EIGEN_FAST_MATH is x * rsqrt(x), which gives nan
@@ -29,6 +30,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = 0.5f * b.dy * b.x.rsqrt();
 }
 
+}  // namespace impl_sqrt
 }  // namespace
 
 const OpDef kSqrtOp{
@@ -36,12 +38,12 @@ const OpDef kSqrtOp{
     .name = "sqrt",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_sqrt::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_sqrt::cost,
     .doc = "sqrt(x) (f32).",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_sqrt::derivative,
     .edges =
         "correctly rounded on every path: sqrt(-0) = -0, sqrt(x < 0) = nan, sqrt(inf) = inf. Gradient "
         "dy / (2 sqrt(x)): inf at 0.",

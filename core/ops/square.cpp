@@ -4,6 +4,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_square {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.square(); });
@@ -18,6 +19,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = 2.0f * b.dy * b.x;
 }
 
+}  // namespace impl_square
 }  // namespace
 
 const OpDef kSquareOp{
@@ -25,12 +27,12 @@ const OpDef kSquareOp{
     .name = "square",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_square::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_square::cost,
     .doc = "square(x) = x * x (f32).",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_square::derivative,
     .edges = "overflows to inf beyond ±1.8e19; nan stays nan.",
 };
 

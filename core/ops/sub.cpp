@@ -6,6 +6,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_sub {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   return infer_arithmetic(in, "subtract");
@@ -38,16 +39,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_sub
 }  // namespace
 
 const OpDef kSubOp{
     .kind = OpKind::Sub,
     .name = "sub",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_sub::infer,
+    .forward = impl_sub::forward,
+    .backward = impl_sub::backward,
+    .cost = impl_sub::cost,
     .doc = "a - b, NumPy broadcasting (f32, i32).",
     .edges =
         "f32: IEEE 754 (nan propagates, inf - inf = nan, overflow gives ±inf). i32: exact, wrapping "

@@ -7,6 +7,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_sum {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& x = *in[0];
@@ -37,16 +38,17 @@ Cost cost(const Graph& g, const Node& node) {
   return c;
 }
 
+}  // namespace impl_sum
 }  // namespace
 
 const OpDef kSumOp{
     .kind = OpKind::Sum,
     .name = "sum",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_sum::infer,
+    .forward = impl_sum::forward,
+    .backward = impl_sum::backward,
+    .cost = impl_sum::cost,
     .doc = "sum(x f32|i32; axes = all, keepdims = 0): the sum over axes (negative count from the end).",
     .edges =
         "f32: nan propagates, overflow gives ±inf, inf + -inf = nan; added in an order fixed by the "

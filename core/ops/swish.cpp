@@ -4,6 +4,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_swish {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) { y = x * x.logistic(); });
@@ -18,6 +19,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = b.dy * b.x.logistic() * (1.0f + b.x * (1.0f - b.x.logistic()));
 }
 
+}  // namespace impl_swish
 }  // namespace
 
 const OpDef kSwishOp{
@@ -25,12 +27,12 @@ const OpDef kSwishOp{
     .name = "swish",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_swish::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_swish::cost,
     .doc = "swish(x) = x * sigmoid(x) (f32), also known as SiLU.",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_swish::derivative,
     .edges = "swish(inf) = inf, swish(-inf) = 0; nan stays nan.",
 };
 

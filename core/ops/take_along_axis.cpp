@@ -10,6 +10,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_take_along_axis {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& x = *in[0];
@@ -66,21 +67,22 @@ Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1
 constexpr std::string_view kInputs[] = {"x", "indices"};
 constexpr AttrSpec kAttrs[] = {{.name = "axis", .type = AttrType::Int, .number = -1}};
 
+}  // namespace impl_take_along_axis
 }  // namespace
 
 const OpDef kTakeAlongAxisOp{
     .kind = OpKind::TakeAlongAxis,
     .name = "take_along_axis",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_take_along_axis::infer,
+    .forward = impl_take_along_axis::forward,
+    .backward = impl_take_along_axis::backward,
+    .cost = impl_take_along_axis::cost,
     .doc =
         "take_along_axis(x, indices i32; axis = -1): x's elements picked along axis by indices of x's rank "
         "(NumPy's take_along_axis); any dtype.",
-    .inputs = kInputs,
-    .attrs = kAttrs,
+    .inputs = impl_take_along_axis::kInputs,
+    .attrs = impl_take_along_axis::kAttrs,
     .edges = "moves values unchanged; an index outside the axis stops the run with a located data error.",
 };
 

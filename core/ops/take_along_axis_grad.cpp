@@ -8,6 +8,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_take_along_axis_grad {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const TensorType& idx = *in[0];
@@ -49,16 +50,17 @@ void forward(const KernelArgs& args) {
 
 Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
 
+}  // namespace impl_take_along_axis_grad
 }  // namespace
 
 const OpDef kTakeAlongAxisGradOp{
     .kind = OpKind::TakeAlongAxisGrad,
     .name = "take_along_axis_grad",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_take_along_axis_grad::infer,
+    .forward = impl_take_along_axis_grad::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_take_along_axis_grad::cost,
     .doc =
         "take_along_axis_grad(indices, dy; axis, shape): zeros of shape with dy added where take_along_axis "
         "read; the gradient of take_along_axis.",

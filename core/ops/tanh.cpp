@@ -4,6 +4,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_tanh {
 
 void forward(const KernelArgs& args) {
   unary_blocks(args, 8, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.tanh(); });
@@ -18,6 +19,7 @@ void derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_
   b.dx = b.dy * (1.0f - b.x.tanh().square());
 }
 
+}  // namespace impl_tanh
 }  // namespace
 
 const OpDef kTanhOp{
@@ -25,12 +27,12 @@ const OpDef kTanhOp{
     .name = "tanh",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = forward,
+    .forward = impl_tanh::forward,
     .backward = unary_backward,
-    .cost = cost,
+    .cost = impl_tanh::cost,
     .doc = "tanh(x) (f32).",
     .inputs = kInputX,
-    .derivative = derivative,
+    .derivative = impl_tanh::derivative,
     .edges = "±1 at ±inf; nan stays nan.",
 };
 

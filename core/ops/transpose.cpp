@@ -8,6 +8,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_transpose {
 
 // perm with the default filled in, on the stack (the kernel calls this too).
 std::array<int64_t, kMaxRank> perm_of(const Attrs& attrs, int64_t rank) {
@@ -117,16 +118,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 0.0);
 }
 
+}  // namespace impl_transpose
 }  // namespace
 
 const OpDef kTransposeOp{
     .kind = OpKind::Transpose,
     .name = "transpose",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_transpose::infer,
+    .forward = impl_transpose::forward,
+    .backward = impl_transpose::backward,
+    .cost = impl_transpose::cost,
     .doc = "transpose(x; perm = reversed): out.shape[i] = x.shape[perm[i]] (any dtype).",
     .edges = "moves values unchanged.",
 };

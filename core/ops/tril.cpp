@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_tril {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   return infer_triangle(in, attrs, "tril");
@@ -14,16 +15,17 @@ void forward(const KernelArgs& args) { triangle_forward(args, true); }
 
 Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
 
+}  // namespace impl_tril
 }  // namespace
 
 const OpDef kTrilOp{
     .kind = OpKind::Tril,
     .name = "tril",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_tril::infer,
+    .forward = impl_tril::forward,
     .backward = triangle_backward,
-    .cost = cost,
+    .cost = impl_tril::cost,
     .doc = "tril(x; k = 0): element (i, j) of each matrix where j - i <= k, else 0 (any dtype).",
     .inputs = kInputX,
     .attrs = kTriangleAttrs,

@@ -5,6 +5,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_triu {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   return infer_triangle(in, attrs, "triu");
@@ -14,16 +15,17 @@ void forward(const KernelArgs& args) { triangle_forward(args, false); }
 
 Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
 
+}  // namespace impl_triu
 }  // namespace
 
 const OpDef kTriuOp{
     .kind = OpKind::Triu,
     .name = "triu",
     .arity = 1,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_triu::infer,
+    .forward = impl_triu::forward,
     .backward = triangle_backward,
-    .cost = cost,
+    .cost = impl_triu::cost,
     .doc = "triu(x; k = 0): element (i, j) of each matrix where j - i >= k, else 0 (any dtype).",
     .inputs = kInputX,
     .attrs = kTriangleAttrs,

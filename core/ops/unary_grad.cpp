@@ -9,6 +9,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_unary_grad {
 
 constexpr AttrSpec kAttrs[] = {{.name = "fn", .type = AttrType::String, .required = true}};
 
@@ -52,20 +53,21 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node, 16.0);
 }
 
+}  // namespace impl_unary_grad
 }  // namespace
 
 const OpDef kUnaryGradOp{
     .kind = OpKind::UnaryGrad,
     .name = "unary_grad",
     .arity = 2,
-    .infer = infer,
-    .forward = forward,
+    .infer = impl_unary_grad::infer,
+    .forward = impl_unary_grad::forward,
     .backward = nullptr,
-    .cost = cost,
+    .cost = impl_unary_grad::cost,
     .doc =
         "unary_grad(x, dy; fn, and fn's attributes) = dy * f'(x) for the unary op named fn: the shared "
         "gradient.",
-    .attrs = kAttrs,
+    .attrs = impl_unary_grad::kAttrs,
     .edges = "the gradient rules of the op named fn.",
 };
 

@@ -8,6 +8,7 @@
 namespace iputrain::ir {
 
 namespace {
+namespace impl_where {
 
 TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
   const TensorType& cond = *in[0];
@@ -79,16 +80,17 @@ Cost cost(const Graph& g, const Node& node) {
   return elementwise_cost(g, node);
 }
 
+}  // namespace impl_where
 }  // namespace
 
 const OpDef kWhereOp{
     .kind = OpKind::Where,
     .name = "where",
     .arity = 3,
-    .infer = infer,
-    .forward = forward,
-    .backward = backward,
-    .cost = cost,
+    .infer = impl_where::infer,
+    .forward = impl_where::forward,
+    .backward = impl_where::backward,
+    .cost = impl_where::cost,
     .doc = "where(cond bool, a, b) = a where cond else b, broadcasting all three; differentiable in a and b.",
     .edges = "selects: a nan or inf on the side not chosen never reaches the output, and gets gradient 0.",
 };

@@ -9,6 +9,7 @@
 namespace iputrain::pipeline_schedules {
 
 namespace {
+namespace impl_grouped {
 
 AccumulationRule accumulation(int64_t positions, int64_t /*ipus_per_replica*/, bool training) {
   const int64_t need = training ? 2 * positions : positions;
@@ -28,6 +29,7 @@ int64_t in_flight(const Pipeline& p, int32_t position, int64_t micro_batches) {
   return std::min(micro_batches, 2 * (static_cast<int64_t>(p.positions.size()) - position));
 }
 
+}  // namespace impl_grouped
 }  // namespace
 
 const ScheduleDef kGroupedSchedule{
@@ -36,11 +38,11 @@ const ScheduleDef kGroupedSchedule{
     .summary = "every position busy each timestep: a forward and a backward together",
     .splits_backward = false,
     .one_position_per_ipu = false,
-    .accumulation = accumulation,
+    .accumulation = impl_grouped::accumulation,
     .accumulation_doc = "a multiple of 2 x stages (stages for inference)",
-    .timeline = timeline,
+    .timeline = impl_grouped::timeline,
     .bubble = fill_drain_bubble,
-    .in_flight = in_flight,
+    .in_flight = impl_grouped::in_flight,
 };
 
 }  // namespace iputrain::pipeline_schedules

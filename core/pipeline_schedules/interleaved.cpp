@@ -9,6 +9,7 @@
 namespace iputrain::pipeline_schedules {
 
 namespace {
+namespace impl_interleaved {
 
 AccumulationRule accumulation(int64_t /*positions*/, int64_t ipus_per_replica, bool /*training*/) {
   const int64_t need = std::max<int64_t>(1, ipus_per_replica);
@@ -27,6 +28,7 @@ int64_t in_flight(const Pipeline& p, int32_t position, int64_t micro_batches) {
   return std::min(micro_batches, static_cast<int64_t>(p.positions.size()) - position);
 }
 
+}  // namespace impl_interleaved
 }  // namespace
 
 const ScheduleDef kInterleavedSchedule{
@@ -37,11 +39,11 @@ const ScheduleDef kInterleavedSchedule{
     .one_position_per_ipu = true,
     .recompute_then_backpropagate = true,
     .recompute_and_backpropagate_interleaved = false,
-    .accumulation = accumulation,
+    .accumulation = impl_interleaved::accumulation,
     .accumulation_doc = "a multiple of the IPUs per replica",
-    .timeline = timeline,
+    .timeline = impl_interleaved::timeline,
     .bubble = fill_drain_bubble,
-    .in_flight = in_flight,
+    .in_flight = impl_interleaved::in_flight,
 };
 
 }  // namespace iputrain::pipeline_schedules

@@ -70,6 +70,7 @@ bool runs_recomputation(const ScheduleDef& def, std::string_view mode) {
 }
 
 namespace {
+namespace impl_schedule_table {
 
 std::string join_names(const std::vector<std::string_view>& names) {
   std::string out;
@@ -80,6 +81,7 @@ std::string join_names(const std::vector<std::string_view>& names) {
   return out;
 }
 
+}  // namespace impl_schedule_table
 }  // namespace
 
 std::string schedules_running(std::string_view mode) {
@@ -89,7 +91,7 @@ std::string schedules_running(std::string_view mode) {
       names.push_back(def->name);
     }
   }
-  return join_names(names);
+  return impl_schedule_table::join_names(names);
 }
 
 std::string schedule_list(bool (*pick)(const ScheduleDef&)) {
@@ -99,7 +101,7 @@ std::string schedule_list(bool (*pick)(const ScheduleDef&)) {
       names.push_back(def->name);
     }
   }
-  return join_names(names);
+  return impl_schedule_table::join_names(names);
 }
 
 std::vector<std::pair<int32_t, Work>> stage_list(const Pipeline& p, bool training) {
@@ -178,6 +180,7 @@ std::vector<Task> split_backward_order(int32_t i, int64_t warm, int64_t M, bool 
 }
 
 namespace {
+namespace impl_schedule_table {
 
 using TaskKey = std::tuple<int32_t, Work, int64_t>;  // (position, phase, micro-batch)
 
@@ -194,6 +197,7 @@ TaskKey input_of(const Task& t, int32_t positions) {
   return {-1, Work::Forward, 0};  // W follows its own B on the same position, in order
 }
 
+}  // namespace impl_schedule_table
 }  // namespace
 
 Timeline place_as_soon_as_possible(const Pipeline& p, ScheduleKind kind, int64_t micro_batches,
@@ -201,7 +205,7 @@ Timeline place_as_soon_as_possible(const Pipeline& p, ScheduleKind kind, int64_t
   const auto P = static_cast<int32_t>(p.positions.size());
   // One timestep per task: a task's step is after its position's previous task and after the
   // task it reads from.
-  std::map<TaskKey, int64_t> done;  // -> the timestep after it ran
+  std::map<impl_schedule_table::TaskKey, int64_t> done;  // -> the timestep after it ran
   std::vector<size_t> next(static_cast<size_t>(P), 0);
   std::vector<int64_t> clock(static_cast<size_t>(P), 0);
   std::vector<std::pair<int64_t, Task>> placed;
@@ -210,7 +214,7 @@ Timeline place_as_soon_as_possible(const Pipeline& p, ScheduleKind kind, int64_t
     bool moved = false;
     for (size_t& k = next[static_cast<size_t>(i)]; k < order[static_cast<size_t>(i)].size(); ++k) {
       const Task& t = order[static_cast<size_t>(i)][k];
-      const TaskKey in = input_of(t, P);
+      const impl_schedule_table::TaskKey in = impl_schedule_table::input_of(t, P);
       const auto it = done.find(in);
       if (std::get<0>(in) >= 0 && it == done.end()) {
         break;

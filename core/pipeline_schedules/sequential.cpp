@@ -6,6 +6,7 @@
 namespace iputrain::pipeline_schedules {
 
 namespace {
+namespace impl_sequential {
 
 AccumulationRule accumulation(int64_t /*positions*/, int64_t /*ipus_per_replica*/, bool /*training*/) {
   return {1, 1, "sequential accepts any count"};
@@ -25,6 +26,7 @@ double bubble(const Pipeline& p, int64_t /*micro_batches*/, bool /*training*/) {
 
 int64_t in_flight(const Pipeline& /*p*/, int32_t /*position*/, int64_t /*micro_batches*/) { return 1; }
 
+}  // namespace impl_sequential
 }  // namespace
 
 const ScheduleDef kSequentialSchedule{
@@ -35,11 +37,11 @@ const ScheduleDef kSequentialSchedule{
     .one_position_per_ipu = false,
     .recompute_then_backpropagate = false,
     .recompute_and_backpropagate_interleaved = true,
-    .accumulation = accumulation,
+    .accumulation = impl_sequential::accumulation,
     .accumulation_doc = "any count",
-    .timeline = timeline,
-    .bubble = bubble,
-    .in_flight = in_flight,
+    .timeline = impl_sequential::timeline,
+    .bubble = impl_sequential::bubble,
+    .in_flight = impl_sequential::in_flight,
 };
 
 }  // namespace iputrain::pipeline_schedules

@@ -18,6 +18,7 @@
 namespace iputrain::pipeline_schedules {
 
 namespace {
+namespace impl_zero_bubble {
 
 AccumulationRule accumulation(int64_t positions, int64_t /*ipus_per_replica*/, bool training) {
   if (!training) {
@@ -39,6 +40,7 @@ int64_t in_flight(const Pipeline& p, int32_t /*position*/, int64_t micro_batches
   return std::min<int64_t>(micro_batches, static_cast<int64_t>(p.positions.size()));
 }
 
+}  // namespace impl_zero_bubble
 }  // namespace
 
 const ScheduleDef kZeroBubbleSchedule{
@@ -47,11 +49,11 @@ const ScheduleDef kZeroBubbleSchedule{
     .summary = "ZB-H1: backward split into input and weight gradients, weight gradients deferred into the bubble",
     .splits_backward = true,
     .one_position_per_ipu = true,
-    .accumulation = accumulation,
+    .accumulation = impl_zero_bubble::accumulation,
     .accumulation_doc = "at least the stages when training",
-    .timeline = timeline,
+    .timeline = impl_zero_bubble::timeline,
     .bubble = split_backward_bubble,
-    .in_flight = in_flight,
+    .in_flight = impl_zero_bubble::in_flight,
 };
 
 }  // namespace iputrain::pipeline_schedules

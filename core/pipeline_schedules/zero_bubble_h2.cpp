@@ -19,6 +19,7 @@
 namespace iputrain::pipeline_schedules {
 
 namespace {
+namespace impl_zero_bubble_h2 {
 
 AccumulationRule accumulation(int64_t positions, int64_t /*ipus_per_replica*/, bool training) {
   if (!training) {
@@ -41,6 +42,7 @@ int64_t in_flight(const Pipeline& p, int32_t position, int64_t micro_batches) {
   return std::min<int64_t>(micro_batches, 2 * static_cast<int64_t>(p.positions.size()) - 1 - position);
 }
 
+}  // namespace impl_zero_bubble_h2
 }  // namespace
 
 const ScheduleDef kZeroBubbleH2Schedule{
@@ -49,11 +51,11 @@ const ScheduleDef kZeroBubbleH2Schedule{
     .summary = "ZB-H2: zero_bubble with a warm-up of 2(P - i) - 1 forwards, holding up to 2P - 1 micro-batches",
     .splits_backward = true,
     .one_position_per_ipu = true,
-    .accumulation = accumulation,
+    .accumulation = impl_zero_bubble_h2::accumulation,
     .accumulation_doc = "at least the stages when training",
-    .timeline = timeline,
+    .timeline = impl_zero_bubble_h2::timeline,
     .bubble = split_backward_bubble,
-    .in_flight = in_flight,
+    .in_flight = impl_zero_bubble_h2::in_flight,
 };
 
 }  // namespace iputrain::pipeline_schedules

@@ -15,7 +15,7 @@ namespace {
 const char* kZipHint =
     "write the archive with numpy.savez or numpy.savez_compressed; it may be damaged or incomplete";
 
-[[noreturn]] void bad(const std::string& file, const std::string& what) {
+[[noreturn]] void bad_zip(const std::string& file, const std::string& what) {
   throw Error(ErrorKind::Data, fmt::format("`{}` is not a valid zip archive: {}", file, what), {}, kZipHint);
 }
 
@@ -34,14 +34,14 @@ void apply_zip64(const uint8_t* extra, size_t len, ZipMember& m, const std::stri
     const uint64_t id = le(extra + at, 2);
     const uint64_t n = le(extra + at + 2, 2);
     if (at + 4 + n > len) {
-      bad(file, fmt::format("member `{}` has a damaged extra field", m.name));
+      bad_zip(file, fmt::format("member `{}` has a damaged extra field", m.name));
     }
     if (id == 1) {
       size_t p = at + 4;
       for (uint64_t* v : {&m.size, &m.compressed, &m.local_offset}) {
         if (*v == 0xffffffffu) {
           if (p + 8 > at + 4 + n) {
-            bad(file, fmt::format("member `{}` has a short zip64 field", m.name));
+            bad_zip(file, fmt::format("member `{}` has a short zip64 field", m.name));
           }
           *v = le(extra + p, 8);
           p += 8;
@@ -58,7 +58,7 @@ void apply_zip64(const uint8_t* extra, size_t len, ZipMember& m, const std::stri
 std::vector<ZipMember> zip_members(const uint8_t* data, size_t size, const std::string& file) {
   // The end-of-central-directory record is the last 22 bytes plus a comment of up to 64 KiB.
   if (size < 22) {
-    bad(file, fmt::format("it has only {} bytes", size));
+    bad_zip(file, fmt::format("it has only {} bytes", size));
   }
   size_t eocd = std::numeric_limits<size_t>::max();
   const size_t lowest = size > 22 + 65535 ? size - 22 - 65535 : 0;
@@ -69,7 +69,7 @@ std::vector<ZipMember> zip_members(const uint8_t* data, size_t size, const std::
     }
   }
   if (eocd == std::numeric_limits<size_t>::max()) {
-    bad(file, "it has no end-of-central-directory record (truncated, or not a zip file)");
+    bad_zip(file, "it has no end-of-central-directory record (truncated, or not a zip file)");
   }
   uint64_t count = le(data + eocd + 10, 2);
   uint64_t cd_size = le(data + eocd + 12, 4);
@@ -78,22 +78,22 @@ std::vector<ZipMember> zip_members(const uint8_t* data, size_t size, const std::
       le(data + eocd - 20, 4) == 0x07064b50u) {
     const uint64_t z = le(data + eocd - 20 + 8, 8);
     if (z > size - 56 || le(data + z, 4) != 0x06064b50u) {
-      bad(file, "its zip64 end-of-central-directory record is missing");
+      bad_zip(file, "its zip64 end-of-central-directory record is missing");
     }
     count = le(data + z + 32, 8);
     cd_size = le(data + z + 40, 8);
     cd_offset = le(data + z + 48, 8);
   }
   if (cd_offset > size || cd_size > size - cd_offset) {
-    bad(file, fmt::format("its central directory (offset {}, {} bytes) lies outside the file of {} bytes",
-                          cd_offset, cd_size, size));
+    bad_zip(file, fmt::format("its central directory (offset {}, {} bytes) lies outside the file of {} bytes",
+                              cd_offset, cd_size, size));
   }
   std::vector<ZipMember> out;
   size_t at = cd_offset;
   const size_t end = cd_offset + cd_size;
   for (uint64_t i = 0; i < count; ++i) {
     if (at + 46 > end || le(data + at, 4) != 0x02014b50u) {
-      bad(file, fmt::format("its central directory entry {} is damaged", i));
+      bad_zip(file, fmt::format("its central directory entry {} is damaged", i));
     }
     ZipMember m;
     const uint64_t flags = le(data + at + 8, 2);
@@ -106,7 +106,7 @@ std::vector<ZipMember> zip_members(const uint8_t* data, size_t size, const std::
     const size_t comment_len = le(data + at + 32, 2);
     m.local_offset = le(data + at + 42, 4);
     if (at + 46 + name_len + extra_len + comment_len > end) {
-      bad(file, fmt::format("its central directory entry {} runs past the directory", i));
+      bad_zip(file, fmt::format("its central directory entry {} runs past the directory", i));
     }
     m.name.assign(reinterpret_cast<const char*>(data + at + 46), name_len);
     apply_zip64(data + at + 46 + name_len, extra_len, m, file);
@@ -123,7 +123,7 @@ std::vector<ZipMember> zip_members(const uint8_t* data, size_t size, const std::
 const uint8_t* zip_extract(const uint8_t* data, size_t size, const ZipMember& m, const std::string& file,
                            std::vector<uint8_t>& owned) {
   if (m.local_offset > size || size - m.local_offset < 30 || le(data + m.local_offset, 4) != 0x04034b50u) {
-    bad(file, fmt::format("member `{}` has no local header at offset {}", m.name, m.local_offset));
+    bad_zip(file, fmt::format("member `{}` has no local header at offset {}", m.name, m.local_offset));
   }
   const size_t header = 30 + le(data + m.local_offset + 26, 2) + le(data + m.local_offset + 28, 2);
   const uint64_t begin = m.local_offset + header;
@@ -137,7 +137,7 @@ const uint8_t* zip_extract(const uint8_t* data, size_t size, const ZipMember& m,
   const uint8_t* src = data + begin;
   if (m.method == 0) {
     if (m.compressed != m.size) {
-      bad(file, fmt::format("stored member `{}` has different packed and unpacked sizes", m.name));
+      bad_zip(file, fmt::format("stored member `{}` has different packed and unpacked sizes", m.name));
     }
     return src;
   }
@@ -149,7 +149,7 @@ const uint8_t* zip_extract(const uint8_t* data, size_t size, const ZipMember& m,
   }
   // Deflate cannot expand data more than about 1032 times: a larger size is a damaged directory.
   if (m.size / 1032 > m.compressed + 1) {
-    bad(file, fmt::format("member `{}` claims {} bytes from {} compressed", m.name, m.size, m.compressed));
+    bad_zip(file, fmt::format("member `{}` claims {} bytes from {} compressed", m.name, m.size, m.compressed));
   }
   owned.assign(m.size, 0);
   z_stream z{};

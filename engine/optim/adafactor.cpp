@@ -30,6 +30,7 @@
 namespace iputrain::engine {
 
 namespace {
+namespace impl_adafactor {
 
 //! A weight as the kernel walks it: `batch` matrices of rows x cols (a vector: 1 x 1 x n, unfactored).
 struct Dims {
@@ -200,13 +201,16 @@ constexpr HyperParam kRelativeStep{
 constexpr HyperParam kScaleParameter{
     "scale_parameter", "Scale the step by the weights' RMS (at least epsilon2).", 1, {}, true};
 
+}  // namespace impl_adafactor
 }  // namespace
 
-const OptimizerDef kAdafactorOptimizer{"adafactor",
-                                       {kBeta2Decay, kEpsilon1, kEpsilon2, kClip, kRelativeStep, kScaleParameter,
-                                        with_default(hyper::kBeta1, 0.0), hyper::kDecoupledWeightDecay},
-                                       state,
-                                       false,
-                                       make};
+const OptimizerDef kAdafactorOptimizer{
+    "adafactor",
+    {impl_adafactor::kBeta2Decay, impl_adafactor::kEpsilon1, impl_adafactor::kEpsilon2, impl_adafactor::kClip,
+     impl_adafactor::kRelativeStep, impl_adafactor::kScaleParameter, with_default(hyper::kBeta1, 0.0),
+     hyper::kDecoupledWeightDecay},
+    impl_adafactor::state,
+    false,
+    impl_adafactor::make};
 
 }  // namespace iputrain::engine

@@ -6,6 +6,7 @@
 namespace iputrain::engine {
 
 namespace {
+namespace impl_adagrad {
 
 using namespace optim_detail;
 
@@ -37,9 +38,13 @@ std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_u
 constexpr HyperParam kInitial{"initial_accumulator_value", "Starting value of the squared-gradient sums.", 0.1,
                               hyper::kNonNegative};
 
+}  // namespace impl_adagrad
 }  // namespace
 
-const OptimizerDef kAdagradOptimizer{
-    "adagrad", {kInitial, hyper::kEpsilon, hyper::kWeightDecay}, weight_copies<1>, true, make};
+const OptimizerDef kAdagradOptimizer{"adagrad",
+                                     {impl_adagrad::kInitial, hyper::kEpsilon, hyper::kWeightDecay},
+                                     weight_copies<1>,
+                                     true,
+                                     impl_adagrad::make};
 
 }  // namespace iputrain::engine

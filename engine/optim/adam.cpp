@@ -30,6 +30,7 @@ void adam_step(const ParamSlot& p, const AdamHyper& h, int64_t step, float lr, f
 }
 
 namespace {
+namespace impl_adam {
 
 class Adam final : public Optimizer {
  public:
@@ -51,9 +52,13 @@ class Adam final : public Optimizer {
 
 std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Adam>(o); }
 
+}  // namespace impl_adam
 }  // namespace
 
-const OptimizerDef kAdamOptimizer{
-    "adam", {hyper::kBeta1, hyper::kBeta2, hyper::kEpsilon, hyper::kWeightDecay}, weight_copies<2>, true, make};
+const OptimizerDef kAdamOptimizer{"adam",
+                                  {hyper::kBeta1, hyper::kBeta2, hyper::kEpsilon, hyper::kWeightDecay},
+                                  weight_copies<2>,
+                                  true,
+                                  impl_adam::make};
 
 }  // namespace iputrain::engine

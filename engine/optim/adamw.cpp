@@ -7,6 +7,7 @@
 namespace iputrain::engine {
 
 namespace {
+namespace impl_adamw {
 
 using namespace optim_detail;
 
@@ -32,12 +33,13 @@ class AdamW final : public Optimizer {
 
 std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<AdamW>(o); }
 
+}  // namespace impl_adamw
 }  // namespace
 
 const OptimizerDef kAdamWOptimizer{"adamw",
                                    {hyper::kBeta1, hyper::kBeta2, hyper::kEpsilon, hyper::kDecoupledWeightDecay},
                                    weight_copies<2>,
                                    true,
-                                   make};
+                                   impl_adamw::make};
 
 }  // namespace iputrain::engine

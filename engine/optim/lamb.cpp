@@ -20,6 +20,7 @@
 namespace iputrain::engine {
 
 namespace {
+namespace impl_lamb {
 
 using namespace optim_detail;
 
@@ -110,12 +111,13 @@ class Lamb final : public Optimizer {
 
 std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Lamb>(o); }
 
+}  // namespace impl_lamb
 }  // namespace
 
 const OptimizerDef kLambOptimizer{"lamb",
                                   {hyper::kBeta1, hyper::kBeta2, hyper::kEpsilon, hyper::kDecoupledWeightDecay},
                                   weight_copies<2>,
                                   true,
-                                  make};
+                                  impl_lamb::make};
 
 }  // namespace iputrain::engine

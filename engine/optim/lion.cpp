@@ -9,6 +9,7 @@
 namespace iputrain::engine {
 
 namespace {
+namespace impl_lion {
 
 using namespace optim_detail;
 
@@ -40,12 +41,13 @@ class Lion final : public Optimizer {
 
 std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Lion>(o); }
 
+}  // namespace impl_lion
 }  // namespace
 
 const OptimizerDef kLionOptimizer{"lion",
                                   {hyper::kBeta1, with_default(hyper::kBeta2, 0.99), hyper::kDecoupledWeightDecay},
                                   weight_copies<1>,
                                   true,
-                                  make};
+                                  impl_lion::make};
 
 }  // namespace iputrain::engine

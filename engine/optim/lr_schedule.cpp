@@ -7,6 +7,7 @@
 namespace iputrain::engine {
 
 namespace {
+namespace impl_lr_schedule {
 
 double decayed(const OptimizerSettings& o, double s) {
   const double lr0 = o.learning_rate;
@@ -26,6 +27,7 @@ double decayed(const OptimizerSettings& o, double s) {
   return lr0;
 }
 
+}  // namespace impl_lr_schedule
 }  // namespace
 
 float learning_rate_at(const OptimizerSettings& o, int64_t step) {
@@ -34,7 +36,7 @@ float learning_rate_at(const OptimizerSettings& o, int64_t step) {
     return static_cast<float>(o.learning_rate * static_cast<double>(done + 1) /
                               static_cast<double>(o.warmup_steps));
   }
-  return static_cast<float>(decayed(o, static_cast<double>(done - o.warmup_steps)));
+  return static_cast<float>(impl_lr_schedule::decayed(o, static_cast<double>(done - o.warmup_steps)));
 }
 
 }  // namespace iputrain::engine

@@ -9,6 +9,7 @@
 namespace iputrain::engine {
 
 namespace {
+namespace impl_momentum {
 
 using namespace optim_detail;
 
@@ -41,9 +42,10 @@ class Momentum final : public Optimizer {
 
 std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Momentum>(o); }
 
+}  // namespace impl_momentum
 }  // namespace
 
 const OptimizerDef kMomentumOptimizer{
-    "momentum", {hyper::kMomentum, hyper::kNesterov, hyper::kWeightDecay}, weight_copies<1>, true, make};
+    "momentum", {hyper::kMomentum, hyper::kNesterov, hyper::kWeightDecay}, weight_copies<1>, true, impl_momentum::make};
 
 }  // namespace iputrain::engine

@@ -9,6 +9,7 @@
 namespace iputrain::engine {
 
 namespace {
+namespace impl_rmsprop {
 
 using namespace optim_detail;
 
@@ -54,9 +55,14 @@ std::vector<Shape> state(const Shape& weight, const OptimizerSettings& o) {
 constexpr HyperParam kRho{"rho", "Decay of the squared-gradient average.", 0.9, hyper::kDecay};
 constexpr HyperParam kCentered{"centered", "Normalise by the gradient's estimated variance.", 0, {}, true};
 
+}  // namespace impl_rmsprop
 }  // namespace
 
 const OptimizerDef kRmsPropOptimizer{
-    "rmsprop", {kRho, kCentered, hyper::kEpsilon, hyper::kWeightDecay}, state, true, make};
+    "rmsprop",
+    {impl_rmsprop::kRho, impl_rmsprop::kCentered, hyper::kEpsilon, hyper::kWeightDecay},
+    impl_rmsprop::state,
+    true,
+    impl_rmsprop::make};
 
 }  // namespace iputrain::engine

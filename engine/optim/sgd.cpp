@@ -5,6 +5,7 @@
 namespace iputrain::engine {
 
 namespace {
+namespace impl_sgd {
 
 using namespace optim_detail;
 
@@ -25,8 +26,9 @@ class Sgd final : public Optimizer {
 
 std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Sgd>(o); }
 
+}  // namespace impl_sgd
 }  // namespace
 
-const OptimizerDef kSgdOptimizer{"sgd", {hyper::kWeightDecay}, no_state, true, make};
+const OptimizerDef kSgdOptimizer{"sgd", {hyper::kWeightDecay}, no_state, true, impl_sgd::make};
 
 }  // namespace iputrain::engine

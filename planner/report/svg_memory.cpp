@@ -14,6 +14,7 @@
 namespace iputrain::planner {
 
 namespace {
+namespace impl_svg_memory {
 
 constexpr double kLeft = 90;
 constexpr double kPlotWidth = 800;
@@ -151,6 +152,7 @@ double draw_ipus(SvgDocument& doc, const Plan& plan, const Frame& f, double ly) 
   return ly;
 }
 
+}  // namespace impl_svg_memory
 }  // namespace
 
 std::string memory_svg(const Plan& plan) {
@@ -175,24 +177,24 @@ std::string memory_svg(const Plan& plan) {
   const double scale_max =
       static_cast<double>(capacity_on_scale ? std::max(peak, *capacities.rbegin()) : std::max<int64_t>(peak, 1));
 
-  const double width = kLeft + kPlotWidth + kRight;
-  const double legend_y = kTop + kPlotHeight + 52;
+  const double width = impl_svg_memory::kLeft + impl_svg_memory::kPlotWidth + impl_svg_memory::kRight;
+  const double legend_y = impl_svg_memory::kTop + impl_svg_memory::kPlotHeight + 52;
   const double legend_lines = static_cast<double>(std::max<size_t>(mem.size(), 1)) + (capacity_on_scale ? 0 : 1);
-  const double height = legend_y + legend_lines * kLegendLine + 10;
+  const double height = legend_y + legend_lines * impl_svg_memory::kLegendLine + 10;
   const std::string title = "Memory per IPU over one accumulation cycle";
   SvgDocument doc(width, height, title);
   doc.text(12, 22, title, "font-size=\"15\" font-weight=\"bold\"");
-  doc.text(12, 42, subtitle(plan), "font-size=\"11\" fill=\"#333333\"");
+  doc.text(12, 42, impl_svg_memory::subtitle(plan), "font-size=\"11\" fill=\"#333333\"");
   if (steps == 0) {
-    doc.text(kLeft, kTop + 20, "no memory figures in this plan", "font-size=\"12\"");
+    doc.text(impl_svg_memory::kLeft, impl_svg_memory::kTop + 20, "no memory figures in this plan", "font-size=\"12\"");
     return doc.finish();
   }
-  const Frame frame = frame_for(scale_max, steps);
-  draw_axes(doc, frame, steps);
+  const impl_svg_memory::Frame frame = impl_svg_memory::frame_for(scale_max, steps);
+  impl_svg_memory::draw_axes(doc, frame, steps);
   if (capacity_on_scale) {
-    draw_capacities(doc, frame, capacities);
+    impl_svg_memory::draw_capacities(doc, frame, capacities);
   }
-  const double ly = draw_ipus(doc, plan, frame, legend_y);
+  const double ly = impl_svg_memory::draw_ipus(doc, plan, frame, legend_y);
   if (!capacity_on_scale) {
     const std::string note =
         capacities.empty() ? "capacity: not given"

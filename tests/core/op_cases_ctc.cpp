@@ -10,9 +10,6 @@ namespace iputrain::test {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-
 struct BruteCtc {
   double loss = 0;
   Values grad;  // [t, c]: softmax - posterior over the counted steps, 0 past them (and when impossible)

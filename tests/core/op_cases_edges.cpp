@@ -16,9 +16,6 @@ namespace {
 using ir::Attrs;
 using ir::OpKind;
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-const double kNan = std::nan("");
-
 // `n` copies of `v` with `special` at positions 3 and n - 2: vector blocks and the scalar tail.
 Values with_special(int n, double v, double special) {
   Values out(static_cast<size_t>(n), v);

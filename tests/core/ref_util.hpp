@@ -3,10 +3,15 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 
 #include "tests/core/op_harness.hpp"
 
 namespace iputrain::test {
+
+//! The special values of the edge cases.
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 using ir::Attrs;
 using ir::OpKind;
