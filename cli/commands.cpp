@@ -205,6 +205,26 @@ void print_run_notes(Session& session, const TrainArgs& args, const Loaded& load
   }
 }
 
+// --save at the end of a run: a write that still fails (the disk filled up during the run) puts
+// the weights in a recovery file in the current folder, and the error says where.
+void save_or_recover(Session& session, const std::string& path, std::FILE* notes) {
+  try {
+    session.save_weights(path);
+  } catch (const Error& e) {
+    const std::string recovery = fmt::format("iputrain-recovered-{}.safetensors", ::getpid());
+    try {
+      session.save_weights(recovery);
+    } catch (const Error&) {
+      throw Error(ErrorKind::Io,
+                  fmt::format("{}; writing them to `{}` in the current folder failed too", e.what(), recovery), {},
+                  "free space or choose a writable --save path; the weights of this run are lost");
+    }
+    throw Error(ErrorKind::Io, fmt::format("{}; the trained weights are in `{}` instead", e.what(), recovery), {},
+                fmt::format("move `{}` where you wanted it", recovery));
+  }
+  fmt::print(notes, "saved weights to {}\n", path);
+}
+
 // A run stopped by a signal: where it stopped and how to go on; the exit status.
 int interrupted(const Session& session, const TrainArgs& args, const TrainSummary& summary, int sig,
                 const Instances& instances) {
@@ -231,6 +251,14 @@ int run_train(const TrainArgs& args) {
   }
   const Loaded loaded = load(with);
   const Settings settings = config::resolve(loaded.config);
+  // The files the run ends by writing are checked (their folders made) before its first step.
+  const bool writes = current_instances().index == 0;
+  for (const auto& [flag, path] :
+       {std::pair{"--save", &args.save}, {"--trace", &args.trace}, {"--outfeed", &args.outfeed}}) {
+    if (!path->empty() && writes) {
+      prepare_output(*path, flag);
+    }
+  }
   Session session(loaded.model, loaded.config);
   session.overwrite_checkpoints(args.overwrite);
   // JSON lines on stdout are the log for tools; every other word goes to stderr.
@@ -291,8 +319,7 @@ int run_train(const TrainArgs& args) {
     return interrupted(session, args, summary, sig, instances);
   }
   if (!args.save.empty()) {
-    session.save_weights(args.save);
-    fmt::print(notes, "saved weights to {}\n", args.save);
+    save_or_recover(session, args.save, notes);
   }
   if (!args.no_eval && !loaded.config.data.test.empty()) {
     print_test(session, json);

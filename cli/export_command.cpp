@@ -9,6 +9,7 @@ namespace iputrain::cli {
 
 int run_export(const ExportArgs& args) {
   auto [config, model] = load(args);
+  prepare_output(args.out, "-o");
   const ExportInfo info = export_checkpoint_weights(model, args.from, args.out);
   fmt::print("exported the weights of {} (step {}) to {}\n", info.from, info.step, args.out);
   return 0;

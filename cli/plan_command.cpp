@@ -37,6 +37,14 @@ int run_plan(const PlanArgs& args) {
     return 0;
   }
   const auto [config, model] = load(args);
+  for (const auto& [flag, path] : {std::pair{"-o", &args.output},
+                                   {"--gantt", &args.gantt},
+                                   {"--memory-svg", &args.memory_svg},
+                                   {"--html", &args.html}}) {
+    if (!path->empty()) {
+      prepare_output(*path, flag);
+    }
+  }
   const Plan plan = Plan::make(model, config, PlanRequest{args.dump_after, args.inference});
   // Dumps go to stderr so that stdout stays one well-formed JSON or DOT document.
   std::fputs(plan.dumps().c_str(), stderr);

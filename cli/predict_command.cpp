@@ -51,6 +51,9 @@ Layout layout_of(const PredictArgs& args) {
 
 int run_predict(const PredictArgs& args) {
   const Layout layout = layout_of(args);
+  if (layout != Layout::Table) {
+    prepare_output(args.out, "-o", layout == Layout::NpyDir);
+  }
   auto [config, model] = load(args);
   Session session(model, config);
   load_weights_for(session, model, args.weights, "predict");

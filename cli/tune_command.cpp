@@ -67,6 +67,9 @@ int run_tune(const TuneArgs& args) {
   request.vary_layout = args.vary_layout;
   request.keep_layout = args.keep_layout;
   // The progress line goes to stderr, and only to a terminal: stdout stays the report.
+  if (!args.output.empty()) {
+    prepare_output(args.output, "-o");  // before the search, which may take minutes
+  }
   const bool terminal = isatty(STDERR_FILENO) == 1;
   if (terminal) {
     request.progress = [](const TuneProgress& p) {

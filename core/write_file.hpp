@@ -11,7 +11,8 @@ namespace iputrain {
 //! writers (write_file_atomically, the safetensors writer) fail their first data write with that
 //! errno, as on a full disk; with EROFS or EACCES the creation of their temporary file fails, as in
 //! a read-only folder (which root, who runs CI, cannot otherwise be shown). 0: no fault there.
-int injected_create_error();
-int injected_write_error();
+//! With IPUTRAIN_FAULT_WRITE_PATH set, only paths that contain its text fail.
+int injected_create_error(std::string_view path);
+int injected_write_error(std::string_view path);
 
 }  // namespace iputrain

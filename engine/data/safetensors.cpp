@@ -134,7 +134,7 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
   const std::filesystem::path dir =
       target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
   std::string tmp = (dir / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
-  if (const int err = injected_create_error()) {
+  if (const int err = injected_create_error(path)) {
     errno = err;
     io_error(path, "cannot create a temporary file next to it");
   }
@@ -146,7 +146,7 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
     const uint64_t total = 8 + text.size() + offset;
     uint64_t written = 0;
     auto piece = [&](const void* data, size_t n) {
-      if (const int err = injected_write_error(); err != 0 && written > 0) {
+      if (const int err = injected_write_error(path); err != 0 && written > 0) {
         errno = err;  // a full disk after the first piece: a half-written temporary file
         io_error(path, "write failed");
       }

@@ -1,7 +1,8 @@
 // Faults while training: a full disk or a read-only folder during a checkpoint or --save
 // (IPUTRAIN_FAULT_WRITE_ERROR, core/write_file.hpp) is an error that leaves the files already
-// there intact; SIGINT and SIGTERM stop the run after the execution under way with a checkpoint,
-// and a second signal ends it at once.
+// there intact; output paths are checked (their folders made) before the run, and weights whose
+// --save still fails go to a recovery file; SIGINT and SIGTERM stop the run after the execution under way with a
+// checkpoint, and a second signal ends it at once.
 #include <doctest/doctest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -131,6 +132,62 @@ TEST_CASE("--save into a read-only folder is an error and the file already there
     CHECK(bytes_of(weights) == saved);
     CHECK(names_in(dir) == std::vector<std::string>{"w.safetensors"});
   }
+}
+
+TEST_CASE("the files a run ends by writing get their missing folders before its first step") {
+  const fs::path dir = fresh_dir("new_folders");
+  const fs::path weights = dir / "a/b/w.safetensors";
+  const fs::path trace = dir / "t/run.json";
+  REQUIRE(
+      iputrain("train " + kCase + "-q --no-eval --save " + weights.string() + " --trace " + trace.string()).status ==
+      0);
+  CHECK(fs::is_regular_file(weights));
+  CHECK(fs::is_regular_file(trace));
+  const std::string mnist =
+      std::string(IPUTRAIN_SOURCE_DIR) + "/examples/mnist_mlp.ipu " + IPUTRAIN_SOURCE_DIR + "/configs/mnist.toml ";
+  const fs::path mnist_weights = dir / "m/w.safetensors";
+  REQUIRE(iputrain("train " + mnist + "-q --no-eval --set training.steps=2 --save " + mnist_weights.string()).status ==
+          0);
+  const fs::path preds = dir / "p/preds.csv";
+  CHECK(iputrain("predict " + mnist + "--weights " + mnist_weights.string() + " -o " + preds.string()).status == 0);
+  CHECK(fs::is_regular_file(preds));
+  const fs::path gantt = dir / "g/plan.svg";
+  CHECK(iputrain("plan " + kCase + "--gantt " + gantt.string()).status == 0);
+  CHECK(fs::is_regular_file(gantt));
+}
+
+TEST_CASE("an output path that cannot be written is refused before the first step") {
+  const fs::path dir = fresh_dir("refused");
+  std::ofstream(dir / "file") << "not a folder";
+  const Run r = iputrain("train " + kCase + "--no-eval --save " + (dir / "file/w.safetensors").string());
+  CHECK(r.status == 1);
+  CHECK(has(r.out, "error: cannot write --save `" + (dir / "file/w.safetensors").string() + "`: `" +
+                       (dir / "file").string() + "` is a file, not a folder"));
+  CHECK(r.out.find("training ") == std::string::npos);  // refused before the run's first line
+  const Run folder = iputrain("train " + kCase + "--no-eval --save " + dir.string());
+  CHECK(folder.status == 1);
+  CHECK(has(folder.out, "it is a folder"));
+}
+
+TEST_CASE("weights whose --save fails when the run ends are written to a recovery file, bitwise the run's") {
+  const fs::path dir = fresh_dir("recovery");
+  const std::string model = (fs::current_path() / "cases/checkpoint.ipu").string() + " " +
+                            (fs::current_path() / "cases/checkpoint.toml").string() + " ";
+  REQUIRE(iputrain("train " + model + "-q --no-eval --save " + (dir / "plain.safetensors").string()).status == 0);
+  // The disk fails for the --save path only (IPUTRAIN_FAULT_WRITE_PATH), after the up-front check.
+  const Run r = iputrain("train " + model + "-q --no-eval --save " + (dir / "wanted.safetensors").string(), "2>&1",
+                         "cd " + dir.string() + " && IPUTRAIN_FAULT_WRITE_ERROR=EIO IPUTRAIN_FAULT_WRITE_PATH=wanted");
+  CHECK(r.status == 1);
+  CHECK(has(r.out, "Input/output error; the trained weights are in `iputrain-recovered-"));
+  std::vector<std::string> recovered;
+  for (const std::string& name : names_in(dir)) {
+    if (name.rfind("iputrain-recovered-", 0) == 0) {
+      recovered.push_back(name);
+    }
+  }
+  REQUIRE(recovered.size() == 1);
+  CHECK(bytes_of(dir / recovered.front()) == bytes_of(dir / "plain.safetensors"));
+  CHECK(!fs::exists(dir / "wanted.safetensors"));
 }
 
 TEST_CASE("SIGINT and SIGTERM stop training after the execution under way, with a checkpoint") {
