@@ -259,6 +259,12 @@ int run_train(const TrainArgs& args) {
       prepare_output(*path, flag);
     }
   }
+  if (!settings.checkpoint.dir.empty() && writes) {
+    prepare_output(settings.checkpoint.dir, "checkpoint.dir", true);
+  }
+  if (settings.profile.enabled && !settings.profile.directory.empty() && writes) {
+    prepare_output(settings.profile.directory, "profiling.report_directory", true);
+  }
   Session session(loaded.model, loaded.config);
   session.overwrite_checkpoints(args.overwrite);
   // JSON lines on stdout are the log for tools; every other word goes to stderr.

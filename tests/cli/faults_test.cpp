@@ -164,6 +164,10 @@ TEST_CASE("an output path that cannot be written is refused before the first ste
   CHECK(has(r.out, "error: cannot write --save `" + (dir / "file/w.safetensors").string() + "`: `" +
                        (dir / "file").string() + "` is a file, not a folder"));
   CHECK(r.out.find("training ") == std::string::npos);  // refused before the run's first line
+  const Run checkpoints = iputrain("train " + kCase + "--no-eval --set checkpoint.dir=" + (dir / "file/runs").string());
+  CHECK(checkpoints.status == 1);
+  CHECK(has(checkpoints.out, "error: cannot write checkpoint.dir `" + (dir / "file/runs").string() + "`"));
+  CHECK(checkpoints.out.find("training ") == std::string::npos);
   const Run folder = iputrain("train " + kCase + "--no-eval --save " + dir.string());
   CHECK(folder.status == 1);
   CHECK(has(folder.out, "it is a folder"));
