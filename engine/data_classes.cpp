@@ -36,10 +36,7 @@ std::vector<DataSourceInfo> inspect_data_sources(const Model& model, const Confi
       }
       config.fail_at(key, e.diagnostic().message, engine::data_hint(config.base_dir_of(key), e), e.kind());
     }
-    const size_t colon = spec.find(':');
-    if (colon != std::string::npos && spec.rfind("synthetic:", 0) != 0) {
-      info.path = spec.substr(0, colon + 1) + config.resolve_path(key, spec.substr(colon + 1));
-    }
+    info.path = config.resolve_data_spec(key, spec);
     out.push_back(std::move(info));
   }
   return out;

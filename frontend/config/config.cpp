@@ -67,13 +67,22 @@ std::string Config::base_dir_of(const std::string& key_path) const {
   return std::filesystem::path(origin.sources->path(span.file)).parent_path().string();
 }
 
-std::string Config::resolve_path(const std::string& key_path, const std::string& value) const {
+std::string Config::resolve_path(const std::string& key_path, const std::string& value, bool absolute) const {
   const std::filesystem::path p(value);
   const std::string base = base_dir_of(key_path);
-  if (value.empty() || p.is_absolute() || base.empty()) {
+  if (value.empty() || p.is_absolute() || (base.empty() && !absolute)) {
     return value;
   }
-  return (std::filesystem::path(base) / p).string();
+  const std::filesystem::path resolved = std::filesystem::path(base) / p;
+  return absolute ? std::filesystem::absolute(resolved).lexically_normal().string() : resolved.string();
+}
+
+std::string Config::resolve_data_spec(const std::string& key_path, const std::string& spec, bool absolute) const {
+  const size_t colon = spec.find(':');
+  if (colon == std::string::npos || spec.rfind("synthetic:", 0) == 0) {
+    return spec;
+  }
+  return spec.substr(0, colon + 1) + resolve_path(key_path, spec.substr(colon + 1), absolute);
 }
 
 void Config::fail_at(const std::string& key_path, const std::string& message, const std::string& hint,

@@ -26,7 +26,8 @@ std::vector<KeySpec> ipu_keys() {
           "How shards map to physical IPUs of the modelled C2 topology.", {}, {"auto", "zigzag", "snake", "hoof"}),
       key(IPUTRAIN_KEY(ipu.serialization_output_folder), String, "", Runs,
           "Directory where a session saves what it will run, as the seed saves its executables: "
-          "<model>.plan.json and <model>.programs.txt (each IPU's instructions); \"\" = do not save."),
+          "<model>.plan.json and <model>.programs.txt (each IPU's instructions); \"\" = do not save.")
+          .as_path(),
       key(IPUTRAIN_KEY(ipu.compilation_poplar_options), OptionMap, ValueTable{}, None,
           "Engine-level Poplar options, e.g. `{ \"debug.instrument\" = \"true\" }`.")
           .no_effect(

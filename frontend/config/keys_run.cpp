@@ -132,9 +132,11 @@ std::vector<KeySpec> run_keys() {
           "Training data source: \"idx:PREFIX\" (IDX image/label pair, .gz allowed), \"npy:DIR\", "
           "\"npz:FILE\", \"csv:FILE\", \"safetensors:FILE\", \"images:DIR[,resize=bilinear]\", \"text:FILE\" or "
           "\"synthetic:samples=N,classes=C\" (docs/data.md); files map to the model's inputs by name; a relative "
-          "path resolves against the folder of the file that sets it, or the current directory from `--set`."),
+          "path resolves against the folder of the file that sets it, or the current directory from `--set`.")
+          .as_path(),
       key(IPUTRAIN_KEY(data.test), String, "", Runs,
-          "Evaluation data source, same forms as `data.train`; empty = no evaluation."),
+          "Evaluation data source, same forms as `data.train`; empty = no evaluation.")
+          .as_path(),
       key(IPUTRAIN_KEY(data.batch_size), Int, 0, Runs,
           "Micro-batch per replica; unset = the model's `batch` parameter.", positive_int),
       key(IPUTRAIN_KEY(data.shuffle), Bool, true, Runs, "Reshuffle the training set every epoch."),
@@ -148,7 +150,8 @@ std::vector<KeySpec> run_keys() {
           non_negative),
       key(IPUTRAIN_KEY(data.validation), String, "", Runs,
           "Validation data source, same forms as `data.train`: the mean of each output over it (`val_<output>`) "
-          "every `training.validate_every`, in the log, the outfeed file and the trace (docs/data.md)."),
+          "every `training.validate_every`, in the log, the outfeed file and the trace (docs/data.md).")
+          .as_path(),
       key(IPUTRAIN_KEY(data.validation_split), Float, 0.0, Runs,
           "Hold out this fraction of the training samples (the last ones by index) for validation instead "
           "of `data.validation`: they are never trained on.",
@@ -187,7 +190,8 @@ std::vector<KeySpec> run_keys() {
 
       key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
           "Directory for checkpoints, which records the run's config (`run.toml`); a relative path follows the path "
-          "rule (see Paths); \"\" = no checkpoints."),
+          "rule (see Paths); \"\" = no checkpoints.")
+          .as_path(),
       key(IPUTRAIN_KEY(checkpoint.every), Int, -1, Runs,
           "Save every N weight updates and at the end of training; unset = only at the end; 0 = no checkpoints "
           "(as `train --no-checkpoint`).",
@@ -224,7 +228,8 @@ std::vector<KeySpec> run_keys() {
           "Largest profile file, in bytes; a larger one is left out and listed in omitted.txt.", positive_int),
       key(IPUTRAIN_KEY(profiling.report_directory), String, "", Runs,
           "Where profile directories are made (a relative path follows the path rule, see Paths); \"\" = the "
-          "current directory."),
+          "current directory.")
+          .as_path(),
       key(IPUTRAIN_KEY(profiling.retain_control_dependencies), Bool, false, None,
           "Pass control dependencies to the scheduler.")
           .no_effect("an option of Poplar's graph profiler; the plan's reports hold no control dependencies"),

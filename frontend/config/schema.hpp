@@ -111,11 +111,14 @@ struct KeySpec {
   bool unique = false;                      //!< list elements must be distinct
   std::string reason = {};                  //!< why Refused or None (required for those)
   std::string hint = {};                    //!< what to do instead, for Refused
+  bool is_path = false;  //!< a file or folder that follows the path rule (a data source: after its `format:`)
 
   //! This row with status Refused: a non-default value fails with `why` and `instead`.
   KeySpec refused(std::string why, std::string instead) &&;
   //! This row with status None: a non-default value warns with `why`.
   KeySpec no_effect(std::string why) &&;
+  //! This row's value is a path (docs/config.md, "Paths"): written configs rebase it.
+  KeySpec as_path() &&;
 
   //! "integer >= 1", "one of \"sgd\", …", "list of integers >= 0", …: the expected value.
   std::string expected() const;

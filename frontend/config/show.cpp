@@ -1,5 +1,5 @@
-// `iputrain config show`: the effective config as TOML that loads back into the same Config, and
-// one key's value as TOML text.
+// `iputrain config show`: the effective config as TOML that loads back into the same Config (the
+// keys it did not set as comments, so that they stay unset), and one key's value as TOML text.
 #include <fmt/format.h>
 
 #include "frontend/config/rules.hpp"
@@ -17,6 +17,16 @@ std::string parent_of(const std::string& path) {
 std::string leaf_of(const std::string& path) {
   size_t dot = path.rfind('.');
   return dot == std::string::npos ? path : path.substr(dot + 1);
+}
+
+// A path as a config written anywhere must hold it to mean the same: absolute (docs/config.md, Paths).
+Value rebased(const Config& cfg, const KeySpec& k, Value v) {
+  const auto* text = std::get_if<std::string>(&v);
+  if (!k.is_path || text == nullptr || text->empty()) {
+    return v;
+  }
+  return Value(k.path.rfind("data.", 0) == 0 ? cfg.resolve_data_spec(k.path, *text, true)
+                                             : cfg.resolve_path(k.path, *text, true));
 }
 
 }  // namespace
@@ -42,9 +52,16 @@ std::string show(const Config& cfg) {
       continue;
     }
     open(parent_of(k.path));
-    const std::string reason = inactive_reason(cfg, k);
-    out += fmt::format("{}{} = {}{}\n", reason.empty() ? "" : "# ", leaf_of(k.path),
-                       toml_text(k.access.get(cfg)), reason.empty() ? "" : fmt::format("  ({})", reason));
+    // A key the config did not set is written as a comment with its value: set, some keys change
+    // what the others mean (a schedule makes the run pipelined, its accumulation count derived),
+    // so the text must read back with the same keys set to plan the same.
+    std::string reason = inactive_reason(cfg, k);
+    if (reason.empty() && !cfg.is_set(k.path)) {
+      reason = toml_text(k.access.get(cfg)) == toml_text(k.default_value) ? "default" : "not set; derived";
+    }
+    out +=
+        fmt::format("{}{} = {}{}\n", reason.empty() ? "" : "# ", leaf_of(k.path),
+                    toml_text(rebased(cfg, k, k.access.get(cfg))), reason.empty() ? "" : fmt::format("  ({})", reason));
   }
   return out;
 }

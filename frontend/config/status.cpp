@@ -13,6 +13,11 @@ KeySpec KeySpec::refused(std::string why, std::string instead) && {
   return std::move(*this);
 }
 
+KeySpec KeySpec::as_path() && {
+  is_path = true;
+  return std::move(*this);
+}
+
 KeySpec KeySpec::no_effect(std::string why) && {
   effect = Effect::None;
   reason = std::move(why);

@@ -330,7 +330,11 @@ struct Config {
   //! directory) for a value from `--set` or a default.
   std::string base_dir_of(const std::string& key_path) const;
   //! `value` (a path written in key `key_path`) resolved by that rule; "" and absolute paths unchanged.
-  std::string resolve_path(const std::string& key_path, const std::string& value) const;
+  //! With `absolute`, a relative result is made absolute (what a config written elsewhere needs).
+  std::string resolve_path(const std::string& key_path, const std::string& value, bool absolute = false) const;
+  //! A data source spec of key `key_path` ("csv:FILE") with its path resolved by that rule;
+  //! "synthetic:…" and a spec without a `format:` unchanged.
+  std::string resolve_data_spec(const std::string& key_path, const std::string& spec, bool absolute = false) const;
 };
 
 }  // namespace iputrain
