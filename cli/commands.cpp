@@ -401,6 +401,11 @@ int run_check(const CommonArgs& args) {
       fmt::print("  classes: {}\n", fmt::join(numbered, ", "));
     }
   }
+  // What train checks of the data before its first step (a batch larger than the training split).
+  if (!config.data.train.empty()) {
+    Session(model, config).check_training_data();
+    fmt::print("training data: ok\n");
+  }
   return 0;
 }
 

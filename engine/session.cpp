@@ -253,12 +253,22 @@ struct TrainLoop {
 
 }  // namespace
 
+void Session::check_training_data() {
+  Impl& s = *impl_;
+  const data::Dataset& train_data = s.split_data("train");
+  engine::Sampler(train_data.size(), s.batch, false, 0);  // throws below one micro-batch
+  if (s.settings.validation.enabled) {
+    s.split_data("validation");
+  }
+}
+
 TrainSummary Session::train(const std::function<void(const Progress&)>& on_progress) {
   Impl& s = *impl_;
   if (s.plan.graph.loss == ir::kNoValue) {
     throw Error(ErrorKind::Semantic, "the model has no `minimize` objective, so it cannot be trained", {},
                 "add `minimize LOSS` to the model");
   }
+  check_training_data();
   const data::Dataset& train_data = s.split_data("train");
   // training.steps (or epochs) counts the run from step 0: a resumed session only finishes it.
   const int64_t end = s.resumed ? std::max(s.step, planned_steps()) : s.step + planned_steps();

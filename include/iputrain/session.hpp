@@ -251,6 +251,10 @@ class Session {
   //! the host after every device execution. With checkpoint.dir set, writes a checkpoint whenever
   //! the step reaches a multiple of checkpoint.every and at the end. Throws on data or runtime errors.
   TrainSummary train(const std::function<void(const Progress&)>& on_progress = {});
+  //! The data checks train() makes before its first step, without training: the training split
+  //! (and the validation split, when validating) opens, and holds at least one micro-batch.
+  //! `iputrain check` runs them. Throws Error(Data) as train() would.
+  void check_training_data();
   //! Weight updates done so far (a resumed session counts the checkpoint's).
   int64_t step() const;
   //! Writes the training state (weights and moving statistics, optimizer state, step, loss scale,

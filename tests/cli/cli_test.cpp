@@ -39,6 +39,19 @@ TEST_CASE("check prints parameters and FLOPs of the seed's MNIST model") {
   CHECK(has(r, "FLOPs per sample (forward):"));
 }
 
+TEST_CASE("check refuses what train refuses before its first step: a batch larger than the training data") {
+  const std::string model = "../../examples/walkthrough/classifier.ipu ../../examples/walkthrough/config.toml";
+  const Run ok = iputrain("check " + model);
+  CHECK(ok.status == 0);
+  CHECK(has(ok, "training data: ok"));
+  const Run big = iputrain("check " + model + " --set data.batch_size=512");
+  CHECK(big.status == 1);
+  CHECK(has(big, "error: the dataset has 240 samples, fewer than one batch of 512"));
+  const Run train = iputrain("train " + model + " --set data.batch_size=512");
+  CHECK(train.status == 1);
+  CHECK(has(train, "error: the dataset has 240 samples, fewer than one batch of 512"));
+}
+
 TEST_CASE("train logs the outfeed and a summary, saves weights that eval reads back") {
   const std::string w = temp("tiny.safetensors");
   const Run t = iputrain("train cases/tiny.ipu cases/tiny.toml --save " + w);
