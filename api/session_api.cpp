@@ -42,7 +42,7 @@ engine::SessionConfig session_config(const Config& config) {
   out.data["data.train"] = {run.data.train, run.base_dir_of("data.train")};
   out.data["data.validation"] = {run.data.validation, run.base_dir_of("data.validation")};
   out.data["data.test"] = {run.data.test, run.base_dir_of("data.test")};
-  out.config_text = config::show(config);
+  out.config_text = config::show(config, /*rebase_paths=*/false);
   out.run_config = run_config_text(config);
   return out;
 }

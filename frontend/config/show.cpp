@@ -31,7 +31,7 @@ Value rebased(const Config& cfg, const KeySpec& k, Value v) {
 
 }  // namespace
 
-std::string show(const Config& cfg) {
+std::string show(const Config& cfg, bool rebase_paths) {
   std::string out;
   std::string table;  // the table the last line belongs to ("" = the root)
   auto open = [&](const std::string& t) {
@@ -59,9 +59,9 @@ std::string show(const Config& cfg) {
     if (reason.empty() && !cfg.is_set(k.path)) {
       reason = toml_text(k.access.get(cfg)) == toml_text(k.default_value) ? "default" : "not set; derived";
     }
-    out +=
-        fmt::format("{}{} = {}{}\n", reason.empty() ? "" : "# ", leaf_of(k.path),
-                    toml_text(rebased(cfg, k, k.access.get(cfg))), reason.empty() ? "" : fmt::format("  ({})", reason));
+    out += fmt::format("{}{} = {}{}\n", reason.empty() ? "" : "# ", leaf_of(k.path),
+                       toml_text(rebase_paths ? rebased(cfg, k, k.access.get(cfg)) : k.access.get(cfg)),
+                       reason.empty() ? "" : fmt::format("  ({})", reason));
   }
   return out;
 }

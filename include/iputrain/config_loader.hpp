@@ -27,9 +27,11 @@ Settings resolve(const Config& cfg);
 //! IPUs acquired: `ipu.auto_select_ipus`, or the size of the first `ipu.select_ipus` device.
 int64_t num_ipus(const Config& cfg);
 
-//! The effective config as TOML, every key with defaults filled in (`iputrain config show`).
-//! The text loads back into an equal Config.
-std::string show(const Config& cfg);
+//! The effective config as TOML (`iputrain config show`): every key, those the config did not set
+//! as comments; paths absolute by the path rule. The text, saved anywhere, loads back into a Config
+//! that plans the same. With `rebase_paths` false, paths stay as written (what a checkpoint records and hashes, so that
+//! a run moved to another folder resumes as the same run).
+std::string show(const Config& cfg, bool rebase_paths = true);
 //! The key's effective value as TOML text; nullopt for an unknown key or a table.
 std::optional<std::string> value_text(const Config& cfg, const std::string& key);
 
