@@ -25,12 +25,14 @@ void plan_and_train(const Model& model, const Config& config, const std::map<std
   if (plan.replicas() * plan.ipus_per_replica() > kMaxSessionIpus) {
     return;
   }
-  Session session(model, config, plan);
-  const int64_t batch = session.global_batch();
+  // Bounded before the session is made: its programs grow with the micro-batches of an execution
+  // (gradient_accumulation_count = 65536 took 30 s under ASan to build them).
+  const int64_t batch = plan.global_batch();
   if (!model.trainable() || batch <= 0 || updates_per_execution <= 0 ||
       batch > kMaxSamplesPerExecution / updates_per_execution) {
     return;
   }
+  Session session(model, config, plan);
   std::map<std::string, Field> fields;
   for (const TensorInfo& t : model.inputs()) {
     Field f{t.dtype};
