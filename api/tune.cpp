@@ -143,7 +143,7 @@ void search(Context& ctx, TuneResult& result, const Figures& input) {
   }
   result.exhaustive = result.space <= ctx.request.exhaustive_limit;
   if (input_held) {
-    ctx.seen[Point{api::tune::kInputLayout, 0, {}}] = input;
+    ctx.seen[Point{api::tune::kInputLayout, 0, {}, {}}] = input;
   }
   if (result.exhaustive) {
     api::tune::plan_points(ctx, every);

@@ -223,7 +223,7 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
 }
 
 Point frugal_point(const Context& ctx, size_t layout, size_t micro, size_t schedule, bool all) {
-  Point p{layout, micro, {}};
+  Point p{layout, micro, {}, {}};
   for (size_t k = 0; k < ctx.space.axes.size(); ++k) {
     p.knobs.push_back(secondary(k) && !all ? 0 : ctx.space.axes[k].frugal);
   }

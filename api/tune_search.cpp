@@ -264,7 +264,7 @@ std::vector<Point> all_points(const Context& ctx) {
   std::vector<Point> out;
   for (size_t l = 0; l < ctx.space.layouts.size(); ++l) {
     for (size_t m = 0; m < ctx.space.micro.size(); ++m) {
-      Point p{l, m, std::vector<size_t>(ctx.space.axes.size(), 0)};
+      Point p{l, m, std::vector<size_t>(ctx.space.axes.size(), 0), {}};
       do {
         out.push_back(p);
       } while (next_knobs(ctx, p.knobs));
