@@ -403,7 +403,7 @@ int run_check(const CommonArgs& args) {
   }
   // What train checks of the data before its first step (a batch larger than the training split).
   if (!config.data.train.empty()) {
-    Session(model, config).check_training_data();
+    Session(model, config, plan).check_training_data();  // the plan made above, not a second one
     fmt::print("training data: ok\n");
   }
   return 0;
