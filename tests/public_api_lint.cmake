@@ -50,8 +50,9 @@ foreach(rule "core:frontend|planner|engine|api|cli" "frontend:planner|engine|api
   endforeach()
 endforeach()
 # The command's include directories, from its compile command (any generator: compile_commands.json).
-# (Any of its units: with a unity build (cmake/unity.cmake) main.cpp is compiled inside a batch.)
-file(STRINGS "${BIN}/compile_commands.json" includes REGEX "\"command\": .*iputrain_cli\\.dir/[^\"]*\\.o")
+# (Any of its units, or of the REPL objects it links, iputrain_repl: with a unity build
+# (cmake/unity.cmake) main.cpp is compiled inside a batch.)
+file(STRINGS "${BIN}/compile_commands.json" includes REGEX "\"command\": .*iputrain_(cli|repl)\\.dir/[^\"]*\\.o")
 if(NOT includes)
   message(FATAL_ERROR "${BIN}/compile_commands.json has no compile command of the command (iputrain_cli)")
 endif()
