@@ -67,11 +67,19 @@ void print_test(Session& session, bool json) {
 struct TrainEnd {
   const TrainSummary& summary;
   const std::vector<std::string>& names;       // the step lines' values
-  const std::vector<double>& values;           // the last step's
+  const WindowMeans& window;                   // the log's last window: its means are the summary's
+  const std::vector<double>& last_values;      // the last step's alone (one batch): --verbose
   const std::vector<std::string>& validation;  // val_ names ({} without validation)
   double epoch = 0;
   int64_t step = 0;
+  bool verbose = false;
 };
+
+// "mean of steps 1689-1875" (or "of step 40"): what the summary's values are.
+std::string window_text(const WindowMeans& w) {
+  return w.first_step() == w.last_step() ? fmt::format("mean of step {}", w.last_step())
+                                         : fmt::format("mean of steps {}-{}", w.first_step(), w.last_step());
+}
 
 // Wall time = training (device executions) + validation + the rest (checkpoints, host work), so
 // the figures add up; the rate is over the training time alone, as on the step lines.
@@ -83,12 +91,16 @@ std::string summary_text(const TrainEnd& e) {
       "the first execution), {:.2f} s validation, {:.2f} s checkpoints and host\n",
       s.steps, s.samples, e.epoch, s.seconds, s.train_seconds, s.samples_per_second, s.steady_samples_per_second,
       s.validation_seconds, other);
-  out += fmt::format("final values (step {}):{}  lr {}", e.step, metrics_text(e.names, e.values),
+  out += fmt::format("{}:{}  lr {}", window_text(e.window), metrics_text(e.names, e.window.last_means()),
                      learning_rate_text(s.learning_rate));
   if (!s.validations.empty() && !e.validation.empty()) {
     out += metrics_text(e.validation, s.validations.back().values);
   }
-  return out + "\n";
+  out += "\n";
+  if (e.verbose && !e.last_values.empty()) {
+    out += fmt::format("last batch alone (step {}):{}\n", e.step, metrics_text(e.names, e.last_values));
+  }
+  return out;
 }
 
 nlohmann::ordered_json summary_json(const TrainEnd& e, const RunReport& report) {
@@ -104,7 +116,9 @@ nlohmann::ordered_json summary_json(const TrainEnd& e, const RunReport& report) 
   j["samples_per_second"] = s.samples_per_second;
   j["steady_samples_per_second"] = s.steady_samples_per_second;
   j["step"] = e.step;
-  j["metrics"] = metrics_json(e.names, e.values);
+  j["metrics"] = metrics_json(e.names, e.window.last_means());
+  j["metrics_steps"] = {e.window.first_step(), e.window.last_step()};
+  j["last_batch_metrics"] = metrics_json(e.names, e.last_values);
   j["learning_rate"] = learning_rate_value(s.learning_rate);
   j["validation"] = !s.validations.empty() ? metrics_json(e.validation, s.validations.back().values)
                                            : nlohmann::ordered_json::object();
@@ -314,7 +328,8 @@ int run_train(const TrainArgs& args) {
   printer.finish();
   const std::vector<std::string> validation_names =
       validating ? session.validation_names() : std::vector<std::string>{};
-  const TrainEnd end{summary, names, last_values, validation_names, last_epoch, session.step()};
+  const TrainEnd end{summary,          names,      printer.window(), last_values,
+                     validation_names, last_epoch, session.step(),   args.verbose};
   const RunReport report = session.run_report();
   fmt::print("{}", json ? summary_json(end, report).dump() + "\n" : summary_text(end));
   if (const std::string written = outfeed.finish(); !written.empty()) {

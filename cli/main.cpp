@@ -218,6 +218,7 @@ int run_parsed(const CommandTable& commands, const iputrain::cli::CommandLine& l
     for (const auto& [cmd, run] : commands) {
       if (cmd->parsed()) {
         iputrain::cli::check_file_roles(*cmd, line);
+        iputrain::cli::check_output_names(*cmd, line);
         return run();
       }
     }
@@ -258,6 +259,10 @@ int main(int argc, char** argv) {
     // An unknown word gets a located message with the nearest valid one; CLI11 words the rest.
     if (e.get_exit_code() != 0) {
       if (const std::optional<iputrain::Error> why = iputrain::cli::explain_refusal(app, line)) {
+        std::cerr << why->render();
+        return 2;
+      }
+      if (const std::optional<iputrain::Error> why = iputrain::cli::explain_missing_path(e.what(), line)) {
         std::cerr << why->render();
         return 2;
       }

@@ -92,9 +92,9 @@ OutfeedFile::~OutfeedFile() {
   for (auto& s : spools_) {
     if (s->out.is_open()) {
       s->out.close();
-      std::error_code ec;
-      fs::remove(s->part_path, ec);  // a run that failed leaves no half file behind
     }
+    std::error_code ec;
+    fs::remove(s->part_path, ec);  // a run that failed (or a final file that could not be written) leaves no half file
   }
 }
 
@@ -222,9 +222,10 @@ std::string OutfeedFile::finish() {
     if (!s.out) {
       throw Error(ErrorKind::Io, fmt::format("cannot write {}", s.part_path), {}, "is the disk full?");
     }
-    std::error_code ec;
+    // The final file, written as every output file is (iputrain::AtomicFile): the .npy header
+    // needs the element count, known now, in front of the spooled data.
+    AtomicFile out(s.final_path, "the outfeed to ");
     if (!csv_) {
-      // The header needs the element count: written now, in front of the spooled data.
       std::vector<int64_t> dims = {rows_};
       const bool rates = k + 1 == spools_.size();  // the learning rates: one per element, not per replica
       if (layout_.replicas > 1 && !rates) {
@@ -233,23 +234,20 @@ std::string OutfeedFile::finish() {
       if (k < shapes_.size() && !rates) {
         dims.insert(dims.end(), shapes_[k].begin(), shapes_[k].end());
       }
-      const std::string whole = s.part_path + ".npy";
-      {
-        std::ofstream out(whole, std::ios::binary | std::ios::trunc);
-        std::ifstream data(s.part_path, std::ios::binary);
-        out << npy_header("<f4", dims) << data.rdbuf();
-        if (!out) {
-          throw Error(ErrorKind::Io, fmt::format("cannot write {}", whole), {}, "is the disk full?");
-        }
-      }
-      fs::remove(s.part_path, ec);
-      fs::rename(whole, s.final_path, ec);
-    } else {
-      fs::rename(s.part_path, s.final_path, ec);
+      const std::string header = npy_header("<f4", dims);
+      out.write(header.data(), header.size());
     }
-    if (ec) {
-      throw Error(ErrorKind::Io, fmt::format("cannot move the outfeed into {}: {}", s.final_path, ec.message()));
+    std::ifstream data(s.part_path, std::ios::binary);
+    std::vector<char> chunk(1 << 20);
+    while (data.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || data.gcount() > 0) {
+      out.write(chunk.data(), static_cast<size_t>(data.gcount()));
     }
+    if (data.bad()) {
+      throw Error(ErrorKind::Io, fmt::format("cannot read back the spooled outfeed {}", s.part_path));
+    }
+    out.commit();
+    std::error_code ec;
+    fs::remove(s.part_path, ec);
   }
   std::vector<std::string> paths;
   for (const auto& s : spools_) {

@@ -73,15 +73,43 @@ nlohmann::ordered_json step_json(const StepLine& s) {
   return j;
 }
 
-ProgressPrinter::ProgressPrinter(std::vector<std::string> names, int64_t total_steps, int64_t log_every,
-                                 bool enabled, bool terminal, bool every_record)
+ProgressPrinter::ProgressPrinter(std::vector<std::string> names, int64_t total_steps, int64_t log_every, bool enabled,
+                                 bool terminal, bool every_record)
     : names_(std::move(names)),
       total_(total_steps),
-      every_(log_every > 0 ? log_every : std::max<int64_t>(1, (total_steps + 9) / 10)),
       enabled_(enabled),
       terminal_(terminal),
-      every_record_(every_record),
-      sums_(names_.size(), 0.0) {}
+      window_(names_.size(), log_interval(total_steps, log_every), every_record) {}
+
+int64_t log_interval(int64_t total_steps, int64_t log_every) {
+  return log_every > 0 ? log_every : std::max<int64_t>(1, (total_steps + 9) / 10);
+}
+
+bool WindowMeans::add(const StepRecord& r, int64_t total_steps) {
+  for (size_t k = 0; k < sums_.size() && k < r.values.size(); ++k) {
+    sums_[k] += r.values[k];
+  }
+  first_ = count_ == 0 ? r.step : first_;
+  last_ = r.step;
+  ++count_;
+  return every_record_ || r.step % every_ == 0 || r.step == total_steps;
+}
+
+std::vector<double> WindowMeans::means() const {
+  std::vector<double> out;
+  for (double sum : sums_) {
+    out.push_back(count_ > 0 ? sum / static_cast<double>(count_) : 0.0);
+  }
+  return out;
+}
+
+void WindowMeans::close() {
+  last_means_ = means();
+  last_first_ = first_;
+  last_last_ = last_;
+  std::fill(sums_.begin(), sums_.end(), 0.0);
+  count_ = 0;
+}
 
 double ProgressPrinter::eta_seconds(const Progress& p, int64_t step) const {
   const int64_t done = p.step - first_step_;
@@ -92,7 +120,12 @@ double ProgressPrinter::eta_seconds(const Progress& p, int64_t step) const {
 }
 
 void ProgressPrinter::update(const Progress& p) {
-  if (!enabled_) {
+  if (!enabled_) {  // no log, but the windows the summary reports
+    for (const StepRecord& r : p.records) {
+      if (window_.add(r, p.total_steps)) {
+        window_.close();
+      }
+    }
     return;
   }
   if (!p.records.empty() && !p.records.back().values.empty()) {
@@ -101,25 +134,18 @@ void ProgressPrinter::update(const Progress& p) {
   }
   const bool json = format_ == LogFormat::Json;
   for (const StepRecord& r : p.records) {
-    for (size_t k = 0; k < sums_.size() && k < r.values.size(); ++k) {
-      sums_[k] += r.values[k];
-    }
-    ++count_;
-    if (!every_record_ && r.step % every_ != 0 && r.step != p.total_steps) {
+    if (!window_.add(r, p.total_steps)) {
       continue;
     }
     StepLine s{r.step,
                total_,
                epoch_of(r.step, p),
                names_,
-               {},
+               window_.means(),
                r.learning_rate,
                p.samples_per_second,
                p.elapsed_seconds,
                eta_seconds(p, std::max(r.step, p.step))};
-    for (double sum : sums_) {
-      s.values.push_back(sum / static_cast<double>(count_));
-    }
     // The rate since the previous line, over the device executions alone (a line inside an
     // execution has only that execution's).
     if (p.samples > line_samples_ && p.train_seconds > line_seconds_) {
@@ -129,8 +155,7 @@ void ProgressPrinter::update(const Progress& p) {
     }
     fmt::print("{}{}\n", bar_shown_ ? "\r\033[K" : "", json ? step_json(s).dump() : step_text(s));
     bar_shown_ = false;
-    std::fill(sums_.begin(), sums_.end(), 0.0);
-    count_ = 0;
+    window_.close();
   }
   if (!validation_names_.empty()) {
     for (const ValidationRecord& v : p.validations) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <regex>
@@ -294,6 +295,72 @@ std::optional<Error> explain_refusal(const CLI::App& app, const CommandLine& lin
         fmt::format("the commands: {} (add --help to one for its arguments)", quoted_list(names)));
   }
   return std::nullopt;
+}
+
+std::optional<Error> explain_missing_path(const std::string& cli11_message, const CommandLine& line) {
+  static const std::regex kMissing(R"(^(\S+): (File|Path|Directory) does not exist: (.*)$)");
+  std::smatch m;
+  if (!std::regex_search(cli11_message, m, kMissing)) {
+    return std::nullopt;
+  }
+  const std::string role = m[1].str();
+  const std::string path = m[3].str();
+  size_t at = line.find(path);
+  for (size_t i = 1; at == 0 && i < line.words.size(); ++i) {  // --weights=PATH
+    const std::string& w = line.words[i];
+    if (w.size() > path.size() && w.compare(w.size() - path.size(), path.size(), path) == 0 &&
+        w[w.size() - path.size() - 1] == '=') {
+      at = i;
+    }
+  }
+  const std::string what = role == "model" ? "model file"
+                           : role == "config"
+                               ? "config file"
+                               : fmt::format("{} path", role.rfind('-', 0) == 0 ? role : "`" + role + "`");
+  namespace fs = std::filesystem;
+  const fs::path given(path);
+  const fs::path folder = given.parent_path().empty() ? fs::path(".") : given.parent_path();
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec)) {
+    names.push_back(it->path().filename().string());
+  }
+  const std::string near = nearest_name(given.filename().string(), names);
+  std::string hint;
+  if (!near.empty()) {
+    hint = fmt::format("did you mean `{}`?", (given.parent_path() / near).string());
+  } else if (ec || !fs::is_directory(folder)) {
+    hint = fmt::format(
+        "the folder `{}` does not exist either; a path on the command line is relative to the "
+        "current folder, {}",
+        folder.string(), fs::current_path(ec).string());
+  } else {
+    hint = fmt::format(
+        "nothing of a similar name in `{}`; a path on the command line is relative to the current "
+        "folder, {}",
+        folder.string(), fs::current_path(ec).string());
+  }
+  return line.error_at(at == 0 ? line.words.size() : at, fmt::format("{} `{}` does not exist", what, path), hint);
+}
+
+void check_output_names(const CLI::App& command, const CommandLine& line) {
+  const CLI::Option* opt = command.get_name() == "predict" ? command.get_option_no_throw("--output") : nullptr;
+  if (opt == nullptr) {
+    return;
+  }
+  for (const std::string& value : opt->results()) {
+    const std::string ext = std::filesystem::path(value).extension().string();
+    const bool file_like = value.find('/') != std::string::npos || ext == ".csv" || ext == ".npy" || ext == ".npz" ||
+                           ext == ".txt" || ext == ".json" || ext == ".safetensors";
+    if (!file_like) {
+      continue;
+    }
+    size_t at = line.find(value);
+    at = at != 0 ? at : line.find("--output=" + value);
+    throw line.error_at(at == 0 ? line.words.size() : at,
+                        fmt::format("`--output` names a value of the model to write, not a file: `{}`", value),
+                        fmt::format("write the file with `-o {}` (and pick the values with --output NAME)", value));
+  }
 }
 
 void check_file_roles(const CLI::App& command, const CommandLine& line) {

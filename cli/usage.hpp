@@ -33,10 +33,19 @@ struct CommandLine {
 //! nullopt when every word is known (CLI11's own message then says what is wrong).
 std::optional<Error> explain_refusal(const CLI::App& app, const CommandLine& line);
 
+//! CLI11's refusal of a path that does not exist (`model: File does not exist: X`, from an
+//! ExistingFile or ExistingPath check), located on the command line, with the nearest name in that
+//! folder or, when none is near, the folder the path was read from. nullopt for other messages.
+std::optional<Error> explain_missing_path(const std::string& cli11_message, const CommandLine& line);
+
 //! Refuses a MODEL or CONFIG argument of `command` that holds the other kind of file, told by its
 //! content (a model's first statement, a TOML key or table) and else by its extension: swapped
 //! arguments are named as such. Throws Error(Usage).
 void check_file_roles(const CLI::App& command, const CommandLine& line);
+
+//! Refuses a file path given to `predict --output` (which names values of the model to write): the
+//! hint points to `-o`, which writes the file. Throws Error(Usage).
+void check_output_names(const CLI::App& command, const CommandLine& line);
 
 //! The note printed after an error that tells the user to launch with mpirun, when this process
 //! runs as root: Open MPI's mpirun refuses root without --allow-run-as-root ("" otherwise).

@@ -18,11 +18,6 @@ namespace iputrain {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& path, const std::string& what, int err) {
-  throw Error(ErrorKind::Io, fmt::format("cannot write `{}`: {}: {}", path, what, std::strerror(err)), {},
-              "check that the folder exists and is writable");
-}
-
 int injected(bool at_create, std::string_view path) {
   const char* v = std::getenv("IPUTRAIN_FAULT_WRITE_ERROR");
   if (v == nullptr) {
@@ -47,46 +42,87 @@ int injected(bool at_create, std::string_view path) {
 int injected_create_error(std::string_view path) { return injected(true, path); }
 int injected_write_error(std::string_view path) { return injected(false, path); }
 
-void write_file_atomically(const std::string& path, std::string_view text) {
-  const std::filesystem::path target(path);
-  const std::filesystem::path dir = target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  std::string tmp = (dir / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
-  if (const int err = injected_create_error(path)) {
-    fail(path, "cannot create a temporary file next to it", err);
+AtomicFile::AtomicFile(std::string path, std::string what) : path_(std::move(path)), what_(std::move(what)) {
+  const std::filesystem::path target(path_);
+  dir_ = target.has_parent_path() ? target.parent_path().string() : std::string(".");
+  tmp_ = (std::filesystem::path(dir_) / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
+  if (const int err = injected_create_error(path_)) {
+    fail("cannot create a temporary file next to it", err);
   }
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    fail(path, "cannot create a temporary file next to it", errno);
+  fd_ = ::mkstemp(tmp_.data());
+  if (fd_ < 0) {
+    fail("cannot create a temporary file next to it", errno);
   }
-  const int fault = injected_write_error(path);
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = fault != 0 ? (errno = fault, -1) : ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) {
+  fault_ = injected_write_error(path_);
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(tmp_.c_str());
+  }
+}
+
+void AtomicFile::fail(const char* step, int err) {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    fd_ = -1;
+    ::unlink(tmp_.c_str());
+  }
+  throw Error(ErrorKind::Io, fmt::format("cannot write {}`{}`: {}: {}", what_, path_, step, std::strerror(err)), {},
+              "check that the folder exists and is writable");
+}
+
+void AtomicFile::write(const void* data, size_t n) {
+  if (fault_ != 0) {
+    fail("write failed", fault_);
+  }
+  const auto* p = static_cast<const char*>(data);
+  while (n > 0) {
+    const ssize_t w = ::write(fd_, p, n);
+    if (w < 0 && errno == EINTR) {
       continue;
     }
-    if (n <= 0) {
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail(path, "write failed", err);
+    if (w <= 0) {
+      fail("write failed", w < 0 ? errno : EIO);
     }
-    done += static_cast<size_t>(n);
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+void AtomicFile::commit() {
+  if (fault_ != 0) {  // nothing was written: an empty file fails where its first write would
+    fail("write failed", fault_);
   }
   // mkstemp creates the file 0600; an output file should be as readable as any other.
-  ::fchmod(fd, 0644);
-  const bool synced = ::fsync(fd) == 0;
-  const int sync_err = errno;
-  if (::close(fd) != 0 || !synced) {
-    const int err = synced ? errno : sync_err;
-    ::unlink(tmp.c_str());
-    fail(path, "flushing it failed", err);
+  ::fchmod(fd_, 0644);
+  if (::fsync(fd_) != 0) {
+    fail("flushing it failed", errno);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) {
     const int err = errno;
-    ::unlink(tmp.c_str());
-    fail(path, "rename failed", err);
+    ::unlink(tmp_.c_str());
+    fail("flushing it failed", err);
   }
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp_.c_str());
+    fail("rename failed", err);
+  }
+  // Make the rename itself durable.
+  if (const int dfd = ::open(dir_.c_str(), O_RDONLY | O_DIRECTORY); dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
+  }
+}
+
+void write_file_atomically(const std::string& path, std::string_view text) {
+  AtomicFile file(path);
+  file.write(text.data(), text.size());
+  file.commit();
 }
 
 void prepare_output(const std::string& path, std::string_view flag, bool is_dir) {

@@ -129,7 +129,9 @@ TensorType Elaborator::tensor_type(const ast::TypeExpr& t, Scope& scope, const c
     const Value v = eval(*d, scope);
     const int64_t n = expect_int(v, g_, d->span, "a dimension");
     if (n <= 0) {
-      fail(d->span, fmt::format("dimensions must be positive, got {}", n));
+      fail(d->span, fmt::format("dimensions must be positive, got {}", n),
+           "a tensor has at least one element along each dimension: iputrain has no empty tensors "
+           "(docs/language.md, Tensors)");
     }
     out.shape.push_back(n);
   }

@@ -1,15 +1,12 @@
 #include "core/write_file.hpp"
 #include "engine/data/safetensors.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -29,12 +26,6 @@ const char* kFormatHint = "the file is not a valid safetensors weight file; it m
   throw Error(ErrorKind::Data, fmt::format("`{}`: {}", path, what), {}, kFormatHint);
 }
 
-[[noreturn]] void io_error(const std::string& path, const std::string& what) {
-  throw Error(ErrorKind::Io,
-              fmt::format("cannot write weights to `{}`: {}: {}", path, what, std::strerror(errno)), {},
-              "check that the directory exists and is writable");
-}
-
 bool parse_safetensors_dtype(const std::string& s, DType& out) {
   for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I32, DType::Bool}) {
     if (s == safetensors_dtype(t)) {
@@ -43,21 +34,6 @@ bool parse_safetensors_dtype(const std::string& s, DType& out) {
     }
   }
   return false;
-}
-
-void write_all(int fd, const std::string& path, const void* data, size_t n) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  while (n > 0) {
-    ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) {
-        continue;
-      }
-      io_error(path, "write failed");
-    }
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
 }
 
 }  // namespace
@@ -130,60 +106,22 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
     len[i] = static_cast<uint8_t>(static_cast<uint64_t>(text.size()) >> (8 * i));
   }
 
-  const std::filesystem::path target(path);
-  const std::filesystem::path dir =
-      target.has_parent_path() ? target.parent_path() : std::filesystem::path(".");
-  std::string tmp = (dir / fmt::format(".{}.tmp.XXXXXX", target.filename().string())).string();
-  if (const int err = injected_create_error(path)) {
-    errno = err;
-    io_error(path, "cannot create a temporary file next to it");
-  }
-  int fd = ::mkstemp(tmp.data());
-  if (fd < 0) {
-    io_error(path, "cannot create a temporary file next to it");
-  }
-  try {
-    const uint64_t total = 8 + text.size() + offset;
-    uint64_t written = 0;
-    auto piece = [&](const void* data, size_t n) {
-      if (const int err = injected_write_error(path); err != 0 && written > 0) {
-        errno = err;  // a full disk after the first piece: a half-written temporary file
-        io_error(path, "write failed");
-      }
-      write_all(fd, path, data, n);
-      written += n;
-      if (on_write) {
-        on_write(written, total);
-      }
-    };
-    piece(len, 8);
-    piece(text.data(), text.size());
-    for (const NamedTensor* t : sorted) {
-      piece(t->bytes.data(), t->bytes.size());
+  AtomicFile file(path, "weights to ");
+  const uint64_t total = 8 + text.size() + offset;
+  uint64_t written = 0;
+  auto piece = [&](const void* data, size_t n) {
+    file.write(data, n);
+    written += n;
+    if (on_write) {
+      on_write(written, total);
     }
-    if (::fsync(fd) != 0) {
-      io_error(path, "fsync failed");
-    }
-  } catch (...) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    throw;
+  };
+  piece(len, 8);
+  piece(text.data(), text.size());
+  for (const NamedTensor* t : sorted) {
+    piece(t->bytes.data(), t->bytes.size());
   }
-  ::fchmod(fd, 0644);
-  if (::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    io_error(path, "close failed");
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    io_error(path, "rename failed");
-  }
-  // Make the rename itself durable.
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
+  file.commit();
 }
 
 namespace {

@@ -118,6 +118,26 @@ TEST_CASE("a full disk during a checkpoint is an error and the checkpoints alrea
             .status == 0);
 }
 
+TEST_CASE("the outfeed is written as every file is: a full disk leaves neither it nor a temporary file") {
+  // Issue 44: one atomic writer (iputrain::AtomicFile) for the engine's files and the command's.
+  const fs::path dir = fresh_dir("outfeed");
+  for (const char* name : {"o.npy", "o.csv"}) {
+    CAPTURE(name);
+    const fs::path out = dir / name;
+    const Run r = iputrain("train " + kCase + "-q --no-eval --outfeed " + out.string(), "2>&1",
+                           "IPUTRAIN_FAULT_WRITE_ERROR=ENOSPC IPUTRAIN_FAULT_WRITE_PATH=" + dir.string());
+    CHECK(r.status == 1);
+    CHECK(has(r.out, "error: cannot write the outfeed to `" + (dir / "o").string()));  // o.npy, o.loss.npy, ...
+    CHECK(has(r.out, "`: write failed: No space left on device"));
+    CHECK(names_in(dir).empty());
+    // Without the fault the same run writes it.
+    CHECK(iputrain("train " + kCase + "-q --no-eval --outfeed " + out.string()).status == 0);
+    CHECK(!names_in(dir).empty());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+}
+
 TEST_CASE("--save into a read-only folder is an error and the file already there is untouched") {
   const fs::path dir = fresh_dir("erofs");
   const fs::path weights = dir / "w.safetensors";

@@ -231,3 +231,35 @@ TEST_CASE("--help and --version still exit 0 and a bad value keeps CLI11's messa
   CHECK(split.status == 2);
   CHECK(split.out.find("--split: tset not in {test,train,validation}") != std::string::npos);
 }
+
+TEST_CASE("a file that does not exist is located on the command line, with the nearest name") {
+  // Issue 44, item 10: CLI11's raw "model: File does not exist: …" before.
+  const Run typo = stderr_of("check cases/tiny.ipu cases/tiny.tml");
+  CHECK(typo.status == 2);
+  CHECK(typo.out ==
+        "command line:1:31: error: config file `cases/tiny.tml` does not exist\n"
+        "    iputrain check cases/tiny.ipu cases/tiny.tml\n"
+        "                                  ^~~~~~~~~~~~~~\n"
+        "hint: did you mean `cases/tiny.toml`?\n");
+  const Run folder = stderr_of("train no_such_folder/m.ipu cases/tiny.toml");
+  CHECK(folder.status == 2);
+  CHECK(folder.out.find("error: model file `no_such_folder/m.ipu` does not exist") != std::string::npos);
+  CHECK(folder.out.find("hint: the folder `no_such_folder` does not exist either; a path on the command line is "
+                        "relative to the current folder, ") != std::string::npos);
+  const Run weights = stderr_of("eval " + kFiles + " --weights=nothing_like_it.safetensors");
+  CHECK(weights.status == 2);
+  CHECK(weights.out.find("error: --weights path `nothing_like_it.safetensors` does not exist") != std::string::npos);
+  CHECK(weights.out.find("^~~~") != std::string::npos);
+}
+
+TEST_CASE("predict --output given a file name points to -o") {
+  // Issue 44, item 10: `--output preds.csv` was taken as a value name of the model.
+  const Run r = stderr_of("predict " + kFiles + " --output preds.csv");
+  CHECK(r.status == 2);
+  CHECK(r.out ==
+        "command line:1:58: error: `--output` names a value of the model to write, not a file: `preds.csv`\n"
+        "    iputrain predict cases/tiny.ipu cases/tiny.toml --output preds.csv\n"
+        "                                                             ^~~~~~~~~\n"
+        "hint: write the file with `-o preds.csv` (and pick the values with --output NAME)\n");
+  CHECK(!std::filesystem::exists("preds.csv"));
+}

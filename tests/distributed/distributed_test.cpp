@@ -143,9 +143,10 @@ std::string tail(const std::string& out) { return out.size() > 3000 ? out.substr
 
 bool has(const std::string& out, const std::string& what) { return out.find(what) != std::string::npos; }
 
-// The summary's line with the last step's values ("final values (step 6):  loss …").
+// The summary's line with the last log window's values ("mean of steps 4-6:  loss …").
 std::string final_values(const std::string& out) {
-  const size_t at = out.find("final values (step");
+  const size_t line = out.find("\nmean of step");
+  const size_t at = line == std::string::npos ? line : line + 1;
   return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
 }
 
