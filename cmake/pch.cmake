@@ -3,7 +3,7 @@
 # computation: compared object by object with a build without it, the floating-point instructions
 # are the same (bench/README.md); inlining elsewhere may differ.
 #
-#   iputrain_precompile_library(target [COLD])     a stage library: the headers of the library PCH;
+#   iputrain_precompile_library(target [COLD [FUZZED]])  a stage library: the headers of the library PCH;
 #                                           the first library to ask builds it, the others reuse it
 #   iputrain_precompile_executable(target [TEST] [COLD])  a program (the command, a test with TEST):
 #                                           the headers of the program (or test) PCH, built once, by
@@ -11,13 +11,13 @@
 #
 # COLD marks code whose speed is not the product's (the command line, the model and config parsers,
 # reports, tests): in a Release build it compiles at -O1, which spends a third less time in code
-# generation than -O3. No kernel, optimizer or engine code is COLD. GCC takes the optimisation level
+# generation than -O3, and the tests' own code at -O0. No kernel, optimizer or engine code is COLD. GCC takes the optimisation level
 # from the PCH it reads, so COLD targets share PCHs of their own, built at -O1.
 # The sanitizer trees (tests/fuzz/run_sanitized.sh, tests/engine/run_tsan.cmake) set
-# IPUTRAIN_COLD_O0: there the cold programs (the command, the REPL's objects, the tests) compile at
-# -O0, 2.5 times faster than at their -O1 (a test unit under clang ASan + UBSan: 27.1 s against
-# 11.0 s of CPU) and instrumented all the same; the cold libraries keep the tree's level, since the
-# fuzzers spend their inputs in the parsers.
+# IPUTRAIN_COLD_O0: there cold code compiles at -O0, 2.5 times faster than at the trees' -O1 (a test
+# unit under clang ASan + UBSan: 27.1 s against 11.0 s of CPU; the config library's toml++ unit was
+# 148 s in the last CI) and instrumented all the same. FUZZED cold code (the model parser and its
+# grammar, where the model and program fuzzers spend their inputs) keeps the tree's level.
 #
 # -DCMAKE_DISABLE_PRECOMPILE_HEADERS=ON turns them off (each unit then includes what it needs, as
 # it must anyway: a header the PCH brings is no excuse for a missing #include).
@@ -41,9 +41,11 @@ set(IPUTRAIN_PCH_TEST ${IPUTRAIN_PCH_COMMON} <doctest/doctest.h>)
 
 option(IPUTRAIN_COLD_O0 "Compile cold code (COLD targets) at -O0: the sanitizer trees" OFF)
 
-# iputrain_cold(target [PROGRAM]): the target's code is cold (see above); also for targets without a PCH.
+# iputrain_cold(target [FUZZED] [TEST]): the target's code is cold (see above); also for targets
+# without a PCH. TEST: a test program's own code, at -O0 in every tree (half of the main tree's
+# compile was the tests'; what they check runs in the libraries, at the tree's level).
 function(iputrain_cold target)
-  if(IPUTRAIN_COLD_O0 AND "PROGRAM" IN_LIST ARGN)
+  if("TEST" IN_LIST ARGN OR (IPUTRAIN_COLD_O0 AND NOT "FUZZED" IN_LIST ARGN))
     target_compile_options(${target} PRIVATE -O0)
   elseif(NOT IPUTRAIN_COLD_O0)
     target_compile_options(${target} PRIVATE $<$<CONFIG:Release>:-O1>)
@@ -52,11 +54,12 @@ endfunction()
 
 function(iputrain_precompile_ kind target cold)
   set(host_key ${kind})
-  if(cold AND kind STREQUAL "LIBRARY")
-    iputrain_cold(${target})
-  elseif(cold)
-    iputrain_cold(${target} PROGRAM)
+  if(cold)
+    iputrain_cold(${target} ${ARGN} ${kind})
     set(host_key ${kind}_COLD)
+    if(IPUTRAIN_COLD_O0 AND "FUZZED" IN_LIST ARGN)  # compiled at another level there: a PCH of its own
+      set(host_key ${kind}_COLD_FUZZED)
+    endif()
   endif()
   if(CMAKE_DISABLE_PRECOMPILE_HEADERS)
     return()
@@ -72,12 +75,17 @@ function(iputrain_precompile_ kind target cold)
   endif()
 endfunction()
 
+# iputrain_precompile_library(target [COLD [FUZZED]])
 function(iputrain_precompile_library target)
   set(cold OFF)
   if("COLD" IN_LIST ARGN)
     set(cold ON)
   endif()
-  iputrain_precompile_(LIBRARY ${target} ${cold})
+  set(fuzzed)
+  if("FUZZED" IN_LIST ARGN)
+    set(fuzzed FUZZED)
+  endif()
+  iputrain_precompile_(LIBRARY ${target} ${cold} ${fuzzed})
 endfunction()
 
 # iputrain_precompile_executable(target [TEST] [COLD])

@@ -156,3 +156,34 @@ TEST_CASE("a relative checkpoint directory made by the run takes all its checkpo
   CHECK(names_in(work / "runs" / "a").size() == 4);
   CHECK(bytes_of(work / "resumed.safetensors") == bytes_of(work / "whole.safetensors"));
 }
+
+TEST_CASE("round trips: export of the last checkpoint gives the bytes --save wrote at the same step") {
+  // Issue 44: what one command writes, another reads back to the same bytes.
+  const fs::path dir = fresh_dir("round_trip");
+  const std::string saved = (dir / "saved.safetensors").string();
+  REQUIRE(iputrain("train " + kCase + "-q --no-eval --set checkpoint.dir=" + (dir / "ck").string() + " --save " + saved)
+              .status == 0);
+  const std::string exported = (dir / "exported.safetensors").string();
+  REQUIRE(iputrain("export " + kCase + "--from " + (dir / "ck").string() + " -o " + exported).status == 0);
+  CHECK(bytes_of(exported) == bytes_of(saved));
+}
+
+TEST_CASE("a run resumed through a symlink to its checkpoint directory ends on the whole run's bytes") {
+  const fs::path work = fresh_dir("symlink");
+  fs::create_directories(work / "real");
+  fs::create_directory_symlink(work / "real", work / "link");
+  const std::string whole = (work / "whole.safetensors").string();
+  REQUIRE(iputrain("train " + kCase + "-q --no-eval --save " + whole).status == 0);
+  const std::string link = (work / "link").string();
+  const Run first = iputrain("train " + kCase +
+                             "-q --no-eval --set training.steps=6 --set checkpoint.every=3 "
+                             "--set checkpoint.dir=" +
+                             link);
+  REQUIRE_MESSAGE(first.status == 0, first.out);
+  // Resumed with the real path as the checkpoint directory and the link to resume from: one run.
+  const std::string resumed = (work / "resumed.safetensors").string();
+  const Run rest = iputrain("train " + kCase + "-q --no-eval --set checkpoint.every=3 --set checkpoint.dir=" +
+                            (work / "real").string() + " --resume " + link + " --save " + resumed);
+  REQUIRE_MESSAGE(rest.status == 0, rest.out);
+  CHECK(bytes_of(resumed) == bytes_of(whole));
+}

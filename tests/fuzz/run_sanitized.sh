@@ -31,6 +31,13 @@ SLOW_RUNS="examples.lenet_one_epoch_accuracy|examples.tiny_lm_loss_falls"
 # group; 380 s of the last CI's sanitizer parts against 62 s plain). Memory safety of every op's
 # forward and gradient is core_test's (op reference and finite-difference tests, in the core part).
 SAME_PROPERTY="zoo\.|diff\.ops|test_cli_configs.config show"
+# Runs whose code the sanitizers see through cheaper tests, each of which repeats one path many
+# times (issue 43: together 360 s of the last CI's 1,400 s of parts): the key walk (a CLI run per
+# schema key, 261 s; fuzz.run's config_values draws keys of the schema and their edge values, then
+# plans and trains, under the same sanitizers), the usage check of every key's leaf tried as an
+# option (a parse per key; the usage tests' other cases run that code) and LeNet on the portable
+# GEMM (core_test runs every op case through the portable GEMM).
+SAME_PATHS="test_cli_keys\.every|test_cli\.every config key whose last part|examples\.lenet_loss_falls_portable_gemm"
 
 # The tree's one configuration (run_fuzz.sh configures through it too, so the two never differ and
 # fuzz.run builds nothing again).
@@ -69,6 +76,6 @@ case $MODE in
       exclude+=")$"
       select=(-L "^$LABEL$")
     fi
-    ctest --test-dir "$BIN" -j1 --no-tests=error --output-on-failure "${select[@]}" -LE "$exclude" -E "$SLOW_RUNS|$SAME_PROPERTY" ;;
+    ctest --test-dir "$BIN" -j1 --no-tests=error --output-on-failure "${select[@]}" -LE "$exclude" -E "$SLOW_RUNS|$SAME_PROPERTY|$SAME_PATHS" ;;
   *) echo "usage: run_sanitized.sh configure|build|part SRC BIN [LABEL]" >&2; exit 2 ;;
 esac
