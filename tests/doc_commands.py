@@ -18,7 +18,9 @@ other command runs, so a new one is tested unless its author marks it.
 How it runs. Each document gets its own scratch folder: a copy of the repository's files (not its
 tests, its .git or its build trees), `build` linked to BUILD_DIR, and `iputrain` on the PATH. The
 document's commands run there in order, each with `bash -c` (a pipeline's status is its last
-command's, as in a shell), so the files one writes are there for the next. Open MPI may run as root (CI's containers are root).
+command's, as in a shell), so the files one writes are there for the next. Open MPI may run as
+root (CI's containers are root), and its processes yield the core while they wait (CI runs other
+tests beside this one).
 
 What is checked.
 - The exit status: non-zero exactly when the output the document shows holds an `error:` line.
@@ -215,7 +217,7 @@ def main():
     os.symlink(os.path.join(build, "iputrain"), link)
     env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""), OMPI_ALLOW_RUN_AS_ROOT="1",
                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1",
-               OMPI_MCA_btl_vader_single_copy_mechanism="none")
+               OMPI_MCA_btl_vader_single_copy_mechanism="none", OMPI_MCA_mpi_yield_when_idle="1")
     all_failures, total_ran, total_marked = [], 0, 0
     for doc in docs:
         failures, ran, marked = run_doc(source, build, work, doc, env)
