@@ -91,7 +91,7 @@ std::string summary_text(const TrainEnd& e) {
       "the first execution), {:.2f} s validation, {:.2f} s checkpoints and host\n",
       s.steps, s.samples, e.epoch, s.seconds, s.train_seconds, s.samples_per_second, s.steady_samples_per_second,
       s.validation_seconds, other);
-  out += fmt::format("{}:{}  lr {}", window_text(e.window), metrics_text(e.names, e.window.last_means()),
+  out += fmt::format("{}:{}  lr {}", window_text(e.window), metrics_text(e.names, e.window.means()),
                      learning_rate_text(s.learning_rate));
   if (!s.validations.empty() && !e.validation.empty()) {
     out += metrics_text(e.validation, s.validations.back().values);
@@ -116,7 +116,7 @@ nlohmann::ordered_json summary_json(const TrainEnd& e, const RunReport& report) 
   j["samples_per_second"] = s.samples_per_second;
   j["steady_samples_per_second"] = s.steady_samples_per_second;
   j["step"] = e.step;
-  j["metrics"] = metrics_json(e.names, e.window.last_means());
+  j["metrics"] = metrics_json(e.names, e.window.means());
   j["metrics_steps"] = {e.window.first_step(), e.window.last_step()};
   j["last_batch_metrics"] = metrics_json(e.names, e.last_values);
   j["learning_rate"] = learning_rate_value(s.learning_rate);

@@ -79,13 +79,14 @@ ProgressPrinter::ProgressPrinter(std::vector<std::string> names, int64_t total_s
       total_(total_steps),
       enabled_(enabled),
       terminal_(terminal),
-      window_(names_.size(), log_interval(total_steps, log_every), every_record) {}
-
-int64_t log_interval(int64_t total_steps, int64_t log_every) {
-  return log_every > 0 ? log_every : std::max<int64_t>(1, (total_steps + 9) / 10);
-}
+      window_(names_.size(), log_every > 0 ? log_every : std::max<int64_t>(1, (total_steps + 9) / 10), every_record) {}
 
 bool WindowMeans::add(const StepRecord& r, int64_t total_steps) {
+  if (closed_) {
+    std::fill(sums_.begin(), sums_.end(), 0.0);
+    count_ = 0;
+    closed_ = false;
+  }
   for (size_t k = 0; k < sums_.size() && k < r.values.size(); ++k) {
     sums_[k] += r.values[k];
   }
@@ -103,12 +104,25 @@ std::vector<double> WindowMeans::means() const {
   return out;
 }
 
-void WindowMeans::close() {
-  last_means_ = means();
-  last_first_ = first_;
-  last_last_ = last_;
-  std::fill(sums_.begin(), sums_.end(), 0.0);
-  count_ = 0;
+void ProgressPrinter::print_step(const StepRecord& r, const Progress& p, bool json) {
+  StepLine s{r.step,
+             total_,
+             epoch_of(r.step, p),
+             names_,
+             window_.means(),
+             r.learning_rate,
+             p.samples_per_second,
+             p.elapsed_seconds,
+             eta_seconds(p, std::max(r.step, p.step))};
+  // The rate since the previous line, over the device executions alone (a line inside an
+  // execution has only that execution's).
+  if (p.samples > line_samples_ && p.train_seconds > line_seconds_) {
+    s.samples_per_second = static_cast<double>(p.samples - line_samples_) / (p.train_seconds - line_seconds_);
+    line_samples_ = p.samples;
+    line_seconds_ = p.train_seconds;
+  }
+  fmt::print("{}{}\n", bar_shown_ ? "\r\033[K" : "", json ? step_json(s).dump() : step_text(s));
+  bar_shown_ = false;
 }
 
 double ProgressPrinter::eta_seconds(const Progress& p, int64_t step) const {
@@ -120,42 +134,23 @@ double ProgressPrinter::eta_seconds(const Progress& p, int64_t step) const {
 }
 
 void ProgressPrinter::update(const Progress& p) {
-  if (!enabled_) {  // no log, but the windows the summary reports
-    for (const StepRecord& r : p.records) {
-      if (window_.add(r, p.total_steps)) {
-        window_.close();
-      }
-    }
-    return;
-  }
-  if (!p.records.empty() && !p.records.back().values.empty()) {
-    last_value_ = p.records.back().values.front();
-    has_value_ = true;
-  }
+  // The windows are kept also when nothing is printed (--quiet): the summary reports the last.
   const bool json = format_ == LogFormat::Json;
   for (const StepRecord& r : p.records) {
     if (!window_.add(r, p.total_steps)) {
       continue;
     }
-    StepLine s{r.step,
-               total_,
-               epoch_of(r.step, p),
-               names_,
-               window_.means(),
-               r.learning_rate,
-               p.samples_per_second,
-               p.elapsed_seconds,
-               eta_seconds(p, std::max(r.step, p.step))};
-    // The rate since the previous line, over the device executions alone (a line inside an
-    // execution has only that execution's).
-    if (p.samples > line_samples_ && p.train_seconds > line_seconds_) {
-      s.samples_per_second = static_cast<double>(p.samples - line_samples_) / (p.train_seconds - line_seconds_);
-      line_samples_ = p.samples;
-      line_seconds_ = p.train_seconds;
+    if (enabled_) {
+      print_step(r, p, json);
     }
-    fmt::print("{}{}\n", bar_shown_ ? "\r\033[K" : "", json ? step_json(s).dump() : step_text(s));
-    bar_shown_ = false;
     window_.close();
+  }
+  if (!enabled_) {
+    return;
+  }
+  if (!p.records.empty() && !p.records.back().values.empty()) {
+    last_value_ = p.records.back().values.front();
+    has_value_ = true;
   }
   if (!validation_names_.empty()) {
     for (const ValidationRecord& v : p.validations) {

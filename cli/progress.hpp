@@ -55,35 +55,30 @@ std::string validation_text(const ValidationRecord& v, const std::vector<std::st
 //! {"event": "validation", "step": 40, "epoch": 2.0, "metrics": {"val_loss": 0.31, ...}}
 nlohmann::ordered_json validation_json(const ValidationRecord& v, const std::vector<std::string>& names);
 
-//! The steps between two log lines: `log_every`, or about ten lines per run when it is 0.
-int64_t log_interval(int64_t total_steps, int64_t log_every);
-
 //! The means of the outputs over one window of steps, as a log line shows them: the window closes
 //! at a step the log prints (every `every` steps and the run's last, or each record given with
-//! `every_record`). The summary reports the last window's means, so its figures are the log's.
+//! `every_record`). The summary reports the newest window's means, so its figures are the log's.
 class WindowMeans {
  public:
   WindowMeans(size_t outputs, int64_t every, bool every_record = false)
       : sums_(outputs, 0.0), every_(every), every_record_(every_record) {}
-  //! Adds one step's record; true when it closes a window (a log line is due).
+  //! Adds one step's record (a closed window is then replaced by a new one); true when it closes
+  //! the window (a log line is due).
   bool add(const StepRecord& r, int64_t total_steps);
-  //! The means of the window being filled (of the last closed one right after it closed).
+  //! The newest window with steps in it, closed or not: its means and its first and last step.
   std::vector<double> means() const;
-  //! The newest window with steps in it: its first and last step and its means.
-  int64_t first_step() const { return count_ > 0 ? first_ : last_first_; }
-  int64_t last_step() const { return count_ > 0 ? last_ : last_last_; }
-  std::vector<double> last_means() const { return count_ > 0 ? means() : last_means_; }
-  //! Starts the next window (after its line was printed).
-  void close();
+  int64_t first_step() const { return first_; }
+  int64_t last_step() const { return last_; }
+  //! Ends the window (after its line was printed); it stays readable until the next add().
+  void close() { closed_ = true; }
 
  private:
   std::vector<double> sums_;
   int64_t count_ = 0;
   int64_t first_ = 0, last_ = 0;
-  int64_t last_first_ = 0, last_last_ = 0;
-  std::vector<double> last_means_;
   int64_t every_;
   bool every_record_;
+  bool closed_ = false;
 };
 
 class ProgressPrinter {
@@ -106,6 +101,8 @@ class ProgressPrinter {
 
  private:
   void draw_bar(const Progress& p);
+  //! One step line: the window's means, the rate since the previous line, the ETA.
+  void print_step(const StepRecord& r, const Progress& p, bool json);
   double eta_seconds(const Progress& p, int64_t step) const;
 
   std::vector<std::string> names_;

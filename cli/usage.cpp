@@ -261,6 +261,21 @@ size_t CommandLine::find(const std::string& text) const {
   return it == words.end() ? 0 : static_cast<size_t>(it - words.begin());
 }
 
+size_t CommandLine::find_value(const std::string& value) const {
+  if (const size_t at = find(value); at != 0) {
+    return at;
+  }
+  const std::string joined = "=" + value;
+  for (size_t i = 1; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w.size() > joined.size() && w.rfind("--", 0) == 0 &&
+        w.compare(w.size() - joined.size(), joined.size(), joined) == 0) {
+      return i;
+    }
+  }
+  return 0;
+}
+
 std::optional<Error> explain_refusal(const CLI::App& app, const CommandLine& line) {
   const CLI::App* cmd = &app;
   for (size_t i = 1; i < line.words.size(); ++i) {
@@ -305,14 +320,7 @@ std::optional<Error> explain_missing_path(const std::string& cli11_message, cons
   }
   const std::string role = m[1].str();
   const std::string path = m[3].str();
-  size_t at = line.find(path);
-  for (size_t i = 1; at == 0 && i < line.words.size(); ++i) {  // --weights=PATH
-    const std::string& w = line.words[i];
-    if (w.size() > path.size() && w.compare(w.size() - path.size(), path.size(), path) == 0 &&
-        w[w.size() - path.size() - 1] == '=') {
-      at = i;
-    }
-  }
+  const size_t at = line.find_value(path);
   const std::string what = role == "model" ? "model file"
                            : role == "config"
                                ? "config file"
@@ -355,8 +363,7 @@ void check_output_names(const CLI::App& command, const CommandLine& line) {
     if (!file_like) {
       continue;
     }
-    size_t at = line.find(value);
-    at = at != 0 ? at : line.find("--output=" + value);
+    const size_t at = line.find_value(value);
     throw line.error_at(at == 0 ? line.words.size() : at,
                         fmt::format("`--output` names a value of the model to write, not a file: `{}`", value),
                         fmt::format("write the file with `-o {}` (and pick the values with --output NAME)", value));

@@ -25,6 +25,9 @@ struct CommandLine {
   Error error_at(size_t index, std::string message, std::string hint) const;
   //! The index of the first word equal to `text`, after the command's name (0 if none).
   size_t find(const std::string& text) const;
+  //! The index of the word that gives an option the value `value`: the value alone (`--weights W`)
+  //! or joined to its option (`--weights=W`); 0 if none.
+  size_t find_value(const std::string& value) const;
 };
 
 //! Why CLI11 refused `line` when the reason is a word it does not know: an unknown command (with
