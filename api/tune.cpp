@@ -153,7 +153,8 @@ void search(Context& ctx, TuneResult& result, const Figures& input) {
   }
   api::tune::stage_memory_search(ctx);
   result.timed_out = ctx.no_time_for_a_plan();
-  result.exhaustive = result.exhaustive && !result.timed_out;
+  result.plans_spent = ctx.plans_left() == 0;
+  result.exhaustive = result.exhaustive && !result.timed_out && !result.plans_spent;
   result.planned = ctx.planned;
   result.pruned = ctx.pruned;
   for (const auto& [p, f] : ctx.seen) {

@@ -58,6 +58,7 @@ Limits read_limits(const Config& c, const TuneRequest& r) {
   l.global_batch = r.global_batch > 0 ? r.global_batch : t.global_batch;
   l.tolerance = r.batch_tolerance >= 0 ? r.batch_tolerance : t.batch_tolerance;
   l.time_seconds = r.time_seconds > 0 ? r.time_seconds : t.time;
+  l.plans = r.plans > 0 ? r.plans : t.plans;
   l.top = static_cast<int32_t>(r.top > 0 ? r.top : t.top);
   l.vary_layout = r.vary_layout || (t.vary_layout && !r.keep_layout);
   read_range(c, "tune.ipus_per_replica", t.ipus_per_replica, l.min_ipus_per_replica, l.max_ipus_per_replica);

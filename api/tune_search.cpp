@@ -119,10 +119,13 @@ void plan_points(Context& ctx, std::vector<Point> points) {
     return std::tie(a.layout, a.micro) < std::tie(b.layout, b.micro) ||
            (std::tie(a.layout, a.micro) == std::tie(b.layout, b.micro) && spent(a) < spent(b));
   });
-  for (size_t begin = 0; begin < todo.size() && !ctx.no_time_for_a_plan(); begin += kRound) {
+  for (size_t begin = 0; begin < todo.size() && !ctx.budget_spent(); begin += kRound) {
     std::vector<Point> round;
     std::vector<Sets> sets;
-    for (size_t k = begin; k < std::min(todo.size(), begin + kRound); ++k) {
+    // A round is cut to the plans the budget has left: the search stops at the same candidate on any
+    // machine (the rounds after it see the budget spent).
+    const auto room = static_cast<size_t>(std::min<int64_t>(kRound, ctx.plans_left()));
+    for (size_t k = begin; k < std::min(todo.size(), begin + kRound) && round.size() < room; ++k) {
       const bool bounded = std::any_of(ctx.seen.begin(), ctx.seen.end(), [&](const auto& e) {
         return memory_failure(e.second) && needs_no_more_memory(ctx, e.first, todo[k]);
       });
@@ -182,7 +185,7 @@ void seeds(Context& ctx) {
   for (size_t l = 0; l < layouts; ++l) {
     hi[l] = static_cast<int64_t>(valid[l].size());
   }
-  for (bool more = true; more && !ctx.no_time_for_a_plan();) {
+  for (bool more = true; more && !ctx.budget_spent();) {
     more = false;
     std::vector<Point> probe;
     std::vector<int64_t> mid(layouts, -1);
@@ -285,7 +288,7 @@ void coordinate_search(Context& ctx, bool second) {
     const auto ranked = ranking(ctx);
     return ranked.empty() ? 0.0 : ranked.front()->second.samples_per_second;
   };
-  while (!ctx.no_time_for_a_plan()) {
+  while (!ctx.budget_spent()) {
     std::vector<Point> beam;
     for (const auto* entry : ranking(ctx)) {
       if (beam.size() < kBeam && entry->first.layout != kInputLayout) {
@@ -305,7 +308,7 @@ void coordinate_search(Context& ctx, bool second) {
       return;
     }
     const double before = best_speed();
-    for (size_t begin = 0; begin < todo.size() && !ctx.no_time_for_a_plan(); begin += kRound) {
+    for (size_t begin = 0; begin < todo.size() && !ctx.budget_spent(); begin += kRound) {
       const auto end = todo.begin() + static_cast<std::ptrdiff_t>(std::min(todo.size(), begin + kRound));
       plan_points(ctx, std::vector<Point>(todo.begin() + static_cast<std::ptrdiff_t>(begin), end));
       if (best_speed() > before) {

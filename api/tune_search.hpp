@@ -81,6 +81,7 @@ struct Limits {
   int64_t global_batch = 0;
   double tolerance = 0;
   double time_seconds = 60;
+  int64_t plans = 0;  //!< candidates planned at most; 0 = no limit
   int32_t top = 5;
   bool vary_layout = false;
   int64_t min_ipus_per_replica = 1, max_ipus_per_replica = INT64_MAX;
@@ -131,6 +132,10 @@ struct Context {
                        std::chrono::duration<double>(limits.time_seconds));
   }
   bool no_time_for_a_plan() const { return elapsed() + longest_plan.load() >= limits.time_seconds; }
+  //! Candidates the plan budget still allows (INT64_MAX without one).
+  int64_t plans_left() const { return limits.plans > 0 ? std::max<int64_t>(0, limits.plans - planned) : INT64_MAX; }
+  //! No candidate may start: the time or the plan budget is spent.
+  bool budget_spent() const { return no_time_for_a_plan() || plans_left() == 0; }
   bool no_time_for_a_calibration() const { return elapsed() + longest_calibration.load() >= limits.time_seconds; }
 };
 

@@ -25,6 +25,7 @@ struct TuneArgs {
   int64_t global_batch = 0;
   double tolerance = -1;  // the flags' "not given": the config's [tune] keys then
   double time = 0;
+  int64_t plans = 0;
   int32_t top = 0;
   std::string output;
   std::string format = "text";
@@ -63,6 +64,7 @@ int run_tune(const TuneArgs& args) {
   request.global_batch = args.global_batch;
   request.batch_tolerance = args.tolerance;
   request.time_seconds = args.time;
+  request.plans = args.plans;
   request.top = args.top;
   request.vary_layout = args.vary_layout;
   request.keep_layout = args.keep_layout;
@@ -97,10 +99,11 @@ int run_tune(const TuneArgs& args) {
 std::string tune_text(const TuneResult& result, int32_t top) {
   std::string out = fmt::format(
       "searched {} candidates for a global batch of {}: {} planned ({} did not place), {} "
-      "pruned by memory bounds, in {:.1f} s of a {:g} s budget{}{}\n",
+      "pruned by memory bounds, in {:.1f} s of a {:g} s budget{}{}{}\n",
       result.space, result.global_batch, result.planned, result.failed, result.pruned, result.seconds,
       result.budget_seconds, result.exhaustive ? " (every candidate)" : "",
-      result.timed_out ? " (time budget reached; best found so far)" : "");
+      result.timed_out ? " (time budget reached; best found so far)" : "",
+      result.plans_spent ? " (plan budget reached; best found so far)" : "");
   if (result.input_fits) {
     out += fmt::format("input config: {:.0f} samples/s, peak {} per IPU, bubble {:.1f}%: {}\n",
                        result.input.samples_per_second, format_bytes(result.input.peak_bytes),
@@ -136,6 +139,7 @@ std::string tune_json(const TuneResult& result) {
   j["seconds"] = result.seconds;
   j["budget_seconds"] = result.budget_seconds;
   j["timed_out"] = result.timed_out;
+  j["plans_spent"] = result.plans_spent;
   j["exhaustive"] = result.exhaustive;
   j["input"] = result.input_fits ? plan_json(result.input) : nlohmann::ordered_json();
   j["ranked"] = nlohmann::ordered_json::array();
@@ -174,6 +178,11 @@ void add_tune_command(CLI::App& app, std::vector<std::pair<const CLI::App*, std:
                   "search budget; the best plan so far is kept when it runs out (default: [tune] time, 60)")
       ->type_name("SECONDS")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--plans", a.plans,
+                  "candidates planned at most: the search stops at the same candidate on any machine (default: [tune] "
+                  "plans, 0 = only the time limits)")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--top", a.top, "plans listed (default: [tune] top, 5)")->type_name("K")->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", a.output, "write the best plan's config (TOML) to this file")->type_name("FILE");
   cmd->add_option("--format", a.format, "text (for people) or json (for tools)")

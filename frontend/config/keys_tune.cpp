@@ -1,5 +1,5 @@
 // The [tune] keys: what `iputrain tune` may vary and over what (docs/tune.md). Only `tune` reads
-// them; its flags (--ipus, --global-batch, --batch-tolerance, --time, --top, --vary-layout, and
+// them; its flags (--ipus, --global-batch, --batch-tolerance, --time, --plans, --top, --vary-layout, and
 // --keep-layout against vary_layout) override the keys of the same name.
 #include "core/pipeline_schedules/schedule_def.hpp"
 #include "frontend/config/bind.hpp"
@@ -22,6 +22,10 @@ std::vector<KeySpec> tune_keys() {
           "Search budget in seconds (`--time`, or the REPL's `tune SECONDS`; the REPL's default where this is "
           "unset: 30); the search stops at it with the best plan found.",
           Range::at_least(0, true)),
+      key(IPUTRAIN_KEY(tune.plans), Int, 0, Runs,
+          "Candidates planned at most (`--plans`); 0 = no limit but the time. Counted in plans, the search stops at "
+          "the same candidate on any machine and under any load, where a time budget does not.",
+          Range::at_least(0)),
       key(IPUTRAIN_KEY(tune.top), Int, 5, Runs, "Ranked plans listed (`--top`).", Range::at_least(1)),
       key(IPUTRAIN_KEY(tune.vary_layout), Bool, false, Runs,
           "Also vary the layout keys the config sets: stages, mapping, batch, schedule, recomputation, memory "

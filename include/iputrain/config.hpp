@@ -267,6 +267,7 @@ struct TuneSection {
   int64_t global_batch = 0;                                 //!< samples per update to hold; 0 = the input plan's
   double batch_tolerance = 0;                               //!< relative distance from global_batch allowed
   double time = 60;                                         //!< search budget in seconds
+  int64_t plans = 0;                                        //!< candidates planned at most; 0 = no limit
   int64_t top = 5;                                          //!< ranked plans listed
   bool vary_layout = false;                                 //!< also vary the layout keys the config sets
   std::vector<int64_t> ipus_per_replica;                    //!< [min, max]

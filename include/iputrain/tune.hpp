@@ -43,6 +43,7 @@ struct TuneRequest {
   int64_t global_batch = 0;     //!< samples per weight update; 0 = [tune] global_batch, else the input plan's
   double batch_tolerance = -1;  //!< relative distance a candidate's global batch may have from it; < 0 = [tune]'s
   double time_seconds = 0;      //!< budget ([tune] time: 60 s); the best plan found is returned when it runs out
+  int64_t plans = 0;            //!< candidates planned at most; 0 = [tune] plans (0: only the time limits)
   int32_t top = 0;              //!< ranked plans returned ([tune] top: 5)
   //! Free the layout keys the config sets (stages, mapping, accumulation, micro-batch, schedule,
   //! recomputation, memory proportions, offloading, sharding, the model's stage sizes): the search
@@ -96,6 +97,7 @@ struct TuneResult {
   int64_t space = 0;  //!< candidates in the whole space
   double seconds = 0;
   bool timed_out = false;
+  bool plans_spent = false;  //!< the search stopped at its plan budget (TuneRequest::plans)
   bool exhaustive = false;  //!< every candidate of the space was planned
   double budget_seconds = 0;
   std::vector<TunedCandidate> candidates;  //!< when TuneRequest::keep_candidates

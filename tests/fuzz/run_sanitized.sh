@@ -30,14 +30,24 @@ SLOW_RUNS="examples.lenet_one_epoch_accuracy|examples.tiny_lm_loss_falls"
 # differential suite (every op through `iputrain predict` and the op harness, a process per op
 # group; 380 s of the last CI's sanitizer parts against 62 s plain). Memory safety of every op's
 # forward and gradient is core_test's (op reference and finite-difference tests, in the core part).
-SAME_PROPERTY="zoo\.|diff\.ops|test_cli_configs.config show"
+# The browser check renders the HTML report in a headless browser (22 s, the browser's time): the
+# report's writer runs under the sanitizers in test_cli (--html), the page's rendering is the plain
+# tree's check.
+SAME_PROPERTY="zoo\.|diff\.ops|test_cli_configs.config show|browser\."
 # Runs whose code the sanitizers see through cheaper tests, each of which repeats one path many
 # times (issue 43: together 360 s of the last CI's 1,400 s of parts): the key walk (a CLI run per
 # schema key, 261 s; fuzz.run's config_values draws keys of the schema and their edge values, then
 # plans and trains, under the same sanitizers), the usage check of every key's leaf tried as an
 # option (a parse per key; the usage tests' other cases run that code) and LeNet on the portable
 # GEMM (core_test runs every op case through the portable GEMM).
+# Also the published layouts' planning (test_engine_ipu_scale's fit cases: the planner's passes on
+# models of hundreds of layers, 75 s here, the paths its scaled-down BERT case runs with BERT-Large's
+# plan structure, and trains) and tune against brute force (hundreds of plans of one small model,
+# 90 s here, the paths test_tune's other cases run: the knobs [tune] lists, the budget, a tuned
+# config trained).
 SAME_PATHS="test_cli_keys\.every|test_cli\.every config key whose last part|examples\.lenet_loss_falls_portable_gemm"
+SAME_PATHS+="|test_engine_ipu_scale\.(GPT-2|BERT-Large|ViT|ResNet-50 fits)"
+SAME_PATHS+="|test_tune\.tune('s memory bound| finds the brute-force| tries every recomputation| gives the same plans)"
 
 # The tree's one configuration (run_fuzz.sh configures through it too, so the two never differ and
 # fuzz.run builds nothing again).

@@ -280,6 +280,46 @@ TEST_CASE("tune gives the same plans on 1 and 2 threads") {
   }
 }
 
+TEST_CASE("a plan budget stops the search at the same candidate, whatever the thread count") {
+  const std::string model = write("mlp4.ipu", kModel);
+  TuneRequest request;
+  request.model_path = model;
+  request.config_path = write("plans.toml", kRun + "[ipu]\nauto_select_ipus = 4\n");
+  request.global_batch = 32;
+  request.time_seconds = 300;  // never reached on the frozen clock
+  request.exhaustive_limit = 0;
+  request.top = 8;
+  const TuneResult whole = tune_to_the_end(request);
+  REQUIRE(!whole.plans_spent);
+  REQUIRE(whole.planned > 12);
+  // 11 plans: a round of 8, then one cut to the 3 left.
+  request.plans = 11;
+  auto run = [&](size_t threads) {
+    const oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
+    return tune_to_the_end(request);
+  };
+  const TuneResult one = run(1);
+  const TuneResult two = run(2);
+  CHECK(one.plans_spent);
+  CHECK(!one.timed_out);
+  CHECK(!one.exhaustive);
+  CHECK(one.planned == 11);
+  CHECK(two.planned == 11);
+  CHECK(one.pruned == two.pruned);
+  REQUIRE(one.ranked.size() == two.ranked.size());
+  for (size_t k = 0; k < one.ranked.size(); ++k) {
+    CAPTURE(k);
+    CHECK(one.ranked[k].changes == two.ranked[k].changes);
+    CHECK(one.ranked[k].samples_per_second == two.ranked[k].samples_per_second);
+  }
+  // The [tune] key does the same as the request's field.
+  request.plans = 0;
+  request.config_path = write("plans_key.toml", kRun + "[ipu]\nauto_select_ipus = 4\n[tune]\nplans = 11\n");
+  const TuneResult keyed = tune_to_the_end(request);
+  CHECK(keyed.planned == 11);
+  CHECK(keyed.plans_spent);
+}
+
 TEST_CASE("a tuned config trains the same weights as the one-IPU run, bit for bit") {
   const std::string model = write("mlp4.ipu", kModel);
   // The micro-batch is fixed (bits depend on it); the global batch is 16 micro-batches.
