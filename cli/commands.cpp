@@ -17,16 +17,22 @@ namespace iputrain::cli {
 
 namespace {
 
-// The test line (and eval's): the means in the model's output order, as on the step lines.
+// The test line (and eval's): the means in the model's output order, as on the step lines, and
+// the samples they cover, a last batch that does not fill one named.
 std::string eval_str(const EvalResult& r, const std::vector<std::string>& order) {
   std::vector<double> values;
   for (const std::string& name : order) {
     values.push_back(r.means.at(name));
   }
   std::string out = metrics_text(order, values);
-  out += fmt::format("  ({} samples", r.samples);
   if (r.skipped > 0) {
-    out += fmt::format("; the last {} do not fill a batch and are left out", r.skipped);
+    return out + fmt::format("  ({} of {} samples; the last {} do not fill a batch and are left out: {})", r.samples,
+                             r.samples + r.skipped, r.skipped, r.skipped_why);
+  }
+  out += fmt::format("  ({} samples", r.samples);
+  if (r.last_batch > 0) {
+    out += r.last_batch == r.samples ? ", fewer than a batch: run as one"
+                                     : fmt::format(", the last {} as a batch of their own", r.last_batch);
   }
   return out + ")";
 }
@@ -58,7 +64,8 @@ void print_test(Session& session, bool json) {
   for (const std::string& name : order) {
     values.push_back(r.means.at(name));
   }
-  nlohmann::ordered_json j{{"event", "test"}, {"samples", r.samples}, {"skipped", r.skipped}};
+  nlohmann::ordered_json j{
+      {"event", "test"}, {"samples", r.samples}, {"last_batch", r.last_batch}, {"skipped", r.skipped}};
   j["metrics"] = metrics_json(order, values);
   fmt::print("{}\n", j.dump());
 }

@@ -2,8 +2,8 @@
 // (engine/inference.hpp), keeping values that have one row per sample. The values are the model's
 // `output per_sample`s by default, or any output or named tensor asked for; the plan computes only
 // them, from only the inputs they depend on, so the training model predicts from unlabelled data.
-// Unlike evaluate(), which averages whole batches, prediction must cover the tail too, so the last
-// micro-batch is padded with copies of the last sample and the copies' rows are dropped.
+// A last micro-batch that the split does not fill is padded with copies of the last sample and the
+// copies' rows are dropped; evaluate() runs it at its own size instead, as its means are the batch's.
 #include <fmt/format.h>
 
 #include <algorithm>

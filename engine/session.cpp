@@ -2,8 +2,8 @@
 // into (api/session_api.cpp), builds the virtual IPU cluster the plan asks for (engine/cluster/),
 // binds the replicas' infeeds to the model's inputs and drives the device executions
 // (steps_per_execution weight updates per host call), handing the outfeed to the host after every
-// execution. Evaluation runs the forward program on one host-side virtual IPU holding a copy of the
-// trained weights.
+// execution. Evaluation runs the forward program on the inference plan (engine/inference.hpp) holding
+// a copy of the trained weights, over every sample of a split.
 #include "iputrain/session.hpp"
 
 #include <fmt/format.h>
@@ -13,6 +13,9 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <optional>
+#include <variant>
 
 #include "core/init.hpp"
 #include "core/ir/graph.hpp"
@@ -364,34 +367,117 @@ void finish_run(const Session& session, Session::Impl& s, TrainSummary& summary)
   }
 }
 
+// Each output's mean over a micro-batch, summed over the micro-batches in order.
+engine::InferenceRun::Sink add_means(const ir::Graph& g, std::vector<double>& sums) {
+  sums.assign(g.outputs.size(), 0.0);
+  return [&g, &sums](int64_t, const std::vector<const double*>& out) {
+    for (size_t k = 0; k < g.outputs.size(); ++k) {
+      const int64_t n = g.type(g.outputs[k].value).numel();
+      double sum = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        sum += out[k][i];
+      }
+      sums[k] += n > 0 ? sum / static_cast<double>(n) : 0.0;
+    }
+  };
+}
+
+// `m` built again with its int parameter `batch` at `size`, its other parameters as they were;
+// nothing when `batch` is not what its inputs lead with (`now`): the model fixes its batch.
+std::optional<Model> model_at_batch(const Model& m, int64_t now, int64_t size) {
+  std::map<std::string, ParamValue> params = m.compile_time_params();
+  const auto it = params.find("batch");
+  if (it == params.end() || !std::holds_alternative<int64_t>(it->second) || std::get<int64_t>(it->second) != now) {
+    return std::nullopt;
+  }
+  it->second = size;
+  const SourceManager& sources = *m.sources();
+  Model at = Model::parse(sources.text(0), sources.path(0), params);
+  const ir::Graph& g = graph_of(at);
+  if (g.inputs.empty() || g.type(g.inputs.front()).shape.front() != size) {
+    return std::nullopt;
+  }
+  return at;
+}
+
 }  // namespace
 
+// The model and its inference plan at the size of a split's last micro-batch, built on first use
+// with the placement of every other micro-batch (the same stages, replicas and schedule), so that
+// every plan computes it as one IPU does; holding the session's current weights.
+Session::Impl::TailRun& Session::Impl::tail_run(int64_t size) {
+  TailRun& t = tail_runs[size];
+  if (!t.run && t.why_not.empty()) {
+    try {
+      t.model = model_at_batch(model, batch, size);
+      if (!t.model) {
+        t.why_not = fmt::format("model `{}` fixes its batch (no int parameter `batch` sets it)", model.name());
+        return t;
+      }
+      Settings at = settings;
+      at.model_batch = settings.model_batch != 0 ? size : 0;
+      at.batch_size = settings.batch_size != 0 ? size * settings.pipeline.batch_serialization : 0;
+      t.run = std::make_unique<engine::InferenceRun>(graph_of(*t.model), at, false);
+      // The parameters by name: the rebuilt graph numbers its values afresh.
+      const ir::Graph& g = t.run->plan().graph;
+      for (ir::ValueId q : g.params) {
+        const auto p = std::find_if(plan.graph.params.begin(), plan.graph.params.end(),
+                                    [&](ir::ValueId v) { return plan.graph.node(v).name == g.node(q).name; });
+        if (p == plan.graph.params.end() || plan.graph.type(*p).shape != g.type(q).shape) {
+          throw Error(ErrorKind::Semantic, fmt::format("parameter `{}` changes with the batch", g.node(q).name));
+        }
+        t.params.emplace_back(*p, q);
+      }
+    } catch (const Error& e) {
+      t.run.reset();
+      t.params.clear();
+      t.why_not = fmt::format("model `{}` cannot run a batch of {}: {}", model.name(), size, e.diagnostic().message);
+      return t;
+    }
+  }
+  for (const auto& [p, q] : t.params) {
+    if (has_weight(p)) {
+      t.run->set_param(q, weight(p).f32());
+    }
+  }
+  return t;
+}
+
+// Every sample counts once: the whole micro-batches as one plan runs them, then the last one that
+// does not fill a micro-batch at its own size (tail_run). The mean over the split weighs each
+// micro-batch's mean by its samples; over whole micro-batches alone that is their plain mean.
 EvalResult Session::Impl::evaluate_on(const data::Dataset& ds, const char* label) {
   const int64_t batches = ds.size() / batch;
+  const int64_t rest = ds.size() - batches * batch;
   engine::InferenceRun& run = inference_run();
   const ir::Graph& g = run.plan().graph;
-  // Each output's mean over a micro-batch, summed over the micro-batches in order.
-  std::vector<double> sums(g.outputs.size(), 0.0);
-  with_model_sources([&] {
-    run.run(ds, field_indices(ds), batches, label, [&](int64_t, const std::vector<const double*>& out) {
-      for (size_t k = 0; k < g.outputs.size(); ++k) {
-        const int64_t n = g.type(g.outputs[k].value).numel();
-        double sum = 0;
-        for (int64_t i = 0; i < n; ++i) {
-          sum += out[k][i];
-        }
-        sums[k] += n > 0 ? sum / static_cast<double>(n) : 0.0;
-      }
-    });
-  });
+  std::vector<double> sums;
+  with_model_sources([&] { run.run(ds, field_indices(ds), batches, label, add_means(g, sums)); });
   EvalResult r;
   for (size_t k = 0; k < g.outputs.size(); ++k) {
     r.means[g.outputs[k].name] = batches > 0 ? sums[k] / static_cast<double>(batches) : 0.0;
   }
   r.samples = batches * batch;
-  r.skipped = ds.size() - r.samples;
   r.ipus = run.physical_ipus();
   r.replicas = run.plan().placement.replicas;
+  TailRun* tail = rest > 0 ? &tail_run(rest) : nullptr;
+  if (tail == nullptr || !tail->run) {
+    r.skipped = rest;
+    r.skipped_why = tail != nullptr ? tail->why_not : std::string();
+    return r;
+  }
+  const data::SubsetDataset last(ds, batches * batch, rest);
+  const ir::Graph& tg = tail->run->plan().graph;
+  std::vector<double> tail_sums;
+  with_model_sources([&] { tail->run->run(last, field_indices(last), 1, label, add_means(tg, tail_sums)); });
+  for (size_t k = 0; k < tg.outputs.size(); ++k) {
+    double& mean = r.means[tg.outputs[k].name];
+    mean = batches == 0 ? tail_sums[k]
+                        : (mean * static_cast<double>(r.samples) + tail_sums[k] * static_cast<double>(rest)) /
+                              static_cast<double>(ds.size());
+  }
+  r.samples = ds.size();
+  r.last_batch = rest;
   return r;
 }
 

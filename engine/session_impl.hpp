@@ -10,8 +10,10 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/init.hpp"
@@ -251,8 +253,18 @@ struct Session::Impl : engine::SessionConfig {
     }
   }
 
-  // The mean of each output over `ds`'s whole micro-batches, on the inference plan (session.cpp).
+  // The mean of each output over every sample of `ds`, on the inference plan (session.cpp).
   EvalResult evaluate_on(const data::Dataset& ds, const char* label);
+  // The inference cluster of a split's last micro-batch when it does not fill one, by its size:
+  // the model built again at that size, or why it cannot be (session.cpp).
+  struct TailRun {
+    std::optional<Model> model;
+    std::unique_ptr<engine::InferenceRun> run;
+    std::vector<std::pair<ir::ValueId, ir::ValueId>> params;  // the session's parameter, the run's
+    std::string why_not;
+  };
+  std::map<int64_t, TailRun> tail_runs;
+  TailRun& tail_run(int64_t size);
 
   std::vector<size_t> field_indices(const data::Dataset& ds) const {
     std::vector<size_t> out;

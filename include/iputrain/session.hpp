@@ -29,7 +29,7 @@ struct ValidationRecord {
   int64_t step = 0;  //!< weight updates done when it ran
   double epoch = 0;
   //! One per Session::validation_names() entry (`val_` + each output): the output's mean over
-  //! the validation set's whole micro-batches, as evaluate() computes it.
+  //! the validation set's samples, as evaluate() computes it.
   std::vector<double> values;
 };
 
@@ -90,11 +90,14 @@ struct ExportInfo {
   int64_t step = 0;  //!< its weight updates
 };
 
-//! Result of evaluate(): the mean of each output over the evaluated batches.
+//! Result of evaluate(): the mean of each output over the split's samples, each batch's mean
+//! weighted by its samples; a last batch that does not fill one runs at its own size.
 struct EvalResult {
   std::map<std::string, double> means;
-  int64_t samples = 0;  //!< samples evaluated (whole batches only)
-  int64_t skipped = 0;  //!< samples left out because they do not fill a batch
+  int64_t samples = 0;      //!< samples evaluated: all of the split, but for `skipped`
+  int64_t last_batch = 0;   //!< samples of the last batch, run at its own size (0: the batches are whole)
+  int64_t skipped = 0;      //!< samples left out: a last batch the model cannot run at its size
+  std::string skipped_why;  //!< why (the model fixes its batch, …); "" when none is skipped
   //! Where it ran: the inference plan's physical IPUs, replica by replica (replicas x IPUs per replica).
   std::vector<int32_t> ipus;
   int32_t replicas = 1;

@@ -72,6 +72,32 @@ TEST_CASE("train logs the outfeed and a summary, saves weights that eval reads b
   CHECK(has(e, "ran on 1 IPU (1 replica x 1): physical 0"));
 }
 
+TEST_CASE("eval and the test after training cover every sample, whatever the plan and the split's size") {
+  // 61 test samples in batches of 8: seven whole and a last one of 5, run at its own size.
+  const std::string w = temp("tail.safetensors");
+  const std::string test61 = " --set data.test=synthetic:samples=61,classes=10";
+  const Run t = iputrain("train cases/tiny.ipu cases/tiny.toml -q --save " + w + test61);
+  CHECK(t.status == 0);
+  CHECK(has(t, "(61 samples, the last 5 as a batch of their own)\n"));
+  const auto test_line = [](const Run& r) {
+    const size_t at = r.out.find("test:");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  const Run one = iputrain("eval cases/tiny.ipu cases/tiny.toml --weights " + w + test61);
+  CHECK(test_line(one) == test_line(t));
+  // Two stages on two IPUs, two replicas: the same figures, the last batch included.
+  const Run pipelined = iputrain("eval cases/tiny.ipu cases/tiny.toml --weights " + w + test61 +
+                                 " --set ipu.auto_select_ipus=4 --set pipeline.device_mapping=[0,1]");
+  CHECK(has(pipelined, "(2 replicas x 2)"));
+  CHECK(test_line(pipelined) == test_line(t));
+  // A test split smaller than one batch is evaluated whole, after training as by eval.
+  const std::string test5 = " --set data.test=synthetic:samples=5,classes=10";
+  const Run small = iputrain("train cases/tiny.ipu cases/tiny.toml -q --no-checkpoint" + test5);
+  CHECK(has(small, "(5 samples, fewer than a batch: run as one)\n"));
+  const Run small_eval = iputrain("eval cases/tiny.ipu cases/tiny.toml --weights " + w + test5);
+  CHECK(has(small_eval, "(5 samples, fewer than a batch: run as one)\n"));
+}
+
 TEST_CASE("--set overrides config keys with typed values") {
   const Run r = iputrain("train cases/tiny.ipu cases/tiny.toml -q --no-eval --set training.steps=7");
   CHECK(r.status == 0);

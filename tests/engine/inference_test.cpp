@@ -113,8 +113,9 @@ bool same_bits(const std::vector<double>& a, const std::vector<double>& b) {
 TEST_CASE("eval and predict on every plan give the one-IPU numbers and name the IPUs they ran on") {
   const Ran one = run(plan_config(1, 1, "grouped", 1));
   REQUIRE(one.eval.means.count("accuracy") == 1);
-  CHECK(one.eval.samples == 1000);
-  CHECK(one.eval.skipped == 1);
+  CHECK(one.eval.samples == 1001);  // the last sample too, as a batch of its own (issue 44)
+  CHECK(one.eval.last_batch == 1);
+  CHECK(one.eval.skipped == 0);
   CHECK(one.eval.ipus == std::vector<int32_t>{0});
   CHECK(one.eval.means.at("accuracy") > 0.0);
   CHECK(one.eval.means.count("probs") == 0);  // per-sample outputs are predictions, not metrics
@@ -136,7 +137,8 @@ TEST_CASE("eval and predict on every plan give the one-IPU numbers and name the 
                         Case{"1 IPU x 4 replicas", 1, 4, "grouped", 2}}) {
     CAPTURE(c.name);
     const Ran r = run(plan_config(c.ipus, c.replicas, c.schedule, c.accumulation));
-    CHECK(r.eval.samples == one.eval.samples);
+    CHECK(r.eval.samples == 1001);
+    CHECK(r.eval.last_batch == 1);
     CHECK(r.eval.replicas == c.replicas);
     CHECK(r.eval.ipus.size() == static_cast<size_t>(c.ipus * c.replicas));
     for (const auto& [name, value] : one.eval.means) {
@@ -149,6 +151,100 @@ TEST_CASE("eval and predict on every plan give the one-IPU numbers and name the 
       CHECK(same_bits(r.predictions[k].values, one.predictions[k].values));
     }
   }
+}
+
+namespace {
+
+// Samples first .. first + n - 1 of one fixed stream: sample i is the same in every slice of it.
+SampleSource stream(int64_t first, int64_t n) {
+  return {n, [first](int64_t index, const std::string& input, void* dst) {
+            const int64_t i = first + index;
+            if (input == "label") {
+              *static_cast<int32_t*>(dst) = static_cast<int32_t>((i * 7) % 10);
+              return;
+            }
+            auto* x = static_cast<float*>(dst);
+            for (int64_t j = 0; j < 16; ++j) {
+              x[j] = static_cast<float>(((i * 13 + j * 5) % 17) / 8.0 - 1.0);
+            }
+          }};
+}
+
+// The trained model's means over samples first .. first + n - 1 of the stream, under `config_text`.
+EvalResult evaluate_slice(const std::string& config_text, int64_t first, int64_t n) {
+  Session s = session_for(config_text);
+  s.load_weights(trained_weights());
+  s.set_data("test", stream(first, n));
+  return s.evaluate("test");
+}
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
+
+}  // namespace
+
+TEST_CASE("eval covers every sample: a last partial batch runs at its own size and counts once per sample") {
+  // 10 samples in micro-batches of 4: two whole ones and a last one of 2.
+  const std::string one_ipu = plan_config(1, 1, "grouped", 1);
+  const EvalResult all = evaluate_slice(one_ipu, 0, 10);
+  CHECK(all.samples == 10);
+  CHECK(all.last_batch == 2);
+  CHECK(all.skipped == 0);
+  // The reference: one batch at a time, the last (fewer samples than a batch) run as one batch.
+  const EvalResult b0 = evaluate_slice(one_ipu, 0, 4);
+  const EvalResult b1 = evaluate_slice(one_ipu, 4, 4);
+  const EvalResult b2 = evaluate_slice(one_ipu, 8, 2);
+  CHECK(b2.samples == 2);  // a split smaller than a batch: all of it, not 0 samples
+  CHECK(b2.last_batch == 2);
+  for (const auto& [name, value] : all.means) {
+    CAPTURE(name);
+    // Each batch's mean weighs its samples: 8 in the whole batches, 2 in the last.
+    const double whole = (b0.means.at(name) + b1.means.at(name)) / 2;
+    const double want = (whole * 8 + b2.means.at(name) * 2) / 10;
+    CHECK(same_bits(value, want));
+  }
+  // A mean over samples: the accuracy is the share of the 10 that predict's labels get right.
+  Session s = session_for(one_ipu);
+  s.load_weights(trained_weights());
+  s.set_data("test", stream(0, 10));
+  const std::vector<Prediction> p = s.predict("test", {"label_hat"});
+  REQUIRE(p[0].samples == 10);
+  int right = 0;
+  for (int64_t i = 0; i < 10; ++i) {
+    right += static_cast<int64_t>(p[0].values[static_cast<size_t>(i)]) == (i * 7) % 10 ? 1 : 0;
+  }
+  CHECK(same_bits(all.means.at("accuracy"), right / 10.0));
+
+  // Every plan gives those bits, the last batch and a split smaller than a batch included.
+  for (const std::string& config : {plan_config(2, 2, "grouped", 4), plan_config(4, 1, "interleaved", 8)}) {
+    CAPTURE(config);
+    const EvalResult r = evaluate_slice(config, 0, 10);
+    const EvalResult small = evaluate_slice(config, 8, 2);
+    CHECK(r.samples == 10);
+    CHECK(small.samples == 2);
+    for (const auto& [name, value] : all.means) {
+      CAPTURE(name);
+      CHECK(same_bits(r.means.at(name), value));
+      CHECK(same_bits(small.means.at(name), b2.means.at(name)));
+    }
+  }
+}
+
+TEST_CASE("a model that fixes its batch leaves out a last partial batch, and says why") {
+  const std::string model = R"(import nn
+model fixed() {
+  input x: f32[4, 16]
+  input label: i32[4]
+  logits = nn.dense(x, 10)
+  output accuracy = mean(argmax(logits, axis = -1) == label)
+}
+)";
+  Config config = config::parse("[data]\ntest = \"synthetic:samples=10,classes=10\"\n", "fixed.toml");
+  Session s(Model::parse(model, "fixed.ipu", config.model), config);
+  const EvalResult e = s.evaluate("test");
+  CHECK(e.samples == 8);
+  CHECK(e.skipped == 2);
+  CHECK(e.last_batch == 0);
+  CHECK(e.skipped_why.find("model `fixed` fixes its batch") != std::string::npos);
 }
 
 TEST_CASE("the inference plan is the forward program only, scheduled, sized and costed") {
