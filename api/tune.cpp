@@ -157,9 +157,17 @@ void search(Context& ctx, TuneResult& result, const Figures& input) {
   result.exhaustive = result.exhaustive && !result.timed_out && !result.plans_spent;
   result.planned = ctx.planned;
   result.pruned = ctx.pruned;
+  // Each candidate counted once: planned (placed or not), pruned, or not tried; the per-stage
+  // memory variants around the best are plans outside the space.
+  int64_t planned_in_space = 0;
   for (const auto& [p, f] : ctx.seen) {
-    result.failed += !f.fits && f.error != api::tune::kNotCandidate ? 1 : 0;
+    const bool planned = f.error != api::tune::kNotCandidate && f.error != api::tune::kPrunedByBound &&
+                         p.layout != api::tune::kInputLayout;
+    result.failed += planned && !f.fits ? 1 : 0;
+    planned_in_space += planned && p.stage_amp.empty() ? 1 : 0;
   }
+  result.variants = ctx.planned - planned_in_space;
+  result.untried = std::max<int64_t>(0, result.space - planned_in_space - result.pruned);
   for (size_t k = 0; k < every.size() && ctx.request.keep_candidates; ++k) {
     TunedCandidate c;
     c.sets = *api::tune::sets_of(ctx, every[k]);

@@ -71,7 +71,8 @@ TunedPlan tuned(const Context& ctx, const Point& p, const Figures& f) {
   return t;
 }
 
-// The whole config of a plan as TOML, its changes and figures in a comment on top.
+// A plan's config as TOML: the input config extended by the keys the request and the plan set (the
+// whole config where that cannot be said so), its changes and figures in a comment on top.
 std::string tuned_toml(const Context& ctx, const TunedPlan& t) {
   Sets sets = ctx.base_sets;
   sets.insert(sets.end(), t.changes.begin(), t.changes.end());
@@ -84,7 +85,8 @@ std::string tuned_toml(const Context& ctx, const TunedPlan& t) {
   for (const std::string& c : t.changes) {
     out += "#   " + c + "\n";
   }
-  return out + "\n" + config::show(config);
+  const std::optional<std::string> extending = config::show_extending(config, ctx.request.config_path, sets);
+  return out + "\n" + (extending ? *extending : config::show(config));
 }
 
 void mark_pareto(std::vector<TunedPlan>& plans) {

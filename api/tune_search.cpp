@@ -134,7 +134,7 @@ void plan_points(Context& ctx, std::vector<Point> points) {
         Figures f;
         f.error = bounded ? kPrunedByBound : kNotCandidate;
         ctx.seen[todo[k]] = f;
-        ctx.pruned += 1;
+        ctx.pruned += bounded ? 1 : 0;  // a point the rules refuse is no candidate: not in the space
         continue;
       }
       round.push_back(todo[k]);

@@ -98,10 +98,13 @@ int run_tune(const TuneArgs& args) {
 
 std::string tune_text(const TuneResult& result, int32_t top) {
   std::string out = fmt::format(
-      "searched {} candidates for a global batch of {}: {} planned ({} did not place), {} "
-      "pruned by memory bounds, in {:.1f} s of a {:g} s budget{}{}{}\n",
-      result.space, result.global_batch, result.planned, result.failed, result.pruned, result.seconds,
-      result.budget_seconds, result.exhaustive ? " (every candidate)" : "",
+      "{} candidates hold a global batch of {}: {} planned ({} did not place), {} pruned by memory bounds, {} not "
+      "tried{}; {:.1f} s of a {:g} s budget{}{}{}\n",
+      result.space, result.global_batch, result.planned - result.variants, result.failed, result.pruned, result.untried,
+      result.variants > 0
+          ? fmt::format("; {} more plans of the best with per-stage memory proportions", result.variants)
+          : "",
+      result.seconds, result.budget_seconds, result.exhaustive ? " (every candidate)" : "",
       result.timed_out ? " (time budget reached; best found so far)" : "",
       result.plans_spent ? " (plan budget reached; best found so far)" : "");
   if (result.input_fits) {
@@ -136,6 +139,8 @@ std::string tune_json(const TuneResult& result) {
   j["planned"] = result.planned;
   j["failed"] = result.failed;
   j["pruned"] = result.pruned;
+  j["untried"] = result.untried;
+  j["variants"] = result.variants;
   j["seconds"] = result.seconds;
   j["budget_seconds"] = result.budget_seconds;
   j["timed_out"] = result.timed_out;

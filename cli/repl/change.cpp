@@ -135,8 +135,16 @@ bool cmd_sweep(State& state, const Args& args) {
 
 bool cmd_save_config(State& state, const Args& args) {
   expect_words(args, 1, 1, "save-config FILE");
-  write_file_atomically(args.words[0], config::show(state.config()));
-  fmt::print("wrote the effective config to {}\n", args.words[0]);
+  // The config file extended by the session's sets (the command line's, then `set`'s), or the
+  // whole effective config where that cannot be said so.
+  std::vector<std::string> sets = state.cli_sets();
+  for (const Override& o : state.overrides()) {
+    sets.push_back(o.text());
+  }
+  const std::optional<std::string> extending = config::show_extending(state.config(), state.config_path(), sets);
+  write_file_atomically(args.words[0], extending ? *extending : config::show(state.config()));
+  fmt::print("wrote {} to {}\n", extending ? "the config file and this session's sets" : "the effective config",
+             args.words[0]);
   return true;
 }
 

@@ -140,9 +140,11 @@ const std::vector<Command>& commands() {
        "SECONDS overrides both), its `top` (else 3), its ranges and lists. The best plan's changes become\n"
        "`set`s of the session, ready for `diff`, `step` and `save-config`.\n",
        ArgKind::None, cmd_tune},
-      {"save-config", "save-config FILE", "write the effective config (TOML) to FILE",
-       "The file loads back into the same config: `iputrain plan MODEL FILE` gives the current plan.\n", ArgKind::None,
-       cmd_save_config},
+      {"save-config", "save-config FILE", "write the config with this session's sets (TOML) to FILE",
+       "The file `extends` the config file (by its absolute path) and sets what the command line's --set and\n"
+       "this session's `set`s set: it loads back into the same config, and `iputrain plan MODEL FILE` gives\n"
+       "the current plan.\n",
+       ArgKind::None, cmd_save_config},
       {"quit", "quit", "leave (also `exit` or end of input)", "", ArgKind::None, cmd_quit},
   };
   return table;

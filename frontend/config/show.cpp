@@ -2,6 +2,9 @@
 // keys it did not set as comments, so that they stay unset), and one key's value as TOML text.
 #include <fmt/format.h>
 
+#include <filesystem>
+#include <set>
+
 #include "frontend/config/rules.hpp"
 #include "frontend/config/schema.hpp"
 
@@ -62,6 +65,46 @@ std::string show(const Config& cfg, bool rebase_paths) {
     out += fmt::format("{}{} = {}{}\n", reason.empty() ? "" : "# ", leaf_of(k.path),
                        toml_text(rebase_paths ? rebased(cfg, k, k.access.get(cfg)) : k.access.get(cfg)),
                        reason.empty() ? "" : fmt::format("  ({})", reason));
+  }
+  return out;
+}
+
+std::optional<std::string> show_extending(const Config& cfg, const std::string& base_path,
+                                          const std::vector<std::string>& sets) {
+  std::set<std::string> keys;
+  for (const std::string& s : sets) {
+    keys.insert(s.substr(0, s.find('=')));
+  }
+  const std::string base = std::filesystem::absolute(base_path).lexically_normal().string();
+  std::string out = fmt::format("extends = {}\n", toml_text(Value(base)));
+  std::string table;
+  size_t written = 0;
+  for (const auto& k : schema()) {
+    if (k.type == KeyType::FreeTable) {
+      for (const auto& [name, v] : cfg.model) {
+        if (keys.count(k.path + "." + name) != 0) {
+          out += fmt::format("{}{} = {}\n", table == k.path ? "" : fmt::format("\n[{}]\n", k.path), name,
+                             param_value_str(v));
+          table = k.path;
+          written += 1;
+        }
+      }
+      continue;
+    }
+    if (keys.count(k.path) == 0 || k.path == "extends") {
+      continue;
+    }
+    const std::string parent = parent_of(k.path);
+    if (parent.empty() && !table.empty()) {
+      return std::nullopt;  // a root key after a table: TOML would put it in the table (no schema key does)
+    }
+    out += fmt::format("{}{} = {}\n", parent == table ? "" : fmt::format("\n[{}]\n", parent), leaf_of(k.path),
+                       toml_text(rebased(cfg, k, k.access.get(cfg))));
+    table = parent;
+    written += 1;
+  }
+  if (written != keys.size()) {
+    return std::nullopt;  // a key as typed that is no schema path (nor a model parameter)
   }
   return out;
 }

@@ -32,6 +32,13 @@ int64_t num_ipus(const Config& cfg);
 //! that plans the same. With `rebase_paths` false, paths stay as written (what a checkpoint records and hashes, so that
 //! a run moved to another folder resumes as the same run).
 std::string show(const Config& cfg, bool rebase_paths = true);
+//! What a written config adds to the file it came from (`tune -o`, the REPL's `save-config`): TOML
+//! that `extends` `base_path` (by its absolute path, so it reads the same from any folder) and sets
+//! the keys of `sets` ("key=value", as --set takes them) to their values in `cfg`, paths absolute.
+//! Loaded, it is `cfg` again when `cfg` is `base_path` with `sets` applied. nullopt when a key of
+//! `sets` is not one the text can hold (then write show(cfg)).
+std::optional<std::string> show_extending(const Config& cfg, const std::string& base_path,
+                                          const std::vector<std::string>& sets);
 //! The key's effective value as TOML text; nullopt for an unknown key or a table.
 std::optional<std::string> value_text(const Config& cfg, const std::string& key);
 

@@ -91,10 +91,14 @@ struct TuneResult {
   int64_t global_batch = 0;       //!< the global batch held
   std::vector<TunedPlan> ranked;  //!< the fastest first, at most TuneRequest::top
   std::vector<TunedPlan> pareto;  //!< throughput against headroom, fastest first
-  int64_t planned = 0;
-  int64_t failed = 0;  //!< planned but not placeable (does not fit, or a rule refused it)
-  int64_t pruned = 0;
-  int64_t space = 0;  //!< candidates in the whole space
+  // Each candidate of the space is counted once: planned (in `planned`, of which `failed` did not
+  // place), pruned, or untried; space = planned - variants + pruned + untried.
+  int64_t planned = 0;   //!< plans made, the per-stage memory variants included
+  int64_t failed = 0;    //!< planned but not placeable (does not fit, or a rule refused it)
+  int64_t pruned = 0;    //!< skipped unplanned: a candidate that needs no more memory did not fit
+  int64_t untried = 0;   //!< neither planned nor pruned: the search (or its budget) did not reach them
+  int64_t variants = 0;  //!< plans outside the space: per-stage memory proportions around the best
+  int64_t space = 0;     //!< candidates in the whole space (those that hold the global batch)
   double seconds = 0;
   bool timed_out = false;
   bool plans_spent = false;  //!< the search stopped at its plan budget (TuneRequest::plans)

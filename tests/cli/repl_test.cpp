@@ -180,6 +180,11 @@ TEST_CASE("save-config writes the effective config, which loads back into the sa
   CHECK(saved.pipeline.gradient_accumulation_count == 4);
   const iputrain::Config expected = iputrain::config::load(kConfig, {"pipeline.schedule=interleaved"});
   CHECK(iputrain::config::show(saved) == iputrain::config::show(expected));
+  // Only what differs from the config file: it extends that file and sets the session's key.
+  const std::string text = read_file(path);
+  CHECK(text.rfind("extends = \"" + fs::absolute(kConfig).lexically_normal().string() + "\"\n", 0) == 0);
+  CHECK(text.find("schedule = \"interleaved\"") != std::string::npos);
+  CHECK(text.find("[optimizer]") == std::string::npos);
 }
 
 TEST_CASE("on a terminal: TAB completes commands and keys, and history survives a restart") {

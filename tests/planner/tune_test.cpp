@@ -305,6 +305,17 @@ TEST_CASE("a plan budget stops the search at the same candidate, whatever the th
   CHECK(!one.exhaustive);
   CHECK(one.planned == 11);
   CHECK(two.planned == 11);
+  // The written config extends the input and sets only what the request and the plan changed.
+  const std::string& toml = one.ranked.front().toml;
+  CHECK(toml.find("\nextends = ") != std::string::npos);
+  CHECK(toml.find("[optimizer]") == std::string::npos);  // the input's, not changed
+  CHECK(toml.find("auto_select_ipus") == std::string::npos);
+  CHECK(toml.find("seed = 7") == std::string::npos);
+  check_reproduces(model, one.ranked.front());
+  // Each candidate counted once: the 11 planned, the pruned and the rest not tried make the space.
+  CHECK(one.variants == 0);
+  CHECK(one.untried > 0);
+  CHECK(one.planned + one.pruned + one.untried == one.space);
   CHECK(one.pruned == two.pruned);
   REQUIRE(one.ranked.size() == two.ranked.size());
   for (size_t k = 0; k < one.ranked.size(); ++k) {
@@ -501,6 +512,10 @@ TEST_CASE("tune's memory bound is below every candidate's peak, and its pruned s
     const TuneResult pruned = tune_to_the_end(request);
     CAPTURE(quantile);
     CHECK(pruned.pruned > 0);
+    // Every candidate counted once: planned or pruned (the search of every candidate tries them all).
+    CHECK(pruned.planned - pruned.variants + pruned.pruned == pruned.space);
+    CHECK(pruned.untried == 0);
+    CHECK(pruned.failed <= pruned.planned - pruned.variants);
     MESSAGE("capacity at the 1/" << quantile << " quantile of the peaks: " << pruned.pruned << " of "
                                  << pruned.candidates.size() << " pruned, " << pruned.planned << " planned");
     check_bounds(pruned);
