@@ -186,6 +186,25 @@ void search(Context& ctx, TuneResult& result, const Figures& input) {
   }
 }
 
+// The input config's global batch on its own IPUs, when the search took it from the input planned on
+// others (--ipus without --global-batch): the report names both, as the change is the user's to see.
+void own_global_batch(const Context& ctx, const Config& config, int64_t ipus, int64_t global, TuneResult& result) {
+  const int64_t own = config::num_ipus(config);
+  if (own == ipus) {
+    return;
+  }
+  try {
+    const Plan plan = Plan::make(Model::load(ctx.request.model_path, config), config);
+    const int64_t g = plan.micro_batch() * plan.accumulation_count() * plan.replicas();
+    if (g != global) {
+      result.own_ipus = own;
+      result.own_global_batch = g;
+    }
+  } catch (const Error&) {
+    // The input does not plan on its own IPUs: there is no global batch of its own to name.
+  }
+}
+
 }  // namespace
 
 TuneResult tune(const TuneRequest& request) {
@@ -208,6 +227,7 @@ TuneResult tune(const TuneRequest& request) {
                   {}, "give the samples per weight update with --global-batch or [tune] global_batch");
     }
     global = input.micro_batch * input.accumulation * input.replicas;
+    own_global_batch(ctx, config, ipus, global, result);
   }
   ctx.space.global_batch = result.global_batch = global;
   ctx.space.tolerance = ctx.limits.tolerance;

@@ -107,6 +107,13 @@ std::string tune_text(const TuneResult& result, int32_t top) {
       result.seconds, result.budget_seconds, result.exhaustive ? " (every candidate)" : "",
       result.timed_out ? " (time budget reached; best found so far)" : "",
       result.plans_spent ? " (plan budget reached; best found so far)" : "");
+  if (result.own_global_batch > 0) {
+    out += fmt::format(
+        "the global batch is the input config's on these IPUs: {} IPUs for its {} and {} samples per update for "
+        "its {}; --global-batch {} keeps its own\n",
+        result.input.replicas * result.input.ipus_per_replica, result.own_ipus, result.global_batch,
+        result.own_global_batch, result.own_global_batch);
+  }
   if (result.input_fits) {
     out += fmt::format("input config: {:.0f} samples/s, peak {} per IPU, bubble {:.1f}%: {}\n",
                        result.input.samples_per_second, format_bytes(result.input.peak_bytes),
@@ -135,6 +142,10 @@ std::string tune_text(const TuneResult& result, int32_t top) {
 std::string tune_json(const TuneResult& result) {
   nlohmann::ordered_json j;
   j["global_batch"] = result.global_batch;
+  if (result.own_global_batch > 0) {
+    j["own_ipus"] = result.own_ipus;
+    j["own_global_batch"] = result.own_global_batch;
+  }
   j["space"] = result.space;
   j["planned"] = result.planned;
   j["failed"] = result.failed;

@@ -525,7 +525,7 @@ void Session::save_weights(const std::string& path) const {
   for (const WeightInfo& w : weights()) {
     tensors.push_back(engine::f32_tensor(w.name, w.shape, w.values.data()));
   }
-  engine::write_weight_file(path, tensors, impl_->model.name(), impl_->step);
+  engine::write_weight_file(path, tensors, impl_->model.name(), impl_->loaded_step + impl_->step);
 }
 
 std::vector<std::string> Session::load_weights(const std::string& path) {
@@ -577,6 +577,15 @@ std::vector<std::string> Session::load_weights(const std::string& path) {
       if (t.name == g.node(p).name) {
         s.set_weight(p, t.bytes.data());
       }
+    }
+  }
+  const auto step = file.metadata.find("step");
+  s.loaded_step = 0;
+  if (step != file.metadata.end()) {
+    try {
+      s.loaded_step = std::max<int64_t>(0, std::stoll(step->second)) - s.step;
+    } catch (const std::exception&) {
+      s.loaded_step = 0;  // a file of another tool: its weights have no step of ours
     }
   }
   return s.reset_state(missing_state, path);

@@ -255,6 +255,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   }
   s.cluster->set_loss_scale(c.meta.loss_scale);
   s.step = c.meta.step;
+  s.loaded_step = 0;  // a checkpoint holds the run's own step
   s.resumed = true;
   // A new run may go on writing into the directory it resumed from.
   const std::string dir = std::filesystem::path(c.path).parent_path().string();

@@ -80,6 +80,9 @@ struct Session::Impl : engine::SessionConfig {
   std::unique_ptr<engine::InferenceRun> inference;  // eval and predict on the plan, built on first use
   bool tracing = false;
   int64_t step = 0;  // weight updates done
+  // Updates the loaded weights had had (a weight file's `step`, load_weights): a weight file
+  // written without further training carries the step it was loaded with, byte for byte.
+  int64_t loaded_step = 0;
   // Set by resume(): the next train() continues the checkpoint's run to its total, instead of
   // training another training.steps.
   bool resumed = false;

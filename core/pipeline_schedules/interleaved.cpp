@@ -1,5 +1,5 @@
 // Interleaved (1F1B): micro-batch m runs T[j] at timestep 2m + j, so each IPU alternates a forward
-// and a backward and keeps fewer micro-batches than grouped.
+// and a backward and keeps fewer micro-batches than grouped; in inference, m + j.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -19,8 +19,13 @@ AccumulationRule accumulation(int64_t /*positions*/, int64_t ipus_per_replica, b
 
 int64_t step(int64_t m, int64_t j, int64_t /*len*/, int64_t /*slices*/) { return 2 * m + j; }
 
+// Inference has no backward to alternate with: the forwards run back to back, one timestep apart,
+// as the IPUs' programs run them and the simulation costs them (every other slot idle was drawn).
+int64_t forward_step(int64_t m, int64_t j, int64_t /*len*/, int64_t /*slices*/) { return m + j; }
+
 Timeline timeline(const Pipeline& p, int64_t micro_batches, bool training, int64_t slices) {
-  return place_stage_list(p, ScheduleKind::Interleaved, micro_batches, training, step, slices);
+  return place_stage_list(p, ScheduleKind::Interleaved, micro_batches, training, training ? step : forward_step,
+                          slices);
 }
 
 int64_t in_flight(const Pipeline& p, int32_t position, int64_t micro_batches) {

@@ -89,6 +89,10 @@ struct TuneResult {
   bool input_fits = false;        //!< the input config plans and fits
   TunedPlan input;                //!< its figures when it does
   int64_t global_batch = 0;       //!< the global batch held
+  //! When the global batch was taken from the input config on other IPUs than its own (--ipus
+  //! without --global-batch): its own IPU count and the global batch it plans there; else 0.
+  int64_t own_ipus = 0;
+  int64_t own_global_batch = 0;
   std::vector<TunedPlan> ranked;  //!< the fastest first, at most TuneRequest::top
   std::vector<TunedPlan> pareto;  //!< throughput against headroom, fastest first
   // Each candidate of the space is counted once: planned (in `planned`, of which `failed` did not

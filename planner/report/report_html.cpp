@@ -25,11 +25,13 @@ std::string inline_svg(const std::string& svg) {
 constexpr const char* kStyle = R"(<style>
 body { font-family: sans-serif; margin: 1.5em; color: #222; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; border-bottom: 1px solid #ccc; }
-pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; font-size: 12px; }
+pre { background: #f6f6f6; padding: 0.6em; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
 table { border-collapse: collapse; font-size: 12px; }
 th, td { border: 1px solid #ddd; padding: 2px 6px; text-align: left; }
 th { background: #eee; cursor: pointer; user-select: none; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.facts th { cursor: auto; width: 11em; vertical-align: top; }
+.bar { display: inline-block; height: 0.8em; background: #4a7; vertical-align: middle; }
 nav a { margin-right: 1em; }
 .figure { overflow-x: auto; }
 </style>
@@ -59,6 +61,64 @@ document.querySelectorAll("table.sortable").forEach(function (table) {
 document.body.dataset.ready = "1";
 </script>
 )";
+
+// Lines "label: text" of the text report as a table of two columns (the text wraps, nothing is cut);
+// a line without a label spans both.
+std::string facts_table(const std::string& id, const std::string& text) {
+  std::string out = fmt::format("<table id=\"{}\" class=\"facts\"><tbody>\n", id);
+  size_t begin = 0;
+  while (begin < text.size()) {
+    size_t end = text.find('\n', begin);
+    end = end == std::string::npos ? text.size() : end;
+    const std::string line = text.substr(begin, end - begin);
+    begin = end + 1;
+    if (line.empty()) {
+      continue;
+    }
+    const size_t colon = line.find(": ");
+    out += colon == std::string::npos || colon > 40
+               ? fmt::format("<tr><td colspan=\"2\">{}</td></tr>\n", xml_escape(line))
+               : fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", xml_escape(line.substr(0, colon)),
+                             xml_escape(line.substr(colon + 2)));
+  }
+  return out + "</tbody></table>\n";
+}
+
+// Memory per IPU at its peak as a table; the text report's notes after its rows (offloaded state,
+// the largest contributors) as paragraphs.
+std::string memory_table(const Plan& plan) {
+  const std::string text = text_memory(plan);
+  std::vector<std::string> lines;
+  for (size_t begin = 0; begin < text.size();) {
+    const size_t end = std::min(text.find('\n', begin), text.size());
+    lines.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  if (plan.memory.empty() || lines.size() < 2 + plan.memory.size()) {
+    return "<p>" + xml_escape(text) + "</p>\n";
+  }
+  std::string out = "<p>" + xml_escape(lines[0]) + "</p>\n";
+  out +=
+      "<table id=\"memory-table\"><thead><tr><th>IPU</th><th>weights</th><th>optimizer</th><th>accumulators</th>"
+      "<th>activations</th><th>io</th><th>peak</th><th>capacity</th><th>use of capacity</th></tr></thead><tbody>\n";
+  for (size_t i = 0; i < plan.memory.size(); ++i) {
+    const IpuMemory& m = plan.memory[i];
+    const double share = m.capacity > 0 ? static_cast<double>(m.total_peak) / static_cast<double>(m.capacity) : 0.0;
+    out += fmt::format(
+        "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td>"
+        "<td><span class=\"bar\" style=\"width:{:.1f}px\"></span> {:.1f}%</td></tr>\n",
+        i, xml_escape(human_bytes(m.weights)), xml_escape(human_bytes(m.optimizer_state)),
+        xml_escape(human_bytes(m.accumulators)), xml_escape(human_bytes(m.activations_peak)),
+        xml_escape(human_bytes(m.io_buffers)), xml_escape(human_bytes(m.total_peak)),
+        xml_escape(human_bytes(m.capacity)), std::min(1.0, share) * 120, 100 * share);
+  }
+  out += "</tbody></table>\n";
+  for (size_t k = 2 + plan.memory.size(); k < lines.size(); ++k) {
+    out += lines[k].empty() ? "" : "<p>" + xml_escape(lines[k]) + "</p>\n";
+  }
+  return out;
+}
 
 std::string stage_table(const Plan& plan) {
   std::string out =
@@ -124,10 +184,10 @@ std::string plan_html(const Plan& plan, std::string_view model, const SourceMana
       "</head><body>\n<h1>Plan for {0}</h1>\n<nav><a href=\"#summary\">summary</a><a href=\"#memory\">memory</a>"
       "<a href=\"#gantt\">schedule</a><a href=\"#ops\">cycles per op</a><a href=\"#config\">config</a></nav>\n",
       xml_escape(model), kStyle);
-  out += "<h2 id=\"summary\">Summary</h2>\n<pre>" + xml_escape(text_header(plan, model)) + "\n" +
-         xml_escape(text_predicted(plan)) + "</pre>\n" + stage_table(plan);
-  out += "<h2 id=\"memory\">Memory per IPU, timestep by timestep</h2>\n<pre>" + xml_escape(text_memory(plan)) +
-         "</pre>\n<div class=\"figure\">" + inline_svg(memory_svg(plan)) + "</div>\n";
+  out += "<h2 id=\"summary\">Summary</h2>\n" + facts_table("summary-table", text_header(plan, model)) +
+         facts_table("predicted-table", text_predicted(plan)) + stage_table(plan);
+  out += "<h2 id=\"memory\">Memory per IPU, timestep by timestep</h2>\n" + memory_table(plan) +
+         "<div class=\"figure\">" + inline_svg(memory_svg(plan)) + "</div>\n";
   out +=
       "<h2 id=\"gantt\">Schedule of one weight update</h2>\n<p>Hover over a box for its details.</p>\n"
       "<div class=\"figure\">" +

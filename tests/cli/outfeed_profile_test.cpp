@@ -150,6 +150,14 @@ TEST_CASE("profiling writes a profile directory whose contents follow the profil
     CAPTURE(part);
     CHECK(page.find(part) != std::string::npos);
   }
+  // The summary and memory sections are tables (a row per IPU), not terminal text in a scroll box;
+  // the config alone is preformatted, and wraps.
+  for (const char* part : {"<table id=\"summary-table\"", "<table id=\"predicted-table\"", "<th>bubble</th>",
+                           "<table id=\"memory-table\"", "<tr><td class=\"num\">0</td>", "white-space: pre-wrap"}) {
+    CAPTURE(part);
+    CHECK(page.find(part) != std::string::npos);
+  }
+  CHECK(page.find("<pre>") == page.rfind("<pre>"));  // one: the config
   const auto cycles = lines_of(basic / "cycles.csv");
   REQUIRE(cycles.size() > 2);
   CHECK(cycles[0] == "stage,pass,ipu,op,source,cycles");

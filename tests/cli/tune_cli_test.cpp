@@ -131,3 +131,23 @@ TEST_CASE("the REPL's tune keeps to the config's [tune] time and top") {
   CHECK(plain.find("of a 30 s budget") != std::string::npos);
   CHECK(plain.find("top 3 (of 3 shown)") != std::string::npos);
 }
+
+TEST_CASE("tune names a global batch it took from the input config on other IPUs; --global-batch keeps its own") {
+  const cli_test::Run r = iputrain("tune ../../examples/mnist_mlp.ipu ../../configs/mnist.toml --ipus 4 --plans 8");
+  REQUIRE(r.status == 0);
+  CHECK(r.out.find("candidates hold a global batch of 256:") != std::string::npos);
+  CHECK(r.out.find("the global batch is the input config's on these IPUs: 4 IPUs for its 1 and 256 samples per "
+                   "update for its 32; --global-batch 32 keeps its own\n") != std::string::npos);
+  const cli_test::Run kept =
+      iputrain("tune ../../examples/mnist_mlp.ipu ../../configs/mnist.toml --ipus 4 --global-batch 32 --plans 8");
+  REQUIRE(kept.status == 0);
+  CHECK(kept.out.find("candidates hold a global batch of 32:") != std::string::npos);
+  CHECK(kept.out.find("the global batch is the input config's") == std::string::npos);
+  const cli_test::Run json = iputrain(
+      "tune ../../examples/mnist_mlp.ipu ../../configs/mnist.toml --ipus 4 --plans 8 --format json", "2>/dev/null");
+  REQUIRE(json.status == 0);
+  const nlohmann::json j = nlohmann::json::parse(json.out);
+  CHECK(j["own_ipus"] == 1);
+  CHECK(j["own_global_batch"] == 32);
+  CHECK(j["global_batch"] == 256);
+}

@@ -279,6 +279,22 @@ TEST_CASE("the inference plan is the forward program only, scheduled, sized and 
   CHECK(plan.cost.reduce_bytes_per_update == 0);
 }
 
+TEST_CASE("an interleaved inference plan draws and costs the forwards back to back, as it runs them") {
+  const Model model =
+      Model::parse(kModel, "inference.ipu", config::parse(plan_config(2, 2, "grouped", 4), "g.toml").model);
+  planner::PlanOptions options;
+  options.inference = true;
+  const planner::Plan grouped =
+      planner::make_plan(graph_of(model), config::parse(plan_config(2, 2, "grouped", 4), "g.toml"), options);
+  const planner::Plan interleaved =
+      planner::make_plan(graph_of(model), config::parse(plan_config(2, 2, "interleaved", 4), "i.toml"), options);
+  // 4 micro-batches through 2 positions: 4 + 2 - 1 timesteps, no idle slot between two forwards.
+  CHECK(interleaved.timeline.timesteps() == 5);
+  CHECK(interleaved.timeline.timesteps() == grouped.timeline.timesteps());
+  CHECK(interleaved.cost.cycles_per_update == grouped.cost.cycles_per_update);
+  CHECK(interleaved.cost.bubble_fraction == grouped.cost.bubble_fraction);
+}
+
 TEST_CASE("a model without a loss is planned and run for inference") {
   const std::string model = R"(model sums(batch: int = 1) {
   input a: f32[batch, 2]
