@@ -99,6 +99,12 @@ TuneResult tune_to_the_end(const TuneRequest& request) {
   return tune(request);
 }
 
+// The search on at most `threads` threads of the shared arena, to the end.
+TuneResult tune_on_threads(const TuneRequest& request, size_t threads) {
+  const oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
+  return tune_to_the_end(request);
+}
+
 // The written config of `t` plans to the very figures `tune` ranked it with.
 void check_reproduces(const std::string& model, const TunedPlan& t) {
   const PlanFigures f = plan_figures(model, write("reproduce.toml", t.toml));
@@ -220,7 +226,7 @@ TEST_CASE("tune finds the brute-force optimum of a small space") {
       if (kGlobal % (micro * replicas) != 0) {
         continue;
       }
-      for (const std::string& schedule : {"grouped", "interleaved", "sequential", "zero_bubble"}) {
+      for (const std::string schedule : {"grouped", "interleaved", "sequential", "zero_bubble"}) {
         for (const auto& rec : recomputes) {
           std::vector<std::string> sets = layout;
           sets.insert(sets.end(), rec.begin(), rec.end());
@@ -260,12 +266,8 @@ TEST_CASE("tune gives the same plans on 1 and 2 threads") {
   request.time_seconds = 300;  // never reached on the frozen clock: a search cut short may differ with the speed
   request.exhaustive_limit = 0;
   request.top = 8;
-  auto run = [&](size_t threads) {
-    const oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
-    return tune_to_the_end(request);
-  };
-  const TuneResult one = run(1);
-  const TuneResult two = run(2);
+  const TuneResult one = tune_on_threads(request, 1);
+  const TuneResult two = tune_on_threads(request, 2);
   REQUIRE(!one.timed_out);
   REQUIRE(!two.timed_out);
   CHECK(one.planned == two.planned);
@@ -294,12 +296,8 @@ TEST_CASE("a plan budget stops the search at the same candidate, whatever the th
   REQUIRE(whole.planned > 12);
   // 11 plans: a round of 8, then one cut to the 3 left.
   request.plans = 11;
-  auto run = [&](size_t threads) {
-    const oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
-    return tune_to_the_end(request);
-  };
-  const TuneResult one = run(1);
-  const TuneResult two = run(2);
+  const TuneResult one = tune_on_threads(request, 1);
+  const TuneResult two = tune_on_threads(request, 2);
   CHECK(one.plans_spent);
   CHECK(!one.timed_out);
   CHECK(!one.exhaustive);
