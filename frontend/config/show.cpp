@@ -32,29 +32,35 @@ Value rebased(const Config& cfg, const KeySpec& k, Value v) {
                                              : cfg.resolve_path(k.path, *text, true));
 }
 
-}  // namespace
-
-std::string show(const Config& cfg, bool rebase_paths) {
+// TOML text written key by key: a table's header before its first key, a blank line between.
+struct TomlTables {
   std::string out;
   std::string table;  // the table the last line belongs to ("" = the root)
-  auto open = [&](const std::string& t) {
+  void open(const std::string& t) {
     if (t != table) {
       out += fmt::format("{}[{}]\n", out.empty() ? "" : "\n", t);
       table = t;
     }
-  };
+  }
+};
+
+}  // namespace
+
+std::string show(const Config& cfg, bool rebase_paths) {
+  TomlTables toml;
+  std::string& out = toml.out;
   for (const auto& k : schema()) {
     if (k.path == "extends") {
       continue;  // the keys it brought in are written out below
     }
     if (k.type == KeyType::FreeTable) {
-      open(k.path);
+      toml.open(k.path);
       for (const auto& [name, v] : cfg.model) {
         out += fmt::format("{} = {}\n", name, param_value_str(v));
       }
       continue;
     }
-    open(parent_of(k.path));
+    toml.open(parent_of(k.path));
     // A key the config did not set is written as a comment with its value: set, some keys change
     // what the others mean (a schedule makes the run pipelined, its accumulation count derived),
     // so the text must read back with the same keys set to plan the same.
@@ -76,16 +82,14 @@ std::optional<std::string> show_extending(const Config& cfg, const std::string& 
     keys.insert(s.substr(0, s.find('=')));
   }
   const std::string base = std::filesystem::absolute(base_path).lexically_normal().string();
-  std::string out = fmt::format("extends = {}\n", toml_text(Value(base)));
-  std::string table;
+  TomlTables toml{fmt::format("extends = {}\n", toml_text(Value(base))), ""};
   size_t written = 0;
   for (const auto& k : schema()) {
     if (k.type == KeyType::FreeTable) {
       for (const auto& [name, v] : cfg.model) {
         if (keys.count(k.path + "." + name) != 0) {
-          out += fmt::format("{}{} = {}\n", table == k.path ? "" : fmt::format("\n[{}]\n", k.path), name,
-                             param_value_str(v));
-          table = k.path;
+          toml.open(k.path);
+          toml.out += fmt::format("{} = {}\n", name, param_value_str(v));
           written += 1;
         }
       }
@@ -95,18 +99,17 @@ std::optional<std::string> show_extending(const Config& cfg, const std::string& 
       continue;
     }
     const std::string parent = parent_of(k.path);
-    if (parent.empty() && !table.empty()) {
+    if (parent.empty() && !toml.table.empty()) {
       return std::nullopt;  // a root key after a table: TOML would put it in the table (no schema key does)
     }
-    out += fmt::format("{}{} = {}\n", parent == table ? "" : fmt::format("\n[{}]\n", parent), leaf_of(k.path),
-                       toml_text(rebased(cfg, k, k.access.get(cfg))));
-    table = parent;
+    toml.open(parent);
+    toml.out += fmt::format("{} = {}\n", leaf_of(k.path), toml_text(rebased(cfg, k, k.access.get(cfg))));
     written += 1;
   }
   if (written != keys.size()) {
     return std::nullopt;  // a key as typed that is no schema path (nor a model parameter)
   }
-  return out;
+  return toml.out;
 }
 
 std::optional<std::string> value_text(const Config& cfg, const std::string& key) {

@@ -54,6 +54,10 @@ std::string usage_bar(int64_t used, int64_t capacity, int width = 30);
 std::string text_header(const Plan& plan, std::string_view model);
 std::string text_stages(const Plan& plan);
 std::string text_memory(const Plan& plan);
+//! text_memory's parts around its table: the heading line, and the notes after the rows (state
+//! offloaded to the host, the largest contributors at the fullest IPU's peak); the HTML report's too.
+std::string text_memory_heading(const Plan& plan);
+std::string text_memory_notes(const Plan& plan);
 //! At most `max_timesteps` columns of the timeline; a note says how many are left out.
 std::string text_schedule(const Plan& plan, int64_t max_timesteps = 48);
 std::string text_predicted(const Plan& plan);

@@ -84,20 +84,12 @@ std::string facts_table(const std::string& id, const std::string& text) {
   return out + "</tbody></table>\n";
 }
 
-// Memory per IPU at its peak as a table; the text report's notes after its rows (offloaded state,
-// the largest contributors) as paragraphs.
+// Memory per IPU at its peak as a table, the text report's heading and notes around it.
 std::string memory_table(const Plan& plan) {
-  const std::string text = text_memory(plan);
-  std::vector<std::string> lines;
-  for (size_t begin = 0; begin < text.size();) {
-    const size_t end = std::min(text.find('\n', begin), text.size());
-    lines.push_back(text.substr(begin, end - begin));
-    begin = end + 1;
+  if (plan.memory.empty()) {
+    return "<p>" + xml_escape(text_memory(plan)) + "</p>\n";
   }
-  if (plan.memory.empty() || lines.size() < 2 + plan.memory.size()) {
-    return "<p>" + xml_escape(text) + "</p>\n";
-  }
-  std::string out = "<p>" + xml_escape(lines[0]) + "</p>\n";
+  std::string out = "<p>" + xml_escape(text_memory_heading(plan)) + "</p>\n";
   out +=
       "<table id=\"memory-table\"><thead><tr><th>IPU</th><th>weights</th><th>optimizer</th><th>accumulators</th>"
       "<th>activations</th><th>io</th><th>peak</th><th>capacity</th><th>use of capacity</th></tr></thead><tbody>\n";
@@ -114,8 +106,11 @@ std::string memory_table(const Plan& plan) {
         xml_escape(human_bytes(m.capacity)), std::min(1.0, share) * 120, 100 * share);
   }
   out += "</tbody></table>\n";
-  for (size_t k = 2 + plan.memory.size(); k < lines.size(); ++k) {
-    out += lines[k].empty() ? "" : "<p>" + xml_escape(lines[k]) + "</p>\n";
+  const std::string notes = text_memory_notes(plan);
+  for (size_t begin = 0; begin < notes.size();) {
+    const size_t end = std::min(notes.find('\n', begin), notes.size());
+    out += "<p>" + xml_escape(notes.substr(begin, end - begin)) + "</p>\n";
+    begin = end + 1;
   }
   return out;
 }

@@ -84,40 +84,44 @@ std::string text_stages(const Plan& plan) {
   return out;
 }
 
-std::string text_memory(const Plan& plan) {
-  if (plan.memory.empty()) {
-    return "memory: not estimated\n";
-  }
-  // One device type per plan: the capacity goes in the heading unless the IPUs differ.
-  const bool same_capacity = std::all_of(plan.memory.begin(), plan.memory.end(),
-                                         [&](const IpuMemory& m) { return m.capacity == plan.memory[0].capacity; });
-  std::string out = fmt::format(
+namespace {
+
+// One device type per plan: the capacity goes in the heading unless the IPUs differ.
+bool same_capacity(const Plan& plan) {
+  return std::all_of(plan.memory.begin(), plan.memory.end(),
+                     [&](const IpuMemory& m) { return m.capacity == plan.memory[0].capacity; });
+}
+
+double use_of_capacity(const IpuMemory& m) {
+  return m.capacity > 0 ? static_cast<double>(m.total_peak) / static_cast<double>(m.capacity) : 0.0;
+}
+
+}  // namespace
+
+std::string text_memory_heading(const Plan& plan) {
+  return fmt::format(
       "memory per IPU at its peak timestep{} (every replica holds the same{}):\n",
-      same_capacity ? fmt::format(", of {} each", human_bytes(plan.memory[0].capacity)) : "",
+      same_capacity(plan) ? fmt::format(", of {} each", human_bytes(plan.memory[0].capacity)) : "",
       weights_sharded(plan) ? fmt::format("; weights and optimizer state are sharded, each replica keeps 1/{} of them",
                                           plan.placement.replicas)
       : state_sharded(plan)
           ? fmt::format("; the optimizer state is sharded, each replica keeps 1/{} of it", plan.placement.replicas)
           : "");
-  out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  use of capacity\n", "IPU", "weights",
-                     "optimizer", "accumulators", "activations", "io", "peak");
+}
+
+std::string text_memory_notes(const Plan& plan) {
+  std::string out;
+  if (plan.memory.empty()) {
+    return out;
+  }
   bool offloaded = false;
   bool accumulators_offloaded = false;
   size_t fullest = 0;
-  double fullest_share = -1;
   for (size_t i = 0; i < plan.memory.size(); ++i) {
     const IpuMemory& m = plan.memory[i];
-    const double share = m.capacity > 0 ? static_cast<double>(m.total_peak) / static_cast<double>(m.capacity) : 0.0;
-    out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  {} {:>6}{}\n", i, human_bytes(m.weights),
-                       human_bytes(m.optimizer_state), human_bytes(m.accumulators), human_bytes(m.activations_peak),
-                       human_bytes(m.io_buffers), human_bytes(m.total_peak), usage_bar(m.total_peak, m.capacity),
-                       percent(share), same_capacity ? "" : " of " + human_bytes(m.capacity));
     offloaded = offloaded || m.optimizer_state_offloaded > 0;
     accumulators_offloaded = accumulators_offloaded || m.accumulators_offloaded > 0;
-    if (share > fullest_share) {
-      fullest_share = share;
-      fullest = i;
-    }
+    fullest = use_of_capacity(m) > use_of_capacity(plan.memory[fullest]) ? i : fullest;
   }
   if (offloaded) {
     out += "optimizer state in host memory (offload_weight_update_variables):";
@@ -142,6 +146,24 @@ std::string text_memory(const Plan& plan) {
     out += "\n";
   }
   return out;
+}
+
+std::string text_memory(const Plan& plan) {
+  if (plan.memory.empty()) {
+    return "memory: not estimated\n";
+  }
+  const bool same = same_capacity(plan);
+  std::string out = text_memory_heading(plan);
+  out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  use of capacity\n", "IPU", "weights",
+                     "optimizer", "accumulators", "activations", "io", "peak");
+  for (size_t i = 0; i < plan.memory.size(); ++i) {
+    const IpuMemory& m = plan.memory[i];
+    out += fmt::format("{:>3}  {:>10}  {:>10}  {:>12}  {:>11}  {:>10}  {:>10}  {} {:>6}{}\n", i, human_bytes(m.weights),
+                       human_bytes(m.optimizer_state), human_bytes(m.accumulators), human_bytes(m.activations_peak),
+                       human_bytes(m.io_buffers), human_bytes(m.total_peak), usage_bar(m.total_peak, m.capacity),
+                       percent(use_of_capacity(m)), same ? "" : " of " + human_bytes(m.capacity));
+  }
+  return out + text_memory_notes(plan);
 }
 
 std::string text_schedule(const Plan& plan, int64_t max_timesteps) {

@@ -99,6 +99,19 @@ TuneResult tune_to_the_end(const TuneRequest& request) {
   return tune(request);
 }
 
+// mlp4 on 4 IPUs at a global batch of 32, by coordinate search, the top 8 ranked; the budget
+// is never reached on the frozen clock (a search cut short may differ with the speed).
+TuneRequest coordinate_search_on_four_ipus(const std::string& config_name) {
+  TuneRequest request;
+  request.model_path = write("mlp4.ipu", kModel);
+  request.config_path = write(config_name, kRun + "[ipu]\nauto_select_ipus = 4\n");
+  request.global_batch = 32;
+  request.time_seconds = 300;
+  request.exhaustive_limit = 0;
+  request.top = 8;
+  return request;
+}
+
 // The search on at most `threads` threads of the shared arena, to the end.
 TuneResult tune_on_threads(const TuneRequest& request, size_t threads) {
   const oneapi::tbb::global_control limit(oneapi::tbb::global_control::max_allowed_parallelism, threads);
@@ -258,14 +271,7 @@ TEST_CASE("tune finds the brute-force optimum of a small space") {
 }
 
 TEST_CASE("tune gives the same plans on 1 and 2 threads") {
-  const std::string model = write("mlp4.ipu", kModel);
-  TuneRequest request;
-  request.model_path = model;
-  request.config_path = write("threads.toml", kRun + "[ipu]\nauto_select_ipus = 4\n");
-  request.global_batch = 32;
-  request.time_seconds = 300;  // never reached on the frozen clock: a search cut short may differ with the speed
-  request.exhaustive_limit = 0;
-  request.top = 8;
+  const TuneRequest request = coordinate_search_on_four_ipus("threads.toml");
   const TuneResult one = tune_on_threads(request, 1);
   const TuneResult two = tune_on_threads(request, 2);
   REQUIRE(!one.timed_out);
@@ -283,14 +289,7 @@ TEST_CASE("tune gives the same plans on 1 and 2 threads") {
 }
 
 TEST_CASE("a plan budget stops the search at the same candidate, whatever the thread count") {
-  const std::string model = write("mlp4.ipu", kModel);
-  TuneRequest request;
-  request.model_path = model;
-  request.config_path = write("plans.toml", kRun + "[ipu]\nauto_select_ipus = 4\n");
-  request.global_batch = 32;
-  request.time_seconds = 300;  // never reached on the frozen clock
-  request.exhaustive_limit = 0;
-  request.top = 8;
+  TuneRequest request = coordinate_search_on_four_ipus("plans.toml");
   const TuneResult whole = tune_to_the_end(request);
   REQUIRE(!whole.plans_spent);
   REQUIRE(whole.planned > 12);
@@ -309,7 +308,7 @@ TEST_CASE("a plan budget stops the search at the same candidate, whatever the th
   CHECK(toml.find("[optimizer]") == std::string::npos);  // the input's, not changed
   CHECK(toml.find("auto_select_ipus") == std::string::npos);
   CHECK(toml.find("seed = 7") == std::string::npos);
-  check_reproduces(model, one.ranked.front());
+  check_reproduces(request.model_path, one.ranked.front());
   // Each candidate counted once: the 11 planned, the pruned and the rest not tried make the space.
   CHECK(one.variants == 0);
   CHECK(one.untried > 0);
