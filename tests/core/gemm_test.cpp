@@ -56,38 +56,62 @@ std::vector<float> random_floats(int64_t count, uint64_t seed) {
   return v;
 }
 
-// op(x)(r, c) of a row-major operand stored [rows, cols], or [cols, rows] when transposed.
-float at(const std::vector<float>& x, bool t, int64_t rows, int64_t cols, int64_t r, int64_t c) {
-  return t ? x[static_cast<size_t>(c * rows + r)] : x[static_cast<size_t>(r * cols + c)];
+// A case's operands and their product in double precision, computed once for all its layouts.
+struct Reference {
+  std::vector<float> a, b, c0;             // a [m, k] and b [k, n], row-major; c0 [m, n]
+  std::vector<double> product, magnitude;  // [m, n]: sum of the terms, sum of their magnitudes
+};
+
+Reference reference_of(const Case& s) {
+  Reference r{random_floats(s.m * s.k, 1), random_floats(s.k * s.n, 2), random_floats(s.m * s.n, 3), {}, {}};
+  r.product.assign(static_cast<size_t>(s.m * s.n), 0.0);
+  r.magnitude.assign(r.product.size(), 0.0);
+  for (int64_t i = 0; i < s.m; ++i) {
+    for (int64_t p = 0; p < s.k; ++p) {
+      const double x = r.a[static_cast<size_t>(i * s.k + p)];
+      const float* row = r.b.data() + p * s.n;
+      double* sum = r.product.data() + i * s.n;
+      double* magnitude = r.magnitude.data() + i * s.n;
+      for (int64_t j = 0; j < s.n; ++j) {
+        const double term = x * double(row[j]);
+        sum[j] += term;
+        magnitude[j] += std::fabs(term);
+      }
+    }
+  }
+  return r;
 }
 
-void check_case(const Case& s, bool ta, bool tb, bool accumulate) {
+// x [rows, cols] row-major as stored for a transposed operand: [cols, rows].
+std::vector<float> transposed(const std::vector<float>& x, int64_t rows, int64_t cols) {
+  std::vector<float> t(x.size());
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      t[static_cast<size_t>(c * rows + r)] = x[static_cast<size_t>(r * cols + c)];
+    }
+  }
+  return t;
+}
+
+void check_case(const Case& s, const Reference& r, bool ta, bool tb, bool accumulate) {
   CAPTURE(s.m);
   CAPTURE(s.n);
   CAPTURE(s.k);
   CAPTURE(ta);
   CAPTURE(tb);
   CAPTURE(accumulate);
-  const auto a = random_floats(s.m * s.k, 1);
-  const auto b = random_floats(s.k * s.n, 2);
-  const auto c0 = random_floats(s.m * s.n, 3);
-  std::vector<float> c = c0;
+  const std::vector<float> a = ta ? transposed(r.a, s.m, s.k) : r.a;
+  const std::vector<float> b = tb ? transposed(r.b, s.k, s.n) : r.b;
+  std::vector<float> c = r.c0;
   gemm(a.data(), ta, b.data(), tb, c.data(), s.m, s.n, s.k, accumulate);
   int64_t wrong = 0;
-  for (int64_t i = 0; i < s.m; ++i) {
-    for (int64_t j = 0; j < s.n; ++j) {
-      double sum = accumulate ? c0[static_cast<size_t>(i * s.n + j)] : 0.0;
-      double magnitude = std::fabs(sum);
-      for (int64_t p = 0; p < s.k; ++p) {
-        const double term = double(at(a, ta, s.m, s.k, i, p)) * double(at(b, tb, s.k, s.n, p, j));
-        sum += term;
-        magnitude += std::fabs(term);
-      }
-      const double got = c[static_cast<size_t>(i * s.n + j)];
-      // fp32 rounding of a sum of k + 1 terms: at most about (k + 1) ulps of the magnitudes' sum.
-      if (std::fabs(got - sum) > 1.2e-7 * double(s.k + 2) * magnitude + 1e-30) {
-        ++wrong;
-      }
+  for (size_t i = 0; i < c.size(); ++i) {
+    const double c0 = accumulate ? r.c0[i] : 0.0;
+    const double sum = c0 + r.product[i];
+    const double magnitude = std::fabs(c0) + r.magnitude[i];
+    // fp32 rounding of a sum of k + 1 terms: at most about (k + 1) ulps of the magnitudes' sum.
+    if (std::fabs(double(c[i]) - sum) > 1.2e-7 * double(s.k + 2) * magnitude + 1e-30) {
+      ++wrong;
     }
   }
   CHECK(wrong == 0);
@@ -103,15 +127,16 @@ TEST_CASE("gemm: every layout against a double reference, at the edges of the ti
       {11, 129, 257}, {32, 128, 784}, {33, 300, 70}, {200, 70, 5}, {257, 513, 31}, {130, 600, 520}, {384, 96, 40},
       {40, 16, 25},   {100, 32, 400}, {77, 48, 9},   {50, 20, 33}, {25, 16, 3000}, {70, 80, 30},
   };
-  for (const GemmKernel kernel : kernels()) {
-    CAPTURE(kernel_name(kernel));
-    const KernelScope scope(kernel);
-    for (const auto& s : cases) {
+  for (const auto& s : cases) {
+    const Reference r = reference_of(s);
+    for (const GemmKernel kernel : kernels()) {
+      CAPTURE(kernel_name(kernel));
+      const KernelScope scope(kernel);
       for (int layout = 0; layout < 4; ++layout) {
-        check_case(s, (layout & 1) != 0, (layout & 2) != 0, false);
+        check_case(s, r, (layout & 1) != 0, (layout & 2) != 0, false);
       }
-      check_case(s, false, false, true);
-      check_case(s, true, true, true);
+      check_case(s, r, false, false, true);
+      check_case(s, r, true, true, true);
     }
   }
 }

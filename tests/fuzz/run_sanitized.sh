@@ -12,7 +12,8 @@
 # (Open MPI is left out of this tree), the lints, the fuzz corpora (fuzz.run executes every corpus
 # input and crash reproducer under the same sanitizers before it mutates them), LeNet's one-epoch
 # accuracy run (3750 steps: over ten minutes here, through the code examples.lenet_loss_falls runs
-# in seconds) and tiny_lm's loss run (about 4 minutes here; its attention, embedding and layer-norm
+# in seconds), the MNIST MLP's (1,875 steps, 13 s here, through the code of
+# examples.mnist_mlp_loss_falls's 200) and tiny_lm's loss run (about 4 minutes here; its attention, embedding and layer-norm
 # code trains under the sanitizers in the engine ipu_scale tests, its ops in core_test).
 set -euo pipefail
 MODE=$1
@@ -23,7 +24,7 @@ export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-16/bin/llvm-sy
 # The labels that have a part of their own, in order; "rest" runs every other test not left out.
 PARTS=(engine cli planner core data config frontend)
 LEFT_OUT="bench|package|tsan|mpi|lint|fuzz|sanitize"
-SLOW_RUNS="examples.lenet_one_epoch_accuracy|examples.tiny_lm_loss_falls"
+SLOW_RUNS="examples.lenet_one_epoch_accuracy|examples.tiny_lm_loss_falls|examples.mnist_mlp_one_epoch_accuracy"
 # Checks the plain tree makes already, which under the sanitizers would check the same property
 # again, slower: the comparison script, the shipped data, the written configs' round trip (76 plans
 # of the shipped models), and agreement with PyTorch: the zoo (each model trained in both) and the
@@ -48,6 +49,11 @@ SAME_PROPERTY="zoo\.|diff\.ops|test_cli_configs.config show|browser\."
 SAME_PATHS="test_cli_keys\.every|test_cli\.every config key whose last part|examples\.lenet_loss_falls_portable_gemm"
 SAME_PATHS+="|test_engine_ipu_scale\.(GPT-2|BERT-Large|ViT|ResNet-50 fits)"
 SAME_PATHS+="|test_tune\.tune('s memory bound| finds the brute-force| tries every recomputation| gives the same plans)"
+# verify over every shipped config (each trained twice, 24 s here: the configs' training paths are
+# test_cli_configs' "every config in configs/ trains a few steps", verify's own code its other
+# cases) and the op harness again through the portable GEMM (13 s here: the ops' code is the op
+# harness's, the portable kernel's every edge and layout is gemm_test's, which runs every kernel).
+SAME_PATHS+="|test_cli_verify\.verify: every config in configs/|core_test\.op harness: every case through the portable GEMM"
 
 # The tree's one configuration (run_fuzz.sh configures through it too, so the two never differ and
 # fuzz.run builds nothing again).
