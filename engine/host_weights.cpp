@@ -15,7 +15,7 @@ size_t layout(const ir::Graph& graph, std::vector<int64_t>& offset) {
   size_t bytes = 0;
   for (ir::ValueId p : graph.params) {
     offset[static_cast<size_t>(p)] = static_cast<int64_t>(bytes);
-    bytes += AlignedBlock::aligned(std::max<size_t>(1, graph.type(p).bytes()));
+    bytes += buffer_aligned(std::max<size_t>(1, graph.type(p).bytes()));
   }
   return bytes;
 }

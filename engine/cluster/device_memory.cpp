@@ -11,15 +11,12 @@
 namespace iputrain::engine {
 
 namespace {
-constexpr size_t kAlign = 64;  // a cache line: aligned vector loads, no false sharing between buffers
-size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
 std::byte* allocate(size_t bytes, const char* what) {
-  auto* p = static_cast<std::byte*>(std::aligned_alloc(kAlign, align_up(std::max<size_t>(bytes, 1))));
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(kBufferAlign, buffer_aligned(std::max<size_t>(bytes, 1))));
   if (p == nullptr) {
     throw Error(ErrorKind::Runtime, fmt::format("cannot allocate {} bytes of {}", bytes, what));
   }
-  std::memset(p, 0, align_up(std::max<size_t>(bytes, 1)));
+  std::memset(p, 0, buffer_aligned(std::max<size_t>(bytes, 1)));
   return p;
 }
 
@@ -52,7 +49,7 @@ DeviceMemory::DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector
       throw Error(ErrorKind::Internal, fmt::format("parameter %{} has two buffers on IPU {}", b.value, id));
     }
     offset = static_cast<int64_t>(param_bytes_);
-    param_bytes_ += align_up(std::max<size_t>(1, graph.type(b.value).bytes()));
+    param_bytes_ += buffer_aligned(std::max<size_t>(1, graph.type(b.value).bytes()));
   }
   params_.reset(allocate(param_bytes_, "device parameters"));
   arena_bytes_ = static_cast<size_t>(arena.bytes * scale_);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/ir/graph.hpp"
+#include "engine/cluster/alignment.hpp"
 #include "planner/device_program.hpp"
 
 namespace iputrain::engine {
@@ -55,9 +56,6 @@ class AlignedBlock {
  public:
   AlignedBlock() = default;
   explicit AlignedBlock(size_t bytes);
-  //! `bytes` rounded up to the alignment: where the next buffer carved out of a block starts.
-  static size_t aligned(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
-  static constexpr size_t kAlign = 64;
   std::byte* data() const { return memory_.get(); }
   size_t size() const { return bytes_; }
 

@@ -5,14 +5,12 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "engine/cluster/alignment.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::engine {
 
 namespace {
-constexpr size_t kAlign = 64;
-size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-
 // Registers a waiter with its detector; throws if its sleep would be a deadlock.
 void register_wait(const WaitContext& wait) {
   if (wait.detector == nullptr) {
@@ -40,8 +38,8 @@ Mailbox::Mailbox(int32_t capacity, int64_t slot_bytes)
       slots_(static_cast<size_t>(std::max(1, capacity))),
       state_(slots_.size(), State::Free) {
   freed_.assign(slots_.size(), 0.0);
-  const size_t stride = align_up(static_cast<size_t>(std::max<int64_t>(1, slot_bytes)));
-  memory_.reset(static_cast<std::byte*>(std::aligned_alloc(kAlign, stride * slots_.size())));
+  const size_t stride = buffer_aligned(static_cast<size_t>(std::max<int64_t>(1, slot_bytes)));
+  memory_.reset(static_cast<std::byte*>(std::aligned_alloc(kBufferAlign, stride * slots_.size())));
   if (!memory_) {
     throw Error(ErrorKind::Runtime, fmt::format("cannot allocate {} bytes for a link", stride * slots_.size()));
   }

@@ -44,7 +44,7 @@ namespace {
 // roots are widened and several parts summed into a host buffer first.
 bool summed(size_t parts, int32_t depth, DType acc) { return parts > 1 || (depth > 0 && acc == DType::F16); }
 
-size_t aligned_floats(int64_t n) { return AlignedBlock::aligned(static_cast<size_t>(n) * sizeof(float)); }
+size_t aligned_floats(int64_t n) { return buffer_aligned(static_cast<size_t>(n) * sizeof(float)); }
 
 }  // namespace
 
@@ -73,7 +73,7 @@ void WeightUpdate::build_params() {
     const int64_t state = planner::state_floats_held(plan_, g.params[k]);
     state_floats += state;
     part_elements += n * static_cast<int64_t>(parts);
-    acc_bytes += parts * static_cast<size_t>(depth) * AlignedBlock::aligned(static_cast<size_t>(n) * dtype_size(acc));
+    acc_bytes += parts * static_cast<size_t>(depth) * buffer_aligned(static_cast<size_t>(n) * dtype_size(acc));
     state_bytes += aligned_floats(state);
     widened_bytes += summed(parts, depth, acc) ? aligned_floats(n) : 0;
     shard_bytes += shared_.shard_weights ? aligned_floats(planner::shard_capacity(n, shards)) : 0;
@@ -125,7 +125,7 @@ void WeightUpdate::add_param(size_t k, int32_t depth, DType acc, int32_t shards,
     std::vector<void*> slots;
     for (int32_t d = 0; d < depth; ++d) {
       slots.push_back(next.accumulators);
-      next.accumulators += AlignedBlock::aligned(static_cast<size_t>(n) * dtype_size(acc));
+      next.accumulators += buffer_aligned(static_cast<size_t>(n) * dtype_size(acc));
     }
     ps.trees.push_back(
         std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.pipeline.accumulation_order));
@@ -167,7 +167,7 @@ void WeightUpdate::build_statistics() {
     if (memory_.has(m.state)) {
       held.push_back(&m);
       bytes += static_cast<size_t>(planner::statistic_buffers(plan_)) *
-               AlignedBlock::aligned(static_cast<size_t>(g.type(m.state).numel()) * sizeof(float));
+               buffer_aligned(static_cast<size_t>(g.type(m.state).numel()) * sizeof(float));
     }
   }
   if (held.empty()) {
@@ -180,7 +180,7 @@ void WeightUpdate::build_statistics() {
     std::vector<void*> slots;
     for (int32_t d = 0; d < planner::statistic_buffers(plan_); ++d) {
       slots.push_back(next);
-      next += AlignedBlock::aligned(static_cast<size_t>(n) * sizeof(float));
+      next += buffer_aligned(static_cast<size_t>(n) * sizeof(float));
     }
     // Always the canonical tree, so that every split of the micro-batches sums the same bits.
     statistics_.push_back({m->state, m->statistic, m->momentum, memory_.tensor(m->state).f32(),
@@ -219,7 +219,7 @@ void WeightUpdate::build_weight_copies() {
   for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu_)]) {
     if (b.cls == planner::BufferClass::Param) {
       params.push_back(b.value);
-      bytes += AlignedBlock::aligned(static_cast<size_t>(g.type(b.value).numel()) * sizeof(float));
+      bytes += buffer_aligned(static_cast<size_t>(g.type(b.value).numel()) * sizeof(float));
     }
   }
   weight_copy_memory_ = AlignedBlock(bytes);
@@ -227,7 +227,7 @@ void WeightUpdate::build_weight_copies() {
   for (ir::ValueId p : params) {
     const ir::Tensor master = memory_.tensor(p);
     auto* copy = reinterpret_cast<float*>(next);
-    next += AlignedBlock::aligned(static_cast<size_t>(master.numel()) * sizeof(float));
+    next += buffer_aligned(static_cast<size_t>(master.numel()) * sizeof(float));
     weight_copies_.push_back({p, master.f32(), copy, master.numel()});
   }
   if (!shared_.shard_weights) {

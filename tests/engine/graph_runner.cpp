@@ -6,16 +6,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/cluster/alignment.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::test_support {
 
+using engine::buffer_aligned;
 using engine::FpTrapSite;
-
-namespace {
-constexpr size_t kAlign = 64;  // a cache line: keeps vector loads aligned and buffers unshared
-size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
-}  // namespace
+using engine::kBufferAlign;
 
 void GraphRunner::Free::operator()(std::byte* p) const { std::free(p); }
 
@@ -25,11 +23,11 @@ GraphRunner::GraphRunner(const ir::Graph& graph, const std::vector<std::vector<i
     for (ir::ValueId v : order) {
       if (offset_[static_cast<size_t>(v)] < 0) {
         offset_[static_cast<size_t>(v)] = static_cast<int64_t>(bytes_);
-        bytes_ += align_up(std::max<size_t>(1, graph.type(v).bytes()));
+        bytes_ += buffer_aligned(std::max<size_t>(1, graph.type(v).bytes()));
       }
     }
   }
-  memory_.reset(static_cast<std::byte*>(std::aligned_alloc(kAlign, std::max<size_t>(bytes_, kAlign))));
+  memory_.reset(static_cast<std::byte*>(std::aligned_alloc(kBufferAlign, std::max<size_t>(bytes_, kBufferAlign))));
   if (!memory_) {
     throw Error(ErrorKind::Runtime, fmt::format("cannot allocate {} bytes", bytes_));
   }
@@ -62,7 +60,7 @@ GraphRunner::GraphRunner(const ir::Graph& graph, const std::vector<std::vector<i
     }
   }
   if (workspace_bytes_ > 0) {
-    workspace_.reset(static_cast<std::byte*>(std::aligned_alloc(kAlign, align_up(workspace_bytes_))));
+    workspace_.reset(static_cast<std::byte*>(std::aligned_alloc(kBufferAlign, buffer_aligned(workspace_bytes_))));
     if (!workspace_) {
       throw Error(ErrorKind::Runtime, fmt::format("cannot allocate {} bytes of scratch", workspace_bytes_));
     }
