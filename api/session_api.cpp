@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "api/instances_config.hpp"
 #include "engine/checkpoint.hpp"
@@ -39,9 +40,11 @@ engine::SessionConfig session_config(const Config& config) {
   Config run = with_instances(config);
   engine::SessionConfig out;
   out.settings = config::resolve(run);
-  out.data["data.train"] = {run.data.train, run.base_dir_of("data.train")};
-  out.data["data.validation"] = {run.data.validation, run.base_dir_of("data.validation")};
-  out.data["data.test"] = {run.data.test, run.base_dir_of("data.test")};
+  for (const auto& [key, spec] : {std::pair<std::string, std::string>{"data.train", run.data.train},
+                                  {"data.validation", run.data.validation},
+                                  {"data.test", run.data.test}}) {
+    out.data[key] = {spec, run.base_dir_of(key), run.resolve_data_spec(key, spec)};
+  }
   out.config_text = config::show(config, /*rebase_paths=*/false);
   out.run_config = run_config_text(config);
   return out;

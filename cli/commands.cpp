@@ -382,6 +382,40 @@ int run_eval(const EvalArgs& args) {
   return 0;
 }
 
+namespace {
+
+// Every data source opened as training opens it (once: the session keeps it for the checks after),
+// each field beside the input it feeds: a misspelt kind or a missing file fails here, located at its
+// key, not after planning a run. Then what train checks of the data before its first step.
+void check_data(const Model& model, const Config& config, const Plan& plan) {
+  const std::vector<TensorInfo> inputs = model.inputs();
+  Session session(model, config, plan);  // the plan made by check, not a second one
+  for (const DataSourceInfo& d : session.data_sources()) {
+    fmt::print("{}: {}, {} samples\n", d.key, d.path, d.samples);
+    for (const TensorInfo& f : d.fields) {
+      const bool feeds =
+          std::any_of(inputs.begin(), inputs.end(), [&](const TensorInfo& t) { return t.name == f.name; });
+      fmt::print("  {:<32} {}[{}]  {}\n", f.name, f.dtype, fmt::join(f.shape, ", "),
+                 feeds ? "-> input " + f.name : std::string("(not an input: unused)"));
+    }
+    // An image folder's labels are indices into its sorted class folders: show which is which.
+    if (!d.classes.empty()) {
+      std::vector<std::string> numbered;
+      for (size_t i = 0; i < d.classes.size(); ++i) {
+        numbered.push_back(fmt::format("{} {}", i, d.classes[i]));
+      }
+      fmt::print("  classes: {}\n", fmt::join(numbered, ", "));
+    }
+  }
+  // A batch larger than the training split, a validation split without a micro-batch.
+  if (!config.data.train.empty()) {
+    session.check_training_data();
+    fmt::print("training data: ok\n");
+  }
+}
+
+}  // namespace
+
 int run_check(const CommonArgs& args) {
   auto [config, model] = load(args);
   fmt::print("model {}: ok\n", model.name());
@@ -403,30 +437,8 @@ int run_check(const CommonArgs& args) {
   const Plan plan = Plan::make(model, config);
   fmt::print("plan: {} replica{} x {} IPU{}, {} schedule\n", plan.replicas(), plan.replicas() == 1 ? "" : "s",
              plan.ipus_per_replica(), plan.ipus_per_replica() == 1 ? "" : "s", plan.schedule());
-  // Every data source opened as training opens it, each field beside the input it feeds: a
-  // misspelt kind or a missing file fails here, located at its key, not after planning a run.
-  const std::vector<TensorInfo> inputs = model.inputs();
-  for (const DataSourceInfo& d : inspect_data_sources(model, config)) {
-    fmt::print("{}: {}, {} samples\n", d.key, d.path, d.samples);
-    for (const TensorInfo& f : d.fields) {
-      const bool feeds =
-          std::any_of(inputs.begin(), inputs.end(), [&](const TensorInfo& t) { return t.name == f.name; });
-      fmt::print("  {:<32} {}[{}]  {}\n", f.name, f.dtype, fmt::join(f.shape, ", "),
-                 feeds ? "-> input " + f.name : std::string("(not an input: unused)"));
-    }
-    // An image folder's labels are indices into its sorted class folders: show which is which.
-    if (!d.classes.empty()) {
-      std::vector<std::string> numbered;
-      for (size_t i = 0; i < d.classes.size(); ++i) {
-        numbered.push_back(fmt::format("{} {}", i, d.classes[i]));
-      }
-      fmt::print("  classes: {}\n", fmt::join(numbered, ", "));
-    }
-  }
-  // What train checks of the data before its first step (a batch larger than the training split).
-  if (!config.data.train.empty()) {
-    Session(model, config, plan).check_training_data();  // the plan made above, not a second one
-    fmt::print("training data: ok\n");
+  if (!config.data.train.empty() || !config.data.test.empty() || !config.data.validation.empty()) {
+    check_data(model, config, plan);
   }
   return 0;
 }

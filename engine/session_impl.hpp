@@ -37,6 +37,7 @@ namespace engine {
 struct DataSpec {
   std::string spec;
   std::string base_dir;
+  std::string resolved;  //!< the spec with its path resolved, as `iputrain check` shows it
 };
 
 // The hint of a data source that cannot be opened, with where its relative path was resolved (`base`).
@@ -158,6 +159,17 @@ struct Session::Impl : engine::SessionConfig {
     }
   }
 
+  // The whole source `key` names ("data.train", "data.test" or "data.validation"), opened on
+  // first use and kept: `check` describes it and training then reads the same one.
+  data::Dataset& source(const std::string& key) {
+    std::unique_ptr<data::Dataset>& kept =
+        key == "data.train" ? train_data : (key == "data.test" ? test_data : validation_file);
+    if (!kept) {
+      kept = open(key);
+    }
+    return *kept;
+  }
+
   // Throws Error(Usage) unless `split` names one: "test", "train", or "validation" when the config
   // validates.
   void check_split(const std::string& split) const {
@@ -174,19 +186,14 @@ struct Session::Impl : engine::SessionConfig {
   // the samples data.validation_split holds out (the last ones by index, as Keras's split).
   data::Dataset& split_data(const std::string& split) {
     if (split == "test") {
-      if (!test_data) {
-        test_data = open("data.test");
-      }
-      return *test_data;
+      return source("data.test");
     }
     if (split == "validation" && !settings.validation.split && !validation_view) {
-      validation_file = open("data.validation");
-      validation_view = std::make_unique<data::SubsetDataset>(*validation_file, 0, validation_file->size());
+      data::Dataset& file = source("data.validation");
+      validation_view = std::make_unique<data::SubsetDataset>(file, 0, file.size());
     }
     if (!train_view && (split == "train" || !validation_view)) {
-      if (!train_data) {
-        train_data = open("data.train");
-      }
+      source("data.train");
       const int64_t n = train_data->size();
       const int64_t kept = trained_share(n);
       if (settings.validation.split > 0 && (kept < batch || n - kept < batch)) {

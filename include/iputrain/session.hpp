@@ -237,6 +237,16 @@ struct StateTensor {
   std::vector<float> values;
 };
 
+//! One data source of a config, opened as training opens it (`iputrain check`).
+struct DataSourceInfo {
+  std::string key;   //!< "data.train", "data.test" or "data.validation"
+  std::string spec;  //!< the source as written ("csv:train.csv")
+  std::string path;  //!< the spec with its path resolved (docs/config.md, Paths)
+  int64_t samples = 0;
+  std::vector<TensorInfo> fields;    //!< every field of a sample: name, dtype, per-sample shape
+  std::vector<std::string> classes;  //!< an image folder's classes, sorted (their indices are the labels)
+};
+
 class Session {
  public:
   //! Plans `model` under `config`, allocates every buffer once and initialises the weights from
@@ -258,6 +268,11 @@ class Session {
   //! (and the validation split, when validating) opens, and holds at least one micro-batch.
   //! `iputrain check` runs them. Throws Error(Data) as train() would.
   void check_training_data();
+  //! Each data source the config sets (data.train, data.test, data.validation), opened as training
+  //! opens it and kept for it: its samples and fields, checked against the model's inputs. Throws
+  //! Error(Data) located at the key for an unknown kind of source, a missing file or a field that
+  //! does not fit an input. `iputrain check` prints them.
+  std::vector<DataSourceInfo> data_sources();
   //! Weight updates done so far (a resumed session counts the checkpoint's).
   int64_t step() const;
   //! Writes the training state (weights and moving statistics, optimizer state, step, loss scale,
@@ -362,18 +377,10 @@ class Session {
 //! not hold `model`'s parameters.
 ExportInfo export_checkpoint_weights(const Model& model, const std::string& dir_or_file, const std::string& path);
 
-//! One data source of a config, opened as training opens it (`iputrain check`).
-struct DataSourceInfo {
-  std::string key;   //!< "data.train", "data.test" or "data.validation"
-  std::string spec;  //!< the source as written ("csv:train.csv")
-  std::string path;  //!< the spec with its path resolved (docs/config.md, Paths)
-  int64_t samples = 0;
-  std::vector<TensorInfo> fields;    //!< every field of a sample: name, dtype, per-sample shape
-  std::vector<std::string> classes;  //!< an image folder's classes, sorted (their indices are the labels)
-};
 //! Opens every data source the config sets (data.train, data.test, data.validation) and checks
 //! its fields against the model's inputs as training would: throws Error(Data) located at the key
-//! for an unknown kind of source, a missing file or a field that does not fit an input.
+//! for an unknown kind of source, a missing file or a field that does not fit an input. Without a
+//! Session (nothing planned); Session::data_sources() keeps what it opens for training.
 std::vector<DataSourceInfo> inspect_data_sources(const Model& model, const Config& config);
 
 }  // namespace iputrain

@@ -73,7 +73,7 @@ long allocations_for(int steps, const std::string& plan, const std::string& mode
 }  // namespace
 
 TEST_CASE("the virtual IPUs and infeeds allocate the same no matter how many steps they run") {
-  for (const std::string plan :
+  for (const std::string& plan :
        {std::string(), std::string("[ipu]\nauto_select_ipus = 4\n[pipeline]\ndevice_mapping = [0, 1]\n"
                                    "schedule = \"interleaved\"\ngradient_accumulation_count = 4\n")}) {
     allocations_for(10, plan);  // first use of the thread library, locale etc. allocates once per process
@@ -100,9 +100,9 @@ model wide(batch: int = 64, hidden: int = 512) {
   output loss
 }
 )";
-  for (const std::string plan : {std::string("[engine]\nthreads = 2\n"),
-                                 std::string("[engine]\nthreads = 3\n[ipu]\nauto_select_ipus = 2\n[pipeline]\n"
-                                             "device_mapping = [0, 1]\ngradient_accumulation_count = 4\n")}) {
+  for (const std::string& plan : {std::string("[engine]\nthreads = 2\n"),
+                                  std::string("[engine]\nthreads = 3\n[ipu]\nauto_select_ipus = 2\n[pipeline]\n"
+                                              "device_mapping = [0, 1]\ngradient_accumulation_count = 4\n")}) {
     allocations_for(10, plan, model);
     const long few = allocations_for(10, plan, model);
     const long many = allocations_for(200, plan, model);
