@@ -316,3 +316,30 @@ TEST_CASE("a model without a loss is planned and run for inference") {
   CHECK(e.ipus.size() == 2);
   CHECK(e.samples == 5);
 }
+
+TEST_CASE("a session describes the data sources it opens, as inspect_data_sources does without one") {
+  Config config = config::parse(testing::synthetic_config(2), "d.toml");
+  config.data.validation = "synthetic:samples=64,classes=10";
+  const Model model = Model::parse(testing::kMlp, "mlp.ipu", config.model);
+  Session session(model, config);
+  const std::vector<DataSourceInfo> kept = session.data_sources();
+  const std::vector<DataSourceInfo> alone = inspect_data_sources(model, config);
+  REQUIRE(kept.size() == 3);
+  REQUIRE(alone.size() == kept.size());
+  const int64_t samples[] = {512, 256, 64};
+  for (size_t i = 0; i < kept.size(); ++i) {
+    CAPTURE(kept[i].key);
+    CHECK(kept[i].key == alone[i].key);
+    CHECK(kept[i].path == alone[i].path);
+    CHECK(kept[i].samples == samples[i]);
+    CHECK(kept[i].samples == alone[i].samples);
+    REQUIRE(kept[i].fields.size() == alone[i].fields.size());
+    for (size_t f = 0; f < kept[i].fields.size(); ++f) {
+      CHECK(kept[i].fields[f].name == alone[i].fields[f].name);
+      CHECK(kept[i].fields[f].shape == alone[i].fields[f].shape);
+    }
+  }
+  // The checks train makes read the sources the session keeps; then it trains from them.
+  session.check_training_data();
+  CHECK(session.train().steps == 2);
+}
