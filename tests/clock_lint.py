@@ -26,6 +26,7 @@ ALLOWED = {
     "tests/engine/cluster_test.cpp": (2, "a printed figure only: the seconds of 16 virtual IPUs' run"),
     "tests/diff/diff_suite.py": (2, "a printed figure only: the suite's seconds"),
     "tests/doc_commands.py": (2, "a printed figure only: each command's seconds"),
+    "tests/fuzz/run_grouped.py": (2, "a printed figure only: each test program's seconds"),
 }
 C_LIKE = (".cpp", ".hpp", ".h", ".cpp.probe")
 HASH_COMMENTS = (".py", ".sh", ".cmake", "CMakeLists.txt")

@@ -94,6 +94,8 @@ case $MODE in
       exclude+=")$"
       select=(-L "^$LABEL$")
     fi
-    ctest --test-dir "$BIN" -j1 --no-tests=error --output-on-failure "${select[@]}" -LE "$exclude" -E "$SLOW_RUNS|$SAME_PROPERTY|$SAME_PATHS" ;;
+    # One process per test program (run_grouped.py says why), the cases CTest selects.
+    ctest --test-dir "$BIN" --show-only=json-v1 "${select[@]}" -LE "$exclude" -E "$SLOW_RUNS|$SAME_PROPERTY|$SAME_PATHS" |
+      python3 "$SRC/tests/fuzz/run_grouped.py" ;;
   *) echo "usage: run_sanitized.sh configure|build|part SRC BIN [LABEL]" >&2; exit 2 ;;
 esac
