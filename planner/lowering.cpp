@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "planner/turn_tokens.hpp"
+
 namespace iputrain::planner {
 
 namespace {
@@ -219,6 +221,9 @@ class Lowering {
     collect_readers();
     make_messages();
     emit();
+    if (schedule_def(plan_.decided.schedule).timesteps_in_turn) {
+      add_turn_tokens(out_);
+    }
     make_buffers();
     make_channels();
     return std::move(out_);

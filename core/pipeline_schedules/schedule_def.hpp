@@ -73,6 +73,10 @@ struct ScheduleDef {
   bool splits_backward = false;
   //! Training needs every IPU to hold at most one position.
   bool one_position_per_ipu = false;
+  //! The IPUs take the timesteps in turn: one starts when the one before has ended on every IPU (one
+  //! stage at a time). The cycle model keeps to it where the programs alone would let the next
+  //! micro-batch's first stage start early (inference, where no backward holds an IPU back).
+  bool timesteps_in_turn = false;
   //! The recomputation modes it runs (pipeline.recomputation_mode): all of a stage's recomputation
   //! before its backward, and the recomputation interleaved with the backward. "auto" runs the
   //! first where the schedule runs it, else the second.

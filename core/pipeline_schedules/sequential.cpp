@@ -35,6 +35,7 @@ const ScheduleDef kSequentialSchedule{
     .summary = "one stage at a time, no overlap",
     .splits_backward = false,
     .one_position_per_ipu = false,
+    .timesteps_in_turn = true,
     .recompute_then_backpropagate = false,
     .recompute_and_backpropagate_interleaved = true,
     .accumulation = impl_sequential::accumulation,

@@ -2,11 +2,12 @@
 // planned cluster, and every plan gives the one-IPU numbers, bit for bit.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <string>
 #include <vector>
-#include <unistd.h>
 
 #include "frontend/model_access.hpp"
 #include "iputrain/iputrain.hpp"
@@ -293,6 +294,30 @@ TEST_CASE("an interleaved inference plan draws and costs the forwards back to ba
   CHECK(interleaved.timeline.timesteps() == grouped.timeline.timesteps());
   CHECK(interleaved.cost.cycles_per_update == grouped.cost.cycles_per_update);
   CHECK(interleaved.cost.bubble_fraction == grouped.cost.bubble_fraction);
+}
+
+// Sequential runs one stage at a time: its inference plan draws each forward alone and the cycle
+// model keeps to that, where the programs alone would start the next micro-batch's first stage
+// while the last one's second stage runs (the grouped plan's cost, which it reported before).
+TEST_CASE("a sequential inference plan costs the forwards one stage at a time, as it draws them") {
+  const Model model =
+      Model::parse(kModel, "inference.ipu", config::parse(plan_config(2, 2, "grouped", 4), "g.toml").model);
+  planner::PlanOptions options;
+  options.inference = true;
+  const planner::Plan grouped =
+      planner::make_plan(graph_of(model), config::parse(plan_config(2, 2, "grouped", 4), "g.toml"), options);
+  const planner::Plan sequential =
+      planner::make_plan(graph_of(model), config::parse(plan_config(2, 2, "sequential", 4), "s.toml"), options);
+  // 4 micro-batches through 2 positions, one at a time: 8 timesteps, one IPU busy in each.
+  REQUIRE(sequential.timeline.timesteps() == 8);
+  for (const auto& step : sequential.timeline.steps) {
+    CHECK(std::count_if(step.begin(), step.end(), [](const auto& tasks) { return !tasks.empty(); }) == 1);
+  }
+  // Each forward starts after the one before it has ended, on either IPU.
+  const planner::CostReport& cost = sequential.cost;
+  CHECK(cost.cycles_per_update > grouped.cost.cycles_per_update);
+  CHECK(cost.analytic_bubble_fraction == doctest::Approx(0.5));
+  CHECK(cost.bubble_fraction == doctest::Approx(cost.analytic_bubble_fraction).epsilon(0.1));
 }
 
 TEST_CASE("a model without a loss is planned and run for inference") {

@@ -1,0 +1,120 @@
+// Round trips over every shipped config (issue 44): what one command writes, another reads back
+// into the same plan. `config show`, the REPL's `save-config` after `set`, and `tune -o` against the
+// plan tune reported; each written into another folder than the config's, so a relative path the
+// config carries must be rebased to mean the same from there.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "shipped_configs.hpp"
+
+namespace fs = std::filesystem;
+using cli_test::is_preset;
+using cli_test::kPresetData;
+using cli_test::plan_json;
+using cli_test::shipped_configs;
+
+namespace {
+
+// A scratch folder of the test's own, removed at the end.
+struct Scratch {
+  fs::path dir;
+  explicit Scratch(const std::string& name)
+      : dir(fs::temp_directory_path() / ("iputrain_" + name + "_" + std::to_string(::getpid()))) {
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  ~Scratch() { fs::remove_all(dir); }
+};
+
+}  // namespace
+
+// A config written by `config show` plans as the config it came from (issue 44): the keys the
+// original did not set stay unset (a written schedule made a one-IPU config pipelined, with 4x the
+// global batch), and relative paths are rebased so the text means the same from another folder.
+TEST_CASE("config show of every shipped config, read back from another folder, plans the same") {
+  const Scratch scratch("show_test");
+  const fs::path& dir = scratch.dir;
+  const fs::path src(IPUTRAIN_SOURCE_DIR);
+  int checked = 0;
+  for (const auto& [config, model] : shipped_configs()) {
+    CAPTURE(config);
+    const std::string sets = is_preset(config) ? kPresetData : "";
+    const cli_test::Run shown = cli_test::iputrain("config show " + (src / config).string() + sets, "2>/dev/null");
+    REQUIRE(shown.status == 0);
+    const fs::path written = dir / fs::path(config).filename();
+    std::ofstream(written) << shown.out;
+    const nlohmann::json original = plan_json((src / model).string(), (src / config).string(), sets);
+    const nlohmann::json again = plan_json((src / model).string(), written.string(), "");
+    CHECK_MESSAGE(original == again, nlohmann::json::diff(original, again).dump(1));
+    ++checked;
+  }
+  CHECK(checked >= 35);
+}
+
+// The REPL's `save-config` after `set` writes what the session plans: the config it was started
+// with, the `--set` it was given and the key set in the session (a clock, which every config
+// accepts and every plan's prediction shows), into another folder.
+TEST_CASE("save-config after set, for every shipped config, plans as the session did") {
+  const Scratch scratch("save_config_test");
+  const fs::path src(IPUTRAIN_SOURCE_DIR);
+  const std::string key = " --set device.clock_hz=1200000000";
+  int checked = 0;
+  for (const auto& [config, model] : shipped_configs()) {
+    CAPTURE(config);
+    const std::string sets = is_preset(config) ? kPresetData : "";
+    const fs::path written = scratch.dir / fs::path(config).filename();
+    const fs::path input = scratch.dir / "input.txt";
+    std::ofstream(input) << "set device.clock_hz=1200000000\nsave-config " << written.string() << "\n";
+    const cli_test::Run r = cli_test::iputrain(
+        "repl" + sets + " " + (src / model).string() + " " + (src / config).string(), "< " + input.string() + " 2>&1");
+    REQUIRE_MESSAGE(r.status == 0, r.out);
+    REQUIRE_MESSAGE(fs::exists(written), r.out);
+    const nlohmann::json session = plan_json((src / model).string(), (src / config).string(), sets + key);
+    const nlohmann::json again = plan_json((src / model).string(), written.string(), "");
+    CHECK_MESSAGE(session == again, nlohmann::json::diff(session, again).dump(1));
+    ++checked;
+  }
+  CHECK(checked >= 35);
+}
+
+// `tune -o` writes the plan tune reported as its best: read back from another folder, it plans
+// the layout, batch and predicted speed of tune's first row. A budget of 3 plans per config keeps
+// the search to the input plan and its first neighbours, the same on any machine.
+TEST_CASE("tune -o, for every shipped config, plans what tune reported") {
+  const Scratch scratch("tune_o_test");
+  const fs::path src(IPUTRAIN_SOURCE_DIR);
+  int checked = 0;
+  for (const auto& [config, model] : shipped_configs()) {
+    CAPTURE(config);
+    const std::string sets = is_preset(config) ? kPresetData : "";
+    const fs::path written = scratch.dir / "tuned" / fs::path(config).filename();
+    const cli_test::Run r = cli_test::iputrain("tune " + (src / model).string() + " " + (src / config).string() + sets +
+                                                   " --plans 3 --format json -o " + written.string(),
+                                               "2>/dev/null");
+    REQUIRE_MESSAGE(r.status == 0, r.out);
+    const nlohmann::json best = nlohmann::json::parse(r.out).at("ranked").at(0);
+    const nlohmann::json plan = plan_json((src / model).string(), written.string(), "");
+    CAPTURE(best.dump());
+    CHECK(plan.at("replicas") == best.at("replicas"));
+    CHECK(plan.at("ipus_per_replica") == best.at("ipus_per_replica"));
+    CHECK(plan.at("micro_batch") == best.at("micro_batch"));
+    CHECK(plan.at("gradient_accumulation_count") == best.at("accumulation"));
+    CHECK(plan.at("global_batch") == best.at("global_batch"));
+    CHECK(plan.at("schedule") == best.at("schedule"));
+    CHECK(plan.at("predicted").at("samples_per_second") == best.at("samples_per_second"));
+    CHECK(plan.at("predicted").at("bubble_fraction") == best.at("bubble_fraction"));
+    int64_t peak = 0;
+    for (const nlohmann::json& ipu : plan.at("ipus")) {
+      peak = std::max(peak, ipu.at("memory").at("total_peak").get<int64_t>());
+    }
+    CHECK(peak == best.at("peak_bytes").get<int64_t>());
+    ++checked;
+  }
+  CHECK(checked >= 35);
+}
