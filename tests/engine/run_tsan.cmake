@@ -13,9 +13,14 @@ endforeach()
 # GCC 12 takes 21 s. Without Open MPI (the test runs one process) and in unity batches of 48 files
 # (192 s of CPU against 213 in batches of 12; clang contracts no multiply-add across statements, so
 # the batching changes no bits here).
-find_program(TSAN_CXX NAMES clang++-16)
+# $CLANG names another clang, as for run_sanitized.sh.
+set(tsan_compiler clang++-16)
+if(DEFINED ENV{CLANG})
+  set(tsan_compiler $ENV{CLANG})
+endif()
+find_program(TSAN_CXX NAMES ${tsan_compiler})
 if(NOT TSAN_CXX)
-  message(FATAL_ERROR "the ThreadSanitizer build needs clang++-16 (Debian: clang-16 libclang-rt-16-dev)")
+  message(FATAL_ERROR "the ThreadSanitizer build needs ${tsan_compiler} (Debian: clang-16 libclang-rt-16-dev)")
 endif()
 set(generator)
 find_program(NINJA ninja)

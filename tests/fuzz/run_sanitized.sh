@@ -29,7 +29,8 @@ SLOW_RUNS="examples.lenet_one_epoch_accuracy|examples.tiny_lm_loss_falls|example
 # again, slower: the comparison script, the shipped data, the written configs' round trips (`config
 # show`, the REPL's save-config and `tune -o` over every shipped config: about 200 plans of the
 # shipped models; what writes each config runs under the sanitizers in test_cli's, test_cli_repl's
-# and test_tune's cases), and agreement with PyTorch: the zoo (each model trained in both) and the
+# and test_tune's cases; and training resumed and exported for each config that trains, whose
+# checkpoint and export code runs under the sanitizers in test_cli_checkpoint's cases), and agreement with PyTorch: the zoo (each model trained in both) and the
 # differential suite (every op through `iputrain predict` and the op harness, a process per op
 # group; 380 s of the last CI's sanitizer parts against 62 s plain). Memory safety of every op's
 # forward and gradient is core_test's (op reference and finite-difference tests, in the core part).
@@ -38,7 +39,7 @@ SLOW_RUNS="examples.lenet_one_epoch_accuracy|examples.tiny_lm_loss_falls|example
 # tree's check.
 # docs/cli.md against every command's --help (9 s here: a process per command; the help's code runs
 # under the sanitizers in test_cli's --help cases) is a check of the page, not of memory.
-SAME_PROPERTY="zoo\.|diff\.ops|test_cli_configs\.(config show|save-config after set|tune -o)|browser\.|test_cli\.docs/cli\.md names every option"
+SAME_PROPERTY="zoo\.|diff\.ops|test_cli_configs\.(config show|save-config after set|tune -o|train then resume and export)|browser\.|test_cli\.docs/cli\.md names every option"
 # Runs whose code the sanitizers see through cheaper tests, each of which repeats one path many
 # times (issue 43: together 360 s of the last CI's 1,400 s of parts): the key walk (a CLI run per
 # schema key, 261 s; fuzz.run's config_values draws keys of the schema and their edge values, then
