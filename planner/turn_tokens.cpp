@@ -98,10 +98,13 @@ void add_turn_tokens(DevicePrograms& programs) {
       continue;
     }
     const auto later = static_cast<int32_t>(t);
-    const size_t before = earlier < 0 ? t : static_cast<size_t>(earlier);
-    for (const auto& [a, unused] : earlier < 0 ? Turns::value_type{} : turns[before]) {
+    if (earlier < 0) {
+      earlier = later;
+      continue;
+    }
+    const auto& sent = exchanged[static_cast<size_t>(earlier)];
+    for (const auto& [a, unused] : turns[static_cast<size_t>(earlier)]) {
       for (const auto& [b, m] : turns[t]) {
-        const auto& sent = exchanged[before];
         if (a == b || std::find(sent.begin(), sent.end(), std::tuple{a, b, later}) != sent.end()) {
           continue;
         }

@@ -8,30 +8,14 @@
 #include <map>
 #include <string>
 
-#include "run_cli.hpp"
+#include "shipped_configs.hpp"
 
 namespace fs = std::filesystem;
 
 namespace {
 
-// The example model of each config, as tests/cli/configs_train_test.cpp pairs them; the device
-// presets carry no data and train the MNIST MLP on the data given with --set.
-const std::map<std::string, std::string> kModels = {
-    {"bow.toml", "mnist_mlp.ipu"},
-    {"ipu1.toml", "mnist_mlp.ipu"},
-    {"ipu2.toml", "mnist_mlp.ipu"},
-    {"lenet.toml", "lenet.ipu"},
-    {"mnist.toml", "mnist_mlp.ipu"},
-    {"mnist_grouped.toml", "mnist_mlp.ipu"},
-    {"mnist_interleaved.toml", "mnist_mlp.ipu"},
-    {"mnist_pipeline.toml", "mnist_mlp.ipu"},
-    {"mnist_pipelined_replicated.toml", "mnist_mlp.ipu"},
-    {"mnist_sequential.toml", "mnist_mlp.ipu"},
-    {"mnist_zero_bubble.toml", "mnist_mlp.ipu"},
-    {"tiny_lm.toml", "tiny_lm.ipu"},
-};
-
-const char* kPresetData = " --set 'data.train=\"idx:/usr/share/datasets/fashion-mnist/train\"'";
+using cli_test::kModels;  // the example model of each config (shipped_configs.hpp)
+using cli_test::kPresetData;
 
 std::string example(const std::string& name) { return (fs::path(IPUTRAIN_SOURCE_DIR) / "examples" / name).string(); }
 std::string config(const std::string& name) { return (fs::path(IPUTRAIN_SOURCE_DIR) / "configs" / name).string(); }

@@ -280,15 +280,21 @@ TEST_CASE("the inference plan is the forward program only, scheduled, sized and 
   CHECK(plan.cost.reduce_bytes_per_update == 0);
 }
 
-TEST_CASE("an interleaved inference plan draws and costs the forwards back to back, as it runs them") {
-  const Model model =
-      Model::parse(kModel, "inference.ipu", config::parse(plan_config(2, 2, "grouped", 4), "g.toml").model);
+namespace {
+
+// The inference plan of 2 IPUs x 2 replicas, 4 micro-batches, under `schedule`.
+planner::Plan inference_plan(const std::string& schedule) {
+  const Config config = config::parse(plan_config(2, 2, schedule, 4), schedule + ".toml");
   planner::PlanOptions options;
   options.inference = true;
-  const planner::Plan grouped =
-      planner::make_plan(graph_of(model), config::parse(plan_config(2, 2, "grouped", 4), "g.toml"), options);
-  const planner::Plan interleaved =
-      planner::make_plan(graph_of(model), config::parse(plan_config(2, 2, "interleaved", 4), "i.toml"), options);
+  return planner::make_plan(graph_of(Model::parse(kModel, "inference.ipu", config.model)), config, options);
+}
+
+}  // namespace
+
+TEST_CASE("an interleaved inference plan draws and costs the forwards back to back, as it runs them") {
+  const planner::Plan grouped = inference_plan("grouped");
+  const planner::Plan interleaved = inference_plan("interleaved");
   // 4 micro-batches through 2 positions: 4 + 2 - 1 timesteps, no idle slot between two forwards.
   CHECK(interleaved.timeline.timesteps() == 5);
   CHECK(interleaved.timeline.timesteps() == grouped.timeline.timesteps());
@@ -300,14 +306,8 @@ TEST_CASE("an interleaved inference plan draws and costs the forwards back to ba
 // model keeps to that, where the programs alone would start the next micro-batch's first stage
 // while the last one's second stage runs (the grouped plan's cost, which it reported before).
 TEST_CASE("a sequential inference plan costs the forwards one stage at a time, as it draws them") {
-  const Model model =
-      Model::parse(kModel, "inference.ipu", config::parse(plan_config(2, 2, "grouped", 4), "g.toml").model);
-  planner::PlanOptions options;
-  options.inference = true;
-  const planner::Plan grouped =
-      planner::make_plan(graph_of(model), config::parse(plan_config(2, 2, "grouped", 4), "g.toml"), options);
-  const planner::Plan sequential =
-      planner::make_plan(graph_of(model), config::parse(plan_config(2, 2, "sequential", 4), "s.toml"), options);
+  const planner::Plan grouped = inference_plan("grouped");
+  const planner::Plan sequential = inference_plan("sequential");
   // 4 micro-batches through 2 positions, one at a time: 8 timesteps, one IPU busy in each.
   REQUIRE(sequential.timeline.timesteps() == 8);
   for (const auto& step : sequential.timeline.steps) {
