@@ -2,10 +2,12 @@
 // tests (configs_train_test.cpp, round_trip_test.cpp) run over.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -67,24 +69,43 @@ inline std::vector<std::pair<std::string, std::string>> shipped_configs() {
   return out;
 }
 
-// The plan as JSON, without the passes' wall-clock times ("ms"), which differ between runs.
-inline nlohmann::json plan_json(const std::string& model, const std::string& config, const std::string& sets) {
+// A plan as `plan --format json` prints it (two-space indents, one member a line), with the
+// passes' wall-clock times ("ms"), which differ between runs, set to 0. Compared as text: the
+// published configurations' plans are megabytes of JSON (GPT-2 medium's 8 MB, its programs), which
+// this -O0 test code took seconds a plan to parse; parsed only to show a difference.
+inline std::string plan_text(const std::string& model, const std::string& config, const std::string& sets) {
   const Run r = iputrain("plan " + model + " " + config + " --format json" + sets, "2>/dev/null");
   const std::string command = "plan " + model + " " + config + sets;
   REQUIRE_MESSAGE(r.status == 0, command);
-  nlohmann::json j = nlohmann::json::parse(r.out);
-  const auto strip = [](auto& self, nlohmann::json& node) -> void {
-    if (node.is_object()) {
-      node.erase("ms");
-    }
-    if (node.is_structured()) {
-      for (auto& child : node) {
-        self(self, child);
-      }
-    }
-  };
-  strip(strip, j);
-  return j;
+  std::string out;
+  out.reserve(r.out.size());
+  for (size_t at = 0; at < r.out.size();) {
+    const size_t eol = std::min(r.out.find('\n', at), r.out.size());
+    const std::string_view line(r.out.data() + at, eol - at);
+    const size_t ms = line.find("\"ms\": ");
+    const bool timed = ms != std::string_view::npos && line.find_first_not_of(' ') == ms;
+    out.append(timed ? line.substr(0, ms + 6) : line);
+    out.append(!timed ? "\n" : line.back() == ',' ? "0,\n" : "0\n");
+    at = eol + 1;
+  }
+  return out;
+}
+
+// Where two plan texts differ, as a JSON patch.
+inline std::string plan_difference(const std::string& a, const std::string& b) {
+  return nlohmann::json::diff(nlohmann::json::parse(a), nlohmann::json::parse(b)).dump(1);
+}
+
+// A plan's summary as JSON: the text above without its programs (the bulk of a large plan's).
+inline nlohmann::json plan_summary(const std::string& model, const std::string& config, const std::string& sets) {
+  std::string text = plan_text(model, config, sets);
+  const size_t begin = text.find("\n  \"programs\": [");
+  if (begin != std::string::npos) {
+    const size_t end = text.find("\n  ]", begin);
+    REQUIRE(end != std::string::npos);
+    text.replace(begin + 1, end + 4 - begin - 1, "  \"programs\": []");
+  }
+  return nlohmann::json::parse(text);
 }
 
 // The device presets carry no data: they are planned and trained on Fashion-MNIST given with --set.
