@@ -66,10 +66,11 @@ struct PredictArgs : CommonArgs {
 int run_train(const TrainArgs& args);
 
 struct ExportArgs : CommonArgs {
-  std::string from;  //!< checkpoint directory (its newest) or file
+  std::string from;  //!< checkpoint directory (its newest) or file, or a weight file
   std::string out;   //!< weight file to write
 };
-//! `iputrain export MODEL CONFIG --from CKPT -o W`: a checkpoint's weights as a plain weight file.
+//! `iputrain export MODEL CONFIG --from CKPT|W -o W`: a checkpoint's weights, or a weight file's read
+//! as --init-from reads it, as a plain weight file.
 int run_export(const ExportArgs& args);
 //! `iputrain predict MODEL CONFIG --weights W -o OUT`: per-sample outputs as .npy or CSV.
 int run_predict(const PredictArgs& args);

@@ -91,9 +91,14 @@ void add_run_commands(CLI::App& app, Args& a, CommandTable& table) {
   train_cmd->add_flag("--overwrite", a.train.overwrite,
                       "let a new run use a checkpoint directory that holds another run's checkpoints (deletes them)");
 
-  CLI::App* export_cmd = app.add_subcommand("export", "write a checkpoint's weights as a plain weight file (safetensors)");
+  CLI::App* export_cmd = app.add_subcommand("export",
+                                            "write a checkpoint's weights (or a weight file's, checked against the "
+                                            "model) as a plain weight file (safetensors)");
   add_common(export_cmd, a.export_args);
-  export_cmd->add_option("--from", a.export_args.from, "checkpoint directory (its newest) or step-*.safetensors file")
+  export_cmd
+      ->add_option(
+          "--from", a.export_args.from,
+          "checkpoint directory (its newest), step-*.safetensors file, or weight file (read as --init-from reads it)")
       ->required()
       ->type_name("DIR|FILE");
   export_cmd->add_option("-o,--out", a.export_args.out, "weight file to write")->required()->type_name("FILE");

@@ -249,6 +249,15 @@ void write_weight_file(const std::string& path, const std::vector<data::NamedTen
   data::write_safetensors(path, tensors, {{"format", "iputrain"}, {"model", model}, {"step", std::to_string(step)}});
 }
 
+bool is_checkpoint(const std::string& dir_or_file) {
+  if (fs::is_directory(dir_or_file)) {
+    return true;
+  }
+  const data::SafetensorsFile file = data::read_safetensors(dir_or_file);
+  const auto format = file.metadata.find("format");
+  return format != file.metadata.end() && format->second == kCheckpointFormatName;
+}
+
 data::SafetensorsFile read_weights(const std::string& path) {
   const bool dir = fs::is_directory(path);
   data::SafetensorsFile file = data::read_safetensors(dir ? resolve_checkpoint(path) : path);

@@ -67,6 +67,9 @@ data::NamedTensor f32_tensor(const std::string& name, const Shape& shape, const 
 //! Writes a plain weight file: `tensors` with the metadata that names the model and the step.
 void write_weight_file(const std::string& path, const std::vector<data::NamedTensor>& tensors,
                        const std::string& model, int64_t step);
+//! True for a checkpoint directory or file (what read_checkpoint reads), false for a plain weight
+//! file. Throws Error(Io) for a file that cannot be read, Error(Data) for one that is not safetensors.
+bool is_checkpoint(const std::string& dir_or_file);
 //! The weight tensors of `path`: a weight file, a checkpoint file (its optimizer state left out),
 //! or a checkpoint directory (its newest file). What Session::load_weights reads.
 data::SafetensorsFile read_weights(const std::string& path);

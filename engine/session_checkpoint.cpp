@@ -284,6 +284,8 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   return info;
 }
 
+bool is_checkpoint(const std::string& dir_or_file) { return engine::is_checkpoint(dir_or_file); }
+
 ExportInfo export_checkpoint_weights(const Model& model, const std::string& dir_or_file, const std::string& path) {
   const engine::Checkpoint c = engine::read_checkpoint(dir_or_file);
   const ir::Graph& g = graph_of(model);

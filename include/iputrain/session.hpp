@@ -377,6 +377,11 @@ class Session {
 //! not hold `model`'s parameters.
 ExportInfo export_checkpoint_weights(const Model& model, const std::string& dir_or_file, const std::string& path);
 
+//! True for what export_checkpoint_weights() and Session::resume() read (a checkpoint directory,
+//! or a checkpoint file), false for a plain weight file (what save_weights() writes). Throws
+//! Error(Io) for a file that cannot be read, Error(Data) for one that is not safetensors.
+bool is_checkpoint(const std::string& dir_or_file);
+
 //! Opens every data source the config sets (data.train, data.test, data.validation) and checks
 //! its fields against the model's inputs as training would: throws Error(Data) located at the key
 //! for an unknown kind of source, a missing file or a field that does not fit an input. Without a

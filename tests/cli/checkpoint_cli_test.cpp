@@ -168,6 +168,29 @@ TEST_CASE("round trips: export of the last checkpoint gives the bytes --save wro
   CHECK(bytes_of(exported) == bytes_of(saved));
 }
 
+TEST_CASE(
+    "round trips: a weight file exported again keeps its bytes, and another model's is refused as --init-from refuses "
+    "it") {
+  // Issue 44: save -> read as --init-from reads it -> save gives the same bytes.
+  const fs::path dir = fresh_dir("weights_round_trip");
+  const std::string saved = (dir / "saved.safetensors").string();
+  REQUIRE(iputrain("train " + kCase + "-q --no-eval --no-checkpoint --save " + saved).status == 0);
+  const std::string again = (dir / "again.safetensors").string();
+  const Run e = iputrain("export " + kCase + "--from " + saved + " -o " + again);
+  CHECK(e.status == 0);
+  CHECK(has(e, "(a weight file, read as --init-from reads it)"));
+  CHECK(bytes_of(again) == bytes_of(saved));
+  // The same model with other sizes.
+  const std::string smaller = "cases/checkpoint.ipu cases/checkpoint.toml --set model.hidden=8 ";
+  const Run other = iputrain("export " + smaller + "--from " + saved + " -o " + (dir / "other.safetensors").string());
+  CHECK(other.status == 1);
+  CHECK(has(other, "the weights were saved from a model with other sizes"));
+  const Run init = iputrain("train " + smaller + "-q --no-eval --init-from " + saved);
+  CHECK(init.status == 1);
+  CHECK(other.out == init.out);
+  CHECK(!fs::exists(dir / "other.safetensors"));
+}
+
 TEST_CASE("a run resumed through a symlink to its checkpoint directory ends on the whole run's bytes") {
   const fs::path work = fresh_dir("symlink");
   fs::create_directories(work / "real");
