@@ -16,9 +16,10 @@ import sys
 import time
 
 CASE = "--test-case="
-# The properties this runner honours; any other (an environment, an expected failure, a fixture)
-# would change how CTest runs the test, so a test that has one is refused rather than run wrongly.
-KNOWN = {"LABELS", "WORKING_DIRECTORY", "TIMEOUT"}
+# The properties this runner honours (COST only orders CTest's own runs); any other (an environment,
+# an expected failure, a fixture) would change how CTest runs the test, so a test that has one is
+# refused rather than run wrongly.
+KNOWN = {"LABELS", "WORKING_DIRECTORY", "TIMEOUT", "COST"}
 
 
 def groups_of(tests):
