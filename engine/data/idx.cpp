@@ -147,17 +147,21 @@ std::vector<uint8_t> load_idx(const std::string& path, uint32_t ndims, std::vect
                 {}, "the header may be damaged; a data set this large is better stored as .npy (memory-mapped)");
   }
   const size_t payload = static_cast<size_t>(total);
-  // Grown as data arrives, so a short (or damaged) file costs what it holds, not what it promises.
+  // Grown as data arrives, so a short (or damaged) file costs what it holds, not what it promises:
+  // 1 MiB first, then steps of 64 MiB (a first step of 64 MiB zero-filled that much for any file
+  // promising more, however short: two thirds of the idx fuzz target's time). A real data set
+  // costs one more step than before: a 1 MiB copy.
   size_t data = 0;
-  constexpr size_t kChunk = size_t{64} << 20;
+  size_t chunk = size_t{1} << 20;
   while (data < payload + 1) {
-    const size_t want = std::min(kChunk, payload + 1 - data);
+    const size_t want = std::min(chunk, payload + 1 - data);
     bytes.resize(header + data + want);
     const size_t got = file.read(bytes.data() + header + data, want);
     data += got;
     if (got < want) {
       break;
     }
+    chunk = size_t{64} << 20;
   }
   if (data < payload) {
     throw Error(ErrorKind::Data,
