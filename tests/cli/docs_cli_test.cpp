@@ -4,13 +4,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "run_cli.hpp"
+#include "tests/regex_util.hpp"
 
 namespace {
 
@@ -49,7 +49,6 @@ std::vector<std::string> subcommands(const std::string& help) {
 
 std::vector<HelpOption> options(const std::string& help) {
   std::vector<HelpOption> out;
-  static const std::regex choices(R"(:\{([^}]*)\})");
   for (const std::string& line : section(help, "Options:")) {
     if (line.rfind("  -", 0) != 0) {
       continue;  // a description continued on its own line
@@ -60,9 +59,9 @@ std::vector<HelpOption> options(const std::string& help) {
     for (std::string n; std::getline(names, n, ',');) {
       o.names.push_back(n);
     }
-    std::smatch m;
-    if (std::regex_search(line, m, choices)) {
-      std::istringstream values(m[1].str());
+    const std::vector<std::string> m = test_regex::search(line, R"(:\{([^}]*)\})");
+    if (!m.empty()) {
+      std::istringstream values(m[1]);
       for (std::string v; std::getline(values, v, ',');) {
         o.choices.insert(v);
       }
@@ -88,9 +87,9 @@ bool mentions(const std::string& text, const std::string& word) {
 //! The synopsis line of `iputrain PATH` in the page's first code block ("" if there is none).
 std::string synopsis(const std::string& page, const std::string& path) {
   std::istringstream in(page.substr(0, page.find("```", page.find("```") + 3)));
-  const std::regex start("^iputrain +" + path + "( |$)");
+  const std::string start = "^iputrain +" + path + "( |$)";
   for (std::string line; std::getline(in, line);) {
-    if (std::regex_search(line, start)) {
+    if (test_regex::found(line, start)) {
       return line;
     }
   }
@@ -108,10 +107,10 @@ std::string page_section(const std::string& page, const std::string& title) {
 
 //! The choices written after `--flag ` in a synopsis: `--split test|train` -> {test, train}.
 std::set<std::string> written_choices(const std::string& line, const std::string& flag) {
-  std::smatch m;
   std::set<std::string> out;
-  if (std::regex_search(line, m, std::regex(flag + R"( ([a-z]+(\|[a-z]+)+))"))) {
-    std::istringstream values(m[1].str());
+  const std::vector<std::string> m = test_regex::search(line, flag + R"( ([a-z]+(\|[a-z]+)+))");
+  if (!m.empty()) {
+    std::istringstream values(m[1]);
     for (std::string v; std::getline(values, v, '|');) {
       out.insert(v);
     }

@@ -11,13 +11,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "frontend/config/schema.hpp"
 #include "run_cli.hpp"
+#include "tests/regex_util.hpp"
 
 namespace fs = std::filesystem;
 namespace config = iputrain::config;
@@ -249,20 +249,17 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 // The log without what depends on the machine's speed.
 std::string steady_log(const std::string& log) {
-  static const std::regex timing(R"(\d+(\.\d+)? samples/s|in \d+\.\d+ s|\d+\.\d+ s |\d+% measured|\d+% / )");
-  return std::regex_replace(log, timing, "#");
+  return test_regex::replace(log, R"(\d+(\.\d+)? samples/s|in \d+\.\d+ s|\d+\.\d+ s |\d+% measured|\d+% / )", "#");
 }
 
 // The plan JSON without the planner's own timings.
 std::string steady_plan(const std::string& json) {
-  static const std::regex timing(R"("ms": [0-9.eE+-]+)");
-  return std::regex_replace(json, timing, "\"ms\": #");
+  return test_regex::replace(json, R"("ms": [0-9.eE+-]+)", "\"ms\": #");
 }
 
 // Every file under `dir`, by name (digits masked: a profile directory's name carries the time)
 // and, for a CSV table, its number of lines (other files' bytes carry timings).
 std::string files_under(const fs::path& dir) {
-  static const std::regex digits("[0-9]+");
   std::ostringstream out;
   if (!fs::exists(dir)) {
     return {};
@@ -273,7 +270,7 @@ std::string files_under(const fs::path& dir) {
   }
   std::sort(paths.begin(), paths.end());
   for (const auto& p : paths) {
-    out << std::regex_replace(fs::relative(p, dir).string(), digits, "#") << (fs::is_directory(p) ? "/" : "");
+    out << test_regex::replace(fs::relative(p, dir).string(), "[0-9]+", "#") << (fs::is_directory(p) ? "/" : "");
     if (p.extension() == ".csv") {
       std::ifstream in(p);
       out << " " << std::count(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>(), '\n') << " lines";

@@ -9,12 +9,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "run_cli.hpp"
+#include "tests/regex_util.hpp"
 
 namespace fs = std::filesystem;
 using cli_test::iputrain;
@@ -85,41 +85,41 @@ TEST_CASE("log: one metric order, an ETA when piped, plain words, one summary wh
   const Run r = iputrain("train cases/tiny.ipu " + (dir / "s.toml").string());
   REQUIRE_MESSAGE(r.status == 0, r.out);
   // The model's output order (loss, then accuracy) on the step, validation, summary and test lines.
-  static const std::regex step(R"(^step +\d+/40  epoch \d+\.\d\d  loss \d+\.\d{4}  accuracy \d\.\d{4}  lr [0-9.e-]+  )"
-                               R"(\d+ samples/s(  ETA \d+:\d\d)?$)");
-  static const std::regex validation(R"(^validation at step \d+ \(epoch \d\.\d\d\):  val_loss \d+\.\d{4}  )"
-                                     R"(val_accuracy \d\.\d{4}$)");
+  const std::string step = R"(^step +\d+/40  epoch \d+\.\d\d  loss \d+\.\d{4}  accuracy \d\.\d{4}  lr [0-9.e-]+  )"
+                           R"(\d+ samples/s(  ETA \d+:\d\d)?$)";
+  const std::string validation = R"(^validation at step \d+ \(epoch \d\.\d\d\):  val_loss \d+\.\d{4}  )"
+                                 R"(val_accuracy \d\.\d{4}$)";
   int steps = 0;
   int etas = 0;
   int validations = 0;
   for (const std::string& line : lines(r.out)) {
     if (line.rfind("step ", 0) == 0) {
-      CHECK_MESSAGE(std::regex_match(line, step), line);
+      CHECK_MESSAGE(test_regex::matches(line, step), line);
       ++steps;
       etas += line.find("  ETA ") != std::string::npos ? 1 : 0;
     } else if (line.rfind("validation at", 0) == 0) {
-      CHECK_MESSAGE(std::regex_match(line, validation), line);
+      CHECK_MESSAGE(test_regex::matches(line, validation), line);
       ++validations;
     }
   }
   CHECK(steps == 40);
   CHECK(etas == 39);  // a piped log (no terminal) has the ETA on every line but the last
   CHECK(validations == 4);
-  CHECK(std::regex_search(r.out, std::regex(R"(\ntest:  loss \d+\.\d{4}  accuracy \d\.\d{4}  \(64 samples\)\n)")));
-  CHECK(std::regex_search(
-      r.out, std::regex(R"(\nmean of step 40:  loss \d+\.\d{4}  accuracy \d\.\d{4}  lr 0  val_loss \d+\.\d{4}  )"
-                        R"(val_accuracy \d\.\d{4}\n)")));
+  CHECK(test_regex::found(r.out, R"(\ntest:  loss \d+\.\d{4}  accuracy \d\.\d{4}  \(64 samples\)\n)"));
+  CHECK(test_regex::found(r.out,
+                          R"(\nmean of step 40:  loss \d+\.\d{4}  accuracy \d\.\d{4}  lr 0  val_loss \d+\.\d{4}  )"
+                          R"(val_accuracy \d\.\d{4}\n)"));
   CHECK(r.out.find("outfed") == std::string::npos);
   // One summary: wall = training + validation + the rest; the run report repeats no real time.
-  static const std::regex summary(R"(trained 40 steps \(320 samples\) to epoch 1\.67 in (\d+\.\d\d) s: (\d+\.\d\d) s )"
-                                  R"(training at \d+ samples/s \(\d+ after the first execution\), (\d+\.\d\d) s )"
-                                  R"(validation, (\d+\.\d\d) s checkpoints and host\n)");
-  std::smatch m;
-  REQUIRE_MESSAGE(std::regex_search(r.out, m, summary), r.out);
-  const double parts = std::stod(m[2].str()) + std::stod(m[3].str()) + std::stod(m[4].str());
-  CHECK(std::abs(parts - std::stod(m[1].str())) <= 0.021);  // each rounded to 0.01 s
+  const std::vector<std::string> m =
+      test_regex::search(r.out, R"(trained 40 steps \(320 samples\) to epoch 1\.67 in (\d+\.\d\d) s: (\d+\.\d\d) s )"
+                                R"(training at \d+ samples/s \(\d+ after the first execution\), (\d+\.\d\d) s )"
+                                R"(validation, (\d+\.\d\d) s checkpoints and host\n)");
+  REQUIRE_MESSAGE(m.size() == 5, r.out);
+  const double parts = std::stod(m[2]) + std::stod(m[3]) + std::stod(m[4]);
+  CHECK(std::abs(parts - std::stod(m[1])) <= 0.021);  // each rounded to 0.01 s
   CHECK(r.out.find("updates in") == std::string::npos);
-  CHECK(std::regex_search(r.out, std::regex(R"(\nrun: 1 virtual IPU \(1 replica x 1\); the 40 updates take )")));
+  CHECK(test_regex::found(r.out, R"(\nrun: 1 virtual IPU \(1 replica x 1\); the 40 updates take )"));
 }
 
 TEST_CASE("log: one IPU has no bubble: the default figure is the plan's, the same on every run") {
@@ -135,13 +135,13 @@ TEST_CASE("log: one bubble figure by default, all four with --verbose") {
   const std::string cmd = "train cases/tiny.ipu cases/tiny.toml --no-eval";
   const Run plain = iputrain(cmd);
   REQUIRE(plain.status == 0);
-  CHECK(std::regex_search(plain.out, std::regex(R"(\nbubble: \d+% of the IPUs' time idle in the pipeline, as planned )"
-                                                R"(\(--verbose: measured, simulated\)\n)")));
+  CHECK(test_regex::found(plain.out, R"(\nbubble: \d+% of the IPUs' time idle in the pipeline, as planned )"
+                                     R"(\(--verbose: measured, simulated\)\n)"));
   CHECK(plain.out.find("analytic") == std::string::npos);
   const Run verbose = iputrain(cmd + " --verbose");
   REQUIRE(verbose.status == 0);
-  CHECK(std::regex_search(verbose.out, std::regex(R"(\nbubble: \d+% planned, \d+% on the simulated clocks, \d+% )"
-                                                  R"(analytic, \d+% measured on this host\n)")));
+  CHECK(test_regex::found(verbose.out, R"(\nbubble: \d+% planned, \d+% on the simulated clocks, \d+% )"
+                                       R"(analytic, \d+% measured on this host\n)"));
 }
 
 TEST_CASE("log: the summary's values are the last log line's means, the last batch alone only with --verbose") {

@@ -5,12 +5,12 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "run_cli.hpp"
+#include "tests/regex_util.hpp"
 
 namespace fs = std::filesystem;
 using cli_test::iputrain;
@@ -120,7 +120,7 @@ TEST_CASE("profiling writes a profile directory whose contents follow the profil
       runs.push_back(e.path());
     }
     REQUIRE(runs.size() == 1);
-    CHECK(std::regex_match(runs[0].filename().string(), std::regex("tiny-[0-9]{8}-[0-9]{6}")));
+    CHECK(test_regex::matches(runs[0].filename().string(), "tiny-[0-9]{8}-[0-9]{6}"));
     return runs[0];
   };
   const fs::path basic = run("basic", "");

@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -22,6 +21,7 @@
 #include "planner/plan.hpp"
 #include "planner/program.hpp"
 #include "tests/planner/plan_from_config.hpp"
+#include "tests/regex_util.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;
@@ -230,9 +230,9 @@ TEST_CASE("one liveness: the passes take lives from the helper and scan for no l
       {"engine/cluster/memory_account.cpp", {"planner::arena_use("}},
   };
   // A count-down of readers, a max over read positions, a sum of life sizes per tick or instruction.
-  const std::regex own_scan(
+  const std::string own_scan =
       R"(last_use|first_use|remaining_\[|class LiveBytes|_(tick|instr)\s*=\s*std::max\(\s*[\w.]*_(tick|instr)\b|)"
-      R"(change\[[^\]]*(first|last)_tick|\]\s*[+-]=\s*life\.size)");
+      R"(change\[[^\]]*(first|last)_tick|\]\s*[+-]=\s*life\.size)";
   for (const auto& [path, calls] : users) {
     CAPTURE(path);
     const std::string text = source(path);
@@ -241,15 +241,14 @@ TEST_CASE("one liveness: the passes take lives from the helper and scan for no l
       CAPTURE(call);
       CHECK(text.find(call) != std::string::npos);
     }
-    std::smatch found;
-    const bool scans = std::regex_search(text, found, own_scan);
-    CAPTURE(scans ? found.str() : std::string());
-    CHECK_FALSE(scans);
+    const std::vector<std::string> scan = test_regex::search(text, own_scan);
+    CAPTURE(scan.empty() ? std::string() : scan[0]);
+    CHECK(scan.empty());
   }
   // The lint itself finds the scans it forbids, as they were written before the helper.
-  CHECK(std::regex_search(std::string("std::vector<int32_t> last_use(n, -1);"), own_scan));
-  CHECK(std::regex_search(std::string("life.last_tick = std::max(life.last_tick, tick_);"), own_scan));
-  CHECK(std::regex_search(std::string("change[static_cast<size_t>(life.first_tick)] += life.size;"), own_scan));
-  CHECK(std::regex_search(std::string("own.acquire[first] += life.size;"), own_scan));
-  CHECK(std::regex_search(std::string("if (--remaining_[i] == 0 && !g_.escapes[i]) {"), own_scan));
+  CHECK(test_regex::found("std::vector<int32_t> last_use(n, -1);", own_scan));
+  CHECK(test_regex::found("life.last_tick = std::max(life.last_tick, tick_);", own_scan));
+  CHECK(test_regex::found("change[static_cast<size_t>(life.first_tick)] += life.size;", own_scan));
+  CHECK(test_regex::found("own.acquire[first] += life.size;", own_scan));
+  CHECK(test_regex::found("if (--remaining_[i] == 0 && !g_.escapes[i]) {", own_scan));
 }

@@ -13,7 +13,6 @@
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <regex>
 
 #include "frontend/model_access.hpp"
 #include "iputrain/config_loader.hpp"
@@ -23,6 +22,7 @@
 #include "planner/report/svg_writer.hpp"
 #include "planner/simulate.hpp"
 #include "tests/planner/plan_from_config.hpp"
+#include "tests/regex_util.hpp"
 
 using namespace iputrain;
 using namespace iputrain::planner;
@@ -92,9 +92,9 @@ struct TempDir {
 };
 
 int attribute(const std::string& svg, const std::string& name) {
-  std::smatch m;
-  REQUIRE(std::regex_search(svg, m, std::regex("<svg [^>]*\\b" + name + "=\"([0-9.]+)\"")));
-  return static_cast<int>(std::lround(std::stod(m[1].str())));
+  const std::vector<std::string> m = test_regex::search(svg, "<svg [^>]*\\b" + name + "=\"([0-9.]+)\"");
+  REQUIRE(m.size() == 2);
+  return static_cast<int>(std::lround(std::stod(m[1])));
 }
 
 uint32_t big_endian(const std::string& bytes, size_t at) {
@@ -383,7 +383,7 @@ TEST_CASE("memory figure: a line per IPU, human units, capacity on or off the sc
   REQUIRE(!plan.memory[0].per_timestep.empty());
   const std::string svg = memory_svg(plan);
   CHECK(count(svg, "class=\"ipu-memory\"") == 4);
-  CHECK(std::regex_search(svg, std::regex(">[0-9.]+ (B|KiB|MiB|GiB)</text>")));
+  CHECK(test_regex::found(svg, ">[0-9.]+ (B|KiB|MiB|GiB)</text>"));
   for (size_t i = 0; i < 4; ++i) {
     const auto& bytes = plan.memory[i].per_timestep;
     CHECK(svg.find(fmt::format("peak {}", human_bytes(*std::max_element(bytes.begin(), bytes.end())))) !=
