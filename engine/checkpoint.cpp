@@ -13,6 +13,7 @@
 #include <set>
 #include <system_error>
 
+#include "engine/data/mapped_file.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::engine {
@@ -253,9 +254,12 @@ bool is_checkpoint(const std::string& dir_or_file) {
   if (fs::is_directory(dir_or_file)) {
     return true;
   }
-  const data::SafetensorsFile file = data::read_safetensors(dir_or_file);
-  const auto format = file.metadata.find("format");
-  return format != file.metadata.end() && format->second == kCheckpointFormatName;
+  // The header alone (mapped, as the safetensors data source reads it): the tensors are read once,
+  // by whichever reader the answer picks.
+  const data::MappedFile file(dir_or_file);
+  const data::SafetensorsIndex index = data::parse_safetensors_index(file.data(), file.size(), dir_or_file);
+  const auto format = index.metadata.find("format");
+  return format != index.metadata.end() && format->second == kCheckpointFormatName;
 }
 
 data::SafetensorsFile read_weights(const std::string& path) {
