@@ -24,6 +24,8 @@ if ((${#TARGETS[@]} == 0)); then
   TARGETS=(model config set safetensors checkpoint idx text npy npz csv images repl program config_values)
 fi
 CLANG=${CLANG:-clang++-16}
+# The fake stack of run_sanitized.sh's parts (it says why): the config_values and program fuzzers train.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-max_uar_stack_size_log=18}
 export ASAN_SYMBOLIZER_PATH=${ASAN_SYMBOLIZER_PATH:-/usr/lib/llvm-16/bin/llvm-symbolizer}
 command -v "$CLANG" >/dev/null || { echo "run_fuzz: $CLANG is missing (Debian: clang-16 libclang-rt-16-dev)" >&2; exit 1; }
 
