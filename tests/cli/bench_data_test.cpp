@@ -9,14 +9,13 @@
 
 namespace {
 
-using cli_test::iputrain;
 using cli_test::Run;
 
 }  // namespace
 
 TEST_CASE("bench-data --format json gives the seed's fields per epoch, measured") {
   // tiny.toml: 256 synthetic training samples of x f32[16] and label i32, micro-batch 8.
-  const Run r = iputrain("bench-data cases/tiny.ipu cases/tiny.toml --epochs 3 --format json");
+  const Run r = cli_test::iputrain("bench-data cases/tiny.ipu cases/tiny.toml --epochs 3 --format json");
   REQUIRE(r.status == 0);
   const nlohmann::json j = nlohmann::json::parse(r.out);
   REQUIRE(j["epochs"].size() == 3);
@@ -41,12 +40,12 @@ TEST_CASE("bench-data --format json gives the seed's fields per epoch, measured"
 }
 
 TEST_CASE("bench-data prints a table with the device's rate, and refuses bad arguments") {
-  const Run t = iputrain("bench-data cases/tiny.ipu cases/tiny.toml --split test --elements 5");
+  const Run t = cli_test::iputrain("bench-data cases/tiny.ipu cases/tiny.toml --split test --elements 5");
   REQUIRE(t.status == 0);
   CHECK(t.out.find("elements_processed") != std::string::npos);
   // Epoch 1: 5 elements of 8 samples x (16 f32 + 1 i32) = 2720 bytes.
   CHECK(t.out.find("                   5                   2720  ") != std::string::npos);
   CHECK(t.out.find("device: the plan consumes") != std::string::npos);
-  CHECK(iputrain("bench-data cases/tiny.ipu cases/tiny.toml --epochs 0").status == 2);
-  CHECK(iputrain("bench-data cases/tiny.ipu cases/tiny.toml --split valid").status == 2);
+  CHECK(cli_test::iputrain("bench-data cases/tiny.ipu cases/tiny.toml --epochs 0").status == 2);
+  CHECK(cli_test::iputrain("bench-data cases/tiny.ipu cases/tiny.toml --split valid").status == 2);
 }

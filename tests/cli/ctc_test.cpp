@@ -20,7 +20,7 @@ constexpr int64_t kMaxLabels = 3;
 
 // Per step, a dense layer scores blank (0) and the symbols 1..3; the loss sees only the label
 // sequences, never which step says what.
-const std::string kModel = R"(import nn
+const std::string kReaderModel = R"(import nn
 import losses
 model reader(batch: int = 16) {
   input x: f32[batch, 10, 5]
@@ -108,7 +108,7 @@ TEST_CASE("ctc: a model trains on unaligned label sequences and predict decodes 
   const Sequences train = make(512, 1);
   const Sequences test = make(64, 2);
   Config c = ctc_config();
-  Session session(Model::parse(kModel, "reader.ipu", c.model), c);
+  Session session(Model::parse(kReaderModel, "reader.ipu", c.model), c);
   session.set_data("train", arrays(train, 512));
   session.set_data("test", arrays(test, 64));
   const double before = session.evaluate("test").means.at("loss");
@@ -140,7 +140,7 @@ TEST_CASE("ctc: bad lengths in the data stop the run with a located error") {
   Sequences bad = make(16, 3);
   bad.x_lengths[5] = static_cast<int32_t>(kSteps + 1);
   Config c = ctc_config();
-  Session session(Model::parse(kModel, "reader.ipu", c.model), c);
+  Session session(Model::parse(kReaderModel, "reader.ipu", c.model), c);
   session.set_data("test", arrays(bad, 16));
   try {
     (void)session.evaluate("test");

@@ -14,8 +14,6 @@
 
 namespace {
 
-using cli_test::iputrain;
-
 struct HelpOption {
   std::vector<std::string> names;  //!< `-o`, `--out`
   std::set<std::string> choices;   //!< the closed list of values `--help` shows as `:{a,b}`
@@ -123,11 +121,11 @@ std::set<std::string> written_choices(const std::string& line, const std::string
 TEST_CASE("docs/cli.md names every option of every command, with the values it accepts") {
   const std::string page = cli_test::bytes_of("../../docs/cli.md");
   REQUIRE(!page.empty());
-  const cli_test::Run top = iputrain("--help");
+  const cli_test::Run top = cli_test::iputrain("--help");
   REQUIRE(top.status == 0);
   std::vector<std::string> paths;
   for (const std::string& cmd : subcommands(top.out)) {
-    const std::vector<std::string> nested = subcommands(iputrain(cmd + " --help").out);
+    const std::vector<std::string> nested = subcommands(cli_test::iputrain(cmd + " --help").out);
     if (nested.empty()) {
       paths.push_back(cmd);
     }
@@ -138,7 +136,7 @@ TEST_CASE("docs/cli.md names every option of every command, with the values it a
   REQUIRE(paths.size() >= 12);  // nine commands, `config` with four
   for (const std::string& path : paths) {
     CAPTURE(path);
-    const cli_test::Run help = iputrain(path + " --help");
+    const cli_test::Run help = cli_test::iputrain(path + " --help");
     REQUIRE(help.status == 0);
     // A negatable flag's default (`--no-eval{false}`) is noise to a reader.
     CHECK(help.out.find("{false}") == std::string::npos);

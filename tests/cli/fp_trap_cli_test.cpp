@@ -8,14 +8,13 @@
 
 namespace {
 
-using cli_test::iputrain;
-
 const std::string kTrain = "train cases/fp_trap.ipu cases/tiny.toml --no-eval -q --set training.steps=3";
 
 }  // namespace
 
 TEST_CASE("train --set ipu.floating_point_behaviour.oflo=true stops at the overflowing op") {
-  const cli_test::Run r = iputrain(kTrain + " --set ipu.floating_point_behaviour.oflo=true", "2>&1 >/dev/null");
+  const cli_test::Run r =
+      cli_test::iputrain(kTrain + " --set ipu.floating_point_behaviour.oflo=true", "2>&1 >/dev/null");
   CHECK(r.status == 1);
   CHECK(r.out ==
         "cases/fp_trap.ipu:7:33: error: `exp` (value %5, forward pass of stage 0 'features') produced an overflow "
@@ -28,9 +27,10 @@ TEST_CASE("train --set ipu.floating_point_behaviour.oflo=true stops at the overf
 }
 
 TEST_CASE("the other flags, or none, let the overflow through") {
-  const cli_test::Run div0 = iputrain(kTrain + " --set ipu.floating_point_behaviour.div0=true");
+  const cli_test::Run div0 = cli_test::iputrain(kTrain + " --set ipu.floating_point_behaviour.div0=true");
   CHECK(div0.status == 0);
-  const cli_test::Run off = iputrain("train cases/fp_trap.ipu cases/tiny.toml --no-eval --set training.steps=3");
+  const cli_test::Run off =
+      cli_test::iputrain("train cases/fp_trap.ipu cases/tiny.toml --no-eval --set training.steps=3");
   CHECK(off.status == 0);
   const bool nan_loss = off.out.find("loss -nan") != std::string::npos || off.out.find("loss nan") != std::string::npos;
   CHECK(nan_loss);

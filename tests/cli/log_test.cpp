@@ -17,7 +17,6 @@
 #include "tests/regex_util.hpp"
 
 namespace fs = std::filesystem;
-using cli_test::iputrain;
 using cli_test::Run;
 
 namespace {
@@ -58,8 +57,8 @@ std::string line_starting(const std::string& text, const std::string& start) {
 
 TEST_CASE("log: the step lines show the learning rate through warmup and decay, and the outfeed file has it") {
   const fs::path dir = schedule_config();
-  const Run r =
-      iputrain("train cases/tiny.ipu " + (dir / "s.toml").string() + " --outfeed " + (dir / "o.csv").string());
+  const Run r = cli_test::iputrain("train cases/tiny.ipu " + (dir / "s.toml").string() + " --outfeed " +
+                                   (dir / "o.csv").string());
   REQUIRE_MESSAGE(r.status == 0, r.out);
   // Warmup: lr0 (k + 1) / 5; then 0.1 (1 + cos(pi s / 30)) / 2 from s = 0 at step 6, 0 from step 36.
   const std::vector<std::pair<std::string, std::string>> expected = {
@@ -82,7 +81,7 @@ TEST_CASE("log: the step lines show the learning rate through warmup and decay, 
 
 TEST_CASE("log: one metric order, an ETA when piped, plain words, one summary whose times add up") {
   const fs::path dir = schedule_config();
-  const Run r = iputrain("train cases/tiny.ipu " + (dir / "s.toml").string());
+  const Run r = cli_test::iputrain("train cases/tiny.ipu " + (dir / "s.toml").string());
   REQUIRE_MESSAGE(r.status == 0, r.out);
   // The model's output order (loss, then accuracy) on the step, validation, summary and test lines.
   const std::string step = R"(^step +\d+/40  epoch \d+\.\d\d  loss \d+\.\d{4}  accuracy \d\.\d{4}  lr [0-9.e-]+  )"
@@ -125,7 +124,7 @@ TEST_CASE("log: one metric order, an ETA when piped, plain words, one summary wh
 TEST_CASE("log: one IPU has no bubble: the default figure is the plan's, the same on every run") {
   // Issue 44, item 8: the default line showed the measured idle time (2-17 % between identical runs
   // of one IPU, whose plan has none).
-  const Run r = iputrain("train cases/tiny.ipu cases/tiny.toml --no-eval");  // one IPU, both stages
+  const Run r = cli_test::iputrain("train cases/tiny.ipu cases/tiny.toml --no-eval");  // one IPU, both stages
   REQUIRE_MESSAGE(r.status == 0, r.out);
   CHECK_MESSAGE(r.out.find("\nbubble: 0% of the IPUs' time idle in the pipeline, as planned") != std::string::npos,
                 r.out);
@@ -133,12 +132,12 @@ TEST_CASE("log: one IPU has no bubble: the default figure is the plan's, the sam
 
 TEST_CASE("log: one bubble figure by default, all four with --verbose") {
   const std::string cmd = "train cases/tiny.ipu cases/tiny.toml --no-eval";
-  const Run plain = iputrain(cmd);
+  const Run plain = cli_test::iputrain(cmd);
   REQUIRE(plain.status == 0);
   CHECK(test_regex::found(plain.out, R"(\nbubble: \d+% of the IPUs' time idle in the pipeline, as planned )"
                                      R"(\(--verbose: measured, simulated\)\n)"));
   CHECK(plain.out.find("analytic") == std::string::npos);
-  const Run verbose = iputrain(cmd + " --verbose");
+  const Run verbose = cli_test::iputrain(cmd + " --verbose");
   REQUIRE(verbose.status == 0);
   CHECK(test_regex::found(verbose.out, R"(\nbubble: \d+% planned, \d+% on the simulated clocks, \d+% )"
                                        R"(analytic, \d+% measured on this host\n)"));
@@ -151,21 +150,21 @@ TEST_CASE("log: the summary's values are the last log line's means, the last bat
   std::ofstream(dir / "w.toml") << "extends = \"s.toml\"\n[training]\nlog_every = 4\n";
   for (const bool verbose : {false, true}) {
     CAPTURE(verbose);
-    const Run r =
-        iputrain("train cases/tiny.ipu " + (dir / "w.toml").string() + " --no-eval -q" + (verbose ? " --verbose" : ""));
+    const Run r = cli_test::iputrain("train cases/tiny.ipu " + (dir / "w.toml").string() + " --no-eval -q" +
+                                     (verbose ? " --verbose" : ""));
     REQUIRE_MESSAGE(r.status == 0, r.out);
     const std::string summary = line_starting(r.out, "mean of steps 37-40:");
     REQUIRE_MESSAGE(!summary.empty(), r.out);
     CHECK((line_starting(r.out, "last batch alone (step 40):").empty() == !verbose));
     // The same figures as the log's line of step 40 (printed when not quiet).
-    const Run logged = iputrain("train cases/tiny.ipu " + (dir / "w.toml").string() + " --no-eval");
+    const Run logged = cli_test::iputrain("train cases/tiny.ipu " + (dir / "w.toml").string() + " --no-eval");
     REQUIRE(logged.status == 0);
     const std::string line = line_starting(logged.out, "step 40/40");
     const std::string means = line.substr(line.find("  loss"), line.find("  lr") - line.find("  loss"));
     CHECK_MESSAGE(summary.find(means + "  lr ") != std::string::npos, summary << " | " << line);
   }
-  const Run json =
-      iputrain("train cases/tiny.ipu " + (dir / "w.toml").string() + " --no-eval --log-format json", "2>/dev/null");
+  const Run json = cli_test::iputrain(
+      "train cases/tiny.ipu " + (dir / "w.toml").string() + " --no-eval --log-format json", "2>/dev/null");
   REQUIRE(json.status == 0);
   const std::string last = json.out.substr(json.out.rfind("{\"event\":\"summary\""));
   CHECK(last.find("\"metrics_steps\":[37,40]") != std::string::npos);
@@ -174,7 +173,8 @@ TEST_CASE("log: the summary's values are the last log line's means, the last bat
 
 TEST_CASE("log: --log-format json writes one object per line, steps, validations, summary and test") {
   const fs::path dir = schedule_config();
-  const Run r = iputrain("train cases/tiny.ipu " + (dir / "s.toml").string() + " --log-format json", "2>/dev/null");
+  const Run r =
+      cli_test::iputrain("train cases/tiny.ipu " + (dir / "s.toml").string() + " --log-format json", "2>/dev/null");
   REQUIRE(r.status == 0);
   std::vector<nlohmann::ordered_json> events;
   for (const std::string& line : lines(r.out)) {
@@ -214,7 +214,7 @@ TEST_CASE("log: --log-format json writes one object per line, steps, validations
   CHECK(test["metrics"].begin().key() == "loss");
   // The human words went to stderr.
   const Run both =
-      iputrain("train cases/tiny.ipu " + (dir / "s.toml").string() + " --log-format json", "2>&1 >/dev/null");
+      cli_test::iputrain("train cases/tiny.ipu " + (dir / "s.toml").string() + " --log-format json", "2>&1 >/dev/null");
   CHECK(both.out.find("training tiny on 1 virtual IPU") != std::string::npos);
   CHECK(both.out.find("bubble: ") != std::string::npos);
 }

@@ -13,7 +13,6 @@
 #include "tests/regex_util.hpp"
 
 namespace fs = std::filesystem;
-using cli_test::iputrain;
 using cli_test::Run;
 
 namespace {
@@ -43,10 +42,11 @@ std::string text_of(const fs::path& p) {
 
 // tiny: 2 stages on one IPU, micro-batch 8, steps_per_execution 10; `sets` are extra --set.
 Run train(const std::string& sets, const fs::path& outfeed) {
-  return iputrain("train cases/tiny.ipu cases/tiny.toml --no-eval --set training.steps=4 "
-                  "--set training.steps_per_execution=2 --set ipu.auto_select_ipus=2 "
-                  "--set 'pipeline.device_mapping=[0, 1]' --set pipeline.gradient_accumulation_count=4 " +
-                  sets + " --outfeed " + outfeed.string());
+  return cli_test::iputrain(
+      "train cases/tiny.ipu cases/tiny.toml --no-eval --set training.steps=4 "
+      "--set training.steps_per_execution=2 --set ipu.auto_select_ipus=2 "
+      "--set 'pipeline.device_mapping=[0, 1]' --set pipeline.gradient_accumulation_count=4 " +
+      sets + " --outfeed " + outfeed.string());
 }
 
 }  // namespace
@@ -110,9 +110,11 @@ TEST_CASE("profiling writes a profile directory whose contents follow the profil
   const fs::path dir = fresh("profile");
   auto run = [&](const std::string& name, const std::string& sets) {
     const fs::path where = dir / name;
-    const Run r = iputrain("train cases/tiny.ipu cases/tiny.toml --no-eval --set training.steps=6 "
-                           "--set training.steps_per_execution=2 --set profiling.enabled=true "
-                           "--set 'profiling.report_directory=\"" + where.string() + "\"' " + sets);
+    const Run r = cli_test::iputrain(
+        "train cases/tiny.ipu cases/tiny.toml --no-eval --set training.steps=6 "
+        "--set training.steps_per_execution=2 --set profiling.enabled=true "
+        "--set 'profiling.report_directory=\"" +
+        where.string() + "\"' " + sets);
     REQUIRE_MESSAGE(r.status == 0, r.out);
     CHECK(r.out.find("wrote the profile to " + where.string()) != std::string::npos);
     std::vector<fs::path> runs;
@@ -136,7 +138,9 @@ TEST_CASE("profiling writes a profile directory whose contents follow the profil
     j.erase("passes");
     return j;
   };
-  const Run plan = iputrain("plan cases/tiny.ipu cases/tiny.toml --set training.steps=6 --set training.steps_per_execution=2 --format json", "2>/dev/null");
+  const Run plan = cli_test::iputrain(
+      "plan cases/tiny.ipu cases/tiny.toml --set training.steps=6 --set training.steps_per_execution=2 --format json",
+      "2>/dev/null");
   CHECK(strip(nlohmann::json::parse(text_of(basic / "plan.json"))) == strip(nlohmann::json::parse(plan.out)));
   CHECK(nlohmann::json::parse(text_of(basic / "run_report.json"))["updates"] == 6);
   for (const char* svg : {"memory.svg", "schedule.svg"}) {
@@ -183,9 +187,10 @@ TEST_CASE("profiling writes a profile directory whose contents follow the profil
 
   // enable_ipu_events alone: the events, no reports.
   const fs::path events_only = dir / "events_only";
-  const Run e = iputrain("train cases/tiny.ipu cases/tiny.toml --no-eval --set training.steps=2 "
-                         "--set profiling.enable_ipu_events=true --set 'profiling.report_directory=\"" +
-                         events_only.string() + "\"'");
+  const Run e = cli_test::iputrain(
+      "train cases/tiny.ipu cases/tiny.toml --no-eval --set training.steps=2 "
+      "--set profiling.enable_ipu_events=true --set 'profiling.report_directory=\"" +
+      events_only.string() + "\"'");
   REQUIRE_MESSAGE(e.status == 0, e.out);
   const fs::path only = fs::directory_iterator(events_only)->path();
   CHECK(fs::exists(only / "events.csv"));
@@ -194,8 +199,10 @@ TEST_CASE("profiling writes a profile directory whose contents follow the profil
 
 TEST_CASE("ipu.serialization_output_folder saves what the session runs") {
   const fs::path dir = fresh("executable");
-  const Run r = iputrain("train cases/tiny.ipu cases/tiny.toml --no-eval --set training.steps=1 "
-                         "--set 'ipu.serialization_output_folder=\"" + (dir / "exe").string() + "\"'");
+  const Run r = cli_test::iputrain(
+      "train cases/tiny.ipu cases/tiny.toml --no-eval --set training.steps=1 "
+      "--set 'ipu.serialization_output_folder=\"" +
+      (dir / "exe").string() + "\"'");
   REQUIRE_MESSAGE(r.status == 0, r.out);
   CHECK(nlohmann::json::parse(text_of(dir / "exe" / "tiny.plan.json"))["model"] == "tiny");
   const auto programs = lines_of(dir / "exe" / "tiny.programs.txt");

@@ -13,7 +13,6 @@
 
 namespace {
 
-using cli_test::iputrain;
 using cli_test::Run;
 
 bool has(const std::string& out, const std::string& text) {
@@ -29,7 +28,7 @@ const std::string kMnist = "../../examples/mnist_mlp.ipu ";
 }  // namespace
 
 TEST_CASE("plan: the text report of the pipelined MNIST MLP") {
-  const Run r = iputrain("plan " + kMnist + "../../configs/mnist_pipeline.toml");
+  const Run r = cli_test::iputrain("plan " + kMnist + "../../configs/mnist_pipeline.toml");
   CHECK(r.status == 0);
   CHECK(has(r.out,
             "plan for mnist_mlp: 2 replicas x 2 IPUs per replica = 4 IPUs; interleaved schedule, "
@@ -47,7 +46,7 @@ TEST_CASE("plan: the text report of the pipelined MNIST MLP") {
 }
 
 TEST_CASE("plan: JSON for tools, --set applied") {
-  const Run r = iputrain(
+  const Run r = cli_test::iputrain(
       "plan " + kMnist + "../../configs/mnist_grouped.toml --format json --set pipeline.schedule=sequential",
       "2>/dev/null");
   REQUIRE(r.status == 0);
@@ -73,10 +72,10 @@ TEST_CASE("plan: JSON for tools, --set applied") {
   CHECK(acc["cost_by_order"]["canonical"]["bytes_per_ipu"][0] == j["ipus"][0]["memory"]["accumulators"]);
   CHECK(acc["cost_by_order"]["sequential"]["buffers_per_weight"] == 1);
   CHECK(acc["cost_by_order"]["sequential"]["bytes_per_ipu"][0] == (784 * 128 + 128) * 4);
-  const Run seq = iputrain("plan " + kMnist +
-                               "../../configs/mnist_grouped.toml --format json "
-                               "--set pipeline.gradient_accumulation_order=sequential",
-                           "2>/dev/null");
+  const Run seq = cli_test::iputrain("plan " + kMnist +
+                                         "../../configs/mnist_grouped.toml --format json "
+                                         "--set pipeline.gradient_accumulation_order=sequential",
+                                     "2>/dev/null");
   REQUIRE(seq.status == 0);
   const nlohmann::json s = nlohmann::json::parse(seq.out);
   CHECK(s["gradient_accumulation"]["order"] == "sequential");
@@ -87,7 +86,7 @@ TEST_CASE("plan: JSON for tools, --set applied") {
 TEST_CASE("plan: device presets and the IPU Model's tile count reach the JSON report") {
   auto plan_json = [](const std::string& sets) {
     const Run r =
-        iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format json " + sets, "2>/dev/null");
+        cli_test::iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format json " + sets, "2>/dev/null");
     REQUIRE(r.status == 0);
     return nlohmann::json::parse(r.out);
   };
@@ -104,7 +103,7 @@ TEST_CASE("plan: device presets and the IPU Model's tile count reach the JSON re
   // configs/ipu2.toml, which mnist_grouped.toml extends, sets `device.version`: the IPU Model's
   // version may not say otherwise.
   const Run both =
-      iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --set ipu.ipu_model.version=bow");
+      cli_test::iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --set ipu.ipu_model.version=bow");
   CHECK(both.status == 2);
   CHECK(has(both.out, "`device.version` = \"ipu2\" contradicts `ipu.ipu_model.version` = \"bow\""));
 }
@@ -114,7 +113,7 @@ TEST_CASE("plan: DOT written atomically with -o") {
   std::filesystem::create_directories(dir);
   const std::string file = (dir / "plan.dot").string();
   std::filesystem::remove(file);
-  const Run r = iputrain("plan " + kMnist + "../../configs/mnist_interleaved.toml --format dot -o " + file);
+  const Run r = cli_test::iputrain("plan " + kMnist + "../../configs/mnist_interleaved.toml --format dot -o " + file);
   CHECK(r.status == 0);
   CHECK(has(r.out, "wrote the plan (dot) to " + file));
   std::ifstream in(file);
@@ -128,26 +127,25 @@ TEST_CASE("plan: DOT written atomically with -o") {
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
   }
   // A missing folder is made (tests/cli/faults_test.cpp); a path under a file is refused before planning.
-  const Run bad = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml -o /dev/null/plan.txt");
+  const Run bad = cli_test::iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml -o /dev/null/plan.txt");
   CHECK(bad.status == 1);
   CHECK(has(bad.out, "cannot write -o `/dev/null/plan.txt`: `/dev/null` is a file, not a folder"));
 }
 
 TEST_CASE("plan: --dump-after prints the planner's state to stderr, unknown passes are refused") {
-  const Run r =
-      iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format json --dump-after lower",
-               "2>&1 >/dev/null");
+  const Run r = cli_test::iputrain(
+      "plan " + kMnist + "../../configs/mnist_grouped.toml --format json --dump-after lower", "2>&1 >/dev/null");
   CHECK(r.status == 0);
   CHECK(has(r.out, "after lower"));
   CHECK(has(r.out, "ipu 0: infeed m0; F0.m0;"));
-  const Run bad = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --dump-after lowr");
+  const Run bad = cli_test::iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --dump-after lowr");
   CHECK(bad.status == 2);
   CHECK(has(bad.out, "the planner has no pass `lowr`"));
   CHECK(has(bad.out, "did you mean `lower`?"));
 }
 
 TEST_CASE("plan: --explain-passes prints the pass table, a row per pass in order") {
-  const Run r = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --explain-passes");
+  const Run r = cli_test::iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --explain-passes");
   CHECK(r.status == 0);
   std::istringstream lines(r.out);
   std::string line;
@@ -160,7 +158,7 @@ TEST_CASE("plan: --explain-passes prints the pass table, a row per pass in order
     names.push_back(line.substr(0, line.find(' ')));
   }
   // The same passes, in the same order, as --dump-after lists when it is given an unknown one.
-  const Run bad = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --dump-after none");
+  const Run bad = cli_test::iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --dump-after none");
   const size_t listed = bad.out.find("the passes are: ");
   REQUIRE(listed != std::string::npos);
   std::string known = bad.out.substr(listed + 16);
@@ -176,16 +174,16 @@ TEST_CASE("plan: --explain-passes prints the pass table, a row per pass in order
 }
 
 TEST_CASE("plan: bad formats and plans that cannot be made exit with status 2") {
-  const Run format = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format xml");
+  const Run format = cli_test::iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --format xml");
   CHECK(format.status == 2);
   CHECK(has(format.out, "--format"));
   // A 400,000-wide hidden layer: 1.2 GiB of weights on IPU 0 alone.
-  const Run big = iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --set model.hidden=400000");
+  const Run big = cli_test::iputrain("plan " + kMnist + "../../configs/mnist_grouped.toml --set model.hidden=400000");
   CHECK(big.status == 2);
   CHECK(has(big.out, "the plan does not fit in memory: IPU 0"));
   CHECK(has(big.out, "hint:"));
-  const Run count = iputrain("plan " + kMnist +
-                             "../../configs/mnist_grouped.toml --set pipeline.gradient_accumulation_count=3");
+  const Run count = cli_test::iputrain("plan " + kMnist +
+                                       "../../configs/mnist_grouped.toml --set pipeline.gradient_accumulation_count=3");
   CHECK(count.status == 2);
   CHECK(has(count.out, "gradient_accumulation_count"));
 }
@@ -195,8 +193,8 @@ TEST_CASE("plan: --gantt and --memory-svg draw valid SVG pictures") {
   std::filesystem::create_directories(dir);
   const std::string gantt = (dir / "gantt.svg").string();
   const std::string memory = (dir / "memory.svg").string();
-  const Run r = iputrain("plan " + kMnist + "../../configs/mnist_pipeline.toml --gantt " + gantt + " --memory-svg " +
-                         memory + " --format json");
+  const Run r = cli_test::iputrain("plan " + kMnist + "../../configs/mnist_pipeline.toml --gantt " + gantt +
+                                   " --memory-svg " + memory + " --format json");
   CHECK(r.status == 0);
   for (const std::string& path : {gantt, memory}) {
     std::ifstream in(path);
@@ -210,8 +208,8 @@ TEST_CASE("plan: --gantt and --memory-svg draw valid SVG pictures") {
 
 TEST_CASE("plan: a GPT-3-sized stack on a Pod256 is refused, with what would make it fit") {
   // 96 blocks of hidden 12288 on 16 IPUs per replica (examples/ipu_scale/gpt3_pod256.toml).
-  const Run r =
-      iputrain("plan ../../examples/ipu_scale/gpt3.ipu ../../examples/ipu_scale/gpt3_pod256.toml --format json");
+  const Run r = cli_test::iputrain(
+      "plan ../../examples/ipu_scale/gpt3.ipu ../../examples/ipu_scale/gpt3_pod256.toml --format json");
   CHECK(r.status == 2);
   CHECK(has(r.out, "the plan does not fit in memory: IPU 0 (physical IPU 0 in replica 0) needs 57.13 GiB"));
   // IPU 0 holds 6 blocks of 12 x 12288^2 (+ 13 x 12288) fp16 weights, 20.25 GiB, with the token

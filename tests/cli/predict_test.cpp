@@ -17,19 +17,18 @@
 
 namespace {
 
-using cli_test::iputrain;
 using cli_test::Run;
 
 // One folder per test process: ctest runs the cases of this file in parallel processes.
-std::string temp(const std::string& name) {
+std::string predict_temp(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() / ("iputrain_predict_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return (dir / name).string();
 }
 
-const std::string kModel = "cases/predict.ipu cases/predict.toml";
+const std::string kPredictModel = "cases/predict.ipu cases/predict.toml";
 
-bool has(const Run& r, const std::string& text) {
+bool printed(const Run& r, const std::string& text) {
   if (r.out.find(text) != std::string::npos) {
     return true;
   }
@@ -39,8 +38,8 @@ bool has(const Run& r, const std::string& text) {
 
 std::string trained_weights() {
   static const std::string w = [] {
-    const std::string path = temp("w.safetensors");
-    const Run t = iputrain("train " + kModel + " -q --no-eval --save " + path);
+    const std::string path = predict_temp("w.safetensors");
+    const Run t = cli_test::iputrain("train " + kPredictModel + " -q --no-eval --save " + path);
     REQUIRE(t.status == 0);
     return path;
   }();
@@ -93,8 +92,8 @@ std::vector<float> probs_of(const Npy& npy) {
 }  // namespace
 
 TEST_CASE("predict writes one .npy per output for every sample, the padded tail included") {
-  const std::string dir = temp("arrays/");
-  const Run r = iputrain("predict " + kModel + " --weights " + trained_weights() + " -o " + dir);
+  const std::string dir = predict_temp("arrays/");
+  const Run r = cli_test::iputrain("predict " + kPredictModel + " --weights " + trained_weights() + " -o " + dir);
   INFO(r.out);
   REQUIRE(r.status == 0);
   CHECK(r.out.find("probs: f32[61, 10] over the test split") != std::string::npos);
@@ -127,9 +126,9 @@ TEST_CASE("predict writes one .npy per output for every sample, the padded tail 
 
   // A sample's row does not depend on its batch: one sample per batch gives the same rows, so
   // padding the last batch changed nothing.
-  const std::string one = temp("one/");
-  const Run r1 = iputrain("predict " + kModel + " --set model.batch=1 --weights " + trained_weights() + " -o " + one +
-                          " --output probs");
+  const std::string one = predict_temp("one/");
+  const Run r1 = cli_test::iputrain("predict " + kPredictModel + " --set model.batch=1 --weights " + trained_weights() +
+                                    " -o " + one + " --output probs");
   REQUIRE(r1.status == 0);
   const std::vector<float> p1 = probs_of(read_npy(one + "probs.npy"));
   REQUIRE(p1.size() == p.size());
@@ -139,9 +138,9 @@ TEST_CASE("predict writes one .npy per output for every sample, the padded tail 
 }
 
 TEST_CASE("predict's CSV agrees with eval's accuracy over every sample") {
-  const std::string csv = temp("pred.csv");
-  const Run r = iputrain("predict " + kModel + " --weights " + trained_weights() + " -o " + csv +
-                         " --output prediction --output correct");
+  const std::string csv = predict_temp("pred.csv");
+  const Run r = cli_test::iputrain("predict " + kPredictModel + " --weights " + trained_weights() + " -o " + csv +
+                                   " --output prediction --output correct");
   INFO(r.out);
   REQUIRE(r.status == 0);
   const auto rows = read_csv(csv);
@@ -151,15 +150,17 @@ TEST_CASE("predict's CSV agrees with eval's accuracy over every sample") {
   for (int i = 1; i <= 61; ++i) {  // eval covers the 7 whole batches and the last 5 (issue 44)
     right += rows[static_cast<size_t>(i)][2] == "1" ? 1 : 0;
   }
-  const Run e = iputrain("eval " + kModel + " --weights " + trained_weights());
+  const Run e = cli_test::iputrain("eval " + kPredictModel + " --weights " + trained_weights());
   REQUIRE(e.status == 0);
   const size_t at = e.out.find("accuracy ");
   REQUIRE(at != std::string::npos);
   CHECK(std::stod(e.out.substr(at + 9)) == doctest::Approx(right / 61.0).epsilon(1e-4));
   CHECK(e.out.find("(61 samples, the last 5 as a batch of their own)") != std::string::npos);
 
-  const std::string wide = temp("wide.csv");
-  REQUIRE(iputrain("predict " + kModel + " --weights " + trained_weights() + " -o " + wide + " --output probs").status == 0);
+  const std::string wide = predict_temp("wide.csv");
+  REQUIRE(cli_test::iputrain("predict " + kPredictModel + " --weights " + trained_weights() + " -o " + wide +
+                             " --output probs")
+              .status == 0);
   const auto w = read_csv(wide);
   REQUIRE(w.size() == 62);
   CHECK(w[0].size() == 11);
@@ -169,50 +170,52 @@ TEST_CASE("predict's CSV agrees with eval's accuracy over every sample") {
 
 TEST_CASE("predict refuses what it cannot write, before running anything") {
   const std::string w = trained_weights();
-  Run r = iputrain("predict " + kModel + " --weights " + w + " -o " + temp("x.npy") + " --output prob");
+  Run r = cli_test::iputrain("predict " + kPredictModel + " --weights " + w + " -o " + predict_temp("x.npy") +
+                             " --output prob");
   CHECK(r.status == 2);
   CHECK(r.out.find("no output or named value `prob`") != std::string::npos);
   CHECK(r.out.find("did you mean `probs`?") != std::string::npos);
-  r = iputrain("predict " + kModel + " --weights " + w + " -o " + temp("x.npy") + " --output loss");
+  r = cli_test::iputrain("predict " + kPredictModel + " --weights " + w + " -o " + predict_temp("x.npy") +
+                         " --output loss");
   CHECK(r.status == 2);
   CHECK(r.out.find("one value per batch") != std::string::npos);
-  r = iputrain("predict " + kModel + " --weights " + w + " -o " + temp("x.npy"));
+  r = cli_test::iputrain("predict " + kPredictModel + " --weights " + w + " -o " + predict_temp("x.npy"));
   CHECK(r.status == 2);
   CHECK(r.out.find("do not fit one .npy file") != std::string::npos);
-  CHECK(!std::filesystem::exists(temp("x.npy")));
-  r = iputrain("predict " + kModel + " --weights " + w + " -o " + temp("x.txt"));
+  CHECK(!std::filesystem::exists(predict_temp("x.npy")));
+  r = cli_test::iputrain("predict " + kPredictModel + " --weights " + w + " -o " + predict_temp("x.txt"));
   CHECK(r.status == 2);
   CHECK(r.out.find("cannot tell the format") != std::string::npos);
-  r = iputrain("predict cases/tiny.ipu cases/tiny.toml --weights " + w + " -o " + temp("y.npy"));
+  r = cli_test::iputrain("predict cases/tiny.ipu cases/tiny.toml --weights " + w + " -o " + predict_temp("y.npy"));
   CHECK(r.status == 2);
   CHECK(r.out.find("no per-sample output") != std::string::npos);
 }
 
 TEST_CASE("a model without parameters predicts and evaluates without --weights, on its plan") {
-  const Run p = iputrain("predict cases/sums.ipu cases/sums.toml");
+  const Run p = cli_test::iputrain("predict cases/sums.ipu cases/sums.toml");
   CHECK(p.status == 0);
   // No -o: a table on stdout, one line per sample.
-  CHECK(has(p, "sample 0: result = ["));
-  CHECK(has(p, "sample 2: result = ["));
-  const Run e = iputrain("eval cases/sums.ipu cases/sums.toml");
+  CHECK(printed(p, "sample 0: result = ["));
+  CHECK(printed(p, "sample 2: result = ["));
+  const Run e = cli_test::iputrain("eval cases/sums.ipu cases/sums.toml");
   CHECK(e.status == 0);
-  CHECK(has(e, "ran on 2 IPUs (1 replica x 2): physical 0, 1"));
+  CHECK(printed(e, "ran on 2 IPUs (1 replica x 2): physical 0, 1"));
   // A model with parameters still needs them, and says how to get them.
-  const Run w = iputrain("predict " + kModel);
+  const Run w = cli_test::iputrain("predict " + kPredictModel);
   CHECK(w.status == 2);
-  CHECK(has(w, "needs --weights"));
-  CHECK(has(w, "--save"));
+  CHECK(printed(w, "needs --weights"));
+  CHECK(printed(w, "--save"));
 }
 
 TEST_CASE("plan --inference shows the forward-only plan eval and predict run") {
-  const Run r = iputrain("plan cases/four_stage.ipu cases/four_stage_grouped.toml --inference");
+  const Run r = cli_test::iputrain("plan cases/four_stage.ipu cases/four_stage_grouped.toml --inference");
   CHECK(r.status == 0);
-  CHECK(has(r, "(inference)"));
-  CHECK(has(r, "micro-batches per replica per cycle"));
-  CHECK_FALSE(has(r, "B0"));  // no backward pass in the timeline
-  CHECK(has(r, "samples/s"));
-  const Run j = iputrain("plan cases/four_stage.ipu cases/four_stage_grouped.toml --inference --format json");
-  CHECK(has(j, "\"training\": false"));
+  CHECK(printed(r, "(inference)"));
+  CHECK(printed(r, "micro-batches per replica per cycle"));
+  CHECK_FALSE(printed(r, "B0"));  // no backward pass in the timeline
+  CHECK(printed(r, "samples/s"));
+  const Run j = cli_test::iputrain("plan cases/four_stage.ipu cases/four_stage_grouped.toml --inference --format json");
+  CHECK(printed(j, "\"training\": false"));
 }
 
 namespace {
@@ -243,7 +246,7 @@ std::vector<T> values_of(const Npy& npy) {
 TEST_CASE("predict returns inputs, i32 results and saturated casts exactly as computed") {
   // Issue 36: `output y = x` came back as zeros, and every i32 output went through f32 on its way
   // out (123456789 -> 123456792, 2147483647 -> -2147483648, saturated casts wrapped).
-  const std::string dir = temp("edges/");
+  const std::string dir = predict_temp("edges/");
   std::filesystem::create_directories(dir + "data");
   const float x[] = {1, 2, 3, 4, -1, -2.5f, 2.25f, std::nanf("")};
   const int32_t k[] = {123456789, 16777217, 2147483647, -5, 2147483647, 1, 0, 0};
@@ -261,7 +264,7 @@ TEST_CASE("predict returns inputs, i32 results and saturated casts exactly as co
                                   "  output halves = split(x, 2)[1]\n"
                                   "}\n";
   std::ofstream(dir + "c.toml") << "[data]\ntest = \"npy:data\"\nbatch_size = 1\n";
-  const Run r = iputrain("predict " + dir + "m.ipu " + dir + "c.toml -o " + dir + "out/");
+  const Run r = cli_test::iputrain("predict " + dir + "m.ipu " + dir + "c.toml -o " + dir + "out/");
   REQUIRE(r.status == 0);
   const std::vector<float> same = values_of<float>(read_npy(dir + "out/same.npy"));
   const std::vector<float> also = values_of<float>(read_npy(dir + "out/also.npy"));
@@ -291,7 +294,8 @@ namespace {
 std::string unlabelled(const std::string& dir) {
   std::filesystem::create_directories(dir + "npy");
   const std::string all = dir + "all/";
-  REQUIRE(iputrain("predict " + kModel + " --weights " + trained_weights() + " --output x --output probs -o " + all)
+  REQUIRE(cli_test::iputrain("predict " + kPredictModel + " --weights " + trained_weights() +
+                             " --output x --output probs -o " + all)
               .status == 0);
   const std::vector<float> x = values_of<float>(read_npy(all + "x.npy"));
   REQUIRE(x.size() == 61 * 16);
@@ -315,46 +319,47 @@ std::string unlabelled(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("the training model predicts from data without labels, and its per-sample outputs are no metrics") {
-  const std::string dir = temp("unlabelled/");
+  const std::string dir = predict_temp("unlabelled/");
   const std::string all = unlabelled(dir);
   const std::vector<float> probs = values_of<float>(read_npy(all + "probs.npy"));
   for (const std::string source : {"csv:" + dir + "x.csv", "npy:" + dir + "npy"}) {
     INFO(source);
     const std::string out = dir + "out" + std::to_string(source.size()) + "/";
-    const Run r = iputrain("predict " + kModel + " --set data.test=" + source + " --weights " + trained_weights() +
-                           " --output probs --output logits -o " + out);
+    const Run r = cli_test::iputrain("predict " + kPredictModel + " --set data.test=" + source + " --weights " +
+                                     trained_weights() + " --output probs --output logits -o " + out);
     INFO(r.out);
     REQUIRE(r.status == 0);
     CHECK(values_of<float>(read_npy(out + "probs.npy")) == probs);
     CHECK(read_npy(out + "logits.npy").header.find("'shape': (61, 10)") != std::string::npos);
     // `correct` needs the labels: asking for it names the missing column.
-    const Run c = iputrain("predict " + kModel + " --set data.test=" + source + " --weights " + trained_weights() +
-                           " --output correct -o " + out);
+    const Run c = cli_test::iputrain("predict " + kPredictModel + " --set data.test=" + source + " --weights " +
+                                     trained_weights() + " --output correct -o " + out);
     CHECK(c.status != 0);
-    CHECK(has(c, "label"));
+    CHECK(printed(c, "label"));
   }
   // Training and evaluation neither log nor average them, nor write them to the outfeed file.
-  const Run t = iputrain("train " + kModel + " --no-eval --set training.steps=10 --outfeed " + dir + "feed.csv");
+  const Run t =
+      cli_test::iputrain("train " + kPredictModel + " --no-eval --set training.steps=10 --outfeed " + dir + "feed.csv");
   REQUIRE(t.status == 0);
-  CHECK_FALSE(has(t, "probs"));
+  CHECK_FALSE(printed(t, "probs"));
   CHECK(read_file(dir + "feed.csv").find("probs") == std::string::npos);
   CHECK(read_file(dir + "feed.csv").find("accuracy") != std::string::npos);
-  const Run e = iputrain("eval " + kModel + " --weights " + trained_weights());
+  const Run e = cli_test::iputrain("eval " + kPredictModel + " --weights " + trained_weights());
   REQUIRE(e.status == 0);
-  CHECK(has(e, "accuracy"));
-  CHECK_FALSE(has(e, "probs"));
-  CHECK_FALSE(has(e, "correct"));
+  CHECK(printed(e, "accuracy"));
+  CHECK_FALSE(printed(e, "probs"));
+  CHECK_FALSE(printed(e, "correct"));
 }
 
 TEST_CASE("a per-sample output must have a row per sample") {
-  const std::string dir = temp("bad_per_sample/");
+  const std::string dir = predict_temp("bad_per_sample/");
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "m.ipu") << "model m(batch: int = 4) {\n"
                                   "  input x: f32[batch, 3]\n"
                                   "  output per_sample total = sum(x, axis = 0)\n"
                                   "}\n";
-  const Run r = iputrain("check " + dir + "m.ipu cases/tiny.toml");
+  const Run r = cli_test::iputrain("check " + dir + "m.ipu cases/tiny.toml");
   CHECK(r.status != 0);
-  CHECK(has(r, "m.ipu:3:"));
-  CHECK(has(r, "per-sample output 'total' is f32[3]: its first dimension must be the micro-batch, 4"));
+  CHECK(printed(r, "m.ipu:3:"));
+  CHECK(printed(r, "per-sample output 'total' is f32[3]: its first dimension must be the micro-batch, 4"));
 }

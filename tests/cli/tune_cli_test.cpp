@@ -6,13 +6,11 @@
 
 #include "run_cli.hpp"
 
-using cli_test::iputrain;
-
 namespace {
 
 // The error `tune` prints for cases/CASE.toml, which sets one bad [tune] key on line 16.
 std::string error_of(const std::string& name) {
-  const cli_test::Run r = iputrain("tune cases/four_stage.ipu cases/" + name + ".toml --time 10");
+  const cli_test::Run r = cli_test::iputrain("tune cases/four_stage.ipu cases/" + name + ".toml --time 10");
   CHECK(r.status == 2);
   return r.out;
 }
@@ -58,7 +56,7 @@ TEST_CASE("a [tune] global batch that no layout divides is located at the key") 
         "the schedule needs: choose a global batch with more factors of 2, or allow --batch-tolerance ([tune] "
         "batch_tolerance)\n");
   // The flag overrides the key: a global batch of 32 is met.
-  const cli_test::Run r = iputrain(
+  const cli_test::Run r = cli_test::iputrain(
       "tune cases/four_stage.ipu cases/tune_batch_undividable.toml --global-batch 32 --format json", "2>/dev/null");
   REQUIRE(r.status == 0);
   CHECK(nlohmann::json::parse(r.out)["global_batch"] == 32);
@@ -68,7 +66,7 @@ TEST_CASE("tune's flags override the [tune] keys, which limit the search") {
   // [tune] top = 1, schedules grouped and sequential, recomputation off, one memory proportion.
   const auto run = [](const std::string& flags) {
     const cli_test::Run r =
-        iputrain("tune cases/four_stage.ipu cases/tune_limits.toml --format json " + flags, "2>/dev/null");
+        cli_test::iputrain("tune cases/four_stage.ipu cases/tune_limits.toml --format json " + flags, "2>/dev/null");
     REQUIRE(r.status == 0);
     return nlohmann::json::parse(r.out);
   };
@@ -92,7 +90,7 @@ TEST_CASE("tune's flags override the [tune] keys, which limit the search") {
 TEST_CASE("--keep-layout keeps the layout a [tune] vary_layout frees, and tune --help says so") {
   const auto run = [](const std::string& flags) {
     const cli_test::Run r =
-        iputrain("tune cases/four_stage.ipu cases/tune_vary.toml --format json " + flags, "2>/dev/null");
+        cli_test::iputrain("tune cases/four_stage.ipu cases/tune_vary.toml --format json " + flags, "2>/dev/null");
     REQUIRE(r.status == 0);
     return nlohmann::json::parse(r.out);
   };
@@ -107,8 +105,8 @@ TEST_CASE("--keep-layout keeps the layout a [tune] vary_layout frees, and tune -
     CHECK(c.find("device_mapping") == std::string::npos);
     CHECK(c.find("schedule") == std::string::npos);
   }
-  CHECK(iputrain("tune cases/four_stage.ipu cases/tune_vary.toml --keep-layout --vary-layout").status != 0);
-  const std::string help = iputrain("tune --help").out;
+  CHECK(cli_test::iputrain("tune cases/four_stage.ipu cases/tune_vary.toml --keep-layout --vary-layout").status != 0);
+  const std::string help = cli_test::iputrain("tune --help").out;
   CHECK(help.find("--keep-layout") != std::string::npos);
   CHECK(help.find("[tune] vary_layout") != std::string::npos);
 }
@@ -118,7 +116,7 @@ TEST_CASE("the REPL's tune keeps to the config's [tune] time and top") {
     const std::string in =
         (std::filesystem::temp_directory_path() / ("iputrain_repl_tune_" + std::to_string(getpid()) + ".txt")).string();
     std::ofstream(in) << input;
-    return iputrain("repl cases/four_stage.ipu " + config, "< " + in + " 2>&1").out;
+    return cli_test::iputrain("repl cases/four_stage.ipu " + config, "< " + in + " 2>&1").out;
   };
   // [tune] time = 20, top = 1.
   const std::string limits = repl("cases/tune_limits.toml", "tune\n");
@@ -133,17 +131,18 @@ TEST_CASE("the REPL's tune keeps to the config's [tune] time and top") {
 }
 
 TEST_CASE("tune names a global batch it took from the input config on other IPUs; --global-batch keeps its own") {
-  const cli_test::Run r = iputrain("tune ../../examples/mnist_mlp.ipu ../../configs/mnist.toml --ipus 4 --plans 8");
+  const cli_test::Run r =
+      cli_test::iputrain("tune ../../examples/mnist_mlp.ipu ../../configs/mnist.toml --ipus 4 --plans 8");
   REQUIRE(r.status == 0);
   CHECK(r.out.find("candidates hold a global batch of 256:") != std::string::npos);
   CHECK(r.out.find("the global batch is the input config's on these IPUs: 4 IPUs for its 1 and 256 samples per "
                    "update for its 32; --global-batch 32 keeps its own\n") != std::string::npos);
-  const cli_test::Run kept =
-      iputrain("tune ../../examples/mnist_mlp.ipu ../../configs/mnist.toml --ipus 4 --global-batch 32 --plans 8");
+  const cli_test::Run kept = cli_test::iputrain(
+      "tune ../../examples/mnist_mlp.ipu ../../configs/mnist.toml --ipus 4 --global-batch 32 --plans 8");
   REQUIRE(kept.status == 0);
   CHECK(kept.out.find("candidates hold a global batch of 32:") != std::string::npos);
   CHECK(kept.out.find("the global batch is the input config's") == std::string::npos);
-  const cli_test::Run json = iputrain(
+  const cli_test::Run json = cli_test::iputrain(
       "tune ../../examples/mnist_mlp.ipu ../../configs/mnist.toml --ipus 4 --plans 8 --format json", "2>/dev/null");
   REQUIRE(json.status == 0);
   const nlohmann::json j = nlohmann::json::parse(json.out);

@@ -17,13 +17,12 @@
 
 namespace {
 
-using cli_test::iputrain;
 using cli_test::Run;
 
 const std::string kFiles = "cases/tiny.ipu cases/tiny.toml";
 
 //! What the command printed to standard error alone (stdout dropped).
-Run stderr_of(const std::string& args) { return iputrain(args, "2>&1 >/dev/null"); }
+Run stderr_of(const std::string& args) { return cli_test::iputrain(args, "2>&1 >/dev/null"); }
 
 }  // namespace
 
@@ -122,7 +121,7 @@ TEST_CASE("a config key tried as an option gets the --set it needs") {
 }
 
 TEST_CASE("every config key whose last part names it alone, tried as an option, gets its --set") {
-  const Run keys = iputrain("config keys", "2>/dev/null");
+  const Run keys = cli_test::iputrain("config keys", "2>/dev/null");
   REQUIRE(keys.status == 0);
   std::istringstream in(keys.out);
   std::map<std::string, std::vector<std::string>> by_leaf;
@@ -130,9 +129,9 @@ TEST_CASE("every config key whose last part names it alone, tried as an option, 
     by_leaf[key.substr(key.rfind('.') + 1)].push_back(key);
   }
   REQUIRE(by_leaf.size() > 100);
-  const Run train_help = iputrain("train --help");
+  const Run train_help = cli_test::iputrain("train --help");
   // The [tune] keys mirror `tune`'s flags: for those, the hint names the command that has the option.
-  const Run tune_help = iputrain("tune --help");
+  const Run tune_help = cli_test::iputrain("tune --help");
   int tried = 0;
   for (const auto& [leaf, paths] : by_leaf) {
     std::string flag = leaf;
@@ -190,7 +189,7 @@ TEST_CASE("a model file is told from a config by its content, whatever its name"
   CHECK(swapped.status == 2);
   CHECK(swapped.out.find("error: MODEL and CONFIG are swapped") != std::string::npos);
   // The right order is read as usual, extensions or not.
-  CHECK(iputrain("check " + model + " " + config).status == 0);
+  CHECK(cli_test::iputrain("check " + model + " " + config).status == 0);
   // A file neither language starts like is left to the readers, which say what is wrong.
   std::ofstream(dir / "junk.toml") << "not a config\n";
   const Run junk = stderr_of("check cases/tiny.ipu " + (dir / "junk.toml").string());
@@ -224,9 +223,9 @@ TEST_CASE("an error that says to launch with mpirun names --allow-run-as-root to
 }
 
 TEST_CASE("--help and --version still exit 0 and a bad value keeps CLI11's message") {
-  CHECK(iputrain("--help", "2>&1 >/dev/null").status == 0);
-  CHECK(iputrain("train --help", "2>&1 >/dev/null").status == 0);
-  CHECK(iputrain("--version").status == 0);
+  CHECK(cli_test::iputrain("--help", "2>&1 >/dev/null").status == 0);
+  CHECK(cli_test::iputrain("train --help", "2>&1 >/dev/null").status == 0);
+  CHECK(cli_test::iputrain("--version").status == 0);
   const Run split = stderr_of("eval " + kFiles + " --split tset");
   CHECK(split.status == 2);
   CHECK(split.out.find("--split: tset not in {test,train,validation}") != std::string::npos);

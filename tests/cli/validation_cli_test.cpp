@@ -15,7 +15,6 @@
 #include "run_cli.hpp"
 
 namespace fs = std::filesystem;
-using cli_test::iputrain;
 using cli_test::Run;
 
 TEST_CASE("train validates where the config says and shows it in the log, the outfeed file and the trace") {
@@ -29,8 +28,8 @@ TEST_CASE("train validates where the config says and shows it in the log, the ou
                                 << "[checkpoint]\ndir = \"ck\"\nkeep_best = \"val_loss\"\n";
   const std::string out = (dir / "o.csv").string();
   const std::string trace = (dir / "t.json").string();
-  const Run r = iputrain("train cases/tiny.ipu " + (dir / "v.toml").string() + " --no-eval --outfeed " + out +
-                         " --trace " + trace);
+  const Run r = cli_test::iputrain("train cases/tiny.ipu " + (dir / "v.toml").string() + " --no-eval --outfeed " + out +
+                                   " --trace " + trace);
   REQUIRE(r.status == 0);
   for (const char* line : {"validation at step 10 (epoch", "validation at step 20 (epoch", "validation at step 30 (epoch"}) {
     CHECK(r.out.find(line) != std::string::npos);
@@ -63,8 +62,8 @@ TEST_CASE("train validates where the config says and shows it in the log, the ou
   }
   CHECK(validations == 3);
   // eval reads the held-out split by name.
-  const Run e = iputrain("eval cases/tiny.ipu " + (dir / "v.toml").string() + " --weights " +
-                         (dir / "ck" / "best.safetensors").string() + " --split validation");
+  const Run e = cli_test::iputrain("eval cases/tiny.ipu " + (dir / "v.toml").string() + " --weights " +
+                                   (dir / "ck" / "best.safetensors").string() + " --split validation");
   CHECK(e.status == 0);
   CHECK(e.out.find("validation:  loss") != std::string::npos);
 }
