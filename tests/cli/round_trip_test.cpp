@@ -73,6 +73,25 @@ TEST_CASE("config show of every shipped config, read back from another folder, p
   CHECK(checked >= 35);
 }
 
+// The one shipped config whose plan is refused (GPT-3 on a Pod256: the memory verdict) is left out
+// of shipped_configs(); its written config is refused with the same message, word for word.
+TEST_CASE("config show of a config whose plan is refused writes one refused the same way") {
+  const Scratch scratch("show_refused_test");
+  const fs::path src(IPUTRAIN_SOURCE_DIR);
+  const std::string model = (src / "examples/ipu_scale/gpt3.ipu").string();
+  const std::string config = (src / "examples/ipu_scale/gpt3_pod256.toml").string();
+  const cli_test::Run shown = cli_test::iputrain("config show " + config, "2>/dev/null");
+  REQUIRE(shown.status == 0);
+  const fs::path written = scratch.dir / "gpt3_pod256.toml";
+  std::ofstream(written) << shown.out;
+  const cli_test::Run original = cli_test::iputrain("plan " + model + " " + config);
+  const cli_test::Run again = cli_test::iputrain("plan " + model + " " + written.string());
+  CHECK(original.status == 2);
+  CHECK(original.out.find("the plan does not fit in memory") != std::string::npos);
+  CHECK(again.status == original.status);
+  CHECK(again.out == original.out);
+}
+
 // The REPL's `save-config` after `set` writes what the session plans: the config it was started
 // with, the `--set` it was given and the key set in the session (a clock, which every config
 // accepts and every plan's prediction shows), into another folder.
