@@ -68,7 +68,6 @@ SAME_PATHS+="|test_cli_verify\.verify: every config in configs/|core_test\.op ha
 # test_engine_equivalence, 444,000 and 29 s at 2^18. A returned frame is still caught until its slot
 # comes round again, after 4 to 4,096 other frames of its size (64 KB to 64 B frames).
 FAKE_STACK=max_uar_stack_size_log=18
-export FAKE_STACK
 
 # The tree's one configuration (run_fuzz.sh configures through it too, so the two never differ and
 # fuzz.run builds nothing again).
