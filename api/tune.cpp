@@ -28,19 +28,16 @@ using api::tune::Point;
 api::tune::ModelFacts model_facts(const Context& ctx, const Model& model) {
   api::tune::ModelFacts facts;
   facts.stages = model.stages();
-  const auto params = model.compile_time_params();
-  if (const auto it = params.find("layers"); it != params.end() && std::holds_alternative<int64_t>(it->second)) {
-    facts.layers = std::get<int64_t>(it->second);
-  }
-  for (size_t k = 0; params.count(fmt::format("ipu{}_layers", k)) > 0; ++k) {
-    facts.size_params.push_back(fmt::format("ipu{}_layers", k));
-  }
   // [tune] ranges of the layout free it, as --vary-layout does.
   const bool vary =
       ctx.limits.vary_layout || ctx.config.is_set("tune.ipus_per_replica") || ctx.config.is_set("tune.stages");
   facts.layout_fixed = !vary && (ctx.config.is_set("pipeline.device_mapping") ||
                                  ctx.config.is_set("pipeline.auto_stages") || ctx.config.is_set("pipeline.stages"));
-  for (const std::string& p : facts.size_params) {
+  if (facts.layout_fixed) {
+    return facts;  // only the config's own layout is searched: no need to know what sizes the stages
+  }
+  facts.sizes = api::tune::find_stage_sizes(ctx.request.model_path, ctx.config);
+  for (const std::string& p : facts.sizes.params) {
     facts.layout_fixed = facts.layout_fixed || (!vary && ctx.config.model.count(p) > 0);
   }
   facts.min_depth = ctx.limits.min_ipus_per_replica;

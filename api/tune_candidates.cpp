@@ -14,9 +14,9 @@ namespace iputrain::api::tune {
 const char* const kNotCandidate = "no accumulation holds the batch, or the rules refuse the combination";
 const char* const kPrunedByBound = "the plan does not fit in memory (a plan that needs no more did not)";
 
-namespace {
+const char* const kAsConfigured = "as configured";
 
-constexpr const char* kAsConfigured = "as configured";
+namespace {
 
 // The accumulation a candidate needs to hold the global batch under its schedule, or 0 if none does
 // within the tolerance.

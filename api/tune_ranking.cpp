@@ -143,13 +143,60 @@ std::string summary(const Context& ctx, const Point& p, const Figures& f) {
   return out + "; " + ctx.space.layouts[p.layout].label;
 }
 
+namespace {
+
+std::string mib(int64_t bytes) {
+  const auto b = static_cast<double>(bytes);
+  return b >= 1 << 30   ? fmt::format("{:.2f} GiB", b / (1 << 30))
+         : b >= 1 << 20 ? fmt::format("{:.1f} MiB", b / (1 << 20))
+                        : fmt::format("{:.1f} KiB", b / (1 << 10));
+}
+
+// No candidate fits: the one that misses by the least (its IPU and by how much) and what the search
+// did not try.
+[[noreturn]] void nothing_fits(const Context& ctx, const TuneResult& result) {
+  const std::pair<const Point, Figures>* closest = nullptr;
+  const auto over = [](const Figures& f) {
+    return static_cast<double>(f.peak - f.capacity) / static_cast<double>(std::max<int64_t>(1, f.capacity));
+  };
+  for (const auto& entry : ctx.seen) {
+    const Figures& f = entry.second;
+    if (f.over_ipu >= 0 && entry.first.layout != kInputLayout &&
+        (closest == nullptr || over(f) < over(closest->second))) {
+      closest = &entry;
+    }
+  }
+  std::string message = fmt::format("no layout of the {} planned fits the IPUs{}", ctx.planned,
+                                    result.timed_out ? " before the time ran out" : "");
+  if (closest != nullptr) {
+    const Figures& f = closest->second;
+    message += fmt::format(
+        "\n  closest: {}\n    ({}): IPU {} of a replica needs {} at its peak, {} ({:.1f}%) more than its {}",
+        fmt::join(changes_of(ctx, *sets_of(ctx, closest->first)), " "), ctx.space.layouts[closest->first.layout].label,
+        f.over_ipu, mib(f.peak), mib(f.peak - f.capacity), 100 * over(f), mib(f.capacity));
+  }
+  std::vector<std::string> fixed;
+  for (const Axis& axis : ctx.space.axes) {
+    if (axis.values.size() == 1 && axis.labels.front() == kAsConfigured) {
+      fixed.push_back(axis.name);
+    }
+  }
+  std::string untried = fmt::format("{} candidate{} of the space{}", result.untried, result.untried == 1 ? "" : "s",
+                                    result.timed_out ? " (the time ran out)" : "");
+  if (!fixed.empty()) {
+    untried += fmt::format("; other values of the knobs held at one ({})", fmt::join(fixed, ", "));
+  }
+  throw Error(ErrorKind::Plan, message, {},
+              fmt::format("not tried: {}. Give more IPUs, a smaller global batch, more time (--time){}", untried,
+                          fixed.empty() ? "" : ", or list values of those knobs in [tune] (or --vary-layout)"));
+}
+
+}  // namespace
+
 void rank_into(const Context& ctx, TuneResult& result, const Figures& input) {
   const auto ranked = ranking(ctx);
   if (ranked.empty()) {
-    throw Error(ErrorKind::Plan,
-                fmt::format("no layout of the {} planned fits the IPUs{}", ctx.planned,
-                            result.timed_out ? " before the time ran out" : ""),
-                {}, "give more IPUs, a smaller global batch, or more time (--time)");
+    nothing_fits(ctx, result);
   }
   // Candidates with the same figures differ in knobs the model does not see: the first (by the
   // candidate order) speaks for them.

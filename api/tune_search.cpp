@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <regex>
 #include <set>
 
 #include "api/tune_search.hpp"
@@ -45,6 +46,21 @@ void report(const Context& ctx) {
 }
 
 bool memory_failure(const Figures& f) { return !f.fits && f.error.rfind("the plan does not fit in memory", 0) == 0; }
+
+// The IPU that misses by the most and its bytes, from the planner's memory error
+// (planner/memory_model.cpp's check_fits: "... IPU 3 (...) needs 1.2 GiB (N bytes) at its peak ... but holds
+// 900 MiB (M bytes)").
+void read_overflow(Figures& f) {
+  static const std::regex first(
+      R"(^the plan does not fit in memory: IPU (\d+) .*?needs [^(]*\((\d+) bytes\).* but holds [^(]*\((\d+) bytes\))");
+  std::smatch m;
+  const std::string line = f.error.substr(0, f.error.find('\n'));
+  if (std::regex_search(line, m, first)) {
+    f.over_ipu = static_cast<int32_t>(std::stol(m[1]));
+    f.peak = std::stoll(m[2]);
+    f.capacity = std::stoll(m[3]);
+  }
+}
 
 }  // namespace
 
@@ -87,6 +103,7 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
     }
     f.fits = false;
     f.error = e.diagnostic().message;
+    read_overflow(f);
   }
   f.seconds = std::chrono::duration<double>(planner::plan_clock_now() - start).count();
   std::atomic<double>& longest = kind == PlanKind::Calibration ? ctx.longest_calibration : ctx.longest_plan;

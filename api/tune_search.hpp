@@ -25,6 +25,8 @@ namespace iputrain::api::tune {
 constexpr size_t kInputLayout = static_cast<size_t>(-1);
 //! The error of a point that is no candidate (no accumulation holds the batch, or a rule refuses it).
 extern const char* const kNotCandidate;
+//! The one label of a knob axis the config fixes.
+extern const char* const kAsConfigured;
 //! The error of a point pruned unplanned by a memory bound (it starts as a memory failure does).
 extern const char* const kPrunedByBound;
 

@@ -14,40 +14,58 @@ namespace {
 
 std::string int_list(const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); }
 
-// Stage s of the declared stages -> IPU, for `ipus` IPUs: the stages that hold layers spread in
-// order over the IPUs, stage 0 on IPU 0, and the stages after them (a tied head) back on IPU 0.
-std::vector<int64_t> spread(size_t stages, size_t sized, int32_t ipus) {
-  std::vector<int64_t> map(stages, 0);
-  if (ipus == 1) {
-    return map;
+// The IPU of a declared stage that reads a weight an earlier stage on `map` owns (a tied head), or -1.
+int64_t tied_ipu(const ModelFacts& facts, size_t stage, const std::vector<int64_t>& map) {
+  for (const auto& [reader, owner] : facts.sizes.ties) {
+    if (static_cast<size_t>(reader) == stage) {
+      return map[static_cast<size_t>(owner)];
+    }
   }
-  for (size_t s = 1; s < sized; ++s) {
-    map[s] = 1 + static_cast<int64_t>((s - 1) * static_cast<size_t>(ipus - 1) / (sized - 1));
+  return -1;
+}
+
+// Declared stage -> IPU, for `ipus` IPUs: the sized stages spread in order over the IPUs (the first
+// on IPU 0); any other stage on the IPU of the stage whose weight it reads (a tied head back on
+// IPU 0), else on that of the stage before it.
+std::vector<int64_t> spread(const ModelFacts& facts, int32_t ipus) {
+  const std::vector<int32_t>& sized = facts.sizes.stages;
+  std::vector<int64_t> map(facts.stages.size(), -1);
+  for (size_t k = 0; k < sized.size(); ++k) {
+    map[static_cast<size_t>(sized[k])] =
+        k == 0 || ipus == 1 ? 0
+                            : 1 + static_cast<int64_t>((k - 1) * static_cast<size_t>(ipus - 1) / (sized.size() - 1));
+  }
+  for (size_t s = 0; s < map.size(); ++s) {
+    if (map[s] < 0) {
+      const int64_t tied = tied_ipu(facts, s, map);
+      map[s] = tied >= 0 ? tied : (s == 0 ? 0 : map[s - 1]);
+    }
   }
   return map;
 }
 
-// The layout of the declared stages with their sizes chosen per IPU (the model's ipuN_layers).
+// The layout of the declared stages with their sizes chosen per IPU (the parameters that size them).
 std::optional<Layout> sized_layout(const ModelFacts& facts, int32_t ipus, const Evaluate& evaluate) {
-  const size_t sized = facts.size_params.size();
+  const size_t sized = facts.sizes.params.size();
+  const int64_t layers = facts.sizes.layers;
   if (static_cast<size_t>(ipus) > sized || (ipus > 1 && sized < 2)) {
     return std::nullopt;
   }
-  const std::vector<int64_t> map = spread(facts.stages.size(), sized, ipus);
+  const std::vector<int64_t> map = spread(facts, ipus);
   auto sets_for = [&](const std::vector<int64_t>& per_ipu) {
     Sets sets = {fmt::format("pipeline.device_mapping={}", int_list(map))};
     std::vector<bool> given(static_cast<size_t>(ipus), false);
-    for (size_t s = 0; s < sized; ++s) {
-      const auto ipu = static_cast<size_t>(map[s]);
-      sets.push_back(fmt::format("model.{}={}", facts.size_params[s], given[ipu] ? 0 : per_ipu[ipu]));
+    for (size_t k = 0; k < sized; ++k) {
+      const auto ipu = static_cast<size_t>(map[static_cast<size_t>(facts.sizes.stages[k])]);
+      sets.push_back(fmt::format("model.{}={}", facts.sizes.params[k], given[ipu] ? 0 : per_ipu[ipu]));
       given[ipu] = true;
     }
     return sets;
   };
   // Calibration: an even split with memory to spare, for the cycles of a layer and of what else
   // each IPU runs.
-  std::vector<int64_t> even(static_cast<size_t>(ipus), facts.layers / ipus);
-  for (int64_t k = 0; k < facts.layers % ipus; ++k) {
+  std::vector<int64_t> even(static_cast<size_t>(ipus), layers / ipus);
+  for (int64_t k = 0; k < layers % ipus; ++k) {
     even[static_cast<size_t>(ipus - 1 - k)] += 1;
   }
   Sets calibration = sets_for(even);
@@ -71,11 +89,12 @@ std::optional<Layout> sized_layout(const ModelFacts& facts, int32_t ipus, const 
       fixed[i] = std::max(0.0, on_ipu[i] - per_layer * static_cast<double>(even[i]));
     }
   }
-  const std::vector<int64_t> per_ipu = split_layers(fixed, per_layer, facts.layers);
+  const std::vector<int64_t> per_ipu = split_layers(fixed, per_layer, layers);
   Layout l;
   l.ipus = ipus;
   l.positions = static_cast<int32_t>(facts.stages.size());
   l.shares_ipu = facts.stages.size() > static_cast<size_t>(ipus);
+  l.map = map;
   l.sets = sets_for(per_ipu);
   l.label = fmt::format("declared stages on IPUs {}, layers per IPU {}", int_list(map), int_list(per_ipu));
   return l;
@@ -114,14 +133,9 @@ void cut_groups(const std::vector<double>& cost, size_t first, int32_t ipus, dou
   }
 }
 
-std::vector<Layout> declared_layouts(const ModelFacts& facts, int32_t ipus, const Evaluate& evaluate) {
-  const size_t n = facts.stages.size();
-  if (n < static_cast<size_t>(ipus)) {
-    return {};
-  }
-  const Figures f = evaluate({fmt::format("pipeline.device_mapping={}", int_list(std::vector<int64_t>(n, 0))),
-                              "device.memory_per_tile=100000000"});
-  std::vector<double> cost = f.stage_cycles.size() == n ? f.stage_cycles : std::vector<double>(n, 1.0);
+// The contiguous cuts of stages with costs `cost` into `ipus` groups whose costliest IPU is within
+// kSlack of the best, as (bottleneck, stage -> IPU).
+std::vector<std::pair<double, std::vector<int64_t>>> contiguous_cuts(const std::vector<double>& cost, int32_t ipus) {
   std::vector<std::pair<double, std::vector<int64_t>>> found;
   std::vector<int64_t> map;
   cut_groups(cost, 0, ipus, std::numeric_limits<double>::infinity(), 0, map, found);
@@ -131,13 +145,70 @@ std::vector<Layout> declared_layouts(const ModelFacts& facts, int32_t ipus, cons
   }
   found.clear();
   cut_groups(cost, 0, ipus, best * (1 + kSlack), 0, map, found);
+  return found;
+}
+
+// The costliest IPU of `map`.
+double bottleneck_of(const std::vector<double>& cost, const std::vector<int64_t>& map, int32_t ipus) {
+  std::vector<double> on(static_cast<size_t>(ipus), 0.0);
+  for (size_t s = 0; s < map.size(); ++s) {
+    on[static_cast<size_t>(map[s])] += cost[s];
+  }
+  return *std::max_element(on.begin(), on.end());
+}
+
+// The mappings of the declared stages onto `ipus` IPUs: contiguous cuts of them all, and, when a
+// stage reads a weight an earlier one owns (a head tied to the embedding), contiguous cuts of the
+// others with each such stage on its owner's IPU, as Graphcore maps BERT and GPT-2.
+std::vector<Layout> declared_layouts(const ModelFacts& facts, int32_t ipus, const Evaluate& evaluate) {
+  const size_t n = facts.stages.size();
+  if (n < static_cast<size_t>(ipus)) {
+    return {};
+  }
+  const Figures f = evaluate({fmt::format("pipeline.device_mapping={}", int_list(std::vector<int64_t>(n, 0))),
+                              "device.memory_per_tile=100000000"});
+  std::vector<double> cost = f.stage_cycles.size() == n ? f.stage_cycles : std::vector<double>(n, 1.0);
+  std::vector<std::pair<double, std::vector<int64_t>>> found = contiguous_cuts(cost, ipus);
+  std::vector<bool> reader(n, false);
+  for (const auto& [r, owner] : facts.sizes.ties) {
+    reader[static_cast<size_t>(r)] = true;
+  }
+  std::vector<size_t> rest;
+  std::vector<double> rest_cost;
+  for (size_t s = 0; s < n; ++s) {
+    if (!reader[s]) {
+      rest.push_back(s);
+      rest_cost.push_back(cost[s]);
+    }
+  }
+  if (rest.size() < n && rest.size() >= static_cast<size_t>(ipus)) {
+    for (const auto& [unused, m] : contiguous_cuts(rest_cost, ipus)) {
+      std::vector<int64_t> map(n, 0);
+      for (size_t k = 0; k < rest.size(); ++k) {
+        map[rest[k]] = m[k];
+      }
+      for (size_t s = 0; s < n; ++s) {
+        map[s] = reader[s] ? tied_ipu(facts, s, map) : map[s];
+      }
+      found.emplace_back(bottleneck_of(cost, map, ipus), std::move(map));
+    }
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [bottleneck, m] : found) {
+    best = std::min(best, bottleneck);
+  }
+  std::erase_if(found, [&](const auto& e) { return e.first > best * (1 + kSlack); });
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Layout> out;
   for (const auto& [bottleneck, m] : found) {
+    if (std::any_of(out.begin(), out.end(), [&](const Layout& l) { return l.map == m; })) {
+      continue;
+    }
     Layout l;
     l.ipus = ipus;
     l.positions = static_cast<int32_t>(n);
     l.shares_ipu = n > static_cast<size_t>(ipus);
+    l.map = m;
     l.sets = {fmt::format("pipeline.device_mapping={}", int_list(m))};
     l.label = fmt::format("declared stages on IPUs {}", int_list(m));
     out.push_back(std::move(l));
@@ -197,7 +268,7 @@ std::vector<Layout> make_layouts(const ModelFacts& facts, int64_t ipus, const Ev
   // run in parallel, and are merged in depth order.
   std::vector<std::vector<Layout>> per_depth(depths.size());
   oneapi::tbb::parallel_for(size_t{0}, depths.size(), [&](size_t d) {
-    if (!facts.size_params.empty() && facts.layers > 0) {
+    if (!facts.sizes.params.empty() && facts.sizes.layers > 0) {
       if (std::optional<Layout> l = sized_layout(facts, depths[d], evaluate)) {
         per_depth[d].push_back(std::move(*l));
       }
@@ -223,9 +294,9 @@ std::vector<Layout> make_layouts(const ModelFacts& facts, int64_t ipus, const Ev
     cut.replicas = static_cast<int32_t>(ipus / p);
     cut.positions = p;
     cut.sets = {"pipeline.stages=[]", "pipeline.device_mapping=[]", fmt::format("pipeline.auto_stages={}", p)};
-    if (!facts.size_params.empty() && facts.layers > 0) {
-      for (size_t s = 0; s < facts.size_params.size(); ++s) {
-        cut.sets.push_back(fmt::format("model.{}={}", facts.size_params[s], s == 0 ? facts.layers : 0));
+    if (!facts.sizes.params.empty() && facts.sizes.layers > 0) {
+      for (size_t s = 0; s < facts.sizes.params.size(); ++s) {
+        cut.sets.push_back(fmt::format("model.{}={}", facts.sizes.params[s], s == 0 ? facts.sizes.layers : 0));
       }
     }
     cut.label = fmt::format("re-cut into {} balanced stages", p);

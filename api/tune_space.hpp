@@ -6,6 +6,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "iputrain/config.hpp"
@@ -20,7 +21,8 @@ struct Layout {
   int32_t replicas = 1;
   int32_t positions = 1;    //!< pipeline positions (what the schedules' accumulation rules count)
   bool shares_ipu = false;  //!< a stage back on an IPU that runs another (the tied head on IPU 0)
-  Sets sets;                //!< the keys that express it
+  std::vector<int64_t> map;  //!< declared stage -> IPU, where the layout maps the declared stages
+  Sets sets;                 //!< the keys that express it
   std::string label;
 };
 
@@ -29,8 +31,9 @@ struct Figures {
   bool fits = false;
   double samples_per_second = 0;
   double bubble = 0;
-  int64_t peak = 0;
-  int64_t capacity = 0;
+  int64_t peak = 0;       //!< the fullest IPU's peak (also when it does not fit in memory)
+  int64_t capacity = 0;   //!< bytes per IPU
+  int32_t over_ipu = -1;  //!< when it does not fit in memory: the IPU of a replica that misses by the most
   int64_t micro_batch = 0;
   int64_t accumulation = 0;
   int32_t replicas = 1;
@@ -44,11 +47,23 @@ struct Figures {
 //! Plans the config with `sets` on top (the base's own sets first).
 using Evaluate = std::function<Figures(const Sets& sets)>;
 
+//! What the model's IR says of its stages (tune_model.cpp): the compile-time parameters that size
+//! them with equal blocks, whatever their names, and the tied weights.
+struct StageSizes {
+  std::vector<std::string> params;  //!< in stage order, one per sized stage
+  std::vector<int32_t> stages;      //!< the declared stage each sizes
+  int64_t layers = 0;               //!< their values' sum: the blocks the search spreads
+  //! (reader, owner): a declared stage that reads a weight an earlier one owns (a tied head).
+  std::vector<std::pair<int32_t, int32_t>> ties;
+};
+
+//! Lowers the model under `config` and probes its compile-time integer parameters (tune_model.cpp).
+StageSizes find_stage_sizes(const std::string& path, const Config& config);
+
 //! The model's facts the layouts need.
 struct ModelFacts {
-  std::vector<std::string> stages;       //!< declared stage names
-  int64_t layers = 0;                    //!< the `layers` parameter (0: none)
-  std::vector<std::string> size_params;  //!< ipu0_layers, ipu1_layers, ... (stage s holds size_params[s])
+  std::vector<std::string> stages;  //!< declared stage names
+  StageSizes sizes;
   bool layout_fixed = false;             //!< the config fixes the layout: only its own is searched
   int64_t min_depth = 1;                 //!< IPUs per replica searched ([tune] ipus_per_replica)
   int64_t max_depth = INT64_MAX;

@@ -62,6 +62,24 @@ TEST_CASE("a [tune] global batch that no layout divides is located at the key") 
   CHECK(nlohmann::json::parse(r.out)["global_batch"] == 32);
 }
 
+TEST_CASE("when nothing fits, tune names the closest candidate, its IPU and by how much, and what it did not try") {
+  const cli_test::Run r = cli_test::iputrain(
+      "tune cases/four_stage.ipu cases/tune_limits.toml --set device.memory_per_tile=2000 --global-batch 256");
+  CHECK(r.status == 2);
+  CHECK(r.out ==
+        "error: no layout of the 8 planned fits the IPUs\n"
+        "  closest: ipu.convolutions.poplar_options={ availableMemoryProportion = \"0.6\" } "
+        "ipu.matmuls.poplar_options={ availableMemoryProportion = \"0.6\" } pipeline.device_mapping=[0, 0, 0, 0] "
+        "pipeline.offload_gradient_accumulation_buffers=true pipeline.offload_weight_update_variables=true "
+        "pipeline.replicated_optimizer_state_sharding=true pipeline.replicated_weight_sharding=true "
+        "pipeline.schedule=sequential\n"
+        "    (declared stages on IPUs [0, 0, 0, 0]): IPU 0 of a replica needs 3.2 MiB at its peak, 351.2 KiB (12.2%) "
+        "more than its 2.8 MiB\n"
+        "hint: not tried: 0 candidates of the space; other values of the knobs held at one (accumulators, "
+        "accumulation order, batch serialization). Give more IPUs, a smaller global batch, more time (--time), or "
+        "list values of those knobs in [tune] (or --vary-layout)\n");
+}
+
 TEST_CASE("tune's flags override the [tune] keys, which limit the search") {
   // [tune] top = 1, schedules grouped and sequential, recomputation off, one memory proportion.
   const auto run = [](const std::string& flags) {

@@ -18,6 +18,7 @@
 #include "iputrain/iputrain.hpp"
 #include "iputrain/tune.hpp"
 #include "planner/deadline.hpp"
+#include "tune_files.hpp"
 
 using namespace iputrain;
 
@@ -55,15 +56,7 @@ const std::string kRun =
     "[training]\nsteps = 6\nseed = 7\n";
 
 std::string write(const std::string& name, const std::string& text) {
-  const auto dir = std::filesystem::temp_directory_path() / "iputrain_tune_test";
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / name).string();
-  // Written aside and renamed: CTest runs the cases in parallel processes that write the same
-  // model file, and a reader must never see it half written.
-  const std::string aside = path + "." + std::to_string(getpid());
-  std::ofstream(aside) << text;
-  std::filesystem::rename(aside, path);
-  return path;
+  return tune_test::write("iputrain_tune_test", name, text);
 }
 
 double plan_speed(const std::string& model_path, const std::string& config_path, const std::vector<std::string>& sets) {

@@ -1,0 +1,134 @@
+// `iputrain tune` on models it was not written around (issue 45): what it finds does not depend on
+// what the model calls the parameters that size its stages, and a head tied to the embedding goes
+// back on the embedding's IPU whether the stages are sized or fixed.
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "iputrain/iputrain.hpp"
+#include "iputrain/tune.hpp"
+#include "planner/deadline.hpp"
+#include "tune_files.hpp"
+
+using namespace iputrain;
+
+namespace {
+
+// Equal blocks in four sized stages, the embedding table tied to the head in a fifth: the shape of
+// Graphcore's BERT and GPT-2, small. `layers` is their checked total.
+const std::string kLayered = R"(import nn
+
+layer block(x: f32[b, d]) {
+  return recomputation_checkpoint(nn.dense(x, d, activation = relu))
+}
+
+layer blocks(x: f32[b, d], n: int) {
+  for i in 0..n {
+    x = block(x)
+  }
+  return x
+}
+
+model layered(batch: int = 8, width: int = 64, vocab: int = 96, layers: int = 8,
+              ipu0_layers: int = 2, ipu1_layers: int = 2, ipu2_layers: int = 2, ipu3_layers: int = 2) {
+  assert ipu0_layers + ipu1_layers + ipu2_layers + ipu3_layers == layers, "the stages hold other than layers"
+  input ids: i32[batch]
+  input label: i32[batch]
+  stage embed {
+    param table: f32[vocab, width] = normal(stddev = 0.02)
+    x = blocks(gather(table, ids), ipu0_layers)
+  }
+  stage body_1 {
+    x = blocks(x, ipu1_layers)
+  }
+  stage body_2 {
+    x = blocks(x, ipu2_layers)
+  }
+  stage body_3 {
+    x = blocks(x, ipu3_layers)
+  }
+  stage head {
+    loss = mean(softmax_cross_entropy(x @ transpose(table), label))
+  }
+  minimize loss
+  output loss
+}
+)";
+
+const std::string kRun =
+    "[optimizer]\ntype = \"sgd\"\nlearning_rate = 0.01\n"
+    "[data]\ntrain = \"synthetic:samples=512,classes=96\"\n"
+    "[training]\nsteps = 4\nseed = 3\n"
+    "[ipu]\nauto_select_ipus = 8\n";
+
+std::string write(const std::string& name, const std::string& text) {
+  return tune_test::write("iputrain_tune_model_test", name, text);
+}
+
+// The model with its sizing parameters renamed, as someone else would have written them.
+std::string renamed(std::string text) {
+  text = std::regex_replace(text, std::regex(R"(\bipu0_layers\b)"), "n_embed");
+  text = std::regex_replace(text, std::regex(R"(\bipu1_layers\b)"), "first_span");
+  text = std::regex_replace(text, std::regex(R"(\bipu2_layers\b)"), "mid");
+  text = std::regex_replace(text, std::regex(R"(\bipu3_layers\b)"), "tail_count");
+  return std::regex_replace(text, std::regex(R"(\blayers\b)"), "depth");
+}
+
+TuneResult tune_to_the_end(const std::string& model, const std::string& config) {
+  const planner::TickClock frozen(std::chrono::nanoseconds(0));
+  TuneRequest request;
+  request.model_path = model;
+  request.config_path = config;
+  request.global_batch = 64;
+  request.time_seconds = 300;
+  request.top = 3;
+  return tune(request);
+}
+
+}  // namespace
+
+TEST_CASE("what tune finds does not depend on the names of the parameters that size the stages") {
+  const std::string config = write("run.toml", kRun);
+  const TuneResult own = tune_to_the_end(write("layered.ipu", kLayered), config);
+  const TuneResult other = tune_to_the_end(write("renamed.ipu", renamed(kLayered)), config);
+  REQUIRE(!own.ranked.empty());
+  REQUIRE(other.ranked.size() == own.ranked.size());
+  for (size_t i = 0; i < own.ranked.size(); ++i) {
+    CAPTURE(own.ranked[i].summary);
+    CHECK(other.ranked[i].samples_per_second == own.ranked[i].samples_per_second);
+    CHECK(other.ranked[i].peak_bytes == own.ranked[i].peak_bytes);
+    CHECK(other.ranked[i].summary == own.ranked[i].summary);
+  }
+  // The search moved blocks between the stages: some layout of the space is not the declared one.
+  bool moved = false;
+  for (const TunedPlan& t : own.ranked) {
+    for (const std::string& c : t.changes) {
+      moved = moved || (c.rfind("model.ipu", 0) == 0 && c != "model.ipu0_layers=2" && c != "model.ipu1_layers=2" &&
+                        c != "model.ipu2_layers=2" && c != "model.ipu3_layers=2");
+    }
+  }
+  CHECK(moved);
+}
+
+TEST_CASE("a head tied to the embedding goes back on the embedding's IPU, sized stages or fixed") {
+  const std::string config = write("run4.toml", kRun + "[tune]\nipus_per_replica = [4, 4]\n");
+  // Fixed stages: the sizes written into the model, no parameter left to size them.
+  std::string fixed =
+      std::regex_replace(kLayered, std::regex(R"(layers: int = 8,\s*ipu0_layers[^)]*\))"), "layers: int = 8)");
+  fixed = std::regex_replace(fixed, std::regex(R"(  assert[^\n]*\n)"), "");
+  fixed = std::regex_replace(fixed, std::regex(R"(ipu[0-3]_layers)"), "2");
+  const std::vector<std::pair<std::string, std::string>> models = {{"tied.ipu", kLayered}, {"tied_fixed.ipu", fixed}};
+  for (const auto& [name, text] : models) {
+    const TuneResult r = tune_to_the_end(write(name, text), config);
+    REQUIRE(!r.ranked.empty());
+    CAPTURE(r.ranked.front().summary);
+    CHECK(r.ranked.front().summary.find("on IPUs [0, 1, 2, 3, 0]") != std::string::npos);
+  }
+}
