@@ -149,6 +149,9 @@ void search(Context& ctx, TuneResult& result, const Figures& input) {
     api::tune::secondary_search(ctx);
   }
   api::tune::stage_memory_search(ctx);
+  if (!result.exhaustive) {
+    api::tune::onward_search(ctx);
+  }
   result.timed_out = ctx.no_time_for_a_plan();
   result.plans_spent = ctx.plans_left() == 0;
   result.exhaustive = result.exhaustive && !result.timed_out && !result.plans_spent;

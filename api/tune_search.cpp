@@ -7,6 +7,7 @@
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
+#include <iterator>
 #include <regex>
 #include <set>
 
@@ -172,69 +173,71 @@ void plan_points(Context& ctx, std::vector<Point> points) {
 
 namespace {
 
-// Per layout, the largest micro-batch that fits under the most frugal knobs (bisection, all
-// layouts in step); a layout whose smallest micro-batch does not fit is dropped.
+// Per layout and schedule, the largest micro-batch that fits under the most frugal knobs (bisection,
+// all of them in step); a layout whose smallest micro-batch does not fit is dropped. Each schedule
+// has a seed of its own: they hold different numbers of micro-batches in flight, so the largest
+// micro-batch of one (sequential on a pipeline) can be far from what another needs (grouped).
 void seeds(Context& ctx) {
-  const size_t layouts = ctx.space.layouts.size();
-  std::vector<std::vector<size_t>> valid(layouts);
-  // The frugal point's schedule is the first that holds the global batch with the most micro-batches
-  // (grouped with many stages on one IPU may hold none).
-  std::vector<size_t> sched(layouts, 0);
-  for (size_t l = 0; l < layouts; ++l) {
+  struct Seed {
+    size_t layout, schedule;
+    std::vector<size_t> valid;  // the micro-batches (indices) that hold the global batch
+    bool all = false;           // every knob frugal, not only the first search's
+    int64_t lo = -1, hi = 0;    // indices into valid: lo known to fit (or -1), hi known not to (or size)
+  };
+  std::vector<Seed> units;
+  for (size_t l = 0; l < ctx.space.layouts.size(); ++l) {
+    std::vector<Seed> own;
     for (size_t v = 0; v < ctx.space.axes[kSchedule].values.size(); ++v) {
-      std::vector<size_t> ok;
+      Seed unit{l, v, {}};
       for (size_t m = 0; m < ctx.space.micro.size(); ++m) {
-        ok.resize(ok.size() + (sets_of(ctx, frugal_point(ctx, l, m, v)) ? 1 : 0), m);
+        unit.valid.resize(unit.valid.size() + (sets_of(ctx, frugal_point(ctx, l, m, v)) ? 1 : 0), m);
       }
-      if (ok.size() > valid[l].size()) {
-        valid[l] = ok;
-        sched[l] = v;
+      unit.hi = static_cast<int64_t>(unit.valid.size());
+      if (!unit.valid.empty()) {
+        own.push_back(std::move(unit));
       }
     }
+    // On one IPU per replica the schedules differ little: one seed, the schedule that holds the
+    // global batch with the most micro-batches.
+    if (ctx.space.layouts[l].ipus == 1 && own.size() > 1) {
+      std::stable_sort(own.begin(), own.end(),
+                       [](const Seed& a, const Seed& b) { return a.valid.size() > b.valid.size(); });
+      own.resize(1);
+    }
+    std::move(own.begin(), own.end(), std::back_inserter(units));
   }
-  // A layout whose smallest micro-batch does not fit under the frugal first-search knobs gets one
-  // more probe with every knob frugal (weights sharded, accumulators off-chip, ...): it may fit so.
-  std::vector<char> all(layouts, 0);
-  const auto frugal = [&](size_t l, size_t m) { return frugal_point(ctx, l, m, sched[l], all[l] != 0); };
-  // lo: index into valid[l] known to fit (or -1), hi: known not to (or size).
-  std::vector<int64_t> lo(layouts, -1);
-  std::vector<int64_t> hi(layouts);
-  for (size_t l = 0; l < layouts; ++l) {
-    hi[l] = static_cast<int64_t>(valid[l].size());
-  }
+  const auto frugal = [&](const Seed& u, size_t m) { return frugal_point(ctx, u.layout, m, u.schedule, u.all); };
   for (bool more = true; more && !ctx.budget_spent();) {
     more = false;
     std::vector<Point> probe;
-    std::vector<int64_t> mid(layouts, -1);
-    for (size_t l = 0; l < layouts; ++l) {
-      if (hi[l] - lo[l] > 1) {
+    std::vector<int64_t> mid(units.size(), -1);
+    for (size_t k = 0; k < units.size(); ++k) {
+      Seed& u = units[k];
+      if (u.hi - u.lo > 1) {
         // The first probe is the smallest micro-batch: the layout's smallest plan, as a rule.
-        mid[l] = lo[l] < 0 ? 0 : (lo[l] + hi[l]) / 2;
-        probe.push_back(frugal(l, valid[l][static_cast<size_t>(mid[l])]));
+        mid[k] = u.lo < 0 ? 0 : (u.lo + u.hi) / 2;
+        probe.push_back(frugal(u, u.valid[static_cast<size_t>(mid[k])]));
         more = true;
       }
     }
     plan_points(ctx, probe);
-    for (size_t l = 0; l < layouts; ++l) {
-      if (mid[l] < 0) {
+    for (size_t k = 0; k < units.size(); ++k) {
+      Seed& u = units[k];
+      if (mid[k] < 0) {
         continue;
       }
-      const auto it = ctx.seen.find(frugal(l, valid[l][static_cast<size_t>(mid[l])]));
+      const auto it = ctx.seen.find(frugal(u, u.valid[static_cast<size_t>(mid[k])]));
       const bool fits = it != ctx.seen.end() && it->second.fits;
-      (fits ? lo[l] : hi[l]) = mid[l];
-      if (!fits && mid[l] == 0 && all[l] == 0 &&
-          frugal_point(ctx, l, valid[l][0], sched[l], true) != frugal(l, valid[l][0])) {
-        all[l] = 1;
-        hi[l] = static_cast<int64_t>(valid[l].size());  // probe the smallest again, every knob frugal
-      } else if (!fits && mid[l] == 0) {
-        lo[l] = hi[l] = 0;  // nothing of this layout fits
+      (fits ? u.lo : u.hi) = mid[k];
+      // A smallest micro-batch that does not fit under the frugal first-search knobs gets one more
+      // probe with every knob frugal (weights sharded, accumulators off-chip, ...): it may fit so.
+      if (!fits && mid[k] == 0 && !u.all &&
+          frugal_point(ctx, u.layout, u.valid[0], u.schedule, true) != frugal(u, u.valid[0])) {
+        u.all = true;
+        u.hi = static_cast<int64_t>(u.valid.size());
+      } else if (!fits && mid[k] == 0) {
+        u.lo = u.hi = 0;  // nothing of this layout and schedule fits
       }
-    }
-  }
-  std::vector<Point> out;
-  for (size_t l = 0; l < layouts; ++l) {
-    if (lo[l] >= 0 && hi[l] > 0) {
-      out.push_back(frugal(l, valid[l][static_cast<size_t>(lo[l])]));
     }
   }
 }
@@ -296,28 +299,50 @@ std::vector<Point> all_points(const Context& ctx) {
 namespace {
 
 // Coordinate search with first improvement: from the best plans so far, the neighbours of the best few plans
-// are planned round by round, and the first round that finds a better plan moves the beam to it.
-// A search the budget ends has so made as many moves as it could (a full sweep of a large model's
-// neighbours can take longer than the budget); it ends when every neighbour of the beam is planned.
-void coordinate_search(Context& ctx, bool second) {
-  constexpr size_t kBeam = 2;
+// are planned round by round (a beam of kBeam layouts), and the first round that finds a better plan moves the beam to
+// it. A search the budget ends has so made as many moves as it could (a full sweep of a large model's neighbours can
+// take longer than the budget); it ends when every neighbour of the beam is planned.
+constexpr size_t kBeam = 2;
+
+void coordinate_search(Context& ctx, bool second, bool onward, int64_t patience = INT64_MAX) {
   const auto best_speed = [&] {
     const auto ranked = ranking(ctx);
     return ranked.empty() ? 0.0 : ranked.front()->second.samples_per_second;
   };
-  while (!ctx.budget_spent()) {
-    std::vector<Point> beam;
+  int64_t improved_at = ctx.planned;  // plans made when the best plan last improved
+  while (!ctx.budget_spent() && ctx.planned - improved_at < patience) {
+    // The beam: the best plans of at most kBeam layouts (a layout's first plans have the most frugal
+    // knobs, so a deeper pipeline that ends up the fastest can start behind a single IPU's). Past
+    // the top (`onward`), a plan whose neighbours are all planned gives way to the next best.
+    std::vector<std::vector<Point>> around;
+    std::set<size_t> layouts;
     for (const auto* entry : ranking(ctx)) {
-      if (beam.size() < kBeam && entry->first.layout != kInputLayout) {
-        beam.push_back(entry->first);
+      if (around.size() == kBeam || (!onward && layouts.size() == kBeam)) {
+        break;
+      }
+      // The per-stage memory variants around the best plan are no candidates to move from.
+      if (entry->first.layout == kInputLayout || !entry->first.stage_amp.empty() ||
+          layouts.count(entry->first.layout) > 0) {
+        continue;
+      }
+      std::vector<Point> fresh;
+      for (const Point& q : neighbours(ctx, entry->first, second)) {
+        if (ctx.seen.count(q) == 0) {
+          fresh.push_back(q);
+        }
+      }
+      if (!fresh.empty() || !onward) {
+        layouts.insert(entry->first.layout);
+        around.push_back(std::move(fresh));
       }
     }
+    // Their neighbours in turn, so that each beam plan is explored as far as the others.
     std::vector<Point> todo;
     std::set<Point> queued;
-    for (const Point& p : beam) {
-      for (const Point& q : neighbours(ctx, p, second)) {
-        if (ctx.seen.count(q) == 0 && queued.insert(q).second) {
-          todo.push_back(q);
+    for (size_t k = 0; std::any_of(around.begin(), around.end(), [&](const auto& a) { return k < a.size(); }); ++k) {
+      for (const std::vector<Point>& a : around) {
+        if (k < a.size() && queued.insert(a[k]).second) {
+          todo.push_back(a[k]);
         }
       }
     }
@@ -329,6 +354,7 @@ void coordinate_search(Context& ctx, bool second) {
       const auto end = todo.begin() + static_cast<std::ptrdiff_t>(std::min(todo.size(), begin + kRound));
       plan_points(ctx, std::vector<Point>(todo.begin() + static_cast<std::ptrdiff_t>(begin), end));
       if (best_speed() > before) {
+        improved_at = ctx.planned;
         break;
       }
     }
@@ -339,10 +365,12 @@ void coordinate_search(Context& ctx, bool second) {
 
 void coordinate_search(Context& ctx) {
   seeds(ctx);
-  coordinate_search(ctx, false);
+  coordinate_search(ctx, false, false);
 }
 
-void secondary_search(Context& ctx) { coordinate_search(ctx, true); }
+void secondary_search(Context& ctx) { coordinate_search(ctx, true, false); }
+
+void onward_search(Context& ctx) { coordinate_search(ctx, false, true, 4 * ctx.planned); }
 
 void stage_memory_search(Context& ctx) {
   const Axis& amp = ctx.space.axes[kMemoryProportion];

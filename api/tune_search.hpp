@@ -171,6 +171,11 @@ std::vector<Point> all_points(const Context& ctx);
 void coordinate_search(Context& ctx);
 //! The coordinate search again from the best plans, over the knobs the first one leaves alone.
 void secondary_search(Context& ctx);
+//! The first coordinate search again with what the budget leaves, past its top: where the best
+//! plans' neighbours are all planned, from the next best (best first). It stops after four times as
+//! many plans as the search had made without finding a better one, so that a search on a frozen
+//! clock (or in a huge space) ends.
+void onward_search(Context& ctx);
 //! Per-stage availableMemoryProportion around the best plan: each stage alone at each value, then
 //! the stages' best values together.
 void stage_memory_search(Context& ctx);

@@ -81,6 +81,14 @@ std::string renamed(std::string text) {
   return std::regex_replace(text, std::regex(R"(\blayers\b)"), "depth");
 }
 
+// The model with fixed stages: the sizes written into it, no parameter left to size them.
+std::string fixed_sizes() {
+  std::string fixed =
+      std::regex_replace(kLayered, std::regex(R"(layers: int = 8,\s*ipu0_layers[^)]*\))"), "layers: int = 8)");
+  fixed = std::regex_replace(fixed, std::regex(R"(  assert[^\n]*\n)"), "");
+  return std::regex_replace(fixed, std::regex(R"(ipu[0-3]_layers)"), "2");
+}
+
 TuneResult tune_to_the_end(const std::string& model, const std::string& config) {
   const planner::TickClock frozen(std::chrono::nanoseconds(0));
   TuneRequest request;
@@ -119,16 +127,28 @@ TEST_CASE("what tune finds does not depend on the names of the parameters that s
 
 TEST_CASE("a head tied to the embedding goes back on the embedding's IPU, sized stages or fixed") {
   const std::string config = write("run4.toml", kRun + "[tune]\nipus_per_replica = [4, 4]\n");
-  // Fixed stages: the sizes written into the model, no parameter left to size them.
-  std::string fixed =
-      std::regex_replace(kLayered, std::regex(R"(layers: int = 8,\s*ipu0_layers[^)]*\))"), "layers: int = 8)");
-  fixed = std::regex_replace(fixed, std::regex(R"(  assert[^\n]*\n)"), "");
-  fixed = std::regex_replace(fixed, std::regex(R"(ipu[0-3]_layers)"), "2");
-  const std::vector<std::pair<std::string, std::string>> models = {{"tied.ipu", kLayered}, {"tied_fixed.ipu", fixed}};
+  const std::vector<std::pair<std::string, std::string>> models = {{"tied.ipu", kLayered},
+                                                                   {"tied_fixed.ipu", fixed_sizes()}};
   for (const auto& [name, text] : models) {
     const TuneResult r = tune_to_the_end(write(name, text), config);
     REQUIRE(!r.ranked.empty());
     CAPTURE(r.ranked.front().summary);
     CHECK(r.ranked.front().summary.find("on IPUs [0, 1, 2, 3, 0]") != std::string::npos);
+  }
+}
+
+TEST_CASE("blocks written out by hand tune as the same blocks written as a loop") {
+  const std::string config = write("run_hand.toml", kRun);
+  const std::string loop = fixed_sizes();
+  const std::string hand = std::regex_replace(loop, std::regex(R"(blocks\((.*), 2\))"), "block(block($1))");
+  REQUIRE(hand.find("= blocks(") == std::string::npos);
+  const TuneResult a = tune_to_the_end(write("loop.ipu", loop), config);
+  const TuneResult b = tune_to_the_end(write("hand.ipu", hand), config);
+  REQUIRE(!a.ranked.empty());
+  REQUIRE(b.ranked.size() == a.ranked.size());
+  for (size_t i = 0; i < a.ranked.size(); ++i) {
+    CAPTURE(a.ranked[i].summary);
+    CHECK(b.ranked[i].samples_per_second == a.ranked[i].samples_per_second);
+    CHECK(b.ranked[i].summary == a.ranked[i].summary);
   }
 }
