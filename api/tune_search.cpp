@@ -182,6 +182,7 @@ void seeds(Context& ctx) {
     size_t layout, schedule;
     std::vector<size_t> valid;  // the micro-batches (indices) that hold the global batch
     bool all = false;           // every knob frugal, not only the first search's
+    bool from_middle = false;   // bisect from the middle, not from the smallest micro-batch
     int64_t lo = -1, hi = 0;    // indices into valid: lo known to fit (or -1), hi known not to (or size)
   };
   std::vector<Seed> units;
@@ -197,12 +198,16 @@ void seeds(Context& ctx) {
         own.push_back(std::move(unit));
       }
     }
-    // On one IPU per replica the schedules differ little: one seed, the schedule that holds the
-    // global batch with the most micro-batches.
-    if (ctx.space.layouts[l].ipus == 1 && own.size() > 1) {
-      std::stable_sort(own.begin(), own.end(),
-                       [](const Seed& a, const Seed& b) { return a.valid.size() > b.valid.size(); });
-      own.resize(1);
+    // The layout's first seed is the schedule that holds the global batch with the most
+    // micro-batches; on one IPU per replica, where the schedules differ little, it is the only one.
+    // The others bisect from the middle: their smallest micro-batches mean the largest
+    // accumulations, whose pipelined timelines are the slowest plans to make (seconds each on
+    // BERT-Base), and the first seed already tells whether the layout fits at all.
+    std::stable_sort(own.begin(), own.end(),
+                     [](const Seed& a, const Seed& b) { return a.valid.size() > b.valid.size(); });
+    own.resize(ctx.space.layouts[l].ipus == 1 ? std::min<size_t>(1, own.size()) : own.size());
+    for (size_t k = 1; k < own.size(); ++k) {
+      own[k].from_middle = true;
     }
     std::move(own.begin(), own.end(), std::back_inserter(units));
   }
@@ -214,8 +219,8 @@ void seeds(Context& ctx) {
     for (size_t k = 0; k < units.size(); ++k) {
       Seed& u = units[k];
       if (u.hi - u.lo > 1) {
-        // The first probe is the smallest micro-batch: the layout's smallest plan, as a rule.
-        mid[k] = u.lo < 0 ? 0 : (u.lo + u.hi) / 2;
+        // The first seed's first probe is the smallest micro-batch: the layout's smallest plan.
+        mid[k] = u.lo < 0 && !u.from_middle ? 0 : u.lo + (u.hi - u.lo) / 2;
         probe.push_back(frugal(u, u.valid[static_cast<size_t>(mid[k])]));
         more = true;
       }
