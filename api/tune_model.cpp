@@ -8,7 +8,6 @@
 // pairs, one block moved from one stage to another, as the search itself moves them. The layers the
 // search moves are the largest family of equal blocks (the same ops on the same shapes): blocks of
 // different shapes (ResNet's groups) are not interchangeable and stay where the model put them.
-#include <fmt/format.h>
 #include <oneapi/tbb/parallel_for.h>
 
 #include <algorithm>
@@ -30,24 +29,34 @@ using Signature = std::map<std::pair<int32_t, std::string>, int64_t>;
 // refused the values.
 using Stages = std::optional<std::vector<Signature>>;
 
+// Graph stage -> declared stage (the model's order), -1 for a stage the model did not declare.
+std::vector<int32_t> declared_index(const Model& model) {
+  const std::vector<std::string> names = model.stages();
+  const ir::Graph& g = graph_of(model);
+  std::vector<int32_t> index(g.stages.size(), -1);
+  for (size_t s = 0; s < g.stages.size(); ++s) {
+    const auto it = std::find(names.begin(), names.end(), g.stages[s].name);
+    index[s] = it == names.end() ? -1 : static_cast<int32_t>(it - names.begin());
+  }
+  return index;
+}
+
+std::vector<Signature> signatures_of(const Model& model) {
+  const ir::Graph& g = graph_of(model);
+  const std::vector<int32_t> index = declared_index(model);
+  std::vector<Signature> out(model.stages().size());
+  for (const ir::Node& n : g.nodes()) {
+    const int32_t s = n.stage >= 0 && static_cast<size_t>(n.stage) < index.size() ? index[n.stage] : -1;
+    if (s >= 0) {
+      out[static_cast<size_t>(s)][{static_cast<int32_t>(n.op), n.type.str()}] += 1;
+    }
+  }
+  return out;
+}
+
 Stages signatures(const std::string& path, const Config& config) {
   try {
-    const Model model = Model::load(path, config);
-    const ir::Graph& g = graph_of(model);
-    const std::vector<std::string> names = model.stages();
-    std::vector<Signature> out(names.size());
-    std::vector<int32_t> index(g.stages.size(), -1);
-    for (size_t s = 0; s < g.stages.size(); ++s) {
-      const auto it = std::find(names.begin(), names.end(), g.stages[s].name);
-      index[s] = it == names.end() ? -1 : static_cast<int32_t>(it - names.begin());
-    }
-    for (const ir::Node& n : g.nodes()) {
-      const int32_t s = n.stage >= 0 && static_cast<size_t>(n.stage) < index.size() ? index[n.stage] : -1;
-      if (s >= 0) {
-        out[static_cast<size_t>(s)][{static_cast<int32_t>(n.op), n.type.str()}] += 1;
-      }
-    }
-    return out;
+    return signatures_of(Model::load(path, config));
   } catch (const Error&) {
     return std::nullopt;
   }
@@ -141,13 +150,8 @@ constexpr int64_t kMostBlocks = 4096;
 
 // Tied weights: (reader, owner) for a weight owned by one declared stage and read by a later one.
 std::vector<std::pair<int32_t, int32_t>> tied_stages(const Model& model) {
-  const std::vector<std::string> names = model.stages();
   const ir::Graph& g = graph_of(model);
-  std::vector<int32_t> declared(g.stages.size(), -1);
-  for (size_t s = 0; s < g.stages.size(); ++s) {
-    const auto it = std::find(names.begin(), names.end(), g.stages[s].name);
-    declared[s] = it == names.end() ? -1 : static_cast<int32_t>(it - names.begin());
-  }
+  const std::vector<int32_t> declared = declared_index(model);
   std::vector<std::pair<int32_t, int32_t>> ties;
   for (const ir::Node& n : g.nodes()) {
     for (const ir::ValueId in : n.inputs) {
@@ -275,11 +279,11 @@ StageSizes find_stage_sizes(const std::string& path, const Config& config) {
   StageSizes out;
   const Model model = Model::load(path, config);
   out.ties = tied_stages(model);
-  const Stages base = model.stages().size() < 2 ? std::nullopt : signatures(path, config);
-  if (!base) {
+  if (model.stages().size() < 2) {
     return out;
   }
-  Prober prober{path, config, *base, base->size(), {}, {}};
+  const std::vector<Signature> base = signatures_of(model);
+  Prober prober{path, config, base, base.size(), {}, {}};
   for (const auto& [name, v] : model.compile_time_params()) {
     if (std::holds_alternative<int64_t>(v) && std::get<int64_t>(v) >= 0 && std::get<int64_t>(v) <= kMostBlocks) {
       prober.counts.emplace_back(name, std::get<int64_t>(v));

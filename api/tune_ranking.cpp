@@ -9,6 +9,7 @@
 #include "api/tune_search.hpp"
 #include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
+#include "planner/report/report.hpp"
 
 namespace iputrain::api::tune {
 
@@ -145,13 +146,6 @@ std::string summary(const Context& ctx, const Point& p, const Figures& f) {
 
 namespace {
 
-std::string mib(int64_t bytes) {
-  const auto b = static_cast<double>(bytes);
-  return b >= 1 << 30   ? fmt::format("{:.2f} GiB", b / (1 << 30))
-         : b >= 1 << 20 ? fmt::format("{:.1f} MiB", b / (1 << 20))
-                        : fmt::format("{:.1f} KiB", b / (1 << 10));
-}
-
 // No candidate fits: the one that misses by the least (its IPU and by how much) and what the search
 // did not try.
 [[noreturn]] void nothing_fits(const Context& ctx, const TuneResult& result) {
@@ -173,7 +167,8 @@ std::string mib(int64_t bytes) {
     message += fmt::format(
         "\n  closest: {}\n    ({}): IPU {} of a replica needs {} at its peak, {} ({:.1f}%) more than its {}",
         fmt::join(changes_of(ctx, *sets_of(ctx, closest->first)), " "), ctx.space.layouts[closest->first.layout].label,
-        f.over_ipu, mib(f.peak), mib(f.peak - f.capacity), 100 * over(f), mib(f.capacity));
+        f.over_ipu, planner::human_bytes(f.peak), planner::human_bytes(f.peak - f.capacity), 100 * over(f),
+        planner::human_bytes(f.capacity));
   }
   std::vector<std::string> fixed;
   for (const Axis& axis : ctx.space.axes) {

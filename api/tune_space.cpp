@@ -94,7 +94,6 @@ std::optional<Layout> sized_layout(const ModelFacts& facts, int32_t ipus, const 
   l.ipus = ipus;
   l.positions = static_cast<int32_t>(facts.stages.size());
   l.shares_ipu = facts.stages.size() > static_cast<size_t>(ipus);
-  l.map = map;
   l.sets = sets_for(per_ipu);
   l.label = fmt::format("declared stages on IPUs {}, layers per IPU {}", int_list(map), int_list(per_ipu));
   return l;
@@ -201,15 +200,14 @@ std::vector<Layout> declared_layouts(const ModelFacts& facts, int32_t ipus, cons
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<Layout> out;
   for (const auto& [bottleneck, m] : found) {
-    if (std::any_of(out.begin(), out.end(), [&](const Layout& l) { return l.map == m; })) {
-      continue;
-    }
     Layout l;
     l.ipus = ipus;
     l.positions = static_cast<int32_t>(n);
     l.shares_ipu = n > static_cast<size_t>(ipus);
-    l.map = m;
     l.sets = {fmt::format("pipeline.device_mapping={}", int_list(m))};
+    if (std::any_of(out.begin(), out.end(), [&](const Layout& o) { return o.sets == l.sets; })) {
+      continue;  // found both as a contiguous cut and with the tied stages on their owners' IPUs
+    }
     l.label = fmt::format("declared stages on IPUs {}", int_list(m));
     out.push_back(std::move(l));
   }

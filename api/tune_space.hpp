@@ -21,8 +21,7 @@ struct Layout {
   int32_t replicas = 1;
   int32_t positions = 1;    //!< pipeline positions (what the schedules' accumulation rules count)
   bool shares_ipu = false;  //!< a stage back on an IPU that runs another (the tied head on IPU 0)
-  std::vector<int64_t> map;  //!< declared stage -> IPU, where the layout maps the declared stages
-  Sets sets;                 //!< the keys that express it
+  Sets sets;                //!< the keys that express it
   std::string label;
 };
 

@@ -100,20 +100,25 @@ TuneResult tune_to_the_end(const std::string& model, const std::string& config) 
   return tune(request);
 }
 
+// `b` ranks the same plans as `a`, with the same figures.
+void check_same_ranked(const TuneResult& a, const TuneResult& b) {
+  REQUIRE(!a.ranked.empty());
+  REQUIRE(b.ranked.size() == a.ranked.size());
+  for (size_t i = 0; i < a.ranked.size(); ++i) {
+    CAPTURE(a.ranked[i].summary);
+    CHECK(b.ranked[i].samples_per_second == a.ranked[i].samples_per_second);
+    CHECK(b.ranked[i].peak_bytes == a.ranked[i].peak_bytes);
+    CHECK(b.ranked[i].summary == a.ranked[i].summary);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("what tune finds does not depend on the names of the parameters that size the stages") {
   const std::string config = write("run.toml", kRun);
   const TuneResult own = tune_to_the_end(write("layered.ipu", kLayered), config);
   const TuneResult other = tune_to_the_end(write("renamed.ipu", renamed(kLayered)), config);
-  REQUIRE(!own.ranked.empty());
-  REQUIRE(other.ranked.size() == own.ranked.size());
-  for (size_t i = 0; i < own.ranked.size(); ++i) {
-    CAPTURE(own.ranked[i].summary);
-    CHECK(other.ranked[i].samples_per_second == own.ranked[i].samples_per_second);
-    CHECK(other.ranked[i].peak_bytes == own.ranked[i].peak_bytes);
-    CHECK(other.ranked[i].summary == own.ranked[i].summary);
-  }
+  check_same_ranked(own, other);
   // The search moved blocks between the stages: some layout of the space is not the declared one.
   bool moved = false;
   for (const TunedPlan& t : own.ranked) {
@@ -144,11 +149,5 @@ TEST_CASE("blocks written out by hand tune as the same blocks written as a loop"
   REQUIRE(hand.find("= blocks(") == std::string::npos);
   const TuneResult a = tune_to_the_end(write("loop.ipu", loop), config);
   const TuneResult b = tune_to_the_end(write("hand.ipu", hand), config);
-  REQUIRE(!a.ranked.empty());
-  REQUIRE(b.ranked.size() == a.ranked.size());
-  for (size_t i = 0; i < a.ranked.size(); ++i) {
-    CAPTURE(a.ranked[i].summary);
-    CHECK(b.ranked[i].samples_per_second == a.ranked[i].samples_per_second);
-    CHECK(b.ranked[i].summary == a.ranked[i].summary);
-  }
+  check_same_ranked(a, b);
 }
