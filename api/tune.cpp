@@ -31,8 +31,9 @@ api::tune::ModelFacts model_facts(const Context& ctx, const Model& model) {
   // [tune] ranges of the layout free it, as --vary-layout does.
   const bool vary =
       ctx.limits.vary_layout || ctx.config.is_set("tune.ipus_per_replica") || ctx.config.is_set("tune.stages");
-  facts.layout_fixed = !vary && (ctx.config.is_set("pipeline.device_mapping") ||
-                                 ctx.config.is_set("pipeline.auto_stages") || ctx.config.is_set("pipeline.stages"));
+  facts.layout_fixed =
+      !vary && (ctx.config.is_set("pipeline.device_mapping") || ctx.config.is_set("pipeline.auto_stages") ||
+                ctx.config.is_set("pipeline.auto_stage_blocks") || ctx.config.is_set("pipeline.stages"));
   if (facts.layout_fixed) {
     return facts;  // only the config's own layout is searched: no need to know what sizes the stages
   }

@@ -17,6 +17,7 @@
 #include "api/tune_space.hpp"
 #include "frontend/model_access.hpp"
 #include "iputrain/model.hpp"
+#include "planner/auto_stage.hpp"
 
 namespace iputrain::api::tune {
 
@@ -280,6 +281,9 @@ StageSizes find_stage_sizes(const std::string& path, const Config& config) {
   const Model model = Model::load(path, config);
   out.ties = tied_stages(model);
   if (model.stages().size() < 2) {
+    const planner::ModelBlocks blocks = planner::model_blocks(graph_of(model));
+    out.blocks = blocks.count;
+    out.tied_tail = blocks.tied_tail;
     return out;
   }
   const std::vector<Signature> base = signatures_of(model);

@@ -44,10 +44,43 @@ std::vector<int64_t> spread(const ModelFacts& facts, int32_t ipus) {
   return map;
 }
 
+// Layers per IPU that balance `ipus` IPUs, from one calibration plan of an even split with memory to
+// spare: the cycles of a layer and of what else each IPU runs. `sets_for` expresses a split as keys;
+// `stage_ipu` maps each stage of the plans to its IPU.
+std::vector<int64_t> balanced_split(int32_t ipus, int64_t layers,
+                                    const std::function<Sets(const std::vector<int64_t>&)>& sets_for,
+                                    const std::vector<int64_t>& stage_ipu, const Evaluate& evaluate) {
+  std::vector<int64_t> even(static_cast<size_t>(ipus), layers / ipus);
+  for (int64_t k = 0; k < layers % ipus; ++k) {
+    even[static_cast<size_t>(ipus - 1 - k)] += 1;
+  }
+  Sets calibration = sets_for(even);
+  calibration.push_back("device.memory_per_tile=100000000");
+  const Figures f = evaluate(calibration);
+  std::vector<double> fixed(static_cast<size_t>(ipus), 0.0);
+  double per_layer = 1;
+  if (f.stage_cycles.size() == stage_ipu.size()) {
+    std::vector<double> on_ipu(static_cast<size_t>(ipus), 0.0);
+    for (size_t s = 0; s < stage_ipu.size(); ++s) {
+      on_ipu[static_cast<size_t>(stage_ipu[s])] += f.stage_cycles[s];
+    }
+    per_layer = std::numeric_limits<double>::max();
+    for (size_t i = 0; i < even.size(); ++i) {
+      if (even[i] > 0) {
+        per_layer = std::min(per_layer, on_ipu[i] / static_cast<double>(even[i]));
+      }
+    }
+    per_layer = std::max(per_layer, 1.0);
+    for (size_t i = 0; i < even.size(); ++i) {
+      fixed[i] = std::max(0.0, on_ipu[i] - per_layer * static_cast<double>(even[i]));
+    }
+  }
+  return split_layers(fixed, per_layer, layers);
+}
+
 // The layout of the declared stages with their sizes chosen per IPU (the parameters that size them).
 std::optional<Layout> sized_layout(const ModelFacts& facts, int32_t ipus, const Evaluate& evaluate) {
   const size_t sized = facts.sizes.params.size();
-  const int64_t layers = facts.sizes.layers;
   if (static_cast<size_t>(ipus) > sized || (ipus > 1 && sized < 2)) {
     return std::nullopt;
   }
@@ -62,40 +95,43 @@ std::optional<Layout> sized_layout(const ModelFacts& facts, int32_t ipus, const 
     }
     return sets;
   };
-  // Calibration: an even split with memory to spare, for the cycles of a layer and of what else
-  // each IPU runs.
-  std::vector<int64_t> even(static_cast<size_t>(ipus), layers / ipus);
-  for (int64_t k = 0; k < layers % ipus; ++k) {
-    even[static_cast<size_t>(ipus - 1 - k)] += 1;
-  }
-  Sets calibration = sets_for(even);
-  calibration.push_back("device.memory_per_tile=100000000");
-  const Figures f = evaluate(calibration);
-  std::vector<double> fixed(static_cast<size_t>(ipus), 0.0);
-  double per_layer = 1;
-  if (f.stage_cycles.size() == facts.stages.size()) {
-    std::vector<double> on_ipu(static_cast<size_t>(ipus), 0.0);
-    for (size_t s = 0; s < map.size(); ++s) {
-      on_ipu[static_cast<size_t>(map[s])] += f.stage_cycles[s];
-    }
-    per_layer = std::numeric_limits<double>::max();
-    for (size_t i = 0; i < even.size(); ++i) {
-      if (even[i] > 0) {
-        per_layer = std::min(per_layer, on_ipu[i] / static_cast<double>(even[i]));
-      }
-    }
-    per_layer = std::max(per_layer, 1.0);
-    for (size_t i = 0; i < even.size(); ++i) {
-      fixed[i] = std::max(0.0, on_ipu[i] - per_layer * static_cast<double>(even[i]));
-    }
-  }
-  const std::vector<int64_t> per_ipu = split_layers(fixed, per_layer, layers);
+  const std::vector<int64_t> per_ipu = balanced_split(ipus, facts.sizes.layers, sets_for, map, evaluate);
   Layout l;
   l.ipus = ipus;
   l.positions = static_cast<int32_t>(facts.stages.size());
   l.shares_ipu = facts.stages.size() > static_cast<size_t>(ipus);
   l.sets = sets_for(per_ipu);
   l.label = fmt::format("declared stages on IPUs {}, layers per IPU {}", int_list(map), int_list(per_ipu));
+  return l;
+}
+
+// A model without declared stages cut at its repeated blocks (pipeline.auto_stage_blocks), one
+// stage per IPU and a tied tail (a head reading the embedding) as a last stage back on IPU 0.
+std::optional<Layout> block_layout(const ModelFacts& facts, int32_t ipus, const Evaluate& evaluate) {
+  const int64_t blocks = facts.sizes.blocks;
+  if (ipus < 2 || ipus > blocks) {
+    return std::nullopt;
+  }
+  std::vector<int64_t> map(static_cast<size_t>(ipus));
+  for (int32_t i = 0; i < ipus; ++i) {
+    map[static_cast<size_t>(i)] = i;
+  }
+  if (facts.sizes.tied_tail) {
+    map.push_back(0);
+  }
+  auto sets_for = [&](std::vector<int64_t> per_stage) {
+    per_stage.resize(map.size(), 0);
+    return Sets{"pipeline.stages=[]", fmt::format("pipeline.auto_stages={}", map.size()),
+                fmt::format("pipeline.auto_stage_blocks={}", int_list(per_stage)),
+                fmt::format("pipeline.device_mapping={}", int_list(map))};
+  };
+  const std::vector<int64_t> per_ipu = balanced_split(ipus, blocks, sets_for, map, evaluate);
+  Layout l;
+  l.ipus = ipus;
+  l.positions = static_cast<int32_t>(map.size());
+  l.shares_ipu = facts.sizes.tied_tail;
+  l.sets = sets_for(per_ipu);
+  l.label = fmt::format("cut at the model's blocks onto IPUs {}, blocks per IPU {}", int_list(map), int_list(per_ipu));
   return l;
 }
 
@@ -272,6 +308,9 @@ std::vector<Layout> make_layouts(const ModelFacts& facts, int64_t ipus, const Ev
       }
     } else {
       per_depth[d] = declared_layouts(facts, depths[d], evaluate);
+      if (std::optional<Layout> l = block_layout(facts, depths[d], evaluate)) {
+        per_depth[d].push_back(std::move(*l));
+      }
     }
   });
   std::vector<Layout> out;

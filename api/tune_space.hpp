@@ -54,6 +54,11 @@ struct StageSizes {
   int64_t layers = 0;               //!< their values' sum: the blocks the search spreads
   //! (reader, owner): a declared stage that reads a weight an earlier one owns (a tied head).
   std::vector<std::pair<int32_t, int32_t>> ties;
+  //! A model without declared stages: its repeated blocks (planner/blocks.hpp), which
+  //! pipeline.auto_stage_blocks spreads, and whether what follows them reads a weight what precedes
+  //! them reads (a head tied to the embedding).
+  int64_t blocks = 0;
+  bool tied_tail = false;
 };
 
 //! Lowers the model under `config` and probes its compile-time integer parameters (tune_model.cpp).

@@ -82,6 +82,7 @@ Config reference_config(const Config& config, const Model& model, const Plan& pl
   r.ipu.experimental.multi_replica_distribution = {};
   r.pipeline.device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
   r.pipeline.auto_stages = 0;
+  r.pipeline.auto_stage_blocks = {};
   r.pipeline.gradient_accumulation_count = plan.accumulation_count() / serialized * plan.replicas() / replicas;
   r.pipeline.schedule = "sequential";  // one IPU: the schedule that accepts any accumulation count
   r.pipeline.recomputation_mode = "auto";

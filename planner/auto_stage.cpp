@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "iputrain/error.hpp"
+#include "planner/blocks.hpp"
 #include "planner/liveness.hpp"
 
 namespace iputrain::planner {
@@ -302,38 +303,52 @@ std::vector<size_t> choose_cuts(const Sequence& seq, int32_t stages, double memo
   return out;
 }
 
-}  // namespace
-
-void auto_stage(ir::Graph& g, int32_t stages, const DeviceModel& device, double bytes_per_weight_byte) {
-  for (const ir::Node& n : g.nodes()) {
-    if (n.phase != ir::Phase::Forward) {
-      throw Error(ErrorKind::Internal, "automatic staging ran after the backward graph was built", {},
-                  "stages must be chosen before autodiff");
+// Cuts at block boundaries first: those of `seq`'s blocks that keep parameters with their users,
+// when a split there costs at most 5% more than the best split between any ops.
+std::vector<size_t> cuts_at_blocks_first(const Sequence& seq, const Blocks& blocks, int32_t stages,
+                                         double memory_limit) {
+  std::vector<size_t> anywhere = choose_cuts(seq, stages, memory_limit);
+  if (blocks.count < 2 || stages == 1) {
+    return anywhere;
+  }
+  Sequence at_blocks = seq;
+  at_blocks.cuttable.assign(seq.cuttable.size(), false);
+  for (int64_t k = 0; k <= blocks.count; ++k) {
+    const size_t start = blocks.start(k);
+    if (start > 0 && start - 1 < seq.cuttable.size()) {
+      at_blocks.cuttable[start - 1] = seq.cuttable[start - 1];
     }
   }
-  const Sequence seq = make_sequence(g, device);
-  if (stages < 1 || seq.nodes.size() < static_cast<size_t>(stages)) {
-    throw Error(ErrorKind::Plan,
-                fmt::format("automatic staging cannot split a model of {} compute op{} into {} stages",
-                            seq.nodes.size(), seq.nodes.size() == 1 ? "" : "s", stages),
-                {}, fmt::format("set pipeline.auto_stages between 1 and {}", std::max<size_t>(1, seq.nodes.size())));
+  const Prefix pre = prefix_sums(seq, memory_limit);
+  auto bottleneck = [&](const std::vector<size_t>& cuts) {
+    double worst = 0;
+    double done = 0;
+    for (size_t j = 0; j <= cuts.size(); ++j) {
+      const double upto = j < cuts.size() ? pre.cost[cuts[j]] : pre.total;
+      worst = std::max(worst, upto - done);
+      done = upto;
+    }
+    return worst;
+  };
+  try {
+    std::vector<size_t> blockwise = choose_cuts(at_blocks, stages, memory_limit);
+    return bottleneck(blockwise) <= 1.05 * bottleneck(anywhere) ? blockwise : anywhere;
+  } catch (const Error&) {
+    return anywhere;  // too few block boundaries, or none that fits
   }
-  Sequence scaled = seq;
-  for (double& m : scaled.memory) {
-    m *= bytes_per_weight_byte;
-  }
-  const double limit = bytes_per_weight_byte > 0 ? static_cast<double>(device.memory_bytes()) : 0.0;
-  const std::vector<size_t> cuts = choose_cuts(scaled, stages, limit);
+}
 
+// Every compute node of `nodes` to its stage (cut k ends stage k after node cuts[k]); leaves: inputs
+// are fed to stage 0, parameters and constants live with their first user; stages named auto0...
+void apply_cuts(ir::Graph& g, const std::vector<ir::ValueId>& nodes, const std::vector<size_t>& cuts, int32_t stages) {
   std::vector<int32_t> stage_of(static_cast<size_t>(g.size()), -1);
   int32_t stage = 0;
-  for (size_t k = 0; k < seq.nodes.size(); ++k) {
-    stage_of[static_cast<size_t>(seq.nodes[k])] = stage;
-    if (static_cast<size_t>(stage) < cuts.size() && cuts[static_cast<size_t>(stage)] == k) {
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    stage_of[static_cast<size_t>(nodes[k])] = stage;
+    while (static_cast<size_t>(stage) < cuts.size() && cuts[static_cast<size_t>(stage)] == k) {
       ++stage;
     }
   }
-  // Leaves: inputs are fed to stage 0; parameters and constants live with their first user.
   for (ir::ValueId id = 0; id < g.size(); ++id) {
     for (ir::ValueId in : g.node(id).inputs) {
       int32_t& s = stage_of[static_cast<size_t>(in)];
@@ -353,6 +368,96 @@ void auto_stage(ir::Graph& g, int32_t stages, const DeviceModel& device, double 
   for (int32_t s = 0; s < stages; ++s) {
     g.stages.push_back({fmt::format("auto{}", s), {}, -1});
   }
+}
+
+void check_forward_only(const ir::Graph& g) {
+  for (const ir::Node& n : g.nodes()) {
+    if (n.phase != ir::Phase::Forward) {
+      throw Error(ErrorKind::Internal, "automatic staging ran after the backward graph was built", {},
+                  "stages must be chosen before autodiff");
+    }
+  }
+}
+
+}  // namespace
+
+ModelBlocks model_blocks(const ir::Graph& g) {
+  const Sequence seq = make_sequence(g, DeviceModel::ipu2());
+  const Blocks b = find_blocks(g, seq.nodes, seq.crossing);
+  ModelBlocks out{b.count, static_cast<int64_t>(b.period), false};
+  if (b.count == 0) {
+    return out;
+  }
+  // A weight read before the first block and after the last: the tail is tied to the head.
+  std::vector<bool> before(static_cast<size_t>(g.size()), false);
+  for (size_t k = 0; k < seq.nodes.size(); ++k) {
+    for (ir::ValueId in : g.node(seq.nodes[k]).inputs) {
+      if (ir::is_weight(g.node(in))) {
+        if (k < b.first) {
+          before[static_cast<size_t>(in)] = true;
+        } else if (k >= b.start(b.count) && before[static_cast<size_t>(in)]) {
+          out.tied_tail = true;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+void auto_stage(ir::Graph& g, int32_t stages, const DeviceModel& device, double bytes_per_weight_byte) {
+  check_forward_only(g);
+  const Sequence seq = make_sequence(g, device);
+  if (stages < 1 || seq.nodes.size() < static_cast<size_t>(stages)) {
+    throw Error(ErrorKind::Plan,
+                fmt::format("automatic staging cannot split a model of {} compute op{} into {} stages",
+                            seq.nodes.size(), seq.nodes.size() == 1 ? "" : "s", stages),
+                {}, fmt::format("set pipeline.auto_stages between 1 and {}", std::max<size_t>(1, seq.nodes.size())));
+  }
+  Sequence scaled = seq;
+  for (double& m : scaled.memory) {
+    m *= bytes_per_weight_byte;
+  }
+  const double limit = bytes_per_weight_byte > 0 ? static_cast<double>(device.memory_bytes()) : 0.0;
+  const Blocks blocks = find_blocks(g, seq.nodes, seq.crossing);
+  apply_cuts(g, seq.nodes, cuts_at_blocks_first(scaled, blocks, stages, limit), stages);
+}
+
+void auto_stage_blocks(ir::Graph& g, const std::vector<int64_t>& blocks_per_stage) {
+  check_forward_only(g);
+  const Sequence seq = make_sequence(g, DeviceModel::ipu2());
+  const Blocks b = find_blocks(g, seq.nodes, seq.crossing);
+  int64_t sum = 0;
+  for (int64_t c : blocks_per_stage) {
+    sum += c;
+  }
+  if (sum != b.count) {
+    throw Error(ErrorKind::Plan,
+                fmt::format("pipeline.auto_stage_blocks places {} block{}, but the model repeats {} block{}{}", sum,
+                            sum == 1 ? "" : "s", b.count, b.count == 1 ? "" : "s",
+                            b.count > 0 ? fmt::format(" of {} ops", b.period) : ""),
+                {},
+                b.count > 0 ? fmt::format("give the stages {} blocks in all", b.count)
+                            : "set pipeline.auto_stages alone: this model has no repeated blocks to cut between");
+  }
+  const auto stages = static_cast<int32_t>(blocks_per_stage.size());
+  std::vector<size_t> cuts;
+  int64_t done = 0;
+  for (int32_t s = 0; s + 1 < stages; ++s) {
+    done += blocks_per_stage[static_cast<size_t>(s)];
+    const size_t start = b.start(done);  // the first node of stage s + 1
+    const size_t previous = cuts.empty() ? 0 : cuts.back() + 1;
+    if (start <= previous || start >= seq.nodes.size()) {
+      const int32_t empty = start <= previous ? s : s + 1;
+      throw Error(
+          ErrorKind::Plan,
+          fmt::format("pipeline.auto_stage_blocks leaves stage {} without an op: it holds no block{}", empty,
+                      empty == 0 ? " and the model has nothing before its first block"
+                                 : (empty + 1 == stages ? " and the model has nothing after its last block" : "")),
+          {}, "give every stage a block, except a first or last stage that holds the model's ends");
+    }
+    cuts.push_back(start - 1);
+  }
+  apply_cuts(g, seq.nodes, cuts, stages);
 }
 
 }  // namespace iputrain::planner

@@ -181,6 +181,14 @@ void auto_stage_pass(PassContext& c) {
     // activations depend on the schedule and are checked by the memory pass.
     const bool offloaded = run.pipeline.offload_optimizer_state;
     const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_per_weight(c.plan.graph, run.optimizer));
+    if (!run.pipeline.auto_stage_blocks.empty()) {
+      try {
+        auto_stage_blocks(c.plan.graph, run.pipeline.auto_stage_blocks);
+      } catch (const Error& e) {
+        run.keys.fail_at("pipeline.auto_stage_blocks", e.diagnostic().message, e.hint(), ErrorKind::Plan);
+      }
+      return;
+    }
     auto_stage(c.plan.graph, run.pipeline.auto_stages, DeviceModel::from_config(run.ipu.device), per_weight_byte);
   }
 }

@@ -40,6 +40,11 @@ std::vector<KeySpec> pipeline_keys() {
           "Split the model into this many stages of balanced cost, ignoring its own stage blocks; "
           "0 = use the model's stages.",
           Range::between(0, std::numeric_limits<int32_t>::max())),
+      key(IPUTRAIN_KEY(pipeline.auto_stage_blocks), IntList, ValueList{}, Runs,
+          "With `auto_stages`, one per stage: how many of the model's repeated blocks (its longest run of "
+          "equal consecutive blocks of ops) each holds; the first and last stages also hold what precedes "
+          "and follows the blocks.",
+          Range::at_least(0)),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_count), Int, 0, Runs,
           "Micro-batches per weight update; a multiple of what the schedule needs (grouped: 2 x "
           "stages, interleaved: IPUs, sequential: 1); unset = that minimum.",

@@ -168,6 +168,7 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
   s.gradient_accumulation_count = p.gradient_accumulation_count;
   s.batch_serialization = std::max<int64_t>(1, p.batch_serialization_iterations);
   s.auto_stages = static_cast<int32_t>(p.auto_stages);
+  s.auto_stage_blocks = p.auto_stage_blocks;
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
   s.shard_optimizer_state = p.replicated_optimizer_state_sharding;

@@ -167,6 +167,13 @@ void check_pipeline(Config& c) {
               "`pipeline.offload_weights` stores the shards of replicated weight sharding, which is off",
               "set `pipeline.replicated_weight_sharding` to true or \"auto\"");
   }
+  if (!p.auto_stage_blocks.empty() && static_cast<int64_t>(p.auto_stage_blocks.size()) != p.auto_stages) {
+    c.fail_at("pipeline.auto_stage_blocks",
+              fmt::format("`pipeline.auto_stage_blocks` has {} entries but `pipeline.auto_stages` asks for {} stages",
+                          p.auto_stage_blocks.size(), p.auto_stages),
+              p.auto_stages == 0 ? "set `pipeline.auto_stages` to the number of stages the counts describe"
+                                 : "give one count of blocks per automatic stage");
+  }
   if (!p.stages.empty() && !p.device_mapping.empty() && p.stages.size() != p.device_mapping.size()) {
     c.fail_at("pipeline.device_mapping",
               fmt::format("`pipeline.device_mapping` has {} entries but `pipeline.stages` lists {} stages",
@@ -449,6 +456,9 @@ const std::vector<RuleDoc>& rule_docs() {
        "IPUs = IPUs per replica x replicas: the device's IPUs are a multiple of the IPUs one replica uses "
        "(the highest IPU in `device_mapping` + 1; unset: one per stage, or all stages on the only IPU)."},
       {{"pipeline.device_mapping", "pipeline.stages"}, "`device_mapping` has one entry per stage.", true},
+      {{"pipeline.auto_stage_blocks", "pipeline.auto_stages"},
+       "`auto_stage_blocks` has one entry per automatic stage; its counts add up to the model's repeated blocks.",
+       true},
       {{"pipeline.gradient_accumulation_count", "pipeline.schedule"}, accumulation_rules_doc(), true},
       {{"pipeline.schedule", "pipeline.device_mapping"},
        fmt::format("The {} schedules do not train two stages on one IPU.",

@@ -152,6 +152,7 @@ struct PipelineSection {
   std::vector<std::string> stages;                   //!< the model's stage names, in order (optional check)
   std::vector<std::vector<int64_t>> device_mapping;  //!< stage i -> IPU(s); empty = stage i on IPU i
   int64_t auto_stages = 0;                           //!< split the model into N balanced stages; 0 = off
+  std::vector<int64_t> auto_stage_blocks;            //!< with auto_stages: the model's blocks per stage
   int64_t gradient_accumulation_count = 0;           //!< 0 = the smallest count the schedule accepts
   std::string gradient_accumulation_dtype = "same";  //!< same | fp32 | fp16
   std::string gradient_accumulation_order = "canonical";  //!< canonical | sequential

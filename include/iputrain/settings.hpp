@@ -90,6 +90,7 @@ struct PipelineSettings {
   int64_t gradient_accumulation_count = 0;  //!< 0 = the smallest count the schedule accepts
   int64_t batch_serialization = 1;          //!< slices each micro-batch is computed in (at least 1)
   int32_t auto_stages = 0;                  //!< split the model into this many stages (0 = its own)
+  std::vector<int64_t> auto_stage_blocks;   //!< the model's repeated blocks per automatic stage (empty = balanced)
   bool offload_optimizer_state = false;     //!< offload_weight_update_variables ("auto": off)
   bool offload_accumulators = false;        //!< offload_gradient_accumulation_buffers ("auto": off)
   bool shard_optimizer_state = false;       //!< replicated_optimizer_state_sharding

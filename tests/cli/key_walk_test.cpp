@@ -29,7 +29,8 @@ using iputrain::config::ValueList;
 
 namespace {
 
-// Two stages on two IPUs, two replicas, grouped accumulation of 4 micro-batches of 4.
+// Two stages on two IPUs, two replicas, grouped accumulation of 4 micro-batches of 4; two equal
+// dense layers in a loop are the model's repeated blocks (pipeline.auto_stage_blocks).
 const char* kModel = R"(import nn
 
 model mlp(batch: int = 4, hidden: int = 32) {
@@ -39,6 +40,9 @@ model mlp(batch: int = 4, hidden: int = 32) {
   stage features {
     x = nn.conv2d(reshape(image, [batch, 8, 8, 1]), 2, kernel_size = 3, padding = "same", activation = relu)
     h = nn.dense(flatten(x), hidden, activation = relu)
+    for i in 0..2 {
+      h = nn.dense(h, hidden, activation = relu)
+    }
   }
   stage classifier {
     logits = nn.dense(h, 10)
@@ -111,6 +115,7 @@ const std::map<std::string, Probe>& probes() {
       {"ipu.experimental.multi_replica_distribution.process_index", {"0"}},  // see kChecks
       {"pipeline.device_mapping", {"[1, 0]"}},
       {"pipeline.auto_stages", {"2", {"pipeline.stages=[]"}}},
+      {"pipeline.auto_stage_blocks", {"[0, 2]", {"pipeline.stages=[]", "pipeline.auto_stages=2"}}},
       {"pipeline.gradient_accumulation_count", {"8"}},
       {"pipeline.gradient_accumulation_order", {"\"sequential\""}},
       {"pipeline.batch_serialization_iterations", {"2", {"pipeline.schedule=\"sequential\"", "pipeline.device_mapping=[0, 0]", "ipu.auto_select_ipus=2"}}},

@@ -151,3 +151,29 @@ TEST_CASE("blocks written out by hand tune as the same blocks written as a loop"
   const TuneResult b = tune_to_the_end(write("hand.ipu", hand), config);
   check_same_ranked(a, b);
 }
+
+TEST_CASE("a model without its declared stages tunes as fast, cut at its blocks with the tied head on IPU 0") {
+  const std::string config = write("run_unstaged.toml", kRun + "[tune]\nipus_per_replica = [1, 4]\n");
+  const size_t body = kLayered.find("model layered(");
+  std::string flat = kLayered.substr(body);
+  flat = std::regex_replace(flat, std::regex(R"(\n  stage \w+ \{)"), "");
+  flat = std::regex_replace(flat, std::regex(R"(\n  \})"), "");
+  flat = kLayered.substr(0, body) + flat;
+  REQUIRE(flat.find("stage ") == std::string::npos);
+  const TuneResult staged = tune_to_the_end(write("staged.ipu", kLayered), config);
+  const TuneResult unstaged = tune_to_the_end(write("unstaged.ipu", flat), config);
+  REQUIRE(!staged.ranked.empty());
+  REQUIRE(!unstaged.ranked.empty());
+  const TunedPlan& a = staged.ranked.front();
+  const TunedPlan& b = unstaged.ranked.front();
+  CAPTURE(a.summary);
+  CAPTURE(b.summary);
+  CHECK(b.samples_per_second == doctest::Approx(a.samples_per_second).epsilon(0.02));
+  // Both put the blocks alike: the staged model's layers per IPU are the unstaged one's blocks per IPU.
+  std::smatch layers;
+  std::smatch blocks;
+  REQUIRE(std::regex_search(a.summary, layers, std::regex(R"(layers per IPU (\[[0-9, ]+\]))")));
+  REQUIRE(std::regex_search(b.summary, blocks,
+                            std::regex(R"(onto IPUs \[0, 1, 2, 3, 0\], blocks per IPU (\[[0-9, ]+\]))")));
+  CHECK(layers[1].str() == blocks[1].str());
+}
