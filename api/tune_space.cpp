@@ -244,7 +244,7 @@ std::vector<Layout> declared_layouts(const ModelFacts& facts, int32_t ipus, cons
     if (std::any_of(out.begin(), out.end(), [&](const Layout& o) { return o.sets == l.sets; })) {
       continue;  // found both as a contiguous cut and with the tied stages on their owners' IPUs
     }
-    l.label = fmt::format("declared stages on IPUs {}", int_list(m));
+    l.label = n > 1 ? fmt::format("declared stages on IPUs {}", int_list(m)) : "the model as one stage";
     out.push_back(std::move(l));
   }
   return out;

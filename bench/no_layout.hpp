@@ -1,5 +1,6 @@
 // A published workload as someone else would write it (issue 45): the model's parameters that size
-// its stages renamed (ipuN_layers -> blocks_N, layers -> depth), and its config without a layout:
+// its stages renamed (ipuN_layers -> blocks_N, layers -> depth), or its stages removed altogether
+// (--no-stages), and its config without a layout:
 // no stages, device mapping, micro-batch, accumulation, schedule, recomputation, memory
 // proportions, offloading, sharding or stage sizes; the numerics (precision, master weights,
 // optimizer, partials, the accumulators' type and order) and the IPUs as published.
@@ -14,12 +15,36 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace iputrain::bench {
 
 inline std::string renamed_parameters(std::string text) {
   text = std::regex_replace(text, std::regex(R"(\bipu(\d+)_layers\b)"), "blocks_$1");
   return std::regex_replace(text, std::regex(R"(\blayers\b)"), "depth");
+}
+
+//! `text` without its `stage NAME { ... }` blocks (their bodies kept, in order): the model as written
+//! by someone who leaves the stages to the tool.
+inline std::string without_stages(const std::string& text) {
+  const std::regex one_line(R"((\s*)stage \w+\s*\{(.*)\}\s*(#.*)?)");
+  const std::regex opener(R"((\s*)stage \w+\s*\{\s*(#.*)?)");
+  std::istringstream in(text);
+  std::string out;
+  std::vector<std::string> closers;  // the closing line of each open stage block
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_match(line, m, one_line)) {
+      out += m[1].str() + m[2].str() + "\n";
+    } else if (std::regex_match(line, m, opener)) {
+      closers.push_back(m[1].str() + "}");
+    } else if (!closers.empty() && line == closers.back()) {
+      closers.pop_back();
+    } else {
+      out += line + "\n";
+    }
+  }
+  return out;
 }
 
 //! `toml` without its layout keys (a multi-line list value goes whole); `extends` made absolute.
@@ -66,10 +91,10 @@ inline std::string without_layout(const std::string& toml, const std::string& so
                             "extends = \"" + source_dir + "/configs/");
 }
 
-//! Writes the renamed models (every one of the folder) and the config without a layout of examples/ipu_scale/MODEL and
-//! CONFIG into a temporary folder; returns their paths.
+//! Writes the renamed models (every one of the folder; without their stages when `no_stages`) and the config without a
+//! layout of examples/ipu_scale/MODEL and CONFIG into a temporary folder; returns their paths.
 inline std::pair<std::string, std::string> write_no_layout(const std::string& source_dir, const std::string& model,
-                                                           const std::string& config) {
+                                                           const std::string& config, bool no_stages = false) {
   const auto dir = std::filesystem::temp_directory_path() / ("iputrain_no_layout." + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const auto read = [&](const std::string& name) {
@@ -79,7 +104,8 @@ inline std::pair<std::string, std::string> write_no_layout(const std::string& so
   // Every model of the folder, renamed: one may import another (gpt2_medium.ipu, gpt2_small.ipu).
   for (const auto& entry : std::filesystem::directory_iterator(source_dir + "/examples/ipu_scale")) {
     if (entry.path().extension() == ".ipu") {
-      std::ofstream(dir / entry.path().filename()) << renamed_parameters(read(entry.path().filename().string()));
+      const std::string text = renamed_parameters(read(entry.path().filename().string()));
+      std::ofstream(dir / entry.path().filename()) << (no_stages ? without_stages(text) : text);
     }
   }
   const std::string model_path = (dir / model).string();

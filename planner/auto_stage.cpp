@@ -381,6 +381,20 @@ void check_forward_only(const ir::Graph& g) {
 
 }  // namespace
 
+void mark_segments(ir::Graph& g) {
+  if (g.stages.size() > 1) {
+    return;
+  }
+  const Sequence seq = make_sequence(g, DeviceModel::ipu2());
+  const Blocks b = find_blocks(g, seq.nodes, seq.crossing);
+  if (b.count == 0) {
+    return;
+  }
+  for (size_t k = 0; k < seq.nodes.size(); ++k) {
+    g.node(seq.nodes[k]).model_stage = k < b.first ? 0 : (k < b.start(b.count) ? 1 : 2);
+  }
+}
+
 ModelBlocks model_blocks(const ir::Graph& g) {
   const Sequence seq = make_sequence(g, DeviceModel::ipu2());
   const Blocks b = find_blocks(g, seq.nodes, seq.crossing);

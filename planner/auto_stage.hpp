@@ -24,6 +24,13 @@ void auto_stage(ir::Graph& g, int32_t stages, const DeviceModel& device, double 
 //! when the counts do not add up to the model's blocks, or a stage would hold no op.
 void auto_stage_blocks(ir::Graph& g, const std::vector<int64_t>& blocks_per_stage);
 
+//! A model without declared stages: each forward compute node's `model_stage` becomes its segment,
+//! 0 before the repeated blocks, 1 in them, 2 after them (nothing when it has no blocks). Autodiff
+//! sums a weight's gradient per model stage, so a weight read by two segments (an embedding tied to
+//! the head) gets one part each, whatever the plan, as it would with the stages declared: a
+//! pipeline then never holds one segment's part until another's backward pass.
+void mark_segments(ir::Graph& g);
+
 //! What automatic staging sees of a model's repeated blocks.
 struct ModelBlocks {
   int64_t count = 0;  //!< equal consecutive blocks (0: none)

@@ -173,9 +173,13 @@ struct PassContext {
 // The frontend's graph must already be well-formed; checking here localises frontend bugs.
 void verify_pass(PassContext&) {}
 
-// `pipeline.auto_stages` replaces the model's stages by balanced ones before anything is placed.
+// `pipeline.auto_stages` replaces the model's stages by balanced ones before anything is placed; a
+// model without declared stages has its segments marked for the gradient parts first.
 void auto_stage_pass(PassContext& c) {
   const Settings& run = c.settings;
+  if (c.training) {
+    mark_segments(c.plan.graph);  // gradient parts per segment of a model without declared stages
+  }
   if (run.pipeline.auto_stages > 0) {
     // Each stage must hold its weights, one gradient accumulator and the optimizer's state;
     // activations depend on the schedule and are checked by the memory pass.
@@ -307,7 +311,8 @@ struct PassDef {
 const std::vector<PassDef>& pass_table() {
   static const std::vector<PassDef> table = {
       {{"verify", "graph", "-", "check the model's graph is well-formed"}, verify_pass},
-      {{"auto-stage", "graph, settings", "graph.stages", "split the model into balanced stages (pipeline.auto_stages)"},
+      {{"auto-stage", "graph, settings", "graph.stages, nodes' model stages",
+        "split the model into balanced stages (pipeline.auto_stages); a model without stages: its segments"},
        auto_stage_pass},
       {{"place", "graph, settings", "decided, settings, placement",
         "check the config against the model; stages to IPUs, replicas, physical IPUs"},

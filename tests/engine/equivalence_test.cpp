@@ -300,6 +300,41 @@ TEST_CASE("a weight tied across stages: every plan sums its gradient parts the s
   }
 }
 
+TEST_CASE("a tied weight in a model without stages: cut at its blocks, every plan trains the same bits") {
+  // The stages of kTied removed and its body a loop of two blocks: the table's gradient is summed
+  // per segment (the lookup before the blocks, the head after them) whatever the plan.
+  const std::string flat = R"(import nn
+
+model flat_tied(batch: int = 4, vocab: int = 24, width: int = 16) {
+  input ids: i32[batch]
+  input label: i32[batch]
+  param table: f32[vocab, width] = normal(stddev = 0.3)
+  h = gather(table, ids)
+  for i in 0..2 {
+    h = nn.dropout(nn.dense(h, width, activation = tanh), 0.25)
+  }
+  loss = mean(softmax_cross_entropy(h @ transpose(table), label))
+  minimize loss
+  output loss
+}
+)";
+  auto config = [](const std::string& ipu, const std::string& pipeline, int accumulation) {
+    return base() + ipu + "[pipeline]\n" + pipeline + "gradient_accumulation_count = " + std::to_string(accumulation) +
+           "\nreduction_method = \"mean\"\n";
+  };
+  const std::vector<WeightInfo> reference = train(config("", "", 12), flat);
+  for (int replicas : {1, 2}) {
+    CAPTURE(replicas);
+    const std::string ipus = "[ipu]\nauto_select_ipus = " + std::to_string(2 * replicas) + "\n";
+    check_same(train(config(ipus,
+                            "auto_stages = 3\nauto_stage_blocks = [1, 1, 0]\ndevice_mapping = [0, 1, 0]\n"
+                            "schedule = \"grouped\"\n",
+                            12 / replicas),
+                     flat),
+               reference);
+  }
+}
+
 namespace {
 
 // GPT-2 as Graphcore places it, in small: the first stage's embedding table is read again by the

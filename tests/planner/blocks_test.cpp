@@ -155,3 +155,21 @@ TEST_CASE("pipeline.auto_stage_blocks plans a tied head back on IPU 0, and is ch
   CHECK_THROWS_WITH_AS(config::parse("[pipeline]\nauto_stages = 3\nauto_stage_blocks = [2, 2]\n"),
                        doctest::Contains("has 2 entries but `pipeline.auto_stages` asks for 3 stages"), Error);
 }
+
+TEST_CASE("a model without stages sums a tied weight's gradient per segment, in every plan") {
+  const std::vector<std::string> configs = {
+      "",
+      "[ipu]\nauto_select_ipus = 2\n[pipeline]\nauto_stages = 3\nauto_stage_blocks = [3, 3, 0]\n"
+      "device_mapping = [0, 1, 0]\ngradient_accumulation_count = 6\n"};
+  for (const std::string& keys : configs) {
+    CAPTURE(keys);
+    const Plan plan = make_plan(bottlenecks(6, true), config::parse(keys));
+    REQUIRE(plan.grads.size() == plan.graph.params.size());
+    for (size_t k = 0; k < plan.graph.params.size(); ++k) {
+      const std::string& name = plan.graph.node(plan.graph.params[k]).name;
+      CAPTURE(name);
+      // The table: one part from the lookup before the blocks, one from the head after them.
+      CHECK(plan.grads[k].size() == (name == "table" ? 2U : 1U));
+    }
+  }
+}

@@ -1,6 +1,7 @@
 // `iputrain tune` on models it was not written around (issue 45): what it finds does not depend on
-// what the model calls the parameters that size its stages, and a head tied to the embedding goes
-// back on the embedding's IPU whether the stages are sized or fixed.
+// what the model calls the parameters that size its stages, on whether it declares its stages at
+// all (without them it is cut at its repeated blocks), or on its blocks being a loop; a head tied
+// to the embedding goes back on the embedding's IPU whether the stages are sized, fixed or absent.
 #include <doctest/doctest.h>
 
 #include <unistd.h>
