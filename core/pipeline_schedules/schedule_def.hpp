@@ -1,7 +1,7 @@
 // Pipeline schedules as data: one ScheduleDef per schedule (its own file in this folder), listed
 // once in schedule_list.hpp. The config (names, accumulation rule, IPU sharing), the planner
 // (timeline, bubble, memory) and the reports all read the same definitions, so they live in core,
-// below both, in the folder's namespace; the planner takes them into its own (planner/schedule.hpp).
+// below both, in the folder's namespace; the planner takes them into its own (planner/timeline.hpp).
 //
 // The timeline says which task each IPU runs at which timestep of one accumulation cycle; a task
 // is one phase of one pipeline position on one micro-batch. Phases are an open set: forward,
