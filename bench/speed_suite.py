@@ -36,14 +36,40 @@ def machine():
     vendor = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD"}.get(fields.get("vendor_id", ""), fields.get("vendor_id", "?"))
     return {"cpu": fields.get("model name", "?"), "vendor": vendor, "family": fields.get("cpu family", "?"),
             "model": fields.get("model", "?"), "cores": os.cpu_count(), "avx512": "avx512f" in fields.get("flags", ""),
+            "vector_width": vector_width(fields.get("flags", "").split()), "flags": fields.get("flags", "").split(),
             "kernel": platform.release()}
 
 
-# OpenBLAS (DYNAMIC_ARCH) picks its kernels from the CPU's model number; a model newer than the
-# library (Debian's 0.3.21 on an Emerald Rapids Xeon, family 6 model 207) falls back to Prescott's
-# SSE3 kernels, about 4.5x slower than its AVX-512 ones. Comparing against that would flatter
-# iputrain, so the suite then re-runs itself with OPENBLAS_CORETYPE naming the AVX-512 kernels.
-GENERIC_CORES = ("Prescott", "Core2", "Penryn", "Dunnington", "Nehalem", "Katmai", "Coppermine", "Northwood")
+# OpenBLAS (DYNAMIC_ARCH) picks its kernels from the CPU's family and model; a CPU newer than the
+# library falls back to older kernels: Debian's 0.3.21 runs Prescott's SSE3 kernels on an Emerald
+# Rapids Xeon (family 6 model 207, about 4.5x slower than its AVX-512 ones) and Haswell's AVX2
+# kernels on an AMD Zen 5 (family 26: 198 against 377 GFLOP/s on 2 threads). Comparing against that
+# would flatter iputrain, so when the kernels are narrower than the CPU's vectors the suite re-runs
+# itself with OPENBLAS_CORETYPE naming the widest kernels the library has for that width, on any
+# vendor. Vector width of OpenBLAS's x86-64 cores (openblas_get_corename, lower case); any other
+# name is taken as 128 bits (SSE).
+CORE_WIDTH = {"skylakex": 512, "cooperlake": 512, "sapphirerapids": 512,
+              "haswell": 256, "zen": 256, "sandybridge": 256, "bulldozer": 256, "piledriver": 256,
+              "steamroller": 256, "excavator": 256}
+# The kernels forced per width, and the CPU flags they need.
+FORCED_CORE = {512: ("SkylakeX", ("avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl")),
+               256: ("Haswell", ("avx2", "fma"))}
+
+
+def vector_width(flags):
+    """The widest vectors OpenBLAS has kernels for among the CPU's `flags`."""
+    for width, (_, needs) in sorted(FORCED_CORE.items(), reverse=True):
+        if all(f in flags for f in needs):
+            return width
+    return 128
+
+
+def core_to_force(core, flags):
+    """The OPENBLAS_CORETYPE that gives the CPU's full vector width when `core` falls short, else None."""
+    width = vector_width(flags)
+    if core is None or width == 128 or CORE_WIDTH.get(core.lower(), 128) >= width:
+        return None
+    return FORCED_CORE[width][0]
 
 
 def openblas_core(loaded):
@@ -61,11 +87,13 @@ def fair_openblas_or_reexec(info):
     core = openblas_core(info["peer"]["loaded"])
     info["peer"]["openblas_core"] = core
     info["peer"]["coretype_forced"] = os.environ.get("IPUTRAIN_SUITE_FORCED_CORETYPE") == "1"
-    if core in GENERIC_CORES and info["machine"]["avx512"] and "OPENBLAS_CORETYPE" not in os.environ:
-        os.environ["OPENBLAS_CORETYPE"] = "SkylakeX"
+    forced = core_to_force(core, info["machine"]["flags"])
+    if forced is not None and "OPENBLAS_CORETYPE" not in os.environ:
+        os.environ["OPENBLAS_CORETYPE"] = forced
         os.environ["IPUTRAIN_SUITE_FORCED_CORETYPE"] = "1"
-        print(f"speed_suite.py: OpenBLAS chose its {core} kernels on this AVX-512 CPU; re-running with "
-              "OPENBLAS_CORETYPE=SkylakeX", file=sys.stderr)
+        print(f"speed_suite.py: OpenBLAS chose its {core} kernels ({CORE_WIDTH.get(core.lower(), 128)}-bit) on a CPU "
+              f"with {vector_width(info['machine']['flags'])}-bit vectors; re-running with OPENBLAS_CORETYPE={forced}",
+              file=sys.stderr)
         os.execv(sys.executable, [sys.executable, os.path.abspath(__file__)] + sys.argv[1:])
 
 
@@ -420,7 +448,10 @@ def main():
     print(f"machine: {m['vendor']} {m['cpu']} (family {m['family']}, model {m['model']}), {m['cores']} cores, "
           f"AVX-512 {'yes' if m['avx512'] else 'no'}")
     p = info["peer"]
-    forced = " (OPENBLAS_CORETYPE set by the suite: OpenBLAS did not know this CPU)" if p["coretype_forced"] else ""
+    forced = (f" (OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')} set by the suite: OpenBLAS's own choice "
+              f"was narrower than the CPU's {m['vector_width']}-bit vectors)" if p["coretype_forced"] else
+              f" (its own choice, {CORE_WIDTH.get((p['openblas_core'] or '').lower(), 128)}-bit kernels on "
+              f"{m['vector_width']}-bit vectors)")
     print(f"peer: torch {p['torch']}, BLAS {p['blas_info']}, loaded {', '.join(p['loaded']) or '?'}, "
           f"OpenBLAS core {p['openblas_core'] or '-'}{forced}, threads tried 1 and {cores}")
     if known:
@@ -443,7 +474,7 @@ def main():
               f"{'ok' if pipeline['met'] else 'not met'})")
     os.makedirs(os.path.dirname(args.json), exist_ok=True)
     with open(args.json, "w") as f:
-        json.dump(info, f, indent=2)
+        json.dump({**info, "machine": {k: v for k, v in info["machine"].items() if k != "flags"}}, f, indent=2)
     print(f"JSON: {args.json}")
 
 
