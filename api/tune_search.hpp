@@ -128,7 +128,6 @@ struct Context {
   //! The longest of the input and calibration plans so far: those of another depth take as long.
   mutable std::atomic<double> longest_calibration{0};
   double elapsed() const { return std::chrono::duration<double>(planner::plan_clock_now() - start).count(); }
-  bool out_of_time() const { return elapsed() >= limits.time_seconds; }
   std::chrono::steady_clock::time_point deadline() const {
     return start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                        std::chrono::duration<double>(limits.time_seconds));

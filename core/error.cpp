@@ -123,13 +123,6 @@ Error& Error::with_sources(std::shared_ptr<const SourceManager> sources) {
   return *this;
 }
 
-Error& Error::with_hint(std::string hint) {
-  if (diag_.hint.empty()) {
-    diag_.hint = std::move(hint);
-  }
-  return *this;
-}
-
 std::string Error::render() const { return iputrain::render(diag_, sources_.get()); }
 
 namespace {

@@ -52,7 +52,6 @@ class State {
 
   //! The training session (made on first use from the current config, one update per train()).
   Session& session();
-  bool has_session() const { return session_ != nullptr; }
   //! Runs one weight update; returns the outfeed values (Session::output_names() order).
   StepRecord step();
   int64_t steps_done() const { return steps_done_; }

@@ -87,7 +87,6 @@ class Graph {
     cur_stage_ = stage;
     cur_phase_ = phase;
   }
-  int32_t cursor_stage() const { return cur_stage_; }
   //! Span given to nodes appended without one (the backward pass reuses the forward node's span).
   void set_default_span(SourceSpan span) { default_span_ = span; }
 

@@ -26,14 +26,6 @@ std::vector<ValueId> unary_backward(Graph& g, ValueId id, ValueId dy);
 using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
 using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
 
-//! Input 0 and the output of a unary kernel as Eigen arrays (views; no allocation).
-inline ConstArrayMap unary_in(const KernelArgs& args) {
-  return {args.inputs[0].f32(), args.inputs[0].numel()};
-}
-inline ArrayMap unary_out(const KernelArgs& args) {
-  return {args.output.f32(), args.output.numel()};
-}
-
 //! Runs f(x, y) on blocks of the input and the output (ConstArrayMap, ArrayMap) on the shared
 //! arena; `per_element` is the rough cost of one element in multiply-adds. Block boundaries depend
 //! on the size only, so Eigen's packet/scalar split of every element is the same for any threads.

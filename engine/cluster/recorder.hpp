@@ -76,7 +76,6 @@ class Recorder {
 
   //! Host thread only, between executions: adds a span to the "host" thread of the trace.
   void add_host_span(HostSpan span) { host_.push_back(std::move(span)); }
-  const std::vector<HostSpan>& host_spans() const { return host_; }
 
   //! Keeps a trace loadable in Perfetto and chrome://tracing (tens of MB).
   static constexpr int64_t kMaxTraceEvents = 200000;

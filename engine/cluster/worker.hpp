@@ -101,7 +101,6 @@ class Worker {
   //! Where this worker's track and report entry are (ClusterShared::slot).
   int32_t slot() const { return shared_.slot.at(static_cast<size_t>(replica_ * shared_.ipus + ipu_)); }
   const DeviceMemory& memory() const { return memory_; }
-  int32_t infeed_values() const { return static_cast<int32_t>(infeed_inputs_.size()); }
   //! The graph inputs this IPU takes from the host feed, in Infeed order.
   const std::vector<ir::ValueId>& infeed_inputs() const { return infeed_inputs_; }
   void set_feed(Infeed* feed) { feed_ = feed; }

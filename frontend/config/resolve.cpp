@@ -30,16 +30,6 @@ E lookup(const std::array<std::pair<const char*, E>, N>& table, const std::strin
   throw Error(ErrorKind::Internal, fmt::format("`{}` = \"{}\" passed the schema but has no setting", key, text));
 }
 
-template <class E, size_t N>
-std::string name_in(const std::array<std::pair<const char*, E>, N>& table, E value) {
-  for (const auto& [name, v] : table) {
-    if (v == value) {
-      return name;
-    }
-  }
-  return "?";
-}
-
 constexpr std::array<std::pair<const char*, LrSchedule>, 4> kSchedules = {{
     {"constant", LrSchedule::Constant},
     {"step", LrSchedule::Step},
@@ -216,9 +206,6 @@ IpuSettings resolve_ipu(const Config& cfg) {
 }
 
 }  // namespace
-
-std::string name_of(LrSchedule s) { return name_in(kSchedules, s); }
-std::string name_of(FloatType t) { return name_in(kFloatTypes, t); }
 
 }  // namespace iputrain
 

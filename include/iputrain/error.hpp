@@ -85,8 +85,6 @@ class Error : public std::runtime_error {
 
   //! Attaches the sources the span refers to (done by the stage that owns them).
   Error& with_sources(std::shared_ptr<const SourceManager> sources);
-  //! Adds a hint if none is set yet.
-  Error& with_hint(std::string hint);
 
   //! The full located text; what the CLI prints.
   std::string render() const;

@@ -216,8 +216,4 @@ struct Settings {
   KeyLocations keys;              //!< where each key was set, for rules checked later
 };
 
-//! The config's spelling of each value ("adamw", "cosine", "f16", …), for logs and checkpoints.
-std::string name_of(LrSchedule s);
-std::string name_of(FloatType t);
-
 }  // namespace iputrain
