@@ -50,6 +50,7 @@ Plan Plan::make(const Model& model, const Config& config, const PlanRequest& req
   options.inference = request.inference;
   options.dumps = &impl->dumps;
   options.deadline = request.deadline;
+  options.keep_unfit = request.keep_unfit;
   try {
     impl->plan = planner::make_plan(graph_of(model), config::resolve(config), options);
   } catch (Error& e) {
@@ -146,6 +147,8 @@ std::string usage_bar(int64_t used, int64_t capacity, int width) { return planne
 std::vector<double> Plan::utilisation() const { return impl_->plan.cost.utilisation; }
 
 double Plan::samples_per_second() const { return impl_->plan.cost.samples_per_second; }
+bool Plan::fits() const { return impl_->plan.unfit.empty(); }
+std::string Plan::unfit_reason() const { return impl_->plan.unfit; }
 
 double Plan::cycles_per_update() const { return impl_->plan.cost.cycles_per_update; }
 

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 #include <iterator>
-#include <regex>
+#include <limits>
 #include <set>
 
 #include "api/tune_search.hpp"
@@ -46,20 +46,41 @@ void report(const Context& ctx) {
   ctx.request.progress(progress);
 }
 
-bool memory_failure(const Figures& f) { return !f.fits && f.error.rfind("the plan does not fit in memory", 0) == 0; }
+bool memory_failure(const Figures& f) { return !f.fits && f.over_ipu >= 0; }
 
-// The IPU that misses by the most and its bytes, from the planner's memory error
-// (planner/memory_model.cpp's check_fits: "... IPU 3 (...) needs 1.2 GiB (N bytes) at its peak ... but holds
-// 900 MiB (M bytes)").
-void read_overflow(Figures& f) {
-  static const std::regex first(
-      R"(^the plan does not fit in memory: IPU (\d+) .*?needs [^(]*\((\d+) bytes\).* but holds [^(]*\((\d+) bytes\))");
-  std::smatch m;
-  const std::string line = f.error.substr(0, f.error.find('\n'));
-  if (std::regex_search(line, m, first)) {
-    f.over_ipu = static_cast<int32_t>(std::stol(m[1]));
-    f.peak = std::stoll(m[2]);
-    f.capacity = std::stoll(m[3]);
+// A plan that fits: its throughput, fullest IPU, batch, layout and stage cycles.
+void read_figures(const Plan& plan, Figures& f) {
+  f.fits = true;
+  f.samples_per_second = plan.samples_per_second();
+  f.bubble = plan.bubble_fraction();
+  for (const PlanMemory& m : plan.memory()) {
+    f.peak = std::max(f.peak, m.total_peak);
+    f.capacity = m.capacity;
+  }
+  f.micro_batch = plan.micro_batch();
+  f.accumulation = plan.accumulation_count();
+  f.replicas = plan.replicas();
+  f.ipus_per_replica = plan.ipus_per_replica();
+  f.schedule = plan.schedule();
+  for (const PlanStage& s : plan.stages()) {
+    f.stage_cycles.push_back(s.forward_cycles + s.backward_cycles);
+  }
+}
+
+// A plan that does not fit in memory (PlanRequest::keep_unfit): the IPU of a replica that misses
+// by the most, its peak and its capacity.
+void read_overflow(const Plan& plan, Figures& f) {
+  f.fits = false;
+  f.error = plan.unfit_reason();
+  int64_t worst = std::numeric_limits<int64_t>::min();
+  const std::vector<PlanMemory> memory = plan.memory();
+  for (size_t i = 0; i < memory.size(); ++i) {
+    if (memory[i].total_peak - memory[i].capacity > worst) {
+      worst = memory[i].total_peak - memory[i].capacity;
+      f.over_ipu = static_cast<int32_t>(i);
+      f.peak = memory[i].total_peak;
+      f.capacity = memory[i].capacity;
+    }
   }
 }
 
@@ -82,21 +103,12 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
     // Planning stops between passes at the budget: a long plan no longer carries the search past it.
     PlanRequest request;
     request.deadline = ctx.deadline();
+    request.keep_unfit = true;
     const Plan plan = Plan::make(model, config, request);
-    f.fits = true;
-    f.samples_per_second = plan.samples_per_second();
-    f.bubble = plan.bubble_fraction();
-    for (const PlanMemory& m : plan.memory()) {
-      f.peak = std::max(f.peak, m.total_peak);
-      f.capacity = m.capacity;
-    }
-    f.micro_batch = plan.micro_batch();
-    f.accumulation = plan.accumulation_count();
-    f.replicas = plan.replicas();
-    f.ipus_per_replica = plan.ipus_per_replica();
-    f.schedule = plan.schedule();
-    for (const PlanStage& s : plan.stages()) {
-      f.stage_cycles.push_back(s.forward_cycles + s.backward_cycles);
+    if (plan.fits()) {
+      read_figures(plan, f);
+    } else {
+      read_overflow(plan, f);
     }
   } catch (const Error& e) {
     if (e.diagnostic().message == kPlanAbandoned) {
@@ -104,7 +116,6 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
     }
     f.fits = false;
     f.error = e.diagnostic().message;
-    read_overflow(f);
   }
   f.seconds = std::chrono::duration<double>(planner::plan_clock_now() - start).count();
   std::atomic<double>& longest = kind == PlanKind::Calibration ? ctx.longest_calibration : ctx.longest_plan;

@@ -136,6 +136,9 @@ struct Plan {
   DevicePrograms programs;    //!< per-IPU instruction lists of one cycle
   std::vector<IpuMemory> memory;  //!< per IPU of a replica
   CostReport cost;
+  //! With PlanOptions::keep_unfit, a plan that does not fit in memory: the error it would have
+  //! raised (its cost was not simulated). Empty when it fits.
+  std::string unfit;
 
   //! The nodes one micro-batch runs: the training program, or the forward program of an inference plan.
   const std::vector<ir::ValueId>& program() const { return decided.training ? train_program : eval_program; }
@@ -164,6 +167,8 @@ struct PlanOptions {
   bool predict = false;
   //! Stop with Error(Plan, kPlanAbandoned) at the first pass boundary after this time.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  //! A plan that does not fit in memory is returned with Plan::unfit set instead of raising.
+  bool keep_unfit = false;
 };
 
 //! One row of the pass table make_plan walks: what the pass reads and writes of the plan.

@@ -168,6 +168,7 @@ struct PassContext {
   Plan& plan;
   const Settings& settings;  // the config, resolved once (with its keys' locations)
   bool training = false;
+  bool keep_unfit = false;  // PlanOptions::keep_unfit
 };
 
 // The frontend's graph must already be well-formed; checking here localises frontend bugs.
@@ -296,11 +297,23 @@ void buffers_pass(PassContext& c) {
 void memory_pass(PassContext& c) {
   c.plan.memory = estimate_memory(c.plan);
   check_io_tiles(c.plan, c.settings.keys);
-  check_fits(c.plan);
+  if (!c.keep_unfit) {
+    check_fits(c.plan);
+    return;
+  }
+  try {
+    check_fits(c.plan);
+  } catch (const Error& e) {
+    c.plan.unfit = e.diagnostic().message;
+  }
 }
 
-// Simulated cycles of the whole plan: throughput, utilisation, bubble.
-void cost_pass(PassContext& c) { c.plan.cost = simulate_plan(c.plan); }
+// Simulated cycles of the whole plan: throughput, utilisation, bubble (none for a plan kept unfit).
+void cost_pass(PassContext& c) {
+  if (c.plan.unfit.empty()) {
+    c.plan.cost = simulate_plan(c.plan);
+  }
+}
 
 struct PassDef {
   PassInfo info;
@@ -395,7 +408,7 @@ Plan make_plan(const ir::Graph& forward, const Settings& settings, const PlanOpt
     std::erase_if(plan.graph.outputs, [](const ir::Output& o) { return o.per_sample; });
   }
   const PlanDeadlineScope deadline(options.deadline);
-  PassContext context{plan, settings, plan.graph.loss != ir::kNoValue};
+  PassContext context{plan, settings, plan.graph.loss != ir::kNoValue, options.keep_unfit};
   for (const PassDef& pass : pass_table()) {
     run_pass(pass, context, options);
   }

@@ -33,6 +33,10 @@ struct PlanRequest {
   //! When set, planning stops at the first pass boundary after this time: Plan::make throws
   //! Error(Plan) with kPlanAbandoned as its message (`iputrain tune` keeps to its budget so).
   std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt;
+  //! Return a plan that does not fit in memory instead of throwing its Error(Plan): Plan::fits()
+  //! is then false, memory() holds every IPU's peak as planned and no cost is simulated (samples/s
+  //! 0). `iputrain tune` reads from it how far a candidate misses.
+  bool keep_unfit = false;
 };
 
 //! One pass of the planner: what it reads and writes of the plan, and what it is for.
@@ -135,6 +139,10 @@ class Plan {
   //! [replica][logical IPU] -> physical IPU id.
   std::vector<std::vector<int32_t>> physical_ipus() const;
   double samples_per_second() const;        //!< predicted, all replicas
+  //! False only for a plan made with PlanRequest::keep_unfit that does not fit in memory;
+  //! unfit_reason() then gives the error Plan::make would have raised.
+  bool fits() const;
+  std::string unfit_reason() const;
   double cycles_per_update() const;
   double bubble_fraction() const;           //!< from the simulated timeline
   double analytic_bubble_fraction() const;  //!< the schedule's formula

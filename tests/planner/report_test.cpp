@@ -459,3 +459,33 @@ TEST_CASE("--dump-after: known passes dump, an unknown one is a usage error nami
     CHECK(has(e.hint(), "verify, auto-stage, place"));
   }
 }
+
+TEST_CASE("PlanRequest::keep_unfit returns a plan that does not fit, with its memory and the error it spares") {
+  const Model model = Model::parse(kThreeStages);
+  const Config small = config::parse(
+      "[ipu]\nauto_select_ipus = 3\n[pipeline]\ngradient_accumulation_count = 6\n"
+      "[device]\nmemory_per_tile = 8\n");
+  std::string raised;
+  try {
+    (void)iputrain::Plan::make(model, small);
+    FAIL("a plan over the IPUs' memory was made");
+  } catch (const Error& e) {
+    raised = e.diagnostic().message;
+  }
+  PlanRequest request;
+  request.keep_unfit = true;
+  const iputrain::Plan unfit = iputrain::Plan::make(model, small, request);
+  CHECK_FALSE(unfit.fits());
+  CHECK(unfit.unfit_reason() == raised);
+  CHECK(unfit.samples_per_second() == 0);  // no cost simulated
+  bool over = false;
+  for (const iputrain::PlanMemory& m : unfit.memory()) {
+    over = over || m.total_peak > m.capacity;
+  }
+  CHECK(over);
+  const iputrain::Plan fits = iputrain::Plan::make(
+      model, config::parse("[ipu]\nauto_select_ipus = 3\n[pipeline]\ngradient_accumulation_count = 6\n"), request);
+  CHECK(fits.fits());
+  CHECK(fits.unfit_reason().empty());
+  CHECK(fits.samples_per_second() > 0);
+}
