@@ -77,17 +77,13 @@ void crossings(const ir::Graph& g, const Liveness& live, Sequence& seq) {
   }
 }
 
-Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
+// The sequence without costs: what finding the blocks and cutting at them need.
+Sequence make_sequence(const ir::Graph& g) {
   Sequence seq;
   for (ir::ValueId id = 0; id < g.size(); ++id) {
     if (!is_leaf(g.node(id))) {
       seq.nodes.push_back(id);
     }
-  }
-  const std::vector<bool> trained = trained_nodes(g, seq.nodes);
-  for (ir::ValueId id : seq.nodes) {
-    // Backward ops cost about twice their forward op (a matmul's two gradient matmuls).
-    seq.cost.push_back(op_cycles(g, id, device) * (trained[static_cast<size_t>(id)] ? 3.0 : 1.0));
   }
   const Liveness live = liveness(g, seq.nodes);
   seq.memory.assign(seq.nodes.size(), 0.0);
@@ -99,6 +95,23 @@ Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
   }
   crossings(g, live, seq);
   return seq;
+}
+
+Sequence make_sequence(const ir::Graph& g, const DeviceModel& device) {
+  Sequence seq = make_sequence(g);
+  const std::vector<bool> trained = trained_nodes(g, seq.nodes);
+  for (ir::ValueId id : seq.nodes) {
+    // Backward ops cost about twice their forward op (a matmul's two gradient matmuls).
+    seq.cost.push_back(op_cycles(g, id, device) * (trained[static_cast<size_t>(id)] ? 3.0 : 1.0));
+  }
+  return seq;
+}
+
+// The sequence of `g` and its repeated blocks.
+std::pair<Sequence, Blocks> with_blocks(const ir::Graph& g) {
+  Sequence seq = make_sequence(g);
+  const Blocks b = find_blocks(g, seq.nodes, seq.crossing);
+  return {std::move(seq), b};
 }
 
 // Prefix sums of cost and of parameter memory, and the per-stage memory limit.
@@ -385,19 +398,17 @@ void mark_segments(ir::Graph& g) {
   if (g.stages.size() > 1) {
     return;
   }
-  const Sequence seq = make_sequence(g, DeviceModel::ipu2());
-  const Blocks b = find_blocks(g, seq.nodes, seq.crossing);
+  const auto [seq, b] = with_blocks(g);
   if (b.count == 0) {
     return;
   }
   for (size_t k = 0; k < seq.nodes.size(); ++k) {
-    g.node(seq.nodes[k]).model_stage = k < b.first ? 0 : (k < b.start(b.count) ? 1 : 2);
+    g.node(seq.nodes[k]).model_stage = b.segment(k);
   }
 }
 
 ModelBlocks model_blocks(const ir::Graph& g) {
-  const Sequence seq = make_sequence(g, DeviceModel::ipu2());
-  const Blocks b = find_blocks(g, seq.nodes, seq.crossing);
+  const auto [seq, b] = with_blocks(g);
   ModelBlocks out{b.count, static_cast<int64_t>(b.period), false};
   if (b.count == 0) {
     return out;
@@ -407,9 +418,9 @@ ModelBlocks model_blocks(const ir::Graph& g) {
   for (size_t k = 0; k < seq.nodes.size(); ++k) {
     for (ir::ValueId in : g.node(seq.nodes[k]).inputs) {
       if (ir::is_weight(g.node(in))) {
-        if (k < b.first) {
+        if (b.segment(k) == 0) {
           before[static_cast<size_t>(in)] = true;
-        } else if (k >= b.start(b.count) && before[static_cast<size_t>(in)]) {
+        } else if (b.segment(k) == 2 && before[static_cast<size_t>(in)]) {
           out.tied_tail = true;
         }
       }
@@ -438,8 +449,7 @@ void auto_stage(ir::Graph& g, int32_t stages, const DeviceModel& device, double 
 
 void auto_stage_blocks(ir::Graph& g, const std::vector<int64_t>& blocks_per_stage) {
   check_forward_only(g);
-  const Sequence seq = make_sequence(g, DeviceModel::ipu2());
-  const Blocks b = find_blocks(g, seq.nodes, seq.crossing);
+  const auto [seq, b] = with_blocks(g);
   int64_t sum = 0;
   for (int64_t c : blocks_per_stage) {
     sum += c;

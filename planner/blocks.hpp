@@ -19,6 +19,8 @@ struct Blocks {
 
   //! Position of the node that starts block k (k = count: the node after the last block).
   size_t start(int64_t k) const { return first + static_cast<size_t>(k) * period; }
+  //! The segment of the node at `position`: 0 before the blocks, 1 in them, 2 after them.
+  int32_t segment(size_t position) const { return position < first ? 0 : (position < start(count) ? 1 : 2); }
 };
 
 //! The family of `nodes` (compute nodes of `g` in the order they run) covering the most nodes, at

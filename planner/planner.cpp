@@ -184,8 +184,6 @@ void auto_stage_pass(PassContext& c) {
   if (run.pipeline.auto_stages > 0) {
     // Each stage must hold its weights, one gradient accumulator and the optimizer's state;
     // activations depend on the schedule and are checked by the memory pass.
-    const bool offloaded = run.pipeline.offload_optimizer_state;
-    const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_per_weight(c.plan.graph, run.optimizer));
     if (!run.pipeline.auto_stage_blocks.empty()) {
       try {
         auto_stage_blocks(c.plan.graph, run.pipeline.auto_stage_blocks);
@@ -194,6 +192,8 @@ void auto_stage_pass(PassContext& c) {
       }
       return;
     }
+    const bool offloaded = run.pipeline.offload_optimizer_state;
+    const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_per_weight(c.plan.graph, run.optimizer));
     auto_stage(c.plan.graph, run.pipeline.auto_stages, DeviceModel::from_config(run.ipu.device), per_weight_byte);
   }
 }
@@ -297,13 +297,12 @@ void buffers_pass(PassContext& c) {
 void memory_pass(PassContext& c) {
   c.plan.memory = estimate_memory(c.plan);
   check_io_tiles(c.plan, c.settings.keys);
-  if (!c.keep_unfit) {
-    check_fits(c.plan);
-    return;
-  }
   try {
     check_fits(c.plan);
   } catch (const Error& e) {
+    if (!c.keep_unfit) {
+      throw;
+    }
     c.plan.unfit = e.diagnostic().message;
   }
 }
