@@ -62,9 +62,11 @@ Perturbation parse_perturbation(const std::string& text) {
 }
 
 // True when the reference must keep the plan's replicas: `sum` adds the micro-batches but averages
-// the replicas, so R replicas of A micro-batches train a gradient 1/R of one IPU's R x A sum.
+// the replicas, so R replicas of A micro-batches train a gradient 1/R of one IPU's R x A sum; and a
+// model whose values depend on the replica (its own collectives, a distributed batch norm) computes
+// other numbers on other replicas.
 bool keeps_replicas(const Config& config, const Plan& plan) {
-  return config.pipeline.reduction_method == "sum" && plan.replicas() > 1;
+  return (config.pipeline.reduction_method == "sum" || plan.replica_dependent()) && plan.replicas() > 1;
 }
 
 // The one-IPU run of the same training: every layout key back to one IPU, every model stage on it,
@@ -184,9 +186,10 @@ int run_verify(const VerifyArgs& args) {
   fmt::print("verify: plan      {}\n", describe(plan));
   fmt::print("verify: reference {}\n", describe(ref_plan));
   if (keeps_replicas(config, plan)) {
-    fmt::print(
-        "verify: reduction_method = \"sum\" averages the replicas, which one IPU cannot: the reference "
-        "keeps them, one IPU each\n");
+    fmt::print("verify: {}: the reference keeps them, one IPU each\n",
+               plan.replica_dependent()
+                   ? "the model computes values across its replicas (its collectives, replication_index)"
+                   : "reduction_method = \"sum\" averages the replicas, which one IPU cannot");
   }
   Session session(model, plan_config, plan);
   Session reference(model, ref_config, ref_plan);

@@ -32,6 +32,7 @@ LoadedModel load_model(const std::string& path, const std::string* text, const P
   try {
     const std::string owned = text == nullptr ? read_file(path) : std::string();
     Program program(sources);
+    program.define("batch_norm_replica_group", Value::of_int(overrides.batch_norm_group));
     const ModuleScope& main = program.load_main(path, text == nullptr ? owned : *text);
     Elaborated e = elaborate(main, overrides, *sources);
     e.graph.verify();

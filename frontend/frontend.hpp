@@ -22,6 +22,9 @@ struct ParamOverrides {
   //! The value of the model's int parameter `batch` when `values` leaves it alone (0: its
   //! default): Settings::model_batch, data.batch_size per slice.
   int64_t batch = 0;
+  //! `ipu.norms.experimental.distributed_batch_norm_replica_group_size`: the replicas whose
+  //! batch-norm statistics nn.batch_norm shares by default (the builtin int batch_norm_replica_group).
+  int64_t batch_norm_group = 1;
 };
 
 //! A model file parsed, checked and lowered.

@@ -28,7 +28,7 @@ Model Model::load(const std::string& path, const std::map<std::string, ParamValu
 Model Model::load(const std::string& path, const Config& config) {
   const Settings settings = config::resolve(config);
   auto impl = std::make_shared<Impl>();
-  impl->loaded = frontend::load_model(path, nullptr, {config.model, &settings.keys, settings.model_batch});
+  impl->loaded = frontend::load_model(path, nullptr, {config.model, &settings.keys, settings.model_batch, settings.ipu.batch_norm_group});
   return Model(std::move(impl));
 }
 

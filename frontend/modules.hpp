@@ -22,6 +22,8 @@ class Program {
   const ModuleScope& load_main(const std::string& path, const std::string& text);
 
   const Scope& builtins() const { return builtins_; }
+  //! Binds `name` among the builtins of every module (a compile-time value the caller sets).
+  void define(const std::string& name, Value value) { builtins_.set(name, std::move(value)); }
 
  private:
   ModuleScope& load(const std::string& name, const std::string& path, const std::string& text);

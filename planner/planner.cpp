@@ -10,6 +10,7 @@
 #include "planner/auto_stage.hpp"
 #include "planner/autodiff.hpp"
 #include "planner/buffer_assignment.hpp"
+#include "planner/collectives.hpp"
 #include "planner/deadline.hpp"
 #include "planner/lowering.hpp"
 #include "planner/memory_model.hpp"
@@ -219,6 +220,7 @@ void place_pass(PassContext& c) {
     plan.decided.offload_weights = false;
   }
   plan.placement = make_placement(plan.graph, c.settings, shape);
+  check_collectives(plan.graph, plan.placement.replicas);
 }
 
 // Reverse-mode autodiff appends the backward graph; backward nodes keep their forward node's stage.

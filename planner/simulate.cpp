@@ -7,6 +7,7 @@
 
 #include "core/optim_table.hpp"
 #include "iputrain/error.hpp"
+#include "planner/collectives.hpp"
 #include "planner/sharding.hpp"
 #include "planner/topology.hpp"
 
@@ -24,6 +25,14 @@ void add_nodes(InstrCost& c, const Plan& plan, const std::vector<ir::ValueId>& n
     // A matmul's or convolution's passes beyond the first read their operands again.
     const ir::Node& n = plan.graph.node(id);
     c.compute += op_temporaries(plan.graph, id, plan.limits(n.stage, n.phase), plan.decided.device).extra_cycles;
+    if (ir::op_def(n.op).traffic != nullptr) {
+      // The model's own collective: its group's exchange, after the IPUs of the group synchronise.
+      const std::array<double, 3> seconds = collective_node_seconds(plan, id);
+      for (size_t i = 0; i < seconds.size(); ++i) {
+        c.collective[i] += seconds[i] * plan.decided.device.clock_hz;
+      }
+      c.sync += plan.decided.device.sync_cycles;
+    }
   }
 }
 

@@ -9,6 +9,7 @@
 // docs/ops.md is stale). core/CMakeLists.txt finds the op files by themselves.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -60,6 +61,9 @@ inline constexpr OpFlags grad_pole = 1U << 8;
 inline constexpr OpFlags checkpoint = 1U << 9;
 //! Writes back its state input (a non-trainable parameter) while training.
 inline constexpr OpFlags state_update = 1U << 10;
+//! Its result depends on the replica that runs it (a collective, replication_index): a reference
+//! run keeps the plan's replicas (`verify`), and the op's `group` must divide them.
+inline constexpr OpFlags per_replica = 1U << 11;
 }  // namespace op_flags
 
 //! A typed view of one buffer, as kernels see it.
@@ -74,6 +78,20 @@ struct Tensor {
   const Shape& shape() const { return type->shape; }
 };
 
+//! How a collective op's kernel meets the same node on the other replicas of the run. The engine's
+//! cluster gives every virtual IPU one (engine/cluster/replica_exchange.hpp); without one the run
+//! has a single replica.
+class ReplicaLink {
+ public:
+  virtual ~ReplicaLink() = default;
+  virtual int32_t replica() const = 0;   //!< this replica, 0 .. replicas() - 1
+  virtual int32_t replicas() const = 0;  //!< the run's replicas (replication_factor)
+  //! Posts `bytes` bytes at `data` and blocks until every replica has posted its bytes of the same
+  //! node; returns them all, in replica order (this replica's too). They stay readable until this
+  //! replica's next exchange. Every replica posts the same number of bytes.
+  virtual std::span<const std::byte* const> exchange(const void* data, size_t bytes) = 0;
+};
+
 //! Per-step facts a few kernels need (random ops key their streams by them, so results depend on
 //! the seed, the parameter path, the step and the sample, never on the thread or the device).
 struct ExecContext {
@@ -81,6 +99,7 @@ struct ExecContext {
   int64_t step = 0;           //!< 0-based micro-batch step within the run
   int64_t sample_offset = 0;  //!< global index of the micro-batch's first sample (replicas differ)
   bool training = true;       //!< false for eval/predict programs
+  ReplicaLink* replicas = nullptr;  //!< collective ops' link to the other replicas (null: one replica)
 };
 
 //! What a forward kernel receives. Kernels must not allocate: all buffers are preallocated.
@@ -99,6 +118,14 @@ struct Cost {
   double flops = 0;      //!< floating-point operations
   double bytes_in = 0;   //!< bytes read
   double bytes_out = 0;  //!< bytes written
+};
+
+//! What a collective op sends between replicas, priced by the planner over the system's links.
+enum class CollectiveKind : uint8_t { AllReduce, AllGather, ReduceScatter, AllToAll };
+struct ReplicaTraffic {
+  CollectiveKind kind = CollectiveKind::AllReduce;
+  double bytes = 0;   //!< the whole tensor on each replica (an all-gather: its result)
+  int64_t group = 0;  //!< replicas that take part together (0: all of the run's)
 };
 
 //! Thrown by shape functions; Graph::add turns it into a located iputrain::Error.
@@ -157,6 +184,8 @@ struct OpDef {
   //! where that differs from NumPy or PyTorch, why. Required of every op with a kernel
   //! (iputrain_gen_ops_doc refuses to write the docs without it); tests/diff checks it.
   std::string_view edges = {};
+  //! Collective ops (ExecContext::replicas): what the node exchanges between replicas; nullptr = none.
+  ReplicaTraffic (*traffic)(const Graph& g, const Node& node) = nullptr;
 };
 
 //! The op table entry for `kind`.

@@ -75,8 +75,12 @@ Cluster::Cluster(const planner::Plan& plan, const Settings& settings, int32_t in
       generation.assign(plan.graph.params.size(), 0.0);
     }
   }
+  const size_t exchanged = largest_exchange(plan);
   for (int32_t i = 0; i < s.ipus; ++i) {
     s.reduce_meet.push_back(std::make_unique<Rendezvous>(s.local_replicas));
+    if (s.replicas > 1) {
+      s.exchanges.push_back(std::make_unique<ExchangeStaging>(s.local_replicas, s.replicas, exchanged));
+    }
   }
   s.trees.resize(static_cast<size_t>(s.ipus));
   std::vector<std::string> names;
@@ -422,6 +426,9 @@ void Cluster::abort_all() {
   }
   for (auto& r : shared_->clip_meet) {
     r->abort();
+  }
+  for (auto& e : shared_->exchanges) {
+    e->meet.abort();
   }
   shared_->overflow_meet->abort();
   if (shared_->link) {

@@ -104,6 +104,9 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
   if (workspace > 0) {
     workspace_ = AlignedBlock(workspace);
   }
+  if (shared.replicas > 1) {
+    exchange_ = std::make_unique<ReplicaExchange>(shared, replica, ipu, index_);
+  }
   build_ops(update_.weight_copies());
   build_gathers();
   records_.assign(static_cast<size_t>(shared.max_updates * shared.outputs), 0.0);
@@ -199,7 +202,11 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
     case InstrKind::Recompute:
     case InstrKind::Backward:
     case InstrKind::BackwardWeights: {
-      const ir::ExecContext ctx{shared_.settings.seed, g, g * shared_.micro_batch_size, shared_.plan.decided.training};
+      const ir::ExecContext ctx{shared_.settings.seed, g, g * shared_.micro_batch_size, shared_.plan.decided.training,
+                                exchange_.get()};
+      if (exchange_) {
+        exchange_->set_at(op.instr);
+      }
       // Training names the update and micro-batch; inference the batch of the data (g + 1).
       const FpTrapSite site = shared_.plan.decided.training
                                   ? FpTrapSite{traps_, shared_.run_label, update + 1, op.m, replica_, g}

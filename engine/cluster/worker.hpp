@@ -21,6 +21,7 @@
 #include "engine/cluster/memory_account.hpp"
 #include "engine/cluster/recorder.hpp"
 #include "engine/cluster/rendezvous.hpp"
+#include "engine/cluster/replica_exchange.hpp"
 #include "engine/cluster/stall_detector.hpp"
 #include "engine/cluster/task_program.hpp"
 #include "engine/cluster/weight_update.hpp"
@@ -56,6 +57,8 @@ struct ClusterShared {
   std::map<std::pair<int32_t, int32_t>, int32_t> channel_index;  //!< (from, to) -> plan channel
   std::vector<std::unique_ptr<Rendezvous>> reduce_meet;  //!< per IPU of a replica: its local replicas
   std::vector<std::unique_ptr<Rendezvous>> clip_meet;    //!< per local replica: its IPUs
+  //! Per IPU of a replica, with several replicas: where the model's collective ops meet.
+  std::vector<std::unique_ptr<ExchangeStaging>> exchanges;
   //! Every worker of every replica, once per update under dynamic loss scaling: did any of its
   //! results or gradients overflow? All skip the update together.
   std::unique_ptr<Rendezvous> overflow_meet;
@@ -179,6 +182,7 @@ class Worker {
   std::optional<HalfRounding> rounding_;  // f16/bf16 compute: how every task result is rounded
   FpTraps traps_;                         // ipu.floating_point_behaviour.inv|div0|oflo: check every task result
   WeightUpdate update_;
+  std::unique_ptr<ReplicaExchange> exchange_;  // with several replicas: the collective ops' link
   AlignedBlock workspace_;
   std::vector<std::unique_ptr<TaskProgram>> tasks_;  // one per task instruction of the program
   std::vector<Op> ops_;

@@ -122,13 +122,11 @@ std::vector<KeySpec> ipu_keys() {
           "Two-pass variance (subtract the mean first) in batch, group, layer and instance norms.")
           .no_effect("the standard library's norms always take the variance in two passes (the mean first, then the "
                      "mean of squared deviations), the stable form this key asks for"),
-      key(IPUTRAIN_KEY(ipu.norms.experimental.distributed_batch_norm_replica_group_size), Int, 1, Refused,
-          "All-reduce training batch-norm statistics over groups of this many consecutive replicas.",
-          Range::at_least(1))
-          .refused("batch-norm statistics are taken per replica; exchanging them between replicas inside the forward "
-                   "pass is not implemented",
-                   "remove it: each replica normalizes with its own micro-batch's statistics (the moving statistics "
-                   "are still averaged over replicas)"),
+      key(IPUTRAIN_KEY(ipu.norms.experimental.distributed_batch_norm_replica_group_size), Int, 1, Runs,
+          "Training batch-norm statistics shared by groups of this many consecutive replicas: nn.batch_norm "
+          "averages its batch mean and variance over the group's micro-batches with cross_replica_mean (the "
+          "model's compile-time int `batch_norm_replica_group`; a layer's `replica_group` overrides it).",
+          Range::at_least(1)),
 
       key(IPUTRAIN_KEY(ipu.optimizations.prefetch_data_streams), Bool, true, Runs,
           "Prefetch infeed batches on a background thread while the device runs."),

@@ -133,6 +133,10 @@ class Plan {
   int64_t accumulation_count() const;  //!< micro-batches per weight update, per replica
   int64_t micro_batch() const;
   int64_t global_batch() const;  //!< micro-batch x accumulation count x replicas
+  //! True when the model computes values that depend on the replica (its own collectives such as
+  //! cross_replica_sum or a distributed batch norm, replication_index): its numbers then change
+  //! with the replicas, and a reference run keeps them.
+  bool replica_dependent() const;
   std::vector<PlanStage> stages() const;
   std::vector<PlanMemory> memory() const;   //!< per logical IPU of a replica
   std::vector<double> utilisation() const;  //!< per logical IPU: busy share of a weight update

@@ -1,0 +1,79 @@
+#include "planner/collectives.hpp"
+
+#include <fmt/format.h>
+
+#include "core/ops/collective_util.hpp"
+#include "iputrain/error.hpp"
+#include "planner/topology.hpp"
+
+namespace iputrain::planner {
+
+void check_collectives(const ir::Graph& g, int32_t replicas) {
+  for (ir::ValueId id = 0; id < g.size(); ++id) {
+    const ir::Node& n = g.node(id);
+    const ir::OpDef& def = ir::op_def(n.op);
+    if (def.traffic == nullptr) {
+      continue;
+    }
+    const int64_t group = def.traffic(g, n).group;
+    if (ir::group_size(group, replicas) == 0) {
+      throw Error(ErrorKind::Semantic,
+                  fmt::format("{} over groups of {} replicas, but the plan has {} replica{}", def.name, group,
+                              replicas, replicas == 1 ? "" : "s"),
+                  n.span,
+                  "give `group` a divisor of the replicas, or change the replicas (ipu.auto_select_ipus / IPUs "
+                  "per replica)");
+    }
+  }
+}
+
+namespace {
+
+Collective kind_of(ir::CollectiveKind k) {
+  switch (k) {
+    case ir::CollectiveKind::AllGather:
+      return Collective::AllGather;
+    case ir::CollectiveKind::ReduceScatter:
+    case ir::CollectiveKind::AllToAll:  // each member sends (G - 1) / G of its tensor, G - 1 steps
+      return Collective::ReduceScatter;
+    case ir::CollectiveKind::AllReduce:
+      break;
+  }
+  return Collective::AllReduce;
+}
+
+}  // namespace
+
+std::array<double, 3> collective_node_seconds(const Plan& plan, ir::ValueId id) {
+  std::array<double, 3> out{};
+  const ir::Node& n = plan.graph.node(id);
+  const ir::OpDef& def = ir::op_def(n.op);
+  if (def.traffic == nullptr) {
+    return out;
+  }
+  const ir::ReplicaTraffic t = def.traffic(plan.graph, n);
+  const int64_t group = ir::group_size(t.group, plan.placement.replicas);
+  if (group <= 1) {
+    return out;
+  }
+  // The group's copies of this IPU sit where replicas 0 .. G - 1 sit (every group alike).
+  const auto& physical = plan.placement.physical;
+  const std::vector<std::vector<int32_t>> members(physical.begin(), physical.begin() + group);
+  const Topology topology = make_topology(plan.placement.topology.system, members);
+  const std::vector<double> seconds = collective_seconds(topology, kind_of(t.kind), t.bytes);
+  for (size_t i = 0; i < seconds.size() && i < out.size(); ++i) {
+    out[i] = seconds[i];
+  }
+  return out;
+}
+
+int64_t collective_nodes(const Plan& plan) {
+  int64_t count = 0;
+  const auto& program = plan.decided.training ? plan.train_program : plan.eval_program;
+  for (ir::ValueId id : program) {
+    count += ir::op_def(plan.graph.node(id).op).traffic != nullptr ? 1 : 0;
+  }
+  return count;
+}
+
+}  // namespace iputrain::planner

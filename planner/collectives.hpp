@@ -1,0 +1,23 @@
+// The model's own collectives (ops with OpDef::traffic: cross_replica_sum, all_gather,
+// reduce_scatter, all_to_all): their groups checked against the plan's replicas, and their traffic
+// priced over the system as built (planner/topology.hpp), on the IPU that runs them, every time
+// they run (each micro-batch, in the forward and the backward pass alike).
+#pragma once
+
+#include <array>
+
+#include "planner/plan.hpp"
+
+namespace iputrain::planner {
+
+//! Refuses a collective whose group does not divide `replicas`, at the node's place in the model.
+void check_collectives(const ir::Graph& g, int32_t replicas);
+
+//! Seconds node `id`'s exchange takes per level of the topology (machine, IPU-Links, GW-Links),
+//! among the IPU copies of its group (G consecutive replicas); zeros for other nodes.
+std::array<double, 3> collective_node_seconds(const Plan& plan, ir::ValueId id);
+
+//! Nodes of the training (or evaluation) program that exchange values between replicas.
+int64_t collective_nodes(const Plan& plan);
+
+}  // namespace iputrain::planner
