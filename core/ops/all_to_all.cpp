@@ -5,6 +5,7 @@
 // Gradient: the exchange the other way round, all_to_all of dy with the two axes swapped.
 #include <fmt/format.h>
 
+#include <array>
 #include <cstring>
 
 #include "core/ops/collective_util.hpp"
@@ -59,12 +60,14 @@ void forward(const KernelArgs& args) {
   const size_t esize = dtype_size(x.type->dtype);
   const int64_t chunk = in[a.split] / members.size();     // rows of one chunk along split_axis
   const int64_t piece = out[a.concat] / members.size();  // rows one member brings along concat_axis
-  Shape in_strides(in.size(), 1);
+  // Fixed arrays: a kernel allocates nothing.
+  std::array<int64_t, kMaxRank> in_strides{};
+  in_strides[in.size() - 1] = 1;
   for (size_t d = in.size(); d-- > 1;) {
     in_strides[d - 1] = in_strides[d] * in[d];
   }
   auto* y = static_cast<std::byte*>(args.output.data);
-  Shape idx(out.size(), 0);
+  std::array<int64_t, kMaxRank> idx{};
   for (int64_t o = 0; o < args.output.numel(); ++o) {
     // Output index -> the member that sent it and where it sits in that member's x.
     const int64_t from = idx[a.concat] / piece;

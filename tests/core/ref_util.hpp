@@ -84,5 +84,7 @@ void add_scan_cases(std::vector<OpCase>& cases);
 void add_recurrent_cases(std::vector<OpCase>& cases);
 //! ctc_loss, ctc_loss_grad and ctc_greedy_decode: op_cases_ctc.cpp.
 void add_ctc_cases(std::vector<OpCase>& cases);
+//! The collectives at one replica: op_cases_collective.cpp.
+void add_collective_cases(std::vector<OpCase>& cases);
 
 }  // namespace iputrain::test
