@@ -52,7 +52,8 @@ Plan Plan::make(const Model& model, const Config& config, const PlanRequest& req
   options.deadline = request.deadline;
   options.keep_unfit = request.keep_unfit;
   try {
-    impl->plan = planner::make_plan(graph_of(model), config::resolve(config), options);
+    const Settings settings = config::resolve(config);
+    impl->plan = planner::make_plan(graph_for(model, settings), settings, options);
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }

@@ -51,7 +51,7 @@ steps_per_execution = 4
 )",
                                        device);
   const Config config = config::parse(text, "<bench>");
-  const Model model = Model::parse(kModel, "<bench>", {});
+  const Model model = Model::parse(kModel, "<bench>");
   Session session(model, config);
   const TrainSummary summary = session.train();
   return {session.run_report(), summary.samples_per_second};

@@ -86,7 +86,7 @@ std::unique_ptr<Session::Impl> Session::Impl::make(const Model& model, engine::S
   auto impl = std::make_unique<Impl>(model, std::move(config));
   Impl& s = *impl;
   try {
-    s.plan = planner::make_plan(graph_of(model), s.settings);
+    s.plan = planner::make_plan(graph_for(model, s.settings), s.settings);
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)
   }

@@ -43,6 +43,7 @@ LoadedModel load_model(const std::string& path, const std::string* text, const P
     out.params = std::move(e.params);
     out.warnings = std::move(e.warnings);
     out.sources = std::move(sources);
+    out.batch_norm_group = overrides.batch_norm_group;
     return out;
   } catch (Error& err) {
     err.with_sources(sources);

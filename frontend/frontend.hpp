@@ -35,6 +35,7 @@ struct LoadedModel {
   std::map<std::string, ParamValue> params;  //!< final values of the model's compile-time parameters
   std::vector<Diagnostic> warnings;          //!< located warnings (unused inputs, …)
   std::shared_ptr<SourceManager> sources;    //!< every file read: the model and its modules
+  int64_t batch_norm_group = 1;              //!< ParamOverrides::batch_norm_group it was built with
 };
 
 //! Loads the model in `path`, or in `*text` (then `path` is only used in messages and to find

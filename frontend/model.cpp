@@ -1,6 +1,8 @@
 // iputrain::Model: the public face of a loaded model file.
 #include "iputrain/model.hpp"
 
+#include <fmt/format.h>
+
 #include "core/ir/graph.hpp"
 #include "frontend/frontend.hpp"
 #include "frontend/model_access.hpp"
@@ -22,13 +24,29 @@ Model Model::load(const std::string& path, const std::map<std::string, ParamValu
   return Model(std::move(impl));
 }
 
+namespace {
+
+// What a config sets in a model: its `[model]` table, `batch` and the distributed batch-norm group.
+frontend::ParamOverrides overrides_for(const Config& config, const Settings& settings) {
+  return {config.model, &settings.keys, settings.model_batch, settings.ipu.batch_norm_group};
+}
+
+}  // namespace
+
 // Ties a model to the config it trains under: the elaborator checks the `[model]` overrides
 // against the model's parameters, at their keys, and builds an int `batch` that [model] leaves
 // alone at the batch the settings resolved (data.batch_size per slice).
 Model Model::load(const std::string& path, const Config& config) {
   const Settings settings = config::resolve(config);
   auto impl = std::make_shared<Impl>();
-  impl->loaded = frontend::load_model(path, nullptr, {config.model, &settings.keys, settings.model_batch, settings.ipu.batch_norm_group});
+  impl->loaded = frontend::load_model(path, nullptr, overrides_for(config, settings));
+  return Model(std::move(impl));
+}
+
+Model Model::parse(const std::string& text, const std::string& path, const Config& config) {
+  const Settings settings = config::resolve(config);
+  auto impl = std::make_shared<Impl>();
+  impl->loaded = frontend::load_model(path, &text, overrides_for(config, settings));
   return Model(std::move(impl));
 }
 
@@ -134,6 +152,25 @@ std::string Model::ir_text() const {
 }
 
 const ir::Graph& ModelAccess::graph(const Model& m) { return m.impl_->loaded.graph; }
+
+const ir::Graph& ModelAccess::graph_for(const Model& m, const Settings& settings) {
+  const frontend::LoadedModel& loaded = m.impl_->loaded;
+  const int64_t group = settings.ipu.batch_norm_group;
+  if (group != loaded.batch_norm_group) {
+    // Only batch norms read the group: their moving statistics are the model's MovingAverage nodes.
+    for (const ir::Node& n : loaded.graph.nodes()) {
+      if (n.op == ir::OpKind::MovingAverage) {
+        settings.keys.fail_at(
+            "ipu.norms.experimental.distributed_batch_norm_replica_group_size",
+            fmt::format("the model's batch norms were built for groups of {} replica{}, not {}: it was loaded "
+                        "without this config",
+                        loaded.batch_norm_group, loaded.batch_norm_group == 1 ? "" : "s", group),
+            "load the model with its config: Model::load(path, config) or Model::parse(text, path, config)");
+      }
+    }
+  }
+  return loaded.graph;
+}
 
 std::shared_ptr<const SourceManager> Model::sources() const {
   return impl_->loaded.sources;

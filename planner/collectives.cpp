@@ -67,13 +67,20 @@ std::array<double, 3> collective_node_seconds(const Plan& plan, ir::ValueId id) 
   return out;
 }
 
-int64_t collective_nodes(const Plan& plan) {
-  int64_t count = 0;
-  const auto& program = plan.decided.training ? plan.train_program : plan.eval_program;
-  for (ir::ValueId id : program) {
-    count += ir::op_def(plan.graph.node(id).op).traffic != nullptr ? 1 : 0;
+double model_collective_bytes(const Plan& plan, const std::vector<ir::ValueId>& nodes) {
+  double bytes = 0;
+  for (ir::ValueId id : nodes) {
+    const ir::Node& n = plan.graph.node(id);
+    const ir::OpDef& def = ir::op_def(n.op);
+    if (def.traffic == nullptr) {
+      continue;
+    }
+    const ir::ReplicaTraffic t = def.traffic(plan.graph, n);
+    const auto g = static_cast<double>(ir::group_size(t.group, plan.placement.replicas));
+    const double passes = t.kind == ir::CollectiveKind::AllReduce ? 2 : 1;
+    bytes += g > 1 ? passes * (g - 1) / g * t.bytes : 0;
   }
-  return count;
+  return bytes;
 }
 
 }  // namespace iputrain::planner

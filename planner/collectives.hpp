@@ -17,7 +17,8 @@ void check_collectives(const ir::Graph& g, int32_t replicas);
 //! among the IPU copies of its group (G consecutive replicas); zeros for other nodes.
 std::array<double, 3> collective_node_seconds(const Plan& plan, ir::ValueId id);
 
-//! Nodes of the training (or evaluation) program that exchange values between replicas.
-int64_t collective_nodes(const Plan& plan);
+//! Bytes one replica sends in the collectives among `nodes` (one run of a task), as the rings of
+//! topology.hpp send them: (G - 1) / G of the tensor, twice for an all-reduce.
+double model_collective_bytes(const Plan& plan, const std::vector<ir::ValueId>& nodes);
 
 }  // namespace iputrain::planner

@@ -63,12 +63,6 @@ void check_lists(const std::vector<std::vector<std::string>>& positions, int64_t
                              last_stage_outputs),
                  "give one flag per output (true = not outfed)");
   }
-  if (stages > 1 && settings.ipu.batch_norm_group > 1) {
-    keys.fail_at(
-        "ipu.norms.experimental.distributed_batch_norm_replica_group_size",
-        fmt::format("distributed batch norm cannot be combined with pipelining (the model has {} stages)", stages),
-        "set the replica group size to 1");
-  }
 }
 
 }  // namespace

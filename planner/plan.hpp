@@ -113,6 +113,9 @@ struct CostReport {
   double link_bytes_per_update = 0;      //!< inter-IPU traffic within a replica
   double reduce_bytes_per_update = 0;    //!< cross-replica traffic per replica (reduce-scatter only when sharded)
   double gather_bytes_per_update = 0;    //!< sharded optimizer state: the new weights all-gathered, per replica
+  //! The model's own collectives (cross_replica_sum, all_gather, …): what each replica sends in one
+  //! update over all their runs (planner/collectives.hpp); 0 when the model has none.
+  double model_collective_bytes_per_update = 0;
   double seconds_per_update = 0;         //!< the IPUs' cycles in seconds, or the hosts' feed when slower
   double feed_bytes_per_update = 0;      //!< infeed and outfeed bytes of every replica together
   UpdateBreakdown breakdown;

@@ -526,6 +526,8 @@ CostReport simulate_plan(const Plan& plan) {
         report.gather_bytes_per_update += (r - 1) / r * static_cast<double>(values_bytes(plan.graph, in.values));
       } else if (is_task(in.kind)) {
         report.gather_bytes_per_update += r > 1 ? (r - 1) / r * static_cast<double>(task_gather_bytes(plan, in.stage, in.kind)) : 0;
+        report.model_collective_bytes_per_update +=
+            model_collective_bytes(plan, p.stages[static_cast<size_t>(in.stage)].nodes(in.kind));
       }
     }
   }

@@ -41,15 +41,16 @@ void forward(const KernelArgs& args) {
     });
     return;
   }
-  const double scale = args.node.attrs.get_int("mean", 0) != 0 ? 1.0 / g : 1.0;
+  const double divisor = args.node.attrs.get_int("mean", 0) != 0 ? g : 1;
   float* y = args.output.f32();
   par::for_elements(n, g, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      double acc = 0;
-      for (int32_t k = 0; k < g; ++k) {
+      // From the first member's value, so that one replica passes x unchanged (-0 included).
+      double acc = reinterpret_cast<const float*>(members.member(0))[i];
+      for (int32_t k = 1; k < g; ++k) {
         acc += static_cast<double>(reinterpret_cast<const float*>(members.member(k))[i]);
       }
-      y[i] = static_cast<float>(acc * scale);
+      y[i] = static_cast<float>(acc / divisor);
     }
   });
 }
@@ -82,8 +83,9 @@ const OpDef kCrossReplicaSumOp{
            "of its group (0: all replicas; G: groups of G consecutive replicas), on every one of them.",
     .inputs = kInputX,
     .attrs = impl_cross_replica_sum::kAttrs,
-    .edges = "f32: summed in double in replica order, then rounded once, so nan and inf spread to every replica and "
-             "inf + -inf gives nan, as a sum does; i32 wraps on overflow.",
+    .edges = "f32: summed in double in replica order (divided by the group for the mean), then rounded once, so nan "
+             "and inf spread to every replica, inf + -inf gives nan and -0 stays -0 only where every member has it, "
+             "as in a sum; one replica passes x unchanged; i32 wraps on overflow.",
     .traffic = impl_cross_replica_sum::traffic,
 };
 

@@ -36,8 +36,8 @@ void forward(const KernelArgs& args) {
   float* y = args.output.f32();
   par::for_elements(n, g, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      double acc = 0;
-      for (int32_t k = 0; k < g; ++k) {
+      double acc = reinterpret_cast<const float*>(members.member(0))[offset + i];
+      for (int32_t k = 1; k < g; ++k) {
         acc += static_cast<double>(reinterpret_cast<const float*>(members.member(k))[offset + i]);
       }
       y[i] = static_cast<float>(acc);
@@ -77,7 +77,7 @@ const OpDef kReduceScatterOp{
     .inputs = kInputX,
     .attrs = impl_reduce_scatter::kAttrs,
     .edges = "summed in double in replica order, then rounded once: nan and inf spread as in a sum, inf + -inf "
-             "gives nan.",
+             "gives nan; one replica passes its block unchanged (-0 included).",
     .traffic = impl_reduce_scatter::traffic,
 };
 

@@ -279,11 +279,6 @@ void check_ipu(Config& c) {
               "distributed batch norm cannot be combined with I/O tiles",
               "set `ipu.io_tiles.num_io_tiles = 0` or the replica group size to 1");
   }
-  if (dbn > 1 && (c.pipeline.stages.size() > 1 || c.pipeline.device_mapping.size() > 1)) {
-    c.fail_at("ipu.norms.experimental.distributed_batch_norm_replica_group_size",
-              "distributed batch norm cannot be combined with pipelining",
-              "use a single-stage model, or set the replica group size to 1");
-  }
   if (dbn > 1 && num_ipus(c) % dbn != 0) {
     c.fail_at("ipu.norms.experimental.distributed_batch_norm_replica_group_size",
               fmt::format("batch-norm replica groups of {} do not divide the {} IPUs", dbn, num_ipus(c)),
@@ -486,8 +481,9 @@ const std::vector<RuleDoc>& rule_docs() {
        "One entry per stage when given.",
        true},
       {{"ipu.norms.experimental.distributed_batch_norm_replica_group_size", "ipu.io_tiles.num_io_tiles"},
-       "Distributed batch norm is not combined with I/O tiles, nor with pipelining (several stages), and "
-       "its group size divides the replicas."},
+       "Distributed batch norm is not combined with I/O tiles (as the seed refuses), and its group size divides "
+       "the IPUs (the planner checks it against the replicas). Unlike the seed, it works in any stage of a "
+       "pipeline."},
       {{"ipu.device_connection.type", "ipu.device_connection.version"}, "`pre_compile` and `never` need a `version`."},
       {{"ipu.scheduling.maximum_scheduler_lookahead_depth", "ipu.scheduling.maximum_scheduler_search_space_size",
         "ipu.scheduling.algorithm"},

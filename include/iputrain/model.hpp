@@ -39,6 +39,8 @@ class Model {
   //! Same from source text; `path` is used in messages and to resolve relative imports.
   static Model parse(const std::string& text, const std::string& path = "<model>",
                      const std::map<std::string, ParamValue>& overrides = {});
+  //! Same from source text, to train under `config`, as load(path, config).
+  static Model parse(const std::string& text, const std::string& path, const Config& config);
 
   const std::string& name() const;
   //! The compile-time parameters (`model NAME(params)`) with their effective values.

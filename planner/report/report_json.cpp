@@ -142,7 +142,7 @@ Json ipus_json(const Plan& plan, const std::vector<StageSummary>& stages) {
 }
 
 Json predicted_json(const CostReport& c) {
-  return Json{{"samples_per_second", c.samples_per_second},
+  Json j{{"samples_per_second", c.samples_per_second},
               {"bubble_fraction", c.bubble_fraction},
               {"analytic_bubble_fraction", c.analytic_bubble_fraction},
               {"cycles_per_update", c.cycles_per_update},
@@ -152,6 +152,10 @@ Json predicted_json(const CostReport& c) {
               {"feed_bytes_per_update", c.feed_bytes_per_update},
               {"seconds_per_update", c.seconds_per_update},
               {"breakdown_seconds", breakdown_json(c)}};
+  if (c.model_collective_bytes_per_update > 0) {
+    j["model_collective_bytes_per_update"] = c.model_collective_bytes_per_update;
+  }
+  return j;
 }
 
 Json programs_json(const Plan& plan) {

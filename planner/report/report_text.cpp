@@ -204,6 +204,10 @@ std::string text_bound(const Plan& plan) {
     groups.push_back(fmt::format("{} {}", l.name, l.group));
   }
   out += fmt::format("collective groups: {}\n", fmt::join(groups, ", "));
+  if (plan.cost.model_collective_bytes_per_update > 0) {
+    out += fmt::format("the model's own collectives: {} sent per replica per {} (in the collectives below)\n",
+                       human_bytes(static_cast<int64_t>(plan.cost.model_collective_bytes_per_update)), unit(plan));
+  }
   const auto ms = [](double s) { return fmt::format("{:.3f}", s * 1e3); };
   out += fmt::format(
       "per {} (ms): compute {}, in-IPU exchange {}, synchronisation {}, pipeline transfers {}, collectives {} + {} "

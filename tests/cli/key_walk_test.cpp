@@ -30,7 +30,8 @@ using iputrain::config::ValueList;
 namespace {
 
 // Two stages on two IPUs, two replicas, grouped accumulation of 4 micro-batches of 4; two equal
-// dense layers in a loop are the model's repeated blocks (pipeline.auto_stage_blocks).
+// dense layers in a loop are the model's repeated blocks (pipeline.auto_stage_blocks); a batch
+// norm shares its statistics across the replicas under distributed batch norm.
 const char* kModel = R"(import nn
 
 model mlp(batch: int = 4, hidden: int = 32) {
@@ -45,7 +46,7 @@ model mlp(batch: int = 4, hidden: int = 32) {
     }
   }
   stage classifier {
-    logits = nn.dense(h, 10)
+    logits = nn.dense(nn.batch_norm(h), 10)
     loss = mean(softmax_cross_entropy(logits, label))
   }
 

@@ -769,6 +769,31 @@ def ctc_cases():
     return cases
 
 
+def collective_cases():
+    """The collectives at one replica (the suite's runs have one): each passes its operand unchanged,
+    as torch.distributed's do in a group of one process; tests/core/collectives_test.cpp and
+    tests/distributed run them across replicas."""
+    edgy = f32(*F32_EDGES[:12]).reshape(3, 4)
+    cases = [
+        op_case("cross_replica_sum one replica", "cross_replica_sum", "cross_replica_sum({0})", [edgy],
+                lambda t: t.clone()),
+        op_case("cross_replica_mean one replica", "cross_replica_sum", "cross_replica_mean({0})", [edgy],
+                lambda t: t.clone(), attrs={"mean": 1}),
+        op_case("cross_replica_sum i32 one replica", "cross_replica_sum", "cross_replica_sum({0})",
+                [i32(*I32_EDGES)], lambda t: t.clone(), grad=False),
+        op_case("all_gather one replica", "all_gather", "all_gather({0}, group = 1)", [edgy],
+                lambda t: t.unsqueeze(0), attrs={"group": 1}),
+        op_case("reduce_scatter one replica", "reduce_scatter", "reduce_scatter({0}, group = 1)", [edgy],
+                lambda t: t.clone(), attrs={"group": 1}),
+        op_case("all_to_all one replica", "all_to_all", "all_to_all({0}, split_axis = 1, concat_axis = 0, group = 1)",
+                [edgy], lambda t: t.clone(), attrs={"split_axis": 1, "concat_axis": 0, "group": 1}),
+        op_case("replication_index one replica", "replication_index", "replication_index() + {0} * 0",
+                [np.array(7, dtype=np.int32)],
+                lambda t: torch.zeros((), dtype=torch.int32), grad=False),
+    ]
+    return cases
+
+
 def _stable_along(v, axis, keys):
     moved = np.moveaxis(v, axis, -1)
     out = np.empty(moved.shape, dtype=np.int64)
@@ -782,7 +807,7 @@ def all_cases():
     cases = []
     for make in (unary_cases, binary_cases, compare_cases, where_cases, shape_cases, gather_cases, one_hot_cases,
                  reduce_cases, matmul_cases, conv_pool_cases, softmax_cases, size0_cases, scan_cases,
-                 ctc_cases):
+                 ctc_cases, collective_cases):
         cases += make()
     import diff_layers
     import diff_recurrent
