@@ -172,6 +172,47 @@ TEST_CASE("two and four instances train the same weights as one process, bit for
   }
 }
 
+// The model's own collectives across instances: the first local replica of each IPU trades its
+// instance's operands with the others over the IPU's channel, between the gradient reductions.
+const char* kCollectiveModel = R"(import nn
+
+model coll(batch: int = 4) {
+  input image: f32[batch, 8, 8]
+  input label: i32[batch]
+  stage features {
+    h = nn.dense(flatten(image), 16, activation = relu)
+    s = cross_replica_mean(h)
+    g = mean(all_gather(h, group = 2), axis = [0])
+    t = reshape(all_to_all(g, split_axis = 0, concat_axis = 1, group = 4), [batch, 16])
+  }
+  stage classifier {
+    z = nn.batch_norm(reshape(s + t, [batch, 4, 4]))
+    logits = nn.dense(flatten(z), 10)
+    loss = mean(softmax_cross_entropy(logits, label))
+  }
+  minimize loss
+  output loss
+}
+)";
+
+TEST_CASE("the model's collectives and distributed batch norm give the same bits on 1, 2 and 4 instances") {
+  Files f;
+  std::ofstream(f.dir / "coll.ipu") << kCollectiveModel;
+  std::ofstream(f.dir / "c.toml", std::ios::app)
+      << "[ipu.norms.experimental]\ndistributed_batch_norm_replica_group_size = 2\n";
+  const std::string args = "train " + f.path("coll.ipu") + " " + f.config() + " -q --save ";
+  const auto one = run(0, args + f.path("one.safetensors"));
+  REQUIRE_MESSAGE(one.status == 0, one.out);
+  for (int n : {2, 4}) {
+    CAPTURE(n);
+    const std::string name = "n" + std::to_string(n) + ".safetensors";
+    const auto many = run(n, args + f.path(name));
+    REQUIRE_MESSAGE(many.status == 0, tail(many.out));
+    CHECK(bytes_of(f.path(name)) == bytes_of(f.path("one.safetensors")));
+    CHECK(final_values(many.out) == final_values(one.out));
+  }
+}
+
 TEST_CASE("a run resumes exactly with another number of instances") {
   Files f;
   const std::string every = " --set checkpoint.every=2";

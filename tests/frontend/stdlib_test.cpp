@@ -251,8 +251,12 @@ TEST_CASE("the op list's plain builtins are their ops, with the specs' defaults"
       continue;
     }
     INFO("builtin " << def.name);
-    const Model m =
-        Model::parse("model t() {\n input x: f32[2, 3]\n output y = " + std::string(def.name) + "(x + x)\n}");
+    std::string required;  // attributes without a default (all_gather's group): 1 fits x
+    for (const iputrain::ir::AttrSpec& spec : def.attrs) {
+      required += spec.required && spec.type == iputrain::ir::AttrType::Int ? ", " + std::string(spec.name) + " = 1" : "";
+    }
+    const Model m = Model::parse("model t() {\n input x: f32[2, 3]\n output y = " + std::string(def.name) + "(x + x" +
+                                 required + ")\n}");
     const auto& g = graph_of(m);
     const iputrain::ir::Node& n = g.node(g.outputs.at(0).value);
     CHECK(n.op == kind);
