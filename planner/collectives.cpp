@@ -18,8 +18,8 @@ void check_collectives(const ir::Graph& g, int32_t replicas) {
     const int64_t group = def.traffic(g, n).group;
     if (ir::group_size(group, replicas) == 0) {
       throw Error(ErrorKind::Semantic,
-                  fmt::format("{} over groups of {} replicas, but the plan has {} replica{}", def.name, group,
-                              replicas, replicas == 1 ? "" : "s"),
+                  fmt::format("{} over groups of {} replicas, but the plan has {} replica{}", def.name, group, replicas,
+                              replicas == 1 ? "" : "s"),
                   n.span,
                   "give `group` a divisor of the replicas, or change the replicas (ipu.auto_select_ipus / IPUs "
                   "per replica)");

@@ -62,8 +62,9 @@ const OpDef kAllGatherOp{
     .forward = impl_all_gather::forward,
     .backward = impl_all_gather::backward,
     .cost = impl_all_gather::cost,
-    .doc = "all_gather(x; group): x of the group's G consecutive replicas stacked in replica order, [G, ...x], on "
-           "every one of them.",
+    .doc =
+        "all_gather(x; group): x of the group's G consecutive replicas stacked in replica order, [G, ...x], on "
+        "every one of them.",
     .inputs = kInputX,
     .attrs = impl_all_gather::kAttrs,
     .edges = "copies bytes: every value, nan and -0 included, arrives unchanged.",

@@ -58,7 +58,7 @@ void forward(const KernelArgs& args) {
   const Shape& in = x.shape();
   const Shape& out = args.output.shape();
   const size_t esize = dtype_size(x.type->dtype);
-  const int64_t chunk = in[a.split] / members.size();     // rows of one chunk along split_axis
+  const int64_t chunk = in[a.split] / members.size();    // rows of one chunk along split_axis
   const int64_t piece = out[a.concat] / members.size();  // rows one member brings along concat_axis
   // Fixed arrays: a kernel allocates nothing.
   std::array<int64_t, kMaxRank> in_strides{};
@@ -117,9 +117,10 @@ const OpDef kAllToAllOp{
     .forward = impl_all_to_all::forward,
     .backward = impl_all_to_all::backward,
     .cost = impl_all_to_all::cost,
-    .doc = "all_to_all(x; split_axis, concat_axis, group): member i of a group of G consecutive replicas sends chunk "
-           "j of x (split along split_axis) to member j, which concatenates its G chunks along concat_axis in "
-           "replica order.",
+    .doc =
+        "all_to_all(x; split_axis, concat_axis, group): member i of a group of G consecutive replicas sends chunk "
+        "j of x (split along split_axis) to member j, which concatenates its G chunks along concat_axis in "
+        "replica order.",
     .inputs = kInputX,
     .attrs = impl_all_to_all::kAttrs,
     .edges = "copies bytes: every value, nan and -0 included, arrives unchanged.",

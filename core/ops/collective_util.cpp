@@ -18,10 +18,10 @@ GroupOperands::GroupOperands(const KernelArgs& args, const Tensor& x, int64_t gr
   const int32_t replica = link != nullptr ? link->replica() : 0;
   const auto g = static_cast<int32_t>(group_size(group, replicas));
   if (g == 0) {
-    throw Error(ErrorKind::Internal,
-                fmt::format("{}: groups of {} replicas do not divide the run's {}", op_name(args.node.op), group,
-                            replicas),
-                args.node.span, "the planner checks the groups; please report this plan");
+    throw Error(
+        ErrorKind::Internal,
+        fmt::format("{}: groups of {} replicas do not divide the run's {}", op_name(args.node.op), group, replicas),
+        args.node.span, "the planner checks the groups; please report this plan");
   }
   size_ = g;
   first_ = replica / g * g;

@@ -62,7 +62,8 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
 Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
 
 ReplicaTraffic traffic(const Graph& g, const Node& node) {
-  return {CollectiveKind::AllReduce, static_cast<double>(g.type(node.inputs[0]).bytes()), node.attrs.get_int("group", 0)};
+  return {CollectiveKind::AllReduce, static_cast<double>(g.type(node.inputs[0]).bytes()),
+          node.attrs.get_int("group", 0)};
 }
 
 constexpr AttrSpec kAttrs[] = {{.name = "group", .type = AttrType::Int, .number = 0, .min = 0},
@@ -79,13 +80,15 @@ const OpDef kCrossReplicaSumOp{
     .forward = impl_cross_replica_sum::forward,
     .backward = impl_cross_replica_sum::backward,
     .cost = impl_cross_replica_sum::cost,
-    .doc = "cross_replica_sum(x f32 | i32; group = 0, mean = 0): x summed (mean = 1: averaged) over the replicas "
-           "of its group (0: all replicas; G: groups of G consecutive replicas), on every one of them.",
+    .doc =
+        "cross_replica_sum(x f32 | i32; group = 0, mean = 0): x summed (mean = 1: averaged) over the replicas "
+        "of its group (0: all replicas; G: groups of G consecutive replicas), on every one of them.",
     .inputs = kInputX,
     .attrs = impl_cross_replica_sum::kAttrs,
-    .edges = "f32: summed in double in replica order (divided by the group for the mean), then rounded once, so nan "
-             "and inf spread to every replica, inf + -inf gives nan and -0 stays -0 only where every member has it, "
-             "as in a sum; one replica passes x unchanged; i32 wraps on overflow.",
+    .edges =
+        "f32: summed in double in replica order (divided by the group for the mean), then rounded once, so nan "
+        "and inf spread to every replica, inf + -inf gives nan and -0 stays -0 only where every member has it, "
+        "as in a sum; one replica passes x unchanged; i32 wraps on overflow.",
     .traffic = impl_cross_replica_sum::traffic,
 };
 

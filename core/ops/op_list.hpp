@@ -114,10 +114,10 @@ IPUTRAIN_OP(CtcLoss, builtin,
 IPUTRAIN_OP(CtcLossGrad, internal, none)  // (logits, labels, logit_lengths, label_lengths, dy f32[b]) -> f32[b, t, c]
 IPUTRAIN_OP(CtcGreedyDecode, builtin, none)  // (logits f32[b, t, c], logit_lengths i32[b]) -> i32[b, t], padded with -1
 // Across replicas (ExecContext::replicas; core/ops/collective_util.hpp); attrs: group.
-IPUTRAIN_OP(CrossReplicaSum, builtin, per_replica)  // same shape, summed (mean = 1: averaged) over the group
-IPUTRAIN_OP(AllGather, builtin, per_replica)        // x -> [group, ...x], the members' x in replica order
-IPUTRAIN_OP(ReduceScatter, builtin, per_replica)    // f32[group k, ...] -> [k, ...]: this member's block of the sum
-IPUTRAIN_OP(AllToAll, builtin, per_replica)         // attrs: split_axis, concat_axis, group
+IPUTRAIN_OP(CrossReplicaSum, builtin, per_replica)    // same shape, summed (mean = 1: averaged) over the group
+IPUTRAIN_OP(AllGather, builtin, per_replica)          // x -> [group, ...x], the members' x in replica order
+IPUTRAIN_OP(ReduceScatter, builtin, per_replica)      // f32[group k, ...] -> [k, ...]: this member's block of the sum
+IPUTRAIN_OP(AllToAll, builtin, per_replica)           // attrs: split_axis, concat_axis, group
 IPUTRAIN_OP(ReplicationIndex, internal, per_replica)  // (anchor) -> i32 scalar: the replica running it
 // Pipelining.
 IPUTRAIN_OP(RecomputationCheckpoint, builtin, checkpoint)  // identity whose output is stashed, not recomputed

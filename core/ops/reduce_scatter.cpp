@@ -19,8 +19,8 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
     throw OpError{fmt::format("reduce_scatter needs an f32 operand, got {}", x.str()), "cast it first"};
   }
   if (x.rank() == 0 || x.shape[0] % group != 0) {
-    throw OpError{fmt::format("reduce_scatter over groups of {} needs a first dimension divisible by {}, got {}",
-                              group, group, x.str()),
+    throw OpError{fmt::format("reduce_scatter over groups of {} needs a first dimension divisible by {}, got {}", group,
+                              group, x.str()),
                   "reshape x so that its first dimension holds one block per replica of the group"};
   }
   Shape shape = x.shape;
@@ -72,12 +72,14 @@ const OpDef kReduceScatterOp{
     .forward = impl_reduce_scatter::forward,
     .backward = impl_reduce_scatter::backward,
     .cost = impl_reduce_scatter::cost,
-    .doc = "reduce_scatter(x f32[G k, ...]; group): x summed over the group's G consecutive replicas; member i keeps "
-           "rows i k .. (i + 1) k - 1, [k, ...].",
+    .doc =
+        "reduce_scatter(x f32[G k, ...]; group): x summed over the group's G consecutive replicas; member i keeps "
+        "rows i k .. (i + 1) k - 1, [k, ...].",
     .inputs = kInputX,
     .attrs = impl_reduce_scatter::kAttrs,
-    .edges = "summed in double in replica order, then rounded once: nan and inf spread as in a sum, inf + -inf "
-             "gives nan; one replica passes its block unchanged (-0 included).",
+    .edges =
+        "summed in double in replica order, then rounded once: nan and inf spread as in a sum, inf + -inf "
+        "gives nan; one replica passes its block unchanged (-0 included).",
     .traffic = impl_reduce_scatter::traffic,
 };
 

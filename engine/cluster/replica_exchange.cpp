@@ -36,9 +36,8 @@ std::span<const std::byte* const> ReplicaExchange::exchange(const void* data, si
   ExchangeStaging& st = *shared_.exchanges.at(static_cast<size_t>(ipu_));
   std::vector<std::byte>& buf = st.staging[static_cast<size_t>(generation_++ % 2)];
   if (static_cast<size_t>(shared_.replicas) * bytes > buf.size()) {
-    throw Error(ErrorKind::Internal,
-                fmt::format("a collective exchanges {} bytes per replica, more than the {} staged", bytes,
-                            buf.size() / static_cast<size_t>(shared_.replicas)));
+    throw Error(ErrorKind::Internal, fmt::format("a collective exchanges {} bytes per replica, more than the {} staged",
+                                                 bytes, buf.size() / static_cast<size_t>(shared_.replicas)));
   }
   std::memcpy(buf.data() + static_cast<size_t>(replica_) * bytes, data, bytes);
   const int32_t local = shared_.local(replica_);
@@ -56,8 +55,8 @@ std::span<const std::byte* const> ReplicaExchange::exchange(const void* data, si
         }
         const Bytes& b = in[static_cast<size_t>(q)];
         if (b.size() != block) {
-          throw Error(ErrorKind::Runtime, fmt::format("instance {} sent {} bytes of a collective, {} expected", q,
-                                                      b.size(), block));
+          throw Error(ErrorKind::Runtime,
+                      fmt::format("instance {} sent {} bytes of a collective, {} expected", q, b.size(), block));
         }
         std::memcpy(buf.data() + static_cast<size_t>(q) * block, b.data(), block);
       }

@@ -143,15 +143,15 @@ Json ipus_json(const Plan& plan, const std::vector<StageSummary>& stages) {
 
 Json predicted_json(const CostReport& c) {
   Json j{{"samples_per_second", c.samples_per_second},
-              {"bubble_fraction", c.bubble_fraction},
-              {"analytic_bubble_fraction", c.analytic_bubble_fraction},
-              {"cycles_per_update", c.cycles_per_update},
-              {"link_bytes_per_update", c.link_bytes_per_update},
-              {"reduce_bytes_per_update", c.reduce_bytes_per_update},
-              {"gather_bytes_per_update", c.gather_bytes_per_update},
-              {"feed_bytes_per_update", c.feed_bytes_per_update},
-              {"seconds_per_update", c.seconds_per_update},
-              {"breakdown_seconds", breakdown_json(c)}};
+         {"bubble_fraction", c.bubble_fraction},
+         {"analytic_bubble_fraction", c.analytic_bubble_fraction},
+         {"cycles_per_update", c.cycles_per_update},
+         {"link_bytes_per_update", c.link_bytes_per_update},
+         {"reduce_bytes_per_update", c.reduce_bytes_per_update},
+         {"gather_bytes_per_update", c.gather_bytes_per_update},
+         {"feed_bytes_per_update", c.feed_bytes_per_update},
+         {"seconds_per_update", c.seconds_per_update},
+         {"breakdown_seconds", breakdown_json(c)}};
   if (c.model_collective_bytes_per_update > 0) {
     j["model_collective_bytes_per_update"] = c.model_collective_bytes_per_update;
   }

@@ -211,8 +211,9 @@ TEST_CASE("pipeline options the seeds reject or tie together") {
 TEST_CASE("keys the engine refuses: device attachment") {
   // Refused before any rule about them is checked: a rule cannot make them act.
   // Distributed batch norm acts, pipelined too (tests/engine/collectives_test.cpp).
-  CHECK_NOTHROW(config::parse("[ipu]\nauto_select_ipus = 4\n[ipu.norms.experimental]\n"
-                              "distributed_batch_norm_replica_group_size = 2\n[pipeline]\ndevice_mapping = [0, 1]\n"));
+  CHECK_NOTHROW(
+      config::parse("[ipu]\nauto_select_ipus = 4\n[ipu.norms.experimental]\n"
+                    "distributed_batch_norm_replica_group_size = 2\n[pipeline]\ndevice_mapping = [0, 1]\n"));
   rejects("[ipu.device_connection]\ntype = \"PRE_COMPILE\"\nversion = \"ipu2\"\n", "is refused: every virtual IPU is attached", 2);
   // The instance keys act (tests/distributed); only an index past the count is refused here.
   rejects("[ipu.experimental.multi_replica_distribution]\nprocess_count = 2\nprocess_index = 2\n",

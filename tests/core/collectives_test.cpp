@@ -72,7 +72,8 @@ struct Case {
 
 // Runs the case on `xs.size()` replicas with operands xs and output gradients dys; returns per
 // replica the output and (when there is a backward) the input gradient.
-std::vector<std::pair<Values, Values>> run(const Case& c, const std::vector<Values>& xs, const std::vector<Values>& dys) {
+std::vector<std::pair<Values, Values>> run(const Case& c, const std::vector<Values>& xs,
+                                           const std::vector<Values>& dys) {
   const auto R = static_cast<int32_t>(xs.size());
   Meeting meeting(R);
   std::vector<std::pair<Values, Values>> out(xs.size());
@@ -197,8 +198,9 @@ TEST_CASE("all_gather and reduce_scatter across replicas, with gradients") {
 TEST_CASE("all_to_all across replicas, with gradients") {
   // x[4, 3] split along 0 into two chunks of 2 rows, concatenated along 1: member j gets [2, 6],
   // columns 3 i .. 3 i + 2 from member i's rows 2 j, 2 j + 1.
-  check(OpKind::AllToAll, f32({4, 3}), Attrs{{"split_axis", int64_t{0}}, {"concat_axis", int64_t{1}}, {"group", int64_t{2}}},
-        4, [](const std::vector<Values>& xs, int32_t r) {
+  check(OpKind::AllToAll, f32({4, 3}),
+        Attrs{{"split_axis", int64_t{0}}, {"concat_axis", int64_t{1}}, {"group", int64_t{2}}}, 4,
+        [](const std::vector<Values>& xs, int32_t r) {
           const int32_t first = r / 2 * 2;
           const int32_t j = r % 2;
           Values out(12);
@@ -213,8 +215,9 @@ TEST_CASE("all_to_all across replicas, with gradients") {
           return out;
         });
   // The same axis: chunk j of every member, stacked in member order.
-  check(OpKind::AllToAll, f32({4}), Attrs{{"split_axis", int64_t{0}}, {"concat_axis", int64_t{0}}, {"group", int64_t{4}}},
-        4, [](const std::vector<Values>& xs, int32_t r) {
+  check(OpKind::AllToAll, f32({4}),
+        Attrs{{"split_axis", int64_t{0}}, {"concat_axis", int64_t{0}}, {"group", int64_t{4}}}, 4,
+        [](const std::vector<Values>& xs, int32_t r) {
           Values out;
           for (int32_t i = 0; i < 4; ++i) {
             out.push_back(xs[static_cast<size_t>(i)][static_cast<size_t>(r)]);

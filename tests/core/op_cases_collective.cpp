@@ -14,7 +14,9 @@ Values ref_same(const std::vector<Values>& in, const std::vector<TensorType>&, c
 }  // namespace
 
 void add_collective_cases(std::vector<OpCase>& cases) {
-  cases.push_back({.name = "cross_replica_sum alone", .op = OpKind::CrossReplicaSum, .inputs = {f32({2, 3})},
+  cases.push_back({.name = "cross_replica_sum alone",
+                   .op = OpKind::CrossReplicaSum,
+                   .inputs = {f32({2, 3})},
                    .reference = ref_same});
   cases.push_back({.name = "cross_replica_sum mean alone",
                    .op = OpKind::CrossReplicaSum,
@@ -61,8 +63,8 @@ void add_collective_cases(std::vector<OpCase>& cases) {
                    .inputs = {f32({3, 2})},
                    .attrs = {{"split_axis", int64_t{0}}, {"concat_axis", int64_t{1}}, {"group", int64_t{2}}},
                    .infer_error = "divisible by 2"});
-  cases.push_back({.name = "replication_index alone", .op = OpKind::ReplicationIndex, .inputs = {i32({})},
-                   .expected = {0}});
+  cases.push_back(
+      {.name = "replication_index alone", .op = OpKind::ReplicationIndex, .inputs = {i32({})}, .expected = {0}});
   cases.push_back({.name = "replication_index of a vector",
                    .op = OpKind::ReplicationIndex,
                    .inputs = {i32({2})},

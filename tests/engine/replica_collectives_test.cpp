@@ -40,8 +40,9 @@ model coll(batch: int = 4, bn_group: int = 2) {
 )";
 
 std::string config_text(const std::string& layout, int replicas = 2, const std::string& ipu = "") {
-  return "[ipu]\nauto_select_ipus = " + std::to_string(replicas * (layout.find("[0, 1]") != std::string::npos ? 2 : 1)) +
-         "\n" + ipu + "[pipeline]\ngradient_accumulation_count = 4\n" + layout +
+  return "[ipu]\nauto_select_ipus = " +
+         std::to_string(replicas * (layout.find("[0, 1]") != std::string::npos ? 2 : 1)) + "\n" + ipu +
+         "[pipeline]\ngradient_accumulation_count = 4\n" + layout +
          "[optimizer]\ntype = \"adam\"\nlearning_rate = 0.01\n"
          "[data]\ntrain = \"synthetic:samples=512,classes=10\"\nbatch_size = 4\n"
          "[training]\nsteps = 6\nsteps_per_execution = 2\nseed = 5\n";
@@ -78,20 +79,22 @@ TEST_CASE("a model's collectives train the same bits on every layout of its repl
     const auto two = train(config_text("device_mapping = [0, 1]\nschedule = \"" + schedule + "\"\n"));
     CHECK(same_bits(two, one_ipu_each));
   }
-  const auto recomputed = train(config_text("device_mapping = [0, 1]\nrecomputation_mode = \"recompute_then_backpropagate\"\n",
-                                            2, "allow_recompute = true\n"));
+  const auto recomputed =
+      train(config_text("device_mapping = [0, 1]\nrecomputation_mode = \"recompute_then_backpropagate\"\n", 2,
+                        "allow_recompute = true\n"));
   CHECK(same_bits(recomputed, one_ipu_each));
   // The collectives act: pairs of replicas in groups of one (each its own) train other numbers.
-  const auto alone = train(config_text("device_mapping = [0, 0]\n"), std::string(kModel).replace(
-                                                                     std::string(kModel).find("group = 2"), 9, "group = 1"));
+  const auto alone = train(config_text("device_mapping = [0, 0]\n"),
+                           std::string(kModel).replace(std::string(kModel).find("group = 2"), 9, "group = 1"));
   CHECK_FALSE(same_bits(alone, one_ipu_each));
 }
 
 TEST_CASE("distributed batch norm: the key and the layer's replica_group build the same model") {
   const std::string layout = "device_mapping = [0, 0]\n";
-  const std::string by_key = config_text(layout) + "[ipu.norms.experimental]\ndistributed_batch_norm_replica_group_size = 2\n";
-  const std::string model_default = std::string(kModel).replace(std::string(kModel).find("bn_group: int = 2"), 17,
-                                                                "bn_group: int = 0");
+  const std::string by_key =
+      config_text(layout) + "[ipu.norms.experimental]\ndistributed_batch_norm_replica_group_size = 2\n";
+  const std::string model_default =
+      std::string(kModel).replace(std::string(kModel).find("bn_group: int = 2"), 17, "bn_group: int = 0");
   const auto from_key = train(by_key, model_default);
   CHECK(same_bits(from_key, train(config_text(layout))));
   CHECK_FALSE(same_bits(from_key, train(config_text(layout), model_default)));  // group 1: each replica alone

@@ -253,7 +253,8 @@ TEST_CASE("the op list's plain builtins are their ops, with the specs' defaults"
     INFO("builtin " << def.name);
     std::string required;  // attributes without a default (all_gather's group): 1 fits x
     for (const iputrain::ir::AttrSpec& spec : def.attrs) {
-      required += spec.required && spec.type == iputrain::ir::AttrType::Int ? ", " + std::string(spec.name) + " = 1" : "";
+      required +=
+          spec.required && spec.type == iputrain::ir::AttrType::Int ? ", " + std::string(spec.name) + " = 1" : "";
     }
     const Model m = Model::parse("model t() {\n input x: f32[2, 3]\n output y = " + std::string(def.name) + "(x + x" +
                                  required + ")\n}");
