@@ -62,7 +62,17 @@ bool axis_ops(ProgramGen& g) {
   Dims topk = v->shape;
   topk.back() = k;
   const std::string b1 = flag ? "true" : "false", b2 = flag2 ? "true" : "false";
-  switch (in.pick(9)) {
+  switch (in.pick(10)) {
+    case 8: {
+      // The collectives, with groups every replica count divides (a group of one is the identity).
+      const std::string forms[] = {
+          fmt::format("cross_replica_sum({})", v->name), fmt::format("cross_replica_mean({}, group = 1)", v->name),
+          fmt::format("mean(all_gather({}, group = 1), axis = 0)", v->name),
+          fmt::format("all_to_all({}, split_axis = {}, concat_axis = {}, group = 1)", v->name, at, at)};
+      g.emit(forms[in.pick(4)], v->shape);
+      g.note("collectives");
+      return true;
+    }
     case 0:
       g.emit(fmt::format("softmax({}, axis = {})", v->name, at), v->shape);
       g.note("softmax");
