@@ -106,15 +106,7 @@ const std::string& Plan::dumps() const { return impl_->dumps; }
 const std::string& Plan::model_name() const { return impl_->model; }
 
 int32_t Plan::replicas() const { return impl_->plan.placement.replicas; }
-bool Plan::replica_dependent() const {
-  const ir::Graph& g = impl_->plan.graph;
-  for (ir::ValueId id = 0; id < g.size(); ++id) {
-    if (ir::op_has(g.node(id).op, ir::op_flags::per_replica)) {
-      return true;
-    }
-  }
-  return false;
-}
+bool Plan::replica_dependent() const { return ir::depends_on_replica(impl_->plan.graph); }
 
 int32_t Plan::ipus_per_replica() const { return impl_->plan.placement.pipeline.ipus_per_replica; }
 

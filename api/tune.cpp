@@ -12,6 +12,7 @@
 #include <set>
 
 #include "api/tune_search.hpp"
+#include "frontend/model_access.hpp"
 #include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
@@ -234,13 +235,20 @@ TuneResult tune(const TuneRequest& request) {
   ctx.space.tolerance = ctx.limits.tolerance;
   ctx.space.fixed_accumulation = !api::tune::free_key(ctx, "pipeline.gradient_accumulation_count");
   ctx.space.accumulation = ctx.config.pipeline.gradient_accumulation_count;
-  ctx.space.layouts = layouts(ctx, Model::load(request.model_path, ctx.config), ipus);
+  const Model model = Model::load(request.model_path, ctx.config);
+  ctx.space.layouts = layouts(ctx, model, ipus);
+  const bool keeps_replicas = ir::depends_on_replica(graph_of(model)) && input.fits;
+  if (keeps_replicas) {
+    // Its collectives (a distributed batch norm, say) combine the replicas' micro-batches: other
+    // replicas or another micro-batch would train other numbers, as another global batch would.
+    std::erase_if(ctx.space.layouts, [&](const Layout& l) { return l.replicas != input.replicas; });
+  }
   int32_t max_replicas = 1;
   for (const Layout& l : ctx.space.layouts) {
     max_replicas = std::max(max_replicas, l.replicas);
   }
   ctx.space.axes = api::tune::make_axes(ctx, max_replicas);
-  ctx.space.micro = micro_values(ctx, global);
+  ctx.space.micro = keeps_replicas ? std::vector<int64_t>{input.micro_batch} : micro_values(ctx, global);
   search(ctx, result, input);
   api::tune::rank_into(ctx, result, input);
   result.seconds = ctx.elapsed();

@@ -176,4 +176,13 @@ std::string Graph::str() const {
   return out;
 }
 
+bool depends_on_replica(const Graph& g) {
+  for (const Node& n : g.nodes()) {
+    if (op_has(n.op, op_flags::per_replica)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace iputrain::ir

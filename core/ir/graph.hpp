@@ -118,4 +118,8 @@ class Graph {
   SourceSpan default_span_;
 };
 
+//! Whether a value of `g` depends on the replica computing it (an op with op_flags::per_replica:
+//! the model's collectives, replication_index): its numbers then change with the replicas.
+bool depends_on_replica(const Graph& g);
+
 }  // namespace iputrain::ir

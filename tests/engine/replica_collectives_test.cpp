@@ -5,10 +5,16 @@
 // instances: tests/distributed/distributed_test.cpp.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "iputrain/iputrain.hpp"
+#include "iputrain/tune.hpp"
 
 using namespace iputrain;
 
@@ -132,4 +138,53 @@ TEST_CASE("the model's collectives are priced over the system's links") {
   CHECK(with.cycles_per_update() > alone.cycles_per_update());
   CHECK(with.json().find("\"model_collective_bytes_per_update\"") != std::string::npos);
   CHECK(with.text().find("the model's own collectives:") != std::string::npos);
+}
+
+// Tunes `model` on 4 IPUs from a config that fixes neither the layout nor the micro-batch.
+TuneResult tune_model(const std::string& model) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("iputrain_tune_collectives_" + std::to_string(::getpid()))).string();
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/m.ipu") << model;
+  std::ofstream(dir + "/c.toml")
+      << "[ipu]\nauto_select_ipus = 4\n[data]\ntrain = \"synthetic:samples=512,classes=10\"\n";
+  TuneRequest request;
+  request.model_path = dir + "/m.ipu";
+  request.config_path = dir + "/c.toml";
+  request.plans = 60;
+  request.top = 30;
+  const TuneResult result = tune(request);
+  std::filesystem::remove_all(dir);
+  return result;
+}
+
+// The replica counts and micro-batches of the ranked plans.
+std::set<std::pair<int32_t, int64_t>> shapes_of(const TuneResult& r) {
+  std::set<std::pair<int32_t, int64_t>> out;
+  for (const TunedPlan& p : r.ranked) {
+    out.insert({p.replicas, p.micro_batch});
+  }
+  return out;
+}
+
+TEST_CASE("tune keeps the replicas and the micro-batch of a model computed across its replicas") {
+  const std::string model = R"(import nn
+
+model bn(batch: int = 4, group: int = 4) {
+  input image: f32[batch, 8, 8]
+  input label: i32[batch]
+  h = nn.batch_norm(nn.dense(flatten(image), 16, activation = relu), replica_group = group)
+  loss = mean(softmax_cross_entropy(nn.dense(h, 10), label))
+  minimize loss
+  output loss
+}
+)";
+  // The input: 4 replicas of micro-batch 4. A batch norm of its own replica's statistics tunes
+  // to other replica counts and micro-batches; one that shares them with 4 replicas keeps both.
+  std::string alone = model;
+  alone.replace(alone.find("group: int = 4"), 14, "group: int = 1");
+  CHECK(shapes_of(tune_model(alone)).size() > 1);
+  const TuneResult shared = tune_model(model);
+  REQUIRE(shared.input_fits);
+  CHECK(shapes_of(shared) == std::set<std::pair<int32_t, int64_t>>{{4, 4}});
 }
