@@ -5,8 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
+
+#include <unistd.h>
 
 #include "shipped_configs.hpp"
 
@@ -68,4 +71,27 @@ TEST_CASE("verify: the test hook and --steps refuse bad values with a hint") {
   CHECK_MESSAGE(zero.out.find("verify needs at least one step") != std::string::npos, zero.out);
   // The hook stays out of --help (docs/cli.md documents what --help shows).
   CHECK(cli_test::iputrain("verify --help").out.find("test-perturb") == std::string::npos);
+}
+
+TEST_CASE("verify: a model computed across its replicas keeps them in its reference") {
+  // Distributed batch norm in pairs over 2 replicas of 2 pipelined IPUs: the reference is 2
+  // replicas of one IPU each (one IPU would normalise other micro-batches together).
+  const fs::path dir = fs::temp_directory_path() / ("iputrain_verify_dbn_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "m.ipu") << "import nn\n\nmodel m(batch: int = 4) {\n  input image: f32[batch, 8, 8]\n"
+                                  "  input label: i32[batch]\n  stage a {\n"
+                                  "    h = nn.batch_norm(nn.dense(flatten(image), 16, activation = relu))\n  }\n"
+                                  "  stage b {\n    loss = mean(softmax_cross_entropy(nn.dense(h, 10), label))\n  }\n"
+                                  "  minimize loss\n  output loss\n}\n";
+  std::ofstream(dir / "c.toml")
+      << "[ipu]\nauto_select_ipus = 4\n[ipu.norms.experimental]\n"
+         "distributed_batch_norm_replica_group_size = 2\n[pipeline]\ndevice_mapping = [0, 1]\n"
+         "gradient_accumulation_count = 4\n[data]\ntrain = \"synthetic:samples=256,classes=10\"\n";
+  const cli_test::Run r =
+      cli_test::iputrain("verify " + (dir / "m.ipu").string() + " " + (dir / "c.toml").string() + " --steps 2");
+  fs::remove_all(dir);
+  CHECK_MESSAGE(r.status == 0, r.out);
+  CHECK_MESSAGE(r.out.find("verify: reference 2 replicas x 1 IPU") != std::string::npos, r.out);
+  CHECK_MESSAGE(r.out.find("computes values across its replicas") != std::string::npos, r.out);
+  CHECK_MESSAGE(r.out.find("verify: bitwise equal:") != std::string::npos, r.out);
 }
