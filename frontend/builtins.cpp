@@ -273,6 +273,9 @@ void install_builtins(Scope& scope) {
   for (const Builtin& b : builtins()) {
     scope.set(b.name, builtin_value(b));
   }
+  for (const Builtin* b : custom_builtins()) {
+    scope.set(b->name, builtin_value(*b));
+  }
   Value ops;
   ops.kind = K::Module;
   ops.module = &ops_module();

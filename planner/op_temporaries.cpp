@@ -13,6 +13,11 @@ bool has_temporaries(ir::OpKind op) {
 
 OpTemporaries op_temporaries(const ir::Graph& g, ir::ValueId id, const StageLimits& limits, const DeviceModel& d) {
   const ir::Node& n = g.node(id);
+  if (const auto declared = ir::op_def(n.op).temporaries) {
+    OpTemporaries t;
+    t.bytes = static_cast<int64_t>(declared(g, n));
+    return t;
+  }
   if (!has_temporaries(n.op) || !is_float(n.type.dtype)) {
     return {};
   }

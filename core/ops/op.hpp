@@ -186,6 +186,10 @@ struct OpDef {
   std::string_view edges = {};
   //! Collective ops (ExecContext::replicas): what the node exchanges between replicas; nullptr = none.
   ReplicaTraffic (*traffic)(const Graph& g, const Node& node) = nullptr;
+  //! Bytes the op holds on its IPU while it runs beyond its operands and result, which the memory
+  //! model counts (a registered op's scratch); nullptr = none (matmul and convolution temporaries
+  //! follow their flags instead).
+  size_t (*temporaries)(const Graph& g, const Node& node) = nullptr;
 };
 
 //! The op table entry for `kind`.

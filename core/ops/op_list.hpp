@@ -119,5 +119,8 @@ IPUTRAIN_OP(AllGather, builtin, per_replica)          // x -> [group, ...x], the
 IPUTRAIN_OP(ReduceScatter, builtin, per_replica)      // f32[group k, ...] -> [k, ...]: this member's block of the sum
 IPUTRAIN_OP(AllToAll, builtin, per_replica)           // attrs: split_axis, concat_axis, group
 IPUTRAIN_OP(ReplicationIndex, internal, per_replica)  // (anchor) -> i32 scalar: the replica running it
+// Ops a program registered in C++ (include/iputrain/custom_op.hpp; core/ops/custom_registry.hpp).
+IPUTRAIN_OP(Custom, internal, none)      // (x...) -> f32; attrs: op (the registered name), its attributes
+IPUTRAIN_OP(CustomGrad, internal, none)  // (x..., y, dy) -> d x[input]; attrs: op, input
 // Pipelining.
 IPUTRAIN_OP(RecomputationCheckpoint, builtin, checkpoint)  // identity whose output is stashed, not recomputed

@@ -1,5 +1,6 @@
 // Embedding iputrain: a model written in a string, trained on data held in memory, planned onto
-// two pipelined virtual IPUs, evaluated, stopped early by the progress callback if asked to.
+// two pipelined virtual IPUs, evaluated, stopped early by the progress callback if asked to. The
+// model's hidden activation is an op this program registers in C++ (iputrain::register_op).
 #include <iputrain/iputrain.hpp>
 #include <iputrain/version.hpp>
 
@@ -23,6 +24,26 @@ int main() {
     label[static_cast<size_t>(i)] = a + b > 0 ? 1 : 0;
   }
 
+  // A leaky ReLU with the slope as an attribute, and its gradient.
+  CustomOp leaky;
+  leaky.name = "leaky";
+  leaky.attributes = {{"slope", 0.1}};
+  leaky.shape = [](const CustomShapes& in, const CustomAttributes&) { return in[0]; };
+  leaky.forward = [](const CustomCall& c) {
+    const auto slope = static_cast<float>(c.attributes.get("slope"));
+    for (int64_t i = 0; i < c.output.size; ++i) {
+      const float v = c.inputs[0].data[i];
+      c.output.data[i] = v > 0 ? v : slope * v;
+    }
+  };
+  leaky.backward = [](const CustomGradCall& c) {
+    const auto slope = static_cast<float>(c.attributes.get("slope"));
+    for (int64_t i = 0; i < c.grad.size; ++i) {
+      c.grad.data[i] = c.inputs[0].data[i] > 0 ? c.dy.data[i] : slope * c.dy.data[i];
+    }
+  };
+  register_op(std::move(leaky));
+
   const Config config = config::parse(R"(
 [ipu]
 auto_select_ipus = 2
@@ -41,7 +62,7 @@ steps_per_execution = 10
 model classifier(batch: int = 8) {
   input x: f32[batch, 2]
   input label: i32[batch]
-  stage body { h = nn.dense(x, 16, activation = tanh) }
+  stage body { h = leaky(nn.dense(x, 16), slope = 0.05) }
   stage head {
     logits = nn.dense(h, 2)
     loss = mean(softmax_cross_entropy(logits, label))
@@ -51,7 +72,7 @@ model classifier(batch: int = 8) {
   output accuracy = mean(cast(argmax(logits, axis = -1) == label, dtype = "f32"))
 }
 )",
-                                   "classifier.ipu", config.model);
+                                   "classifier.ipu", config);
 
   const Plan plan = Plan::make(model, config);
   std::printf("%s", plan.text(PlanSection::Header).c_str());

@@ -16,6 +16,7 @@
 
 #include "iputrain/config.hpp"
 #include "iputrain/config_loader.hpp"
+#include "iputrain/custom_op.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/files.hpp"
 #include "iputrain/instances.hpp"

@@ -86,5 +86,7 @@ void add_recurrent_cases(std::vector<OpCase>& cases);
 void add_ctc_cases(std::vector<OpCase>& cases);
 //! The collectives at one replica: op_cases_collective.cpp.
 void add_collective_cases(std::vector<OpCase>& cases);
+//! The ops registered in C++ (custom, custom_grad): op_cases_custom.cpp.
+void add_custom_cases(std::vector<OpCase>& cases);
 
 }  // namespace iputrain::test

@@ -56,6 +56,8 @@ COVERED_BY = {
     "lstm_grad": "the gradient of lstm (against PyTorch's autograd of the same recurrence)",
     "gru_grad": "the gradient of gru, both reset_after forms",
     "ctc_loss_grad": "the gradient of ctc_loss",
+    "custom": "no semantics of its own: the op a program registers; tests/core/op_cases_custom.cpp and tests/engine/custom_op_test.cpp",
+    "custom_grad": "the gradient a registered op declares (tests/core/op_cases_custom.cpp)",
 }
 
 HALF_MAX = 65504.0
