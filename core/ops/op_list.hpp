@@ -69,6 +69,10 @@ IPUTRAIN_OP(Gather, builtin, none)              // (params, i32 indices); attrs:
 IPUTRAIN_OP(GatherGrad, internal, none)         // (indices, dy) -> scatter-add into attr shape
 IPUTRAIN_OP(TakeAlongAxis, builtin, none)       // (x, i32 indices of x's rank); attrs: axis
 IPUTRAIN_OP(TakeAlongAxisGrad, internal, none)  // (indices, dy) -> add dy back into zeros of attr shape
+IPUTRAIN_OP(DynamicSlice, internal, none)       // (x, i32 offsets[rank]); attrs: sizes; offsets clamped
+IPUTRAIN_OP(DynamicUpdateSlice, builtin, none)  // (x, update, i32 offsets[rank]) -> x with update written there
+IPUTRAIN_OP(SequenceSlice, internal, none)      // (dst, src, num_elems, src_offsets, dst_offsets); attrs: zero_unused
+IPUTRAIN_OP(SequenceSliceGrad, internal, none)  // (dy, the three lists) -> d dst or d src; attrs: side, shape
 IPUTRAIN_OP(OneHot, builtin, none)              // (i32 indices) -> f32[..., depth]; attrs: depth, on, off
 IPUTRAIN_OP(Tril, builtin, none)                // attrs: k; matrices in the last two dimensions
 IPUTRAIN_OP(Triu, builtin, none)                // attrs: k

@@ -88,5 +88,7 @@ void add_ctc_cases(std::vector<OpCase>& cases);
 void add_collective_cases(std::vector<OpCase>& cases);
 //! The ops registered in C++ (custom, custom_grad): op_cases_custom.cpp.
 void add_custom_cases(std::vector<OpCase>& cases);
+//! dynamic_slice, dynamic_update_slice, sequence_slice and its gradient: op_cases_dynamic.cpp.
+void add_dynamic_cases(std::vector<OpCase>& cases);
 
 }  // namespace iputrain::test

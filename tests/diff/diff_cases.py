@@ -794,6 +794,50 @@ def collective_cases():
     return cases
 
 
+def dynamic_slice_cases():
+    """Slices at offsets given as data: dynamic_slice and dynamic_update_slice (offsets clamped as
+    XLA clamps), sequence_slice (NumPy row copies in order), at the edges of the values."""
+    x = rand((4, 5), 130)
+    x[1, 2] = NAN
+    x[2, 3] = -INF
+
+    def window(t, off, sizes):
+        starts = [min(max(int(o), 0), d - s) for o, d, s in zip(off, t.shape, sizes)]
+        return t[tuple(slice(a, a + s) for a, s in zip(starts, sizes))]
+
+    def ds_ref(sizes):
+        return lambda t, off: window(t, off.numpy(), sizes)
+
+    def dus_ref(t, u, off):
+        out = t.clone()
+        starts = [min(max(int(o), 0), d - s) for o, d, s in zip(off.numpy(), t.shape, u.shape)]
+        out[tuple(slice(a, a + s) for a, s in zip(starts, u.shape))] = u
+        return out
+
+    def seq_ref(zero_unused):
+        def ref(dst, src, n, so, do):
+            out = torch.zeros_like(dst) if zero_unused else dst.clone()
+            for k, a, b in zip(n.numpy(), so.numpy(), do.numpy()):
+                out[b:b + k] = src[a:a + k]
+            return out
+        return ref
+    cases = []
+    for name, off, sizes in (("in range", (1, 2), [2, 2]), ("clamped", (7, -3), [3, 4])):
+        expr = f"dynamic_slice({{0}}, {{1}}, sizes = {sizes})"
+        cases.append(op_case(f"dynamic_slice {name}", "dynamic_slice", expr, [x, i32(*off)], ds_ref(sizes),
+                             attrs={"sizes": sizes}))
+    cases.append(op_case("dynamic_update_slice clamped", "dynamic_update_slice", "dynamic_update_slice({0}, {1}, {2})",
+                         [x, rand((2, 3), 131), i32(3, 9)], dus_ref))
+    dst, src = rand((6, 3), 132), rand((5, 3), 133)
+    src[1, 1] = NAN
+    lists = [i32(2, 2, 1), i32(0, 3, 4), i32(1, 2, 5)]
+    for zero in (False, True):
+        expr = f"sequence_slice({{0}}, {{1}}, {{2}}, {{3}}, {{4}}, zero_unused = {str(zero).lower()})"
+        cases.append(op_case(f"sequence_slice zero_unused {zero}", "sequence_slice", expr, [dst, src] + lists,
+                             seq_ref(zero), attrs={"zero_unused": int(zero)}))
+    return cases
+
+
 def _stable_along(v, axis, keys):
     moved = np.moveaxis(v, axis, -1)
     out = np.empty(moved.shape, dtype=np.int64)
@@ -807,7 +851,7 @@ def all_cases():
     cases = []
     for make in (unary_cases, binary_cases, compare_cases, where_cases, shape_cases, gather_cases, one_hot_cases,
                  reduce_cases, matmul_cases, conv_pool_cases, softmax_cases, size0_cases, scan_cases,
-                 ctc_cases, collective_cases):
+                 ctc_cases, collective_cases, dynamic_slice_cases):
         cases += make()
     import diff_layers
     import diff_recurrent

@@ -58,6 +58,7 @@ COVERED_BY = {
     "ctc_loss_grad": "the gradient of ctc_loss",
     "custom": "no semantics of its own: the op a program registers; tests/core/op_cases_custom.cpp and tests/engine/custom_op_test.cpp",
     "custom_grad": "the gradient a registered op declares (tests/core/op_cases_custom.cpp)",
+    "sequence_slice_grad": "the gradient of sequence_slice",
 }
 
 HALF_MAX = 65504.0

@@ -1,6 +1,7 @@
-// The builtins across replicas: cross_replica_sum and _mean, all_gather, reduce_scatter,
-// all_to_all and replication_index, their types and located errors, and nn.batch_norm's replica
-// group from the layer or from the config's distributed batch-norm key.
+// The builtins across replicas (cross_replica_sum and _mean, all_gather, reduce_scatter,
+// all_to_all and replication_index) and those that slice at offsets computed at run time: their
+// types and located errors, and nn.batch_norm's replica group from the layer or from the config's
+// distributed batch-norm key.
 #include <doctest/doctest.h>
 
 #include "core/ir/graph.hpp"
@@ -93,4 +94,26 @@ TEST_CASE("nn.batch_norm shares its statistics with its replica group, from the 
       "[ipu]\nauto_select_ipus = 4\n[ipu.norms.experimental]\ndistributed_batch_norm_replica_group_size = 2\n",
       "dbn.toml");
   CHECK(mean_groups(Model::parse(text, "t.ipu", dbn)) == std::vector<int64_t>{2, 2, 4, 4});
+}
+
+TEST_CASE("slicing at offsets computed at run time: types and located errors") {
+  const Model m = model(
+      "  input at: i32[2]\n  input n: i32[3]\n"
+      "  output a = dynamic_slice(x, at, [2, 3])\n"
+      "  output b = dynamic_update_slice(x, full([1, 6], 0.0), at)\n"
+      "  output c = sequence_slice(x, x * 2.0, n, n, n, zero_unused = true)\n"
+      "  output d = sequence_slice_pack(x, x, n, n)\n"
+      "  output e = sequence_slice_unpack(x, n, n, 7)\n"
+      "  output f = scatter_update(x, n, full([3, 6], 1.0))\n");
+  CHECK(type_of(m, "a") == "f32[2, 3]");
+  CHECK(type_of(m, "b") == "f32[4, 6]");
+  CHECK(type_of(m, "c") == "f32[4, 6]");
+  CHECK(type_of(m, "d") == "f32[4, 6]");
+  CHECK(type_of(m, "e") == "f32[7, 6]");
+  CHECK(type_of(m, "f") == "f32[4, 6]");
+  CHECK(error_of("  y = dynamic_slice(x, full([2], 0.0), [1, 1])\n").find("offsets must be i32[2]") !=
+        std::string::npos);
+  CHECK(error_of("  input at: i32[2]\n  y = dynamic_slice(x, at, [5, 1])\n").find("does not fit") != std::string::npos);
+  CHECK(error_of("  input at: i32[2]\n  y = dynamic_slice(x, at, 2)\n").find("a list of ints") != std::string::npos);
+  CHECK(error_of("  y = scatter_update(x, full([2], 0.0), x)\n").find("indices must be i32[k]") != std::string::npos);
 }
