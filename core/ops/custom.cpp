@@ -56,11 +56,7 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 
 void forward(const KernelArgs& args) {
   const CustomOp& op = registered(args.node.attrs);
-  std::array<CustomInput, kMaxCustomInputs> ins{};
-  for (size_t i = 0; i < args.inputs.size(); ++i) {
-    const Tensor& t = args.inputs[i];
-    ins[i] = {t.f32(), t.shape(), t.numel()};
-  }
+  const auto ins = custom_inputs(args, args.inputs.size());
   const CustomAttributes attributes = custom_attributes(args.node.attrs, op);
   const CustomCall call{std::span<const CustomInput>(ins.data(), args.inputs.size()),
                         {args.output.f32(), args.output.shape(), args.output.numel()},

@@ -37,17 +37,11 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 void forward(const KernelArgs& args) {
   const CustomOp& op = registered(args.node.attrs);
   const size_t n = args.inputs.size() - 2;
-  std::array<CustomInput, kMaxCustomInputs> ins{};
-  for (size_t i = 0; i < n; ++i) {
-    const Tensor& t = args.inputs[i];
-    ins[i] = {t.f32(), t.shape(), t.numel()};
-  }
-  const Tensor& y = args.inputs[n];
-  const Tensor& dy = args.inputs[n + 1];
+  const auto ins = custom_inputs(args, n);
   const CustomAttributes attributes = custom_attributes(args.node.attrs, op);
   const CustomGradCall call{std::span<const CustomInput>(ins.data(), n),
-                            {y.f32(), y.shape(), y.numel()},
-                            {dy.f32(), dy.shape(), dy.numel()},
+                            custom_input(args.inputs[n]),
+                            custom_input(args.inputs[n + 1]),
                             static_cast<int32_t>(args.node.attrs.get_int("input")),
                             {args.output.f32(), args.output.shape(), args.output.numel()},
                             attributes};

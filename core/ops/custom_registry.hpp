@@ -7,7 +7,10 @@
 #include <string_view>
 #include <vector>
 
+#include <array>
+
 #include "core/ir/attrs.hpp"
+#include "core/ops/op.hpp"
 #include "iputrain/custom_op.hpp"
 
 namespace iputrain::ir {
@@ -26,6 +29,19 @@ inline constexpr size_t kMaxCustomInputs = 8;
 //! The attributes of a node of a registered op, as its functions see them.
 inline CustomAttributes custom_attributes(const Attrs& attrs, const CustomOp& op) {
   return CustomAttributes(&attrs, op.attributes);
+}
+
+//! A tensor as a registered op's kernel sees it.
+inline CustomInput custom_input(const Tensor& t) { return {t.f32(), t.shape(), t.numel()}; }
+
+//! A kernel's first `n` operands as a registered op's kernel sees them (a fixed array: nothing is
+//! allocated).
+inline std::array<CustomInput, kMaxCustomInputs> custom_inputs(const KernelArgs& args, size_t n) {
+  std::array<CustomInput, kMaxCustomInputs> ins{};
+  for (size_t i = 0; i < n; ++i) {
+    ins[i] = custom_input(args.inputs[i]);
+  }
+  return ins;
 }
 
 }  // namespace iputrain::ir
