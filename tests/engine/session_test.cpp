@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <thread>
 
 #include "iputrain/iputrain.hpp"
@@ -200,4 +202,38 @@ model kinks(batch: int = 4) {
     const float want = w.name == "w0" ? 0.75f : 1.0f;
     CHECK(w.values[0] == want);
   }
+}
+
+TEST_CASE("recurrent and dense layers take Keras' use_bias and initializers") {
+  const Config c = config::parse("[data]\ntrain = \"synthetic:samples=64,classes=10\"\n", "layers.toml");
+  const Model m = Model::parse(R"(import nn
+model layers(batch: int = 2) {
+  input image: f32[batch, 4, 3]
+  input label: i32[batch]
+  a = nn.lstm(image, 5, use_bias = false, kernel_initializer = zeros)
+  b = nn.gru(image, 5, recurrent_initializer = ones, bias_initializer = ones)
+  c = nn.gru(image, 5, use_bias = false, reset_after = false)
+  d = nn.dense(a + b + c, 10, kernel_initializer = ones, bias_initializer = ones)
+  loss = mean(softmax_cross_entropy(d, label))
+  minimize loss
+  output loss
+}
+)",
+                               "layers.ipu", c);
+  std::map<std::string, std::vector<float>> w;
+  for (const WeightInfo& info : Session(m, c).weights()) {
+    w[info.name] = info.values;
+  }
+  const auto all = [](const std::vector<float>& v, float x) {
+    return !v.empty() && std::all_of(v.begin(), v.end(), [x](float e) { return e == x; });
+  };
+  CHECK(w.count("lstm/bias") == 0);
+  CHECK(all(w.at("lstm/kernel"), 0.0F));
+  CHECK(all(w.at("gru/recurrent_kernel"), 1.0F));
+  CHECK(all(w.at("gru/bias"), 1.0F));
+  CHECK(w.count("gru_1/bias") == 0);
+  CHECK(all(w.at("dense/kernel"), 1.0F));
+  CHECK(all(w.at("dense/bias"), 1.0F));
+  // The defaults are Keras': glorot-uniform kernels, which are not constant.
+  CHECK_FALSE(all(w.at("gru_1/kernel"), w.at("gru_1/kernel").front()));
 }
