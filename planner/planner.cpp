@@ -220,6 +220,14 @@ void place_pass(PassContext& c) {
     plan.decided.offload_weights = false;
   }
   plan.placement = make_placement(plan.graph, c.settings, shape);
+  const int64_t bn_group = c.settings.ipu.batch_norm_group;
+  if (bn_group > 1 && plan.placement.replicas % bn_group != 0) {
+    // Said at the key, before the batch norms' own collectives would be refused inside the stdlib.
+    c.settings.keys.fail_at("ipu.norms.experimental.distributed_batch_norm_replica_group_size",
+                            fmt::format("batch-norm groups of {} replicas do not divide the plan's {} replicas",
+                                        bn_group, plan.placement.replicas),
+                            "give a divisor of the replicas (IPUs / IPUs per replica)");
+  }
   check_collectives(plan.graph, plan.placement.replicas);
 }
 

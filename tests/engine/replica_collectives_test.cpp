@@ -104,6 +104,13 @@ TEST_CASE("distributed batch norm: the key and the layer's replica_group build t
   const auto from_key = train(by_key, model_default);
   CHECK(same_bits(from_key, train(config_text(layout))));
   CHECK_FALSE(same_bits(from_key, train(config_text(layout), model_default)));  // group 1: each replica alone
+  // Groups that do not divide the replicas (4 IPUs, 2 replicas of 2): said at the key, not inside
+  // the standard library.
+  const Config four = config::parse(config_text("device_mapping = [0, 1]\n") +
+                                        "[ipu.norms.experimental]\ndistributed_batch_norm_replica_group_size = 4\n",
+                                    "collectives.toml");
+  CHECK_THROWS_WITH_AS(Plan::make(Model::parse(model_default, "collectives.ipu", four), four),
+                       doctest::Contains("batch-norm groups of 4 replicas do not divide the plan's 2 replicas"), Error);
   // A model built without the config keeps groups of one: refused rather than ignored.
   const Config c = config::parse(by_key, "collectives.toml");
   CHECK_THROWS_WITH_AS(Session(Model::parse(model_default, "collectives.ipu"), c),
