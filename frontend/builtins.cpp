@@ -169,6 +169,7 @@ std::vector<Builtin> make_table() {
   add_scan_builtins(t);
   add_collective_builtins(t);
   add_slice_builtins(t);
+  add_sampling_builtins(t);
   add_einsum_builtin(t);
   return t;
 }

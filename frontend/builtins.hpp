@@ -54,6 +54,8 @@ void add_einsum_builtin(std::vector<Builtin>& table);
 void add_scan_builtins(std::vector<Builtin>& table);
 //! dynamic_slice, sequence_slice (and its pack / unpack forms) and scatter_update (slice_builtins.cpp).
 void add_slice_builtins(std::vector<Builtin>& table);
+//! candidate_sampler, the draw of the sampled losses (sampling_builtins.cpp).
+void add_sampling_builtins(std::vector<Builtin>& table);
 //! The builtins of the ops registered in C++ so far (custom_builtins.cpp), made once per op.
 std::vector<const Builtin*> custom_builtins();
 //! cross_replica_mean and replication_index (collective_builtins.cpp).

@@ -105,6 +105,9 @@ IPUTRAIN_OP(LogSoftmax, builtin, none)       // attrs: axis
 IPUTRAIN_OP(LogSoftmaxGrad, internal, none)  // (y, dy) -> dx; attrs: axis
 // Random.
 IPUTRAIN_OP(DropoutMask, internal, none)  // -> f32 mask of 0 or 1/(1-rate); attrs: rate, shape, name
+IPUTRAIN_OP(
+    CandidateSampler, internal,
+    none)  // (labels i32[b, t]) -> (class, log expected count) rows; attrs: num_sampled, range_max, unique, name
 // Non-trainable state.
 IPUTRAIN_OP(MovingAverage, internal,
             state_update)  // (x, state) -> x while training, state in inference; attrs: momentum

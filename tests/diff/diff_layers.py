@@ -73,6 +73,46 @@ def loss_cases():
         # "mean" is the batch mean, not PyTorch's (which divides each loss by its label length first).
         layer("losses.ctc mean", "losses.ctc({0}, {1}, {2}, {3}, blank = 3)", ctc_inputs,
               lambda *a: ctc_loss_ref(3)(*a).mean()),
+    ] + sampled_loss_cases()
+
+
+def sampled_ref(kind, num_sampled, remove):
+    """The sampled losses from a given draw (`sampled`: rows of class and log expected count, the
+    drawn classes first, then the true ones), as the seed's _compute_sampled_logits builds them."""
+    def ref(w, b, labels, x, s):
+        ids = s[:num_sampled, 0].long()
+        log_q = s[:, 1]
+        batch, t = labels.shape
+        lab = labels.long()
+        true_logits = (w[lab] * x[:, None, :]).sum(-1) + b[lab] - log_q[num_sampled:].reshape(batch, t)
+        other = x @ w[ids].T + b[ids] - log_q[:num_sampled]
+        if remove:
+            hits = (lab[:, :, None] == ids[None, None, :]).any(1)
+            other = torch.where(hits, torch.full_like(other, -60000.0), other)
+        logits = torch.cat([true_logits, other], 1)
+        targets = torch.cat([torch.full((batch, t), 1.0 / t), torch.zeros(batch, num_sampled)], 1)
+        if kind == "softmax":
+            return -(targets * torch.log_softmax(logits, -1)).sum(-1)
+        return F.binary_cross_entropy_with_logits(logits, targets, reduction="none").sum(-1)
+    return ref
+
+
+def sampled_loss_cases():
+    w, b, x = rand((8, 4), 70), rand((8,), 71), rand((3, 4), 72)
+    one = i32(2, 5, 7).reshape(3, 1)
+    two = i32(2, 5, 5, 0, 7, 1).reshape(3, 2)
+    # Drawn classes 5, 1, 6 (5 and 1 are true classes of some examples), then the true classes.
+    def draw(labels):
+        rows = [[5, -0.4], [1, 0.3], [6, -1.2]] + [[float(k), 0.1 * k - 0.5] for k in labels.reshape(-1)]
+        return f32(*[v for r in rows for v in r]).reshape(-1, 2)
+    return [
+        layer("losses.sampled_softmax", 'losses.sampled_softmax({0}, {1}, {2}, {3}, 3, 8, sampled = {4}, reduction = "none")',
+              [w, b, one, x, draw(one)], sampled_ref("softmax", 3, True)),
+        layer("losses.nce", 'losses.nce({0}, {1}, {2}, {3}, 3, 8, sampled = {4}, reduction = "none")',
+              [w, b, two, x, draw(two)], sampled_ref("nce", 3, False)),
+        layer("losses.nce without accidental hits",
+              'losses.nce({0}, {1}, {2}, {3}, 3, 8, remove_accidental_hits = true, sampled = {4}, reduction = "none")',
+              [w, b, two, x, draw(two)], sampled_ref("nce", 3, True)),
     ]
 
 
@@ -219,6 +259,7 @@ def sequence_cases():
 STDLIB_COVERED_BY = {
     "nn.pair": "compile-time lists only (the conv2d and pool cases use it)",
     "losses.reduce": "every loss case (reductions none and mean)",
+    "losses.sampled_logits": "the sampled_softmax and nce cases",
 }
 
 

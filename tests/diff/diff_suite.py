@@ -59,6 +59,7 @@ COVERED_BY = {
     "custom": "no semantics of its own: the op a program registers; tests/core/op_cases_custom.cpp and tests/engine/custom_op_test.cpp",
     "custom_grad": "the gradient a registered op declares (tests/core/op_cases_custom.cpp)",
     "sequence_slice_grad": "the gradient of sequence_slice",
+    "candidate_sampler": "random draws: tests/core/op_cases_sampling.cpp against the definition on the same Philox stream",
 }
 
 HALF_MAX = 65504.0
