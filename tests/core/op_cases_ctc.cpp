@@ -301,11 +301,12 @@ Values ref_ctc_beam(const std::vector<Values>& in, const std::vector<TensorType>
         }
         prev = p;
         const double* z = &in[0][static_cast<size_t>((i * t + k) * c)];
+        const double m = *std::max_element(z, z + c);
         double sum = 0;
         for (int64_t j = 0; j < c; ++j) {
-          sum += std::exp(z[j]);
+          sum += std::exp(z[j] - m);
         }
-        w += z[p] - std::log(sum);
+        w += z[p] - m - std::log(sum);
       }
       weights[collapsed].push_back(w);
       more = false;
@@ -317,11 +318,12 @@ Values ref_ctc_beam(const std::vector<Values>& in, const std::vector<TensorType>
     }
     std::vector<std::pair<double, std::vector<int64_t>>> ranked;
     for (const auto& [labels, ws] : weights) {
+      const double m = *std::max_element(ws.begin(), ws.end());
       double sum = 0;
       for (double w : ws) {
-        sum += std::exp(w);
+        sum += std::exp(w - m);
       }
-      ranked.emplace_back(std::log(sum), labels);
+      ranked.emplace_back(m + std::log(sum), labels);
     }
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
       return a.first != b.first ? a.first > b.first : a.second < b.second;
@@ -362,11 +364,11 @@ void add_beam_cases(std::vector<OpCase>& cases) {
                    .reference = ref_ctc_beam,
                    .grad = false});
   cases.push_back(
-      {.name = "ctc_beam_search_decode blank 1 large logits",
+      {.name = "ctc_beam_search_decode blank 1 logits of 1000",
        .op = OpKind::CtcBeamSearchDecode,
        .inputs = {f32({2, 4, 3}), i32({2})},
        .attrs = beam_attrs(32, 3, 1),
-       .values = {{80, -80, 79.5, 0, 80, -80, -80, 80, 79.7, 79, -1, 80, 1, 2, 3, -3, 2, 1, 0, .5, -.5, 9, 9, 9},
+       .values = {{1000, -1000, 999.5, 0, 80, -80, -80, 80, 79.7, 79, -1, 80, 1, 2, 3, -3, 2, 1, 0, .5, -.5, 9, 9, 9},
                   {4, 3}},
        .reference = ref_ctc_beam,
        .grad = false});
