@@ -401,6 +401,15 @@ void add_beam_cases(std::vector<OpCase>& cases) {
                    .values = {{b, a, 5, 5}, {1, 0}},
                    .expected = {std::log(0.6), -1, std::log(0.4), 1, -kInf, -1, 0, -1, -kInf, -1, -kInf, -1},
                    .grad = false});
+  // A -inf logit is a class of probability 0: "1" is no path. The two left tie at 0.5 and rank
+  // by their labels, "" before "2".
+  cases.push_back({.name = "ctc_beam_search_decode -inf logit and a tie",
+                   .op = OpKind::CtcBeamSearchDecode,
+                   .inputs = {f32({1, 1, 3}), i32({1})},
+                   .attrs = beam_attrs(4, 3),
+                   .values = {{0, -kInf, 0}, {1}},
+                   .expected = {std::log(0.5), -1, std::log(0.5), 2, -kInf, -1},
+                   .grad = false});
   cases.push_back({.name = "ctc_beam_search_decode nan",
                    .op = OpKind::CtcBeamSearchDecode,
                    .inputs = {f32({1, 2, 2}), i32({1})},
