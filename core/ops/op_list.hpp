@@ -120,6 +120,8 @@ IPUTRAIN_OP(CtcLoss, builtin,
             none)  // (logits f32[b, t, c], labels i32[b, l], logit_lengths, label_lengths i32[b]) -> f32[b]
 IPUTRAIN_OP(CtcLossGrad, internal, none)  // (logits, labels, logit_lengths, label_lengths, dy f32[b]) -> f32[b, t, c]
 IPUTRAIN_OP(CtcGreedyDecode, builtin, none)  // (logits f32[b, t, c], logit_lengths i32[b]) -> i32[b, t], padded with -1
+IPUTRAIN_OP(CtcBeamSearchDecode, builtin,
+            none)  // (logits, logit_lengths) -> f32[b, top_paths, t + 1]; beam_width, top_paths
 // Across replicas (ExecContext::replicas; core/ops/collective_util.hpp); attrs: group.
 IPUTRAIN_OP(CrossReplicaSum, builtin, per_replica)    // same shape, summed (mean = 1: averaged) over the group
 IPUTRAIN_OP(AllGather, builtin, per_replica)          // x -> [group, ...x], the members' x in replica order

@@ -1,8 +1,11 @@
 // CTC end to end: a model with losses.ctc (the ctc_loss op) checks, trains from unaligned label
-// sequences until greedy decoding reads them back, and predicts ctc_greedy_decode per sample; the
-// language's errors for a bad call point at it, and bad lengths in the data stop the run located.
+// sequences until greedy decoding reads them back, and predicts ctc_greedy_decode per sample;
+// ctc_beam_search_decode predicts what greedy decoding does with a beam of one and finds the more
+// probable labelling with a wider one; the language's errors for a bad call point at it, and bad
+// lengths in the data stop the run located.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -136,6 +139,55 @@ TEST_CASE("ctc: a model trains on unaligned label sequences and predict decodes 
   CHECK(exact >= 58);
 }
 
+// Per step the probabilities of blank (0) and the symbols 1 and 2, written as logits log p.
+const std::string kBeamModel = R"(model beams(batch: int = 2) {
+  input z: f32[batch, 3, 3]
+  input n: i32[batch]
+  output per_sample greedy = ctc_greedy_decode(z, n)
+  output per_sample narrow = ctc_beam_search_decode(z, n, beam_width = 1)
+  output per_sample wide = ctc_beam_search_decode(z, n, beam_width = 4, top_paths = 2)
+}
+)";
+
+TEST_CASE("ctc: beam search predicts greedy decoding's labels with one beam and a likelier labelling with more") {
+  // Sample 0 (2 steps of 3): blank .55, 1 .4, 2 .05 twice. The best path is blank blank (.3025),
+  // but "1" has three alignments, 1 1, 1 _ and _ 1: .16 + .22 + .22 = .6. Sample 1: 1, 2, blank,
+  // each at .8, no merges, so every decoder reads "1 2"; one beam keeps the alignments of "1 2"
+  // that run through the best prefixes: .8 * .8 * (.8 + .1) = .576.
+  std::vector<float> z;
+  for (const double p : {.55, .4, .05, .55, .4, .05, 1.0, 1.0, 1.0, .1, .8, .1, .1, .1, .8, .8, .1, .1}) {
+    z.push_back(static_cast<float>(std::log(p)));
+  }
+  const std::vector<int32_t> n = {2, 3};
+  Config c = ctc_config();
+  Session session(Model::parse(kBeamModel, "beams.ipu", c.model), c);
+  session.set_data("test", {ArrayData::f32("z", {2, 3, 3}, z.data()), ArrayData::i32("n", {2}, n.data())});
+  const std::vector<Prediction> p = session.predict("test", {"greedy", "narrow", "wide"});
+  REQUIRE(p.size() == 3);
+  REQUIRE(p[0].samples == 2);
+  CHECK(p[1].dtype == "f32");
+  CHECK(p[1].sample_shape == std::vector<int64_t>{1, 4});
+  CHECK(p[2].sample_shape == std::vector<int64_t>{2, 4});
+  // One beam: greedy decoding's labels, then -1 as in its padding.
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t k = 0; k < 3; ++k) {
+      CHECK(p[1].values[static_cast<size_t>(i * 4 + 1 + k)] == p[0].values[static_cast<size_t>(i * 3 + k)]);
+    }
+  }
+  CHECK(p[0].values == std::vector<double>{-1, -1, -1, 1, 2, -1});
+  CHECK(p[1].values[0] == doctest::Approx(std::log(.3025)).epsilon(1e-5));
+  CHECK(p[1].values[4] == doctest::Approx(std::log(.576)).epsilon(1e-5));
+  // Four beams: "1" first at .6, then "" at .3025; sample 1's best labelling is "1 2" again, and
+  // every alignment of it is counted (the beam holds all its prefixes).
+  const std::vector<double> wide = p[2].values;
+  CHECK(wide[0] == doctest::Approx(std::log(.6)).epsilon(1e-5));
+  CHECK(std::vector<double>(wide.begin() + 1, wide.begin() + 4) == std::vector<double>{1, -1, -1});
+  CHECK(wide[4] == doctest::Approx(std::log(.3025)).epsilon(1e-5));
+  CHECK(std::vector<double>(wide.begin() + 5, wide.begin() + 8) == std::vector<double>{-1, -1, -1});
+  CHECK(std::vector<double>(wide.begin() + 9, wide.begin() + 12) == std::vector<double>{1, 2, -1});
+  CHECK(wide[8] > std::log(.576));
+}
+
 TEST_CASE("ctc: bad lengths in the data stop the run with a located error") {
   Sequences bad = make(16, 3);
   bad.x_lengths[5] = static_cast<int32_t>(kSteps + 1);
@@ -159,5 +211,8 @@ TEST_CASE("ctc: the builtins' type errors point at the call") {
         std::string::npos);
   CHECK(message_of("ctc_loss(z[0], y, n, n)").find("logits must be f32[batch, steps, classes]") != std::string::npos);
   CHECK(message_of("ctc_greedy_decode(z, y)").find("logit_lengths must be i32[2], got i32[2, 3]") != std::string::npos);
+  CHECK(message_of("ctc_beam_search_decode(z, n, beam_width = 2, top_paths = 3)")
+            .find("argument 'top_paths' of ctc_beam_search_decode must be at most beam_width = 2, got 3") !=
+        std::string::npos);
   CHECK(message_of("losses.ctc(z, y, n, n, reduction = \"avg\")").find("unknown reduction") != std::string::npos);
 }

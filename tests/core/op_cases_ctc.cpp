@@ -1,8 +1,12 @@
-// Op cases for CTC: ctc_loss, ctc_loss_grad and ctc_greedy_decode. The reference enumerates every
-// alignment of a sample's steps (c^t paths, so t and c stay tiny), keeps those that collapse to its
-// labels and sums their probabilities in log space: no recursion shared with the kernels.
+// Op cases for CTC: ctc_loss, ctc_loss_grad, ctc_greedy_decode and ctc_beam_search_decode. The
+// references enumerate every alignment of a sample's steps (c^t paths, so t and c stay tiny): the
+// loss keeps those that collapse to its labels and sums their probabilities in log space, the beam
+// search's reference sums them per labelling and ranks the labellings. No recursion is shared with
+// the kernels.
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "tests/core/ref_util.hpp"
 
@@ -271,6 +275,184 @@ void add_decode_cases(std::vector<OpCase>& cases) {
                    .infer_error = "logit_lengths must be i32[2], got f32[2]"});
 }
 
+// The beam search's reference: every labelling of sample i's first steps with the log of its
+// summed alignment probabilities, the most probable first (equal ones by their labels), as rows
+// [log P, labels..., -1...] of t + 1 values; top_paths rows, missing ones -inf and -1s.
+Values ref_ctc_beam(const std::vector<Values>& in, const std::vector<TensorType>& types, const TensorType&,
+                    const Attrs& attrs) {
+  const Shape& s = types[0].shape;
+  const int64_t t = s[1];
+  const int64_t c = s[2];
+  const int64_t blank = attrs.get_int("blank", 0) == -1 ? c - 1 : attrs.get_int("blank", 0);
+  const int64_t top = attrs.get_int("top_paths", 1);
+  Values r;
+  for (int64_t i = 0; i < s[0]; ++i) {
+    const auto steps = static_cast<int64_t>(in[1][static_cast<size_t>(i)]);
+    std::map<std::vector<int64_t>, Values> weights;
+    std::vector<int64_t> path(static_cast<size_t>(steps), 0);
+    for (bool more = true; more;) {
+      std::vector<int64_t> collapsed;
+      int64_t prev = -1;
+      double w = 0;
+      for (int64_t k = 0; k < steps; ++k) {
+        const int64_t p = path[static_cast<size_t>(k)];
+        if (p != blank && p != prev) {
+          collapsed.push_back(p);
+        }
+        prev = p;
+        const double* z = &in[0][static_cast<size_t>((i * t + k) * c)];
+        const double m = *std::max_element(z, z + c);
+        double sum = 0;
+        for (int64_t j = 0; j < c; ++j) {
+          sum += std::exp(z[j] - m);
+        }
+        w += z[p] - m - std::log(sum);
+      }
+      weights[collapsed].push_back(w);
+      more = false;
+      for (int64_t k = 0; k < steps && !more; ++k) {
+        auto& p = path[static_cast<size_t>(k)];
+        p = (p + 1) % c;
+        more = p != 0;
+      }
+    }
+    std::vector<std::pair<double, std::vector<int64_t>>> ranked;
+    for (const auto& [labels, ws] : weights) {
+      const double m = *std::max_element(ws.begin(), ws.end());
+      double sum = 0;
+      for (double w : ws) {
+        sum += std::exp(w - m);
+      }
+      ranked.emplace_back(m + std::log(sum), labels);
+    }
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second < b.second;
+    });
+    for (int64_t p = 0; p < top; ++p) {
+      const bool exists = p < static_cast<int64_t>(ranked.size());
+      r.push_back(exists ? ranked[static_cast<size_t>(p)].first : -kInf);
+      for (int64_t j = 0; j < t; ++j) {
+        const bool label = exists && j < static_cast<int64_t>(ranked[static_cast<size_t>(p)].second.size());
+        r.push_back(label ? static_cast<double>(ranked[static_cast<size_t>(p)].second[static_cast<size_t>(j)]) : -1.0);
+      }
+    }
+  }
+  return r;
+}
+
+Attrs beam_attrs(int64_t width, int64_t top, int64_t blank = 0) {
+  return Attrs{{"beam_width", width}, {"top_paths", top}, {"blank", blank}};
+}
+
+void add_beam_cases(std::vector<OpCase>& cases) {
+  // A beam at least as wide as the number of labellings (63 for 5 steps of 2 symbols) keeps every
+  // prefix, so the search is exact: the enumeration's 4 best, with steps short of t and none.
+  cases.push_back({.name = "ctc_beam_search_decode exact",
+                   .op = OpKind::CtcBeamSearchDecode,
+                   .inputs = {f32({4, 5, 3}), i32({4})},
+                   .attrs = beam_attrs(64, 4),
+                   .values = {{}, {5, 5, 3, 0}},
+                   .reference = ref_ctc_beam,
+                   .lo = -3,
+                   .hi = 3,
+                   .grad = false});
+  cases.push_back({.name = "ctc_beam_search_decode blank -1",
+                   .op = OpKind::CtcBeamSearchDecode,
+                   .inputs = {f32({2, 4, 4}), i32({2})},
+                   .attrs = beam_attrs(128, 5, -1),
+                   .values = {{}, {4, 2}},
+                   .reference = ref_ctc_beam,
+                   .grad = false});
+  cases.push_back(
+      {.name = "ctc_beam_search_decode blank 1 logits of 1000",
+       .op = OpKind::CtcBeamSearchDecode,
+       .inputs = {f32({2, 4, 3}), i32({2})},
+       .attrs = beam_attrs(32, 3, 1),
+       .values = {{1000, -1000, 999.5, 0, 80, -80, -80, 80, 79.7, 79, -1, 80, 1, 2, 3, -3, 2, 1, 0, .5, -.5, 9, 9, 9},
+                  {4, 3}},
+       .reference = ref_ctc_beam,
+       .grad = false});
+  // Per step P(blank) = 0.6, P(1) = 0.4: the best path is blank blank (0.36), but the labelling
+  // "1" has three alignments (1 1, 1 _, _ 1: 0.64). A beam of 1 keeps only "" after the first step
+  // and never sees it; a beam of 2 does, its probability the merged sum.
+  const double b = std::log(0.6);
+  const double a = std::log(0.4);
+  const Values two_steps = {b, a, b, a};
+  cases.push_back({.name = "ctc_beam_search_decode beam 1",
+                   .op = OpKind::CtcBeamSearchDecode,
+                   .inputs = {f32({1, 2, 2}), i32({1})},
+                   .attrs = beam_attrs(1, 1),
+                   .values = {two_steps, {2}},
+                   .expected = {std::log(0.36), -1, -1},
+                   .grad = false});
+  cases.push_back({.name = "ctc_beam_search_decode beam 2",
+                   .op = OpKind::CtcBeamSearchDecode,
+                   .inputs = {f32({1, 2, 2}), i32({1})},
+                   .attrs = beam_attrs(2, 2),
+                   .values = {two_steps, {2}},
+                   .expected = {std::log(0.64), 1, -1, std::log(0.36), -1, -1},
+                   .grad = false});
+  // One step has two labellings and no steps one (the empty one, certain): the rows past them are
+  // missing paths. A nan step makes every path nan, ranked by labels: "", "1", "1 1".
+  cases.push_back({.name = "ctc_beam_search_decode missing paths",
+                   .op = OpKind::CtcBeamSearchDecode,
+                   .inputs = {f32({2, 1, 2}), i32({2})},
+                   .attrs = beam_attrs(4, 3),
+                   .values = {{b, a, 5, 5}, {1, 0}},
+                   .expected = {std::log(0.6), -1, std::log(0.4), 1, -kInf, -1, 0, -1, -kInf, -1, -kInf, -1},
+                   .grad = false});
+  // A -inf logit is a class of probability 0: "1" is no path. The two left tie at 0.5 and rank
+  // by their labels, "" before "2".
+  cases.push_back({.name = "ctc_beam_search_decode -inf logit and a tie",
+                   .op = OpKind::CtcBeamSearchDecode,
+                   .inputs = {f32({1, 1, 3}), i32({1})},
+                   .attrs = beam_attrs(4, 3),
+                   .values = {{0, -kInf, 0}, {1}},
+                   .expected = {std::log(0.5), -1, std::log(0.5), 2, -kInf, -1},
+                   .grad = false});
+  cases.push_back({.name = "ctc_beam_search_decode nan",
+                   .op = OpKind::CtcBeamSearchDecode,
+                   .inputs = {f32({1, 2, 2}), i32({1})},
+                   .attrs = beam_attrs(3, 3),
+                   .values = {{b, a, kNan, 0}, {2}},
+                   .expected = {kNan, -1, -1, kNan, 1, -1, kNan, 1, 1},
+                   .grad = false});
+}
+
+void add_beam_error_cases(std::vector<OpCase>& cases) {
+  cases.push_back({.name = "ctc_beam_search_decode logit length too long",
+                   .op = OpKind::CtcBeamSearchDecode,
+                   .inputs = {f32({2, 3, 2}), i32({2})},
+                   .values = {{}, {3, 4}},
+                   .run_error = "logit_lengths[1] = 4 out of range [0, 3]"});
+  cases.push_back({.name = "ctc_beam_search_decode negative logit length",
+                   .op = OpKind::CtcBeamSearchDecode,
+                   .inputs = {f32({2, 3, 2}), i32({2})},
+                   .values = {{}, {-1, 3}},
+                   .run_error = "logit_lengths[0] = -1 out of range [0, 3]"});
+  const std::vector<std::tuple<std::string, std::vector<TensorType>, Attrs, std::string>> types = {
+      {"lengths dtype", {f32({2, 3, 4}), f32({2})}, {}, "logit_lengths must be i32[2], got f32[2]"},
+      {"logits rank 2", {f32({2, 4}), i32({2})}, {}, "logits must be f32[batch, steps, classes]"},
+      {"top_paths over beam_width",
+       {f32({2, 3, 4}), i32({2})},
+       beam_attrs(2, 3),
+       "argument 'top_paths' must be at most beam_width = 2, got 3"},
+      {"beam_width 0", {f32({2, 3, 4}), i32({2})}, beam_attrs(0, 1), "argument 'beam_width' must be at least 1"},
+      {"blank too large",
+       {f32({2, 3, 4}), i32({2})},
+       beam_attrs(2, 1, 4),
+       "argument 'blank' must be a class index below 4, got 4"},
+      {"blank -2", {f32({2, 3, 4}), i32({2})}, beam_attrs(2, 1, -2), "argument 'blank' must be at least -1"},
+  };
+  for (const auto& [what, inputs, attrs, message] : types) {
+    cases.push_back({.name = "ctc_beam_search_decode " + what,
+                     .op = OpKind::CtcBeamSearchDecode,
+                     .inputs = inputs,
+                     .attrs = attrs,
+                     .infer_error = message});
+  }
+}
+
 }  // namespace
 
 void add_ctc_cases(std::vector<OpCase>& cases) {
@@ -278,6 +460,8 @@ void add_ctc_cases(std::vector<OpCase>& cases) {
   add_loss_error_cases(cases);
   add_grad_cases(cases);
   add_decode_cases(cases);
+  add_beam_cases(cases);
+  add_beam_error_cases(cases);
 }
 
 }  // namespace iputrain::test

@@ -733,8 +733,42 @@ def ctc_greedy_ref(blank=0):
     return ref
 
 
+def ctc_beam_ref(top_paths, blank=0):
+    """The beam search's answer when its beam holds every prefix, by enumeration in NumPy: every
+    alignment of a sample's counted steps collapsed (repeats merged, blanks dropped), its
+    probabilities summed per labelling, the labellings ranked by that sum (equal ones by their
+    labels). Rows [log P, labels..., -1...]; rows past the labellings -inf and -1s."""
+    def ref(lg, il):
+        v = lg.detach().numpy().astype(np.float64)
+        b, t, c = v.shape
+        blank_class = c - 1 if blank == -1 else blank
+        m = v.max(axis=-1, keepdims=True)
+        logp = v - (m + np.log(np.exp(v - m).sum(axis=-1, keepdims=True)))
+        out = np.full((b, top_paths, t + 1), -1.0, dtype=np.float32)
+        out[:, :, 0] = -np.inf
+        for i in range(b):
+            steps = int(il[i])
+            sums = {}
+            for path in itertools.product(range(c), repeat=steps):
+                labels, prev = [], -1
+                for k in path:
+                    if k != blank_class and k != prev:
+                        labels.append(k)
+                    prev = k
+                w = sum(logp[i, k, path[k]] for k in range(steps))
+                sums.setdefault(tuple(labels), []).append(w)
+            ranked = sorted(((np.logaddexp.reduce(ws), key) for key, ws in sums.items()),
+                            key=lambda r: (-r[0], r[1]))
+            for p, (lp, key) in enumerate(ranked[:top_paths]):
+                out[i, p, 0] = lp
+                out[i, p, 1:1 + len(key)] = key
+        return torch.from_numpy(out)
+    return ref
+
+
 def ctc_cases():
-    """ctc_loss (values and gradients) against PyTorch, ctc_greedy_decode against NumPy."""
+    """ctc_loss (values and gradients) against PyTorch, ctc_greedy_decode and ctc_beam_search_decode
+    against NumPy."""
     expr = "ctc_loss({0}, {1}, {2}, {3}{blank})"
     cases = []
 
@@ -766,6 +800,16 @@ def ctc_cases():
     cases.append(op_case("ctc_greedy_decode blank 1 ties", "ctc_greedy_decode",
                          "ctc_greedy_decode({0}, {1}, blank = 1)", [decode, i32(5, 6, 3)], ctc_greedy_ref(1),
                          attrs={"blank": 1}, grad=False))
+    # Beams wide enough to hold every prefix (63 for 5 steps of 2 symbols, 121 for 4 steps of 3), so
+    # the search is exact; steps short of t and none (the empty labelling, certain).
+    cases.append(op_case("ctc_beam_search_decode", "ctc_beam_search_decode",
+                         "ctc_beam_search_decode({0}, {1}, beam_width = 64, top_paths = 3)",
+                         [rand((3, 5, 3), 117, -3, 3), i32(5, 4, 0)], ctc_beam_ref(3),
+                         attrs={"beam_width": 64, "top_paths": 3}, grad=False))
+    cases.append(op_case("ctc_beam_search_decode blank last", "ctc_beam_search_decode",
+                         "ctc_beam_search_decode({0}, {1}, beam_width = 128, top_paths = 2, blank = -1)",
+                         [rand((2, 4, 4), 118, -3, 3), i32(4, 3)], ctc_beam_ref(2, blank=-1),
+                         attrs={"beam_width": 128, "top_paths": 2, "blank": -1}, grad=False))
     return cases
 
 
