@@ -108,6 +108,8 @@ IPUTRAIN_OP(DropoutMask, internal, none)  // -> f32 mask of 0 or 1/(1-rate); att
 IPUTRAIN_OP(
     CandidateSampler, internal,
     none)  // (labels i32[b, t]) -> (class, log expected count) rows; attrs: num_sampled, range_max, unique, name
+// Statistics.
+IPUTRAIN_OP(Histogram, internal, none)  // (x f32[m], levels f32[n]) -> f32[n + 1] counts; attrs: absolute
 // Non-trainable state.
 IPUTRAIN_OP(MovingAverage, internal,
             state_update)  // (x, state) -> x while training, state in inference; attrs: momentum

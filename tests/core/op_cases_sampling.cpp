@@ -1,6 +1,7 @@
 // Op cases for candidate_sampler, the draw of the sampled losses: the reference draws from the same
 // Philox stream (seed, name, step) by the definition's inverse transform, with and without
-// repeats, and computes each class's expected count in double; then the errors.
+// repeats, and computes each class's expected count in double; then the errors. And histogram, the
+// seed's statistics op, at its edges.
 #include <cmath>
 #include <set>
 
@@ -64,6 +65,27 @@ void add_sampling_cases(std::vector<OpCase>& cases) {
                    .inputs = {i32({2, 1})},
                    .attrs = {{"num_sampled", int64_t{5}}, {"range_max", int64_t{4}}},
                    .infer_error = "cannot draw 5 distinct classes of 4"});
+  cases.push_back({.name = "histogram at its edges",
+                   .op = OpKind::Histogram,
+                   .inputs = {f32({9}), f32({3})},
+                   .values = {{-5, -1, 0, -0.0, 0.5, 1, 7, kInf, kNan}, {-1, 0, 1}},
+                   // [< -1], [-1, 0), [0, 1), [>= 1]: -5 | -1 | 0, -0, 0.5 | 1, 7, inf, nan
+                   .expected = {1, 1, 3, 4}});
+  cases.push_back({.name = "histogram of magnitudes",
+                   .op = OpKind::Histogram,
+                   .inputs = {f32({4}), f32({2})},
+                   .attrs = {{"absolute", int64_t{1}}},
+                   .values = {{-3, 0.5, -0.25, 2}, {1, 2.5}},
+                   .expected = {2, 1, 1}});
+  cases.push_back({.name = "histogram levels that fall",
+                   .op = OpKind::Histogram,
+                   .inputs = {f32({2}), f32({2})},
+                   .values = {{0, 1}, {2, 1}},
+                   .run_error = "levels[1] = 1 is below levels[0] = 2"});
+  cases.push_back({.name = "histogram of a matrix",
+                   .op = OpKind::Histogram,
+                   .inputs = {f32({2, 2}), f32({2})},
+                   .infer_error = "f32 vectors"});
   cases.push_back({.name = "candidate_sampler a true class out of range",
                    .op = OpKind::CandidateSampler,
                    .inputs = {i32({2, 1})},

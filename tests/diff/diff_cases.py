@@ -882,6 +882,20 @@ def dynamic_slice_cases():
     return cases
 
 
+def histogram_cases():
+    """The seed's histogram against NumPy's digitize and bincount (n levels, n + 1 bins)."""
+    x = f32(*F32_EDGES)
+    levels = f32(-80.0, -1.0, 0.0, 0.5, 2.5, 88.5)
+
+    def ref(absolute):
+        def r(t, lv):
+            v = np.abs(t.numpy()) if absolute else t.numpy()
+            return torch.from_numpy(np.bincount(np.digitize(v, lv.numpy()), minlength=len(lv) + 1).astype(np.float32))
+        return r
+    return [op_case(f"histogram absolute {a}", "histogram", f"histogram({{0}}, {{1}}, absolute_of_input = {str(a).lower()})",
+                    [x, levels], ref(a), attrs={"absolute": int(a)}, grad=False) for a in (False, True)]
+
+
 def _stable_along(v, axis, keys):
     moved = np.moveaxis(v, axis, -1)
     out = np.empty(moved.shape, dtype=np.int64)
@@ -895,7 +909,7 @@ def all_cases():
     cases = []
     for make in (unary_cases, binary_cases, compare_cases, where_cases, shape_cases, gather_cases, one_hot_cases,
                  reduce_cases, matmul_cases, conv_pool_cases, softmax_cases, size0_cases, scan_cases,
-                 ctc_cases, collective_cases, dynamic_slice_cases):
+                 ctc_cases, collective_cases, dynamic_slice_cases, histogram_cases):
         cases += make()
     import diff_layers
     import diff_recurrent

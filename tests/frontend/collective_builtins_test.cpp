@@ -117,3 +117,17 @@ TEST_CASE("slicing at offsets computed at run time: types and located errors") {
   CHECK(error_of("  input at: i32[2]\n  y = dynamic_slice(x, at, 2)\n").find("a list of ints") != std::string::npos);
   CHECK(error_of("  y = scatter_update(x, full([2], 0.0), x)\n").find("indices must be i32[k]") != std::string::npos);
 }
+
+TEST_CASE("the seed's statistics and sampler builtins: types") {
+  const Model m = model(
+      "  input label: i32[batch, 1]\n"
+      "  v = reshape(x, [-1])\n"
+      "  lv = fixed_width_bins(v, 5)\n"
+      "  output a = lv\n"
+      "  output b = histogram_update(histogram(v, lv), v, lv, absolute_of_input = true)\n"
+      "  output c = candidate_sampler(label, 3, 10)\n");
+  CHECK(type_of(m, "a") == "f32[5]");
+  CHECK(type_of(m, "b") == "f32[6]");
+  CHECK(type_of(m, "c") == "f32[7, 2]");
+  CHECK(error_of("  y = fixed_width_bins(reshape(x, [-1]), 0)\n").find("n_bins is 0") != std::string::npos);
+}
