@@ -136,6 +136,43 @@ def layer_cases():
               run(gru, [gk, gr, gb], lambda o, s, n: s[0]), weights=gw, tol=tol),
         layer("nn.gru reset_before", "nn.gru({0}, 4, lengths = {1}, reset_after = false)", [x, lengths], gru_plain,
               weights={"gru/kernel": gk, "gru/recurrent_kernel": gr, "gru/bias": gb1}, tol=tol),
+    ] + augru_cases(x, lengths, gk, gr, gb, gb1, tol)
+
+
+def augru_ref(kernel, recurrent, bias, reset_after, sequences):
+    """DIEN's attention-update GRU step by step (Keras' gates z, r, h; the keep gate z scaled by
+    1 - attention), written from the definition; steps at or past a sample's length keep h."""
+    def ref(x, att, n):
+        k, rk, b = (torch.from_numpy(a).double() for a in (kernel, recurrent, bias))
+        u = rk.shape[0]
+        xw = x.double() @ k + (b[0] if reset_after else b)
+        rb = b[1] if reset_after else torch.zeros(3 * u, dtype=torch.float64)
+        h = torch.zeros(x.shape[0], u, dtype=torch.float64)
+        outs = []
+        for s in range(x.shape[1]):
+            p = h @ rk + rb
+            z = torch.sigmoid(xw[:, s, :u] + p[:, :u])
+            r = torch.sigmoid(xw[:, s, u:2 * u] + p[:, u:2 * u])
+            hh = torch.tanh(xw[:, s, 2 * u:] + (r * p[:, 2 * u:] if reset_after else (r * h) @ rk[:, 2 * u:]))
+            z = (1 - att[:, s:s + 1].double()) * z
+            keep = (n.double() > s)[:, None].double()
+            h = keep * (z * h + (1 - z) * hh) + (1 - keep) * h
+            outs.append(h * keep)
+        return (torch.stack(outs, 1) if sequences else h).float()
+    return ref
+
+
+def augru_cases(x, lengths, gk, gr, gb, gb1, tol):
+    att = rand((3, 6), 108, 0, 1)
+    att[0, 2] = 0.0
+    att[1, 0] = 1.0
+    return [
+        layer("nn.augru sequences with lengths", "nn.augru({0}, {1}, 4, return_sequences = true, lengths = {2})",
+              [x, att, lengths], augru_ref(gk, gr, gb1, False, True),
+              weights={"augru/kernel": gk, "augru/recurrent_kernel": gr, "augru/bias": gb1}, tol=tol),
+        layer("nn.augru reset_after final state", "nn.augru({0}, {1}, 4, return_state = true, lengths = {2}, reset_after = true)[1]",
+              [x, att, lengths], augru_ref(gk, gr, gb, True, False),
+              weights={"augru/kernel": gk, "augru/recurrent_kernel": gr, "augru/bias": gb}, tol=tol),
     ]
 
 
