@@ -139,9 +139,10 @@ def layer_cases():
     ] + augru_cases(x, lengths, gk, gr, gb, gb1, tol)
 
 
-def augru_ref(kernel, recurrent, bias, reset_after, sequences):
+def augru_ref(kernel, recurrent, bias, reset_after, sequences, act=torch.tanh, ract=torch.sigmoid):
     """DIEN's attention-update GRU step by step (Keras' gates z, r, h; the keep gate z scaled by
-    1 - attention), written from the definition; steps at or past a sample's length keep h."""
+    1 - attention; attention None: a GRU), written from the definition; steps at or past a sample's
+    length keep h."""
     def ref(x, att, n):
         k, rk, b = (torch.from_numpy(a).double() for a in (kernel, recurrent, bias))
         u = rk.shape[0]
@@ -151,10 +152,10 @@ def augru_ref(kernel, recurrent, bias, reset_after, sequences):
         outs = []
         for s in range(x.shape[1]):
             p = h @ rk + rb
-            z = torch.sigmoid(xw[:, s, :u] + p[:, :u])
-            r = torch.sigmoid(xw[:, s, u:2 * u] + p[:, u:2 * u])
-            hh = torch.tanh(xw[:, s, 2 * u:] + (r * p[:, 2 * u:] if reset_after else (r * h) @ rk[:, 2 * u:]))
-            z = (1 - att[:, s:s + 1].double()) * z
+            z = ract(xw[:, s, :u] + p[:, :u])
+            r = ract(xw[:, s, u:2 * u] + p[:, u:2 * u])
+            hh = act(xw[:, s, 2 * u:] + (r * p[:, 2 * u:] if reset_after else (r * h) @ rk[:, 2 * u:]))
+            z = z if att is None else (1 - att[:, s:s + 1].double()) * z
             keep = (n.double() > s)[:, None].double()
             h = keep * (z * h + (1 - z) * hh) + (1 - keep) * h
             outs.append(h * keep)
@@ -162,7 +163,45 @@ def augru_ref(kernel, recurrent, bias, reset_after, sequences):
     return ref
 
 
+def lstm_ref(kernel, recurrent, bias, act, ract):
+    """The LSTM recurrence step by step in double (Keras' gates i, f, c, o) with other activations;
+    the last c. Steps at or past a sample's length keep the state."""
+    def ref(x, n):
+        k, rk, b = (torch.from_numpy(a).double() for a in (kernel, recurrent, bias))
+        u = rk.shape[0]
+        xw = x.double() @ k + b
+        h = torch.zeros(x.shape[0], u, dtype=torch.float64)
+        c = torch.zeros_like(h)
+        for s in range(x.shape[1]):
+            z = xw[:, s] + h @ rk
+            keep = (n.double() > s)[:, None].double()
+            c_new = ract(z[:, u:2 * u]) * c + ract(z[:, :u]) * act(z[:, 2 * u:3 * u])
+            h = keep * ract(z[:, 3 * u:]) * act(c_new) + (1 - keep) * h
+            c = keep * c_new + (1 - keep) * c
+        return c.float()
+    return ref
+
+
+def hard_sigmoid(t):
+    return torch.clamp(0.2 * t + 0.5, 0.0, 1.0)
+
+
 def augru_cases(x, lengths, gk, gr, gb, gb1, tol):
+    lk, lr, lb = rand((5, 16), 101, -0.5, 0.5), rand((4, 16), 102, -0.5, 0.5), rand((16,), 103)
+    other = [
+        layer("nn.gru with relu and hard_sigmoid",
+              "nn.gru({0}, 4, return_sequences = true, lengths = {1}, activation = relu, "
+              "recurrent_activation = hard_sigmoid)",
+              [x, lengths], lambda a, n: augru_ref(gk, gr, gb, True, True, torch.relu, hard_sigmoid)(a, None, n),
+              weights={"gru/kernel": gk, "gru/recurrent_kernel": gr, "gru/bias": gb}, tol=tol),
+        layer("nn.lstm with softsign", "nn.lstm({0}, 4, return_state = true, lengths = {1}, activation = softsign)[2]",
+              [x, lengths], lstm_ref(lk, lr, lb, torch.nn.functional.softsign, torch.sigmoid),
+              weights={"lstm/kernel": lk, "lstm/recurrent_kernel": lr, "lstm/bias": lb}, tol=tol),
+    ]
+    return other + augru_only(x, lengths, gk, gr, gb, gb1, tol)
+
+
+def augru_only(x, lengths, gk, gr, gb, gb1, tol):
     att = rand((3, 6), 108, 0, 1)
     att[0, 2] = 0.0
     att[1, 0] = 1.0
@@ -182,6 +221,8 @@ STDLIB_COVERED_BY = {
     "nn.rnn_lengths": "nn.lstm and nn.gru cases, with and without lengths",
     "nn.rnn_flag": "nn.gru cases, reset_after true and false",
     "nn.rnn_output": "nn.lstm and nn.gru cases, sequences and last outputs",
+    "nn.lstm_steps": "the nn.lstm case with another activation (unrolled cells)",
+    "nn.gru_steps": "the nn.augru cases and the nn.gru case with other activations (unrolled cells)",
 }
 
 
