@@ -30,20 +30,11 @@ Dims dims_of(const Shape& logits, const Attrs& attrs) {
   return {.t = logits[1], .c = logits[2], .w = attrs.get_int("beam_width", 100)};
 }
 
-// The blank class: -1 names the last one, as the seed's blank_index = -1 does.
-int32_t blank_of(const Attrs& attrs, int64_t c) {
-  const int64_t blank = attrs.get_int("blank", 0);
-  return static_cast<int32_t>(blank == -1 ? c - 1 : blank);
-}
-
 TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
   const CtcDims d = check_ctc_logits(*in[0], attrs);
   if (in[1]->dtype != DType::I32 || in[1]->shape != Shape{d.b}) {
     throw OpError{fmt::format("logit_lengths must be i32[{}], got {}", d.b, in[1]->str()),
                   "the number of steps that count, one per sample"};
-  }
-  if (int_attr(attrs, "blank", 0) < -1) {
-    throw OpError{"must be a class index, or -1 for the last class", "blank is one of the logits' classes", "blank"};
   }
   const int64_t width = int_attr(attrs, "beam_width", 100);
   const int64_t paths = int_attr(attrs, "top_paths", 1);
@@ -256,7 +247,7 @@ void forward(const KernelArgs& args) {
   // Sample by sample, in order, in one workspace: the result does not depend on the threads.
   for (int64_t i = 0; i < shape[0]; ++i) {
     const int64_t steps = ctc_steps(args.node, args.inputs[1], i, d.t);
-    Search search{.s = s, .d = d, .blank = blank_of(args.node.attrs, d.c)};
+    Search search{.s = s, .d = d, .blank = ctc_blank(args.node.attrs, d.c)};
     // Before any step: the empty labelling, certain, "ending in a blank".
     s.beams[0].pb[0] = 0.0;
     s.beams[0].pnb[0] = kCtcNegInf;

@@ -38,7 +38,7 @@ void forward(const KernelArgs& args) {
   const Shape& shape = args.inputs[0].shape();
   const int64_t t = shape[1];
   const int64_t c = shape[2];
-  const auto blank = static_cast<int32_t>(args.node.attrs.get_int("blank", 0));
+  const int32_t blank = ctc_blank(args.node.attrs, c);
   for (int64_t i = 0; i < shape[0]; ++i) {
     const int64_t steps = ctc_steps(args.node, args.inputs[1], i, t);
     const float* z = args.inputs[0].f32() + i * t * c;
@@ -64,7 +64,7 @@ Cost cost(const Graph& g, const Node& node) {
 }
 
 constexpr std::string_view kInputs[] = {"logits", "logit_lengths"};
-constexpr AttrSpec kAttrs[] = {{.name = "blank", .type = AttrType::Int, .number = 0, .min = 0}};
+constexpr AttrSpec kAttrs[] = {{.name = "blank", .type = AttrType::Int, .number = 0, .min = -1}};
 
 }  // namespace impl_ctc_greedy_decode
 }  // namespace

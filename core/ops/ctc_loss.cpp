@@ -59,7 +59,7 @@ size_t workspace(const Graph& g, const Node& node) {
 }
 
 constexpr std::string_view kInputs[] = {"logits", "labels", "logit_lengths", "label_lengths"};
-constexpr AttrSpec kAttrs[] = {{.name = "blank", .type = AttrType::Int, .number = 0, .min = 0}};
+constexpr AttrSpec kAttrs[] = {{.name = "blank", .type = AttrType::Int, .number = 0, .min = -1}};
 
 }  // namespace impl_ctc_loss
 }  // namespace

@@ -63,7 +63,7 @@ size_t workspace(const Graph& g, const Node& node) {
   return static_cast<size_t>(s[1] + s[1] * states + 2 * states + s[2]) * sizeof(double);
 }
 
-constexpr AttrSpec kAttrs[] = {{.name = "blank", .type = AttrType::Int, .number = 0, .min = 0}};
+constexpr AttrSpec kAttrs[] = {{.name = "blank", .type = AttrType::Int, .number = 0, .min = -1}};
 
 }  // namespace impl_ctc_loss_grad
 }  // namespace

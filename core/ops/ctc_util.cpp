@@ -47,8 +47,8 @@ CtcDims check_ctc_logits(const TensorType& logits, const Attrs& attrs) {
   }
   CtcDims d{.b = logits.shape[0], .t = logits.shape[1], .c = logits.shape[2]};
   const int64_t blank = int_attr(attrs, "blank", 0);
-  if (blank >= d.c) {
-    throw OpError{fmt::format("must be a class index below {}, got {}", d.c, blank),
+  if (blank >= d.c || blank < -1) {
+    throw OpError{fmt::format("must be a class index below {}, or -1 for the last class, got {}", d.c, blank),
                   "blank is one of the logits' classes", "blank"};
   }
   return d;
@@ -73,7 +73,7 @@ CtcSample ctc_sample(const Node& node, std::span<const Tensor> inputs, int64_t i
   const int64_t c = ls[2];
   const int64_t l = inputs[1].shape()[1];
   CtcSample s;
-  s.blank = static_cast<int32_t>(node.attrs.get_int("blank", 0));
+  s.blank = ctc_blank(node.attrs, c);
   s.z = inputs[0].f32() + i * t * c;
   s.labels = inputs[1].i32() + i * l;
   const int32_t steps = inputs[2].i32()[i];

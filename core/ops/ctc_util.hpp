@@ -20,8 +20,15 @@ struct CtcDims {
   int64_t l = 0;
 };
 
-//! Checks logits f32[b, t, c] (c >= 1) and attribute blank in [0, c); throws OpError otherwise.
+//! Checks logits f32[b, t, c] (c >= 1) and attribute blank in [0, c) or -1; throws OpError otherwise.
 CtcDims check_ctc_logits(const TensorType& logits, const Attrs& attrs);
+
+//! The blank class of `c`: attribute blank, where -1 names the last class (the seed's default
+//! blank_index = -1).
+inline int32_t ctc_blank(const Attrs& attrs, int64_t c) {
+  const int64_t blank = attrs.get_int("blank", 0);
+  return static_cast<int32_t>(blank == -1 ? c - 1 : blank);
+}
 
 //! Checks labels i32[b, l] and the lengths i32[b] (logit_lengths, label_lengths) against logits;
 //! returns their sizes.

@@ -139,6 +139,16 @@ void add_loss_cases(std::vector<OpCase>& cases) {
                    .attrs = Attrs{{"blank", int64_t{3}}},
                    .values = {{}, {0, 0, 2, 1, 0, 1}, {5, 5}, {3, 3}},
                    .reference = ref_ctc_loss});
+  // blank = -1 names the last class (the seed's default blank_index): the same as blank = 3 here.
+  cases.push_back({.name = "ctc_loss blank -1",
+                   .op = OpKind::CtcLoss,
+                   .inputs = ctc_types(2, 5, 4, 3),
+                   .attrs = Attrs{{"blank", int64_t{-1}}},
+                   .values = {{}, {0, 0, 2, 1, 0, 1}, {5, 5}, {3, 3}},
+                   .reference = [](const std::vector<Values>& in, const std::vector<TensorType>& t,
+                                   const TensorType& out, const Attrs&) {
+                     return ref_ctc_loss(in, t, out, Attrs{{"blank", int64_t{3}}});
+                   }});
   // ±80 logits: log_softmax and the recursion stay finite where exp would overflow in f32.
   Values big;
   for (int k = 0; k < 2 * 3 * 3; ++k) {
@@ -208,8 +218,8 @@ void add_loss_error_cases(std::vector<OpCase>& cases) {
       {"logit_lengths shape", ctc_types(2, 3, 4, 2), {}, ""},
       {"label_lengths dtype", {f32({2, 3, 4}), i32({2, 2}), i32({2}), f32({2})}, {}, "label_lengths must be i32[2]"},
       {"blank too large", ctc_types(2, 3, 4, 2), Attrs{{"blank", int64_t{4}}},
-       "argument 'blank' must be a class index below 4, got 4"},
-      {"negative blank", ctc_types(2, 3, 4, 2), Attrs{{"blank", int64_t{-1}}}, "argument 'blank' must be at least 0"},
+       "argument 'blank' must be a class index below 4, or -1 for the last class, got 4"},
+      {"negative blank", ctc_types(2, 3, 4, 2), Attrs{{"blank", int64_t{-2}}}, "argument 'blank' must be at least -1"},
   };
   for (auto [what, inputs, attrs, message] : types) {
     if (message.empty()) {
@@ -441,7 +451,7 @@ void add_beam_error_cases(std::vector<OpCase>& cases) {
       {"blank too large",
        {f32({2, 3, 4}), i32({2})},
        beam_attrs(2, 1, 4),
-       "argument 'blank' must be a class index below 4, got 4"},
+       "argument 'blank' must be a class index below 4, or -1 for the last class, got 4"},
       {"blank -2", {f32({2, 3, 4}), i32({2})}, beam_attrs(2, 1, -2), "argument 'blank' must be at least -1"},
   };
   for (const auto& [what, inputs, attrs, message] : types) {

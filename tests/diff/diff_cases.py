@@ -792,6 +792,10 @@ def ctc_cases():
     loss_case("ctc_loss length edges", [rand((5, 4, 3), 113), i32(1, 2, 0, 0, 0, 0, 2, 0, 0, 1, 1, 0, 1, 2, 1).reshape(5, 3),
                                         i32(4, 0, 4, 2, 2), i32(0, 0, 1, 2, 3)])
     loss_case("ctc_loss blank last", [rand((2, 6, 4), 114), i32(0, 2, 1, 1, 1, 0).reshape(2, 3), i32(6, 6), i32(3, 3)], blank=3)
+    # blank = -1 is the last class, the seed's default blank_index.
+    cases.append(op_case("ctc_loss blank -1", "ctc_loss", "ctc_loss({0}, {1}, {2}, {3}, blank = -1)",
+                         [rand((2, 6, 4), 114), i32(0, 2, 1, 1, 1, 0).reshape(2, 3), i32(6, 6), i32(3, 3)],
+                         ctc_loss_ref(3), attrs={"blank": -1}))
     loss_case("ctc_loss blank 2", [rand((2, 5, 5), 115), i32(1, 3, 4, 0, 0, 0).reshape(2, 3), i32(5, 4), i32(3, 2)], blank=2)
     decode = np.round(rand((3, 6, 4), 116, 0, 2)).astype(np.float32)
     decode[1, 3, 2] = NAN
