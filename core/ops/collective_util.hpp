@@ -21,6 +21,16 @@ class GroupOperands {
   int32_t index() const { return index_; }  //!< this replica within its group
   //! Member k's copy of the operand (k = index() is this replica's own).
   const std::byte* member(int32_t k) const { return all_.empty() ? self_ : all_[static_cast<size_t>(first_ + k)]; }
+  //! Element i of the f32 operand summed over the members: in double, from member 0's value (one
+  //! member passes it unchanged, -0 included) in replica order, so the bits depend on the group's
+  //! values only. The one sum the collectives' kernels use.
+  double sum_f32(int64_t i) const {
+    double acc = reinterpret_cast<const float*>(member(0))[i];
+    for (int32_t k = 1; k < size_; ++k) {
+      acc += static_cast<double>(reinterpret_cast<const float*>(member(k))[i]);
+    }
+    return acc;
+  }
 
  private:
   const std::byte* self_;

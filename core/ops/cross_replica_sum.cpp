@@ -45,12 +45,7 @@ void forward(const KernelArgs& args) {
   float* y = args.output.f32();
   par::for_elements(n, g, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      // From the first member's value, so that one replica passes x unchanged (-0 included).
-      double acc = reinterpret_cast<const float*>(members.member(0))[i];
-      for (int32_t k = 1; k < g; ++k) {
-        acc += static_cast<double>(reinterpret_cast<const float*>(members.member(k))[i]);
-      }
-      y[i] = static_cast<float>(acc / divisor);
+      y[i] = static_cast<float>(members.sum_f32(i) / divisor);
     }
   });
 }

@@ -36,11 +36,7 @@ void forward(const KernelArgs& args) {
   float* y = args.output.f32();
   par::for_elements(n, g, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      double acc = reinterpret_cast<const float*>(members.member(0))[offset + i];
-      for (int32_t k = 1; k < g; ++k) {
-        acc += static_cast<double>(reinterpret_cast<const float*>(members.member(k))[offset + i]);
-      }
-      y[i] = static_cast<float>(acc);
+      y[i] = static_cast<float>(members.sum_f32(offset + i));
     }
   });
 }
