@@ -44,27 +44,18 @@ Collective kind_of(ir::CollectiveKind k) {
 
 }  // namespace
 
-std::array<double, 3> collective_node_seconds(const Plan& plan, ir::ValueId id) {
-  std::array<double, 3> out{};
+std::optional<NodeCollective> node_collective(const Plan& plan, ir::ValueId id) {
   const ir::Node& n = plan.graph.node(id);
   const ir::OpDef& def = ir::op_def(n.op);
   if (def.traffic == nullptr) {
-    return out;
+    return std::nullopt;
   }
   const ir::ReplicaTraffic t = def.traffic(plan.graph, n);
-  const int64_t group = ir::group_size(t.group, plan.placement.replicas);
-  if (group <= 1) {
-    return out;
-  }
+  const int64_t group = std::max<int64_t>(1, ir::group_size(t.group, plan.placement.replicas));
   // The group's copies of this IPU sit where replicas 0 .. G - 1 sit (every group alike).
   const auto& physical = plan.placement.physical;
   const std::vector<std::vector<int32_t>> members(physical.begin(), physical.begin() + group);
-  const Topology topology = make_topology(plan.placement.topology.system, members);
-  const std::vector<double> seconds = collective_seconds(topology, kind_of(t.kind), t.bytes);
-  for (size_t i = 0; i < seconds.size() && i < out.size(); ++i) {
-    out[i] = seconds[i];
-  }
-  return out;
+  return NodeCollective{make_topology(plan.placement.topology.system, members), kind_of(t.kind), t.bytes};
 }
 
 double model_collective_bytes(const Plan& plan, const std::vector<ir::ValueId>& nodes) {

@@ -4,18 +4,25 @@
 // they run (each micro-batch, in the forward and the backward pass alike).
 #pragma once
 
-#include <array>
+#include <optional>
 
 #include "planner/plan.hpp"
+#include "planner/topology.hpp"
 
 namespace iputrain::planner {
 
 //! Refuses a collective whose group does not divide `replicas`, at the node's place in the model.
 void check_collectives(const ir::Graph& g, int32_t replicas);
 
-//! Seconds node `id`'s exchange takes per level of the topology (machine, IPU-Links, GW-Links),
-//! among the IPU copies of its group (G consecutive replicas); zeros for other nodes.
-std::array<double, 3> collective_node_seconds(const Plan& plan, ir::ValueId id);
+//! What a collective node exchanges, over the topology of its group's copies of the IPU.
+struct NodeCollective {
+  Topology topology;  //!< replicas 0 .. G - 1 (every group alike); its levels are all 1 for G = 1
+  Collective kind = Collective::AllReduce;
+  double bytes = 0;
+};
+
+//! Node `id`'s exchange (OpDef::traffic), or nullopt for a node that exchanges nothing.
+std::optional<NodeCollective> node_collective(const Plan& plan, ir::ValueId id);
 
 //! Bytes one replica sends in the collectives among `nodes` (one run of a task), as the rings of
 //! topology.hpp send them: (G - 1) / G of the tensor, twice for an all-reduce.

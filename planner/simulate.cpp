@@ -15,6 +15,17 @@ namespace iputrain::planner {
 
 namespace {
 
+// A collective over the replicas' copies of this IPU, per level of the topology, in cycles, and
+// the IPU's synchronisation before it.
+void add_collective(InstrCost& c, const Plan& plan, const Topology& topology, Collective kind, double bytes) {
+  const DeviceModel& d = plan.decided.device;
+  const std::vector<double> seconds = collective_seconds(topology, kind, bytes);
+  for (size_t i = 0; i < seconds.size() && i < c.collective.size(); ++i) {
+    c.collective[i] += seconds[i] * d.clock_hz;
+  }
+  c.sync += d.sync_cycles;
+}
+
 // The nodes' kernels, exchange and fixed costs (recomputed forward nodes are in the lists they run in).
 void add_nodes(InstrCost& c, const Plan& plan, const std::vector<ir::ValueId>& nodes) {
   for (ir::ValueId id : nodes) {
@@ -25,13 +36,8 @@ void add_nodes(InstrCost& c, const Plan& plan, const std::vector<ir::ValueId>& n
     // A matmul's or convolution's passes beyond the first read their operands again.
     const ir::Node& n = plan.graph.node(id);
     c.compute += op_temporaries(plan.graph, id, plan.limits(n.stage, n.phase), plan.decided.device).extra_cycles;
-    if (ir::op_def(n.op).traffic != nullptr) {
-      // The model's own collective: its group's exchange, after the IPUs of the group synchronise.
-      const std::array<double, 3> seconds = collective_node_seconds(plan, id);
-      for (size_t i = 0; i < seconds.size(); ++i) {
-        c.collective[i] += seconds[i] * plan.decided.device.clock_hz;
-      }
-      c.sync += plan.decided.device.sync_cycles;
+    if (const std::optional<NodeCollective> nc = node_collective(plan, id)) {
+      add_collective(c, plan, nc->topology, nc->kind, nc->bytes);  // the model's own, over its group
     }
   }
 }
@@ -72,17 +78,6 @@ bool is_kernel(InstrKind k) {
   return is_compute(k) || k == InstrKind::Accumulate || k == InstrKind::UpdateWeights;
 }
 
-// A collective over the replicas' copies of this IPU, per level of the topology, in cycles, and
-// the IPU's synchronisation before it.
-void add_collective(InstrCost& c, const Plan& plan, Collective kind, double bytes) {
-  const DeviceModel& d = plan.decided.device;
-  const std::vector<double> seconds = collective_seconds(plan.placement.topology, kind, bytes);
-  for (size_t i = 0; i < seconds.size() && i < c.collective.size(); ++i) {
-    c.collective[i] += seconds[i] * d.clock_hz;
-  }
-  c.sync += d.sync_cycles;
-}
-
 // Bytes per second between two IPUs of a replica: the IPU's links within its machine
 // (device.ipu_link_bandwidth), or only those to other machines when the two sit in different ones.
 double link_bandwidth(const Plan& plan, int32_t from, int32_t to) {
@@ -109,7 +104,7 @@ InstrCost task_cost(const Plan& plan, const Instr& instr) {
   add_nodes(c, plan, plan.programs.stages.at(static_cast<size_t>(instr.stage)).nodes(instr.kind));
   const auto gathered = static_cast<double>(task_gather_bytes(plan, instr.stage, instr.kind));
   if (gathered > 0) {
-    add_collective(c, plan, Collective::AllGather, gathered);
+    add_collective(c, plan, plan.placement.topology, Collective::AllGather, gathered);
     if (pd.offload_weights) {
       c.remote = transfer_cycles(gathered / plan.placement.replicas, pd.device.host_bytes_per_second, pd.device);
     }
@@ -139,7 +134,7 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
   add_elementwise(c, plan, (2 * n + 3 * static_cast<double>(state_floats)) / shards,
                   (2 * weights + 2 * state + acc * n) / shards);
   if (shards > 1 && !weights_sharded(plan)) {
-    add_collective(c, plan, Collective::AllGather, weights);
+    add_collective(c, plan, plan.placement.topology, Collective::AllGather, weights);
   }
   double host_bytes = s.pipeline.offload_optimizer_state ? 2 * state / shards : 0;
   if (s.master_weights == MasterWeightsPlace::Offloaded && is_half(d.compute)) {
@@ -204,7 +199,8 @@ InstrCost instr_cost(const Plan& plan, const Instr& instr) {
       // All-reduce of the bucket over the topology; with sharded optimizer state only its
       // reduce-scatter half runs here and the update gathers the new weights (UpdateWeights).
       if (plan.placement.replicas > 1) {
-        add_collective(c, plan, state_sharded(plan) ? Collective::ReduceScatter : Collective::AllReduce,
+        add_collective(c, plan, plan.placement.topology,
+                       state_sharded(plan) ? Collective::ReduceScatter : Collective::AllReduce,
                        static_cast<double>(p.buckets.at(static_cast<size_t>(instr.bucket)).bytes));
       }
       return c;
