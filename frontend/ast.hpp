@@ -69,6 +69,9 @@ enum class StmtKind : uint8_t {
   Return,    //!< value
   If,        //!< value (condition), body, else_body
   For,       //!< name, value (from), value2 (to), body
+  Loop,      //!< name (counter), value, value2 (bounds), value3 (`while`, may be null), options (the
+             //!< carried values: name, initial value or null), body
+  Collect,   //!< name, value: inside a loop, stacked over its iterations
   Minimize,  //!< value
   Output,    //!< name, value (may be null: output an existing name), per_sample
   Assign,    //!< name, value
@@ -90,10 +93,11 @@ struct Stmt {
   std::optional<TypeExpr> type;
   ExprPtr value;
   ExprPtr value2;
+  ExprPtr value3;
   Block body;
   Block else_body;
   int32_t group = -1;
-  std::vector<ParamOption> options;  //!< Param only
+  std::vector<ParamOption> options;  //!< Param's options; Loop's carried values
   bool per_sample = false;           //!< Output only: `output per_sample NAME`
 };
 

@@ -2,6 +2,7 @@
 //   elaborator.cpp             the entry point, the model and its parameters
 //   elaborator_stages.cpp      stage declarations, the stage-order check, unused-name warnings
 //   elaborator_statements.cpp  statements: input, param, if, for, minimize, output, assert
+//   elaborator_loops.cpp       `loop` statements, their bodies lowered once, and `collect`
 //   elaborator_expressions.cpp names, literals, unary and binary expressions, attributes
 //   elaborator_operators.cpp   compile-time folding of operators and their tensor ops
 //   elaborator_indexing.cpp    list and tensor subscripts
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -102,6 +104,28 @@ class Elaborator {
   void check_per_sample(const Stmt& s, ir::ValueId v, SourceSpan where);
   void name_model_value(const std::string& name, ir::ValueId v, SourceSpan span);
 
+  // elaborator_loops.cpp: `loop` (lowered once) and `collect`
+  struct LoopFrame {
+    struct Collected {
+      std::string name;
+      ir::ValueId value;
+      SourceSpan span;
+    };
+    std::vector<Collected> collected;
+  };
+  void exec_loop(const Stmt& s, Scope& scope, Frame& frame);
+  void exec_collect(const Stmt& s, Scope& scope);
+  std::vector<ir::ValueId> loop_initial_values(const Stmt& s, Scope& scope);
+  //! A value a loop body reads from outside: a value of the model (`outer`), or a parameter or
+  //! constant the body declared, which moves in front of the loop (`hoisted`).
+  struct Captured {
+    ir::ValueId outer = ir::kNoValue;
+    std::optional<ir::Node> hoisted;
+  };
+  std::shared_ptr<ir::Graph> extract_body(ir::ValueId begin, int64_t carried, const std::vector<ir::ValueId>& results,
+                                          std::vector<Captured>& captured);
+  void drop_body_from_model(ir::ValueId begin, size_t params);
+
   // elaborator_expressions.cpp
   Value lookup(const std::string& name, SourceSpan span, const Scope& scope) const;
   Value eval(const Expr& e, Scope& scope);
@@ -154,6 +178,7 @@ class Elaborator {
   std::vector<LibraryCall> library_calls_;
   std::map<ir::ValueId, std::string> value_names_;  //!< the first name each tensor was bound to
   int64_t statements_run_ = 0;                      //!< against kMaxStatements
+  LoopFrame* loop_ = nullptr;                       //!< the innermost `loop` body being built
 };
 
 }  // namespace iputrain::frontend::elab

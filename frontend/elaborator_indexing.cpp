@@ -78,6 +78,7 @@ Value Elaborator::index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
   std::vector<int64_t> strides(static_cast<size_t>(rank), 1);
   std::vector<bool> dropped(static_cast<size_t>(rank), false);
   std::vector<int64_t> sizes(type.shape.begin(), type.shape.end());
+  std::vector<std::pair<int64_t, ir::ValueId>> at_runtime;  // (axis, i32 scalar): index_at after the slice
   int64_t axis = 0;
   for (size_t k = 1; k < e.items.size(); ++k) {
     const Expr& sub = *e.items[k];
@@ -90,8 +91,13 @@ Value Elaborator::index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
     if (sub.kind != ExprKind::Slice) {
       const Value v = eval(sub, scope);
       if (v.kind == K::Tensor) {
-        fail(sub.span, "a tensor cannot be used as an index",
-             "indices are compile-time ints; to pick rows by a tensor of indices use gather(x, indices)");
+        if (g_.type(v.tensor).dtype != DType::I32 || g_.type(v.tensor).numel() != 1) {
+          fail(sub.span,
+               fmt::format("a tensor index must be one i32 (a loop's counter), got {}", g_.type(v.tensor).str()),
+               "to pick rows by a tensor of indices use gather(x, indices)");
+        }
+        at_runtime.emplace_back(axis++, v.tensor);
+        continue;
       }
       const int64_t i = expect_int(v, g_, sub.span, "an index");
       if (i < -n || i >= n) {
@@ -152,6 +158,11 @@ Value Elaborator::index_tensor(const Expr& e, ir::ValueId x, Scope& scope) {
   }
   if (kept.size() != static_cast<size_t>(rank)) {
     y = g_.add(ir::OpKind::Reshape, {y}, ir::Attrs{{"shape", kept}}, e.span);
+  }
+  // Indices known at run time, last axis first so the earlier axes keep their positions.
+  for (auto it = at_runtime.rbegin(); it != at_runtime.rend(); ++it) {
+    const auto before = static_cast<int64_t>(std::count(dropped.begin(), dropped.begin() + it->first, true));
+    y = g_.add(ir::OpKind::IndexAt, {y, it->second}, ir::Attrs{{"axis", it->first - before}}, e.span);
   }
   return Value::of_tensor(y);
 }

@@ -55,6 +55,12 @@ std::optional<Value> Elaborator::exec(const Stmt& s, Scope& scope, Frame& frame)
     case StmtKind::Assert:
       exec_assert(s, scope);
       return std::nullopt;
+    case StmtKind::Loop:
+      exec_loop(s, scope, frame);
+      return std::nullopt;
+    case StmtKind::Collect:
+      exec_collect(s, scope);
+      return std::nullopt;
   }
   return std::nullopt;
 }

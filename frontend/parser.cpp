@@ -247,6 +247,13 @@ class Builder {
     auto s = std::make_unique<ast::Stmt>();
     s->span = span(ctx);
     const bool in_model = kind_ == ast::FunctionKind::Model;
+    if (loop_depth_ > 0 &&
+        (dynamic_cast<P::InputStmtContext*>(ctx) != nullptr || dynamic_cast<P::ReturnStmtContext*>(ctx) != nullptr ||
+         dynamic_cast<P::MinimizeStmtContext*>(ctx) != nullptr ||
+         dynamic_cast<P::OutputStmtContext*>(ctx) != nullptr)) {
+      misplaced(ctx, fmt::format("'{}' is not allowed in a loop body", ctx->getStart()->getText()),
+                "a loop body computes its carried and collected values; use them after the loop");
+    }
     if (auto* c = dynamic_cast<P::InputStmtContext*>(ctx)) {
       if (!in_model) {
         misplaced(ctx, fmt::format("'input' is not allowed in {}", kind_name()),
@@ -301,6 +308,30 @@ class Builder {
       s->value = expr(c->expr(0));
       s->value2 = expr(c->expr(1));
       s->body = block(c->block(), false);
+    } else if (auto* c = dynamic_cast<P::LoopStmtContext*>(ctx)) {
+      s->kind = ast::StmtKind::Loop;
+      s->name = c->NAME()->getText();
+      s->name_span = span(c->NAME());
+      s->value = expr(c->expr(0));
+      s->value2 = expr(c->expr(1));
+      if (c->expr().size() > 2) {
+        s->value3 = expr(c->expr(2));
+      }
+      for (auto* v : c->loopVar()) {
+        s->options.push_back({v->NAME()->getText(), span(v->NAME()), v->expr() ? expr(v->expr()) : nullptr});
+      }
+      ++loop_depth_;
+      s->body = block(c->block(), false);
+      --loop_depth_;
+    } else if (auto* c = dynamic_cast<P::CollectStmtContext*>(ctx)) {
+      if (loop_depth_ == 0) {
+        misplaced(ctx, "'collect' is only allowed in a loop body",
+                  "collect stacks a value over a loop's iterations: `loop (h) over t in 0..T { ...; collect hs = h }`");
+      }
+      s->kind = ast::StmtKind::Collect;
+      s->name = c->NAME()->getText();
+      s->name_span = span(c->NAME());
+      s->value = expr(c->expr());
     } else if (auto* c = dynamic_cast<P::AssertStmtContext*>(ctx)) {
       s->kind = ast::StmtKind::Assert;
       s->value = expr(c->expr(0));
@@ -564,6 +595,7 @@ class Builder {
   int32_t file_;
   ast::FunctionKind kind_ = ast::FunctionKind::Model;
   int32_t next_group_ = 0;
+  int32_t loop_depth_ = 0;  // statements inside `loop` bodies: no input, return, minimize or output
 };
 
 }  // namespace

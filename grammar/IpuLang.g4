@@ -44,11 +44,16 @@ stmt
   | 'return' expr                                 # returnStmt
   | ifStmt                                        # ifStmtAlt
   | 'for' NAME 'in' expr '..' expr block          # forStmt
+  | 'loop' '(' loopVar (',' loopVar)* ','? ')' 'over' NAME 'in' expr '..' expr ('while' expr)? block  # loopStmt
+  | 'collect' NAME '=' expr                       # collectStmt
   | 'minimize' expr                               # minimizeStmt
   | 'assert' expr ',' expr                         # assertStmt
   | 'output' perSample='per_sample'? NAME ('=' expr)?  # outputStmt
   | NAME '=' expr                                 # assignStmt
   ;
+
+// A value a `loop` carries from one iteration to the next: `h` (its current value) or `h = h0`.
+loopVar : NAME ('=' expr)? ;
 
 // `param moving_mean: f32[c] = zeros(), trainable = false`
 paramOption : NAME '=' expr ;

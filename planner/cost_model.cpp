@@ -142,9 +142,30 @@ double op_exchange_bytes(const ir::Graph& g, ir::ValueId id, const DeviceModel& 
   return 0;
 }
 
+namespace {
+// A loop (or its gradient): its body's ops, priced as they are, once per iteration of the bound,
+// plus one synchronisation per iteration for the counter and the condition.
+OpCost body_cost(const ir::Node& n, const DeviceModel& d) {
+  const ir::Graph& body = *n.body;
+  const auto trips = static_cast<double>(n.attrs.get_int("end") - n.attrs.get_int("begin"));
+  OpCost out;
+  for (ir::ValueId id = 0; id < body.size(); ++id) {
+    const OpCost one = op_cost(body, id, d);
+    out.compute += one.compute * trips;
+    out.exchange += one.exchange * trips;
+    out.sync += one.sync * trips;
+  }
+  out.sync += trips * d.sync_cycles;
+  return out;
+}
+}  // namespace
+
 OpCost op_cost(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
   const ir::Node& n = g.node(id);
   const ir::OpDef& def = ir::op_def(n.op);
+  if (n.body != nullptr) {
+    return body_cost(n, d);
+  }
   if (def.cost == nullptr || def.forward == nullptr) {
     return {};
   }

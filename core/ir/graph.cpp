@@ -100,6 +100,20 @@ ValueId Graph::add_constant(double value, TensorType type, SourceSpan span) {
   return push(std::move(n));
 }
 
+ValueId Graph::add_loop_arg(int64_t index, TensorType type, SourceSpan span) {
+  Node n;
+  n.op = OpKind::LoopArg;
+  n.type = std::move(type);
+  n.attrs.set("index", index);
+  n.span = span;
+  const ValueId id = push(std::move(n));
+  if (inputs.size() <= static_cast<size_t>(index)) {
+    inputs.resize(static_cast<size_t>(index) + 1, kNoValue);
+  }
+  inputs[static_cast<size_t>(index)] = id;
+  return id;
+}
+
 void Graph::verify() const {
   for (ValueId id = 0; id < size(); ++id) {
     const Node& n = node(id);
@@ -134,6 +148,9 @@ void Graph::verify() const {
         fail(fmt::format("type {} but the op table says {}", n.type.str(), expect.str()));
       }
     }
+    if (n.body != nullptr) {
+      n.body->verify();
+    }
   }
   if (loss != kNoValue && (loss < 0 || loss >= size())) {
     throw Error(ErrorKind::Internal, "IR invalid: loss value out of range");
@@ -166,6 +183,12 @@ std::string Graph::str() const {
   std::string out;
   for (ValueId id = 0; id < size(); ++id) {
     out += node_str(id) + "\n";
+    if (const Graph* body = node(id).body.get()) {
+      std::string inner = body->str();
+      for (size_t at = 0; at < inner.size(); at = inner.find('\n', at) + 1) {
+        out += "    " + inner.substr(at, inner.find('\n', at) - at + 1);
+      }
+    }
   }
   for (const Output& o : outputs) {
     out += fmt::format("output {} = %{}\n", o.name, o.value);

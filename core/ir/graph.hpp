@@ -5,6 +5,7 @@
 // prints itself, so the whole graph has a text form (`Graph::str`) used by dumps and golden tests.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "iputrain/error.hpp"
 
 namespace iputrain::ir {
+
+class Graph;
 
 //! Which part of a training step a node belongs to.
 enum class Phase : uint8_t { Forward, Backward };
@@ -31,6 +34,9 @@ struct Node {
   //! still is the declared one). Gradient parts are grouped by it (planner/autodiff.hpp).
   int32_t model_stage = -1;
   Phase phase = Phase::Forward;
+  //! A `loop`'s body (and a loop gradient's): the graph one iteration runs, its leaves loop_arg
+  //! nodes (core/ops/loop_util.hpp). Null for every other op.
+  std::shared_ptr<const Graph> body;
 };
 
 //! Whether the optimizer updates `n`: a Param not marked `trainable = 0`. A non-trainable
@@ -75,6 +81,8 @@ class Graph {
   ValueId add_param(std::string name, TensorType type, Attrs init, SourceSpan span = {});
   //! A constant tensor filled with `value`.
   ValueId add_constant(double value, TensorType type, SourceSpan span = {});
+  //! A loop body's leaf `index` (core/ops/loop_util.hpp), appended to `inputs` at that index.
+  ValueId add_loop_arg(int64_t index, TensorType type, SourceSpan span = {});
 
   const Node& node(ValueId id) const { return nodes_.at(static_cast<size_t>(id)); }
   Node& node(ValueId id) { return nodes_.at(static_cast<size_t>(id)); }
@@ -108,6 +116,9 @@ class Graph {
   //! One line per node: `%7 = matmul(%3, %5) : f32[32, 128]  @features  # features/dense`.
   std::string str() const;
   std::string node_str(ValueId id) const;
+  //! Drops the nodes from `size` on (the frontend moves a loop's body out of the model this way);
+  //! the caller removes them from inputs, params, outputs and named.
+  void truncate(ValueId size) { nodes_.resize(static_cast<size_t>(size)); }
 
  private:
   ValueId push(Node n);

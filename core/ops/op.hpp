@@ -64,6 +64,9 @@ inline constexpr OpFlags state_update = 1U << 10;
 //! Its result depends on the replica that runs it (a collective, replication_index): a reference
 //! run keeps the plan's replicas (`verify`), and the op's `group` must divide them.
 inline constexpr OpFlags per_replica = 1U << 11;
+//! Its f32 result packs parts of several dtypes (a loop's, core/ops/loop_util.hpp): never rounded
+//! to a half type, never checked for NaN, never fused.
+inline constexpr OpFlags packed = 1U << 12;
 }  // namespace op_flags
 
 //! A typed view of one buffer, as kernels see it.

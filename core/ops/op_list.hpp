@@ -69,6 +69,8 @@ IPUTRAIN_OP(Gather, builtin, none)              // (params, i32 indices); attrs:
 IPUTRAIN_OP(GatherGrad, internal, none)         // (indices, dy) -> scatter-add into attr shape
 IPUTRAIN_OP(TakeAlongAxis, builtin, none)       // (x, i32 indices of x's rank); attrs: axis
 IPUTRAIN_OP(TakeAlongAxisGrad, internal, none)  // (indices, dy) -> add dy back into zeros of attr shape
+IPUTRAIN_OP(IndexAt, internal, none)            // (x, i32 index scalar) -> x without `axis`, at the (clamped) index
+IPUTRAIN_OP(IndexAtGrad, internal, none)        // (dy, index) -> zeros of attr shape with dy at the index of `axis`
 IPUTRAIN_OP(DynamicSlice, internal, none)       // (x, i32 offsets[rank]); attrs: sizes; offsets clamped
 IPUTRAIN_OP(DynamicUpdateSlice, builtin, none)  // (x, update, i32 offsets[rank]) -> x with update written there
 IPUTRAIN_OP(SequenceSlice, internal, none)      // (dst, src, num_elems, src_offsets, dst_offsets); attrs: zero_unused
@@ -133,5 +135,10 @@ IPUTRAIN_OP(ReplicationIndex, internal, per_replica)  // (anchor) -> i32 scalar:
 // Ops a program registered in C++ (include/iputrain/custom_op.hpp; core/ops/custom_registry.hpp).
 IPUTRAIN_OP(Custom, internal, none)      // (x...) -> f32; attrs: op (the registered name), its attributes
 IPUTRAIN_OP(CustomGrad, internal, none)  // (x..., y, dy) -> d x[input]; attrs: op, input
+// Loops that do not unroll (core/ops/loop_util.hpp): the body is a graph run once per iteration.
+IPUTRAIN_OP(LoopArg, internal, leaf)     // a body's leaf; attrs: index
+IPUTRAIN_OP(Loop, internal, packed)      // (initial..., [cond], captured...) -> packed f32; attrs: begin, end, counts
+IPUTRAIN_OP(LoopGrad, internal, packed)  // (loop, d loop, loop's inputs...) -> packed f32 gradients
+IPUTRAIN_OP(LoopPart, internal, none)    // (packed) -> one part; attrs: offset, dtype, shape
 // Pipelining.
 IPUTRAIN_OP(RecomputationCheckpoint, builtin, checkpoint)  // identity whose output is stashed, not recomputed

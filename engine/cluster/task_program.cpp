@@ -64,14 +64,17 @@ int64_t TaskProgram::run_kernels(const ir::ExecContext& ctx, void* workspace, co
       fp_trap_arm();
     }
     k.forward(ir::KernelArgs{*k.node, inputs, k.output, &ctx, workspace});
+    const bool packed = ir::op_has(k.node->op, ir::op_flags::packed);  // a loop's parts, not one f32 value
     if constexpr (kTrap) {
       // The kernel's own f32 result: a half result beyond its range is loss scaling's business
       // (counted below), not a trap.
-      fp_trap_check(*graph_, k.value, inputs, k.output, *traps);
+      if (!packed) {
+        fp_trap_check(*graph_, k.value, inputs, k.output, *traps);
+      }
     }
     // Rounded before any reader sees it, as if the kernel had written the half type; the key
     // repeats for a recomputed value, which therefore comes back with the same bits.
-    if (rounding != nullptr && is_float(k.output.type->dtype)) {
+    if (rounding != nullptr && is_float(k.output.type->dtype) && !packed) {
       const uint64_t key = rounding->stochastic ? rounding_key(ctx.seed, k.value, ctx.step) : 0;
       overflows += round_in_place(k.output.f32(), k.output.numel(), *rounding, key);
     }

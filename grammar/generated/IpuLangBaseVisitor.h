@@ -93,6 +93,10 @@ public:
     return visitChildren(ctx);
   }
 
+  virtual antlrcpp::Any visitLoopStmt(IpuLangParser::LoopStmtContext* ctx) override { return visitChildren(ctx); }
+
+  virtual antlrcpp::Any visitCollectStmt(IpuLangParser::CollectStmtContext* ctx) override { return visitChildren(ctx); }
+
   virtual antlrcpp::Any visitMinimizeStmt(IpuLangParser::MinimizeStmtContext *ctx) override {
     return visitChildren(ctx);
   }
@@ -108,6 +112,8 @@ public:
   virtual antlrcpp::Any visitAssignStmt(IpuLangParser::AssignStmtContext *ctx) override {
     return visitChildren(ctx);
   }
+
+  virtual antlrcpp::Any visitLoopVar(IpuLangParser::LoopVarContext* ctx) override { return visitChildren(ctx); }
 
   virtual antlrcpp::Any visitParamOption(IpuLangParser::ParamOptionContext *ctx) override {
     return visitChildren(ctx);

@@ -58,6 +58,10 @@ public:
 
     virtual antlrcpp::Any visitForStmt(IpuLangParser::ForStmtContext *context) = 0;
 
+    virtual antlrcpp::Any visitLoopStmt(IpuLangParser::LoopStmtContext* context) = 0;
+
+    virtual antlrcpp::Any visitCollectStmt(IpuLangParser::CollectStmtContext* context) = 0;
+
     virtual antlrcpp::Any visitMinimizeStmt(IpuLangParser::MinimizeStmtContext *context) = 0;
 
     virtual antlrcpp::Any visitAssertStmt(IpuLangParser::AssertStmtContext *context) = 0;
@@ -65,6 +69,8 @@ public:
     virtual antlrcpp::Any visitOutputStmt(IpuLangParser::OutputStmtContext *context) = 0;
 
     virtual antlrcpp::Any visitAssignStmt(IpuLangParser::AssignStmtContext *context) = 0;
+
+    virtual antlrcpp::Any visitLoopVar(IpuLangParser::LoopVarContext* context) = 0;
 
     virtual antlrcpp::Any visitParamOption(IpuLangParser::ParamOptionContext *context) = 0;
 
