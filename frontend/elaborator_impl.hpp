@@ -125,6 +125,8 @@ class Elaborator {
   std::shared_ptr<ir::Graph> extract_body(ir::ValueId begin, int64_t carried, const std::vector<ir::ValueId>& results,
                                           std::vector<Captured>& captured);
   void drop_body_from_model(ir::ValueId begin, size_t params);
+  void emit_loop(const Stmt& s, int64_t from, int64_t to, std::shared_ptr<ir::Graph> body,
+                 const std::vector<ir::ValueId>& operands, const LoopFrame& lf, Scope& scope, Frame& frame);
 
   // elaborator_expressions.cpp
   Value lookup(const std::string& name, SourceSpan span, const Scope& scope) const;

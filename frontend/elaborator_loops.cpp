@@ -152,11 +152,20 @@ void Elaborator::exec_loop(const Stmt& s, Scope& scope, Frame& frame) {
     }
     operands.push_back(c.outer);
   }
+  emit_loop(s, from, to, std::move(body), operands, lf, scope, frame);
+}
+
+// The loop node after its body is extracted, and its results bound to the carried and collected
+// names.
+void Elaborator::emit_loop(const Stmt& s, int64_t from, int64_t to, std::shared_ptr<ir::Graph> body,
+                           const std::vector<ir::ValueId>& operands, const LoopFrame& lf, Scope& scope, Frame& frame) {
+  const auto carried = static_cast<int64_t>(s.options.size());
+  const bool cond = s.value3 != nullptr;
   ir::LoopShape shape;
   shape.carried = carried;
   shape.collected = static_cast<int64_t>(lf.collected.size());
-  shape.captured = static_cast<int64_t>(captured.size());
-  shape.cond = cond0 != ir::kNoValue;
+  shape.captured = static_cast<int64_t>(operands.size()) - carried - (cond ? 1 : 0);
+  shape.cond = cond;
   shape.begin = from;
   shape.trips = to - from;
   const ir::Packing packing = ir::loop_packing(*body, shape);

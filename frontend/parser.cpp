@@ -243,6 +243,45 @@ class Builder {
     return out;
   }
 
+  // Statements a loop body may not hold: it computes its carried and collected values only.
+  void check_in_loop(P::StmtContext* ctx) {
+    if (loop_depth_ > 0 &&
+        (dynamic_cast<P::InputStmtContext*>(ctx) != nullptr || dynamic_cast<P::ReturnStmtContext*>(ctx) != nullptr ||
+         dynamic_cast<P::MinimizeStmtContext*>(ctx) != nullptr ||
+         dynamic_cast<P::OutputStmtContext*>(ctx) != nullptr)) {
+      misplaced(ctx, fmt::format("'{}' is not allowed in a loop body", ctx->getStart()->getText()),
+                "a loop body computes its carried and collected values; use them after the loop");
+    }
+  }
+
+  void loop_stmt(P::LoopStmtContext* c, ast::Stmt& s) {
+    s.kind = ast::StmtKind::Loop;
+    s.name = c->NAME()->getText();
+    s.name_span = span(c->NAME());
+    s.value = expr(c->expr(0));
+    s.value2 = expr(c->expr(1));
+    if (c->expr().size() > 2) {
+      s.value3 = expr(c->expr(2));
+    }
+    for (auto* v : c->loopVar()) {
+      s.options.push_back({v->NAME()->getText(), span(v->NAME()), v->expr() ? expr(v->expr()) : nullptr});
+    }
+    ++loop_depth_;
+    s.body = block(c->block(), false);
+    --loop_depth_;
+  }
+
+  void collect_stmt(P::CollectStmtContext* c, ast::Stmt& s) {
+    if (loop_depth_ == 0) {
+      misplaced(c, "'collect' is only allowed in a loop body",
+                "collect stacks a value over a loop's iterations: `loop (h) over t in 0..T { ...; collect hs = h }`");
+    }
+    s.kind = ast::StmtKind::Collect;
+    s.name = c->NAME()->getText();
+    s.name_span = span(c->NAME());
+    s.value = expr(c->expr());
+  }
+
   void stmts(P::StmtContext* ctx, bool top, ast::Block& out) {
     auto s = std::make_unique<ast::Stmt>();
     s->span = span(ctx);
@@ -309,29 +348,9 @@ class Builder {
       s->value2 = expr(c->expr(1));
       s->body = block(c->block(), false);
     } else if (auto* c = dynamic_cast<P::LoopStmtContext*>(ctx)) {
-      s->kind = ast::StmtKind::Loop;
-      s->name = c->NAME()->getText();
-      s->name_span = span(c->NAME());
-      s->value = expr(c->expr(0));
-      s->value2 = expr(c->expr(1));
-      if (c->expr().size() > 2) {
-        s->value3 = expr(c->expr(2));
-      }
-      for (auto* v : c->loopVar()) {
-        s->options.push_back({v->NAME()->getText(), span(v->NAME()), v->expr() ? expr(v->expr()) : nullptr});
-      }
-      ++loop_depth_;
-      s->body = block(c->block(), false);
-      --loop_depth_;
+      loop_stmt(c, *s);
     } else if (auto* c = dynamic_cast<P::CollectStmtContext*>(ctx)) {
-      if (loop_depth_ == 0) {
-        misplaced(ctx, "'collect' is only allowed in a loop body",
-                  "collect stacks a value over a loop's iterations: `loop (h) over t in 0..T { ...; collect hs = h }`");
-      }
-      s->kind = ast::StmtKind::Collect;
-      s->name = c->NAME()->getText();
-      s->name_span = span(c->NAME());
-      s->value = expr(c->expr());
+      collect_stmt(c, *s);
     } else if (auto* c = dynamic_cast<P::AssertStmtContext*>(ctx)) {
       s->kind = ast::StmtKind::Assert;
       s->value = expr(c->expr(0));

@@ -13,6 +13,7 @@
 #include "planner/buffer_assignment.hpp"
 #include "planner/liveness.hpp"
 #include "planner/moving_statistics.hpp"
+#include "planner/op_temporaries.hpp"
 #include "planner/precision.hpp"
 #include "planner/report/report.hpp"
 #include "planner/sharding.hpp"
@@ -280,13 +281,16 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
   int64_t in_task = 0;
   int64_t constants = 0;
   int64_t temporaries = 0;
+  int64_t working = 0;  // what other ops declare they hold while they run: loop bodies, registered ops
   for (const Life& life : a.arena->lives) {
     if (a.live_at_peak(life) && !IpuAnalysis::carried(life)) {
-      (life.temporary ? temporaries : life.micro_batch < 0 ? constants : in_task) += life.size;
+      const bool limited = life.temporary && has_temporaries(plan.graph.node(life.value).op);
+      (limited ? temporaries : life.temporary ? working : life.micro_batch < 0 ? constants : in_task) += life.size;
     }
   }
   out.push_back({"values of the running task", in_task});
   out.push_back({"matmul and convolution temporaries (availableMemoryProportion)", temporaries});
+  out.push_back({"working memory of the running op (a loop's body, a registered op's scratch)", working});
   out.push_back({"constants", constants});
   out.push_back({"free arena space at the peak (fragmentation)", a.arena->bytes - a.live_peak});
   for (const auto& [stage, kept] : stashed_at_peak(a)) {

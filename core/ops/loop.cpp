@@ -126,8 +126,7 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
       seeds.push_back({of, arg});
     }
   }
-  // The gradients asked for: the carried values', and those of the captured values that may depend
-  // on a parameter (not the model's inputs or constants).
+  // The gradients asked for: the carried values', and the captured f32 values' but constants'.
   std::vector<ValueId> wrt;
   std::vector<int64_t> scan;
   for (int64_t k = 0; k < s.carried; ++k) {
@@ -136,8 +135,7 @@ std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
   std::vector<bool> asked;
   for (int64_t k = 0; k < s.captured; ++k) {
     const Node& outer = g.node(n.inputs[s.captured_input(k)]);
-    asked.push_back(outer.type.dtype == DType::F32 && !op_has(outer.op, op_flags::fed) &&
-                    !op_has(outer.op, op_flags::constant));
+    asked.push_back(outer.type.dtype == DType::F32 && !op_has(outer.op, op_flags::constant));
     const ValueId read = scanned_read(*n.body, s, k);
     scan.push_back(read != kNoValue ? n.body->node(read).attrs.get_int("axis") : -1);
     if (asked.back()) {

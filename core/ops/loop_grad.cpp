@@ -11,6 +11,7 @@
 
 #include <cstring>
 
+#include "core/half_round.hpp"
 #include "core/ops/loop_util.hpp"
 
 namespace iputrain::ir {
@@ -47,6 +48,36 @@ void write_row(float* out, const float* g, const Shape& shape, size_t axis, int6
   }
   for (int64_t o = 0; o < outer; ++o) {
     std::memcpy(out + (o * n + row) * inner, g + o * inner, static_cast<size_t>(inner) * sizeof(float));
+  }
+}
+
+// acc = g for the first iteration, acc + g after, each partial sum rounded to the half compute type
+// (as the unrolled loop's adds are) under `it.rounding`, with its own stochastic key.
+void accumulate(float* acc, const float* g, int64_t n, bool first, const ExecContext& it, int64_t key_value) {
+  if (first) {
+    std::memcpy(acc, g, static_cast<size_t>(n) * sizeof(float));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    acc[i] += g[i];
+  }
+  if (it.rounding != nullptr) {
+    const uint64_t key = it.rounding->stochastic ? rounding_key(it.seed, key_value, it.step) : 0;
+    const int64_t over = round_in_place(acc, n, *it.rounding, key);
+    if (it.overflows != nullptr) {
+      *it.overflows += over;
+    }
+  }
+}
+
+// A gradient on a kept carried value itself (the packed history, which no model reads but which is
+// a function of the operands all the same), added where it is not zero: a zero leaves the bits of
+// the other contributions alone.
+void add_nonzero(float* acc, const float* h, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    if (h[i] != 0.0f) {
+      acc[i] += h[i];
+    }
   }
 }
 
@@ -107,16 +138,12 @@ void forward(const KernelArgs& args) {
         continue;
       }
       const size_t input = s.captured_input(k);
-      float* acc = out_part(input);
       const auto* g = static_cast<const float*>(run.data(d));
       if (scan[static_cast<size_t>(k)] >= 0) {
-        write_row(acc, g, operands[input].shape(), static_cast<size_t>(scan[static_cast<size_t>(k)]), s.begin + t);
-      } else if (t == n - 1) {
-        std::memcpy(acc, g, static_cast<size_t>(operands[input].numel()) * sizeof(float));
+        write_row(out_part(input), g, operands[input].shape(), static_cast<size_t>(scan[static_cast<size_t>(k)]),
+                  s.begin + t);
       } else {
-        for (int64_t i = 0; i < operands[input].numel(); ++i) {
-          acc[i] += g[i];
-        }
+        accumulate(out_part(input), g, operands[input].numel(), t == n - 1, it, body.size() + k);
       }
     }
     for (int64_t k = 0; k < s.carried; ++k) {
@@ -125,6 +152,12 @@ void forward(const KernelArgs& args) {
         std::memset(dstate(k), 0, carried_bytes(k));
       } else {
         std::memcpy(dstate(k), run.data(d), carried_bytes(k));
+      }
+      if (body.type(body.inputs[static_cast<size_t>(k)]).dtype == DType::F32) {
+        add_nonzero(reinterpret_cast<float*>(dstate(k)),
+                    reinterpret_cast<const float*>(fwd_part(dfwd, history_part(s, k)) +
+                                                   static_cast<size_t>(t) * carried_bytes(k)),
+                    carried_bytes(k) / sizeof(float));
       }
     }
   }
@@ -173,7 +206,9 @@ const OpDef kLoopGradOp{
         "loop operand.",
     .workspace = impl_loop_grad::workspace,
     .attrs = impl_loop_grad::kAttrs,
-    .edges = "sums each iteration's gradients in f32, last iteration first (the unrolled loop's order).",
+    .edges =
+        "sums each iteration's gradients last iteration first (the unrolled loop's order), each partial sum rounded to "
+        "the compute type.",
     .temporaries = impl_loop_grad::temporaries,
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/half_round.hpp"
 #include "core/rng.hpp"
 
 namespace iputrain::ir {
@@ -191,7 +192,16 @@ void BodyRun::run(const ExecContext* ctx) {
     for (size_t i = 0; i < n.inputs.size(); ++i) {
       operands_[i] = Tensor{&body_.type(n.inputs[i]), const_cast<void*>(data(n.inputs[i]))};
     }
-    def.forward(KernelArgs{n, {operands_, n.inputs.size()}, Tensor{&n.type, base_ + offset_[id]}, ctx, inner_});
+    const Tensor out{&n.type, base_ + offset_[id]};
+    def.forward(KernelArgs{n, {operands_, n.inputs.size()}, out, ctx, inner_});
+    // Rounded to the half compute type as the engine rounds every op's result.
+    if (ctx != nullptr && ctx->rounding != nullptr && is_float(n.type.dtype) && !op_has(n.op, op_flags::packed)) {
+      const uint64_t key = ctx->rounding->stochastic ? rounding_key(ctx->seed, id, ctx->step) : 0;
+      const int64_t over = round_in_place(out.f32(), out.numel(), *ctx->rounding, key);
+      if (ctx->overflows != nullptr) {
+        *ctx->overflows += over;
+      }
+    }
   }
 }
 

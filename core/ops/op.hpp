@@ -20,6 +20,10 @@
 #include "core/ir/attrs.hpp"
 #include "core/types.hpp"
 
+namespace iputrain {
+struct HalfRounding;
+}
+
 namespace iputrain::ir {
 
 class Graph;
@@ -67,6 +71,8 @@ inline constexpr OpFlags per_replica = 1U << 11;
 //! Its f32 result packs parts of several dtypes (a loop's, core/ops/loop_util.hpp): never rounded
 //! to a half type, never checked for NaN, never fused.
 inline constexpr OpFlags packed = 1U << 12;
+//! A leaf of a loop's body, bound by the loop's kernel to memory it owns (loop_arg).
+inline constexpr OpFlags bound = 1U << 13;
 }  // namespace op_flags
 
 //! A typed view of one buffer, as kernels see it.
@@ -103,6 +109,10 @@ struct ExecContext {
   int64_t sample_offset = 0;  //!< global index of the micro-batch's first sample (replicas differ)
   bool training = true;       //!< false for eval/predict programs
   ReplicaLink* replicas = nullptr;  //!< collective ops' link to the other replicas (null: one replica)
+  //! For ops that run other ops (a loop's body): how the engine rounds each float result to the
+  //! half compute type (null: f32), and where to count the results that overflowed it.
+  const HalfRounding* rounding = nullptr;
+  int64_t* overflows = nullptr;
 };
 
 //! What a forward kernel receives. Kernels must not allocate: all buffers are preallocated.

@@ -136,7 +136,7 @@ IPUTRAIN_OP(ReplicationIndex, internal, per_replica)  // (anchor) -> i32 scalar:
 IPUTRAIN_OP(Custom, internal, none)      // (x...) -> f32; attrs: op (the registered name), its attributes
 IPUTRAIN_OP(CustomGrad, internal, none)  // (x..., y, dy) -> d x[input]; attrs: op, input
 // Loops that do not unroll (core/ops/loop_util.hpp): the body is a graph run once per iteration.
-IPUTRAIN_OP(LoopArg, internal, leaf)     // a body's leaf; attrs: index
+IPUTRAIN_OP(LoopArg, internal, leaf | bound)  // a body's leaf; attrs: index
 IPUTRAIN_OP(Loop, internal, packed)      // (initial..., [cond], captured...) -> packed f32; attrs: begin, end, counts
 IPUTRAIN_OP(LoopGrad, internal, packed)  // (loop, d loop, loop's inputs...) -> packed f32 gradients
 IPUTRAIN_OP(LoopPart, internal, none)    // (packed) -> one part; attrs: offset, dtype, shape

@@ -63,8 +63,18 @@ int64_t TaskProgram::run_kernels(const ir::ExecContext& ctx, void* workspace, co
     if constexpr (kTrap) {
       fp_trap_arm();
     }
-    k.forward(ir::KernelArgs{*k.node, inputs, k.output, &ctx, workspace});
     const bool packed = ir::op_has(k.node->op, ir::op_flags::packed);  // a loop's parts, not one f32 value
+    if (packed && rounding != nullptr) {
+      // A loop rounds its body's results itself and counts their overflows here.
+      ir::ExecContext inner = ctx;
+      int64_t body_overflows = 0;
+      inner.rounding = rounding;
+      inner.overflows = &body_overflows;
+      k.forward(ir::KernelArgs{*k.node, inputs, k.output, &inner, workspace});
+      overflows += body_overflows;
+    } else {
+      k.forward(ir::KernelArgs{*k.node, inputs, k.output, &ctx, workspace});
+    }
     if constexpr (kTrap) {
       // The kernel's own f32 result: a half result beyond its range is loss scaling's business
       // (counted below), not a trap.

@@ -93,9 +93,13 @@ public:
     return visitChildren(ctx);
   }
 
-  virtual antlrcpp::Any visitLoopStmt(IpuLangParser::LoopStmtContext* ctx) override { return visitChildren(ctx); }
+  virtual antlrcpp::Any visitLoopStmt(IpuLangParser::LoopStmtContext *ctx) override {
+    return visitChildren(ctx);
+  }
 
-  virtual antlrcpp::Any visitCollectStmt(IpuLangParser::CollectStmtContext* ctx) override { return visitChildren(ctx); }
+  virtual antlrcpp::Any visitCollectStmt(IpuLangParser::CollectStmtContext *ctx) override {
+    return visitChildren(ctx);
+  }
 
   virtual antlrcpp::Any visitMinimizeStmt(IpuLangParser::MinimizeStmtContext *ctx) override {
     return visitChildren(ctx);
@@ -113,7 +117,9 @@ public:
     return visitChildren(ctx);
   }
 
-  virtual antlrcpp::Any visitLoopVar(IpuLangParser::LoopVarContext* ctx) override { return visitChildren(ctx); }
+  virtual antlrcpp::Any visitLoopVar(IpuLangParser::LoopVarContext *ctx) override {
+    return visitChildren(ctx);
+  }
 
   virtual antlrcpp::Any visitParamOption(IpuLangParser::ParamOptionContext *ctx) override {
     return visitChildren(ctx);

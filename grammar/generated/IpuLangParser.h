@@ -12,100 +12,33 @@ namespace iputrain::grammar {
 
 class  IpuLangParser : public antlr4::Parser {
 public:
- enum {
-   T__0 = 1,
-   T__1 = 2,
-   T__2 = 3,
-   T__3 = 4,
-   T__4 = 5,
-   T__5 = 6,
-   T__6 = 7,
-   T__7 = 8,
-   T__8 = 9,
-   T__9 = 10,
-   T__10 = 11,
-   T__11 = 12,
-   T__12 = 13,
-   T__13 = 14,
-   T__14 = 15,
-   T__15 = 16,
-   T__16 = 17,
-   T__17 = 18,
-   T__18 = 19,
-   T__19 = 20,
-   T__20 = 21,
-   T__21 = 22,
-   T__22 = 23,
-   T__23 = 24,
-   T__24 = 25,
-   T__25 = 26,
-   T__26 = 27,
-   T__27 = 28,
-   T__28 = 29,
-   T__29 = 30,
-   T__30 = 31,
-   T__31 = 32,
-   T__32 = 33,
-   T__33 = 34,
-   T__34 = 35,
-   T__35 = 36,
-   T__36 = 37,
-   T__37 = 38,
-   T__38 = 39,
-   T__39 = 40,
-   T__40 = 41,
-   T__41 = 42,
-   T__42 = 43,
-   T__43 = 44,
-   T__44 = 45,
-   T__45 = 46,
-   T__46 = 47,
-   T__47 = 48,
-   T__48 = 49,
-   T__49 = 50,
-   T__50 = 51,
-   T__51 = 52,
-   T__52 = 53,
-   T__53 = 54,
-   NAME = 55,
-   FLOAT = 56,
-   INT = 57,
-   STRING = 58,
-   COMMENT = 59,
-   WS = 60
- };
+  enum {
+    T__0 = 1, T__1 = 2, T__2 = 3, T__3 = 4, T__4 = 5, T__5 = 6, T__6 = 7, 
+    T__7 = 8, T__8 = 9, T__9 = 10, T__10 = 11, T__11 = 12, T__12 = 13, T__13 = 14, 
+    T__14 = 15, T__15 = 16, T__16 = 17, T__17 = 18, T__18 = 19, T__19 = 20, 
+    T__20 = 21, T__21 = 22, T__22 = 23, T__23 = 24, T__24 = 25, T__25 = 26, 
+    T__26 = 27, T__27 = 28, T__28 = 29, T__29 = 30, T__30 = 31, T__31 = 32, 
+    T__32 = 33, T__33 = 34, T__34 = 35, T__35 = 36, T__36 = 37, T__37 = 38, 
+    T__38 = 39, T__39 = 40, T__40 = 41, T__41 = 42, T__42 = 43, T__43 = 44, 
+    T__44 = 45, T__45 = 46, T__46 = 47, T__47 = 48, T__48 = 49, T__49 = 50, 
+    T__50 = 51, T__51 = 52, T__52 = 53, T__53 = 54, NAME = 55, FLOAT = 56, 
+    INT = 57, STRING = 58, COMMENT = 59, WS = 60
+  };
 
- enum {
-   RuleFile = 0,
-   RuleTopItem = 1,
-   RuleImportDecl = 2,
-   RuleFromImportDecl = 3,
-   RuleModelDecl = 4,
-   RuleDefDecl = 5,
-   RuleLayerDecl = 6,
-   RuleParamList = 7,
-   RuleParamDecl = 8,
-   RuleTypeExpr = 9,
-   RuleDim = 10,
-   RuleBlock = 11,
-   RuleStmt = 12,
-   RuleLoopVar = 13,
-   RuleParamOption = 14,
-   RuleStageDecl = 15,
-   RuleIfStmt = 16,
-   RuleExpr = 17,
-   RuleArgList = 18,
-   RuleArg = 19,
-   RuleSubscript = 20
- };
+  enum {
+    RuleFile = 0, RuleTopItem = 1, RuleImportDecl = 2, RuleFromImportDecl = 3, 
+    RuleModelDecl = 4, RuleDefDecl = 5, RuleLayerDecl = 6, RuleParamList = 7, 
+    RuleParamDecl = 8, RuleTypeExpr = 9, RuleDim = 10, RuleBlock = 11, RuleStmt = 12, 
+    RuleLoopVar = 13, RuleParamOption = 14, RuleStageDecl = 15, RuleIfStmt = 16, 
+    RuleExpr = 17, RuleArgList = 18, RuleArg = 19, RuleSubscript = 20
+  };
 
- IpuLangParser(antlr4::TokenStream* input);
- ~IpuLangParser();
+  IpuLangParser(antlr4::TokenStream *input);
+  ~IpuLangParser();
 
- virtual std::string getGrammarFileName() const override;
- virtual const antlr4::atn::ATN& getATN() const override { return _atn; };
- virtual const std::vector<std::string>& getTokenNames() const override {
-   return _tokenNames; }; // deprecated: use vocabulary instead.
+  virtual std::string getGrammarFileName() const override;
+  virtual const antlr4::atn::ATN& getATN() const override { return _atn; };
+  virtual const std::vector<std::string>& getTokenNames() const override { return _tokenNames; }; // deprecated: use vocabulary instead.
   virtual const std::vector<std::string>& getRuleNames() const override;
   virtual antlr4::dfa::Vocabulary& getVocabulary() const override;
 
@@ -309,22 +242,22 @@ public:
    
   };
 
-  class ForStmtContext : public StmtContext {
-   public:
-    ForStmtContext(StmtContext* ctx);
+  class  ForStmtContext : public StmtContext {
+  public:
+    ForStmtContext(StmtContext *ctx);
 
-    antlr4::tree::TerminalNode* NAME();
-    std::vector<ExprContext*> expr();
+    antlr4::tree::TerminalNode *NAME();
+    std::vector<ExprContext *> expr();
     ExprContext* expr(size_t i);
-    BlockContext* block();
+    BlockContext *block();
     virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor *visitor) override;
   };
 
-  class LoopStmtContext : public StmtContext {
-   public:
-    LoopStmtContext(StmtContext* ctx);
+  class  LoopStmtContext : public StmtContext {
+  public:
+    LoopStmtContext(StmtContext *ctx);
 
-    std::vector<LoopVarContext*> loopVar();
+    std::vector<LoopVarContext *> loopVar();
     LoopVarContext* loopVar(size_t i);
     antlr4::tree::TerminalNode *NAME();
     std::vector<ExprContext *> expr();
@@ -353,13 +286,13 @@ public:
     virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor *visitor) override;
   };
 
-  class CollectStmtContext : public StmtContext {
-   public:
-    CollectStmtContext(StmtContext* ctx);
+  class  CollectStmtContext : public StmtContext {
+  public:
+    CollectStmtContext(StmtContext *ctx);
 
-    antlr4::tree::TerminalNode* NAME();
-    ExprContext* expr();
-    virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor* visitor) override;
+    antlr4::tree::TerminalNode *NAME();
+    ExprContext *expr();
+    virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor *visitor) override;
   };
 
   class  AssignStmtContext : public StmtContext {
@@ -371,38 +304,38 @@ public:
     virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor *visitor) override;
   };
 
-  class ReturnStmtContext : public StmtContext {
-   public:
-    ReturnStmtContext(StmtContext* ctx);
+  class  ReturnStmtContext : public StmtContext {
+  public:
+    ReturnStmtContext(StmtContext *ctx);
 
-    ExprContext* expr();
-    virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor* visitor) override;
+    ExprContext *expr();
+    virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor *visitor) override;
   };
 
-  class AssertStmtContext : public StmtContext {
-   public:
-    AssertStmtContext(StmtContext* ctx);
+  class  AssertStmtContext : public StmtContext {
+  public:
+    AssertStmtContext(StmtContext *ctx);
 
-    std::vector<ExprContext*> expr();
+    std::vector<ExprContext *> expr();
     ExprContext* expr(size_t i);
-    virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor* visitor) override;
+    virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor *visitor) override;
   };
 
-  class InputStmtContext : public StmtContext {
-   public:
-    InputStmtContext(StmtContext* ctx);
+  class  InputStmtContext : public StmtContext {
+  public:
+    InputStmtContext(StmtContext *ctx);
 
-    antlr4::tree::TerminalNode* NAME();
-    TypeExprContext* typeExpr();
-    virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor* visitor) override;
+    antlr4::tree::TerminalNode *NAME();
+    TypeExprContext *typeExpr();
+    virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor *visitor) override;
   };
 
-  class IfStmtAltContext : public StmtContext {
-   public:
-    IfStmtAltContext(StmtContext* ctx);
+  class  IfStmtAltContext : public StmtContext {
+  public:
+    IfStmtAltContext(StmtContext *ctx);
 
-    IfStmtContext* ifStmt();
-    virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor* visitor) override;
+    IfStmtContext *ifStmt();
+    virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor *visitor) override;
   };
 
   class  StageStmtContext : public StmtContext {
@@ -434,14 +367,15 @@ public:
 
   StmtContext* stmt();
 
-  class LoopVarContext : public antlr4::ParserRuleContext {
-   public:
-    LoopVarContext(antlr4::ParserRuleContext* parent, size_t invokingState);
+  class  LoopVarContext : public antlr4::ParserRuleContext {
+  public:
+    LoopVarContext(antlr4::ParserRuleContext *parent, size_t invokingState);
     virtual size_t getRuleIndex() const override;
     antlr4::tree::TerminalNode *NAME();
-    ExprContext* expr();
+    ExprContext *expr();
 
     virtual antlrcpp::Any accept(antlr4::tree::ParseTreeVisitor *visitor) override;
+   
   };
 
   LoopVarContext* loopVar();

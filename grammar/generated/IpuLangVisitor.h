@@ -58,9 +58,9 @@ public:
 
     virtual antlrcpp::Any visitForStmt(IpuLangParser::ForStmtContext *context) = 0;
 
-    virtual antlrcpp::Any visitLoopStmt(IpuLangParser::LoopStmtContext* context) = 0;
+    virtual antlrcpp::Any visitLoopStmt(IpuLangParser::LoopStmtContext *context) = 0;
 
-    virtual antlrcpp::Any visitCollectStmt(IpuLangParser::CollectStmtContext* context) = 0;
+    virtual antlrcpp::Any visitCollectStmt(IpuLangParser::CollectStmtContext *context) = 0;
 
     virtual antlrcpp::Any visitMinimizeStmt(IpuLangParser::MinimizeStmtContext *context) = 0;
 
@@ -70,7 +70,7 @@ public:
 
     virtual antlrcpp::Any visitAssignStmt(IpuLangParser::AssignStmtContext *context) = 0;
 
-    virtual antlrcpp::Any visitLoopVar(IpuLangParser::LoopVarContext* context) = 0;
+    virtual antlrcpp::Any visitLoopVar(IpuLangParser::LoopVarContext *context) = 0;
 
     virtual antlrcpp::Any visitParamOption(IpuLangParser::ParamOptionContext *context) = 0;
 

@@ -679,6 +679,7 @@ std::vector<OpCase> op_cases() {
   add_collective_cases(cases);
   add_custom_cases(cases);
   add_dynamic_cases(cases);
+  add_loop_cases(cases);
   add_sampling_cases(cases);
   cases.push_back({.name = "softmax_cross_entropy_grad dy",
                    .op = OpKind::SoftmaxCrossEntropyGrad,

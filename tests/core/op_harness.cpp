@@ -280,6 +280,7 @@ int64_t run_op_case(const OpCase& c) {
     return 1;
   }
   const ValueId y = g.add(c.op, xs, c.attrs);
+  g.node(y).body = c.body;
   const TensorType out_type = g.type(y);
 
   // The gradient graph is appended before evaluating, so one interpreter runs everything.

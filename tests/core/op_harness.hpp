@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -52,6 +53,8 @@ struct OpCase {
   ErrorKind run_error_kind = ErrorKind::Data;
   //! What the kernels see as KernelArgs::ctx (seed, step, sample offset, training).
   ir::ExecContext ctx = {};
+  //! A loop's body (ir::Node::body), set on the node under test.
+  std::shared_ptr<const ir::Graph> body = nullptr;
 };
 
 //! Every case, defined in op_cases.cpp.

@@ -19,7 +19,7 @@ TEST_CASE("op table: every entry sits at its kind and its name looks it up") {
 }
 
 TEST_CASE("op table: leaves have no kernel and refuse Graph::add") {
-  for (OpKind kind : {OpKind::Input, OpKind::Param, OpKind::Constant}) {
+  for (OpKind kind : {OpKind::Input, OpKind::Param, OpKind::Constant, OpKind::LoopArg}) {
     const OpDef& def = op_def(kind);
     CHECK(def.arity == 0);
     CHECK((def.forward == nullptr));
@@ -35,9 +35,9 @@ TEST_CASE("op table: the leaf flag is exactly the ops without a kernel, and the 
     const auto kind = static_cast<OpKind>(k);
     INFO("op " << op_name(kind));
     CHECK(op_has(kind, op_flags::leaf) == (op_def(kind).forward == nullptr));
-    const int fillers = static_cast<int>(op_has(kind, op_flags::fed)) +
-                        static_cast<int>(op_has(kind, op_flags::weight)) +
-                        static_cast<int>(op_has(kind, op_flags::constant));
+    const int fillers =
+        static_cast<int>(op_has(kind, op_flags::fed)) + static_cast<int>(op_has(kind, op_flags::weight)) +
+        static_cast<int>(op_has(kind, op_flags::constant)) + static_cast<int>(op_has(kind, op_flags::bound));
     CHECK(fillers == (op_has(kind, op_flags::leaf) ? 1 : 0));
   }
   CHECK(op_has(OpKind::Param, op_flags::leaf | op_flags::weight));

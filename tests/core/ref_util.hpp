@@ -90,6 +90,7 @@ void add_collective_cases(std::vector<OpCase>& cases);
 void add_custom_cases(std::vector<OpCase>& cases);
 //! dynamic_slice, dynamic_update_slice, sequence_slice and its gradient: op_cases_dynamic.cpp.
 void add_dynamic_cases(std::vector<OpCase>& cases);
+void add_loop_cases(std::vector<OpCase>& cases);
 //! candidate_sampler: op_cases_sampling.cpp.
 void add_sampling_cases(std::vector<OpCase>& cases);
 

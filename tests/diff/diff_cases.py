@@ -886,6 +886,22 @@ def dynamic_slice_cases():
     return cases
 
 
+def index_at_cases():
+    """x[i] and x[:, i] at an i32 index given as data (the language's index at a loop's counter),
+    clamped into the dimension as XLA clamps, at the edges of the values."""
+    x = rand((3, 4), 134)
+    x[1, 2] = NAN
+    x[2, 3] = -INF
+    x[2, 0] = -0.0
+
+    def clamp(i, n):
+        return min(max(int(i), 0), n - 1)
+    return [op_case("index_at row", "index_at", "{0}[{1}]", [x, np.array(2, dtype=np.int32)],
+                    lambda t, i: t[clamp(i, 3)], attrs={"axis": 0}),
+            op_case("index_at column clamped", "index_at", "{0}[:, {1}]", [x, np.array(7, dtype=np.int32)],
+                    lambda t, i: t[:, clamp(i, 4)], attrs={"axis": 1})]
+
+
 def histogram_cases():
     """The seed's histogram against NumPy's digitize and bincount (n levels, n + 1 bins)."""
     x = f32(*F32_EDGES)
@@ -913,7 +929,7 @@ def all_cases():
     cases = []
     for make in (unary_cases, binary_cases, compare_cases, where_cases, shape_cases, gather_cases, one_hot_cases,
                  reduce_cases, matmul_cases, conv_pool_cases, softmax_cases, size0_cases, scan_cases,
-                 ctc_cases, collective_cases, dynamic_slice_cases, histogram_cases):
+                 ctc_cases, collective_cases, dynamic_slice_cases, index_at_cases, histogram_cases):
         cases += make()
     import diff_layers
     import diff_recurrent

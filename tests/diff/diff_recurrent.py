@@ -221,7 +221,8 @@ STDLIB_COVERED_BY = {
     "nn.rnn_lengths": "nn.lstm and nn.gru cases, with and without lengths",
     "nn.rnn_flag": "nn.gru cases, reset_after true and false",
     "nn.rnn_output": "nn.lstm and nn.gru cases, sequences and last outputs",
-    "nn.lstm_steps": "the nn.lstm case with another activation (unrolled cells)",
+    "nn.lstm_loop": "the nn.lstm case with another activation (a loop over the cell)",
+    "nn.lstm_steps": "nn.lstm(unroll = true): the same bits as nn.lstm_loop (tests/engine/loop_test.cpp)",
     "nn.gru_steps": "the nn.augru cases and the nn.gru case with other activations (unrolled cells)",
 }
 

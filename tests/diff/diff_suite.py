@@ -60,6 +60,12 @@ COVERED_BY = {
     "custom_grad": "the gradient a registered op declares (tests/core/op_cases_custom.cpp)",
     "sequence_slice_grad": "the gradient of sequence_slice",
     "candidate_sampler": "random draws: tests/core/op_cases_sampling.cpp against the definition on the same Philox stream",
+    "index_at_grad": "the gradient of index_at",
+    "loop_arg": "every loop (the body's leaves)",
+    "loop": "the nn.lstm case with another activation, a loop over the cell since issue 47 (diff_recurrent.py), "
+            "forward and gradient against the recurrence in double; tests/core/op_cases_loop.cpp",
+    "loop_grad": "the gradient of loop (the nn.lstm case with another activation; op_cases_loop.cpp's finite differences)",
+    "loop_part": "every loop's results and gradients (the nn.lstm case with another activation)",
 }
 
 HALF_MAX = 65504.0

@@ -162,25 +162,37 @@ void ProgramGen::control_flow() {
   }
 }
 
-// A compile-time loop, unrolled: a layer or an op that keeps the shape, applied n times.
+// A loop that keeps the shape, applied n times: unrolled (`for`) or lowered once (`loop`, with or
+// without a `while` and a collected stack).
 void ProgramGen::loop() {
   const auto v = pick_f32(2, 4);
   const Value h = emit(v->name, v->shape);
-  line(fmt::format("for i in 0..{} {{", in_.range(1, 3)));
+  const bool runtime = in_.coin();
+  const int64_t n = in_.range(1, 3);
+  if (!runtime) {
+    line(fmt::format("for i in 0..{} {{", n));
+  } else {
+    line(fmt::format("loop ({}) over i in 0..{}{} {{", h.name, n,
+                     in_.coin() ? fmt::format(" while max({}) < {}.0", h.name, in_.range(1, 100)) : ""));
+  }
   indent(1);
+  const std::string step = runtime ? "cast(i + 1, \"f32\")" : "(i + 1)";
   switch (in_.pick(3)) {
     case 0:
       line(fmt::format("{} = nn.dense({}, {}, activation = relu)", h.name, h.name, h.shape.back()));
       break;
     case 1:
-      line(fmt::format("{} = {} * 0.5 + tanh({}) * (i + 1)", h.name, h.name, h.name));
+      line(fmt::format("{} = {} * 0.5 + tanh({}) * {}", h.name, h.name, h.name, step));
       break;
     default:
       line(fmt::format("{} = {} + nn.layer_norm({})", h.name, h.name, h.name));
   }
+  if (runtime && in_.coin()) {
+    line(fmt::format("collect {}_steps = {}", h.name, h.name));
+  }
   indent(-1);
   line("}");
-  note("for");
+  note(runtime ? "loop" : "for");
 }
 
 // A compile-time choice on a shape or a model parameter; both branches bind the same name.
