@@ -98,6 +98,25 @@ TEST_CASE("loop: the zoo's LSTM as a loop over its cell trains to the bits of nn
   CHECK(fresh.weights()[1].values != looped[1].values);
 }
 
+TEST_CASE("loop: the same bits as unrolled with half-precision compute") {
+  // Every float result in the body rounded to f16 as the unrolled ops' results are, the gradient's
+  // partial sums too.
+  const std::string half = "precision = \"f16\"\n";
+  auto with_half = [&](const std::string& model) {
+    std::string text = loop_config("", model);
+    return text.replace(text.find("[training]\n") + 11, 0, half);
+  };
+  const auto looped = train(kLstm, with_half(""));
+  const auto unrolled = train(kLstm, with_half("as_loop = false\n"));
+  const auto in_f32 = train(kLstm, loop_config());
+  REQUIRE(looped.size() == unrolled.size());
+  for (size_t i = 0; i < looped.size(); ++i) {
+    INFO(looped[i].name);
+    CHECK(looped[i].values == unrolled[i].values);
+  }
+  CHECK(looped[1].values != in_f32[1].values);  // the rounding acted
+}
+
 TEST_CASE("loop: the same bits on a two-stage pipeline with recomputation as on one IPU") {
   const std::string rest =
       "[optimizer]\ntype = \"adam\"\nlearning_rate = 0.02\n"
