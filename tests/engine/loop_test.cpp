@@ -132,19 +132,22 @@ TEST_CASE("loop: the same bits on a two-stage pipeline with recomputation as on 
   }
 }
 
-// A decoder that counts each sample's token down from label + 2 and stops once every sample of the
-// micro-batch has reached the end token 0 (at most 5 of the 8 iterations allowed); it collects
-// token + 100, so the rows of iterations that did not run (zeros) show. h carries a trained state.
+// A greedy decoder (argmax of its logits each step) whose logits favour the previous token minus one,
+// so each sample counts down from label + 2; it stops once every sample of the micro-batch has
+// produced the end token 0 (at most 5 of the 8 iterations allowed). It collects token + 100, so the
+// rows of iterations that did not run (zeros) show. h carries a trained state.
 const char* kDecoder = R"(import nn
 
 model decoder(batch: int = 4, dim: int = 3, steps: int = 8) {
   input x: f32[batch, dim]
   input label: i32[batch]
   param table: f32[8, dim] = glorot_uniform()
+  param proj: f32[dim, 8] = glorot_uniform()
   start = label + 2
   loop (h = x, tok = start, done = cast(start == 0, "f32")) over t in 0..steps while min(done) < 1.0 {
     h = tanh(gather(table, tok) + h)
-    tok = maximum(tok - 1, 0)
+    logits = one_hot(maximum(tok - 1, 0), 8) * 10.0 + 0.01 * (h @ proj)
+    tok = argmax(logits, axis = -1)
     done = maximum(done, cast(tok == 0, "f32"))
     collect tokens = tok + 100
     collect hs = h
