@@ -56,7 +56,7 @@ int64_t host_link_bytes(const Plan& plan, ir::ValueId v) {
   const ir::Graph& g = plan.graph;
   const ir::Node& n = g.node(v);
   if (n.op == ir::OpKind::Gather && is_host_table(g.node(n.inputs[0]))) {
-    return static_cast<int64_t>(n.type.bytes());  // the rows, to the IPU
+    return static_cast<int64_t>(n.type.bytes() + g.type(n.inputs[1]).bytes());  // the ids out, the rows in
   }
   if (table_of_gradient(plan, v) != ir::kNoValue) {
     return static_cast<int64_t>(g.type(n.inputs[1]).bytes());  // the row gradients, to the host

@@ -24,8 +24,8 @@ bool has_host_tables(const ir::Graph& g);
 bool host_node(const Plan& plan, ir::ValueId v);
 //! Whether `v` lives in host memory: a host table or its gradient.
 bool host_held(const Plan& plan, ir::ValueId v);
-//! Bytes host node `v` moves over the host link per micro-batch: the gathered rows to the IPU, or
-//! the row gradients from it; 0 for any other node.
+//! Bytes host node `v` moves over the host link per micro-batch: the ids to the host and the
+//! gathered rows back, or the row gradients to the host; 0 for any other node.
 int64_t host_link_bytes(const Plan& plan, ir::ValueId v);
 
 //! What the host tables of one IPU (the one whose stage reads them) take and move.

@@ -123,7 +123,7 @@ struct CostReport {
   double model_collective_bytes_per_update = 0;
   double seconds_per_update = 0;         //!< the IPUs' cycles in seconds, or the hosts' feed when slower
   double feed_bytes_per_update = 0;      //!< infeed and outfeed bytes of every replica together
-  //! Host tables' rows to the IPUs and row gradients back, every replica together (the host link)
+  //! Host tables' ids to the hosts, rows to the IPUs and row gradients back, every replica together
   double host_table_bytes_per_update = 0;
   UpdateBreakdown breakdown;
 };

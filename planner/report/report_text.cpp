@@ -141,7 +141,8 @@ std::string text_memory_notes(const Plan& plan) {
     const IpuMemory& m = plan.memory[i];
     if (m.host_tables > 0) {
       out += fmt::format(
-          "host tables of IPU {} in host memory (nn.host_embedding): {} with their gradients and optimizer state; "
+          "host tables of IPU {} in host memory (nn.host_embedding, per replica): {} with their gradients and "
+          "optimizer state; "
           "per micro-batch the host link carries {} of rows in and {} of row gradients out\n",
           i, human_bytes(m.host_tables), human_bytes(m.host_rows_in), human_bytes(m.host_grads_out));
     }
