@@ -57,10 +57,11 @@ model tagger(host: bool = false) {
 const std::string kAdam = "type = \"adam\"\nlearning_rate = 0.02\n";
 const std::string kMomentum = "type = \"momentum\"\nlearning_rate = 0.1\nmomentum = 0.9\n";
 
-std::string config_text(bool host, const std::string& optimizer, const std::string& plan, int steps = 6) {
+std::string config_text(bool host, const std::string& optimizer, const std::string& plan, int steps = 6,
+                        const std::string& training = "") {
   return std::string("[model]\nhost = ") + (host ? "true" : "false") + "\n[optimizer]\n" + optimizer +
          "[data]\ntrain = \"synthetic:samples=512,classes=12\"\n[training]\nsteps = " + std::to_string(steps) +
-         "\nsteps_per_execution = 2\nseed = 5\n" + plan + "reduction_method = \"mean\"\n";
+         "\nsteps_per_execution = 2\nseed = 5\n" + training + plan + "reduction_method = \"mean\"\n";
 }
 
 // One IPU; two stages on two IPUs; two replicas of two stages; one micro-batch (no accumulators).
@@ -72,6 +73,12 @@ const std::string kReplicated =
     "[ipu]\nauto_select_ipus = 4\n[pipeline]\nauto_stages = 2\ndevice_mapping = [0, 1]\n"
     "schedule = \"interleaved\"\ngradient_accumulation_count = 2\n";
 const std::string kSingle = "[pipeline]\ngradient_accumulation_count = 1\n";
+// The split backward (the table's scatter in the weight-gradient half) and the sequential sum.
+const std::string kZeroBubble =
+    "[ipu]\nauto_select_ipus = 2\n[pipeline]\nauto_stages = 2\ndevice_mapping = [0, 1]\n"
+    "schedule = \"zero_bubble\"\ngradient_accumulation_count = 4\n";
+const std::string kSequentialSum =
+    "[pipeline]\ngradient_accumulation_count = 4\ngradient_accumulation_order = \"sequential\"\n";
 
 struct Run {
   Config config;
@@ -103,7 +110,7 @@ TEST_CASE("a host table trains to the bits of the same table on the IPU, under e
   for (const std::string& optimizer : {kMomentum, kAdam}) {
     CAPTURE(optimizer);
     const std::vector<WeightInfo> device = train(config_text(false, optimizer, kOne));
-    for (const std::string& plan : {kOne, kPipelined, kReplicated}) {
+    for (const std::string& plan : {kOne, kPipelined, kReplicated, kZeroBubble}) {
       CAPTURE(plan);
       CHECK(testing::same_bits(train(config_text(true, optimizer, plan)), device));
     }
@@ -111,6 +118,12 @@ TEST_CASE("a host table trains to the bits of the same table on the IPU, under e
     CHECK(testing::same_bits(train(config_text(true, optimizer, kSingle, 4)),
                              train(config_text(false, optimizer, kSingle, 4))));
   }
+  // Summed in the sequential order, and computed in f16 (the table's half copy, the rounded rows).
+  CHECK(testing::same_bits(train(config_text(true, kAdam, kSequentialSum)),
+                           train(config_text(false, kAdam, kSequentialSum))));
+  const std::string f16 = "precision = \"f16\"\n";
+  CHECK(testing::same_bits(train(config_text(true, kAdam, kOne, 6, f16)),
+                           train(config_text(false, kAdam, kOne, 6, f16))));
   // The check can fail: the table moves.
   Run r(config_text(true, kMomentum, kOne));
   const std::vector<WeightInfo> before = r.session.weights();
