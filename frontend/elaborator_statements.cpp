@@ -179,16 +179,24 @@ void Elaborator::exec_param(const Stmt& s, Scope& scope, Frame& frame) {
     attrs.set(key, value);
   }
   for (const ast::ParamOption& o : s.options) {
-    if (o.name != "trainable") {
-      const std::string near = nearest_name(o.name, {"trainable"});
+    if (o.name != "trainable" && o.name != "host") {
+      const std::string near = nearest_name(o.name, {"trainable", "host"});
       fail(o.name_span, fmt::format("a param has no option '{}'", o.name),
-           near.empty() ? "the one option of a param is `trainable = false`" : fmt::format("did you mean '{}'?", near));
+           near.empty() ? "the options of a param are `trainable = false` and `host = true`"
+                        : fmt::format("did you mean '{}'?", near));
     }
     const Value v = eval(*o.value, scope);
     if (v.kind != K::Bool) {
-      fail(o.value->span, fmt::format("trainable must be a compile-time bool, got {}", describe(v, g_)));
+      fail(o.value->span, fmt::format("{} must be a compile-time bool, got {}", o.name, describe(v, g_)));
     }
-    if (!v.b) {
+    if (o.name == "host") {
+      if (v.b && (t.shape.size() != 2 || t.dtype != DType::F32)) {
+        fail(o.name_span, fmt::format("a host table is a f32 matrix [rows, width], got {}", t.str()),
+             "declare it as `param table: f32[vocab, dim] = ..., host = true` (nn.host_embedding)");
+      }
+      // Kept in host memory, looked up and updated by the host (planner/host_tables.hpp).
+      attrs.set("host", int64_t{v.b ? 1 : 0});
+    } else if (!v.b) {
       // State the optimizer never touches: no gradient, accumulator or optimizer state.
       attrs.set("trainable", int64_t{0});
     }

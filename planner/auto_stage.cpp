@@ -8,6 +8,7 @@
 
 #include "iputrain/error.hpp"
 #include "planner/blocks.hpp"
+#include "planner/host_tables.hpp"
 #include "planner/liveness.hpp"
 
 namespace iputrain::planner {
@@ -89,7 +90,7 @@ Sequence make_sequence(const ir::Graph& g) {
   seq.memory.assign(seq.nodes.size(), 0.0);
   for (ir::ValueId p : g.params) {
     const int32_t first = live.first_reader(p);
-    if (first >= 0) {
+    if (first >= 0 && !is_host_table(g.node(p))) {  // a host table takes no IPU memory
       seq.memory[static_cast<size_t>(first)] += static_cast<double>(g.type(p).bytes());
     }
   }

@@ -14,6 +14,7 @@
 #include "iputrain/error.hpp"
 #include "planner/arena_placement.hpp"
 #include "planner/deadline.hpp"
+#include "planner/host_tables.hpp"
 #include "planner/liveness.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/plan.hpp"
@@ -35,7 +36,9 @@ class LifeWalk {
         bytes_(static_cast<size_t>(plan.graph.size()), -1),
         accumulates_(accumulator_buffers(plan) > 0) {
     for (size_t k = 0; k < g_.params.size() && k < plan.grads.size(); ++k) {
-      if (plan.placement.param_ipu[k] == ipu && !plan.grads[k].empty()) {
+      if (plan.placement.param_ipu[k] == ipu && is_host_table(g_.node(g_.params[k]))) {
+        host_.insert(plan.grads[k].begin(), plan.grads[k].end());  // in host memory, not in the arena
+      } else if (plan.placement.param_ipu[k] == ipu && !plan.grads[k].empty()) {
         grad_of_.emplace(g_.params[k], plan.grads[k]);
         local_grads_.insert(plan.grads[k].begin(), plan.grads[k].end());
       }
@@ -164,6 +167,9 @@ class LifeWalk {
 
   // A matmul's or convolution's working memory, for the tick it runs.
   void temporaries(ir::ValueId id, int64_t m, int32_t pos) {
+    if (host_.count(id) != 0) {
+      return;  // the host's scatter works in host memory
+    }
     const ir::Node& n = g_.node(id);
     const OpTemporaries t = op_temporaries(g_, id, plan_.limits(n.stage, n.phase), plan_.decided.device);
     if (t.bytes <= 0) {
@@ -204,7 +210,7 @@ class LifeWalk {
   // A value made again (by a recompute) starts a second life; the first one stays as it was.
   void make(ir::ValueId v, int64_t m, int32_t pos, bool from_outside) {
     const ir::Node& n = g_.node(v);
-    if (ir::is_weight(n)) {
+    if (ir::is_weight(n) || host_.count(v) != 0) {
       return;
     }
     int64_t& bytes = bytes_[static_cast<size_t>(v)];
@@ -257,7 +263,7 @@ class LifeWalk {
 
   void read(ir::ValueId v, int64_t m, int32_t pos, int32_t stage) {
     const ir::Node& n = g_.node(v);
-    if (ir::is_weight(n)) {
+    if (ir::is_weight(n) || host_.count(v) != 0) {
       return;
     }
     if (op_has(n.op, ir::op_flags::constant)) {
@@ -290,6 +296,7 @@ class LifeWalk {
   const ir::Graph& g_;
   std::unordered_map<ir::ValueId, GradParts> grad_of_;  // this IPU's trained parameters -> gradient parts
   std::unordered_set<ir::ValueId> local_grads_;
+  std::unordered_set<ir::ValueId> host_;  // the gradients of this IPU's host tables (host memory)
   // The lives' liveness (planner/liveness.hpp), keyed by micro-batch: per range the life it
   // times (-2 - k: the constant k) and per life in the arena its range (-1: a temporary).
   LiveRanges ranges_;

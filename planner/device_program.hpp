@@ -104,7 +104,9 @@ struct Bucket {
 
 //! What a buffer of the table holds. Only parameters have buffers of their own, one copy each for
 //! the whole run; every other value lives in the IPU's arena (planner/buffer_assignment.hpp).
-enum class BufferClass : uint8_t { Param };
+//! A host table (planner/host_tables.hpp) and its gradient are held in host memory for the IPU
+//! whose stage looks the table up, outside the IPU's memory.
+enum class BufferClass : uint8_t { Param, HostTable, HostGradient };
 
 struct Buffer {
   ir::ValueId value = ir::kNoValue;

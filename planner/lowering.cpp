@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "planner/host_tables.hpp"
 #include "planner/turn_tokens.hpp"
 
 namespace iputrain::planner {
@@ -456,7 +457,10 @@ class Lowering {
       bucket.ipu = e.ipu;
       const int64_t limit = plan_.settings.pipeline.cross_replica_buffer_bytes;
       for (size_t k = 0; k < order.size(); ++k) {
-        const int64_t b = static_cast<int64_t>(g_.type(order[k]).bytes()) * parts_of_.at(order[k]);
+        // A host table's gradient is summed over the replicas in host memory, not over the links.
+        const int64_t b = is_host_table(g_.node(order[k]))
+                              ? 0
+                              : static_cast<int64_t>(g_.type(order[k]).bytes()) * parts_of_.at(order[k]);
         if (!bucket.params.empty() && limit > 0 && bytes + b > limit) {
           bucket.bytes = bytes;
           out_.buckets.push_back(bucket);
@@ -577,8 +581,15 @@ class Lowering {
     out_.buffers.assign(static_cast<size_t>(ipus_), {});
     for (size_t k = 0; k < g_.params.size(); ++k) {
       const ir::ValueId p = g_.params[k];
-      out_.buffers[static_cast<size_t>(plan_.placement.param_ipu[k])].push_back(
-          {p, BufferClass::Param, 1, static_cast<int64_t>(g_.type(p).bytes())});
+      auto& buffers = out_.buffers[static_cast<size_t>(plan_.placement.param_ipu[k])];
+      if (!is_host_table(g_.node(p))) {
+        buffers.push_back({p, BufferClass::Param, 1, static_cast<int64_t>(g_.type(p).bytes())});
+        continue;
+      }
+      buffers.push_back({p, BufferClass::HostTable, 1, static_cast<int64_t>(g_.type(p).bytes())});
+      for (ir::ValueId part : k < plan_.grads.size() ? plan_.grads[k] : GradParts{}) {
+        buffers.push_back({part, BufferClass::HostGradient, 1, static_cast<int64_t>(g_.type(part).bytes())});
+      }
     }
   }
 

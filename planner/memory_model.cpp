@@ -11,6 +11,7 @@
 #include "core/optim_table.hpp"
 #include "iputrain/error.hpp"
 #include "planner/buffer_assignment.hpp"
+#include "planner/host_tables.hpp"
 #include "planner/liveness.hpp"
 #include "planner/moving_statistics.hpp"
 #include "planner/op_temporaries.hpp"
@@ -78,6 +79,10 @@ void weigh_buffers(const Plan& plan, const std::vector<Buffer>& buffers, IpuAnal
   const DType compute = d.device.compute;
   IpuMemory& mem = a.memory;
   for (const Buffer& b : buffers) {
+    if (b.cls != BufferClass::Param) {
+      mem.host_tables += b.bytes;  // a host table or its gradient: the host's memory (f32)
+      continue;
+    }
     const int64_t one = b.cls == BufferClass::Param ? device_weight_bytes(g, b.value, compute, s.master_weights)
                                                     : device_bytes(g, b.value, compute);
     if (b.cls == BufferClass::Param) {
@@ -96,6 +101,28 @@ void weigh_buffers(const Plan& plan, const std::vector<Buffer>& buffers, IpuAnal
   }
 }
 
+// A host table's optimizer state and accumulators, in host memory, and what its lookup moves over
+// the host link per micro-batch: the rows to the IPU and, when trained, their gradients back.
+void weigh_host_table(const Plan& plan, size_t k, int32_t depth, IpuMemory& mem) {
+  const ir::Graph& g = plan.graph;
+  const Settings& s = plan.settings;
+  const ir::ValueId p = g.params[k];
+  const int64_t parts = k < plan.grads.size() ? static_cast<int64_t>(plan.grads[k].size()) : 0;
+  if (plan.decided.training && parts > 0) {
+    mem.host_tables += optimizer_state_bytes(1, state_floats_held(plan, p), optimizer_state_dtype(s)) +
+                       depth * parts * g.type(p).numel() * static_cast<int64_t>(dtype_size(accumulation_dtype(s)));
+  }
+  for (ir::ValueId id = 0; id < g.size(); ++id) {
+    const int64_t bytes = host_link_bytes(plan, id);
+    if (g.node(id).op == ir::OpKind::Gather && g.node(id).inputs[0] == p) {
+      mem.host_rows_in += static_cast<int64_t>(g.type(id).bytes());  // the rows (their ids go out too)
+    } else if (bytes > 0 && parts > 0 &&
+               std::find(plan.grads[k].begin(), plan.grads[k].end(), id) != plan.grads[k].end()) {
+      mem.host_grads_out += bytes;
+    }
+  }
+}
+
 // Optimizer state and gradient accumulators, which shadow the trainable parameters only (not constants).
 void weigh_state(const Plan& plan, size_t ipu, int32_t depth, IpuAnalysis& a) {
   const ir::Graph& g = plan.graph;
@@ -105,6 +132,10 @@ void weigh_state(const Plan& plan, size_t ipu, int32_t depth, IpuAnalysis& a) {
   int64_t state_floats = 0;  // per replica: its blocks when sharded (planner/sharding.hpp)
   int64_t accumulated_elements = 0;
   for (size_t k = 0; k < g.params.size() && k < plan.placement.param_ipu.size(); ++k) {
+    if (plan.placement.param_ipu[k] == static_cast<int32_t>(ipu) && is_host_table(g.node(g.params[k]))) {
+      weigh_host_table(plan, k, depth, mem);
+      continue;
+    }
     if (plan.placement.param_ipu[k] != static_cast<int32_t>(ipu) || !ir::trainable(g.node(g.params[k]))) {
       continue;
     }

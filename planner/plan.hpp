@@ -81,6 +81,11 @@ struct IpuMemory {
   int64_t io_tiles_capacity = 0;    //!< data memory of the I/O tiles holding the staging (0: none)
   int64_t total_peak = 0;
   int64_t capacity = 0;
+  //! Host tables (planner/host_tables.hpp) this IPU looks up: the tables, their gradients,
+  //! accumulators and optimizer state, in host memory (not in total_peak).
+  int64_t host_tables = 0;
+  int64_t host_rows_in = 0;           //!< rows the host gathers and streams to the IPU, per micro-batch
+  int64_t host_grads_out = 0;         //!< row gradients streamed back to the host, per micro-batch
   std::vector<int64_t> per_timestep;  //!< total bytes at each timestep of the cycle
   //! The six largest contributors at the peak: (what, bytes), largest first.
   std::vector<std::pair<std::string, int64_t>> contributors;
@@ -118,6 +123,8 @@ struct CostReport {
   double model_collective_bytes_per_update = 0;
   double seconds_per_update = 0;         //!< the IPUs' cycles in seconds, or the hosts' feed when slower
   double feed_bytes_per_update = 0;      //!< infeed and outfeed bytes of every replica together
+  //! Host tables' ids to the hosts, rows to the IPUs and row gradients back, every replica together
+  double host_table_bytes_per_update = 0;
   UpdateBreakdown breakdown;
 };
 

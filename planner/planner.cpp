@@ -12,6 +12,7 @@
 #include "planner/buffer_assignment.hpp"
 #include "planner/collectives.hpp"
 #include "planner/deadline.hpp"
+#include "planner/host_tables.hpp"
 #include "planner/lowering.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/op_order.hpp"
@@ -236,6 +237,7 @@ void autodiff_pass(PassContext& c) {
   if (c.training) {
     c.plan.grads = differentiate(c.plan.graph);
   }
+  check_host_tables(c.plan);
 }
 
 // The programs keep only the nodes their results need (dead backward branches are dropped), each

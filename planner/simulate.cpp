@@ -8,6 +8,7 @@
 #include "core/optim_table.hpp"
 #include "iputrain/error.hpp"
 #include "planner/collectives.hpp"
+#include "planner/host_tables.hpp"
 #include "planner/sharding.hpp"
 #include "planner/topology.hpp"
 
@@ -26,9 +27,20 @@ void add_collective(InstrCost& c, const Plan& plan, const Topology& topology, Co
   c.sync += d.sync_cycles;
 }
 
+double transfer_cycles(double bytes, double bytes_per_second, const DeviceModel& d) {
+  return bytes / bytes_per_second * d.clock_hz;
+}
+
 // The nodes' kernels, exchange and fixed costs (recomputed forward nodes are in the lists they run in).
 void add_nodes(InstrCost& c, const Plan& plan, const std::vector<ir::ValueId>& nodes) {
   for (ir::ValueId id : nodes) {
+    if (host_node(plan, id)) {
+      // A host table's lookup or scatter runs on the host: the IPU waits for its rows to stream
+      // in, or streams their gradients out, over the host link (as the infeed does).
+      const auto bytes = static_cast<double>(host_link_bytes(plan, id));
+      c.host_io += transfer_cycles(bytes, plan.decided.device.host_bytes_per_second, plan.decided.device);
+      continue;
+    }
     const OpCost op = op_cost(plan.graph, id, plan.decided.device);
     c.compute += op.compute;
     c.exchange += op.exchange;
@@ -40,10 +52,6 @@ void add_nodes(InstrCost& c, const Plan& plan, const std::vector<ir::ValueId>& n
       add_collective(c, plan, nc->topology, nc->kind, nc->bytes);  // the model's own, over its group
     }
   }
-}
-
-double transfer_cycles(double bytes, double bytes_per_second, const DeviceModel& d) {
-  return bytes / bytes_per_second * d.clock_hz;
 }
 
 int64_t values_bytes(const ir::Graph& g, const std::vector<ir::ValueId>& values) {
@@ -98,6 +106,17 @@ double link_bandwidth(const Plan& plan, int32_t from, int32_t to) {
 
 // A task: its nodes' kernels and, with sharded weights, the all-gather of the full weights it
 // reads from the replicas' blocks (offloaded, the replica's own blocks come from remote memory first).
+// The weights of `values` the IPU updates: a host table is accumulated and updated by the host.
+std::vector<ir::ValueId> ipu_weights(const Plan& plan, const std::vector<ir::ValueId>& values) {
+  std::vector<ir::ValueId> out;
+  for (ir::ValueId v : values) {
+    if (!is_host_table(plan.graph.node(v))) {
+      out.push_back(v);
+    }
+  }
+  return out;
+}
+
 InstrCost task_cost(const Plan& plan, const Instr& instr) {
   const PlanDecisions& pd = plan.decided;
   InstrCost c;
@@ -121,10 +140,11 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
   const Settings& s = plan.settings;
   const PlanDecisions& pd = plan.decided;
   const DeviceModel& d = pd.device;
-  const double n = elements_of(plan.graph, instr.values);
-  const auto weights = static_cast<double>(values_bytes(plan.graph, instr.values));
+  const std::vector<ir::ValueId> values = ipu_weights(plan, instr.values);
+  const double n = elements_of(plan.graph, values);
+  const auto weights = static_cast<double>(values_bytes(plan.graph, values));
   int64_t state_floats = 0;  // the optimizer's state of the whole tensors (2 n for adam)
-  for (ir::ValueId v : instr.values) {
+  for (ir::ValueId v : values) {
     state_floats += optimizer_state_floats(s.optimizer, plan.graph.type(v).shape);
   }
   const double acc = static_cast<double>(dtype_size(accumulation_dtype(s)));
@@ -188,9 +208,10 @@ InstrCost instr_cost(const Plan& plan, const Instr& instr) {
     }
     case InstrKind::Accumulate: {
       // acc += grad: read the gradient (the parameter's size), read and write the accumulator.
-      const double n = elements_of(g, instr.values);
+      const std::vector<ir::ValueId> values = ipu_weights(plan, instr.values);
+      const double n = elements_of(g, values);
       const double acc = static_cast<double>(dtype_size(accumulation_dtype(s)));
-      add_elementwise(c, plan, n, static_cast<double>(values_bytes(g, instr.values)) + 2 * acc * n);
+      add_elementwise(c, plan, n, static_cast<double>(values_bytes(g, values)) + 2 * acc * n);
       // Offloaded, each accumulation copies the accumulator in from remote memory and back out.
       c.remote = s.pipeline.offload_accumulators ? transfer_cycles(2 * acc * n, d.host_bytes_per_second, d) : 0;
       return c;
@@ -433,6 +454,18 @@ double feed_bytes(const Plan& plan) {
   return bytes * plan.placement.replicas;
 }
 
+// Bytes the host tables' rows and row gradients carry over the host links per update, every replica.
+double host_table_bytes(const Plan& plan) {
+  if (!has_host_tables(plan.graph)) {
+    return 0;
+  }
+  double bytes = 0;
+  for (ir::ValueId id = 0; id < plan.graph.size(); ++id) {
+    bytes += static_cast<double>(host_link_bytes(plan, id));
+  }
+  return bytes * static_cast<double>(plan.decided.accumulation_count) * plan.placement.replicas;
+}
+
 }  // namespace
 
 CostReport simulate_plan(const Plan& plan) {
@@ -488,7 +521,9 @@ CostReport simulate_plan(const Plan& plan) {
   report.breakdown =
       ipus > 0 ? breakdown_of(plan, busiest, cycle, d.host_call_cycles / updates_per_call) : UpdateBreakdown{};
   report.feed_bytes_per_update = feed_bytes(plan);
-  report.breakdown.host_feed = plan.placement.topology.host_seconds(report.feed_bytes_per_update);
+  report.host_table_bytes_per_update = host_table_bytes(plan);
+  report.breakdown.host_feed =
+      plan.placement.topology.host_seconds(report.feed_bytes_per_update + report.host_table_bytes_per_update);
   const double device_seconds = report.cycles_per_update / d.clock_hz;
   if (report.breakdown.host_feed > device_seconds) {
     report.breakdown.bound = "host feed";

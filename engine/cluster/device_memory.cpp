@@ -40,18 +40,21 @@ AlignedBlock::AlignedBlock(size_t bytes) : memory_(allocate(bytes, "device scrat
 DeviceMemory::DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector<planner::Buffer>& buffers,
                            const planner::Arena& arena, int64_t host_scale)
     : id_(id), graph_(graph), arena_(arena), scale_(host_scale), param_offset_(static_cast<size_t>(graph.size()), -1) {
+  size_t host_bytes = 0;
   for (const planner::Buffer& b : buffers) {
-    if (b.cls != planner::BufferClass::Param) {
-      continue;
-    }
     int64_t& offset = param_offset_.at(static_cast<size_t>(b.value));
     if (offset >= 0) {
       throw Error(ErrorKind::Internal, fmt::format("parameter %{} has two buffers on IPU {}", b.value, id));
     }
-    offset = static_cast<int64_t>(param_bytes_);
-    param_bytes_ += buffer_aligned(std::max<size_t>(1, graph.type(b.value).bytes()));
+    // A host table and its gradient: in the host's block, flagged by a negative offset - 2.
+    size_t& next = b.cls == planner::BufferClass::Param ? param_bytes_ : host_bytes;
+    offset = b.cls == planner::BufferClass::Param ? static_cast<int64_t>(next) : -2 - static_cast<int64_t>(next);
+    next += buffer_aligned(std::max<size_t>(1, graph.type(b.value).bytes()));
   }
   params_.reset(allocate(param_bytes_, "device parameters"));
+  if (host_bytes > 0) {
+    host_ = AlignedBlock(host_bytes);
+  }
   arena_bytes_ = static_cast<size_t>(arena.bytes * scale_);
   arena_memory_.reset(allocate(arena_bytes_, "device arena"));
   for (size_t i = 0; i < arena.lives.size(); ++i) {
@@ -71,7 +74,7 @@ DeviceMemory::DeviceMemory(int32_t id, const ir::Graph& graph, const std::vector
 }
 
 bool DeviceMemory::has(ir::ValueId v) const {
-  return v >= 0 && v < graph_.size() && (param_offset_[static_cast<size_t>(v)] >= 0 || arena_.holds(v));
+  return v >= 0 && v < graph_.size() && (param_offset_[static_cast<size_t>(v)] != -1 || arena_.holds(v));
 }
 
 ir::Tensor DeviceMemory::life_tensor(int32_t life) const {
@@ -83,6 +86,9 @@ ir::Tensor DeviceMemory::tensor(ir::ValueId v) const {
   if (v >= 0 && v < graph_.size() && param_offset_[static_cast<size_t>(v)] >= 0) {
     return ir::Tensor{&graph_.type(v), params_.get() + param_offset_[static_cast<size_t>(v)]};
   }
+  if (v >= 0 && v < graph_.size() && param_offset_[static_cast<size_t>(v)] < -1) {
+    return ir::Tensor{&graph_.type(v), host_.data() + (-2 - param_offset_[static_cast<size_t>(v)])};
+  }
   const int32_t life = arena_.find(v, -1, 0);
   if (life < 0 || arena_.lives[static_cast<size_t>(life)].micro_batch >= 0) {
     throw Error(ErrorKind::Internal, fmt::format("value %{} has no whole-cycle buffer on IPU {}", v, id_));
@@ -91,7 +97,7 @@ ir::Tensor DeviceMemory::tensor(ir::ValueId v) const {
 }
 
 ir::Tensor DeviceMemory::tensor(ir::ValueId v, int64_t micro_batch, int32_t instr) const {
-  if (v >= 0 && v < graph_.size() && param_offset_[static_cast<size_t>(v)] >= 0) {
+  if (v >= 0 && v < graph_.size() && param_offset_[static_cast<size_t>(v)] != -1) {
     return tensor(v);
   }
   const int32_t life = arena_.find(v, micro_batch, instr);

@@ -11,6 +11,7 @@
 #include "engine/cluster/worker.hpp"
 #include "engine/optim/tensor_sums.hpp"
 #include "iputrain/error.hpp"
+#include "planner/host_tables.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/moving_statistics.hpp"
 #include "planner/precision.hpp"
@@ -71,8 +72,10 @@ void WeightUpdate::build_params() {
     const int64_t n = g.type(g.params[k]).numel();
     const size_t parts = plan_.grads[k].size();
     const int64_t state = planner::state_floats_held(plan_, g.params[k]);
-    state_floats += state;
-    part_elements += n * static_cast<int64_t>(parts);
+    // A host table's state and accumulators are the host's memory: not in the IPU's account.
+    const bool host = planner::is_host_table(g.node(g.params[k]));
+    state_floats += host ? 0 : state;
+    part_elements += host ? 0 : n * static_cast<int64_t>(parts);
     acc_bytes += parts * static_cast<size_t>(depth) * buffer_aligned(static_cast<size_t>(n) * dtype_size(acc));
     state_bytes += aligned_floats(state);
     widened_bytes += summed(parts, depth, acc) ? aligned_floats(n) : 0;
@@ -217,7 +220,7 @@ void WeightUpdate::build_weight_copies() {
   std::vector<ir::ValueId> params;
   size_t bytes = 0;
   for (const planner::Buffer& b : plan_.programs.buffers[static_cast<size_t>(ipu_)]) {
-    if (b.cls == planner::BufferClass::Param) {
+    if (b.cls == planner::BufferClass::Param || b.cls == planner::BufferClass::HostTable) {
       params.push_back(b.value);
       bytes += buffer_aligned(static_cast<size_t>(g.type(b.value).numel()) * sizeof(float));
     }
@@ -249,7 +252,7 @@ std::vector<WeightUpdate::Accumulator> WeightUpdate::accumulators() const {
   std::vector<Accumulator> out;
   for (const ParamState& ps : params_) {
     for (size_t j = 0; j < ps.trees.size(); ++j) {
-      out.push_back({ps.param, ps.parts[j], ps.trees[j].get()});
+      out.push_back({ps.param, ps.parts[j], ps.trees[j].get(), planner::is_host_table(plan_.graph.node(ps.param))});
     }
   }
   return out;

@@ -41,6 +41,7 @@ class WeightUpdate {
     ir::ValueId param;
     ir::ValueId part;
     GradTree* tree;
+    bool host = false;  //!< a host table's gradient (planner/host_tables.hpp): pushed as it is made
   };
   //! A moving statistic this IPU holds: the forward task that computes `statistic` pushes it.
   struct StatisticTree {

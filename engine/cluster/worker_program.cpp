@@ -184,6 +184,10 @@ void Worker::build_task(Op& op, int32_t pos, ProgramContext& ctx) {
       const planner::Life* made = to_accumulator(arena, a.part, op.m, pos);
       if (made != nullptr && made->first_instr == arena.walked(pos).instr) {
         pushes.push_back({a.part, a.tree, leaf});
+      } else if (a.host && std::find(nodes.begin(), nodes.end(), a.part) != nodes.end()) {
+        // A host table's gradient, scattered by the host into its one buffer there: it joins the
+        // tree before the next micro-batch's scatter writes the buffer again.
+        pushes.push_back({a.part, a.tree, leaf});
       }
     }
   }
@@ -224,7 +228,7 @@ void Worker::build_accumulate(Op& op, int32_t pos, const ProgramContext& ctx) {
   const planner::Instr& in = *op.instr;
   for (ir::ValueId p : in.values) {
     for (const WeightUpdate::Accumulator& a : ctx.accumulators) {
-      if (a.param == p && g.node(a.part).stage == in.stage &&
+      if (a.param == p && g.node(a.part).stage == in.stage && !a.host &&
           to_accumulator(memory_.arena(), a.part, op.m, pos) == nullptr) {
         op.leaves.push_back({a.tree, memory_.tensor(a.part, op.m, pos).f32()});
       }

@@ -13,20 +13,27 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 Json memory_json(const IpuMemory& m) {
-  return Json{{"weights", m.weights},
-              {"optimizer_state", m.optimizer_state},
-              {"optimizer_state_offloaded", m.optimizer_state_offloaded},
-              {"accumulators_offloaded", m.accumulators_offloaded},
-              {"weights_offloaded", m.weights_offloaded},
-              {"accumulators", m.accumulators},
-              {"activations_peak", m.activations_peak},
-              {"activations_live", m.activations_live},
-              {"io_buffers", m.io_buffers},
-              {"feed_staging", m.feed_staging},
-              {"io_tiles_capacity", m.io_tiles_capacity},
-              {"total_peak", m.total_peak},
-              {"capacity", m.capacity},
-              {"per_timestep", m.per_timestep}};
+  Json j{{"weights", m.weights},
+         {"optimizer_state", m.optimizer_state},
+         {"optimizer_state_offloaded", m.optimizer_state_offloaded},
+         {"accumulators_offloaded", m.accumulators_offloaded},
+         {"weights_offloaded", m.weights_offloaded},
+         {"accumulators", m.accumulators},
+         {"activations_peak", m.activations_peak},
+         {"activations_live", m.activations_live},
+         {"io_buffers", m.io_buffers},
+         {"feed_staging", m.feed_staging},
+         {"io_tiles_capacity", m.io_tiles_capacity},
+         {"total_peak", m.total_peak},
+         {"capacity", m.capacity},
+         {"per_timestep", m.per_timestep}};
+  if (m.host_tables > 0) {
+    // Host tables (nn.host_embedding): host memory, and the host link per micro-batch.
+    j["host_tables"] = m.host_tables;
+    j["host_rows_in_per_micro_batch"] = m.host_rows_in;
+    j["host_grads_out_per_micro_batch"] = m.host_grads_out;
+  }
+  return j;
 }
 
 // The order gradients are summed in and what each order would cost: accumulator buffers per
@@ -152,6 +159,9 @@ Json predicted_json(const CostReport& c) {
          {"feed_bytes_per_update", c.feed_bytes_per_update},
          {"seconds_per_update", c.seconds_per_update},
          {"breakdown_seconds", breakdown_json(c)}};
+  if (c.host_table_bytes_per_update > 0) {
+    j["host_table_bytes_per_update"] = c.host_table_bytes_per_update;
+  }
   if (c.model_collective_bytes_per_update > 0) {
     j["model_collective_bytes_per_update"] = c.model_collective_bytes_per_update;
   }

@@ -137,6 +137,16 @@ std::string text_memory_notes(const Plan& plan) {
     }
     out += "\n";
   }
+  for (size_t i = 0; i < plan.memory.size(); ++i) {
+    const IpuMemory& m = plan.memory[i];
+    if (m.host_tables > 0) {
+      out += fmt::format(
+          "host tables of IPU {} in host memory (nn.host_embedding, per replica): {} with their gradients and "
+          "optimizer state; "
+          "per micro-batch the host link carries {} of rows in and {} of row gradients out\n",
+          i, human_bytes(m.host_tables), human_bytes(m.host_rows_in), human_bytes(m.host_grads_out));
+    }
+  }
   const auto& contributors = plan.memory[fullest].contributors;
   if (!contributors.empty()) {
     out += fmt::format("largest at the peak of IPU {}:", fullest);

@@ -229,3 +229,51 @@ TEST_CASE("plan: a GPT-3-sized stack on a Pod256 is refused, with what would mak
   CHECK(has(r.out, "at least 187 IPUs of 897.0 MiB per replica (pod256 has 256 IPUs): peak about 13.08 GiB"));
   CHECK(has(r.out, "more stages on more IPUs: the replica holds 814.90 GiB, so at least 931 IPUs"));
 }
+
+TEST_CASE("plan: a host table's bytes and host-link traffic, in text and JSON, outside the IPU's memory") {
+  const auto dir = std::filesystem::temp_directory_path() / "iputrain_plan_host_table";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  const std::string model = write("tagger.ipu", R"(import nn
+
+model tagger(host: bool = true) {
+  input ids: i32[32, 8]
+  input label: i32[32, 8]
+  if host {
+    e = nn.host_embedding(ids, vocab = 100000, dim = 64)
+  } else {
+    e = nn.embedding(ids, 100000, 64)
+  }
+  param decoder: f32[12, 64] = normal(stddev = 0.3)
+  minimize mean(softmax_cross_entropy(e @ transpose(decoder), label))
+}
+)");
+  const std::string config = write("tagger.toml",
+                                   "[optimizer]\ntype = \"adam\"\nlearning_rate = 0.01\n"
+                                   "[data]\ntrain = \"synthetic:samples=512,classes=12\"\n"
+                                   "[pipeline]\ngradient_accumulation_count = 4\n");
+  const Run text = cli_test::iputrain("plan " + model + " " + config);
+  REQUIRE(text.status == 0);
+  // 100000 x 64 floats: the table, its gradient, Adam's two moments and two accumulators.
+  CHECK(has(text.out, "host tables of IPU 0 in host memory (nn.host_embedding, per replica): 146.5 MiB"));
+  CHECK(has(text.out, "per micro-batch the host link carries 64.0 KiB of rows in and 64.0 KiB of row gradients out"));
+  auto json = [&](const std::string& sets) {
+    const Run r = cli_test::iputrain("plan " + model + " " + config + " --format json " + sets, "2>/dev/null");
+    REQUIRE(r.status == 0);
+    return nlohmann::json::parse(r.out);
+  };
+  const nlohmann::json host = json("");
+  const nlohmann::json device = json("--set model.host=false");
+  const nlohmann::json& h = host["ipus"][0]["memory"];
+  CHECK(h["weights"] == 12 * 64 * 4);
+  CHECK(device["ipus"][0]["memory"]["weights"] == (100000 + 12) * 64 * 4);
+  CHECK(h["host_tables"] == 6 * 100000 * 64 * 4);
+  CHECK(h["host_rows_in_per_micro_batch"] == 32 * 8 * 64 * 4);
+  CHECK(h["host_grads_out_per_micro_batch"] == 32 * 8 * 64 * 4);
+  CHECK(host["predicted"]["host_table_bytes_per_update"] == 4.0 * (32 * 8 * 4 + 2 * 32 * 8 * 64 * 4));
+  CHECK_FALSE(device["ipus"][0]["memory"].contains("host_tables"));
+  CHECK(host["predicted"]["breakdown_seconds"]["host_io"] > device["predicted"]["breakdown_seconds"]["host_io"]);
+}

@@ -185,6 +185,8 @@ def nn_cases():
         layer("nn.dropout inference", "nn.dropout({0}, 0.3)", [seq], lambda t: t * 1.0),
         layer("nn.embedding", "nn.embedding({0}, 7, 4)", [i32(6, 0, 3, 3, 1, 2).reshape(2, 3)],
               lambda ids: torch.from_numpy(table)[ids.long()], weights={"embedding/table": table}),
+        layer("nn.host_embedding", "nn.host_embedding({0}, vocab = 7, dim = 4)", [i32(6, 0, 3, 3, 1, 2).reshape(2, 3)],
+              lambda ids: torch.from_numpy(table)[ids.long()], weights={"host_embedding/table": table}),
         layer("nn.accuracy", "reshape(nn.accuracy({0}, {1}), [1])", [rand((4, 3), 26), i32(0, 1, 2, 1)],
               lambda lg, lb: (lg.argmax(-1) == lb.long()).float().mean().reshape(1)),
         layer("nn.mse", "reshape(nn.mse({0}, {1}), [1])", [x, rand((2, 5), 27)], lambda a, b: ((a - b) ** 2).mean().reshape(1)),

@@ -26,6 +26,7 @@ const std::map<std::string, std::string> kOther = {
     {"def", "the language's functions"},
     {"layer", "the language's layers"},
     {"output", "the language's output statement"},
+    {"param", "the language's param statement (its `host = true` option: host tables)"},
     {"step", "the REPL's step command"},
     {"epsilon", "an argument of the Keras layers"},
     {"partialsType", "a PopLibs option of the convolution and matmul poplar_options keys"},

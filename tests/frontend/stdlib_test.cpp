@@ -124,6 +124,9 @@ TEST_CASE("stdlib layers: shapes and parameter paths") {
   CHECK(shape_of("input x: f32[2, 8, 8, 4]", "nn.global_avg_pool(nn.group_norm(x))") ==
         std::vector<int64_t>{2, 4});
   CHECK(shape_of("input t: i32[2, 5]", "nn.embedding(t, 11, 6)") == std::vector<int64_t>{2, 5, 6});
+  CHECK(shape_of("input t: i32[2, 5]", "nn.host_embedding(t, vocab = 11, dim = 6)") == std::vector<int64_t>{2, 5, 6});
+  CHECK(message_of("model t() { param w: f32[3, 4] = zeros(), hots = true\n output y = w }")
+            .find("did you mean 'host'?") != std::string::npos);
   CHECK(shape_of("input x: f32[2, 5, 8]", "nn.transformer_block(x, heads = 2)") ==
         std::vector<int64_t>{2, 5, 8});
   CHECK(shape_of("input x: f32[3, 4]", "nn.mlp(x, [7, 2])") == std::vector<int64_t>{3, 2});

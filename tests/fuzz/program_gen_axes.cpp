@@ -290,12 +290,14 @@ bool sequence_ops(ProgramGen& g) {
         return true;
       }
       const bool table = in.coin();
+      const bool host = table && in.coin();  // the table in host memory (planner/host_tables.hpp)
       Dims shape = ids->shape;
       shape.push_back(table ? dim : ids->bound);
-      g.emit(table ? fmt::format("nn.embedding({}, {}, {})", ids->name, ids->bound, dim)
-                   : fmt::format("one_hot({}, {})", ids->name, ids->bound),
+      g.emit(host    ? fmt::format("nn.host_embedding({}, vocab = {}, dim = {})", ids->name, ids->bound, dim)
+             : table ? fmt::format("nn.embedding({}, {}, {})", ids->name, ids->bound, dim)
+                     : fmt::format("one_hot({}, {})", ids->name, ids->bound),
              shape);
-      g.note(table ? "nn.embedding" : "one_hot");
+      g.note(host ? "nn.host_embedding" : table ? "nn.embedding" : "one_hot");
       return true;
     }
   }
