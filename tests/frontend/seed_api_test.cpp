@@ -27,6 +27,8 @@ const std::map<std::string, std::string> kOther = {
     {"layer", "the language's layers"},
     {"output", "the language's output statement"},
     {"param", "the language's param statement (its `host = true` option: host tables)"},
+    {"loop", "the language's loop statement (lowered once, docs/language.md)"},
+    {"collect", "the statement that stacks a value over a loop's iterations"},
     {"step", "the REPL's step command"},
     {"epsilon", "an argument of the Keras layers"},
     {"partialsType", "a PopLibs option of the convolution and matmul poplar_options keys"},
