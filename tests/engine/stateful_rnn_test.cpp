@@ -94,6 +94,12 @@ std::map<std::string, std::vector<float>> weights_of_run(const std::string& mode
   return weights_of(r.session);
 }
 
+std::vector<WeightInfo> weights_list(const std::string& model, const std::string& config_text) {
+  Run r(model, config_text);
+  r.session.train();
+  return r.session.weights();
+}
+
 std::string error_of(const std::string& model, const std::string& config_text) {
   try {
     Run r(model, config_text);
@@ -307,6 +313,20 @@ TEST_CASE("the states start afresh at every epoch and every training.reset_state
   every.erase("s0/lstm/c_state");
   every.erase("s0/gru/h_state");
   CHECK(every == want);
+}
+
+TEST_CASE("validation runs from zero states on its own copy, and leaves the training states alone") {
+  const std::string plain = staged_config(1, "", 1);
+  std::string validated = staged_config(1, "", 1, "validate_every = 2\nvalidate_every_unit = \"steps\"\n");
+  validated.replace(validated.find("shuffle = false\n"), 16,
+                    "shuffle = false\nvalidation = \"synthetic:samples=24,classes=10\"\n");
+  Run with(kStaged, validated);
+  const TrainSummary summary = with.session.train();
+  CHECK(testing::same_bits(with.session.weights(), weights_list(kStaged, plain)));
+  // Each validation is a pass of its own from zero states: evaluating twice gives one result.
+  const EvalResult a = with.session.evaluate("validation");
+  CHECK(a.means.at("loss") == with.session.evaluate("validation").means.at("loss"));
+  CHECK(summary.validations.size() == 3);  // after steps 2, 4 and the last
 }
 
 TEST_CASE("the states are saved and resumed with the weights") {
