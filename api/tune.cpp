@@ -16,6 +16,7 @@
 #include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
+#include "planner/recurrent_states.hpp"
 
 namespace iputrain {
 
@@ -249,6 +250,13 @@ TuneResult tune(const TuneRequest& request) {
   }
   ctx.space.axes = api::tune::make_axes(ctx, max_replicas);
   ctx.space.micro = keeps_replicas ? std::vector<int64_t>{input.micro_batch} : micro_values(ctx, global);
+  const ir::Graph& graph = graph_of(model);
+  if (!planner::recurrent_states(graph).empty()) {
+    // Stateful recurrent layers follow one stream of batches of the size the data was laid out
+    // for (planner/recurrent_states.hpp): one replica, the model's micro-batch.
+    std::erase_if(ctx.space.layouts, [](const Layout& l) { return l.replicas != 1; });
+    ctx.space.micro = {graph.type(graph.inputs.front()).shape.front()};
+  }
   search(ctx, result, input);
   api::tune::rank_into(ctx, result, input);
   result.seconds = ctx.elapsed();

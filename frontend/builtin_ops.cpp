@@ -402,6 +402,44 @@ Value b_moving_average(CallArgs& c) {
   return out(c, OpKind::MovingAverage, {x, state}, ir::Attrs{{"momentum", momentum}});
 }
 
+// A stateful layer's state: a non-trainable param that one state_read starts each micro-batch
+// from and one state_write sets after it (planner/recurrent_states.hpp); a second reader or writer
+// would see or set it at no order the plans agree on.
+ir::ValueId state_param(CallArgs& c, size_t arg, OpKind op) {
+  const ir::ValueId state = tensor(c, arg, "state");
+  const ir::Node& s = c.graph.node(state);
+  if (!ir::is_weight(s) || ir::trainable(s)) {
+    throw Error(ErrorKind::Semantic,
+                fmt::format("{} must be a non-trainable param, got {}", what(c, "state"),
+                            ir::is_weight(s) ? fmt::format("the trainable parameter '{}'", s.name)
+                                             : std::string("a computed value")),
+                c.spans[arg], "declare it with `param NAME: f32[batch, units] = zeros(), trainable = false`");
+  }
+  bool read = false;
+  for (const ir::Node& n : c.graph.nodes()) {
+    const bool reads = n.op == OpKind::StateRead && n.inputs[0] == state;
+    read = read || reads;
+    if (n.op == op && (reads || (n.op == OpKind::StateWrite && n.inputs[1] == state))) {
+      throw Error(ErrorKind::Semantic,
+                  fmt::format("parameter '{}' is already {} by another {}", s.name,
+                              op == OpKind::StateRead ? "read" : "written", ir::op_name(op)),
+                  c.spans[arg], "give each state one state_read and one state_write");
+    }
+  }
+  if (op == OpKind::StateWrite && !read) {
+    throw Error(ErrorKind::Semantic, fmt::format("parameter '{}' is written before it is read", s.name), c.spans[arg],
+                "read the state with state_read(state) first, then write the new one");
+  }
+  return state;
+}
+
+Value b_state_read(CallArgs& c) { return out(c, OpKind::StateRead, {state_param(c, 0, OpKind::StateRead)}); }
+
+Value b_state_write(CallArgs& c) {
+  const ir::ValueId x = tensor(c, 0, "x");
+  return out(c, OpKind::StateWrite, {x, state_param(c, 1, OpKind::StateWrite)});
+}
+
 }  // namespace
 
 void add_tensor_builtins(std::vector<Builtin>& t) {
@@ -459,6 +497,8 @@ void add_tensor_builtins(std::vector<Builtin>& t) {
       {"dropout_mask", {req("x"), req("rate"), opt("noise_shape", Value::of_list({}))}, b_dropout_mask},
       // non-trainable state
       {"moving_average", {req("x"), req("state"), opt("momentum", Value::of_float(0.99))}, b_moving_average},
+      {"state_read", {req("state")}, b_state_read},
+      {"state_write", {req("x"), req("state")}, b_state_write},
   };
   for (auto& b : more) {
     t.push_back(std::move(b));

@@ -70,6 +70,13 @@ Elaborated Elaborator::run(const ParamOverrides& overrides) {
   Frame frame{ast::FunctionKind::Model, {}};
   exec(model->body, scope, frame);
   check_stage_order();
+  // The planner's refusals of a stateful layer (planner/recurrent_states.hpp) point at the
+  // model's call of the layer, not at the library line that reads or writes its state.
+  for (ir::ValueId id = 0; id < g_.size(); ++id) {
+    if (op_has(g_.node(id).op, ir::op_flags::stateful)) {
+      g_.node(id).span = user_span(id);
+    }
+  }
   collect_warnings(*model, out.warnings);
   out.graph = std::move(g_);
   return out;

@@ -226,12 +226,12 @@ std::shared_ptr<ir::Graph> Elaborator::extract_body(ir::ValueId begin, int64_t c
       moved[id] = capture(ir::kNoValue, n);
       continue;
     }
-    if (ir::op_has(n.op, ir::op_flags::per_replica) || ir::op_has(n.op, ir::op_flags::state_update)) {
-      fail(n.span,
-           fmt::format("{} cannot run in a loop body", ir::op_has(n.op, ir::op_flags::per_replica)
-                                                           ? "a collective across replicas"
-                                                           : "an op that updates state (moving statistics)"),
-           "compute it before or after the loop");
+    if (ir::op_has(n.op, ir::op_flags::per_replica) || ir::op_has(n.op, ir::op_flags::state_update) ||
+        ir::op_has(n.op, ir::op_flags::stateful)) {
+      const char* what = ir::op_has(n.op, ir::op_flags::per_replica)    ? "a collective across replicas"
+                         : ir::op_has(n.op, ir::op_flags::state_update) ? "an op that updates state (moving statistics)"
+                                                                        : "a stateful layer's state";
+      fail(n.span, fmt::format("{} cannot run in a loop body", what), "compute it before or after the loop");
     }
     std::vector<ir::ValueId> inputs;
     for (ir::ValueId in : n.inputs) {

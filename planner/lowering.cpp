@@ -12,11 +12,12 @@ namespace iputrain::planner {
 
 namespace {
 
-// Every non-leaf op can be rebuilt. Dropout masks too: the seeds do not recompute stateful random
-// ops but regenerate a dropout's mask in the backward pass from its seed instead of keeping it,
-// and ours is a pure function of the seed and the sample's index, so rebuilding it gives the same
-// bits without holding the mask.
-bool recomputable(const ir::Node& n) { return !is_leaf(n); }
+// Every non-leaf op but a stateful layer's state reads and writes can be rebuilt (the state
+// changes between a micro-batch's forward and its backward: what was read is stashed). Dropout masks too: the seeds do
+// not recompute stateful random ops but regenerate a dropout's mask in the backward pass from its seed instead of
+// keeping it, and ours is a pure function of the seed and the sample's index, so rebuilding it gives the same bits
+// without holding the mask.
+bool recomputable(const ir::Node& n) { return !is_leaf(n) && !op_has(n.op, ir::op_flags::stateful); }
 
 // One task of one IPU: stage `stage` in `work` on micro-batch `m`, at timeline step `step`.
 struct TaskRef {
@@ -38,7 +39,7 @@ std::vector<bool> weight_derived_values(const ir::Graph& g) {
   std::vector<bool> derived(static_cast<size_t>(g.size()), false);
   for (ir::ValueId id = 0; id < g.size(); ++id) {
     const ir::Node& n = g.node(id);
-    if (n.phase != ir::Phase::Forward || is_leaf(n) || n.inputs.empty()) {
+    if (n.phase != ir::Phase::Forward || is_leaf(n) || n.inputs.empty() || op_has(n.op, ir::op_flags::stateful)) {
       continue;
     }
     derived[static_cast<size_t>(id)] = std::all_of(n.inputs.begin(), n.inputs.end(), [&](ir::ValueId in) {

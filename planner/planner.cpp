@@ -20,6 +20,7 @@
 #include "planner/placement.hpp"
 #include "planner/plan.hpp"
 #include "planner/program.hpp"
+#include "planner/recurrent_states.hpp"
 #include "planner/simulate.hpp"
 
 namespace iputrain::planner {
@@ -84,6 +85,10 @@ std::vector<ir::ValueId> output_roots(const ir::Graph& g) {
   }
   for (const auto& o : g.outputs) {
     roots.push_back(o.value);
+  }
+  // A stateful layer's state_write sets the next micro-batch's start; nothing reads it.
+  for (ir::ValueId w : state_writes(g)) {
+    roots.push_back(w);
   }
   return roots;
 }
@@ -230,6 +235,7 @@ void place_pass(PassContext& c) {
                             "give a divisor of the replicas (IPUs / IPUs per replica)");
   }
   check_collectives(plan.graph, plan.placement.replicas);
+  check_recurrent_states(plan.graph, c.settings, plan.placement.replicas, c.training);
 }
 
 // Reverse-mode autodiff appends the backward graph; backward nodes keep their forward node's stage.

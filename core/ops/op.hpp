@@ -68,11 +68,17 @@ inline constexpr OpFlags state_update = 1U << 10;
 //! Its result depends on the replica that runs it (a collective, replication_index): a reference
 //! run keeps the plan's replicas (`verify`), and the op's `group` must divide them.
 inline constexpr OpFlags per_replica = 1U << 11;
+//! Copies its value into its state input (a non-trainable parameter) right after its kernel, in
+//! a Forward task only (planner/recurrent_states.hpp); needed by no output, it is live by itself.
+inline constexpr OpFlags state_write = 1U << 12;
+//! Reads or writes a state that changes from one micro-batch to the next (state_read,
+//! state_write): never recomputed and never taken for a value of the weights alone.
+inline constexpr OpFlags stateful = 1U << 13;
 //! Its f32 result packs parts of several dtypes (a loop's, core/ops/loop_util.hpp): never rounded
 //! to a half type, never checked for NaN, never fused.
-inline constexpr OpFlags packed = 1U << 12;
+inline constexpr OpFlags packed = 1U << 14;
 //! A leaf of a loop's body, bound by the loop's kernel to memory it owns (loop_arg).
-inline constexpr OpFlags bound = 1U << 13;
+inline constexpr OpFlags bound = 1U << 15;
 }  // namespace op_flags
 
 //! A typed view of one buffer, as kernels see it.
@@ -109,6 +115,9 @@ struct ExecContext {
   int64_t sample_offset = 0;  //!< global index of the micro-batch's first sample (replicas differ)
   bool training = true;       //!< false for eval/predict programs
   ReplicaLink* replicas = nullptr;  //!< collective ops' link to the other replicas (null: one replica)
+  //! The states of stateful recurrent layers start afresh at this micro-batch: state_read gives
+  //! zeros (planner/recurrent_states.hpp says when).
+  bool reset_states = false;
   //! For ops that run other ops (a loop's body): how the engine rounds each float result to the
   //! half compute type (null: f32), and where to count the results that overflowed it.
   const HalfRounding* rounding = nullptr;

@@ -115,6 +115,9 @@ IPUTRAIN_OP(Histogram, internal, none)  // (x f32[m], levels f32[n]) -> f32[n + 
 // Non-trainable state.
 IPUTRAIN_OP(MovingAverage, internal,
             state_update)  // (x, state) -> x while training, state in inference; attrs: momentum
+IPUTRAIN_OP(StateRead, internal, checkpoint | stateful)  // (state) -> the state (zeros where reset), stashed
+IPUTRAIN_OP(StateWrite, internal,
+            checkpoint | stateful | state_write)  // (x, state) -> x, which the engine then copies into the state
 // Losses.
 IPUTRAIN_OP(SoftmaxCrossEntropy, builtin, none)             // (logits f32[..., C], labels i32[...]) -> f32[...]
 IPUTRAIN_OP(SoftmaxCrossEntropyGrad, internal, none)        // (logits, labels, dy f32[...]) -> f32[..., C]

@@ -219,6 +219,8 @@ std::vector<int64_t> Cluster::bytes_allocated() const {
 
 void Cluster::open_feeds(const FeedSource& source, int64_t first_update, int64_t updates) {
   close_feeds();
+  // Training passes are the sampler's epochs; an inference run is one pass of its own.
+  shared_->state_pass = shared_->plan.decided.training ? source.sampler.steps_per_epoch() : 0;
   const ClusterShared& s = *shared_;
   const auto& inputs = s.plan.graph.inputs;
   for (auto& w : workers_) {

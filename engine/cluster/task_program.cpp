@@ -1,6 +1,7 @@
 #include "engine/cluster/task_program.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/ops/bias_relu.hpp"
 
@@ -8,8 +9,8 @@ namespace iputrain::engine {
 
 TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>& nodes, const DeviceMemory& memory,
                          int64_t micro_batch, int32_t instr, const std::map<ir::ValueId, ir::Tensor>& substitutes,
-                         const std::vector<GradPush>& pushes)
-    : graph_(&graph) {
+                         const std::vector<GradPush>& pushes, const std::vector<StateSink>& sinks)
+    : graph_(&graph), sinks_(sinks) {
   for (ir::ValueId v : nodes) {
     const ir::Node& n = graph.node(v);
     const ir::OpDef& def = ir::op_def(n.op);
@@ -28,13 +29,16 @@ TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>&
         k.leaf = p.leaf;
       }
     }
+    for (const StateSink& sink : sinks_) {
+      k.sink = sink.value == v ? &sink : k.sink;
+    }
     kernels_.push_back(k);
   }
   for (size_t i = 0; i + 1 < kernels_.size(); ++i) {
     Kernel& add = kernels_[i];
     const Kernel& relu = kernels_[i + 1];
-    add.bias_relu_with_next = add.tree == nullptr && relu.tree == nullptr && relu.node->inputs.size() == 1 &&
-                              relu.node->inputs[0] == add.value &&
+    add.bias_relu_with_next = add.tree == nullptr && relu.tree == nullptr && relu.sink == nullptr &&
+                              relu.node->inputs.size() == 1 && relu.node->inputs[0] == add.value &&
                               operands_[relu.first_operand].data == add.output.data &&
                               ir::bias_relu_fits(*add.node, *relu.node, operands_[add.first_operand],
                                                  operands_[add.first_operand + 1], add.output, relu.output);
@@ -90,6 +94,13 @@ int64_t TaskProgram::run_kernels(const ir::ExecContext& ctx, void* workspace, co
     }
     if (k.tree != nullptr) {
       k.tree->push(k.leaf, k.output.f32());
+    }
+    if (k.sink != nullptr) {
+      const size_t bytes = k.output.type->bytes();
+      std::memcpy(k.sink->state, k.output.data, bytes);
+      if (k.sink->copy != nullptr) {
+        std::memcpy(k.sink->copy, k.output.data, bytes);
+      }
     }
   }
   return overflows;

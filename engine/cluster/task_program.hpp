@@ -23,15 +23,23 @@ struct GradPush {
   int64_t leaf;  //!< global micro-batch index within the update: replica * A + m
 };
 
+//! A stateful layer's state_write: its result is copied into the state's buffer (and the half copy
+//! the passes read, if any) right after its kernel (planner/recurrent_states.hpp).
+struct StateSink {
+  ir::ValueId value;
+  float* state;
+  float* copy = nullptr;
+};
+
 class TaskProgram {
  public:
   //! Compiles `nodes` (in order) reading and writing the copies instruction `instr` of the IPU's
   //! program uses for micro-batch `micro_batch` in `memory`. Leaves (inputs, params, constants)
   //! have no kernel and are skipped. Operands found in `substitutes` are read from there instead
-  //! (the half copies of the weights). Each of `pushes` happens right after its gradient's kernel.
+  //! (the half copies of the weights). Each of `pushes` and `sinks` happens right after its kernel.
   TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>& nodes, const DeviceMemory& memory,
               int64_t micro_batch, int32_t instr, const std::map<ir::ValueId, ir::Tensor>& substitutes = {},
-              const std::vector<GradPush>& pushes = {});
+              const std::vector<GradPush>& pushes = {}, const std::vector<StateSink>& sinks = {});
 
   //! Runs every kernel in order. `workspace` is the device's kernel scratch. With `rounding`, each
   //! float result is rounded to the half compute type right after its kernel (stochastic rounding
@@ -55,6 +63,7 @@ class TaskProgram {
     ir::Tensor output;
     GradTree* tree = nullptr;  // non-null: push the output as leaf `leaf` after the kernel
     int64_t leaf = 0;
+    const StateSink* sink = nullptr;  // non-null: copy the output into a state after the kernel
     //! An add of a bias whose sum the next kernel, a relu, reads: both run as one bias_relu
     //! (core/ops/bias_relu.hpp) when nothing has to happen between them (no rounding, no traps).
     bool bias_relu_with_next = false;
@@ -67,6 +76,7 @@ class TaskProgram {
   const ir::Graph* graph_;
   std::vector<Kernel> kernels_;
   std::vector<ir::Tensor> operands_;
+  std::vector<StateSink> sinks_;
 };
 
 }  // namespace iputrain::engine

@@ -13,6 +13,7 @@
 #include "iputrain/error.hpp"
 #include "planner/memory_model.hpp"
 #include "planner/precision.hpp"
+#include "planner/recurrent_states.hpp"
 
 namespace iputrain::engine {
 
@@ -202,8 +203,15 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
     case InstrKind::Recompute:
     case InstrKind::Backward:
     case InstrKind::BackwardWeights: {
-      const ir::ExecContext ctx{shared_.settings.seed, g, g * shared_.micro_batch_size, shared_.plan.decided.training,
-                                exchange_.get()};
+      // Stateful layers start afresh at the first batch of a pass over the data and every
+      // training.reset_states_every batches of it (planner/recurrent_states.hpp).
+      const int64_t in_pass = shared_.state_pass > 0 ? g % shared_.state_pass : g;
+      const ir::ExecContext ctx{shared_.settings.seed,
+                                g,
+                                g * shared_.micro_batch_size,
+                                shared_.plan.decided.training,
+                                exchange_.get(),
+                                planner::resets_states(in_pass, shared_.settings.reset_states_every)};
       if (exchange_) {
         exchange_->set_at(op.instr);
       }

@@ -50,6 +50,9 @@ struct ClusterShared {
   int64_t micro_batch_size;   //!< samples per micro-batch
   int64_t max_updates;        //!< per execution: steps_per_execution x pipeline.repeat_count
   int64_t prefetch_depth;     //!< micro-batches each infeed prepares ahead
+  //! Batches of one pass over the data the feeds read (a training epoch), where stateful layers'
+  //! states are reset; 0: one pass from batch 0 on (inference).
+  int64_t state_pass = 0;
   //! [replica * ipus + ipu]: the rank of that worker's physical IPU among the device's, which
   //! orders the tracks and the run report (physical ids need not be 0 .. n - 1: ipu.select_ipus).
   std::vector<int32_t> slot;

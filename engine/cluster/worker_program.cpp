@@ -191,7 +191,19 @@ void Worker::build_task(Op& op, int32_t pos, ProgramContext& ctx) {
       }
     }
   }
-  tasks_.push_back(std::make_unique<TaskProgram>(g, nodes, memory_, op.m, pos, ctx.substitutes, pushes));
+  std::vector<StateSink> sinks;
+  if (in.kind == InstrKind::Forward) {
+    // A stateful layer's final states become the next micro-batch's start (a Recompute makes no
+    // state_write: stateful nodes are never recomputed).
+    for (ir::ValueId v : nodes) {
+      if (op_has(g.node(v).op, ir::op_flags::state_write)) {
+        const ir::ValueId state = g.node(v).inputs[1];
+        const auto copy = ctx.substitutes.find(state);
+        sinks.push_back({v, memory_.tensor(state).f32(), copy != ctx.substitutes.end() ? copy->second.f32() : nullptr});
+      }
+    }
+  }
+  tasks_.push_back(std::make_unique<TaskProgram>(g, nodes, memory_, op.m, pos, ctx.substitutes, pushes, sinks));
   op.task = tasks_.back().get();
   if (in.kind != InstrKind::Forward) {
     return;

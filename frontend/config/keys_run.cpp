@@ -185,6 +185,11 @@ std::vector<KeySpec> run_keys() {
           positive_int),
       key(IPUTRAIN_KEY(training.validate_every_unit), Enum, "epochs", Runs,
           "What `validate_every` counts: steps (weight updates) or epochs.", {}, {"steps", "epochs"}),
+      key(IPUTRAIN_KEY(training.reset_states_every), Int, 0, Runs,
+          "Stateful recurrent layers (`nn.lstm(..., stateful = true)`): zero their states every N batches of a pass "
+          "over the data, besides at its first batch (each training epoch, evaluation, validation and prediction "
+          "starts from zero states); 0 = only there. The plan report shows it with the states.",
+          non_negative),
       key(IPUTRAIN_KEY(training.outfeed_mode), Enum, "all", Runs,
           "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, {"all", "last"}),
 

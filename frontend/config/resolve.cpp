@@ -263,6 +263,7 @@ Settings resolve(const Config& cfg) {
   s.steps_per_execution = cfg.training.steps_per_execution;
   s.repeat_count = cfg.pipeline.repeat_count;
   s.log_every = cfg.training.log_every;
+  s.reset_states_every = cfg.training.reset_states_every;
   s.pipeline_name = cfg.pipeline.name;
   s.executable_folder = cfg.resolve_path("ipu.serialization_output_folder", cfg.ipu.serialization_output_folder);
   s.profile.enabled = cfg.profiling.enabled;

@@ -225,6 +225,7 @@ struct TrainingSection {
   std::string master_weights = "on_chip";  //!< where the f32 weights live: on_chip | offloaded | none
   int64_t validate_every = 1;                //!< validate every N units (and after the last step)
   std::string validate_every_unit = "epochs";  //!< steps | epochs
+  int64_t reset_states_every = 0;  //!< stateful recurrent layers: zero their states every N batches of a pass
 };
 
 struct CheckpointSection {

@@ -207,6 +207,9 @@ struct Settings {
   int64_t steps_per_execution = 1;
   int64_t repeat_count = 1;      //!< pipeline.repeat_count
   int64_t log_every = 0;         //!< 0 = automatic
+  //! training.reset_states_every: stateful recurrent layers start afresh every N batches of a pass
+  //! over the data, besides its first (0: only there; planner/recurrent_states.hpp).
+  int64_t reset_states_every = 0;
   std::string pipeline_name = "pipeline";
   ValidationSettings validation;
   CheckpointSettings checkpoint;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/memory_model.hpp"
+#include "planner/recurrent_states.hpp"
 #include "planner/report/report.hpp"
 
 namespace iputrain::planner {
@@ -201,6 +202,12 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   j["batch_serialization_iterations"] = plan.settings.pipeline.batch_serialization;
   j["global_batch"] = plan.global_batch();
   j["host_threads"] = plan.settings.threads;
+  // Stateful recurrent layers' states (planner/recurrent_states.hpp) and when they are reset.
+  Json states = Json::array();
+  for (ir::ValueId p : recurrent_states(plan.graph)) {
+    states.push_back(plan.graph.node(p).name);
+  }
+  j["recurrent_states"] = Json{{"states", std::move(states)}, {"reset_every", plan.settings.reset_states_every}};
   j["gradient_accumulation"] = accumulation_json(plan);
 
   Json stage_list = Json::array();

@@ -481,6 +481,34 @@ void add_nn_cases(std::vector<OpCase>& cases) {
                    .attrs = {{"momentum", 1.5}},
                    .infer_error = "momentum must lie in [0, 1], got 1.5"});
 
+  // state_read: the state, or zeros where the states are reset (no gradient into the state);
+  // state_write: the value (the engine copies it into the state: tests/engine/stateful_rnn_test.cpp).
+  cases.push_back({.name = "state_read",
+                   .op = OpKind::StateRead,
+                   .inputs = {f32({2, 3})},
+                   .reference = [](const std::vector<Values>& in, const std::vector<TensorType>&, const TensorType&,
+                                   const Attrs&) { return in[0]; }});
+  cases.push_back({.name = "state_read reset",
+                   .op = OpKind::StateRead,
+                   .inputs = {f32({2, 2})},
+                   .values = {{1.5, -2, 0.25, 7}},
+                   .expected = {0, 0, 0, 0},
+                   .grad = false,
+                   .ctx = ir::ExecContext{.reset_states = true}});
+  cases.push_back({.name = "state_read i32",
+                   .op = OpKind::StateRead,
+                   .inputs = {i32({2})},
+                   .infer_error = "takes an f32 state, got i32[2]"});
+  cases.push_back({.name = "state_write, gradient into the value",
+                   .op = OpKind::StateWrite,
+                   .inputs = {f32({2, 4}), f32({2, 4})},
+                   .reference = [](const std::vector<Values>& in, const std::vector<TensorType>&, const TensorType&,
+                                   const Attrs&) { return in[0]; }});
+  cases.push_back({.name = "state_write types",
+                   .op = OpKind::StateWrite,
+                   .inputs = {f32({2, 4}), f32({2, 5})},
+                   .infer_error = "the value is f32[2, 4] but the state is f32[2, 5]"});
+
   // sigmoid_cross_entropy_with_logits.
   auto bce = [](double x, double z) {
     return std::max(x, 0.0) - x * z + std::log1p(std::exp(-std::fabs(x)));

@@ -136,6 +136,13 @@ def layer_cases():
               run(gru, [gk, gr, gb], lambda o, s, n: s[0]), weights=gw, tol=tol),
         layer("nn.gru reset_before", "nn.gru({0}, 4, lengths = {1}, reset_after = false)", [x, lengths], gru_plain,
               weights={"gru/kernel": gk, "gru/recurrent_kernel": gr, "gru/bias": gb1}, tol=tol),
+        # Keras' go_backwards: the steps last to first, the outputs in that (processing) order.
+        layer("nn.lstm go_backwards sequences", "nn.lstm({0}, 4, return_sequences = true, go_backwards = true)",
+              [x], lambda a: torch_rnn(torch.nn.LSTM, a.flip(1), torch.full((3,), 6), [lk, lr, lb],
+                                       [0, 1, 2, 3])[0], weights=lw, tol=tol),
+        layer("nn.gru go_backwards final state", "nn.gru({0}, 4, return_state = true, go_backwards = true)[1]",
+              [x], lambda a: torch_rnn(torch.nn.GRU, a.flip(1), torch.full((3,), 6), [gk, gr, gb], [1, 0, 2])[1][0],
+              weights=gw, tol=tol),
     ] + augru_cases(x, lengths, gk, gr, gb, gb1, tol)
 
 
@@ -223,7 +230,10 @@ STDLIB_COVERED_BY = {
     "nn.rnn_output": "nn.lstm and nn.gru cases, sequences and last outputs",
     "nn.lstm_loop": "the nn.lstm case with another activation (a loop over the cell)",
     "nn.lstm_steps": "nn.lstm(unroll = true): the same bits as nn.lstm_loop (tests/engine/loop_test.cpp)",
-    "nn.gru_steps": "the nn.augru cases and the nn.gru case with other activations (unrolled cells)",
+    "nn.gru_loop": "the nn.augru cases and the nn.gru case with other activations (a loop over the cell)",
+    "nn.gru_steps": "nn.gru and nn.augru with unroll = true (tests/engine/loop_test.cpp: within rounding of the loop)",
+    "nn.rnn_input": "the go_backwards cases of nn.lstm and nn.gru (its refusals: tests/engine/stateful_rnn_test.cpp)",
+    "nn.rnn_carry": "stateful layers, whose states cross micro-batches: tests/engine/stateful_rnn_test.cpp",
 }
 
 

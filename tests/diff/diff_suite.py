@@ -59,6 +59,8 @@ COVERED_BY = {
     "custom": "no semantics of its own: the op a program registers; tests/core/op_cases_custom.cpp and tests/engine/custom_op_test.cpp",
     "custom_grad": "the gradient a registered op declares (tests/core/op_cases_custom.cpp)",
     "sequence_slice_grad": "the gradient of sequence_slice",
+    "state_read": "no arithmetic (a copy, zeros where reset) whose meaning is across micro-batches: the op harness and tests/engine/stateful_rnn_test.cpp (a sequence cut in halves equals the whole, bitwise)",
+    "state_write": "no arithmetic (a copy the engine stores as the next state): the op harness and tests/engine/stateful_rnn_test.cpp",
     "candidate_sampler": "random draws: tests/core/op_cases_sampling.cpp against the definition on the same Philox stream",
     "index_at_grad": "the gradient of index_at",
     "loop_arg": "every loop (the body's leaves)",

@@ -189,6 +189,29 @@ TEST_CASE("non-trainable params and moving_average") {
             .find("the statistic is f32[3] but the state is f32[4]") != std::string::npos);
 }
 
+TEST_CASE("state_read and state_write: one reader and one writer of a non-trainable param") {
+  const std::string head = "model t() {\n  input x: f32[4, 3]\n";
+  const std::string state = "  param s: f32[4, 3] = zeros(), trainable = false\n";
+  const Model m = Model::parse(head + state + "  h = state_read(s) + x\n  w = state_write(h, s)\n  output h\n}");
+  const auto& g = graph_of(m);
+  int found = 0;
+  for (const auto& n : g.nodes()) {
+    found += (n.op == OpKind::StateRead || n.op == OpKind::StateWrite) && n.inputs.back() == g.params[0] ? 1 : 0;
+  }
+  CHECK(found == 2);
+  CHECK(message_of(head + "  param s: f32[4, 3] = zeros()\n  output y = state_read(s)\n}")
+            .find("argument 'state' of state_read must be a non-trainable param, got the trainable parameter 's'") !=
+        std::string::npos);
+  CHECK(message_of(head + state + "  output y = state_read(s) + state_read(s)\n}")
+            .find("parameter 's' is already read by another state_read") != std::string::npos);
+  CHECK(message_of(head + state + "  output y = state_write(x, s)\n}")
+            .find("parameter 's' is written before it is read") != std::string::npos);
+  CHECK(message_of(head + state + "  h = state_read(s)\n  w = state_write(h, s)\n  output y = state_write(h, s)\n}")
+            .find("parameter 's' is already written by another state_write") != std::string::npos);
+  CHECK(message_of(head + state + "  h = state_read(s)\n  output y = state_write(h[:, :2], s)\n}")
+            .find("the value is f32[4, 2] but the state is f32[4, 3]") != std::string::npos);
+}
+
 TEST_CASE("dropout masks are named by scope path") {
   const Model m = Model::parse(R"(import nn
 model t() {

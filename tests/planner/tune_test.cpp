@@ -356,6 +356,33 @@ TEST_CASE("a tuned config trains the same weights as the one-IPU run, bit for bi
   }
 }
 
+TEST_CASE("a stateful recurrent model keeps one replica and its micro-batch") {
+  const std::string model = write("stateful.ipu", R"(import nn
+model rnn(batch: int = 4) {
+  input x: f32[batch, 16]
+  input label: i32[batch]
+  h = nn.gru(reshape(x, [batch, 4, 4]), 8, stateful = true)
+  loss = mean(softmax_cross_entropy(nn.dense(h, 10), label))
+  minimize loss
+  output loss
+}
+)");
+  std::string run = kRun;
+  run.replace(run.find("[training]"), 10, "shuffle = false\n[training]");
+  TuneRequest request;
+  request.model_path = model;
+  request.config_path = write("stateful.toml", run + "[ipu]\nauto_select_ipus = 4\n");
+  request.global_batch = 32;
+  request.time_seconds = 60;
+  const TuneResult result = tune_to_the_end(request);
+  REQUIRE(!result.ranked.empty());
+  for (const TunedPlan& p : result.ranked) {
+    CAPTURE(p.summary);
+    CHECK(p.replicas == 1);
+    CHECK(p.micro_batch == 4);
+  }
+}
+
 TEST_CASE("a request tune cannot meet is a located error") {
   const std::string model = write("mlp4.ipu", kModel);
   TuneRequest request;
