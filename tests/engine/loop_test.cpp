@@ -98,6 +98,43 @@ TEST_CASE("loop: the zoo's LSTM as a loop over its cell trains to the bits of nn
   CHECK(fresh.weights()[1].values != looped[1].values);
 }
 
+// nn.gru and nn.augru, looped (their default here) and unrolled: bitwise where the cell reads each
+// weight once per step (reset_after = true), within rounding where it reads the recurrent kernel
+// twice (reset_after = false, augru's default: the two reads are summed first).
+const char* kGru = R"(import nn
+
+model gru_tagger(batch: int = 4, seq: int = 5, unroll: bool = false, reset_after: bool = true) {
+  input x: f32[batch, seq, 3]
+  input label: i32[batch]
+  h = nn.gru(x, 4, activation = softsign, reset_after = reset_after, unroll = unroll)
+  a = nn.augru(x, softmax(x[:, :, 0]), 4, reset_after = reset_after, unroll = unroll)
+  loss = mean(softmax_cross_entropy(nn.dense(h + a, 4), label))
+  minimize loss
+  output loss
+}
+)";
+
+TEST_CASE("loop: nn.gru and nn.augru looped train as unrolled") {
+  for (const bool reset_after : {true, false}) {
+    CAPTURE(reset_after);
+    const std::string flag = std::string("reset_after = ") + (reset_after ? "true" : "false") + "\n";
+    const auto looped = train(kGru, loop_config("", flag));
+    const auto unrolled = train(kGru, loop_config("", flag + "unroll = true\n"));
+    REQUIRE(looped.size() == unrolled.size());
+    for (size_t i = 0; i < looped.size(); ++i) {
+      INFO(looped[i].name);
+      REQUIRE(looped[i].values.size() == unrolled[i].values.size());
+      for (size_t k = 0; k < looped[i].values.size(); ++k) {
+        if (reset_after) {
+          CHECK(looped[i].values[k] == unrolled[i].values[k]);
+        } else {
+          CHECK(looped[i].values[k] == doctest::Approx(unrolled[i].values[k]).epsilon(1e-4));
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("loop: the same bits as unrolled with half-precision compute") {
   // Every float result in the body rounded to f16 as the unrolled ops' results are, the gradient's
   // partial sums too.
