@@ -64,27 +64,6 @@ namespace {
 
 double numel(const ir::Graph& g, ir::ValueId v) { return static_cast<double>(g.type(v).numel()); }
 
-// Ops whose result is their operands' elements rearranged: each element of the result comes from
-// another tile.
-bool rearranges(ir::OpKind op) {
-  using K = ir::OpKind;
-  switch (op) {
-    case K::Transpose:
-    case K::Concat:
-    case K::Slice:
-    case K::SliceGrad:
-    case K::Gather:
-    case K::GatherGrad:
-    case K::TakeAlongAxis:
-    case K::TakeAlongAxisGrad:
-    case K::Cumsum:
-    case K::Argsort:
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Elements a contraction moves, by groups: (a, b, c) of one group, the group count, the op's FLOPs.
 // A convolution's left operand is its patch matrix, whose size follows from the FLOPs:
 // (m n k)^2 = a b c for a product, so a = (flops / 2)^2 / (b c) per group.
@@ -109,8 +88,8 @@ double op_exchange_bytes(const ir::Graph& g, ir::ValueId id, const DeviceModel& 
                              : static_cast<double>(dtype_size(n.type.dtype));
   const auto tiles = static_cast<double>(d.compute_tiles());
   const ir::Cost c = def.cost(g, n);
-  switch (n.op) {
-    case ir::OpKind::MatMul: {
+  switch (def.cost_class) {
+    case ir::CostClass::MatMul: {
       // A batched right operand: one product per batch entry, on its own share of the tiles.
       const TensorType& b = g.type(n.inputs[1]);
       double groups = 1;
@@ -121,22 +100,20 @@ double op_exchange_bytes(const ir::Graph& g, ir::ValueId id, const DeviceModel& 
              contraction_exchange_elements(numel(g, n.inputs[0]) / groups, numel(g, n.inputs[1]) / groups,
                                            numel(g, id) / groups, tiles / groups);
     }
-    case ir::OpKind::Conv2D:
-    case ir::OpKind::Conv2DBackpropInput:
-    case ir::OpKind::Conv2DBackpropFilter: {
+    case ir::CostClass::Convolution: {
       const auto groups = static_cast<double>(std::max<int64_t>(1, n.attrs.get_int("groups", 1)));
       return element * contraction_elements(numel(g, n.inputs[1]), numel(g, id), groups, c.flops, tiles);
     }
     default:
       break;
   }
-  if (rearranges(n.op)) {
+  if (def.cost_class == ir::CostClass::Rearrange) {
     return element * numel(g, id);
   }
   // Reductions to fewer elements: each tile's partial sums go to the tiles that finish them.
   const double in = n.inputs.empty() ? 0 : numel(g, n.inputs[0]);
   const double out = numel(g, id);
-  if (in > out && (n.op == ir::OpKind::Sum || n.op == ir::OpKind::Mean || n.op == ir::OpKind::Max)) {
+  if (in > out && def.cost_class == ir::CostClass::Reduction) {
     return element * std::min(in, out * tiles);
   }
   return 0;
@@ -179,8 +156,7 @@ OpCost op_cost(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
   out.compute = std::max(compute, memory);
   out.exchange = op_exchange_bytes(g, id, d) / (tiles * d.exchange_bytes_per_tile_cycle);
   // One superstep; a contraction takes two (the partial products, then their reduction over k').
-  const bool contraction = n.op == ir::OpKind::MatMul || n.op == ir::OpKind::Conv2D ||
-                           n.op == ir::OpKind::Conv2DBackpropInput || n.op == ir::OpKind::Conv2DBackpropFilter;
+  const bool contraction = def.cost_class == ir::CostClass::MatMul || def.cost_class == ir::CostClass::Convolution;
   out.sync = (contraction ? 2 : 1) * (d.compute_set_cycles + d.sync_cycles);
   return out;
 }

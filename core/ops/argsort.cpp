@@ -108,6 +108,7 @@ const OpDef kArgsortOp{
     .edges =
         "stable: ties keep their order (the first index first, both ways); nan sorts as the largest "
         "value, -0 and 0 as equal (NumPy, PyTorch).",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

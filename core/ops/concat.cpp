@@ -101,6 +101,7 @@ const OpDef kConcatOp{
     .cost = impl_concat::cost,
     .doc = "concat(x1, ..., xn; axis = 0) joins tensors of one dtype and rank along axis.",
     .edges = "moves values unchanged.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

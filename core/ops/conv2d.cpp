@@ -93,6 +93,7 @@ const OpDef kConv2DOp{
     .edges =
         "IEEE sums as matmul: nan and inf propagate through the windows that hold them; zero padding "
         "adds nothing.",
+    .cost_class = CostClass::Convolution,
 };
 
 }  // namespace iputrain::ir

@@ -80,6 +80,7 @@ const OpDef kConv2DBackpropFilterOp{
     .workspace = impl_conv2d_backprop_filter::workspace,
     .attrs = impl_conv2d_backprop_filter::kAttrs,
     .edges = "matmul's sums.",
+    .cost_class = CostClass::Convolution,
 };
 
 }  // namespace iputrain::ir

@@ -94,6 +94,7 @@ const OpDef kConv2DBackpropInputOp{
     .workspace = impl_conv2d_backprop_input::workspace,
     .attrs = impl_conv2d_backprop_input::kAttrs,
     .edges = "matmul's sums.",
+    .cost_class = CostClass::Convolution,
 };
 
 }  // namespace iputrain::ir

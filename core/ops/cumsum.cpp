@@ -87,6 +87,7 @@ const OpDef kCumsumOp{
     .edges =
         "f32: summed in double then rounded (PyTorch's CPU kernel), so nan and inf carry on to every later "
         "element and inf + -inf gives nan; i32 wraps on overflow.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

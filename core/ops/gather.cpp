@@ -78,6 +78,7 @@ const OpDef kGatherOp{
     .inputs = impl_gather::kInputs,
     .attrs = impl_gather::kAttrs,
     .edges = "moves values unchanged; an index outside the axis stops the run with a located data error.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

@@ -77,6 +77,7 @@ const OpDef kGatherGradOp{
         "gather_grad(indices, dy; axis, shape): scatter-add of dy into zeros of shape; the gradient of "
         "gather.",
     .edges = "duplicate indices add.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

@@ -76,6 +76,7 @@ const OpDef kIndexAtOp{
     .inputs = kIndexAtInputs,
     .attrs = impl_index_at::kAttrs,
     .edges = "moves values unchanged; an index out of range is clamped (XLA's rule), never an error.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

@@ -77,6 +77,7 @@ const OpDef kIndexAtGradOp{
     .inputs = kIndexAtGradInputs,
     .attrs = impl_index_at_grad::kAttrs,
     .edges = "moves dy unchanged (nan and -0 kept); every other element is +0.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

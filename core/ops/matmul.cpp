@@ -159,6 +159,7 @@ const OpDef kMatMulOp{
     .edges =
         "IEEE sums: inf * 0 = nan and nan propagates; each sum's order depends on the shape only, so "
         "every plan and thread count gives the same bits.",
+    .cost_class = CostClass::MatMul,
 };
 
 }  // namespace iputrain::ir

@@ -78,6 +78,7 @@ const OpDef kMaxOp{
         "max(x f32; axes = all, keepdims = 0): the maximum over axes; the gradient is shared evenly by "
         "tied maxima.",
     .edges = "nan propagates; i32 exact. Gradient shared evenly by tied maxima (as torch.amax).",
+    .cost_class = CostClass::Reduction,
 };
 
 }  // namespace iputrain::ir

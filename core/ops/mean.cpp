@@ -57,6 +57,7 @@ const OpDef kMeanOp{
     .edges =
         "the sum's rules, then divided by the count (a sum that overflows gives ±inf); the mean of an empty axis is "
         "nan (0 / 0), as in NumPy and PyTorch.",
+    .cost_class = CostClass::Reduction,
 };
 
 }  // namespace iputrain::ir

@@ -159,6 +159,16 @@ struct OpError {
   std::string attr = {};
 };
 
+//! How the planner's cost model prices an op beyond its FLOPs and bytes (planner/cost_model.hpp):
+//! where its operands move between an IPU's tiles and how many supersteps it takes.
+enum class CostClass : uint8_t {
+  Elementwise,  //!< runs where its operands are: nothing moves (the default)
+  MatMul,       //!< a contraction split over the tiles, one per entry of a batched right operand
+  Convolution,  //!< a contraction over its patch matrix, one per group
+  Rearrange,    //!< each element of the result comes from another tile (transpose, gather, slice)
+  Reduction,    //!< to fewer elements: each tile's partial sums go to the tiles that finish them
+};
+
 enum class AttrType : uint8_t { Int, Float, String };
 
 //! One attribute an op reads: its type, its default and the values it accepts. Graph::add checks
@@ -212,6 +222,8 @@ struct OpDef {
   //! model counts (a registered op's scratch); nullptr = none (matmul and convolution temporaries
   //! follow their flags instead).
   size_t (*temporaries)(const Graph& g, const Node& node) = nullptr;
+  //! How the cost model prices the op's exchange and supersteps.
+  CostClass cost_class = CostClass::Elementwise;
 };
 
 //! The op table entry for `kind`.

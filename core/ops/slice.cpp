@@ -56,6 +56,7 @@ const OpDef kSliceOp{
     .edges =
         "moves values unchanged; a negative stride walks backwards from begin, bounds clamped as in "
         "NumPy.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

@@ -62,6 +62,7 @@ const OpDef kSliceGradOp{
         "slice_grad(dy; begin, end, strides, shape): zeros of shape with dy written at the slice; the "
         "gradient of slice.",
     .edges = "zeros outside the slice.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

@@ -54,6 +54,7 @@ const OpDef kSumOp{
         "f32: nan propagates, overflow gives ±inf, inf + -inf = nan; added in an order fixed by the "
         "shape. i32 wraps on overflow, as NumPy's sum(dtype = int32) (NumPy's default and PyTorch "
         "widen to int64).",
+    .cost_class = CostClass::Reduction,
 };
 
 }  // namespace iputrain::ir

@@ -84,6 +84,7 @@ const OpDef kTakeAlongAxisOp{
     .inputs = impl_take_along_axis::kInputs,
     .attrs = impl_take_along_axis::kAttrs,
     .edges = "moves values unchanged; an index outside the axis stops the run with a located data error.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

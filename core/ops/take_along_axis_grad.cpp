@@ -65,6 +65,7 @@ const OpDef kTakeAlongAxisGradOp{
         "take_along_axis_grad(indices, dy; axis, shape): zeros of shape with dy added where take_along_axis "
         "read; the gradient of take_along_axis.",
     .edges = "duplicate indices add, in index order.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

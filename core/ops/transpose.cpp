@@ -131,6 +131,7 @@ const OpDef kTransposeOp{
     .cost = impl_transpose::cost,
     .doc = "transpose(x; perm = reversed): out.shape[i] = x.shape[perm[i]] (any dtype).",
     .edges = "moves values unchanged.",
+    .cost_class = CostClass::Rearrange,
 };
 
 }  // namespace iputrain::ir

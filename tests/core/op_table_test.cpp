@@ -47,6 +47,21 @@ TEST_CASE("op table: the leaf flag is exactly the ops without a kernel, and the 
   CHECK(op_flags_of(OpKind::Count) == op_flags::none);
 }
 
+TEST_CASE("op table: the cost model's classes are fields of the rows") {
+  // The cost model reads CostClass, never an op's name: a contraction's temporaries flag and its
+  // class agree, and the rearranging and reducing ops say so.
+  for (int k = 0; k < static_cast<int>(OpKind::Count); ++k) {
+    const auto kind = static_cast<OpKind>(k);
+    INFO("op " << op_name(kind));
+    CHECK(op_has(kind, op_flags::matmul_temporaries) == (op_def(kind).cost_class == CostClass::MatMul));
+    CHECK(op_has(kind, op_flags::conv_temporaries) == (op_def(kind).cost_class == CostClass::Convolution));
+  }
+  CHECK(op_def(OpKind::Transpose).cost_class == CostClass::Rearrange);
+  CHECK(op_def(OpKind::IndexAt).cost_class == CostClass::Rearrange);
+  CHECK(op_def(OpKind::Sum).cost_class == CostClass::Reduction);
+  CHECK(op_def(OpKind::Add).cost_class == CostClass::Elementwise);
+}
+
 TEST_CASE("op table: costs count flops and bytes") {
   Graph g;
   const ValueId x = g.add_input("x", TensorType{DType::F32, {32, 784}});
