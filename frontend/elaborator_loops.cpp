@@ -99,6 +99,7 @@ void Elaborator::exec_loop(const Stmt& s, Scope& scope, Frame& frame) {
   const ir::ValueId begin = g_.size();
   const size_t params = g_.params.size();
   const std::vector<ir::ValueId> model_inputs = g_.inputs;
+  const std::vector<ir::Output> named = g_.named;  // the body's own names are not visible after it
   std::vector<ir::ValueId> args;
   for (int64_t k = 0; k < carried; ++k) {
     args.push_back(
@@ -140,6 +141,7 @@ void Elaborator::exec_loop(const Stmt& s, Scope& scope, Frame& frame) {
   std::vector<Captured> captured;
   std::shared_ptr<ir::Graph> body = extract_body(begin, carried, results, captured);
   drop_body_from_model(begin, params);
+  g_.named = named;
   std::vector<ir::ValueId> operands = init;
   if (cond0 != ir::kNoValue) {
     operands.push_back(cond0);

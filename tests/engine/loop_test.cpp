@@ -271,3 +271,27 @@ TEST_CASE("loop: bad loops are refused where they are written") {
   CHECK(refused("h = h", "loop (h = x, h) over t in 0..4").find("carried twice") != std::string::npos);
   CHECK(refused("h = h * cast(t, \"f32\")") == "accepted");
 }
+
+TEST_CASE("loop: a name the body rebinds keeps its value from before the loop after it") {
+  // `z` is named before the loop and assigned in its body: after the loop it is the value from
+  // before (the body's names are its own), and predict's --output z gives that value.
+  const Config c = config::parse(loop_config(), "loop.toml");
+  Session session(Model::parse(R"(model m(batch: int = 4) {
+  input x: f32[batch, 3]
+  input label: i32[batch]
+  z = x * 2.0
+  loop (h = x) over t in 0..3 {
+    z = h + 1.0
+    h = tanh(z)
+  }
+  output per_sample twice = x * 2.0
+  output per_sample hh = h
+}
+)",
+                               "names.ipu", c),
+                  c);
+  const std::vector<Prediction> p = session.predict("test", {"z", "twice"});
+  REQUIRE(p.size() == 2);
+  CHECK(p[0].values.size() == 8 * 3);
+  CHECK(p[0].values == p[1].values);
+}
