@@ -196,14 +196,6 @@ Cost cost(const Graph& g, const Node& node) {
 size_t workspace(const Graph& g, const Node& node) { return BodyRun::scratch_bytes(*node.body); }
 size_t temporaries(const Graph& g, const Node& node) { return body_values_bytes(*node.body); }
 
-constexpr AttrSpec kAttrs[] = {{.name = "begin", .type = AttrType::Int, .required = true},
-                               {.name = "end", .type = AttrType::Int, .required = true},
-                               {.name = "carried", .type = AttrType::Int, .required = true, .min = 0},
-                               {.name = "collected", .type = AttrType::Int, .required = true, .min = 0},
-                               {.name = "captured", .type = AttrType::Int, .required = true, .min = 0},
-                               {.name = "cond", .type = AttrType::Int, .number = 0, .min = 0, .max = 1},
-                               {.name = "elements", .type = AttrType::Int, .required = true, .min = 1}};
-
 }  // namespace impl_loop
 }  // namespace
 
@@ -222,7 +214,7 @@ const OpDef kLoopOp{
         "graph once per counter value while its condition holds, packing the final carried values, the "
         "collected stacks, the carried values of every iteration and the trip count.",
     .workspace = impl_loop::workspace,
-    .attrs = impl_loop::kAttrs,
+    .attrs = kLoopAttrs,
     .edges =
         "the body's ops keep their own special values; iterations past the last one run leave zeros in "
         "the collected stacks.",

@@ -181,14 +181,6 @@ size_t temporaries(const Graph& g, const Node& node) {
   return body_values_bytes(*node.body) + state_bytes(*node.body, s);
 }
 
-constexpr AttrSpec kAttrs[] = {{.name = "begin", .type = AttrType::Int, .required = true},
-                               {.name = "end", .type = AttrType::Int, .required = true},
-                               {.name = "carried", .type = AttrType::Int, .required = true, .min = 0},
-                               {.name = "collected", .type = AttrType::Int, .required = true, .min = 0},
-                               {.name = "captured", .type = AttrType::Int, .required = true, .min = 0},
-                               {.name = "cond", .type = AttrType::Int, .number = 0, .min = 0, .max = 1},
-                               {.name = "elements", .type = AttrType::Int, .required = true, .min = 1}};
-
 }  // namespace impl_loop_grad
 }  // namespace
 
@@ -205,7 +197,7 @@ const OpDef kLoopGradOp{
         "last first, each recomputed from the carried values the loop kept; packs one f32 gradient per "
         "loop operand.",
     .workspace = impl_loop_grad::workspace,
-    .attrs = impl_loop_grad::kAttrs,
+    .attrs = kLoopAttrs,
     .edges =
         "sums each iteration's gradients last iteration first (the unrolled loop's order), each partial sum rounded to "
         "the compute type.",

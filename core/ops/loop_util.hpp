@@ -35,6 +35,16 @@ struct Packing {
 };
 Packing pack(const std::vector<TensorType>& types);
 
+//! The attributes of a loop and of its gradient: the counter's range, the operand counts, whether a
+//! `while` condition comes with the initial values, and the packed result's size in elements.
+inline constexpr AttrSpec kLoopAttrs[] = {{.name = "begin", .type = AttrType::Int, .required = true},
+                                          {.name = "end", .type = AttrType::Int, .required = true},
+                                          {.name = "carried", .type = AttrType::Int, .required = true, .min = 0},
+                                          {.name = "collected", .type = AttrType::Int, .required = true, .min = 0},
+                                          {.name = "captured", .type = AttrType::Int, .required = true, .min = 0},
+                                          {.name = "cond", .type = AttrType::Int, .number = 0, .min = 0, .max = 1},
+                                          {.name = "elements", .type = AttrType::Int, .required = true, .min = 1}};
+
 //! A loop node's facts, from its attributes and its body.
 struct LoopShape {
   int64_t carried = 0;

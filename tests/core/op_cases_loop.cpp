@@ -31,13 +31,19 @@ std::shared_ptr<const ir::Graph> rnn_body() {
   return body;
 }
 
-ir::Attrs loop_attrs(const ir::Graph& body) {
+// One carried state, one collected value, two captured operands, the counter over kBegin..kBegin + kT.
+ir::LoopShape rnn_shape() {
   ir::LoopShape s;
   s.carried = 1;
   s.collected = 1;
   s.captured = 2;
   s.begin = kBegin;
   s.trips = kT;
+  return s;
+}
+
+ir::Attrs loop_attrs(const ir::Graph& body) {
+  const ir::LoopShape s = rnn_shape();
   return ir::Attrs{{"begin", kBegin},        {"end", kBegin + kT},
                    {"carried", int64_t{1}},  {"collected", int64_t{1}},
                    {"captured", int64_t{2}}, {"elements", ir::loop_packing(body, s).elements}};
@@ -68,13 +74,7 @@ Values ref_loop(const std::vector<Values>& in, const ir::Graph& body) {
       collected.push_back(2 * v);
     }
   }
-  ir::LoopShape s;
-  s.carried = 1;
-  s.collected = 1;
-  s.captured = 2;
-  s.begin = kBegin;
-  s.trips = kT;
-  const ir::Packing p = ir::loop_packing(body, s);
+  const ir::Packing p = ir::loop_packing(body, rnn_shape());
   Values out(static_cast<size_t>(p.elements), 0.0);
   auto put = [&](size_t part, const Values& v) { std::copy(v.begin(), v.end(), out.begin() + p.parts[part].offset); };
   put(0, h);
