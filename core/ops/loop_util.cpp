@@ -166,6 +166,7 @@ BodyRun::BodyRun(const Graph& body, void* scratch) : body_(body), base_(static_c
   for (ValueId id = 0; id < body.size(); ++id) {
     const Node& n = body.node(id);
     if (n.op == OpKind::LoopArg) {
+      offset_[id] = static_cast<size_t>(n.attrs.get_int("index"));  // its slot in args_
       continue;
     }
     offset_[id] = static_cast<size_t>(at - base_);
@@ -179,7 +180,7 @@ BodyRun::BodyRun(const Graph& body, void* scratch) : body_(body), base_(static_c
 
 const void* BodyRun::data(ValueId v) const {
   const Node& n = body_.node(v);
-  return n.op == OpKind::LoopArg ? args_[n.attrs.get_int("index")] : base_ + offset_[v];
+  return n.op == OpKind::LoopArg ? args_[offset_[v]] : base_ + offset_[v];
 }
 
 void BodyRun::run(const ExecContext* ctx) {

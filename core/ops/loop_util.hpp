@@ -96,7 +96,7 @@ class BodyRun {
  private:
   const Graph& body_;
   std::byte* base_;
-  size_t* offset_;
+  size_t* offset_;  //!< per node: its buffer's offset in the scratch, or a loop_arg's index
   const void** args_;
   Tensor* operands_;
   void* inner_;
