@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "planner/precision.hpp"
+#include "planner/vertex_estimates.hpp"
 
 namespace iputrain::planner {
 
@@ -120,6 +121,34 @@ double op_exchange_bytes(const ir::Graph& g, ir::ValueId id, const DeviceModel& 
 }
 
 namespace {
+
+// PopLibs' estimate of the op's vertices (planner/vertex_estimates.hpp), before the calibrated scale.
+double kernel_cycles(const ir::Graph& g, const ir::Node& n, const ir::Cost& c, bool half, const DeviceModel& d) {
+  const double tiles = static_cast<double>(d.compute_tiles());
+  const ir::CostClass cls = ir::op_def(n.op).cost_class;
+  if (c.contraction.groups > 0) {
+    const bool partials = cls == ir::CostClass::MatMul ? d.half_partials_matmul : d.half_partials_convolution;
+    // The estimates are a Mk2 tile's: a device with another peak rate (Mk1, a declared figure) scales them.
+    const double peak = half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle;
+    const double mk2 = half ? kEstimateF16Flops : kEstimateF32Flops;
+    return contraction_estimate(c.contraction, half, half && partials, tiles).cycles * mk2 / peak;
+  }
+  const double out = static_cast<double>(n.type.numel());
+  switch (cls) {
+    case ir::CostClass::Reduction:
+      return reduction_cycles(n.inputs.empty() ? out : numel(g, n.inputs[0]), half, tiles);
+    case ir::CostClass::Elementwise:
+      return elementwise_cycles(out, out > 0 ? c.flops / out : 0, half, tiles);
+    case ir::CostClass::Rearrange:  // moves data: its memory traffic and exchange are its cost
+      return 0;
+    case ir::CostClass::MatMul:
+    case ir::CostClass::Convolution:
+      break;
+  }
+  // A contraction that does not say its shape: its FLOPs at the peak rate.
+  return c.flops / (tiles * (half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle));
+}
+
 // A loop (or its gradient): its body's ops, priced as they are, once per iteration of the bound,
 // plus one synchronisation per iteration for the counter and the condition.
 OpCost body_cost(const ir::Node& n, const DeviceModel& d) {
@@ -150,10 +179,8 @@ OpCost op_cost(const ir::Graph& g, ir::ValueId id, const DeviceModel& d) {
   const double tiles = static_cast<double>(d.compute_tiles());
   const bool half = is_half(n.type.dtype) || (is_float(n.type.dtype) && is_half(d.compute));
   OpCost out;
-  const double compute =
-      c.flops / (tiles * (half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle) * d.compute_efficiency);
   const double memory = (c.bytes_in + c.bytes_out) / (tiles * d.bytes_per_tile_cycle);
-  out.compute = std::max(compute, memory);
+  out.compute = std::max(kernel_cycles(g, n, c, half, d) / d.compute_efficiency, memory);
   out.exchange = op_exchange_bytes(g, id, d) / (tiles * d.exchange_bytes_per_tile_cycle);
   // One superstep; a contraction takes two (the partial products, then their reduction over k').
   const bool contraction = def.cost_class == ir::CostClass::MatMul || def.cost_class == ir::CostClass::Convolution;

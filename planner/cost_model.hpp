@@ -33,8 +33,13 @@ struct DeviceModel {
   //! One IPU-wide synchronisation (the barrier of a BSP superstep, before its exchange). Not
   //! published: assumed (the other half of the earlier 200 cycles per step), not fitted.
   double sync_cycles = 100;
-  //! Share of the peak FLOP rate compute-bound ops reach (device.compute_efficiency, calibrated).
-  double compute_efficiency = 0.53;
+  //! The one calibrated scale on top of PopLibs' vertex estimates (device.compute_efficiency): an
+  //! op's kernels take the estimate divided by it.
+  double compute_efficiency = 0.606;
+  //! PopLibs' partialsType of matmuls and convolutions (ipu.matmuls / ipu.convolutions
+  //! poplar_options): f16 partial sums double the f16 AMP rate.
+  bool half_partials_matmul = false;
+  bool half_partials_convolution = false;
   double link_bytes_per_second = 320e9;      //!< IPU-Link bandwidth of one IPU
   double host_bytes_per_second = 32e9;       //!< host link (PCIe) for infeed and outfeed
   //! Host round trip of one engine call (launch, sync, result fetch), shared by the weight updates

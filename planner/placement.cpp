@@ -215,6 +215,8 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
   s.device.io_data_proportion = run.ipu.io_data_proportion;
   s.device.feeds_on_io_tiles = run.ipu.feeds_on_io_tiles;
   s.device.compute = dtype_of(run.precision);
+  s.device.half_partials_matmul = p.memory.matmul.half_partials;
+  s.device.half_partials_convolution = p.memory.convolution.half_partials;
   // The host's round trip is in seconds: a faster IPU clock makes it more cycles, not fewer.
   s.device.host_call_cycles = run.ipu.system.host_sync_latency * s.device.clock_hz;
   return s;

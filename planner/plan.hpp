@@ -104,7 +104,9 @@ struct UpdateBreakdown {
   double host_io = 0;                   //!< infeed and outfeed on the IPU's clock
   double idle = 0;                      //!< waiting: the pipeline's bubble and its transfers
   double host_sync = 0;                 //!< the host's round trip, per update
-  double host_feed = 0;                 //!< the hosts' network time for the update's samples
+  double host_feed = 0;                 //!< the hosts' time for the update's samples: network or CPU
+  double host_network = 0;              //!< of which the network's (the samples' bytes over the links)
+  double host_cpu = 0;                  //!< and the CPUs' (system.host_samples_per_second; 0 if not declared)
   std::string bound;                    //!< the largest of them (host feed only when it bounds)
 };
 

@@ -17,7 +17,7 @@ namespace iputrain::planner {
 namespace {
 
 // A collective over the replicas' copies of this IPU, per level of the topology, in cycles, and
-// the IPU's synchronisation before it.
+// the IPU's synchronisation before it (across racks when the plan spans several Pods).
 void add_collective(InstrCost& c, const Plan& plan, const Topology& topology, Collective kind, double bytes) {
   const DeviceModel& d = plan.decided.device;
   const std::vector<double> seconds = collective_seconds(topology, kind, bytes);
@@ -25,6 +25,7 @@ void add_collective(InstrCost& c, const Plan& plan, const Topology& topology, Co
     c.collective[i] += seconds[i] * d.clock_hz;
   }
   c.sync += d.sync_cycles;
+  c.collective.back() += cross_rack_sync_seconds(plan.placement.topology) * d.clock_hz;
 }
 
 double transfer_cycles(double bytes, double bytes_per_second, const DeviceModel& d) {
@@ -522,11 +523,14 @@ CostReport simulate_plan(const Plan& plan) {
       ipus > 0 ? breakdown_of(plan, busiest, cycle, d.host_call_cycles / updates_per_call) : UpdateBreakdown{};
   report.feed_bytes_per_update = feed_bytes(plan);
   report.host_table_bytes_per_update = host_table_bytes(plan);
-  report.breakdown.host_feed =
-      plan.placement.topology.host_seconds(report.feed_bytes_per_update + report.host_table_bytes_per_update);
+  const Topology& topology = plan.placement.topology;
+  report.breakdown.host_network =
+      topology.host_seconds(report.feed_bytes_per_update + report.host_table_bytes_per_update);
+  report.breakdown.host_cpu = topology.host_cpu_seconds(static_cast<double>(plan.global_batch()));
+  report.breakdown.host_feed = std::max(report.breakdown.host_network, report.breakdown.host_cpu);
   const double device_seconds = report.cycles_per_update / d.clock_hz;
   if (report.breakdown.host_feed > device_seconds) {
-    report.breakdown.bound = "host feed";
+    report.breakdown.bound = report.breakdown.host_cpu > report.breakdown.host_network ? "host CPU" : "host feed";
   }
   report.seconds_per_update = std::max(device_seconds, report.breakdown.host_feed);
   report.samples_per_second =

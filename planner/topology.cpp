@@ -1,6 +1,8 @@
 #include "planner/topology.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <numeric>
 #include <set>
 
 namespace iputrain::planner {
@@ -56,9 +58,21 @@ Topology make_topology(const SystemSection& system, const std::vector<std::vecto
   return t;
 }
 
+namespace {
+
+// One reduce-scatter (or all-gather) among `g` IPUs of one level, of `data` bytes per IPU, by the
+// method that costs least (PopLibs' thresholds choose between the same two; see topology.hpp).
+double phase_seconds(double g, double data, double bandwidth, double latency) {
+  const double ring = (g - 1) / g * data / bandwidth + (g - 1) * latency;  // bidirectional
+  const double middle = data / bandwidth + std::ceil(g / 2) * latency;     // meet in the middle
+  return std::min(ring, middle);
+}
+
+}  // namespace
+
 std::vector<double> collective_seconds(const Topology& t, Collective kind, double bytes) {
-  std::vector<double> out(t.levels.size(), 0.0);
-  const double passes = kind == Collective::AllReduce ? 2 : 1;
+  std::vector<double> ring(t.levels.size(), 0.0);
+  std::vector<double> broadcast(t.levels.size(), 0.0);
   double data = bytes;
   for (size_t i = 0; i < t.levels.size(); ++i) {
     const LinkLevel& l = t.levels[i];
@@ -66,11 +80,17 @@ std::vector<double> collective_seconds(const Topology& t, Collective kind, doubl
       continue;
     }
     const double g = l.group;
-    out[i] = passes * ((g - 1) / g * data / l.bytes_per_second + (g - 1) * l.latency_seconds);
+    const double phase = phase_seconds(g, data, l.bytes_per_second, l.latency_seconds);
+    ring[i] = kind == Collective::AllReduce ? 2 * phase : phase;
+    // A small tensor goes whole to every peer at once and each sums its copies: one step per level.
+    broadcast[i] = (g - 1) * bytes / l.bytes_per_second + l.latency_seconds;
     data /= g;
   }
-  return out;
+  const auto total = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); };
+  return kind == Collective::AllReduce && total(broadcast) < total(ring) ? broadcast : ring;
 }
+
+double cross_rack_sync_seconds(const Topology& t) { return t.pods_used > 1 ? t.system.gw_link_latency : 0.0; }
 
 double collective_total(const Topology& t, Collective kind, double bytes) {
   double sum = 0;

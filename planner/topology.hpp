@@ -3,12 +3,21 @@
 //
 // A collective among the R replicas' copies of one IPU runs as GCL runs it across POD64s, in
 // phases, innermost level first: the peers within one machine, then across the machines of a Pod
-// over IPU-Links, then across Pods over GW-Links. Each level is a bidirectional ring of its
-// `group` members over every link an IPU has at that level. A reduce-scatter of B bytes costs, per
-// level i (g_i members, the data already divided by the groups below it, D_i = B / (g_1 ... g_i-1)):
-//   (g_i - 1) / g_i x D_i / bandwidth_i  +  (g_i - 1) x latency_i
-// An all-gather costs the same in the opposite order; an all-reduce is both. With one bandwidth
-// at every level the bytes add up to the flat ring's (R - 1) / R x B.
+// over IPU-Links, then across Pods over GW-Links. Each level sends over every link an IPU has at that
+// level (bandwidth W) and pays a latency a per step. A reduce-scatter of D bytes per IPU among g
+// members (D already divided by the groups below) takes the cheaper of PopLibs' two ring methods
+// (lib/popops/Collectives.cpp, ReplicatedCollectives.cpp, graphcore/poplibs):
+//   bidirectional pair:  (g - 1) / g x D / W + (g - 1) x a   (g - 1 steps of D / g, half each way)
+//   meet in the middle:  D / W + ceil(g / 2) x a             (g / 2 steps of D / g each way)
+// A quad-directional ring sends a quarter over each of four rings: over the same links it costs what
+// the pair costs here. An all-gather costs the same, in the opposite order; an all-reduce is both,
+// or, when that costs less over all the levels, one step per level that sends the whole tensor
+// (B bytes) to every peer ((g - 1) x B / W + a; GCL broadcasts small tensors "so the network
+// latency cost is paid only once"). The latency per step
+// within a Pod is derived from PopLibs' measured crossovers between the methods (docs/ipu_scale.md).
+// The replicas of a plan run one program: before each collective, a group's included, every IPU of
+// the plan synchronises; a plan that spans several Pods does it through the gateways, one more step
+// at the GW-Link latency (`cross_rack_sync_seconds`), the one constant fitted across racks.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +51,12 @@ struct Topology {
   double host_seconds(double bytes) const {
     return bytes / static_cast<double>(hosts_used) / system.host_link_bandwidth;
   }
+  //! Seconds the hosts' CPUs spend preparing `samples` (every replica's), 0 when not declared.
+  double host_cpu_seconds(double samples) const {
+    return system.host_samples_per_second > 0
+               ? samples / static_cast<double>(hosts_used) / system.host_samples_per_second
+               : 0.0;
+  }
 };
 
 //! The topology of replicas placed on `physical` ([replica][ipu] -> system IPU id; machine m holds
@@ -52,6 +67,11 @@ enum class Collective { ReduceScatter, AllGather, AllReduce };
 
 //! Seconds of a collective of `bytes` (the whole tensor on each IPU) per level, as the header says.
 std::vector<double> collective_seconds(const Topology& t, Collective kind, double bytes);
+
+//! The synchronisation of every IPU a plan uses before one collective, when they span several Pods
+//! (`t` the plan's topology): one step at the GW-Link latency; 0 within one Pod (its hardware sync is
+//! in the superstep's fixed cost).
+double cross_rack_sync_seconds(const Topology& t);
 
 //! Their sum.
 double collective_total(const Topology& t, Collective kind, double bytes);

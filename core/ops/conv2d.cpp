@@ -64,6 +64,15 @@ Cost cost(const Graph& g, const Node& node) {
   Cost c = elementwise_cost(g, node, 0.0);
   c.flops = 2.0 * static_cast<double>(node.type.numel()) *
             static_cast<double>(w.shape[0] * w.shape[1] * w.shape[2]);
+  const ConvGeom geo = conv2d_geom(g.type(node.inputs[0]).shape, w.shape, node.attrs);
+  const auto groups = static_cast<double>(geo.groups);
+  c.contraction = {.groups = groups,
+                   .field = static_cast<double>(geo.rows()),
+                   .in_channels = static_cast<double>(w.shape[2]),
+                   .out_channels = static_cast<double>(w.shape[3]) / groups,
+                   .kernel_h = static_cast<double>(geo.kh),
+                   .kernel_w = static_cast<double>(geo.kw),
+                   .row = static_cast<double>(geo.ow)};
   return c;
 }
 

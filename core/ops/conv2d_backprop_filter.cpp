@@ -54,6 +54,16 @@ Cost cost(const Graph& g, const Node& node) {
   Cost c = elementwise_cost(g, node, 0.0);
   c.flops =
       2.0 * static_cast<double>(g.type(node.inputs[1]).numel()) * static_cast<double>(w[0] * w[1] * w[2]);
+  // The weight-update pass: the output positions are contracted, each filter entry is an output.
+  const ConvGeom geo = conv2d_geom(g.type(node.inputs[0]).shape, w, node.attrs);
+  const auto groups = static_cast<double>(geo.groups);
+  const auto filter_rows = static_cast<double>(w[0] * w[1] * w[2]);
+  c.contraction = {.groups = groups,
+                   .field = filter_rows,
+                   .in_channels = static_cast<double>(geo.rows()),
+                   .out_channels = static_cast<double>(w[3]) / groups,
+                   .row = filter_rows,
+                   .matmul = true};
   return c;
 }
 

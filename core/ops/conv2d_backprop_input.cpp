@@ -68,6 +68,17 @@ Cost cost(const Graph& g, const Node& node) {
   Cost c = elementwise_cost(g, node, 0.0);
   c.flops = 2.0 * static_cast<double>(g.type(node.inputs[0]).numel()) *
             static_cast<double>(w.shape[0] * w.shape[1] * w.shape[2]);
+  // PopLibs runs it as a convolution of dy with the flipped filter: the input's positions are the
+  // field, the filter's output channels are contracted.
+  const ConvGeom geo = geom(node.type.shape, w.shape, node.attrs);
+  const auto groups = static_cast<double>(geo.groups);
+  c.contraction = {.groups = groups,
+                   .field = static_cast<double>(geo.n * geo.h * geo.w),
+                   .in_channels = static_cast<double>(w.shape[3]) / groups,
+                   .out_channels = static_cast<double>(w.shape[2]),
+                   .kernel_h = static_cast<double>(geo.kh),
+                   .kernel_w = static_cast<double>(geo.kw),
+                   .row = static_cast<double>(geo.w)};
   return c;
 }
 

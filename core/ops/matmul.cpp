@@ -136,6 +136,12 @@ Cost cost(const Graph& g, const Node& node) {
   const Dims d = dims_of(g.type(node.inputs[0]), g.type(node.inputs[1]), ta, tb);
   Cost c = elementwise_cost(g, node, 0.0);
   c.flops = 2.0 * static_cast<double>(d.batch * d.m * d.k * d.n);
+  c.contraction = {.groups = static_cast<double>(d.batch),
+                   .field = static_cast<double>(d.m),
+                   .in_channels = static_cast<double>(d.k),
+                   .out_channels = static_cast<double>(d.n),
+                   .row = static_cast<double>(d.m),
+                   .matmul = true};
   return c;
 }
 

@@ -136,10 +136,25 @@ struct KernelArgs {
 };
 
 //! IPU cost of one op instance, fed to the planner's cycle model.
+//! A contraction's shape as PopLibs plans it (a matmul is a 1x1 convolution whose field is its rows):
+//! per group, `field` output positions, each summing `in_channels` x kernel_h x kernel_w products
+//! for each of `out_channels` outputs. The cost model prices it with PopLibs' vertex estimates.
+struct Contraction {
+  double groups = 0;  //!< independent products (conv groups, a batched matmul's entries); 0: none
+  double field = 0;   //!< output positions per group
+  double in_channels = 0;
+  double out_channels = 0;
+  double kernel_h = 1;
+  double kernel_w = 1;
+  double row = 1;       //!< output positions per row of the field (the workers' row pieces)
+  bool matmul = false;  //!< a fully connected pass (PopLibs' SLIC vertex does not serve them)
+};
+
 struct Cost {
   double flops = 0;      //!< floating-point operations
   double bytes_in = 0;   //!< bytes read
   double bytes_out = 0;  //!< bytes written
+  Contraction contraction = {};  //!< matmuls and convolutions
 };
 
 //! What a collective op sends between replicas, priced by the planner over the system's links.

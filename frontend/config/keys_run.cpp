@@ -270,10 +270,11 @@ std::vector<KeySpec> run_keys() {
           "IPU-to-IPU bandwidth of one IPU over its IPU-Links, in bytes/s; unset = the version's.", positive),
       key(IPUTRAIN_KEY(device.host_bandwidth), Float, 32e9, Models,
           "Host-to-IPU bandwidth of one IPU, in bytes/s; unset = the version's.", positive),
-      key(IPUTRAIN_KEY(device.compute_efficiency), Float, 0.53, Models,
-          "Share of the peak FLOP rate that compute-bound ops reach. 0.53 is calibrated once, on "
-          "Graphcore's published BERT-Base phase 1 throughput (16,391 sequences/s on a Bow Pod16, "
-          "docs/ipu_scale.md); 1 gives the peak-rate model.",
+      key(IPUTRAIN_KEY(device.compute_efficiency), Float, 0.606, Models,
+          "The one calibrated scale on top of PopLibs' vertex cycle estimates (matmuls, convolutions by "
+          "vertex, elementwise ops by family, reductions): an op's kernels take the estimate divided by it. "
+          "0.606 is calibrated once, on Graphcore's published BERT-Base phase 1 throughput (16,391 "
+          "sequences/s on a Bow Pod16, docs/ipu_scale.md); 1 takes the estimates as they are.",
           Range{0, true, 1, false}),
 
       key(IPUTRAIN_KEY(system.preset), Enum, "auto", Models,
@@ -300,8 +301,10 @@ std::vector<KeySpec> run_keys() {
           Range::between(1, 1024)),
       key(IPUTRAIN_KEY(system.ipu_link_bandwidth), Float, 32e9, Models,
           "Bandwidth of one IPU-Link in one direction, bytes/s (320 GB/s over 10 links per IPU).", positive),
-      key(IPUTRAIN_KEY(system.ipu_link_latency), Float, 1e-6, Models,
-          "Seconds per step of a ring over IPU-Links (not published: assumed).", Range::at_least(0)),
+      key(IPUTRAIN_KEY(system.ipu_link_latency), Float, 4.44e-6, Models,
+          "Seconds per step of a ring over IPU-Links within a Pod: derived from PopLibs' measured "
+          "crossovers between its ring methods (docs/ipu_scale.md).",
+          Range::at_least(0)),
       key(IPUTRAIN_KEY(system.gw_link_bandwidth), Float, 25e9, Models,
           "GW-Link bandwidth of one machine in one direction, bytes/s (2 x 100 Gbps), shared by its IPUs.", positive),
       key(IPUTRAIN_KEY(system.gw_link_latency), Float, 10e-6, Models,
@@ -316,6 +319,11 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(system.host_sync_latency), Float, 15e-6, Models,
           "Seconds of the host round trip of one engine call (launch, sync, results), shared by the weight "
           "updates of the call; does not scale with the IPU clock (not published: assumed).",
+          Range::at_least(0)),
+      key(IPUTRAIN_KEY(system.host_samples_per_second), Float, 0.0, Models,
+          "Samples one host server's CPUs prepare per second (decoding, cropping: the data's work before it "
+          "is sent), declared by the user for their data and hosts; the hosts' feed takes the longer of this "
+          "work and their network time. 0 (the default): the hosts' CPU work is not modelled.",
           Range::at_least(0)),
   };
   out.insert(out.end(), rest.begin(), rest.end());

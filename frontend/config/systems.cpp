@@ -18,9 +18,12 @@
 //                                 POD16 1, POD64 4, POD128 8, POD256 16); datasheets allow 1-4 per POD64
 //   host_link_bandwidth 25 GB/s   IPU-M2000 datasheet: one 100 GbE RoCEv2 NIC of 2 ports (12.5 GB/s
 //                                 each) per machine; a host is taken to have the same
-//   ipu_link_latency 1 us, gw_link_latency 10 us, host_sync_latency 15 us: not published (the
-//                                 Poplar and GCL guides give no link or sync latency); assumed, not
-//                                 fitted, and each can be set.
+//   ipu_link_latency 4.44 us      derived: PopLibs' measured crossovers between its ring methods
+//                                 (lib/popops/Collectives.cpp at 630b744177, ReplicatedCollectives.cpp
+//                                 at 6e66d2b84a) at its own link figures (lib/poplibs_test/Util.cpp),
+//                                 the median of four thresholds (docs/ipu_scale.md)
+//   gw_link_latency 10 us, host_sync_latency 15 us: not published (the Poplar and GCL guides give
+//                                 no link or sync latency); each can be set.
 #include <fmt/format.h>
 
 #include <algorithm>

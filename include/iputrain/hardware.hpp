@@ -24,7 +24,7 @@ struct DeviceSection {
   double ipu_link_bandwidth = 320e9;  //!< bytes/s, chip to chip, per IPU
   double host_bandwidth = 32e9;       //!< bytes/s, host <-> one IPU
   //! Share of the peak FLOP rate compute-bound ops reach; calibrated once (docs/ipu_scale.md).
-  double compute_efficiency = 0.53;
+  double compute_efficiency = 0.606;
 
   //! The figures of a named IPU: "ipu1" (Mk1 GC2), "ipu2" (Mk2 GC200) or "bow" (the GC200 at
   //! 1.85 GHz). Throws Error(Internal) for another name (the schema admits only these).
@@ -48,12 +48,14 @@ struct SystemSection {
   int64_t links_in_machine = 8;        //!< IPU-Links of one IPU to the other IPUs of its machine
   int64_t links_between_machines = 2;  //!< IPU-Links of one IPU to the machines above and below
   double ipu_link_bandwidth = 32e9;    //!< one IPU-Link, one direction
-  double ipu_link_latency = 1e-6;      //!< one step of a ring over IPU-Links (assumed)
+  double ipu_link_latency = 4.44e-6;   //!< one step of a ring over IPU-Links (PopLibs' crossovers)
   double gw_link_bandwidth = 25e9;     //!< GW-Links of one machine together, one direction
   double gw_link_latency = 10e-6;      //!< one step of a ring over GW-Links (assumed)
   int64_t hosts = 1;                   //!< host servers of the whole system
   double host_link_bandwidth = 25e9;   //!< network bandwidth of one host server to the machines
   double host_sync_latency = 15e-6;    //!< host round trip of one engine call (assumed)
+  //! Samples one host server's CPUs prepare (decode, augment) per second; 0: not modelled.
+  double host_samples_per_second = 0;
 
   //! IPUs of the whole system.
   int64_t ipus() const { return ipus_per_machine * machines_per_pod * pods; }

@@ -84,6 +84,7 @@ Json topology_json(const Plan& plan) {
               {"hosts", s.hosts},
               {"host_link_bandwidth", s.host_link_bandwidth},
               {"host_sync_latency", s.host_sync_latency},
+              {"host_samples_per_second", s.host_samples_per_second},
               {"ipus_used", t.ipus_used},
               {"machines_used", t.machines_used},
               {"pods_used", t.pods_used},
@@ -106,6 +107,8 @@ Json breakdown_json(const CostReport& c) {
               {"idle", b.idle},
               {"host_sync", b.host_sync},
               {"host_feed", b.host_feed},
+              {"host_network", b.host_network},
+              {"host_cpu", b.host_cpu},
               {"bound", b.bound}};
 }
 

@@ -225,6 +225,10 @@ std::string text_bound(const Plan& plan) {
       "(overlapped)\n",
       unit(plan), ms(b.compute), ms(b.exchange), ms(b.sync), ms(b.pipeline), ms(b.collectives[0]), ms(b.collectives[1]),
       ms(b.collectives[2]), ms(b.remote_memory), ms(b.host_io), ms(b.idle), ms(b.host_sync), ms(b.host_feed));
+  if (b.host_cpu > 0) {
+    out += fmt::format("hosts' feed (ms): network {}, CPU {} (system.host_samples_per_second)\n", ms(b.host_network),
+                       ms(b.host_cpu));
+  }
   return out + fmt::format("bound: {}\n", b.bound);
 }
 

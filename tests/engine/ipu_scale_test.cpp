@@ -66,11 +66,12 @@ TEST_CASE("the cycle model, calibrated on BERT-Base phase 1, predicts its publis
   const Plan plan = Plan::make(e.model, e.config);
   // Graphcore's performance results (PopART, SDK 3.1): 16,391 sequences/s on a Bow Pod16.
   CHECK(plan.samples_per_second() == doctest::Approx(16391).epsilon(0.05));
-  // At the peak FLOP rate the same plan predicts over 40% more: the calibration acts (less than
-  // twice: the in-IPU exchange and the fixed costs of the supersteps do not speed up with it).
+  // With PopLibs' estimates as they are (scale 1) the same plan predicts over 30% more: the
+  // calibration acts (less than twice: the in-IPU exchange and the fixed costs of the supersteps do
+  // not speed up with it).
   const Example peak = load("bert.ipu", "bert_base_128.toml", {"device.compute_efficiency=1.0"});
   const double at_peak = Plan::make(peak.model, peak.config).samples_per_second();
-  CHECK(at_peak > 1.4 * 16391);
+  CHECK(at_peak > 1.3 * 16391);
   CHECK(at_peak < 2 * 16391);
 }
 

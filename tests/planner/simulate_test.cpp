@@ -136,9 +136,14 @@ TEST_CASE("cross-replica reduction costs an all-reduce of the bucket over the to
   const double bytes = static_cast<double>(plan.programs.buckets[static_cast<size_t>(reduce.bucket)].bytes);
   CHECK(bytes == 2 * (256 + 256 * 256) * 4);
   CHECK(plan.placement.topology.preset == "pod4");
-  // A ring of 4 over the 8 IPU-Links (32 GB/s each) every IPU has within its machine, both ways
-  // (reduce-scatter and all-gather), 3 steps of 1 us each way.
-  const double seconds = 2 * (3.0 / 4 * bytes / (8 * 32e9) + 3 * 1e-6);
+  // Among the 4 IPUs of the machine, over the 8 IPU-Links (32 GB/s each) every IPU has within it,
+  // at 4.44 us a step: a bidirectional ring both ways (reduce-scatter and all-gather, 3 steps each),
+  // meeting in the middle (2 steps each), or the bucket sent whole to the 3 peers in one step. At
+  // 526 KB the last is the cheapest.
+  const double ring = 2 * (3.0 / 4 * bytes / (8 * 32e9) + 3 * 4.44e-6);
+  const double middle = 2 * (bytes / (8 * 32e9) + 2 * 4.44e-6);
+  const double seconds = 3 * bytes / (8 * 32e9) + 4.44e-6;
+  CHECK(seconds < std::min(ring, middle));
   // The IPU synchronises once before it (100 cycles).
   CHECK(instr_cycles(plan, reduce) == doctest::Approx(seconds * 1.33e9 + 100));
   CHECK(instr_cost(plan, reduce).collective[0] == doctest::Approx(seconds * 1.33e9));
@@ -151,20 +156,25 @@ TEST_CASE("cross-replica reduction costs an all-reduce of the bucket over the to
 
 TEST_CASE("the simulated bubble of balanced stages with free links matches the analytic formula") {
   // Within 1% of the analytic value (relative). The only imbalance is the loss on the last stage,
-  // a mean and its gradient over f32[1024, 8192]: ~5k cycles against ~9M per stage; the error it
-  // causes grows with the micro-batches, reaching ~0.5% at 64.
+  // a mean and its gradient over f32[8192, 8192]: ~80k cycles against ~130M per stage; the error it
+  // causes grows with the micro-batches. Square products: zero_bubble's formula takes the input
+  // gradient and the weight gradient to cost the same, and PopLibs' estimates of the two products
+  // agree only when batch and width do.
   for (const char* schedule : {"grouped", "interleaved", "sequential", "zero_bubble"}) {
     for (int32_t stages : {2, 3, 4}) {
       for (int64_t per : {1, 2, 8}) {
         // Grouped needs a multiple of 2 x stages micro-batches, interleaved of the stages,
         // zero_bubble at least the stages.
         const int64_t multiple = std::string(schedule) == "grouped" ? 2 * stages : stages;
-        const Plan plan = plan_chain(stages, schedule, multiple * per, kFreeTransfers);
+        const Plan plan = plan_chain(stages, schedule, multiple * per, kFreeTransfers, 8192, 8192);
         const CostReport& c = plan.cost;
         INFO(std::string(schedule), " stages ", stages, " micro-batches ", plan.decided.accumulation_count,
              ": simulated ", c.bubble_fraction, ", analytic ", c.analytic_bubble_fraction);
         CHECK(c.analytic_bubble_fraction > 0);
-        CHECK(std::abs(c.bubble_fraction - c.analytic_bubble_fraction) <= 0.01 * c.analytic_bubble_fraction);
+        // zero_bubble's formula also takes a stage's input-gradient pass to cost its weight-gradient
+        // pass; stage 0 computes no input gradient, which its elementwise gradients now show: 2%.
+        const double tolerance = std::string(schedule) == "zero_bubble" ? 0.02 : 0.01;
+        CHECK(std::abs(c.bubble_fraction - c.analytic_bubble_fraction) <= tolerance * c.analytic_bubble_fraction);
       }
     }
   }
@@ -339,10 +349,12 @@ TEST_CASE("GW-Links enter the all-reduce only past one Pod64, and slow it") {
   // Bucket: b and w, (512 + 512 x 512) f32; after the machine (4) and IPU-Link (16) levels each
   // IPU holds 1/64 of it; 2 racks: 1/2 of that over 6.25 GB/s and 1 step of 10 us, both ways.
   const double bucket = (512 + 512 * 512) * 4.0;
-  CHECK(pod128[2] == doctest::Approx(2 * (0.5 * bucket / 64 / 6.25e9 + 10e-6)));
+  // Before it every IPU of the plan synchronises across the racks: one more step.
+  const double gw = SystemSection{}.gw_link_latency;
+  CHECK(pod128[2] == doctest::Approx(2 * (0.5 * bucket / 64 / 6.25e9 + gw) + gw));
   // A key overrides the datasheet figure.
   const std::vector<double> slow = reduce_seconds(128, "[system]\ngw_link_bandwidth = 1e9\n");
-  CHECK(slow[2] == doctest::Approx(2 * (0.5 * bucket / 64 / 0.25e9 + 10e-6)));
+  CHECK(slow[2] == doctest::Approx(2 * (0.5 * bucket / 64 / 0.25e9 + gw) + gw));
 }
 
 TEST_CASE("a pipeline transfer between machines takes the IPU-Links that leave the machine") {
