@@ -159,6 +159,11 @@ std::vector<KeySpec> pipeline_keys();
 std::vector<KeySpec> run_keys();
 std::vector<KeySpec> tune_keys();
 
+//! Test hook (tests/config/throwaway_key_test.cpp): adds `row` to the schema in documentation order, as
+//! one more row of a keys_*.cpp file would be, for a test that sees a key through its row alone.
+//! Call it before anything keeps a pointer into the schema; product code never calls it.
+void add_key_for_tests(KeySpec row);
+
 //! The key at `path`, or nullptr.
 const KeySpec* find_key(std::string_view path);
 //! The section at `path`, or nullptr.
