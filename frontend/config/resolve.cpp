@@ -219,11 +219,12 @@ Settings resolve(const Config& cfg) {
   s.validation.enabled = !cfg.data.validation.empty() || cfg.data.validation_split > 0;
   s.validation.split = cfg.data.validation_split;
   s.validation.every = cfg.training.validate_every;
-  s.validation.every_epochs = cfg.training.validate_every_unit == "epochs";
+  s.validation.every_epochs = chosen("training.validate_every_unit", cfg.training.validate_every_unit,
+                                     std::array{false, true});  // steps, epochs
   s.validation.keep_best = cfg.checkpoint.keep_best;
-  s.validation.maximize =
-      cfg.checkpoint.keep_best_mode == "max" ||
-      (cfg.checkpoint.keep_best_mode == "auto" && cfg.checkpoint.keep_best.find("acc") != std::string::npos);
+  s.validation.maximize = chosen("checkpoint.keep_best_mode", cfg.checkpoint.keep_best_mode,
+                                 std::array<std::optional<bool>, 3>{std::nullopt, false, true})  // auto: by the name
+                              .value_or(cfg.checkpoint.keep_best.find("acc") != std::string::npos);
   s.checkpoint = {cfg.resolve_path("checkpoint.dir", cfg.checkpoint.dir), cfg.checkpoint.every, cfg.checkpoint.keep};
   s.prefetch_depth = cfg.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, cfg.data.prefetch_depth) : 1;
   s.threads = cfg.engine.threads;
@@ -237,7 +238,8 @@ Settings resolve(const Config& cfg) {
   s.executable_folder = cfg.resolve_path("ipu.serialization_output_folder", cfg.ipu.serialization_output_folder);
   s.profile.enabled = cfg.profiling.enabled;
   s.profile.directory = cfg.resolve_path("profiling.report_directory", cfg.profiling.report_directory);
-  s.profile.execution = cfg.profiling.profile_execution != "no_profile";
+  s.profile.execution = chosen("profiling.profile_execution", cfg.profiling.profile_execution,
+                               std::array{false, true, true, true});  // any level but no_profile
   s.profile.every_nth_execution = cfg.profiling.report_every_nth_execution;
   s.profile.ipu_events = cfg.profiling.enable_ipu_events;
   s.profile.max_report_size = cfg.profiling.max_report_size;

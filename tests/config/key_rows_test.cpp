@@ -170,7 +170,8 @@ TEST_CASE("the tunable rows are the keys tune's knobs set") {
 
 namespace {
 
-// resolve.cpp's spelling tables before the rows held them: key, spelling, the setting it gave.
+// resolve.cpp's spelling tables (and its string comparisons) before the rows held them: key,
+// spelling, the setting it gave.
 struct Case {
   const char* key;
   const char* spelling;
@@ -250,6 +251,19 @@ std::vector<Case> enum_cases() {
                                                                 : Recomputation::RecomputeAndBackpropagateInterleaved),
          [](const Settings& s) { return static_cast<int>(s.pipeline.recomputation); }});
   }
+  const auto every_epochs = [](const Settings& s) { return static_cast<int>(s.validation.every_epochs); };
+  const auto execution = [](const Settings& s) { return static_cast<int>(s.profile.execution); };
+  // keep_best_mode: max and min whatever the metric, auto by its name (keep_best is "" here: min).
+  const auto maximize = [](const Settings& s) { return static_cast<int>(s.validation.maximize); };
+  more.insert(more.end(), {{"training.validate_every_unit", "steps", 0, every_epochs},
+                           {"training.validate_every_unit", "epochs", 1, every_epochs},
+                           {"profiling.profile_execution", "no_profile", 0, execution},
+                           {"profiling.profile_execution", "device_profile", 1, execution},
+                           {"profiling.profile_execution", "ipu_profile", 1, execution},
+                           {"profiling.profile_execution", "tile_profile", 1, execution},
+                           {"checkpoint.keep_best_mode", "auto", 0, maximize},
+                           {"checkpoint.keep_best_mode", "min", 0, maximize},
+                           {"checkpoint.keep_best_mode", "max", 1, maximize}});
   cases.insert(cases.end(), more.begin(), more.end());
   return cases;
 }
@@ -279,6 +293,12 @@ TEST_CASE("resolve reads each enum key's spellings from its row, to the settings
     }
     seen.insert({c.key, c.spelling});
   }
+  // keep_best_mode auto: the highest value for a metric with `acc` in its name.
+  Config acc;
+  acc.checkpoint.keep_best = "val_accuracy";
+  CHECK(config::resolve(acc).validation.maximize);
+  acc.checkpoint.keep_best_mode = "min";
+  CHECK_FALSE(config::resolve(acc).validation.maximize);
   // Every spelling of every enum key resolve turns into a setting is pinned above.
   for (const auto& [key, spelling] : seen) {
     const config::KeySpec* row = config::find_key(key);
