@@ -18,12 +18,12 @@ namespace api {
 
 namespace {
 
-// Every run-defining key (engine::defines_run) with its value as TOML text, the model's
+// Every run-defining key (its row says so: config::defines_run) with its value as TOML text, the model's
 // parameters as `model.NAME`: what a checkpoint records as `run_config`.
 std::string run_config_text(const Config& config) {
   std::map<std::string, std::string> values;
   for (const std::string& key : config::keys()) {
-    const std::optional<std::string> v = engine::defines_run(key) ? config::value_text(config, key) : std::nullopt;
+    const std::optional<std::string> v = config::defines_run(key) ? config::value_text(config, key) : std::nullopt;
     if (v) {
       values[key] = *v;
     }

@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "api/tune_search.hpp"
 #include "core/pipeline_schedules/schedule_def.hpp"
+#include "iputrain/config_loader.hpp"
 
 namespace iputrain::api::tune {
 
@@ -104,12 +106,13 @@ Sets value_sets(const Context& ctx, size_t axis, const std::string& key, const s
   return {key + "=" + v};
 }
 
-//! One knob: its axis, the key it sets, whether the config fixes it, its default values and the
-//! value that needs the least memory (the first of `frugal` present).
+//! One knob: its axis, the keys it sets (the first written by value_sets), whether the config
+//! fixes it, its default values and the value that needs the least memory (the first of `frugal`
+//! present). A knob varies only when the rows of all its keys say they are tunable.
 struct KnobSpec {
   size_t axis;
   std::string name;
-  std::string key;
+  std::vector<std::string> keys;
   bool fixed;
   std::vector<std::string> defaults;
   std::vector<std::string> frugal;
@@ -121,12 +124,15 @@ Axis make_axis(const Context& ctx, const KnobSpec& spec) {
   if (listed == ctx.limits.values.end() && (spec.fixed && !ctx.limits.vary_layout)) {
     values.clear();
   }
+  if (!std::all_of(spec.keys.begin(), spec.keys.end(), config::is_tunable)) {
+    values.clear();
+  }
   if (values.empty()) {
     return {spec.name, {{}}, {kAsConfigured}, 0};
   }
   Axis axis{spec.name, {}, {}, 0};
   for (const std::string& v : values) {
-    axis.values.push_back(value_sets(ctx, spec.axis, spec.key, v));
+    axis.values.push_back(value_sets(ctx, spec.axis, spec.keys.front(), v));
     axis.labels.push_back(v);
   }
   for (auto f = spec.frugal.rbegin(); f != spec.frugal.rend(); ++f) {
@@ -166,58 +172,67 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
   const std::vector<KnobSpec> specs = {
       {kSchedule,
        "schedule",
-       "pipeline.schedule",
+       {"pipeline.schedule"},
        c.is_set("pipeline.schedule"),
        pipeline_schedules::schedule_names(),
        {}},
       {kRecomputation,
        "recompute",
-       "",
+       {"ipu.allow_recompute", "pipeline.recomputation_mode"},
        c.is_set("ipu.allow_recompute") || c.is_set("pipeline.recomputation_mode"),
        recomputation,
        {"recompute_and_backpropagate_interleaved"}},
       {kMemoryProportion,
        "memory proportion",
-       "",
+       {"ipu.matmuls.poplar_options", "ipu.convolutions.poplar_options"},
        c.ipu.matmuls.poplar_options.count("availableMemoryProportion") > 0,
        {"0.6", "0.45", "0.3", "0.2", "0.1"},
        {}},
-      {kAccumulationDtype, "accumulators", "pipeline.gradient_accumulation_dtype", true, {}, {"fp16"}},
-      {kAccumulationOrder, "accumulation order", "pipeline.gradient_accumulation_order", true, {}, {"sequential"}},
+      {kAccumulationDtype, "accumulators", {"pipeline.gradient_accumulation_dtype"}, true, {}, {"fp16"}},
+      {kAccumulationOrder, "accumulation order", {"pipeline.gradient_accumulation_order"}, true, {}, {"sequential"}},
       {kOffloadState,
        "optimizer state off-chip",
-       "pipeline.offload_weight_update_variables",
+       {"pipeline.offload_weight_update_variables"},
        c.is_set("pipeline.offload_weight_update_variables"),
        yes_no,
        {"true"}},
       {kOffloadAccumulators,
        "accumulators off-chip",
-       "pipeline.offload_gradient_accumulation_buffers",
+       {"pipeline.offload_gradient_accumulation_buffers"},
        c.is_set("pipeline.offload_gradient_accumulation_buffers"),
        auto_yes,
        {"true"}},
       {kShardState,
        "sharded optimizer state",
-       "pipeline.replicated_optimizer_state_sharding",
+       {"pipeline.replicated_optimizer_state_sharding"},
        c.is_set("pipeline.replicated_optimizer_state_sharding") || !replicas,
        replicas ? yes_no : Sets{},
        {"true"}},
       {kShardWeights,
        "sharded weights",
-       "pipeline.replicated_weight_sharding",
+       {"pipeline.replicated_weight_sharding"},
        c.is_set("pipeline.replicated_weight_sharding") || c.is_set("pipeline.offload_weights") || !replicas,
        replicas ? auto_yes : Sets{},
        {"true"}},
       {kBatchSerialization,
        "batch serialization",
-       "pipeline.batch_serialization_iterations",
+       {"pipeline.batch_serialization_iterations"},
        c.is_set("pipeline.batch_serialization_iterations"),
        {},
        {"4", "2"}},
   };
   std::vector<Axis> axes;
+  std::set<std::string> knobbed;
   for (const KnobSpec& spec : specs) {
     axes.push_back(make_axis(ctx, spec));
+    knobbed.insert(spec.keys.begin(), spec.keys.end());
+  }
+  // A tunable key no knob above sets: every value it accepts, after the knobs (AxisIndex).
+  for (const std::string& key : config::keys()) {
+    if (config::is_tunable(key) && knobbed.count(key) == 0) {
+      const std::vector<std::string> choices = config::key_choices(key);
+      axes.push_back(make_axis(ctx, {axes.size(), key, {key}, c.is_set(key), choices, {}}));
+    }
   }
   return axes;
 }

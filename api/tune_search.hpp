@@ -97,7 +97,7 @@ struct Limits {
 struct Space {
   std::vector<Layout> layouts;
   std::vector<int64_t> micro;  //!< micro-batch values
-  std::vector<Axis> axes;      //!< indexed by AxisIndex
+  std::vector<Axis> axes;      //!< indexed by AxisIndex, then one per tunable key no knob sets
   int64_t global_batch = 0;
   double tolerance = 0;
   bool fixed_accumulation = false;

@@ -69,31 +69,19 @@ bool keeps_replicas(const Config& config, const Plan& plan) {
   return (config.pipeline.reduction_method == "sum" || plan.replica_dependent()) && plan.replicas() > 1;
 }
 
-// The one-IPU run of the same training: every layout key back to one IPU, every model stage on it,
-// the global batch kept by accumulating all of the plan's micro-batches (replicas x accumulation)
-// there; batch serialization stays, so the micro-batch is the plan's. The reference of
-// tests/engine/equivalence_test.cpp, built from the user's config. Under `sum` with replicas, one
-// IPU per replica instead (keeps_replicas).
+// The one-IPU run of the same training: every layout key (config::without_layout: the keys whose
+// row says so) back to its default, every model stage on IPU 0, the global batch kept by
+// accumulating all of the plan's micro-batches (replicas x accumulation) there; batch serialization
+// stays, so the micro-batch is the plan's. The reference of tests/engine/equivalence_test.cpp, built
+// from the user's config. Under `sum` with replicas, one IPU per replica instead (keeps_replicas).
 Config reference_config(const Config& config, const Model& model, const Plan& plan) {
   const int64_t serialized = std::max<int64_t>(1, config.pipeline.batch_serialization_iterations);
   const int32_t replicas = keeps_replicas(config, plan) ? plan.replicas() : 1;
-  Config r = config;
+  Config r = config::without_layout(config);
   r.ipu.auto_select_ipus = replicas;
-  r.ipu.select_ipus = {};
-  r.ipu.allow_recompute = false;
-  r.ipu.experimental.multi_replica_distribution = {};
   r.pipeline.device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
-  r.pipeline.auto_stages = 0;
-  r.pipeline.auto_stage_blocks = {};
   r.pipeline.gradient_accumulation_count = plan.accumulation_count() / serialized * plan.replicas() / replicas;
   r.pipeline.schedule = "sequential";  // one IPU: the schedule that accepts any accumulation count
-  r.pipeline.recomputation_mode = "auto";
-  r.pipeline.replicated_optimizer_state_sharding = false;
-  r.pipeline.replicated_weight_sharding.reset();
-  r.pipeline.offload_weight_update_variables.reset();
-  r.pipeline.offload_activations.reset();
-  r.pipeline.offload_gradient_accumulation_buffers.reset();
-  r.pipeline.offload_weights.reset();
   return r;
 }
 

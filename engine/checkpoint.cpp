@@ -167,23 +167,6 @@ std::map<std::string, std::string> parse_run_values(const std::string& text) {
 
 }  // namespace
 
-bool defines_run(const std::string& key) {
-  static const std::set<std::string> kFree = {"data.test",
-                                              "data.validation",
-                                              "data.prefetch_depth",
-                                              "data.batch_size",
-                                              "training.steps",
-                                              "training.epochs",
-                                              "training.steps_per_execution",
-                                              "training.log_every",
-                                              "training.outfeed_mode",
-                                              "training.validate_every",
-                                              "training.validate_every_unit"};
-  const bool table = key.starts_with("model.") || key.starts_with("optimizer.") || key.starts_with("data.") ||
-                     key.starts_with("training.");
-  return table && kFree.count(key) == 0;
-}
-
 std::string run_config_text(const std::map<std::string, std::string>& values) {
   std::string out;
   for (const auto& [key, value] : values) {

@@ -74,13 +74,11 @@ bool is_checkpoint(const std::string& dir_or_file);
 //! or a checkpoint directory (its newest file). What Session::load_weights reads.
 data::SafetensorsFile read_weights(const std::string& path);
 
-//! True for the keys that define what a run computes (the model parameters, the optimizer, the
-//! training data and its order, the seed, the precision): a resumed run must agree on them. The
-//! run's length, its plan and its bookkeeping (steps, epochs, ipu.*, pipeline.*, checkpoint.*, ...)
-//! may change; the checks of Session::resume cover the global batch.
-bool defines_run(const std::string& key);
-//! The run-defining keys with their values as TOML text (model parameters the config sets as
+//! The run-defining keys (the model parameters, and the keys whose config row says so:
+//! config::defines_run) with their values as TOML text (model parameters the config sets as
 //! `model.NAME`), one `key = value` line each, sorted: what a checkpoint records as `run_config`.
+//! The run's length, its plan and its bookkeeping may change; the checks of Session::resume cover
+//! the global batch.
 std::string run_config_text(const std::map<std::string, std::string>& values);
 //! The run-defining keys whose values differ between a recorded run_config_text() and this run's,
 //! each with a line for the user: "`key` was OLD, is NEW".

@@ -11,8 +11,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "iputrain/error.hpp"
-#include "iputrain/plan.hpp"
+#include "iputrain/error.hpp"  // kPlanAbandoned
 
 namespace iputrain::planner {
 

@@ -48,10 +48,6 @@ bool host_node(const Plan& plan, ir::ValueId v) {
   return table_of_gradient(plan, v) != ir::kNoValue;
 }
 
-bool host_held(const Plan& plan, ir::ValueId v) {
-  return is_host_table(plan.graph.node(v)) || table_of_gradient(plan, v) != ir::kNoValue;
-}
-
 int64_t host_link_bytes(const Plan& plan, ir::ValueId v) {
   const ir::Graph& g = plan.graph;
   const ir::Node& n = g.node(v);

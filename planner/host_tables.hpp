@@ -22,8 +22,6 @@ bool has_host_tables(const ir::Graph& g);
 //! Whether node `v` runs on the host: the gather that reads a host table, or that table's gradient
 //! (the scatter of the row gradients).
 bool host_node(const Plan& plan, ir::ValueId v);
-//! Whether `v` lives in host memory: a host table or its gradient.
-bool host_held(const Plan& plan, ir::ValueId v);
 //! Bytes host node `v` moves over the host link per micro-batch: the ids to the host and the
 //! gathered rows back, or the row gradients to the host; 0 for any other node.
 int64_t host_link_bytes(const Plan& plan, ir::ValueId v);

@@ -14,14 +14,18 @@ std::vector<KeySpec> ipu_keys() {
   std::vector<KeySpec> out = {
       key(IPUTRAIN_KEY(ipu.auto_select_ipus), Int, 1, Runs,
           "Number of virtual IPUs to acquire as one device (replicas = this / IPUs per replica).",
-          Range::between(1, 1024)),
+          Range::between(1, 1024))
+          .as_layout(),
       key(IPUTRAIN_KEY(ipu.select_ipus), IntList, ValueList{}, Runs,
           "Devices to acquire by id in the emulated 16-IPU gc-info listing (0-15 single IPUs, 16-23 "
           "pairs, 24-27 quads, 28-29 eights, 30 all); exclusive with `auto_select_ipus`.",
-          Range::between(0, 30)),
+          Range::between(0, 30))
+          .as_layout(),
       key(IPUTRAIN_KEY(ipu.allow_recompute), Bool, false, Runs,
           "Recompute forward activations during backpropagation instead of keeping them (dropout masks "
-          "are regenerated from the seed, not kept)."),
+          "are regenerated from the seed, not kept).")
+          .as_tunable()
+          .as_layout(),
       key(IPUTRAIN_KEY(ipu.selection_order), Enum, "auto", Models,
           "How shards map to physical IPUs of the modelled C2 topology.", {}, {"auto", "zigzag", "snake", "hoof"}),
       key(IPUTRAIN_KEY(ipu.serialization_output_folder), String, "", Runs,
@@ -40,7 +44,8 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.convolutions.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every convolution: availableMemoryProportion (default 0.6) caps its "
           "temporaries and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; "
-          "other options are not read."),
+          "other options are not read.")
+          .as_tunable(),
 
       key(IPUTRAIN_KEY(ipu.device_connection.type), Enum, "always", Refused,
           "When to attach the IPUs; `pre_compile` never attaches and every run returns zeros.", {},
@@ -67,10 +72,12 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_count), Int, 0, Runs,
           "Instances (processes started by `mpirun -n`) sharing the replicas, each holding replicas / this; "
           "0 = as launched. Set, it must equal mpirun's count.",
-          Range::between(0, std::numeric_limits<int32_t>::max())),
+          Range::between(0, std::numeric_limits<int32_t>::max()))
+          .as_layout(),
       key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_index), Int, 0, Runs,
           "This instance's index, less than `process_count`; taken from mpirun's rank (set, it must equal it).",
-          Range::between(0, std::numeric_limits<int32_t>::max())),
+          Range::between(0, std::numeric_limits<int32_t>::max()))
+          .as_layout(),
 
       key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Runs,
           "Stop at the first op that makes a NaN from operands without NaN (0/0, log(-1), inf - inf); "
@@ -116,7 +123,8 @@ std::vector<KeySpec> ipu_keys() {
       key(IPUTRAIN_KEY(ipu.matmuls.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every matmul: availableMemoryProportion (default 0.6) caps its temporaries "
           "and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; other "
-          "options are not read."),
+          "options are not read.")
+          .as_tunable(),
 
       key(IPUTRAIN_KEY(ipu.norms.use_stable_statistics), Bool, false, None,
           "Two-pass variance (subtract the mean first) in batch, group, layer and instance norms.")

@@ -35,41 +35,52 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.device_mapping), NestedIntList, ValueList{}, Runs,
           "IPU of each stage within a replica (a list for parallel stages), e.g. [0, [1, 2], 3]; "
           "unset = stage i on IPU i (every stage on IPU 0 if the device has one IPU).",
-          Range::at_least(0)),
+          Range::at_least(0))
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.auto_stages), Int, 0, Runs,
           "Split the model into this many stages of balanced cost, ignoring its own stage blocks; "
           "0 = use the model's stages.",
-          Range::between(0, std::numeric_limits<int32_t>::max())),
+          Range::between(0, std::numeric_limits<int32_t>::max()))
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.auto_stage_blocks), IntList, ValueList{}, Runs,
           "With `auto_stages`, one per stage: how many of the model's repeated blocks (its longest run of "
           "equal consecutive blocks of ops) each holds; the first and last stages also hold what precedes "
           "and follows the blocks.",
-          Range::at_least(0)),
+          Range::at_least(0))
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_count), Int, 0, Runs,
           "Micro-batches per weight update; a multiple of what the schedule needs (grouped: 2 x "
           "stages, interleaved: IPUs, sequential: 1); unset = that minimum.",
-          Range::between(1, 65536)),
+          Range::between(1, 65536))
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_dtype), Enum, "same", Runs,
-          "Type of the gradient accumulators; `same` = each variable's type.", {}, dtypes),
+          "Type of the gradient accumulators; `same` = each variable's type.", {}, dtypes)
+          .as_tunable(),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_order), Enum, "canonical", Runs,
           "Order micro-batch gradients are summed in. canonical: a pairwise tree over the update's "
           "replicas x accumulation micro-batches, about log2(accumulation) accumulators per weight, the "
           "same bits for any split with the same product. sequential: one accumulator per weight, "
           "micro-batches in order, then replicas in order; the same bits across schedules and stage "
           "placements at a fixed replica and accumulation count.",
-          {}, {"canonical", "sequential"}),
+          {}, {"canonical", "sequential"})
+          .as_tunable(),
       key(IPUTRAIN_KEY(pipeline.repeat_count), Int, 1, Runs, "Pipeline executions (each one weight update) per call.",
           Range::at_least(1)),
       key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Runs,
           "Each stage computes its micro-batch (`data.batch_size`) in this many slices, one after "
           "another, each accumulated like a micro-batch of its own; > 1 needs the sequential schedule "
           "with every stage on IPU 0 and the sum reduction.",
-          Range::at_least(1)),
+          Range::at_least(1))
+          .as_tunable(),
       key(IPUTRAIN_KEY(pipeline.schedule), Enum, "grouped", Runs, schedules_doc(), {},
-          pipeline_schedules::schedule_names()),
+          pipeline_schedules::schedule_names())
+          .as_tunable()
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.recomputation_mode), Enum, "auto", Runs,
           "How stages are recomputed when `ipu.allow_recompute` is on.", {},
-          {"auto", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}),
+          {"auto", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"})
+          .as_tunable()
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.forward_propagation_stages_poplar_options), StageOptionsList, ValueList{}, Models,
           "Per forward stage: `{ convolution_options = {…}, matmul_options = {…} }`, over "
           "`ipu.convolutions.poplar_options` and `ipu.matmuls.poplar_options` for that stage's forward pass "
@@ -80,26 +91,36 @@ std::vector<KeySpec> pipeline_keys() {
           "Options of the weight-update step: `{ convolution_options = {…}, matmul_options = {…} }`.")
           .no_effect("no optimizer's update has a matmul or a convolution, so its options have nothing to act on"),
       key(IPUTRAIN_KEY(pipeline.offload_weight_update_variables), AutoBool, "auto", Models,
-          "Keep optimizer state in remote memory, streamed in for the update."),
+          "Keep optimizer state in remote memory, streamed in for the update.")
+          .as_tunable()
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.replicated_optimizer_state_sharding), Bool, false, Runs,
           "Partition optimizer state across replicas (ZeRO-1): each replica keeps and updates one block of every "
           "state tensor, the gradients are reduce-scattered and the new weights all-gathered; the same weights "
-          "bit for bit, 1/replicas of the state per IPU (docs/training.md)."),
+          "bit for bit, 1/replicas of the state per IPU (docs/training.md).")
+          .as_tunable()
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.offload_activations), AutoBool, "auto", None,
           "Keep activations of waiting micro-batches in remote memory.")
+          .as_layout()
           .no_effect("the memory model keeps every stashed activation on the IPU"),
       key(IPUTRAIN_KEY(pipeline.offload_gradient_accumulation_buffers), AutoBool, "auto", Models,
           "Keep gradient accumulators in remote memory: they leave the IPU's memory and each "
-          "accumulation streams one in and out over the host link; \"auto\" keeps them on the IPU."),
+          "accumulation streams one in and out over the host link; \"auto\" keeps them on the IPU.")
+          .as_tunable()
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.replicated_weight_sharding), AutoBool, "auto", Runs,
           "Partition weights across replicas (ZeRO-3): each replica keeps one block of every trained weight and "
           "of its optimizer state, each task all-gathers the full weights it reads into one buffer per IPU, and "
           "the update works on the blocks; the same weights bit for bit. auto: on for the sequential schedule "
-          "with `batch_serialization_iterations` > 1 (docs/training.md)."),
+          "with `batch_serialization_iterations` > 1 (docs/training.md).")
+          .as_tunable()
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.offload_weights), AutoBool, "auto", Models,
           "Keep each replica's blocks of the sharded weights in remote memory between uses: they leave "
           "the IPU, and each task streams them in before its gather, the update out again; \"auto\" = on "
-          "with `replicated_weight_sharding` (as in the seed)."),
+          "with `replicated_weight_sharding` (as in the seed).")
+          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.continuous_weight_updates), Bool, false, Refused,
           "Apply gradients as soon as they are computed; not implemented by the seeds, so only false "
           "is accepted.")

@@ -39,11 +39,13 @@ std::vector<KeySpec> optimizer_keys() {
                     }};
     const std::string path = "optimizer." + name;
     if (flag) {
-      out.push_back(detail::key(path, std::move(access), KeyType::Bool, fallback != 0, Effect::Runs, k.doc()));
+      out.push_back(
+          detail::key(path, std::move(access), KeyType::Bool, fallback != 0, Effect::Runs, k.doc()).defining());
     } else {
       const ParamRange& r = p.range;
       out.push_back(detail::key(path, std::move(access), KeyType::Float, fallback, Effect::Runs, k.doc(),
-                                Range{r.min, r.min_open, r.max, r.max_open}));
+                                Range{r.min, r.min_open, r.max, r.max_open})
+                        .defining());
     }
   }
   return out;
@@ -85,62 +87,77 @@ std::vector<KeySpec> run_keys() {
       model,
 
       key(IPUTRAIN_KEY(optimizer.type), Enum, "sgd", Runs, "Optimizer algorithm; update rules in docs/training.md.", {},
-          optimizer_names()),
-      key(IPUTRAIN_KEY(optimizer.learning_rate), Float, 0.01, Runs, "Step size of each weight update.", positive),
+          optimizer_names())
+          .defining(),
+      key(IPUTRAIN_KEY(optimizer.learning_rate), Float, 0.01, Runs, "Step size of each weight update.", positive)
+          .defining(),
   };
   // The hyper-parameters, from the optimizer table (engine/optim/).
   const std::vector<KeySpec> hyper = optimizer_keys();
   out.insert(out.end(), hyper.begin(), hyper.end());
   const std::vector<KeySpec> rest = {
       key(IPUTRAIN_KEY(optimizer.gradient_clip_norm), Float, 0.0, Runs,
-          "Clip the global gradient norm to this value; 0 = no clipping.", non_negative),
+          "Clip the global gradient norm to this value; 0 = no clipping.", non_negative)
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.state_dtype), Enum, "f32", Runs,
           "Type the optimizer's moments are kept in: f32, or f16/bf16 (rounded after every update, "
           "stochastically with `ipu.floating_point_behaviour.esr`; half the memory).",
-          {}, {"f32", "f16", "bf16"}),
+          {}, {"f32", "f16", "bf16"})
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.loss_scaling), Float, 1.0, Runs,
           "Loss scale: the backward pass starts from it and the update divides the gradients by it; with "
           "dynamic scaling, the first scale (65536 when unset).",
-          positive),
+          positive)
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.loss_scaling_mode), Enum, "static", Runs,
           "static keeps `loss_scaling`; dynamic skips an update whose gradients overflow and backs the scale "
           "off, and grows it after `loss_scaling_growth_interval` clean updates (docs/training.md).",
-          {}, {"static", "dynamic"}),
+          {}, {"static", "dynamic"})
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.loss_scaling_growth_interval), Int, 2000, Runs,
-          "Dynamic loss scaling: clean updates in a row before the scale grows.", positive_int),
+          "Dynamic loss scaling: clean updates in a row before the scale grows.", positive_int)
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.loss_scaling_growth_factor), Float, 2.0, Runs,
-          "Dynamic loss scaling: what the scale is multiplied by when it grows.", Range::at_least(1, true)),
+          "Dynamic loss scaling: what the scale is multiplied by when it grows.", Range::at_least(1, true))
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.loss_scaling_backoff_factor), Float, 0.5, Runs,
-          "Dynamic loss scaling: what the scale is multiplied by after an overflow.", Range{0, true, 1, true}),
+          "Dynamic loss scaling: what the scale is multiplied by after an overflow.", Range{0, true, 1, true})
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.lr_schedule), Enum, "constant", Runs,
           "How the learning rate changes over the updates (after any warmup); formulas in "
           "docs/training.md.",
-          {}, {"constant", "step", "exponential", "cosine"}),
+          {}, {"constant", "step", "exponential", "cosine"})
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.warmup_steps), Int, 0, Runs,
           "Raise the learning rate linearly over the first N updates, then start the schedule; 0 = no "
           "warmup.",
-          non_negative),
+          non_negative)
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.decay_steps), Int, 0, Runs,
-          "Updates per decay period (step, exponential) or length of the cosine decay (cosine).", positive_int),
+          "Updates per decay period (step, exponential) or length of the cosine decay (cosine).", positive_int)
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.decay_rate), Float, 0.1, Runs,
           "Factor the learning rate is multiplied by every `decay_steps` updates (step, exponential).",
-          Range{0, true, 1, false}),
+          Range{0, true, 1, false})
+          .defining(),
       key(IPUTRAIN_KEY(optimizer.min_learning_rate), Float, 0.0, Runs,
-          "Learning rate the cosine schedule decays to and then keeps (cosine).", non_negative),
+          "Learning rate the cosine schedule decays to and then keeps (cosine).", non_negative)
+          .defining(),
 
       key(IPUTRAIN_KEY(data.train), String, "", Runs,
           "Training data source: \"idx:PREFIX\" (IDX image/label pair, .gz allowed), \"npy:DIR\", "
           "\"npz:FILE\", \"csv:FILE\", \"safetensors:FILE\", \"images:DIR[,resize=bilinear]\", \"text:FILE\" or "
           "\"synthetic:samples=N,classes=C\" (docs/data.md); files map to the model's inputs by name; a relative "
           "path resolves against the folder of the file that sets it, or the current directory from `--set`.")
+          .defining()
           .as_path(),
       key(IPUTRAIN_KEY(data.test), String, "", Runs,
           "Evaluation data source, same forms as `data.train`; empty = no evaluation.")
           .as_path(),
       key(IPUTRAIN_KEY(data.batch_size), Int, 0, Runs,
           "Micro-batch per replica; unset = the model's `batch` parameter.", positive_int),
-      key(IPUTRAIN_KEY(data.shuffle), Bool, true, Runs, "Reshuffle the training set every epoch."),
-      key(IPUTRAIN_KEY(data.seed), Int, 0, Runs, "Shuffle seed; 0 = `training.seed`.", non_negative),
+      key(IPUTRAIN_KEY(data.shuffle), Bool, true, Runs, "Reshuffle the training set every epoch.").defining(),
+      key(IPUTRAIN_KEY(data.seed), Int, 0, Runs, "Shuffle seed; 0 = `training.seed`.", non_negative).defining(),
       key(IPUTRAIN_KEY(data.prefetch_depth), Int, 2, Runs, "Batches the infeed thread prepares ahead of the device.",
           Range::between(1, 1024)),
       key(IPUTRAIN_KEY(engine.threads), Int, 0, Runs,
@@ -155,7 +172,8 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(data.validation_split), Float, 0.0, Runs,
           "Hold out this fraction of the training samples (the last ones by index) for validation instead "
           "of `data.validation`: they are never trained on.",
-          Range{0, true, 1, true}),
+          Range{0, true, 1, true})
+          .defining(),
 
       key(IPUTRAIN_KEY(training.steps), Int, 0, Runs,
           "Number of weight updates; unset = run `training.epochs` passes instead (one pass when that is unset too).",
@@ -167,18 +185,21 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(training.steps_per_execution), Int, 1, Runs, "Steps run by the on-device loop per host call.",
           positive_int),
       key(IPUTRAIN_KEY(training.seed), Int, 42, Runs, "Seeds parameter initialisers, dropout and shuffling.",
-          non_negative),
+          non_negative)
+          .defining(),
       key(IPUTRAIN_KEY(training.log_every), Int, 0, Runs, "Log a line every N steps; 0 = automatic.", non_negative),
       key(IPUTRAIN_KEY(training.precision), Enum, "f32", Runs,
           "Compute type of the forward and backward passes: f32, or f16/bf16 emulated (every result rounded "
           "to it; master weights and the update stay f32).",
-          {}, {"f32", "f16", "bf16"}),
+          {}, {"f32", "f16", "bf16"})
+          .defining(),
       key(IPUTRAIN_KEY(training.master_weights), Enum, "on_chip", Runs,
           "Where the f32 weights live under f16/bf16 compute: on_chip (an f32 master and a half copy on the "
           "IPU, 6 bytes a weight), offloaded (the master in host memory with the offloaded optimizer state, "
           "2 bytes a weight on the IPU) or none (half weights only: every update is rounded to the compute "
           "type, stochastically with `ipu.floating_point_behaviour.esr`).",
-          {}, {"on_chip", "offloaded", "none"}),
+          {}, {"on_chip", "offloaded", "none"})
+          .defining(),
       key(IPUTRAIN_KEY(training.validate_every), Int, 1, Runs,
           "Validate every N `validate_every_unit`s, and after the last step (needs `data.validation` or "
           "`data.validation_split`).",
@@ -189,7 +210,8 @@ std::vector<KeySpec> run_keys() {
           "Stateful recurrent layers (`nn.lstm(..., stateful = true)`): zero their states every N batches of a pass "
           "over the data, besides at its first batch (each training epoch, evaluation, validation and prediction "
           "starts from zero states); 0 = only there. The plan report shows it with the states.",
-          non_negative),
+          non_negative)
+          .defining(),
       key(IPUTRAIN_KEY(training.outfeed_mode), Enum, "all", Runs,
           "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, {"all", "last"}),
 

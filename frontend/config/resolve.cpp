@@ -1,12 +1,13 @@
 // The one place a loaded config becomes typed settings: every enum key's string is turned into
-// its enum here (the schema has already restricted it to the allowed spellings, so an unknown
-// one is a bug), and values that depend on other keys are settled (set_all, data.seed 0, epochs 0,
-// prefetching off, the number of IPUs).
+// its enum here, by its position among the spellings of the key's row (the schema has already
+// restricted it to those, so an unknown one is a bug), and values that depend on other keys are settled (set_all,
+// data.seed 0, epochs 0, prefetching off, the number of IPUs).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <optional>
 #include <utility>
 
 #include "core/optim_table.hpp"
@@ -19,72 +20,28 @@ namespace iputrain {
 
 namespace {
 
+// The setting of enum key `key`: `settings` holds one per spelling of the key's row, in the row's
+// order (the schema has already restricted the value to those spellings, so a mismatch is a bug).
 template <class E, size_t N>
-E lookup(const std::array<std::pair<const char*, E>, N>& table, const std::string& text, const char* key) {
+E chosen(const std::string& key, const std::string& text, const std::array<E, N>& settings) {
+  const config::KeySpec* row = config::find_key(key);
+  if (row == nullptr || row->allowed.size() != N) {
+    throw Error(ErrorKind::Internal, fmt::format("`{}` has {} settings but its row {} spellings", key, N,
+                                                 row == nullptr ? 0 : row->allowed.size()));
+  }
   const std::string folded = config::enum_folded(text);
-  for (const auto& [name, value] : table) {
-    if (config::enum_folded(name) == folded) {
-      return value;
+  for (size_t i = 0; i < N; ++i) {
+    if (config::enum_folded(row->allowed[i]) == folded) {
+      return settings[i];
     }
   }
   throw Error(ErrorKind::Internal, fmt::format("`{}` = \"{}\" passed the schema but has no setting", key, text));
 }
 
-constexpr std::array<std::pair<const char*, LrSchedule>, 4> kSchedules = {{
-    {"constant", LrSchedule::Constant},
-    {"step", LrSchedule::Step},
-    {"exponential", LrSchedule::Exponential},
-    {"cosine", LrSchedule::Cosine},
-}};
-constexpr std::array<std::pair<const char*, FloatType>, 5> kFloatTypes = {{
-    {"f32", FloatType::F32},
-    {"f16", FloatType::F16},
-    {"bf16", FloatType::BF16},
-    {"fp32", FloatType::F32},
-    {"fp16", FloatType::F16},
-}};
-constexpr std::array<std::pair<const char*, MasterWeightsPlace>, 3> kMasterWeights = {{
-    {"on_chip", MasterWeightsPlace::OnChip},
-    {"offloaded", MasterWeightsPlace::Offloaded},
-    {"none", MasterWeightsPlace::None},
-}};
-constexpr std::array<std::pair<const char*, LossScaling>, 2> kLossScaling = {{
-    {"static", LossScaling::Static},
-    {"dynamic", LossScaling::Dynamic},
-}};
-constexpr std::array<std::pair<const char*, OutfeedMode>, 2> kOutfeedModes = {{
-    {"all", OutfeedMode::All},
-    {"last", OutfeedMode::Last},
-}};
-
-constexpr std::array<std::pair<const char*, Recomputation>, 3> kRecomputation = {{
-    {"auto", Recomputation::Auto},
-    {"recompute_then_backpropagate", Recomputation::RecomputeThenBackpropagate},
-    {"recompute_and_backpropagate_interleaved", Recomputation::RecomputeAndBackpropagateInterleaved},
-}};
-constexpr std::array<std::pair<const char*, GradientReduction>, 3> kReductions = {{
-    {"sum", GradientReduction::Sum},
-    {"mean", GradientReduction::Mean},
-    {"running_mean", GradientReduction::RunningMean},
-}};
-constexpr std::array<std::pair<const char*, GradientAccumulationOrder>, 2> kOrders = {{
-    {"canonical", GradientAccumulationOrder::Canonical},
-    {"sequential", GradientAccumulationOrder::Sequential},
-}};
-constexpr std::array<std::pair<const char*, SelectionOrder>, 4> kSelectionOrders = {{
-    {"auto", SelectionOrder::Auto},
-    {"zigzag", SelectionOrder::Zigzag},
-    {"snake", SelectionOrder::Snake},
-    {"hoof", SelectionOrder::Hoof},
-}};
-
-constexpr std::array<std::pair<const char*, SchedulerAlgorithm>, 5> kSchedulers = {{
-    {"choose_best", SchedulerAlgorithm::ChooseBest},
-    {"clustering", SchedulerAlgorithm::Clustering},
-    {"post_order", SchedulerAlgorithm::PostOrder},
-    {"look_ahead", SchedulerAlgorithm::LookAhead},
-    {"shortest_path", SchedulerAlgorithm::ShortestPath},
-}};
+// The settings of the keys whose row spells f32, f16, bf16.
+constexpr std::array<FloatType, 3> kFloatTypes = {FloatType::F32, FloatType::F16, FloatType::BF16};
+// ... and of those that spell same, fp32, fp16 (same: each value's own type).
+constexpr std::array<std::optional<FloatType>, 3> kSameOrType = {std::nullopt, FloatType::F32, FloatType::F16};
 
 //! The optimizer of `optimizer.type` (spelled as the schema allows).
 const OptimizerDef& optimizer_named(const std::string& type) {
@@ -114,13 +71,15 @@ OptimizerSettings resolve_optimizer(const Config& c) {
     s.hyper.emplace(std::string(p.name), value);
   }
   s.gradient_clip_norm = o.gradient_clip_norm;
-  s.state_type = lookup(kFloatTypes, o.state_dtype, "optimizer.state_dtype");
+  s.state_type = chosen("optimizer.state_dtype", o.state_dtype, kFloatTypes);
   s.loss_scaling = o.loss_scaling;
-  s.loss_scaling_mode = lookup(kLossScaling, o.loss_scaling_mode, "optimizer.loss_scaling_mode");
+  s.loss_scaling_mode =
+      chosen("optimizer.loss_scaling_mode", o.loss_scaling_mode, std::array{LossScaling::Static, LossScaling::Dynamic});
   s.loss_scaling_growth_interval = o.loss_scaling_growth_interval;
   s.loss_scaling_growth_factor = o.loss_scaling_growth_factor;
   s.loss_scaling_backoff_factor = o.loss_scaling_backoff_factor;
-  s.schedule = lookup(kSchedules, o.lr_schedule, "optimizer.lr_schedule");
+  s.schedule = chosen("optimizer.lr_schedule", o.lr_schedule,
+                      std::array{LrSchedule::Constant, LrSchedule::Step, LrSchedule::Exponential, LrSchedule::Cosine});
   s.warmup_steps = o.warmup_steps;
   s.decay_steps = o.decay_steps;
   s.decay_rate = o.decay_rate;
@@ -214,47 +173,58 @@ namespace iputrain::config {
 Settings resolve(const Config& cfg) {
   Settings s;
   s.optimizer = resolve_optimizer(cfg);
-  s.pipeline.recomputation =
-      cfg.ipu.allow_recompute ? lookup(kRecomputation, cfg.pipeline.recomputation_mode, "pipeline.recomputation_mode")
-                              : Recomputation::Off;
-  s.pipeline.reduction = lookup(kReductions, cfg.pipeline.reduction_method, "pipeline.reduction_method");
+  s.pipeline.recomputation = cfg.ipu.allow_recompute
+                                 ? chosen("pipeline.recomputation_mode", cfg.pipeline.recomputation_mode,
+                                          std::array{Recomputation::Auto, Recomputation::RecomputeThenBackpropagate,
+                                                     Recomputation::RecomputeAndBackpropagateInterleaved})
+                                 : Recomputation::Off;
+  s.pipeline.reduction =
+      chosen("pipeline.reduction_method", cfg.pipeline.reduction_method,
+             std::array{GradientReduction::Sum, GradientReduction::Mean, GradientReduction::RunningMean});
   // "same": each variable's type, and variables are f32.
   s.pipeline.accumulation_type =
-      cfg.pipeline.gradient_accumulation_dtype == "same"
-          ? FloatType::F32
-          : lookup(kFloatTypes, cfg.pipeline.gradient_accumulation_dtype, "pipeline.gradient_accumulation_dtype");
+      chosen("pipeline.gradient_accumulation_dtype", cfg.pipeline.gradient_accumulation_dtype, kSameOrType)
+          .value_or(FloatType::F32);
   s.pipeline.accumulation_order =
-      lookup(kOrders, cfg.pipeline.gradient_accumulation_order, "pipeline.gradient_accumulation_order");
-  s.pipeline.scheduler = lookup(kSchedulers, cfg.ipu.scheduling.algorithm, "ipu.scheduling.algorithm");
+      chosen("pipeline.gradient_accumulation_order", cfg.pipeline.gradient_accumulation_order,
+             std::array{GradientAccumulationOrder::Canonical, GradientAccumulationOrder::Sequential});
+  s.pipeline.scheduler =
+      chosen("ipu.scheduling.algorithm", cfg.ipu.scheduling.algorithm,
+             std::array{SchedulerAlgorithm::ChooseBest, SchedulerAlgorithm::Clustering, SchedulerAlgorithm::PostOrder,
+                        SchedulerAlgorithm::LookAhead, SchedulerAlgorithm::ShortestPath});
   s.pipeline.lookahead_depth = cfg.ipu.scheduling.maximum_scheduler_lookahead_depth;
   s.pipeline.search_space = cfg.ipu.scheduling.maximum_scheduler_search_space_size;
-  s.pipeline.selection_order = lookup(kSelectionOrders, cfg.ipu.selection_order, "ipu.selection_order");
+  s.pipeline.selection_order =
+      chosen("ipu.selection_order", cfg.ipu.selection_order,
+             std::array{SelectionOrder::Auto, SelectionOrder::Zigzag, SelectionOrder::Snake, SelectionOrder::Hoof});
   resolve_layout(cfg, s.pipeline);
   s.ipu = resolve_ipu(cfg);
-  s.outfeed.mode = lookup(kOutfeedModes, cfg.training.outfeed_mode, "training.outfeed_mode");
+  s.outfeed.mode =
+      chosen("training.outfeed_mode", cfg.training.outfeed_mode, std::array{OutfeedMode::All, OutfeedMode::Last});
   s.outfeed.accumulate = cfg.pipeline.accumulate_outfeed;
-  if (cfg.pipeline.accumulate_outfeed_dtype != "same") {
-    s.outfeed.accumulate_type =
-        lookup(kFloatTypes, cfg.pipeline.accumulate_outfeed_dtype, "pipeline.accumulate_outfeed_dtype");
-  }
+  s.outfeed.accumulate_type =
+      chosen("pipeline.accumulate_outfeed_dtype", cfg.pipeline.accumulate_outfeed_dtype, kSameOrType);
   s.outfeed.loss_only = cfg.pipeline.outfeed_loss;
   s.outfeed.mask = cfg.pipeline.outfeed_mask;
   // The loader has applied `set_all` to the five flags.
   const auto& fp = cfg.ipu.floating_point_behaviour;
   s.floating_point = {fp.inv, fp.div0, fp.oflo, fp.esr, fp.nanoo, fp.set_all};
-  s.precision = lookup(kFloatTypes, cfg.training.precision, "training.precision");
-  s.master_weights = lookup(kMasterWeights, cfg.training.master_weights, "training.master_weights");
+  s.precision = chosen("training.precision", cfg.training.precision, kFloatTypes);
+  s.master_weights =
+      chosen("training.master_weights", cfg.training.master_weights,
+             std::array{MasterWeightsPlace::OnChip, MasterWeightsPlace::Offloaded, MasterWeightsPlace::None});
   s.seed = cfg.training.seed;
   s.data_seed = cfg.data.seed != 0 ? cfg.data.seed : cfg.training.seed;
   s.shuffle = cfg.data.shuffle;
   s.validation.enabled = !cfg.data.validation.empty() || cfg.data.validation_split > 0;
   s.validation.split = cfg.data.validation_split;
   s.validation.every = cfg.training.validate_every;
-  s.validation.every_epochs = cfg.training.validate_every_unit == "epochs";
+  s.validation.every_epochs = chosen("training.validate_every_unit", cfg.training.validate_every_unit,
+                                     std::array{false, true});  // steps, epochs
   s.validation.keep_best = cfg.checkpoint.keep_best;
-  s.validation.maximize =
-      cfg.checkpoint.keep_best_mode == "max" ||
-      (cfg.checkpoint.keep_best_mode == "auto" && cfg.checkpoint.keep_best.find("acc") != std::string::npos);
+  s.validation.maximize = chosen("checkpoint.keep_best_mode", cfg.checkpoint.keep_best_mode,
+                                 std::array<std::optional<bool>, 3>{std::nullopt, false, true})  // auto: by the name
+                              .value_or(cfg.checkpoint.keep_best.find("acc") != std::string::npos);
   s.checkpoint = {cfg.resolve_path("checkpoint.dir", cfg.checkpoint.dir), cfg.checkpoint.every, cfg.checkpoint.keep};
   s.prefetch_depth = cfg.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, cfg.data.prefetch_depth) : 1;
   s.threads = cfg.engine.threads;
@@ -268,7 +238,8 @@ Settings resolve(const Config& cfg) {
   s.executable_folder = cfg.resolve_path("ipu.serialization_output_folder", cfg.ipu.serialization_output_folder);
   s.profile.enabled = cfg.profiling.enabled;
   s.profile.directory = cfg.resolve_path("profiling.report_directory", cfg.profiling.report_directory);
-  s.profile.execution = cfg.profiling.profile_execution != "no_profile";
+  s.profile.execution = chosen("profiling.profile_execution", cfg.profiling.profile_execution,
+                               std::array{false, true, true, true});  // any level but no_profile
   s.profile.every_nth_execution = cfg.profiling.report_every_nth_execution;
   s.profile.ipu_events = cfg.profiling.enable_ipu_events;
   s.profile.max_report_size = cfg.profiling.max_report_size;

@@ -240,8 +240,10 @@ size_t doc_rank(const KeySpec& k) {
 
 }  // namespace
 
-const std::vector<KeySpec>& schema() {
-  static const std::vector<KeySpec> all = [] {
+namespace {
+
+std::vector<KeySpec>& rows() {
+  static std::vector<KeySpec> all = [] {
     std::vector<KeySpec> out = run_keys();
     // Root keys first, then [model], then the tables in section order (TOML needs a table's own
     // keys before its sub-tables, and `config show` writes them in this order).
@@ -255,6 +257,17 @@ const std::vector<KeySpec>& schema() {
     return out;
   }();
   return all;
+}
+
+}  // namespace
+
+const std::vector<KeySpec>& schema() { return rows(); }
+
+void add_key_for_tests(KeySpec row) {
+  std::vector<KeySpec>& all = rows();
+  const size_t rank = doc_rank(row);
+  const auto after = std::find_if(all.begin(), all.end(), [&](const KeySpec& k) { return doc_rank(k) > rank; });
+  all.insert(after, std::move(row));
 }
 
 const KeySpec* find_key(std::string_view path) {

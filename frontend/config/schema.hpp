@@ -3,7 +3,8 @@
 // The loader validates TOML files and `--set` overrides against this table, and the docs
 // (docs/config.md), `iputrain config explain` and the CLI help are generated from it. A key is added
 // by adding one row to a keys_*.cpp file (plus its field in include/iputrain/config.hpp, at the
-// same path).
+// same path). What the commands know of a key beyond its value is a field of its row too: whether it
+// defines the run (`--resume`), is layout (`verify`'s one-IPU reference) or is tunable (`tune`).
 #pragma once
 
 #include <functional>
@@ -112,6 +113,14 @@ struct KeySpec {
   std::string reason = {};                  //!< why Refused or None (required for those)
   std::string hint = {};                    //!< what to do instead, for Refused
   bool is_path = false;  //!< a file or folder that follows the path rule (a data source: after its `format:`)
+  //! It defines what a run computes: checkpoints record it and a resumed run must agree on it.
+  bool defines_run = false;
+  //! It lays the model out (IPUs, mapping, accumulation, schedule, recomputation, sharding,
+  //! offloading): `verify` sets it back to its default for its one-IPU reference.
+  bool layout = false;
+  //! `iputrain tune` may vary it: one of its knobs, or (for a key tune has no knob for) every value
+  //! of key_choices() (api/tune_candidates.cpp).
+  bool tunable = false;
 
   //! This row with status Refused: a non-default value fails with `why` and `instead`.
   KeySpec refused(std::string why, std::string instead) &&;
@@ -119,6 +128,12 @@ struct KeySpec {
   KeySpec no_effect(std::string why) &&;
   //! This row's value is a path (docs/config.md, "Paths"): written configs rebase it.
   KeySpec as_path() &&;
+  //! This row defines the run (`defines_run`).
+  KeySpec defining() &&;
+  //! This row is layout (`layout`).
+  KeySpec as_layout() &&;
+  //! This row is tunable (`tunable`).
+  KeySpec as_tunable() &&;
 
   //! "integer >= 1", "one of \"sgd\", …", "list of integers >= 0", …: the expected value.
   std::string expected() const;
@@ -143,6 +158,11 @@ std::vector<KeySpec> ipu_keys();
 std::vector<KeySpec> pipeline_keys();
 std::vector<KeySpec> run_keys();
 std::vector<KeySpec> tune_keys();
+
+//! Test hook (tests/config/throwaway_key_test.cpp): adds `row` to the schema in documentation order, as
+//! one more row of a keys_*.cpp file would be, for a test that sees a key through its row alone.
+//! Call it before anything keeps a pointer into the schema; product code never calls it.
+void add_key_for_tests(KeySpec row);
 
 //! The key at `path`, or nullptr.
 const KeySpec* find_key(std::string_view path);

@@ -42,6 +42,17 @@ std::optional<std::string> show_extending(const Config& cfg, const std::string& 
 //! The key's effective value as TOML text; nullopt for an unknown key or a table.
 std::optional<std::string> value_text(const Config& cfg, const std::string& key);
 
+//! The key's row says it defines what a run computes (the optimizer, the training data and its
+//! order, the seeds, the precision): checkpoints record it and a resumed run must agree on it.
+//! False for an unknown key (the model's parameters, `model.NAME`, always define the run).
+bool defines_run(const std::string& key);
+//! The key's row says `iputrain tune` may vary it.
+bool is_tunable(const std::string& key);
+//! `cfg` with every layout key (its row says so: the IPUs, the stages' mapping, the accumulation,
+//! the schedule, recomputation, sharding, offloading) back to its default: what `iputrain verify`
+//! builds its one-IPU reference from.
+Config without_layout(const Config& cfg);
+
 //! Type, default, allowed values, meaning and effect of a key or table (`iputrain config explain`).
 //! Throws Error(Usage) with the nearest valid key for an unknown one.
 std::string explain(const std::string& key);

@@ -26,6 +26,9 @@ enum class ErrorKind {
   Internal,  //!< a bug in iputrain
 };
 
+//! The message of the Error(Plan) a plan past PlanRequest::deadline (iputrain/plan.hpp) stops with.
+inline constexpr const char* kPlanAbandoned = "planning abandoned: its deadline passed";
+
 //! The name used in messages ("error" for most kinds).
 const char* error_kind_name(ErrorKind kind);
 

@@ -47,9 +47,6 @@ struct PassDescription {
   std::string purpose;
 };
 
-//! The message of the Error(Plan) a plan past PlanRequest::deadline stops with.
-inline constexpr const char* kPlanAbandoned = "planning abandoned: its deadline passed";
-
 //! Bytes one IPU of a replica holds at its peak (every replica holds the same).
 struct PlanMemory {
   int64_t weights = 0;

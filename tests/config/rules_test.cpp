@@ -210,7 +210,7 @@ TEST_CASE("pipeline options the seeds reject or tie together") {
 
 TEST_CASE("keys the engine refuses: device attachment") {
   // Refused before any rule about them is checked: a rule cannot make them act.
-  // Distributed batch norm acts, pipelined too (tests/engine/collectives_test.cpp).
+  // Distributed batch norm acts, pipelined too (tests/engine/replica_collectives_test.cpp).
   CHECK_NOTHROW(
       config::parse("[ipu]\nauto_select_ipus = 4\n[ipu.norms.experimental]\n"
                     "distributed_batch_norm_replica_group_size = 2\n[pipeline]\ndevice_mapping = [0, 1]\n"));

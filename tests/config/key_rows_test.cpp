@@ -1,0 +1,310 @@
+// What a key is to the commands is a field of its row (issue 48, point 1): the keys that define a
+// run (`--resume`), the layout keys `verify` resets, the keys `tune` varies and the enum spellings
+// resolve() reads. Each set is pinned here to what the commands held in lists of their own before
+// (engine/checkpoint.cpp's defines_run, cli/verify_command.cpp's resets, api/tune_candidates.cpp's
+// knobs, resolve.cpp's spelling tables), so moving them into the rows changed none of them.
+#include <doctest/doctest.h>
+
+#include <cctype>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/config/schema.hpp"
+#include "iputrain/config_loader.hpp"
+
+using namespace iputrain;
+
+namespace {
+
+// engine/checkpoint.cpp's defines_run before the rows held it, verbatim.
+bool listed_defines_run(const std::string& key) {
+  static const std::set<std::string> kFree = {"data.test",
+                                              "data.validation",
+                                              "data.prefetch_depth",
+                                              "data.batch_size",
+                                              "training.steps",
+                                              "training.epochs",
+                                              "training.steps_per_execution",
+                                              "training.log_every",
+                                              "training.outfeed_mode",
+                                              "training.validate_every",
+                                              "training.validate_every_unit"};
+  const bool table = key.starts_with("model.") || key.starts_with("optimizer.") || key.starts_with("data.") ||
+                     key.starts_with("training.");
+  return table && kFree.count(key) == 0;
+}
+
+// cli/verify_command.cpp's reference_config before the rows held its resets: each key it set back
+// (auto_select_ipus, the mapping, the accumulation and the schedule are then set to the
+// reference's own values, here left at their defaults).
+Config listed_layout_reset(const Config& config) {
+  Config r = config;
+  r.ipu.auto_select_ipus = 1;
+  r.ipu.select_ipus = {};
+  r.ipu.allow_recompute = false;
+  r.ipu.experimental.multi_replica_distribution = {};
+  r.pipeline.device_mapping = {};
+  r.pipeline.auto_stages = 0;
+  r.pipeline.auto_stage_blocks = {};
+  r.pipeline.gradient_accumulation_count = 0;
+  r.pipeline.schedule = "grouped";
+  r.pipeline.recomputation_mode = "auto";
+  r.pipeline.replicated_optimizer_state_sharding = false;
+  r.pipeline.replicated_weight_sharding.reset();
+  r.pipeline.offload_weight_update_variables.reset();
+  r.pipeline.offload_activations.reset();
+  r.pipeline.offload_gradient_accumulation_buffers.reset();
+  r.pipeline.offload_weights.reset();
+  return r;
+}
+
+std::set<std::string> rows_where(bool config::KeySpec::*field) {
+  std::set<std::string> out;
+  for (const config::KeySpec& k : config::schema()) {
+    if (k.*field) {
+      out.insert(k.path);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the rows that define the run are the keys checkpoint.cpp listed") {
+  int defining = 0;
+  for (const std::string& key : config::keys()) {
+    CAPTURE(key);
+    CHECK(config::defines_run(key) == listed_defines_run(key));
+    defining += config::defines_run(key) ? 1 : 0;
+  }
+  CHECK(defining >= 22);  // the optimizer's keys, data.train/shuffle/seed/validation_split, 4 of training
+  CHECK_FALSE(config::defines_run("no.such.key"));
+}
+
+TEST_CASE("the layout rows are the keys verify reset, and without_layout resets them as it did") {
+  const std::set<std::string> layout = {"ipu.auto_select_ipus",
+                                        "ipu.select_ipus",
+                                        "ipu.allow_recompute",
+                                        "ipu.experimental.multi_replica_distribution.process_count",
+                                        "ipu.experimental.multi_replica_distribution.process_index",
+                                        "pipeline.device_mapping",
+                                        "pipeline.auto_stages",
+                                        "pipeline.auto_stage_blocks",
+                                        "pipeline.gradient_accumulation_count",
+                                        "pipeline.schedule",
+                                        "pipeline.recomputation_mode",
+                                        "pipeline.replicated_optimizer_state_sharding",
+                                        "pipeline.replicated_weight_sharding",
+                                        "pipeline.offload_weight_update_variables",
+                                        "pipeline.offload_activations",
+                                        "pipeline.offload_gradient_accumulation_buffers",
+                                        "pipeline.offload_weights"};
+  CHECK(rows_where(&config::KeySpec::layout) == layout);
+  // Every layout key off its default, and keys that are not layout, set through their rows (past
+  // the cross-key rules, which would refuse the combination: the reset is of values).
+  using config::Value;
+  using config::ValueList;
+  const std::vector<std::pair<std::string, Value>> values = {
+      {"ipu.auto_select_ipus", 8},
+      {"ipu.select_ipus", ValueList{16}},
+      {"ipu.allow_recompute", true},
+      {"ipu.experimental.multi_replica_distribution.process_count", 2},
+      {"ipu.experimental.multi_replica_distribution.process_index", 1},
+      {"pipeline.device_mapping", ValueList{0, 1}},
+      {"pipeline.auto_stages", 2},
+      {"pipeline.auto_stage_blocks", ValueList{1, 1}},
+      {"pipeline.gradient_accumulation_count", 8},
+      {"pipeline.schedule", "interleaved"},
+      {"pipeline.recomputation_mode", "recompute_then_backpropagate"},
+      {"pipeline.replicated_optimizer_state_sharding", true},
+      {"pipeline.replicated_weight_sharding", true},
+      {"pipeline.offload_weight_update_variables", true},
+      {"pipeline.offload_activations", true},
+      {"pipeline.offload_gradient_accumulation_buffers", true},
+      {"pipeline.offload_weights", true},
+      {"pipeline.batch_serialization_iterations", 2},
+      {"pipeline.stages", ValueList{"a", "b"}},
+      {"optimizer.type", "adam"},
+      {"training.seed", 3},
+  };
+  Config c;
+  for (const auto& [key, value] : values) {
+    CAPTURE(key);
+    const config::KeySpec* row = config::find_key(key);
+    REQUIRE(row != nullptr);
+    row->access.set(c, value);
+    CHECK_FALSE(config::holds_default(c, *row));
+  }
+  const Config now = config::without_layout(c);
+  const Config listed = listed_layout_reset(c);
+  int changed = 0;
+  for (const std::string& key : config::keys()) {
+    CAPTURE(key);
+    CHECK(config::value_text(now, key) == config::value_text(listed, key));
+    changed += config::value_text(now, key) != config::value_text(c, key) ? 1 : 0;
+  }
+  CHECK(changed == static_cast<int>(layout.size()));
+  CHECK(now.pipeline.batch_serialization_iterations == 2);  // not layout: verify keeps the micro-batch
+}
+
+TEST_CASE("the tunable rows are the keys tune's knobs set") {
+  const std::set<std::string> knobs = {"pipeline.schedule",
+                                       "ipu.allow_recompute",
+                                       "pipeline.recomputation_mode",
+                                       "ipu.matmuls.poplar_options",
+                                       "ipu.convolutions.poplar_options",
+                                       "pipeline.gradient_accumulation_dtype",
+                                       "pipeline.gradient_accumulation_order",
+                                       "pipeline.offload_weight_update_variables",
+                                       "pipeline.offload_gradient_accumulation_buffers",
+                                       "pipeline.replicated_optimizer_state_sharding",
+                                       "pipeline.replicated_weight_sharding",
+                                       "pipeline.batch_serialization_iterations"};
+  CHECK(rows_where(&config::KeySpec::tunable) == knobs);
+  for (const std::string& key : knobs) {
+    CHECK(config::is_tunable(key));
+  }
+  CHECK_FALSE(config::is_tunable("data.batch_size"));
+}
+
+namespace {
+
+// resolve.cpp's spelling tables (and its string comparisons) before the rows held them: key,
+// spelling, the setting it gave.
+struct Case {
+  const char* key;
+  const char* spelling;
+  int setting;
+  int (*read)(const Settings&);
+};
+
+std::vector<Case> enum_cases() {
+  const auto precision = [](const Settings& s) { return static_cast<int>(s.precision); };
+  const auto state = [](const Settings& s) { return static_cast<int>(s.optimizer.state_type); };
+  const auto accumulators = [](const Settings& s) { return static_cast<int>(s.pipeline.accumulation_type); };
+  const auto outfeed_type = [](const Settings& s) {
+    return s.outfeed.accumulate_type ? static_cast<int>(*s.outfeed.accumulate_type) : -1;
+  };
+  const int f32 = static_cast<int>(FloatType::F32), f16 = static_cast<int>(FloatType::F16),
+            bf16 = static_cast<int>(FloatType::BF16);
+  std::vector<Case> cases = {
+      {"training.precision", "f32", f32, precision},
+      {"training.precision", "f16", f16, precision},
+      {"training.precision", "bf16", bf16, precision},
+      {"optimizer.state_dtype", "f32", f32, state},
+      {"optimizer.state_dtype", "f16", f16, state},
+      {"optimizer.state_dtype", "bf16", bf16, state},
+      {"pipeline.gradient_accumulation_dtype", "same", f32, accumulators},
+      {"pipeline.gradient_accumulation_dtype", "fp32", f32, accumulators},
+      {"pipeline.gradient_accumulation_dtype", "fp16", f16, accumulators},
+      {"pipeline.accumulate_outfeed_dtype", "same", -1, outfeed_type},
+      {"pipeline.accumulate_outfeed_dtype", "fp32", f32, outfeed_type},
+      {"pipeline.accumulate_outfeed_dtype", "fp16", f16, outfeed_type},
+      {"training.master_weights", "on_chip", static_cast<int>(MasterWeightsPlace::OnChip),
+       [](const Settings& s) { return static_cast<int>(s.master_weights); }},
+      {"training.master_weights", "offloaded", static_cast<int>(MasterWeightsPlace::Offloaded),
+       [](const Settings& s) { return static_cast<int>(s.master_weights); }},
+      {"training.master_weights", "none", static_cast<int>(MasterWeightsPlace::None),
+       [](const Settings& s) { return static_cast<int>(s.master_weights); }},
+      {"optimizer.loss_scaling_mode", "static", static_cast<int>(LossScaling::Static),
+       [](const Settings& s) { return static_cast<int>(s.optimizer.loss_scaling_mode); }},
+      {"optimizer.loss_scaling_mode", "dynamic", static_cast<int>(LossScaling::Dynamic),
+       [](const Settings& s) { return static_cast<int>(s.optimizer.loss_scaling_mode); }},
+      {"training.outfeed_mode", "all", static_cast<int>(OutfeedMode::All),
+       [](const Settings& s) { return static_cast<int>(s.outfeed.mode); }},
+      {"training.outfeed_mode", "last", static_cast<int>(OutfeedMode::Last),
+       [](const Settings& s) { return static_cast<int>(s.outfeed.mode); }},
+      {"pipeline.gradient_accumulation_order", "canonical", static_cast<int>(GradientAccumulationOrder::Canonical),
+       [](const Settings& s) { return static_cast<int>(s.pipeline.accumulation_order); }},
+      {"pipeline.gradient_accumulation_order", "sequential", static_cast<int>(GradientAccumulationOrder::Sequential),
+       [](const Settings& s) { return static_cast<int>(s.pipeline.accumulation_order); }},
+  };
+  const auto reduction = [](const Settings& s) { return static_cast<int>(s.pipeline.reduction); };
+  const auto lr = [](const Settings& s) { return static_cast<int>(s.optimizer.schedule); };
+  const auto order = [](const Settings& s) { return static_cast<int>(s.pipeline.selection_order); };
+  const auto scheduler = [](const Settings& s) { return static_cast<int>(s.pipeline.scheduler); };
+  std::vector<Case> more = {
+      {"pipeline.reduction_method", "sum", static_cast<int>(GradientReduction::Sum), reduction},
+      {"pipeline.reduction_method", "mean", static_cast<int>(GradientReduction::Mean), reduction},
+      {"pipeline.reduction_method", "running_mean", static_cast<int>(GradientReduction::RunningMean), reduction},
+      {"optimizer.lr_schedule", "constant", static_cast<int>(LrSchedule::Constant), lr},
+      {"optimizer.lr_schedule", "step", static_cast<int>(LrSchedule::Step), lr},
+      {"optimizer.lr_schedule", "exponential", static_cast<int>(LrSchedule::Exponential), lr},
+      {"optimizer.lr_schedule", "cosine", static_cast<int>(LrSchedule::Cosine), lr},
+      {"ipu.selection_order", "auto", static_cast<int>(SelectionOrder::Auto), order},
+      {"ipu.selection_order", "zigzag", static_cast<int>(SelectionOrder::Zigzag), order},
+      {"ipu.selection_order", "snake", static_cast<int>(SelectionOrder::Snake), order},
+      {"ipu.selection_order", "hoof", static_cast<int>(SelectionOrder::Hoof), order},
+      {"ipu.scheduling.algorithm", "choose_best", static_cast<int>(SchedulerAlgorithm::ChooseBest), scheduler},
+      {"ipu.scheduling.algorithm", "clustering", static_cast<int>(SchedulerAlgorithm::Clustering), scheduler},
+      {"ipu.scheduling.algorithm", "post_order", static_cast<int>(SchedulerAlgorithm::PostOrder), scheduler},
+      {"ipu.scheduling.algorithm", "look_ahead", static_cast<int>(SchedulerAlgorithm::LookAhead), scheduler},
+      {"ipu.scheduling.algorithm", "shortest_path", static_cast<int>(SchedulerAlgorithm::ShortestPath), scheduler},
+  };
+  for (const char* mode : {"auto", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}) {
+    const std::string m = mode;
+    more.push_back(
+        {"pipeline.recomputation_mode", mode,
+         static_cast<int>(m == "auto"                           ? Recomputation::Auto
+                          : m == "recompute_then_backpropagate" ? Recomputation::RecomputeThenBackpropagate
+                                                                : Recomputation::RecomputeAndBackpropagateInterleaved),
+         [](const Settings& s) { return static_cast<int>(s.pipeline.recomputation); }});
+  }
+  const auto every_epochs = [](const Settings& s) { return static_cast<int>(s.validation.every_epochs); };
+  const auto execution = [](const Settings& s) { return static_cast<int>(s.profile.execution); };
+  // keep_best_mode: max and min whatever the metric, auto by its name (keep_best is "" here: min).
+  const auto maximize = [](const Settings& s) { return static_cast<int>(s.validation.maximize); };
+  more.insert(more.end(), {{"training.validate_every_unit", "steps", 0, every_epochs},
+                           {"training.validate_every_unit", "epochs", 1, every_epochs},
+                           {"profiling.profile_execution", "no_profile", 0, execution},
+                           {"profiling.profile_execution", "device_profile", 1, execution},
+                           {"profiling.profile_execution", "ipu_profile", 1, execution},
+                           {"profiling.profile_execution", "tile_profile", 1, execution},
+                           {"checkpoint.keep_best_mode", "auto", 0, maximize},
+                           {"checkpoint.keep_best_mode", "min", 0, maximize},
+                           {"checkpoint.keep_best_mode", "max", 1, maximize}});
+  cases.insert(cases.end(), more.begin(), more.end());
+  return cases;
+}
+
+}  // namespace
+
+TEST_CASE("resolve reads each enum key's spellings from its row, to the settings its own tables gave") {
+  const std::vector<Case> all = enum_cases();
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const Case& c : all) {
+    CAPTURE(c.key);
+    CAPTURE(c.spelling);
+    // Spelt as a user may (upper case, `-` for `_`): the row's spellings are compared folded.
+    std::string loud = c.spelling;
+    for (char& ch : loud) {
+      ch = ch == '_' ? '-' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    }
+    const config::KeySpec* row = config::find_key(c.key);
+    REQUIRE(row != nullptr);
+    for (const std::string& spelt : {std::string(c.spelling), loud}) {
+      // Set through the row, past the cross-key rules (master weights without half precision, …),
+      // which resolve() does not run.
+      Config cfg;
+      cfg.ipu.allow_recompute = true;
+      row->access.set(cfg, config::Value(spelt));
+      CHECK(c.read(config::resolve(cfg)) == c.setting);
+    }
+    seen.insert({c.key, c.spelling});
+  }
+  // keep_best_mode auto: the highest value for a metric with `acc` in its name.
+  Config acc;
+  acc.checkpoint.keep_best = "val_accuracy";
+  CHECK(config::resolve(acc).validation.maximize);
+  acc.checkpoint.keep_best_mode = "min";
+  CHECK_FALSE(config::resolve(acc).validation.maximize);
+  // Every spelling of every enum key resolve turns into a setting is pinned above.
+  for (const auto& [key, spelling] : seen) {
+    const config::KeySpec* row = config::find_key(key);
+    REQUIRE(row != nullptr);
+    for (const std::string& s : row->allowed) {
+      CHECK(seen.count({key, s}) == 1);
+    }
+  }
+}
