@@ -9,24 +9,29 @@ namespace iputrain::cli {
 
 namespace {
 
+// f16 and bf16 outputs (a cast of a u8 input) are written as f32, which holds their values exactly.
+bool floating(const std::string& dtype) { return dtype == "f32" || dtype == "f16" || dtype == "bf16"; }
+
 std::string npy_descr(const std::string& dtype) {
-  if (dtype == "f32") {
+  if (floating(dtype)) {
     return "<f4";
   }
   if (dtype == "i32") {
     return "<i4";
   }
-  return "|b1";
+  return dtype == "u8" ? "|u1" : "|b1";
 }
 
 // Appends the element in the output's own type, so the file holds exactly the model's values.
 void append(std::string& out, const std::string& dtype, double v) {
-  if (dtype == "f32") {
+  if (floating(dtype)) {
     const float f = static_cast<float>(v);
     out.append(reinterpret_cast<const char*>(&f), sizeof f);
   } else if (dtype == "i32") {
     const int32_t i = static_cast<int32_t>(v);
     out.append(reinterpret_cast<const char*>(&i), sizeof i);
+  } else if (dtype == "u8") {
+    out.push_back(static_cast<char>(static_cast<uint8_t>(v)));
   } else {
     out.push_back(v != 0 ? '\1' : '\0');
   }
@@ -46,7 +51,7 @@ std::string index_suffix(const std::vector<int64_t>& shape, int64_t flat) {
 namespace {
 
 std::string csv_value(const std::string& dtype, double v) {
-  if (dtype == "f32") {
+  if (floating(dtype)) {
     return fmt::format("{:.9g}", static_cast<float>(v));
   }
   return fmt::format("{}", static_cast<int64_t>(v));

@@ -13,12 +13,14 @@ std::string_view dtype_name(DType t) {
     case DType::BF16: return "bf16";
     case DType::I32: return "i32";
     case DType::Bool: return "bool";
+    case DType::U8:
+      return "u8";
   }
   return "?";
 }
 
 std::optional<DType> parse_dtype(std::string_view name) {
-  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I32, DType::Bool}) {
+  for (DType t : kAllDTypes) {
     if (dtype_name(t) == name) {
       return t;
     }
@@ -32,7 +34,9 @@ size_t dtype_size(DType t) {
     case DType::I32: return 4;
     case DType::F16:
     case DType::BF16: return 2;
-    case DType::Bool: return 1;
+    case DType::Bool:
+    case DType::U8:
+      return 1;
   }
   return 0;
 }

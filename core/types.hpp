@@ -10,14 +10,19 @@
 
 namespace iputrain {
 
-//! Element type of a tensor. Bool is stored as one byte per element.
-enum class DType : uint8_t { F32, F16, BF16, I32, Bool };
+//! Element type of a tensor. Bool is stored as one byte per element. U8 (unsigned 8-bit) is for
+//! model inputs only, 8-bit images as the host holds them: `cast` converts it and the ops that only
+//! move elements (reshape, transpose, slice) carry it; every other op refuses it (Graph::add).
+enum class DType : uint8_t { F32, F16, BF16, I32, Bool, U8 };
 
-//! "f32", "f16", "bf16", "i32", "bool".
+//! Every dtype, in the enum's order.
+inline constexpr DType kAllDTypes[] = {DType::F32, DType::F16, DType::BF16, DType::I32, DType::Bool, DType::U8};
+
+//! "f32", "f16", "bf16", "i32", "bool", "u8".
 std::string_view dtype_name(DType t);
 //! Parses a dtype name as written in model files; nullopt if unknown.
 std::optional<DType> parse_dtype(std::string_view name);
-//! Bytes per element in host memory (f16/bf16: 2).
+//! Bytes per element in host memory (f16/bf16: 2, bool/u8: 1).
 size_t dtype_size(DType t);
 bool is_float(DType t);
 

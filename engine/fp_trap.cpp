@@ -34,7 +34,7 @@ bool all_finite(const float* p, int64_t n) {
 
 Specials specials(const ir::Tensor& t) {
   Specials s;
-  if (!is_float(t.type->dtype)) {
+  if (t.type->dtype != DType::F32) {  // f16 / bf16 tensors (a cast's result) hold no f32
     return s;
   }
   const float* p = t.f32();
@@ -115,7 +115,7 @@ void fp_trap_arm() { std::feclearexcept(kFlags); }
 
 void fp_trap_check(const ir::Graph& g, ir::ValueId v, std::span<const ir::Tensor> inputs, const ir::Tensor& out,
                    const FpTrapSite& site) {
-  if (!is_float(out.type->dtype) || all_finite(out.f32(), out.numel())) {
+  if (out.type->dtype != DType::F32 || all_finite(out.f32(), out.numel())) {
     return;
   }
   const int flags = std::fetestexcept(kFlags);

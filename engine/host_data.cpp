@@ -62,6 +62,10 @@ ArrayData ArrayData::i32(std::string name, std::vector<int64_t> shape, const int
   return array_of(std::move(name), "i32", std::move(shape), values);
 }
 
+ArrayData ArrayData::u8(std::string name, std::vector<int64_t> shape, const uint8_t* values) {
+  return array_of(std::move(name), "u8", std::move(shape), values);
+}
+
 void Session::set_data(const std::string& split, const std::vector<ArrayData>& arrays) {
   Impl& s = *impl_;
   s.check_data_split(split);

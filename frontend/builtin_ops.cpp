@@ -60,7 +60,7 @@ Value b_where(CallArgs& c) {
 
 Value b_cast(CallArgs& c) {
   const ir::ValueId x = tensor(c, 0, "x");
-  const std::string name = choice(c, 1, "dtype", {"f32", "i32", "bool"});
+  const std::string name = choice(c, 1, "dtype", {"f32", "i32", "bool", "f16", "bf16"});
   if (std::string(dtype_name(type_of(c, x).dtype)) == name) {
     return c.args[0];
   }

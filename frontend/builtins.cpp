@@ -282,7 +282,7 @@ void install_builtins(Scope& scope) {
   ops.kind = K::Module;
   ops.module = &ops_module();
   scope.set("ops", std::move(ops));
-  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I32, DType::Bool}) {
+  for (DType t : kAllDTypes) {
     scope.set(std::string(dtype_name(t)), Value::of_string(std::string(dtype_name(t))));
   }
 }

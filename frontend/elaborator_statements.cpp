@@ -125,9 +125,9 @@ void Elaborator::check_new_name(const Stmt& s, const Scope& scope, const char* w
 TensorType Elaborator::tensor_type(const ast::TypeExpr& t, Scope& scope, const char* what) {
   auto dtype = parse_dtype(t.name);
   if (!dtype) {
-    const std::string near = nearest_name(t.name, {"f32", "f16", "bf16", "i32", "bool"});
+    const std::string near = nearest_name(t.name, {"f32", "f16", "bf16", "i32", "bool", "u8"});
     fail(t.span, fmt::format("{} must have a tensor type, got '{}'", what, t.name),
-         near.empty() ? "tensor types are f32, f16, bf16, i32 and bool, e.g. f32[batch, 10]"
+         near.empty() ? "tensor types are f32, f16, bf16, i32, bool and u8, e.g. f32[batch, 10]"
                       : fmt::format("did you mean '{}'?", near));
   }
   TensorType out{*dtype, {}};

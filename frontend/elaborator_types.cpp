@@ -44,8 +44,8 @@ void Elaborator::check_pattern(const ast::TypeExpr& t, Value& v, Scope& local, S
   }
   auto dtype = parse_dtype(t.name);
   if (!dtype) {
-    const std::string near =
-        nearest_name(t.name, {"int", "float", "bool", "str", "tensor", "fn", "list", "f32", "f16", "bf16", "i32"});
+    const std::string near = nearest_name(
+        t.name, {"int", "float", "bool", "str", "tensor", "fn", "list", "f32", "f16", "bf16", "i32", "u8"});
     fail(t.span, fmt::format("unknown type '{}'", t.name),
          near.empty() ? "types are int, float, bool, str, tensor, fn, list or a dtype pattern like f32[..., n]"
                       : fmt::format("did you mean '{}'?", near));

@@ -9,6 +9,28 @@ namespace iputrain::ir {
 // such as `hidden = 9223372036854775807` made the sizes wrap; config_values fuzz, issue 30).
 constexpr int64_t kMaxElements = int64_t{1} << 40;
 
+namespace {
+// u8 is a dtype for 8-bit inputs (core/types.hpp): only the ops flagged takes_u8 accept it.
+void refuse_u8(const OpDef& def, const std::vector<const TensorType*>& in_types, SourceSpan span) {
+  if (op_has(def.kind, op_flags::takes_u8)) {
+    return;
+  }
+  for (size_t i = 0; i < in_types.size(); ++i) {
+    if (in_types[i]->dtype != DType::U8) {
+      continue;
+    }
+    const std::string operand = i < def.inputs.size() ? fmt::format("'{}'", def.inputs[i]) : fmt::format("{}", i + 1);
+    throw Error(ErrorKind::Semantic,
+                fmt::format("{}: operand {} is {}, and u8 tensors are only cast, reshaped, transposed or "
+                            "sliced",
+                            def.name, operand, in_types[i]->str()),
+                span,
+                "u8 holds 8-bit inputs as the host sends them; cast it first: cast(image, \"f32\") (then "
+                "normalise it on the device, e.g. (cast(image, \"f32\") - 127.5) / 127.5)");
+  }
+}
+}  // namespace
+
 ValueId Graph::push(Node n) {
   if (!n.span.valid()) {
     n.span = default_span_;
@@ -42,6 +64,7 @@ ValueId Graph::add(OpKind op, std::vector<ValueId> inputs, Attrs attrs, SourceSp
     }
     in_types.push_back(&type(v));
   }
+  refuse_u8(def, in_types, span);
   Node n;
   n.op = op;
   n.inputs = std::move(inputs);

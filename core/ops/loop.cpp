@@ -31,6 +31,7 @@ TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
 bool truthy(const void* data, const TensorType& t) {
   switch (t.dtype) {
     case DType::Bool:
+    case DType::U8:
       return *static_cast<const uint8_t*>(data) != 0;
     case DType::I32:
       return *static_cast<const int32_t*>(data) != 0;

@@ -43,6 +43,9 @@ void fill(const Node& n, void* data) {
       case DType::Bool:
         static_cast<uint8_t*>(data)[i] = value != 0 ? 1 : 0;
         break;
+      case DType::U8:
+        static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(value);
+        break;
       default:
         static_cast<float*>(data)[i] = static_cast<float>(value);
         break;
@@ -196,7 +199,7 @@ void BodyRun::run(const ExecContext* ctx) {
     const Tensor out{&n.type, base_ + offset_[id]};
     def.forward(KernelArgs{n, {operands_, n.inputs.size()}, out, ctx, inner_});
     // Rounded to the half compute type as the engine rounds every op's result.
-    if (ctx != nullptr && ctx->rounding != nullptr && is_float(n.type.dtype) && !op_has(n.op, op_flags::packed)) {
+    if (ctx != nullptr && ctx->rounding != nullptr && n.type.dtype == DType::F32 && !op_has(n.op, op_flags::packed)) {
       const uint64_t key = ctx->rounding->stochastic ? rounding_key(ctx->seed, id, ctx->step) : 0;
       const int64_t over = round_in_place(out.f32(), out.numel(), *ctx->rounding, key);
       if (ctx->overflows != nullptr) {

@@ -79,6 +79,9 @@ inline constexpr OpFlags stateful = 1U << 13;
 inline constexpr OpFlags packed = 1U << 14;
 //! A leaf of a loop's body, bound by the loop's kernel to memory it owns (loop_arg).
 inline constexpr OpFlags bound = 1U << 15;
+//! Takes u8 operands: cast converts them, and ops that only move elements (their kernels are
+//! generic over the element's size) carry them. Graph::add refuses a u8 operand to any other op.
+inline constexpr OpFlags takes_u8 = 1U << 16;
 }  // namespace op_flags
 
 //! A typed view of one buffer, as kernels see it.

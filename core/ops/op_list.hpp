@@ -57,13 +57,13 @@ IPUTRAIN_OP(Less, internal, none)
 IPUTRAIN_OP(LessEqual, internal, none)
 IPUTRAIN_OP(Greater, internal, none)
 IPUTRAIN_OP(GreaterEqual, internal, none)
-IPUTRAIN_OP(Cast, internal, none)  // attrs: dtype (name)
+IPUTRAIN_OP(Cast, internal, takes_u8)  // attrs: dtype (name)
 // Shape.
-IPUTRAIN_OP(Reshape, internal, view)            // attrs: shape
+IPUTRAIN_OP(Reshape, internal, view | takes_u8)  // attrs: shape
 IPUTRAIN_OP(BroadcastTo, internal, none)        // attrs: shape
-IPUTRAIN_OP(Transpose, internal, none)          // attrs: perm
+IPUTRAIN_OP(Transpose, internal, takes_u8)      // attrs: perm
 IPUTRAIN_OP(Concat, internal, none)             // variadic; attrs: axis
-IPUTRAIN_OP(Slice, internal, none)              // attrs: begin, end, strides
+IPUTRAIN_OP(Slice, internal, takes_u8)          // attrs: begin, end, strides
 IPUTRAIN_OP(SliceGrad, internal, none)          // (dy) -> zeros of attr shape with dy written at the slice
 IPUTRAIN_OP(Gather, builtin, none)              // (params, i32 indices); attrs: axis
 IPUTRAIN_OP(GatherGrad, internal, none)         // (indices, dy) -> scatter-add into attr shape

@@ -26,6 +26,9 @@ void fill_constant(const ir::Node& n, ir::Tensor t) {
     switch (n.type.dtype) {
       case DType::I32: t.i32()[i] = static_cast<int32_t>(value); break;
       case DType::Bool: t.u8()[i] = value != 0 ? 1 : 0; break;
+      case DType::U8:
+        t.u8()[i] = static_cast<uint8_t>(value);
+        break;
       default: t.f32()[i] = static_cast<float>(value); break;
     }
   }

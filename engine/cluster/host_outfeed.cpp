@@ -15,6 +15,8 @@ double element(const ir::Tensor& t, int64_t i) {
       return t.i32()[i];
     case DType::Bool:
       return t.u8()[i] != 0 ? 1.0 : 0.0;
+    case DType::U8:
+      return t.u8()[i];
     case DType::F16: return static_cast<float>(static_cast<const Eigen::half*>(t.data)[i]);
     case DType::BF16: return static_cast<float>(static_cast<const Eigen::bfloat16*>(t.data)[i]);
     case DType::F32: return t.f32()[i];

@@ -88,7 +88,7 @@ int64_t TaskProgram::run_kernels(const ir::ExecContext& ctx, void* workspace, co
     }
     // Rounded before any reader sees it, as if the kernel had written the half type; the key
     // repeats for a recomputed value, which therefore comes back with the same bits.
-    if (rounding != nullptr && is_float(k.output.type->dtype) && !packed) {
+    if (rounding != nullptr && k.output.type->dtype == DType::F32 && !packed) {  // f32 storage
       const uint64_t key = rounding->stochastic ? rounding_key(ctx.seed, k.value, ctx.step) : 0;
       overflows += round_in_place(k.output.f32(), k.output.numel(), *rounding, key);
     }

@@ -219,6 +219,8 @@ StoredType stored_of(DType t) {
       return StoredType::I32;
     case DType::Bool:
       return StoredType::Bool;
+    case DType::U8:
+      return StoredType::U8;
   }
   return StoredType::F32;
 }
@@ -234,6 +236,9 @@ std::optional<std::string> conversion_refusal(StoredType from, DType to) {
   if (is_float(to)) {
     return std::nullopt;
   }
+  if (to == DType::U8 && from != StoredType::U8) {
+    return fmt::format("a u8 input takes u8 values as stored, not {}", stored_name(from));
+  }
   if (stored_is_float(from)) {
     return fmt::format("{} values would have to be truncated to {}", stored_name(from), dtype_name(to));
   }
@@ -247,15 +252,17 @@ void check_conversion(StoredType from, DType to, const std::string& file, const 
   if (auto why = conversion_refusal(from, to)) {
     throw Error(
         ErrorKind::Data,
-        fmt::format("`{}` stores {} values but the model's input `{}` is {}: {}", file, stored_name(from),
-                    input, dtype_name(to), *why),
+        fmt::format("`{}` stores {} values but the model's input `{}` is {}: {}", file, stored_name(from), input,
+                    dtype_name(to), *why),
         {},
-        stored_is_float(from)
+        to == DType::U8
+            ? fmt::format("store `{}` as uint8 (0..255), or declare the input as {} and normalise it in the model",
+                          input, stored_is_float(from) ? "f32" : "i32")
+        : stored_is_float(from)
             ? fmt::format("declare `{}` as f32 and cast it in the model (cast(x, dtype = {})), or store "
                           "integers in the file",
                           input, dtype_name(to))
-            : fmt::format("declare `{}` as i32 and compare it in the model, or store u8 or bool values",
-                          input));
+            : fmt::format("declare `{}` as i32 and compare it in the model, or store u8 or bool values", input));
   }
 }
 
@@ -307,6 +314,8 @@ void convert_values(const void* src, StoredType from, void* dst, DType to, size_
       }
       return;
     }
+    case DType::U8:  // only from u8, copied above (check_conversion refuses the rest)
+      throw Error(ErrorKind::Internal, fmt::format("{}: unchecked conversion of {} to u8", what, stored_name(from)));
   }
 }
 
@@ -337,6 +346,13 @@ bool store_number(double v, DType to, void* dst) {
         return false;
       }
       *static_cast<uint8_t*>(dst) = v != 0 ? 1 : 0;
+      return true;
+    }
+    case DType::U8: {
+      if (!(v == std::floor(v)) || v < 0 || v > 255) {
+        return false;
+      }
+      *static_cast<uint8_t*>(dst) = static_cast<uint8_t>(v);
       return true;
     }
   }

@@ -1,13 +1,15 @@
 // iputrain — the one place where stored values become the model input's dtype.
 //
-// Files store many element types (NumPy's f8, u1, i8, …); a model input is f32, f16, bf16, i32 or
-// bool. Every source describes what it stores as a StoredType and converts with convert_values:
+// Files store many element types (NumPy's f8, u1, i8, …); a model input is f32, f16, bf16, i32,
+// bool or u8. Every source describes what it stores as a StoredType and converts with convert_values:
 //   integer or bool -> float   the value (exact up to 2^24 for f32, then rounded to nearest)
 //   float -> float             rounded to nearest (f64 -> f32, f32 -> f16/bf16, …)
 //   integer -> i32             the value; a value outside i32's range is an Error(Data) on read
 //   u8 or bool -> bool         0 is false, anything else true
 //   float -> integer or bool   refused at open (check_conversion): cast in the model instead
 //   other integers -> bool     refused at open
+//   u8 -> u8                   the bytes as stored (8-bit images fed as the host holds them)
+//   anything else -> u8        refused at open: a u8 input takes only u8 values
 #pragma once
 
 #include <cstddef>
@@ -45,7 +47,7 @@ void check_conversion(StoredType from, DType to, const std::string& file, const 
 void convert_values(const void* src, StoredType from, void* dst, DType to, size_t n, const std::string& what);
 
 //! Stores one double (from a text cell) as `to`; integer and bool targets need `v` to be whole and
-//! in range (bool: 0 or 1) and return false otherwise.
+//! in range (bool: 0 or 1, u8: 0..255) and return false otherwise.
 bool store_number(double v, DType to, void* dst);
 
 }  // namespace iputrain::data

@@ -98,6 +98,8 @@ std::string expectation(DType t) {
       return "a whole number in i32's range";
     case DType::Bool:
       return "0, 1, true or false";
+    case DType::U8:
+      return "a whole number from 0 to 255";
     default:
       return "a number";
   }

@@ -81,18 +81,20 @@ std::unique_ptr<Dataset> open_npz(const std::string& path, const std::vector<Fie
 std::unique_ptr<Dataset> open_csv(const std::string& path, const std::vector<Field>& wanted);
 //! "safetensors:FILE": tensor NAME (first dimension: samples) for each wanted field.
 std::unique_ptr<Dataset> open_safetensors_data(const std::string& path, const std::vector<Field>& wanted);
-//! "images:DIR[,OPTION]": the image is the wanted float field of shape [H, W] (grey) or [H, W, C]
-//! (C = 1 grey, 3 RGB), the label the wanted i32 scalar (index of the sorted class folder).
-//! Grey from RGB is the BT.601 luma 0.299 R + 0.587 G + 0.114 B; RGB from grey repeats the value;
-//! alpha is dropped; pixel values stay 0..255. `option` "resize=bilinear" or "resize=nearest"
-//! scales each image to H x W; without it an image of another size is an Error(Data) at open.
+//! "images:DIR[,OPTION]": the image is the wanted float or u8 field of shape [H, W] (grey) or
+//! [H, W, C] (C = 1 grey, 3 RGB), the label the wanted i32 scalar (index of the sorted class
+//! folder). Grey from RGB is the BT.601 luma 0.299 R + 0.587 G + 0.114 B; RGB from grey repeats the
+//! value; alpha is dropped; pixel values stay 0..255 (a u8 image: the bytes, a blended value rounded
+//! to nearest). `option` "resize=bilinear" or "resize=nearest" scales each image to H x W; without
+//! it an image of another size is an Error(Data) at open.
 std::unique_ptr<Dataset> open_images(const std::string& dir, const std::string& option,
                                      const std::vector<Field>& wanted);
 
 //! Generates `wanted` (or `x` f32[16] and `label` i32[] if empty) from `seed`. `options` is the
 //! text after "synthetic:": samples=N (1024), classes=C (10), dist=normal|uniform (normal).
-//! Float fields are random; integer and bool fields are labels in [0, C) (bool: [0, 2)) computed
-//! by a fixed random linear teacher from the float fields, so a model can learn them.
+//! Float fields are random, u8 fields random bytes 0..255; integer and bool fields are labels in
+//! [0, C) (bool: [0, 2)) computed by a fixed random linear teacher from the float and u8 fields, so
+//! a model can learn them.
 std::unique_ptr<Dataset> open_synthetic(const std::string& options, const std::vector<Field>& wanted,
                                         uint64_t seed);
 

@@ -144,7 +144,12 @@ class ImageDataset : public Dataset {
                   fy * ((1 - fx) * at(y1, x0, c) + fx * at(y1, x1, c));
             }
           }
-          store_number(v, dtype, out + ((static_cast<size_t>(y) * width_ + x) * channels_ + c) * elem);
+          uint8_t* to = out + ((static_cast<size_t>(y) * width_ + x) * channels_ + c) * elem;
+          if (dtype == DType::U8) {  // the decoded byte; a blended one (luma, bilinear) rounded to nearest
+            *to = static_cast<uint8_t>(std::lround(std::clamp(v, 0.0f, 255.0f)));
+          } else {
+            store_number(v, dtype, to);
+          }
         }
       }
     }
@@ -162,22 +167,21 @@ class ImageDataset : public Dataset {
     const Field* image = nullptr;
     const Field* label = nullptr;
     for (const Field& f : wanted) {
-      const bool img = is_float(f.dtype) &&
+      const bool img = (is_float(f.dtype) || f.dtype == DType::U8) &&
                        (f.shape.size() == 2 || (f.shape.size() == 3 && (f.shape[2] == 1 || f.shape[2] == 3)));
       const bool lab = f.dtype == DType::I32 && f.shape.empty();
       if ((img && image != nullptr) || (lab && label != nullptr)) {
         throw Error(ErrorKind::Data,
                     fmt::format("the model has two inputs an image folder could fill: `{}` and `{}`",
                                 (img ? image : label)->str(), f.str()),
-                    {},
-                    "an image model has one float image input ([H, W] or [H, W, C]) and one i32 label input");
+                    {}, "an image model has one float or u8 image input ([H, W] or [H, W, C]) and one i32 label input");
       }
       image = img ? &f : image;
       label = lab ? &f : label;
     }
     if (!wanted.empty() && image == nullptr) {
       throw Error(ErrorKind::Data, "the model has no image input for an image folder", {},
-                  "declare a float input of shape [batch, H, W] (grey) or [batch, H, W, C] with C 1 or 3");
+                  "declare a float (or u8) input of shape [batch, H, W] (grey) or [batch, H, W, C] with C 1 or 3");
     }
     if (image != nullptr) {
       fields_.push_back(*image);

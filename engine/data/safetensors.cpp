@@ -27,7 +27,7 @@ const char* kFormatHint = "the file is not a valid safetensors weight file; it m
 }
 
 bool parse_safetensors_dtype(const std::string& s, DType& out) {
-  for (DType t : {DType::F32, DType::F16, DType::BF16, DType::I32, DType::Bool}) {
+  for (DType t : kAllDTypes) {
     if (s == safetensors_dtype(t)) {
       out = t;
       return true;
@@ -58,6 +58,8 @@ const char* safetensors_dtype(DType t) {
       return "I32";
     case DType::Bool:
       return "BOOL";
+    case DType::U8:
+      return "U8";
   }
   return "?";
 }

@@ -15,6 +15,9 @@ namespace iputrain::data {
 
 namespace {
 
+// The fields the teacher reads: floats, and u8 (8-bit images, random bytes).
+bool feature(DType t) { return is_float(t) || t == DType::U8; }
+
 const char* kSyntheticHint =
     "synthetic options are samples=N (1024), classes=C (10), dist=normal|uniform (normal)";
 constexpr size_t kMaxBytes = size_t{1} << 30;
@@ -136,10 +139,10 @@ class SyntheticDataset : public Dataset {
                               kMaxBytes >> 20),
                   {}, "use fewer samples");
     }
-    // All float fields of a sample, concatenated: the teacher's input.
+    // All float and u8 fields of a sample, concatenated: the teacher's input.
     size_t features = 0;
     for (const Field& f : fields_) {
-      if (is_float(f.dtype)) {
+      if (feature(f.dtype)) {
         features += static_cast<size_t>(numel(f.shape));
       }
     }
@@ -147,7 +150,7 @@ class SyntheticDataset : public Dataset {
     size_t col = 0;
     for (size_t fi = 0; fi < fields_.size(); ++fi) {
       const Field& f = fields_[fi];
-      if (!is_float(f.dtype)) {
+      if (!feature(f.dtype)) {
         continue;
       }
       const size_t n = static_cast<size_t>(numel(f.shape));
@@ -155,6 +158,12 @@ class SyntheticDataset : public Dataset {
       data_[fi].resize(f.bytes() * static_cast<size_t>(size_));
       for (int64_t s = 0; s < size_; ++s) {
         for (size_t i = 0; i < n; ++i) {
+          if (f.dtype == DType::U8) {  // an 8-bit pixel, uniform over 0..255 (the teacher sees it centred)
+            const auto b = static_cast<uint8_t>(rng.below(256));
+            x[static_cast<size_t>(s) * features + col + i] = (static_cast<float>(b) - 127.5f) / 127.5f;
+            data_[fi][static_cast<size_t>(s) * n + i] = b;
+            continue;
+          }
           const float v = o.uniform ? rng.uniform() : rng.normal();
           // The teacher sees centred values so uniform inputs do not favour one class.
           x[static_cast<size_t>(s) * features + col + i] = o.uniform ? v - 0.5f : v;
@@ -165,7 +174,7 @@ class SyntheticDataset : public Dataset {
     }
     for (size_t fi = 0; fi < fields_.size(); ++fi) {
       const Field& f = fields_[fi];
-      if (!is_float(f.dtype)) {
+      if (!feature(f.dtype)) {
         make_labels(fi, f.dtype == DType::Bool ? 2 : o.classes, x, features, seed);
       }
     }

@@ -106,7 +106,7 @@ struct EvalResult {
 //! The per-sample values of one model output over a data split (Session::predict).
 struct Prediction {
   std::string name;
-  std::string dtype;                  //!< the output's element type: "f32", "i32" or "bool"
+  std::string dtype;                  //!< the output's element type: "f32", "i32", "bool", …
   std::vector<int64_t> sample_shape;  //!< one sample's shape (the output without its batch dimension)
   int64_t samples = 0;                //!< rows: every sample of the split, in order
   std::vector<double> values;         //!< row-major [samples, ...sample_shape]; exact for every dtype
@@ -168,13 +168,15 @@ struct ArrayData {
   std::vector<int64_t> shape;  //!< [samples, ...per-sample shape]
   std::vector<uint8_t> bytes;  //!< row-major, the host's byte order; copied by set_data
 
-  //! Copies `values` (shape[0] x per-sample elements) as f32 or i32.
+  //! Copies `values` (shape[0] x per-sample elements) as f32, i32 or u8 (8-bit images, which reach
+  //! a u8 input as they are and an f32 input as the values 0..255).
   static ArrayData f32(std::string name, std::vector<int64_t> shape, const float* values);
   static ArrayData i32(std::string name, std::vector<int64_t> shape, const int32_t* values);
+  static ArrayData u8(std::string name, std::vector<int64_t> shape, const uint8_t* values);
 };
 
 //! Data produced on demand, for Session::set_data: `samples` samples; `read` writes input `input`
-//! of sample `index` (its per-sample shape, in the input's dtype: f32, i32 or bool as one byte) to
+//! of sample `index` (its per-sample shape, in the input's dtype: f32, i32, bool or u8 as one byte) to
 //! `dst`. It is called from the feed thread, concurrently for different indices, and must give the
 //! same values for the same index every time (shuffling and resuming rely on it).
 struct SampleSource {

@@ -363,3 +363,36 @@ TEST_CASE("a per-sample output must have a row per sample") {
   CHECK(printed(r, "m.ipu:3:"));
   CHECK(printed(r, "per-sample output 'total' is f32[3]: its first dimension must be the micro-batch, 4"));
 }
+
+TEST_CASE("predict of a u8 input: its normalisation as f32, a slice of it as |u1, a cast to f16 as f32") {
+  const std::string dir = predict_temp("u8/");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "m.ipu") << "model m(batch: int = 2) {\n  input image: u8[batch, 3]\n"
+                                  "  output y = (cast(image, \"f32\") - 127.5) / 127.5\n"
+                                  "  output first = image[:, 0:2]\n  output h = cast(image, \"f16\")\n}\n";
+  // A csv cell for a u8 input is a whole number from 0 to 255; three samples, batches of two.
+  std::ofstream(dir + "d.csv") << "image.0,image.1,image.2\n0,128,255\n1,2,3\n9,8,7\n";
+  std::ofstream(dir + "c.toml") << "[data]\ntest = \"csv:d.csv\"\nbatch_size = 2\n[training]\nsteps = 1\n";
+  const Run r = cli_test::iputrain("predict " + dir + "m.ipu " + dir + "c.toml -o " + dir + "out/");
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK(printed(r, "first: u8[3, 2] over the test split"));
+  const Npy first = read_npy(dir + "out/first.npy");
+  CHECK(first.header.find("'descr': '|u1'") != std::string::npos);
+  CHECK(first.data == std::string("\x00\x80\x01\x02\x09\x08", 6));
+  const std::vector<float> y = probs_of(read_npy(dir + "out/y.npy"));
+  REQUIRE(y.size() == 9);
+  CHECK(y[0] == -1.0f);
+  CHECK(y[2] == 1.0f);
+  CHECK(y[5] == (3.0f - 127.5f) / 127.5f);  // the f32 ops' bits, in the padded last batch too
+  CHECK(y[8] == (7.0f - 127.5f) / 127.5f);
+  const Npy h = read_npy(dir + "out/h.npy");
+  CHECK(h.header.find("'descr': '<f4'") != std::string::npos);  // f16 values, exactly, as f32
+  CHECK(probs_of(h) == std::vector<float>{0, 128, 255, 1, 2, 3, 9, 8, 7});
+  std::ofstream(dir + "bad.csv") << "image.0,image.1,image.2\n0,128,256\n";
+  std::ofstream(dir + "bad.toml") << "[data]\ntest = \"csv:bad.csv\"\nbatch_size = 1\n[training]\nsteps = 1\n";
+  const Run bad = cli_test::iputrain("predict " + dir + "m.ipu " + dir + "bad.toml -o " + dir + "bad/");
+  CHECK(bad.status != 0);
+  CHECK(printed(bad, "bad.csv`:2:"));
+  CHECK(printed(bad, "is not a whole number from 0 to 255"));
+}

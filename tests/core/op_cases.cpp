@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "tests/core/op_harness.hpp"
 #include "tests/core/ref_util.hpp"
 
@@ -405,6 +407,48 @@ std::vector<OpCase> op_cases() {
                    .inputs = {f32({2})},
                    .attrs = {{"dtype", std::string("f64")}},
                    .infer_error = "cannot cast to 'f64'"});
+  // From u8, the 8-bit inputs: exact into every type. No gradient flows into a u8 input (as into an
+  // i32 one), so these cases check values only (the harness checks gradients of f32 inputs).
+  const Values bytes = {0, 1, 127, 128, 200, 255};
+  for (const char* to : {"f32", "f16", "bf16", "i32"}) {
+    cases.push_back({.name = fmt::format("cast u8 to {}", to),
+                     .op = OpKind::Cast,
+                     .inputs = {u8({2, 3})},
+                     .attrs = {{"dtype", std::string(to)}},
+                     .values = {bytes},
+                     .expected = bytes});
+  }
+  cases.push_back({.name = "cast u8 to bool",
+                   .op = OpKind::Cast,
+                   .inputs = {u8({4})},
+                   .attrs = {{"dtype", std::string("bool")}},
+                   .values = {{0, 1, 128, 255}},
+                   .expected = {0, 1, 1, 1}});
+  cases.push_back({.name = "cast u8 random bytes to f32",
+                   .op = OpKind::Cast,
+                   .inputs = {u8({5, 7})},
+                   .attrs = {{"dtype", std::string("f32")}},
+                   .reference = identity,
+                   .lo = 0,
+                   .hi = 255});
+  cases.push_back({.name = "cast to u8",
+                   .op = OpKind::Cast,
+                   .inputs = {f32({2})},
+                   .attrs = {{"dtype", std::string("u8")}},
+                   .infer_error = "cannot cast to 'u8'"});
+  cases.push_back({.name = "cast f32 to f16 (half types come from u8 only)",
+                   .op = OpKind::Cast,
+                   .inputs = {f32({2})},
+                   .attrs = {{"dtype", std::string("f16")}},
+                   .infer_error = "cannot cast f32[2] to f16"});
+  cases.push_back({.name = "add refuses u8",
+                   .op = OpKind::Add,
+                   .inputs = {u8({2}), u8({2})},
+                   .infer_error = "operand 1 is u8[2], and u8 tensors are only cast"});
+  cases.push_back({.name = "matmul refuses u8",
+                   .op = OpKind::MatMul,
+                   .inputs = {f32({2, 3}), u8({3, 2})},
+                   .infer_error = "operand 'b' is u8[3, 2]"});
 
   // Shapes.
   cases.push_back({.name = "reshape infer -1",

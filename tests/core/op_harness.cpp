@@ -7,6 +7,7 @@
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <Eigen/Core>
 
 #include "core/rng.hpp"
 
@@ -87,8 +88,12 @@ void Interpreter::set(ValueId id, const Values& v) {
       case DType::Bool:
         static_cast<uint8_t*>(data)[i] = v[i] != 0.0 ? 1 : 0;
         break;
+      case DType::U8:
+        REQUIRE((v[i] >= 0 && v[i] <= 255));
+        static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(std::llround(v[i]));
+        break;
       default:
-        FAIL("the interpreter holds f32, i32 and bool only");
+        FAIL("the interpreter sets f32, i32, bool and u8 values only");
     }
   }
 }
@@ -104,6 +109,12 @@ Values Interpreter::get(ValueId id) const {
         break;
       case DType::I32:
         v[i] = static_cast<const int32_t*>(data)[i];
+        break;
+      case DType::F16:  // a cast of u8 (no op computes on the half types)
+        v[i] = static_cast<float>(static_cast<const Eigen::half*>(data)[i]);
+        break;
+      case DType::BF16:
+        v[i] = static_cast<float>(static_cast<const Eigen::bfloat16*>(data)[i]);
         break;
       default:
         v[i] = static_cast<const uint8_t*>(data)[i];

@@ -25,6 +25,7 @@ inline TensorType i32(Shape s) {
 inline TensorType boolean(Shape s) {
   return {DType::Bool, std::move(s)};
 }
+inline TensorType u8(Shape s) { return {DType::U8, std::move(s)}; }
 
 // Multi-index of flat index `i` in `shape` (row-major).
 inline Shape unflatten(int64_t i, const Shape& shape) {

@@ -142,6 +142,21 @@ TEST_CASE("idx: the image arrives in the model input's dtype") {
   CHECK(i[1] == 221);
 }
 
+TEST_CASE("idx: a u8 image input gets the stored bytes as they are") {
+  TempDir dir("idx_u8");
+  write_plain(dir / "a-images-idx3-ubyte", idx_images(2, 1, 3, 250));
+  write_plain(dir / "a-labels-idx1-ubyte", idx_labels(2));
+  auto ds = data::open_dataset("idx:" + (dir / "a"), "", {{"image", DType::U8, {1, 3}}}, 0);
+  CHECK(ds->fields()[0].dtype == DType::U8);
+  CHECK(ds->fields()[0].bytes() == 3);  // one byte a pixel, as stored
+  uint8_t px[3] = {};
+  ds->read(1, 0, px);
+  // Sample 1 holds bytes 3..5 of the file's pixels, 250 + 7 i (mod 256).
+  CHECK(px[0] == static_cast<uint8_t>(250 + 21));
+  CHECK(px[1] == static_cast<uint8_t>(250 + 28));
+  CHECK(px[2] == static_cast<uint8_t>(250 + 35));
+}
+
 TEST_CASE("idx: damaged files are rejected with the file named") {
   TempDir dir("idx_bad");
   write_plain(dir / "ok-labels-idx1-ubyte", idx_labels(4));

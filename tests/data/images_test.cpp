@@ -73,6 +73,27 @@ TEST_CASE("images: grey and RGB into [H, W], [H, W, 1] and [H, W, 3], labels fro
   CHECK(image<6>(*one, 2)[0] == doctest::Approx(luma));
 }
 
+TEST_CASE("images: a u8 image input gets the decoded bytes; a blended grey is rounded to nearest") {
+  test::TempDir dir("images_u8");
+  write_folder(dir);
+  const std::string spec = "images:" + dir.path().string();
+  auto rgb = data::open_dataset(spec, "", {{"image", DType::U8, {2, 3, 3}}, {"label", DType::I32, {}}}, 0);
+  REQUIRE(rgb->fields()[0].bytes() == 18);  // one byte a channel
+  std::array<uint8_t, 18> px{};
+  rgb->read(2, 0, px.data());
+  CHECK(px[0] == 200);
+  CHECK(px[1] == 100);
+  CHECK(px[17] == 50);
+  rgb->read(0, 0, px.data());
+  CHECK(px[15] == 250);  // grey repeated in R, G and B
+  auto grey = data::open_dataset(spec, "", {{"image", DType::U8, {2, 3}}, {"label", DType::I32, {}}}, 0);
+  std::array<uint8_t, 6> g{};
+  grey->read(2, 0, g.data());
+  CHECK(g[5] == static_cast<uint8_t>(std::lround(0.299f * 200 + 0.587f * 100 + 0.114f * 50)));  // 124.2 -> 124
+  grey->read(0, 0, g.data());
+  CHECK(g == std::array<uint8_t, 6>{0, 10, 20, 30, 40, 250});
+}
+
 TEST_CASE("images: a size other than the model's is an error unless the spec resizes") {
   test::TempDir dir("images_size");
   write_folder(dir);

@@ -72,6 +72,28 @@ TEST_CASE("npy: every supported stored dtype converts to f32 and the integer one
   CHECK(sample<uint16_t, 2>(*h32, 1, "f4") == std::array<uint16_t, 2>{0x4000, 0x4200});
 }
 
+TEST_CASE("npy: a uint8 array reaches a u8 input as stored, and f32 values for a u8 input are refused") {
+  test::TempDir dir("npy_u8");
+  test::run_numpy(dir.path(), R"(
+np.save("img.npy", (np.arange(20) * 13 % 256).astype(np.uint8).reshape(5, 2, 2))
+np.save("x.npy", np.zeros((5, 4), dtype=np.float32))
+np.save("n.npy", np.zeros((5, 4), dtype=np.int32)))");
+  const std::string spec = "npy:" + dir.path().string();
+  auto ds = data::open_dataset(spec, "", {{"img", DType::U8, {2, 2}}}, 0);
+  CHECK(ds->fields()[0].dtype == DType::U8);
+  CHECK(sample<uint8_t, 4>(*ds, 3, "img") == std::array<uint8_t, 4>{156, 169, 182, 195});
+  // The same file into an f32 input: the values 0..255, as before.
+  auto as_f32 = data::open_dataset(spec, "", {{"img", DType::F32, {2, 2}}}, 0);
+  CHECK(sample<float, 4>(*as_f32, 3, "img") == std::array<float, 4>{156, 169, 182, 195});
+  auto floats = error_of([&] { (void)data::open_dataset(spec, "", {{"x", DType::U8, {4}}}, 0); });
+  CHECK(floats.kind == ErrorKind::Data);
+  CHECK(floats.message.find(dir / "x.npy") != std::string::npos);
+  CHECK(floats.message.find("stores f32 values but the model's input `x` is u8") != std::string::npos);
+  CHECK(floats.hint.find("uint8") != std::string::npos);
+  auto ints = error_of([&] { (void)data::open_dataset(spec, "", {{"n", DType::U8, {4}}}, 0); });
+  CHECK(ints.message.find("stores i32 values but the model's input `n` is u8") != std::string::npos);
+}
+
 TEST_CASE("npy: shape, dtype, name and sample-count mismatches are refused at open, naming the file") {
   test::TempDir dir("npy_errors");
   test::run_numpy(dir.path(), R"(

@@ -111,6 +111,27 @@ TEST_CASE("synthetic: uniform inputs, half-precision and bool fields") {
   CHECK(flags.size() == 2);
 }
 
+TEST_CASE("synthetic: a u8 field holds random bytes over 0..255, and the labels follow them") {
+  const std::vector<data::Field> wanted = {{"image", DType::U8, {4, 4, 3}}, {"label", DType::I32, {}}};
+  auto ds = data::open_synthetic("samples=300,classes=4", wanted, 5);
+  CHECK(ds->fields()[0].bytes() == 48);
+  std::set<int> values;
+  std::set<int32_t> labels;
+  for (int64_t i = 0; i < ds->size(); ++i) {
+    uint8_t px[48];
+    ds->read(i, 0, px);
+    values.insert(px, px + 48);
+    int32_t label = -1;
+    ds->read(i, 1, &label);
+    labels.insert(label);
+  }
+  CHECK(values.size() > 250);  // nearly every byte value drawn
+  CHECK(*values.begin() == 0);
+  CHECK(*values.rbegin() == 255);
+  CHECK(labels.size() == 4);  // the teacher reads the bytes: its labels vary
+  CHECK(dump(*ds) == dump(*data::open_synthetic("samples=300,classes=4", wanted, 5)));
+}
+
 TEST_CASE("synthetic: a label field alone is random but in range") {
   auto ds = data::open_synthetic("samples=100,classes=4", {{"label", DType::I32, {}}}, 5);
   std::set<int32_t> seen;

@@ -8,7 +8,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-DTYPE_NAME = {"float32": "f32", "int32": "i32", "bool": "bool"}
+DTYPE_NAME = {"float32": "f32", "int32": "i32", "bool": "bool", "uint8": "u8"}
 INF = float("inf")
 NAN = float("nan")
 I32_MAX = 2**31 - 1
@@ -245,6 +245,13 @@ def where_cases():
         op_case("cast bool to i32", "cast", 'cast({0}, dtype = "i32")', [cond], lambda x: x.int(),
                 attrs={"dtype": "i32"}),
     ]
+    # From u8, the 8-bit inputs (fed from a uint8 array as stored): exact into every type. No
+    # gradient flows into an integer input, so these cases have none (grad=False), as for i32.
+    u8 = np.array([0, 1, 2, 127, 128, 200, 254, 255], dtype=np.uint8)
+    for to, ref in (("f32", lambda x: x.float()), ("f16", lambda x: x.half()),
+                    ("bf16", lambda x: x.bfloat16().float()), ("i32", lambda x: x.int()), ("bool", lambda x: x != 0)):
+        cases.append(op_case(f"cast u8 to {to}", "cast", f'cast({{0}}, dtype = "{to}")', [u8], ref, attrs={"dtype": to},
+                             grad=False))
     return cases
 
 
