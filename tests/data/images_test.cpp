@@ -73,7 +73,7 @@ TEST_CASE("images: grey and RGB into [H, W], [H, W, 1] and [H, W, 3], labels fro
   CHECK(image<6>(*one, 2)[0] == doctest::Approx(luma));
 }
 
-TEST_CASE("images: a u8 image input gets the decoded bytes; a blended grey is rounded to nearest") {
+TEST_CASE("images: a u8 image input gets the decoded bytes, and a blended grey is rounded to nearest") {
   test::TempDir dir("images_u8");
   write_folder(dir);
   const std::string spec = "images:" + dir.path().string();
