@@ -52,8 +52,9 @@ Topology make_topology(const SystemSection& system, const std::vector<std::vecto
       {"ipu_links", across_machines, static_cast<double>(system.links_between_machines) * link,
        system.ipu_link_latency},
       // Every IPU of a machine reduces its own share at once, through the machine's gateway.
+      // A step across racks is one within a Pod plus the crossing of the gateways.
       {"gw_links", static_cast<int32_t>(n_pods), system.gw_link_bandwidth / static_cast<double>(per_machine),
-       system.gw_link_latency},
+       system.ipu_link_latency + system.gw_link_latency},
   };
   return t;
 }

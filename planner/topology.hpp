@@ -16,8 +16,9 @@
 // latency cost is paid only once"). The latency per step
 // within a Pod is derived from PopLibs' measured crossovers between the methods (docs/ipu_scale.md).
 // The replicas of a plan run one program: before each collective, a group's included, every IPU of
-// the plan synchronises; a plan that spans several Pods does it through the gateways, one more step
-// at the GW-Link latency (`cross_rack_sync_seconds`), the one constant fitted across racks.
+// the plan synchronises; a plan that spans several Pods does it through the gateways, at the
+// GW-Link latency (`cross_rack_sync_seconds`): the one constant fitted across racks, which a ring step
+// over GW-Links also pays on top of a step within a Pod.
 #pragma once
 
 #include <cstdint>

@@ -329,8 +329,11 @@ std::vector<KeySpec> run_keys() {
           Range::at_least(0)),
       key(IPUTRAIN_KEY(system.gw_link_bandwidth), Float, 25e9, Models,
           "GW-Link bandwidth of one machine in one direction, bytes/s (2 x 100 Gbps), shared by its IPUs.", positive),
-      key(IPUTRAIN_KEY(system.gw_link_latency), Float, 10e-6, Models,
-          "Seconds per step of a ring over GW-Links between Pods (not published: assumed).", Range::at_least(0)),
+      key(IPUTRAIN_KEY(system.gw_link_latency), Float, 2.35e-6, Models,
+          "Seconds a synchronisation or a ring step across POD64 racks (through the gateways) adds to one "
+          "within a Pod: the one constant fitted across racks, on Graphcore's MLPerf Training v1.1 ResNet-50 "
+          "on a Mk2 POD128 (docs/ipu_scale.md).",
+          Range::at_least(0)),
       key(IPUTRAIN_KEY(system.hosts), Int, 1, Models,
           "Host servers of the whole system; a config using part of it is fed by its share of them.",
           Range::between(1, 1 << 16)),

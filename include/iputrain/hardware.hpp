@@ -50,7 +50,7 @@ struct SystemSection {
   double ipu_link_bandwidth = 32e9;    //!< one IPU-Link, one direction
   double ipu_link_latency = 4.44e-6;   //!< one step of a ring over IPU-Links (PopLibs' crossovers)
   double gw_link_bandwidth = 25e9;     //!< GW-Links of one machine together, one direction
-  double gw_link_latency = 10e-6;      //!< one step of a ring over GW-Links (assumed)
+  double gw_link_latency = 2.35e-6;    //!< what a step across racks adds (fitted, docs/ipu_scale.md)
   int64_t hosts = 1;                   //!< host servers of the whole system
   double host_link_bandwidth = 25e9;   //!< network bandwidth of one host server to the machines
   double host_sync_latency = 15e-6;    //!< host round trip of one engine call (assumed)
