@@ -11,6 +11,7 @@
 #include "core/optim_table.hpp"
 #include "iputrain/config_loader.hpp"
 #include "planner/plan.hpp"
+#include "planner/report/report.hpp"
 #include "planner/simulate.hpp"
 #include "tests/planner/plan_from_config.hpp"
 
@@ -333,6 +334,29 @@ TEST_CASE("the hosts' feed bounds the update when their network is slower than t
   // Two hosts halve it.
   const Plan two = make_plan(g, config::parse(cfg + "[system]\nhost_link_bandwidth = 1e8\nhosts = 2\n"));
   CHECK(two.cost.breakdown.host_feed == doctest::Approx(bytes / 2e8));
+}
+
+TEST_CASE("the hosts' CPU work, when declared, bounds the update when it is slower than their network") {
+  // 16 replicas on one host, 2 micro-batches of 64: 2,048 samples an update.
+  const std::string cfg = "[ipu]\nauto_select_ipus = 16\n[pipeline]\ngradient_accumulation_count = 2\n";
+  const Graph g = balanced_chain(1, 64, 512);
+  const Plan plain = make_plan(g, config::parse(cfg));
+  CHECK(plain.cost.breakdown.host_cpu == 0);  // not declared: not modelled
+  CHECK(plain.cost.breakdown.host_feed == doctest::Approx(plain.cost.breakdown.host_network));
+  // 1,000 samples a second per host: 2.048 s an update, far slower than the IPUs and the network.
+  const Plan slow = make_plan(g, config::parse(cfg + "[system]\nhost_samples_per_second = 1000\n"));
+  CHECK(slow.cost.breakdown.host_cpu == doctest::Approx(2048 / 1000.0));
+  CHECK(slow.cost.breakdown.host_network == doctest::Approx(plain.cost.breakdown.host_network));
+  CHECK(slow.cost.breakdown.host_feed == doctest::Approx(2.048));
+  CHECK(slow.cost.breakdown.bound == "host CPU");
+  CHECK(slow.cost.samples_per_second == doctest::Approx(1000));
+  CHECK(plan_json(slow, "chain").find("\"host_cpu\"") != std::string::npos);
+  // Two hosts share the samples.
+  const Plan two = make_plan(g, config::parse(cfg + "[system]\nhost_samples_per_second = 1000\nhosts = 2\n"));
+  CHECK(two.cost.breakdown.host_cpu == doctest::Approx(1.024));
+  // A fast CPU leaves the IPUs the bound.
+  const Plan fast = make_plan(g, config::parse(cfg + "[system]\nhost_samples_per_second = 1e9\n"));
+  CHECK(fast.cost.samples_per_second == doctest::Approx(plain.cost.samples_per_second));
 }
 
 TEST_CASE("GW-Links enter the all-reduce only past one Pod64, and slow it") {
