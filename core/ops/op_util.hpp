@@ -167,4 +167,10 @@ inline constexpr std::string_view kInputX[] = {"x"};
 //! Cost of an elementwise op: `flops_per_element` per output element, inputs read once.
 Cost elementwise_cost(const Graph& g, const Node& node, double flops_per_element = 1.0);
 
+//! elementwise_cost with `kFlops` per element, as a row's cost function (OpDef::cost).
+template <int kFlops = 1>
+Cost elementwise_cost_of(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, kFlops);
+}
+
 }  // namespace iputrain::ir
