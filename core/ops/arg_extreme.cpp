@@ -44,7 +44,10 @@ void run(const KernelArgs& args, bool is_max) {
 
 }  // namespace
 
-TensorType infer_arg_extreme(const TensorType& x, const Attrs& attrs, std::string_view name) {
+template <bool kIsMax>
+TensorType infer_arg_extreme(std::span<const TensorType* const> in, const Attrs& attrs) {
+  const TensorType& x = *in[0];
+  const std::string_view name = kIsMax ? "argmax" : "argmin";
   if (x.dtype != DType::F32 && x.dtype != DType::I32) {
     throw OpError{fmt::format("{} needs an f32 or i32 operand, got {}", name, x.str()), "cast it to f32 first"};
   }
@@ -57,13 +60,19 @@ TensorType infer_arg_extreme(const TensorType& x, const Attrs& attrs, std::strin
   return TensorType{DType::I32, out};
 }
 
-void arg_extreme_forward(const KernelArgs& args, bool is_max) {
+template <bool kIsMax>
+void arg_extreme_forward(const KernelArgs& args) {
   if (args.inputs[0].type->dtype == DType::I32) {
-    run<int32_t>(args, is_max);
+    run<int32_t>(args, kIsMax);
   } else {
-    run<float>(args, is_max);
+    run<float>(args, kIsMax);
   }
 }
+
+template TensorType infer_arg_extreme<true>(std::span<const TensorType* const>, const Attrs&);
+template TensorType infer_arg_extreme<false>(std::span<const TensorType* const>, const Attrs&);
+template void arg_extreme_forward<true>(const KernelArgs&);
+template void arg_extreme_forward<false>(const KernelArgs&);
 
 Cost arg_extreme_cost(const Graph& g, const Node& node) {
   Cost c = elementwise_cost(g, node, 0.0);

@@ -7,11 +7,14 @@
 
 namespace iputrain::ir {
 
-//! f32 or i32 in, i32 out with attribute `axis` (default -1) removed; `name` words the errors.
-TensorType infer_arg_extreme(const TensorType& x, const Attrs& attrs, std::string_view name);
+//! The rows' shape rule: f32 or i32 in, i32 out with attribute `axis` (default -1) removed.
+//! argmax when `kIsMax`, argmin otherwise (both instantiated in arg_extreme.cpp).
+template <bool kIsMax>
+TensorType infer_arg_extreme(std::span<const TensorType* const> in, const Attrs& attrs);
 
-//! Index of the largest (`is_max`) or smallest element along the axis.
-void arg_extreme_forward(const KernelArgs& args, bool is_max);
+//! The rows' kernel: the index of the largest (`kIsMax`) or smallest element along the axis.
+template <bool kIsMax>
+void arg_extreme_forward(const KernelArgs& args);
 
 //! Cost of either: one comparison per input element.
 Cost arg_extreme_cost(const Graph& g, const Node& node);

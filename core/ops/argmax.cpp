@@ -5,24 +5,12 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_argmax {
-
-TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
-  return infer_arg_extreme(*in[0], attrs, "argmax");
-}
-
-void forward(const KernelArgs& args) { arg_extreme_forward(args, true); }
-
-}  // namespace impl_argmax
-}  // namespace
-
 const OpDef kArgmaxOp{
     .kind = OpKind::Argmax,
     .name = "argmax",
     .arity = 1,
-    .infer = impl_argmax::infer,
-    .forward = impl_argmax::forward,
+    .infer = infer_arg_extreme<true>,
+    .forward = arg_extreme_forward<true>,
     .backward = nullptr,
     .cost = arg_extreme_cost,
     .doc =

@@ -5,24 +5,12 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_argmin {
-
-TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
-  return infer_arg_extreme(*in[0], attrs, "argmin");
-}
-
-void forward(const KernelArgs& args) { arg_extreme_forward(args, false); }
-
-}  // namespace impl_argmin
-}  // namespace
-
 const OpDef kArgminOp{
     .kind = OpKind::Argmin,
     .name = "argmin",
     .arity = 1,
-    .infer = impl_argmin::infer,
-    .forward = impl_argmin::forward,
+    .infer = infer_arg_extreme<false>,
+    .forward = arg_extreme_forward<false>,
     .backward = nullptr,
     .cost = arg_extreme_cost,
     .doc =

@@ -4,26 +4,14 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_ceil {
-
-void forward(const KernelArgs& args) {
-  unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.ceil(); });
-}
-
-Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
-
-}  // namespace impl_ceil
-}  // namespace
-
 const OpDef kCeilOp{
     .kind = OpKind::Ceil,
     .name = "ceil",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = impl_ceil::forward,
+    .forward = unary_forward<[](const ConstArrayMap& x) { return x.ceil(); }, 1>,
     .backward = nullptr,
-    .cost = impl_ceil::cost,
+    .cost = elementwise_cost_of<1>,
     .doc = "ceil(x): the smallest integer >= x (f32).",
     .inputs = kInputX,
     .edges = "±inf, nan and -0 pass unchanged (ceil(-0.5) = -0).",

@@ -1,6 +1,9 @@
-// Shared by the ordering comparisons (less, greater, …) and not_equal: a broadcasting kernel over
-// f32 or i32 (and bool for not_equal) operands producing bool (one byte, 0/1). No gradient.
+// Shared by the comparisons (less, greater, …, equal, not_equal): a broadcasting kernel over f32 or
+// i32 (and bool for equal and not_equal) operands producing bool (one byte, 0/1). No gradient. Each
+// op's row names the shape rule with its flag and the kernel with its comparison (std::less<>, …).
 #pragma once
+
+#include <functional>
 
 #include <fmt/format.h>
 
@@ -8,10 +11,11 @@
 
 namespace iputrain::ir {
 
-//! Shape rule: operands of one dtype (f32, i32, or bool when `allow_bool`), bool result.
-inline TensorType infer_compare(std::span<const TensorType* const> in, bool allow_bool) {
+//! Shape rule: operands of one dtype (f32, i32, or bool when `kAllowBool`), bool result.
+template <bool kAllowBool>
+TensorType infer_compare(std::span<const TensorType* const> in, const Attrs&) {
   const DType d = in[0]->dtype;
-  if (d != DType::F32 && d != DType::I32 && !(allow_bool && d == DType::Bool)) {
+  if (d != DType::F32 && d != DType::I32 && !(kAllowBool && d == DType::Bool)) {
     throw OpError{fmt::format("cannot compare {} tensors", dtype_name(d)), "cast them to f32 first"};
   }
   return infer_broadcast(in, DType::Bool);
@@ -19,7 +23,8 @@ inline TensorType infer_compare(std::span<const TensorType* const> in, bool allo
 
 //! out = cmp(a, b) with broadcasting, dispatched on the operands' dtype.
 template <typename Cmp>
-void compare_forward(const KernelArgs& args, Cmp cmp) {
+void compare_forward(const KernelArgs& args) {
+  const Cmp cmp{};
   const Tensor& a = args.inputs[0];
   const Tensor& b = args.inputs[1];
   switch (a.type->dtype) {
@@ -36,11 +41,6 @@ void compare_forward(const KernelArgs& args, Cmp cmp) {
           a, b, args.output, [&](float x, float y) { return static_cast<uint8_t>(cmp(x, y)); });
       break;
   }
-}
-
-//! Cost of a comparison: one operation per output element.
-inline Cost compare_cost(const Graph& g, const Node& node) {
-  return elementwise_cost(g, node);
 }
 
 }  // namespace iputrain::ir

@@ -4,26 +4,14 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_floor {
-
-void forward(const KernelArgs& args) {
-  unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.floor(); });
-}
-
-Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
-
-}  // namespace impl_floor
-}  // namespace
-
 const OpDef kFloorOp{
     .kind = OpKind::Floor,
     .name = "floor",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = impl_floor::forward,
+    .forward = unary_forward<[](const ConstArrayMap& x) { return x.floor(); }, 1>,
     .backward = nullptr,
-    .cost = impl_floor::cost,
+    .cost = elementwise_cost_of<1>,
     .doc = "floor(x): the largest integer <= x (f32).",
     .inputs = kInputX,
     .edges = "±inf, nan and -0 pass unchanged (floor(-0.5) = -1, floor(-0) = -0).",

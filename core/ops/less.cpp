@@ -3,28 +3,14 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_less {
-
-TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
-  return infer_compare(in, false);
-}
-
-void forward(const KernelArgs& args) {
-  compare_forward(args, [](auto x, auto y) { return x < y; });
-}
-
-}  // namespace impl_less
-}  // namespace
-
 const OpDef kLessOp{
     .kind = OpKind::Less,
     .name = "less",
     .arity = 2,
-    .infer = impl_less::infer,
-    .forward = impl_less::forward,
+    .infer = infer_compare<false>,
+    .forward = compare_forward<std::less<>>,
     .backward = nullptr,
-    .cost = compare_cost,
+    .cost = elementwise_cost_of<>,
     .doc = "a < b -> bool, NumPy broadcasting (f32, i32).",
     .edges = "IEEE 754: false whenever a side is nan.",
 };

@@ -4,28 +4,14 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_less_equal {
-
-TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
-  return infer_compare(in, false);
-}
-
-void forward(const KernelArgs& args) {
-  compare_forward(args, [](auto x, auto y) { return x <= y; });
-}
-
-}  // namespace impl_less_equal
-}  // namespace
-
 const OpDef kLessEqualOp{
     .kind = OpKind::LessEqual,
     .name = "less_equal",
     .arity = 2,
-    .infer = impl_less_equal::infer,
-    .forward = impl_less_equal::forward,
+    .infer = infer_compare<false>,
+    .forward = compare_forward<std::less_equal<>>,
     .backward = nullptr,
-    .cost = compare_cost,
+    .cost = elementwise_cost_of<>,
     .doc = "a <= b -> bool, NumPy broadcasting (f32, i32).",
     .edges = "IEEE 754: false whenever a side is nan.",
 };

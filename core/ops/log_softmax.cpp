@@ -4,39 +4,17 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_log_softmax {
-
-void forward(const KernelArgs& args) {
-  softmax_kernel(args.inputs[0].f32(), args.output.f32(), axis_dims(args.output.shape(), args.node.attrs),
-                 true);
-}
-
-std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
-  const Attrs attrs{{"axis", g.node(id).attrs.get_int("axis", -1)}};
-  return {g.add(OpKind::LogSoftmaxGrad, {id, dy}, attrs)};
-}
-
-Cost cost(const Graph& g, const Node& node) {
-  return elementwise_cost(g, node, 14.0);
-}
-
-constexpr AttrSpec kAttrs[] = {{.name = "axis", .type = AttrType::Int, .number = -1}};
-
-}  // namespace impl_log_softmax
-}  // namespace
-
 const OpDef kLogSoftmaxOp{
     .kind = OpKind::LogSoftmax,
     .name = "log_softmax",
     .arity = 1,
     .infer = infer_softmax,
-    .forward = impl_log_softmax::forward,
-    .backward = impl_log_softmax::backward,
-    .cost = impl_log_softmax::cost,
+    .forward = softmax_forward<true>,
+    .backward = softmax_backward<true>,
+    .cost = elementwise_cost_of<14>,
     .doc = "log_softmax(x; axis = -1) = x - logsumexp(x) along axis (f32), stable.",
     .inputs = kInputX,
-    .attrs = impl_log_softmax::kAttrs,
+    .attrs = kSoftmaxAttrs,
     .edges =
         "max-subtracted: large logits do not overflow; -inf gives -inf; a row holding nan or +inf "
         "gives nan (PyTorch).",

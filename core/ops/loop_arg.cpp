@@ -5,21 +5,11 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_loop_arg {
-
-TensorType infer(std::span<const TensorType* const>, const Attrs&) {
-  throw OpError{"is a leaf", "use Graph::add_loop_arg"};
-}
-
-}  // namespace impl_loop_arg
-}  // namespace
-
 const OpDef kLoopArgOp{
     .kind = OpKind::LoopArg,
     .name = "loop_arg",
     .arity = 0,
-    .infer = impl_loop_arg::infer,
+    .infer = infer_leaf<OpKind::LoopArg>,
     .forward = nullptr,
     .backward = nullptr,
     .cost = nullptr,

@@ -5,32 +5,14 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_maximum {
-
-void forward(const KernelArgs& args) {
-  minmax_forward(args, true);
-}
-
-std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
-  return minmax_backward(g, id, dy, true);
-}
-
-Cost cost(const Graph& g, const Node& node) {
-  return elementwise_cost(g, node);
-}
-
-}  // namespace impl_maximum
-}  // namespace
-
 const OpDef kMaximumOp{
     .kind = OpKind::Maximum,
     .name = "maximum",
     .arity = 2,
     .infer = infer_minmax,
-    .forward = impl_maximum::forward,
-    .backward = impl_maximum::backward,
-    .cost = impl_maximum::cost,
+    .forward = minmax_forward<true>,
+    .backward = minmax_backward<true>,
+    .cost = elementwise_cost_of<>,
     .doc =
         "maximum(a, b): the elementwise larger value, broadcasting (f32, i32); the gradient goes to the "
         "larger side, half to each on ties.",

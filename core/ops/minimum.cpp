@@ -5,32 +5,14 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_minimum {
-
-void forward(const KernelArgs& args) {
-  minmax_forward(args, false);
-}
-
-std::vector<ValueId> backward(Graph& g, ValueId id, ValueId dy) {
-  return minmax_backward(g, id, dy, false);
-}
-
-Cost cost(const Graph& g, const Node& node) {
-  return elementwise_cost(g, node);
-}
-
-}  // namespace impl_minimum
-}  // namespace
-
 const OpDef kMinimumOp{
     .kind = OpKind::Minimum,
     .name = "minimum",
     .arity = 2,
     .infer = infer_minmax,
-    .forward = impl_minimum::forward,
-    .backward = impl_minimum::backward,
-    .cost = impl_minimum::cost,
+    .forward = minmax_forward<false>,
+    .backward = minmax_backward<false>,
+    .cost = elementwise_cost_of<>,
     .doc =
         "minimum(a, b): the elementwise smaller value, broadcasting (f32, i32); the gradient goes to the "
         "smaller side, half to each on ties.",

@@ -27,23 +27,30 @@ void run(const KernelArgs& args, bool is_max) {
 }
 }  // namespace
 
-void minmax_forward(const KernelArgs& args, bool is_max) {
+template <bool kIsMax>
+void minmax_forward(const KernelArgs& args) {
   if (args.inputs[0].type->dtype == DType::I32) {
-    run<int32_t>(args, is_max);
+    run<int32_t>(args, kIsMax);
   } else {
-    run<float>(args, is_max);
+    run<float>(args, kIsMax);
   }
 }
 
-std::vector<ValueId> minmax_backward(Graph& g, ValueId id, ValueId dy, bool is_max) {
+template <bool kIsMax>
+std::vector<ValueId> minmax_backward(Graph& g, ValueId id, ValueId dy) {
   const ValueId a = g.node(id).inputs[0];
   const ValueId b = g.node(id).inputs[1];
   const Shape sa = g.type(a).shape;
   const Shape sb = g.type(b).shape;
-  const std::string mode = is_max ? "max" : "min";
+  const std::string mode = kIsMax ? "max" : "min";
   const ValueId ga = g.add(OpKind::MinMaxGrad, {a, b, dy}, Attrs{{"mode", mode}, {"side", int64_t{0}}});
   const ValueId gb = g.add(OpKind::MinMaxGrad, {a, b, dy}, Attrs{{"mode", mode}, {"side", int64_t{1}}});
   return {reduce_to_shape(g, ga, sa), reduce_to_shape(g, gb, sb)};
 }
+
+template void minmax_forward<true>(const KernelArgs&);
+template void minmax_forward<false>(const KernelArgs&);
+template std::vector<ValueId> minmax_backward<true>(Graph&, ValueId, ValueId);
+template std::vector<ValueId> minmax_backward<false>(Graph&, ValueId, ValueId);
 
 }  // namespace iputrain::ir

@@ -4,28 +4,14 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_not_equal {
-
-TensorType infer(std::span<const TensorType* const> in, const Attrs&) {
-  return infer_compare(in, true);
-}
-
-void forward(const KernelArgs& args) {
-  compare_forward(args, [](auto x, auto y) { return x != y; });
-}
-
-}  // namespace impl_not_equal
-}  // namespace
-
 const OpDef kNotEqualOp{
     .kind = OpKind::NotEqual,
     .name = "not_equal",
     .arity = 2,
-    .infer = impl_not_equal::infer,
-    .forward = impl_not_equal::forward,
+    .infer = infer_compare<true>,
+    .forward = compare_forward<std::not_equal_to<>>,
     .backward = nullptr,
-    .cost = compare_cost,
+    .cost = elementwise_cost_of<>,
     .doc = "a != b -> bool, NumPy broadcasting (f32, i32, bool).",
     .edges = "IEEE 754: nan differs from everything, itself included; -0 == 0.",
 };

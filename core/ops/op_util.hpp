@@ -167,4 +167,17 @@ inline constexpr std::string_view kInputX[] = {"x"};
 //! Cost of an elementwise op: `flops_per_element` per output element, inputs read once.
 Cost elementwise_cost(const Graph& g, const Node& node, double flops_per_element = 1.0);
 
+//! Shape rule of the leaves (input, param, constant, loop_arg): Graph::add_<name> makes them, never
+//! Graph::add, so they have no shape function, kernel, gradient or cost of their own.
+template <OpKind kLeaf>
+TensorType infer_leaf(std::span<const TensorType* const>, const Attrs&) {
+  throw OpError{"is a leaf", "use Graph::add_" + std::string(op_name(kLeaf))};
+}
+
+//! elementwise_cost with `kFlops` per element, as a row's cost function (OpDef::cost).
+template <int kFlops = 1>
+Cost elementwise_cost_of(const Graph& g, const Node& node) {
+  return elementwise_cost(g, node, kFlops);
+}
+
 }  // namespace iputrain::ir

@@ -4,26 +4,14 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_round {
-
-void forward(const KernelArgs& args) {
-  unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.rint(); });
-}
-
-Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
-
-}  // namespace impl_round
-}  // namespace
-
 const OpDef kRoundOp{
     .kind = OpKind::Round,
     .name = "round",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = impl_round::forward,
+    .forward = unary_forward<[](const ConstArrayMap& x) { return x.rint(); }, 1>,
     .backward = nullptr,
-    .cost = impl_round::cost,
+    .cost = elementwise_cost_of<1>,
     .doc = "round(x) to the nearest integer, halves to even as NumPy (0.5 -> 0, 1.5 -> 2, -2.5 -> -2) (f32).",
     .inputs = kInputX,
     .edges =

@@ -3,26 +3,14 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_sign {
-
-void forward(const KernelArgs& args) {
-  unary_blocks(args, 1, [&](const ConstArrayMap& x, ArrayMap& y) { y = x.isNaN().select(x, x.sign()); });
-}
-
-Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
-
-}  // namespace impl_sign
-}  // namespace
-
 const OpDef kSignOp{
     .kind = OpKind::Sign,
     .name = "sign",
     .arity = 1,
     .infer = infer_unary_f32,
-    .forward = impl_sign::forward,
+    .forward = unary_forward<[](const ConstArrayMap& x) { return x.isNaN().select(x, x.sign()); }, 1>,
     .backward = nullptr,
-    .cost = impl_sign::cost,
+    .cost = elementwise_cost_of<1>,
     .doc = "sign(x): -1, 0 or 1 (f32).",
     .inputs = kInputX,
     .edges = "sign(nan) = nan, as NumPy (PyTorch 1.13 gives 0, which hides the nan); sign(±0) = 0; sign(±inf) = ±1.",

@@ -171,8 +171,6 @@ void softmax_grad_rows(const float* y, const float* dy, float* dx, const AxisDim
   }
 }
 
-}  // namespace
-
 // Softmaxes are independent: split by rows (each row's reductions stay whole and in order).
 void softmax_kernel(const float* x, float* y, const AxisDims& d, bool log) {
   if (d.n == 0) {
@@ -191,5 +189,31 @@ void softmax_grad_kernel(const float* y, const float* dy, float* dx, const AxisD
   par::for_blocks(d.outer, std::max<int64_t>(1, 8192 / std::max<int64_t>(per_row, 1)), d.outer * per_row * 4,
                   [&](int64_t o0, int64_t o1) { softmax_grad_rows(y, dy, dx, d, log, o0, o1); });
 }
+
+}  // namespace
+
+template <bool kLog>
+void softmax_forward(const KernelArgs& args) {
+  softmax_kernel(args.inputs[0].f32(), args.output.f32(), axis_dims(args.output.shape(), args.node.attrs), kLog);
+}
+
+template <bool kLog>
+std::vector<ValueId> softmax_backward(Graph& g, ValueId id, ValueId dy) {
+  const Attrs attrs{{"axis", g.node(id).attrs.get_int("axis", -1)}};
+  return {g.add(kLog ? OpKind::LogSoftmaxGrad : OpKind::SoftmaxGrad, {id, dy}, attrs)};
+}
+
+template <bool kLog>
+void softmax_grad_forward(const KernelArgs& args) {
+  softmax_grad_kernel(args.inputs[0].f32(), args.inputs[1].f32(), args.output.f32(),
+                      axis_dims(args.output.shape(), args.node.attrs), kLog);
+}
+
+template void softmax_forward<false>(const KernelArgs&);
+template void softmax_forward<true>(const KernelArgs&);
+template std::vector<ValueId> softmax_backward<false>(Graph&, ValueId, ValueId);
+template std::vector<ValueId> softmax_backward<true>(Graph&, ValueId, ValueId);
+template void softmax_grad_forward<false>(const KernelArgs&);
+template void softmax_grad_forward<true>(const KernelArgs&);
 
 }  // namespace iputrain::ir

@@ -44,11 +44,20 @@ AxisDims axis_dims(const Shape& shape, const Attrs& attrs);
 //! operands of one shape, rank >= 1, a valid axis attribute.
 TensorType infer_softmax(std::span<const TensorType* const> in, const Attrs& attrs);
 
-//! y = softmax(x) (or log_softmax when `log`) along the middle dimension of `d`. Never allocates.
-void softmax_kernel(const float* x, float* y, const AxisDims& d, bool log);
+//! The rows of softmax (`kLog` false) and log_softmax (`kLog` true), both instantiated in
+//! softmax_util.cpp: y = softmax(x) (or log_softmax) along the axis, never allocating; the backward,
+//! softmax_grad(y, dy) (or log_softmax_grad) with the axis.
+template <bool kLog>
+void softmax_forward(const KernelArgs& args);
+template <bool kLog>
+std::vector<ValueId> softmax_backward(Graph& g, ValueId id, ValueId dy);
 
-//! The gradients along the middle dimension of `d`: softmax's dx = y * (dy - sum(dy * y)), or with
-//! `log` (y = log_softmax) dx = dy - exp(y) * sum(dy). Never allocates.
-void softmax_grad_kernel(const float* y, const float* dy, float* dx, const AxisDims& d, bool log);
+//! The rows of softmax_grad and log_softmax_grad (y, dy): softmax's dx = y * (dy - sum(dy * y)), or
+//! with `kLog` (y = log_softmax) dx = dy - exp(y) * sum(dy). Never allocates.
+template <bool kLog>
+void softmax_grad_forward(const KernelArgs& args);
+
+//! Attribute axis of softmax and log_softmax (their gradients take it too).
+inline constexpr AttrSpec kSoftmaxAttrs[] = {{.name = "axis", .type = AttrType::Int, .number = -1}};
 
 }  // namespace iputrain::ir

@@ -34,8 +34,10 @@ void keep(const KernelArgs& args, bool lower) {
 
 }  // namespace
 
-TensorType infer_triangle(std::span<const TensorType* const> in, const Attrs&, std::string_view name) {
+template <bool kLower>
+TensorType infer_triangle(std::span<const TensorType* const> in, const Attrs&) {
   const TensorType& x = *in[0];
+  const std::string_view name = kLower ? "tril" : "triu";
   if (x.rank() < 2) {
     throw OpError{
         fmt::format("{} needs a tensor of rank 2 or more (matrices in its last two dimensions), got {}", name, x.str()),
@@ -44,9 +46,15 @@ TensorType infer_triangle(std::span<const TensorType* const> in, const Attrs&, s
   return x;
 }
 
-void triangle_forward(const KernelArgs& args, bool lower) {
-  with_element_bits(args.output.type->dtype, [&](auto bits) { keep<decltype(bits)>(args, lower); });
+template <bool kLower>
+void triangle_forward(const KernelArgs& args) {
+  with_element_bits(args.output.type->dtype, [&](auto bits) { keep<decltype(bits)>(args, kLower); });
 }
+
+template TensorType infer_triangle<true>(std::span<const TensorType* const>, const Attrs&);
+template TensorType infer_triangle<false>(std::span<const TensorType* const>, const Attrs&);
+template void triangle_forward<true>(const KernelArgs&);
+template void triangle_forward<false>(const KernelArgs&);
 
 std::vector<ValueId> triangle_backward(Graph& g, ValueId id, ValueId dy) {
   const Node& n = g.node(id);

@@ -6,11 +6,14 @@
 
 namespace iputrain::ir {
 
-//! Rank >= 2, any dtype: the type is kept.
-TensorType infer_triangle(std::span<const TensorType* const> in, const Attrs& attrs, std::string_view name);
+//! Rank >= 2, any dtype: the type is kept. tril's rule when `kLower`, triu's otherwise (the rows
+//! name the shape rule and the kernel with their flag; both instantiated in triangle_util.cpp).
+template <bool kLower>
+TensorType infer_triangle(std::span<const TensorType* const> in, const Attrs& attrs);
 
-//! Keeps element (i, j) of every matrix where j - i <= k (lower) or j - i >= k (upper).
-void triangle_forward(const KernelArgs& args, bool lower);
+//! Keeps element (i, j) of every matrix where j - i <= k (`kLower`) or j - i >= k (upper).
+template <bool kLower>
+void triangle_forward(const KernelArgs& args);
 
 //! The gradient: the same triangle of dy.
 std::vector<ValueId> triangle_backward(Graph& g, ValueId id, ValueId dy);

@@ -4,28 +4,14 @@
 
 namespace iputrain::ir {
 
-namespace {
-namespace impl_tril {
-
-TensorType infer(std::span<const TensorType* const> in, const Attrs& attrs) {
-  return infer_triangle(in, attrs, "tril");
-}
-
-void forward(const KernelArgs& args) { triangle_forward(args, true); }
-
-Cost cost(const Graph& g, const Node& node) { return elementwise_cost(g, node, 1.0); }
-
-}  // namespace impl_tril
-}  // namespace
-
 const OpDef kTrilOp{
     .kind = OpKind::Tril,
     .name = "tril",
     .arity = 1,
-    .infer = impl_tril::infer,
-    .forward = impl_tril::forward,
+    .infer = infer_triangle<true>,
+    .forward = triangle_forward<true>,
     .backward = triangle_backward,
-    .cost = impl_tril::cost,
+    .cost = elementwise_cost_of<>,
     .doc = "tril(x; k = 0): element (i, j) of each matrix where j - i <= k, else 0 (any dtype).",
     .inputs = kInputX,
     .attrs = kTriangleAttrs,

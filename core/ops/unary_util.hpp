@@ -48,6 +48,21 @@ struct GradBlock {
   ArrayMap dx;
 };
 
+//! A row's forward (OpDef::forward) from its function of a block: `kFn` takes the input block x
+//! (ConstArrayMap) and gives y's Eigen expression; `kPerElement` as unary_blocks's.
+template <auto kFn, int64_t kPerElement>
+void unary_forward(const KernelArgs& args) {
+  unary_blocks(args, kPerElement, [](const ConstArrayMap& x, ArrayMap& y) { y = kFn(x); });
+}
+
+//! A row's derivative (OpDef::derivative) from `kFn`, which takes a GradBlock and gives dx's Eigen
+//! expression.
+template <auto kFn>
+void unary_derivative(const Attrs&, const float* x, const float* dy, float* dx, int64_t n) {
+  GradBlock b(x, dy, dx, n);
+  b.dx = kFn(b);
+}
+
 //! 1/sqrt(2), sqrt(2/pi), 1/sqrt(2 pi) and the cubic coefficient: gelu's constants.
 inline constexpr float kSqrtHalf = 0.70710678118654752f;
 inline constexpr float kSqrt2OverPi = 0.79788456080286536f;
