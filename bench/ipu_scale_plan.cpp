@@ -62,7 +62,7 @@ const std::vector<Example> kExamples = {
     {"bert.ipu", "bert_tiny.toml", {}, true, 0},
     {"resnet50.ipu", "resnet50.toml", {}, true, 0},
     {"resnet50.ipu", "resnet50_pod16.toml", {}, true, 0},
-    {"resnet50.ipu", "resnet50_pod64.toml", {}, true, 0},   // published figure held back (issue 31)
+    {"resnet50.ipu", "resnet50_pod64.toml", {}, true, 0},  // published figure held back (issue 31)
     // MLPerf Training v1.1: the one published figure across racks (issue 46).
     {"resnet50.ipu", "resnet50_pod128.toml", {}, true, 178361},
     {"resnet50.ipu", "resnet50_pod256.toml", {}, true, 0},  // published figure held back (issue 31)

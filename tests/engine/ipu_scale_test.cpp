@@ -113,8 +113,8 @@ TEST_CASE("the one constant across racks reproduces MLPerf v1.1 ResNet-50 on a M
   CHECK(Plan::make(slow.model, slow.config).samples_per_second() < 0.8 * plan.samples_per_second());
   // Batch norm's statistics cross between pairs of replicas on every micro-batch (BN_span 2), each
   // with its sync across the racks: shared by no one, they cost nothing and the update is shorter.
-  const Example alone =
-      load("resnet50.ipu", "resnet50_pod128.toml", {"ipu.norms.experimental.distributed_batch_norm_replica_group_size=1"});
+  const Example alone = load("resnet50.ipu", "resnet50_pod128.toml",
+                             {"ipu.norms.experimental.distributed_batch_norm_replica_group_size=1"});
   CHECK(Plan::make(alone.model, alone.config).samples_per_second() > 1.1 * plan.samples_per_second());
   // Within one rack there is nothing to cross: the Pod64 run does not read it.
   const Example pod64 = load("resnet50.ipu", "resnet50_pod64.toml");
