@@ -325,6 +325,10 @@ void check_predicted(const iputrain::Plan& plan, const json& j) {
   }
   const double seconds = predicted["seconds_per_update"].get<double>();
   CHECK(std::max(parts, b["host_feed"].get<double>()) == doctest::Approx(seconds));
+  // The hosts' feed is the longer of their network time and their CPUs' (0 until declared).
+  CHECK(b["host_feed"].get<double>() ==
+        doctest::Approx(std::max(b["host_network"].get<double>(), b["host_cpu"].get<double>())));
+  CHECK(b["host_cpu"].get<double>() == 0);
   CHECK(predicted["samples_per_second"].get<double>() == doctest::Approx(j["global_batch"].get<double>() / seconds));
   CHECK(!b["bound"].get<std::string>().empty());
 }
