@@ -108,16 +108,4 @@ double reduction_cycles(double elements, bool half, double tiles) {
   return elements / (tiles * (half ? 4.0 : 2.0));  // reduction/CycleEstimationFunctions.cpp
 }
 
-const char* vertex_name(Vertex v) {
-  switch (v) {
-    case Vertex::Amp:
-      return "AMP";
-    case Vertex::Slic:
-      return "SLIC";
-    case Vertex::Hmac:
-      return "HMAC";
-  }
-  return "?";
-}
-
 }  // namespace iputrain::planner

@@ -49,6 +49,4 @@ double elementwise_cycles(double elements, double flops_per_element, bool half, 
 //! A reduction of `elements` inputs on `tiles` tiles (the partial sums' exchange is priced apart).
 double reduction_cycles(double elements, bool half, double tiles);
 
-const char* vertex_name(Vertex v);
-
 }  // namespace iputrain::planner
