@@ -125,11 +125,11 @@ namespace {
 // PopLibs' estimate of the op's vertices (planner/vertex_estimates.hpp), before the calibrated scale.
 double kernel_cycles(const ir::Graph& g, const ir::Node& n, const ir::Cost& c, bool half, const DeviceModel& d) {
   const double tiles = static_cast<double>(d.compute_tiles());
+  const double peak = half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle;
   const ir::CostClass cls = ir::op_def(n.op).cost_class;
   if (c.contraction.groups > 0) {
     const bool partials = cls == ir::CostClass::MatMul ? d.half_partials_matmul : d.half_partials_convolution;
     // The estimates are a Mk2 tile's: a device with another peak rate (Mk1, a declared figure) scales them.
-    const double peak = half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle;
     const double mk2 = half ? kEstimateF16Flops : kEstimateF32Flops;
     return contraction_estimate(c.contraction, half, half && partials, tiles).cycles * mk2 / peak;
   }
@@ -146,7 +146,7 @@ double kernel_cycles(const ir::Graph& g, const ir::Node& n, const ir::Cost& c, b
       break;
   }
   // A contraction that does not say its shape: its FLOPs at the peak rate.
-  return c.flops / (tiles * (half ? d.f16_flops_per_tile_cycle : d.f32_flops_per_tile_cycle));
+  return c.flops / (tiles * peak);
 }
 
 // A loop (or its gradient): its body's ops, priced as they are, once per iteration of the bound,

@@ -69,6 +69,8 @@ double phase_seconds(double g, double data, double bandwidth, double latency) {
   return std::min(ring, middle);
 }
 
+double sum(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); }
+
 }  // namespace
 
 std::vector<double> collective_seconds(const Topology& t, Collective kind, double bytes) {
@@ -87,18 +89,13 @@ std::vector<double> collective_seconds(const Topology& t, Collective kind, doubl
     broadcast[i] = (g - 1) * bytes / l.bytes_per_second + l.latency_seconds;
     data /= g;
   }
-  const auto total = [](const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0); };
-  return kind == Collective::AllReduce && total(broadcast) < total(ring) ? broadcast : ring;
+  return kind == Collective::AllReduce && sum(broadcast) < sum(ring) ? broadcast : ring;
 }
 
 double cross_rack_sync_seconds(const Topology& t) { return t.pods_used > 1 ? t.system.gw_link_latency : 0.0; }
 
 double collective_total(const Topology& t, Collective kind, double bytes) {
-  double sum = 0;
-  for (double s : collective_seconds(t, kind, bytes)) {
-    sum += s;
-  }
-  return sum;
+  return sum(collective_seconds(t, kind, bytes));
 }
 
 }  // namespace iputrain::planner

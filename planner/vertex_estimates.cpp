@@ -8,8 +8,6 @@ namespace iputrain::planner {
 
 namespace {
 
-double up(double x, double multiple) { return std::ceil(x / multiple) * multiple; }
-
 // Row pieces per worker when a tile's F outputs (rows of `row`) are cut into six equal chunks
 // (ConvUtilInternal.cpp partitionConvPartialByWorker): one more than the rows a chunk spans.
 double row_pieces(double f, double row) { return std::ceil(f / (6 * std::max(1.0, row))) + 1; }

@@ -186,6 +186,10 @@ std::vector<Case> enum_cases() {
   const auto outfeed_type = [](const Settings& s) {
     return s.outfeed.accumulate_type ? static_cast<int>(*s.outfeed.accumulate_type) : -1;
   };
+  const auto master = [](const Settings& s) { return static_cast<int>(s.master_weights); };
+  const auto scaling = [](const Settings& s) { return static_cast<int>(s.optimizer.loss_scaling_mode); };
+  const auto outfeed_mode = [](const Settings& s) { return static_cast<int>(s.outfeed.mode); };
+  const auto accumulation_order = [](const Settings& s) { return static_cast<int>(s.pipeline.accumulation_order); };
   const int f32 = static_cast<int>(FloatType::F32), f16 = static_cast<int>(FloatType::F16),
             bf16 = static_cast<int>(FloatType::BF16);
   std::vector<Case> cases = {
@@ -201,24 +205,17 @@ std::vector<Case> enum_cases() {
       {"pipeline.accumulate_outfeed_dtype", "same", -1, outfeed_type},
       {"pipeline.accumulate_outfeed_dtype", "fp32", f32, outfeed_type},
       {"pipeline.accumulate_outfeed_dtype", "fp16", f16, outfeed_type},
-      {"training.master_weights", "on_chip", static_cast<int>(MasterWeightsPlace::OnChip),
-       [](const Settings& s) { return static_cast<int>(s.master_weights); }},
-      {"training.master_weights", "offloaded", static_cast<int>(MasterWeightsPlace::Offloaded),
-       [](const Settings& s) { return static_cast<int>(s.master_weights); }},
-      {"training.master_weights", "none", static_cast<int>(MasterWeightsPlace::None),
-       [](const Settings& s) { return static_cast<int>(s.master_weights); }},
-      {"optimizer.loss_scaling_mode", "static", static_cast<int>(LossScaling::Static),
-       [](const Settings& s) { return static_cast<int>(s.optimizer.loss_scaling_mode); }},
-      {"optimizer.loss_scaling_mode", "dynamic", static_cast<int>(LossScaling::Dynamic),
-       [](const Settings& s) { return static_cast<int>(s.optimizer.loss_scaling_mode); }},
-      {"training.outfeed_mode", "all", static_cast<int>(OutfeedMode::All),
-       [](const Settings& s) { return static_cast<int>(s.outfeed.mode); }},
-      {"training.outfeed_mode", "last", static_cast<int>(OutfeedMode::Last),
-       [](const Settings& s) { return static_cast<int>(s.outfeed.mode); }},
+      {"training.master_weights", "on_chip", static_cast<int>(MasterWeightsPlace::OnChip), master},
+      {"training.master_weights", "offloaded", static_cast<int>(MasterWeightsPlace::Offloaded), master},
+      {"training.master_weights", "none", static_cast<int>(MasterWeightsPlace::None), master},
+      {"optimizer.loss_scaling_mode", "static", static_cast<int>(LossScaling::Static), scaling},
+      {"optimizer.loss_scaling_mode", "dynamic", static_cast<int>(LossScaling::Dynamic), scaling},
+      {"training.outfeed_mode", "all", static_cast<int>(OutfeedMode::All), outfeed_mode},
+      {"training.outfeed_mode", "last", static_cast<int>(OutfeedMode::Last), outfeed_mode},
       {"pipeline.gradient_accumulation_order", "canonical", static_cast<int>(GradientAccumulationOrder::Canonical),
-       [](const Settings& s) { return static_cast<int>(s.pipeline.accumulation_order); }},
+       accumulation_order},
       {"pipeline.gradient_accumulation_order", "sequential", static_cast<int>(GradientAccumulationOrder::Sequential),
-       [](const Settings& s) { return static_cast<int>(s.pipeline.accumulation_order); }},
+       accumulation_order},
   };
   const auto reduction = [](const Settings& s) { return static_cast<int>(s.pipeline.reduction); };
   const auto lr = [](const Settings& s) { return static_cast<int>(s.optimizer.schedule); };
