@@ -321,7 +321,7 @@ TEST_CASE("lion reads beta1, beta2 (its own default 0.99) and weight_decay, by t
   rejects("[optimizer]\ntype = \"lion\"\nepsilon = 1e-6\n",
           "`optimizer.epsilon` has no effect with `optimizer.type` = \"lion\"", 3);
   auto e = error_of("[optimizer]\ntype = \"lion\"\nmomentum = 0.9\n");
-  CHECK(e.hint() == "it is used by: momentum; remove it or change the optimizer");
+  CHECK(e.hint() == "it is used by: momentum, lars; remove it or change the optimizer");
   rejects("[optimizer]\ntype = \"lion\"\nbeta1 = 1.5\n", "optimizer.beta1", 3);
   rejects("[optimizer]\ntype = \"lion\"\nbeta2 = -0.1\n", "optimizer.beta2", 3);
   CHECK(config::find_key("optimizer.beta2")->doc ==

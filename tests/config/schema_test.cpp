@@ -100,9 +100,9 @@ TEST_CASE("ranges") {
   CHECK_FALSE(Range::at_least(0).contains(std::nan("")));
   CHECK(Range::between(0.5, 1.5).contains(1.5));
   CHECK(find_key("data.batch_size")->expected() == "integer >= 1");
-  CHECK(
-      find_key("optimizer.type")->expected() ==
-      "one of \"sgd\", \"momentum\", \"adam\", \"adamw\", \"lamb\", \"rmsprop\", \"adagrad\", \"lion\", \"adafactor\"");
+  CHECK(find_key("optimizer.type")->expected() ==
+        "one of \"sgd\", \"momentum\", \"adam\", \"adamw\", \"lamb\", \"rmsprop\", \"adagrad\", \"lion\", "
+        "\"adafactor\", \"lars\"");
   CHECK(find_key("ipu.select_ipus")->expected() == "list of integers between 0 and 30");
 }
 
@@ -113,7 +113,7 @@ TEST_CASE("suggestions for unknown keys") {
   CHECK(suggest_key("trainig") == "training");
   CHECK(suggest_key("optimizer.lr").empty());
   CHECK(suggest_key("steps") == "training.steps");
-  CHECK(keys_in("optimizer").size() == 29);
+  CHECK(keys_in("optimizer").size() == 31);
   CHECK(keys_in("ipu.norms") == std::vector<std::string>{"use_stable_statistics", "experimental"});
   CHECK(suggest_key("ipu.optimisations") == "ipu.optimizations");
   CHECK(suggest_key("ipu.optimizations.combine_matmul") == "ipu.optimizations.combine_matmuls");

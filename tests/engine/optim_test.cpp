@@ -140,8 +140,28 @@ std::vector<std::vector<double>> reference(const OptimizerSettings& o, const std
     const double lr = lrs[k];
     const double t = static_cast<double>(k + 1);
     std::vector<double> u(n);
+    // LARS: one trust ratio per tensor, from the norms before the update. The vector here has one
+    // dimension, so it is adapted (and decayed) only with adapt_vectors.
+    const bool adapted = type == "lars" && o.param("adapt_vectors") != 0;
+    const double lars_wd = adapted ? wd : 0.0;
+    double trust = 1.0;
+    if (adapted) {
+      std::vector<double> g(n);
+      for (size_t i = 0; i < n; ++i) {
+        g[i] = grad_scale * grads[k][i];
+      }
+      if (norm(w) > 0 && norm(g) > 0) {
+        trust = o.param("trust_coefficient") * norm(w) / (norm(g) + wd * norm(w) + o.param("epsilon"));
+      }
+    }
     for (size_t i = 0; i < n; ++i) {
       const double raw = grad_scale * grads[k][i];
+      if (type == "lars") {
+        const double d = raw + lars_wd * w[i];
+        a[i] = o.param("momentum") * a[i] + lr * trust * d;
+        w[i] -= o.param("use_nesterov") != 0 ? o.param("momentum") * a[i] + lr * trust * d : a[i];
+        continue;
+      }
       const bool coupled = type != "adamw" && type != "lamb" && type != "lion";
       const double g = coupled ? raw + wd * w[i] : raw;
       if (type == "sgd") {
@@ -264,6 +284,29 @@ TEST_CASE("lamb scales each tensor's step by the trust ratio |w| / |u|") {
   CHECK(zero[0][1] == doctest::Approx(0.01));
 }
 
+TEST_CASE("lars scales a matrix's step by eta |w| / |g| and leaves a vector plain momentum") {
+  // |w| = 5, |g| = 1, eta 0.001, no decay: trust 0.005; lr 1 puts 0.005 g in the velocity.
+  const auto matrix = run(with("lars"), {3.0f, 4.0f}, {{0.6f, 0.8f}, {0.6f, 0.8f}}, {1.0f, 1.0f}, 1.0f, {1, 2});
+  CHECK(matrix[0][0] == doctest::Approx(3.0 - 0.003));
+  CHECK(matrix[0][1] == doctest::Approx(4.0 - 0.004));
+  // Second update: |w| barely moved; the velocity is 0.9 v + the new step.
+  const double w2 = std::hypot(3.0 - 0.003, 4.0 - 0.004);
+  CHECK(matrix[1][0] == doctest::Approx(3.0 - 0.003 - (0.9 * 0.003 + 0.001 * w2 * 0.6)));
+  // The same numbers as a vector (a bias): no trust ratio, the whole learning rate.
+  const auto vector = run(with("lars"), {3.0f, 4.0f}, {{0.6f, 0.8f}}, {1.0f}, 1.0f, {2});
+  CHECK(vector[0][0] == doctest::Approx(2.4));
+  CHECK(vector[0][1] == doctest::Approx(3.2));
+  // A vector takes no decay either; a matrix does, in the gradient and in the ratio's denominator.
+  const auto decayed_vector = run(with("lars", 0.5), {3.0f, 4.0f}, {{0.6f, 0.8f}}, {1.0f}, 1.0f, {2});
+  CHECK(decayed_vector[0][0] == doctest::Approx(2.4));
+  const auto decayed = run(with("lars", 0.5), {3.0f, 4.0f}, {{0.6f, 0.8f}}, {1.0f}, 1.0f, {2, 1});
+  const double trust = 0.001 * 5.0 / (1.0 + 0.5 * 5.0 + 1e-8);
+  CHECK(decayed[0][0] == doctest::Approx(3.0 - trust * (0.6 + 0.5 * 3.0)));
+  // A zero weight (a fresh tensor) has no norm to trust: ratio 1.
+  const auto zero = run(with("lars"), {0.0f, 0.0f}, {{0.6f, 0.8f}}, {0.1f}, 1.0f, {1, 2});
+  CHECK(zero[0][0] == doctest::Approx(-0.06));
+}
+
 TEST_CASE("lion by hand: the sign of the interpolated momentum, then the momentum") {
   // beta1 0.9, beta2 0.99 (lion's own default), lr 0.1. Update 1 (m = 0): c = 0.1 g, so the step is
   // sign(g) = [1, -1, 0]: w = [0.9, -1.9, 0.5]; then m = 0.01 g = [0.005, -0.0025, 0].
@@ -300,6 +343,13 @@ TEST_CASE("every optimizer agrees with the double-precision reference over three
   Config centered = with("rmsprop", 0.01);
   centered.optimizer.hyper["centered"] = true;
   check_against_reference(centered);
+  for (const bool nesterov_lars : {false, true}) {
+    Config lars = with("lars", 0.01);
+    lars.optimizer.hyper["adapt_vectors"] = true;
+    lars.optimizer.hyper["trust_coefficient"] = 0.02;
+    lars.optimizer.hyper["use_nesterov"] = nesterov_lars;
+    check_against_reference(lars);
+  }
   Config tuned = with("adam");
   tuned.optimizer.hyper["beta1"] = 0.5;
   tuned.optimizer.hyper["beta2"] = 0.9;

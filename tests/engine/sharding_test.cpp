@@ -72,6 +72,7 @@ const std::vector<std::string> kOptimizers = {
     "type = \"rmsprop\"\nlearning_rate = 0.01\ncentered = true\n",
     "type = \"adagrad\"\nlearning_rate = 0.05\n",
     "type = \"lion\"\nlearning_rate = 0.003\nweight_decay = 0.1\n",
+    "type = \"lars\"\nlearning_rate = 0.5\nweight_decay = 0.01\n",
 };
 
 }  // namespace
