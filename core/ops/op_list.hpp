@@ -32,6 +32,7 @@ IPUTRAIN_OP(Relu, builtin, none)
 IPUTRAIN_OP(ReluGrad, internal, none)  // (x, dy) -> dy where x > 0
 IPUTRAIN_OP(Exp, builtin, none)
 IPUTRAIN_OP(Log, builtin, pole)
+IPUTRAIN_OP(Log1p, builtin, pole)
 IPUTRAIN_OP(Sqrt, builtin, grad_pole)
 IPUTRAIN_OP(Rsqrt, builtin, pole | grad_pole)
 IPUTRAIN_OP(Abs, builtin, none)

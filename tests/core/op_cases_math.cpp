@@ -34,6 +34,14 @@ std::vector<Unary> unaries() {
   return {
       {OpKind::Exp, "exp", [](double x) { return std::exp(x); }, [](double x) { return std::exp(x); }, -2, 2, 0, {}},
       {OpKind::Log, "log", [](double x) { return std::log(x); }, [](double x) { return 1 / x; }, 0.2, 3, 0, {}},
+      {OpKind::Log1p,
+       "log1p",
+       [](double x) { return std::log1p(x); },
+       [](double x) { return 1 / (1 + x); },
+       -0.8,
+       3,
+       0,
+       {}},
       {OpKind::Sqrt,
        "sqrt",
        [](double x) { return std::sqrt(x); },
@@ -225,6 +233,16 @@ void add_math_cases(std::vector<OpCase>& cases) {
                    .values = {{0, 1}},
                    .expected = {-std::numeric_limits<double>::infinity(), 0},
                    .grad = false});
+  // Where 1 + x rounds to 1 (log gives 0), log1p keeps x; -1 is its pole, below it nan.
+  cases.push_back(
+      {.name = "log1p small, pole and beyond",
+       .op = OpKind::Log1p,
+       .inputs = {f32({5})},
+       .values = {{1e-10, -1e-9, 1e-40, -1, -2}},
+       .expected = {1e-10, -1e-9, static_cast<double>(1e-40f), -std::numeric_limits<double>::infinity(), std::nan("")},
+       .grad = false,
+       .rtol = 1e-6,
+       .atol = 0});
   cases.push_back({.name = "abs gradient at 0",
                    .op = OpKind::UnaryGrad,
                    .inputs = {f32({3}), f32({3})},
@@ -264,7 +282,7 @@ void add_math_cases(std::vector<OpCase>& cases) {
                    .inputs = {f32({12})},
                    .values = {halves},
                    .expected = {-1, -1, -1, 0, 1, 1, 1, 1, -1, 1, -1, nan}});
-  for (OpKind op : {OpKind::Log, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Abs, OpKind::Square, OpKind::Tanh,
+  for (OpKind op : {OpKind::Log, OpKind::Log1p, OpKind::Sqrt, OpKind::Rsqrt, OpKind::Abs, OpKind::Square, OpKind::Tanh,
                     OpKind::Sigmoid, OpKind::Swish, OpKind::HardSigmoid, OpKind::Softsign, OpKind::Erf, OpKind::Sin,
                     OpKind::Cos, OpKind::Floor, OpKind::Ceil, OpKind::Round, OpKind::Sign}) {
     cases.push_back({.name = std::string(ir::op_name(op)) + " bool",

@@ -94,6 +94,7 @@ UNARY = {
     "relu": torch.relu,
     "exp": torch.exp,
     "log": torch.log,
+    "log1p": torch.log1p,
     "sqrt": torch.sqrt,
     "rsqrt": torch.rsqrt,
     "abs": torch.abs,
