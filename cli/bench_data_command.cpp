@@ -1,15 +1,27 @@
 // `iputrain bench-data MODEL CONFIG`: the host feed alone, measured per epoch (the seed's
 // dataset_benchmark), beside the rate at which the plan's device would consume it.
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 
+#include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/command.hpp"
 #include "cli/commands.hpp"
 #include "iputrain/iputrain.hpp"
 
 namespace iputrain::cli {
 
 namespace {
+
+struct BenchDataArgs : CommonArgs {
+  int64_t epochs = 1;
+  int64_t elements = 0;  //!< per epoch; 0 = the split's whole batches
+  std::string split = "train";
+  std::string format = "table";  //!< table | json
+  bool no_memcpy = false;
+};
 
 std::string json_report(const DataBenchmark& b) {
   nlohmann::ordered_json j;
@@ -49,8 +61,6 @@ std::string table_report(const DataBenchmark& b) {
   return out;
 }
 
-}  // namespace
-
 int run_bench_data(const BenchDataArgs& args) {
   auto [config, model] = load(args);
   Session session(model, config);
@@ -58,5 +68,24 @@ int run_bench_data(const BenchDataArgs& args) {
   std::fputs((args.format == "json" ? json_report(b) : table_report(b)).c_str(), stdout);
   return 0;
 }
+
+Runner add_bench_data(CLI::App& cmd) {
+  auto a = std::make_shared<BenchDataArgs>();
+  add_common(cmd, *a);
+  cmd.add_option("--epochs", a->epochs, "epochs to run")->check(CLI::PositiveNumber);
+  cmd.add_option("--elements", a->elements, "micro-batches per epoch (default: the split's whole batches)")
+      ->check(CLI::NonNegativeNumber);
+  cmd.add_option("--split", a->split, "train, test or validation")
+      ->check(CLI::IsMember({"test", "train", "validation"}));
+  cmd.add_option("--format", a->format, "table (for people) or json (the seed's fields per epoch)")
+      ->check(CLI::IsMember({"table", "json"}));
+  cmd.add_flag("--no-memcpy", a->no_memcpy, "do not copy each element as a host-to-device transfer");
+  return [a](const CommandLine&) { return run_bench_data(*a); };
+}
+
+}  // namespace
+
+const CommandDef kBenchDataCommand{"bench-data", "measure the host feed alone per epoch (the seed's dataset_benchmark)",
+                                   add_bench_data};
 
 }  // namespace iputrain::cli

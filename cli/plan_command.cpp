@@ -1,9 +1,13 @@
 // `iputrain plan MODEL CONFIG`: the plan as text, JSON or DOT, before anything runs.
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 
+#include "cli/command.hpp"
 #include "cli/commands.hpp"
 #include "iputrain/files.hpp"
 #include "iputrain/iputrain.hpp"
@@ -11,6 +15,17 @@
 namespace iputrain::cli {
 
 namespace {
+
+struct PlanArgs : CommonArgs {
+  std::string format = "text";          //!< text | json | dot
+  std::vector<std::string> dump_after;  //!< planner pass names
+  std::string output;                   //!< "" = standard output
+  std::string gantt;                    //!< write the schedule as SVG here ("" = no)
+  std::string memory_svg;               //!< write memory per IPU over time as SVG here ("" = no)
+  std::string html;                     //!< write the plan as one HTML page here ("" = no)
+  bool inference = false;               //!< the plan eval and predict run (forward only)
+  bool explain_passes = false;          //!< print the planner's pass table instead of a plan
+};
 
 // The planner's pass table: a row per pass, in the order they run.
 std::string passes_text() {
@@ -28,8 +43,6 @@ std::string passes_text() {
   }
   return out;
 }
-
-}  // namespace
 
 int run_plan(const PlanArgs& args) {
   if (args.explain_passes) {
@@ -70,5 +83,31 @@ int run_plan(const PlanArgs& args) {
   fmt::print("wrote the plan ({}) to {}\n", args.format, args.output);
   return 0;
 }
+
+Runner add_plan(CLI::App& cmd) {
+  auto a = std::make_shared<PlanArgs>();
+  add_common(cmd, *a);
+  cmd.add_option("--format", a->format, "text (for people), json (for tools) or dot (Graphviz)")
+      ->check(CLI::IsMember({"text", "json", "dot"}));
+  cmd.add_option("--dump-after", a->dump_after, "print the planner's state after this pass to stderr (repeatable)")
+      ->type_name("PASS");
+  cmd.add_option("-o,--output", a->output, "write the report to this file instead of stdout")->type_name("FILE");
+  cmd.add_option("--gantt", a->gantt, "also draw the schedule as an SVG Gantt chart into this file")->type_name("FILE");
+  cmd.add_option("--memory-svg", a->memory_svg, "also draw memory per IPU over time as SVG into this file")
+      ->type_name("FILE");
+  cmd.add_option("--html", a->html,
+                 "also write the plan as one self-contained HTML page (summary, memory, Gantt, cycles per op, "
+                 "config) into this file")
+      ->type_name("FILE");
+  cmd.add_flag("--inference", a->inference, "the plan eval and predict run: the forward program only");
+  cmd.add_flag("--explain-passes", a->explain_passes,
+               "print the planner's passes (what each reads and writes, what it is for) instead of a plan");
+  return [a](const CommandLine&) { return run_plan(*a); };
+}
+
+}  // namespace
+
+const CommandDef kPlanCommand{"plan", "where stages run, memory per IPU, the schedule and predicted throughput",
+                              add_plan};
 
 }  // namespace iputrain::cli

@@ -1,10 +1,14 @@
 // `iputrain predict MODEL CONFIG --weights W -o OUT`: the model's per-sample outputs over a split,
 // written as NumPy arrays or a CSV table.
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
+#include "cli/command.hpp"
 #include "cli/commands.hpp"
 #include "cli/prediction_files.hpp"
 #include "iputrain/files.hpp"
@@ -12,6 +16,14 @@
 namespace iputrain::cli {
 
 namespace {
+
+struct PredictArgs : CommonArgs {
+  std::string weights;
+  std::string split = "test";
+  std::vector<std::string> outputs;  //!< --output NAME (repeatable); empty: every per-sample output
+  std::string out;                   //!< -o: FILE.npy, FILE.csv or a directory (one NAME.npy each)
+  std::string format;                //!< npy | csv; "" = from the -o path
+};
 
 enum class Layout { NpyFile, NpyDir, Csv, Table };
 
@@ -46,8 +58,6 @@ Layout layout_of(const PredictArgs& args) {
   }
   return dir ? Layout::NpyDir : Layout::NpyFile;
 }
-
-}  // namespace
 
 int run_predict(const PredictArgs& args) {
   const Layout layout = layout_of(args);
@@ -85,5 +95,50 @@ int run_predict(const PredictArgs& args) {
   fmt::print("wrote {}\n", args.out);
   return 0;
 }
+
+// Refuses a file path given to --output (which names values of the model to write): the hint
+// points to -o, which writes the file. Throws Error(Usage).
+void check_output_names(const std::vector<std::string>& outputs, const CommandLine& line) {
+  for (const std::string& value : outputs) {
+    const std::string ext = std::filesystem::path(value).extension().string();
+    const bool file_like = value.find('/') != std::string::npos || ext == ".csv" || ext == ".npy" || ext == ".npz" ||
+                           ext == ".txt" || ext == ".json" || ext == ".safetensors";
+    if (!file_like) {
+      continue;
+    }
+    const size_t at = line.find_value(value);
+    throw line.error_at(at == 0 ? line.words.size() : at,
+                        fmt::format("`--output` names a value of the model to write, not a file: `{}`", value),
+                        fmt::format("write the file with `-o {}` (and pick the values with --output NAME)", value));
+  }
+}
+
+Runner add_predict(CLI::App& cmd) {
+  auto a = std::make_shared<PredictArgs>();
+  add_common(cmd, *a);
+  cmd.add_option("--weights", a->weights,
+                 "weights to predict with (safetensors, or a checkpoint file or directory); required when the model "
+                 "has parameters")
+      ->check(CLI::ExistingPath)
+      ->type_name("FILE|DIR");
+  cmd.add_option("--split", a->split, "test, train or validation (data.validation, data.validation_split)")
+      ->check(CLI::IsMember({"test", "train", "validation"}));
+  cmd.add_option("--output", a->outputs,
+                 "an output or named tensor of the model to write (repeatable; default: every `output per_sample`)")
+      ->type_name("NAME");
+  cmd.add_option("-o,--out", a->out,
+                 "FILE.npy, FILE.csv, or a directory for one NAME.npy per output (default: a table on stdout)")
+      ->type_name("OUT");
+  cmd.add_option("--format", a->format, "npy or csv (default: from the -o path)")->check(CLI::IsMember({"npy", "csv"}));
+  return [a](const CommandLine& line) {
+    check_output_names(a->outputs, line);
+    return run_predict(*a);
+  };
+}
+
+}  // namespace
+
+const CommandDef kPredictCommand{"predict", "per-sample model outputs over a data split, as .npy arrays or CSV",
+                                 add_predict};
 
 }  // namespace iputrain::cli

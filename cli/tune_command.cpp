@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <memory>
 #include <nlohmann/json.hpp>
 
+#include "cli/command.hpp"
 #include "iputrain/files.hpp"
 #include "iputrain/plan.hpp"
 
@@ -169,48 +171,55 @@ std::string tune_json(const TuneResult& result) {
   return j.dump(2) + "\n";
 }
 
-void add_tune_command(CLI::App& app, std::vector<std::pair<const CLI::App*, std::function<int()>>>& table) {
-  static TuneArgs a;
-  CLI::App* cmd = app.add_subcommand("tune",
-                                     "search the fastest layout that fits: stages, replicas, batch, schedule, "
-                                     "recomputation, memory; write it as a config");
-  cmd->add_option("model", a.model, "model file (*.ipu)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("config", a.config, "config file (*.toml); the keys it sets are kept")
+namespace {
+
+Runner add_tune(CLI::App& app) {
+  auto a = std::make_shared<TuneArgs>();
+  CLI::App* cmd = &app;
+  cmd->add_option("model", a->model, "model file (*.ipu)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("config", a->config, "config file (*.toml); the keys it sets are kept")
       ->required()
       ->check(CLI::ExistingFile);
-  cmd->add_option("--set", a.sets, "override a config key (repeatable); it is kept fixed")->type_name("KEY=VALUE");
-  cmd->add_option("--ipus", a.ipus, "IPUs in all (default: [tune] ipus, else the config's)")
+  cmd->add_option("--set", a->sets, "override a config key (repeatable); it is kept fixed")->type_name("KEY=VALUE");
+  cmd->add_option("--ipus", a->ipus, "IPUs in all (default: [tune] ipus, else the config's)")
       ->type_name("N")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--global-batch", a.global_batch,
+  cmd->add_option("--global-batch", a->global_batch,
                   "samples per weight update to hold (default: [tune] global_batch, else the input plan's)")
       ->type_name("B")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--batch-tolerance", a.tolerance,
+  cmd->add_option("--batch-tolerance", a->tolerance,
                   "relative distance from the global batch allowed (default: [tune] batch_tolerance, 0)")
       ->type_name("FRACTION")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--time", a.time,
+  cmd->add_option("--time", a->time,
                   "search budget; the best plan so far is kept when it runs out (default: [tune] time, 60)")
       ->type_name("SECONDS")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--plans", a.plans,
+  cmd->add_option("--plans", a->plans,
                   "candidates planned at most: the search stops at the same candidate on any machine (default: [tune] "
                   "plans, 0 = only the time limits)")
       ->type_name("N")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_option("--top", a.top, "plans listed (default: [tune] top, 5)")->type_name("K")->check(CLI::PositiveNumber);
-  cmd->add_option("-o,--output", a.output, "write the best plan's config (TOML) to this file")->type_name("FILE");
-  cmd->add_option("--format", a.format, "text (for people) or json (for tools)")
+  cmd->add_option("--top", a->top, "plans listed (default: [tune] top, 5)")->type_name("K")->check(CLI::PositiveNumber);
+  cmd->add_option("-o,--output", a->output, "write the best plan's config (TOML) to this file")->type_name("FILE");
+  cmd->add_option("--format", a->format, "text (for people) or json (for tools)")
       ->check(CLI::IsMember({"text", "json"}));
-  CLI::Option* vary = cmd->add_flag("--vary-layout", a.vary_layout,
+  CLI::Option* vary = cmd->add_flag("--vary-layout", a->vary_layout,
                                     "also search the layout keys the config sets (stages, mapping, batch, schedule, "
                                     "memory knobs); default: [tune] vary_layout. The flags override the config's "
                                     "[tune] keys");
-  cmd->add_flag("--keep-layout", a.keep_layout,
+  cmd->add_flag("--keep-layout", a->keep_layout,
                 "keep the layout keys the config sets although its [tune] says vary_layout = true")
       ->excludes(vary);
-  table.emplace_back(cmd, [] { return run_tune(a); });
+  return [a](const CommandLine&) { return run_tune(*a); };
 }
+
+}  // namespace
+
+const CommandDef kTuneCommand{"tune",
+                              "search the fastest layout that fits: stages, replicas, batch, schedule, recomputation, "
+                              "memory; write it as a config",
+                              add_tune};
 
 }  // namespace iputrain::cli

@@ -351,25 +351,6 @@ std::optional<Error> explain_missing_path(const std::string& cli11_message, cons
   return line.error_at(at == 0 ? line.words.size() : at, fmt::format("{} `{}` does not exist", what, path), hint);
 }
 
-void check_output_names(const CLI::App& command, const CommandLine& line) {
-  const CLI::Option* opt = command.get_name() == "predict" ? command.get_option_no_throw("--output") : nullptr;
-  if (opt == nullptr) {
-    return;
-  }
-  for (const std::string& value : opt->results()) {
-    const std::string ext = std::filesystem::path(value).extension().string();
-    const bool file_like = value.find('/') != std::string::npos || ext == ".csv" || ext == ".npy" || ext == ".npz" ||
-                           ext == ".txt" || ext == ".json" || ext == ".safetensors";
-    if (!file_like) {
-      continue;
-    }
-    const size_t at = line.find_value(value);
-    throw line.error_at(at == 0 ? line.words.size() : at,
-                        fmt::format("`--output` names a value of the model to write, not a file: `{}`", value),
-                        fmt::format("write the file with `-o {}` (and pick the values with --output NAME)", value));
-  }
-}
-
 void check_file_roles(const CLI::App& command, const CommandLine& line) {
   const std::string model = positional(command, "model");
   const std::string config = positional(command, "config");

@@ -46,10 +46,6 @@ std::optional<Error> explain_missing_path(const std::string& cli11_message, cons
 //! arguments are named as such. Throws Error(Usage).
 void check_file_roles(const CLI::App& command, const CommandLine& line);
 
-//! Refuses a file path given to `predict --output` (which names values of the model to write): the
-//! hint points to `-o`, which writes the file. Throws Error(Usage).
-void check_output_names(const CLI::App& command, const CommandLine& line);
-
 //! The note printed after an error that tells the user to launch with mpirun, when this process
 //! runs as root: Open MPI's mpirun refuses root without --allow-run-as-root ("" otherwise).
 std::string mpirun_root_note(const Error& error);

@@ -3,8 +3,6 @@
 // config. The config's plan and the one-IPU reference train side by side, one update per train()
 // call (as the REPL's `step`), and after each update every replica's weights and the optimizer
 // state are compared bit for bit with the reference's.
-#include "cli/verify_command.hpp"
-
 #include <CLI/CLI.hpp>
 
 #include <fmt/format.h>
@@ -12,8 +10,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <optional>
 
+#include "cli/command.hpp"
 #include "cli/commands.hpp"
 
 namespace iputrain::cli {
@@ -210,20 +210,19 @@ int run_verify(const VerifyArgs& args) {
   return 0;
 }
 
+Runner add_verify(CLI::App& cmd) {
+  auto args = std::make_shared<VerifyArgs>();
+  add_common(cmd, *args);
+  cmd.add_option("--steps", args->steps, "weight updates to train and compare after each (default 3)")->type_name("N");
+  // A test hook, hidden from --help: breaks one replica on purpose so the tests see verify catch it.
+  cmd.add_option("--test-perturb", args->perturb, "test hook: STEP:REPLICA:WEIGHT[:DELTA]")->group("");
+  return [args](const CommandLine&) { return run_verify(*args); };
+}
+
 }  // namespace
 
-void add_verify_command(CLI::App& app, std::vector<std::pair<const CLI::App*, std::function<int()>>>& table) {
-  auto args = std::make_shared<VerifyArgs>();
-  CLI::App* cmd = app.add_subcommand(
-      "verify", "train the config's plan and the one-IPU run side by side; exit 1 at the first bit that differs");
-  cmd->add_option("model", args->model, "model file (*.ipu)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("config", args->config, "config file (*.toml)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--set", args->sets, "override a config key: --set data.batch_size=64 (repeatable)")
-      ->type_name("KEY=VALUE");
-  cmd->add_option("--steps", args->steps, "weight updates to train and compare after each (default 3)")->type_name("N");
-  // A test hook, hidden from --help: breaks one replica on purpose so the tests see verify catch it.
-  cmd->add_option("--test-perturb", args->perturb, "test hook: STEP:REPLICA:WEIGHT[:DELTA]")->group("");
-  table.emplace_back(cmd, [args] { return run_verify(*args); });
-}
+const CommandDef kVerifyCommand{
+    "verify", "train the config's plan and the one-IPU run side by side; exit 1 at the first bit that differs",
+    add_verify};
 
 }  // namespace iputrain::cli

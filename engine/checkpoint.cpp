@@ -15,6 +15,7 @@
 
 #include "engine/data/mapped_file.hpp"
 #include "iputrain/error.hpp"
+#include "iputrain/weight_file.hpp"
 
 namespace iputrain::engine {
 
@@ -352,3 +353,23 @@ Checkpoint read_checkpoint(const std::string& dir_or_file) {
 }
 
 }  // namespace iputrain::engine
+
+namespace iputrain {
+
+WeightFileContents read_weight_file_contents(const std::string& dir_or_file) {
+  WeightFileContents out;
+  out.path = engine::resolve_checkpoint(dir_or_file);
+  const data::MappedFile file(out.path);
+  const data::SafetensorsIndex index = data::parse_safetensors_index(file.data(), file.size(), out.path);
+  out.file_bytes = file.size();
+  out.metadata = index.metadata;
+  const auto format = index.metadata.find("format");
+  out.checkpoint = format != index.metadata.end() && format->second == engine::kCheckpointFormatName;
+  for (const data::SafetensorsEntry& e : index.entries) {
+    const bool state = out.checkpoint && e.name.rfind(engine::kOptimizerStatePrefix, 0) == 0;
+    out.tensors.push_back({e.name, e.dtype, e.shape, e.end - e.begin, state});
+  }
+  return out;
+}
+
+}  // namespace iputrain

@@ -1,13 +1,17 @@
 // `iputrain repl MODEL CONFIG`: load once, then inspect, re-plan, sweep and step interactively.
 // On a terminal the input is edited with libedit (history, completion); otherwise commands are
 // read line by line with no prompt, so `iputrain repl ... < script.txt` gives plain output.
+#include <CLI/CLI.hpp>
+
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <optional>
 
+#include "cli/command.hpp"
 #include "cli/commands.hpp"
 #include "cli/repl/commands.hpp"
 #include "cli/repl/line_editor.hpp"
@@ -16,6 +20,10 @@
 namespace iputrain::cli {
 
 namespace {
+
+struct ReplArgs : CommonArgs {
+  bool echo = false;  //!< scripted mode: print each command as "> COMMAND" before its output
+};
 
 // Errors go to stderr, after whatever the command printed, so a transcript keeps their order.
 void print_error(const std::string& message, const std::string& hint) {
@@ -27,8 +35,6 @@ void print_error(const std::string& message, const std::string& hint) {
   std::fputs(out.c_str(), stderr);
   std::fflush(stderr);
 }
-
-}  // namespace
 
 int run_repl(const ReplArgs& args) {
   const bool interactive = isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1;
@@ -94,5 +100,18 @@ int run_repl(const ReplArgs& args) {
   // A script learns from the status whether every command succeeded.
   return failed && !interactive ? 1 : 0;
 }
+
+Runner add_repl(CLI::App& cmd) {
+  auto a = std::make_shared<ReplArgs>();
+  add_common(cmd, *a);
+  cmd.add_flag("--echo", a->echo, "when reading a script: print each command as `> COMMAND` before its output");
+  return [a](const CommandLine&) { return run_repl(*a); };
+}
+
+}  // namespace
+
+const CommandDef kReplCommand{
+    "repl", "inspect the plan, change keys and re-plan, sweep, run steps (commands from stdin when not a terminal)",
+    add_repl};
 
 }  // namespace iputrain::cli

@@ -33,8 +33,8 @@ TEST_CASE("a mistyped command names the nearest command") {
         "command line:1:10: error: `trian` is not an iputrain command\n"
         "    iputrain trian cases/tiny.ipu cases/tiny.toml\n"
         "             ^~~~~\n"
-        "hint: did you mean `train`? (the commands: `train`, `export`, `eval`, `predict`, `bench-data`, `check`, "
-        "`plan`, `repl`, `config`, `tune`, `verify`)\n");
+        "hint: did you mean `train`? (the commands: `train`, `export`, `inspect`, `eval`, `predict`, `bench-data`, "
+        "`check`, `plan`, `repl`, `config`, `tune`, `verify`)\n");
   const Run nested = stderr_of("config shwo cases/tiny.toml");
   CHECK(nested.status == 2);
   CHECK(nested.out ==
@@ -52,8 +52,8 @@ TEST_CASE("a mistyped command names the nearest command") {
         "command line:1:10: error: `iputrain` needs a command\n"
         "    iputrain\n"
         "            ^\n"
-        "hint: the commands: `train`, `export`, `eval`, `predict`, `bench-data`, `check`, `plan`, `repl`, `config`, "
-        "`tune`, `verify` "
+        "hint: the commands: `train`, `export`, `inspect`, `eval`, `predict`, `bench-data`, `check`, `plan`, `repl`, "
+        "`config`, `tune`, `verify` "
         "(add --help to one for its arguments)\n");
 }
 

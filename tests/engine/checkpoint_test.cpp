@@ -13,6 +13,7 @@
 
 #include "engine/data/safetensors.hpp"
 #include "iputrain/iputrain.hpp"
+#include "iputrain/weight_file.hpp"
 #include "test_models.hpp"
 
 using namespace iputrain;
@@ -314,5 +315,56 @@ TEST_CASE("saved weights round-trip: load and save again gives the same bytes, a
     REQUIRE(loaded.size() == trained.size());
     CHECK(loaded[0].samples == 37);
     CHECK(loaded[0].values == trained[0].values);
+  }
+}
+
+TEST_CASE("read_weight_file_contents: a checkpoint's weights and optimizer state, a weight file's tensors, bad paths") {
+  const fs::path dir = fresh_dir("contents");
+  Run a(config_text(4, kAdam, checkpoint_dir_key(dir) + "every = 2\n"));
+  a.session.train();
+
+  // A directory: its newest checkpoint, as resume() reads it, tensor for tensor as the reader sees them.
+  const WeightFileContents c = read_weight_file_contents(dir.string());
+  CHECK(c.path == (dir / "step-00000004.safetensors").string());
+  CHECK(c.checkpoint);
+  CHECK(c.file_bytes == fs::file_size(c.path));
+  CHECK(c.metadata.at("step") == "4");
+  CHECK(c.metadata.at("optimizer") == "adam");
+  CHECK(c.metadata.at("samples") == "64");
+  const data::SafetensorsFile f = data::read_safetensors(c.path);
+  REQUIRE(c.tensors.size() == f.tensors.size());
+  size_t state = 0;
+  for (size_t i = 0; i < c.tensors.size(); ++i) {
+    CAPTURE(c.tensors[i].name);
+    CHECK(c.tensors[i].name == f.tensors[i].name);
+    CHECK(c.tensors[i].dtype == "F32");
+    CHECK(c.tensors[i].shape == f.tensors[i].shape);
+    CHECK(c.tensors[i].bytes == f.tensors[i].bytes.size());
+    CHECK(c.tensors[i].optimizer_state == (f.tensors[i].name.rfind("optimizer/", 0) == 0));
+    state += c.tensors[i].optimizer_state ? 1 : 0;
+  }
+  CHECK(state == 2 * (c.tensors.size() - state));  // adam: two arrays per weight
+  CHECK(read_weight_file_contents((dir / "step-00000002.safetensors").string()).metadata.at("step") == "2");
+
+  // A weight file: the weights alone, no state.
+  const std::string plain = (dir.parent_path() / "contents.safetensors").string();
+  a.session.save_weights(plain);
+  const WeightFileContents w = read_weight_file_contents(plain);
+  CHECK(!w.checkpoint);
+  CHECK(w.metadata.at("format") == "iputrain");
+  CHECK(w.tensors.size() == c.tensors.size() - state);
+  CHECK(std::none_of(w.tensors.begin(), w.tensors.end(), [](const StoredTensor& t) { return t.optimizer_state; }));
+
+  // A missing path, a directory without checkpoints, a truncated file.
+  CHECK_THROWS_WITH_AS(read_weight_file_contents((dir / "nope").string()), doctest::Contains("does not exist"), Error);
+  const fs::path empty = fresh_dir("contents_empty");
+  CHECK_THROWS_WITH_AS(read_weight_file_contents(empty.string()), doctest::Contains("holds no checkpoint"), Error);
+  fs::resize_file(plain, fs::file_size(plain) - 8);
+  try {
+    read_weight_file_contents(plain);
+    FAIL("a truncated file was read");
+  } catch (const Error& e) {
+    CHECK(e.kind() == ErrorKind::Data);
+    CHECK(e.diagnostic().message.find(plain) != std::string::npos);
   }
 }
