@@ -11,6 +11,7 @@
 #include "engine/session_impl.hpp"
 #include "iputrain/config_loader.hpp"
 #include "iputrain/session.hpp"
+#include "planner/plan_access.hpp"
 
 namespace iputrain {
 
@@ -57,6 +58,6 @@ engine::SessionConfig session_config(const Config& config) {
 Session::Session(const Model& model, const Config& config) : impl_(Impl::make(model, api::session_config(config))) {}
 
 Session::Session(const Model& model, const Config& config, const Plan& plan)
-    : impl_(Impl::make(model, api::session_config(config), plan)) {}
+    : impl_(Impl::make(model, api::session_config(config), plan_of(plan), plan.model_name())) {}
 
 }  // namespace iputrain

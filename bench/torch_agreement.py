@@ -272,7 +272,7 @@ OPT_STEPS, OPT_BATCH, OPT_TOLERANCE = 50, 32, 1e-5
 
 
 def reference_lamb(torch):
-    """LAMB as engine/optim/lamb.cpp implements it (paper Algorithm 2 with bias correction, identity
+    """LAMB as core/optim/lamb.cpp implements it (paper Algorithm 2 with bias correction, identity
     scaling, decoupled weight decay, per-tensor trust ratio; 1 when a norm is 0)."""
 
     class Lamb(torch.optim.Optimizer):
@@ -301,7 +301,7 @@ def reference_lamb(torch):
 
 
 def reference_lion(torch):
-    """Lion (Chen et al. 2023, Algorithm 2) as engine/optim/lion.cpp implements it. torch 1.13 has no
+    """Lion (Chen et al. 2023, Algorithm 2) as core/optim/lion.cpp implements it. torch 1.13 has no
     Lion, so this, written with plain tensor operations, is the reference:
         c = b1 m + (1 - b1) g;  w <- w (1 - lr wd) - lr sign(c);  m <- b2 m + (1 - b2) g"""
 

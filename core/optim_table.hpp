@@ -1,14 +1,14 @@
 // The optimizer table: every optimizer's name, the hyper-parameters it reads (with their
 // defaults, valid ranges and docs), the state it keeps per weight tensor and its update kernel.
 //
-// Each optimizer declares all of it in its own file, engine/optim/X.cpp (its OptimizerDef
-// kXOptimizer), and engine/optim/optimizer_list.hpp lists them: adding an optimizer is that file
+// Each optimizer declares all of it in its own file, core/optim/X.cpp (its OptimizerDef
+// kXOptimizer), and core/optim/optimizer_list.hpp lists them: adding an optimizer is that file
 // and that line. Every stage reads this one table: the config schema builds `optimizer.type` and
 // the `optimizer.*` hyper-parameter keys from it (type, default, range, doc), the rules refuse a
 // hyper-parameter the chosen optimizer does not read, resolve fills OptimizerSettings::hyper, the
 // planner's memory model counts the state of each weight from its shape, and the engine builds
 // the kernel. The declarations are here, in core, so that the frontend and the planner may read
-// the table; it is defined with the optimizers (engine/optim/optimizer_table.cpp, the
+// the table; it is defined with the optimizers (core/optim/optimizer_table.cpp, the
 // iputrain_optim library every stage links).
 #pragma once
 
@@ -23,7 +23,7 @@
 
 namespace iputrain {
 
-namespace engine {
+namespace optim {
 class Optimizer;
 }
 
@@ -36,7 +36,7 @@ struct ParamRange {
 };
 
 //! A hyper-parameter an optimizer reads: key `optimizer.<name>`. Optimizers that read the same
-//! name share the key, so they declare the same doc, range and kind (engine/optim/hyper_params.hpp
+//! name share the key, so they declare the same doc, range and kind (core/optim/hyper_params.hpp
 //! holds the shared ones); each may have its own default.
 struct HyperParam {
   std::string_view name;  //!< "beta1"
@@ -55,7 +55,7 @@ constexpr HyperParam with_default(HyperParam p, double value) {
   return p;
 }
 
-using OptimizerFactory = std::unique_ptr<engine::Optimizer> (*)(const OptimizerSettings&);
+using OptimizerFactory = std::unique_ptr<optim::Optimizer> (*)(const OptimizerSettings&);
 //! The state arrays an optimizer keeps for a weight of shape `weight`, in the order its kernel
 //! lays them out one after the other (OptimizerSettings gives the hyper-parameters that decide it).
 using StateShapes = std::vector<Shape> (*)(const Shape& weight, const OptimizerSettings& o);
@@ -75,7 +75,7 @@ struct OptimizerDef {
   const HyperParam* find(std::string_view param) const;
 };
 
-//! Every optimizer, in the order of engine/optim/optimizer_list.hpp.
+//! Every optimizer, in the order of core/optim/optimizer_list.hpp.
 const std::vector<const OptimizerDef*>& optimizer_table();
 //! The optimizer named `name` (exact spelling), or nullptr.
 const OptimizerDef* find_optimizer(std::string_view name);

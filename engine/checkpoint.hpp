@@ -11,10 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "core/optim/loss_scale.hpp"
 #include "engine/data/safetensors.hpp"
-#include "engine/optim/loss_scale.hpp"
 
 namespace iputrain::engine {
+
+using namespace iputrain::optim;  // the optimizers, their schedules and clipping (core/optim)
 
 //! Bumped whenever the file layout changes in a way older readers cannot follow.
 inline constexpr int kCheckpointFormat = 1;

@@ -19,6 +19,7 @@
 
 #include "core/init.hpp"
 #include "core/ir/graph.hpp"
+#include "core/optim/lr_schedule.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/cluster/cluster.hpp"
 #include "engine/data/dataset.hpp"
@@ -26,14 +27,12 @@
 #include "engine/distributed/instances_config.hpp"
 #include "engine/host_weights.hpp"
 #include "engine/infeed.hpp"
-#include "engine/optim/lr_schedule.hpp"
 #include "engine/profile_report.hpp"
 #include "engine/scalar_mean.hpp"
 #include "engine/session_impl.hpp"
 #include "engine/validation_cadence.hpp"
 #include "frontend/model_access.hpp"
 #include "planner/plan.hpp"
-#include "planner/plan_access.hpp"
 
 namespace iputrain {
 
@@ -94,15 +93,15 @@ std::unique_ptr<Session::Impl> Session::Impl::make(const Model& model, engine::S
   return impl;
 }
 
-std::unique_ptr<Session::Impl> Session::Impl::make(const Model& model, engine::SessionConfig config, const Plan& plan) {
+std::unique_ptr<Session::Impl> Session::Impl::make(const Model& model, engine::SessionConfig config,
+                                                   const planner::Plan& plan, const std::string& plan_model) {
   auto impl = std::make_unique<Impl>(model, std::move(config));
   Impl& s = *impl;
-  if (plan.model_name() != model.name()) {
-    throw Error(ErrorKind::Usage,
-                fmt::format("the plan was made for model `{}`, not `{}`", plan.model_name(), model.name()), {},
-                "make the plan with Plan::make(model, config) for the same model and config");
+  if (plan_model != model.name()) {
+    throw Error(ErrorKind::Usage, fmt::format("the plan was made for model `{}`, not `{}`", plan_model, model.name()),
+                {}, "make the plan with Plan::make(model, config) for the same model and config");
   }
-  s.plan = plan_of(plan);
+  s.plan = plan;
   s.setup();
   return impl;
 }

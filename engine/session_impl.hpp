@@ -221,7 +221,9 @@ struct Session::Impl : engine::SessionConfig {
   // The session of `model` under what its config says, read once (api/session_api.cpp): plans the
   // model, or takes `plan` (made for the same model), then setup().
   static std::unique_ptr<Impl> make(const Model& model, engine::SessionConfig config);
-  static std::unique_ptr<Impl> make(const Model& model, engine::SessionConfig config, const Plan& plan);
+  //! With a plan made beforehand (Plan::make); `plan_model` is the model it was made for.
+  static std::unique_ptr<Impl> make(const Model& model, engine::SessionConfig config, const planner::Plan& plan,
+                                    const std::string& plan_model);
   // Fills what the plan decides (batch, wanted inputs, cluster or host weights, initial weights).
   void setup();
   // request_stop(): the training loop stops after the execution under way.

@@ -4,14 +4,15 @@
 # Usage: cmake -DSRC=<source dir> -P settings_lint.cmake
 set(enum_keys "type|lr_schedule|loss_scaling_mode|outfeed_mode|master_weights|precision|state_dtype|reduction_method|recomputation_mode|gradient_accumulation_dtype|gradient_accumulation_order|selection_order|accumulate_outfeed_dtype")
 set(failures "")
-file(GLOB_RECURSE sources "${SRC}/engine/*.cpp" "${SRC}/engine/*.hpp" "${SRC}/planner/*.cpp" "${SRC}/planner/*.hpp")
+file(GLOB_RECURSE sources "${SRC}/engine/*.cpp" "${SRC}/engine/*.hpp" "${SRC}/planner/*.cpp" "${SRC}/planner/*.hpp"
+     "${SRC}/core/optim/*.cpp" "${SRC}/core/optim/*.hpp")
 foreach(f IN LISTS sources)
   file(STRINGS "${f}" hits REGEX "\\.(${enum_keys}) *[!=]= *\"")
   foreach(h IN LISTS hits)
     string(APPEND failures "${f}: compares a config string: ${h}\n")
   endforeach()
 endforeach()
-file(GLOB_RECURSE typed "${SRC}/engine/cluster/*" "${SRC}/engine/optim/*")
+file(GLOB_RECURSE typed "${SRC}/engine/cluster/*" "${SRC}/core/optim/*")
 foreach(f IN LISTS typed)
   file(STRINGS "${f}" hits REGEX "#include \"iputrain/config(_loader)?.hpp\"")
   foreach(h IN LISTS hits)

@@ -20,15 +20,17 @@
 #include <thread>
 #include <vector>
 
+#include "core/optim/loss_scale.hpp"
 #include "engine/cluster/host_outfeed.hpp"
 #include "engine/cluster/recorder.hpp"
 #include "engine/infeed.hpp"
-#include "engine/optim/loss_scale.hpp"
-#include "iputrain/settings.hpp"
 #include "iputrain/session.hpp"
+#include "iputrain/settings.hpp"
 #include "planner/plan.hpp"
 
 namespace iputrain::engine {
+
+using namespace iputrain::optim;  // the optimizers, their schedules and clipping (core/optim)
 
 class Worker;
 struct ClusterShared;

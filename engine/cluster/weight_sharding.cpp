@@ -28,9 +28,9 @@
 #include <cstring>
 
 #include "core/half_round.hpp"
+#include "core/optim/tensor_sums.hpp"
 #include "engine/cluster/weight_update.hpp"
 #include "engine/cluster/worker.hpp"
-#include "engine/optim/tensor_sums.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::engine {

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 
+#include "core/optim/tensor_sums.hpp"
 #include "core/optim_table.hpp"
 #include "engine/cluster/worker.hpp"
-#include "engine/optim/tensor_sums.hpp"
 #include "iputrain/error.hpp"
 #include "planner/host_tables.hpp"
 #include "planner/memory_model.hpp"

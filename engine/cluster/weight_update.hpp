@@ -18,14 +18,16 @@
 
 #include "core/half_round.hpp"
 #include "core/ir/graph.hpp"
+#include "core/optim/loss_scale.hpp"
+#include "core/optim/optimizer.hpp"
 #include "engine/cluster/device_memory.hpp"
 #include "engine/cluster/grad_tree.hpp"
-#include "engine/optim/loss_scale.hpp"
-#include "engine/optim/optimizer.hpp"
 #include "planner/plan.hpp"
 #include "planner/sharding.hpp"
 
 namespace iputrain::engine {
+
+using namespace iputrain::optim;  // the optimizers, their schedules and clipping (core/optim)
 
 struct ClusterShared;
 class WorkerObserver;

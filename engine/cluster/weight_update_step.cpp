@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/optim/clipping.hpp"
+#include "core/optim/lr_schedule.hpp"
+#include "core/optim/tensor_sums.hpp"
 #include "engine/cluster/instance_reduce.hpp"
 #include "engine/cluster/moving_average_update.hpp"
 #include "engine/cluster/weight_update.hpp"
 #include "engine/cluster/worker.hpp"
-#include "engine/optim/clipping.hpp"
-#include "engine/optim/lr_schedule.hpp"
-#include "engine/optim/tensor_sums.hpp"
 
 namespace iputrain::engine {
 

@@ -90,17 +90,6 @@ void Config::fail_at(const std::string& key_path, const std::string& message, co
   throw Error(kind, message, span_of(key_path), hint).with_sources(origin.sources);
 }
 
-bool KeyLocations::is_set(const std::string& key) const {
-  const auto it = spans.find(key);
-  return it != spans.end() && it->second.valid();
-}
-
-void KeyLocations::fail_at(const std::string& key, const std::string& message, const std::string& hint,
-                           ErrorKind kind) const {
-  const auto it = spans.find(key);
-  throw Error(kind, message, it == spans.end() ? SourceSpan{} : it->second, hint).with_sources(sources);
-}
-
 std::vector<std::string> Config::warnings() const {
   std::vector<std::string> out;
   for (const Diagnostic& d : origin.warnings) {

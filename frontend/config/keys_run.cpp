@@ -92,7 +92,7 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(optimizer.learning_rate), Float, 0.01, Runs, "Step size of each weight update.", positive)
           .defining(),
   };
-  // The hyper-parameters, from the optimizer table (engine/optim/).
+  // The hyper-parameters, from the optimizer table (core/optim/).
   const std::vector<KeySpec> hyper = optimizer_keys();
   out.insert(out.end(), hyper.begin(), hyper.end());
   const std::vector<KeySpec> rest = {

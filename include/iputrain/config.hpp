@@ -183,10 +183,10 @@ struct PipelineSection {
 // ---- the run ----------------------------------------------------------------------------------------
 
 struct OptimizerSection {
-  std::string type = "sgd";     //!< a name in engine/optim/optimizer_list.hpp: sgd, momentum, adam, ...
+  std::string type = "sgd";     //!< a name in core/optim/optimizer_list.hpp: sgd, momentum, adam, ...
   double learning_rate = 0.01;  //!< step size
   // The hyper-parameters (`optimizer.beta1`, …), by name, as written: which optimizers read each
-  // one, its kind, range and defaults are in the optimizer table (engine/optim/, each optimizer's
+  // one, its kind, range and defaults are in the optimizer table (core/optim/, each optimizer's
   // file); flags are 0 or 1. A name left out takes the chosen optimizer's default.
   std::map<std::string, double> hyper;
   double gradient_clip_norm = 0.0;         //!< clip the global gradient norm; 0 = off

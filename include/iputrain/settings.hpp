@@ -119,7 +119,7 @@ struct IpuSettings {
 
 //! `[optimizer]`, resolved.
 struct OptimizerSettings {
-  std::string type = "sgd";  //!< a name of the optimizer table (engine/optim/optimizer_list.hpp)
+  std::string type = "sgd";  //!< a name of the optimizer table (core/optim/optimizer_list.hpp)
   double learning_rate = 0.01;
   //! The hyper-parameters the optimizer's definition declares, each from its key or the
   //! optimizer's own default (flags 0 or 1); the other optimizers' keys are not here.

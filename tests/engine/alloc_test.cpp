@@ -6,10 +6,10 @@
 #include <atomic>
 #include <cstdlib>
 
+#include "core/optim/clipping.hpp"
+#include "core/optim/lr_schedule.hpp"
+#include "core/optim/optimizer.hpp"
 #include "core/optim_table.hpp"
-#include "engine/optim/clipping.hpp"
-#include "engine/optim/lr_schedule.hpp"
-#include "engine/optim/optimizer.hpp"
 #include "iputrain/iputrain.hpp"
 #include "test_models.hpp"
 
@@ -147,18 +147,18 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
     c.optimizer.decay_steps = 100;
     c.optimizer.warmup_steps = 10;
     const OptimizerSettings o = config::resolve(c).optimizer;
-    auto opt = engine::make_optimizer(o);
+    auto opt = optim::make_optimizer(o);
     const Shape shape = {20, 50};
     std::vector<float> w(1000, 0.5f), g(1000, 0.1f);
     std::vector<float> state(static_cast<size_t>(optimizer_state_floats(o, shape)), 0.0f);
-    const std::vector<engine::ParamSlot> slots = {{w.data(), g.data(), state.data(), 1000, 0, shape}};
+    const std::vector<optim::ParamSlot> slots = {{w.data(), g.data(), state.data(), 1000, 0, shape}};
     opt->init_state(slots[0]);
     opt->reserve(slots);  // as the worker does when it builds its slots (lamb's norm grains)
     allocations = 0;
     counting = true;
     for (int64_t step = 1; step <= 50; ++step) {
-      const float scale = engine::clip_scale(engine::sum_of_squares(slots), o);
-      opt->update(slots, step, engine::learning_rate_at(o, step), scale);
+      const float scale = optim::clip_scale(optim::sum_of_squares(slots), o);
+      opt->update(slots, step, optim::learning_rate_at(o, step), scale);
     }
     counting = false;
     INFO(def->name);

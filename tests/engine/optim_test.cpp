@@ -1,4 +1,4 @@
-// The optimizers, learning-rate schedules and clipping of engine/optim against values computed by
+// The optimizers, learning-rate schedules and clipping of core/optim against values computed by
 // hand and against a double-precision reference of each update rule written out here, element
 // by element, from the torch.optim formulas (and the LAMB and Lion papers).
 #include <doctest/doctest.h>
@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "core/optim/clipping.hpp"
+#include "core/optim/lr_schedule.hpp"
+#include "core/optim/optimizer.hpp"
 #include "core/optim_table.hpp"
-#include "engine/optim/clipping.hpp"
-#include "engine/optim/lr_schedule.hpp"
-#include "engine/optim/optimizer.hpp"
 #include "iputrain/iputrain.hpp"
 #include "test_models.hpp"
 
@@ -20,7 +20,7 @@ using iputrain::Config;
 namespace config = iputrain::config;
 using iputrain::LrSchedule;
 using iputrain::OptimizerSettings;
-using namespace iputrain::engine;
+using namespace iputrain::optim;
 
 namespace {
 

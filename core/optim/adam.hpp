@@ -4,9 +4,9 @@
 
 #include <cstdint>
 
-#include "engine/optim/optimizer.hpp"
+#include "core/optim/optimizer.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 struct AdamHyper {
   float beta1, beta2, epsilon;
@@ -17,4 +17,4 @@ struct AdamHyper {
 //!   w <- w - (lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
 void adam_step(const ParamSlot& p, const AdamHyper& h, int64_t step, float lr, float grad_scale, float l2);
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

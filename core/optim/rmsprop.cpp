@@ -3,10 +3,10 @@
 //   plain:     w <- w - lr * g / (sqrt(s) + eps)
 //   centered:  a <- rho a + (1 - rho) g;  w <- w - lr * g / (sqrt(s - a^2) + eps)
 // eps is added after the square root (TensorFlow adds it inside). State: s, and a when centered.
-#include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/hyper_params.hpp"
+#include "core/optim/eigen_maps.hpp"
+#include "core/optim/hyper_params.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 namespace {
 namespace impl_rmsprop {
@@ -65,4 +65,4 @@ const OptimizerDef kRmsPropOptimizer{
     true,
     impl_rmsprop::make};
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

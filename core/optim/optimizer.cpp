@@ -1,7 +1,7 @@
-#include "engine/optim/optimizer.hpp"
+#include "core/optim/optimizer.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerSettings& o) { return optimizer_def(o).make(o); }
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

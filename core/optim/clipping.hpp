@@ -8,9 +8,9 @@
 
 #include <vector>
 
-#include "engine/optim/optimizer.hpp"
+#include "core/optim/optimizer.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 //! Sum of the squared gradients (as stored, before any grad_scale) of `params`, in double: each
 //! slot's tensor_squares(), added in the slots' order.
@@ -20,4 +20,4 @@ double sum_of_squares(const std::vector<ParamSlot>& params);
 //! exceed `optimizer.gradient_clip_norm`; 1 when clipping is off or the norm is within bounds.
 float clip_scale(double global_norm_squared, const OptimizerSettings& o);
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

@@ -1,6 +1,6 @@
-#include "engine/optim/loss_scale.hpp"
+#include "core/optim/loss_scale.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 LossScaleState initial_loss_scale(const OptimizerSettings& o) {
   LossScaleState s;
@@ -24,4 +24,4 @@ void advance_loss_scale(LossScaleState& s, bool overflow, const OptimizerSetting
   }
 }
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

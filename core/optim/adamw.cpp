@@ -1,10 +1,10 @@
 // AdamW (torch.optim.AdamW): the weights shrink by lr * wd before an Adam step on the bare
 // gradient, so the decay is not rescaled by Adam's per-element step sizes.
-#include "engine/optim/adam.hpp"
-#include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/hyper_params.hpp"
+#include "core/optim/adam.hpp"
+#include "core/optim/eigen_maps.hpp"
+#include "core/optim/hyper_params.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 namespace {
 namespace impl_adamw {
@@ -42,4 +42,4 @@ const OptimizerDef kAdamWOptimizer{"adamw",
                                    true,
                                    impl_adamw::make};
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

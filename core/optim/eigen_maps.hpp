@@ -7,19 +7,15 @@
 
 #include "core/parallel.hpp"
 
-#include "engine/optim/optimizer.hpp"
+#include "core/optim/optimizer.hpp"
 
-namespace iputrain::engine::optim_detail {
+namespace iputrain::optim::optim_detail {
 
 using Vec = Eigen::Map<Eigen::ArrayXf>;
 using ConstVec = Eigen::Map<const Eigen::ArrayXf>;
 
-inline Vec weights(const ParamSlot& p) {
-  return Vec(p.weights, p.size);
-}
-inline ConstVec grad(const ParamSlot& p) {
-  return ConstVec(p.grad, p.size);
-}
+inline Vec weights(const ParamSlot& p) { return Vec(p.weights, p.size); }
+inline ConstVec grad(const ParamSlot& p) { return ConstVec(p.grad, p.size); }
 //! State array number `k` of a slot of an element-wise optimizer (each a copy of the weight's size).
 inline Vec state(const ParamSlot& p, int k) {
   return Vec(p.state + k * (p.state_stride > 0 ? p.state_stride : p.size), p.size);
@@ -44,4 +40,4 @@ void for_each_block(const std::vector<ParamSlot>& params, F f) {
   }
 }
 
-}  // namespace iputrain::engine::optim_detail
+}  // namespace iputrain::optim::optim_detail

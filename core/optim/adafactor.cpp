@@ -24,10 +24,10 @@
 #include <span>
 #include <vector>
 
-#include "engine/optim/hyper_params.hpp"
-#include "engine/optim/optimizer.hpp"
+#include "core/optim/hyper_params.hpp"
+#include "core/optim/optimizer.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 namespace {
 namespace impl_adafactor {
@@ -213,4 +213,4 @@ const OptimizerDef kAdafactorOptimizer{
     false,
     impl_adafactor::make};
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

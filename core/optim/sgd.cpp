@@ -1,8 +1,8 @@
 // Plain gradient descent (torch.optim.SGD without momentum): w <- w - lr * (g + wd * w).
-#include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/hyper_params.hpp"
+#include "core/optim/eigen_maps.hpp"
+#include "core/optim/hyper_params.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 namespace {
 namespace impl_sgd {
@@ -31,4 +31,4 @@ std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_u
 
 const OptimizerDef kSgdOptimizer{"sgd", {hyper::kWeightDecay}, no_state, true, impl_sgd::make};
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

@@ -8,14 +8,14 @@
 
 #include "iputrain/settings.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 //! What loss scaling carries from one update to the next (and what a checkpoint must keep). Every
 //! worker holds an identical copy: each takes the same decision from the same global overflow flag.
 struct LossScaleState {
-  double scale = 1.0;       //!< the current loss scale
-  int64_t good_steps = 0;   //!< clean updates since the scale last changed
-  int64_t skipped = 0;      //!< updates skipped because a gradient overflowed (for the report)
+  double scale = 1.0;      //!< the current loss scale
+  int64_t good_steps = 0;  //!< clean updates since the scale last changed
+  int64_t skipped = 0;     //!< updates skipped because a gradient overflowed (for the report)
 };
 
 //! The state before the first update: `optimizer.loss_scaling` (the rules make it 65536 for
@@ -28,4 +28,4 @@ LossScaleState initial_loss_scale(const OptimizerSettings& o);
 //! row multiplies it by `loss_scaling_growth_factor`. Static scaling leaves `s` as it is.
 void advance_loss_scale(LossScaleState& s, bool overflow, const OptimizerSettings& o);
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

@@ -3,10 +3,10 @@
 //                                      w <- w - lr * (d + mu * b)  (Nesterov)
 // torch starts the buffer at the first gradient; with a zeroed buffer mu * 0 + d is the same.
 // State: the velocity buffer b.
-#include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/hyper_params.hpp"
+#include "core/optim/eigen_maps.hpp"
+#include "core/optim/hyper_params.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 namespace {
 namespace impl_momentum {
@@ -48,4 +48,4 @@ std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_u
 const OptimizerDef kMomentumOptimizer{
     "momentum", {hyper::kMomentum, hyper::kNesterov, hyper::kWeightDecay}, weight_copies<1>, true, impl_momentum::make};
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

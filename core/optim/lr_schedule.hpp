@@ -15,9 +15,9 @@
 
 #include "iputrain/settings.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 //! The learning rate of weight update number `step` (1-based).
 float learning_rate_at(const OptimizerSettings& o, int64_t step);
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

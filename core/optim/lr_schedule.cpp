@@ -1,10 +1,10 @@
-#include "engine/optim/lr_schedule.hpp"
+#include "core/optim/lr_schedule.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 namespace {
 namespace impl_lr_schedule {
@@ -21,8 +21,7 @@ double decayed(const OptimizerSettings& o, double s) {
   }
   if (o.schedule == LrSchedule::Cosine) {
     const double progress = std::min(s, steps) / steps;
-    return o.min_learning_rate +
-           (lr0 - o.min_learning_rate) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
+    return o.min_learning_rate + (lr0 - o.min_learning_rate) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
   }
   return lr0;
 }
@@ -33,10 +32,9 @@ double decayed(const OptimizerSettings& o, double s) {
 float learning_rate_at(const OptimizerSettings& o, int64_t step) {
   const int64_t done = std::max<int64_t>(0, step - 1);
   if (done < o.warmup_steps) {
-    return static_cast<float>(o.learning_rate * static_cast<double>(done + 1) /
-                              static_cast<double>(o.warmup_steps));
+    return static_cast<float>(o.learning_rate * static_cast<double>(done + 1) / static_cast<double>(o.warmup_steps));
   }
   return static_cast<float>(impl_lr_schedule::decayed(o, static_cast<double>(done - o.warmup_steps)));
 }
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

@@ -1,11 +1,11 @@
-#include "engine/optim/clipping.hpp"
+#include "core/optim/clipping.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "engine/optim/tensor_sums.hpp"
+#include "core/optim/tensor_sums.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 double sum_of_squares(const std::vector<ParamSlot>& params) {
   double total = 0;
@@ -25,4 +25,4 @@ float clip_scale(double global_norm_squared, const OptimizerSettings& o) {
   return static_cast<float>(std::min(1.0, factor));
 }
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

@@ -13,11 +13,11 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/hyper_params.hpp"
-#include "engine/optim/tensor_sums.hpp"
+#include "core/optim/eigen_maps.hpp"
+#include "core/optim/hyper_params.hpp"
+#include "core/optim/tensor_sums.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 namespace {
 namespace impl_lamb {
@@ -56,14 +56,14 @@ class Lamb final : public Optimizer {
       m = beta1_ * m + c1 * g;
       v = beta2_ * v + c2 * g.square();
       grains_of(p.weights, p.size, out);
-      out += planner::shard_grains(p.size);
+      out += shard_grains(p.size);
       // The update direction grain by grain into a small buffer, for its squares only: the step
       // below recomputes it from m and v, which keeps the kernel free of scratch memory.
       const float* mp = p.state;
       const float* vp = p.state + p.size;
-      for (int64_t a = 0; a < p.size; a += planner::kShardGrain) {
-        const int64_t n = std::min(planner::kShardGrain, p.size - a);
-        std::array<float, planner::kShardGrain> u{};
+      for (int64_t a = 0; a < p.size; a += kShardGrain) {
+        const int64_t n = std::min(kShardGrain, p.size - a);
+        std::array<float, kShardGrain> u{};
         for (int64_t i = 0; i < n; ++i) {
           u[static_cast<size_t>(i)] = (mp[a + i] / correction1) / (std::sqrt(vp[a + i] / correction2) + epsilon_) +
                                       weight_decay_ * p.weights[a + i];
@@ -99,7 +99,7 @@ class Lamb final : public Optimizer {
   static size_t grain_count(const std::vector<ParamSlot>& params) {
     size_t grains = 0;
     for (const ParamSlot& p : params) {
-      grains += 2 * static_cast<size_t>(planner::shard_grains(p.size));
+      grains += 2 * static_cast<size_t>(shard_grains(p.size));
     }
     return grains;
   }
@@ -120,4 +120,4 @@ const OptimizerDef kLambOptimizer{"lamb",
                                   true,
                                   impl_lamb::make};
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

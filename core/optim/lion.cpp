@@ -3,10 +3,10 @@
 // The step is the sign of an interpolation of the momentum and the gradient, so every weight
 // moves by exactly lr (0 where c is 0); the momentum is updated after, with its own decay b2. The
 // decay is decoupled, as in adamw: the weights shrink apart from the sign step. State: m.
-#include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/hyper_params.hpp"
+#include "core/optim/eigen_maps.hpp"
+#include "core/optim/hyper_params.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 namespace {
 namespace impl_lion {
@@ -50,4 +50,4 @@ const OptimizerDef kLionOptimizer{"lion",
                                   true,
                                   impl_lion::make};
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

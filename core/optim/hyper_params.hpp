@@ -5,7 +5,7 @@
 
 #include "core/optim_table.hpp"
 
-namespace iputrain::engine::hyper {
+namespace iputrain::optim::hyper {
 
 // [0, 1): a decay factor; 1 would freeze the average at its start.
 inline constexpr ParamRange kDecay{0, false, 1, true};
@@ -22,4 +22,4 @@ inline constexpr HyperParam kWeightDecay{"weight_decay", "Weight decay: L2 added
 inline constexpr HyperParam kDecoupledWeightDecay{
     "weight_decay", "Weight decay: L2 added to the gradient.", 0.0, kNonNegative, false, "decoupled"};
 
-}  // namespace iputrain::engine::hyper
+}  // namespace iputrain::optim::hyper

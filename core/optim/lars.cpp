@@ -11,11 +11,11 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/hyper_params.hpp"
-#include "engine/optim/tensor_sums.hpp"
+#include "core/optim/eigen_maps.hpp"
+#include "core/optim/hyper_params.hpp"
+#include "core/optim/tensor_sums.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 namespace {
 namespace impl_lars {
@@ -56,9 +56,9 @@ class Lars final : public Optimizer {
     double* out = grains_.data();
     for (const ParamSlot& p : params) {
       grains_of(p.weights, p.size, out);
-      out += planner::shard_grains(p.size);
+      out += shard_grains(p.size);
       grains_of(p.grad, p.size, out);
-      out += planner::shard_grains(p.size);
+      out += shard_grains(p.size);
     }
     sums.complete(params, 2, std::span<const double>(grains_.data(), grains),
                   std::span<double>(totals_.data(), 2 * params.size()));
@@ -100,7 +100,7 @@ class Lars final : public Optimizer {
   static size_t grain_count(const std::vector<ParamSlot>& params) {
     size_t grains = 0;
     for (const ParamSlot& p : params) {
-      grains += 2 * static_cast<size_t>(planner::shard_grains(p.size));
+      grains += 2 * static_cast<size_t>(shard_grains(p.size));
     }
     return grains;
   }
@@ -124,4 +124,4 @@ const OptimizerDef kLarsOptimizer{"lars",
                                   true,
                                   impl_lars::make};
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

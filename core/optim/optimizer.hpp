@@ -15,26 +15,27 @@
 #include "core/optim_table.hpp"
 #include "iputrain/settings.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 //! One parameter as the optimizer sees it: the whole tensor, or under sharded optimizer state one
-//! replica's block of it (planner/sharding.hpp), which starts on a grain of the tensor.
+//! replica's block of it (core/shard_rule.hpp), which starts on a grain of the tensor.
 struct ParamSlot {
   float* weights;     //!< `size` floats, updated in place
   const float* grad;  //!< `size` floats: the reduced gradient
   float* state;       //!< the state arrays (OptimizerDef::state), zeroed by the caller, then init_state()
   int64_t size;
-  int64_t state_stride = 0;  //!< floats from one state copy to the next; 0 = `size` (a block of a slot keeps its slot's)
+  int64_t state_stride =
+      0;  //!< floats from one state copy to the next; 0 = `size` (a block of a slot keeps its slot's)
   std::span<const int64_t> shape = {};  //!< the whole weight's shape (its state arrays' shapes follow from it)
 };
 
-//! Completes sums of squares over whole tensors (engine/optim/tensor_sums.hpp) for optimizers
+//! Completes sums of squares over whole tensors (core/optim/tensor_sums.hpp) for optimizers
 //! that need them (LAMB's norms) and for gradient clipping.
 class TensorSums {
  public:
   virtual ~TensorSums() = default;
   //! `grains` holds, slot after slot and for each slot `quantities` quantities one after the
-  //! other, the sums of squares of the slot's grains (planner::shard_grains(slot.size) each).
+  //! other, the sums of squares of the slot's grains (shard_grains(slot.size) each).
   //! Writes `totals[slot * quantities + q]`: the sum over every grain of the slot's whole tensor,
   //! added in the tensor's order, whoever holds them.
   virtual void complete(const std::vector<ParamSlot>& params, int32_t quantities, std::span<const double> grains,
@@ -62,9 +63,9 @@ class Optimizer {
   virtual void reserve(const std::vector<ParamSlot>& params) { (void)params; }
 };
 
-//! Every optimizer's definition, kNameOptimizer in its file engine/optim/name.cpp.
+//! Every optimizer's definition, kNameOptimizer in its file core/optim/name.cpp.
 #define IPUTRAIN_OPTIMIZER(Name) extern const OptimizerDef k##Name##Optimizer;
-#include "engine/optim/optimizer_list.hpp"
+#include "core/optim/optimizer_list.hpp"
 #undef IPUTRAIN_OPTIMIZER
 
 //! Builds the optimizer of `o.type` with its hyper-parameters (its definition's factory).
@@ -78,4 +79,4 @@ std::vector<Shape> weight_copies(const Shape& weight, const OptimizerSettings&) 
   return std::vector<Shape>(N, weight);
 }
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

@@ -1,9 +1,9 @@
 // Adagrad as torch.optim.Adagrad (no lr decay): g = grad + wd * w;  s <- s + g^2;
 // w <- w - lr * g / (sqrt(s) + eps). The sums start at `initial_accumulator_value`. State: s.
-#include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/hyper_params.hpp"
+#include "core/optim/eigen_maps.hpp"
+#include "core/optim/hyper_params.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 namespace {
 namespace impl_adagrad {
@@ -47,4 +47,4 @@ const OptimizerDef kAdagradOptimizer{"adagrad",
                                      true,
                                      impl_adagrad::make};
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

@@ -1,8 +1,8 @@
-#include "engine/optim/tensor_sums.hpp"
+#include "core/optim/tensor_sums.hpp"
 
 #include <algorithm>
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 double grain_squares(const float* x, int64_t n) {
   // A plain loop in order: no vector reduction whose grouping would depend on the alignment.
@@ -15,15 +15,15 @@ double grain_squares(const float* x, int64_t n) {
 }
 
 void grains_of(const float* x, int64_t n, double* out) {
-  for (int64_t a = 0; a < n; a += planner::kShardGrain) {
-    *out++ = grain_squares(x + a, std::min(planner::kShardGrain, n - a));
+  for (int64_t a = 0; a < n; a += kShardGrain) {
+    *out++ = grain_squares(x + a, std::min(kShardGrain, n - a));
   }
 }
 
 double tensor_squares(const float* x, int64_t n) {
   double total = 0;
-  for (int64_t a = 0; a < n; a += planner::kShardGrain) {
-    total += grain_squares(x + a, std::min(planner::kShardGrain, n - a));
+  for (int64_t a = 0; a < n; a += kShardGrain) {
+    total += grain_squares(x + a, std::min(kShardGrain, n - a));
   }
   return total;
 }
@@ -32,7 +32,7 @@ void LocalSums::complete(const std::vector<ParamSlot>& params, int32_t quantitie
                          std::span<double> totals) {
   size_t at = 0;
   for (size_t k = 0; k < params.size(); ++k) {
-    const auto count = static_cast<size_t>(planner::shard_grains(params[k].size));
+    const auto count = static_cast<size_t>(shard_grains(params[k].size));
     for (int32_t q = 0; q < quantities; ++q) {
       double total = 0;
       for (size_t j = 0; j < count; ++j) {
@@ -44,4 +44,4 @@ void LocalSums::complete(const std::vector<ParamSlot>& params, int32_t quantitie
   }
 }
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <string>
 
+#include "core/optim/optimizer.hpp"
 #include "core/optim_table.hpp"
-#include "engine/optim/optimizer.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain {
@@ -29,7 +29,7 @@ void check_same(const HyperParam& a, const HyperParam& b, std::string_view optim
   if (!same) {
     throw Error(ErrorKind::Internal,
                 fmt::format("optimizer \"{}\" declares hyper-parameter `{}` with another doc, range or kind than the "
-                            "optimizers before it (engine/optim/hyper_params.hpp holds the shared ones)",
+                            "optimizers before it (core/optim/hyper_params.hpp holds the shared ones)",
                             optimizer, a.name));
   }
 }
@@ -47,8 +47,8 @@ const HyperParam* OptimizerDef::find(std::string_view param) const {
 
 const std::vector<const OptimizerDef*>& optimizer_table() {
   static const std::vector<const OptimizerDef*> all = {
-#define IPUTRAIN_OPTIMIZER(Name) &engine::k##Name##Optimizer,
-#include "engine/optim/optimizer_list.hpp"
+#define IPUTRAIN_OPTIMIZER(Name) &optim::k##Name##Optimizer,
+#include "core/optim/optimizer_list.hpp"
 #undef IPUTRAIN_OPTIMIZER
   };
   return all;
@@ -66,7 +66,7 @@ const OptimizerDef* find_optimizer(std::string_view name) {
 const OptimizerDef& optimizer_def(const OptimizerSettings& o) {
   const OptimizerDef* d = find_optimizer(o.type);
   if (d == nullptr) {
-    throw Error(ErrorKind::Internal, fmt::format("optimizer \"{}\" is not in engine/optim/optimizer_list.hpp", o.type));
+    throw Error(ErrorKind::Internal, fmt::format("optimizer \"{}\" is not in core/optim/optimizer_list.hpp", o.type));
   }
   return *d;
 }

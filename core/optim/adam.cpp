@@ -1,12 +1,12 @@
 // Adam (torch.optim.Adam, amsgrad off) with L2 weight decay added to the gradient.
-#include "engine/optim/adam.hpp"
+#include "core/optim/adam.hpp"
 
 #include <cmath>
 
-#include "engine/optim/eigen_maps.hpp"
-#include "engine/optim/hyper_params.hpp"
+#include "core/optim/eigen_maps.hpp"
+#include "core/optim/hyper_params.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 using namespace optim_detail;
 
@@ -15,8 +15,7 @@ void adam_step(const ParamSlot& p, const AdamHyper& h, int64_t step, float lr, f
   const double t = static_cast<double>(step);
   const double correction1 = 1.0 - std::pow(static_cast<double>(h.beta1), t);
   const float step_size = static_cast<float>(lr / correction1);
-  const float correction2_sqrt =
-      static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(h.beta2), t)));
+  const float correction2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(static_cast<double>(h.beta2), t)));
   const float c1 = static_cast<float>(1.0 - static_cast<double>(h.beta1));
   const float c2 = static_cast<float>(1.0 - static_cast<double>(h.beta2));
 
@@ -40,9 +39,7 @@ class Adam final : public Optimizer {
         weight_decay_(static_cast<float>(o.param("weight_decay"))) {}
 
   void update(const std::vector<ParamSlot>& params, int64_t step, float lr, float grad_scale) override {
-    for_each_block(params, [&](const ParamSlot& p) {
-      adam_step(p, hyper_, step, lr, grad_scale, weight_decay_);
-    });
+    for_each_block(params, [&](const ParamSlot& p) { adam_step(p, hyper_, step, lr, grad_scale, weight_decay_); });
   }
 
  private:
@@ -61,4 +58,4 @@ const OptimizerDef kAdamOptimizer{"adam",
                                   true,
                                   impl_adam::make};
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim

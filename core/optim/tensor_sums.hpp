@@ -1,6 +1,6 @@
 // Sums of squares over a tensor in a fixed order, so that a norm comes out the same bits whether
 // one replica holds the whole tensor or each holds a block of it (sharded optimizer state).
-// The tensor is cut into grains of planner::kShardGrain elements; each grain's squares are added
+// The tensor is cut into grains of kShardGrain elements; each grain's squares are added
 // one after the other in double, and the grains' sums are added in the tensor's order. A block
 // of a sharded tensor starts on a grain, so its grains' sums are the tensor's.
 #pragma once
@@ -9,16 +9,16 @@
 #include <span>
 #include <vector>
 
-#include "engine/optim/optimizer.hpp"
-#include "planner/sharding.hpp"
+#include "core/optim/optimizer.hpp"
+#include "core/shard_rule.hpp"
 
-namespace iputrain::engine {
+namespace iputrain::optim {
 
 //! Sum of x[i]^2 over n <= kShardGrain elements, in order, in double.
 double grain_squares(const float* x, int64_t n);
 
 //! Writes the sums of squares of the grains of `x` (n elements) into `out`
-//! (planner::shard_grains(n) entries).
+//! (shard_grains(n) entries).
 void grains_of(const float* x, int64_t n, double* out);
 
 //! The sum of squares of a whole tensor: its grains' sums added in order.
@@ -31,4 +31,4 @@ class LocalSums final : public TensorSums {
                 std::span<double> totals) override;
 };
 
-}  // namespace iputrain::engine
+}  // namespace iputrain::optim
