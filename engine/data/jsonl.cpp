@@ -1,9 +1,8 @@
-// "jsonl:FILE": JSON Lines, one sample per line: a JSON object with a field NAME per model input,
-// a number for an input of one value per sample, nested arrays of the per-sample shape for a tensor
-// (`{"x": [[1, 2], [3, 4]], "label": 3}` for x: f32[batch, 2, 2] and label: i32[batch]). Integer
-// and u8 inputs take whole numbers in their range, bool inputs true, false, 0 or 1; other fields
-// are ignored. The file is mapped, parsed once at open (nlohmann::json, one line at a time) into the
-// inputs' dtypes, then read like arrays; a bad line is an Error(Data) at FILE:LINE[:COLUMN].
+// "jsonl:FILE": JSON Lines, one sample per line: an object with a field NAME per model input, a
+// number for a scalar input, nested arrays of the per-sample shape for a tensor (`{"x": [[1, 2],
+// [3, 4]], "label": 3}` for x: f32[batch, 2, 2], label: i32[batch]); i32 and u8 take whole numbers
+// in range, bool true, false, 0 or 1; other fields are ignored. Mapped and parsed once at open
+// (nlohmann::json, a line at a time) into the inputs' dtypes; a bad line is an error at FILE:LINE.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -32,7 +31,7 @@ constexpr size_t kMaxRank = 16;  // the deepest nesting read without a model to 
 // A line of the file, for messages: "`FILE`:LINE".
 struct Where {
   const std::string& path;
-  int64_t line;
+  int64_t line;  // 1-based
   [[noreturn]] void fail(const std::string& what, const std::string& hint, size_t column = 0) const {
     const std::string col = column > 0 ? fmt::format(":{}", column) : std::string();
     throw Error(ErrorKind::Data, fmt::format("`{}`:{}{}: {}", path, line, col, what), {}, hint);
@@ -122,13 +121,10 @@ std::string store_leaf(const Json& v, DType t, uint8_t* dst) {
     return {};
   }
   if (!v.is_number()) {
-    std::string text = v.is_null()        ? "null"
-                       : v.is_primitive() ? fmt::format("{} {}", v.type_name(), v.dump())
-                                          : fmt::format("an {}", v.type_name());
-    if (text.size() > 48) {
-      text = text.substr(0, 44) + " …";
-    }
-    return fmt::format("{}, not {}", text, expectation(t));
+    const std::string text = v.is_null()        ? "null"
+                             : v.is_primitive() ? fmt::format("{} {}", v.type_name(), v.dump())
+                                                : fmt::format("an {}", v.type_name());
+    return fmt::format("{:.48}{}, not {}", text, text.size() > 48 ? " …" : "", expectation(t));
   }
   const double d = v.get<double>();
   if (!store_number(d, t, dst)) {
@@ -186,9 +182,10 @@ void store_sample(const Json& obj, const std::vector<Field>& fields,
     const size_t depth = depth_of(*it);
     const std::optional<Shape> got = depth > f.shape.size() ? std::nullopt : shape_of(*it, f.shape.size());
     if (got != f.shape) {
-      const std::string is = got                      ? shape_str(*got)
-                             : depth > f.shape.size() ? fmt::format("nested {} levels deep", depth)
-                                                      : std::string("a ragged array (rows of different lengths)");
+      const std::string is = got ? shape_str(*got)
+                             : depth > f.shape.size()
+                                 ? fmt::format("nested {} level{} deep", depth, depth == 1 ? "" : "s")
+                                 : std::string("a ragged array (rows of different lengths)");
       w.fail(fmt::format("field `{}` is {} but the model's input `{}` takes {} per sample", f.name, is, f.str(),
                          shape_str(f.shape)),
              fmt::format("write `{}` as {} (nested arrays in row-major order)", f.name, described(f.shape)));
@@ -238,7 +235,10 @@ Json parse_line(std::string_view text, const Where& w) {
     w.fail(fmt::format("not valid JSON: {}", reason == std::string::npos ? what : what.substr(reason + 2)), kLineHint,
            e.byte);
   } catch (const Json::exception& e) {
-    w.fail(fmt::format("not valid JSON: {}", e.what()), kLineHint);
+    // "[json.exception.out_of_range.406] number overflow parsing '1e400'": a number beyond a double.
+    const std::string what = e.what();
+    w.fail(what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2),
+           "a number must fit a double (magnitude below about 1.8e308)");
   }
   if (!v.is_object()) {
     w.fail(fmt::format("the line holds {} {}, not an object", v.is_array() ? "an" : "a", v.type_name()), kLineHint);

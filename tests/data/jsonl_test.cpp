@@ -109,6 +109,8 @@ TEST_CASE("jsonl: a missing field, a wrong or ragged shape and a non-number are 
   auto ragged = refusal(write(dir, "{\"x\": [[1, 2], [3]], \"label\": 0}\n"));
   CHECK(ragged.message.find("field `x` is a ragged array (rows of different lengths) but the model's input") !=
         std::string::npos);
+  auto one_level = refusal(write(dir, "{\"x\": [[1, 2], [3, 4]], \"label\": [0]}\n"));
+  CHECK(one_level.message.find("field `label` is nested 1 level deep but") != std::string::npos);
   auto deep = refusal(write(dir, "{\"x\": [[[1], [2]], [[3], [4]]], \"label\": 0}\n"));
   CHECK(deep.message.find("field `x` is nested 3 levels deep but the model's input `x: f32[2, 2]` takes [2, 2]") !=
         std::string::npos);
@@ -127,7 +129,7 @@ TEST_CASE("jsonl: a missing field, a wrong or ragged shape and a non-number are 
   CHECK(object.message.find("`x[1][0]` is an object, not a number") != std::string::npos);
   auto long_text = refusal(write(dir, "{\"x\": [[1, 2], [3, 4]], \"label\": \"" + std::string(100, 'a') + "\"}\n"));
   CHECK(long_text.message.find("`label` is string \"aaaa") != std::string::npos);
-  CHECK(long_text.message.find("a …, not a whole number") != std::string::npos);
+  CHECK(long_text.message.find("…, not a whole number") != std::string::npos);
   auto flag = refusal(write(dir, "{\"x\": [[1, true], [3, 4]], \"label\": 0}\n"));
   CHECK(flag.message.find("`x[0][1]` is boolean true, not a number") != std::string::npos);
 }
@@ -145,6 +147,9 @@ TEST_CASE("jsonl: a value outside its input's dtype is refused, not rounded or w
   CHECK(two.message.find("`ok` is 2, not true, false, 0 or 1") != std::string::npos);
   auto f32 = refusal(write(dir, "{\"x\": [[1, 2], [3, 1e300]], \"label\": 0}\n"));
   CHECK(f32.message.find("`x[1][1]` is 1e+300, beyond f32's range") != std::string::npos);
+  auto huge = refusal(write(dir, "{\"x\": [[1, 2], [3, 1e400]], \"label\": 0}\n"));
+  CHECK(huge.message == "`" + (dir / "d.jsonl") + "`:1: number overflow parsing '1e400'");
+  CHECK(huge.hint.find("must fit a double") != std::string::npos);
   auto f16 = refusal(write(dir, "{\"h\": 70000}\n"), {{"h", DType::F16, {}}});
   CHECK(f16.message.find("`h` is 70000, beyond f16's range") != std::string::npos);
 }
