@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/data/array_dataset.hpp"
+#include "engine/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -288,5 +289,9 @@ std::unique_ptr<Dataset> open_csv(const std::string& path, const std::vector<Fie
   }
   return make_array_dataset(std::move(columns), std::move(keep));
 }
+
+const DataSourceDef kCsvSource{
+    "csv", "FILE", "a header row, then a row per sample: column NAME or NAME.0 … NAME.k per input",
+    "csv:data/train.csv", [](const DataSourceRequest& r) { return open_csv(r.path("file"), r.wanted); }};
 
 }  // namespace iputrain::data

@@ -4,17 +4,14 @@
 
 #include <filesystem>
 
+#include "engine/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
 
 namespace {
 
-const char* kSpecHint =
-    "data sources are \"idx:PREFIX\", \"npy:DIR\", \"npz:FILE\", \"csv:FILE\", \"safetensors:FILE\", "
-    "\"images:DIR\", \"text:FILE\" or \"synthetic:samples=N,classes=C\" (docs/data.md)";
-
-std::string resolve(const std::string& path, const std::string& base_dir) {
+std::string resolve_path(const std::string& path, const std::string& base_dir) {
   std::filesystem::path p(path);
   if (p.is_relative() && !base_dir.empty()) {
     p = std::filesystem::path(base_dir) / p;
@@ -22,13 +19,14 @@ std::string resolve(const std::string& path, const std::string& base_dir) {
   return p.string();
 }
 
-const Field* find_wanted(const std::vector<Field>& wanted, const std::string& name) {
-  for (const Field& f : wanted) {
-    if (f.name == name) {
-      return &f;
-    }
+std::string quoted_form(const DataSourceDef* d) { return fmt::format("\"{}:{}\"", d->kind, d->where); }
+
+// "a, b, c or d"
+std::string listed(const std::vector<std::string>& items) {
+  if (items.size() < 2) {
+    return items.empty() ? std::string() : items.front();
   }
-  return nullptr;
+  return fmt::format("{} or {}", fmt::join(items.begin(), items.end() - 1, ", "), items.back());
 }
 
 }  // namespace
@@ -55,66 +53,22 @@ std::unique_ptr<Dataset> open_dataset(const std::string& spec, const std::string
                                       const std::vector<Field>& wanted, uint64_t seed) {
   const size_t colon = spec.find(':');
   if (spec.empty() || colon == std::string::npos) {
-    throw Error(ErrorKind::Data, fmt::format("invalid data source \"{}\"", spec), {}, kSpecHint);
+    throw Error(ErrorKind::Data, fmt::format("invalid data source \"{}\"", spec), {}, data_source_hint());
   }
   const std::string kind = spec.substr(0, colon);
   const std::string rest = spec.substr(colon + 1);
-  std::unique_ptr<Dataset> ds;
-  if (kind == "idx") {
-    if (rest.empty()) {
-      throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no files", spec), {},
-                  "write \"idx:DIR/train\" for DIR/train-images-idx3-ubyte[.gz] and "
-                  "DIR/train-labels-idx1-ubyte[.gz]");
+  const DataSourceDef* def = find_data_source(kind);
+  if (def == nullptr) {
+    std::vector<std::string> kinds;
+    for (const DataSourceDef* d : data_source_table()) {
+      kinds.emplace_back(d->kind);
     }
-    std::filesystem::path prefix(rest);
-    if (prefix.is_relative() && !base_dir.empty()) {
-      prefix = std::filesystem::path(base_dir) / prefix;
-    }
-    const Field* image = find_wanted(wanted, "image");
-    ds = open_idx(prefix.string(), image != nullptr ? image->dtype : DType::F32);
-  } else if (kind == "text") {
-    if (rest.empty()) {
-      throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no file", spec), {},
-                  "write \"text:FILE\", e.g. \"text:/usr/share/common-licenses/GPL-3\"");
-    }
-    std::filesystem::path file(rest);
-    if (file.is_relative() && !base_dir.empty()) {
-      file = std::filesystem::path(base_dir) / file;
-    }
-    ds = open_text(file.string(), wanted);
-  } else if (kind == "npy" || kind == "npz" || kind == "csv" || kind == "safetensors" || kind == "images") {
-    std::string path = rest;
-    std::string option;
-    if (kind == "images" && rest.find(',') != std::string::npos) {
-      path = rest.substr(0, rest.find(','));
-      option = rest.substr(rest.find(',') + 1);
-    }
-    if (path.empty()) {
-      throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no {}", spec,
-                                               kind == "npy" || kind == "images" ? "directory" : "file"),
-                  {}, kSpecHint);
-    }
-    path = resolve(path, base_dir);
-    if (kind == "npy") {
-      ds = open_npy(path, wanted);
-    } else if (kind == "npz") {
-      ds = open_npz(path, wanted);
-    } else if (kind == "csv") {
-      ds = open_csv(path, wanted);
-    } else if (kind == "safetensors") {
-      ds = open_safetensors_data(path, wanted);
-    } else {
-      ds = open_images(path, option, wanted);
-    }
-  } else if (kind == "synthetic") {
-    ds = open_synthetic(rest, wanted, seed);
-  } else {
-    const std::string near =
-        nearest_name(kind, {"idx", "npy", "npz", "csv", "safetensors", "images", "text", "synthetic"});
+    const std::string near = nearest_name(kind, kinds);
     throw Error(
         ErrorKind::Data, fmt::format("unknown kind of data source \"{}\" in \"{}\"", kind, spec), {},
-        near.empty() ? std::string(kSpecHint) : fmt::format("did you mean \"{}:{}\"? {}", near, rest, kSpecHint));
+        near.empty() ? data_source_hint() : fmt::format("did you mean \"{}:{}\"? {}", near, rest, data_source_hint()));
   }
+  std::unique_ptr<Dataset> ds = def->open(DataSourceRequest{spec, rest, base_dir, wanted, seed});
   check_fields(*ds, wanted, spec);
   return ds;
 }
@@ -149,3 +103,53 @@ void check_fields(const Dataset& ds, const std::vector<Field>& wanted, const std
 }
 
 }  // namespace iputrain::data
+
+namespace iputrain {
+
+const std::vector<const DataSourceDef*>& data_source_table() {
+  static const std::vector<const DataSourceDef*> all = {
+#define IPUTRAIN_DATA_SOURCE(Name) &data::k##Name##Source,
+#include "engine/data/source_list.hpp"
+#undef IPUTRAIN_DATA_SOURCE
+  };
+  return all;
+}
+
+const DataSourceDef* find_data_source(std::string_view kind) {
+  for (const DataSourceDef* d : data_source_table()) {
+    if (d->kind == kind) {
+      return d;
+    }
+  }
+  return nullptr;
+}
+
+std::string data_source_forms() {
+  std::vector<std::string> forms;
+  for (const DataSourceDef* d : data_source_table()) {
+    forms.push_back(data::quoted_form(d));
+  }
+  return data::listed(forms);
+}
+
+std::string data_source_hint() { return fmt::format("data sources are {} (docs/data.md)", data_source_forms()); }
+
+std::string data_source_docs() {
+  std::vector<std::string> forms;
+  for (const DataSourceDef* d : data_source_table()) {
+    forms.push_back(fmt::format("{} ({})", data::quoted_form(d), d->doc));
+  }
+  return data::listed(forms);
+}
+
+std::string DataSourceRequest::resolved(const std::string& p) const { return data::resolve_path(p, base_dir); }
+
+std::string DataSourceRequest::path(std::string_view what, size_t end) const {
+  const std::string p = rest.substr(0, end);
+  if (p.empty()) {
+    throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no {}", spec, what), {}, data_source_hint());
+  }
+  return data::resolve_path(p, base_dir);
+}
+
+}  // namespace iputrain

@@ -1,14 +1,8 @@
 // iputrain — data sources: a dataset is a fixed number of samples, each a set of named fields.
 //
-// Sources are named by a spec string (config `data.train` / `data.test`; docs/data.md):
-//   "idx:PREFIX"                        an IDX image/label pair (MNIST layout, plain or .gz)
-//   "synthetic:samples=N,classes=C,…"   generated from the model's inputs and a seed
-//   "text:FILE"                         character windows of a text file (`tokens`, `targets`)
-//   "npy:DIR"                           DIR/NAME.npy for each model input NAME (memory-mapped)
-//   "npz:FILE"                          an archive of NAME.npy members (numpy.savez[_compressed])
-//   "csv:FILE"                          a header row; column NAME or NAME.0 … NAME.k per input
-//   "safetensors:FILE"                  one tensor NAME per input (memory-mapped)
-//   "images:DIR[,resize=bilinear]"      DIR/<class>/*.png|*.jpg|*.jpeg; labels = sorted class names
+// Sources are named by a spec string "KIND:WHERE" (config `data.train` / `data.test`; docs/data.md);
+// the kinds are the rows of the data-source table (core/data_source_table.hpp), one file each,
+// listed in engine/data/source_list.hpp.
 // Files map to the model's inputs by name; the first dimension of an array is the sample. A source
 // delivers the values the file stores, converted to the input's dtype (engine/data/convert.hpp),
 // and nothing else: no source scales, normalises or shuffles. Pixels arrive as 0..255; a model
@@ -55,7 +49,7 @@ class Dataset {
   int64_t field_index(const std::string& name) const;
 };
 
-//! Opens the source named by `spec` (see the list at the top of this file). Relative paths resolve
+//! Opens the source named by `spec` (its kind looked up in the data-source table). Relative paths resolve
 //! against `base_dir`. `wanted` are the model's inputs (name, dtype, per-sample shape): synthetic
 //! sources generate exactly them, other sources are checked against them (see check_fields).
 //! Throws Error(Data) or Error(Io) naming the file and what is wrong.

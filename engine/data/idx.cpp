@@ -13,6 +13,7 @@
 
 #include "engine/data/convert.hpp"
 #include "engine/data/dataset.hpp"
+#include "engine/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -235,5 +236,18 @@ class IdxDataset : public Dataset {
 std::unique_ptr<Dataset> open_idx(const std::string& prefix, DType image_dtype) {
   return std::make_unique<IdxDataset>(prefix, image_dtype);
 }
+
+const DataSourceDef kIdxSource{
+    "idx", "PREFIX", "an IDX image/label pair, the MNIST layout, plain or .gz", "idx:data/train",
+    [](const DataSourceRequest& r) {
+      if (r.rest.empty()) {
+        throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no files", r.spec), {},
+                    "write \"idx:DIR/train\" for DIR/train-images-idx3-ubyte[.gz] and "
+                    "DIR/train-labels-idx1-ubyte[.gz]");
+      }
+      const auto image =
+          std::find_if(r.wanted.begin(), r.wanted.end(), [](const Field& f) { return f.name == "image"; });
+      return open_idx(r.resolved(r.rest), image != r.wanted.end() ? image->dtype : DType::F32);
+    }};
 
 }  // namespace iputrain::data

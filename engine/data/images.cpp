@@ -10,6 +10,7 @@
 #include "engine/data/convert.hpp"
 #include "engine/data/dataset.hpp"
 #include "engine/data/image_decode.hpp"
+#include "engine/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -224,5 +225,14 @@ std::unique_ptr<Dataset> open_images(const std::string& dir, const std::string& 
   }
   return std::make_unique<ImageDataset>(dir, wanted, resize);
 }
+
+const DataSourceDef kImagesSource{
+    "images", "DIR",
+    "DIR/CLASS/*.png, *.jpg or *.jpeg, the labels the sorted class folders; \",resize=bilinear\" scales the images",
+    "images:data/train,resize=bilinear", [](const DataSourceRequest& r) {
+      const size_t comma = r.rest.find(',');
+      return open_images(r.path("directory", comma),
+                         comma == std::string::npos ? std::string() : r.rest.substr(comma + 1), r.wanted);
+    }};
 
 }  // namespace iputrain::data

@@ -8,6 +8,7 @@
 #include "engine/data/array_dataset.hpp"
 #include "engine/data/mapped_file.hpp"
 #include "engine/data/npy_format.hpp"
+#include "engine/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -60,5 +61,8 @@ std::unique_ptr<Dataset> open_npy(const std::string& dir, const std::vector<Fiel
   }
   return make_array_dataset(std::move(columns), std::move(keep));
 }
+
+const DataSourceDef kNpySource{"npy", "DIR", "DIR/NAME.npy for each input NAME, memory-mapped", "npy:data/train",
+                               [](const DataSourceRequest& r) { return open_npy(r.path("directory"), r.wanted); }};
 
 }  // namespace iputrain::data

@@ -8,6 +8,7 @@
 #include "engine/data/array_dataset.hpp"
 #include "engine/data/mapped_file.hpp"
 #include "engine/data/npy_format.hpp"
+#include "engine/data/source_table.hpp"
 #include "engine/data/zip_archive.hpp"
 #include "iputrain/error.hpp"
 
@@ -53,5 +54,9 @@ std::unique_ptr<Dataset> open_npz(const std::string& path, const std::vector<Fie
   }
   return make_array_dataset(std::move(columns), std::move(keep));
 }
+
+const DataSourceDef kNpzSource{"npz", "FILE", "member NAME.npy of a numpy.savez archive for each input",
+                               "npz:data/train.npz",
+                               [](const DataSourceRequest& r) { return open_npz(r.path("file"), r.wanted); }};
 
 }  // namespace iputrain::data

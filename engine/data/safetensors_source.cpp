@@ -7,6 +7,7 @@
 #include "engine/data/array_dataset.hpp"
 #include "engine/data/mapped_file.hpp"
 #include "engine/data/safetensors.hpp"
+#include "engine/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -63,5 +64,9 @@ std::unique_ptr<Dataset> open_safetensors_data(const std::string& path, const st
   }
   return make_array_dataset(std::move(columns), {file});
 }
+
+const DataSourceDef kSafetensorsSource{
+    "safetensors", "FILE", "tensor NAME for each input, memory-mapped", "safetensors:data/train.safetensors",
+    [](const DataSourceRequest& r) { return open_safetensors_data(r.path("file"), r.wanted); }};
 
 }  // namespace iputrain::data

@@ -9,6 +9,7 @@
 
 #include "core/rng.hpp"
 #include "engine/data/dataset.hpp"
+#include "engine/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -264,5 +265,10 @@ std::unique_ptr<Dataset> open_synthetic(const std::string& options, const std::v
   }
   return std::make_unique<SyntheticDataset>(o, std::move(fields), seed);
 }
+
+const DataSourceDef kSyntheticSource{
+    "synthetic", "samples=N,classes=C", "generated from the model's inputs and the seed",
+    "synthetic:samples=1024,classes=10",
+    [](const DataSourceRequest& r) { return open_synthetic(r.rest, r.wanted, r.seed); }};
 
 }  // namespace iputrain::data

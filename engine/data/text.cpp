@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "engine/data/dataset.hpp"
+#include "engine/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -72,6 +73,14 @@ int64_t window_length(const std::string& path, const std::vector<Field>& wanted)
   return seq;
 }
 
+std::unique_ptr<Dataset> open_text_source(const DataSourceRequest& r) {
+  if (r.rest.empty()) {
+    throw Error(ErrorKind::Data, fmt::format("data source \"{}\" names no file", r.spec), {},
+                "write \"text:FILE\", e.g. \"text:/usr/share/common-licenses/GPL-3\"");
+  }
+  return open_text(r.resolved(r.rest), r.wanted);
+}
+
 }  // namespace
 
 int32_t text_token_id(unsigned char byte) {
@@ -100,5 +109,8 @@ std::unique_ptr<Dataset> open_text(const std::string& path, const std::vector<Fi
   }
   return std::make_unique<TextDataset>(std::move(ids), seq);
 }
+
+const DataSourceDef kTextSource{"text", "FILE", "character windows of a text file: `tokens` and `targets`",
+                                "text:/usr/share/common-licenses/GPL-3", open_text_source};
 
 }  // namespace iputrain::data

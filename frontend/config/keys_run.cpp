@@ -2,6 +2,7 @@
 // legacy profiling and transfer options, and the device figures the planner reads.
 #include <fmt/format.h>
 
+#include "core/data_source_table.hpp"
 #include "core/optim_table.hpp"
 #include "frontend/config/bind.hpp"
 #include "iputrain/error.hpp"
@@ -145,10 +146,9 @@ std::vector<KeySpec> run_keys() {
           .defining(),
 
       key(IPUTRAIN_KEY(data.train), String, "", Runs,
-          "Training data source: \"idx:PREFIX\" (IDX image/label pair, .gz allowed), \"npy:DIR\", "
-          "\"npz:FILE\", \"csv:FILE\", \"safetensors:FILE\", \"images:DIR[,resize=bilinear]\", \"text:FILE\" or "
-          "\"synthetic:samples=N,classes=C\" (docs/data.md); files map to the model's inputs by name; a relative "
-          "path resolves against the folder of the file that sets it, or the current directory from `--set`.")
+          "Training data source (docs/data.md), one of " + data_source_docs() +
+              "; files map to the model's inputs by name; a relative path resolves against the "
+              "folder of the file that sets it, or the current directory from `--set`.")
           .defining()
           .as_path(),
       key(IPUTRAIN_KEY(data.test), String, "", Runs,

@@ -1,8 +1,10 @@
-// Issue 14, "your own data": small classifiers trained end to end from npy, csv and image-folder
-// sources the test writes (NumPy, libpng), and `iputrain check` listing an image folder's classes.
+// Issue 14, "your own data": small classifiers trained end to end from npy, csv, jsonl and
+// image-folder sources the test writes (NumPy, libpng), the same samples in each array format
+// training to the same weights, and `iputrain check` listing an image folder's classes.
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -64,6 +66,31 @@ double test_accuracy(const std::string& model_text, const std::string& config_te
   return after;
 }
 
+// kBlobs trained for 40 shuffled steps from `train`: its weights before and after.
+std::pair<std::vector<WeightInfo>, std::vector<WeightInfo>> trained_weights(const std::string& train) {
+  Config c = config::parse(
+      "[optimizer]\nlearning_rate = 0.05\n[data]\ntrain = \"" + train + "\"\n[training]\nsteps = 40\nseed = 5\n",
+      "own_data.toml");
+  Session session(Model::parse(kBlobs, "own_data.ipu", c.model), c);
+  std::vector<WeightInfo> before = session.weights();
+  session.train();
+  return {std::move(before), session.weights()};
+}
+
+// The weights' values, bit for bit.
+bool same_bits(const std::vector<WeightInfo>& a, const std::vector<WeightInfo>& b) {
+  if (a.size() != b.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].values.size() != b[i].values.size() ||
+        std::memcmp(a[i].values.data(), b[i].values.data(), a[i].values.size() * sizeof(float)) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 // Writes split/<class>/NNN.png: class "bright" around 190, class "dark" around 60, noise ±40.
 void write_pictures(const std::filesystem::path& root, int per_class, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -109,6 +136,34 @@ for split, n in (("train", 512), ("test", 256)):
             f.write(",".join(repr(float(v)) for v in p) + "," + str(int(l)) + "\n")
 )");
   CHECK(test_accuracy(kBlobs, config_toml("csv:" + (dir / "train.csv"), "csv:" + (dir / "test.csv"))) > 0.9);
+}
+
+TEST_CASE("own data: the same samples as npy, csv and jsonl train to bitwise the same weights") {
+  test::TempDir dir("own_jsonl");
+  test::run_numpy(dir.path(), R"(
+import json
+rng = np.random.default_rng(6)
+n = 256
+label = rng.integers(0, 2, n)
+point = rng.normal(0.0, 1.0, (n, 4)) + (label[:, None] * 3.0 - 1.5)
+os.makedirs("npy", exist_ok=True)
+np.save("npy/point.npy", point)
+np.save("npy/label.npy", label)
+with open("d.csv", "w") as f:
+    f.write("point.0,point.1,point.2,point.3,label\n")
+    for p, l in zip(point, label):
+        f.write(",".join(repr(float(v)) for v in p) + "," + str(int(l)) + "\n")
+with open("d.jsonl", "w") as f:
+    for p, l in zip(point, label):
+        f.write(json.dumps({"label": int(l), "point": p.tolist()}) + "\n")
+)");
+  const auto npy = trained_weights("npy:" + (dir / "npy"));
+  CHECK_FALSE(same_bits(npy.first, npy.second));  // training moved the weights
+  const auto csv = trained_weights("csv:" + (dir / "d.csv"));
+  const auto jsonl = trained_weights("jsonl:" + (dir / "d.jsonl"));
+  CHECK(same_bits(npy.first, jsonl.first));
+  CHECK(same_bits(csv.second, npy.second));
+  CHECK(same_bits(jsonl.second, npy.second));
 }
 
 TEST_CASE("own data: a classifier trained from an image folder reaches high test accuracy") {

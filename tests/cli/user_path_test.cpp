@@ -116,8 +116,8 @@ TEST_CASE("check opens every data source: its fields against the inputs, and a b
         "    data.train=idxx:fashion/train\n"
         "    ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
         "hint: did you mean \"idx:fashion/train\"? data sources are \"idx:PREFIX\", \"npy:DIR\", \"npz:FILE\", "
-        "\"csv:FILE\", \"safetensors:FILE\", \"images:DIR\", \"text:FILE\" or \"synthetic:samples=N,classes=C\" "
-        "(docs/data.md)\n");
+        "\"csv:FILE\", \"jsonl:FILE\", \"safetensors:FILE\", \"images:DIR\", \"text:FILE\" or "
+        "\"synthetic:samples=N,classes=C\" (docs/data.md)\n");
   const Run missing = stderr_of("check cases/tiny.ipu cases/missing_data.toml");
   CHECK(missing.status == 1);
   CHECK(missing.out ==

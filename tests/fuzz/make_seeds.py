@@ -109,6 +109,11 @@ def binary_seeds():
     put(d, "plain", bytes([0]) + b"x.0,x.1,x.2,x.3,label\n1,2,3,4,0\n5,6,7,8.5,1\n")
     put(d, "quoted", bytes([1]) + b'"x.0","x.1","x.2",label,extra\n1e-3,-2,3,0.5,"a,b"\n')
     put(d, "bool", bytes([3]) + b"x.0,x.1,label\ntrue,false,1\n1,0,2\n")
+    d = corpus("jsonl")
+    put(d, "plain", bytes([0]) + b'{"x": [[1, 2], [3, 4.5]], "label": 0}\n{"label": 1, "x": [[5, 6e-1], [-7, 8]], "id": "b"}\n')
+    put(d, "bool", bytes([3]) + b'{"x": [true, 0], "label": 2}\r\n\n{"x": [false, 1], "label": 3}\n')
+    put(d, "half", bytes([4]) + b'\xef\xbb\xbf{"x": [[[0.5, 1], [2, 3]]], "label": 7}\n')
+    put(d, "no_model", bytes([128]) + b'{"a": [[1, 2, 3]], "b": 4, "c": true}\n{"a": [[4, 5, 6]], "b": 7, "c": false}\n')
     d = corpus("text")
     licence = open("/usr/share/common-licenses/GPL-3", "rb").read()[:600]
     put(d, "licence", bytes([8]) + licence)

@@ -21,7 +21,7 @@ SECONDS_EACH=${3:-60}
 shift $(($# < 3 ? $# : 3))
 TARGETS=("$@")
 if ((${#TARGETS[@]} == 0)); then
-  TARGETS=(model config set safetensors checkpoint idx text npy npz csv images repl program config_values)
+  TARGETS=(model config set safetensors checkpoint idx text npy npz csv jsonl images repl program config_values)
 fi
 CLANG=${CLANG:-clang++-16}
 # The fake stack of run_sanitized.sh's parts (it says why): the config_values and program fuzzers train.
