@@ -2,12 +2,12 @@
 // `data.test`, `data.validation`; docs/data.md), one row each: its kind, what follows the colon, a
 // one-line doc, an example and the function that opens it.
 //
-// Each format declares its row in its own file, engine/data/X.cpp (its DataSourceDef kXSource), and
-// engine/data/source_list.hpp lists them: adding a format is that file and that line. open_dataset
+// Each format declares its row in its own file, core/data/X.cpp (its DataSourceDef kXSource), and
+// core/data/source_list.hpp lists them: adding a format is that file and that line. open_dataset
 // looks the kind up here; the unknown-kind error, its nearest-name hint, the hint listing the kinds
 // and the `data.train` key's doc (`iputrain config docs`) are generated from it. The declarations
 // are here, in core, so that the config schema may read the table; it is defined with the sources
-// (engine/data/dataset.cpp, the iputrain_data library the config links), as the optimizer table is
+// (core/data/dataset.cpp, the iputrain_data library the config links), as the optimizer table is
 // (core/optim_table.hpp).
 #pragma once
 
@@ -50,7 +50,7 @@ struct DataSourceDef {
   OpenDataSource open;
 };
 
-//! Every format, in the order of engine/data/source_list.hpp.
+//! Every format, in the order of core/data/source_list.hpp.
 const std::vector<const DataSourceDef*>& data_source_table();
 //! The format of kind `kind` (exact spelling), or nullptr.
 const DataSourceDef* find_data_source(std::string_view kind);

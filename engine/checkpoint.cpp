@@ -13,7 +13,7 @@
 #include <set>
 #include <system_error>
 
-#include "engine/data/mapped_file.hpp"
+#include "core/data/mapped_file.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/weight_file.hpp"
 

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "core/data/safetensors.hpp"
 #include "core/optim/loss_scale.hpp"
-#include "engine/data/safetensors.hpp"
 
 namespace iputrain::engine {
 

@@ -2,7 +2,7 @@
 // without a Session (inspect_data_sources).
 #include <fmt/format.h>
 
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 #include "engine/session_impl.hpp"
 #include "frontend/model_access.hpp"
 #include "iputrain/session.hpp"

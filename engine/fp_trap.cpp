@@ -82,7 +82,7 @@ bool eigen_pole(const ir::Node& n) {
   if (op_has(n.op, ir::op_flags::pole)) {
     return true;
   }
-  if (n.op == ir::OpKind::UnaryGrad) {
+  if (ir::op_has(n.op, ir::op_flags::derivative)) {
     return op_has(ir::op_by_name(n.attrs.get_str("fn")), ir::op_flags::grad_pole);
   }
   return false;

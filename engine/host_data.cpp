@@ -1,12 +1,12 @@
 // Session::set_data: data the embedding program holds in memory (arrays, copied) or produces on
 // demand (a SampleSource), as the split's dataset instead of the config's source. Arrays go
-// through the same checks and conversion as files (engine/data/array_dataset.hpp).
+// through the same checks and conversion as files (core/data/array_dataset.hpp).
 #include <fmt/format.h>
 
 #include <cstring>
 #include <memory>
 
-#include "engine/data/array_dataset.hpp"
+#include "core/data/array_dataset.hpp"
 #include "engine/session_impl.hpp"
 
 namespace iputrain {

@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/data/dataset.hpp"
 #include "engine/cluster/recorder.hpp"
-#include "engine/data/dataset.hpp"
 
 namespace iputrain::engine {
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "core/data/dataset.hpp"
 #include "engine/cluster/cluster.hpp"
-#include "engine/data/dataset.hpp"
 #include "iputrain/settings.hpp"
 #include "planner/plan.hpp"
 

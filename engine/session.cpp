@@ -17,13 +17,13 @@
 #include <optional>
 #include <variant>
 
+#include "core/data/dataset.hpp"
+#include "core/data/safetensors.hpp"
 #include "core/init.hpp"
 #include "core/ir/graph.hpp"
 #include "core/optim/lr_schedule.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/cluster/cluster.hpp"
-#include "engine/data/dataset.hpp"
-#include "engine/data/safetensors.hpp"
 #include "engine/distributed/instances_config.hpp"
 #include "engine/host_weights.hpp"
 #include "engine/infeed.hpp"

@@ -16,11 +16,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/data/dataset.hpp"
+#include "core/data/subset.hpp"
 #include "core/init.hpp"
 #include "core/ir/graph.hpp"
 #include "engine/cluster/cluster.hpp"
-#include "engine/data/dataset.hpp"
-#include "engine/data/subset.hpp"
 #include "engine/fp_trap.hpp"
 #include "engine/host_weights.hpp"
 #include "engine/inference.hpp"

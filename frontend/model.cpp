@@ -159,7 +159,7 @@ const ir::Graph& ModelAccess::graph_for(const Model& m, const Settings& settings
   if (group != loaded.batch_norm_group) {
     // Only batch norms read the group: their moving statistics are the model's MovingAverage nodes.
     for (const ir::Node& n : loaded.graph.nodes()) {
-      if (n.op == ir::OpKind::MovingAverage) {
+      if (ir::op_has(n.op, ir::op_flags::state_update)) {
         settings.keys.fail_at(
             "ipu.norms.experimental.distributed_batch_norm_replica_group_size",
             fmt::format("the model's batch norms were built for groups of {} replica{}, not {}: it was loaded "

@@ -97,7 +97,7 @@ Blocks phase(const ir::Graph& g, const std::vector<ir::ValueId>& nodes, const st
     for (int64_t k = 1; k < count; ++k) {
       const size_t cut = b.start(k) - 1;
       bytes += cut < crossing.size() ? crossing[cut] : 0;
-      after_checkpoint += g.node(nodes[cut]).op == ir::OpKind::RecomputationCheckpoint ? 1 : 0;
+      after_checkpoint += ir::op_has(g.node(nodes[cut]).op, ir::op_flags::recompute_mark) ? 1 : 0;
     }
     const std::tuple<int64_t, int64_t> score{bytes, -after_checkpoint};
     if (score < best_score) {

@@ -7,7 +7,9 @@
 
 namespace iputrain::planner {
 
-bool is_host_table(const ir::Node& n) { return n.op == ir::OpKind::Param && n.attrs.get_int("host", 0) != 0; }
+bool is_host_table(const ir::Node& n) {
+  return ir::op_has(n.op, ir::op_flags::weight) && n.attrs.get_int("host", 0) != 0;
+}
 
 bool has_host_tables(const ir::Graph& g) {
   for (ir::ValueId p : g.params) {
@@ -23,7 +25,7 @@ namespace {
 // The host table whose gradient `v` is, or kNoValue.
 ir::ValueId table_of_gradient(const Plan& plan, ir::ValueId v) {
   const ir::Graph& g = plan.graph;
-  if (g.node(v).op != ir::OpKind::GatherGrad) {
+  if (!ir::op_has(g.node(v).op, ir::op_flags::row_scatter)) {
     return ir::kNoValue;
   }
   for (size_t k = 0; k < g.params.size() && k < plan.grads.size(); ++k) {
@@ -42,7 +44,7 @@ ir::ValueId table_of_gradient(const Plan& plan, ir::ValueId v) {
 
 bool host_node(const Plan& plan, ir::ValueId v) {
   const ir::Node& n = plan.graph.node(v);
-  if (n.op == ir::OpKind::Gather) {
+  if (ir::op_has(n.op, ir::op_flags::row_gather)) {
     return is_host_table(plan.graph.node(n.inputs[0]));
   }
   return table_of_gradient(plan, v) != ir::kNoValue;
@@ -51,7 +53,7 @@ bool host_node(const Plan& plan, ir::ValueId v) {
 int64_t host_link_bytes(const Plan& plan, ir::ValueId v) {
   const ir::Graph& g = plan.graph;
   const ir::Node& n = g.node(v);
-  if (n.op == ir::OpKind::Gather && is_host_table(g.node(n.inputs[0]))) {
+  if (ir::op_has(n.op, ir::op_flags::row_gather) && is_host_table(g.node(n.inputs[0]))) {
     return static_cast<int64_t>(n.type.bytes() + g.type(n.inputs[1]).bytes());  // the ids out, the rows in
   }
   if (table_of_gradient(plan, v) != ir::kNoValue) {
@@ -73,7 +75,7 @@ void check_host_tables(const Plan& plan) {
       if (!is_host_table(in)) {
         continue;
       }
-      if (n.op != ir::OpKind::Gather || i != 0 || n.attrs.get_int("axis", 0) != 0) {
+      if (!ir::op_has(n.op, ir::op_flags::row_gather) || i != 0 || n.attrs.get_int("axis", 0) != 0) {
         throw Error(ErrorKind::Semantic,
                     fmt::format("the host table '{}' is read by {}: a table in host memory is only looked up by "
                                 "rows (gather(table, ids))",
@@ -106,7 +108,7 @@ void check_host_tables(const Plan& plan) {
       continue;
     }
     for (ir::ValueId part : plan.grads[k]) {
-      if (g.node(part).op != ir::OpKind::GatherGrad) {
+      if (!ir::op_has(g.node(part).op, ir::op_flags::row_scatter)) {
         throw Error(ErrorKind::Internal, fmt::format("the gradient of host table '{}' is not its lookup's scatter",
                                                      g.node(g.params[k]).name));
       }

@@ -114,7 +114,7 @@ void weigh_host_table(const Plan& plan, size_t k, int32_t depth, IpuMemory& mem)
   }
   for (ir::ValueId id = 0; id < g.size(); ++id) {
     const int64_t bytes = host_link_bytes(plan, id);
-    if (g.node(id).op == ir::OpKind::Gather && g.node(id).inputs[0] == p) {
+    if (ir::op_has(g.node(id).op, ir::op_flags::row_gather) && g.node(id).inputs[0] == p) {
       mem.host_rows_in += static_cast<int64_t>(g.type(id).bytes());  // the rows (their ids go out too)
     } else if (bytes > 0 && parts > 0 &&
                std::find(plan.grads[k].begin(), plan.grads[k].end(), id) != plan.grads[k].end()) {

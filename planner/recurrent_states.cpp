@@ -21,7 +21,7 @@ std::vector<ir::ValueId> state_writes(const ir::Graph& g) {
 std::vector<ir::ValueId> recurrent_states(const ir::Graph& g) {
   std::vector<ir::ValueId> out;
   for (const ir::Node& n : g.nodes()) {
-    if (n.op == ir::OpKind::StateRead) {
+    if (ir::op_has(n.op, ir::op_flags::state_read)) {
       out.push_back(n.inputs[0]);
     }
   }
@@ -56,7 +56,7 @@ void check_recurrent_states(const ir::Graph& g, const Settings& settings, int32_
   }
   const ir::Node* first = nullptr;
   for (const ir::Node& n : g.nodes()) {
-    first = first == nullptr && n.op == ir::OpKind::StateRead ? &n : first;
+    first = first == nullptr && ir::op_has(n.op, ir::op_flags::state_read) ? &n : first;
   }
   if (const std::string why = run_conflict(settings, replicas); !why.empty()) {
     throw Error(ErrorKind::Plan, why, first->span,
@@ -83,7 +83,8 @@ void check_recurrent_states(const ir::Graph& g, const Settings& settings, int32_
       if (std::find(in.begin(), in.end(), state) == in.end()) {
         continue;
       }
-      const bool own = n.op == ir::OpKind::StateRead || (n.op == ir::OpKind::StateWrite && in[1] == state);
+      const bool own =
+          ir::op_has(n.op, ir::op_flags::state_read) || (ir::op_has(n.op, ir::op_flags::state_write) && in[1] == state);
       if (!own || (stage >= 0 && n.stage != stage)) {
         throw Error(
             ErrorKind::Plan,

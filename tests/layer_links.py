@@ -16,11 +16,11 @@ import subprocess
 import sys
 
 STAGES = [
-    ("core", ["core/libiputrain_core.a"]),
+    ("core", ["core/libiputrain_core.a", "core/data/libiputrain_data.a"]),
     ("frontend", ["grammar/libiputrain_grammar.a", "frontend/config/libiputrain_config.a",
                   "frontend/libiputrain_frontend.a"]),
     ("planner", ["planner/libiputrain_planner.a", "planner/libiputrain_plan_report.a"]),
-    ("engine", ["engine/data/libiputrain_data.a", "engine/libiputrain_engine.a"]),
+    ("engine", ["engine/libiputrain_engine.a"]),
     ("api", ["api/libiputrain_plan_api.a", "api/libiputrain_session_api.a"]),
 ]
 # The probe: the same libraries with the engine's placed first. The engine's session needs the

@@ -82,6 +82,19 @@ inline constexpr OpFlags bound = 1U << 15;
 //! Takes u8 operands: cast converts them, and ops that only move elements (their kernels are
 //! generic over the element's size) carry them. Graph::add refuses a u8 operand to any other op.
 inline constexpr OpFlags takes_u8 = 1U << 16;
+//! Reads whole rows of its first input (a table) at the indices of its second (gather): a table
+//! kept on the host (`param ... host = true`, planner/host_tables.hpp) can serve it.
+inline constexpr OpFlags row_gather = 1U << 17;
+//! Adds rows into a table's shape at indices (a row gather's gradient): what a host table's
+//! update receives.
+inline constexpr OpFlags row_scatter = 1U << 18;
+//! Reads a stateful layer's state (state_read): the first such read starts the state's life.
+inline constexpr OpFlags state_read = 1U << 19;
+//! The model's own recomputation checkpoint: repeated blocks are preferably cut right after it.
+inline constexpr OpFlags recompute_mark = 1U << 20;
+//! Computes the derivative of the unary op its `fn` attribute names (unary_grad): that op's
+//! grad_pole flag is its own.
+inline constexpr OpFlags derivative = 1U << 21;
 }  // namespace op_flags
 
 //! A typed view of one buffer, as kernels see it.

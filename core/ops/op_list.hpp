@@ -50,7 +50,7 @@ IPUTRAIN_OP(Floor, builtin, none)
 IPUTRAIN_OP(Ceil, builtin, none)
 IPUTRAIN_OP(Round, builtin, none)  // halves to even
 IPUTRAIN_OP(Sign, builtin, none)
-IPUTRAIN_OP(UnaryGrad, internal, none)  // (x, dy) -> dy * f'(x); attrs: fn (a unary op's name) and its attrs
+IPUTRAIN_OP(UnaryGrad, internal, derivative)  // (x, dy) -> dy * f'(x); attrs: fn (a unary op's name) and its attrs
 // Comparisons -> bool.
 IPUTRAIN_OP(Equal, internal, none)
 IPUTRAIN_OP(NotEqual, internal, none)
@@ -66,8 +66,8 @@ IPUTRAIN_OP(Transpose, internal, takes_u8)      // attrs: perm
 IPUTRAIN_OP(Concat, internal, none)             // variadic; attrs: axis
 IPUTRAIN_OP(Slice, internal, takes_u8)          // attrs: begin, end, strides
 IPUTRAIN_OP(SliceGrad, internal, none)          // (dy) -> zeros of attr shape with dy written at the slice
-IPUTRAIN_OP(Gather, builtin, none)              // (params, i32 indices); attrs: axis
-IPUTRAIN_OP(GatherGrad, internal, none)         // (indices, dy) -> scatter-add into attr shape
+IPUTRAIN_OP(Gather, builtin, row_gather)        // (params, i32 indices); attrs: axis
+IPUTRAIN_OP(GatherGrad, internal, row_scatter)  // (indices, dy) -> scatter-add into attr shape
 IPUTRAIN_OP(TakeAlongAxis, builtin, none)       // (x, i32 indices of x's rank); attrs: axis
 IPUTRAIN_OP(TakeAlongAxisGrad, internal, none)  // (indices, dy) -> add dy back into zeros of attr shape
 IPUTRAIN_OP(IndexAt, internal, none)            // (x, i32 index scalar) -> x without `axis`, at the (clamped) index
@@ -116,7 +116,8 @@ IPUTRAIN_OP(Histogram, internal, none)  // (x f32[m], levels f32[n]) -> f32[n + 
 // Non-trainable state.
 IPUTRAIN_OP(MovingAverage, internal,
             state_update)  // (x, state) -> x while training, state in inference; attrs: momentum
-IPUTRAIN_OP(StateRead, internal, checkpoint | stateful)  // (state) -> the state (zeros where reset), stashed
+IPUTRAIN_OP(StateRead, internal,
+            checkpoint | stateful | state_read)  // (state) -> the state (zeros where reset), stashed
 IPUTRAIN_OP(StateWrite, internal,
             checkpoint | stateful | state_write)  // (x, state) -> x, which the engine then copies into the state
 // Losses.
@@ -145,4 +146,5 @@ IPUTRAIN_OP(Loop, internal, packed)      // (initial..., [cond], captured...) ->
 IPUTRAIN_OP(LoopGrad, internal, packed)  // (loop, d loop, loop's inputs...) -> packed f32 gradients
 IPUTRAIN_OP(LoopPart, internal, none)    // (packed) -> one part; attrs: offset, dtype, shape
 // Pipelining.
-IPUTRAIN_OP(RecomputationCheckpoint, builtin, checkpoint)  // identity whose output is stashed, not recomputed
+IPUTRAIN_OP(RecomputationCheckpoint, builtin,
+            checkpoint | recompute_mark)  // identity whose output is stashed, not recomputed

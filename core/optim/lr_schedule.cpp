@@ -1,40 +1,59 @@
 #include "core/optim/lr_schedule.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <cmath>
-#include <numbers>
+
+#include "iputrain/error.hpp"
 
 namespace iputrain::optim {
 
-namespace {
-namespace impl_lr_schedule {
+#define IPUTRAIN_LR_SCHEDULE(Name) extern const LrScheduleDef k##Name##Schedule;
+#include "core/optim/lr_schedule_list.hpp"
+#undef IPUTRAIN_LR_SCHEDULE
 
-double decayed(const OptimizerSettings& o, double s) {
-  const double lr0 = o.learning_rate;
-  // The rules guarantee decay_steps >= 1 for every schedule that reads it.
-  const auto steps = static_cast<double>(std::max<int64_t>(1, o.decay_steps));
-  if (o.schedule == LrSchedule::Step) {
-    return lr0 * std::pow(o.decay_rate, std::floor(s / steps));
-  }
-  if (o.schedule == LrSchedule::Exponential) {
-    return lr0 * std::pow(o.decay_rate, s / steps);
-  }
-  if (o.schedule == LrSchedule::Cosine) {
-    const double progress = std::min(s, steps) / steps;
-    return o.min_learning_rate + (lr0 - o.min_learning_rate) * 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
-  }
-  return lr0;
+bool LrScheduleDef::reads_key(std::string_view key) const {
+  return std::find(reads.begin(), reads.end(), key) != reads.end();
 }
 
-}  // namespace impl_lr_schedule
-}  // namespace
+const std::vector<const LrScheduleDef*>& lr_schedule_table() {
+  static const std::vector<const LrScheduleDef*> table = {
+#define IPUTRAIN_LR_SCHEDULE(Name) &k##Name##Schedule,
+#include "core/optim/lr_schedule_list.hpp"
+#undef IPUTRAIN_LR_SCHEDULE
+  };
+  return table;
+}
+
+const LrScheduleDef* find_lr_schedule(std::string_view name) {
+  for (const LrScheduleDef* def : lr_schedule_table()) {
+    if (def->name == name) {
+      return def;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<std::string> lr_schedules_reading(std::string_view key) {
+  std::vector<std::string> out;
+  for (const LrScheduleDef* def : lr_schedule_table()) {
+    if (def->reads_key(key)) {
+      out.emplace_back(def->name);
+    }
+  }
+  return out;
+}
 
 float learning_rate_at(const OptimizerSettings& o, int64_t step) {
   const int64_t done = std::max<int64_t>(0, step - 1);
   if (done < o.warmup_steps) {
     return static_cast<float>(o.learning_rate * static_cast<double>(done + 1) / static_cast<double>(o.warmup_steps));
   }
-  return static_cast<float>(impl_lr_schedule::decayed(o, static_cast<double>(done - o.warmup_steps)));
+  const LrScheduleDef* def = find_lr_schedule(o.lr_schedule);
+  if (def == nullptr) {
+    throw Error(ErrorKind::Internal, fmt::format("no learning-rate schedule named \"{}\"", o.lr_schedule));
+  }
+  return static_cast<float>(def->rate(o, static_cast<double>(done - o.warmup_steps)));
 }
 
 }  // namespace iputrain::optim

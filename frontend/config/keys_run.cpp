@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/data_source_table.hpp"
+#include "core/optim/lr_schedule.hpp"
 #include "core/optim_table.hpp"
 #include "frontend/config/bind.hpp"
 #include "iputrain/error.hpp"
@@ -17,6 +18,19 @@ std::vector<std::string> optimizer_names() {
     out.emplace_back(d->name);
   }
   return out;
+}
+
+std::vector<std::string> lr_schedule_names() {
+  std::vector<std::string> out;
+  for (const optim::LrScheduleDef* d : optim::lr_schedule_table()) {
+    out.emplace_back(d->name);
+  }
+  return out;
+}
+
+//! `doc` and the schedules that read schedule key `key` (from the schedule table).
+std::string schedule_key_doc(std::string_view key, std::string_view doc) {
+  return fmt::format("{} Read by the schedules: {}.", doc, fmt::join(optim::lr_schedules_reading(key), ", "));
 }
 
 //! The keys of the optimizer table's hyper-parameters, in its order: kind, default, range and
@@ -127,7 +141,7 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(optimizer.lr_schedule), Enum, "constant", Runs,
           "How the learning rate changes over the updates (after any warmup); formulas in "
           "docs/training.md.",
-          {}, {"constant", "step", "exponential", "cosine"})
+          {}, lr_schedule_names())
           .defining(),
       key(IPUTRAIN_KEY(optimizer.warmup_steps), Int, 0, Runs,
           "Raise the learning rate linearly over the first N updates, then start the schedule; 0 = no "
@@ -135,14 +149,14 @@ std::vector<KeySpec> run_keys() {
           non_negative)
           .defining(),
       key(IPUTRAIN_KEY(optimizer.decay_steps), Int, 0, Runs,
-          "Updates per decay period (step, exponential) or length of the cosine decay (cosine).", positive_int)
+          schedule_key_doc("decay_steps", "Updates per decay period, or the length of the decay."), positive_int)
           .defining(),
       key(IPUTRAIN_KEY(optimizer.decay_rate), Float, 0.1, Runs,
-          "Factor the learning rate is multiplied by every `decay_steps` updates (step, exponential).",
+          schedule_key_doc("decay_rate", "Factor the learning rate is multiplied by every `decay_steps` updates."),
           Range{0, true, 1, false})
           .defining(),
       key(IPUTRAIN_KEY(optimizer.min_learning_rate), Float, 0.0, Runs,
-          "Learning rate the cosine schedule decays to and then keeps (cosine).", non_negative)
+          schedule_key_doc("min_learning_rate", "Learning rate the schedule decays to and then keeps."), non_negative)
           .defining(),
 
       key(IPUTRAIN_KEY(data.train), String, "", Runs,

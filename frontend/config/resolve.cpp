@@ -10,6 +10,7 @@
 #include <optional>
 #include <utility>
 
+#include "core/optim/lr_schedule.hpp"
 #include "core/optim_table.hpp"
 #include "core/pipeline_schedules/schedule_def.hpp"
 #include "frontend/config/rules.hpp"
@@ -53,6 +54,17 @@ const OptimizerDef& optimizer_named(const std::string& type) {
   throw Error(ErrorKind::Internal, fmt::format("`optimizer.type` = \"{}\" passed the schema but has no row", type));
 }
 
+//! The learning-rate schedule of `optimizer.lr_schedule` (spelled as the schema allows).
+const optim::LrScheduleDef& lr_schedule_named(const std::string& name) {
+  for (const optim::LrScheduleDef* d : optim::lr_schedule_table()) {
+    if (config::enum_folded(d->name) == config::enum_folded(name)) {
+      return *d;
+    }
+  }
+  throw Error(ErrorKind::Internal,
+              fmt::format("`optimizer.lr_schedule` = \"{}\" passed the schema but has no row", name));
+}
+
 OptimizerSettings resolve_optimizer(const Config& c) {
   const OptimizerSection& o = c.optimizer;
   OptimizerSettings s;
@@ -78,8 +90,7 @@ OptimizerSettings resolve_optimizer(const Config& c) {
   s.loss_scaling_growth_interval = o.loss_scaling_growth_interval;
   s.loss_scaling_growth_factor = o.loss_scaling_growth_factor;
   s.loss_scaling_backoff_factor = o.loss_scaling_backoff_factor;
-  s.schedule = chosen("optimizer.lr_schedule", o.lr_schedule,
-                      std::array{LrSchedule::Constant, LrSchedule::Step, LrSchedule::Exponential, LrSchedule::Cosine});
+  s.lr_schedule = std::string(lr_schedule_named(o.lr_schedule).name);
   s.warmup_steps = o.warmup_steps;
   s.decay_steps = o.decay_steps;
   s.decay_rate = o.decay_rate;

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "core/optim/lr_schedule.hpp"
 #include "core/optim_table.hpp"
 #include "core/pipeline_schedules/layout_rules.hpp"
 #include "core/pipeline_schedules/schedule_def.hpp"
@@ -29,12 +30,25 @@ std::vector<std::string> optimizers_reading(std::string_view key) {
 }
 
 // The learning-rate schedules that read each schedule parameter.
+//! The schedule named `name` in any case (the key's spellings are case-insensitive), or nullptr.
+const optim::LrScheduleDef* find_lr_schedule_folded(const std::string& name) {
+  for (const optim::LrScheduleDef* d : optim::lr_schedule_table()) {
+    if (enum_folded(d->name) == enum_folded(name)) {
+      return d;
+    }
+  }
+  return nullptr;
+}
+
+//! Each schedule key and the schedules that read it (the schedule table's rows).
 const std::vector<std::pair<std::string, std::vector<std::string>>>& schedule_params() {
-  static const std::vector<std::pair<std::string, std::vector<std::string>>> all = {
-      {"optimizer.decay_steps", {"step", "exponential", "cosine"}},
-      {"optimizer.decay_rate", {"step", "exponential"}},
-      {"optimizer.min_learning_rate", {"cosine"}},
-  };
+  static const std::vector<std::pair<std::string, std::vector<std::string>>> all = [] {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
+    for (const char* key : {"decay_steps", "decay_rate", "min_learning_rate"}) {
+      out.emplace_back(fmt::format("optimizer.{}", key), optim::lr_schedules_reading(key));
+    }
+    return out;
+  }();
   return all;
 }
 
@@ -296,17 +310,19 @@ void check_schedule(const Config& c) {
                             fmt::join(schedules, ", ")));
     }
   }
-  if (o.lr_schedule != "constant" && o.decay_steps == 0) {
-    c.fail_at(
-        "optimizer.lr_schedule", fmt::format("the {} schedule needs `optimizer.decay_steps`", o.lr_schedule),
-        o.lr_schedule == "cosine" ? "set `decay_steps` to the number of updates the cosine decay lasts"
-                                  : "set `decay_steps` to the number of updates per decay by `decay_rate`");
+  const optim::LrScheduleDef* schedule = find_lr_schedule_folded(o.lr_schedule);
+  if (schedule == nullptr) {
+    return;  // the key's row has refused the spelling
   }
-  if (o.lr_schedule == "cosine" && o.min_learning_rate >= o.learning_rate) {
+  if (schedule->reads_key("decay_steps") && o.decay_steps == 0) {
+    c.fail_at("optimizer.lr_schedule", fmt::format("the {} schedule needs `optimizer.decay_steps`", schedule->name),
+              fmt::format("set `decay_steps` to {}", schedule->decay_steps_means));
+  }
+  if (schedule->reads_key("min_learning_rate") && o.min_learning_rate >= o.learning_rate) {
     c.fail_at(located(c, {"optimizer.min_learning_rate", "optimizer.learning_rate"}),
-              fmt::format("the cosine schedule decays from `learning_rate` = {} to `min_learning_rate` = {}, "
+              fmt::format("the {} schedule decays from `learning_rate` = {} to `min_learning_rate` = {}, "
                           "which is not lower",
-                          o.learning_rate, o.min_learning_rate),
+                          schedule->name, o.learning_rate, o.min_learning_rate),
               "make `min_learning_rate` smaller than `learning_rate`");
   }
 }
@@ -502,8 +518,8 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"optimizer.type", "optimizer.momentum", "optimizer.beta1", "optimizer.rho"},
        "A hyper-parameter is set only for an optimizer that uses it (see each key)."},
       {{"optimizer.lr_schedule", "optimizer.decay_steps", "optimizer.decay_rate", "optimizer.min_learning_rate"},
-       "The step, exponential and cosine schedules need `decay_steps`; a schedule parameter is set only for "
-       "a schedule that uses it; the cosine floor is below `learning_rate`."},
+       "A schedule that reads `decay_steps` needs it; a schedule parameter is set only for a schedule that "
+       "uses it; a schedule's floor `min_learning_rate` is below `learning_rate`."},
       {{"training.steps", "training.epochs"}, "At most one of them is set."},
       {{"checkpoint.every", "checkpoint.keep", "checkpoint.dir"},
        "`every` and `keep` need a `dir`; `every = 0`, or a `dir` set to \"\", switches checkpoints off."},

@@ -24,7 +24,6 @@ enum class ScheduleKind : uint8_t;
 
 namespace iputrain {
 
-enum class LrSchedule { Constant, Step, Exponential, Cosine };
 enum class LossScaling { Static, Dynamic };
 enum class OutfeedMode { All, Last };
 //! Where the f32 master weights of a half-precision run live (training.master_weights).
@@ -133,7 +132,7 @@ struct OptimizerSettings {
   int64_t loss_scaling_growth_interval = 2000;
   double loss_scaling_growth_factor = 2.0;
   double loss_scaling_backoff_factor = 0.5;
-  LrSchedule schedule = LrSchedule::Constant;
+  std::string lr_schedule = "constant";  //!< a name of the schedule table (core/optim/lr_schedule_list.hpp)
   int64_t warmup_steps = 0;
   int64_t decay_steps = 0;
   double decay_rate = 0.1;

@@ -5,11 +5,13 @@
 // knobs, resolve.cpp's spelling tables), so moving them into the rows changed none of them.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "core/optim/lr_schedule.hpp"
 #include "frontend/config/schema.hpp"
 #include "iputrain/config_loader.hpp"
 
@@ -218,17 +220,23 @@ std::vector<Case> enum_cases() {
        accumulation_order},
   };
   const auto reduction = [](const Settings& s) { return static_cast<int>(s.pipeline.reduction); };
-  const auto lr = [](const Settings& s) { return static_cast<int>(s.optimizer.schedule); };
+  // A schedule's setting is its row's name; its position in the table stands for it here.
+  const auto lr = [](const Settings& s) {
+    const auto& table = iputrain::optim::lr_schedule_table();
+    return static_cast<int>(
+        std::find(table.begin(), table.end(), iputrain::optim::find_lr_schedule(s.optimizer.lr_schedule)) -
+        table.begin());
+  };
   const auto order = [](const Settings& s) { return static_cast<int>(s.pipeline.selection_order); };
   const auto scheduler = [](const Settings& s) { return static_cast<int>(s.pipeline.scheduler); };
   std::vector<Case> more = {
       {"pipeline.reduction_method", "sum", static_cast<int>(GradientReduction::Sum), reduction},
       {"pipeline.reduction_method", "mean", static_cast<int>(GradientReduction::Mean), reduction},
       {"pipeline.reduction_method", "running_mean", static_cast<int>(GradientReduction::RunningMean), reduction},
-      {"optimizer.lr_schedule", "constant", static_cast<int>(LrSchedule::Constant), lr},
-      {"optimizer.lr_schedule", "step", static_cast<int>(LrSchedule::Step), lr},
-      {"optimizer.lr_schedule", "exponential", static_cast<int>(LrSchedule::Exponential), lr},
-      {"optimizer.lr_schedule", "cosine", static_cast<int>(LrSchedule::Cosine), lr},
+      {"optimizer.lr_schedule", "constant", 0, lr},
+      {"optimizer.lr_schedule", "step", 1, lr},
+      {"optimizer.lr_schedule", "exponential", 2, lr},
+      {"optimizer.lr_schedule", "cosine", 3, lr},
       {"ipu.selection_order", "auto", static_cast<int>(SelectionOrder::Auto), order},
       {"ipu.selection_order", "zigzag", static_cast<int>(SelectionOrder::Zigzag), order},
       {"ipu.selection_order", "snake", static_cast<int>(SelectionOrder::Snake), order},

@@ -1,10 +1,10 @@
-// engine/data/convert: the one conversion of stored values to input dtypes.
+// core/data/convert: the one conversion of stored values to input dtypes.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <cstring>
 
-#include "engine/data/convert.hpp"
+#include "core/data/convert.hpp"
 #include "error_text.hpp"
 
 namespace iputrain {

@@ -7,8 +7,8 @@
 #include <iterator>
 #include <random>
 
-#include "engine/data/dataset.hpp"
-#include "engine/data/safetensors.hpp"
+#include "core/data/dataset.hpp"
+#include "core/data/safetensors.hpp"
 #include "image_writer.hpp"
 #include "iputrain/error.hpp"
 #include "numpy_writer.hpp"

@@ -3,7 +3,7 @@
 
 #include <fstream>
 
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 #include "error_text.hpp"
 #include "temp_dir.hpp"
 

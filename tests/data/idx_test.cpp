@@ -9,7 +9,7 @@
 #include <fstream>
 #include <set>
 
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 #include "iputrain/error.hpp"
 #include "temp_dir.hpp"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <thread>
 
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 #include "error_text.hpp"
 #include "image_writer.hpp"
 #include "temp_dir.hpp"

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <fstream>
 
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 #include "error_text.hpp"
 #include "numpy_writer.hpp"
 #include "temp_dir.hpp"

@@ -1,7 +1,7 @@
 // "npz:FILE": numpy.savez (stored members) and savez_compressed (deflated) archives.
 #include <doctest/doctest.h>
 
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 #include "error_text.hpp"
 #include "numpy_writer.hpp"
 #include "temp_dir.hpp"

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "engine/data/dataset.hpp"
-#include "engine/data/safetensors.hpp"
+#include "core/data/dataset.hpp"
+#include "core/data/safetensors.hpp"
 #include "error_text.hpp"
 #include "temp_dir.hpp"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/data/safetensors.hpp"
+#include "core/data/safetensors.hpp"
 #include "iputrain/error.hpp"
 #include "temp_dir.hpp"
 

@@ -1,4 +1,4 @@
-// The data-source table (engine/data/source_list.hpp): every row is reachable by its kind, listed
+// The data-source table (core/data/source_list.hpp): every row is reachable by its kind, listed
 // by the hints and the config docs, and documented in docs/data.md, so a new format that is not
 // documented fails here.
 #include <doctest/doctest.h>
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/data/source_table.hpp"
+#include "core/data/source_table.hpp"
 #include "error_text.hpp"
 
 namespace iputrain {

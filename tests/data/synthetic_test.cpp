@@ -5,7 +5,7 @@
 #include <cstring>
 #include <set>
 
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 #include "iputrain/error.hpp"
 
 using namespace iputrain;

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <vector>
 
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 #include "iputrain/error.hpp"
 #include "temp_dir.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/data/safetensors.hpp"
+#include "core/data/safetensors.hpp"
 #include "iputrain/iputrain.hpp"
 #include "iputrain/weight_file.hpp"
 #include "test_models.hpp"

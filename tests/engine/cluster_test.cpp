@@ -11,13 +11,13 @@
 #include <random>
 #include <thread>
 
+#include "core/data/dataset.hpp"
 #include "engine/cluster/cluster.hpp"
 #include "engine/cluster/device_memory.hpp"
 #include "engine/cluster/grad_tree.hpp"
 #include "engine/cluster/host_outfeed.hpp"
 #include "engine/cluster/mailbox.hpp"
 #include "engine/cluster/rendezvous.hpp"
-#include "engine/data/dataset.hpp"
 #include "frontend/model_access.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/buffer_assignment.hpp"

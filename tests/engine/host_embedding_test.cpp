@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "engine/data/safetensors.hpp"
+#include "core/data/safetensors.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/host_tables.hpp"
 #include "planner/plan_access.hpp"

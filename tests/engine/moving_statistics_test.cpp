@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "core/data/safetensors.hpp"
 #include "core/ir/graph.hpp"
 #include "engine/cluster/moving_average_update.hpp"
-#include "engine/data/safetensors.hpp"
 #include "frontend/model_access.hpp"
 #include "graph_runner.hpp"
 #include "iputrain/iputrain.hpp"

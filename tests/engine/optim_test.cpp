@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -18,7 +20,7 @@
 
 using iputrain::Config;
 namespace config = iputrain::config;
-using iputrain::LrSchedule;
+
 using iputrain::OptimizerSettings;
 using namespace iputrain::optim;
 
@@ -505,7 +507,7 @@ TEST_CASE("learning-rate schedules at chosen steps") {
   CHECK(learning_rate_at(o, 4) == doctest::Approx(0.1));
   CHECK(learning_rate_at(o, 5) == doctest::Approx(0.1));
 
-  o.schedule = LrSchedule::Step;
+  o.lr_schedule = "step";
   o.decay_steps = 10;
   o.decay_rate = 0.5;
   CHECK(learning_rate_at(o, 5) == doctest::Approx(0.1));    // s = 0
@@ -513,11 +515,11 @@ TEST_CASE("learning-rate schedules at chosen steps") {
   CHECK(learning_rate_at(o, 15) == doctest::Approx(0.05));  // s = 10
   CHECK(learning_rate_at(o, 35) == doctest::Approx(0.0125));
 
-  o.schedule = LrSchedule::Exponential;
+  o.lr_schedule = "exponential";
   CHECK(learning_rate_at(o, 10) == doctest::Approx(0.1 * std::pow(0.5, 0.5)));  // s = 5
   CHECK(learning_rate_at(o, 25) == doctest::Approx(0.025));                     // s = 20
 
-  o.schedule = LrSchedule::Cosine;
+  o.lr_schedule = "cosine";
   o.warmup_steps = 0;
   o.decay_steps = 100;
   o.min_learning_rate = 0.01;
@@ -546,6 +548,18 @@ TEST_CASE("clipping by global norm spans several slots and follows clip_grad_nor
   auto clipped = run(with("sgd"), {1.0f, 1.0f}, {{3.0f, 4.0f}}, {0.1f}, clip_scale(25.0, o));
   CHECK(clipped[0][0] == doctest::Approx(1.0 - 0.1 * 0.6));
   CHECK(clipped[0][1] == doctest::Approx(1.0 - 0.1 * 0.8));
+}
+
+TEST_CASE("every learning-rate schedule of the table is documented in docs/training.md") {
+  std::ifstream in(std::string(IPUTRAIN_SOURCE_DIR) + "/docs/training.md");
+  REQUIRE(in.good());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const LrScheduleDef* def : lr_schedule_table()) {
+    INFO(def->name);
+    CHECK(text.find("| `" + std::string(def->name) + "`") != std::string::npos);
+    CHECK(find_lr_schedule(def->name) == def);
+  }
+  CHECK(find_lr_schedule("warm") == nullptr);
 }
 
 TEST_CASE("schedule keys are checked: decay_steps required, parameters only where used") {

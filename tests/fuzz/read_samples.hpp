@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 
 namespace iputrain::fuzz {
 

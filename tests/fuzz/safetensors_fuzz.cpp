@@ -1,6 +1,6 @@
 // Fuzz target: safetensors files: the header parser on the bytes (parse_safetensors_index), the
 // weight-file reader (read_safetensors) and the data source (open_safetensors_data) on a file.
-#include "engine/data/safetensors.hpp"
+#include "core/data/safetensors.hpp"
 #include "fuzz_input.hpp"
 #include "read_samples.hpp"
 

@@ -10,8 +10,8 @@
 #include <map>
 #include <sstream>
 
-#include "engine/data/array_dataset.hpp"
-#include "engine/data/source_table.hpp"
+#include "core/data/array_dataset.hpp"
+#include "core/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {

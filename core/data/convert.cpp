@@ -1,4 +1,4 @@
-#include "engine/data/convert.hpp"
+#include "core/data/convert.hpp"
 
 #include <fmt/format.h>
 
@@ -266,8 +266,7 @@ void check_conversion(StoredType from, DType to, const std::string& file, const 
   }
 }
 
-void convert_values(const void* src, StoredType from, void* dst, DType to, size_t n,
-                    const std::string& what) {
+void convert_values(const void* src, StoredType from, void* dst, DType to, size_t n, const std::string& what) {
   const auto* s = static_cast<const uint8_t*>(src);
   const size_t step = stored_size(from);
   if (from == stored_of(to)) {
@@ -300,8 +299,8 @@ void convert_values(const void* src, StoredType from, void* dst, DType to, size_
                       fmt::format("{}: unchecked conversion of {} to i32", what, stored_name(from)));
         }
         if (v < INT32_MIN || v > INT32_MAX) {
-          throw Error(ErrorKind::Data, fmt::format("{}: value {} of element {} does not fit i32", what, v, i),
-                      {}, "store values in i32's range, e.g. class indices from 0");
+          throw Error(ErrorKind::Data, fmt::format("{}: value {} of element {} does not fit i32", what, v, i), {},
+                      "store values in i32's range, e.g. class indices from 0");
         }
         d[i] = static_cast<int32_t>(v);
       }

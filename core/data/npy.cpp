@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "engine/data/array_dataset.hpp"
-#include "engine/data/mapped_file.hpp"
-#include "engine/data/npy_format.hpp"
-#include "engine/data/source_table.hpp"
+#include "core/data/array_dataset.hpp"
+#include "core/data/mapped_file.hpp"
+#include "core/data/npy_format.hpp"
+#include "core/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -47,12 +47,11 @@ std::unique_ptr<Dataset> open_npy(const std::string& dir, const std::vector<Fiel
   for (const Field& f : fields) {
     const std::string path = (std::filesystem::path(dir) / (f.name + ".npy")).string();
     if (!std::filesystem::is_regular_file(path, ec)) {
-      throw Error(ErrorKind::Data,
-                  fmt::format("`{}` has no `{}.npy` for the model's input `{}`", dir, f.name, f.str()), {},
-                  present.empty()
-                      ? std::string("save one array per input: numpy.save(\"DIR/NAME.npy\", a)")
-                      : fmt::format("the directory holds {}.npy; name each file after a model input",
-                                    fmt::join(present, ".npy, ")));
+      throw Error(ErrorKind::Data, fmt::format("`{}` has no `{}.npy` for the model's input `{}`", dir, f.name, f.str()),
+                  {},
+                  present.empty() ? std::string("save one array per input: numpy.save(\"DIR/NAME.npy\", a)")
+                                  : fmt::format("the directory holds {}.npy; name each file after a model input",
+                                                fmt::join(present, ".npy, ")));
     }
     auto file = std::make_shared<MappedFile>(path);
     const NpyArray a = parse_npy(file->data(), file->size(), path);

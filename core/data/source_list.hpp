@@ -2,7 +2,7 @@
 // each line is IPUTRAIN_DATA_SOURCE(Name): the definition kNameSource in its own file of this
 // folder, which says everything else (the kind before the colon, what follows it, a one-line doc,
 // an example and the function that opens it). Adding a format is that file and a line here (CMake
-// globs engine/data/*.cpp).
+// globs core/data/*.cpp).
 //
 // The order is the one in which the unknown-kind hint, `iputrain config docs` (data.train) and
 // docs/data.md list the kinds; nothing serialises a position (configs name the kind).

@@ -1,4 +1,4 @@
-#include "engine/data/array_dataset.hpp"
+#include "core/data/array_dataset.hpp"
 
 #include <fmt/format.h>
 
@@ -10,9 +10,7 @@ namespace iputrain::data {
 
 namespace {
 
-std::string typed(std::string_view dtype, const Shape& shape) {
-  return fmt::format("{}{}", dtype, shape_str(shape));
-}
+std::string typed(std::string_view dtype, const Shape& shape) { return fmt::format("{}{}", dtype, shape_str(shape)); }
 
 class ArrayDataset : public Dataset {
  public:
@@ -29,8 +27,7 @@ class ArrayDataset : public Dataset {
 
   void read(int64_t index, size_t field, void* dst) const override {
     if (index < 0 || index >= size_ || field >= columns_.size()) {
-      throw Error(ErrorKind::Internal,
-                  fmt::format("array read of sample {} field {} out of range", index, field));
+      throw Error(ErrorKind::Internal, fmt::format("array read of sample {} field {} out of range", index, field));
     }
     const ArrayColumn& c = columns_[field];
     const auto n = static_cast<size_t>(numel(c.field.shape));
@@ -51,10 +48,9 @@ class ArrayDataset : public Dataset {
 
 }  // namespace
 
-ArrayColumn array_column(const std::string& file, const std::string& name, StoredType stored,
-                         const Shape& shape, const uint8_t* data, const Field* wanted) {
-  const std::string what =
-      wanted != nullptr ? fmt::format("the model's input `{}`", wanted->str()) : "a sample";
+ArrayColumn array_column(const std::string& file, const std::string& name, StoredType stored, const Shape& shape,
+                         const uint8_t* data, const Field* wanted) {
+  const std::string what = wanted != nullptr ? fmt::format("the model's input `{}`", wanted->str()) : "a sample";
   if (shape.empty()) {
     throw Error(ErrorKind::Data,
                 fmt::format("`{}` holds a scalar {} but {} needs an array with one row per sample", file,
@@ -72,19 +68,18 @@ ArrayColumn array_column(const std::string& file, const std::string& name, Store
     return c;
   }
   if (per_sample != wanted->shape) {
-    throw Error(
-        ErrorKind::Data,
-        fmt::format("`{}` holds {} ({} samples of {} {}) but the model's input `{}` is {} per sample", file,
-                    typed(stored_name(stored), shape), shape[0], stored_name(stored), shape_str(per_sample),
-                    wanted->name, typed(dtype_name(wanted->dtype), wanted->shape)),
-        {},
-        numel(per_sample) == numel(wanted->shape)
-            ? fmt::format("declare `{}` as {}{} and reshape it in the model, or reshape the array to "
-                          "[N{}{}]",
-                          wanted->name, dtype_name(wanted->dtype), shape_str(per_sample),
-                          wanted->shape.empty() ? "" : ", ", fmt::join(wanted->shape, ", "))
-            : fmt::format("the array must have shape [N{}{}] (the first dimension is the sample)",
-                          wanted->shape.empty() ? "" : ", ", fmt::join(wanted->shape, ", ")));
+    throw Error(ErrorKind::Data,
+                fmt::format("`{}` holds {} ({} samples of {} {}) but the model's input `{}` is {} per sample", file,
+                            typed(stored_name(stored), shape), shape[0], stored_name(stored), shape_str(per_sample),
+                            wanted->name, typed(dtype_name(wanted->dtype), wanted->shape)),
+                {},
+                numel(per_sample) == numel(wanted->shape)
+                    ? fmt::format("declare `{}` as {}{} and reshape it in the model, or reshape the array to "
+                                  "[N{}{}]",
+                                  wanted->name, dtype_name(wanted->dtype), shape_str(per_sample),
+                                  wanted->shape.empty() ? "" : ", ", fmt::join(wanted->shape, ", "))
+                    : fmt::format("the array must have shape [N{}{}] (the first dimension is the sample)",
+                                  wanted->shape.empty() ? "" : ", ", fmt::join(wanted->shape, ", ")));
   }
   check_conversion(stored, wanted->dtype, file, wanted->name);
   c.field = *wanted;
@@ -96,8 +91,8 @@ std::unique_ptr<Dataset> make_array_dataset(std::vector<ArrayColumn> columns,
   for (const ArrayColumn& c : columns) {
     if (c.samples != columns.front().samples) {
       throw Error(ErrorKind::Data,
-                  fmt::format("`{}` has {} samples but `{}` has {}", columns.front().file,
-                              columns.front().samples, c.file, c.samples),
+                  fmt::format("`{}` has {} samples but `{}` has {}", columns.front().file, columns.front().samples,
+                              c.file, c.samples),
                   {}, "every input's array must have the same first dimension (one row per sample)");
     }
   }

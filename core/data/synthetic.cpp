@@ -7,9 +7,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/data/dataset.hpp"
+#include "core/data/source_table.hpp"
 #include "core/rng.hpp"
-#include "engine/data/dataset.hpp"
-#include "engine/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -19,8 +19,7 @@ namespace {
 // The fields the teacher reads: floats, and u8 (8-bit images, random bytes).
 bool feature(DType t) { return is_float(t) || t == DType::U8; }
 
-const char* kSyntheticHint =
-    "synthetic options are samples=N (1024), classes=C (10), dist=normal|uniform (normal)";
+const char* kSyntheticHint = "synthetic options are samples=N (1024), classes=C (10), dist=normal|uniform (normal)";
 constexpr size_t kMaxBytes = size_t{1} << 30;
 
 struct Options {
@@ -33,13 +32,12 @@ int64_t parse_count(const std::string& key, const std::string& value, int64_t mi
   int64_t v = 0;
   auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
   if (ec != std::errc{} || p != value.data() + value.size() || value.empty()) {
-    throw Error(ErrorKind::Data,
-                fmt::format("synthetic option `{}` must be an integer, found \"{}\"", key, value), {},
+    throw Error(ErrorKind::Data, fmt::format("synthetic option `{}` must be an integer, found \"{}\"", key, value), {},
                 kSyntheticHint);
   }
   if (v < min) {
-    throw Error(ErrorKind::Data, fmt::format("synthetic option `{}` must be >= {}, found {}", key, min, v),
-                {}, kSyntheticHint);
+    throw Error(ErrorKind::Data, fmt::format("synthetic option `{}` must be >= {}, found {}", key, min, v), {},
+                kSyntheticHint);
   }
   return v;
 }
@@ -61,8 +59,8 @@ Options parse_options(const std::string& text) {
     const std::string key = item.substr(0, eq);
     const std::string value = eq == std::string::npos ? std::string{} : item.substr(eq + 1);
     if (eq == std::string::npos) {
-      throw Error(ErrorKind::Data, fmt::format("synthetic option \"{}\" is not of the form key=value", item),
-                  {}, kSyntheticHint);
+      throw Error(ErrorKind::Data, fmt::format("synthetic option \"{}\" is not of the form key=value", item), {},
+                  kSyntheticHint);
     }
     if (key == "samples") {
       o.samples = parse_count(key, value, 1);
@@ -135,10 +133,10 @@ class SyntheticDataset : public Dataset {
       total += f.bytes();
     }
     if (total != 0 && static_cast<size_t>(size_) > kMaxBytes / total) {
-      throw Error(ErrorKind::Data,
-                  fmt::format("synthetic data of {} samples x {} bytes would exceed {} MiB", size_, total,
-                              kMaxBytes >> 20),
-                  {}, "use fewer samples");
+      throw Error(
+          ErrorKind::Data,
+          fmt::format("synthetic data of {} samples x {} bytes would exceed {} MiB", size_, total, kMaxBytes >> 20), {},
+          "use fewer samples");
     }
     // All float and u8 fields of a sample, concatenated: the teacher's input.
     size_t features = 0;
@@ -186,8 +184,7 @@ class SyntheticDataset : public Dataset {
 
   void read(int64_t index, size_t field, void* dst) const override {
     if (index < 0 || index >= size_ || field >= fields_.size()) {
-      throw Error(ErrorKind::Internal,
-                  fmt::format("synthetic read of sample {} field {} out of range", index, field));
+      throw Error(ErrorKind::Internal, fmt::format("synthetic read of sample {} field {} out of range", index, field));
     }
     const size_t b = fields_[field].bytes();
     std::memcpy(dst, data_[field].data() + static_cast<size_t>(index) * b, b);
@@ -256,8 +253,7 @@ class SyntheticDataset : public Dataset {
 
 }  // namespace
 
-std::unique_ptr<Dataset> open_synthetic(const std::string& options, const std::vector<Field>& wanted,
-                                        uint64_t seed) {
+std::unique_ptr<Dataset> open_synthetic(const std::string& options, const std::vector<Field>& wanted, uint64_t seed) {
   const Options o = parse_options(options);
   std::vector<Field> fields = wanted;
   if (fields.empty()) {

@@ -4,10 +4,10 @@
 
 #include <algorithm>
 
-#include "engine/data/array_dataset.hpp"
-#include "engine/data/mapped_file.hpp"
-#include "engine/data/safetensors.hpp"
-#include "engine/data/source_table.hpp"
+#include "core/data/array_dataset.hpp"
+#include "core/data/mapped_file.hpp"
+#include "core/data/safetensors.hpp"
+#include "core/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -51,16 +51,14 @@ std::unique_ptr<Dataset> open_safetensors_data(const std::string& path, const st
     const auto it = std::find_if(index.entries.begin(), index.entries.end(),
                                  [&](const SafetensorsEntry& e) { return e.name == f.name; });
     if (it == index.entries.end()) {
-      throw Error(ErrorKind::Data,
-                  fmt::format("`{}` has no tensor `{}` for the model's input `{}`", path, f.name, f.str()),
-                  {},
-                  present.empty() ? std::string("the file holds no tensors")
-                                  : fmt::format("the file holds {}; name each tensor after a model input",
-                                                fmt::join(present, ", ")));
+      throw Error(
+          ErrorKind::Data, fmt::format("`{}` has no tensor `{}` for the model's input `{}`", path, f.name, f.str()), {},
+          present.empty()
+              ? std::string("the file holds no tensors")
+              : fmt::format("the file holds {}; name each tensor after a model input", fmt::join(present, ", ")));
     }
-    columns.push_back(array_column(fmt::format("{}:{}", path, f.name), f.name, stored_type(it->dtype),
-                                   it->shape, file->data() + index.data_start + it->begin,
-                                   wanted.empty() ? nullptr : &f));
+    columns.push_back(array_column(fmt::format("{}:{}", path, f.name), f.name, stored_type(it->dtype), it->shape,
+                                   file->data() + index.data_start + it->begin, wanted.empty() ? nullptr : &f));
   }
   return make_array_dataset(std::move(columns), {file});
 }

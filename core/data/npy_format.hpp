@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/data/convert.hpp"
 #include "core/types.hpp"
-#include "engine/data/convert.hpp"
 
 namespace iputrain::data {
 

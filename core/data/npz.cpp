@@ -5,11 +5,11 @@
 
 #include <algorithm>
 
-#include "engine/data/array_dataset.hpp"
-#include "engine/data/mapped_file.hpp"
-#include "engine/data/npy_format.hpp"
-#include "engine/data/source_table.hpp"
-#include "engine/data/zip_archive.hpp"
+#include "core/data/array_dataset.hpp"
+#include "core/data/mapped_file.hpp"
+#include "core/data/npy_format.hpp"
+#include "core/data/source_table.hpp"
+#include "core/data/zip_archive.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -33,8 +33,8 @@ std::unique_ptr<Dataset> open_npz(const std::string& path, const std::vector<Fie
   std::vector<ArrayColumn> columns;
   std::vector<std::shared_ptr<const void>> keep{file};
   for (const Field& f : fields) {
-    const auto it = std::find_if(members.begin(), members.end(),
-                                 [&](const ZipMember& m) { return m.name == f.name + ".npy"; });
+    const auto it =
+        std::find_if(members.begin(), members.end(), [&](const ZipMember& m) { return m.name == f.name + ".npy"; });
     if (it == members.end()) {
       throw Error(ErrorKind::Data,
                   fmt::format("`{}` has no array `{}` for the model's input `{}`", path, f.name, f.str()), {},

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/data/dataset.hpp"
-#include "engine/data/source_table.hpp"
+#include "core/data/dataset.hpp"
+#include "core/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -51,24 +51,23 @@ int64_t window_length(const std::string& path, const std::vector<Field>& wanted)
       continue;
     }
     if (f.dtype != DType::I32 || f.shape.size() != 1) {
-      throw Error(ErrorKind::Data,
-                  fmt::format("the model's input `{}` is {}, but text:{} yields i32[seq] windows", f.name,
-                              f.str(), path),
-                  {}, kTextHint);
+      throw Error(
+          ErrorKind::Data,
+          fmt::format("the model's input `{}` is {}, but text:{} yields i32[seq] windows", f.name, f.str(), path), {},
+          kTextHint);
     }
     if (seq >= 0 && seq != f.shape[0]) {
-      throw Error(ErrorKind::Data,
-                  fmt::format("the model's inputs `tokens` and `targets` have different lengths ({} and {})",
-                              seq, f.shape[0]),
-                  {}, "a text source gives both the same window length");
+      throw Error(
+          ErrorKind::Data,
+          fmt::format("the model's inputs `tokens` and `targets` have different lengths ({} and {})", seq, f.shape[0]),
+          {}, "a text source gives both the same window length");
     }
     seq = f.shape[0];
   }
   if (seq < 0) {
-    throw Error(
-        ErrorKind::Data,
-        fmt::format("text:{} has nothing to feed: the model has no input `tokens` or `targets`", path), {},
-        kTextHint);
+    throw Error(ErrorKind::Data,
+                fmt::format("text:{} has nothing to feed: the model has no input `tokens` or `targets`", path), {},
+                kTextHint);
   }
   return seq;
 }
@@ -99,8 +98,8 @@ std::unique_ptr<Dataset> open_text(const std::string& path, const std::vector<Fi
   const std::string text = buf.str();
   if (static_cast<int64_t>(text.size()) < seq + 1) {
     throw Error(ErrorKind::Data,
-                fmt::format("text file {} has {} bytes, too few for one window of {} tokens and its targets",
-                            path, text.size(), seq),
+                fmt::format("text file {} has {} bytes, too few for one window of {} tokens and its targets", path,
+                            text.size(), seq),
                 {}, fmt::format("use a text of at least {} bytes or a shorter sequence", seq + 1));
   }
   std::vector<int32_t> ids(text.size());

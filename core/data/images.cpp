@@ -7,10 +7,10 @@
 #include <cmath>
 #include <filesystem>
 
-#include "engine/data/convert.hpp"
-#include "engine/data/dataset.hpp"
-#include "engine/data/image_decode.hpp"
-#include "engine/data/source_table.hpp"
+#include "core/data/convert.hpp"
+#include "core/data/dataset.hpp"
+#include "core/data/image_decode.hpp"
+#include "core/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -59,8 +59,7 @@ class ImageDataset : public Dataset {
     }
     for (size_t c = 0; c < classes_.size(); ++c) {
       std::vector<std::string> files;
-      for (const auto& e :
-           std::filesystem::directory_iterator(std::filesystem::path(dir) / classes_[c], ec)) {
+      for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(dir) / classes_[c], ec)) {
         if (e.is_regular_file() && is_image(e.path())) {
           files.push_back(e.path().string());
         }
@@ -71,8 +70,7 @@ class ImageDataset : public Dataset {
       }
     }
     if (samples_.empty()) {
-      throw Error(ErrorKind::Data,
-                  fmt::format("the class folders of `{}` hold no .png, .jpg or .jpeg files", dir), {},
+      throw Error(ErrorKind::Data, fmt::format("the class folders of `{}` hold no .png, .jpg or .jpeg files", dir), {},
                   kImagesHint);
     }
     pick_fields(wanted);
@@ -80,14 +78,13 @@ class ImageDataset : public Dataset {
       for (const Sample& s : samples_) {
         const ImageInfo info = read_image_info(s.path);
         if (info.height != height_ || info.width != width_) {
-          throw Error(
-              ErrorKind::Data,
-              fmt::format("`{}` is {}x{} (height x width) but the model's input `{}` takes {}x{} images",
-                          s.path, info.height, info.width, fields_[0].str(), height_, width_),
-              {},
-              fmt::format("resize the files, or write \"images:{},resize=bilinear\" to scale them as they "
-                          "are read",
-                          dir));
+          throw Error(ErrorKind::Data,
+                      fmt::format("`{}` is {}x{} (height x width) but the model's input `{}` takes {}x{} images",
+                                  s.path, info.height, info.width, fields_[0].str(), height_, width_),
+                      {},
+                      fmt::format("resize the files, or write \"images:{},resize=bilinear\" to scale them as they "
+                                  "are read",
+                                  dir));
         }
       }
     }
@@ -99,8 +96,7 @@ class ImageDataset : public Dataset {
 
   void read(int64_t index, size_t field, void* dst) const override {
     if (index < 0 || index >= size() || field >= fields_.size()) {
-      throw Error(ErrorKind::Internal,
-                  fmt::format("image read of sample {} field {} out of range", index, field));
+      throw Error(ErrorKind::Internal, fmt::format("image read of sample {} field {} out of range", index, field));
     }
     const Sample& s = samples_[static_cast<size_t>(index)];
     if (field == 1) {
@@ -110,10 +106,9 @@ class ImageDataset : public Dataset {
     ImageInfo info;
     const std::vector<uint8_t> px = decode_image(s.path, info);
     if (resize_ == Resize::None && (info.height != height_ || info.width != width_)) {
-      throw Error(
-          ErrorKind::Data,
-          fmt::format("`{}` is {}x{} but the model's input `{}` takes {}x{} images (it changed after open)",
-                      s.path, info.height, info.width, fields_[0].name, height_, width_));
+      throw Error(ErrorKind::Data,
+                  fmt::format("`{}` is {}x{} but the model's input `{}` takes {}x{} images (it changed after open)",
+                              s.path, info.height, info.width, fields_[0].name, height_, width_));
     }
     const DType dtype = fields_[0].dtype;
     const size_t elem = dtype_size(dtype);
@@ -210,8 +205,7 @@ class ImageDataset : public Dataset {
 
 }  // namespace
 
-std::unique_ptr<Dataset> open_images(const std::string& dir, const std::string& opt,
-                                     const std::vector<Field>& wanted) {
+std::unique_ptr<Dataset> open_images(const std::string& dir, const std::string& opt, const std::vector<Field>& wanted) {
   Resize resize = Resize::None;
   if (!opt.empty()) {
     if (opt == "resize=bilinear") {

@@ -1,4 +1,4 @@
-#include "engine/data/image_decode.hpp"
+#include "core/data/image_decode.hpp"
 
 #include <fmt/format.h>
 #include <png.h>
@@ -23,8 +23,7 @@ enum class Kind { Png, Jpeg };
 std::vector<uint8_t> read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    throw Error(ErrorKind::Io, fmt::format("cannot open image `{}`", path), {},
-                "check the file's permissions");
+    throw Error(ErrorKind::Io, fmt::format("cannot open image `{}`", path), {}, "check the file's permissions");
   }
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
@@ -37,10 +36,9 @@ Kind kind_of(const std::string& path, const std::vector<uint8_t>& bytes) {
   if (bytes.size() >= 3 && bytes[0] == 0xff && bytes[1] == 0xd8 && bytes[2] == 0xff) {
     return Kind::Jpeg;
   }
-  throw Error(
-      ErrorKind::Data,
-      fmt::format("`{}` is neither a PNG nor a JPEG file ({} bytes, unknown signature)", path, bytes.size()),
-      {}, "image folders hold .png, .jpg or .jpeg files; the file may be empty or damaged");
+  throw Error(ErrorKind::Data,
+              fmt::format("`{}` is neither a PNG nor a JPEG file ({} bytes, unknown signature)", path, bytes.size()),
+              {}, "image folders hold .png, .jpg or .jpeg files; the file may be empty or damaged");
 }
 
 [[noreturn]] void damaged(const std::string& path, const char* kind, const std::string& what) {
@@ -49,8 +47,7 @@ Kind kind_of(const std::string& path, const std::vector<uint8_t>& bytes) {
 }
 
 // libpng's simplified API reports errors by return value, so no longjmp crosses C++ frames.
-std::vector<uint8_t> png(const std::string& path, const std::vector<uint8_t>& bytes, ImageInfo& info,
-                         bool pixels) {
+std::vector<uint8_t> png(const std::string& path, const std::vector<uint8_t>& bytes, ImageInfo& info, bool pixels) {
   png_image image{};
   image.version = PNG_IMAGE_VERSION;
   if (png_image_begin_read_from_memory(&image, bytes.data(), bytes.size()) == 0) {
@@ -79,8 +76,7 @@ std::vector<uint8_t> png(const std::string& path, const std::vector<uint8_t>& by
   std::vector<uint8_t> out(n * static_cast<size_t>(info.channels));
   for (size_t i = 0; i < n; ++i) {
     for (int c = 0; c < info.channels; ++c) {
-      out[i * static_cast<size_t>(info.channels) + static_cast<size_t>(c)] =
-          raw[i * stride + static_cast<size_t>(c)];
+      out[i * static_cast<size_t>(info.channels) + static_cast<size_t>(c)] = raw[i * stride + static_cast<size_t>(c)];
     }
   }
   return out;
@@ -145,8 +141,7 @@ bool jpeg_decode(const std::vector<uint8_t>& bytes, ImageInfo& info, bool pixels
   return true;
 }
 
-std::vector<uint8_t> jpeg(const std::string& path, const std::vector<uint8_t>& bytes, ImageInfo& info,
-                          bool pixels) {
+std::vector<uint8_t> jpeg(const std::string& path, const std::vector<uint8_t>& bytes, ImageInfo& info, bool pixels) {
   std::vector<uint8_t> out;
   JpegError err{};
   if (!jpeg_decode(bytes, info, pixels, out, err)) {
@@ -168,8 +163,6 @@ ImageInfo read_image_info(const std::string& path) {
   return info;
 }
 
-std::vector<uint8_t> decode_image(const std::string& path, ImageInfo& info) {
-  return load(path, info, true);
-}
+std::vector<uint8_t> decode_image(const std::string& path, ImageInfo& info) { return load(path, info, true); }
 
 }  // namespace iputrain::data

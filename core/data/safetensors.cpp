@@ -1,5 +1,5 @@
+#include "core/data/safetensors.hpp"
 #include "core/write_file.hpp"
-#include "engine/data/safetensors.hpp"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "engine/data/mapped_file.hpp"
+#include "core/data/mapped_file.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -39,9 +39,9 @@ bool parse_safetensors_dtype(const std::string& s, DType& out) {
 }  // namespace
 
 uint64_t safetensors_element_size(const std::string& dtype) {
-  static const std::map<std::string, uint64_t> kSizes = {
-      {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8}, {"I32", 4}, {"I16", 2},
-      {"I8", 1},  {"U64", 8}, {"U32", 4}, {"U16", 2},  {"U8", 1},  {"BOOL", 1}};
+  static const std::map<std::string, uint64_t> kSizes = {{"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8},
+                                                         {"I32", 4}, {"I16", 2}, {"I8", 1},  {"U64", 8},  {"U32", 4},
+                                                         {"U16", 2}, {"U8", 1},  {"BOOL", 1}};
   const auto it = kSizes.find(dtype);
   return it == kSizes.end() ? 0 : it->second;
 }
@@ -73,17 +73,15 @@ void write_safetensors(const std::string& path, const std::vector<NamedTensor>& 
       throw Error(ErrorKind::Internal, fmt::format("invalid tensor name \"{}\" for a weight file", t.name));
     }
     if (t.bytes.size() != want) {
-      throw Error(ErrorKind::Internal,
-                  fmt::format("tensor `{}` is {}{} ({} bytes) but holds {} bytes", t.name,
-                              dtype_name(t.dtype), shape_str(t.shape), want, t.bytes.size()));
+      throw Error(ErrorKind::Internal, fmt::format("tensor `{}` is {}{} ({} bytes) but holds {} bytes", t.name,
+                                                   dtype_name(t.dtype), shape_str(t.shape), want, t.bytes.size()));
     }
     sorted.push_back(&t);
   }
   std::sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->name < b->name; });
   for (size_t i = 1; i < sorted.size(); ++i) {
     if (sorted[i]->name == sorted[i - 1]->name) {
-      throw Error(ErrorKind::Internal,
-                  fmt::format("two tensors named `{}` in one weight file", sorted[i]->name));
+      throw Error(ErrorKind::Internal, fmt::format("two tensors named `{}` in one weight file", sorted[i]->name));
     }
   }
 
@@ -271,8 +269,7 @@ SafetensorsFile read_safetensors(const std::string& path) {
     t.shape = e.shape;
     if (!parse_safetensors_dtype(e.dtype, t.dtype)) {
       throw Error(ErrorKind::Data,
-                  fmt::format("`{}`: tensor `{}` has dtype {}, which iputrain does not support", path, e.name,
-                              e.dtype),
+                  fmt::format("`{}`: tensor `{}` has dtype {}, which iputrain does not support", path, e.name, e.dtype),
                   {}, "supported dtypes: F32, F16, BF16, I32, BOOL; convert the weights first");
     }
     const uint8_t* p = file.data() + index.data_start + e.begin;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 
 namespace iputrain::data {
 

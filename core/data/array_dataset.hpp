@@ -1,14 +1,14 @@
 // iputrain — a dataset of arrays whose first dimension is the sample: what npy, npz and
 // safetensors sources hold. Each array is mapped to the model's input of the same name, checked
-// (per-sample shape, dtype conversion) at open and converted on read (engine/data/convert.hpp).
+// (per-sample shape, dtype conversion) at open and converted on read (core/data/convert.hpp).
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "engine/data/convert.hpp"
-#include "engine/data/dataset.hpp"
+#include "core/data/convert.hpp"
+#include "core/data/dataset.hpp"
 
 namespace iputrain::data {
 
@@ -24,8 +24,8 @@ struct ArrayColumn {
 //! Checks an array of shape `shape` (first dimension: samples) stored as `stored` in `file` against
 //! the model's input `wanted` (if null, delivers the array's own per-sample shape and natural
 //! dtype under `name`). Throws Error(Data) naming the file, the input, both shapes and dtypes.
-ArrayColumn array_column(const std::string& file, const std::string& name, StoredType stored,
-                         const Shape& shape, const uint8_t* data, const Field* wanted);
+ArrayColumn array_column(const std::string& file, const std::string& name, StoredType stored, const Shape& shape,
+                         const uint8_t* data, const Field* wanted);
 
 //! A dataset over `columns`, which must agree on the sample count (else Error(Data) naming two
 //! files). `keep` owns the memory the columns point into (mapped files, inflated buffers).

@@ -11,9 +11,9 @@
 #include <cstring>
 #include <filesystem>
 
-#include "engine/data/convert.hpp"
-#include "engine/data/dataset.hpp"
-#include "engine/data/source_table.hpp"
+#include "core/data/convert.hpp"
+#include "core/data/dataset.hpp"
+#include "core/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -32,8 +32,7 @@ std::string find_file(const std::string& prefix, const std::string& suffix) {
   if (std::filesystem::is_regular_file(plain + ".gz", ec)) {
     return plain + ".gz";
   }
-  throw Error(ErrorKind::Io, fmt::format("cannot find IDX file `{}` (or `{}.gz`)", plain, plain), {},
-              kIdxHint);
+  throw Error(ErrorKind::Io, fmt::format("cannot find IDX file `{}` (or `{}.gz`)", plain, plain), {}, kIdxHint);
 }
 
 uint32_t be32(const uint8_t* p) {
@@ -109,17 +108,14 @@ std::vector<uint8_t> load_idx(const std::string& path, uint32_t ndims, std::vect
   const uint32_t magic = be32(bytes.data());
   const uint32_t expected = 0x0800u | ndims;
   if (magic != expected) {
-    std::string what =
-        (magic >> 16) != 0 ? "this is not an IDX file"
-        : ((magic >> 8) & 0xff) != 0x08
-            ? fmt::format("element type 0x{:02x} is not unsigned bytes (0x08)", (magic >> 8) & 0xff)
-            : fmt::format("it has {} dimensions, expected {}", magic & 0xff, ndims);
-    throw Error(ErrorKind::Data,
-                fmt::format("`{}` has bad IDX magic number 0x{:08x} (expected 0x{:08x}): {}", path, magic,
-                            expected, what),
-                {},
-                ndims == 3 ? "the images file must be an idx3-ubyte file"
-                           : "the labels file must be an idx1-ubyte file");
+    std::string what = (magic >> 16) != 0 ? "this is not an IDX file"
+                       : ((magic >> 8) & 0xff) != 0x08
+                           ? fmt::format("element type 0x{:02x} is not unsigned bytes (0x08)", (magic >> 8) & 0xff)
+                           : fmt::format("it has {} dimensions, expected {}", magic & 0xff, ndims);
+    throw Error(
+        ErrorKind::Data,
+        fmt::format("`{}` has bad IDX magic number 0x{:08x} (expected 0x{:08x}): {}", path, magic, expected, what), {},
+        ndims == 3 ? "the images file must be an idx3-ubyte file" : "the labels file must be an idx1-ubyte file");
   }
   if (file.read(bytes.data() + 4, header - 4) < header - 4) {
     throw Error(ErrorKind::Data, fmt::format("`{}` is truncated inside its IDX header", path), {},
@@ -131,8 +127,8 @@ std::vector<uint8_t> load_idx(const std::string& path, uint32_t ndims, std::vect
   for (uint32_t d = 0; d < ndims; ++d) {
     const uint64_t n = be32(bytes.data() + 4 + 4 * d);
     if (n == 0) {
-      throw Error(ErrorKind::Data, fmt::format("`{}` has an empty dimension {} in its IDX header", path, d),
-                  {}, "an IDX dataset needs at least one sample of at least one pixel");
+      throw Error(ErrorKind::Data, fmt::format("`{}` has an empty dimension {} in its IDX header", path, d), {},
+                  "an IDX dataset needs at least one sample of at least one pixel");
     }
     dims.push_back(n);
     total *= n;
@@ -143,8 +139,7 @@ std::vector<uint8_t> load_idx(const std::string& path, uint32_t ndims, std::vect
     throw Error(ErrorKind::Data,
                 fmt::format("`{}`: its header ({}) promises {} of data, more than half of this machine's {} "
                             "of memory",
-                            path, shape,
-                            gib(static_cast<double>(total)), gib(static_cast<double>(memory))),
+                            path, shape, gib(static_cast<double>(total)), gib(static_cast<double>(memory))),
                 {}, "the header may be damaged; a data set this large is better stored as .npy (memory-mapped)");
   }
   const size_t payload = static_cast<size_t>(total);
@@ -166,14 +161,13 @@ std::vector<uint8_t> load_idx(const std::string& path, uint32_t ndims, std::vect
   }
   if (data < payload) {
     throw Error(ErrorKind::Data,
-                fmt::format("`{}` is truncated: its header ({}) promises {} bytes of data but it holds {}", path,
-                            shape, payload, data),
+                fmt::format("`{}` is truncated: its header ({}) promises {} bytes of data but it holds {}", path, shape,
+                            payload, data),
                 {}, "the file may be incomplete or damaged; fetch it again");
   }
   if (data > payload) {
     throw Error(ErrorKind::Data,
-                fmt::format("`{}` holds more than the {} bytes of data its header ({}) promises", path, payload,
-                            shape),
+                fmt::format("`{}` holds more than the {} bytes of data its header ({}) promises", path, payload, shape),
                 {}, "the file may be damaged, or another file was appended to it");
   }
   bytes.resize(header + payload);
@@ -191,10 +185,10 @@ class IdxDataset : public Dataset {
     labels_ = load_idx(labels_path, 1, ldims);
     label_offset_ = 4 + 4 * 1;
     if (idims[0] != ldims[0]) {
-      throw Error(ErrorKind::Data,
-                  fmt::format("`{}` has {} images but `{}` has {} labels", images_path, idims[0], labels_path,
-                              ldims[0]),
-                  {}, "the two files must come from the same split (e.g. both train or both t10k)");
+      throw Error(
+          ErrorKind::Data,
+          fmt::format("`{}` has {} images but `{}` has {} labels", images_path, idims[0], labels_path, ldims[0]), {},
+          "the two files must come from the same split (e.g. both train or both t10k)");
     }
     size_ = static_cast<int64_t>(idims[0]);
     pixels_ = static_cast<size_t>(idims[1] * idims[2]);
@@ -208,8 +202,7 @@ class IdxDataset : public Dataset {
 
   void read(int64_t index, size_t field, void* dst) const override {
     if (index < 0 || index >= size_ || field >= fields_.size()) {
-      throw Error(ErrorKind::Internal,
-                  fmt::format("IDX read of sample {} field {} out of range", index, field));
+      throw Error(ErrorKind::Internal, fmt::format("IDX read of sample {} field {} out of range", index, field));
     }
     if (field == 0) {
       const uint8_t* src = images_.data() + offset_ + static_cast<size_t>(index) * pixels_;

@@ -2,9 +2,9 @@
 //
 // Sources are named by a spec string "KIND:WHERE" (config `data.train` / `data.test`; docs/data.md);
 // the kinds are the rows of the data-source table (core/data_source_table.hpp), one file each,
-// listed in engine/data/source_list.hpp.
+// listed in core/data/source_list.hpp.
 // Files map to the model's inputs by name; the first dimension of an array is the sample. A source
-// delivers the values the file stores, converted to the input's dtype (engine/data/convert.hpp),
+// delivers the values the file stores, converted to the input's dtype (core/data/convert.hpp),
 // and nothing else: no source scales, normalises or shuffles. Pixels arrive as 0..255; a model
 // that wants 0..1 divides by 255 itself, where the reader of the model sees it.
 #pragma once
@@ -89,8 +89,7 @@ std::unique_ptr<Dataset> open_images(const std::string& dir, const std::string& 
 //! Float fields are random, u8 fields random bytes 0..255; integer and bool fields are labels in
 //! [0, C) (bool: [0, 2)) computed by a fixed random linear teacher from the float and u8 fields, so
 //! a model can learn them.
-std::unique_ptr<Dataset> open_synthetic(const std::string& options, const std::vector<Field>& wanted,
-                                        uint64_t seed);
+std::unique_ptr<Dataset> open_synthetic(const std::string& options, const std::vector<Field>& wanted, uint64_t seed);
 
 //! Id given to every byte outside printable ASCII (newline, tab, non-ASCII) by text sources.
 inline constexpr int32_t kTextOtherId = 95;

@@ -39,8 +39,7 @@ const char* safetensors_dtype(DType t);
 //! bytes written so far and the file's total (checkpoint fault-injection tests stop there).
 using WriteProgress = std::function<void(uint64_t written, uint64_t total)>;
 void write_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
-                       const std::map<std::string, std::string>& metadata = {},
-                       const WriteProgress& on_write = {});
+                       const std::map<std::string, std::string>& metadata = {}, const WriteProgress& on_write = {});
 
 //! One tensor of a safetensors header: its dtype as written ("F32", "U8", …), shape and byte range
 //! [begin, end) relative to the start of the data section.

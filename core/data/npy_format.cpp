@@ -1,4 +1,4 @@
-#include "engine/data/npy_format.hpp"
+#include "core/data/npy_format.hpp"
 
 #include <fmt/format.h>
 
@@ -11,8 +11,7 @@ namespace iputrain::data {
 
 namespace {
 
-const char* kNpyHint =
-    "write the file with numpy.save (or numpy.savez for .npz); it may be damaged or incomplete";
+const char* kNpyHint = "write the file with numpy.save (or numpy.savez for .npz); it may be damaged or incomplete";
 
 [[noreturn]] void bad(const std::string& file, const std::string& what, const char* hint = kNpyHint) {
   throw Error(ErrorKind::Data, fmt::format("`{}` is not a valid .npy file: {}", file, what), {}, hint);
@@ -52,10 +51,9 @@ bool parse_descr(std::string_view d, StoredType& out) {
   static const struct {
     const char* code;
     StoredType type;
-  } kTable[] = {{"f8", StoredType::F64}, {"f4", StoredType::F32}, {"f2", StoredType::F16},
-                {"i1", StoredType::I8},  {"i2", StoredType::I16}, {"i4", StoredType::I32},
-                {"i8", StoredType::I64}, {"u1", StoredType::U8},  {"u2", StoredType::U16},
-                {"u4", StoredType::U32}, {"u8", StoredType::U64}, {"b1", StoredType::Bool}};
+  } kTable[] = {{"f8", StoredType::F64}, {"f4", StoredType::F32}, {"f2", StoredType::F16}, {"i1", StoredType::I8},
+                {"i2", StoredType::I16}, {"i4", StoredType::I32}, {"i8", StoredType::I64}, {"u1", StoredType::U8},
+                {"u2", StoredType::U16}, {"u4", StoredType::U32}, {"u8", StoredType::U64}, {"b1", StoredType::Bool}};
   for (const auto& e : kTable) {
     if (code == e.code) {
       out = e.type;
@@ -78,8 +76,7 @@ struct NpyHeader {
 NpyHeader header_of(const uint8_t* bytes, size_t size, const std::string& file) {
   static const char kMagic[] = "\x93NUMPY";
   if (size < 10 || std::memcmp(bytes, kMagic, 6) != 0) {
-    bad(file,
-        size < 10 ? fmt::format("it has only {} bytes", size) : std::string("it lacks the magic \\x93NUMPY"));
+    bad(file, size < 10 ? fmt::format("it has only {} bytes", size) : std::string("it lacks the magic \\x93NUMPY"));
   }
   const uint8_t major = bytes[6];
   size_t header_len = 0;
@@ -91,15 +88,13 @@ NpyHeader header_of(const uint8_t* bytes, size_t size, const std::string& file) 
     if (size < 12) {
       bad(file, "it is truncated inside its header");
     }
-    header_len =
-        size_t{bytes[8]} | (size_t{bytes[9]} << 8) | (size_t{bytes[10]} << 16) | (size_t{bytes[11]} << 24);
+    header_len = size_t{bytes[8]} | (size_t{bytes[9]} << 8) | (size_t{bytes[10]} << 16) | (size_t{bytes[11]} << 24);
     at = 12;
   } else {
     bad(file, fmt::format("format version {}.{} is not 1, 2 or 3", major, bytes[7]));
   }
   if (header_len > size - at) {
-    bad(file,
-        fmt::format("its header of {} bytes runs past the end of the file ({} bytes)", header_len, size));
+    bad(file, fmt::format("its header of {} bytes runs past the end of the file ({} bytes)", header_len, size));
   }
   return {std::string_view(reinterpret_cast<const char*>(bytes + at), header_len), at + header_len};
 }
@@ -119,9 +114,7 @@ void read_descr(std::string_view header, const std::string& file, NpyArray& out)
     const bool big = !d.empty() && d[0] == '>';
     throw Error(
         ErrorKind::Data,
-        fmt::format("`{}` stores dtype '{}', which iputrain does not read{}", file, d,
-                    big ? " (big-endian)" : ""),
-        {},
+        fmt::format("`{}` stores dtype '{}', which iputrain does not read{}", file, d, big ? " (big-endian)" : ""), {},
         big ? "convert it to little-endian: numpy.save(path, a.astype(a.dtype.newbyteorder('<')))"
             : "supported: little-endian <f8 <f4 <f2 |i1 <i2 <i4 <i8 |u1 <u2 <u4 <u8 |b1; convert with "
               "a.astype(numpy.float32)");
@@ -181,8 +174,8 @@ unsigned __int128 read_shape(std::string_view header, const std::string& file, N
     if (out.shape.size() > 1) {
       per_sample *= dim;
       if (per_sample > kMaxSampleElements) {
-        bad(file, fmt::format("its header's shape {} has more than 2^40 elements per sample",
-                              shape.substr(0, close + 1)));
+        bad(file,
+            fmt::format("its header's shape {} has more than 2^40 elements per sample", shape.substr(0, close + 1)));
       }
     }
     count *= dim;
@@ -206,8 +199,8 @@ NpyArray parse_npy(const uint8_t* bytes, size_t size, const std::string& file) {
   const size_t have = size - data_at;
   if (need > have) {
     throw Error(ErrorKind::Data,
-                fmt::format("`{}` is truncated: its header promises {}{} ({} bytes of data) but it holds {}",
-                            file, stored_name(out.stored), shape_str(out.shape),
+                fmt::format("`{}` is truncated: its header promises {}{} ({} bytes of data) but it holds {}", file,
+                            stored_name(out.stored), shape_str(out.shape),
                             need < ((unsigned __int128)1 << 64) ? std::to_string(static_cast<uint64_t>(need))
                                                                 : std::string("more than 2^64"),
                             have),

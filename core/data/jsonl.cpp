@@ -11,9 +11,9 @@
 #include <optional>
 #include <set>
 
-#include "engine/data/array_dataset.hpp"
-#include "engine/data/mapped_file.hpp"
-#include "engine/data/source_table.hpp"
+#include "core/data/array_dataset.hpp"
+#include "core/data/mapped_file.hpp"
+#include "core/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {

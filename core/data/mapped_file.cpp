@@ -1,4 +1,4 @@
-#include "engine/data/mapped_file.hpp"
+#include "core/data/mapped_file.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>

@@ -1,10 +1,10 @@
-#include "engine/data/dataset.hpp"
+#include "core/data/dataset.hpp"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 
-#include "engine/data/source_table.hpp"
+#include "core/data/source_table.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain::data {
@@ -31,9 +31,7 @@ std::string listed(const std::vector<std::string>& items) {
 
 }  // namespace
 
-std::string Field::str() const {
-  return fmt::format("{}: {}{}", name, dtype_name(dtype), shape_str(shape));
-}
+std::string Field::str() const { return fmt::format("{}: {}{}", name, dtype_name(dtype), shape_str(shape)); }
 
 Dataset::~Dataset() = default;
 
@@ -89,15 +87,14 @@ void check_fields(const Dataset& ds, const std::vector<Field>& wanted, const std
     const Field& f = ds.fields()[static_cast<size_t>(i)];
     if (f.dtype != w.dtype || f.shape != w.shape) {
       std::string hint = numel(f.shape) == numel(w.shape) && f.dtype == w.dtype
-                             ? fmt::format("declare the input as {}{} and reshape it in the model",
-                                           dtype_name(f.dtype), shape_str(f.shape))
+                             ? fmt::format("declare the input as {}{} and reshape it in the model", dtype_name(f.dtype),
+                                           shape_str(f.shape))
                              : fmt::format("declare the input as {}{} per sample, or use another data source",
                                            dtype_name(f.dtype), shape_str(f.shape));
-      throw Error(
-          ErrorKind::Data,
-          fmt::format("field `{}` of {} is {}{} per sample but the model's input is {}{}", w.name, source,
-                      dtype_name(f.dtype), shape_str(f.shape), dtype_name(w.dtype), shape_str(w.shape)),
-          {}, hint);
+      throw Error(ErrorKind::Data,
+                  fmt::format("field `{}` of {} is {}{} per sample but the model's input is {}{}", w.name, source,
+                              dtype_name(f.dtype), shape_str(f.shape), dtype_name(w.dtype), shape_str(w.shape)),
+                  {}, hint);
     }
   }
 }
@@ -109,7 +106,7 @@ namespace iputrain {
 const std::vector<const DataSourceDef*>& data_source_table() {
   static const std::vector<const DataSourceDef*> all = {
 #define IPUTRAIN_DATA_SOURCE(Name) &data::k##Name##Source,
-#include "engine/data/source_list.hpp"
+#include "core/data/source_list.hpp"
 #undef IPUTRAIN_DATA_SOURCE
   };
   return all;

@@ -1,4 +1,4 @@
-#include "engine/data/zip_archive.hpp"
+#include "core/data/zip_archive.hpp"
 
 #include <fmt/format.h>
 #include <zlib.h>
@@ -12,8 +12,7 @@ namespace iputrain::data {
 
 namespace {
 
-const char* kZipHint =
-    "write the archive with numpy.savez or numpy.savez_compressed; it may be damaged or incomplete";
+const char* kZipHint = "write the archive with numpy.savez or numpy.savez_compressed; it may be damaged or incomplete";
 
 [[noreturn]] void bad_zip(const std::string& file, const std::string& what) {
   throw Error(ErrorKind::Data, fmt::format("`{}` is not a valid zip archive: {}", file, what), {}, kZipHint);
@@ -128,11 +127,10 @@ const uint8_t* zip_extract(const uint8_t* data, size_t size, const ZipMember& m,
   const size_t header = 30 + le(data + m.local_offset + 26, 2) + le(data + m.local_offset + 28, 2);
   const uint64_t begin = m.local_offset + header;
   if (begin > size || m.compressed > size - begin) {
-    throw Error(
-        ErrorKind::Data,
-        fmt::format("`{}` is truncated: member `{}` needs {} bytes at offset {} of a file of {} bytes", file,
-                    m.name, m.compressed, begin, size),
-        {}, "the archive may be incomplete; write it again");
+    throw Error(ErrorKind::Data,
+                fmt::format("`{}` is truncated: member `{}` needs {} bytes at offset {} of a file of {} bytes", file,
+                            m.name, m.compressed, begin, size),
+                {}, "the archive may be incomplete; write it again");
   }
   const uint8_t* src = data + begin;
   if (m.method == 0) {
@@ -143,8 +141,8 @@ const uint8_t* zip_extract(const uint8_t* data, size_t size, const ZipMember& m,
   }
   if (m.method != 8) {
     throw Error(ErrorKind::Data,
-                fmt::format("`{}`: member `{}` is compressed with method {}, not stored (0) or deflated (8)",
-                            file, m.name, m.method),
+                fmt::format("`{}`: member `{}` is compressed with method {}, not stored (0) or deflated (8)", file,
+                            m.name, m.method),
                 {}, "write the archive with numpy.savez or numpy.savez_compressed");
   }
   // Deflate cannot expand data more than about 1032 times: a larger size is a damaged directory.

@@ -1,0 +1,9 @@
+// The constant schedule: lr0 throughout (after any warmup).
+#include "core/optim/lr_schedule.hpp"
+
+namespace iputrain::optim {
+
+const LrScheduleDef kConstantSchedule{
+    "constant", "lr0", {}, {}, [](const OptimizerSettings& o, double) { return o.learning_rate; }};
+
+}  // namespace iputrain::optim
