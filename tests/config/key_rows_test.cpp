@@ -233,10 +233,6 @@ std::vector<Case> enum_cases() {
       {"pipeline.reduction_method", "sum", static_cast<int>(GradientReduction::Sum), reduction},
       {"pipeline.reduction_method", "mean", static_cast<int>(GradientReduction::Mean), reduction},
       {"pipeline.reduction_method", "running_mean", static_cast<int>(GradientReduction::RunningMean), reduction},
-      {"optimizer.lr_schedule", "constant", 0, lr},
-      {"optimizer.lr_schedule", "step", 1, lr},
-      {"optimizer.lr_schedule", "exponential", 2, lr},
-      {"optimizer.lr_schedule", "cosine", 3, lr},
       {"ipu.selection_order", "auto", static_cast<int>(SelectionOrder::Auto), order},
       {"ipu.selection_order", "zigzag", static_cast<int>(SelectionOrder::Zigzag), order},
       {"ipu.selection_order", "snake", static_cast<int>(SelectionOrder::Snake), order},
@@ -247,6 +243,11 @@ std::vector<Case> enum_cases() {
       {"ipu.scheduling.algorithm", "look_ahead", static_cast<int>(SchedulerAlgorithm::LookAhead), scheduler},
       {"ipu.scheduling.algorithm", "shortest_path", static_cast<int>(SchedulerAlgorithm::ShortestPath), scheduler},
   };
+  // A schedule's setting is its row: every row of the table, by its position.
+  for (size_t k = 0; k < iputrain::optim::lr_schedule_table().size(); ++k) {
+    more.push_back(
+        {"optimizer.lr_schedule", iputrain::optim::lr_schedule_table()[k]->name.data(), static_cast<int>(k), lr});
+  }
   for (const char* mode : {"auto", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}) {
     const std::string m = mode;
     more.push_back(

@@ -528,6 +528,19 @@ TEST_CASE("learning-rate schedules at chosen steps") {
   CHECK(learning_rate_at(o, 26) == doctest::Approx(0.01 + 0.09 * 0.5 * (1 + std::cos(std::numbers::pi / 4))));
   CHECK(learning_rate_at(o, 101) == doctest::Approx(0.01));
   CHECK(learning_rate_at(o, 5000) == doctest::Approx(0.01));  // held at the floor, no restart
+
+  o.lr_schedule = "linear";  // 0.1 down to 0.01 over 100 updates
+  CHECK(learning_rate_at(o, 1) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(o, 51) == doctest::Approx(0.055));
+  CHECK(learning_rate_at(o, 76) == doctest::Approx(0.01 + 0.09 * 0.25));
+  CHECK(learning_rate_at(o, 101) == doctest::Approx(0.01));
+  CHECK(learning_rate_at(o, 5000) == doctest::Approx(0.01));
+  o.warmup_steps = 10;  // the decay starts where the warmup ends
+  o.min_learning_rate = 0.0;
+  CHECK(learning_rate_at(o, 10) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(o, 11) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(o, 61) == doctest::Approx(0.05));
+  CHECK(learning_rate_at(o, 111) == doctest::Approx(0.0));
 }
 
 TEST_CASE("clipping by global norm spans several slots and follows clip_grad_norm_") {
@@ -565,6 +578,13 @@ TEST_CASE("every learning-rate schedule of the table is documented in docs/train
 TEST_CASE("schedule keys are checked: decay_steps required, parameters only where used") {
   CHECK_NOTHROW(config::parse("[optimizer]\nlr_schedule = \"step\"\ndecay_steps = 10\ndecay_rate = 0.5\n"));
   CHECK_NOTHROW(config::parse("[optimizer]\nwarmup_steps = 10\n"));
+  CHECK_THROWS_WITH_AS(config::parse("[optimizer]\nlr_schedule = \"linear\"\n"),
+                       doctest::Contains("the linear schedule needs `optimizer.decay_steps`"), iputrain::Error);
+  CHECK_THROWS_WITH_AS(config::parse("[optimizer]\nlr_schedule = \"linear\"\ndecay_steps = 5\ndecay_rate = 0.5\n"),
+                       doctest::Contains("has no effect with `optimizer.lr_schedule` = \"linear\""), iputrain::Error);
+  CHECK_THROWS_WITH_AS(
+      config::parse("[optimizer]\nlr_schedule = \"linear\"\ndecay_steps = 5\nmin_learning_rate = 1.0\n"),
+      doctest::Contains("the linear schedule decays from `learning_rate`"), iputrain::Error);
   CHECK_THROWS_WITH_AS(config::parse("[optimizer]\nlr_schedule = \"exponential\"\n"),
                        doctest::Contains("needs `optimizer.decay_steps`"), iputrain::Error);
   CHECK_THROWS_WITH_AS(config::parse("[optimizer]\nmin_learning_rate = 0.001\n"),
