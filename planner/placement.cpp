@@ -169,7 +169,7 @@ Placement make_placement(const ir::Graph& g, const Settings& settings, const Pip
   }
   SystemSection system = settings.ipu.system;
   if (system.ipus() < total) {
-    // A Config built in code (the loader resolves "auto" and refuses a system too small): the
+    // A Config built in code whose system is smaller than the plan (the loader refuses one): the
     // smallest preset that holds the IPUs.
     for (const std::string& name : SystemSection::presets()) {
       if (SystemSection::figures(name).ipus() >= total) {

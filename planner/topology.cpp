@@ -10,14 +10,7 @@ namespace iputrain::planner {
 Topology make_topology(const SystemSection& system, const std::vector<std::vector<int32_t>>& physical) {
   Topology t;
   t.system = system;
-  t.preset = system.preset;
-  for (const std::string& name : SystemSection::presets()) {
-    if (t.preset == "auto" && SystemSection::figures(name).ipus() >= system.ipus()) {
-      t.preset = name;
-      break;
-    }
-  }
-  t.preset = t.preset == "auto" ? "custom" : t.preset;  // more POD64 racks than the largest preset
+  t.preset = system.preset;  // settled by config::resolve: never "auto" here
   const int64_t per_machine = std::max<int64_t>(1, system.ipus_per_machine);
   const int64_t per_pod = per_machine * std::max<int64_t>(1, system.machines_per_pod);
   std::set<int64_t> machines, pods;

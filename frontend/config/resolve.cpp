@@ -172,6 +172,17 @@ IpuSettings resolve_ipu(const Config& cfg) {
   s.feeds_on_io_tiles = cfg.ipu.io_tiles.place_ops_on_io_tiles && s.io_tiles > 0;
   s.device = cfg.device;
   s.system = cfg.system;
+  // "auto" settled here, once (the config keeps it, so that `config show` loads back as written):
+  // the smallest preset that holds the system's IPUs, or "custom" past the largest.
+  if (s.system.preset == "auto") {
+    s.system.preset = "custom";
+    for (const std::string& name : SystemSection::presets()) {
+      if (SystemSection::figures(name).ipus() >= s.system.ipus()) {
+        s.system.preset = name;
+        break;
+      }
+    }
+  }
   return s;
 }
 
