@@ -194,6 +194,7 @@ namespace iputrain::config {
 
 Settings resolve(const Config& cfg) {
   Settings s;
+  s.plain = cfg.plain;  // the plain keys as written: one line each (iputrain/plain_keys.hpp)
   s.optimizer = resolve_optimizer(cfg);
   s.pipeline.recomputation = cfg.ipu.allow_recompute
                                  ? chosen("pipeline.recomputation_mode", cfg.pipeline.recomputation_mode,

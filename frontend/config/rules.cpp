@@ -566,7 +566,18 @@ int64_t emulated_device_size(int64_t id) {
   return 16;
 }
 
+// A key set without the key it needs (KeySpec::needs) would do nothing: refused at the key.
+void check_needs(const Config& c) {
+  for (const KeySpec& k : schema()) {
+    if (!k.needs.empty() && c.is_set(k.path) && !c.is_set(k.needs)) {
+      c.fail_at(k.path, fmt::format("`{}` has no effect without `{}`", k.path, k.needs),
+                fmt::format("set `{}` too, or remove `{}`", k.needs, k.path));
+    }
+  }
+}
+
 void apply_rules(Config& cfg) {
+  check_needs(cfg);
   check_ipu(cfg);
   check_pipeline(cfg);
   check_run(cfg);
@@ -584,6 +595,9 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
   if ((k.type == KeyType::Int && !k.range.contains(static_cast<double>(std::get<int64_t>(v)))) ||
       (k.type == KeyType::Float && !k.range.contains(std::get<double>(v)))) {
     return "unset";  // a sentinel default such as "0 = use the model's value"
+  }
+  if (!k.needs.empty() && !c.is_set(k.needs)) {
+    return fmt::format("unset; needs `{}`", k.needs);
   }
   for (const auto& other : k.conflicts) {
     const auto* list = std::get_if<ValueList>(&v);

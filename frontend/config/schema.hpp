@@ -109,6 +109,8 @@ struct KeySpec {
   Effect effect = Effect::Runs;             //!< what it changes on a virtual IPU
   Accessor access = {};                     //!< the Config field (empty for FreeTable and `extends`)
   std::vector<std::string> conflicts = {};  //!< keys that must not be set together with this one
+  //! A key this one has no effect without: setting this one alone is refused (check_needs, rules.cpp).
+  std::string needs = {};
   bool unique = false;                      //!< list elements must be distinct
   std::string reason = {};                  //!< why Refused or None (required for those)
   std::string hint = {};                    //!< what to do instead, for Refused
@@ -153,11 +155,13 @@ const std::vector<SectionSpec>& sections();
 //! writes the checkpoint table inline under [training]).
 const std::vector<std::pair<std::string, std::string>>& aliases();
 
-// The rows, by area (keys_ipu.cpp, keys_pipeline.cpp, keys_run.cpp, keys_tune.cpp).
+// The rows, by area (keys_ipu.cpp, keys_pipeline.cpp, keys_run.cpp, keys_tune.cpp, keys_plain.cpp).
 std::vector<KeySpec> ipu_keys();
 std::vector<KeySpec> pipeline_keys();
 std::vector<KeySpec> run_keys();
 std::vector<KeySpec> tune_keys();
+//! The plain keys' rows, made from IPUTRAIN_PLAIN_KEYS (include/iputrain/plain_keys.hpp).
+std::vector<KeySpec> plain_keys();
 
 //! Test hook (tests/config/throwaway_key_test.cpp): adds `row` to the schema in documentation order, as
 //! one more row of a keys_*.cpp file would be, for a test that sees a key through its row alone.

@@ -20,6 +20,7 @@
 
 #include "iputrain/error.hpp"
 #include "iputrain/hardware.hpp"
+#include "iputrain/plain_keys.hpp"
 
 namespace iputrain {
 
@@ -313,6 +314,7 @@ struct Config {
   DeviceSection device;
   SystemSection system;
   TuneSection tune;
+  PlainKeys plain;      //!< the keys that are one line of IPUTRAIN_PLAIN_KEYS each
   ConfigOrigin origin;  //!< set by the loader
 
   //! Where a key was set ("data.batch_size"); an invalid span if it came from the defaults.

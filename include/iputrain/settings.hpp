@@ -16,6 +16,7 @@
 
 #include "iputrain/error.hpp"
 #include "iputrain/hardware.hpp"
+#include "iputrain/plain_keys.hpp"
 
 namespace iputrain::pipeline_schedules {
 //! The pipeline schedules (core/pipeline_schedules/schedule_def.hpp, generated from schedule_list.hpp).
@@ -215,6 +216,7 @@ struct Settings {
   std::string executable_folder;  //!< ipu.serialization_output_folder ("" = the plan is not saved)
   int64_t batch_size = 0;         //!< data.batch_size: samples per micro-batch per replica (0 = the model's)
   int64_t model_batch = 0;        //!< the batch the model is built at: batch_size per slice (0 = the model's)
+  PlainKeys plain;                //!< the plain keys as written (include/iputrain/plain_keys.hpp)
   KeyLocations keys;              //!< where each key was set, for rules checked later
 };
 

@@ -65,6 +65,12 @@ struct Rows {
                                   }),
                                   Bool, false, Runs, "A throwaway tunable key (test).")
                                   .as_tunable());
+    config::KeySpec needing =
+        key("checkpoint.throwaway_needing",
+            config::detail::bind([](auto& c) -> auto& { return c.profiling.enable_poplar_serialized_graph; }), Bool,
+            false, Runs, "A throwaway key that needs another (test).");
+    needing.needs = "checkpoint.dir";
+    config::add_key_for_tests(std::move(needing));
   }
 };
 void add_rows() { static const Rows rows; }
@@ -162,4 +168,20 @@ TEST_CASE("a throwaway key whose row says tunable is offered by tune, unless the
         std::set<std::string>{"pipeline.throwaway_tunable=true", "pipeline.throwaway_tunable=false"});
   // Set by the config: a constraint, as every knob.
   CHECK(values_tried(kRun + "[pipeline]\nthrowaway_tunable = true\n" + narrow).empty());
+}
+
+TEST_CASE("a throwaway key whose row names a key it needs is refused alone, located, and accepted with it") {
+  add_rows();
+  try {
+    config::parse("[checkpoint]\nthrowaway_needing = true\n", "needs.toml");
+    FAIL("a key without the key it needs was accepted");
+  } catch (const Error& e) {
+    CHECK(e.diagnostic().message == "`checkpoint.throwaway_needing` has no effect without `checkpoint.dir`");
+    CHECK(e.hint() == "set `checkpoint.dir` too, or remove `checkpoint.throwaway_needing`");
+    CHECK(e.span().line == 2);
+  }
+  CHECK_NOTHROW(config::parse("[checkpoint]\ndir = \"ckpt\"\nthrowaway_needing = true\n", "needs.toml"));
+  // `config show` says why the key does nothing while the key it needs is unset.
+  CHECK(config::show(config::parse("", "empty.toml"))
+            .find("throwaway_needing = false  (unset; needs `checkpoint.dir`)") != std::string::npos);
 }
