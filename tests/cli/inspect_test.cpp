@@ -13,7 +13,6 @@
 
 namespace {
 
-using cli_test::iputrain;
 using cli_test::Run;
 namespace fs = std::filesystem;
 
@@ -39,9 +38,9 @@ fs::path fresh_dir(const std::string& name) {
 TEST_CASE("inspect: a weight file written by train --save, as text and as JSON") {
   const fs::path dir = fresh_dir("weights");
   const std::string w = (dir / "w.safetensors").string();
-  REQUIRE(iputrain("train " + kCase + "-q --no-eval --set training.steps=3 --save " + w).status == 0);
+  REQUIRE(cli_test::iputrain("train " + kCase + "-q --no-eval --set training.steps=3 --save " + w).status == 0);
 
-  const Run text = iputrain("inspect " + w, "2>&1");
+  const Run text = cli_test::iputrain("inspect " + w, "2>&1");
   CHECK(text.status == 0);
   CHECK(has(text, w + ": a weight file of model `ckpt` at step 3"));
   CHECK(has(text, "  format = iputrain\n"));
@@ -52,7 +51,7 @@ TEST_CASE("inspect: a weight file written by train --save, as text and as JSON")
   CHECK(text.out.find("optimizer state") == std::string::npos);
   CHECK(has(text, "total: 4 tensors, 442 elements, 1768 bytes\n"));
 
-  const Run json = iputrain("inspect --format json " + w, "2>/dev/null");
+  const Run json = cli_test::iputrain("inspect --format json " + w, "2>/dev/null");
   REQUIRE(json.status == 0);
   const nlohmann::json j = nlohmann::json::parse(json.out);
   CHECK(j["kind"] == "weights");
@@ -75,11 +74,12 @@ TEST_CASE("inspect: a weight file written by train --save, as text and as JSON")
 TEST_CASE("inspect: a checkpoint directory shows its newest checkpoint, its run and its optimizer state") {
   const fs::path dir = fresh_dir("checkpoints");
   const fs::path ckpt = dir / "run";
-  REQUIRE(iputrain("train " + kCase + "-q --no-eval --set checkpoint.every=6 --set checkpoint.dir=" + ckpt.string())
+  REQUIRE(cli_test::iputrain("train " + kCase +
+                             "-q --no-eval --set checkpoint.every=6 --set checkpoint.dir=" + ckpt.string())
               .status == 0);
   const std::string newest = (ckpt / "step-00000012.safetensors").string();
 
-  const Run text = iputrain("inspect " + ckpt.string(), "2>&1");
+  const Run text = cli_test::iputrain("inspect " + ckpt.string(), "2>&1");
   CHECK(text.status == 0);
   CHECK(
       has(text, newest + " (the newest checkpoint of " + ckpt.string() + "): a checkpoint of model `ckpt` at step 12"));
@@ -94,7 +94,7 @@ TEST_CASE("inspect: a checkpoint directory shows its newest checkpoint, its run 
 
   // The older checkpoint file, named directly.
   const std::string older = (ckpt / "step-00000006.safetensors").string();
-  const Run json = iputrain("inspect " + older + " --format json", "2>/dev/null");
+  const Run json = cli_test::iputrain("inspect " + older + " --format json", "2>/dev/null");
   REQUIRE(json.status == 0);
   const nlohmann::json j = nlohmann::json::parse(json.out);
   CHECK(j["kind"] == "checkpoint");
@@ -110,7 +110,7 @@ TEST_CASE("inspect: bad input is refused naming the path, with a hint and the ex
   const fs::path dir = fresh_dir("bad");
 
   // A path that does not exist: a usage error located on the command line, as for every command.
-  const Run missing = iputrain("inspect " + (dir / "nope.safetensors").string());
+  const Run missing = cli_test::iputrain("inspect " + (dir / "nope.safetensors").string());
   CHECK(missing.status == 2);
   CHECK(has(missing, "error: `file` path `" + (dir / "nope.safetensors").string() + "` does not exist"));
   CHECK(has(missing, "hint: "));
@@ -118,18 +118,20 @@ TEST_CASE("inspect: bad input is refused naming the path, with a hint and the ex
   // Not safetensors: a text file.
   const fs::path text = dir / "notes.txt";
   std::ofstream(text) << "these are not weights\n";
-  const Run not_weights = iputrain("inspect " + text.string());
+  const Run not_weights = cli_test::iputrain("inspect " + text.string());
   CHECK(not_weights.status == 1);
   CHECK(has(not_weights, "error: `" + text.string() + "`: "));
   CHECK(has(not_weights, "hint: the file is not a valid safetensors weight file"));
 
   // A weight file cut short: its header promises more data than the file holds.
   const fs::path whole = dir / "whole.safetensors";
-  REQUIRE(iputrain("train " + kCase + "-q --no-eval --set training.steps=3 --save " + whole.string()).status == 0);
+  REQUIRE(
+      cli_test::iputrain("train " + kCase + "-q --no-eval --set training.steps=3 --save " + whole.string()).status ==
+      0);
   const fs::path cut = dir / "cut.safetensors";
   const std::string bytes = cli_test::bytes_of(whole);
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() - 100);
-  const Run truncated = iputrain("inspect " + cut.string());
+  const Run truncated = cli_test::iputrain("inspect " + cut.string());
   CHECK(truncated.status == 1);
   CHECK(has(truncated, "error: `" + cut.string() + "`: "));
   CHECK(has(truncated, "damaged or incomplete"));
@@ -137,12 +139,12 @@ TEST_CASE("inspect: bad input is refused naming the path, with a hint and the ex
   // A directory with no checkpoint in it.
   const fs::path empty = dir / "empty";
   fs::create_directories(empty);
-  const Run none = iputrain("inspect " + empty.string());
+  const Run none = cli_test::iputrain("inspect " + empty.string());
   CHECK(none.status == 1);
   CHECK(has(none, "error: `" + empty.string() + "` holds no checkpoint (no step-*.safetensors file)"));
   CHECK(has(none, "hint: train with `checkpoint.dir` set"));
 
   // A closed list of formats.
-  const Run format = iputrain("inspect " + whole.string() + " --format yaml");
+  const Run format = cli_test::iputrain("inspect " + whole.string() + " --format yaml");
   CHECK(format.status == 2);
 }
