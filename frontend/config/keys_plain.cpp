@@ -28,10 +28,10 @@ constexpr KeyType plain_type() {
 std::vector<KeySpec> plain_keys() {
   using detail::key;
   std::vector<KeySpec> out;
-#define IPUTRAIN_PLAIN_ROW(section, name, type, value, doc, range, needs)                                        \
+#define IPUTRAIN_PLAIN_ROW(section, name, type, value, doc, range, needed)                                       \
   out.push_back(key(#section "." #name, detail::bind([](auto& c) -> auto& { return c.plain.section##_##name; }), \
                     plain_type<type>(), Value(type(value)), Effect::Runs, doc, range));                          \
-  out.back().needs = needs;
+  out.back().needs = needed;
   IPUTRAIN_PLAIN_KEYS(IPUTRAIN_PLAIN_ROW)
 #undef IPUTRAIN_PLAIN_ROW
   return out;
