@@ -233,10 +233,12 @@ struct TrainLoop {
     summary.validations.push_back(v);
     next_validation = engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch);
     summary.validation_seconds += seconds_since(validation_start);
-    // checkpoint.keep_best: a better value replaces best.safetensors (never rotated away).
+    // checkpoint.keep_best: a value better by more than keep_best_min_delta replaces best.safetensors
+    // (never rotated away).
     const double value = best_output >= 0 ? v.values[static_cast<size_t>(best_output)] : 0.0;
+    const double delta = s.settings.plain.checkpoint_keep_best_min_delta;
     if (best_output >= 0 && !checkpoint_dir.empty() &&
-        (!have_best || (vs.maximize ? value > summary.best_value : value < summary.best_value))) {
+        (!have_best || (vs.maximize ? value > summary.best_value + delta : value < summary.best_value - delta))) {
       have_best = true;
       summary.best_value = value;
       summary.best_checkpoint = s.save_checkpoint_as(checkpoint_dir, "best.safetensors");

@@ -12,7 +12,11 @@
 
 #include <cstdint>
 
-#define IPUTRAIN_PLAIN_KEYS(X)
+#define IPUTRAIN_PLAIN_KEYS(X)                                                                         \
+  X(checkpoint, keep_best_min_delta, double, 0.0,                                                      \
+    "An improvement of the `keep_best` metric by no more than this does not replace best.safetensors " \
+    "(as the min_delta of Keras' EarlyStopping): noise does not rewrite the best checkpoint.",         \
+    Range::at_least(0), "checkpoint.keep_best")
 
 namespace iputrain {
 

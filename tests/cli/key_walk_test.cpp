@@ -178,6 +178,7 @@ const std::map<std::string, Probe>& probes() {
       {"training.validate_every", {"2", {"data.validation=\"synthetic:samples=64,classes=10\"", "training.validate_every_unit=\"steps\""}}},
       {"training.validate_every_unit", {"\"steps\"", {"data.validation=\"synthetic:samples=64,classes=10\""}}},
       {"checkpoint.keep_best", {"\"val_loss\"", {"data.validation=\"synthetic:samples=64,classes=10\"", "checkpoint.dir=\"{dir}/ckpt\""}}},
+      {"checkpoint.keep_best_min_delta", {"1000000", {"data.validation=\"synthetic:samples=64,classes=10\"", "checkpoint.dir=\"{dir}/ckpt\"", "checkpoint.keep_best=\"val_loss\"", "training.validate_every_unit=\"steps\""}}},
       {"checkpoint.keep_best_mode", {"\"max\"", {"data.validation=\"synthetic:samples=64,classes=10\"", "checkpoint.dir=\"{dir}/ckpt\"", "checkpoint.keep_best=\"val_loss\"", "training.validate_every_unit=\"steps\""}}},
       {"profiling.enabled", {"true", {"profiling.report_directory=\"{dir}/profile\""}}},
       {"profiling.report_directory", {"\"{dir}/elsewhere\"", {"profiling.enabled=true", "profiling.report_directory=\"{dir}/profile\""}}},

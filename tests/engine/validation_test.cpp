@@ -2,6 +2,7 @@
 // checkpoint.keep_best): when it runs, what it computes, which samples it holds out, and which
 // checkpoint it keeps.
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -173,6 +174,44 @@ TEST_CASE("keep_best keeps the checkpoint of the best validation value, and it r
     r.resume(t.best_checkpoint);
     CHECK(r.evaluate("validation").means.at(k == 0 ? "loss" : "accuracy") == best);
   }
+}
+
+TEST_CASE("keep_best_min_delta: only an improvement by more than it replaces the best checkpoint") {
+  const fs::path dir = temp_dir("best_delta");
+  int run = 0;  // a checkpoint directory of its own per run
+  for (const double delta : {0.0, 0.05, 1e9}) {
+    CAPTURE(delta);
+    Config config = config::parse(
+        "[optimizer]\nlearning_rate = 0.8\n"
+        "[data]\ntrain = \"synthetic:samples=512,classes=10\"\nvalidation = \"synthetic:samples=64,classes=10\"\n"
+        "[training]\nsteps = 24\nsteps_per_execution = 2\nseed = 9\nvalidate_every = 2\nvalidate_every_unit = "
+        "\"steps\"\n"
+        "[checkpoint]\ndir = \"ck_delta_" +
+            fmt::format("{}", run++) + "\"\nkeep = 1\nevery = 2\nkeep_best = \"val_loss\"\nkeep_best_min_delta = " +
+            fmt::format("{}", delta) + "\n",
+        (dir / "best.toml").string());
+    Session s(Model::parse(testing::kMlp, "best.ipu", config.model), config);
+    const TrainSummary t = s.train();
+    REQUIRE(t.validations.size() == 12);
+    // The rule by hand: the first value is the best until one is lower by more than delta.
+    double best = t.validations.front().values.at(0);
+    for (const ValidationRecord& v : t.validations) {
+      best = v.values.at(0) < best - delta ? v.values.at(0) : best;
+    }
+    CHECK(t.best_value == best);
+    if (delta > 1e6) {
+      CHECK(t.best_value == t.validations.front().values.at(0));  // nothing beats the first by that much
+      double lowest = best;
+      for (const ValidationRecord& v : t.validations) {
+        lowest = std::min(lowest, v.values.at(0));
+      }
+      CHECK(t.best_value > lowest);  // without the delta a later value would have been kept
+    }
+  }
+  // Without keep_best it would do nothing: refused at its line.
+  CHECK_THROWS_WITH_AS(
+      config::parse("[checkpoint]\ndir = \"ck\"\nkeep_best_min_delta = 0.1\n", "d.toml"),
+      doctest::Contains("`checkpoint.keep_best_min_delta` has no effect without `checkpoint.keep_best`"), Error);
 }
 
 TEST_CASE("keep_best naming an output the model lacks is a located error with the nearest name") {
