@@ -16,9 +16,9 @@ namespace {
 using cli_test::Run;
 namespace fs = std::filesystem;
 
-const std::string kCase = "cases/checkpoint.ipu cases/checkpoint.toml ";
+const std::string kInspectCase = "cases/checkpoint.ipu cases/checkpoint.toml ";
 
-bool has(const Run& r, const std::string& text) {
+bool inspect_shows(const Run& r, const std::string& text) {
   if (r.out.find(text) != std::string::npos) {
     return true;
   }
@@ -26,7 +26,7 @@ bool has(const Run& r, const std::string& text) {
   return false;
 }
 
-fs::path fresh_dir(const std::string& name) {
+fs::path inspect_dir(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / "iputrain_inspect_test" / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -36,20 +36,20 @@ fs::path fresh_dir(const std::string& name) {
 }  // namespace
 
 TEST_CASE("inspect: a weight file written by train --save, as text and as JSON") {
-  const fs::path dir = fresh_dir("weights");
+  const fs::path dir = inspect_dir("weights");
   const std::string w = (dir / "w.safetensors").string();
-  REQUIRE(cli_test::iputrain("train " + kCase + "-q --no-eval --set training.steps=3 --save " + w).status == 0);
+  REQUIRE(cli_test::iputrain("train " + kInspectCase + "-q --no-eval --set training.steps=3 --save " + w).status == 0);
 
   const Run text = cli_test::iputrain("inspect " + w, "2>&1");
   CHECK(text.status == 0);
-  CHECK(has(text, w + ": a weight file of model `ckpt` at step 3"));
-  CHECK(has(text, "  format = iputrain\n"));
+  CHECK(inspect_shows(text, w + ": a weight file of model `ckpt` at step 3"));
+  CHECK(inspect_shows(text, "  format = iputrain\n"));
   // The model's four parameters: dense kernels [16, 16] and [16, 10] and their biases.
-  CHECK(has(text, "weights: 4 tensors, 442 elements, 1768 bytes\n"));
-  CHECK(has(text, "features/dense/kernel"));
-  CHECK(has(text, "[16, 16]"));
+  CHECK(inspect_shows(text, "weights: 4 tensors, 442 elements, 1768 bytes\n"));
+  CHECK(inspect_shows(text, "features/dense/kernel"));
+  CHECK(inspect_shows(text, "[16, 16]"));
   CHECK(text.out.find("optimizer state") == std::string::npos);
-  CHECK(has(text, "total: 4 tensors, 442 elements, 1768 bytes\n"));
+  CHECK(inspect_shows(text, "total: 4 tensors, 442 elements, 1768 bytes\n"));
 
   const Run json = cli_test::iputrain("inspect --format json " + w, "2>/dev/null");
   REQUIRE(json.status == 0);
@@ -72,25 +72,25 @@ TEST_CASE("inspect: a weight file written by train --save, as text and as JSON")
 }
 
 TEST_CASE("inspect: a checkpoint directory shows its newest checkpoint, its run and its optimizer state") {
-  const fs::path dir = fresh_dir("checkpoints");
+  const fs::path dir = inspect_dir("checkpoints");
   const fs::path ckpt = dir / "run";
-  REQUIRE(cli_test::iputrain("train " + kCase +
+  REQUIRE(cli_test::iputrain("train " + kInspectCase +
                              "-q --no-eval --set checkpoint.every=6 --set checkpoint.dir=" + ckpt.string())
               .status == 0);
   const std::string newest = (ckpt / "step-00000012.safetensors").string();
 
   const Run text = cli_test::iputrain("inspect " + ckpt.string(), "2>&1");
   CHECK(text.status == 0);
-  CHECK(
-      has(text, newest + " (the newest checkpoint of " + ckpt.string() + "): a checkpoint of model `ckpt` at step 12"));
-  CHECK(has(text, "  optimizer = adam\n"));
-  CHECK(has(text, "the run it continues (the keys --resume checks):\n"));
-  CHECK(has(text, "training.seed = 5"));
-  CHECK(has(text, "weights: 4 tensors, 442 elements, 1768 bytes\n"));
+  CHECK(inspect_shows(
+      text, newest + " (the newest checkpoint of " + ckpt.string() + "): a checkpoint of model `ckpt` at step 12"));
+  CHECK(inspect_shows(text, "  optimizer = adam\n"));
+  CHECK(inspect_shows(text, "the run it continues (the keys --resume checks):\n"));
+  CHECK(inspect_shows(text, "training.seed = 5"));
+  CHECK(inspect_shows(text, "weights: 4 tensors, 442 elements, 1768 bytes\n"));
   // Adam keeps two arrays per weight.
-  CHECK(has(text, "optimizer state (adam, 2 arrays per weight): 8 tensors, 884 elements, 3536 bytes\n"));
-  CHECK(has(text, "optimizer/0/features/dense/kernel"));
-  CHECK(has(text, "total: 12 tensors, 1326 elements, 5304 bytes\n"));
+  CHECK(inspect_shows(text, "optimizer state (adam, 2 arrays per weight): 8 tensors, 884 elements, 3536 bytes\n"));
+  CHECK(inspect_shows(text, "optimizer/0/features/dense/kernel"));
+  CHECK(inspect_shows(text, "total: 12 tensors, 1326 elements, 5304 bytes\n"));
 
   // The older checkpoint file, named directly.
   const std::string older = (ckpt / "step-00000006.safetensors").string();
@@ -107,42 +107,41 @@ TEST_CASE("inspect: a checkpoint directory shows its newest checkpoint, its run 
 }
 
 TEST_CASE("inspect: bad input is refused naming the path, with a hint and the exit status of its kind") {
-  const fs::path dir = fresh_dir("bad");
+  const fs::path dir = inspect_dir("bad");
 
   // A path that does not exist: a usage error located on the command line, as for every command.
   const Run missing = cli_test::iputrain("inspect " + (dir / "nope.safetensors").string());
   CHECK(missing.status == 2);
-  CHECK(has(missing, "error: `file` path `" + (dir / "nope.safetensors").string() + "` does not exist"));
-  CHECK(has(missing, "hint: "));
+  CHECK(inspect_shows(missing, "error: `file` path `" + (dir / "nope.safetensors").string() + "` does not exist"));
+  CHECK(inspect_shows(missing, "hint: "));
 
   // Not safetensors: a text file.
   const fs::path text = dir / "notes.txt";
   std::ofstream(text) << "these are not weights\n";
   const Run not_weights = cli_test::iputrain("inspect " + text.string());
   CHECK(not_weights.status == 1);
-  CHECK(has(not_weights, "error: `" + text.string() + "`: "));
-  CHECK(has(not_weights, "hint: the file is not a valid safetensors weight file"));
+  CHECK(inspect_shows(not_weights, "error: `" + text.string() + "`: "));
+  CHECK(inspect_shows(not_weights, "hint: the file is not a valid safetensors weight file"));
 
   // A weight file cut short: its header promises more data than the file holds.
   const fs::path whole = dir / "whole.safetensors";
-  REQUIRE(
-      cli_test::iputrain("train " + kCase + "-q --no-eval --set training.steps=3 --save " + whole.string()).status ==
-      0);
+  REQUIRE(cli_test::iputrain("train " + kInspectCase + "-q --no-eval --set training.steps=3 --save " + whole.string())
+              .status == 0);
   const fs::path cut = dir / "cut.safetensors";
   const std::string bytes = cli_test::bytes_of(whole);
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() - 100);
   const Run truncated = cli_test::iputrain("inspect " + cut.string());
   CHECK(truncated.status == 1);
-  CHECK(has(truncated, "error: `" + cut.string() + "`: "));
-  CHECK(has(truncated, "damaged or incomplete"));
+  CHECK(inspect_shows(truncated, "error: `" + cut.string() + "`: "));
+  CHECK(inspect_shows(truncated, "damaged or incomplete"));
 
   // A directory with no checkpoint in it.
   const fs::path empty = dir / "empty";
   fs::create_directories(empty);
   const Run none = cli_test::iputrain("inspect " + empty.string());
   CHECK(none.status == 1);
-  CHECK(has(none, "error: `" + empty.string() + "` holds no checkpoint (no step-*.safetensors file)"));
-  CHECK(has(none, "hint: train with `checkpoint.dir` set"));
+  CHECK(inspect_shows(none, "error: `" + empty.string() + "` holds no checkpoint (no step-*.safetensors file)"));
+  CHECK(inspect_shows(none, "hint: train with `checkpoint.dir` set"));
 
   // A closed list of formats.
   const Run format = cli_test::iputrain("inspect " + whole.string() + " --format yaml");
