@@ -47,8 +47,7 @@ class Lamb final : public Optimizer {
     const auto c1 = static_cast<float>(1.0 - static_cast<double>(beta1_));
     const auto c2 = static_cast<float>(1.0 - static_cast<double>(beta2_));
     reserve(params);
-    const size_t grains = grain_count(params);
-    double* out = grains_.data();
+    double* out = norms_.grains();
     for (const ParamSlot& p : params) {
       Vec m = state(p, 0);
       Vec v = state(p, 1);
@@ -71,42 +70,25 @@ class Lamb final : public Optimizer {
         *out++ = grain_squares(u.data(), n);
       }
     }
-    sums.complete(params, 2, std::span<const double>(grains_.data(), grains),
-                  std::span<double>(totals_.data(), 2 * params.size()));
+    norms_.complete(params, sums);
     for (size_t k = 0; k < params.size(); ++k) {
       const ParamSlot& p = params[k];
       Vec w = weights(p);
       Vec m = state(p, 0);
       Vec v = state(p, 1);
       const auto u = (m / correction1) / ((v / correction2).sqrt() + epsilon_) + weight_decay_ * w;
-      const double w_norm = std::sqrt(totals_[2 * k]);
-      const double u_norm = std::sqrt(totals_[2 * k + 1]);
+      const double w_norm = std::sqrt(norms_.total(k, 0));
+      const double u_norm = std::sqrt(norms_.total(k, 1));
       const double trust = w_norm > 0 && u_norm > 0 ? w_norm / u_norm : 1.0;
       w -= static_cast<float>(static_cast<double>(lr) * trust) * u;
     }
   }
 
-  void reserve(const std::vector<ParamSlot>& params) override {
-    if (grains_.size() < grain_count(params)) {
-      grains_.resize(grain_count(params));
-    }
-    if (totals_.size() < 2 * params.size()) {
-      totals_.resize(2 * params.size());
-    }
-  }
+  void reserve(const std::vector<ParamSlot>& params) override { norms_.reserve(params); }
 
  private:
-  static size_t grain_count(const std::vector<ParamSlot>& params) {
-    size_t grains = 0;
-    for (const ParamSlot& p : params) {
-      grains += 2 * static_cast<size_t>(shard_grains(p.size));
-    }
-    return grains;
-  }
-
   float beta1_, beta2_, epsilon_, weight_decay_;
-  std::vector<double> grains_;  // per slot: the grains' squares of w, then of u
-  std::vector<double> totals_;  // per slot: |w|^2, |u|^2
+  PairNorms norms_;  // per slot: |w|^2 and |u|^2
 };
 
 std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Lamb>(o); }

@@ -52,24 +52,22 @@ class Lars final : public Optimizer {
   void update_blocks(const std::vector<ParamSlot>& params, int64_t, float lr, float grad_scale,
                      TensorSums& sums) override {
     reserve(params);
-    const size_t grains = grain_count(params);
-    double* out = grains_.data();
+    double* out = norms_.grains();
     for (const ParamSlot& p : params) {
       grains_of(p.weights, p.size, out);
       out += shard_grains(p.size);
       grains_of(p.grad, p.size, out);
       out += shard_grains(p.size);
     }
-    sums.complete(params, 2, std::span<const double>(grains_.data(), grains),
-                  std::span<double>(totals_.data(), 2 * params.size()));
+    norms_.complete(params, sums);
     for (size_t k = 0; k < params.size(); ++k) {
       const ParamSlot& p = params[k];
       const bool adapted = adapt_vectors_ || p.shape.size() >= 2;
       const float wd = adapted ? weight_decay_ : 0.0f;
       double trust = 1.0;
       if (adapted) {
-        const double w_norm = std::sqrt(totals_[2 * k]);
-        const double g_norm = std::abs(static_cast<double>(grad_scale)) * std::sqrt(totals_[2 * k + 1]);
+        const double w_norm = std::sqrt(norms_.total(k, 0));
+        const double g_norm = std::abs(static_cast<double>(grad_scale)) * std::sqrt(norms_.total(k, 1));
         if (w_norm > 0 && g_norm > 0) {
           trust = eta_ * w_norm / (g_norm + static_cast<double>(wd) * w_norm + epsilon_);
         }
@@ -87,29 +85,13 @@ class Lars final : public Optimizer {
     }
   }
 
-  void reserve(const std::vector<ParamSlot>& params) override {
-    if (grains_.size() < grain_count(params)) {
-      grains_.resize(grain_count(params));
-    }
-    if (totals_.size() < 2 * params.size()) {
-      totals_.resize(2 * params.size());
-    }
-  }
+  void reserve(const std::vector<ParamSlot>& params) override { norms_.reserve(params); }
 
  private:
-  static size_t grain_count(const std::vector<ParamSlot>& params) {
-    size_t grains = 0;
-    for (const ParamSlot& p : params) {
-      grains += 2 * static_cast<size_t>(shard_grains(p.size));
-    }
-    return grains;
-  }
-
   float momentum_, weight_decay_;
   double epsilon_, eta_;
   bool nesterov_, adapt_vectors_;
-  std::vector<double> grains_;  // per slot: the grains' squares of w, then of g
-  std::vector<double> totals_;  // per slot: |w|^2, |g|^2
+  PairNorms norms_;  // per slot: |w|^2 and |g|^2
 };
 
 std::unique_ptr<Optimizer> make(const OptimizerSettings& o) { return std::make_unique<Lars>(o); }

@@ -44,4 +44,26 @@ void LocalSums::complete(const std::vector<ParamSlot>& params, int32_t quantitie
   }
 }
 
+size_t PairNorms::grain_count(const std::vector<ParamSlot>& params) {
+  size_t grains = 0;
+  for (const ParamSlot& p : params) {
+    grains += 2 * static_cast<size_t>(shard_grains(p.size));
+  }
+  return grains;
+}
+
+void PairNorms::reserve(const std::vector<ParamSlot>& params) {
+  if (grains_.size() < grain_count(params)) {
+    grains_.resize(grain_count(params));
+  }
+  if (totals_.size() < 2 * params.size()) {
+    totals_.resize(2 * params.size());
+  }
+}
+
+void PairNorms::complete(const std::vector<ParamSlot>& params, TensorSums& sums) {
+  sums.complete(params, 2, std::span<const double>(grains_.data(), grain_count(params)),
+                std::span<double>(totals_.data(), 2 * params.size()));
+}
+
 }  // namespace iputrain::optim

@@ -31,4 +31,25 @@ class LocalSums final : public TensorSums {
                 std::span<double> totals) override;
 };
 
+//! What an update that scales each tensor by a ratio of two norms over the whole tensor (LAMB's
+//! |w| / |u|, LARS's |w| / |g|) keeps: per slot, the grains' squares of the first quantity then of
+//! the second, and the two totals TensorSums completes. Sized once by reserve(); no allocation after.
+class PairNorms {
+ public:
+  //! Grain entries `params` need (both quantities).
+  static size_t grain_count(const std::vector<ParamSlot>& params);
+  void reserve(const std::vector<ParamSlot>& params);
+  //! Where the grains' squares are written, slot after slot: shard_grains(size) of the first
+  //! quantity, then as many of the second.
+  double* grains() { return grains_.data(); }
+  //! Completes the totals over whole tensors (every replica's grains in).
+  void complete(const std::vector<ParamSlot>& params, TensorSums& sums);
+  //! Slot k's sum of squares of quantity q (0 or 1), after complete().
+  double total(size_t k, size_t q) const { return totals_[2 * k + q]; }
+
+ private:
+  std::vector<double> grains_;
+  std::vector<double> totals_;
+};
+
 }  // namespace iputrain::optim
