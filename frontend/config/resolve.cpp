@@ -56,10 +56,8 @@ const OptimizerDef& optimizer_named(const std::string& type) {
 
 //! The learning-rate schedule of `optimizer.lr_schedule` (spelled as the schema allows).
 const optim::LrScheduleDef& lr_schedule_named(const std::string& name) {
-  for (const optim::LrScheduleDef* d : optim::lr_schedule_table()) {
-    if (config::enum_folded(d->name) == config::enum_folded(name)) {
-      return *d;
-    }
+  if (const optim::LrScheduleDef* d = config::find_lr_schedule_folded(name)) {
+    return *d;
   }
   throw Error(ErrorKind::Internal,
               fmt::format("`optimizer.lr_schedule` = \"{}\" passed the schema but has no row", name));

@@ -29,17 +29,6 @@ std::vector<std::string> optimizers_reading(std::string_view key) {
   return out;
 }
 
-// The learning-rate schedules that read each schedule parameter.
-//! The schedule named `name` in any case (the key's spellings are case-insensitive), or nullptr.
-const optim::LrScheduleDef* find_lr_schedule_folded(const std::string& name) {
-  for (const optim::LrScheduleDef* d : optim::lr_schedule_table()) {
-    if (enum_folded(d->name) == enum_folded(name)) {
-      return d;
-    }
-  }
-  return nullptr;
-}
-
 //! Each schedule key and the schedules that read it (the schedule table's rows).
 const std::vector<std::pair<std::string, std::vector<std::string>>>& schedule_params() {
   static const std::vector<std::pair<std::string, std::vector<std::string>>> all = [] {
@@ -634,6 +623,15 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
     return "static loss scaling";
   }
   return {};
+}
+
+const optim::LrScheduleDef* find_lr_schedule_folded(const std::string& name) {
+  for (const optim::LrScheduleDef* d : optim::lr_schedule_table()) {
+    if (enum_folded(d->name) == enum_folded(name)) {
+      return d;
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace iputrain::config

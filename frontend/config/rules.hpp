@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/optim/lr_schedule.hpp"
 #include "frontend/config/schema.hpp"
 #include "iputrain/config.hpp"
 
@@ -32,6 +33,10 @@ void apply_rules(Config& cfg);
 //! holding the config's IPUs) and refuses a system with fewer IPUs than the config uses
 //! (frontend/config/systems.cpp).
 void resolve_system(Config& cfg);
+
+//! The learning-rate schedule named `name` in any case (the key's spellings are case-insensitive),
+//! or nullptr.
+const optim::LrScheduleDef* find_lr_schedule_folded(const std::string& name);
 
 //! IPUs of a device of the emulated 16-IPU gc-info listing (0-15: 1, 16-23: 2, 24-27: 4,
 //! 28-29: 8, 30: 16).
