@@ -7,11 +7,11 @@
 #include <utility>
 
 #include "api/instances_config.hpp"
+#include "api/plan_access.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/session_impl.hpp"
 #include "iputrain/config_loader.hpp"
 #include "iputrain/session.hpp"
-#include "planner/plan_access.hpp"
 
 namespace iputrain {
 

@@ -34,9 +34,10 @@ foreach(stage IN LISTS IPUTRAIN_STAGES)
   endforeach()
 endforeach()
 target_link_libraries(iputrain_shared INTERFACE Threads::Threads)
-# Consumers see include/iputrain/ (and the generated version.hpp) only.
+# Consumers see include/iputrain/ and core/public/iputrain/ (and the generated version.hpp) only.
 target_include_directories(iputrain_shared INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+  $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/core/public>
   $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_compile_features(iputrain_shared INTERFACE cxx_std_20)
@@ -44,7 +45,7 @@ add_library(iputrain::iputrain ALIAS iputrain_shared)
 
 install(TARGETS iputrain_shared EXPORT iputrainTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library)
-install(DIRECTORY include/iputrain DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT library
+install(DIRECTORY include/iputrain core/public/iputrain DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT library
         FILES_MATCHING PATTERN "*.hpp")
 install(FILES ${PROJECT_BINARY_DIR}/include/iputrain/version.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/iputrain COMPONENT library)

@@ -1,4 +1,4 @@
-// The hardware presets (include/iputrain/hardware.hpp): what the config's keys default to and what
+// The hardware presets (core/public/iputrain/hardware.hpp): what the config's keys default to and what
 // the planner sizes a system by, vocabulary below both.
 //
 // The device presets: the figures of each IPU version the planner can model, in one table. The

@@ -1,4 +1,4 @@
-// KeyLocations (include/iputrain/settings.hpp): where each key of a resolved config was set, so a
+// KeyLocations (core/public/iputrain/settings.hpp): where each key of a resolved config was set, so a
 // rule the planner checks later fails at the key's line.
 #include "iputrain/settings.hpp"
 

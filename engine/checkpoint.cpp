@@ -15,16 +15,12 @@
 
 #include "core/data/mapped_file.hpp"
 #include "iputrain/error.hpp"
-#include "iputrain/weight_file.hpp"
 
 namespace iputrain::engine {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr const char* kCheckpointFormatName = "iputrain-checkpoint";
-constexpr const char* kOptimizerStatePrefix = "optimizer/";
 
 std::string fnv1a_hex(const std::string& text) {
   uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bit
@@ -353,23 +349,3 @@ Checkpoint read_checkpoint(const std::string& dir_or_file) {
 }
 
 }  // namespace iputrain::engine
-
-namespace iputrain {
-
-WeightFileContents read_weight_file_contents(const std::string& dir_or_file) {
-  WeightFileContents out;
-  out.path = engine::resolve_checkpoint(dir_or_file);
-  const data::MappedFile file(out.path);
-  const data::SafetensorsIndex index = data::parse_safetensors_index(file.data(), file.size(), out.path);
-  out.file_bytes = file.size();
-  out.metadata = index.metadata;
-  const auto format = index.metadata.find("format");
-  out.checkpoint = format != index.metadata.end() && format->second == engine::kCheckpointFormatName;
-  for (const data::SafetensorsEntry& e : index.entries) {
-    const bool state = out.checkpoint && e.name.rfind(engine::kOptimizerStatePrefix, 0) == 0;
-    out.tensors.push_back({e.name, e.dtype, e.shape, e.end - e.begin, state});
-  }
-  return out;
-}
-
-}  // namespace iputrain

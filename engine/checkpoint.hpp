@@ -95,6 +95,10 @@ int64_t newest_checkpoint_step(const std::string& dir, bool* used);
 //! Deletes the checkpoints and best.safetensors of `dir` (--overwrite), nothing else.
 void clear_checkpoints(const std::string& dir);
 
+//! The `format` a checkpoint's metadata names, and the prefix of its optimizer-state tensors.
+inline constexpr const char* kCheckpointFormatName = "iputrain-checkpoint";
+inline constexpr const char* kOptimizerStatePrefix = "optimizer/";
+
 //! `dir_or_file` itself if it is a file, else the newest complete step-*.safetensors in it.
 //! Throws Error(Usage) if the path does not exist and Error(Data) if the directory holds no
 //! checkpoint.

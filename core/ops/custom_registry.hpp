@@ -1,6 +1,7 @@
-// The ops programs register in C++ (include/iputrain/custom_op.hpp), by name, for the op table's
-// `custom` and `custom_grad` entries to dispatch to. Registered ops live until the process ends, so
-// a pointer found here stays valid; lookups may run on every worker thread at once.
+// The ops programs register in C++ (core/public/iputrain/custom_op_def.hpp, registered through
+// include/iputrain/custom_op.hpp), by name, for the op table's `custom` and `custom_grad` entries to dispatch to.
+// Registered ops live until the process ends, so a pointer found here stays valid; lookups may run on every worker
+// thread at once.
 #pragma once
 
 #include <string>
@@ -11,13 +12,13 @@
 
 #include "core/ir/attrs.hpp"
 #include "core/ops/op.hpp"
-#include "iputrain/custom_op.hpp"
+#include "iputrain/custom_op_def.hpp"
 
 namespace iputrain::ir {
 
 //! The registered op `name`, or null.
 const CustomOp* find_custom_op(std::string_view name);
-//! Adds `op` (the caller checked its name against the builtins: api/custom_op_api.cpp). Throws
+//! Adds `op` (the caller checked its name against the builtins: api/custom_op.cpp). Throws
 //! Error(Usage) when the name is registered already.
 void add_custom_op(CustomOp op);
 //! Every registered name, in registration order.

@@ -1,4 +1,4 @@
-// The plain keys' rows, one per line of IPUTRAIN_PLAIN_KEYS (include/iputrain/plain_keys.hpp): the
+// The plain keys' rows, one per line of IPUTRAIN_PLAIN_KEYS (core/public/iputrain/plain_keys.hpp): the
 // path SECTION.NAME, the field Config::plain.SECTION_NAME, the type, default, doc, range and the key
 // it needs, all from the line.
 #include <cstdint>

@@ -160,7 +160,7 @@ std::vector<KeySpec> ipu_keys();
 std::vector<KeySpec> pipeline_keys();
 std::vector<KeySpec> run_keys();
 std::vector<KeySpec> tune_keys();
-//! The plain keys' rows, made from IPUTRAIN_PLAIN_KEYS (include/iputrain/plain_keys.hpp).
+//! The plain keys' rows, made from IPUTRAIN_PLAIN_KEYS (core/public/iputrain/plain_keys.hpp).
 std::vector<KeySpec> plain_keys();
 
 //! Test hook (tests/config/throwaway_key_test.cpp): adds `row` to the schema in documentation order, as

@@ -20,7 +20,7 @@
 
 namespace iputrain {
 
-struct PlanAccess;  // the engine's way to the planner's plan (planner/plan_access.hpp)
+struct PlanAccess;  // the engine's way to the planner's plan (api/plan_access.hpp)
 
 //! Options for Plan::make.
 struct PlanRequest {

@@ -10,9 +10,10 @@
 
 #include "iputrain/config.hpp"
 #include "iputrain/model.hpp"
-#include "iputrain/plan.hpp"
 
 namespace iputrain {
+
+class Plan;  // iputrain/plan.hpp (made by the public API, api/)
 
 //! The outfeed values of one training step.
 struct StepRecord {

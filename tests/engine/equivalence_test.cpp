@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "api/plan_access.hpp"
 #include "core/pipeline_schedules/schedule_def.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
-#include "planner/plan_access.hpp"
 #include "test_models.hpp"
 
 using namespace iputrain;

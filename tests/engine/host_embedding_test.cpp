@@ -8,10 +8,10 @@
 #include <filesystem>
 #include <string>
 
+#include "api/plan_access.hpp"
 #include "core/data/safetensors.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/host_tables.hpp"
-#include "planner/plan_access.hpp"
 #include "planner/simulate.hpp"
 #include "test_models.hpp"
 

@@ -1,5 +1,5 @@
-#include "core/read_limits.hpp"
 #include "iputrain/config_loader.hpp"
+#include "core/read_limits.hpp"
 
 #include <fmt/format.h>
 
@@ -137,8 +137,9 @@ class Builder {
            "name a .toml file, relative to the file that extends it");
     }
     if (const auto size = fs::file_size(base, ec); !ec && size > kMaxTextBytes) {
-      fail(at, fmt::format("`extends` file `{}` is larger than the {} MiB iputrain reads", base.string(),
-                           kMaxTextBytes >> 20),
+      fail(at,
+           fmt::format("`extends` file `{}` is larger than the {} MiB iputrain reads", base.string(),
+                       kMaxTextBytes >> 20),
            "a config file is text of a few kilobytes");
     }
     std::ifstream in(base, std::ios::binary);
@@ -156,8 +157,7 @@ class Builder {
       if (prefix.empty() && key.str() == "extends") {
         continue;  // loaded first, by load_file
       }
-      const std::string written =
-          prefix.empty() ? std::string(key.str()) : fmt::format("{}.{}", prefix, key.str());
+      const std::string written = prefix.empty() ? std::string(key.str()) : fmt::format("{}.{}", prefix, key.str());
       const std::string path = canonical_path(written);
       const SourceSpan kspan = loc.span(key.source());
       const SourceSpan vspan = loc.span(node.source());
@@ -166,8 +166,7 @@ class Builder {
           take_free_table(*k, node, kspan, vspan, loc);
           continue;
         }
-        set_key(*k, config::validate_node(*k, node, loc, vspan, "", sources_), join(kspan, vspan), written,
-                false);
+        set_key(*k, config::validate_node(*k, node, loc, vspan, "", sources_), join(kspan, vspan), written, false);
         continue;
       }
       if (config::is_section(path)) {
@@ -191,8 +190,8 @@ class Builder {
   void set_key(const KeySpec& k, const Value& v, SourceSpan span, const std::string& written, bool from_set) {
     if (auto it = spans_.find(k.path); !from_set && it != spans_.end() && it->second.file == span.file) {
       fail(span, fmt::format("`{}` is set twice", written),
-           fmt::format("`{}` is already set at line {} (`[training] checkpoint` is `[checkpoint]`); keep one",
-                       k.path, it->second.line));
+           fmt::format("`{}` is already set at line {} (`[training] checkpoint` is `[checkpoint]`); keep one", k.path,
+                       it->second.line));
     }
     for (const auto& other : k.conflicts) {
       auto it = spans_.find(other);
@@ -211,8 +210,7 @@ class Builder {
     const toml::table* t = node.as_table();
     if (t == nullptr) {
       fail(vspan,
-           fmt::format("wrong type for `{}`: expected table, found {}", k.path,
-                       config::toml_type_name(node.type())),
+           fmt::format("wrong type for `{}`: expected table, found {}", k.path, config::toml_type_name(node.type())),
            fmt::format("write the values under a `[{}]` header, one `name = value` per line", k.path));
     }
     spans_[k.path] = kspan;
@@ -244,8 +242,7 @@ class Builder {
     return fmt::format("`{}` is a table of keys: {}", section, fmt::join(config::keys_in(section), ", "));
   }
 
-  [[noreturn]] void unknown(const std::string& path, bool is_table, SourceSpan at,
-                            const std::string& origin) {
+  [[noreturn]] void unknown(const std::string& path, bool is_table, SourceSpan at, const std::string& origin) {
     std::string message = fmt::format("unknown config {} `{}`{}", is_table ? "table" : "key", path, origin);
     const std::string canonical = canonical_path(path);
     std::string near = config::suggest_key(canonical);
@@ -255,8 +252,7 @@ class Builder {
     size_t dot = canonical.rfind('.');
     std::string parent = dot == std::string::npos ? std::string{} : canonical.substr(0, dot);
     if (config::is_section(parent)) {
-      fail(at, message,
-           fmt::format("valid keys in [{}]: {}", parent, fmt::join(config::keys_in(parent), ", ")));
+      fail(at, message, fmt::format("valid keys in [{}]: {}", parent, fmt::join(config::keys_in(parent), ", ")));
     }
     std::vector<std::string> tops = config::keys_in("");
     fail(at, message, fmt::format("valid top-level keys and tables: {}", fmt::join(tops, ", ")));
@@ -300,8 +296,7 @@ class Builder {
     const SourceSpan whole{set_file_, line, 1, std::max<int32_t>(1, static_cast<int32_t>(set.size()))};
     const size_t eq = set.find('=');
     if (eq == std::string::npos) {
-      fail(whole, fmt::format("`--set {}` is not of the form key=value", set),
-           "example: --set data.batch_size=64");
+      fail(whole, fmt::format("`--set {}` is not of the form key=value", set), "example: --set data.batch_size=64");
     }
     const std::string key = trim(std::string_view(set).substr(0, eq));
     const std::string text = trim(std::string_view(set).substr(eq + 1));
@@ -310,10 +305,10 @@ class Builder {
     const int32_t key_col = static_cast<int32_t>(key_pos == eq ? eq + 1 : key_pos + 1);
     const size_t text_pos = set.find_first_not_of(" \t", eq + 1);
     const SourceSpan kspan{set_file_, line, key_col, std::max<int32_t>(1, static_cast<int32_t>(key.size()))};
-    const SourceSpan vspan = text_pos == std::string::npos
-                                 ? SourceSpan{set_file_, line, static_cast<int32_t>(eq + 1), 1}
-                                 : SourceSpan{set_file_, line, static_cast<int32_t>(text_pos + 1),
-                                              static_cast<int32_t>(text.size())};
+    const SourceSpan vspan =
+        text_pos == std::string::npos
+            ? SourceSpan{set_file_, line, static_cast<int32_t>(eq + 1), 1}
+            : SourceSpan{set_file_, line, static_cast<int32_t>(text_pos + 1), static_cast<int32_t>(text.size())};
     const std::string path = canonical_path(key);
 
     const KeySpec* free_table = nullptr;
@@ -326,8 +321,7 @@ class Builder {
       const std::string name = path.substr(free_table->path.size() + 1);
       if (name.empty() || name.find('.') != std::string::npos) {
         fail(kspan, fmt::format("invalid key `{}` in `--set {}`", key, set),
-             fmt::format("`{}` parameters are set as `--set {}.NAME=VALUE`", free_table->path,
-                         free_table->path));
+             fmt::format("`{}` parameters are set as `--set {}.NAME=VALUE`", free_table->path, free_table->path));
       }
       cfg_.model[name] = config::parse_scalar(text);
       spans_[path] = join(kspan, vspan);
@@ -345,8 +339,8 @@ class Builder {
     }
     toml::table holder;
     Locator loc{set_file_, line, 0};
-    std::unique_ptr<toml::node> own = set_value_node(
-        *k, text, holder, loc, text_pos == std::string::npos ? 1 : static_cast<int32_t>(text_pos + 1));
+    std::unique_ptr<toml::node> own =
+        set_value_node(*k, text, holder, loc, text_pos == std::string::npos ? 1 : static_cast<int32_t>(text_pos + 1));
     const toml::node& node = own ? *own : *holder.get("v");
     set_key(*k, config::validate_node(*k, node, loc, vspan, origin, sources_), join(kspan, vspan), key, true);
   }

@@ -1,4 +1,4 @@
-// The planner's plan behind a public Plan, for the engine and tests (the public header names no
+// The planner's plan behind a public Plan, for api/ and the tests (the public header names no
 // internal type: include/iputrain/plan.hpp).
 #pragma once
 

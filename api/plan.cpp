@@ -8,9 +8,9 @@
 
 #include <algorithm>
 
+#include "api/plan_access.hpp"
 #include "frontend/model_access.hpp"
 #include "planner/plan.hpp"
-#include "planner/plan_access.hpp"
 #include "planner/report/report.hpp"
 #include "planner/report/svg.hpp"
 

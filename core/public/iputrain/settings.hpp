@@ -85,8 +85,8 @@ struct PipelineSettings {
   GradientAccumulationOrder accumulation_order = GradientAccumulationOrder::Canonical;
   SelectionOrder selection_order = SelectionOrder::Auto;
   SchedulerAlgorithm scheduler = SchedulerAlgorithm::ChooseBest;  //!< ipu.scheduling.algorithm
-  int64_t lookahead_depth = 5;   //!< ipu.scheduling.maximum_scheduler_lookahead_depth
-  int64_t search_space = 64;     //!< ipu.scheduling.maximum_scheduler_search_space_size
+  int64_t lookahead_depth = 5;                                    //!< ipu.scheduling.maximum_scheduler_lookahead_depth
+  int64_t search_space = 64;                //!< ipu.scheduling.maximum_scheduler_search_space_size
   int64_t gradient_accumulation_count = 0;  //!< 0 = the smallest count the schedule accepts
   int64_t batch_serialization = 1;          //!< slices each micro-batch is computed in (at least 1)
   int32_t auto_stages = 0;                  //!< split the model into this many stages (0 = its own)
@@ -143,10 +143,10 @@ struct OptimizerSettings {
 //! What the outfeed holds (training.outfeed_mode and the pipeline's outfeed keys), resolved.
 struct OutfeedSettings {
   OutfeedMode mode = OutfeedMode::All;
-  bool accumulate = false;                       //!< summed over a weight update's micro-batches
-  std::optional<FloatType> accumulate_type;      //!< the accumulators' type; empty = the value's own
-  bool loss_only = false;                        //!< pipeline.outfeed_loss
-  std::vector<bool> mask;                        //!< true = that last-stage output is not outfed
+  bool accumulate = false;                   //!< summed over a weight update's micro-batches
+  std::optional<FloatType> accumulate_type;  //!< the accumulators' type; empty = the value's own
+  bool loss_only = false;                    //!< pipeline.outfeed_loss
+  std::vector<bool> mask;                    //!< true = that last-stage output is not outfed
 };
 
 //! `ipu.floating_point_behaviour`, with `set_all` applied.
@@ -162,10 +162,10 @@ struct FloatBehaviour {
 //! `[profiling]`, resolved: what a run writes to its profile directory.
 struct ProfileSettings {
   bool enabled = false;
-  std::string directory;          //!< report_directory ("" = the current directory)
-  bool execution = false;         //!< profile_execution other than no_profile: the execution trace
-  int64_t every_nth_execution = 0;  //!< keep executions 0, N, 2N, … in the trace and events; 0 = the first only
-  bool ipu_events = false;        //!< enable_ipu_events: every instruction of every IPU, as CSV
+  std::string directory;                //!< report_directory ("" = the current directory)
+  bool execution = false;               //!< profile_execution other than no_profile: the execution trace
+  int64_t every_nth_execution = 0;      //!< keep executions 0, N, 2N, … in the trace and events; 0 = the first only
+  bool ipu_events = false;              //!< enable_ipu_events: every instruction of every IPU, as CSV
   int64_t max_report_size = 268435456;  //!< bytes; a larger file is left out, and the profile says so
 };
 
@@ -173,12 +173,12 @@ struct ProfileSettings {
 //! Validation while training (data.validation, data.validation_split, training.validate_every*,
 //! checkpoint.keep_best*).
 struct ValidationSettings {
-  bool enabled = false;     //!< a source or a split is given
-  double split = 0;         //!< fraction of the training samples held out (0: a source instead)
-  int64_t every = 1;        //!< validate every `every` steps or epochs, and after the last step
-  bool every_epochs = true; //!< `every` counts epochs (false: weight updates)
-  std::string keep_best;    //!< metric ("val_loss") whose best checkpoint is kept; "" = none
-  bool maximize = false;    //!< the best keep_best value is the highest
+  bool enabled = false;      //!< a source or a split is given
+  double split = 0;          //!< fraction of the training samples held out (0: a source instead)
+  int64_t every = 1;         //!< validate every `every` steps or epochs, and after the last step
+  bool every_epochs = true;  //!< `every` counts epochs (false: weight updates)
+  std::string keep_best;     //!< metric ("val_loss") whose best checkpoint is kept; "" = none
+  bool maximize = false;     //!< the best keep_best value is the highest
 };
 
 //! `[checkpoint]`, resolved: where and how often training saves itself.
@@ -197,16 +197,16 @@ struct Settings {
   FloatBehaviour floating_point;
   FloatType precision = FloatType::F32;
   MasterWeightsPlace master_weights = MasterWeightsPlace::OnChip;
-  uint64_t seed = 42;            //!< training.seed
-  uint64_t data_seed = 42;       //!< data.seed, or training.seed when unset
+  uint64_t seed = 42;       //!< training.seed
+  uint64_t data_seed = 42;  //!< data.seed, or training.seed when unset
   bool shuffle = true;
-  int64_t prefetch_depth = 2;    //!< micro-batches the infeed prepares ahead (1 without prefetching)
-  int64_t threads = 0;           //!< engine.threads: the kernel arena's threads (0 = every core)
-  int64_t steps = 0;             //!< 0: run `epochs` passes instead
+  int64_t prefetch_depth = 2;  //!< micro-batches the infeed prepares ahead (1 without prefetching)
+  int64_t threads = 0;         //!< engine.threads: the kernel arena's threads (0 = every core)
+  int64_t steps = 0;           //!< 0: run `epochs` passes instead
   double epochs = 1.0;
   int64_t steps_per_execution = 1;
-  int64_t repeat_count = 1;      //!< pipeline.repeat_count
-  int64_t log_every = 0;         //!< 0 = automatic
+  int64_t repeat_count = 1;  //!< pipeline.repeat_count
+  int64_t log_every = 0;     //!< 0 = automatic
   //! training.reset_states_every: stateful recurrent layers start afresh every N batches of a pass
   //! over the data, besides its first (0: only there; planner/recurrent_states.hpp).
   int64_t reset_states_every = 0;
@@ -216,7 +216,7 @@ struct Settings {
   std::string executable_folder;  //!< ipu.serialization_output_folder ("" = the plan is not saved)
   int64_t batch_size = 0;         //!< data.batch_size: samples per micro-batch per replica (0 = the model's)
   int64_t model_batch = 0;        //!< the batch the model is built at: batch_size per slice (0 = the model's)
-  PlainKeys plain;                //!< the plain keys as written (include/iputrain/plain_keys.hpp)
+  PlainKeys plain;                //!< the plain keys as written (core/public/iputrain/plain_keys.hpp)
   KeyLocations keys;              //!< where each key was set, for rules checked later
 };
 
