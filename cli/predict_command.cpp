@@ -102,7 +102,7 @@ void check_output_names(const std::vector<std::string>& outputs, const CommandLi
   for (const std::string& value : outputs) {
     const std::string ext = std::filesystem::path(value).extension().string();
     const bool file_like = value.find('/') != std::string::npos || ext == ".csv" || ext == ".npy" || ext == ".npz" ||
-                           ext == ".txt" || ext == ".json" || ext == ".safetensors";
+                           ext == ".txt" || ext == ".json" || ext == ".jsonl" || ext == ".safetensors";
     if (!file_like) {
       continue;
     }

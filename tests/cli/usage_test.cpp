@@ -261,4 +261,12 @@ TEST_CASE("predict --output given a file name points to -o") {
         "                                                             ^~~~~~~~~\n"
         "hint: write the file with `-o preds.csv` (and pick the values with --output NAME)\n");
   CHECK(!std::filesystem::exists("preds.csv"));
+  // Each extension of a file predict writes or reads, JSON Lines too.
+  for (const std::string name : {"preds.npy", "preds.npz", "preds.json", "preds.jsonl", "preds.txt"}) {
+    CAPTURE(name);
+    const Run file = stderr_of("predict " + kFiles + " --output " + name);
+    CHECK(file.status == 2);
+    CHECK(file.out.find("error: `--output` names a value of the model to write, not a file: `" + name + "`") !=
+          std::string::npos);
+  }
 }
