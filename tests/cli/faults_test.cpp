@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -31,7 +32,7 @@ using Clock = std::chrono::steady_clock;
 const std::string kCase = "cases/checkpoint.ipu cases/checkpoint.toml ";
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("iputrain_faults_test_" + std::to_string(::getpid())) / name;
+  const fs::path dir = iputrain_tests::scratch_dir("faults") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -21,8 +22,7 @@ using cli_test::Run;
 
 // One folder per test process: ctest runs the cases of this file in parallel processes.
 std::string predict_temp(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("iputrain_predict_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const auto dir = iputrain_tests::scratch_dir("predict");
   return (dir / name).string();
 }
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -131,8 +132,7 @@ TEST_CASE("--keep-layout keeps the layout a [tune] vary_layout frees, and tune -
 
 TEST_CASE("the REPL's tune keeps to the config's [tune] time and top") {
   const auto repl = [](const std::string& config, const std::string& input) {
-    const std::string in =
-        (std::filesystem::temp_directory_path() / ("iputrain_repl_tune_" + std::to_string(getpid()) + ".txt")).string();
+    const std::string in = (iputrain_tests::scratch_dir("repl_tune") / "input.txt").string();
     std::ofstream(in) << input;
     return cli_test::iputrain("repl cases/four_stage.ipu " + config, "< " + in + " 2>&1").out;
   };

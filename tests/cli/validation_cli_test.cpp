@@ -12,13 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 
 namespace fs = std::filesystem;
 using cli_test::Run;
 
 TEST_CASE("train validates where the config says and shows it in the log, the outfeed file and the trace") {
-  const fs::path dir = fs::temp_directory_path() / ("iputrain_validation_cli_" + std::to_string(::getpid()));
+  const fs::path dir = iputrain_tests::scratch_dir("validation_cli");
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::ofstream(dir / "v.toml") << "extends = \"" << fs::absolute("cases/tiny.toml").string() << "\"\n"

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "engine/validation_cadence.hpp"
 #include "iputrain/iputrain.hpp"
 #include "test_models.hpp"
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("iputrain_validation_" + std::to_string(::getpid())) / name;
+  const fs::path d = iputrain_tests::scratch_dir("validation") / name;
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
