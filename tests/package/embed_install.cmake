@@ -11,7 +11,8 @@ else()
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "cmake --install failed (${rc})")
   endif()
-  foreach(f include/iputrain/iputrain.hpp include/iputrain/version.hpp lib/cmake/iputrain/iputrainConfig.cmake
+  foreach(f include/iputrain/iputrain.hpp include/iputrain/version.hpp include/iputrain/error.hpp
+            include/iputrain/settings.hpp include/iputrain/custom_op_def.hpp lib/cmake/iputrain/iputrainConfig.cmake
             lib/cmake/iputrain/iputrainConfigVersion.cmake)
     if(NOT EXISTS ${WORK}/prefix/${f})
       message(FATAL_ERROR "the install lacks ${f}")
@@ -28,9 +29,11 @@ execute_process(COMMAND ${CMAKE_COMMAND} --build ${WORK}/embed RESULT_VARIABLE r
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building examples/embed failed:\n${out}${err}")
 endif()
-# Only the package's include directory (and the system's) may be on the compile line.
+# Only the package's include directories (and the system's) may be on the compile line: in the
+# build tree, include/ and core/public/ (the public vocabulary core owns), nothing else of the source.
 file(READ ${WORK}/embed/CMakeFiles/embed.dir/flags.make flags)
-if(flags MATCHES "${SOURCE}/(core|engine|planner|frontend)")
+string(REPLACE "${SOURCE}/core/public" "" flags_outside_public "${flags}")
+if(flags_outside_public MATCHES "${SOURCE}/(core|engine|planner|frontend|api)")
   message(FATAL_ERROR "examples/embed sees the source tree's internals:\n${flags}")
 endif()
 execute_process(COMMAND ${WORK}/embed/embed RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
