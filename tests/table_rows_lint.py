@@ -9,9 +9,11 @@ keys), checks that
 (b) no other product file (core/ frontend/ planner/ engine/ api/ cli/ include/; comments not read)
     spells a row's name as a string literal ("sgd", "csv" or "csv:...", "checkpoint.keep_best_min_delta")
     or names its row symbol (kSgdOptimizer, ScheduleKind::Sequential, plain.checkpoint_...): the
-    knowledge of a row lives in the row, so that adding one edits nothing else.
-A use of a row outside it that is legitimate (a key's default value, a backward rule that builds
-another op's node) is one line of tests/table_rows_allow.txt, `path: name: reason`; an entry that
+    knowledge of a row lives in the row, so that adding one edits nothing else. An op's kind counts
+    where it is tested (==, !=, case), an op's name from planner/ on, a command's name in cli/ only
+    (see TABLES).
+A use of a row outside it that is legitimate (a key's default value, a word a row shares with
+another meaning) is one line of tests/table_rows_allow.txt, `path: name: reason`; an entry that
 matches nothing fails as stale.
 Usage: table_rows_lint.py SOURCE_DIR [--allow FILE] [FILE...] (FILEs relative to SOURCE_DIR, e.g. a
 probe: read as product files in every folder's scope, their list lines added to the lists, and only
