@@ -40,7 +40,7 @@ void check_pass_names(const std::vector<std::string>& wanted) {
 
 }  // namespace
 
-Plan Plan::make(const Model& model, const Config& config, const PlanRequest& request) {
+Plan Plan::make(const Model& model, const ResolvedConfig& config, const PlanRequest& request) {
   check_pass_names(request.dump_after);
   auto impl = std::make_shared<Impl>();
   impl->model = model.name();
@@ -52,7 +52,7 @@ Plan Plan::make(const Model& model, const Config& config, const PlanRequest& req
   options.deadline = request.deadline;
   options.keep_unfit = request.keep_unfit;
   try {
-    const Settings settings = config::resolve(config);
+    const Settings& settings = config.settings();
     impl->plan = planner::make_plan(graph_for(model, settings), settings, options);
   } catch (Error& e) {
     throw e.with_sources(model.sources());  // errors located in the model (config ones have theirs)

@@ -1,16 +1,16 @@
-// Session(model, Config): the config a session is made with, read once into engine::SessionConfig
-// (the settings resolved with mpirun's instances, the data specs and what checkpoints record); the
+// Session(model, config): the resolved config a session is made with, read into engine::SessionConfig
+// (its settings, with mpirun's instances, the data specs and what checkpoints record); the
 // engine plans and builds the session from that (engine/session.cpp), and never sees the Config.
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
 
-#include "api/instances_config.hpp"
 #include "api/plan_access.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/session_impl.hpp"
 #include "iputrain/config_loader.hpp"
+#include "iputrain/instances.hpp"
 #include "iputrain/session.hpp"
 
 namespace iputrain {
@@ -35,17 +35,29 @@ std::string run_config_text(const Config& config) {
   return engine::run_config_text(values);
 }
 
-// The one reading of the config a session is made with: the settings resolved once (with the
-// instances mpirun started), the data specs with their folders, what checkpoints record.
-engine::SessionConfig session_config(const Config& config) {
-  Config run = with_instances(config);
-  engine::SessionConfig out;
-  out.settings = config::resolve(run);
-  for (const auto& [key, spec] : {std::pair<std::string, std::string>{"data.train", run.data.train},
-                                  {"data.validation", run.data.validation},
-                                  {"data.test", run.data.test}}) {
-    out.data[key] = {spec, run.base_dir_of(key), run.resolve_data_spec(key, spec)};
+// The data sources the config names, with the folders their relative paths are in.
+std::map<std::string, engine::DataSpec> data_specs(const Config& config) {
+  std::map<std::string, engine::DataSpec> out;
+  for (const auto& [key, spec] : {std::pair<std::string, std::string>{"data.train", config.data.train},
+                                  {"data.validation", config.data.validation},
+                                  {"data.test", config.data.test}}) {
+    out[key] = {spec, config.base_dir_of(key), config.resolve_data_spec(key, spec)};
   }
+  return out;
+}
+
+// The one reading of the config a session is made with: the settings as resolved (again only
+// when they lack the instances mpirun started), the data specs with their folders, what
+// checkpoints record.
+engine::SessionConfig session_config(const ResolvedConfig& given) {
+  const Instances launched = current_instances();
+  const std::optional<ResolvedConfig> again =
+      given.instances() == launched ? std::nullopt
+                                    : std::optional<ResolvedConfig>(ResolvedConfig(given.config(), launched));
+  const Config& config = given.config();
+  engine::SessionConfig out;
+  out.settings = (again ? *again : given).settings();
+  out.data = data_specs(config);
   out.config_text = config::show(config, /*rebase_paths=*/false);
   out.run_config = run_config_text(config);
   return out;
@@ -55,9 +67,14 @@ engine::SessionConfig session_config(const Config& config) {
 
 }  // namespace api
 
-Session::Session(const Model& model, const Config& config) : impl_(Impl::make(model, api::session_config(config))) {}
+Session::Session(const Model& model, const ResolvedConfig& config)
+    : impl_(Impl::make(model, api::session_config(config))) {}
 
-Session::Session(const Model& model, const Config& config, const Plan& plan)
+Session::Session(const Model& model, const ResolvedConfig& config, const Plan& plan)
     : impl_(Impl::make(model, api::session_config(config), plan_of(plan), plan.model_name())) {}
+
+std::vector<DataSourceInfo> inspect_data_sources(const Model& model, const ResolvedConfig& config) {
+  return engine::inspect_sources(graph_of(model), api::data_specs(config.config()), config.settings().keys);
+}
 
 }  // namespace iputrain

@@ -197,7 +197,8 @@ void own_global_batch(const Context& ctx, const Config& config, int64_t ipus, in
     return;
   }
   try {
-    const Plan plan = Plan::make(Model::load(ctx.request.model_path, config), config);
+    const ResolvedConfig run(config);
+    const Plan plan = Plan::make(Model::load(ctx.request.model_path, run), run);
     const int64_t g = plan.micro_batch() * plan.accumulation_count() * plan.replicas();
     if (g != global) {
       result.own_ipus = own;

@@ -98,7 +98,7 @@ Figures plan_with(const Context& ctx, const Sets& extra, PlanKind kind) {
   try {
     Sets sets = ctx.base_sets;
     sets.insert(sets.end(), extra.begin(), extra.end());
-    const Config config = config::load(ctx.request.config_path, sets);
+    const ResolvedConfig config(config::load(ctx.request.config_path, sets));  // once, for the model and the plan
     const Model model = Model::load(ctx.request.model_path, config);
     // Planning stops between passes at the budget: a long plan no longer carries the search past it.
     PlanRequest request;

@@ -62,8 +62,8 @@ std::string table_report(const DataBenchmark& b) {
 }
 
 int run_bench_data(const BenchDataArgs& args) {
-  auto [config, model] = load(args);
-  Session session(model, config);
+  auto [config, model, run] = load(args);
+  Session session(model, run);
   const DataBenchmark b = session.benchmark_data(args.split, args.epochs, args.elements, !args.no_memcpy);
   std::fputs((args.format == "json" ? json_report(b) : table_report(b)).c_str(), stdout);
   return 0;

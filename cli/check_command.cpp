@@ -17,9 +17,10 @@ namespace {
 // Every data source opened as training opens it (once: the session keeps it for the checks after),
 // each field beside the input it feeds: a misspelt kind or a missing file fails here, located at its
 // key, not after planning a run. Then what train checks of the data before its first step.
-void check_data(const Model& model, const Config& config, const Plan& plan) {
+void check_data(const Model& model, const ResolvedConfig& run, const Plan& plan) {
   const std::vector<TensorInfo> inputs = model.inputs();
-  Session session(model, config, plan);  // the plan made by check, not a second one
+  const Config& config = run.config();
+  Session session(model, run, plan);  // the plan made by check, not a second one
   for (const DataSourceInfo& d : session.data_sources()) {
     fmt::print("{}: {}, {} samples\n", d.key, d.path, d.samples);
     for (const TensorInfo& f : d.fields) {
@@ -45,7 +46,7 @@ void check_data(const Model& model, const Config& config, const Plan& plan) {
 }
 
 int run_check(const CommonArgs& args) {
-  auto [config, model] = load(args);
+  auto [config, model, run] = load(args);
   fmt::print("model {}: ok\n", model.name());
   fmt::print("stages: {}\n", fmt::join(model.stages(), ", "));
   fmt::print("inputs:\n");
@@ -62,11 +63,11 @@ int run_check(const CommonArgs& args) {
   fmt::print("FLOPs per sample (forward): {:.0f}\n", model.flops_per_sample());
   // The plan checks the config against the model (stages, mapping, accumulation, batch), so
   // `check` refuses whatever `plan` and `train` would.
-  const Plan plan = Plan::make(model, config);
+  const Plan plan = Plan::make(model, run);
   fmt::print("plan: {} replica{} x {} IPU{}, {} schedule\n", plan.replicas(), plan.replicas() == 1 ? "" : "s",
              plan.ipus_per_replica(), plan.ipus_per_replica() == 1 ? "" : "s", plan.schedule());
   if (!config.data.train.empty() || !config.data.test.empty() || !config.data.validation.empty()) {
-    check_data(model, config, plan);
+    check_data(model, run, plan);
   }
   return 0;
 }

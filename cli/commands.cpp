@@ -51,11 +51,12 @@ Loaded load(const CommonArgs& args) {
   for (const std::string& w : config.warnings()) {
     std::fputs(w.c_str(), stderr);
   }
-  Model model = Model::load(args.model, config);
+  ResolvedConfig run(config, current_instances());
+  Model model = Model::load(args.model, run);
   for (const std::string& w : model.warnings()) {
     std::fputs(w.c_str(), stderr);
   }
-  return {std::move(config), std::move(model)};
+  return {std::move(config), std::move(model), std::move(run)};
 }
 
 void load_weights_for(Session& session, const Model& model, const std::string& weights, const char* command) {

@@ -20,6 +20,8 @@ struct CommonArgs {
 struct Loaded {
   Config config;
   Model model;
+  ResolvedConfig
+      run;  //!< `config` resolved once (with the instances this process joined), for the model, plan and session
 };
 Loaded load(const CommonArgs& args);
 

@@ -20,8 +20,8 @@ struct EvalArgs : CommonArgs {
 };
 
 int run_eval(const EvalArgs& args) {
-  auto [config, model] = load(args);
-  Session session(model, config);
+  auto [config, model, run] = load(args);
+  Session session(model, run);
   load_weights_for(session, model, args.weights, "eval");
   const EvalResult r = session.evaluate(args.split);
   fmt::print("{}:{}\n", args.split, eval_str(r, output_order(session, r)));

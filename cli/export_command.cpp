@@ -22,7 +22,7 @@ struct ExportArgs : CommonArgs {
 };
 
 int run_export(const ExportArgs& args) {
-  auto [config, model] = load(args);
+  auto [config, model, run] = load(args);
   prepare_output(args.out, "-o");
   if (is_checkpoint(args.from)) {
     const ExportInfo info = export_checkpoint_weights(model, args.from, args.out);
@@ -32,7 +32,7 @@ int run_export(const ExportArgs& args) {
   // A file of iputrain's comes out with the same bytes (the step it records included); one written
   // elsewhere comes out with the model's names, shapes and state, or is refused as --init-from
   // refuses it.
-  Session session(model, config);
+  Session session(model, run);
   for (const std::string& w : session.load_weights(args.from)) {
     fmt::print(stderr, "warning: {}\n", w);
   }

@@ -49,7 +49,7 @@ int run_plan(const PlanArgs& args) {
     std::fputs(passes_text().c_str(), stdout);
     return 0;
   }
-  const auto [config, model] = load(args);
+  const auto [config, model, run] = load(args);
   for (const auto& [flag, path] : {std::pair{"-o", &args.output},
                                    {"--gantt", &args.gantt},
                                    {"--memory-svg", &args.memory_svg},
@@ -58,7 +58,7 @@ int run_plan(const PlanArgs& args) {
       prepare_output(*path, flag);
     }
   }
-  const Plan plan = Plan::make(model, config, PlanRequest{args.dump_after, args.inference});
+  const Plan plan = Plan::make(model, run, PlanRequest{args.dump_after, args.inference});
   // Dumps go to stderr so that stdout stays one well-formed JSON or DOT document.
   std::fputs(plan.dumps().c_str(), stderr);
   // The pictures first: a run that asked for them and for a report to stdout gets both.

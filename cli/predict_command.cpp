@@ -64,8 +64,8 @@ int run_predict(const PredictArgs& args) {
   if (layout != Layout::Table) {
     prepare_output(args.out, "-o", layout == Layout::NpyDir);
   }
-  auto [config, model] = load(args);
-  Session session(model, config);
+  auto [config, model, run] = load(args);
+  Session session(model, run);
   load_weights_for(session, model, args.weights, "predict");
   const std::vector<Prediction> predictions = session.predict(args.split, args.outputs);
   if (layout == Layout::NpyFile && predictions.size() > 1) {

@@ -237,7 +237,7 @@ int run_train(const TrainArgs& args) {
     with.sets.emplace_back("checkpoint.dir=");  // an empty dir switches every checkpoint key off
   }
   const Loaded loaded = load(with);
-  const Settings settings = config::resolve(loaded.config);
+  const Settings& settings = loaded.run.settings();
   // The files the run ends by writing are checked (their folders made) before its first step.
   const bool writes = current_instances().index == 0;
   for (const auto& [flag, path] :
@@ -252,7 +252,7 @@ int run_train(const TrainArgs& args) {
   if (settings.profile.enabled && !settings.profile.directory.empty() && writes) {
     prepare_output(settings.profile.directory, "profiling.report_directory", true);
   }
-  Session session(loaded.model, loaded.config);
+  Session session(loaded.model, loaded.run);
   session.overwrite_checkpoints(args.overwrite);
   // JSON lines on stdout are the log for tools; every other word goes to stderr.
   const bool json = args.log_format == "json";

@@ -162,14 +162,14 @@ int run_verify(const VerifyArgs& args) {
   }
   const std::optional<Perturbation> perturb =
       args.perturb.empty() ? std::nullopt : std::optional<Perturbation>(parse_perturbation(args.perturb));
-  auto [config, model] = load(args);
+  auto [config, model, run] = load(args);
   if (!model.trainable()) {
     throw Error(ErrorKind::Usage, "the model has no `minimize` objective, so there is no training to verify", {},
                 "add `minimize LOSS` to the model");
   }
-  const Config plan_config = stepwise(config);
+  const ResolvedConfig plan_config(stepwise(config), current_instances());
   const Plan plan = Plan::make(model, plan_config);
-  const Config ref_config = stepwise(reference_config(config, model, plan));
+  const ResolvedConfig ref_config(stepwise(reference_config(config, model, plan)), current_instances());
   const Plan ref_plan = Plan::make(model, ref_config);
   fmt::print("verify: plan      {}\n", describe(plan));
   fmt::print("verify: reference {}\n", describe(ref_plan));

@@ -48,6 +48,7 @@ struct DataSourceDef {
   std::string_view doc;      //!< what it reads, one line (no full stop)
   std::string_view example;  //!< a spec a user might write: "csv:data/train.csv"
   OpenDataSource open;
+  bool names_file = true;  //!< what follows the colon is a path a config resolves (Config::resolve_data_spec)
 };
 
 //! Every format, in the order of core/data/source_list.hpp.

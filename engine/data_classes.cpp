@@ -1,10 +1,9 @@
 // What `iputrain check` reports about each data source: a session's (Session::data_sources), or
-// without a Session (inspect_data_sources).
+// without a Session (engine::inspect_sources, for inspect_data_sources in api/session_api.cpp).
 #include <fmt/format.h>
 
 #include "core/data/dataset.hpp"
 #include "engine/session_impl.hpp"
-#include "frontend/model_access.hpp"
 #include "iputrain/session.hpp"
 
 namespace iputrain {
@@ -32,31 +31,34 @@ std::vector<DataSourceInfo> Session::data_sources() {
   return out;
 }
 
-std::vector<DataSourceInfo> inspect_data_sources(const Model& model, const Config& config) {
-  const ir::Graph& g = graph_of(model);
+namespace engine {
+
+std::vector<DataSourceInfo> inspect_sources(const ir::Graph& g, const std::map<std::string, DataSpec>& data,
+                                            const KeyLocations& keys) {
   std::vector<data::Field> wanted;
   for (ir::ValueId in : g.inputs) {
     const ir::Node& n = g.node(in);
     wanted.push_back(data::Field{n.name, n.type.dtype, Shape(n.type.shape.begin() + 1, n.type.shape.end())});
   }
   std::vector<DataSourceInfo> out;
-  for (const auto& [key, spec] : {std::pair<std::string, std::string>{"data.train", config.data.train},
-                                  {"data.test", config.data.test},
-                                  {"data.validation", config.data.validation}}) {
-    if (spec.empty()) {
+  for (const char* key : {"data.train", "data.test", "data.validation"}) {
+    const DataSpec& source = data.at(key);
+    if (source.spec.empty()) {
       continue;
     }
     try {
-      const std::unique_ptr<data::Dataset> ds = data::open_dataset(spec, config.base_dir_of(key), wanted, 0);
-      out.push_back(described(key, spec, config.resolve_data_spec(key, spec), *ds));
+      const std::unique_ptr<data::Dataset> ds = data::open_dataset(source.spec, source.base_dir, wanted, 0);
+      out.push_back(described(key, source.spec, source.resolved, *ds));
     } catch (const Error& e) {
       if (e.span().valid()) {
         throw;
       }
-      config.fail_at(key, e.diagnostic().message, engine::data_hint(config.base_dir_of(key), e), e.kind());
+      keys.fail_at(key, e.diagnostic().message, data_hint(source.base_dir, e), e.kind());
     }
   }
   return out;
 }
+
+}  // namespace engine
 
 }  // namespace iputrain

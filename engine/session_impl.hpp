@@ -51,6 +51,11 @@ inline std::string data_hint(const std::string& base, const Error& e) {
                          : fmt::format("; a relative path in a config file is relative to its folder, `{}`", base));
 }
 
+//! Opens each data source of `data` (data.train, data.test, data.validation) and checks its fields
+//! against the inputs of `g` as training would; an error without a location is located at its key.
+std::vector<DataSourceInfo> inspect_sources(const ir::Graph& g, const std::map<std::string, DataSpec>& data,
+                                            const KeyLocations& keys);
+
 //! What a session keeps of its config, which api/session_api.cpp reads once: the settings, and apart from
 //! them only the data specs and what a checkpoint records.
 struct SessionConfig {

@@ -36,17 +36,15 @@ frontend::ParamOverrides overrides_for(const Config& config, const Settings& set
 // Ties a model to the config it trains under: the elaborator checks the `[model]` overrides
 // against the model's parameters, at their keys, and builds an int `batch` that [model] leaves
 // alone at the batch the settings resolved (data.batch_size per slice).
-Model Model::load(const std::string& path, const Config& config) {
-  const Settings settings = config::resolve(config);
+Model Model::load(const std::string& path, const ResolvedConfig& config) {
   auto impl = std::make_shared<Impl>();
-  impl->loaded = frontend::load_model(path, nullptr, overrides_for(config, settings));
+  impl->loaded = frontend::load_model(path, nullptr, overrides_for(config.config(), config.settings()));
   return Model(std::move(impl));
 }
 
-Model Model::parse(const std::string& text, const std::string& path, const Config& config) {
-  const Settings settings = config::resolve(config);
+Model Model::parse(const std::string& text, const std::string& path, const ResolvedConfig& config) {
   auto impl = std::make_shared<Impl>();
-  impl->loaded = frontend::load_model(path, &text, overrides_for(config, settings));
+  impl->loaded = frontend::load_model(path, &text, overrides_for(config.config(), config.settings()));
   return Model(std::move(impl));
 }
 

@@ -263,8 +263,11 @@ std::unique_ptr<Dataset> open_synthetic(const std::string& options, const std::v
 }
 
 const DataSourceDef kSyntheticSource{
-    "synthetic", "samples=N,classes=C", "generated from the model's inputs and the seed",
+    "synthetic",
+    "samples=N,classes=C",
+    "generated from the model's inputs and the seed",
     "synthetic:samples=1024,classes=10",
-    [](const DataSourceRequest& r) { return open_synthetic(r.rest, r.wanted, r.seed); }};
+    [](const DataSourceRequest& r) { return open_synthetic(r.rest, r.wanted, r.seed); },
+    false};
 
 }  // namespace iputrain::data

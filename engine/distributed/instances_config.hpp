@@ -1,6 +1,7 @@
 // The instances mpirun started, as the engine sees them: this process's instance of a plan (a plan
 // of other figures than the launch is refused, at the config's process_count key when it is set)
-// and the one that writes the run's files. The keys are filled from MPI in api/instances_config.cpp.
+// and the one that writes the run's files. The keys are filled from MPI by ResolvedConfig
+// (frontend/config/resolved_config.cpp).
 #pragma once
 
 #include <cstdint>

@@ -44,7 +44,8 @@ int main() {
   };
   register_op(std::move(leaky));
 
-  const Config config = config::parse(R"(
+  // Resolved once, for the model, the plan and the session.
+  const ResolvedConfig config = config::parse(R"(
 [ipu]
 auto_select_ipus = 2
 [pipeline]
@@ -57,7 +58,7 @@ learning_rate = 0.2
 steps = 60
 steps_per_execution = 10
 )",
-                                      "embed.toml");
+                                              "embed.toml");
   const Model model = Model::parse(R"(import nn
 model classifier(batch: int = 8) {
   input x: f32[batch, 2]

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include "core/data_source_table.hpp"
+
 namespace iputrain {
 
 std::string param_value_str(const ParamValue& v) {
@@ -78,8 +80,9 @@ std::string Config::resolve_path(const std::string& key_path, const std::string&
 }
 
 std::string Config::resolve_data_spec(const std::string& key_path, const std::string& spec, bool absolute) const {
-  const size_t colon = spec.find(':');
-  if (colon == std::string::npos || spec.rfind("synthetic:", 0) == 0) {
+  const size_t colon = spec.find(':');  // an unknown kind is resolved too (open_dataset refuses it)
+  const DataSourceDef* format = colon == std::string::npos ? nullptr : find_data_source(spec.substr(0, colon));
+  if (colon == std::string::npos || (format != nullptr && !format->names_file)) {
     return spec;
   }
   return spec.substr(0, colon + 1) + resolve_path(key_path, spec.substr(colon + 1), absolute);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <optional>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "core/optim/lr_schedule.hpp"
 #include "core/optim_table.hpp"
 #include "core/pipeline_schedules/schedule_def.hpp"
+#include "frontend/config/resolve_count.hpp"
 #include "frontend/config/rules.hpp"
 #include "frontend/config/schema.hpp"
 #include "iputrain/config_loader.hpp"
@@ -190,7 +192,14 @@ IpuSettings resolve_ipu(const Config& cfg) {
 
 namespace iputrain::config {
 
+namespace {
+std::atomic<int64_t> resolved_count{0};
+}  // namespace
+
+int64_t resolutions() { return resolved_count.load(); }
+
 Settings resolve(const Config& cfg) {
+  resolved_count.fetch_add(1);
   Settings s;
   s.plain = cfg.plain;  // the plain keys as written: one line each (iputrain/plain_keys.hpp)
   s.optimizer = resolve_optimizer(cfg);

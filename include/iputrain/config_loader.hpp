@@ -6,13 +6,46 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "iputrain/config.hpp"
+#include "iputrain/instances_def.hpp"
 #include "iputrain/settings.hpp"
+
+namespace iputrain {
+
+//! A config and its settings, resolved once (config::resolve) with the instances of the run folded
+//! in: what Model::load, Plan::make and Session take. A Config converts to one implicitly (and is
+//! resolved then), so a program that makes one ResolvedConfig and hands it to all three resolves
+//! its config once per run, as `iputrain train` does; one that hands each a Config resolves it for
+//! each. Immutable and cheap to copy (its parts are shared).
+class ResolvedConfig {
+ public:
+  //! `config` alone: one instance.
+  ResolvedConfig(const Config& config);  // NOLINT(google-explicit-constructor): a Config is accepted where one is
+  //! `config` in the run `launched` (current_instances()): an mpirun run's count and this process's
+  //! index fill `ipu.experimental.multi_replica_distribution`, whose keys the config must leave unset
+  //! or set alike. Throws iputrain::Error(Config) at the key when they differ.
+  ResolvedConfig(const Config& config, const Instances& launched);
+
+  //! The config as given (what `config show` and checkpoints write).
+  const Config& config() const { return *config_; }
+  //! Its settings, with the instances.
+  const Settings& settings() const { return *settings_; }
+  //! The instances it was resolved with ({1, 0, false} for a config alone).
+  const Instances& instances() const { return instances_; }
+
+ private:
+  std::shared_ptr<const Config> config_;
+  std::shared_ptr<const Settings> settings_;
+  Instances instances_;
+};
+
+}  // namespace iputrain
 
 namespace iputrain::config {
 
@@ -23,6 +56,8 @@ Config load(const std::string& path, const std::vector<std::string>& sets = {});
 Config parse(const std::string& text, const std::string& path = "<config>", const std::vector<std::string>& sets = {});
 
 //! The config as typed settings (enums, resolved defaults): what the planner and the engine read.
+//! A run resolves its config once: through a ResolvedConfig, which Model::load, Plan::make and
+//! Session take.
 Settings resolve(const Config& cfg);
 //! IPUs acquired: `ipu.auto_select_ipus`, or the size of the first `ipu.select_ipus` device.
 int64_t num_ipus(const Config& cfg);

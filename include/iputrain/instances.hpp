@@ -4,15 +4,9 @@
 // Session then takes its share of the replicas from it (docs/distributed.md).
 #pragma once
 
-#include <cstdint>
+#include "iputrain/instances_def.hpp"
 
 namespace iputrain {
-
-struct Instances {
-  int32_t count = 1;      //!< processes of the run (MPI's world size)
-  int32_t index = 0;      //!< this one (MPI's rank)
-  bool launched = false;  //!< started by an MPI launcher (mpirun), even alone
-};
 
 //! True when this build can run several instances (IPUTRAIN_WITH_MPI).
 bool built_with_mpi();

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "iputrain/config.hpp"
+#include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 
 namespace iputrain {
@@ -34,13 +35,13 @@ class Model {
   //! Loads `path` to train under `config`: applies its `[model]` overrides and, when the model
   //! declares a compile-time int parameter `batch` that `[model]` leaves alone, sets it to
   //! data.batch_size per batch-serialization slice (Settings::model_batch). Errors in overrides
-  //! point at the config key.
-  static Model load(const std::string& path, const Config& config);
+  //! point at the config key. (A Config converts to a ResolvedConfig, resolving it.)
+  static Model load(const std::string& path, const ResolvedConfig& config);
   //! Same from source text; `path` is used in messages and to resolve relative imports.
   static Model parse(const std::string& text, const std::string& path = "<model>",
                      const std::map<std::string, ParamValue>& overrides = {});
   //! Same from source text, to train under `config`, as load(path, config).
-  static Model parse(const std::string& text, const std::string& path, const Config& config);
+  static Model parse(const std::string& text, const std::string& path, const ResolvedConfig& config);
 
   const std::string& name() const;
   //! The compile-time parameters (`model NAME(params)`) with their effective values.

@@ -96,7 +96,7 @@ class Plan {
   //! Plans `model` (loaded with Model::load(path, config)) under `config`. Throws
   //! iputrain::Error(Config or Plan) when the config cannot be placed, e.g. a plan that does not fit
   //! in memory; the message names the IPU and what would make it fit.
-  static Plan make(const Model& model, const Config& config, const PlanRequest& request = {});
+  static Plan make(const Model& model, const ResolvedConfig& config, const PlanRequest& request = {});
   //! The planner's passes, in the order they run (the values PlanRequest::dump_after accepts).
   static std::vector<std::string> pass_names();
   //! The planner's pass table, in the order the passes run (`iputrain plan --explain-passes`).

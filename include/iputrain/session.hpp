@@ -253,11 +253,13 @@ struct DataSourceInfo {
 class Session {
  public:
   //! Plans `model` under `config`, allocates every buffer once and initialises the weights from
-  //! the config seed. Throws iputrain::Error (Config, Data or Plan) with a location.
-  Session(const Model& model, const Config& config);
+  //! the config seed. Throws iputrain::Error (Config, Data or Plan) with a location. The settings
+  //! are `config`'s, unless it was resolved without the instances this process joined (an mpirun
+  //! run; current_instances()): then they are resolved again with them.
+  Session(const Model& model, const ResolvedConfig& config);
   //! The same with a plan already made by Plan::make(model, config) (it is not made again).
   //! Throws Error(Usage) if the plan was made for another model.
-  Session(const Model& model, const Config& config, const Plan& plan);
+  Session(const Model& model, const ResolvedConfig& config, const Plan& plan);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
@@ -389,6 +391,6 @@ bool is_checkpoint(const std::string& dir_or_file);
 //! its fields against the model's inputs as training would: throws Error(Data) located at the key
 //! for an unknown kind of source, a missing file or a field that does not fit an input. Without a
 //! Session (nothing planned); Session::data_sources() keeps what it opens for training.
-std::vector<DataSourceInfo> inspect_data_sources(const Model& model, const Config& config);
+std::vector<DataSourceInfo> inspect_data_sources(const Model& model, const ResolvedConfig& config);
 
 }  // namespace iputrain

@@ -178,3 +178,14 @@ TEST_CASE("param_value_str writes TOML literals") {
   CHECK(iputrain::param_value_str(ParamValue{true}) == "true");
   CHECK(iputrain::param_value_str(ParamValue{std::string("a\"b\\c")}) == R"("a\"b\\c")");
 }
+
+// What follows a data spec's colon is resolved against the config's folder unless the format's row
+// says it names no file (DataSourceDef::names_file: synthetic); an unknown kind is resolved too.
+TEST_CASE("data specs resolve their path by their format's row") {
+  const Config c = config::parse("[data]\ntrain = \"csv:train.csv\"\n", "runs/exp.toml");
+  CHECK(c.resolve_data_spec("data.train", "csv:train.csv") == "csv:runs/train.csv");
+  CHECK(c.resolve_data_spec("data.train", "images:pics,resize=bilinear") == "images:runs/pics,resize=bilinear");
+  CHECK(c.resolve_data_spec("data.train", "synthetic:samples=8") == "synthetic:samples=8");
+  CHECK(c.resolve_data_spec("data.train", "nosuchkind:x.bin") == "nosuchkind:runs/x.bin");
+  CHECK(c.resolve_data_spec("data.train", "no-colon") == "no-colon");
+}

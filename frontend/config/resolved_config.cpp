@@ -1,23 +1,23 @@
-#include "api/instances_config.hpp"
-
+// ResolvedConfig (iputrain/config_loader.hpp): a config resolved once, with the instances of an
+// mpirun run folded into its `ipu.experimental.multi_replica_distribution` keys first; a config
+// that names other figures than the launch is refused at the key.
 #include <fmt/format.h>
 
-#include "iputrain/error.hpp"
-#include "iputrain/instances.hpp"
+#include "iputrain/config_loader.hpp"
 
-namespace iputrain::api {
+namespace iputrain {
 
 namespace {
+
 constexpr const char* kCount = "ipu.experimental.multi_replica_distribution.process_count";
 constexpr const char* kIndex = "ipu.experimental.multi_replica_distribution.process_index";
-}  // namespace
 
-Config with_instances(const Config& config) {
-  const Instances in = current_instances();
+// `config` with process_count and process_index taken from the launch.
+Config with_instances(const Config& config, const Instances& in) {
   if (!in.launched) {
     return config;
   }
-  auto& mrd = config.ipu.experimental.multi_replica_distribution;
+  const auto& mrd = config.ipu.experimental.multi_replica_distribution;
   if (config.is_set(kCount) && mrd.process_count != in.count) {
     config.fail_at(
         kCount,
@@ -37,4 +37,13 @@ Config with_instances(const Config& config) {
   return out;
 }
 
-}  // namespace iputrain::api
+}  // namespace
+
+ResolvedConfig::ResolvedConfig(const Config& config) : ResolvedConfig(config, Instances{}) {}
+
+ResolvedConfig::ResolvedConfig(const Config& config, const Instances& launched)
+    : config_(std::make_shared<const Config>(config)),
+      settings_(std::make_shared<const Settings>(config::resolve(with_instances(config, launched)))),
+      instances_(launched) {}
+
+}  // namespace iputrain
