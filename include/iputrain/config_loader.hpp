@@ -18,7 +18,7 @@
 
 namespace iputrain {
 
-//! A config and its settings, resolved once (config::resolve) with the instances of the run folded
+//! A config and its settings, resolved once (config::resolve()) with the instances of the run folded
 //! in: what Model::load, Plan::make and Session take. A Config converts to one implicitly (and is
 //! resolved then), so a program that makes one ResolvedConfig and hands it to all three resolves
 //! its config once per run, as `iputrain train` does; one that hands each a Config resolves it for
