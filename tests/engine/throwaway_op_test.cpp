@@ -75,6 +75,22 @@ void register_throwaway_ops() {
     register_op(shrink_op("throwaway_shrink", 0.5, true));
     register_op(shrink_op("throwaway_shrink_unpriced", 0.5, false));
     register_op(shrink_op("throwaway_shrink_steep", 2.0, true));
+    // For the reference only: two operands, two attributes, no gradient, a '|' in its doc.
+    CustomOp pick;
+    pick.name = "throwaway_pick";
+    pick.inputs = {"a", "b"};
+    pick.attributes = {{"k", 1.0}, {"tie", 0.25}};
+    pick.shape = [](const CustomShapes& in, const CustomAttributes&) { return in[0]; };
+    pick.forward = [](const CustomCall& c) {
+      const double k = c.attributes.get("k");
+      for (int64_t i = 0; i < c.output.size; ++i) {
+        const float a = c.inputs[0].data[i];
+        const float b = c.inputs[1].data[i];
+        c.output.data[i] = std::fabs(a) > k * std::fabs(b) ? a : b;
+      }
+    };
+    pick.doc = "a where |a| > k |b|, else b\n(test).";
+    register_op(std::move(pick));
     return true;
   }();
   (void)once;
@@ -183,14 +199,136 @@ TEST_CASE("a throwaway op is priced by its row: its FLOPs set its stage's cycles
   const double want = elements / tiles * (1 / 0.25 - 1 / 0.67) / 0.606;
   CHECK(priced.stages()[1].forward_cycles - unpriced.stages()[1].forward_cycles == doctest::Approx(want).epsilon(1e-9));
   CHECK(priced.stages()[0].forward_cycles == unpriced.stages()[0].forward_cycles);
-  CHECK(priced.stages()[1].backward_cycles == unpriced.stages()[1].backward_cycles);  // the gradient's own cost
+  // The gradient's cost is its own (custom_grad's), not the row's FLOPs: the same, to rounding.
+  CHECK(priced.stages()[1].backward_cycles == doctest::Approx(unpriced.stages()[1].backward_cycles).epsilon(1e-12));
   CHECK(priced.cycles_per_update() > unpriced.cycles_per_update());
   // The scratch: 64 KiB per element of the operand, 4 MiB, counted on IPU 1 (stage b's) as the
-  // running op's working memory, and on no other IPU.
+  // running op's working memory, in its activation arena beside the op's operand and result
+  // (256 bytes each), and on no other IPU.
   const std::string working = "working memory of the running op";
-  CHECK(contributor(priced.memory()[1], working) == 64 * kScratchPerElement);
-  CHECK(contributor(unpriced.memory()[1], working) == 0);
-  CHECK(priced.memory()[1].total_peak - unpriced.memory()[1].total_peak >= 64 * kScratchPerElement);
+  const PlanMemory with = priced.memory()[1];
+  const PlanMemory without = unpriced.memory()[1];
+  CHECK(contributor(with, working) == 64 * kScratchPerElement);
+  CHECK(contributor(without, working) == 0);
+  CHECK(with.activations_peak >= 64 * kScratchPerElement + 2 * 256);
+  CHECK(with.total_peak - with.activations_peak == without.total_peak - without.activations_peak);
   CHECK(priced.memory()[0].total_peak == unpriced.memory()[0].total_peak);
   CHECK(contributor(priced.memory()[0], working) == 0);
+}
+
+TEST_CASE("a throwaway op's run resumed from its checkpoints reaches the straight run's bits") {
+  register_throwaway_ops();
+  const fs::path dir = throwaway_dir("resume");
+  const std::string every_step = "[checkpoint]\ndir = \"" + dir.string() + "\"\nevery = 1\nkeep = 0\n";
+  ThrowawayRun straight("throwaway_shrink(h)", throwaway_config(4));
+  straight.session.train();
+  ThrowawayRun checkpointed("throwaway_shrink(h)", throwaway_config(4, every_step));
+  CHECK(checkpointed.session.train().checkpoints.size() == 4);
+  CHECK(testing::same_bits(checkpointed.session.weights(), straight.session.weights()));
+  const std::string step2 = (dir / "step-00000002.safetensors").string();
+  ThrowawayRun resumed("throwaway_shrink(h)", throwaway_config(4));
+  const ResumeInfo info = resumed.session.resume(step2);
+  CHECK(info.step == 2);
+  CHECK(info.remaining == 2);
+  CHECK(resumed.session.train().steps == 2);
+  CHECK(testing::same_bits(resumed.session.weights(), straight.session.weights()));
+  // The check can fail: the op's attribute is read at every call, and alpha = 2 trains other bits.
+  ThrowawayRun other_alpha("throwaway_shrink(h, alpha = 2.0)", throwaway_config(4));
+  other_alpha.session.resume(step2);
+  other_alpha.session.train();
+  CHECK_FALSE(testing::same_bits(other_alpha.session.weights(), straight.session.weights()));
+
+  // What the checkpoint records of the run: the model's name, its weights and optimizer state by
+  // parameter name, the run-defining config keys (run_config, run.toml). Not the ops the model
+  // calls: a registered op is part of the model's body, which no checkpoint records.
+  const data::SafetensorsFile file = data::read_safetensors(step2);
+  CHECK(file.metadata.at("model") == "tiny");
+  for (const auto& [key, value] : file.metadata) {
+    CAPTURE(key);
+    CHECK(value.find("throwaway") == std::string::npos);
+  }
+  for (const data::NamedTensor& t : file.tensors) {
+    CHECK(t.name.find("throwaway") == std::string::npos);
+  }
+  CHECK(file_text((dir / "run.toml").string()).find("throwaway") == std::string::npos);
+  // So a resume under a registration whose default differs is accepted, and the resumed run
+  // trains under the registration in effect: throwaway_shrink_steep (alpha's default 2) continues
+  // exactly as throwaway_shrink called with alpha = 2.
+  ThrowawayRun steep("throwaway_shrink_steep(h)", throwaway_config(4));
+  CHECK(steep.session.resume(step2).step == 2);
+  steep.session.train();
+  CHECK(testing::same_bits(steep.session.weights(), other_alpha.session.weights()));
+}
+
+TEST_CASE("a throwaway op on 2 stages x 2 replicas trains the one-IPU reference's bits, as iputrain verify checks") {
+  register_throwaway_ops();
+  const std::string call = "throwaway_shrink(h, alpha = 0.75)";
+  const Config plan_config = config::parse(throwaway_config(1), "throwaway_op.toml");
+  const Model model = Model::parse(throwaway_model(call), "tiny.ipu", plan_config);
+  const Plan plan = Plan::make(model, plan_config);
+  REQUIRE(plan.replicas() == 2);
+  REQUIRE(plan.ipus_per_replica() == 2);
+  // verify's one-IPU reference (cli/verify_command.cpp, reference_config): the layout keys back to
+  // their defaults, every stage on IPU 0, all of the plan's micro-batches accumulated there.
+  Config ref_config = config::without_layout(plan_config);
+  ref_config.ipu.auto_select_ipus = 1;
+  ref_config.pipeline.device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
+  ref_config.pipeline.gradient_accumulation_count = plan.accumulation_count() * plan.replicas();
+  ref_config.pipeline.schedule = "sequential";
+  const Plan ref_plan = Plan::make(model, ref_config);
+  REQUIRE(ref_plan.num_ipus() == 1);
+  REQUIRE(ref_plan.global_batch() == plan.global_batch());
+  Session session(model, plan_config, plan);
+  Session reference(model, ref_config, ref_plan);
+  const std::vector<WeightInfo> initial = reference.weights();
+  // One update per train() call, every replica's weights and optimizer state compared bit for bit
+  // after each, as verify does.
+  for (int64_t step = 1; step <= 3; ++step) {
+    CAPTURE(step);
+    session.train();
+    reference.train();
+    for (int32_t r = 0; r < session.replicas(); ++r) {
+      CAPTURE(r);
+      CHECK(same_state_bits(session.training_state(r), reference.training_state(0)));
+    }
+  }
+  // The op's gradient reached stage a (its dense kernel moved), and the op's attribute took part:
+  // alpha = 0 (the op an identity) trains other bits.
+  REQUIRE(initial.size() == reference.weights().size());
+  CHECK(initial[0].values != reference.weights()[0].values);
+  Session identity(Model::parse(throwaway_model("throwaway_shrink(h, alpha = 0.0)"), "tiny.ipu", ref_config),
+                   ref_config);
+  for (int step = 1; step <= 3; ++step) {
+    identity.train();
+  }
+  CHECK_FALSE(testing::same_bits(identity.weights(), reference.weights()));
+}
+
+TEST_CASE(
+    "a throwaway op is documented in the ops reference from its row, and without one the reference is docs/ops.md") {
+  register_throwaway_ops();
+  REQUIRE(registered_ops() == std::vector<std::string>{"throwaway_shrink", "throwaway_shrink_unpriced",
+                                                       "throwaway_shrink_steep", "throwaway_pick"});
+  const std::string section = registered_ops_reference();
+  CHECK(section.starts_with("## Registered ops\n"));
+  const std::string doc = "A throwaway op: x - alpha tanh(x) (test).";
+  for (const std::string& row : {
+           "| `throwaway_shrink` | `x` | `alpha` = 0.5 | yes | declared | declared | " + doc + " |\n",
+           "| `throwaway_shrink_unpriced` | `x` | `alpha` = 0.5 | yes |  |  | " + doc + " |\n",
+           "| `throwaway_shrink_steep` | `x` | `alpha` = 2 | yes | declared | declared | " + doc + " |\n",
+           std::string("| `throwaway_pick` | `a`, `b` | `k` = 1, `tie` = 0.25 | no |  |  | "
+                       "a where \\|a\\| > k \\|b\\|, else b (test). |\n"),
+       }) {
+    CAPTURE(row);
+    CHECK(section.find(row) != std::string::npos);
+  }
+  CHECK(section.ends_with("\n4 registered ops.\n"));
+  // The reference iputrain_gen_ops_doc prints: docs/ops.md when no op is registered (that program
+  // registers none: tests/core checks the file against it), then this section when some are.
+  const std::string ops_md = file_text(std::string(IPUTRAIN_SOURCE_DIR) + "/docs/ops.md");
+  REQUIRE(ops_md.starts_with("<!-- Generated by iputrain_gen_ops_doc"));
+  CHECK(ops_md.find("Registered ops") == std::string::npos);
+  CHECK(ir::registered_ops_markdown({}).empty());
+  CHECK(ir::ops_reference_markdown({}) == ops_md);
+  CHECK(ir::ops_reference_markdown(ir::registered_custom_ops()) == ops_md + "\n" + section);
 }
