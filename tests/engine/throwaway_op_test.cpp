@@ -107,7 +107,8 @@ model tiny(batch: int = 4) {
     h = nn.dense(x, 16, activation = tanh)
   }
   stage b {
-    g = )" + call + R"(
+    g = )" +
+         call + R"(
     logits = nn.dense(g, 10)
     loss = mean(softmax_cross_entropy(logits, label))
   }
