@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/ops/custom_registry.hpp"
+#include "core/ops/op_docs.hpp"
 #include "frontend/builtins.hpp"
 #include "iputrain/error.hpp"
 
@@ -73,5 +74,7 @@ void register_op(CustomOp op) {
 }
 
 std::vector<std::string> registered_ops() { return ir::custom_op_names(); }
+
+std::string registered_ops_reference() { return ir::registered_ops_markdown(ir::registered_custom_ops()); }
 
 }  // namespace iputrain

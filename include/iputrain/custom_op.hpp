@@ -30,4 +30,10 @@ void register_op(CustomOp op);
 //! The names of the ops registered so far, in registration order.
 std::vector<std::string> registered_ops();
 
+//! The ops reference's section on the ops registered so far, as markdown in the form of
+//! docs/ops.md: a "Registered ops" heading and a table row per op (its operands, attributes with
+//! their defaults, whether it has a gradient, declares FLOPs or scratch, and its `doc`), in
+//! registration order; "" when none is registered.
+std::string registered_ops_reference();
+
 }  // namespace iputrain
