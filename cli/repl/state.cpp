@@ -18,7 +18,7 @@ std::vector<std::string> joined(const std::vector<std::string>& cli, const std::
   return sets;
 }
 
-Model load_model(const std::string& path, const Config& config) { return Model::load(path, config); }
+Model load_model(const std::string& path, const ResolvedConfig& config) { return Model::load(path, config); }
 
 }  // namespace
 
@@ -28,22 +28,22 @@ State::State(std::string model_path, std::string config_path, std::vector<std::s
     : model_path_(std::move(model_path)),
       config_path_(std::move(config_path)),
       cli_sets_(std::move(cli_sets)),
-      config_(config::load(config_path_, cli_sets_)),
-      model_(load_model(model_path_, config_)) {
+      run_(config::load(config_path_, cli_sets_)),
+      model_(load_model(model_path_, run_)) {
   replan();
 }
 
-std::pair<Config, Model> State::load_with(const std::vector<std::string>& extra) const {
-  Config config = config::load(config_path_, joined(cli_sets_, overrides_, extra));
+std::pair<ResolvedConfig, Model> State::load_with(const std::vector<std::string>& extra) const {
+  ResolvedConfig config(config::load(config_path_, joined(cli_sets_, overrides_, extra)));
   Model model = Model::load(model_path_, config);
   return {std::move(config), std::move(model)};
 }
 
 bool State::apply(std::vector<Override> overrides) {
-  Config config = config::load(config_path_, joined(cli_sets_, overrides, {}));
+  ResolvedConfig config(config::load(config_path_, joined(cli_sets_, overrides, {})));
   Model model = Model::load(model_path_, config);
   overrides_ = std::move(overrides);
-  config_ = std::move(config);
+  run_ = std::move(config);
   model_ = std::move(model);
   if (plan_) {
     previous_ = std::move(plan_);
@@ -61,7 +61,7 @@ void State::replan() {
   plan_failure_.reset();
   plan_error_.clear();
   try {
-    plan_ = Plan::make(model_, config_);
+    plan_ = Plan::make(model_, run_);
   } catch (const Error& e) {
     plan_failure_ = e;
     plan_error_ = first_line(e.diagnostic().message);
@@ -85,7 +85,7 @@ void State::throw_plan_failure() const {
 Session& State::session() {
   if (!session_) {
     // One weight update per train() call, so `step N` can stop after any N and go on later.
-    Config one_step = config_;
+    Config one_step = run_.config();
     one_step.training.steps = 1;
     // Exploring writes nothing by itself: `step --checkpoint` saves into checkpoint.dir on request.
     one_step.checkpoint.dir.clear();

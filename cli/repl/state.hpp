@@ -25,7 +25,7 @@ class State {
   //! config error propagates (the REPL cannot start); a plan error is kept in plan_error().
   State(std::string model_path, std::string config_path, std::vector<std::string> cli_sets);
 
-  const Config& config() const { return config_; }
+  const Config& config() const { return run_.config(); }
   const Model& model() const { return model_; }
   const std::string& model_path() const { return model_path_; }
   const std::string& config_path() const { return config_path_; }
@@ -47,8 +47,9 @@ class State {
   //! propagates; a plan error is kept (plan() throws it) while the new config stays in force, so a
   //! second `set` can repair it. Returns true if a training session was dropped.
   bool apply(std::vector<Override> overrides);
-  //! Config and model for the command line's sets + current overrides + `extra` (for `sweep`).
-  std::pair<Config, Model> load_with(const std::vector<std::string>& extra) const;
+  //! Config (resolved once) and model for the command line's sets + current overrides + `extra`
+  //! (for `sweep`).
+  std::pair<ResolvedConfig, Model> load_with(const std::vector<std::string>& extra) const;
 
   //! The training session (made on first use from the current config, one update per train()).
   Session& session();
@@ -63,7 +64,7 @@ class State {
   std::string config_path_;
   std::vector<std::string> cli_sets_;
   std::vector<Override> overrides_;
-  Config config_;
+  ResolvedConfig run_;  // the current config, resolved once for its model, plan and session
   Model model_;
   std::optional<Plan> plan_;
   std::optional<Error> plan_failure_;

@@ -230,7 +230,8 @@ std::vector<KeySpec> run_keys() {
           "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, {"all", "last"}),
 
       key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
-          "Directory for checkpoints, which records the run's config (`run.toml`); a relative path follows the path "
+          "Directory for checkpoints; each records the run's defining keys and its config's hash; a relative path "
+          "follows the path "
           "rule (see Paths); \"\" = no checkpoints.")
           .as_path(),
       key(IPUTRAIN_KEY(checkpoint.every), Int, -1, Runs,

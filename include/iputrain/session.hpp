@@ -290,10 +290,10 @@ class Session {
   //! the checkpoint lacks (moving statistics, in checkpoints written before the model kept them)
   //! starts from its initial value, with a note.
   ResumeInfo resume(const std::string& dir_or_file);
-  //! A checkpoint directory records its run's config (DIR/run.toml). resume() refuses one whose
-  //! run-defining keys (engine/checkpoint.hpp) differ, naming them; a new run refuses to write
-  //! into a directory that holds another run's checkpoints (Error(Usage) located at
-  //! checkpoint.dir) unless this is set: then it deletes them first (`train --overwrite`).
+  //! Each checkpoint records its run's defining keys and the hash of its config (in its metadata:
+  //! engine/checkpoint.hpp). resume() refuses one whose run-defining keys differ, naming them; a new run refuses to
+  //! write into a directory that holds another run's checkpoints (Error(Usage) located at checkpoint.dir) unless this
+  //! is set: then it deletes them first (`train --overwrite`).
   void overwrite_checkpoints(bool yes);
   //! Makes `dir` this session's checkpoint directory ahead of its first checkpoint (train() and
   //! save_checkpoint() do it themselves), with the refusal above.
