@@ -27,6 +27,7 @@
 //   or 1/R (sum: replicas are averaged).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -115,6 +116,13 @@ struct Buffer {
   int64_t bytes = 0;  //!< f32 bytes of the value
 };
 
+//! Two consecutive kernels of a task's nodes that run as one fused kernel (pass "fuse",
+//! planner/fusion.hpp): a bias add, its head, and the relu of its result, its tail.
+struct FusedPair {
+  ir::ValueId head = ir::kNoValue;
+  ir::ValueId tail = ir::kNoValue;
+};
+
 //! Nodes each task runs, shared by all micro-batches, in a valid order. Under interleaved
 //! recomputation the backward list rebuilds each recomputed value just before its first reader.
 struct StagePrograms {
@@ -125,6 +133,10 @@ struct StagePrograms {
   //! `backward`, which keeps what the input gradients need. Empty when not split.
   std::vector<ir::ValueId> weights;
   std::vector<ir::ValueId> stash;      //!< forward values kept from forward to backward per micro-batch
+  //! Per task list (forward, recompute, backward, weights): the pairs of its kernels that run as
+  //! one, in the list's order (pass "fuse"). The engine runs them fused, or one by one where only
+  //! the run knows they cannot be (rounding, traps, the buffers, IPUTRAIN_FUSE=off).
+  std::array<std::vector<FusedPair>, 4> fusions;
 
   //! The nodes a task instruction of this stage runs.
   const std::vector<ir::ValueId>& nodes(InstrKind kind) const {
@@ -132,6 +144,14 @@ struct StagePrograms {
            : kind == InstrKind::Recompute ? recompute
            : kind == InstrKind::Backward  ? backward
                                           : weights;
+  }
+  //! The pairs of nodes(kind) that run as one fused kernel.
+  const std::vector<FusedPair>& fused(InstrKind kind) const { return fusions[fusion_slot(kind)]; }
+  std::vector<FusedPair>& fused(InstrKind kind) { return fusions[fusion_slot(kind)]; }
+
+ private:
+  static size_t fusion_slot(InstrKind kind) {
+    return kind == InstrKind::Forward ? 0 : kind == InstrKind::Recompute ? 1 : kind == InstrKind::Backward ? 2 : 3;
   }
 };
 

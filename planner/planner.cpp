@@ -12,6 +12,7 @@
 #include "planner/buffer_assignment.hpp"
 #include "planner/collectives.hpp"
 #include "planner/deadline.hpp"
+#include "planner/fusion.hpp"
 #include "planner/host_tables.hpp"
 #include "planner/lowering.hpp"
 #include "planner/memory_model.hpp"
@@ -300,6 +301,10 @@ void lower_pass(PassContext& c) {
   }
 }
 
+// Which consecutive kernels of each task run as one fused kernel: pairs the op table's flags allow
+// (op_flags::fuse_bias_head, fuse_relu_tail) where the graph and the task's order do (fusion.hpp).
+void fuse_pass(PassContext& c) { fuse_kernels(c.plan); }
+
 // Where each value lives on its IPU: lives by liveness, packed into one arena per IPU.
 void buffers_pass(PassContext& c) {
   Plan& plan = c.plan;
@@ -355,6 +360,9 @@ const std::vector<PassDef>& pass_table() {
        schedule_pass},
       {{"lower", "graph, programs, placement, timeline", "programs", "per-IPU instruction lists with messages"},
        lower_pass},
+      {{"fuse", "graph, programs, grads, moving_statistics", "programs.stages' fusions",
+        "pair each task's bias adds with the relus after them as one kernel, as the ops' flags allow"},
+       fuse_pass},
       {{"buffers", "programs", "programs.arenas", "pack each IPU's values into one arena by liveness"}, buffers_pass},
       {{"memory", "programs, settings, decided", "memory",
         "bytes per IPU per timestep; refuse a plan that does not fit"},
@@ -382,6 +390,7 @@ void run_pass(const PassDef& pass, PassContext& c, const PlanOptions& options) {
   const std::string what = want == "place"      ? placement_str(plan)
                            : want == "lower"    ? programs_str(plan)
                            : want == "buffers"  ? arenas_str(plan)
+                           : want == "fuse"     ? fused_str(plan)
                            : want == "schedule" ? timeline_str(plan.placement.pipeline, plan.timeline)
                                                 : plan.graph.str();
   for (const std::string& asked : options.dump_after) {

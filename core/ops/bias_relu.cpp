@@ -28,15 +28,15 @@ bool fused_kernels_enabled() {
   return enabled;
 }
 
-bool bias_relu_fits(const Node& add, const Node& relu, const Tensor& x, const Tensor& bias, const Tensor& sum,
-                    const Tensor& y) {
-  if (!fused_kernels_enabled() || add.op != OpKind::Add || relu.op != OpKind::Relu || add.inputs.size() != 2 ||
-      relu.inputs.size() != 1) {
-    return false;
-  }
-  const Shape& s = sum.shape();
-  if (s.empty() || x.type->dtype != DType::F32 || bias.type->dtype != DType::F32 || x.shape() != s ||
-      bias.shape() != Shape{s.back()} || y.shape() != s || sum.numel() == 0) {
+bool bias_relu_types_fit(const TensorType& x, const TensorType& bias, const TensorType& sum, const TensorType& y) {
+  const Shape& s = sum.shape;
+  return !s.empty() && sum.numel() != 0 && x.dtype == DType::F32 && bias.dtype == DType::F32 &&
+         sum.dtype == DType::F32 && y.dtype == DType::F32 && x.shape == s && bias.shape == Shape{s.back()} &&
+         y.shape == s;
+}
+
+bool bias_relu_buffers_fit(const Tensor& x, const Tensor& bias, const Tensor& sum, const Tensor& y) {
+  if (!bias_relu_types_fit(*x.type, *bias.type, *sum.type, *y.type)) {
     return false;
   }
   // Run one after the other, add has read every x before relu writes y. Fused, an element's y is

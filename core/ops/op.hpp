@@ -95,6 +95,13 @@ inline constexpr OpFlags recompute_mark = 1U << 20;
 //! Computes the derivative of the unary op its `fn` attribute names (unary_grad): that op's
 //! grad_pole flag is its own.
 inline constexpr OpFlags derivative = 1U << 21;
+//! Its kernel is x + bias elementwise (x first, f32): the first half of the fused bias + relu
+//! kernel (core/ops/bias_relu.hpp). The planner's fuse pass (planner/fusion.hpp) may run it and a
+//! fuse_relu_tail that reads its result, the next kernel of a task, as that one kernel.
+inline constexpr OpFlags fuse_bias_head = 1U << 22;
+//! Its kernel is relu_value (core/ops/op_util.hpp) of its one input, elementwise: the second half
+//! of the fused bias + relu kernel, after a fuse_bias_head.
+inline constexpr OpFlags fuse_relu_tail = 1U << 23;
 }  // namespace op_flags
 
 //! A typed view of one buffer, as kernels see it.

@@ -17,7 +17,7 @@ IPUTRAIN_OP(Input, internal, leaf | fed)          // fed by the infeed; attrs: n
 IPUTRAIN_OP(Param, internal, leaf | weight)       // a weight; attrs: init, init arguments, trainable
 IPUTRAIN_OP(Constant, internal, leaf | constant)  // a filled tensor; attrs: value
 // Elementwise, NumPy broadcasting.
-IPUTRAIN_OP(Add, internal, none)
+IPUTRAIN_OP(Add, internal, fuse_bias_head)
 IPUTRAIN_OP(Sub, internal, none)
 IPUTRAIN_OP(Mul, internal, none)
 IPUTRAIN_OP(Div, internal, none)
@@ -28,7 +28,7 @@ IPUTRAIN_OP(MinMaxGrad, internal, none)  // (a, b, dy) -> dy where side `side` w
 IPUTRAIN_OP(Where, internal, none)       // (cond bool, a, b) -> a where cond else b
 // Elementwise unary (f32).
 IPUTRAIN_OP(Neg, builtin, none)
-IPUTRAIN_OP(Relu, builtin, none)
+IPUTRAIN_OP(Relu, builtin, fuse_relu_tail)
 IPUTRAIN_OP(ReluGrad, internal, none)  // (x, dy) -> dy where x > 0
 IPUTRAIN_OP(Exp, builtin, none)
 IPUTRAIN_OP(Log, builtin, pole)

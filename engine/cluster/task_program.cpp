@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <cstring>
 
+#include <fmt/format.h>
+
 #include "core/ops/bias_relu.hpp"
+#include "iputrain/error.hpp"
 
 namespace iputrain::engine {
 
 TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>& nodes, const DeviceMemory& memory,
                          int64_t micro_batch, int32_t instr, const std::map<ir::ValueId, ir::Tensor>& substitutes,
-                         const std::vector<GradPush>& pushes, const std::vector<StateSink>& sinks)
+                         const std::vector<GradPush>& pushes, const std::vector<StateSink>& sinks,
+                         const std::vector<planner::FusedPair>& fused)
     : graph_(&graph), sinks_(sinks) {
   for (ir::ValueId v : nodes) {
     const ir::Node& n = graph.node(v);
@@ -34,14 +38,37 @@ TaskProgram::TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>&
     }
     kernels_.push_back(k);
   }
-  for (size_t i = 0; i + 1 < kernels_.size(); ++i) {
-    Kernel& add = kernels_[i];
-    const Kernel& relu = kernels_[i + 1];
-    add.bias_relu_with_next = add.tree == nullptr && relu.tree == nullptr && relu.sink == nullptr &&
-                              relu.node->inputs.size() == 1 && relu.node->inputs[0] == add.value &&
-                              operands_[relu.first_operand].data == add.output.data &&
-                              ir::bias_relu_fits(*add.node, *relu.node, operands_[add.first_operand],
-                                                 operands_[add.first_operand + 1], add.output, relu.output);
+  fuse(fused);
+}
+
+void TaskProgram::fuse(const std::vector<planner::FusedPair>& fused) {
+  // Both lists are in the task's order.
+  size_t next = 0;
+  for (size_t i = 0; i + 1 < kernels_.size() && next < fused.size(); ++i) {
+    Kernel& head = kernels_[i];
+    const Kernel& tail = kernels_[i + 1];
+    const planner::FusedPair& pair = fused[next];
+    if (head.value != pair.head) {
+      continue;
+    }
+    if (tail.value != pair.tail || head.tree != nullptr || tail.tree != nullptr || head.sink != nullptr ||
+        tail.sink != nullptr) {
+      throw Error(ErrorKind::Internal,
+                  fmt::format("the plan fuses %{} and %{}, which this task runs apart", pair.head, pair.tail));
+    }
+    // The plan decided the pair (planner/fusion.hpp). A guard, not a decision: only the run knows
+    // whether the fused kernels are switched off (IPUTRAIN_FUSE=off) and where the arena put the
+    // buffers (the tail reads the head's copy; their overlaps, ir::bias_relu_buffers_fit). Rounding
+    // and traps are checked as the task runs.
+    head.bias_relu_with_next = ir::fused_kernels_enabled() && operands_[tail.first_operand].data == head.output.data &&
+                               ir::bias_relu_buffers_fit(operands_[head.first_operand],
+                                                         operands_[head.first_operand + 1], head.output, tail.output);
+    ++next;
+    ++i;  // the tail heads no pair
+  }
+  if (next != fused.size()) {
+    throw Error(ErrorKind::Internal, fmt::format("the plan fuses %{} and %{}, which this task does not run in a row",
+                                                 fused[next].head, fused[next].tail));
   }
 }
 

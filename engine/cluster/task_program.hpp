@@ -12,6 +12,7 @@
 #include "engine/cluster/device_memory.hpp"
 #include "engine/cluster/grad_tree.hpp"
 #include "engine/fp_trap.hpp"
+#include "planner/device_program.hpp"
 
 namespace iputrain::engine {
 
@@ -37,9 +38,11 @@ class TaskProgram {
   //! program uses for micro-batch `micro_batch` in `memory`. Leaves (inputs, params, constants)
   //! have no kernel and are skipped. Operands found in `substitutes` are read from there instead
   //! (the half copies of the weights). Each of `pushes` and `sinks` happens right after its kernel.
+  //! Each of `fused`, the plan's pairs of these nodes (StagePrograms::fused), runs as one kernel.
   TaskProgram(const ir::Graph& graph, const std::vector<ir::ValueId>& nodes, const DeviceMemory& memory,
               int64_t micro_batch, int32_t instr, const std::map<ir::ValueId, ir::Tensor>& substitutes = {},
-              const std::vector<GradPush>& pushes = {}, const std::vector<StateSink>& sinks = {});
+              const std::vector<GradPush>& pushes = {}, const std::vector<StateSink>& sinks = {},
+              const std::vector<planner::FusedPair>& fused = {});
 
   //! Runs every kernel in order. `workspace` is the device's kernel scratch. With `rounding`, each
   //! float result is rounded to the half compute type right after its kernel (stochastic rounding
@@ -64,10 +67,12 @@ class TaskProgram {
     GradTree* tree = nullptr;  // non-null: push the output as leaf `leaf` after the kernel
     int64_t leaf = 0;
     const StateSink* sink = nullptr;  // non-null: copy the output into a state after the kernel
-    //! An add of a bias whose sum the next kernel, a relu, reads: both run as one bias_relu
-    //! (core/ops/bias_relu.hpp) when nothing has to happen between them (no rounding, no traps).
+    //! The head of a pair the plan fuses (a bias add; the next kernel is the relu of its sum):
+    //! both run as one bias_relu (core/ops/bias_relu.hpp) when nothing has to happen between them
+    //! (no rounding, no traps). False where the run-time guard declined the plan's pair.
     bool bias_relu_with_next = false;
   };
+  void fuse(const std::vector<planner::FusedPair>& fused);
   // Instantiated twice so that a run without traps does no per-kernel work for them.
   template <bool kTrap>
   int64_t run_kernels(const ir::ExecContext& ctx, void* workspace, const HalfRounding* rounding,

@@ -203,7 +203,8 @@ void Worker::build_task(Op& op, int32_t pos, ProgramContext& ctx) {
       }
     }
   }
-  tasks_.push_back(std::make_unique<TaskProgram>(g, nodes, memory_, op.m, pos, ctx.substitutes, pushes, sinks));
+  const auto& fused = plan_.programs.stages.at(static_cast<size_t>(in.stage)).fused(in.kind);
+  tasks_.push_back(std::make_unique<TaskProgram>(g, nodes, memory_, op.m, pos, ctx.substitutes, pushes, sinks, fused));
   op.task = tasks_.back().get();
   if (in.kind != InstrKind::Forward) {
     return;

@@ -168,7 +168,7 @@ TEST_CASE("plan: --explain-passes prints the pass table, a row per pass in order
     joined += (joined.empty() ? "" : ", ") + name;
   }
   CHECK(joined == known);
-  CHECK(names.size() == 10);
+  CHECK(names.size() == 11);  // "fuse" joined the ten (issue 48)
   CHECK(has(r.out, "programs.arenas"));
   CHECK(has(r.out, "settings, placement"));
 }
@@ -276,4 +276,25 @@ model tagger(host: bool = true) {
   CHECK(host["predicted"]["host_table_bytes_per_update"] == 4.0 * (32 * 8 * 4 + 2 * 32 * 8 * 64 * 4));
   CHECK_FALSE(device["ipus"][0]["memory"].contains("host_tables"));
   CHECK(host["predicted"]["breakdown_seconds"]["host_io"] > device["predicted"]["breakdown_seconds"]["host_io"]);
+}
+
+TEST_CASE("plan: --dump-after fuse names the pairs run as one kernel, and IPUTRAIN_FUSE=off trains the same bits") {
+  // tiny.ipu's one dense relu layer: its bias add and relu, one pair of the forward task.
+  const Run d = cli_test::iputrain("plan cases/tiny.ipu cases/tiny.toml --dump-after fuse");
+  CHECK(d.status == 0);
+  CHECK(has(d.out, "// after fuse\nstage 0 forward: %"));
+  CHECK(has(d.out, " add + %"));
+  CHECK(has(d.out, " relu\n"));
+  // The engine runs the plan's pairs fused, or one by one where it is told to: the same weights.
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string on = (dir / "iputrain_plan_test_fused.safetensors").string();
+  const std::string off = (dir / "iputrain_plan_test_unfused.safetensors").string();
+  const std::string args = "train cases/tiny.ipu cases/tiny.toml -q --no-eval --save ";
+  CHECK(cli_test::iputrain(args + on).status == 0);
+  CHECK(cli_test::iputrain(args + off, "2>&1", "IPUTRAIN_FUSE=off").status == 0);
+  const std::string fused = cli_test::bytes_of(on);
+  CHECK(!fused.empty());
+  CHECK(fused == cli_test::bytes_of(off));
+  std::filesystem::remove(on);
+  std::filesystem::remove(off);
 }

@@ -65,7 +65,7 @@ std::vector<float> run(bool fused, const Shape& shape, const Layout& at, int64_t
   const Tensor y{&t, pool.data() + at.y};
   const auto [add, relu] = add_then_relu();
   if (fused) {
-    REQUIRE(bias_relu_fits(add, relu, x, b, sum, y));
+    REQUIRE(bias_relu_buffers_fit(x, b, sum, y));
     bias_relu(x, b, sum, y);
   } else {
     const Tensor add_in[] = {x, b};
@@ -116,15 +116,27 @@ TEST_CASE("bias_relu refuses what it cannot fuse") {
   const int64_t n = 512 * 1000;
   auto at = [&](const TensorType& type, int64_t offset) { return Tensor{&type, pool.data() + offset}; };
   const Tensor b{&tb, bias.data()};
-  const auto [add, relu] = add_then_relu();
-  CHECK(bias_relu_fits(add, relu, at(t, 0), b, at(t, n), at(t, 2 * n)));
+  CHECK(bias_relu_buffers_fit(at(t, 0), b, at(t, n), at(t, 2 * n)));
   // Parallel blocks could overwrite x another block has still to read.
-  CHECK_FALSE(bias_relu_fits(add, relu, at(t, n + 5), b, at(t, 2 * n + 8), at(t, n)));
+  CHECK_FALSE(bias_relu_buffers_fit(at(t, n + 5), b, at(t, 2 * n + 8), at(t, n)));
   // y above x, overlapping it: a row's y lands on x rows not yet read, even on one thread.
-  CHECK_FALSE(bias_relu_fits(add, relu, at(t, 0), b, at(t, 2 * n), at(t, 5)));
-  // Not a bias along the last dimension, or not an add and a relu.
-  CHECK_FALSE(bias_relu_fits(add, relu, at(t, 0), Tensor{&wide_bias, bias.data()}, at(t, n), at(t, 2 * n)));
-  Node mul = add;
-  mul.op = OpKind::Mul;
-  CHECK_FALSE(bias_relu_fits(mul, relu, at(t, 0), b, at(t, n), at(t, 2 * n)));
+  CHECK_FALSE(bias_relu_buffers_fit(at(t, 0), b, at(t, 2 * n), at(t, 5)));
+  // Not a bias along the last dimension: refused by the buffers' check too.
+  CHECK_FALSE(bias_relu_buffers_fit(at(t, 0), Tensor{&wide_bias, bias.data()}, at(t, n), at(t, 2 * n)));
+}
+
+TEST_CASE("bias_relu_types_fit: f32, one shape, a bias along the last dimension") {
+  const TensorType t{DType::F32, Shape{4, 3}};
+  const TensorType tb{DType::F32, Shape{3}};
+  CHECK(bias_relu_types_fit(t, tb, t, t));
+  CHECK_FALSE(bias_relu_types_fit(t, TensorType{DType::F32, Shape{4}}, t, t));      // along the first
+  CHECK_FALSE(bias_relu_types_fit(t, TensorType{DType::F32, Shape{1, 3}}, t, t));   // broadcast, not [C]
+  CHECK_FALSE(bias_relu_types_fit(t, t, t, t));                                     // two full operands
+  CHECK_FALSE(bias_relu_types_fit(TensorType{DType::F32, Shape{1, 3}}, tb, t, t));  // x broadcast
+  CHECK_FALSE(bias_relu_types_fit(TensorType{DType::F16, Shape{4, 3}}, tb, t, t));
+  CHECK_FALSE(bias_relu_types_fit(t, TensorType{DType::I32, Shape{3}}, t, t));
+  const TensorType empty{DType::F32, Shape{0, 3}};
+  CHECK_FALSE(bias_relu_types_fit(empty, tb, empty, empty));
+  const TensorType scalar{DType::F32, Shape{}};
+  CHECK_FALSE(bias_relu_types_fit(scalar, scalar, scalar, scalar));
 }

@@ -47,6 +47,17 @@ TEST_CASE("op table: the leaf flag is exactly the ops without a kernel, and the 
   CHECK(op_flags_of(OpKind::Count) == op_flags::none);
 }
 
+TEST_CASE("op table: the fused bias + relu kernel's halves are one row each, add and relu") {
+  // The fused kernel (core/ops/bias_relu.cpp) computes x + bias and relu_value: a bit on any
+  // other row would have the planner pair an op whose kernel it does not compute.
+  for (int k = 0; k < static_cast<int>(OpKind::Count); ++k) {
+    const auto kind = static_cast<OpKind>(k);
+    INFO("op " << op_name(kind));
+    CHECK(op_has(kind, op_flags::fuse_bias_head) == (kind == OpKind::Add));
+    CHECK(op_has(kind, op_flags::fuse_relu_tail) == (kind == OpKind::Relu));
+  }
+}
+
 TEST_CASE("op table: the cost model's classes are fields of the rows") {
   // The cost model reads CostClass, never an op's name: a contraction's temporaries flag and its
   // class agree, and the rearranging and reducing ops say so.
