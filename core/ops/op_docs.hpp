@@ -1,13 +1,14 @@
 // The ops reference (docs/ops.md): every primitive of the op table, and after them the ops a
-// program registered in C++ (include/iputrain/custom_op.hpp) when it registered any. The tool
-// iputrain_gen_ops_doc prints it (it registers none, so docs/ops.md holds the table alone);
+// program registered in C++ (through include/iputrain/custom_op.hpp; their definitions are
+// core/public/iputrain/custom_op_def.hpp) when it registered any. The tool iputrain_gen_ops_doc
+// prints it (it registers none, so docs/ops.md holds the table alone);
 // iputrain::registered_ops_reference() gives a program the section of its own ops.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "iputrain/custom_op.hpp"
+#include "iputrain/custom_op_def.hpp"
 
 namespace iputrain::ir {
 
