@@ -108,7 +108,7 @@ PipelineShape check_layout(const std::vector<std::vector<std::string>>& position
                                                                    def, stages, shape.ipus_per_replica, training)
                                                              : 1);
   // Without pipelining the stages of one micro-batch simply run one after another.
-  shape.schedule = shape.pipelined ? p.schedule : ScheduleKind::Sequential;
+  shape.schedule = shape.pipelined ? p.schedule : pipeline_schedules::unpipelined_schedule().kind;
   return shape;
 }
 

@@ -488,8 +488,8 @@ void schedule_suggestions(const Plan& plan, const IpuMemory& m, const std::map<i
   for (const ScheduleDef* def : schedule_table()) {
     const AccumulationRule rule = def->accumulation(positions, pipe.ipus_per_replica, true);
     const int64_t count = d.accumulation_count;
-    if (def->kind == d.schedule || def->kind == ScheduleKind::Sequential ||
-        (def->one_position_per_ipu && !one_stage_per_ipu) || count < rule.minimum || count % rule.multiple != 0) {
+    if (def->kind == d.schedule || def->unpipelined || (def->one_position_per_ipu && !one_stage_per_ipu) ||
+        count < rule.minimum || count % rule.multiple != 0) {
       continue;
     }
     int64_t peak = m.total_peak;

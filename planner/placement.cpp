@@ -197,8 +197,8 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
                     : Recomputation::RecomputeAndBackpropagateInterleaved;
   // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
   // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
-  s.shard_weights = p.shard_weights.value_or(s.schedule == ScheduleKind::Sequential && p.batch_serialization > 1 &&
-                                             optimizer_def(run.optimizer).shardable);
+  s.shard_weights = p.shard_weights.value_or(pipeline_schedules::schedule_def(s.schedule).unpipelined &&
+                                             p.batch_serialization > 1 && optimizer_def(run.optimizer).shardable);
   s.shard_optimizer_state = p.shard_optimizer_state || s.shard_weights;
   if (p.offload_weights == true && !s.shard_weights) {
     // The config rule catches `false`; "auto" is resolved only here.

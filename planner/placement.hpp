@@ -18,8 +18,8 @@ struct PipelineShape {
   int64_t ipus_per_replica = 1;
   int64_t replicas = 1;
   int64_t gradient_accumulation_count = 1;  //!< the configured count, or the schedule's minimum
-  //! The schedule run: the configured one when pipelined, else sequential.
-  ScheduleKind schedule = ScheduleKind::Sequential;
+  //! The schedule run: the configured one when pipelined, else the unpipelined one (its row says so).
+  ScheduleKind schedule = pipeline_schedules::unpipelined_schedule().kind;
   bool pipelined = false;  //!< some `pipeline.*` key asks for it or a replica spans several IPUs
 };
 

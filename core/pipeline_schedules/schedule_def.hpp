@@ -77,6 +77,10 @@ struct ScheduleDef {
   //! stage at a time). The cycle model keeps to it where the programs alone would let the next
   //! micro-batch's first stage start early (inference, where no backward holds an IPU back).
   bool timesteps_in_turn = false;
+  //! No pipeline at all: each micro-batch goes through every stage before the next starts. The
+  //! schedule a run without pipelining runs, the one batch serialization runs under, and none the
+  //! memory advice proposes instead of a pipeline. Exactly one row says so (unpipelined_schedule()).
+  bool unpipelined = false;
   //! The recomputation modes it runs (pipeline.recomputation_mode): all of a stage's recomputation
   //! before its backward, and the recomputation interleaved with the backward. "auto" runs the
   //! first where the schedule runs it, else the second.
@@ -101,6 +105,8 @@ struct ScheduleDef {
 //! Every schedule, in ScheduleKind order.
 const std::vector<const ScheduleDef*>& schedule_table();
 const ScheduleDef& schedule_def(ScheduleKind kind);
+//! The row that says `unpipelined` (the table has exactly one: a test checks it).
+const ScheduleDef& unpipelined_schedule();
 const ScheduleDef* find_schedule(std::string_view name);  //!< nullptr when unknown
 std::vector<std::string> schedule_names();
 //! Whether `def` runs recomputation mode `mode` (a pipeline.recomputation_mode value; "auto" and

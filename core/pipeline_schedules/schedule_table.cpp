@@ -42,6 +42,17 @@ const std::vector<const ScheduleDef*>& schedule_table() {
 
 const ScheduleDef& schedule_def(ScheduleKind kind) { return *schedule_table().at(static_cast<size_t>(kind)); }
 
+const ScheduleDef& unpipelined_schedule() {
+  static const ScheduleDef* const row = [] {
+    const ScheduleDef* found = nullptr;
+    for (const ScheduleDef* def : schedule_table()) {
+      found = def->unpipelined ? def : found;
+    }
+    return found;
+  }();
+  return *row;
+}
+
 const ScheduleDef* find_schedule(std::string_view name) {
   for (const ScheduleDef* def : schedule_table()) {
     if (def->name == name) {

@@ -36,6 +36,7 @@ const ScheduleDef kSequentialSchedule{
     .splits_backward = false,
     .one_position_per_ipu = false,
     .timesteps_in_turn = true,
+    .unpipelined = true,
     .recompute_then_backpropagate = false,
     .recompute_and_backpropagate_interleaved = true,
     .accumulation = impl_sequential::accumulation,

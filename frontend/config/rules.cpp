@@ -93,8 +93,7 @@ void check_pipeline(Config& c) {
               "remove `pipeline.stages` to train a single-stage model without pipelining");
   }
   // Batch serialization runs the slices of a micro-batch one after another: the sequential schedule.
-  const std::string_view sequential =
-      pipeline_schedules::schedule_def(pipeline_schedules::ScheduleKind::Sequential).name;
+  const std::string_view sequential = pipeline_schedules::unpipelined_schedule().name;
   if (p.batch_serialization_iterations > 1) {
     if (c.is_set("pipeline.schedule") && p.schedule != sequential) {
       c.fail_at("pipeline.schedule",

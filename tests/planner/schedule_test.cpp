@@ -118,6 +118,18 @@ TEST_CASE("sequential: one task at a time") {
   CHECK(analytic_bubble(p, ScheduleKind::Sequential, 2, true) == doctest::Approx(2.0 / 3.0));
 }
 
+TEST_CASE("exactly one schedule row is unpipelined, and it runs one task at a time") {
+  int unpipelined = 0;
+  for (const pipeline_schedules::ScheduleDef* def : pipeline_schedules::schedule_table()) {
+    unpipelined += def->unpipelined ? 1 : 0;
+  }
+  CHECK(unpipelined == 1);
+  const pipeline_schedules::ScheduleDef& none = pipeline_schedules::unpipelined_schedule();
+  CHECK(none.unpipelined);
+  CHECK(none.timesteps_in_turn);
+  CHECK(none.name == "sequential");
+}
+
 TEST_CASE("accumulation counts follow each schedule's rule") {
   const Pipeline p = chain(2);
   CHECK(required_accumulation_multiple(p, ScheduleKind::Grouped, true) == 4);
