@@ -76,7 +76,7 @@ bool admissible(const Context& ctx, const Point& p, const Layout& l, int64_t mic
   const int64_t slices =
       std::stoll(knob(ctx, p, kBatchSerialization, std::to_string(ctx.config.pipeline.batch_serialization_iterations)));
   if (slices > 1 && (l.ipus != 1 || schedule != pipeline_schedules::unpipelined_schedule().name ||
-                     micro % slices != 0 || ctx.settings.pipeline.reduction != GradientReduction::Sum)) {
+                     micro % slices != 0 || ctx.settings.plain.pipeline_reduction_method != GradientReduction::Sum)) {
     return false;
   }
   return def == nullptr || !(def->one_position_per_ipu && l.shares_ipu);

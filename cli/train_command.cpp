@@ -170,7 +170,7 @@ void print_intro(const Session& session, const Loaded& loaded, const Instances& 
 // The notes after training: the outfeed, loss scale, report, trace, profile and checkpoints.
 void print_run_notes(Session& session, const TrainArgs& args, const Loaded& loaded, const Settings& settings,
                      const TrainSummary& summary, std::FILE* notes) {
-  if (settings.optimizer.loss_scaling_mode == LossScaling::Dynamic || summary.skipped_updates > 0) {
+  if (settings.plain.optimizer_loss_scaling_mode == LossScaling::Dynamic || summary.skipped_updates > 0) {
     fmt::print(notes, "loss scale {:g}; {} update{} skipped since step 0 because a gradient overflowed\n",
                summary.loss_scale, summary.skipped_updates, summary.skipped_updates == 1 ? "" : "s");
   }

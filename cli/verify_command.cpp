@@ -66,7 +66,8 @@ Perturbation parse_perturbation(const std::string& text) {
 // model whose values depend on the replica (its own collectives, a distributed batch norm) computes
 // other numbers on other replicas.
 bool keeps_replicas(const Config& config, const Plan& plan) {
-  return (config.pipeline.reduction_method == "sum" || plan.replica_dependent()) && plan.replicas() > 1;
+  return (config.plain.pipeline_reduction_method == GradientReduction::Sum || plan.replica_dependent()) &&
+         plan.replicas() > 1;
 }
 
 // The one-IPU run of the same training: every layout key (config::without_layout: the keys whose

@@ -60,6 +60,17 @@ using OptimizerFactory = std::unique_ptr<optim::Optimizer> (*)(const OptimizerSe
 //! lays them out one after the other (OptimizerSettings gives the hyper-parameters that decide it).
 using StateShapes = std::vector<Shape> (*)(const Shape& weight, const OptimizerSettings& o);
 
+//! A pass an update makes before its step to take whole-tensor norms (LAMB's |w| and |u|, LARS's
+//! |w| and |g|), for the planner's cycle model: it reads `arrays_read` f32 arrays of the weight's
+//! size again at `flops` per element, and with sharded optimizer state the replicas gather each
+//! other's sums of squares (`norms` per grain of kShardGrain elements, in double). The default:
+//! no such pass.
+struct NormPass {
+  int32_t norms = 0;        //!< whole-tensor norms taken per weight
+  int32_t arrays_read = 0;  //!< arrays read again (the weight, its gradient or state)
+  double flops = 0;         //!< per element: the squares and whatever the pass recomputes
+};
+
 //! One optimizer: its row of the table.
 struct OptimizerDef {
   std::string_view name;  //!< the value of `optimizer.type`
@@ -70,6 +81,7 @@ struct OptimizerDef {
   //! (replicated optimizer-state sharding). False: whole tensors only.
   bool shardable;
   OptimizerFactory make;
+  NormPass norm_pass = {};  //!< the pass its norms take, if it takes any
 
   //! The hyper-parameter `name` this optimizer reads, or nullptr.
   const HyperParam* find(std::string_view param) const;

@@ -13,7 +13,7 @@ namespace {
 
 // The inference cluster hands every output of every micro-batch to the host.
 Settings inference_settings(Settings s) {
-  s.outfeed.mode = OutfeedMode::All;
+  s.plain.training_outfeed_mode = OutfeedMode::All;
   s.outfeed.accumulate = false;
   s.outfeed.loss_only = false;
   s.outfeed.mask.clear();

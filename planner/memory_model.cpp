@@ -83,14 +83,15 @@ void weigh_buffers(const Plan& plan, const std::vector<Buffer>& buffers, IpuAnal
       mem.host_tables += b.bytes;  // a host table or its gradient: the host's memory (f32)
       continue;
     }
-    const int64_t one = b.cls == BufferClass::Param ? device_weight_bytes(g, b.value, compute, s.master_weights)
-                                                    : device_bytes(g, b.value, compute);
+    const int64_t one = b.cls == BufferClass::Param
+                            ? device_weight_bytes(g, b.value, compute, s.plain.training_master_weights)
+                            : device_bytes(g, b.value, compute);
     if (b.cls == BufferClass::Param) {
       // Under weight sharding a trained weight keeps its block; the gather buffer is added below.
       mem.weights += resident_weight_bytes(plan, b.value) + statistic_sum_bytes(plan, b.value);
       mem.weights_offloaded += remote_weight_bytes(plan, b.value);
       ++a.weight_tensors;
-      if (s.master_weights == MasterWeightsPlace::Offloaded && is_half(compute)) {
+      if (s.plain.training_master_weights == MasterWeightsPlace::Offloaded && is_half(compute)) {
         mem.weights_offloaded += static_cast<int64_t>(g.type(b.value).bytes());
       }
     }
@@ -303,7 +304,7 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
                  m.optimizer_state});
   out.push_back({fmt::format("gradient accumulators ({} per weight, {}, {} order{})", a.accumulator_depth,
                              dtype_name(accumulation_dtype(plan.settings)),
-                             accumulation_order_name(plan.settings.pipeline.accumulation_order),
+                             accumulation_order_name(plan.settings.plain.pipeline_gradient_accumulation_order),
                              a.tied_weights > 0 ? fmt::format("; one per reading stage for {} tied weight{}",
                                                               a.tied_weights, a.tied_weights == 1 ? "" : "s")
                                                 : ""),
@@ -355,7 +356,7 @@ int32_t accumulator_buffers(const Plan& plan, GradientAccumulationOrder order) {
 }
 
 int32_t accumulator_buffers(const Plan& plan) {
-  return accumulator_buffers(plan, plan.settings.pipeline.accumulation_order);
+  return accumulator_buffers(plan, plan.settings.plain.pipeline_gradient_accumulation_order);
 }
 
 int64_t state_floats_held(const Plan& plan, ir::ValueId p) {

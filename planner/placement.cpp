@@ -130,7 +130,7 @@ Placement make_placement(const ir::Graph& g, const Settings& settings, const Pip
     }
   }
   const std::vector<int32_t> order =
-      selection_order(settings.pipeline.selection_order, total, pl.pipeline.ipus_per_replica);
+      selection_order(settings.plain.ipu_selection_order, total, pl.pipeline.ipus_per_replica);
   pl.physical.assign(static_cast<size_t>(pl.replicas), {});
   for (int32_t r = 0; r < pl.replicas; ++r) {
     for (int32_t i = 0; i < pl.pipeline.ipus_per_replica; ++i) {

@@ -267,12 +267,13 @@ void programs_pass(PassContext& c) {
     return op_temporaries(plan.graph, id, plan.limits(n.stage, n.phase), plan.decided.device).bytes;
   };
   const std::vector<ir::ValueId> written = *ordered;
-  *ordered = order_ops(plan.graph, written,
-                       {run.pipeline.scheduler, run.pipeline.lookahead_depth, run.pipeline.search_space, temporary});
+  *ordered = order_ops(
+      plan.graph, written,
+      {run.plain.ipu_scheduling_algorithm, run.pipeline.lookahead_depth, run.pipeline.search_space, temporary});
   // The choice is made on an estimate of each task's live bytes, which the arena's packing can
   // belie: choose_best plans both orders and keeps the written one unless the other really
   // packs smaller. The winner's schedule, programs and arenas are kept (the passes below skip).
-  if (run.pipeline.scheduler == SchedulerAlgorithm::ChooseBest && *ordered != written) {
+  if (run.plain.ipu_scheduling_algorithm == SchedulerAlgorithm::ChooseBest && *ordered != written) {
     auto [chosen, chosen_peak] = trial_run(plan, *ordered);
     auto [kept, kept_peak] = trial_run(plan, written);
     Plan& win = chosen_peak < kept_peak ? chosen : kept;

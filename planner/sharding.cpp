@@ -75,7 +75,8 @@ namespace {
 
 int64_t block_bytes(const Plan& plan, ir::ValueId p) {
   const ir::Graph& g = plan.graph;
-  const int64_t whole = device_weight_bytes(g, p, plan.decided.device.compute, plan.settings.master_weights);
+  const int64_t whole =
+      device_weight_bytes(g, p, plan.decided.device.compute, plan.settings.plain.training_master_weights);
   const int64_t n = g.type(p).numel();
   return n == 0 ? 0 : whole / n * shard_capacity(n, plan.placement.replicas);
 }
@@ -88,7 +89,7 @@ bool offloaded_block(const Plan& plan, ir::ValueId p) {
 
 int64_t resident_weight_bytes(const Plan& plan, ir::ValueId p) {
   if (!weights_sharded(plan) || !sharded_param(plan, p)) {
-    return device_weight_bytes(plan.graph, p, plan.decided.device.compute, plan.settings.master_weights);
+    return device_weight_bytes(plan.graph, p, plan.decided.device.compute, plan.settings.plain.training_master_weights);
   }
   return offloaded_block(plan, p) ? 0 : block_bytes(plan, p);
 }

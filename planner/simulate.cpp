@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/optim_table.hpp"
+#include "core/shard_rule.hpp"
 #include "iputrain/error.hpp"
 #include "planner/collectives.hpp"
 #include "planner/host_tables.hpp"
@@ -132,8 +133,28 @@ InstrCost task_cost(const Plan& plan, const Instr& instr) {
   return c;
 }
 
+// The pass an optimizer's row declares for its whole-tensor norms (LAMB, LARS): its reads and
+// FLOPs as one more element-wise compute set, and under sharded state the gather of every
+// replica's sums of squares (norms per grain, in double) before the step.
+void add_norm_pass(InstrCost& c, const Plan& plan, const std::vector<ir::ValueId>& values, double shards) {
+  const NormPass& pass = optimizer_def(plan.settings.optimizer).norm_pass;
+  if (pass.norms == 0) {
+    return;
+  }
+  const double n = elements_of(plan.graph, values);
+  add_elementwise(c, plan, pass.flops * n / shards, pass.arrays_read * 4.0 * n / shards);
+  if (shards > 1) {
+    double grains = 0;
+    for (ir::ValueId v : values) {
+      grains += static_cast<double>(shard_grains(plan.graph.type(v).numel()));
+    }
+    add_collective(c, plan, plan.placement.topology, Collective::AllGather, pass.norms * grains * 8.0);
+  }
+}
+
 // The optimizer reads the weight and the gradient, reads and writes each state slot and writes
-// the weight, at about 3 FLOPs per slot (scale, add, and adam's square root/divide). State (and an
+// the weight, at about 3 FLOPs per slot (scale, add, and adam's square root/divide), after the
+// pass its norms take, if any (add_norm_pass). State (and an
 // offloaded f32 master copy) kept in remote memory crosses the host link both ways. Sharded state:
 // each replica updates (and streams) only its share, then all-gathers the weights (sharded weights
 // stay sharded: the tasks gather what they read).
@@ -157,8 +178,9 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
   if (shards > 1 && !weights_sharded(plan)) {
     add_collective(c, plan, plan.placement.topology, Collective::AllGather, weights);
   }
+  add_norm_pass(c, plan, values, shards);
   double host_bytes = s.pipeline.offload_optimizer_state ? 2 * state / shards : 0;
-  if (s.master_weights == MasterWeightsPlace::Offloaded && is_half(d.compute)) {
+  if (s.plain.training_master_weights == MasterWeightsPlace::Offloaded && is_half(d.compute)) {
     host_bytes += 2 * weights;
   }
   if (weights_sharded(plan) && pd.offload_weights) {

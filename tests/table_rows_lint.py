@@ -3,8 +3,8 @@
 optimizers, learning-rate schedules, pipeline schedules, data sources, CLI commands and plain config
 keys), checks that
 (a) every line of the table's list has its file (the one product file that defines the row,
-    `const OptimizerDef kSgdOptimizer{...}`; for a plain key, the one file that reads
-    `plain.SECTION_NAME`), every row defined in a product file has its list line, and no file
+    `const OptimizerDef kSgdOptimizer{...}`; for a plain key, the files that read `plain.FIELD`,
+    at least one), every row defined in a product file has its list line, and no file
     defines two rows; and
 (b) no other product file (core/ frontend/ planner/ engine/ api/ cli/ include/; comments not read)
     spells a row's name as a string literal ("sgd", "csv" or "csv:...", "checkpoint.keep_best_min_delta")
@@ -110,10 +110,13 @@ def row_name(source, start):
 
 
 class Row:
-    """A row: its table, its name, the patterns that name its symbol and the file that holds it."""
+    """A row: its table, its name, the patterns that name its symbol and the file that holds it
+    (HOME; a plain key's are the files that read it, a list)."""
 
     def __init__(self, table, name, symbols, home):
-        self.table, self.name, self.home = table, name, home
+        self.table, self.name = table, name
+        self.homes = home if isinstance(home, list) else [home]
+        self.home = self.homes[0]
         self.symbols = [(symbol, re.compile(pattern)) for symbol, pattern in symbols]
 
 
@@ -160,20 +163,20 @@ PLAIN_TABLE = Table("plain key", PLAIN_KEYS, "X", None, None)
 
 
 def plain_key_rows(sources, failures):
-    """Part (a) for the plain keys: each line of IPUTRAIN_PLAIN_KEYS is read by one consumer, its file."""
+    """Part (a) for the plain keys: each line of IPUTRAIN_PLAIN_KEYS is read by a consumer; those that
+    read it are its files (a key the rules check and the engine runs is read by both)."""
     header = sources["files"][PLAIN_KEYS]
     block = re.search(r"#define IPUTRAIN_PLAIN_KEYS\(X\)(.*?)\n\n", header.text, re.S)
     rows = []
-    for m in re.finditer(r"\bX\(\s*(\w+)\s*,\s*(\w+)\s*,", block.group(1) if block else ""):
-        field = f"{m.group(1)}_{m.group(2)}"
+    for m in re.finditer(r"\bX\(\s*(\w+)\s*,\s*\"([\w.]+)\"\s*,", block.group(1) if block else ""):
+        field, key = m.group(1), m.group(2)
         read = re.compile(r"\bplain\." + field + r"\b")
         consumers = sorted(rel for rel, s in sources["files"].items()
                            if rel != PLAIN_KEYS and field in s.code and read.search(s.code))
-        key = f"{m.group(1)}.{m.group(2)}"
-        if len(consumers) != 1:
+        if not consumers:
             failures.append(f"{PLAIN_KEYS}:{header.line_of(m.start(), header.text)}: the plain key {key} is read "
-                            f"by {len(consumers)} files ({', '.join(consumers) or 'none'}); a plain key has one")
-        rows.append(Row(PLAIN_TABLE, key, [(field, r"(?<!\w)" + field + r"\b")], consumers[0] if consumers else PLAIN_KEYS))
+                            f"by no file; read `plain.{field}` where the key acts, or remove its line")
+        rows.append(Row(PLAIN_TABLE, key, [(field, r"(?<!\w)" + field + r"\b")], consumers or [PLAIN_KEYS]))
     return rows
 
 
@@ -213,7 +216,7 @@ def unallowed(rows, sources, allow, failures):
     used = set()
     for row in rows:
         for rel, source in sources["files"].items():
-            if rel in (row.home, row.table.list_file):
+            if rel in row.homes or rel == row.table.list_file:
                 continue
             for line, spelled, literal in spellings(source, row):
                 for entry in ((rel, row.name), ("*", row.name) if literal else None):

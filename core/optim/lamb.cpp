@@ -100,6 +100,10 @@ const OptimizerDef kLambOptimizer{"lamb",
                                   {hyper::kBeta1, hyper::kBeta2, hyper::kEpsilon, hyper::kDecoupledWeightDecay},
                                   weight_copies<2>,
                                   true,
-                                  impl_lamb::make};
+                                  impl_lamb::make,
+                                  // Its first pass updates m and v as the step would, then reads w and
+                                  // recomputes u (about 6 FLOPs) for their squares (2 each); the step
+                                  // reads m, v and w again to recompute u.
+                                  {.norms = 2, .arrays_read = 3, .flops = 10}};
 
 }  // namespace iputrain::optim

@@ -104,6 +104,8 @@ const OptimizerDef kLarsOptimizer{"lars",
                                    impl_lars::kTrustCoefficient, impl_lars::kAdaptVectors},
                                   weight_copies<1>,
                                   true,
-                                  impl_lars::make};
+                                  impl_lars::make,
+                                  // The squares of w and g (2 FLOPs each), read before the step.
+                                  {.norms = 2, .arrays_read = 2, .flops = 4}};
 
 }  // namespace iputrain::optim

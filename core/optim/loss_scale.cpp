@@ -9,9 +9,6 @@ LossScaleState initial_loss_scale(const OptimizerSettings& o) {
 }
 
 void advance_loss_scale(LossScaleState& s, bool overflow, const OptimizerSettings& o) {
-  if (o.loss_scaling_mode != LossScaling::Dynamic) {
-    return;
-  }
   if (overflow) {
     s.scale *= o.loss_scaling_backoff_factor;
     s.good_steps = 0;

@@ -17,9 +17,9 @@ namespace {
 
 // What the outfeed queue carries: the model's outputs, minus those pipeline.outfeed_mask drops
 // (one flag per output of the last stage), or only the loss with pipeline.outfeed_loss.
-OutfeedSpec outfeed_spec(const ir::Graph& g, const OutfeedSettings& settings) {
+OutfeedSpec outfeed_spec(const ir::Graph& g, const OutfeedSettings& settings, OutfeedMode mode) {
   OutfeedSpec spec;
-  spec.last_only = settings.mode == OutfeedMode::Last;
+  spec.last_only = mode == OutfeedMode::Last;
   spec.accumulate = settings.accumulate;
   spec.accumulate_f16 = settings.accumulate_type == FloatType::F16;
   if (settings.loss_only && g.loss != ir::kNoValue) {
@@ -60,8 +60,9 @@ Cluster::Cluster(const planner::Plan& plan, const Settings& settings, int32_t in
                             dp.ipus.size(), dp.buffers.size(), s.ipus));
   }
   s.outputs = static_cast<int64_t>(plan.graph.outputs.size());
-  s.outfeed = std::make_unique<HostOutfeed>(plan.graph, outfeed_spec(plan.graph, settings.outfeed), s.replicas,
-                                            s.micro_batches, s.max_updates);
+  s.outfeed = std::make_unique<HostOutfeed>(
+      plan.graph, outfeed_spec(plan.graph, settings.outfeed, settings.plain.training_outfeed_mode), s.replicas,
+      s.micro_batches, s.max_updates);
   for (size_t c = 0; c < dp.channels.size(); ++c) {
     s.channel_index[{dp.channels[c].from, dp.channels[c].to}] = static_cast<int32_t>(c);
   }

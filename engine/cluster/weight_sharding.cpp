@@ -161,7 +161,7 @@ void WeightUpdate::begin_execution() {
   for (const ParamState& ps : params_) {
     const float* full = memory_.tensor(ps.param).f32();
     std::memcpy(ps.shard, full + ps.block.begin, static_cast<size_t>(ps.block.size()) * sizeof(float));
-    if (plan_.settings.master_weights == MasterWeightsPlace::None && rounding_) {
+    if (plan_.settings.plain.training_master_weights == MasterWeightsPlace::None && rounding_) {
       // Weights kept in the compute type start there (as begin_update() rounds unsharded ones).
       round_in_place(ps.shard, ps.block.size(), HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
     }

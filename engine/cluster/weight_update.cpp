@@ -130,8 +130,8 @@ void WeightUpdate::add_param(size_t k, int32_t depth, DType acc, int32_t shards,
       slots.push_back(next.accumulators);
       next.accumulators += buffer_aligned(static_cast<size_t>(n) * dtype_size(acc));
     }
-    ps.trees.push_back(
-        std::make_unique<GradTree>(acc, n, std::move(slots), plan_.settings.pipeline.accumulation_order));
+    ps.trees.push_back(std::make_unique<GradTree>(acc, n, std::move(slots),
+                                                  plan_.settings.plain.pipeline_gradient_accumulation_order));
   }
   const float* grad = nullptr;
   if (summed(ps.parts.size(), depth, acc)) {

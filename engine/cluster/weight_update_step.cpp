@@ -30,7 +30,7 @@ void WeightUpdate::begin_update() {
     if (w.gathered) {
       continue;  // made by gather() before each task that reads it
     }
-    if (plan_.settings.master_weights == MasterWeightsPlace::None) {
+    if (plan_.settings.plain.training_master_weights == MasterWeightsPlace::None) {
       // Weights kept in the compute type start there too (initialised or loaded in f32); a no-op
       // once an update has rounded them.
       round_in_place(const_cast<float*>(w.master), w.size,
@@ -136,7 +136,7 @@ void WeightUpdate::update_statistics() {
   const int64_t n = static_cast<int64_t>(shared_.replicas) * shared_.micro_batches;
   for (const StatisticState& st : statistics_) {
     apply_moving_average(st.value, static_cast<const float*>(st.tree->slot(0)), st.tree->size(), n, st.momentum);
-    if (plan_.settings.master_weights == MasterWeightsPlace::None && rounding_) {
+    if (plan_.settings.plain.training_master_weights == MasterWeightsPlace::None && rounding_) {
       // Stored in the compute type like the weights, rounded to nearest (no key needed).
       round_in_place(st.value, st.tree->size(), HalfRounding{rounding_->type, false, rounding_->nan_on_overflow}, 0);
     }
@@ -175,7 +175,7 @@ void WeightUpdate::update(int64_t update, int64_t overflows) {
     }
   }
   const double seed = static_cast<float>(loss_scale_.scale);  // what the backward passes started from
-  if (o.loss_scaling_mode == LossScaling::Dynamic) {
+  if (plan_.settings.plain.optimizer_loss_scaling_mode == LossScaling::Dynamic) {
     const bool overflow = any_overflow(overflows);
     advance_loss_scale(loss_scale_, overflow, o);
     if (overflow) {
@@ -186,7 +186,8 @@ void WeightUpdate::update(int64_t update, int64_t overflows) {
   // The tree holds the plain sum of the N = R x A micro-batch gradients, each computed from a
   // backward pass seeded with the loss scale.
   const double n = static_cast<double>(shared_.replicas * shared_.micro_batches);
-  const double mean = plan_.settings.pipeline.reduction == GradientReduction::Sum ? 1.0 / shared_.replicas : 1.0 / n;
+  const double mean =
+      plan_.settings.plain.pipeline_reduction_method == GradientReduction::Sum ? 1.0 / shared_.replicas : 1.0 / n;
   const double scale = mean / seed;
   float factor = static_cast<float>(scale);
   if (o.gradient_clip_norm > 0) {
@@ -229,7 +230,7 @@ void WeightUpdate::round_after_update(int64_t update) {
   auto key = [&](const HalfRounding& r, const ParamState& ps, int64_t k) {
     return r.stochastic ? rounding_key(seed, -1 - 8 * static_cast<int64_t>(ps.param) - k, update) : 0;
   };
-  if (plan_.settings.master_weights == MasterWeightsPlace::None && rounding_) {
+  if (plan_.settings.plain.training_master_weights == MasterWeightsPlace::None && rounding_) {
     // No f32 master: the weights are stored in the compute type, every update rounded into it.
     for (const ParamState& ps : params_) {
       round_in_place(ps.slot.front().weights, ps.slot.front().size, *rounding_, key(*rounding_, ps, 0), ps.block.begin);

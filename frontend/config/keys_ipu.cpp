@@ -26,8 +26,6 @@ std::vector<KeySpec> ipu_keys() {
           "are regenerated from the seed, not kept).")
           .as_tunable()
           .as_layout(),
-      key(IPUTRAIN_KEY(ipu.selection_order), Enum, "auto", Models,
-          "How shards map to physical IPUs of the modelled C2 topology.", {}, {"auto", "zigzag", "snake", "hoof"}),
       key(IPUTRAIN_KEY(ipu.serialization_output_folder), String, "", Runs,
           "Directory where a session saves what it will run, as the seed saves its executables: "
           "<model>.plan.json and <model>.programs.txt (each IPU's instructions); \"\" = do not save.")
@@ -185,11 +183,6 @@ std::vector<KeySpec> ipu_keys() {
           "PopLibs options for every pooling op, e.g. `{ poolUseIntrospectiveMapping = \"false\" }`.")
           .no_effect("pooling has no temporaries in the memory model and its cycles do not depend on PopLibs options"),
 
-      key(IPUTRAIN_KEY(ipu.scheduling.algorithm), Enum, "choose_best", Models,
-          "Order of the ops inside each task, which sets the live bytes (planner/op_order.hpp): "
-          "post_order, clustering, shortest_path, look_ahead, or choose_best (the order of fewest live "
-          "bytes, kept only if the plan really packs smaller than the written order).",
-          {}, {"choose_best", "clustering", "post_order", "look_ahead", "shortest_path"}),
       key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_lookahead_depth), Int, 5, Models,
           "Ops `look_ahead` runs greedily after each candidate before judging it.", Range::at_least(1)),
       key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_search_space_size), Int, 64, Models,

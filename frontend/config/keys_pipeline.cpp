@@ -56,14 +56,6 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_dtype), Enum, "same", Runs,
           "Type of the gradient accumulators; `same` = each variable's type.", {}, dtypes)
           .as_tunable(),
-      key(IPUTRAIN_KEY(pipeline.gradient_accumulation_order), Enum, "canonical", Runs,
-          "Order micro-batch gradients are summed in. canonical: a pairwise tree over the update's "
-          "replicas x accumulation micro-batches, about log2(accumulation) accumulators per weight, the "
-          "same bits for any split with the same product. sequential: one accumulator per weight, "
-          "micro-batches in order, then replicas in order; the same bits across schedules and stage "
-          "placements at a fixed replica and accumulation count.",
-          {}, {"canonical", "sequential"})
-          .as_tunable(),
       key(IPUTRAIN_KEY(pipeline.repeat_count), Int, 1, Runs, "Pipeline executions (each one weight update) per call.",
           Range::at_least(1)),
       key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Runs,
@@ -136,9 +128,6 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.outfeed_mask), BoolList, ValueList{}, Runs,
           "One flag per last-stage output; true = that output is NOT outfed."),
       key(IPUTRAIN_KEY(pipeline.name), String, "pipeline", Runs, "Name of the pipeline in logs and traces."),
-      key(IPUTRAIN_KEY(pipeline.reduction_method), Enum, "sum", Runs,
-          "How micro-batch gradients are accumulated: sum, mean (each / count) or running_mean.", {},
-          {"sum", "mean", "running_mean"}),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_for_captured_grads), Bool, true, None,
           "Accumulate gradients of values captured from outside the stages too.")
           .no_effect(

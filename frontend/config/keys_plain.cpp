@@ -1,8 +1,13 @@
 // The plain keys' rows, one per line of IPUTRAIN_PLAIN_KEYS (core/public/iputrain/plain_keys.hpp): the
-// path SECTION.NAME, the field Config::plain.SECTION_NAME, the type, default, doc, range and the key
-// it needs, all from the line.
+// path, the field Config::plain.FIELD, the type, default, effect, marks, doc, range and the key it
+// needs, all from the line. An enum key's spellings are its enumerators (KeyEnum).
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "frontend/config/bind.hpp"
 #include "iputrain/plain_keys.hpp"
@@ -11,27 +16,94 @@ namespace iputrain::config {
 
 namespace {
 
+// The MARKS of a line.
+enum Marks : unsigned { plain = 0, defining = 1, layout = 2, tunable = 4 };
+
 template <class T>
 constexpr KeyType plain_type() {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_enum_v<T>) {
+    return KeyType::Enum;
+  } else if constexpr (std::is_same_v<T, bool>) {
     return KeyType::Bool;
   } else if constexpr (std::is_same_v<T, int64_t>) {
     return KeyType::Int;
   } else {
-    static_assert(std::is_same_v<T, double>, "a plain key is a double, an int64_t or a bool");
+    static_assert(std::is_same_v<T, double>, "a plain key is a double, an int64_t, a bool or a KeyEnum");
     return KeyType::Float;
   }
+}
+
+// The enum value `text` spells (the loader has already restricted it to the row's spellings).
+template <class E>
+E enum_value(const std::string& path, const Value& v) {
+  const std::vector<std::string>& spellings = key_spellings<E>();
+  const std::string folded = enum_folded(std::get<std::string>(v));
+  for (size_t i = 0; i < spellings.size(); ++i) {
+    if (enum_folded(spellings[i]) == folded) {
+      return static_cast<E>(i);
+    }
+  }
+  throw Error(ErrorKind::Internal, fmt::format("`{}` = {} passed the schema but spells no value", path, toml_text(v)));
+}
+
+// The row's value of `value`, and its Accessor: an enum is its spelling, the rest as bind() does.
+template <class T>
+Value plain_value(T value) {
+  if constexpr (std::is_enum_v<T>) {
+    return std::string(key_spelling(value));
+  } else {
+    return Value(value);
+  }
+}
+
+template <class T, class Ref>
+Accessor plain_access(const char* path, Ref ref) {
+  if constexpr (std::is_enum_v<T>) {
+    return {[path, ref](Config& c, const Value& v) { ref(c) = enum_value<T>(path, v); },
+            [ref](const Config& c) -> Value { return plain_value(ref(c)); }};
+  } else {
+    return detail::bind(ref);
+  }
+}
+
+template <class T>
+std::vector<std::string> plain_allowed() {
+  if constexpr (std::is_enum_v<T>) {
+    return key_spellings<T>();
+  } else {
+    return {};
+  }
+}
+
+// The row of one line: FIELD must be PATH with `_` for `.`, so that the two cannot drift apart.
+KeySpec plain_row(std::string_view field, KeySpec row, unsigned marks, std::string needs) {
+  std::string expected = row.path;
+  std::replace(expected.begin(), expected.end(), '.', '_');
+  if (expected != field) {
+    throw Error(ErrorKind::Internal,
+                fmt::format("plain key `{}` is held in field `{}`; name it `{}`", row.path, field, expected));
+  }
+  row.defines_run = (marks & defining) != 0;
+  row.layout = (marks & layout) != 0;
+  row.tunable = (marks & tunable) != 0;
+  row.needs = std::move(needs);
+  return row;
 }
 
 }  // namespace
 
 std::vector<KeySpec> plain_keys() {
   using detail::key;
+  using enum Effect;
   std::vector<KeySpec> out;
-#define IPUTRAIN_PLAIN_ROW(section, name, type, value, doc, range, needed)                                       \
-  out.push_back(key(#section "." #name, detail::bind([](auto& c) -> auto& { return c.plain.section##_##name; }), \
-                    plain_type<type>(), Value(type(value)), Effect::Runs, doc, range));                          \
-  out.back().needs = needed;
+#define IPUTRAIN_PLAIN_ROW(field, path, type, value, effect, marks, doc, range, needed)                       \
+  out.push_back(                                                                                              \
+      plain_row(#field,                                                                                       \
+                key(path,                                                                                     \
+                    plain_access<type>(                                                                       \
+                        path, [](auto& c) -> auto& { return c.plain.field; }),                                \
+                    plain_type<type>(), plain_value<type>(value), effect, doc, range, plain_allowed<type>()), \
+                marks, needed));
   IPUTRAIN_PLAIN_KEYS(IPUTRAIN_PLAIN_ROW)
 #undef IPUTRAIN_PLAIN_ROW
   return out;

@@ -124,11 +124,6 @@ std::vector<KeySpec> run_keys() {
           "dynamic scaling, the first scale (65536 when unset).",
           positive)
           .defining(),
-      key(IPUTRAIN_KEY(optimizer.loss_scaling_mode), Enum, "static", Runs,
-          "static keeps `loss_scaling`; dynamic skips an update whose gradients overflow and backs the scale "
-          "off, and grows it after `loss_scaling_growth_interval` clean updates (docs/training.md).",
-          {}, {"static", "dynamic"})
-          .defining(),
       key(IPUTRAIN_KEY(optimizer.loss_scaling_growth_interval), Int, 2000, Runs,
           "Dynamic loss scaling: clean updates in a row before the scale grows.", positive_int)
           .defining(),
@@ -207,13 +202,6 @@ std::vector<KeySpec> run_keys() {
           "to it; master weights and the update stay f32).",
           {}, {"f32", "f16", "bf16"})
           .defining(),
-      key(IPUTRAIN_KEY(training.master_weights), Enum, "on_chip", Runs,
-          "Where the f32 weights live under f16/bf16 compute: on_chip (an f32 master and a half copy on the "
-          "IPU, 6 bytes a weight), offloaded (the master in host memory with the offloaded optimizer state, "
-          "2 bytes a weight on the IPU) or none (half weights only: every update is rounded to the compute "
-          "type, stochastically with `ipu.floating_point_behaviour.esr`).",
-          {}, {"on_chip", "offloaded", "none"})
-          .defining(),
       key(IPUTRAIN_KEY(training.validate_every), Int, 1, Runs,
           "Validate every N `validate_every_unit`s, and after the last step (needs `data.validation` or "
           "`data.validation_split`).",
@@ -226,8 +214,6 @@ std::vector<KeySpec> run_keys() {
           "starts from zero states); 0 = only there. The plan report shows it with the states.",
           non_negative)
           .defining(),
-      key(IPUTRAIN_KEY(training.outfeed_mode), Enum, "all", Runs,
-          "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, {"all", "last"}),
 
       key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
           "Directory for checkpoints; each records the run's defining keys and its config's hash; a relative path "

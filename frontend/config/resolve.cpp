@@ -1,4 +1,5 @@
-// The one place a loaded config becomes typed settings: every enum key's string is turned into
+// The one place a loaded config becomes typed settings: the plain keys (iputrain/plain_keys.hpp) are
+// copied as written, every other enum key's string is turned into
 // its enum here, by its position among the spellings of the key's row (the schema has already
 // restricted it to those, so an unknown one is a bug), and values that depend on other keys are settled (set_all,
 // data.seed 0, epochs 0, prefetching off, the number of IPUs).
@@ -85,8 +86,6 @@ OptimizerSettings resolve_optimizer(const Config& c) {
   s.gradient_clip_norm = o.gradient_clip_norm;
   s.state_type = chosen("optimizer.state_dtype", o.state_dtype, kFloatTypes);
   s.loss_scaling = o.loss_scaling;
-  s.loss_scaling_mode =
-      chosen("optimizer.loss_scaling_mode", o.loss_scaling_mode, std::array{LossScaling::Static, LossScaling::Dynamic});
   s.loss_scaling_growth_interval = o.loss_scaling_growth_interval;
   s.loss_scaling_growth_factor = o.loss_scaling_growth_factor;
   s.loss_scaling_backoff_factor = o.loss_scaling_backoff_factor;
@@ -208,29 +207,14 @@ Settings resolve(const Config& cfg) {
                                           std::array{Recomputation::Auto, Recomputation::RecomputeThenBackpropagate,
                                                      Recomputation::RecomputeAndBackpropagateInterleaved})
                                  : Recomputation::Off;
-  s.pipeline.reduction =
-      chosen("pipeline.reduction_method", cfg.pipeline.reduction_method,
-             std::array{GradientReduction::Sum, GradientReduction::Mean, GradientReduction::RunningMean});
   // "same": each variable's type, and variables are f32.
   s.pipeline.accumulation_type =
       chosen("pipeline.gradient_accumulation_dtype", cfg.pipeline.gradient_accumulation_dtype, kSameOrType)
           .value_or(FloatType::F32);
-  s.pipeline.accumulation_order =
-      chosen("pipeline.gradient_accumulation_order", cfg.pipeline.gradient_accumulation_order,
-             std::array{GradientAccumulationOrder::Canonical, GradientAccumulationOrder::Sequential});
-  s.pipeline.scheduler =
-      chosen("ipu.scheduling.algorithm", cfg.ipu.scheduling.algorithm,
-             std::array{SchedulerAlgorithm::ChooseBest, SchedulerAlgorithm::Clustering, SchedulerAlgorithm::PostOrder,
-                        SchedulerAlgorithm::LookAhead, SchedulerAlgorithm::ShortestPath});
   s.pipeline.lookahead_depth = cfg.ipu.scheduling.maximum_scheduler_lookahead_depth;
   s.pipeline.search_space = cfg.ipu.scheduling.maximum_scheduler_search_space_size;
-  s.pipeline.selection_order =
-      chosen("ipu.selection_order", cfg.ipu.selection_order,
-             std::array{SelectionOrder::Auto, SelectionOrder::Zigzag, SelectionOrder::Snake, SelectionOrder::Hoof});
   resolve_layout(cfg, s.pipeline);
   s.ipu = resolve_ipu(cfg);
-  s.outfeed.mode =
-      chosen("training.outfeed_mode", cfg.training.outfeed_mode, std::array{OutfeedMode::All, OutfeedMode::Last});
   s.outfeed.accumulate = cfg.pipeline.accumulate_outfeed;
   s.outfeed.accumulate_type =
       chosen("pipeline.accumulate_outfeed_dtype", cfg.pipeline.accumulate_outfeed_dtype, kSameOrType);
@@ -240,9 +224,6 @@ Settings resolve(const Config& cfg) {
   const auto& fp = cfg.ipu.floating_point_behaviour;
   s.floating_point = {fp.inv, fp.div0, fp.oflo, fp.esr, fp.nanoo, fp.set_all};
   s.precision = chosen("training.precision", cfg.training.precision, kFloatTypes);
-  s.master_weights =
-      chosen("training.master_weights", cfg.training.master_weights,
-             std::array{MasterWeightsPlace::OnChip, MasterWeightsPlace::Offloaded, MasterWeightsPlace::None});
   s.seed = cfg.training.seed;
   s.data_seed = cfg.data.seed != 0 ? cfg.data.seed : cfg.training.seed;
   s.shuffle = cfg.data.shuffle;

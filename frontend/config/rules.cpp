@@ -107,10 +107,10 @@ void check_pipeline(Config& c) {
                 "batch serialization runs every stage on one IPU, but `pipeline.device_mapping` uses several",
                 "map every stage to IPU 0, e.g. [0, 0, 0]");
     }
-    if (p.reduction_method != "sum") {
+    if (c.plain.pipeline_reduction_method != GradientReduction::Sum) {
       c.fail_at("pipeline.reduction_method",
                 fmt::format("batch serialization needs `pipeline.reduction_method` = \"sum\", not \"{}\"",
-                            p.reduction_method),
+                            key_spelling(c.plain.pipeline_reduction_method)),
                 "remove `pipeline.reduction_method`");
     }
     // The model is built at the slice size: data.batch_size (the micro-batch a stage computes)
@@ -143,7 +143,7 @@ void check_pipeline(Config& c) {
               "`pipeline.outfeed_mask` cannot be combined with `pipeline.outfeed_loss`",
               "outfeed_loss outfeeds only the loss, so there is nothing to mask; keep one of them");
   }
-  if (p.accumulate_outfeed && c.training.outfeed_mode != "all") {
+  if (p.accumulate_outfeed && c.plain.training_outfeed_mode != OutfeedMode::All) {
     c.fail_at(located(c, {"pipeline.accumulate_outfeed", "training.outfeed_mode"}),
               "`pipeline.accumulate_outfeed` needs `training.outfeed_mode` = \"all\"",
               "an accumulated outfeed is enqueued once per weight update; the `last` mode would drop it");
@@ -248,11 +248,11 @@ void check_ipu(Config& c) {
         fmt::format("`ipu.device_connection.type` = \"{}\" needs `ipu.device_connection.version`", dc.type),
         "without a device the target must be named: set `version = \"ipu2\"` (or \"ipu1\")");
   }
-  const auto& sched = ipu.scheduling;
+  const SchedulerAlgorithm algorithm = c.plain.ipu_scheduling_algorithm;
   for (const char* k : {"ipu.scheduling.maximum_scheduler_lookahead_depth",
                         "ipu.scheduling.maximum_scheduler_search_space_size"}) {
-    if (c.is_set(k) && sched.algorithm != "look_ahead") {
-      c.fail_at(k, fmt::format("`{}` applies only to the look_ahead scheduler, not {}", k, sched.algorithm),
+    if (c.is_set(k) && algorithm != SchedulerAlgorithm::LookAhead) {
+      c.fail_at(k, fmt::format("`{}` applies only to the look_ahead scheduler, not {}", k, key_spelling(algorithm)),
                 "set `ipu.scheduling.algorithm = \"look_ahead\"` or remove the key");
     }
   }
@@ -321,22 +321,23 @@ void check_precision(Config& c) {
   auto& o = c.optimizer;
   for (const char* k : {"optimizer.loss_scaling_growth_interval", "optimizer.loss_scaling_growth_factor",
                         "optimizer.loss_scaling_backoff_factor"}) {
-    if (c.is_set(k) && o.loss_scaling_mode != "dynamic") {
+    if (c.is_set(k) && c.plain.optimizer_loss_scaling_mode != LossScaling::Dynamic) {
       c.fail_at(k, fmt::format("`{}` has no effect with static loss scaling", k),
                 "set `optimizer.loss_scaling_mode = \"dynamic\"`, or remove the key");
     }
   }
-  if (o.loss_scaling_mode == "dynamic" && !c.is_set("optimizer.loss_scaling")) {
+  if (c.plain.optimizer_loss_scaling_mode == LossScaling::Dynamic && !c.is_set("optimizer.loss_scaling")) {
     o.loss_scaling = 65536.0;  // 2^16, torch.cuda.amp.GradScaler's starting scale
   }
-  if (c.training.precision == "f32" && c.training.master_weights != "on_chip") {
+  if (c.training.precision == "f32" && c.plain.training_master_weights != MasterWeightsPlace::OnChip) {
     c.fail_at("training.master_weights",
               fmt::format("`training.master_weights = \"{}\"` needs a half compute type: under f32 the weights "
                           "are their own master copy",
-                          c.training.master_weights),
+                          key_spelling(c.plain.training_master_weights)),
               "set `training.precision = \"f16\"` (or \"bf16\"), or remove the key");
   }
-  if (c.training.master_weights == "offloaded" && !c.pipeline.offload_weight_update_variables.value_or(false)) {
+  if (c.plain.training_master_weights == MasterWeightsPlace::Offloaded &&
+      !c.pipeline.offload_weight_update_variables.value_or(false)) {
     c.fail_at("training.master_weights",
               "`training.master_weights = \"offloaded\"` keeps the f32 master with the optimizer state in host "
               "memory, but the optimizer state is on the IPU",
@@ -601,7 +602,8 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
       return fmt::format("not used by the {} schedule", c.optimizer.lr_schedule);
     }
   }
-  if (k.path.find("maximum_scheduler_") != std::string::npos && c.ipu.scheduling.algorithm != "look_ahead") {
+  if (k.path.find("maximum_scheduler_") != std::string::npos &&
+      c.plain.ipu_scheduling_algorithm != SchedulerAlgorithm::LookAhead) {
     return "used by look_ahead only";
   }
   if ((k.path == "checkpoint.every" || k.path == "checkpoint.keep" || k.path == "checkpoint.keep_best") &&
@@ -618,7 +620,7 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
     return "no checkpoint.keep_best";
   }
   if (k.path.starts_with("optimizer.loss_scaling_") && k.path != "optimizer.loss_scaling_mode" &&
-      c.optimizer.loss_scaling_mode != "dynamic") {
+      c.plain.optimizer_loss_scaling_mode != LossScaling::Dynamic) {
     return "static loss scaling";
   }
   return {};

@@ -112,8 +112,6 @@ struct IpuPooling {
 };
 
 struct IpuScheduling {
-  std::string algorithm =
-      "choose_best";  //!< choose_best | clustering | post_order | look_ahead | shortest_path
   int64_t maximum_scheduler_lookahead_depth = 5;
   int64_t maximum_scheduler_search_space_size = 64;
 };
@@ -123,7 +121,6 @@ struct IpuSection {
   std::vector<int64_t>
       select_ipus;  //!< device ids of the emulated gc-info listing (exclusive with auto_select_ipus)
   bool allow_recompute = false;
-  std::string selection_order = "auto";  //!< auto | zigzag | snake | hoof
   std::string serialization_output_folder;
   OptionMap compilation_poplar_options;
   OptionMap gcl_poplar_options;
@@ -156,7 +153,6 @@ struct PipelineSection {
   std::vector<int64_t> auto_stage_blocks;            //!< with auto_stages: the model's blocks per stage
   int64_t gradient_accumulation_count = 0;           //!< 0 = the smallest count the schedule accepts
   std::string gradient_accumulation_dtype = "same";  //!< same | fp32 | fp16
-  std::string gradient_accumulation_order = "canonical";  //!< canonical | sequential
   int64_t repeat_count = 1;
   int64_t batch_serialization_iterations = 1;
   std::string schedule = "grouped";  //!< grouped | interleaved | sequential
@@ -177,7 +173,6 @@ struct PipelineSection {
   std::string accumulate_outfeed_dtype = "same";  //!< same | fp32 | fp16
   std::vector<bool> outfeed_mask;                 //!< true = that last-stage output is NOT outfed
   std::string name = "pipeline";
-  std::string reduction_method = "sum";  //!< sum | mean | running_mean
   bool gradient_accumulation_for_captured_grads = true;
 };
 
@@ -193,7 +188,6 @@ struct OptimizerSection {
   double gradient_clip_norm = 0.0;         //!< clip the global gradient norm; 0 = off
   std::string state_dtype = "f32";         //!< dtype of the optimizer's moments: f32 | f16 | bf16
   double loss_scaling = 1.0;               //!< static loss scale, or the first dynamic one
-  std::string loss_scaling_mode = "static";  //!< static | dynamic
   int64_t loss_scaling_growth_interval = 2000;  //!< dynamic: clean updates before the scale grows
   double loss_scaling_growth_factor = 2.0;      //!< dynamic: the scale is multiplied by it on growth
   double loss_scaling_backoff_factor = 0.5;     //!< dynamic: the scale is multiplied by it on overflow
@@ -221,9 +215,7 @@ struct TrainingSection {
   int64_t steps_per_execution = 1;   //!< on-device loop iterations per host call
   uint64_t seed = 42;                //!< seeds initializers, dropout and shuffling
   int64_t log_every = 0;             //!< log a line every N steps; 0 = automatic
-  std::string outfeed_mode = "all";  //!< all | last
   std::string precision = "f32";     //!< compute type: f32 | f16 | bf16
-  std::string master_weights = "on_chip";  //!< where the f32 weights live: on_chip | offloaded | none
   int64_t validate_every = 1;                //!< validate every N units (and after the last step)
   std::string validate_every_unit = "epochs";  //!< steps | epochs
   int64_t reset_states_every = 0;  //!< stateful recurrent layers: zero their states every N batches of a pass

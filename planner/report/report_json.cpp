@@ -53,7 +53,7 @@ Json accumulation_json(const Plan& plan) {
     }
     costs[std::string(accumulation_order_name(order))] = Json{{"buffers_per_weight", n}, {"bytes_per_ipu", bytes}};
   }
-  return Json{{"order", std::string(accumulation_order_name(s.pipeline.accumulation_order))},
+  return Json{{"order", std::string(accumulation_order_name(s.plain.pipeline_gradient_accumulation_order))},
               {"dtype", std::string(dtype_name(accumulation_dtype(s)))},
               {"buffers_per_weight", buffers},
               {"cost_by_order", std::move(costs)}};

@@ -64,7 +64,7 @@ TEST_CASE("the design's example config loads") {
   Config c = load("mnist_pipeline.toml");
   CHECK(std::get<int64_t>(c.model.at("hidden")) == 256);
   CHECK(c.ipu.auto_select_ipus == 4);
-  CHECK(c.ipu.selection_order == "snake");
+  CHECK(c.plain.ipu_selection_order == iputrain::SelectionOrder::Snake);
   CHECK(c.ipu.optimizations.maximum_cross_replica_sum_buffer_size == 10000000);
   CHECK(c.pipeline.schedule == "interleaved");
   CHECK(c.optimizer.type == "momentum");

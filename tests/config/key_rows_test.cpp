@@ -188,10 +188,12 @@ std::vector<Case> enum_cases() {
   const auto outfeed_type = [](const Settings& s) {
     return s.outfeed.accumulate_type ? static_cast<int>(*s.outfeed.accumulate_type) : -1;
   };
-  const auto master = [](const Settings& s) { return static_cast<int>(s.master_weights); };
-  const auto scaling = [](const Settings& s) { return static_cast<int>(s.optimizer.loss_scaling_mode); };
-  const auto outfeed_mode = [](const Settings& s) { return static_cast<int>(s.outfeed.mode); };
-  const auto accumulation_order = [](const Settings& s) { return static_cast<int>(s.pipeline.accumulation_order); };
+  const auto master = [](const Settings& s) { return static_cast<int>(s.plain.training_master_weights); };
+  const auto scaling = [](const Settings& s) { return static_cast<int>(s.plain.optimizer_loss_scaling_mode); };
+  const auto outfeed_mode = [](const Settings& s) { return static_cast<int>(s.plain.training_outfeed_mode); };
+  const auto accumulation_order = [](const Settings& s) {
+    return static_cast<int>(s.plain.pipeline_gradient_accumulation_order);
+  };
   const int f32 = static_cast<int>(FloatType::F32), f16 = static_cast<int>(FloatType::F16),
             bf16 = static_cast<int>(FloatType::BF16);
   std::vector<Case> cases = {
@@ -219,7 +221,7 @@ std::vector<Case> enum_cases() {
       {"pipeline.gradient_accumulation_order", "sequential", static_cast<int>(GradientAccumulationOrder::Sequential),
        accumulation_order},
   };
-  const auto reduction = [](const Settings& s) { return static_cast<int>(s.pipeline.reduction); };
+  const auto reduction = [](const Settings& s) { return static_cast<int>(s.plain.pipeline_reduction_method); };
   // A schedule's setting is its row's name; its position in the table stands for it here.
   const auto lr = [](const Settings& s) {
     const auto& table = iputrain::optim::lr_schedule_table();
@@ -227,8 +229,8 @@ std::vector<Case> enum_cases() {
         std::find(table.begin(), table.end(), iputrain::optim::find_lr_schedule(s.optimizer.lr_schedule)) -
         table.begin());
   };
-  const auto order = [](const Settings& s) { return static_cast<int>(s.pipeline.selection_order); };
-  const auto scheduler = [](const Settings& s) { return static_cast<int>(s.pipeline.scheduler); };
+  const auto order = [](const Settings& s) { return static_cast<int>(s.plain.ipu_selection_order); };
+  const auto scheduler = [](const Settings& s) { return static_cast<int>(s.plain.ipu_scheduling_algorithm); };
   std::vector<Case> more = {
       {"pipeline.reduction_method", "sum", static_cast<int>(GradientReduction::Sum), reduction},
       {"pipeline.reduction_method", "mean", static_cast<int>(GradientReduction::Mean), reduction},
@@ -313,4 +315,38 @@ TEST_CASE("resolve reads each enum key's spellings from its row, to the settings
       CHECK(seen.count({key, s}) == 1);
     }
   }
+}
+
+// An enum plain key's spellings are its enumerators (IPUTRAIN_KEY_ENUM): its row allows exactly
+// them, in order, its default is the spelling of PlainKeys{}'s value, and a value reads back as the
+// spelling `config show` writes.
+TEST_CASE("a plain enum key's spellings are its enumerators") {
+  CHECK(key_spellings_of("ChooseBest, Clustering, PostOrder") ==
+        std::vector<std::string>{"choose_best", "clustering", "post_order"});
+  CHECK(key_spellings_of("OnChip,Offloaded") == std::vector<std::string>{"on_chip", "offloaded"});
+  CHECK(key_spellings<MasterWeightsPlace>() == std::vector<std::string>{"on_chip", "offloaded", "none"});
+  CHECK(key_spelling(SchedulerAlgorithm::LookAhead) == "look_ahead");
+  int enums = 0;
+  for (const config::KeySpec& row : config::plain_keys()) {
+    CAPTURE(row.path);
+    CHECK(row.access.get(Config{}) == row.default_value);  // the field's initial value is the row's default
+    if (row.type != config::KeyType::Enum) {
+      continue;
+    }
+    ++enums;
+    REQUIRE(!row.allowed.empty());
+    for (const std::string& spelling : row.allowed) {
+      Config c;
+      row.access.set(c, config::Value(spelling));
+      CHECK(row.access.get(c) == config::Value(spelling));
+    }
+  }
+  CHECK(enums == 7);
+  // Through the loader, any case and `-` for `_`.
+  const Config c = config::parse(
+      "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"
+      "[ipu.scheduling]\nalgorithm = \"Look-Ahead\"\n");
+  CHECK(c.plain.training_master_weights == MasterWeightsPlace::None);
+  CHECK(c.plain.ipu_scheduling_algorithm == SchedulerAlgorithm::LookAhead);
+  CHECK(config::resolve(c).plain.ipu_scheduling_algorithm == SchedulerAlgorithm::LookAhead);
 }

@@ -320,7 +320,7 @@ std::vector<OutfeedTensor> echo_outfeed(const std::string& config_text, std::vec
     if (per_call != nullptr) {
       per_call->push_back(part.empty() ? 0 : static_cast<size_t>(part[0].shape[0]));
     }
-    if (got.empty() || config.training.outfeed_mode == "last") {
+    if (got.empty() || config.plain.training_outfeed_mode == OutfeedMode::Last) {
       if (!part.empty()) {
         got = std::move(part);
       }

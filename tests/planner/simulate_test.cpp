@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/optim_table.hpp"
+#include "core/shard_rule.hpp"
 #include "iputrain/config_loader.hpp"
 #include "planner/plan.hpp"
 #include "planner/simulate.hpp"
+#include "planner/topology.hpp"
 #include "tests/planner/plan_from_config.hpp"
 
 using namespace iputrain;
@@ -466,4 +470,45 @@ TEST_CASE("sharded optimizer state: the reduce-scatter and the weights' all-gath
   CHECK(ag.collective[0] / 1.33e9 == doctest::Approx(machine));
   CHECK(ag.collective[1] / 1.33e9 == doctest::Approx(links));
   CHECK(ag.collective[2] == 0);
+}
+
+// LAMB and LARS take whole-tensor norms in a pass before their step (their rows' NormPass): one more
+// element-wise compute set over the arrays it reads again, and with sharded state the gather of
+// every replica's sums of squares. Adam and momentum, which keep as much state, take none.
+TEST_CASE("the norm pass an optimizer's row declares is costed: LAMB and LARS against Adam and momentum") {
+  const auto update = [](const std::string& type, int ipus) {
+    const Plan plan = make_plan(
+        balanced_chain(1, 64, 512),
+        config::parse(fmt::format("[ipu]\nauto_select_ipus = {}\n[pipeline]\ngradient_accumulation_count = 2\n"
+                                  "replicated_optimizer_state_sharding = {}\n[optimizer]\ntype = \"{}\"\n",
+                                  ipus, ipus > 1, type)));
+    return std::pair{instr_cost(plan, find(plan, 0, InstrKind::UpdateWeights)), plan.decided.device};
+  };
+  const double n = 512 + 512 * 512;
+  for (const auto& [with, without, flops, arrays] :
+       {std::tuple{"lamb", "adam", 10.0, 3.0}, std::tuple{"lars", "momentum", 4.0, 2.0}}) {
+    const std::string name = with;
+    CAPTURE(name);
+    const auto [normed, d] = update(with, 1);
+    const InstrCost plain = update(without, 1).first;
+    const auto tiles = static_cast<double>(d.compute_tiles());
+    CHECK(normed.compute - plain.compute ==
+          doctest::Approx(std::max(flops * n / (tiles * d.f32_flops_per_tile_cycle),
+                                   arrays * 4 * n / (tiles * d.bytes_per_tile_cycle))));
+    CHECK(normed.sync - plain.sync == d.compute_set_cycles + d.sync_cycles);
+    CHECK(normed.collective == plain.collective);
+  }
+  // 16 replicas sharing the state: LAMB gathers 2 sums per grain of each tensor, in double.
+  const auto [lamb, d] = update("lamb", 16);
+  const InstrCost adam = update("adam", 16).first;
+  const double bytes = 2.0 * 8 * static_cast<double>(shard_grains(512) + shard_grains(512 * 512));
+  const Plan shape = make_plan(balanced_chain(1, 64, 512), config::parse("[ipu]\nauto_select_ipus = 16\n"));
+  const std::vector<double> seconds = collective_seconds(shape.placement.topology, Collective::AllGather, bytes);
+  REQUIRE(seconds.size() >= 2);
+  CHECK(lamb.collective[0] - adam.collective[0] == doctest::Approx(seconds[0] * d.clock_hz));
+  CHECK(lamb.collective[1] - adam.collective[1] == doctest::Approx(seconds[1] * d.clock_hz));
+  CHECK(lamb.compute - adam.compute ==
+        doctest::Approx(std::max(10 * n / (static_cast<double>(d.compute_tiles()) * d.f32_flops_per_tile_cycle),
+                                 12 * n / (static_cast<double>(d.compute_tiles()) * d.bytes_per_tile_cycle)) /
+                        16));
 }

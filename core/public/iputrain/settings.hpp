@@ -25,22 +25,11 @@ enum class ScheduleKind : uint8_t;
 
 namespace iputrain {
 
-enum class LossScaling { Static, Dynamic };
-enum class OutfeedMode { All, Last };
-//! Where the f32 master weights of a half-precision run live (training.master_weights).
-enum class MasterWeightsPlace { OnChip, Offloaded, None };
 //! A floating-point storage type a setting names (training.precision, optimizer.state_dtype, …).
 enum class FloatType { F32, F16, BF16 };
 //! ipu.allow_recompute and pipeline.recomputation_mode: Off when recomputation is not allowed; a
 //! plan's is never Auto (the schedule's definition says what auto runs).
 enum class Recomputation { Off, Auto, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved };
-enum class GradientReduction { Sum, Mean, RunningMean };
-//! The order in which micro-batch gradients are summed (`pipeline.gradient_accumulation_order`):
-//! Canonical, a pairwise tree over the global micro-batches (about log2(A) partial sums per
-//! weight); Sequential, micro-batches in order into one sum per weight, then replicas in order.
-enum class GradientAccumulationOrder { Canonical, Sequential };
-enum class SelectionOrder { Auto, Zigzag, Snake, Hoof };
-enum class SchedulerAlgorithm { ChooseBest, Clustering, PostOrder, LookAhead, ShortestPath };
 
 //! availableMemoryProportion and partialsType of a Poplar options table, as numbers: the share of
 //! each tile's memory a matmul or convolution may take for its temporaries, and half partials.
@@ -80,12 +69,8 @@ struct PipelineSettings {
   bool pipelined = false;
   std::vector<std::string> stages;  //!< pipeline.stages: the model's stages as the config names them
   Recomputation recomputation = Recomputation::Off;
-  GradientReduction reduction = GradientReduction::Sum;
   FloatType accumulation_type = FloatType::F32;
-  GradientAccumulationOrder accumulation_order = GradientAccumulationOrder::Canonical;
-  SelectionOrder selection_order = SelectionOrder::Auto;
-  SchedulerAlgorithm scheduler = SchedulerAlgorithm::ChooseBest;  //!< ipu.scheduling.algorithm
-  int64_t lookahead_depth = 5;                                    //!< ipu.scheduling.maximum_scheduler_lookahead_depth
+  int64_t lookahead_depth = 5;              //!< ipu.scheduling.maximum_scheduler_lookahead_depth
   int64_t search_space = 64;                //!< ipu.scheduling.maximum_scheduler_search_space_size
   int64_t gradient_accumulation_count = 0;  //!< 0 = the smallest count the schedule accepts
   int64_t batch_serialization = 1;          //!< slices each micro-batch is computed in (at least 1)
@@ -129,7 +114,6 @@ struct OptimizerSettings {
   double gradient_clip_norm = 0.0;  //!< 0 = no clipping
   FloatType state_type = FloatType::F32;
   double loss_scaling = 1.0;
-  LossScaling loss_scaling_mode = LossScaling::Static;
   int64_t loss_scaling_growth_interval = 2000;
   double loss_scaling_growth_factor = 2.0;
   double loss_scaling_backoff_factor = 0.5;
@@ -142,7 +126,6 @@ struct OptimizerSettings {
 
 //! What the outfeed holds (training.outfeed_mode and the pipeline's outfeed keys), resolved.
 struct OutfeedSettings {
-  OutfeedMode mode = OutfeedMode::All;
   bool accumulate = false;                   //!< summed over a weight update's micro-batches
   std::optional<FloatType> accumulate_type;  //!< the accumulators' type; empty = the value's own
   bool loss_only = false;                    //!< pipeline.outfeed_loss
@@ -196,7 +179,6 @@ struct Settings {
   ProfileSettings profile;
   FloatBehaviour floating_point;
   FloatType precision = FloatType::F32;
-  MasterWeightsPlace master_weights = MasterWeightsPlace::OnChip;
   uint64_t seed = 42;       //!< training.seed
   uint64_t data_seed = 42;  //!< data.seed, or training.seed when unset
   bool shuffle = true;
