@@ -51,12 +51,9 @@ std::map<std::string, engine::DataSpec> data_specs(const Config& config) {
 // checkpoints record.
 engine::SessionConfig session_config(const ResolvedConfig& given) {
   const Instances launched = current_instances();
-  const std::optional<ResolvedConfig> again =
-      given.instances() == launched ? std::nullopt
-                                    : std::optional<ResolvedConfig>(ResolvedConfig(given.config(), launched));
   const Config& config = given.config();
   engine::SessionConfig out;
-  out.settings = (again ? *again : given).settings();
+  out.settings = given.instances() == launched ? given.settings() : ResolvedConfig(config, launched).settings();
   out.data = data_specs(config);
   out.config_text = config::show(config, /*rebase_paths=*/false);
   out.run_config = run_config_text(config);

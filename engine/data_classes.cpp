@@ -1,5 +1,6 @@
 // What `iputrain check` reports about each data source: a session's (Session::data_sources), or
-// without a Session (engine::inspect_sources, for inspect_data_sources in api/session_api.cpp).
+// without a Session (engine::inspect_sources, for inspect_data_sources in api/session_api.cpp); and
+// what both open a source with (engine::input_fields, engine::open_source).
 #include <fmt/format.h>
 
 #include "core/data/dataset.hpp"
@@ -33,27 +34,41 @@ std::vector<DataSourceInfo> Session::data_sources() {
 
 namespace engine {
 
-std::vector<DataSourceInfo> inspect_sources(const ir::Graph& g, const std::map<std::string, DataSpec>& data,
-                                            const KeyLocations& keys) {
-  std::vector<data::Field> wanted;
+std::vector<data::Field> input_fields(const ir::Graph& g) {
+  std::vector<data::Field> out;
   for (ir::ValueId in : g.inputs) {
     const ir::Node& n = g.node(in);
-    wanted.push_back(data::Field{n.name, n.type.dtype, Shape(n.type.shape.begin() + 1, n.type.shape.end())});
+    out.push_back(data::Field{n.name, n.type.dtype, Shape(n.type.shape.begin() + 1, n.type.shape.end())});
   }
+  return out;
+}
+
+std::unique_ptr<data::Dataset> open_source(const std::string& key, const DataSpec& source,
+                                           const std::vector<data::Field>& fields, uint64_t seed,
+                                           const KeyLocations& keys, bool check) {
+  try {
+    auto ds = data::open_dataset(source.spec, source.base_dir, fields, seed);
+    if (check) {
+      data::check_fields(*ds, fields);
+    }
+    return ds;
+  } catch (const Error& e) {
+    if (e.span().valid()) {
+      throw;
+    }
+    keys.fail_at(key, e.diagnostic().message, data_hint(source.base_dir, e), e.kind());
+  }
+}
+
+std::vector<DataSourceInfo> inspect_sources(const ir::Graph& g, const std::map<std::string, DataSpec>& data,
+                                            const KeyLocations& keys) {
+  const std::vector<data::Field> wanted = input_fields(g);
   std::vector<DataSourceInfo> out;
   for (const char* key : {"data.train", "data.test", "data.validation"}) {
     const DataSpec& source = data.at(key);
-    if (source.spec.empty()) {
-      continue;
-    }
-    try {
-      const std::unique_ptr<data::Dataset> ds = data::open_dataset(source.spec, source.base_dir, wanted, 0);
+    if (!source.spec.empty()) {
+      const std::unique_ptr<data::Dataset> ds = open_source(key, source, wanted, 0, keys, /*check=*/false);
       out.push_back(described(key, source.spec, source.resolved, *ds));
-    } catch (const Error& e) {
-      if (e.span().valid()) {
-        throw;
-      }
-      keys.fail_at(key, e.diagnostic().message, data_hint(source.base_dir, e), e.kind());
     }
   }
   return out;

@@ -111,10 +111,7 @@ void Session::Impl::setup() {
   const ir::Graph& g = s.plan.graph;
   // The planner has checked that there are inputs and that each leads with the batch.
   s.batch = g.type(g.inputs.front()).shape.front();
-  for (ir::ValueId in : g.inputs) {
-    const ir::Node& n = g.node(in);
-    s.wanted.push_back(data::Field{n.name, n.type.dtype, Shape(n.type.shape.begin() + 1, n.type.shape.end())});
-  }
+  s.wanted = engine::input_fields(g);
 
   // Training keeps the weights in the cluster; a model that does not train keeps them on the host
   // (eval and predict run on the inference cluster either way).
