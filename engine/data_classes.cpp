@@ -45,13 +45,9 @@ std::vector<data::Field> input_fields(const ir::Graph& g) {
 
 std::unique_ptr<data::Dataset> open_source(const std::string& key, const DataSpec& source,
                                            const std::vector<data::Field>& fields, uint64_t seed,
-                                           const KeyLocations& keys, bool check) {
+                                           const KeyLocations& keys) {
   try {
-    auto ds = data::open_dataset(source.spec, source.base_dir, fields, seed);
-    if (check) {
-      data::check_fields(*ds, fields);
-    }
-    return ds;
+    return data::open_dataset(source.spec, source.base_dir, fields, seed);
   } catch (const Error& e) {
     if (e.span().valid()) {
       throw;
@@ -67,7 +63,7 @@ std::vector<DataSourceInfo> inspect_sources(const ir::Graph& g, const std::map<s
   for (const char* key : {"data.train", "data.test", "data.validation"}) {
     const DataSpec& source = data.at(key);
     if (!source.spec.empty()) {
-      const std::unique_ptr<data::Dataset> ds = open_source(key, source, wanted, 0, keys, /*check=*/false);
+      const std::unique_ptr<data::Dataset> ds = open_source(key, source, wanted, 0, keys);
       out.push_back(described(key, source.spec, source.resolved, *ds));
     }
   }

@@ -54,11 +54,11 @@ inline std::string data_hint(const std::string& base, const Error& e) {
 //! The model's inputs as data fields: each input's name, dtype and shape without the leading batch.
 std::vector<data::Field> input_fields(const ir::Graph& g);
 
-//! Opens the source `key` names for `fields` (data::open_dataset checks them); `check` checks them once more, as
-//! Session::Impl::open does. An error without a location is raised again at `key`, with data_hint's hint.
+//! Opens the source `key` names for `fields` (data::open_dataset checks that it holds them). An error
+//! without a location is raised again at `key`, with data_hint's hint.
 std::unique_ptr<data::Dataset> open_source(const std::string& key, const DataSpec& source,
                                            const std::vector<data::Field>& fields, uint64_t seed,
-                                           const KeyLocations& keys, bool check);
+                                           const KeyLocations& keys);
 
 //! Opens each data source of `data` (data.train, data.test, data.validation) and checks its fields
 //! against the inputs of `g` as training would; an error without a location is located at its key.
@@ -161,7 +161,7 @@ struct Session::Impl : engine::SessionConfig {
     if (source.spec.empty()) {
       settings.keys.fail_at(key, fmt::format("`{}` is not set", key), "name a source, e.g. \"idx:DIR/train\"");
     }
-    return engine::open_source(key, source, want, data_seed(), settings.keys, /*check=*/true);
+    return engine::open_source(key, source, want, data_seed(), settings.keys);
   }
 
   // The whole source `key` names ("data.train", "data.test" or "data.validation"), opened on
