@@ -1,8 +1,8 @@
 // An op is its row (issue 48, point 1): throwaway ops added through iputrain::register_op alone
 // (include/iputrain/custom_op.hpp, the public registry) are priced by the planner from their
-// `flops` and `temporary_bytes`, resumed from checkpoints, verified against the one-IPU run and
-// documented in the ops reference, with no other line of product code. The key half is
-// tests/config/throwaway_key_test.cpp.
+// `flops` and `temporary_bytes`, resumed from checkpoints (which record its registration),
+// verified against the one-IPU run and documented in the ops reference, with no other line of
+// product code. The key half is tests/config/throwaway_key_test.cpp.
 //
 // The ops: x - alpha tanh(x), with its gradient 1 - alpha (1 - tanh(x)^2). `throwaway_shrink`
 // declares 40 FLOPs per element and 64 KiB of scratch per element; `throwaway_shrink_unpriced` is
@@ -240,24 +240,33 @@ TEST_CASE("a throwaway op's run resumed from its checkpoints reaches the straigh
   CHECK_FALSE(testing::same_bits(other_alpha.session.weights(), straight.session.weights()));
 
   // What the checkpoint records of the run: the model's name, its weights and optimizer state by
-  // parameter name, the step, seeds and batch sizes, and the run-defining config keys with their
-  // values (`run_config`). Not the ops the model calls: a registered op is part of the model's
-  // body, which no checkpoint records.
+  // parameter name, the step, seeds and batch sizes, the run-defining config keys with their
+  // values (`run_config`) and the registration of the registered op the model calls
+  // (`registered_ops`; tests/engine/checkpoint_ops_test.cpp refuses a resume under another).
   const data::SafetensorsFile file = data::read_safetensors(step2);
   CHECK(file.metadata.at("model") == "tiny");
   CHECK(file.metadata.at("run_config").find("optimizer.learning_rate = 0.02\n") != std::string::npos);
+  CHECK(file.metadata.at("registered_ops") ==
+        "throwaway_shrink.inputs = [\"x\"]\nthrowaway_shrink.attributes = {alpha = 0.5}\n"
+        "throwaway_shrink.differentiable = true\nthrowaway_shrink.version = \"\"\n");
   for (const auto& [key, value] : file.metadata) {
     CAPTURE(key);
-    CHECK(value.find("throwaway") == std::string::npos);
+    CHECK((key == "registered_ops" || value.find("throwaway") == std::string::npos));
   }
   for (const data::NamedTensor& t : file.tensors) {
     CHECK(t.name.find("throwaway") == std::string::npos);
   }
-  // So a resume under a registration whose default differs is accepted, and the resumed run
-  // trains under the registration in effect: throwaway_shrink_steep (alpha's default 2) continues
-  // exactly as throwaway_shrink called with alpha = 2.
+  // The check is by op: a model that calls another op (throwaway_shrink_steep, alpha's default 2)
+  // is another model, whose body no checkpoint records; its resume is accepted with notes naming
+  // both ops, and trains under the registration in effect: exactly as throwaway_shrink called with
+  // alpha = 2.
   ThrowawayRun steep("throwaway_shrink_steep(h)", throwaway_config(4));
-  CHECK(steep.session.resume(step2).step == 2);
+  const ResumeInfo steep_info = steep.session.resume(step2);
+  CHECK(steep_info.step == 2);
+  REQUIRE(steep_info.notes.size() == 3);  // the third: the config lost its [checkpoint] keys
+  CHECK(steep_info.notes[0] == "the checkpoint's model did not call the registered op `throwaway_shrink_steep`");
+  CHECK(steep_info.notes[1] ==
+        "the checkpoint's model called the registered op `throwaway_shrink`, which this model does not");
   steep.session.train();
   CHECK(testing::same_bits(steep.session.weights(), other_alpha.session.weights()));
 }
