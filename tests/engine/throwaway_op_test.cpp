@@ -20,6 +20,7 @@
 #include "core/data/safetensors.hpp"
 #include "core/ops/op_docs.hpp"
 #include "iputrain/iputrain.hpp"
+#include "shrink_op.hpp"
 #include "test_models.hpp"
 
 using namespace iputrain;
@@ -39,24 +40,7 @@ int64_t elements_of(const std::vector<int64_t>& shape) {
 }
 
 CustomOp shrink_op(const std::string& name, double alpha, bool priced) {
-  CustomOp op;
-  op.name = name;
-  op.attributes = {{"alpha", alpha}};
-  op.shape = [](const CustomShapes& in, const CustomAttributes&) { return in[0]; };
-  op.forward = [](const CustomCall& c) {
-    const double a = c.attributes.get("alpha");
-    for (int64_t i = 0; i < c.output.size; ++i) {
-      const double x = c.inputs[0].data[i];
-      c.output.data[i] = static_cast<float>(x - a * std::tanh(x));
-    }
-  };
-  op.backward = [](const CustomGradCall& c) {
-    const double a = c.attributes.get("alpha");
-    for (int64_t i = 0; i < c.grad.size; ++i) {
-      const double t = std::tanh(static_cast<double>(c.inputs[0].data[i]));
-      c.grad.data[i] = static_cast<float>(c.dy.data[i] * (1.0 - a * (1.0 - t * t)));
-    }
-  };
+  CustomOp op = testing::tanh_shrink_op(name, alpha);
   if (priced) {
     op.flops = [](const CustomShapes& in, const CustomAttributes&) {
       return 40.0 * static_cast<double>(elements_of(in[0]));
@@ -96,28 +80,6 @@ void register_throwaway_ops() {
   (void)once;
 }
 
-// Two stages; `call` is what stage b makes of the first stage's result `h`.
-std::string throwaway_model(const std::string& call) {
-  return R"(import nn
-
-model tiny(batch: int = 4) {
-  input x: f32[batch, 8]
-  input label: i32[batch]
-  stage a {
-    h = nn.dense(x, 16, activation = tanh)
-  }
-  stage b {
-    g = )" +
-         call + R"(
-    logits = nn.dense(g, 10)
-    loss = mean(softmax_cross_entropy(logits, label))
-  }
-  minimize loss
-  output loss
-}
-)";
-}
-
 // Two stages on two IPUs, two replicas of two micro-batches each: a global batch of 16.
 std::string throwaway_config(int64_t steps, const std::string& extra = "") {
   return "[optimizer]\ntype = \"adam\"\nlearning_rate = 0.02\n"
@@ -133,7 +95,7 @@ std::string throwaway_config(int64_t steps, const std::string& extra = "") {
 
 Plan throwaway_plan(const std::string& call) {
   const Config c = config::parse(throwaway_config(4), "throwaway_op.toml");
-  return Plan::make(Model::parse(throwaway_model(call), "tiny.ipu", c), c);
+  return Plan::make(Model::parse(testing::shrink_model(call), "tiny.ipu", c), c);
 }
 
 int64_t contributor(const PlanMemory& m, const std::string& starts) {
@@ -150,7 +112,7 @@ struct ThrowawayRun {
   Session session;
   ThrowawayRun(const std::string& call, const std::string& text)
       : config(config::parse(text, "throwaway_op.toml")),
-        session(Model::parse(throwaway_model(call), "tiny.ipu", config), config) {}
+        session(Model::parse(testing::shrink_model(call), "tiny.ipu", config), config) {}
 };
 
 fs::path throwaway_dir(const std::string& name) {
@@ -275,7 +237,7 @@ TEST_CASE("a throwaway op on 2 stages x 2 replicas trains the one-IPU reference'
   register_throwaway_ops();
   const std::string call = "throwaway_shrink(h, alpha = 0.75)";
   const Config plan_config = config::parse(throwaway_config(1), "throwaway_op.toml");
-  const Model model = Model::parse(throwaway_model(call), "tiny.ipu", plan_config);
+  const Model model = Model::parse(testing::shrink_model(call), "tiny.ipu", plan_config);
   const Plan plan = Plan::make(model, plan_config);
   REQUIRE(plan.replicas() == 2);
   REQUIRE(plan.ipus_per_replica() == 2);
@@ -307,7 +269,7 @@ TEST_CASE("a throwaway op on 2 stages x 2 replicas trains the one-IPU reference'
   // alpha = 0 (the op an identity) trains other bits.
   REQUIRE(initial.size() == reference.weights().size());
   CHECK(initial[0].values != reference.weights()[0].values);
-  Session identity(Model::parse(throwaway_model("throwaway_shrink(h, alpha = 0.0)"), "tiny.ipu", ref_config),
+  Session identity(Model::parse(testing::shrink_model("throwaway_shrink(h, alpha = 0.0)"), "tiny.ipu", ref_config),
                    ref_config);
   for (int step = 1; step <= 3; ++step) {
     identity.train();
