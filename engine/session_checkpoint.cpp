@@ -104,7 +104,7 @@ void check_run_config(const std::string& run_config, const KeyLocations& keys, c
 
 // The registered ops the model calls must be registered as when the checkpoint was written
 // (engine::check_registered_ops); returns the notes on what it cannot check.
-std::vector<std::string> check_registered_ops(const ir::Graph& g, const engine::Checkpoint& c) {
+std::vector<std::string> check_op_registrations(const ir::Graph& g, const engine::Checkpoint& c) {
   const engine::OpsCheck ops =
       engine::check_registered_ops(c.meta, engine::registered_ops_text(ir::custom_ops_called(g)));
   if (ops.refusals.empty()) {
@@ -264,7 +264,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
     }
   }
 
-  std::vector<std::string> op_notes = check_registered_ops(g, c);
+  const std::vector<std::string> op_notes = check_op_registrations(g, c);
   // Last, as the most general check: the specific ones above name the tensor or setting at fault.
   check_run_config(s.run_config, s.settings.keys, c);
 
