@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "core/ops/custom_registry.hpp"
@@ -69,6 +70,11 @@ void register_op(CustomOp op) {
   check_names(op);
   if (!op.shape || !op.forward) {
     refuse(fmt::format("{} needs a shape rule and a forward kernel", op.name), "set CustomOp::shape and ::forward");
+  }
+  if (std::any_of(op.version.begin(), op.version.end(),
+                  [](char c) { return std::iscntrl(static_cast<unsigned char>(c)) != 0; })) {
+    refuse(fmt::format("{}: its version is not one line of text", op.name),
+           "a checkpoint records it on one line: leave out newlines and control characters");
   }
   ir::add_custom_op(std::move(op));
 }

@@ -11,6 +11,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <utility>
+#include <vector>
 
 #include "cli/command.hpp"
 #include "iputrain/iputrain.hpp"
@@ -94,20 +96,22 @@ std::string tensor_table(const WeightFileContents& c, bool optimizer_state) {
 
 std::string text_report(const WeightFileContents& c, const std::string& given) {
   std::string out = headline(c, given);
-  std::string run_config;
+  // The records of several `key = value` lines each are shown below the other metadata.
+  const std::vector<std::pair<std::string, std::string>> sections = {
+      {"run_config", "the run it continues (the keys --resume checks)"},
+      {"registered_ops", "the registered ops its model calls (their registration, which a resume checks)"}};
   out += "metadata:\n";
   for (const auto& [key, value] : c.metadata) {
-    if (key == "run_config") {
-      run_config = value;  // the run-defining keys, one `key = value` line each: shown below
-    } else {
+    if (std::none_of(sections.begin(), sections.end(), [&](const auto& s) { return s.first == key; })) {
       out += fmt::format("  {} = {}\n", key, value);
     }
   }
-  if (!run_config.empty()) {
-    out += "the run it continues (the keys --resume checks):\n";
-    for (size_t at = 0, end = 0; at < run_config.size(); at = end + 1) {
-      end = std::min(run_config.find('\n', at), run_config.size());
-      out += at == end ? "" : fmt::format("  {}\n", run_config.substr(at, end - at));
+  for (const auto& [key, title] : sections) {
+    const std::string record = meta(c, key);
+    out += record.empty() ? "" : title + ":\n";
+    for (size_t at = 0, end = 0; at < record.size(); at = end + 1) {
+      end = std::min(record.find('\n', at), record.size());
+      out += at == end ? "" : fmt::format("  {}\n", record.substr(at, end - at));
     }
   }
   const Totals weights = totals(c, false);

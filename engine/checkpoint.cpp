@@ -141,13 +141,19 @@ CheckpointMeta parse_meta(const std::map<std::string, std::string>& m, const std
     meta.run_config = it->second;
     meta.run_hash = fnv1a_hex(it->second);
   }
+  if (const auto it = m.find(kRegisteredOpsKey); it != m.end()) {
+    meta.registered_ops = it->second;
+    meta.ops_recorded = true;
+  }
   if (meta.step < 0 || meta.state_slots < 0 || meta.global_batch <= 0) {
     not_a_checkpoint(path, "its step, state slots or global batch are out of range");
   }
   return meta;
 }
 
-std::map<std::string, std::string> parse_run_values(const std::string& text) {
+}  // namespace
+
+std::map<std::string, std::string> parse_record(const std::string& text) {
   std::map<std::string, std::string> out;
   size_t at = 0;
   while (at < text.size()) {
@@ -162,8 +168,6 @@ std::map<std::string, std::string> parse_run_values(const std::string& text) {
   return out;
 }
 
-}  // namespace
-
 std::string run_config_text(const std::map<std::string, std::string>& values) {
   std::string out;
   for (const auto& [key, value] : values) {
@@ -173,8 +177,8 @@ std::string run_config_text(const std::map<std::string, std::string>& values) {
 }
 
 std::vector<RunChange> run_changes(const std::string& recorded, const std::string& now_text) {
-  const std::map<std::string, std::string> was = parse_run_values(recorded);
-  const std::map<std::string, std::string> now = parse_run_values(now_text);
+  const std::map<std::string, std::string> was = parse_record(recorded);
+  const std::map<std::string, std::string> now = parse_record(now_text);
   std::set<std::string> keys;
   for (const auto* m : {&was, &now}) {
     for (const auto& [key, value] : *m) {
@@ -262,7 +266,7 @@ std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
     throw Error(ErrorKind::Io, fmt::format("cannot create the checkpoint directory `{}`: {}", dir, ec.message()), {},
                 "check `checkpoint.dir` and the permissions of its parent");
   }
-  const std::map<std::string, std::string> metadata = {
+  std::map<std::string, std::string> metadata = {
       {"format", kCheckpointFormatName},
       {"format_version", std::to_string(kCheckpointFormat)},
       {"model", meta.model},
@@ -283,6 +287,9 @@ std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
       {"run_config", meta.run_config},
       {"run_hash", fnv1a_hex(meta.run_config)},
   };
+  if (!meta.registered_ops.empty()) {  // only a model that calls registered ops has the key
+    metadata[kRegisteredOpsKey] = meta.registered_ops;
+  }
   const std::string path = (fs::path(dir) / (file.empty() ? checkpoint_file_name(meta.step) : file)).string();
   data::WriteProgress on_write;
   if (kill_in_this_write()) {

@@ -13,6 +13,7 @@
 
 #include "core/data/safetensors.hpp"
 #include "core/optim/loss_scale.hpp"
+#include "iputrain/custom_op_def.hpp"
 
 namespace iputrain::engine {
 
@@ -39,6 +40,10 @@ struct CheckpointMeta {
   //! iputrain recorded them: resume() then checks the fields above alone).
   std::string run_config;
   std::string run_hash;
+  //! registered_ops_text() of the registered ops the model calls: written as `registered_ops` only
+  //! when it calls some, so the checkpoints of other models are as before.
+  std::string registered_ops;
+  bool ops_recorded = false;  //!< read: the checkpoint has the `registered_ops` key
 };
 
 struct Checkpoint {
@@ -89,6 +94,28 @@ struct RunChange {
   std::string line;
 };
 std::vector<RunChange> run_changes(const std::string& recorded, const std::string& now);
+//! The `key = value` lines of a record (run_config_text(), registered_ops_text()) by key.
+std::map<std::string, std::string> parse_record(const std::string& text);
+
+//! The metadata key of the registered ops a checkpoint's model calls.
+inline constexpr const char* kRegisteredOpsKey = "registered_ops";
+//! What a checkpoint records of each registered op the model calls (`ops`, sorted by name): its
+//! declared registration, four `key = value` lines an op, as TOML:
+//!   scaled_softplus.inputs = ["x"]
+//!   scaled_softplus.attributes = {beta = 1}
+//!   scaled_softplus.differentiable = true
+//!   scaled_softplus.version = "2"
+//! "" for none.
+std::string registered_ops_text(const std::vector<const CustomOp*>& ops);
+//! A recorded registered_ops_text() against this run's: `refusals` says, a line each, how an op
+//! both call is registered differently ("`op`: its version was "1", is "2""); `notes` say what is
+//! not checked (a checkpoint that records no op while the model calls some; an op only one side
+//! calls).
+struct OpsCheck {
+  std::vector<std::string> refusals;
+  std::vector<std::string> notes;
+};
+OpsCheck check_registered_ops(const CheckpointMeta& recorded, const std::string& now);
 //! The step of the newest checkpoint of `dir` (-1 if it holds none); `used` is set when it holds a
 //! checkpoint or best.safetensors.
 int64_t newest_checkpoint_step(const std::string& dir, bool* used);

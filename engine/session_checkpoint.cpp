@@ -9,6 +9,7 @@
 #include <map>
 #include <system_error>
 
+#include "core/ops/custom_registry.hpp"
 #include "core/optim_table.hpp"
 #include "engine/checkpoint.hpp"
 #include "engine/distributed/instances_config.hpp"
@@ -101,6 +102,25 @@ void check_run_config(const std::string& run_config, const KeyLocations& keys, c
                ErrorKind::Config);
 }
 
+// The registered ops the model calls must be registered as when the checkpoint was written
+// (engine::check_registered_ops); returns the notes on what it cannot check.
+std::vector<std::string> check_op_registrations(const ir::Graph& g, const engine::Checkpoint& c) {
+  const engine::OpsCheck ops =
+      engine::check_registered_ops(c.meta, engine::registered_ops_text(ir::custom_ops_called(g)));
+  if (ops.refusals.empty()) {
+    return ops.notes;
+  }
+  throw Error(
+      ErrorKind::Data,
+      fmt::format("cannot resume from `{}`: it was trained under another registration of the ops its model "
+                  "calls ({} difference{}):\n  {}",
+                  c.path, ops.refusals.size(), ops.refusals.size() == 1 ? "" : "s", fmt::join(ops.refusals, "\n  ")),
+      {},
+      "register each op as it was when the checkpoint was written (CustomOp's inputs, attributes, backward "
+      "and version); to start a new run from its weights under the new op, write them with "
+      "export_checkpoint_weights and load them with load_weights");
+}
+
 }  // namespace
 
 int64_t Session::step() const { return impl_->step; }
@@ -181,6 +201,7 @@ std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std:
   meta.samples = s.step * meta.global_batch;
   meta.config_hash = engine::config_hash(s.config_text);
   meta.run_config = s.run_config;
+  meta.registered_ops = engine::registered_ops_text(ir::custom_ops_called(g));
   return engine::write_checkpoint(dir, meta, tensors, s.settings.checkpoint.keep, file);
 }
 
@@ -243,6 +264,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
     }
   }
 
+  const std::vector<std::string> op_notes = check_op_registrations(g, c);
   // Last, as the most general check: the specific ones above name the tensor or setting at fault.
   check_run_config(s.run_config, s.settings.keys, c);
 
@@ -263,6 +285,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
 
   ResumeInfo info;
   info.notes = s.reset_state(missing_state, c.path);
+  info.notes.insert(info.notes.end(), op_notes.begin(), op_notes.end());
   info.path = c.path;
   info.step = c.meta.step;
   info.remaining = std::max<int64_t>(0, planned_steps() - c.meta.step);

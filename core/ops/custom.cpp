@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <set>
 
 #include "core/ops/custom_registry.hpp"
 #include "core/ops/op_util.hpp"
@@ -135,5 +136,35 @@ const OpDef kCustomOp{
     .edges = "what the registered kernel computes: iputrain passes every value to it unchanged.",
     .temporaries = impl_custom::workspace,
 };
+
+namespace {
+namespace impl_custom {
+
+// The names of the registered ops `g` and its loop bodies call.
+void custom_called_names(const Graph& g, std::set<std::string>& names) {
+  for (const Node& n : g.nodes()) {
+    if (n.op == OpKind::Custom) {
+      names.insert(n.attrs.get_str("op"));
+    }
+    if (n.body) {
+      custom_called_names(*n.body, names);
+    }
+  }
+}
+
+}  // namespace impl_custom
+}  // namespace
+
+std::vector<const CustomOp*> custom_ops_called(const Graph& g) {
+  std::set<std::string> names;
+  impl_custom::custom_called_names(g, names);
+  std::vector<const CustomOp*> out;
+  for (const std::string& name : names) {
+    if (const CustomOp* op = find_custom_op(name)) {
+      out.push_back(op);
+    }
+  }
+  return out;
+}
 
 }  // namespace iputrain::ir

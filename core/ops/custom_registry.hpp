@@ -16,6 +16,8 @@
 
 namespace iputrain::ir {
 
+class Graph;
+
 //! The registered op `name`, or null.
 const CustomOp* find_custom_op(std::string_view name);
 //! Adds `op` (the caller checked its name against the builtins: api/custom_op.cpp). Throws
@@ -23,6 +25,9 @@ const CustomOp* find_custom_op(std::string_view name);
 void add_custom_op(CustomOp op);
 //! Every registered name, in registration order.
 std::vector<std::string> custom_op_names();
+//! The registered ops `g` calls (its `custom` nodes, those of its loop bodies too), each once,
+//! sorted by name. Defined in custom.cpp, the op's row.
+std::vector<const CustomOp*> custom_ops_called(const Graph& g);
 
 //! The largest arity of a registered op (its operands are gathered in a fixed array).
 inline constexpr size_t kMaxCustomInputs = 8;

@@ -216,9 +216,8 @@ std::vector<KeySpec> run_keys() {
           .defining(),
 
       key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
-          "Directory for checkpoints; each records the run's defining keys and its config's hash; a relative path "
-          "follows the path "
-          "rule (see Paths); \"\" = no checkpoints.")
+          "Directory for checkpoints; each records the run's defining keys, its config's hash and the registered "
+          "ops its model calls; a relative path follows the path rule (see Paths); \"\" = no checkpoints.")
           .as_path(),
       key(IPUTRAIN_KEY(checkpoint.every), Int, -1, Runs,
           "Save every N weight updates and at the end of training; unset = only at the end; 0 = no checkpoints "

@@ -10,6 +10,8 @@
 //   op.shape = [](const iputrain::CustomShapes& in, const iputrain::CustomAttributes&) { return in[0]; };
 //   op.forward = [](const iputrain::CustomCall& c) { ... c.output.data[i] = ... c.inputs[0].data[i] ... };
 //   op.backward = [](const iputrain::CustomGradCall& c) { ... c.grad.data[i] = c.dy.data[i] * ... };
+//   op.version = "1";   // bump when the kernels change: checkpoints record it (with the operands,
+//                       // attributes and defaults, and whether there is a backward) and check it
 //   iputrain::register_op(std::move(op));   // before loading the models that call it
 //
 // The op's definition (CustomOp) and what its kernels may do are in iputrain/custom_op_def.hpp.
@@ -23,8 +25,8 @@
 namespace iputrain {
 
 //! Registers `op` for every model loaded after the call. Throws iputrain::Error(Usage) when its name
-//! is taken (a builtin, an op or another registered op) or malformed, or when it lacks shape or
-//! forward.
+//! is taken (a builtin, an op or another registered op) or malformed, when it lacks shape or
+//! forward, or when its version is not one line.
 void register_op(CustomOp op);
 
 //! The names of the ops registered so far, in registration order.

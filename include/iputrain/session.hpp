@@ -286,7 +286,8 @@ class Session {
   std::string save_checkpoint(const std::string& dir) const;
   //! Restores the state save_checkpoint() wrote (DIR's newest checkpoint, or a file), whatever
   //! plan wrote it. Throws Error(Data) with a hint if it belongs to another model, optimizer, seed,
-  //! shuffle or global batch, or is damaged; the session is unchanged then. Non-trainable state
+  //! shuffle or global batch, or is damaged, or if a registered op the model calls is registered
+  //! otherwise than the checkpoint records (CustomOp::version); the session is unchanged then. Non-trainable state
   //! the checkpoint lacks (moving statistics, in checkpoints written before the model kept them)
   //! starts from its initial value, with a note.
   ResumeInfo resume(const std::string& dir_or_file);

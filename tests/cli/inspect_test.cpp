@@ -1,7 +1,8 @@
 // `iputrain inspect FILE` (issue 48's new command): a weight file written by `train --save`, a
 // checkpoint directory (its newest file, as --resume reads it) and a checkpoint file, in text and
 // as one JSON object; a missing path, a file that is not safetensors, a truncated file and a
-// directory without checkpoints each get their error, naming the path, with a hint.
+// directory without checkpoints each get their error, naming the path, with a hint. The records of
+// several lines (the run's keys, the registered ops) are shown a line each.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/data/safetensors.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -104,6 +106,21 @@ TEST_CASE("inspect: a checkpoint directory shows its newest checkpoint, its run 
   CHECK(j["metadata"]["samples"] == "96");
   CHECK(j["optimizer_state"]["tensors"] == 8);
   CHECK(j["weights"]["elements"] == 442);
+
+  // The model calls no registered op, so the checkpoint records none; one whose model calls some
+  // (as a program embedding iputrain writes it; the command registers none) shows their
+  // registration as the run's keys, a line each.
+  CHECK(text.out.find("registered") == std::string::npos);
+  iputrain::data::SafetensorsFile file = iputrain::data::read_safetensors(older);
+  file.metadata["registered_ops"] = "leaky.inputs = [\"x\"]\nleaky.attributes = {slope = 0.1}\n";
+  const std::string with_ops = (dir / "with_ops.safetensors").string();
+  iputrain::data::write_safetensors(with_ops, file.tensors, file.metadata);
+  const Run ops = cli_test::iputrain("inspect " + with_ops, "2>&1");
+  CHECK(ops.status == 0);
+  CHECK(inspect_shows(ops,
+                      "the registered ops its model calls (their registration, which a resume checks):\n"
+                      "  leaky.inputs = [\"x\"]\n  leaky.attributes = {slope = 0.1}\nweights: "));
+  CHECK(ops.out.find("registered_ops =") == std::string::npos);
 }
 
 TEST_CASE("inspect: bad input is refused naming the path, with a hint and the exit status of its kind") {

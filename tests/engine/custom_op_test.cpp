@@ -4,6 +4,8 @@
 // they declare none.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -186,6 +188,13 @@ TEST_CASE("registered ops: refused names, and located errors in the model") {
   op.name = "api_no_forward";
   op.forward = nullptr;
   CHECK(error_of([&] { register_op(op); }).find("needs a shape rule and a forward kernel") != std::string::npos);
+  // A checkpoint records the version on one line.
+  op.name = "api_two_line_version";
+  op.forward = [](const CustomCall&) {};
+  op.version = "1\n2";
+  CHECK(error_of([&] { register_op(op); }).find("its version is not one line of text") != std::string::npos);
+  const std::vector<std::string> names = registered_ops();
+  CHECK(std::find(names.begin(), names.end(), "api_two_line_version") == names.end());
   // The shape rule's refusal, at the call (line 7 of the model).
   const std::string shapes = error_of([] { Model::parse(model_with("api_round_max(h, flatten(image))")); });
   CHECK(shapes.find("a and b must have one shape") != std::string::npos);

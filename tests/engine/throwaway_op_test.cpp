@@ -1,8 +1,8 @@
 // An op is its row (issue 48, point 1): throwaway ops added through iputrain::register_op alone
 // (include/iputrain/custom_op.hpp, the public registry) are priced by the planner from their
-// `flops` and `temporary_bytes`, resumed from checkpoints, verified against the one-IPU run and
-// documented in the ops reference, with no other line of product code. The key half is
-// tests/config/throwaway_key_test.cpp.
+// `flops` and `temporary_bytes`, resumed from checkpoints (which record its registration),
+// verified against the one-IPU run and documented in the ops reference, with no other line of
+// product code. The key half is tests/config/throwaway_key_test.cpp.
 //
 // The ops: x - alpha tanh(x), with its gradient 1 - alpha (1 - tanh(x)^2). `throwaway_shrink`
 // declares 40 FLOPs per element and 64 KiB of scratch per element; `throwaway_shrink_unpriced` is
@@ -20,6 +20,7 @@
 #include "core/data/safetensors.hpp"
 #include "core/ops/op_docs.hpp"
 #include "iputrain/iputrain.hpp"
+#include "shrink_op.hpp"
 #include "test_models.hpp"
 
 using namespace iputrain;
@@ -39,24 +40,7 @@ int64_t elements_of(const std::vector<int64_t>& shape) {
 }
 
 CustomOp shrink_op(const std::string& name, double alpha, bool priced) {
-  CustomOp op;
-  op.name = name;
-  op.attributes = {{"alpha", alpha}};
-  op.shape = [](const CustomShapes& in, const CustomAttributes&) { return in[0]; };
-  op.forward = [](const CustomCall& c) {
-    const double a = c.attributes.get("alpha");
-    for (int64_t i = 0; i < c.output.size; ++i) {
-      const double x = c.inputs[0].data[i];
-      c.output.data[i] = static_cast<float>(x - a * std::tanh(x));
-    }
-  };
-  op.backward = [](const CustomGradCall& c) {
-    const double a = c.attributes.get("alpha");
-    for (int64_t i = 0; i < c.grad.size; ++i) {
-      const double t = std::tanh(static_cast<double>(c.inputs[0].data[i]));
-      c.grad.data[i] = static_cast<float>(c.dy.data[i] * (1.0 - a * (1.0 - t * t)));
-    }
-  };
+  CustomOp op = testing::tanh_shrink_op(name, alpha);
   if (priced) {
     op.flops = [](const CustomShapes& in, const CustomAttributes&) {
       return 40.0 * static_cast<double>(elements_of(in[0]));
@@ -96,28 +80,6 @@ void register_throwaway_ops() {
   (void)once;
 }
 
-// Two stages; `call` is what stage b makes of the first stage's result `h`.
-std::string throwaway_model(const std::string& call) {
-  return R"(import nn
-
-model tiny(batch: int = 4) {
-  input x: f32[batch, 8]
-  input label: i32[batch]
-  stage a {
-    h = nn.dense(x, 16, activation = tanh)
-  }
-  stage b {
-    g = )" +
-         call + R"(
-    logits = nn.dense(g, 10)
-    loss = mean(softmax_cross_entropy(logits, label))
-  }
-  minimize loss
-  output loss
-}
-)";
-}
-
 // Two stages on two IPUs, two replicas of two micro-batches each: a global batch of 16.
 std::string throwaway_config(int64_t steps, const std::string& extra = "") {
   return "[optimizer]\ntype = \"adam\"\nlearning_rate = 0.02\n"
@@ -133,7 +95,7 @@ std::string throwaway_config(int64_t steps, const std::string& extra = "") {
 
 Plan throwaway_plan(const std::string& call) {
   const Config c = config::parse(throwaway_config(4), "throwaway_op.toml");
-  return Plan::make(Model::parse(throwaway_model(call), "tiny.ipu", c), c);
+  return Plan::make(Model::parse(testing::shrink_model(call), "tiny.ipu", c), c);
 }
 
 int64_t contributor(const PlanMemory& m, const std::string& starts) {
@@ -150,7 +112,7 @@ struct ThrowawayRun {
   Session session;
   ThrowawayRun(const std::string& call, const std::string& text)
       : config(config::parse(text, "throwaway_op.toml")),
-        session(Model::parse(throwaway_model(call), "tiny.ipu", config), config) {}
+        session(Model::parse(testing::shrink_model(call), "tiny.ipu", config), config) {}
 };
 
 fs::path throwaway_dir(const std::string& name) {
@@ -240,24 +202,33 @@ TEST_CASE("a throwaway op's run resumed from its checkpoints reaches the straigh
   CHECK_FALSE(testing::same_bits(other_alpha.session.weights(), straight.session.weights()));
 
   // What the checkpoint records of the run: the model's name, its weights and optimizer state by
-  // parameter name, the step, seeds and batch sizes, and the run-defining config keys with their
-  // values (`run_config`). Not the ops the model calls: a registered op is part of the model's
-  // body, which no checkpoint records.
+  // parameter name, the step, seeds and batch sizes, the run-defining config keys with their
+  // values (`run_config`) and the registration of the registered op the model calls
+  // (`registered_ops`; tests/engine/checkpoint_ops_test.cpp refuses a resume under another).
   const data::SafetensorsFile file = data::read_safetensors(step2);
   CHECK(file.metadata.at("model") == "tiny");
   CHECK(file.metadata.at("run_config").find("optimizer.learning_rate = 0.02\n") != std::string::npos);
+  CHECK(file.metadata.at("registered_ops") ==
+        "throwaway_shrink.inputs = [\"x\"]\nthrowaway_shrink.attributes = {alpha = 0.5}\n"
+        "throwaway_shrink.differentiable = true\nthrowaway_shrink.version = \"\"\n");
   for (const auto& [key, value] : file.metadata) {
     CAPTURE(key);
-    CHECK(value.find("throwaway") == std::string::npos);
+    CHECK((key == "registered_ops" || value.find("throwaway") == std::string::npos));
   }
   for (const data::NamedTensor& t : file.tensors) {
     CHECK(t.name.find("throwaway") == std::string::npos);
   }
-  // So a resume under a registration whose default differs is accepted, and the resumed run
-  // trains under the registration in effect: throwaway_shrink_steep (alpha's default 2) continues
-  // exactly as throwaway_shrink called with alpha = 2.
+  // The check is by op: a model that calls another op (throwaway_shrink_steep, alpha's default 2)
+  // is another model, whose body no checkpoint records; its resume is accepted with notes naming
+  // both ops, and trains under the registration in effect: exactly as throwaway_shrink called with
+  // alpha = 2.
   ThrowawayRun steep("throwaway_shrink_steep(h)", throwaway_config(4));
-  CHECK(steep.session.resume(step2).step == 2);
+  const ResumeInfo steep_info = steep.session.resume(step2);
+  CHECK(steep_info.step == 2);
+  REQUIRE(steep_info.notes.size() == 3);  // the third: the config lost its [checkpoint] keys
+  CHECK(steep_info.notes[0] == "the checkpoint's model did not call the registered op `throwaway_shrink_steep`");
+  CHECK(steep_info.notes[1] ==
+        "the checkpoint's model called the registered op `throwaway_shrink`, which this model does not");
   steep.session.train();
   CHECK(testing::same_bits(steep.session.weights(), other_alpha.session.weights()));
 }
@@ -266,7 +237,7 @@ TEST_CASE("a throwaway op on 2 stages x 2 replicas trains the one-IPU reference'
   register_throwaway_ops();
   const std::string call = "throwaway_shrink(h, alpha = 0.75)";
   const Config plan_config = config::parse(throwaway_config(1), "throwaway_op.toml");
-  const Model model = Model::parse(throwaway_model(call), "tiny.ipu", plan_config);
+  const Model model = Model::parse(testing::shrink_model(call), "tiny.ipu", plan_config);
   const Plan plan = Plan::make(model, plan_config);
   REQUIRE(plan.replicas() == 2);
   REQUIRE(plan.ipus_per_replica() == 2);
@@ -298,7 +269,7 @@ TEST_CASE("a throwaway op on 2 stages x 2 replicas trains the one-IPU reference'
   // alpha = 0 (the op an identity) trains other bits.
   REQUIRE(initial.size() == reference.weights().size());
   CHECK(initial[0].values != reference.weights()[0].values);
-  Session identity(Model::parse(throwaway_model("throwaway_shrink(h, alpha = 0.0)"), "tiny.ipu", ref_config),
+  Session identity(Model::parse(testing::shrink_model("throwaway_shrink(h, alpha = 0.0)"), "tiny.ipu", ref_config),
                    ref_config);
   for (int step = 1; step <= 3; ++step) {
     identity.train();

@@ -92,6 +92,13 @@ struct CustomOp {
   std::function<int64_t(const CustomShapes&, const CustomAttributes&)> temporary_bytes;
   //! One line for messages and `iputrain` listings.
   std::string doc;
+  //! The version of the op's computation, any one-line text ("" unless set). Functions cannot be
+  //! compared, so a checkpoint records, for each registered op its model calls, the operands,
+  //! attributes with their defaults, whether it has a gradient and this text, and a resume under a
+  //! registration that differs in any of them is refused: bump it whenever `shape`, `forward` or
+  //! `backward` compute something else, so that a checkpoint trained under the old kernels is not
+  //! continued under the new ones.
+  std::string version;
 };
 
 }  // namespace iputrain
