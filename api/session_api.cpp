@@ -41,7 +41,7 @@ std::map<std::string, engine::DataSpec> data_specs(const Config& config) {
   for (const auto& [key, spec] : {std::pair<std::string, std::string>{"data.train", config.data.train},
                                   {"data.validation", config.data.validation},
                                   {"data.test", config.data.test}}) {
-    out[key] = {spec, config.base_dir_of(key), config.resolve_data_spec(key, spec)};
+    out[key] = {spec, config.base_dir_of(key), config.resolve_data_spec(key, spec), config.set_in_file(key)};
   }
   return out;
 }

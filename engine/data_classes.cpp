@@ -52,7 +52,7 @@ std::unique_ptr<data::Dataset> open_source(const std::string& key, const DataSpe
     if (e.span().valid()) {
       throw;
     }
-    keys.fail_at(key, e.diagnostic().message, data_hint(source.base_dir, e), e.kind());
+    keys.fail_at(key, e.diagnostic().message, data_hint(source, e), e.kind());
   }
 }
 

@@ -38,17 +38,20 @@ struct DataSpec {
   std::string spec;
   std::string base_dir;
   std::string resolved;  //!< the spec with its path resolved, as `iputrain check` shows it
+  bool in_file = false;  //!< a config file set it (its folder is base_dir, "" for the current directory)
 };
 
-// The hint of a data source that cannot be opened, with where its relative path was resolved (`base`).
-inline std::string data_hint(const std::string& base, const Error& e) {
+// The hint of a data source that cannot be opened, with where its relative path was resolved.
+inline std::string data_hint(const DataSpec& source, const Error& e) {
   const std::string& message = e.diagnostic().message;
   if (message.find("cannot open") == std::string::npos && message.find("cannot find") == std::string::npos) {
     return e.hint();
   }
-  return e.hint() + (base.empty()
-                         ? "; a relative path given on the command line is relative to the current directory"
-                         : fmt::format("; a relative path in a config file is relative to its folder, `{}`", base));
+  if (!source.in_file) {
+    return e.hint() + "; a relative path given on the command line is relative to the current directory";
+  }
+  return e.hint() + fmt::format("; a relative path in a config file is relative to its folder, `{}`",
+                                source.base_dir.empty() ? "." : source.base_dir);
 }
 
 //! The model's inputs as data fields: each input's name, dtype and shape without the leading batch.

@@ -59,14 +59,18 @@ SourceSpan Config::span_of(const std::string& key_path) const {
   return it == origin.spans.end() ? SourceSpan{} : it->second;
 }
 
-std::string Config::base_dir_of(const std::string& key_path) const {
+bool Config::set_in_file(const std::string& key_path) const {
   const SourceSpan span = span_of(key_path);
   // The loader registers `--set` overrides as the pseudo-file "--set": they were typed in the
   // current directory, like every other path on the command line.
-  if (!span.valid() || span.file >= origin.sources->size() || origin.sources->path(span.file) == "--set") {
+  return span.valid() && span.file < origin.sources->size() && origin.sources->path(span.file) != "--set";
+}
+
+std::string Config::base_dir_of(const std::string& key_path) const {
+  if (!set_in_file(key_path)) {
     return {};
   }
-  return std::filesystem::path(origin.sources->path(span.file)).parent_path().string();
+  return std::filesystem::path(origin.sources->path(span_of(key_path).file)).parent_path().string();
 }
 
 std::string Config::resolve_path(const std::string& key_path, const std::string& value, bool absolute) const {

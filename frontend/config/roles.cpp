@@ -1,5 +1,6 @@
 // What a key's row says of it beyond its value, read by the commands: the run it defines
 // (`--resume`), the layout `verify` resets for its one-IPU reference, and what `tune` may vary.
+#include "core/pipeline_schedules/schedule_def.hpp"
 #include "frontend/config/schema.hpp"
 #include "iputrain/config_loader.hpp"
 
@@ -24,6 +25,8 @@ bool defines_run(const std::string& key) {
   const KeySpec* k = find_key(key);
   return k != nullptr && k->defines_run;
 }
+
+std::string unpipelined_schedule() { return std::string(pipeline_schedules::unpipelined_schedule().name); }
 
 bool is_tunable(const std::string& key) {
   const KeySpec* k = find_key(key);

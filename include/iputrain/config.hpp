@@ -326,6 +326,9 @@ struct Config {
   //! folder of the config file that set it (a file it `extends` included); "" (the current
   //! directory) for a value from `--set` or a default.
   std::string base_dir_of(const std::string& key_path) const;
+  //! True when a config file (not `--set`) set key `key_path`: its relative paths follow the file's
+  //! folder, which is "" for a file in the current directory.
+  bool set_in_file(const std::string& key_path) const;
   //! `value` (a path written in key `key_path`) resolved by that rule; "" and absolute paths unchanged.
   //! With `absolute`, a relative result is made absolute (what a config written elsewhere needs).
   std::string resolve_path(const std::string& key_path, const std::string& value, bool absolute = false) const;

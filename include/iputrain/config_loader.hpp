@@ -87,6 +87,9 @@ bool is_tunable(const std::string& key);
 //! the schedule, recomputation, sharding, offloading) back to its default: what `iputrain verify`
 //! builds its one-IPU reference from.
 Config without_layout(const Config& cfg);
+//! The `pipeline.schedule` value that runs a model without pipelining (the schedule table's
+//! unpipelined row, which accepts any accumulation count): what a one-IPU reference runs.
+std::string unpipelined_schedule();
 
 //! Type, default, allowed values, meaning and effect of a key or table (`iputrain config explain`).
 //! Throws Error(Usage) with the nearest valid key for an unknown one.

@@ -151,6 +151,16 @@ TEST_CASE("a path in a config file resolves against its folder, one on the comma
         "    ^~~~~~~~~~~~~~~~~~~~\n"
         "hint: check the path and permissions; a relative path given on the command line is relative to the "
         "current directory\n");
+  // A config file in the current directory: its folder is the current one, and the hint says it
+  // was the file's path, not one typed on the command line.
+  std::ofstream(root / "here.toml") << "[data]\ntrain = \"csv:gone.csv\"\n[training]\nsteps = 1\n";
+  const Run here = stderr_of("check m.ipu here.toml", in_root);
+  CHECK(here.status == 1);
+  CHECK(here.out ==
+        "here.toml:2:1: error: cannot open `gone.csv`\n"
+        "    train = \"csv:gone.csv\"\n"
+        "    ^~~~~~~~~~~~~~~~~~~~~~\n"
+        "hint: check the path and permissions; a relative path in a config file is relative to its folder, `.`\n");
   // checkpoint.dir from --set: in the current directory, not next to the config.
   const Run run = iputrain("train m.ipu conf/c.toml -q --set checkpoint.dir=runs/a", "2>&1", in_root);
   CHECK_MESSAGE(run.status == 0, run.out);
