@@ -16,14 +16,14 @@ import sys
 import time
 
 CASE = "--test-case="
-# The properties this runner honours (COST only orders CTest's own runs); any other (an environment,
-# an expected failure, a fixture) would change how CTest runs the test, so a test that has one is
-# refused rather than run wrongly.
-KNOWN = {"LABELS", "WORKING_DIRECTORY", "TIMEOUT", "COST"}
+# The properties this runner honours (COST only orders CTest's own runs; ENVIRONMENT is set for the
+# program, e.g. the tree's TMPDIR, tests/CMakeLists.txt); any other (an expected failure, a fixture)
+# would change how CTest runs the test, so a test that has one is refused rather than run wrongly.
+KNOWN = {"LABELS", "WORKING_DIRECTORY", "TIMEOUT", "COST", "ENVIRONMENT"}
 
 
 def groups_of(tests):
-    groups = {}  # (program, directory) -> doctest filters, or a whole command run alone
+    groups = {}  # (program, directory, environment) -> doctest filters, or a whole command run alone
     for test in tests:
         props = {p["name"]: p["value"] for p in test.get("properties", [])}
         unknown = set(props) - KNOWN
@@ -31,11 +31,13 @@ def groups_of(tests):
             sys.exit(f"run_grouped: test {test['name']} has {', '.join(sorted(unknown))}, "
                      "which this runner does not apply: run it through ctest")
         command, cwd = test["command"], props.get("WORKING_DIRECTORY")
+        env = props.get("ENVIRONMENT", [])
+        env = tuple([env] if isinstance(env, str) else env)  # "NAME=value" entries
         if len(command) == 2 and command[1].startswith(CASE):
             # The name arrives escaped for doctest's filter (',' as '\,'), so the filters join on ','.
-            groups.setdefault((command[0], cwd), []).append(command[1][len(CASE):])
+            groups.setdefault((command[0], cwd, env), []).append(command[1][len(CASE):])
         else:
-            groups[(tuple(command), cwd)] = None
+            groups[(tuple(command), cwd, env)] = None
     return groups
 
 
@@ -44,14 +46,15 @@ def main():
     if not tests:
         sys.exit("run_grouped: CTest selected no test")
     failed = []
-    for (program, cwd), cases in groups_of(tests).items():
+    for (program, cwd, env), cases in groups_of(tests).items():
         if cases is None:
             command, what = list(program), " ".join(program)
         else:
             command = [program, CASE + ",".join(cases), "--no-version"]
             what = f"{os.path.basename(program)} ({len(cases)} cases)"
         start = time.monotonic()
-        code = subprocess.run(command, cwd=cwd).returncode
+        environment = dict(os.environ, **dict(entry.split("=", 1) for entry in env))
+        code = subprocess.run(command, cwd=cwd, env=environment).returncode
         print(f"run_grouped: {what}: {'passed' if code == 0 else f'FAILED (exit {code})'} "
               f"in {time.monotonic() - start:.1f} s", flush=True)
         if code != 0:
