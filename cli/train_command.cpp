@@ -274,7 +274,7 @@ int run_train(const TrainArgs& args) {
   // goes (often a file), and no longer drained once mpirun is told to stop: plain log lines, not
   // a redrawn bar that would fill it and block the stop.
   const bool terminal = isatty(STDOUT_FILENO) == 1 && instances.count == 1;
-  ProgressPrinter printer(names, session.planned_steps(), loaded.config.training.log_every, !args.quiet, terminal,
+  ProgressPrinter printer(names, session.planned_steps(), loaded.config.plain.training_log_every, !args.quiet, terminal,
                           outfeed.layout().last_only);
   printer.set_first_step(session.step());
   printer.set_format(json ? LogFormat::Json : LogFormat::Text);

@@ -357,11 +357,12 @@ void finish_run(const Session& session, Session::Impl& s, TrainSummary& summary)
   summary.loss_scale = loss_scale.scale;
   if (engine::profile_wanted(s.settings.profile) && engine::writes_run_files()) {
     const RunReport report = session.run_report();
-    summary.profile_directory = engine::write_profile(
-        {s.plan, s.model.name(), report, s.cluster->recorder(),
-         std::max<int64_t>(1, s.settings.steps_per_execution) * std::max<int64_t>(1, s.settings.repeat_count),
-         s.settings.pipeline_name, s.model.sources().get(), s.config_text},
-        s.settings.profile);
+    summary.profile_directory =
+        engine::write_profile({s.plan, s.model.name(), report, s.cluster->recorder(),
+                               std::max<int64_t>(1, s.settings.steps_per_execution) *
+                                   std::max<int64_t>(1, s.settings.plain.pipeline_repeat_count),
+                               s.settings.pipeline_name, s.model.sources().get(), s.config_text},
+                              s.settings.profile);
   }
 }
 

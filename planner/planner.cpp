@@ -267,9 +267,9 @@ void programs_pass(PassContext& c) {
     return op_temporaries(plan.graph, id, plan.limits(n.stage, n.phase), plan.decided.device).bytes;
   };
   const std::vector<ir::ValueId> written = *ordered;
-  *ordered = order_ops(
-      plan.graph, written,
-      {run.plain.ipu_scheduling_algorithm, run.pipeline.lookahead_depth, run.pipeline.search_space, temporary});
+  *ordered = order_ops(plan.graph, written,
+                       {run.plain.ipu_scheduling_algorithm, run.plain.ipu_scheduling_maximum_scheduler_lookahead_depth,
+                        run.plain.ipu_scheduling_maximum_scheduler_search_space_size, temporary});
   // The choice is made on an estimate of each task's live bytes, which the arena's packing can
   // belie: choose_best plans both orders and keeps the written one unless the other really
   // packs smaller. The winner's schedule, programs and arenas are kept (the passes below skip).

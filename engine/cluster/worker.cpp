@@ -39,7 +39,8 @@ ClusterShared::ClusterShared(const planner::Plan& p, Settings c, int32_t instanc
       ipus(p.placement.pipeline.ipus_per_replica),
       micro_batches(std::max<int64_t>(1, p.decided.accumulation_count)),
       micro_batch_size(p.micro_batch()),
-      max_updates(std::max<int64_t>(1, settings.steps_per_execution) * std::max<int64_t>(1, settings.repeat_count)),
+      max_updates(std::max<int64_t>(1, settings.steps_per_execution) *
+                  std::max<int64_t>(1, settings.plain.pipeline_repeat_count)),
       prefetch_depth(settings.prefetch_depth),
       overflow_meet(
           std::make_unique<Rendezvous>(p.placement.replicas_per_instance() * p.placement.pipeline.ipus_per_replica)),
@@ -211,7 +212,7 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
                                 g * shared_.micro_batch_size,
                                 shared_.plan.decided.training,
                                 exchange_.get(),
-                                planner::resets_states(in_pass, shared_.settings.reset_states_every)};
+                                planner::resets_states(in_pass, shared_.settings.plain.training_reset_states_every)};
       if (exchange_) {
         exchange_->set_at(op.instr);
       }

@@ -183,10 +183,6 @@ std::vector<KeySpec> ipu_keys() {
           "PopLibs options for every pooling op, e.g. `{ poolUseIntrospectiveMapping = \"false\" }`.")
           .no_effect("pooling has no temporaries in the memory model and its cycles do not depend on PopLibs options"),
 
-      key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_lookahead_depth), Int, 5, Models,
-          "Ops `look_ahead` runs greedily after each candidate before judging it.", Range::at_least(1)),
-      key(IPUTRAIN_KEY(ipu.scheduling.maximum_scheduler_search_space_size), Int, 64, Models,
-          "Ready ops `look_ahead` considers at each step (the first in written order).", Range::at_least(1)),
   };
   out[0].conflicts = {"ipu.select_ipus"};
   out[1].conflicts = {"ipu.auto_select_ipus"};

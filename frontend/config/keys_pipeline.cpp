@@ -56,8 +56,6 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_dtype), Enum, "same", Runs,
           "Type of the gradient accumulators; `same` = each variable's type.", {}, dtypes)
           .as_tunable(),
-      key(IPUTRAIN_KEY(pipeline.repeat_count), Int, 1, Runs, "Pipeline executions (each one weight update) per call.",
-          Range::at_least(1)),
       key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Runs,
           "Each stage computes its micro-batch (`data.batch_size`) in this many slices, one after "
           "another, each accumulated like a micro-batch of its own; > 1 needs the sequential schedule "

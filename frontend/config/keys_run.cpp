@@ -196,7 +196,6 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(training.seed), Int, 42, Runs, "Seeds parameter initialisers, dropout and shuffling.",
           non_negative)
           .defining(),
-      key(IPUTRAIN_KEY(training.log_every), Int, 0, Runs, "Log a line every N steps; 0 = automatic.", non_negative),
       key(IPUTRAIN_KEY(training.precision), Enum, "f32", Runs,
           "Compute type of the forward and backward passes: f32, or f16/bf16 emulated (every result rounded "
           "to it; master weights and the update stay f32).",
@@ -208,12 +207,6 @@ std::vector<KeySpec> run_keys() {
           positive_int),
       key(IPUTRAIN_KEY(training.validate_every_unit), Enum, "epochs", Runs,
           "What `validate_every` counts: steps (weight updates) or epochs.", {}, {"steps", "epochs"}),
-      key(IPUTRAIN_KEY(training.reset_states_every), Int, 0, Runs,
-          "Stateful recurrent layers (`nn.lstm(..., stateful = true)`): zero their states every N batches of a pass "
-          "over the data, besides at its first batch (each training epoch, evaluation, validation and prediction "
-          "starts from zero states); 0 = only there. The plan report shows it with the states.",
-          non_negative)
-          .defining(),
 
       key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
           "Directory for checkpoints; each records the run's defining keys, its config's hash and the registered "

@@ -211,8 +211,6 @@ Settings resolve(const Config& cfg) {
   s.pipeline.accumulation_type =
       chosen("pipeline.gradient_accumulation_dtype", cfg.pipeline.gradient_accumulation_dtype, kSameOrType)
           .value_or(FloatType::F32);
-  s.pipeline.lookahead_depth = cfg.ipu.scheduling.maximum_scheduler_lookahead_depth;
-  s.pipeline.search_space = cfg.ipu.scheduling.maximum_scheduler_search_space_size;
   resolve_layout(cfg, s.pipeline);
   s.ipu = resolve_ipu(cfg);
   s.outfeed.accumulate = cfg.pipeline.accumulate_outfeed;
@@ -242,9 +240,6 @@ Settings resolve(const Config& cfg) {
   s.steps = cfg.training.steps;
   s.epochs = cfg.training.epochs > 0 ? cfg.training.epochs : 1.0;
   s.steps_per_execution = cfg.training.steps_per_execution;
-  s.repeat_count = cfg.pipeline.repeat_count;
-  s.log_every = cfg.training.log_every;
-  s.reset_states_every = cfg.training.reset_states_every;
   s.pipeline_name = cfg.pipeline.name;
   s.executable_folder = cfg.resolve_path("ipu.serialization_output_folder", cfg.ipu.serialization_output_folder);
   s.profile.enabled = cfg.profiling.enabled;

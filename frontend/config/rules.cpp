@@ -382,7 +382,7 @@ constexpr int64_t kMaxUpdatesPerExecution = int64_t{1} << 20;
 
 void check_run(Config& c) {
   const int64_t spe = c.training.steps_per_execution;
-  const int64_t repeats = c.pipeline.repeat_count;
+  const int64_t repeats = c.plain.pipeline_repeat_count;
   if (spe > 0 && repeats > 0 && (spe > kMaxUpdatesPerExecution || repeats > kMaxUpdatesPerExecution / spe)) {
     c.fail_at(
         located(c, {"pipeline.repeat_count", "training.steps_per_execution"}),

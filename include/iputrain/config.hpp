@@ -111,11 +111,6 @@ struct IpuPooling {
   OptionMap poplar_options;
 };
 
-struct IpuScheduling {
-  int64_t maximum_scheduler_lookahead_depth = 5;
-  int64_t maximum_scheduler_search_space_size = 64;
-};
-
 struct IpuSection {
   int64_t auto_select_ipus = 1;  //!< number of IPUs to acquire
   std::vector<int64_t>
@@ -134,7 +129,6 @@ struct IpuSection {
   IpuNorms norms;
   IpuOptimizations optimizations;
   IpuPooling pooling;
-  IpuScheduling scheduling;
 };
 
 // ---- [pipeline]: the arguments of pipeline() -----------------------------------------------------
@@ -153,7 +147,6 @@ struct PipelineSection {
   std::vector<int64_t> auto_stage_blocks;            //!< with auto_stages: the model's blocks per stage
   int64_t gradient_accumulation_count = 0;           //!< 0 = the smallest count the schedule accepts
   std::string gradient_accumulation_dtype = "same";  //!< same | fp32 | fp16
-  int64_t repeat_count = 1;
   int64_t batch_serialization_iterations = 1;
   std::string schedule = "grouped";  //!< grouped | interleaved | sequential
   std::string recomputation_mode =
@@ -214,11 +207,9 @@ struct TrainingSection {
   double epochs = 0;                 //!< passes over the training set when steps = 0
   int64_t steps_per_execution = 1;   //!< on-device loop iterations per host call
   uint64_t seed = 42;                //!< seeds initializers, dropout and shuffling
-  int64_t log_every = 0;             //!< log a line every N steps; 0 = automatic
   std::string precision = "f32";     //!< compute type: f32 | f16 | bf16
   int64_t validate_every = 1;                //!< validate every N units (and after the last step)
   std::string validate_every_unit = "epochs";  //!< steps | epochs
-  int64_t reset_states_every = 0;  //!< stateful recurrent layers: zero their states every N batches of a pass
 };
 
 struct CheckpointSection {

@@ -210,7 +210,8 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   for (ir::ValueId p : recurrent_states(plan.graph)) {
     states.push_back(plan.graph.node(p).name);
   }
-  j["recurrent_states"] = Json{{"states", std::move(states)}, {"reset_every", plan.settings.reset_states_every}};
+  j["recurrent_states"] =
+      Json{{"states", std::move(states)}, {"reset_every", plan.settings.plain.training_reset_states_every}};
   j["gradient_accumulation"] = accumulation_json(plan);
 
   Json stage_list = Json::array();

@@ -84,7 +84,7 @@ TEST_CASE("a complete config fills every section") {
   CHECK(c.training.epochs == 0);
   CHECK(c.training.steps_per_execution == 100);
   CHECK(c.training.seed == 5);
-  CHECK(c.training.log_every == 50);
+  CHECK(c.plain.training_log_every == 50);
 }
 
 TEST_CASE("epochs, inline tables and dotted keys") {

@@ -341,6 +341,8 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
       CHECK(row.access.get(c) == config::Value(spelling));
     }
   }
+  // Besides these 7, six numbers: repeat_count, log_every, reset_states_every, the scheduler's two
+  // limits and keep_best_min_delta.
   CHECK(enums == 7);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(

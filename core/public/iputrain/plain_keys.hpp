@@ -83,41 +83,55 @@ IPUTRAIN_KEY_ENUM(SchedulerAlgorithm, ChooseBest, Clustering, PostOrder, LookAhe
 
 }  // namespace iputrain
 
-#define IPUTRAIN_PLAIN_KEYS(X)                                                                                        \
-  X(ipu_selection_order, "ipu.selection_order", SelectionOrder, SelectionOrder::Auto, Models, plain,                  \
-    "How shards map to physical IPUs of the modelled C2 topology.", {}, "")                                           \
-  X(ipu_scheduling_algorithm, "ipu.scheduling.algorithm", SchedulerAlgorithm, SchedulerAlgorithm::ChooseBest, Models, \
-    plain,                                                                                                            \
-    "Order of the ops inside each task, which sets the live bytes (planner/op_order.hpp): "                           \
-    "post_order, clustering, shortest_path, look_ahead, or choose_best (the order of fewest live "                    \
-    "bytes, kept only if the plan really packs smaller than the written order).",                                     \
-    {}, "")                                                                                                           \
-  X(pipeline_gradient_accumulation_order, "pipeline.gradient_accumulation_order", GradientAccumulationOrder,          \
-    GradientAccumulationOrder::Canonical, Runs, tunable,                                                              \
-    "Order micro-batch gradients are summed in. canonical: a pairwise tree over the update's "                        \
-    "replicas x accumulation micro-batches, about log2(accumulation) accumulators per weight, the "                   \
-    "same bits for any split with the same product. sequential: one accumulator per weight, "                         \
-    "micro-batches in order, then replicas in order; the same bits across schedules and stage "                       \
-    "placements at a fixed replica and accumulation count.",                                                          \
-    {}, "")                                                                                                           \
-  X(pipeline_reduction_method, "pipeline.reduction_method", GradientReduction, GradientReduction::Sum, Runs, plain,   \
-    "How micro-batch gradients are accumulated: sum, mean (each / count) or running_mean.", {}, "")                   \
-  X(optimizer_loss_scaling_mode, "optimizer.loss_scaling_mode", LossScaling, LossScaling::Static, Runs, defining,     \
-    "static keeps `loss_scaling`; dynamic skips an update whose gradients overflow and backs the scale "              \
-    "off, and grows it after `loss_scaling_growth_interval` clean updates (docs/training.md).",                       \
-    {}, "")                                                                                                           \
-  X(training_master_weights, "training.master_weights", MasterWeightsPlace, MasterWeightsPlace::OnChip, Runs,         \
-    defining,                                                                                                         \
-    "Where the f32 weights live under f16/bf16 compute: on_chip (an f32 master and a half copy on the "               \
-    "IPU, 6 bytes a weight), offloaded (the master in host memory with the offloaded optimizer state, "               \
-    "2 bytes a weight on the IPU) or none (half weights only: every update is rounded to the compute "                \
-    "type, stochastically with `ipu.floating_point_behaviour.esr`).",                                                 \
-    {}, "")                                                                                                           \
-  X(training_outfeed_mode, "training.outfeed_mode", OutfeedMode, OutfeedMode::All, Runs, plain,                       \
-    "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, "")                            \
-  X(checkpoint_keep_best_min_delta, "checkpoint.keep_best_min_delta", double, 0.0, Runs, plain,                       \
-    "An improvement of the `keep_best` metric by no more than this does not replace best.safetensors "                \
-    "(as the min_delta of Keras' EarlyStopping): noise does not rewrite the best checkpoint.",                        \
+#define IPUTRAIN_PLAIN_KEYS(X)                                                                                         \
+  X(ipu_selection_order, "ipu.selection_order", SelectionOrder, SelectionOrder::Auto, Models, plain,                   \
+    "How shards map to physical IPUs of the modelled C2 topology.", {}, "")                                            \
+  X(ipu_scheduling_algorithm, "ipu.scheduling.algorithm", SchedulerAlgorithm, SchedulerAlgorithm::ChooseBest, Models,  \
+    plain,                                                                                                             \
+    "Order of the ops inside each task, which sets the live bytes (planner/op_order.hpp): "                            \
+    "post_order, clustering, shortest_path, look_ahead, or choose_best (the order of fewest live "                     \
+    "bytes, kept only if the plan really packs smaller than the written order).",                                      \
+    {}, "")                                                                                                            \
+  X(ipu_scheduling_maximum_scheduler_lookahead_depth, "ipu.scheduling.maximum_scheduler_lookahead_depth", int64_t, 5,  \
+    Models, plain, "Ops `look_ahead` runs greedily after each candidate before judging it.", Range::at_least(1), "")   \
+  X(ipu_scheduling_maximum_scheduler_search_space_size, "ipu.scheduling.maximum_scheduler_search_space_size", int64_t, \
+    64, Models, plain, "Ready ops `look_ahead` considers at each step (the first in written order).",                  \
+    Range::at_least(1), "")                                                                                            \
+  X(pipeline_repeat_count, "pipeline.repeat_count", int64_t, 1, Runs, plain,                                           \
+    "Pipeline executions (each one weight update) per call.", Range::at_least(1), "")                                  \
+  X(pipeline_gradient_accumulation_order, "pipeline.gradient_accumulation_order", GradientAccumulationOrder,           \
+    GradientAccumulationOrder::Canonical, Runs, tunable,                                                               \
+    "Order micro-batch gradients are summed in. canonical: a pairwise tree over the update's "                         \
+    "replicas x accumulation micro-batches, about log2(accumulation) accumulators per weight, the "                    \
+    "same bits for any split with the same product. sequential: one accumulator per weight, "                          \
+    "micro-batches in order, then replicas in order; the same bits across schedules and stage "                        \
+    "placements at a fixed replica and accumulation count.",                                                           \
+    {}, "")                                                                                                            \
+  X(pipeline_reduction_method, "pipeline.reduction_method", GradientReduction, GradientReduction::Sum, Runs, plain,    \
+    "How micro-batch gradients are accumulated: sum, mean (each / count) or running_mean.", {}, "")                    \
+  X(optimizer_loss_scaling_mode, "optimizer.loss_scaling_mode", LossScaling, LossScaling::Static, Runs, defining,      \
+    "static keeps `loss_scaling`; dynamic skips an update whose gradients overflow and backs the scale "               \
+    "off, and grows it after `loss_scaling_growth_interval` clean updates (docs/training.md).",                        \
+    {}, "")                                                                                                            \
+  X(training_master_weights, "training.master_weights", MasterWeightsPlace, MasterWeightsPlace::OnChip, Runs,          \
+    defining,                                                                                                          \
+    "Where the f32 weights live under f16/bf16 compute: on_chip (an f32 master and a half copy on the "                \
+    "IPU, 6 bytes a weight), offloaded (the master in host memory with the offloaded optimizer state, "                \
+    "2 bytes a weight on the IPU) or none (half weights only: every update is rounded to the compute "                 \
+    "type, stochastically with `ipu.floating_point_behaviour.esr`).",                                                  \
+    {}, "")                                                                                                            \
+  X(training_log_every, "training.log_every", int64_t, 0, Runs, plain, "Log a line every N steps; 0 = automatic.",     \
+    Range::at_least(0), "")                                                                                            \
+  X(training_reset_states_every, "training.reset_states_every", int64_t, 0, Runs, defining,                            \
+    "Stateful recurrent layers (`nn.lstm(..., stateful = true)`): zero their states every N batches of a pass "        \
+    "over the data, besides at its first batch (each training epoch, evaluation, validation and prediction "           \
+    "starts from zero states); 0 = only there. The plan report shows it with the states.",                             \
+    Range::at_least(0), "")                                                                                            \
+  X(training_outfeed_mode, "training.outfeed_mode", OutfeedMode, OutfeedMode::All, Runs, plain,                        \
+    "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, "")                             \
+  X(checkpoint_keep_best_min_delta, "checkpoint.keep_best_min_delta", double, 0.0, Runs, plain,                        \
+    "An improvement of the `keep_best` metric by no more than this does not replace best.safetensors "                 \
+    "(as the min_delta of Keras' EarlyStopping): noise does not rewrite the best checkpoint.",                         \
     Range::at_least(0), "checkpoint.keep_best")
 
 namespace iputrain {

@@ -70,8 +70,6 @@ struct PipelineSettings {
   std::vector<std::string> stages;  //!< pipeline.stages: the model's stages as the config names them
   Recomputation recomputation = Recomputation::Off;
   FloatType accumulation_type = FloatType::F32;
-  int64_t lookahead_depth = 5;              //!< ipu.scheduling.maximum_scheduler_lookahead_depth
-  int64_t search_space = 64;                //!< ipu.scheduling.maximum_scheduler_search_space_size
   int64_t gradient_accumulation_count = 0;  //!< 0 = the smallest count the schedule accepts
   int64_t batch_serialization = 1;          //!< slices each micro-batch is computed in (at least 1)
   int32_t auto_stages = 0;                  //!< split the model into this many stages (0 = its own)
@@ -187,11 +185,6 @@ struct Settings {
   int64_t steps = 0;           //!< 0: run `epochs` passes instead
   double epochs = 1.0;
   int64_t steps_per_execution = 1;
-  int64_t repeat_count = 1;  //!< pipeline.repeat_count
-  int64_t log_every = 0;     //!< 0 = automatic
-  //! training.reset_states_every: stateful recurrent layers start afresh every N batches of a pass
-  //! over the data, besides its first (0: only there; planner/recurrent_states.hpp).
-  int64_t reset_states_every = 0;
   std::string pipeline_name = "pipeline";
   ValidationSettings validation;
   CheckpointSettings checkpoint;
