@@ -176,25 +176,33 @@ std::string run_config_text(const std::map<std::string, std::string>& values) {
   return out;
 }
 
-std::vector<RunChange> run_changes(const std::string& recorded, const std::string& now_text) {
-  const std::map<std::string, std::string> was = parse_record(recorded);
-  const std::map<std::string, std::string> now = parse_record(now_text);
+std::vector<RecordDifference> record_differences(const std::map<std::string, std::string>& was,
+                                                 const std::map<std::string, std::string>& now,
+                                                 const std::string& absent_was, const std::string& absent_now) {
   std::set<std::string> keys;
   for (const auto* m : {&was, &now}) {
     for (const auto& [key, value] : *m) {
       keys.insert(key);
     }
   }
-  std::vector<RunChange> out;
+  std::vector<RecordDifference> out;
   for (const std::string& key : keys) {
     const auto a = was.find(key);
     const auto b = now.find(key);
-    // Only a model parameter can be absent: the config leaves it to the model's default.
-    const std::string old_value = a == was.end() ? "the model's default" : a->second;
-    const std::string new_value = b == now.end() ? "the model's default" : b->second;
-    if (old_value != new_value) {
-      out.push_back({key, fmt::format("`{}` was {}, is {}", key, old_value, new_value)});
+    RecordDifference d{key, a == was.end() ? absent_was : a->second, b == now.end() ? absent_now : b->second};
+    if (d.was != d.now) {
+      out.push_back(std::move(d));
     }
+  }
+  return out;
+}
+
+std::vector<RunChange> run_changes(const std::string& recorded, const std::string& now_text) {
+  std::vector<RunChange> out;
+  // Only a model parameter can be absent: the config leaves it to the model's default.
+  for (const RecordDifference& d : record_differences(parse_record(recorded), parse_record(now_text),
+                                                      "the model's default", "the model's default")) {
+    out.push_back({d.key, fmt::format("`{}` was {}, is {}", d.key, d.was, d.now)});
   }
   return out;
 }

@@ -96,6 +96,17 @@ struct RunChange {
 std::vector<RunChange> run_changes(const std::string& recorded, const std::string& now);
 //! The `key = value` lines of a record (run_config_text(), registered_ops_text()) by key.
 std::map<std::string, std::string> parse_record(const std::string& text);
+//! One key whose value differs between two records: its old and new value, a key one of them
+//! lacks given as `absent_was` or `absent_now`.
+struct RecordDifference {
+  std::string key;
+  std::string was;
+  std::string now;
+};
+//! The keys of either record whose values differ, in key order.
+std::vector<RecordDifference> record_differences(const std::map<std::string, std::string>& was,
+                                                 const std::map<std::string, std::string>& now,
+                                                 const std::string& absent_was, const std::string& absent_now);
 
 //! The metadata key of the registered ops a checkpoint's model calls.
 inline constexpr const char* kRegisteredOpsKey = "registered_ops";

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <map>
-#include <set>
 
 #include "engine/checkpoint.hpp"
 
@@ -103,20 +102,8 @@ OpsCheck check_registered_ops(const CheckpointMeta& recorded, const std::string&
       only_now.push_back(op);
       continue;
     }
-    std::set<std::string> keys;
-    for (const auto* m : {&it->second, &aspects}) {
-      for (const auto& [aspect, value] : *m) {
-        keys.insert(aspect);
-      }
-    }
-    for (const std::string& aspect : keys) {
-      const auto a = it->second.find(aspect);
-      const auto b = aspects.find(aspect);
-      const std::string old_value = a == it->second.end() ? "not recorded" : a->second;
-      const std::string new_value = b == aspects.end() ? "not declared" : b->second;
-      if (old_value != new_value) {
-        out.refusals.push_back(aspect_change(op, aspect, old_value, new_value));
-      }
+    for (const RecordDifference& d : record_differences(it->second, aspects, "not recorded", "not declared")) {
+      out.refusals.push_back(aspect_change(op, d.key, d.was, d.now));
     }
   }
   if (!recorded.ops_recorded && !only_now.empty()) {
