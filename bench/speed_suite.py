@@ -42,11 +42,12 @@ def machine():
 
 # OpenBLAS (DYNAMIC_ARCH) picks its kernels from the CPU's family and model; a CPU newer than the
 # library falls back to older kernels: Debian's 0.3.21 runs Prescott's SSE3 kernels on an Emerald
-# Rapids Xeon (family 6 model 207, about 4.5x slower than its AVX-512 ones) and Haswell's AVX2
-# kernels on an AMD Zen 5 (family 26: 198 against 377 GFLOP/s on 2 threads). Comparing against that
+# Rapids Xeon (family 6 model 207, about 4.5x slower than its AVX-512 ones). An environment may also
+# pin narrower ones: the Zen 5 machines here set OPENBLAS_CORETYPE=Haswell (AVX2: 198-208 against
+# 380-391 GFLOP/s on 2 threads; OpenBLAS's own choice there is Cooperlake). Comparing against that
 # would flatter iputrain, so when the kernels are narrower than the CPU's vectors the suite re-runs
-# itself with OPENBLAS_CORETYPE naming the widest kernels the library has for that width, on any
-# vendor. Vector width of OpenBLAS's x86-64 cores (openblas_get_corename, lower case); any other
+# itself without such a setting, or with OPENBLAS_CORETYPE naming the widest kernels the library has
+# for that width, on any vendor. Vector width of OpenBLAS's x86-64 cores (openblas_get_corename, lower case); any other
 # name is taken as 128 bits (SSE).
 CORE_WIDTH = {"skylakex": 512, "cooperlake": 512, "sapphirerapids": 512,
               "haswell": 256, "zen": 256, "sandybridge": 256, "bulldozer": 256, "piledriver": 256,
@@ -83,18 +84,48 @@ def openblas_core(loaded):
     return None
 
 
-def fair_openblas_or_reexec(info):
+def coretype_action(core, flags, environment, keep):
+    """What the suite does about OpenBLAS's kernels: ("keep", None) when they are as wide as the CPU's
+    vectors (or nothing wider exists); ("unset", None) when a narrower core came from an
+    OPENBLAS_CORETYPE the suite did not set (this machine's environment sets Haswell on an AVX-512
+    Zen 5): the suite drops it and lets OpenBLAS choose, unless `keep` (--keep-coretype); ("force",
+    CORE) when OpenBLAS's own choice is narrower."""
+    forced = core_to_force(core, flags)
+    if forced is None or keep:
+        return ("keep", None)
+    if environment is not None:
+        return ("unset", None)
+    return ("force", forced)
+
+
+def fair_openblas_or_reexec(info, keep):
     core = openblas_core(info["peer"]["loaded"])
-    info["peer"]["openblas_core"] = core
-    info["peer"]["coretype_forced"] = os.environ.get("IPUTRAIN_SUITE_FORCED_CORETYPE") == "1"
-    forced = core_to_force(core, info["machine"]["flags"])
-    if forced is not None and "OPENBLAS_CORETYPE" not in os.environ:
+    peer = info["peer"]
+    peer["openblas_core"] = core
+    peer["coretype_forced"] = os.environ.get("IPUTRAIN_SUITE_FORCED_CORETYPE") == "1"
+    peer["coretype_dropped"] = os.environ.get("IPUTRAIN_SUITE_DROPPED_CORETYPE")
+    set_outside = None if peer["coretype_forced"] else os.environ.get("OPENBLAS_CORETYPE")
+    peer["coretype_environment"] = set_outside
+    action, forced = coretype_action(core, info["machine"]["flags"], set_outside, keep)
+    width = f"{CORE_WIDTH.get((core or '').lower(), 128)}-bit"
+    if keep and core_to_force(core, info["machine"]["flags"]) is not None:
+        print(f"speed_suite.py: --keep-coretype: OpenBLAS runs its {core} kernels ({width}) on a CPU with "
+              f"{vector_width(info['machine']['flags'])}-bit vectors; the ratios flatter iputrain", file=sys.stderr)
+    if action == "keep":
+        return
+    if action == "unset":
+        os.environ["IPUTRAIN_SUITE_DROPPED_CORETYPE"] = set_outside
+        del os.environ["OPENBLAS_CORETYPE"]
+        print(f"speed_suite.py: the environment's OPENBLAS_CORETYPE={set_outside} gives {width} kernels on a CPU with "
+              f"{vector_width(info['machine']['flags'])}-bit vectors; re-running without it (--keep-coretype keeps it)",
+              file=sys.stderr)
+    else:
         os.environ["OPENBLAS_CORETYPE"] = forced
         os.environ["IPUTRAIN_SUITE_FORCED_CORETYPE"] = "1"
-        print(f"speed_suite.py: OpenBLAS chose its {core} kernels ({CORE_WIDTH.get(core.lower(), 128)}-bit) on a CPU "
-              f"with {vector_width(info['machine']['flags'])}-bit vectors; re-running with OPENBLAS_CORETYPE={forced}",
+        print(f"speed_suite.py: OpenBLAS chose its {core} kernels ({width}) on a CPU with "
+              f"{vector_width(info['machine']['flags'])}-bit vectors; re-running with OPENBLAS_CORETYPE={forced}",
               file=sys.stderr)
-        os.execv(sys.executable, [sys.executable, os.path.abspath(__file__)] + sys.argv[1:])
+    os.execv(sys.executable, [sys.executable, os.path.abspath(__file__)] + sys.argv[1:])
 
 
 def torch_blas(torch):
@@ -320,12 +351,14 @@ def main():
     parser.add_argument("-k", action="append", default=[], metavar="TEXT",
                         help="only the rows whose name contains TEXT (case-insensitive; repeatable); "
                              "the pipelined-IPU comparison runs only without -k")
+    parser.add_argument("--keep-coretype", action="store_true",
+                        help="keep an OPENBLAS_CORETYPE set by the environment even when it is narrower than the CPU")
     args = parser.parse_args()
     torch = common.import_torch_or_exit(__file__)
     Mlp, LeNet, Lm, RnnLm, SeparableCnn, Conv1dStack = torch_models(torch)
     cores = os.cpu_count()
     info = {"machine": machine(), "peer": torch_blas(torch), "date": time.strftime("%Y-%m-%d")}
-    fair_openblas_or_reexec(info)
+    fair_openblas_or_reexec(info, args.keep_coretype)
     steps = lambda n: max(3, int(n * args.scale))  # noqa: E731
 
     # sgemm roofline: OpenBLAS through torch (1 thread and every core) and numpy, Eigen in C++.
@@ -448,10 +481,16 @@ def main():
     print(f"machine: {m['vendor']} {m['cpu']} (family {m['family']}, model {m['model']}), {m['cores']} cores, "
           f"AVX-512 {'yes' if m['avx512'] else 'no'}")
     p = info["peer"]
-    forced = (f" (OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')} set by the suite: OpenBLAS's own choice "
-              f"was narrower than the CPU's {m['vector_width']}-bit vectors)" if p["coretype_forced"] else
-              f" (its own choice, {CORE_WIDTH.get((p['openblas_core'] or '').lower(), 128)}-bit kernels on "
-              f"{m['vector_width']}-bit vectors)")
+    own = f"{CORE_WIDTH.get((p['openblas_core'] or '').lower(), 128)}-bit kernels on {m['vector_width']}-bit vectors"
+    if p["coretype_forced"]:
+        forced = (f" (OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE')} set by the suite: OpenBLAS's own choice "
+                  f"was narrower than the CPU's {m['vector_width']}-bit vectors)")
+    elif p["coretype_environment"]:
+        forced = f" (OPENBLAS_CORETYPE={p['coretype_environment']} from the environment, kept: {own})"
+    else:
+        forced = f" (its own choice, {own})"
+    if p["coretype_dropped"]:
+        forced += f"; the environment's OPENBLAS_CORETYPE={p['coretype_dropped']} was dropped"
     print(f"peer: torch {p['torch']}, BLAS {p['blas_info']}, loaded {', '.join(p['loaded']) or '?'}, "
           f"OpenBLAS core {p['openblas_core'] or '-'}{forced}, threads tried 1 and {cores}")
     if known:
