@@ -78,6 +78,10 @@ std::string run_report_text(const RunReport& r, bool verbose) {
     out += fmt::format("bubble: {} planned, {} on the simulated clocks, {} analytic, {} measured on this host\n",
                        percent(r.planned_bubble), percent(r.simulated_bubble), percent(r.analytic_bubble),
                        percent(r.measured_bubble));
+    out += fmt::format(
+        "kernels: {} of {} executions kept kernels below 4M multiply-adds on their IPU's thread "
+        "(engine.spread_kernels)\n",
+        r.large_only_executions, r.executions);
   }
   return out;
 }

@@ -114,6 +114,8 @@ nlohmann::ordered_json summary_json(const TrainEnd& e, const RunReport& report) 
   j["validation"] = !s.validations.empty() ? metrics_json(e.validation, s.validations.back().values)
                                            : nlohmann::ordered_json::object();
   j["bubble"] = report.measured_bubble;
+  j["executions"] = report.executions;
+  j["large_only_executions"] = report.large_only_executions;
   j["simulated_seconds"] = report.simulated_seconds;
   j["stopped"] = s.stopped;
   j["checkpoints"] = s.checkpoints;

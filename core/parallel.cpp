@@ -59,6 +59,14 @@ int64_t threads() {
   return current_threads.load(std::memory_order_acquire);
 }
 
+namespace {
+thread_local int64_t parallel_work_here = kParallelWork;
+}  // namespace
+
+int64_t parallel_work() { return parallel_work_here; }
+
+void set_parallel_work(int64_t work) { parallel_work_here = work; }
+
 namespace detail {
 
 void run_blocks(int64_t blocks, const std::function<void(int64_t)>& body) {

@@ -34,6 +34,12 @@ inline constexpr int64_t kSerialWork = 32 * 1024;
 //! traffic cost. Only where the blocks run changes, never the blocks: the bits stay the same.
 inline constexpr int64_t kParallelWork = 256 * 1024;
 
+//! The calling thread's kParallelWork: for_blocks keeps work below it on this thread. A virtual IPU's
+//! thread sets it per execution (engine.spread_kernels, engine/cluster/spread_tuner.hpp); every
+//! other thread keeps kParallelWork. Like the threshold, it moves blocks, never their bits.
+int64_t parallel_work();
+void set_parallel_work(int64_t work);
+
 namespace detail {
 //! Runs body(block) for block in [0, blocks) on the shared arena.
 void run_blocks(int64_t blocks, const std::function<void(int64_t)>& body);
@@ -41,7 +47,7 @@ void run_blocks(int64_t blocks, const std::function<void(int64_t)>& body);
 
 //! Calls f(begin, end) for the blocks [i * grain, min(n, (i + 1) * grain)) of [0, n), in parallel
 //! when there is more than one block, the arena has more than one thread and `work` (an estimate
-//! of the whole loop's cost in multiply-adds) is at least kParallelWork. The blocks are the same
+//! of the whole loop's cost in multiply-adds) is at least parallel_work(). The blocks are the same
 //! whether they run in parallel or not. `f` must not allocate or throw.
 template <typename F>
 void for_blocks(int64_t n, int64_t grain, int64_t work, F&& f) {
@@ -52,7 +58,7 @@ void for_blocks(int64_t n, int64_t grain, int64_t work, F&& f) {
     grain = 1;
   }
   const int64_t blocks = (n + grain - 1) / grain;
-  if (blocks == 1 || work < kParallelWork || threads() == 1) {
+  if (blocks == 1 || work < parallel_work() || threads() == 1) {
     for (int64_t b = 0; b < n; b += grain) {
       f(b, b + grain < n ? b + grain : n);
     }

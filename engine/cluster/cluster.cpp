@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "core/optim_table.hpp"
@@ -48,7 +49,8 @@ OutfeedSpec outfeed_spec(const ir::Graph& g, const OutfeedSettings& settings, Ou
 }  // namespace
 
 Cluster::Cluster(const planner::Plan& plan, const Settings& settings, int32_t instance)
-    : shared_(std::make_unique<ClusterShared>(plan, settings, instance)) {
+    : shared_(std::make_unique<ClusterShared>(plan, settings, instance)),
+      spread_(settings.plain.engine_spread_kernels) {
   ClusterShared& s = *shared_;
   // Before any worker starts: the kernels of every virtual IPU share this arena.
   par::set_threads(settings.threads);
@@ -267,11 +269,14 @@ void Cluster::execute(int64_t first, int64_t count) {
   }
   first_ = first;
   count_ = count;
+  parallel_work_ = spread_.next();
   running_ = workers_.size();
   shared_->detector->start();
   ++generation_;
+  const auto start = std::chrono::steady_clock::now();
   go_.notify_all();
   done_.wait(lock, [&] { return running_ == 0; });
+  spread_.measured(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), count);
   if (error_) {
     broken_ = true;
     std::rethrow_exception(error_);
@@ -394,6 +399,7 @@ void Cluster::work(Worker& w) {
       seen = generation_;
       first = first_;
       count = count_;
+      par::set_parallel_work(parallel_work_);
     }
     try {
       w.run(first, count);
@@ -508,6 +514,8 @@ RunReport Cluster::report() const {
   // Clamped: with no idle time at all the quotient can exceed 1 by a rounding error.
   r.measured_bubble = window_ > 0 ? std::max(0.0, 1.0 - task_busy_ / window_) : 0;
   r.simulated_bubble = sim_window_ > 0 ? std::max(0.0, 1.0 - sim_task_busy_ / sim_window_) : 0;
+  r.executions = spread_.executions()[0] + spread_.executions()[1];
+  r.large_only_executions = spread_.executions()[1];
   return r;
 }
 

@@ -23,6 +23,7 @@
 #include "core/optim/loss_scale.hpp"
 #include "engine/cluster/host_outfeed.hpp"
 #include "engine/cluster/recorder.hpp"
+#include "engine/cluster/spread_tuner.hpp"
 #include "engine/infeed.hpp"
 #include "iputrain/session.hpp"
 #include "iputrain/settings.hpp"
@@ -125,6 +126,8 @@ class Cluster {
   int64_t generation_ = 0;
   int64_t first_ = 0;
   int64_t count_ = 0;
+  int64_t parallel_work_ = 0;  // par::parallel_work() of the workers' threads this execution
+  SpreadTuner spread_;
   size_t running_ = 0;
   bool stop_ = false;
   bool broken_ = false;

@@ -215,6 +215,10 @@ struct RunReport {
   double simulated_bubble = 0;       //!< the same on the simulated clocks
   double planned_bubble = 0;         //!< the planner's simulation of one cycle (plan.cost)
   double analytic_bubble = 0;        //!< the schedule's formula
+  int64_t executions = 0;            //!< device executions run
+  //! Of those, the executions whose kernels below 4M multiply-adds stayed on their IPU's thread
+  //! (engine.spread_kernels: large_only, or auto's choice).
+  int64_t large_only_executions = 0;
 };
 
 //! Shape and values of one weight.

@@ -343,7 +343,7 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
   }
   // Besides these 7, six numbers: repeat_count, log_every, reset_states_every, the scheduler's two
   // limits and keep_best_min_delta.
-  CHECK(enums == 7);
+  CHECK(enums == 8);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(
       "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"

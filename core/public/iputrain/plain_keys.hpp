@@ -80,6 +80,9 @@ IPUTRAIN_KEY_ENUM(GradientReduction, Sum, Mean, RunningMean)
 IPUTRAIN_KEY_ENUM(GradientAccumulationOrder, Canonical, Sequential)
 IPUTRAIN_KEY_ENUM(SelectionOrder, Auto, Zigzag, Snake, Hoof)
 IPUTRAIN_KEY_ENUM(SchedulerAlgorithm, ChooseBest, Clustering, PostOrder, LookAhead, ShortestPath)
+//! Which kernels split their blocks over the arena's threads (engine.spread_kernels,
+//! engine/cluster/spread_tuner.hpp).
+IPUTRAIN_KEY_ENUM(SpreadKernels, Auto, Always, LargeOnly)
 
 }  // namespace iputrain
 
@@ -129,6 +132,13 @@ IPUTRAIN_KEY_ENUM(SchedulerAlgorithm, ChooseBest, Clustering, PostOrder, LookAhe
     Range::at_least(0), "")                                                                                            \
   X(training_outfeed_mode, "training.outfeed_mode", OutfeedMode, OutfeedMode::All, Runs, plain,                        \
     "Outfeed mode: all (every enqueued value is kept) or last (only the newest).", {}, "")                             \
+  X(engine_spread_kernels, "engine.spread_kernels", SpreadKernels, SpreadKernels::Auto, Runs, plain,                   \
+    "Which kernels split their blocks over `engine.threads`: always (every one of at least 256k "                      \
+    "multiply-adds), large_only (those of at least 4M: smaller ones stay on their virtual IPU's thread, "              \
+    "which saves the cross-core hand-offs that dominate small steps when the cores are far apart), or "                \
+    "auto (the time of each execution decides between the two, tried again every 16 executions). The "                 \
+    "weights are bitwise the same for every value.",                                                                   \
+    {}, "")                                                                                                            \
   X(checkpoint_keep_best_min_delta, "checkpoint.keep_best_min_delta", double, 0.0, Runs, plain,                        \
     "An improvement of the `keep_best` metric by no more than this does not replace best.safetensors "                 \
     "(as the min_delta of Keras' EarlyStopping): noise does not rewrite the best checkpoint.",                         \
