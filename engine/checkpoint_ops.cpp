@@ -6,24 +6,13 @@
 
 #include <map>
 
+#include "core/toml_string.hpp"
 #include "engine/checkpoint.hpp"
 
 namespace iputrain::engine {
 
 namespace {
 namespace impl_checkpoint_ops {
-
-// A TOML basic string.
-std::string toml_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-    }
-    out += c;
-  }
-  return out + "\"";
-}
 
 // What each line of an op's record is, for the user: "`op`: its version was "1", is "2"".
 std::string aspect_change(const std::string& op, const std::string& aspect, const std::string& was,

@@ -135,13 +135,12 @@ InstrCost task_cost(const Plan& plan, const Instr& instr) {
 
 // The pass an optimizer's row declares for its whole-tensor norms (LAMB, LARS): its reads and
 // FLOPs as one more element-wise compute set, and under sharded state the gather of every
-// replica's sums of squares (norms per grain, in double) before the step.
-void add_norm_pass(InstrCost& c, const Plan& plan, const std::vector<ir::ValueId>& values, double shards) {
+// replica's sums of squares (norms per grain, in double) before the step. `n`: the values' elements.
+void add_norm_pass(InstrCost& c, const Plan& plan, const std::vector<ir::ValueId>& values, double n, double shards) {
   const NormPass& pass = optimizer_def(plan.settings.optimizer).norm_pass;
   if (pass.norms == 0) {
     return;
   }
-  const double n = elements_of(plan.graph, values);
   add_elementwise(c, plan, pass.flops * n / shards, pass.arrays_read * 4.0 * n / shards);
   if (shards > 1) {
     double grains = 0;
@@ -178,7 +177,7 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
   if (shards > 1 && !weights_sharded(plan)) {
     add_collective(c, plan, plan.placement.topology, Collective::AllGather, weights);
   }
-  add_norm_pass(c, plan, values, shards);
+  add_norm_pass(c, plan, values, n, shards);
   double host_bytes = s.pipeline.offload_optimizer_state ? 2 * state / shards : 0;
   if (s.plain.training_master_weights == MasterWeightsPlace::Offloaded && is_half(d.compute)) {
     host_bytes += 2 * weights;

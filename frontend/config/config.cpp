@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "core/data_source_table.hpp"
+#include "core/toml_string.hpp"
 
 namespace iputrain {
 
@@ -25,33 +26,7 @@ std::string param_value_str(const ParamValue& v) {
   if (const auto* b = std::get_if<bool>(&v)) {
     return *b ? "true" : "false";
   }
-  std::string out = "\"";
-  for (char c : std::get<std::string>(v)) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04X}", static_cast<unsigned>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
+  return toml_string(std::get<std::string>(v));
 }
 
 SourceSpan Config::span_of(const std::string& key_path) const {

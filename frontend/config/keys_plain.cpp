@@ -36,12 +36,8 @@ constexpr KeyType plain_type() {
 // The enum value `text` spells (the loader has already restricted it to the row's spellings).
 template <class E>
 E enum_value(const std::string& path, const Value& v) {
-  const std::vector<std::string>& spellings = key_spellings<E>();
-  const std::string folded = enum_folded(std::get<std::string>(v));
-  for (size_t i = 0; i < spellings.size(); ++i) {
-    if (enum_folded(spellings[i]) == folded) {
-      return static_cast<E>(i);
-    }
+  if (const auto i = spelling_index(key_spellings<E>(), std::get<std::string>(v))) {
+    return static_cast<E>(*i);
   }
   throw Error(ErrorKind::Internal, fmt::format("`{}` = {} passed the schema but spells no value", path, toml_text(v)));
 }

@@ -33,11 +33,8 @@ E chosen(const std::string& key, const std::string& text, const std::array<E, N>
     throw Error(ErrorKind::Internal, fmt::format("`{}` has {} settings but its row {} spellings", key, N,
                                                  row == nullptr ? 0 : row->allowed.size()));
   }
-  const std::string folded = config::enum_folded(text);
-  for (size_t i = 0; i < N; ++i) {
-    if (config::enum_folded(row->allowed[i]) == folded) {
-      return settings[i];
-    }
+  if (const auto i = config::spelling_index(row->allowed, text)) {
+    return settings[*i];
   }
   throw Error(ErrorKind::Internal, fmt::format("`{}` = \"{}\" passed the schema but has no setting", key, text));
 }

@@ -317,6 +317,16 @@ std::string enum_folded(std::string_view s) {
   return out;
 }
 
+std::optional<size_t> spelling_index(const std::vector<std::string>& allowed, std::string_view text) {
+  const std::string folded = enum_folded(text);
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    if (enum_folded(allowed[i]) == folded) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
 std::string suggest_key(std::string_view path) {
   const std::string parent = parent_of(path);
   const std::string leaf = leaf_of(path);

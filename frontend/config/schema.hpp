@@ -10,6 +10,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -178,6 +179,8 @@ bool is_section(std::string_view path);
 std::vector<std::string> keys_in(std::string_view section);
 //! Lower case without `_`, `-` and spaces: how enum values are compared.
 std::string enum_folded(std::string_view s);
+//! The index in `allowed` of the spelling `text` folds to (enum_folded), if any.
+std::optional<size_t> spelling_index(const std::vector<std::string>& allowed, std::string_view text);
 
 //! Enforces the statuses of the keys set in `cfg` to a value other than their default: a Refused
 //! key fails (located, with the row's reason and hint); a None key adds a located warning.

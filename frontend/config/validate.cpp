@@ -216,10 +216,8 @@ class Checker {
       wrong_type(n, where, "string", fmt::format("`{}` is {}", k_.path, k_.expected()));
     }
     const std::string& s = n.as_string()->get();
-    for (const auto& a : k_.allowed) {
-      if (enum_folded(a) == enum_folded(s)) {
-        return a;
-      }
+    if (const auto i = spelling_index(k_.allowed, s)) {
+      return k_.allowed[*i];
     }
     std::string near = nearest_name(s, k_.allowed);
     if (near.empty()) {
