@@ -65,7 +65,7 @@ thread_local int64_t parallel_work_here = kParallelWork;
 
 int64_t parallel_work() { return parallel_work_here; }
 
-void set_parallel_work(int64_t work) { parallel_work_here = work; }
+void set_parallel_work(int64_t work) { parallel_work_here = std::max(work, kParallelWork); }
 
 namespace detail {
 

@@ -36,7 +36,9 @@ inline constexpr int64_t kParallelWork = 256 * 1024;
 
 //! The calling thread's kParallelWork: for_blocks keeps work below it on this thread. A virtual IPU's
 //! thread sets it per execution (engine.spread_kernels, engine/cluster/spread_tuner.hpp); every
-//! other thread keeps kParallelWork. Like the threshold, it moves blocks, never their bits.
+//! other thread keeps kParallelWork. Like the threshold, it moves blocks, never their bits. It is
+//! never below kParallelWork (set_parallel_work raises a smaller value to it), so work below
+//! kParallelWork stays on the calling thread under any limit (core/ops/bias_relu.cpp relies on it).
 int64_t parallel_work();
 void set_parallel_work(int64_t work);
 

@@ -43,8 +43,10 @@ bool bias_relu_buffers_fit(const Tensor& x, const Tensor& bias, const Tensor& su
   // written right after its x is read: the same where y lies on x exactly or apart from it, and,
   // when the rows run in order on one thread (the work, a function of the shape, is below the
   // arena's threshold), also where y starts below x (the buffer assignment gives relu the memory
-  // of the dead x at an offset): y[i] then lands on an x[j < i] already read.
-  const bool serial = work_of(sum) < par::parallel_work();
+  // of the dead x at an offset): y[i] then lands on an x[j < i] already read. The fixed threshold,
+  // not the thread's limit now: this is decided once, before the executions that raise the limit
+  // or not (engine.spread_kernels), and work below kParallelWork stays on one thread under any.
+  const bool serial = work_of(sum) < par::kParallelWork;
   const bool y_on_x = apart(y, x) || y.data == x.data || (serial && begin_of(y) < begin_of(x));
   const bool y_ok = y_on_x && (apart(y, sum) || y.data == sum.data) && apart(y, bias);
   const bool sum_ok = (apart(sum, x) || sum.data == x.data) && apart(sum, bias);

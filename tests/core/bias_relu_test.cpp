@@ -119,6 +119,11 @@ TEST_CASE("bias_relu refuses what it cannot fuse") {
   CHECK(bias_relu_buffers_fit(at(t, 0), b, at(t, n), at(t, 2 * n)));
   // Parallel blocks could overwrite x another block has still to read.
   CHECK_FALSE(bias_relu_buffers_fit(at(t, n + 5), b, at(t, 2 * n + 8), at(t, n)));
+  // Even while this thread keeps such work on itself (engine.spread_kernels' large_only limit): the
+  // check is made once, and later executions may split the kernel again.
+  par::set_parallel_work(64 * n);
+  CHECK_FALSE(bias_relu_buffers_fit(at(t, n + 5), b, at(t, 2 * n + 8), at(t, n)));
+  par::set_parallel_work(par::kParallelWork);
   // y above x, overlapping it: a row's y lands on x rows not yet read, even on one thread.
   CHECK_FALSE(bias_relu_buffers_fit(at(t, 0), b, at(t, 2 * n), at(t, 5)));
   // Not a bias along the last dimension: refused by the buffers' check too.
