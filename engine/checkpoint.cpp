@@ -131,7 +131,7 @@ CheckpointMeta parse_meta(const std::map<std::string, std::string>& m, const std
   meta.loss_scale.good_steps = number<int64_t>(m, path, "loss_scale_good_steps");
   meta.loss_scale.skipped = number<int64_t>(m, path, "loss_scale_skipped");
   meta.seed = number<uint64_t>(m, path, "seed");
-  meta.data_seed = number<uint64_t>(m, path, "data_seed");
+  meta.shuffle_seed = number<uint64_t>(m, path, "data_seed");
   meta.shuffle = field(m, path, "shuffle") == "true";
   meta.global_batch = number<int64_t>(m, path, "global_batch");
   meta.micro_batch = number<int64_t>(m, path, "micro_batch");
@@ -286,7 +286,7 @@ std::string write_checkpoint(const std::string& dir, const CheckpointMeta& meta,
       {"loss_scale_good_steps", std::to_string(meta.loss_scale.good_steps)},
       {"loss_scale_skipped", std::to_string(meta.loss_scale.skipped)},
       {"seed", std::to_string(meta.seed)},
-      {"data_seed", std::to_string(meta.data_seed)},
+      {"data_seed", std::to_string(meta.shuffle_seed)},
       {"shuffle", meta.shuffle ? "true" : "false"},
       {"global_batch", std::to_string(meta.global_batch)},
       {"micro_batch", std::to_string(meta.micro_batch)},

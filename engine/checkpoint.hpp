@@ -30,7 +30,7 @@ struct CheckpointMeta {
   int32_t state_slots = 0;   //!< optimizer state arrays per parameter
   LossScaleState loss_scale;
   uint64_t seed = 0;         //!< training.seed: initializers and dropout keys
-  uint64_t data_seed = 0;    //!< the shuffle seed in effect
+  uint64_t shuffle_seed = 0;  //!< the shuffle seed in effect (data.seed, else training.seed)
   bool shuffle = true;
   int64_t global_batch = 0;  //!< samples per weight update
   int64_t micro_batch = 0;

@@ -26,7 +26,7 @@ DataBenchmark Session::benchmark_data(const std::string& split, int64_t epochs, 
   }
   const data::Dataset& ds = s.split_data(split);
   const bool shuffle = split == "train" && s.settings.shuffle;
-  engine::Sampler sampler(ds.size(), s.batch, shuffle, s.data_seed());
+  engine::Sampler sampler(ds.size(), s.batch, shuffle, s.shuffle_seed());
   const int64_t per_epoch = elements_per_epoch > 0 ? elements_per_epoch : sampler.steps_per_epoch();
 
   DataBenchmark r;
@@ -46,7 +46,7 @@ DataBenchmark Session::benchmark_data(const std::string& split, int64_t epochs, 
   const std::vector<size_t> fields = s.field_indices(ds);
   for (int64_t e = 0; e < epochs; ++e) {
     const auto begin = std::chrono::steady_clock::now();
-    engine::Infeed feed(ds, fields, s.batch, sampler, e * per_epoch, per_epoch, s.settings.prefetch_depth);
+    engine::Infeed feed(ds, fields, s.batch, sampler, e * per_epoch, per_epoch, s.settings.plain.data_prefetch_depth);
     for (int64_t i = 0; i < per_epoch; ++i) {
       const engine::Batch& b = feed.pop();
       if (memcpy) {

@@ -168,7 +168,7 @@ std::string write_profile(const ProfileRun& run, const ProfileSettings& s) {
     w.file("schedule.svg", planner::gantt_svg(run.plan));
     w.file("cycles.csv", cycles_csv(run.plan, run.sources));
     w.file("run_report.json", report_json(run.report));
-    if (s.execution) {
+    if (run.plan.settings.plain.profiling_profile_execution != ProfileExecution::NoProfile) {
       Recorder kept_only = run.recorder;
       for (int32_t i = 0; i < static_cast<int32_t>(kept_only.tracks().size()); ++i) {
         auto& events = kept_only.track(i).events;

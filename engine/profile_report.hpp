@@ -22,8 +22,11 @@
 
 namespace iputrain::engine {
 
-//! True if a run under `p` records its instructions (for execution.json or events.csv).
-inline bool profile_records_events(const ProfileSettings& p) { return (p.enabled && p.execution) || p.ipu_events; }
+//! True if a run under `s` records its instructions (for execution.json or events.csv).
+inline bool profile_records_events(const Settings& s) {
+  return (s.profile.enabled && s.plain.profiling_profile_execution != ProfileExecution::NoProfile) ||
+         s.profile.ipu_events;
+}
 //! True if a run under `p` writes a profile directory.
 inline bool profile_wanted(const ProfileSettings& p) { return p.enabled || p.ipu_events; }
 

@@ -140,7 +140,7 @@ int64_t Session::planned_steps() const {
   // Epochs count micro-batches of the sample stream; a weight update takes accumulation x replicas.
   const double per_epoch = static_cast<double>(train_data.size() / s.batch) /
                            static_cast<double>(s.plan.global_batch() / s.batch);
-  const double epochs = s.settings.epochs;
+  const double epochs = s.settings.plain.training_epochs;
   return std::max<int64_t>(1, static_cast<int64_t>(std::llround(epochs * per_epoch)));
 }
 
@@ -166,10 +166,13 @@ struct TrainLoop {
   int64_t best_output = -1;  // the output checkpoint.keep_best follows (-1: none)
   bool have_best = false;
 
+  // training.validate_every counts epochs (else weight updates).
+  bool by_epochs() const { return s.settings.plain.training_validate_every_unit == ValidateEveryUnit::Epochs; }
+
   void open_validation() {
     const ValidationSettings& vs = s.settings.validation;
     validation = vs.enabled ? &s.split_data("validation") : nullptr;
-    next_validation = validation ? engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch) : end;
+    next_validation = validation ? engine::next_validation(s.step, vs.every, by_epochs(), updates_per_epoch) : end;
     if (!validation || vs.keep_best.empty()) {
       return;
     }
@@ -228,14 +231,16 @@ struct TrainLoop {
     s.cluster->add_host_span(std::move(span));
     progress.validations.push_back(v);
     summary.validations.push_back(v);
-    next_validation = engine::next_validation(s.step, vs.every, vs.every_epochs, updates_per_epoch);
+    next_validation = engine::next_validation(s.step, vs.every, by_epochs(), updates_per_epoch);
     summary.validation_seconds += seconds_since(validation_start);
     // checkpoint.keep_best: a value better by more than keep_best_min_delta replaces best.safetensors
     // (never rotated away).
     const double value = best_output >= 0 ? v.values[static_cast<size_t>(best_output)] : 0.0;
     const double delta = s.settings.plain.checkpoint_keep_best_min_delta;
     if (best_output >= 0 && !checkpoint_dir.empty() &&
-        (!have_best || (vs.maximize ? value > summary.best_value + delta : value < summary.best_value - delta))) {
+        (!have_best ||
+         (s.settings.plain.checkpoint_keep_best_mode == KeepBestMode::Max ? value > summary.best_value + delta
+                                                                          : value < summary.best_value - delta))) {
       have_best = true;
       summary.best_value = value;
       summary.best_checkpoint = s.save_checkpoint_as(checkpoint_dir, "best.safetensors");
@@ -285,11 +290,11 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   if (!checkpoint_dir.empty() && engine::writes_run_files()) {
     s.claim_checkpoint_dir(checkpoint_dir);  // before the first step: a used directory is refused at once
   }
-  engine::Sampler sampler(train_data.size(), s.batch, s.settings.shuffle, s.data_seed());
+  engine::Sampler sampler(train_data.size(), s.batch, s.settings.shuffle, s.shuffle_seed());
   const int64_t global_batch = s.plan.global_batch();
   const double updates_per_epoch =
       static_cast<double>(sampler.steps_per_epoch()) / static_cast<double>(global_batch / s.batch);
-  s.cluster->record_events(s.tracing || engine::profile_records_events(s.settings.profile));
+  s.cluster->record_events(s.tracing || engine::profile_records_events(s.settings));
   s.cluster->open_feeds({&train_data, s.field_indices(train_data), sampler}, s.step, total);
   struct CloseFeeds {
     engine::Cluster& cluster;

@@ -194,7 +194,7 @@ std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std:
   meta.state_slots = optimizer_state_slots(s.settings.optimizer);
   meta.loss_scale = s.cluster->loss_scale();
   meta.seed = s.settings.seed;
-  meta.data_seed = s.data_seed();
+  meta.shuffle_seed = s.shuffle_seed();
   meta.shuffle = s.settings.shuffle;
   meta.global_batch = s.plan.global_batch();
   meta.micro_batch = s.batch;
@@ -218,7 +218,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
   // Check everything before changing anything, so a refused checkpoint leaves the session as it was.
   same(c, "optimizer.type", c.meta.optimizer, s.settings.optimizer.type);
   same(c, "training.seed", c.meta.seed, s.settings.seed);
-  same(c, "the shuffle seed (data.seed, else training.seed)", c.meta.data_seed, s.data_seed());
+  same(c, "the shuffle seed (data.seed, else training.seed)", c.meta.shuffle_seed, s.shuffle_seed());
   same(c, "data.shuffle", c.meta.shuffle, s.settings.shuffle);
   same(c, "the global batch (micro-batch x accumulation x replicas)", c.meta.global_batch, s.plan.global_batch());
   same(c, "optimizer state slots", c.meta.state_slots, slots);

@@ -154,7 +154,7 @@ struct Session::Impl : engine::SessionConfig {
         file, fmt::join(names, ", "))};
   }
 
-  uint64_t data_seed() const { return settings.data_seed; }
+  uint64_t shuffle_seed() const { return static_cast<uint64_t>(settings.plain.data_seed); }
 
   // Opens the source `key` names for the model's inputs, or for `fields` when given (predict reads
   // only the inputs its values need).
@@ -164,7 +164,7 @@ struct Session::Impl : engine::SessionConfig {
     if (source.spec.empty()) {
       settings.keys.fail_at(key, fmt::format("`{}` is not set", key), "name a source, e.g. \"idx:DIR/train\"");
     }
-    return engine::open_source(key, source, want, data_seed(), settings.keys);
+    return engine::open_source(key, source, want, shuffle_seed(), settings.keys);
   }
 
   // The whole source `key` names ("data.train", "data.test" or "data.validation"), opened on

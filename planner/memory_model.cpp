@@ -110,7 +110,7 @@ void weigh_host_table(const Plan& plan, size_t k, int32_t depth, IpuMemory& mem)
   const ir::ValueId p = g.params[k];
   const int64_t parts = k < plan.grads.size() ? static_cast<int64_t>(plan.grads[k].size()) : 0;
   if (plan.decided.training && parts > 0) {
-    mem.host_tables += optimizer_state_bytes(1, state_floats_held(plan, p), optimizer_state_dtype(s)) +
+    mem.host_tables += optimizer_state_bytes(1, state_floats_held(plan, p), state_dtype_of(s)) +
                        depth * parts * g.type(p).numel() * static_cast<int64_t>(dtype_size(accumulation_dtype(s)));
   }
   for (ir::ValueId id = 0; id < g.size(); ++id) {
@@ -149,7 +149,7 @@ void weigh_state(const Plan& plan, size_t ipu, int32_t depth, IpuAnalysis& a) {
   }
   if (d.training) {
     // Sharded across replicas, each keeps (and updates) its block of every tensor's state.
-    const int64_t state = optimizer_state_bytes(1, state_floats, optimizer_state_dtype(s));
+    const int64_t state = optimizer_state_bytes(1, state_floats, state_dtype_of(s));
     (s.pipeline.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
     a.accumulator_depth = depth;
     (s.pipeline.offload_accumulators ? mem.accumulators_offloaded : mem.accumulators) =
@@ -177,8 +177,8 @@ void weigh_io(const Plan& plan, size_t ipu, const std::vector<Instr>& program, I
       outfeed = std::max(outfeed, values_bytes(g, in.values, compute));
     }
   }
-  mem.io_buffers += s.prefetch_depth * infeed + outfeed;
-  mem.feed_staging = s.prefetch_depth * infeed + outfeed;
+  mem.io_buffers += s.plain.data_prefetch_depth * infeed + outfeed;
+  mem.feed_staging = s.plain.data_prefetch_depth * infeed + outfeed;
 }
 
 // The IPU's arena (the plan's, or assigned here when the plan has none yet) and its largest life.
@@ -299,7 +299,7 @@ std::vector<Contributor> contributors(const Plan& plan, const IpuAnalysis& a) {
                              optimizer_def(plan.settings.optimizer).shardable
                                  ? fmt::format("{} cop{} of the weights", slots, slots == 1 ? "y" : "ies")
                                  : fmt::format("{}'s state by each weight's shape", plan.settings.optimizer.type),
-                             dtype_name(optimizer_state_dtype(plan.settings)),
+                             dtype_name(state_dtype_of(plan.settings)),
                              state_sharded(plan) ? fmt::format(", 1/{} per replica", plan.placement.replicas) : ""),
                  m.optimizer_state});
   out.push_back({fmt::format("gradient accumulators ({} per weight, {}, {} order{})", a.accumulator_depth,

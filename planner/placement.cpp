@@ -214,7 +214,7 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
   s.device.io_tiles = run.ipu.io_tiles;
   s.device.io_data_proportion = run.ipu.io_data_proportion;
   s.device.feeds_on_io_tiles = run.ipu.feeds_on_io_tiles;
-  s.device.compute = dtype_of(run.precision);
+  s.device.compute = dtype_of(run.plain.training_precision);
   s.device.half_partials_matmul = p.memory.matmul.half_partials;
   s.device.half_partials_convolution = p.memory.convolution.half_partials;
   // The host's round trip is in seconds: a faster IPU clock makes it more cycles, not fewer.

@@ -50,7 +50,7 @@ struct PlanDecisions {
 //! The accumulators' type (pipeline.gradient_accumulation_dtype).
 inline DType accumulation_dtype(const Settings& s) { return dtype_of(s.pipeline.accumulation_type); }
 //! What each optimizer moment is kept in (optimizer.state_dtype).
-inline DType optimizer_state_dtype(const Settings& s) { return dtype_of(s.optimizer.state_type); }
+inline DType state_dtype_of(const Settings& s) { return dtype_of(s.plain.optimizer_state_dtype); }
 
 //! Where things run. IPU numbers are logical (within a replica) unless said otherwise.
 struct Placement {

@@ -169,7 +169,7 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
     state_floats += optimizer_state_floats(s.optimizer, plan.graph.type(v).shape);
   }
   const double acc = static_cast<double>(dtype_size(accumulation_dtype(s)));
-  const auto state = static_cast<double>(optimizer_state_bytes(1, state_floats, optimizer_state_dtype(s)));
+  const auto state = static_cast<double>(optimizer_state_bytes(1, state_floats, state_dtype_of(s)));
   const double shards = state_sharded(plan) ? plan.placement.replicas : 1;
   InstrCost c;
   add_elementwise(c, plan, (2 * n + 3 * static_cast<double>(state_floats)) / shards,

@@ -89,7 +89,7 @@ void WeightUpdate::build_params() {
       plan_.settings.pipeline.offload_accumulators ? 0 : depth * part_elements * static_cast<int64_t>(dtype_size(acc));
   state_bytes_ = plan_.settings.pipeline.offload_optimizer_state
                      ? 0
-                     : planner::optimizer_state_bytes(1, state_floats, planner::optimizer_state_dtype(plan_.settings));
+                     : planner::optimizer_state_bytes(1, state_floats, planner::state_dtype_of(plan_.settings));
   Cursors next{accumulators_.data(), optimizer_state_.data(), widened_roots_.data(), shards_.data(), 0};
   for (size_t k : updated) {
     add_param(k, depth, acc, shards, next);

@@ -236,7 +236,7 @@ void WeightUpdate::round_after_update(int64_t update) {
       round_in_place(ps.slot.front().weights, ps.slot.front().size, *rounding_, key(*rounding_, ps, 0), ps.block.begin);
     }
   }
-  const DType state = planner::optimizer_state_dtype(plan_.settings);
+  const DType state = planner::state_dtype_of(plan_.settings);
   if (state != DType::F32) {
     const HalfRounding r{state, fp.esr, fp.nanoo};
     for (const ParamState& ps : params_) {

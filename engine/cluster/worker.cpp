@@ -41,7 +41,7 @@ ClusterShared::ClusterShared(const planner::Plan& p, Settings c, int32_t instanc
       micro_batch_size(p.micro_batch()),
       max_updates(std::max<int64_t>(1, settings.steps_per_execution) *
                   std::max<int64_t>(1, settings.plain.pipeline_repeat_count)),
-      prefetch_depth(settings.prefetch_depth),
+      prefetch_depth(settings.plain.data_prefetch_depth),
       overflow_meet(
           std::make_unique<Rendezvous>(p.placement.replicas_per_instance() * p.placement.pipeline.ipus_per_replica)),
       recorder(p.num_ipus(), p.placement.replicas * feeding_ipus(p), false) {

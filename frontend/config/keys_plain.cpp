@@ -92,7 +92,7 @@ std::vector<KeySpec> plain_keys() {
   using detail::key;
   using enum Effect;
   std::vector<KeySpec> out;
-#define IPUTRAIN_PLAIN_ROW(field, path, type, value, effect, marks, doc, range, needed)                       \
+#define IPUTRAIN_PLAIN_ROW(field, path, type, value, effect, marks, doc, range, needed, derive)               \
   out.push_back(                                                                                              \
       plain_row(#field,                                                                                       \
                 key(path,                                                                                     \

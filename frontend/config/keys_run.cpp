@@ -114,11 +114,6 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(optimizer.gradient_clip_norm), Float, 0.0, Runs,
           "Clip the global gradient norm to this value; 0 = no clipping.", non_negative)
           .defining(),
-      key(IPUTRAIN_KEY(optimizer.state_dtype), Enum, "f32", Runs,
-          "Type the optimizer's moments are kept in: f32, or f16/bf16 (rounded after every update, "
-          "stochastically with `ipu.floating_point_behaviour.esr`; half the memory).",
-          {}, {"f32", "f16", "bf16"})
-          .defining(),
       key(IPUTRAIN_KEY(optimizer.loss_scaling), Float, 1.0, Runs,
           "Loss scale: the backward pass starts from it and the update divides the gradients by it; with "
           "dynamic scaling, the first scale (65536 when unset).",
@@ -166,9 +161,6 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(data.batch_size), Int, 0, Runs,
           "Micro-batch per replica; unset = the model's `batch` parameter.", positive_int),
       key(IPUTRAIN_KEY(data.shuffle), Bool, true, Runs, "Reshuffle the training set every epoch.").defining(),
-      key(IPUTRAIN_KEY(data.seed), Int, 0, Runs, "Shuffle seed; 0 = `training.seed`.", non_negative).defining(),
-      key(IPUTRAIN_KEY(data.prefetch_depth), Int, 2, Runs, "Batches the infeed thread prepares ahead of the device.",
-          Range::between(1, 1024)),
       key(IPUTRAIN_KEY(engine.threads), Int, 0, Runs,
           "Threads of the one task arena every virtual IPU of the process splits its kernels over (GEMM, "
           "convolution, reductions, softmax, elementwise ops, optimizer updates); 0 = every core. The weights "
@@ -187,26 +179,15 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(training.steps), Int, 0, Runs,
           "Number of weight updates; unset = run `training.epochs` passes instead (one pass when that is unset too).",
           positive_int),
-      key(IPUTRAIN_KEY(training.epochs), Float, 0.0, Runs,
-          "Passes over the training set (fractions allowed); only when `training.steps` is unset. With neither set, a "
-          "run trains one epoch.",
-          positive),
       key(IPUTRAIN_KEY(training.steps_per_execution), Int, 1, Runs, "Steps run by the on-device loop per host call.",
           positive_int),
       key(IPUTRAIN_KEY(training.seed), Int, 42, Runs, "Seeds parameter initialisers, dropout and shuffling.",
           non_negative)
           .defining(),
-      key(IPUTRAIN_KEY(training.precision), Enum, "f32", Runs,
-          "Compute type of the forward and backward passes: f32, or f16/bf16 emulated (every result rounded "
-          "to it; master weights and the update stay f32).",
-          {}, {"f32", "f16", "bf16"})
-          .defining(),
       key(IPUTRAIN_KEY(training.validate_every), Int, 1, Runs,
           "Validate every N `validate_every_unit`s, and after the last step (needs `data.validation` or "
           "`data.validation_split`).",
           positive_int),
-      key(IPUTRAIN_KEY(training.validate_every_unit), Enum, "epochs", Runs,
-          "What `validate_every` counts: steps (weight updates) or epochs.", {}, {"steps", "epochs"}),
 
       key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
           "Directory for checkpoints; each records the run's defining keys, its config's hash and the registered "
@@ -220,10 +201,6 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(checkpoint.keep_best), String, "", Runs,
           "Also keep the checkpoint with the best value of this validation metric (`val_loss`, "
           "`val_accuracy`: `val_` and a model output) as `best.safetensors`, which the rotation never removes."),
-      key(IPUTRAIN_KEY(checkpoint.keep_best_mode), Enum, "auto", Runs,
-          "Whether the best `keep_best` value is the lowest or the highest; auto: highest for a name with "
-          "`acc` in it, else lowest (as Keras).",
-          {}, {"auto", "min", "max"}),
 
       key(IPUTRAIN_KEY(profiling.enabled), Bool, false, Runs,
           "Each train() writes a profile directory under `report_directory`: the plan (JSON and text), "
@@ -234,10 +211,6 @@ std::vector<KeySpec> run_keys() {
           .no_effect("a Poplar report format; there is no Poplar report to write"),
       key(IPUTRAIN_KEY(profiling.use_poplar_cbor_report), Bool, false, None, "Reports in Poplar's CBOR format.")
           .no_effect("a Poplar report format; there is no Poplar report to write"),
-      key(IPUTRAIN_KEY(profiling.profile_execution), Enum, "no_profile", Runs,
-          "Any value but no_profile adds the Chrome trace of the executions (execution.json); the levels "
-          "give the same per-instruction trace here (needs `profiling.enabled`).",
-          {}, {"no_profile", "device_profile", "ipu_profile", "tile_profile"}),
       key(IPUTRAIN_KEY(profiling.enable_poplar_serialized_graph), Bool, false, None,
           "Include the serialized graph in compile events.")
           .no_effect("there is no Poplar graph to serialise"),
@@ -345,18 +318,6 @@ std::vector<KeySpec> run_keys() {
           Range::at_least(0)),
   };
   out.insert(out.end(), rest.begin(), rest.end());
-  // Steps and epochs are two ways to say how long to train.
-  for (auto& k : out) {
-    if (k.path == "training.steps") {
-      k.conflicts = {"training.epochs"};
-    } else if (k.path == "training.epochs") {
-      k.conflicts = {"training.steps"};
-    } else if (k.path == "data.validation") {
-      k.conflicts = {"data.validation_split"};
-    } else if (k.path == "data.validation_split") {
-      k.conflicts = {"data.validation"};
-    }
-  }
   return out;
 }
 

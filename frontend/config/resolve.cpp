@@ -1,8 +1,9 @@
 // The one place a loaded config becomes typed settings: the plain keys (iputrain/plain_keys.hpp) are
-// copied as written, every other enum key's string is turned into
-// its enum here, by its position among the spellings of the key's row (the schema has already
-// restricted it to those, so an unknown one is a bug), and values that depend on other keys are settled (set_all,
-// data.seed 0, epochs 0, prefetching off, the number of IPUs).
+// settled by their lines (as written, or by the line's DERIVE rule: data.seed 0, epochs 0, prefetching
+// off, keep_best_mode auto), every other enum key's string is turned into its enum here, by its
+// position among the spellings of the key's row (the schema has already restricted it to those, so an
+// unknown one is a bug), and the other values that depend on other keys are settled (the number of
+// IPUs, the system preset "auto").
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <optional>
+#include <string>
+#include <type_traits>
 #include <utility>
 
 #include "core/optim/lr_schedule.hpp"
@@ -39,8 +42,6 @@ E chosen(const std::string& key, const std::string& text, const std::array<E, N>
   throw Error(ErrorKind::Internal, fmt::format("`{}` = \"{}\" passed the schema but has no setting", key, text));
 }
 
-// The settings of the keys whose row spells f32, f16, bf16.
-constexpr std::array<FloatType, 3> kFloatTypes = {FloatType::F32, FloatType::F16, FloatType::BF16};
 // ... and of those that spell same, fp32, fp16 (same: each value's own type).
 constexpr std::array<std::optional<FloatType>, 3> kSameOrType = {std::nullopt, FloatType::F32, FloatType::F16};
 
@@ -81,7 +82,6 @@ OptimizerSettings resolve_optimizer(const Config& c) {
     s.hyper.emplace(std::string(p.name), value);
   }
   s.gradient_clip_norm = o.gradient_clip_norm;
-  s.state_type = chosen("optimizer.state_dtype", o.state_dtype, kFloatTypes);
   s.loss_scaling = o.loss_scaling;
   s.loss_scaling_growth_interval = o.loss_scaling_growth_interval;
   s.loss_scaling_growth_factor = o.loss_scaling_growth_factor;
@@ -156,6 +156,24 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
   }
 }
 
+// One plain key's value: as written, or by its line's DERIVE rule.
+template <class T, class Derive>
+void settle(const Config& cfg, T& out, const Derive& derive) {
+  if constexpr (!std::is_same_v<Derive, AsWritten>) {
+    out = derive(cfg);
+  }
+}
+
+// The plain keys (iputrain/plain_keys.hpp): copied as written, then each line's rule applied once,
+// in the lines' order; the rules read the config as written, never each other's results.
+void settle_plain_keys(const Config& cfg, PlainKeys& out) {
+  out = cfg.plain;
+#define IPUTRAIN_SETTLE(field, path, type, value, effect, marks, doc, range, needs, derive) \
+  settle<type>(cfg, out.field, derive);
+  IPUTRAIN_PLAIN_KEYS(IPUTRAIN_SETTLE)
+#undef IPUTRAIN_SETTLE
+}
+
 IpuSettings resolve_ipu(const Config& cfg) {
   IpuSettings s;
   s.physical = config::selected_ipus(cfg.ipu.select_ipus);
@@ -197,7 +215,7 @@ int64_t resolutions() { return resolved_count.load(); }
 Settings resolve(const Config& cfg) {
   resolved_count.fetch_add(1);
   Settings s;
-  s.plain = cfg.plain;  // the plain keys as written: one line each (iputrain/plain_keys.hpp)
+  settle_plain_keys(cfg, s.plain);
   s.optimizer = resolve_optimizer(cfg);
   s.pipeline.recomputation = cfg.ipu.allow_recompute
                                  ? chosen("pipeline.recomputation_mode", cfg.pipeline.recomputation_mode,
@@ -218,31 +236,20 @@ Settings resolve(const Config& cfg) {
   // The loader has applied `set_all` to the five flags.
   const auto& fp = cfg.ipu.floating_point_behaviour;
   s.floating_point = {fp.inv, fp.div0, fp.oflo, fp.esr, fp.nanoo, fp.set_all};
-  s.precision = chosen("training.precision", cfg.training.precision, kFloatTypes);
   s.seed = cfg.training.seed;
-  s.data_seed = cfg.data.seed != 0 ? cfg.data.seed : cfg.training.seed;
   s.shuffle = cfg.data.shuffle;
   s.validation.enabled = !cfg.data.validation.empty() || cfg.data.validation_split > 0;
   s.validation.split = cfg.data.validation_split;
   s.validation.every = cfg.training.validate_every;
-  s.validation.every_epochs = chosen("training.validate_every_unit", cfg.training.validate_every_unit,
-                                     std::array{false, true});  // steps, epochs
   s.validation.keep_best = cfg.checkpoint.keep_best;
-  s.validation.maximize = chosen("checkpoint.keep_best_mode", cfg.checkpoint.keep_best_mode,
-                                 std::array<std::optional<bool>, 3>{std::nullopt, false, true})  // auto: by the name
-                              .value_or(cfg.checkpoint.keep_best.find("acc") != std::string::npos);
   s.checkpoint = {cfg.resolve_path("checkpoint.dir", cfg.checkpoint.dir), cfg.checkpoint.every, cfg.checkpoint.keep};
-  s.prefetch_depth = cfg.ipu.optimizations.prefetch_data_streams ? std::max<int64_t>(1, cfg.data.prefetch_depth) : 1;
   s.threads = cfg.engine.threads;
   s.steps = cfg.training.steps;
-  s.epochs = cfg.training.epochs > 0 ? cfg.training.epochs : 1.0;
   s.steps_per_execution = cfg.training.steps_per_execution;
   s.pipeline_name = cfg.pipeline.name;
   s.executable_folder = cfg.resolve_path("ipu.serialization_output_folder", cfg.ipu.serialization_output_folder);
   s.profile.enabled = cfg.profiling.enabled;
   s.profile.directory = cfg.resolve_path("profiling.report_directory", cfg.profiling.report_directory);
-  s.profile.execution = chosen("profiling.profile_execution", cfg.profiling.profile_execution,
-                               std::array{false, true, true, true});  // any level but no_profile
   s.profile.every_nth_execution = cfg.profiling.report_every_nth_execution;
   s.profile.ipu_events = cfg.profiling.enable_ipu_events;
   s.profile.max_report_size = cfg.profiling.max_report_size;

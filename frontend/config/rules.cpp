@@ -329,7 +329,7 @@ void check_precision(Config& c) {
   if (c.plain.optimizer_loss_scaling_mode == LossScaling::Dynamic && !c.is_set("optimizer.loss_scaling")) {
     o.loss_scaling = 65536.0;  // 2^16, torch.cuda.amp.GradScaler's starting scale
   }
-  if (c.training.precision == "f32" && c.plain.training_master_weights != MasterWeightsPlace::OnChip) {
+  if (c.plain.training_precision == FloatType::F32 && c.plain.training_master_weights != MasterWeightsPlace::OnChip) {
     c.fail_at("training.master_weights",
               fmt::format("`training.master_weights = \"{}\"` needs a half compute type: under f32 the weights "
                           "are their own master copy",
@@ -344,7 +344,7 @@ void check_precision(Config& c) {
               "set `pipeline.offload_weight_update_variables = true`, or keep the master on chip");
   }
   const OptimizerSettings optimizer = resolve(c).optimizer;
-  if (c.optimizer.state_dtype != "f32" && optimizer_state_slots(optimizer) == 0) {
+  if (c.plain.optimizer_state_dtype != FloatType::F32 && optimizer_state_slots(optimizer) == 0) {
     c.fail_at("optimizer.state_dtype",
               fmt::format("`optimizer.state_dtype` has no effect: `optimizer.type` = \"{}\" keeps no state",
                           c.optimizer.type),
@@ -362,7 +362,7 @@ void check_precision(Config& c) {
                 "turn the sharding off, or choose an optimizer with element-wise state (adam, lamb, ...)");
     }
   }
-  if (c.training.precision == "f32") {
+  if (c.plain.training_precision == FloatType::F32) {
     // Set by set_all, the flags are harmless; asked for one by one, they reveal a missing key.
     const auto& fp = c.ipu.floating_point_behaviour;
     for (const auto& [k, on] : {std::pair{"ipu.floating_point_behaviour.esr", fp.esr},
@@ -400,7 +400,7 @@ void check_run(Config& c) {
     }
   }
   check_schedule(c);
-  if (c.profiling.profile_execution != "no_profile" && !c.profiling.enabled) {
+  if (c.plain.profiling_profile_execution != ProfileExecution::NoProfile && !c.profiling.enabled) {
     c.fail_at("profiling.profile_execution", "`profiling.profile_execution` needs `profiling.enabled = true`",
               "execution profiles are part of the profiling reports");
   }
@@ -411,10 +411,6 @@ void check_run(Config& c) {
       c.fail_at(k, fmt::format("`{}` is set but nothing is validated", k),
                 "set `data.validation` to a source, or `data.validation_split` to the fraction to hold out");
     }
-  }
-  if (c.is_set("checkpoint.keep_best_mode") && c.checkpoint.keep_best.empty()) {
-    c.fail_at("checkpoint.keep_best_mode", "`checkpoint.keep_best_mode` is set but `checkpoint.keep_best` is not",
-              "name the metric to keep the best checkpoint of, e.g. `keep_best = \"val_loss\"`");
   }
   if (!c.checkpoint.keep_best.empty() && !c.checkpoint.keep_best.starts_with("val_")) {
     c.fail_at("checkpoint.keep_best",
@@ -555,10 +551,15 @@ int64_t emulated_device_size(int64_t id) {
   return 16;
 }
 
-// A key set without the key it needs (KeySpec::needs) would do nothing: refused at the key.
+// A key set without the key it needs (KeySpec::needs) would do nothing: refused at the key, also when
+// the needed key is set to its default ("" for checkpoint.keep_best: none).
 void check_needs(const Config& c) {
   for (const KeySpec& k : schema()) {
-    if (!k.needs.empty() && c.is_set(k.path) && !c.is_set(k.needs)) {
+    if (k.needs.empty() || !c.is_set(k.path)) {
+      continue;
+    }
+    const KeySpec* needed = find_key(k.needs);
+    if (!c.is_set(k.needs) || (needed != nullptr && needed->access.get(c) == needed->default_value)) {
       c.fail_at(k.path, fmt::format("`{}` has no effect without `{}`", k.path, k.needs),
                 fmt::format("set `{}` too, or remove `{}`", k.needs, k.path));
     }
@@ -615,9 +616,6 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
        k.path == "checkpoint.keep_best") &&
       !validating) {
     return "nothing is validated";
-  }
-  if (k.path == "checkpoint.keep_best_mode" && c.checkpoint.keep_best.empty()) {
-    return "no checkpoint.keep_best";
   }
   if (k.path.starts_with("optimizer.loss_scaling_") && k.path != "optimizer.loss_scaling_mode" &&
       c.plain.optimizer_loss_scaling_mode != LossScaling::Dynamic) {

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <string_view>
+#include <utility>
 
 namespace iputrain::config {
 
@@ -242,6 +244,21 @@ size_t doc_rank(const KeySpec& k) {
 
 namespace {
 
+// Pairs of keys that say one thing two ways: at most one of each is set (KeySpec::conflicts).
+void exclude_each_other(std::vector<KeySpec>& rows) {
+  static constexpr std::pair<std::string_view, std::string_view> kPairs[] = {
+      {"training.steps", "training.epochs"}, {"data.validation", "data.validation_split"}};
+  for (const auto& [a, b] : kPairs) {
+    for (KeySpec& k : rows) {
+      if (k.path == a) {
+        k.conflicts = {std::string(b)};
+      } else if (k.path == b) {
+        k.conflicts = {std::string(a)};
+      }
+    }
+  }
+}
+
 std::vector<KeySpec>& rows() {
   static std::vector<KeySpec> all = [] {
     std::vector<KeySpec> out = run_keys();
@@ -254,6 +271,7 @@ std::vector<KeySpec>& rows() {
     out.insert(out.end(), rest.begin(), rest.end());
     std::stable_sort(out.begin(), out.end(),
                      [](const KeySpec& a, const KeySpec& b) { return doc_rank(a) < doc_rank(b); });
+    exclude_each_other(out);
     return out;
   }();
   return all;

@@ -178,9 +178,8 @@ struct OptimizerSection {
   // one, its kind, range and defaults are in the optimizer table (core/optim/, each optimizer's
   // file); flags are 0 or 1. A name left out takes the chosen optimizer's default.
   std::map<std::string, double> hyper;
-  double gradient_clip_norm = 0.0;         //!< clip the global gradient norm; 0 = off
-  std::string state_dtype = "f32";         //!< dtype of the optimizer's moments: f32 | f16 | bf16
-  double loss_scaling = 1.0;               //!< static loss scale, or the first dynamic one
+  double gradient_clip_norm = 0.0;              //!< clip the global gradient norm; 0 = off
+  double loss_scaling = 1.0;                    //!< static loss scale, or the first dynamic one
   int64_t loss_scaling_growth_interval = 2000;  //!< dynamic: clean updates before the scale grows
   double loss_scaling_growth_factor = 2.0;      //!< dynamic: the scale is multiplied by it on growth
   double loss_scaling_backoff_factor = 0.5;     //!< dynamic: the scale is multiplied by it on overflow
@@ -196,28 +195,22 @@ struct DataSection {
   std::string test;            //!< source spec for eval; empty = none
   int64_t batch_size = 0;      //!< micro-batch per replica; 0 = the model's `batch` parameter
   bool shuffle = true;         //!< reshuffle the training set every epoch
-  uint64_t seed = 0;           //!< shuffle seed; 0 = training.seed
-  int64_t prefetch_depth = 2;  //!< batches the infeed thread prepares ahead
   std::string validation;      //!< source spec validated on while training; empty = none
   double validation_split = 0; //!< fraction of the training samples held out for validation instead
 };
 
 struct TrainingSection {
   int64_t steps = 0;                 //!< weight updates; 0 = use epochs
-  double epochs = 0;                 //!< passes over the training set when steps = 0
   int64_t steps_per_execution = 1;   //!< on-device loop iterations per host call
   uint64_t seed = 42;                //!< seeds initializers, dropout and shuffling
-  std::string precision = "f32";     //!< compute type: f32 | f16 | bf16
-  int64_t validate_every = 1;                //!< validate every N units (and after the last step)
-  std::string validate_every_unit = "epochs";  //!< steps | epochs
+  int64_t validate_every = 1;        //!< validate every N units (and after the last step)
 };
 
 struct CheckpointSection {
   std::string dir;    //!< where checkpoints are written; "" = no checkpoints
   int64_t every = -1;  //!< save every N weight updates and at the end; unset (-1) = only at the end; 0 = none
   int64_t keep = 5;   //!< newest checkpoints kept; 0 = keep all
-  std::string keep_best;               //!< validation metric whose best checkpoint is kept ("val_loss"); "" = none
-  std::string keep_best_mode = "auto"; //!< min | max | auto (max for accuracies)
+  std::string keep_best;  //!< validation metric whose best checkpoint is kept ("val_loss"); "" = none
 };
 
 //! Legacy profiling options (create_ipu_config / set_report_options).
@@ -226,7 +219,6 @@ struct ProfilingSection {
   bool enable_ipu_events = false;
   bool use_poplar_text_report = false;
   bool use_poplar_cbor_report = false;
-  std::string profile_execution = "no_profile";  //!< no_profile | device_profile | ipu_profile | tile_profile
   bool enable_poplar_serialized_graph = false;
   int64_t report_every_nth_execution = 0;
   int64_t max_report_size = 268435456;

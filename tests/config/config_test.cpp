@@ -52,7 +52,7 @@ TEST_CASE("defaults") {
   CHECK(c.data.train.empty());
   CHECK(c.data.batch_size == 0);
   CHECK(c.data.shuffle);
-  CHECK(c.data.prefetch_depth == 2);
+  CHECK(c.plain.data_prefetch_depth == 2);
   CHECK(c.training.steps == 0);
   CHECK(c.training.seed == 42);
   CHECK(c.path().empty());
@@ -78,10 +78,10 @@ TEST_CASE("a complete config fills every section") {
   CHECK(c.data.test == "synthetic:samples=64");
   CHECK(c.data.batch_size == 32);
   CHECK_FALSE(c.data.shuffle);
-  CHECK(c.data.seed == 7);
-  CHECK(c.data.prefetch_depth == 3);
+  CHECK(c.plain.data_seed == 7);
+  CHECK(c.plain.data_prefetch_depth == 3);
   CHECK(c.training.steps == 2000);
-  CHECK(c.training.epochs == 0);
+  CHECK(c.plain.training_epochs == 0);
   CHECK(c.training.steps_per_execution == 100);
   CHECK(c.training.seed == 5);
   CHECK(c.plain.training_log_every == 50);
@@ -89,11 +89,11 @@ TEST_CASE("a complete config fills every section") {
 
 TEST_CASE("epochs, inline tables and dotted keys") {
   Config c = config::parse("training.epochs = 2.5\ndata = { batch_size = 8, shuffle = true }\n", "x.toml");
-  CHECK(c.training.epochs == doctest::Approx(2.5));
+  CHECK(c.plain.training_epochs == doctest::Approx(2.5));
   CHECK(c.training.steps == 0);
   CHECK(c.data.batch_size == 8);
   Config d = config::parse("[training]\nepochs = 3\n");
-  CHECK(d.training.epochs == 3.0);
+  CHECK(d.plain.training_epochs == 3.0);
 }
 
 TEST_CASE("spans point at the key and its value") {

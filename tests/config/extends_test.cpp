@@ -32,7 +32,7 @@ TEST_CASE("a config extends its base key by key") {
   CHECK(c.training.seed == 7);               // base, untouched by child
   CHECK(c.data.batch_size == 4);             // grandchild
   // epochs in the child replaces steps from the base (exclusive keys).
-  CHECK(c.training.epochs == 2.0);
+  CHECK(c.plain.training_epochs == 2.0);
   CHECK(c.training.steps == 0);
   CHECK_FALSE(c.is_set("training.steps"));
   // Spans point into the file that set each key.

@@ -182,8 +182,8 @@ struct Case {
 };
 
 std::vector<Case> enum_cases() {
-  const auto precision = [](const Settings& s) { return static_cast<int>(s.precision); };
-  const auto state = [](const Settings& s) { return static_cast<int>(s.optimizer.state_type); };
+  const auto precision = [](const Settings& s) { return static_cast<int>(s.plain.training_precision); };
+  const auto state = [](const Settings& s) { return static_cast<int>(s.plain.optimizer_state_dtype); };
   const auto accumulators = [](const Settings& s) { return static_cast<int>(s.pipeline.accumulation_type); };
   const auto outfeed_type = [](const Settings& s) {
     return s.outfeed.accumulate_type ? static_cast<int>(*s.outfeed.accumulate_type) : -1;
@@ -259,10 +259,16 @@ std::vector<Case> enum_cases() {
                                                                 : Recomputation::RecomputeAndBackpropagateInterleaved),
          [](const Settings& s) { return static_cast<int>(s.pipeline.recomputation); }});
   }
-  const auto every_epochs = [](const Settings& s) { return static_cast<int>(s.validation.every_epochs); };
-  const auto execution = [](const Settings& s) { return static_cast<int>(s.profile.execution); };
+  const auto every_epochs = [](const Settings& s) {
+    return static_cast<int>(s.plain.training_validate_every_unit == ValidateEveryUnit::Epochs);
+  };
+  const auto execution = [](const Settings& s) {
+    return static_cast<int>(s.plain.profiling_profile_execution != ProfileExecution::NoProfile);
+  };
   // keep_best_mode: max and min whatever the metric, auto by its name (keep_best is "" here: min).
-  const auto maximize = [](const Settings& s) { return static_cast<int>(s.validation.maximize); };
+  const auto maximize = [](const Settings& s) {
+    return static_cast<int>(s.plain.checkpoint_keep_best_mode == KeepBestMode::Max);
+  };
   more.insert(more.end(), {{"training.validate_every_unit", "steps", 0, every_epochs},
                            {"training.validate_every_unit", "epochs", 1, every_epochs},
                            {"profiling.profile_execution", "no_profile", 0, execution},
@@ -304,9 +310,12 @@ TEST_CASE("resolve reads each enum key's spellings from its row, to the settings
   // keep_best_mode auto: the highest value for a metric with `acc` in its name.
   Config acc;
   acc.checkpoint.keep_best = "val_accuracy";
-  CHECK(config::resolve(acc).validation.maximize);
-  acc.checkpoint.keep_best_mode = "min";
-  CHECK_FALSE(config::resolve(acc).validation.maximize);
+  CHECK(config::resolve(acc).plain.checkpoint_keep_best_mode == KeepBestMode::Max);
+  acc.plain.checkpoint_keep_best_mode = KeepBestMode::Min;
+  CHECK(config::resolve(acc).plain.checkpoint_keep_best_mode == KeepBestMode::Min);
+  acc.checkpoint.keep_best = "val_loss";
+  acc.plain.checkpoint_keep_best_mode = KeepBestMode::Auto;
+  CHECK(config::resolve(acc).plain.checkpoint_keep_best_mode == KeepBestMode::Min);
   // Every spelling of every enum key resolve turns into a setting is pinned above.
   for (const auto& [key, spelling] : seen) {
     const config::KeySpec* row = config::find_key(key);
@@ -325,6 +334,8 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
         std::vector<std::string>{"choose_best", "clustering", "post_order"});
   CHECK(key_spellings_of("OnChip,Offloaded") == std::vector<std::string>{"on_chip", "offloaded"});
   CHECK(key_spellings<MasterWeightsPlace>() == std::vector<std::string>{"on_chip", "offloaded", "none"});
+  // A capital after a capital or a digit continues the word.
+  CHECK(key_spellings<FloatType>() == std::vector<std::string>{"f32", "f16", "bf16"});
   CHECK(key_spelling(SchedulerAlgorithm::LookAhead) == "look_ahead");
   int enums = 0;
   for (const config::KeySpec& row : config::plain_keys()) {
@@ -341,9 +352,10 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
       CHECK(row.access.get(c) == config::Value(spelling));
     }
   }
-  // Besides these 7, six numbers: repeat_count, log_every, reset_states_every, the scheduler's two
-  // limits and keep_best_min_delta.
-  CHECK(enums == 8);
+  // Besides these 13, nine numbers: repeat_count, log_every, reset_states_every, the scheduler's two
+  // limits, keep_best_min_delta, data.seed, data.prefetch_depth and training.epochs.
+  CHECK(enums == 13);
+  CHECK(config::plain_keys().size() == 22);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(
       "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"
@@ -351,4 +363,28 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
   CHECK(c.plain.training_master_weights == MasterWeightsPlace::None);
   CHECK(c.plain.ipu_scheduling_algorithm == SchedulerAlgorithm::LookAhead);
   CHECK(config::resolve(c).plain.ipu_scheduling_algorithm == SchedulerAlgorithm::LookAhead);
+}
+
+// A plain key's DERIVE settles its value once, in config::resolve; the config keeps what was
+// written, so that `config show` loads back the same.
+TEST_CASE("a plain key's derived value is settled by its line, and the config keeps it as written") {
+  Config unset;
+  unset.training.seed = 9;
+  unset.ipu.optimizations.prefetch_data_streams = false;
+  const Settings derived = config::resolve(unset);
+  CHECK(derived.plain.data_seed == 9);            // 0: training.seed
+  CHECK(derived.plain.data_prefetch_depth == 1);  // no prefetching: one batch at a time
+  CHECK(derived.plain.training_epochs == 1.0);    // neither steps nor epochs: one epoch
+  CHECK(derived.plain.checkpoint_keep_best_mode == KeepBestMode::Min);
+  CHECK(unset.plain.data_seed == 0);
+  CHECK(unset.plain.training_epochs == 0.0);
+
+  const Config written = config::parse(
+      "[data]\nseed = 3\nprefetch_depth = 4\n[training]\nepochs = 2.5\nseed = 9\n"
+      "[ipu.optimizations]\nprefetch_data_streams = true\n");
+  const Settings as_written = config::resolve(written);
+  CHECK(as_written.plain.data_seed == 3);
+  CHECK(as_written.plain.data_prefetch_depth == 4);
+  CHECK(as_written.plain.training_epochs == 2.5);
+  CHECK(written.plain.data_seed == 3);
 }

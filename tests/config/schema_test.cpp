@@ -133,7 +133,7 @@ TEST_CASE("show round-trips through the loader") {
   Config back = parse(text, "shown.toml");
   CHECK(back.model == c.model);
   CHECK(back.data.batch_size == 5);
-  CHECK(back.training.epochs == 1.5);
+  CHECK(back.plain.training_epochs == 1.5);
   CHECK(back.optimizer.learning_rate == 0.5);
   CHECK(back.training.seed == c.training.seed);
 }

@@ -25,8 +25,6 @@ enum class ScheduleKind : uint8_t;
 
 namespace iputrain {
 
-//! A floating-point storage type a setting names (training.precision, optimizer.state_dtype, …).
-enum class FloatType { F32, F16, BF16 };
 //! ipu.allow_recompute and pipeline.recomputation_mode: Off when recomputation is not allowed; a
 //! plan's is never Auto (the schedule's definition says what auto runs).
 enum class Recomputation { Off, Auto, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved };
@@ -110,7 +108,6 @@ struct OptimizerSettings {
   //! Hyper-parameter `name` (an optimizer reading one it does not declare is a bug).
   double param(std::string_view name) const;
   double gradient_clip_norm = 0.0;  //!< 0 = no clipping
-  FloatType state_type = FloatType::F32;
   double loss_scaling = 1.0;
   int64_t loss_scaling_growth_interval = 2000;
   double loss_scaling_growth_factor = 2.0;
@@ -144,7 +141,6 @@ struct FloatBehaviour {
 struct ProfileSettings {
   bool enabled = false;
   std::string directory;                //!< report_directory ("" = the current directory)
-  bool execution = false;               //!< profile_execution other than no_profile: the execution trace
   int64_t every_nth_execution = 0;      //!< keep executions 0, N, 2N, … in the trace and events; 0 = the first only
   bool ipu_events = false;              //!< enable_ipu_events: every instruction of every IPU, as CSV
   int64_t max_report_size = 268435456;  //!< bytes; a larger file is left out, and the profile says so
@@ -154,12 +150,10 @@ struct ProfileSettings {
 //! Validation while training (data.validation, data.validation_split, training.validate_every*,
 //! checkpoint.keep_best*).
 struct ValidationSettings {
-  bool enabled = false;      //!< a source or a split is given
-  double split = 0;          //!< fraction of the training samples held out (0: a source instead)
-  int64_t every = 1;         //!< validate every `every` steps or epochs, and after the last step
-  bool every_epochs = true;  //!< `every` counts epochs (false: weight updates)
-  std::string keep_best;     //!< metric ("val_loss") whose best checkpoint is kept; "" = none
-  bool maximize = false;     //!< the best keep_best value is the highest
+  bool enabled = false;   //!< a source or a split is given
+  double split = 0;       //!< fraction of the training samples held out (0: a source instead)
+  int64_t every = 1;      //!< validate every `every` steps or epochs, and after the last step
+  std::string keep_best;  //!< metric ("val_loss") whose best checkpoint is kept; "" = none
 };
 
 //! `[checkpoint]`, resolved: where and how often training saves itself.
@@ -176,14 +170,10 @@ struct Settings {
   OutfeedSettings outfeed;
   ProfileSettings profile;
   FloatBehaviour floating_point;
-  FloatType precision = FloatType::F32;
-  uint64_t seed = 42;       //!< training.seed
-  uint64_t data_seed = 42;  //!< data.seed, or training.seed when unset
+  uint64_t seed = 42;  //!< training.seed
   bool shuffle = true;
-  int64_t prefetch_depth = 2;  //!< micro-batches the infeed prepares ahead (1 without prefetching)
-  int64_t threads = 0;         //!< engine.threads: the kernel arena's threads (0 = every core)
-  int64_t steps = 0;           //!< 0: run `epochs` passes instead
-  double epochs = 1.0;
+  int64_t threads = 0;  //!< engine.threads: the kernel arena's threads (0 = every core)
+  int64_t steps = 0;    //!< 0: run `epochs` passes instead
   int64_t steps_per_execution = 1;
   std::string pipeline_name = "pipeline";
   ValidationSettings validation;
@@ -191,7 +181,7 @@ struct Settings {
   std::string executable_folder;  //!< ipu.serialization_output_folder ("" = the plan is not saved)
   int64_t batch_size = 0;         //!< data.batch_size: samples per micro-batch per replica (0 = the model's)
   int64_t model_batch = 0;        //!< the batch the model is built at: batch_size per slice (0 = the model's)
-  PlainKeys plain;                //!< the plain keys as written (core/public/iputrain/plain_keys.hpp)
+  PlainKeys plain;                //!< the plain keys, settled by their DERIVE (core/public/iputrain/plain_keys.hpp)
   KeyLocations keys;              //!< where each key was set, for rules checked later
 };
 
