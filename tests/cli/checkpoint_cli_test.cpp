@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -32,7 +33,7 @@ bool has(const Run& r, const std::string& text) {
 }
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_checkpoint_cli_test" / name;
+  const fs::path dir = iputrain_tests::scratch_dir("checkpoint_cli_test") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <string>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -21,7 +22,7 @@ bool has(const Run& r, const std::string& text) {
 }
 
 std::string temp(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / "iputrain_cli_test";
+  const auto dir = iputrain_tests::scratch_dir("cli_test");
   std::filesystem::create_directories(dir);
   return (dir / name).string();
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "../scratch_dir.hpp"
 #include "core/data/safetensors.hpp"
 #include "run_cli.hpp"
 
@@ -29,7 +30,7 @@ bool inspect_shows(const Run& r, const std::string& text) {
 }
 
 fs::path inspect_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_inspect_test" / name;
+  const fs::path dir = iputrain_tests::scratch_dir("inspect_test") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "core/optim_table.hpp"
 #include "frontend/config/schema.hpp"
 #include "run_cli.hpp"
@@ -303,7 +304,7 @@ struct Outcome {
 
 class Walk {
  public:
-  Walk() : root_(fs::temp_directory_path() / "iputrain_key_walk") {
+  Walk() : root_(iputrain_tests::scratch_dir("key_walk")) {
     fs::remove_all(root_);
     fs::create_directories(root_);
     model_ = (root_ / "walk.ipu").string();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 #include "tests/regex_util.hpp"
 
@@ -18,7 +19,7 @@ using cli_test::Run;
 namespace {
 
 fs::path fresh(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_outfeed_profile" / name;
+  const fs::path dir = iputrain_tests::scratch_dir("outfeed_profile") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -109,7 +110,7 @@ TEST_CASE("plan: device presets and the IPU Model's tile count reach the JSON re
 }
 
 TEST_CASE("plan: DOT written atomically with -o") {
-  const auto dir = std::filesystem::temp_directory_path() / "iputrain_cli_test";
+  const auto dir = iputrain_tests::scratch_dir("cli_test");
   std::filesystem::create_directories(dir);
   const std::string file = (dir / "plan.dot").string();
   std::filesystem::remove(file);
@@ -189,7 +190,7 @@ TEST_CASE("plan: bad formats and plans that cannot be made exit with status 2") 
 }
 
 TEST_CASE("plan: --gantt and --memory-svg draw valid SVG pictures") {
-  const auto dir = std::filesystem::temp_directory_path() / "iputrain_plan_svg_test";
+  const auto dir = iputrain_tests::scratch_dir("plan_svg_test");
   std::filesystem::create_directories(dir);
   const std::string gantt = (dir / "gantt.svg").string();
   const std::string memory = (dir / "memory.svg").string();
@@ -231,7 +232,7 @@ TEST_CASE("plan: a GPT-3-sized stack on a Pod256 is refused, with what would mak
 }
 
 TEST_CASE("plan: a host table's bytes and host-link traffic, in text and JSON, outside the IPU's memory") {
-  const auto dir = std::filesystem::temp_directory_path() / "iputrain_plan_host_table";
+  const auto dir = iputrain_tests::scratch_dir("plan_host_table");
   std::filesystem::create_directories(dir);
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(dir / name) << text;

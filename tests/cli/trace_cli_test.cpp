@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -70,7 +71,7 @@ std::pair<double, int> best_overlap(const nlohmann::json& trace, int pid) {
 }  // namespace
 
 TEST_CASE("the trace of a 4-stage grouped run shows stage work overlapping on different IPU tracks") {
-  const auto dir = std::filesystem::temp_directory_path() / "iputrain_cli_test";
+  const auto dir = iputrain_tests::scratch_dir("cli_test");
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "four_stage_trace.json").string();
   std::filesystem::remove(path);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -179,7 +180,7 @@ TEST_CASE("swapped MODEL and CONFIG are named before either is read") {
 }
 
 TEST_CASE("a model file is told from a config by its content, whatever its name") {
-  const auto dir = std::filesystem::temp_directory_path() / "iputrain_usage_test";
+  const auto dir = iputrain_tests::scratch_dir("usage_test");
   std::filesystem::create_directories(dir);
   std::filesystem::copy_file("cases/tiny.ipu", dir / "model.txt", std::filesystem::copy_options::overwrite_existing);
   std::filesystem::copy_file("cases/tiny.toml", dir / "run.cfg", std::filesystem::copy_options::overwrite_existing);

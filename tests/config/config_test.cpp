@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "../scratch_dir.hpp"
 #include "iputrain/config_loader.hpp"
 
 using iputrain::Config;
@@ -144,7 +145,7 @@ TEST_CASE("fail_at raises a located error for later stages") {
 
 TEST_CASE("load reads files and reports missing ones as I/O errors") {
   namespace fs = std::filesystem;
-  fs::path dir = fs::temp_directory_path() / "iputrain_config_test";
+  fs::path dir = iputrain_tests::scratch_dir("config_test");
   fs::create_directories(dir);
   fs::path file = dir / "run.toml";
   std::ofstream(file) << "[data]\nbatch_size = 16\n";

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "frontend/config/bind.hpp"
 #include "iputrain/iputrain.hpp"
 #include "iputrain/tune.hpp"
@@ -76,7 +77,7 @@ struct Rows {
 void add_rows() { static const Rows rows; }
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_throwaway_key_test" / name;
+  const fs::path dir = iputrain_tests::scratch_dir("throwaway_key_test") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <string>
 
+#include "../scratch_dir.hpp"
 #include "frontend/model_access.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
@@ -35,7 +36,7 @@ Run train(const std::string& optimizer, int64_t batch, int64_t accumulation, int
                            "\nbatch_serialization_iterations = " + std::to_string(slices) + "\n";
   const Config config = config::parse(text, "bs.toml");
   // Loaded as the CLI does, so that data.batch_size builds the model at the slice size.
-  const auto path = std::filesystem::temp_directory_path() / "iputrain_batch_serialization.ipu";
+  const auto path = iputrain_tests::scratch_dir("batch_serialization") / "model.ipu";
   std::ofstream(path) << testing::kMlp4;
   const Model model = Model::load(path.string(), config);
   Run r{{}, {}, planner::make_plan(graph_of(model), config)};

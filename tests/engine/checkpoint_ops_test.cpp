@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "core/data/safetensors.hpp"
 #include "iputrain/iputrain.hpp"
 #include "shrink_op.hpp"
@@ -61,7 +62,7 @@ struct CkopsRun {
 };
 
 fs::path ckops_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_checkpoint_ops_test" / name;
+  const fs::path dir = iputrain_tests::scratch_dir("checkpoint_ops_test") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "core/data/safetensors.hpp"
 #include "iputrain/iputrain.hpp"
 #include "iputrain/weight_file.hpp"
@@ -72,7 +73,7 @@ struct Run {
 };
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_checkpoint_test" / name;
+  const fs::path dir = iputrain_tests::scratch_dir("checkpoint_test") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "core/ir/graph.hpp"
 #include "engine/fp_trap.hpp"
 #include "graph_runner.hpp"
@@ -152,7 +153,7 @@ const std::vector<uint8_t> kPixels = {255, 200, 180, 255, 255, 255, 0,   255, 20
                                       200, 255, 200, 255, 255, 180, 255, 200, 180, 255};
 
 fs::path data_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_fp_traps_test" / name;
+  const fs::path dir = iputrain_tests::scratch_dir("fp_traps_test") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   write_idx(dir / "train", kPixels);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "../scratch_dir.hpp"
 #include "api/plan_access.hpp"
 #include "core/data/safetensors.hpp"
 #include "iputrain/iputrain.hpp"
@@ -132,7 +133,7 @@ TEST_CASE("a host table trains to the bits of the same table on the IPU, under e
 }
 
 TEST_CASE("nn.host_embedding trains as nn.embedding from the same table") {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_host_embedding_test";
+  const fs::path dir = iputrain_tests::scratch_dir("host_embedding_test");
   fs::remove_all(dir);
   fs::create_directories(dir);
   // The host layer's initial weights, renamed for nn.embedding.
@@ -189,7 +190,7 @@ TEST_CASE("the plan keeps a host table out of the IPUs' memory and shows its hos
 }
 
 TEST_CASE("checkpoints hold a host table and resume it to the same bits") {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_host_embedding_ckpt";
+  const fs::path dir = iputrain_tests::scratch_dir("host_embedding_ckpt");
   fs::remove_all(dir);
   fs::create_directories(dir);
   Run whole(config_text(true, kAdam, kPipelined, 8));

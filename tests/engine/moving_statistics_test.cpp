@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "core/data/safetensors.hpp"
 #include "core/ir/graph.hpp"
 #include "engine/cluster/moving_average_update.hpp"
@@ -85,7 +86,7 @@ void write_idx(const fs::path& prefix, const std::vector<uint8_t>& pixels) {
 }
 
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_moving_statistics_test" / name;
+  const fs::path dir = iputrain_tests::scratch_dir("moving_statistics_test") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

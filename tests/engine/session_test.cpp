@@ -7,6 +7,7 @@
 #include <map>
 #include <thread>
 
+#include "../scratch_dir.hpp"
 #include "iputrain/iputrain.hpp"
 #include "test_models.hpp"
 
@@ -105,7 +106,7 @@ TEST_CASE("a different seed gives different initial weights") {
 }
 
 TEST_CASE("weights round-trip through safetensors, and training resumes from them") {
-  const auto dir = std::filesystem::temp_directory_path() / "iputrain_session_test";
+  const auto dir = iputrain_tests::scratch_dir("session_test");
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "w.safetensors").string();
   Session a = make(testing::synthetic_config(20));
@@ -126,7 +127,7 @@ TEST_CASE("weights round-trip through safetensors, and training resumes from the
 }
 
 TEST_CASE("weights of another model are rejected with the tensor named") {
-  const auto dir = std::filesystem::temp_directory_path() / "iputrain_session_test2";
+  const auto dir = iputrain_tests::scratch_dir("session_test2");
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "w.safetensors").string();
   Session small = make(testing::synthetic_config(1) + "[model]\nhidden = 16\n");

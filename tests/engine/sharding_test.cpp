@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "frontend/model_access.hpp"
 #include "iputrain/iputrain.hpp"
 #include "planner/plan.hpp"
@@ -193,7 +194,7 @@ TEST_CASE("sharded state: the measured memory is the planner's, 1/R of the state
 
 TEST_CASE("a checkpoint of sharded state holds whole tensors and resumes under any plan") {
   const std::string adam = "type = \"adam\"\nlearning_rate = 0.01\n";
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "iputrain_sharding_ckpt";
+  const std::filesystem::path dir = iputrain_tests::scratch_dir("sharding_ckpt");
   std::filesystem::remove_all(dir);
   const auto straight = train(config_toml(adam, 2, 2));
   {
@@ -307,7 +308,7 @@ TEST_CASE("replicated_weight_sharding = auto: on for the sequential schedule wit
     text.replace(text.find("[data]\n"), 7, "[data]\nbatch_size = 16\n");
     Config c = config::parse(text, "a.toml");
     // Loaded as the CLI does: under batch serialization the model is built at the slice size.
-    const auto path = std::filesystem::temp_directory_path() / "iputrain_sharding_auto.ipu";
+    const auto path = iputrain_tests::scratch_dir("sharding_auto") / "model.ipu";
     std::ofstream(path) << testing::kMlp;
     return planner::make_plan(graph_of(Model::load(path.string(), c)), c).decided;
   };
@@ -328,7 +329,7 @@ TEST_CASE("replicated_weight_sharding = auto: on for the sequential schedule wit
 
 TEST_CASE("a checkpoint of sharded weights holds whole tensors") {
   const std::string adam = "type = \"adam\"\nlearning_rate = 0.01\n";
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "iputrain_weight_sharding_ckpt";
+  const std::filesystem::path dir = iputrain_tests::scratch_dir("weight_sharding_ckpt");
   std::filesystem::remove_all(dir);
   const auto straight = train(config_toml(adam, 1, 1));
   {

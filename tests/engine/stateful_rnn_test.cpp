@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "iputrain/iputrain.hpp"
 #include "test_models.hpp"
 
@@ -330,7 +331,7 @@ TEST_CASE("validation runs from zero states on its own copy, and leaves the trai
 }
 
 TEST_CASE("the states are saved and resumed with the weights") {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_stateful_test";
+  const fs::path dir = iputrain_tests::scratch_dir("stateful_test");
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string whole_text = staged_config(1, "", 1);

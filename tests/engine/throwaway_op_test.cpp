@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "core/data/safetensors.hpp"
 #include "core/ops/op_docs.hpp"
 #include "iputrain/iputrain.hpp"
@@ -116,7 +117,7 @@ struct ThrowawayRun {
 };
 
 fs::path throwaway_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / "iputrain_throwaway_op_test" / name;
+  const fs::path dir = iputrain_tests::scratch_dir("throwaway_op_test") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
