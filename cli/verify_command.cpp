@@ -88,7 +88,7 @@ Config reference_config(const Config& config, const Model& model, const Plan& pl
 
 // One update per train() call, and nothing written: verify leaves no files behind.
 Config stepwise(Config config) {
-  config.training.steps = 1;
+  config.plain.training_steps = 1;
   config.checkpoint.dir.clear();
   config.profiling = {};
   return config;

@@ -25,7 +25,7 @@ DataBenchmark Session::benchmark_data(const std::string& split, int64_t epochs, 
                 {}, "pass --elements 1 or more, or 0 for the split's whole batches");
   }
   const data::Dataset& ds = s.split_data(split);
-  const bool shuffle = split == "train" && s.settings.shuffle;
+  const bool shuffle = split == "train" && s.settings.plain.data_shuffle;
   engine::Sampler sampler(ds.size(), s.batch, shuffle, s.shuffle_seed());
   const int64_t per_epoch = elements_per_epoch > 0 ? elements_per_epoch : sampler.steps_per_epoch();
 

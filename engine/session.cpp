@@ -132,8 +132,8 @@ Session::~Session() = default;
 
 int64_t Session::planned_steps() const {
   const Impl& s = *impl_;
-  if (s.settings.steps > 0) {
-    return s.settings.steps;
+  if (s.settings.plain.training_steps > 0) {
+    return s.settings.plain.training_steps;
   }
   // The dataset is opened on first use, even by this const query.
   const data::Dataset& train_data = const_cast<Impl&>(s).split_data("train");
@@ -172,7 +172,9 @@ struct TrainLoop {
   void open_validation() {
     const ValidationSettings& vs = s.settings.validation;
     validation = vs.enabled ? &s.split_data("validation") : nullptr;
-    next_validation = validation ? engine::next_validation(s.step, vs.every, by_epochs(), updates_per_epoch) : end;
+    next_validation = validation ? engine::next_validation(s.step, s.settings.plain.training_validate_every,
+                                                           by_epochs(), updates_per_epoch)
+                                 : end;
     if (!validation || vs.keep_best.empty()) {
       return;
     }
@@ -231,7 +233,8 @@ struct TrainLoop {
     s.cluster->add_host_span(std::move(span));
     progress.validations.push_back(v);
     summary.validations.push_back(v);
-    next_validation = engine::next_validation(s.step, vs.every, by_epochs(), updates_per_epoch);
+    next_validation =
+        engine::next_validation(s.step, s.settings.plain.training_validate_every, by_epochs(), updates_per_epoch);
     summary.validation_seconds += seconds_since(validation_start);
     // checkpoint.keep_best: a value better by more than keep_best_min_delta replaces best.safetensors
     // (never rotated away).
@@ -290,7 +293,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   if (!checkpoint_dir.empty() && engine::writes_run_files()) {
     s.claim_checkpoint_dir(checkpoint_dir);  // before the first step: a used directory is refused at once
   }
-  engine::Sampler sampler(train_data.size(), s.batch, s.settings.shuffle, s.shuffle_seed());
+  engine::Sampler sampler(train_data.size(), s.batch, s.settings.plain.data_shuffle, s.shuffle_seed());
   const int64_t global_batch = s.plan.global_batch();
   const double updates_per_epoch =
       static_cast<double>(sampler.steps_per_epoch()) / static_cast<double>(global_batch / s.batch);
@@ -302,8 +305,15 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
   } close_feeds{*s.cluster};
 
   Progress progress;
-  TrainLoop loop{
-      *this, s, summary, progress, checkpoint_dir, end, s.settings.checkpoint.every, global_batch, updates_per_epoch};
+  TrainLoop loop{*this,
+                 s,
+                 summary,
+                 progress,
+                 checkpoint_dir,
+                 end,
+                 s.settings.plain.checkpoint_every,
+                 global_batch,
+                 updates_per_epoch};
   // Validation (data.validation or data.validation_split): opened before the first step, so a bad
   // source fails at once; run on the inference plan between executions.
   loop.open_validation();
@@ -364,7 +374,7 @@ void finish_run(const Session& session, Session::Impl& s, TrainSummary& summary)
     const RunReport report = session.run_report();
     summary.profile_directory =
         engine::write_profile({s.plan, s.model.name(), report, s.cluster->recorder(),
-                               std::max<int64_t>(1, s.settings.steps_per_execution) *
+                               std::max<int64_t>(1, s.settings.plain.training_steps_per_execution) *
                                    std::max<int64_t>(1, s.settings.plain.pipeline_repeat_count),
                                s.settings.pipeline_name, s.model.sources().get(), s.config_text},
                               s.settings.profile);

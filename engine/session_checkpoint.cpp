@@ -193,16 +193,16 @@ std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std:
   meta.optimizer = s.settings.optimizer.type;
   meta.state_slots = optimizer_state_slots(s.settings.optimizer);
   meta.loss_scale = s.cluster->loss_scale();
-  meta.seed = s.settings.seed;
+  meta.seed = static_cast<uint64_t>(s.settings.plain.training_seed);
   meta.shuffle_seed = s.shuffle_seed();
-  meta.shuffle = s.settings.shuffle;
+  meta.shuffle = s.settings.plain.data_shuffle;
   meta.global_batch = s.plan.global_batch();
   meta.micro_batch = s.batch;
   meta.samples = s.step * meta.global_batch;
   meta.config_hash = engine::config_hash(s.config_text);
   meta.run_config = s.run_config;
   meta.registered_ops = engine::registered_ops_text(ir::custom_ops_called(g));
-  return engine::write_checkpoint(dir, meta, tensors, s.settings.checkpoint.keep, file);
+  return engine::write_checkpoint(dir, meta, tensors, s.settings.plain.checkpoint_keep, file);
 }
 
 ResumeInfo Session::resume(const std::string& dir_or_file) {
@@ -217,9 +217,9 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
 
   // Check everything before changing anything, so a refused checkpoint leaves the session as it was.
   same(c, "optimizer.type", c.meta.optimizer, s.settings.optimizer.type);
-  same(c, "training.seed", c.meta.seed, s.settings.seed);
+  same(c, "training.seed", c.meta.seed, static_cast<uint64_t>(s.settings.plain.training_seed));
   same(c, "the shuffle seed (data.seed, else training.seed)", c.meta.shuffle_seed, s.shuffle_seed());
-  same(c, "data.shuffle", c.meta.shuffle, s.settings.shuffle);
+  same(c, "data.shuffle", c.meta.shuffle, s.settings.plain.data_shuffle);
   same(c, "the global batch (micro-batch x accumulation x replicas)", c.meta.global_batch, s.plan.global_batch());
   same(c, "optimizer state slots", c.meta.state_slots, slots);
   struct Restore {

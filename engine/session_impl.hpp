@@ -133,7 +133,7 @@ struct Session::Impl : engine::SessionConfig {
     }
     const ir::Graph& g = plan.graph;
     std::vector<float> init(static_cast<size_t>(g.type(p).numel()), 0.0f);
-    fill_initializer(g.node(p), settings.seed, init.data());
+    fill_initializer(g.node(p), static_cast<uint64_t>(settings.plain.training_seed), init.data());
     set_weight(p, init.data());
   }
 
@@ -246,7 +246,7 @@ struct Session::Impl : engine::SessionConfig {
   void claim_checkpoint_dir(const std::string& dir);
   // Where train() writes checkpoints: checkpoint.dir by the path rule; "" when checkpoints are off.
   std::string checkpoint_dir() const {
-    return settings.checkpoint.every == 0 ? std::string() : settings.checkpoint.dir;
+    return settings.plain.checkpoint_every == 0 ? std::string() : settings.checkpoint.dir;
   }
 
   // set_data's split: "train", "test" or "validation" (Error(Usage) otherwise).

@@ -64,7 +64,7 @@ void check_recurrent_states(const ir::Graph& g, const Settings& settings, int32_
                                "pipeline.gradient_accumulation_count, or drop `stateful`"
                              : "leave pipeline.batch_serialization at 1, or drop `stateful`");
   }
-  if (training && settings.shuffle) {
+  if (training && settings.plain.data_shuffle) {
     const std::string why =
         "a stateful recurrent layer continues sample i of each batch in sample i of the next, which shuffled "
         "training data breaks";

@@ -531,7 +531,7 @@ CostReport simulate_plan(const Plan& plan) {
     }
   }
   // The host's part of an engine call is shared by the weight updates the call runs.
-  const double updates_per_call = static_cast<double>(std::max<int64_t>(1, s.steps_per_execution)) *
+  const double updates_per_call = static_cast<double>(std::max<int64_t>(1, s.plain.training_steps_per_execution)) *
                                   static_cast<double>(std::max<int64_t>(1, s.plain.pipeline_repeat_count));
   report.cycles_per_update = cycle + d.host_call_cycles / updates_per_call;
   // The hosts stream the next samples while the IPUs work (prefetch): they bound the update only

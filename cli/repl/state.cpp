@@ -86,7 +86,7 @@ Session& State::session() {
   if (!session_) {
     // One weight update per train() call, so `step N` can stop after any N and go on later.
     Config one_step = run_.config();
-    one_step.training.steps = 1;
+    one_step.plain.training_steps = 1;
     // Exploring writes nothing by itself: `step --checkpoint` saves into checkpoint.dir on request.
     one_step.checkpoint.dir.clear();
     session_ = std::make_unique<Session>(model_, one_step);

@@ -53,7 +53,7 @@ Cluster::Cluster(const planner::Plan& plan, const Settings& settings, int32_t in
       spread_(settings.plain.engine_spread_kernels) {
   ClusterShared& s = *shared_;
   // Before any worker starts: the kernels of every virtual IPU share this arena.
-  par::set_threads(settings.threads);
+  par::set_threads(settings.plain.engine_threads);
   const planner::DevicePrograms& dp = plan.programs;
   if (static_cast<int32_t>(dp.ipus.size()) != s.ipus || static_cast<int32_t>(dp.buffers.size()) != s.ipus ||
       static_cast<int32_t>(plan.placement.physical.size()) != s.replicas) {

@@ -224,7 +224,7 @@ void WeightUpdate::update(int64_t update, int64_t overflows) {
 
 void WeightUpdate::round_after_update(int64_t update) {
   const auto& fp = shared_.settings.floating_point;
-  const uint64_t seed = shared_.settings.seed;
+  const uint64_t seed = shared_.settings.plain.training_seed;
   // Keyed by the parameter, the slot and the update only, so every replica and placement rounds
   // the same elements the same way; negative values keep these keys apart from the passes'.
   auto key = [&](const HalfRounding& r, const ParamState& ps, int64_t k) {

@@ -39,7 +39,7 @@ ClusterShared::ClusterShared(const planner::Plan& p, Settings c, int32_t instanc
       ipus(p.placement.pipeline.ipus_per_replica),
       micro_batches(std::max<int64_t>(1, p.decided.accumulation_count)),
       micro_batch_size(p.micro_batch()),
-      max_updates(std::max<int64_t>(1, settings.steps_per_execution) *
+      max_updates(std::max<int64_t>(1, settings.plain.training_steps_per_execution) *
                   std::max<int64_t>(1, settings.plain.pipeline_repeat_count)),
       prefetch_depth(settings.plain.data_prefetch_depth),
       overflow_meet(
@@ -207,7 +207,7 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
       // Stateful layers start afresh at the first batch of a pass over the data and every
       // training.reset_states_every batches of it (planner/recurrent_states.hpp).
       const int64_t in_pass = shared_.state_pass > 0 ? g % shared_.state_pass : g;
-      const ir::ExecContext ctx{shared_.settings.seed,
+      const ir::ExecContext ctx{shared_.settings.plain.training_seed,
                                 g,
                                 g * shared_.micro_batch_size,
                                 shared_.plan.decided.training,

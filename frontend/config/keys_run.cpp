@@ -160,12 +160,6 @@ std::vector<KeySpec> run_keys() {
           .as_path(),
       key(IPUTRAIN_KEY(data.batch_size), Int, 0, Runs,
           "Micro-batch per replica; unset = the model's `batch` parameter.", positive_int),
-      key(IPUTRAIN_KEY(data.shuffle), Bool, true, Runs, "Reshuffle the training set every epoch.").defining(),
-      key(IPUTRAIN_KEY(engine.threads), Int, 0, Runs,
-          "Threads of the one task arena every virtual IPU of the process splits its kernels over (GEMM, "
-          "convolution, reductions, softmax, elementwise ops, optimizer updates); 0 = every core. The weights "
-          "are bitwise the same for any value; the plan report shows it as `host_threads`.",
-          non_negative),
       key(IPUTRAIN_KEY(data.validation), String, "", Runs,
           "Validation data source, same forms as `data.train`: the mean of each output over it (`val_<output>`) "
           "every `training.validate_every`, in the log, the outfeed file and the trace (docs/data.md).")
@@ -176,28 +170,10 @@ std::vector<KeySpec> run_keys() {
           Range{0, true, 1, true})
           .defining(),
 
-      key(IPUTRAIN_KEY(training.steps), Int, 0, Runs,
-          "Number of weight updates; unset = run `training.epochs` passes instead (one pass when that is unset too).",
-          positive_int),
-      key(IPUTRAIN_KEY(training.steps_per_execution), Int, 1, Runs, "Steps run by the on-device loop per host call.",
-          positive_int),
-      key(IPUTRAIN_KEY(training.seed), Int, 42, Runs, "Seeds parameter initialisers, dropout and shuffling.",
-          non_negative)
-          .defining(),
-      key(IPUTRAIN_KEY(training.validate_every), Int, 1, Runs,
-          "Validate every N `validate_every_unit`s, and after the last step (needs `data.validation` or "
-          "`data.validation_split`).",
-          positive_int),
-
       key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
           "Directory for checkpoints; each records the run's defining keys, its config's hash and the registered "
           "ops its model calls; a relative path follows the path rule (see Paths); \"\" = no checkpoints.")
           .as_path(),
-      key(IPUTRAIN_KEY(checkpoint.every), Int, -1, Runs,
-          "Save every N weight updates and at the end of training; unset = only at the end; 0 = no checkpoints "
-          "(as `train --no-checkpoint`).",
-          non_negative),
-      key(IPUTRAIN_KEY(checkpoint.keep), Int, 5, Runs, "Newest checkpoints kept; 0 = keep all.", non_negative),
       key(IPUTRAIN_KEY(checkpoint.keep_best), String, "", Runs,
           "Also keep the checkpoint with the best value of this validation metric (`val_loss`, "
           "`val_accuracy`: `val_` and a model output) as `best.safetensors`, which the rotation never removes."),

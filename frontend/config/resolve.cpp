@@ -236,16 +236,10 @@ Settings resolve(const Config& cfg) {
   // The loader has applied `set_all` to the five flags.
   const auto& fp = cfg.ipu.floating_point_behaviour;
   s.floating_point = {fp.inv, fp.div0, fp.oflo, fp.esr, fp.nanoo, fp.set_all};
-  s.seed = cfg.training.seed;
-  s.shuffle = cfg.data.shuffle;
   s.validation.enabled = !cfg.data.validation.empty() || cfg.data.validation_split > 0;
   s.validation.split = cfg.data.validation_split;
-  s.validation.every = cfg.training.validate_every;
   s.validation.keep_best = cfg.checkpoint.keep_best;
-  s.checkpoint = {cfg.resolve_path("checkpoint.dir", cfg.checkpoint.dir), cfg.checkpoint.every, cfg.checkpoint.keep};
-  s.threads = cfg.engine.threads;
-  s.steps = cfg.training.steps;
-  s.steps_per_execution = cfg.training.steps_per_execution;
+  s.checkpoint.dir = cfg.resolve_path("checkpoint.dir", cfg.checkpoint.dir);
   s.pipeline_name = cfg.pipeline.name;
   s.executable_folder = cfg.resolve_path("ipu.serialization_output_folder", cfg.ipu.serialization_output_folder);
   s.profile.enabled = cfg.profiling.enabled;

@@ -381,7 +381,7 @@ void check_precision(Config& c) {
 constexpr int64_t kMaxUpdatesPerExecution = int64_t{1} << 20;
 
 void check_run(Config& c) {
-  const int64_t spe = c.training.steps_per_execution;
+  const int64_t spe = c.plain.training_steps_per_execution;
   const int64_t repeats = c.plain.pipeline_repeat_count;
   if (spe > 0 && repeats > 0 && (spe > kMaxUpdatesPerExecution || repeats > kMaxUpdatesPerExecution / spe)) {
     c.fail_at(
@@ -417,7 +417,8 @@ void check_run(Config& c) {
               fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric", c.checkpoint.keep_best),
               fmt::format("validation metrics are `val_` and an output's name, e.g. \"val_{}\"", c.checkpoint.keep_best));
   }
-  const bool off = c.checkpoint.every == 0 || c.is_set("checkpoint.dir");  // off on purpose (`--set checkpoint.dir=`)
+  const bool off =
+      c.plain.checkpoint_every == 0 || c.is_set("checkpoint.dir");  // off on purpose (`--set checkpoint.dir=`)
   for (const char* k : {"checkpoint.every", "checkpoint.keep", "checkpoint.keep_best"}) {
     if (c.is_set(k) && c.checkpoint.dir.empty() && !off) {
       c.fail_at(k, fmt::format("`{}` is set but `checkpoint.dir` is not, so no checkpoint is written", k),

@@ -194,22 +194,12 @@ struct DataSection {
   std::string train;           //!< source spec: "idx:PREFIX" or "synthetic:..." (see docs/config.md)
   std::string test;            //!< source spec for eval; empty = none
   int64_t batch_size = 0;      //!< micro-batch per replica; 0 = the model's `batch` parameter
-  bool shuffle = true;         //!< reshuffle the training set every epoch
   std::string validation;      //!< source spec validated on while training; empty = none
   double validation_split = 0; //!< fraction of the training samples held out for validation instead
 };
 
-struct TrainingSection {
-  int64_t steps = 0;                 //!< weight updates; 0 = use epochs
-  int64_t steps_per_execution = 1;   //!< on-device loop iterations per host call
-  uint64_t seed = 42;                //!< seeds initializers, dropout and shuffling
-  int64_t validate_every = 1;        //!< validate every N units (and after the last step)
-};
-
 struct CheckpointSection {
   std::string dir;    //!< where checkpoints are written; "" = no checkpoints
-  int64_t every = -1;  //!< save every N weight updates and at the end; unset (-1) = only at the end; 0 = none
-  int64_t keep = 5;   //!< newest checkpoints kept; 0 = keep all
   std::string keep_best;  //!< validation metric whose best checkpoint is kept ("val_loss"); "" = none
 };
 
@@ -233,10 +223,6 @@ struct TransfersSection {
 };
 
 //! How the host runs the virtual IPUs' kernels.
-struct EngineSection {
-  int64_t threads = 0;  //!< threads of the kernel arena shared by all virtual IPUs; 0 = every core
-};
-
 //! `iputrain tune`'s search (docs/tune.md): which keys it may vary and over what; the command's
 //! flags override these. A knob list here lets the search vary that key even where the config
 //! sets it; an empty list leaves the key to the search's defaults (or fixed, when set).
@@ -281,11 +267,9 @@ struct Config {
   PipelineSection pipeline;
   OptimizerSection optimizer;
   DataSection data;
-  TrainingSection training;
   CheckpointSection checkpoint;
   ProfilingSection profiling;
   TransfersSection transfers;
-  EngineSection engine;
   DeviceSection device;
   SystemSection system;
   TuneSection tune;

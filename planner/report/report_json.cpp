@@ -204,7 +204,7 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   j["micro_batch"] = plan.micro_batch();
   j["batch_serialization_iterations"] = plan.settings.pipeline.batch_serialization;
   j["global_batch"] = plan.global_batch();
-  j["host_threads"] = plan.settings.threads;
+  j["host_threads"] = plan.settings.plain.engine_threads;
   j["spread_kernels"] = key_spelling(plan.settings.plain.engine_spread_kernels);
   // Stateful recurrent layers' states (planner/recurrent_states.hpp) and when they are reset.
   Json states = Json::array();

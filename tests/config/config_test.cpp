@@ -52,16 +52,16 @@ TEST_CASE("defaults") {
   CHECK(c.optimizer.learning_rate == doctest::Approx(0.01));
   CHECK(c.data.train.empty());
   CHECK(c.data.batch_size == 0);
-  CHECK(c.data.shuffle);
+  CHECK(c.plain.data_shuffle);
   CHECK(c.plain.data_prefetch_depth == 2);
-  CHECK(c.training.steps == 0);
-  CHECK(c.training.seed == 42);
+  CHECK(c.plain.training_steps == 0);
+  CHECK(c.plain.training_seed == 42);
   CHECK(c.path().empty());
   CHECK_FALSE(c.span_of("data.batch_size").valid());
   REQUIRE(c.sources() != nullptr);
 
   Config empty = config::parse("", "empty.toml");
-  CHECK(empty.training.seed == 42);
+  CHECK(empty.plain.training_seed == 42);
   CHECK(empty.path() == "empty.toml");
 }
 
@@ -78,20 +78,20 @@ TEST_CASE("a complete config fills every section") {
   CHECK(c.data.train == "idx:/usr/share/datasets/fashion-mnist/train");
   CHECK(c.data.test == "synthetic:samples=64");
   CHECK(c.data.batch_size == 32);
-  CHECK_FALSE(c.data.shuffle);
+  CHECK_FALSE(c.plain.data_shuffle);
   CHECK(c.plain.data_seed == 7);
   CHECK(c.plain.data_prefetch_depth == 3);
-  CHECK(c.training.steps == 2000);
+  CHECK(c.plain.training_steps == 2000);
   CHECK(c.plain.training_epochs == 0);
-  CHECK(c.training.steps_per_execution == 100);
-  CHECK(c.training.seed == 5);
+  CHECK(c.plain.training_steps_per_execution == 100);
+  CHECK(c.plain.training_seed == 5);
   CHECK(c.plain.training_log_every == 50);
 }
 
 TEST_CASE("epochs, inline tables and dotted keys") {
   Config c = config::parse("training.epochs = 2.5\ndata = { batch_size = 8, shuffle = true }\n", "x.toml");
   CHECK(c.plain.training_epochs == doctest::Approx(2.5));
-  CHECK(c.training.steps == 0);
+  CHECK(c.plain.training_steps == 0);
   CHECK(c.data.batch_size == 8);
   Config d = config::parse("[training]\nepochs = 3\n");
   CHECK(d.plain.training_epochs == 3.0);
@@ -151,7 +151,7 @@ TEST_CASE("load reads files and reports missing ones as I/O errors") {
   std::ofstream(file) << "[data]\nbatch_size = 16\n";
   Config c = config::load(file.string(), {"training.steps=3"});
   CHECK(c.data.batch_size == 16);
-  CHECK(c.training.steps == 3);
+  CHECK(c.plain.training_steps == 3);
   CHECK(c.path() == file.string());
 
   try {

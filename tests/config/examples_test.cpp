@@ -69,7 +69,7 @@ TEST_CASE("the design's example config loads") {
   CHECK(c.pipeline.schedule == "interleaved");
   CHECK(c.optimizer.type == "momentum");
   CHECK(c.checkpoint.dir == "runs/mnist");
-  CHECK(c.checkpoint.every == 500);
+  CHECK(c.plain.checkpoint_every == 500);
   CHECK(c.device.tiles_per_ipu == 1472);  // from ipu2.toml
   auto shape = check_against_model(c, kMnistStages);
   CHECK(shape.replicas == 2);

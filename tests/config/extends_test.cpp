@@ -29,11 +29,11 @@ TEST_CASE("a config extends its base key by key") {
   Config c = config::load(kDir + "grandchild.toml");
   CHECK(c.ipu.auto_select_ipus == 2);        // from base
   CHECK(c.optimizer.learning_rate == 0.25);  // child replaces base
-  CHECK(c.training.seed == 7);               // base, untouched by child
+  CHECK(c.plain.training_seed == 7);         // base, untouched by child
   CHECK(c.data.batch_size == 4);             // grandchild
   // epochs in the child replaces steps from the base (exclusive keys).
   CHECK(c.plain.training_epochs == 2.0);
-  CHECK(c.training.steps == 0);
+  CHECK(c.plain.training_steps == 0);
   CHECK_FALSE(c.is_set("training.steps"));
   // Spans point into the file that set each key.
   CHECK(c.sources()->path(c.span_of("ipu.auto_select_ipus").file).find("base.toml") != std::string::npos);
@@ -41,16 +41,16 @@ TEST_CASE("a config extends its base key by key") {
   CHECK(c.path() == kDir + "grandchild.toml");
   // --set still wins over every file.
   Config s = config::load(kDir + "grandchild.toml", {"training.seed=1"});
-  CHECK(s.training.seed == 1);
+  CHECK(s.plain.training_seed == 1);
 }
 
 TEST_CASE("extends paths are relative to the file that names them") {
   Config c = config::load(kDir + "sub/nested.toml");
   CHECK(c.optimizer.learning_rate == 0.5);
-  CHECK(c.training.seed == 9);
+  CHECK(c.plain.training_seed == 9);
   // From text, relative to the given path's directory.
   Config t = config::parse("extends = \"base.toml\"\n", kDir + "virtual.toml");
-  CHECK(t.training.steps == 100);
+  CHECK(t.plain.training_steps == 100);
 }
 
 TEST_CASE("extends cycles are reported with the chain") {

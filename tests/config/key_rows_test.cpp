@@ -352,10 +352,11 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
       CHECK(row.access.get(c) == config::Value(spelling));
     }
   }
-  // Besides these 13, nine numbers: repeat_count, log_every, reset_states_every, the scheduler's two
-  // limits, keep_best_min_delta, data.seed, data.prefetch_depth and training.epochs.
+  // Besides these 13, seventeen numbers and flags: repeat_count, log_every, reset_states_every, the
+  // scheduler's two limits, keep_best_min_delta, data.seed, shuffle and prefetch_depth, engine.threads,
+  // training.epochs, steps, steps_per_execution, seed and validate_every, checkpoint.every and keep.
   CHECK(enums == 13);
-  CHECK(config::plain_keys().size() == 22);
+  CHECK(config::plain_keys().size() == 30);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(
       "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"
@@ -369,7 +370,7 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
 // written, so that `config show` loads back the same.
 TEST_CASE("a plain key's derived value is settled by its line, and the config keeps it as written") {
   Config unset;
-  unset.training.seed = 9;
+  unset.plain.training_seed = 9;
   unset.ipu.optimizations.prefetch_data_streams = false;
   const Settings derived = config::resolve(unset);
   CHECK(derived.plain.data_seed == 9);            // 0: training.seed

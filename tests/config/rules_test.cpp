@@ -346,8 +346,8 @@ TEST_CASE("profiling and checkpoint rules") {
   rejects("[checkpoint]\nevery = 100\n", "`checkpoint.dir` is not", 2);
   Config c = config::parse("[training]\ncheckpoint = { dir = \"runs\", every = 10, keep = 0 }\n");
   CHECK(c.checkpoint.dir == "runs");
-  CHECK(c.checkpoint.every == 10);
-  CHECK(c.checkpoint.keep == 0);
+  CHECK(c.plain.checkpoint_every == 10);
+  CHECK(c.plain.checkpoint_keep == 0);
   CHECK(c.span_of("checkpoint.every").line == 2);
   rejects("[checkpoint]\ndir = \"a\"\n[training]\ncheckpoint = { dir = \"b\" }\n", "is set twice", 4);
 }

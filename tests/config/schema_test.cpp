@@ -135,5 +135,5 @@ TEST_CASE("show round-trips through the loader") {
   CHECK(back.data.batch_size == 5);
   CHECK(back.plain.training_epochs == 1.5);
   CHECK(back.optimizer.learning_rate == 0.5);
-  CHECK(back.training.seed == c.training.seed);
+  CHECK(back.plain.training_seed == c.plain.training_seed);
 }

@@ -27,11 +27,11 @@ TEST_CASE("--set parses each value by its key's type") {
        "data.test=\"synthetic:samples=8\"", "optimizer.type=SGD", " training.seed = 9 ", "optimizer.learning_rate=2"});
   CHECK(c.data.batch_size == 64);
   CHECK(c.optimizer.learning_rate == 2.0);
-  CHECK_FALSE(c.data.shuffle);
+  CHECK_FALSE(c.plain.data_shuffle);
   CHECK(c.data.train == "idx:some/dir/train");
   CHECK(c.data.test == "synthetic:samples=8");
   CHECK(c.optimizer.type == "sgd");
-  CHECK(c.training.seed == 9);
+  CHECK(c.plain.training_seed == 9);
 }
 
 TEST_CASE("--set model parameters: int, then float, then bool, else string") {
@@ -81,7 +81,7 @@ TEST_CASE("--set values keep a span in the --set pseudo-file") {
 TEST_CASE("--set of one exclusive key replaces its partner from the file") {
   Config c = config::parse("[training]\nsteps = 100\n", "c.toml", {"training.epochs=2"});
   CHECK(c.plain.training_epochs == 2.0);
-  CHECK(c.training.steps == 0);
+  CHECK(c.plain.training_steps == 0);
   CHECK_FALSE(c.span_of("training.steps").valid());
 }
 
@@ -131,6 +131,6 @@ TEST_CASE("--set errors") {
 
   // Exclusive keys both given by --set: the later one wins.
   Config c = config::parse("", "c.toml", {"training.steps=10", "training.epochs=1"});
-  CHECK(c.training.steps == 0);
+  CHECK(c.plain.training_steps == 0);
   CHECK(c.plain.training_epochs == 1.0);
 }

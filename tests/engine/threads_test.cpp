@@ -155,7 +155,7 @@ TEST_CASE("a pipelined replicated plan on 3 threads gives the bits of one IPU on
 
 TEST_CASE("engine.threads is read and 0 means every core") {
   Config c = config::parse("[engine]\nthreads = 3\n", "t.toml");
-  CHECK(config::resolve(c).threads == 3);
-  CHECK(config::resolve(Config{}).threads == 0);
+  CHECK(config::resolve(c).plain.engine_threads == 3);
+  CHECK(config::resolve(Config{}).plain.engine_threads == 0);
   CHECK_THROWS_AS(config::parse("[engine]\nthreads = -1\n", "t.toml"), Error);
 }

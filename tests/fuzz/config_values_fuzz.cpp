@@ -259,7 +259,7 @@ bool located(const Error& e) {
 }
 
 int64_t updates_per_execution(const Config& c) {
-  const int64_t spe = std::max<int64_t>(1, c.training.steps_per_execution);
+  const int64_t spe = std::max<int64_t>(1, c.plain.training_steps_per_execution);
   const int64_t repeats = std::max<int64_t>(1, c.plain.pipeline_repeat_count);
   return spe > kMaxSamplesPerExecution || repeats > kMaxSamplesPerExecution ? kMaxSamplesPerExecution + 1
                                                                             : spe * repeats;

@@ -207,8 +207,8 @@ TEST_CASE("the Gantt layout is the simulator's timeline: same length, same bubbl
     REQUIRE(t.in_cycles);
     const Settings& s = plan.settings;
     const PlanDecisions& d = plan.decided;
-    const double host =
-        d.device.host_call_cycles / static_cast<double>(s.steps_per_execution * s.plain.pipeline_repeat_count);
+    const double host = d.device.host_call_cycles /
+                        static_cast<double>(s.plain.training_steps_per_execution * s.plain.pipeline_repeat_count);
     CHECK(t.span == doctest::Approx(plan.cost.cycles_per_update - host));
     CHECK(bubble_of(plan, t) == doctest::Approx(plan.cost.bubble_fraction));
     CHECK(plan.cost.bubble_fraction > 0.05);  // the fill and drain the picture must show
@@ -295,8 +295,8 @@ TEST_CASE("the Gantt layout starts every instruction as soon as the simulator wo
   CHECK(check_as_soon_as_allowed(plan, t) > 0);
   const Settings& s = plan.settings;
   const PlanDecisions& d = plan.decided;
-  const double host =
-      d.device.host_call_cycles / static_cast<double>(s.steps_per_execution * s.plain.pipeline_repeat_count);
+  const double host = d.device.host_call_cycles /
+                      static_cast<double>(s.plain.training_steps_per_execution * s.plain.pipeline_repeat_count);
   CHECK(t.span == doctest::Approx(simulate_plan(plan).cycles_per_update - host));
 }
 

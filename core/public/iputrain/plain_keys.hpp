@@ -174,7 +174,31 @@ IPUTRAIN_KEY_ENUM(ProfileExecution, NoProfile, DeviceProfile, IpuProfile, TilePr
       return written != KeepBestMode::Auto ? written : accuracy ? KeepBestMode::Max : KeepBestMode::Min;               \
     })                                                                                                                 \
   X(data_seed, "data.seed", int64_t, 0, Runs, defining, "Shuffle seed; 0 = `training.seed`.", Range::at_least(0), "",  \
-    [](const auto& c) { return c.plain.data_seed != 0 ? c.plain.data_seed : static_cast<int64_t>(c.training.seed); })  \
+    [](const auto& c) { return c.plain.data_seed != 0 ? c.plain.data_seed : c.plain.training_seed; })                  \
+  X(data_shuffle, "data.shuffle", bool, true, Runs, defining, "Reshuffle the training set every epoch.", {}, "",       \
+    as_written)                                                                                                        \
+  X(engine_threads, "engine.threads", int64_t, 0, Runs, plain,                                                         \
+    "Threads of the one task arena every virtual IPU of the process splits its kernels over (GEMM, "                   \
+    "convolution, reductions, softmax, elementwise ops, optimizer updates); 0 = every core. The weights "              \
+    "are bitwise the same for any value; the plan report shows it as `host_threads`.",                                 \
+    Range::at_least(0), "", as_written)                                                                                \
+  X(training_steps, "training.steps", int64_t, 0, Runs, plain,                                                         \
+    "Number of weight updates; unset = run `training.epochs` passes instead (one pass when that is unset too).",       \
+    Range::at_least(1), "", as_written)                                                                                \
+  X(training_steps_per_execution, "training.steps_per_execution", int64_t, 1, Runs, plain,                             \
+    "Steps run by the on-device loop per host call.", Range::at_least(1), "", as_written)                              \
+  X(training_seed, "training.seed", int64_t, 42, Runs, defining,                                                       \
+    "Seeds parameter initialisers, dropout and shuffling.", Range::at_least(0), "", as_written)                        \
+  X(training_validate_every, "training.validate_every", int64_t, 1, Runs, plain,                                       \
+    "Validate every N `validate_every_unit`s, and after the last step (needs `data.validation` or "                    \
+    "`data.validation_split`).",                                                                                       \
+    Range::at_least(1), "", as_written)                                                                                \
+  X(checkpoint_every, "checkpoint.every", int64_t, -1, Runs, plain,                                                    \
+    "Save every N weight updates and at the end of training; unset = only at the end; 0 = no checkpoints "             \
+    "(as `train --no-checkpoint`).",                                                                                   \
+    Range::at_least(0), "", as_written)                                                                                \
+  X(checkpoint_keep, "checkpoint.keep", int64_t, 5, Runs, plain, "Newest checkpoints kept; 0 = keep all.",             \
+    Range::at_least(0), "", as_written)                                                                                \
   X(data_prefetch_depth, "data.prefetch_depth", int64_t, 2, Runs, plain,                                               \
     "Batches the infeed thread prepares ahead of the device; 1 when "                                                  \
     "`ipu.optimizations.prefetch_data_streams` is false.",                                                             \

@@ -152,15 +152,12 @@ struct ProfileSettings {
 struct ValidationSettings {
   bool enabled = false;   //!< a source or a split is given
   double split = 0;       //!< fraction of the training samples held out (0: a source instead)
-  int64_t every = 1;      //!< validate every `every` steps or epochs, and after the last step
   std::string keep_best;  //!< metric ("val_loss") whose best checkpoint is kept; "" = none
 };
 
 //! `[checkpoint]`, resolved: where and how often training saves itself.
 struct CheckpointSettings {
-  std::string dir;     //!< checkpoint.dir by the path rule (relative to its config file's folder); "" = none
-  int64_t every = -1;  //!< every N weight updates and at the end; -1 = only at the end; 0 = none
-  int64_t keep = 5;    //!< newest checkpoints kept; 0 = all
+  std::string dir;  //!< checkpoint.dir by the path rule (relative to its config file's folder); "" = none
 };
 
 struct Settings {
@@ -170,11 +167,6 @@ struct Settings {
   OutfeedSettings outfeed;
   ProfileSettings profile;
   FloatBehaviour floating_point;
-  uint64_t seed = 42;  //!< training.seed
-  bool shuffle = true;
-  int64_t threads = 0;  //!< engine.threads: the kernel arena's threads (0 = every core)
-  int64_t steps = 0;    //!< 0: run `epochs` passes instead
-  int64_t steps_per_execution = 1;
   std::string pipeline_name = "pipeline";
   ValidationSettings validation;
   CheckpointSettings checkpoint;
