@@ -187,7 +187,7 @@ void print_run_notes(Session& session, const TrainArgs& args, const Loaded& load
     fmt::print(notes, "wrote the profile to {}\n", summary.profile_directory);
   }
   if (!summary.best_checkpoint.empty()) {
-    fmt::print(notes, "kept the best checkpoint ({} {:.4f}) as {}\n", loaded.config.checkpoint.keep_best,
+    fmt::print(notes, "kept the best checkpoint ({} {:.4f}) as {}\n", loaded.config.plain.checkpoint_keep_best,
                summary.best_value, summary.best_checkpoint);
   }
   if (!summary.checkpoints.empty()) {
@@ -251,8 +251,8 @@ int run_train(const TrainArgs& args) {
   if (!settings.checkpoint.dir.empty() && writes) {
     prepare_output(settings.checkpoint.dir, "checkpoint.dir", true);
   }
-  if (settings.profile.enabled && !settings.profile.directory.empty() && writes) {
-    prepare_output(settings.profile.directory, "profiling.report_directory", true);
+  if (settings.profile.enabled && !settings.plain.profiling_report_directory.empty() && writes) {
+    prepare_output(settings.plain.profiling_report_directory, "profiling.report_directory", true);
   }
   Session session(loaded.model, loaded.run);
   session.overwrite_checkpoints(args.overwrite);

@@ -151,7 +151,8 @@ void write_executable(const planner::Plan& plan, const std::string& model, const
 }
 
 std::string write_profile(const ProfileRun& run, const ProfileSettings& s) {
-  const fs::path base = s.directory.empty() ? fs::current_path() : fs::path(s.directory);
+  const std::string& folder = run.plan.settings.plain.profiling_report_directory;
+  const fs::path base = folder.empty() ? fs::current_path() : fs::path(folder);
   const fs::path dir = run_directory(base, run.model);
   std::error_code ec;
   fs::create_directories(dir, ec);

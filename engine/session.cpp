@@ -175,16 +175,16 @@ struct TrainLoop {
     next_validation = validation ? engine::next_validation(s.step, s.settings.plain.training_validate_every,
                                                            by_epochs(), updates_per_epoch)
                                  : end;
-    if (!validation || vs.keep_best.empty()) {
+    if (!validation || s.settings.plain.checkpoint_keep_best.empty()) {
       return;
     }
     const std::vector<std::string> names = session.validation_names();
-    const auto it = std::find(names.begin(), names.end(), vs.keep_best);
+    const auto it = std::find(names.begin(), names.end(), s.settings.plain.checkpoint_keep_best);
     if (it == names.end()) {
-      const std::string near = nearest_name(vs.keep_best, names);
+      const std::string near = nearest_name(s.settings.plain.checkpoint_keep_best, names);
       s.settings.keys.fail_at("checkpoint.keep_best",
                               fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric of model `{}`",
-                                          vs.keep_best, s.model.name()),
+                                          s.settings.plain.checkpoint_keep_best, s.model.name()),
                               near.empty() ? fmt::format("its metrics are: {}", fmt::join(names, ", "))
                                            : fmt::format("did you mean \"{}\"?", near));
     }

@@ -17,7 +17,7 @@ namespace iputrain::config {
 namespace {
 
 // The MARKS of a line.
-enum Marks : unsigned { plain = 0, defining = 1, layout = 2, tunable = 4 };
+enum Marks : unsigned { plain = 0, defining = 1, layout = 2, tunable = 4, path = 8 };
 
 template <class T>
 constexpr KeyType plain_type() {
@@ -27,8 +27,10 @@ constexpr KeyType plain_type() {
     return KeyType::Bool;
   } else if constexpr (std::is_same_v<T, int64_t>) {
     return KeyType::Int;
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return KeyType::String;
   } else {
-    static_assert(std::is_same_v<T, double>, "a plain key is a double, an int64_t, a bool or a KeyEnum");
+    static_assert(std::is_same_v<T, double>, "a plain key is a double, an int64_t, a bool, a string or a KeyEnum");
     return KeyType::Float;
   }
 }
@@ -82,6 +84,7 @@ KeySpec plain_row(std::string_view field, KeySpec row, unsigned marks, std::stri
   row.defines_run = (marks & defining) != 0;
   row.layout = (marks & layout) != 0;
   row.tunable = (marks & tunable) != 0;
+  row.is_path = (marks & path) != 0;
   row.needs = std::move(needs);
   return row;
 }

@@ -174,9 +174,6 @@ std::vector<KeySpec> run_keys() {
           "Directory for checkpoints; each records the run's defining keys, its config's hash and the registered "
           "ops its model calls; a relative path follows the path rule (see Paths); \"\" = no checkpoints.")
           .as_path(),
-      key(IPUTRAIN_KEY(checkpoint.keep_best), String, "", Runs,
-          "Also keep the checkpoint with the best value of this validation metric (`val_loss`, "
-          "`val_accuracy`: `val_` and a model output) as `best.safetensors`, which the rotation never removes."),
 
       key(IPUTRAIN_KEY(profiling.enabled), Bool, false, Runs,
           "Each train() writes a profile directory under `report_directory`: the plan (JSON and text), "
@@ -195,10 +192,6 @@ std::vector<KeySpec> run_keys() {
           non_negative),
       key(IPUTRAIN_KEY(profiling.max_report_size), Int, 268435456, Runs,
           "Largest profile file, in bytes; a larger one is left out and listed in omitted.txt.", positive_int),
-      key(IPUTRAIN_KEY(profiling.report_directory), String, "", Runs,
-          "Where profile directories are made (a relative path follows the path rule, see Paths); \"\" = the "
-          "current directory.")
-          .as_path(),
       key(IPUTRAIN_KEY(profiling.retain_control_dependencies), Bool, false, None,
           "Pass control dependencies to the scheduler.")
           .no_effect("an option of Poplar's graph profiler; the plan's reports hold no control dependencies"),

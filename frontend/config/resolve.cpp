@@ -238,12 +238,10 @@ Settings resolve(const Config& cfg) {
   s.floating_point = {fp.inv, fp.div0, fp.oflo, fp.esr, fp.nanoo, fp.set_all};
   s.validation.enabled = !cfg.data.validation.empty() || cfg.data.validation_split > 0;
   s.validation.split = cfg.data.validation_split;
-  s.validation.keep_best = cfg.checkpoint.keep_best;
   s.checkpoint.dir = cfg.resolve_path("checkpoint.dir", cfg.checkpoint.dir);
   s.pipeline_name = cfg.pipeline.name;
   s.executable_folder = cfg.resolve_path("ipu.serialization_output_folder", cfg.ipu.serialization_output_folder);
   s.profile.enabled = cfg.profiling.enabled;
-  s.profile.directory = cfg.resolve_path("profiling.report_directory", cfg.profiling.report_directory);
   s.profile.every_nth_execution = cfg.profiling.report_every_nth_execution;
   s.profile.ipu_events = cfg.profiling.enable_ipu_events;
   s.profile.max_report_size = cfg.profiling.max_report_size;

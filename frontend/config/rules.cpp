@@ -412,10 +412,11 @@ void check_run(Config& c) {
                 "set `data.validation` to a source, or `data.validation_split` to the fraction to hold out");
     }
   }
-  if (!c.checkpoint.keep_best.empty() && !c.checkpoint.keep_best.starts_with("val_")) {
+  if (!c.plain.checkpoint_keep_best.empty() && !c.plain.checkpoint_keep_best.starts_with("val_")) {
     c.fail_at("checkpoint.keep_best",
-              fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric", c.checkpoint.keep_best),
-              fmt::format("validation metrics are `val_` and an output's name, e.g. \"val_{}\"", c.checkpoint.keep_best));
+              fmt::format("`checkpoint.keep_best` = \"{}\" is not a validation metric", c.plain.checkpoint_keep_best),
+              fmt::format("validation metrics are `val_` and an output's name, e.g. \"val_{}\"",
+                          c.plain.checkpoint_keep_best));
   }
   const bool off =
       c.plain.checkpoint_every == 0 || c.is_set("checkpoint.dir");  // off on purpose (`--set checkpoint.dir=`)

@@ -199,8 +199,7 @@ struct DataSection {
 };
 
 struct CheckpointSection {
-  std::string dir;    //!< where checkpoints are written; "" = no checkpoints
-  std::string keep_best;  //!< validation metric whose best checkpoint is kept ("val_loss"); "" = none
+  std::string dir;  //!< where checkpoints are written; "" = no checkpoints
 };
 
 //! Legacy profiling options (create_ipu_config / set_report_options).
@@ -212,7 +211,6 @@ struct ProfilingSection {
   bool enable_poplar_serialized_graph = false;
   int64_t report_every_nth_execution = 0;
   int64_t max_report_size = 268435456;
-  std::string report_directory;
   bool retain_control_dependencies = false;
   OptionMap graph_options;
   OptionMap execution_options;

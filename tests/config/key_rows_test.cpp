@@ -309,11 +309,11 @@ TEST_CASE("resolve reads each enum key's spellings from its row, to the settings
   }
   // keep_best_mode auto: the highest value for a metric with `acc` in its name.
   Config acc;
-  acc.checkpoint.keep_best = "val_accuracy";
+  acc.plain.checkpoint_keep_best = "val_accuracy";
   CHECK(config::resolve(acc).plain.checkpoint_keep_best_mode == KeepBestMode::Max);
   acc.plain.checkpoint_keep_best_mode = KeepBestMode::Min;
   CHECK(config::resolve(acc).plain.checkpoint_keep_best_mode == KeepBestMode::Min);
-  acc.checkpoint.keep_best = "val_loss";
+  acc.plain.checkpoint_keep_best = "val_loss";
   acc.plain.checkpoint_keep_best_mode = KeepBestMode::Auto;
   CHECK(config::resolve(acc).plain.checkpoint_keep_best_mode == KeepBestMode::Min);
   // Every spelling of every enum key resolve turns into a setting is pinned above.
@@ -352,11 +352,12 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
       CHECK(row.access.get(c) == config::Value(spelling));
     }
   }
-  // Besides these 13, seventeen numbers and flags: repeat_count, log_every, reset_states_every, the
+  // Besides these 13, seventeen numbers and flags (repeat_count, log_every, reset_states_every, the
   // scheduler's two limits, keep_best_min_delta, data.seed, shuffle and prefetch_depth, engine.threads,
-  // training.epochs, steps, steps_per_execution, seed and validate_every, checkpoint.every and keep.
+  // training.epochs, steps, steps_per_execution, seed and validate_every, checkpoint.every and keep)
+  // and two strings (checkpoint.keep_best, profiling.report_directory).
   CHECK(enums == 13);
-  CHECK(config::plain_keys().size() == 30);
+  CHECK(config::plain_keys().size() == 32);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(
       "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"
@@ -388,4 +389,17 @@ TEST_CASE("a plain key's derived value is settled by its line, and the config ke
   CHECK(as_written.plain.data_prefetch_depth == 4);
   CHECK(as_written.plain.training_epochs == 2.5);
   CHECK(written.plain.data_seed == 3);
+}
+
+// A plain string marked `path` is a path key (written configs rebase it), and its DERIVE resolves it
+// by the path rule: relative to the folder of the file that set it.
+TEST_CASE("a plain path key is resolved against its config file's folder, and kept as written") {
+  const config::KeySpec* row = config::find_key("profiling.report_directory");
+  REQUIRE(row != nullptr);
+  CHECK(row->is_path);
+  CHECK(row->type == config::KeyType::String);
+  const Config c = config::parse("[profiling]\nreport_directory = \"prof\"\n", "/configs/run.toml");
+  CHECK(c.plain.profiling_report_directory == "prof");
+  CHECK(config::resolve(c).plain.profiling_report_directory == "/configs/prof");
+  CHECK(config::resolve(Config{}).plain.profiling_report_directory.empty());  // "" stays: the current directory
 }

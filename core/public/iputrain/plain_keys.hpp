@@ -7,11 +7,12 @@
 //
 // X(FIELD, PATH, TYPE, DEFAULT, EFFECT, MARKS, DOC, RANGE, NEEDS, DERIVE):
 // - FIELD is PATH with `_` for `.` (checked when the schema is built);
-// - TYPE is double, int64_t, bool or an enum declared below by IPUTRAIN_KEY_ENUM, whose
+// - TYPE is double, int64_t, bool, std::string or an enum declared below by IPUTRAIN_KEY_ENUM, whose
 //   enumerators are the key's spellings (ChooseBest is written "choose_best");
 // - EFFECT is the schema's Effect: Runs (it changes the run) or Models (the plan's model);
 // - MARKS is `plain`, or `defining` (checkpoints record it and `--resume` checks it), `layout`
-//   (`verify`'s one-IPU reference resets it) or `tunable` (`tune` may vary it), joined by `|`;
+//   (`verify`'s one-IPU reference resets it), `tunable` (`tune` may vary it) or `path` (a file or
+//   folder: written configs rebase it; its DERIVE resolves it by the path rule), joined by `|`;
 // - RANGE the accepted numbers, as the schema's Range writes them (Range::at_least(0)), or {};
 // - NEEDS the key it has no effect without ("" for none): setting it without that key is refused,
 //   located, with a hint;
@@ -165,12 +166,21 @@ IPUTRAIN_KEY_ENUM(ProfileExecution, NoProfile, DeviceProfile, IpuProfile, TilePr
     "An improvement of the `keep_best` metric by no more than this does not replace best.safetensors "                 \
     "(as the min_delta of Keras' EarlyStopping): noise does not rewrite the best checkpoint.",                         \
     Range::at_least(0), "checkpoint.keep_best", as_written)                                                            \
+  X(checkpoint_keep_best, "checkpoint.keep_best", std::string, "", Runs, plain,                                        \
+    "Also keep the checkpoint with the best value of this validation metric (`val_loss`, "                             \
+    "`val_accuracy`: `val_` and a model output) as `best.safetensors`, which the rotation never removes.",             \
+    {}, "", as_written)                                                                                                \
+  X(profiling_report_directory, "profiling.report_directory", std::string, "", Runs, path,                             \
+    "Where profile directories are made (a relative path follows the path rule, see Paths); \"\" = the "               \
+    "current directory.",                                                                                              \
+    {}, "",                                                                                                            \
+    [](const auto& c) { return c.resolve_path("profiling.report_directory", c.plain.profiling_report_directory); })    \
   X(checkpoint_keep_best_mode, "checkpoint.keep_best_mode", KeepBestMode, KeepBestMode::Auto, Runs, plain,             \
     "Whether the best `keep_best` value is the lowest or the highest; auto: highest for a name with "                  \
     "`acc` in it, else lowest (as Keras).",                                                                            \
     {}, "checkpoint.keep_best", [](const auto& c) {                                                                    \
       const KeepBestMode written = c.plain.checkpoint_keep_best_mode;                                                  \
-      const bool accuracy = c.checkpoint.keep_best.find("acc") != std::string::npos;                                   \
+      const bool accuracy = c.plain.checkpoint_keep_best.find("acc") != std::string::npos;                             \
       return written != KeepBestMode::Auto ? written : accuracy ? KeepBestMode::Max : KeepBestMode::Min;               \
     })                                                                                                                 \
   X(data_seed, "data.seed", int64_t, 0, Runs, defining, "Shuffle seed; 0 = `training.seed`.", Range::at_least(0), "",  \

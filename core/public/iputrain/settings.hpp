@@ -140,7 +140,6 @@ struct FloatBehaviour {
 //! `[profiling]`, resolved: what a run writes to its profile directory.
 struct ProfileSettings {
   bool enabled = false;
-  std::string directory;                //!< report_directory ("" = the current directory)
   int64_t every_nth_execution = 0;      //!< keep executions 0, N, 2N, … in the trace and events; 0 = the first only
   bool ipu_events = false;              //!< enable_ipu_events: every instruction of every IPU, as CSV
   int64_t max_report_size = 268435456;  //!< bytes; a larger file is left out, and the profile says so
@@ -150,9 +149,8 @@ struct ProfileSettings {
 //! Validation while training (data.validation, data.validation_split, training.validate_every*,
 //! checkpoint.keep_best*).
 struct ValidationSettings {
-  bool enabled = false;   //!< a source or a split is given
-  double split = 0;       //!< fraction of the training samples held out (0: a source instead)
-  std::string keep_best;  //!< metric ("val_loss") whose best checkpoint is kept; "" = none
+  bool enabled = false;  //!< a source or a split is given
+  double split = 0;      //!< fraction of the training samples held out (0: a source instead)
 };
 
 //! `[checkpoint]`, resolved: where and how often training saves itself.
