@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <system_error>
 #include <vector>
 
 namespace iputrain::bench {
@@ -97,6 +98,15 @@ inline std::pair<std::string, std::string> write_no_layout(const std::string& so
                                                            const std::string& config, bool no_stages = false) {
   const auto dir = std::filesystem::temp_directory_path() / ("iputrain_no_layout." + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
+  // The folder is the process's own: removed, with what every call wrote into it, when it exits.
+  struct RemovedAtExit {
+    std::filesystem::path path;
+    ~RemovedAtExit() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  };
+  static const RemovedAtExit folder{dir};
   const auto read = [&](const std::string& name) {
     std::ifstream f(source_dir + "/examples/ipu_scale/" + name);
     return std::string(std::istreambuf_iterator<char>(f), {});
