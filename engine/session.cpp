@@ -220,7 +220,6 @@ struct TrainLoop {
     if (!validation || (s.step < next_validation && s.step != end)) {
       return;
     }
-    const ValidationSettings& vs = s.settings.validation;
     const auto validation_start = std::chrono::steady_clock::now();
     const double begin_us = s.cluster->now_us();
     const EvalResult r = s.evaluate_on(*validation, "validation");
