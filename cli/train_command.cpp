@@ -158,7 +158,7 @@ void print_intro(const Session& session, const Loaded& loaded, const Instances& 
   const size_t ipus = session.memory_per_ipu().size();
   fmt::print(notes, "training {}{} on {} virtual IPU{}: {} parameters, {} steps of batch {} (micro-batch {})\n",
              model.name(),
-             config.is_set("pipeline.name") ? fmt::format(" (pipeline \"{}\")", config.pipeline.name) : "", ipus,
+             config.is_set("pipeline.name") ? fmt::format(" (pipeline \"{}\")", config.plain.pipeline_name) : "", ipus,
              ipus == 1 ? "" : "s", model.parameter_count(), session.planned_steps(), session.global_batch(),
              model.batch_size());
   if (instances.count > 1) {
@@ -251,7 +251,7 @@ int run_train(const TrainArgs& args) {
   if (!settings.checkpoint.dir.empty() && writes) {
     prepare_output(settings.checkpoint.dir, "checkpoint.dir", true);
   }
-  if (settings.profile.enabled && !settings.plain.profiling_report_directory.empty() && writes) {
+  if (settings.plain.profiling_enabled && !settings.plain.profiling_report_directory.empty() && writes) {
     prepare_output(settings.plain.profiling_report_directory, "profiling.report_directory", true);
   }
   Session session(loaded.model, loaded.run);

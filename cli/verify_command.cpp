@@ -90,7 +90,8 @@ Config reference_config(const Config& config, const Model& model, const Plan& pl
 Config stepwise(Config config) {
   config.plain.training_steps = 1;
   config.checkpoint.dir.clear();
-  config.profiling = {};
+  config.plain.profiling_enabled = false;
+  config.plain.profiling_enable_ipu_events = false;
   return config;
 }
 

@@ -33,9 +33,10 @@ fs::path run_directory(const fs::path& base, const std::string& model) {
   return dir;
 }
 
-bool kept(const ProfileSettings& s, int64_t update, int64_t per_execution) {
+bool kept(const Settings& s, int64_t update, int64_t per_execution) {
   const int64_t execution = update / std::max<int64_t>(1, per_execution);
-  return s.every_nth_execution == 0 ? execution == 0 : execution % s.every_nth_execution == 0;
+  const int64_t every = s.plain.profiling_report_every_nth_execution;
+  return every == 0 ? execution == 0 : execution % every == 0;
 }
 
 std::string cycles_csv(const planner::Plan& plan, const SourceManager* sources) {
@@ -82,7 +83,7 @@ std::string report_json(const RunReport& r) {
       r.measured_bubble, r.simulated_bubble, r.planned_bubble, r.analytic_bubble, ipus);
 }
 
-std::string events_csv(const Recorder& recorder, const ProfileSettings& s, int64_t per_execution) {
+std::string events_csv(const Recorder& recorder, const Settings& s, int64_t per_execution) {
   std::string out = "track,instruction,stage,micro_batch,update,real_begin_us,real_end_us,sim_begin_cycles,sim_end_cycles\n";
   for (const Track& t : recorder.tracks()) {
     for (const TraceEvent& e : t.events) {
@@ -150,8 +151,9 @@ void write_executable(const planner::Plan& plan, const std::string& model, const
   write_file_atomically((fs::path(folder) / (model + ".programs.txt")).string(), programs);
 }
 
-std::string write_profile(const ProfileRun& run, const ProfileSettings& s) {
-  const std::string& folder = run.plan.settings.plain.profiling_report_directory;
+std::string write_profile(const ProfileRun& run) {
+  const Settings& s = run.plan.settings;
+  const std::string& folder = s.plain.profiling_report_directory;
   const fs::path base = folder.empty() ? fs::current_path() : fs::path(folder);
   const fs::path dir = run_directory(base, run.model);
   std::error_code ec;
@@ -160,8 +162,8 @@ std::string write_profile(const ProfileRun& run, const ProfileSettings& s) {
     throw Error(ErrorKind::Io, fmt::format("cannot make the profile directory {}: {}", dir.string(), ec.message()), {},
                 "set `profiling.report_directory` to a directory you can write");
   }
-  ProfileWriter w(dir, s.max_report_size);
-  if (s.enabled) {
+  ProfileWriter w(dir, s.plain.profiling_max_report_size);
+  if (s.plain.profiling_enabled) {
     w.file("index.html", planner::plan_html(run.plan, run.model, run.sources, run.config_toml));
     w.file("plan.json", planner::plan_json(run.plan, run.model));
     w.file("plan.txt", planner::plan_text(run.plan, run.model));
@@ -169,18 +171,18 @@ std::string write_profile(const ProfileRun& run, const ProfileSettings& s) {
     w.file("schedule.svg", planner::gantt_svg(run.plan));
     w.file("cycles.csv", cycles_csv(run.plan, run.sources));
     w.file("run_report.json", report_json(run.report));
-    if (run.plan.settings.plain.profiling_profile_execution != ProfileExecution::NoProfile) {
+    if (s.plain.profiling_profile_execution != ProfileExecution::NoProfile) {
       Recorder kept_only = run.recorder;
       for (int32_t i = 0; i < static_cast<int32_t>(kept_only.tracks().size()); ++i) {
         auto& events = kept_only.track(i).events;
         std::erase_if(events, [&](const TraceEvent& e) { return !kept(s, e.update, run.updates_per_execution); });
       }
       kept_only.write_chrome_trace((dir / "execution.json").string(), run.plan.decided.device.clock_hz,
-                                   Recorder::kMaxTraceEvents, run.pipeline_name);
+                                   Recorder::kMaxTraceEvents, s.plain.pipeline_name);
       w.written("execution.json");
     }
   }
-  if (s.ipu_events) {
+  if (s.plain.profiling_enable_ipu_events) {
     w.file("events.csv", events_csv(run.recorder, s, run.updates_per_execution));
   }
   w.finish();

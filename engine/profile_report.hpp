@@ -24,19 +24,20 @@ namespace iputrain::engine {
 
 //! True if a run under `s` records its instructions (for execution.json or events.csv).
 inline bool profile_records_events(const Settings& s) {
-  return (s.profile.enabled && s.plain.profiling_profile_execution != ProfileExecution::NoProfile) ||
-         s.profile.ipu_events;
+  return (s.plain.profiling_enabled && s.plain.profiling_profile_execution != ProfileExecution::NoProfile) ||
+         s.plain.profiling_enable_ipu_events;
 }
-//! True if a run under `p` writes a profile directory.
-inline bool profile_wanted(const ProfileSettings& p) { return p.enabled || p.ipu_events; }
+//! True if a run under `s` writes a profile directory.
+inline bool profile_wanted(const Settings& s) {
+  return s.plain.profiling_enabled || s.plain.profiling_enable_ipu_events;
+}
 
 struct ProfileRun {
   const planner::Plan& plan;
   std::string model;                  //!< the model's name
   const RunReport& report;
   const Recorder& recorder;
-  int64_t updates_per_execution = 1;  //!< steps_per_execution x repeat_count
-  std::string pipeline_name;
+  int64_t updates_per_execution = 1;       //!< steps_per_execution x repeat_count
   const SourceManager* sources = nullptr;  //!< the model's files, to name where each op is written
   std::string config_toml;                 //!< the config as resolved, shown by index.html
 };
@@ -48,6 +49,6 @@ void write_executable(const planner::Plan& plan, const std::string& model, const
 
 //! Writes the profile directory of one run; returns its path. Throws Error(Io) with a hint if the
 //! directory cannot be made or a file cannot be written.
-std::string write_profile(const ProfileRun& run, const ProfileSettings& settings);
+std::string write_profile(const ProfileRun& run);
 
 }  // namespace iputrain::engine

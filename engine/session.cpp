@@ -369,14 +369,13 @@ void finish_run(const Session& session, Session::Impl& s, TrainSummary& summary)
   const engine::LossScaleState loss_scale = s.cluster->loss_scale();
   summary.skipped_updates = loss_scale.skipped;
   summary.loss_scale = loss_scale.scale;
-  if (engine::profile_wanted(s.settings.profile) && engine::writes_run_files()) {
+  if (engine::profile_wanted(s.settings) && engine::writes_run_files()) {
     const RunReport report = session.run_report();
     summary.profile_directory =
         engine::write_profile({s.plan, s.model.name(), report, s.cluster->recorder(),
                                std::max<int64_t>(1, s.settings.plain.training_steps_per_execution) *
                                    std::max<int64_t>(1, s.settings.plain.pipeline_repeat_count),
-                               s.settings.pipeline_name, s.model.sources().get(), s.config_text},
-                              s.settings.profile);
+                               s.model.sources().get(), s.config_text});
   }
 }
 
@@ -643,7 +642,7 @@ void Session::write_trace(const std::string& path) const {
     return;  // the first instance writes the run's files
   }
   s.cluster->recorder().write_chrome_trace(path, s.plan.decided.device.clock_hz, engine::Recorder::kMaxTraceEvents,
-                                           s.settings.pipeline_name);
+                                           s.settings.plain.pipeline_name);
 }
 
 }  // namespace iputrain

@@ -193,7 +193,7 @@ std::string Session::Impl::save_checkpoint_as(const std::string& dir, const std:
   meta.optimizer = s.settings.optimizer.type;
   meta.state_slots = optimizer_state_slots(s.settings.optimizer);
   meta.loss_scale = s.cluster->loss_scale();
-  meta.seed = static_cast<uint64_t>(s.settings.plain.training_seed);
+  meta.seed = s.settings.plain.training_seed;
   meta.shuffle_seed = s.shuffle_seed();
   meta.shuffle = s.settings.plain.data_shuffle;
   meta.global_batch = s.plan.global_batch();
@@ -217,7 +217,7 @@ ResumeInfo Session::resume(const std::string& dir_or_file) {
 
   // Check everything before changing anything, so a refused checkpoint leaves the session as it was.
   same(c, "optimizer.type", c.meta.optimizer, s.settings.optimizer.type);
-  same(c, "training.seed", c.meta.seed, static_cast<uint64_t>(s.settings.plain.training_seed));
+  same(c, "training.seed", c.meta.seed, s.settings.plain.training_seed);
   same(c, "the shuffle seed (data.seed, else training.seed)", c.meta.shuffle_seed, s.shuffle_seed());
   same(c, "data.shuffle", c.meta.shuffle, s.settings.plain.data_shuffle);
   same(c, "the global batch (micro-batch x accumulation x replicas)", c.meta.global_batch, s.plan.global_batch());

@@ -133,7 +133,7 @@ struct Session::Impl : engine::SessionConfig {
     }
     const ir::Graph& g = plan.graph;
     std::vector<float> init(static_cast<size_t>(g.type(p).numel()), 0.0f);
-    fill_initializer(g.node(p), static_cast<uint64_t>(settings.plain.training_seed), init.data());
+    fill_initializer(g.node(p), settings.plain.training_seed, init.data());
     set_weight(p, init.data());
   }
 
@@ -154,7 +154,7 @@ struct Session::Impl : engine::SessionConfig {
         file, fmt::join(names, ", "))};
   }
 
-  uint64_t shuffle_seed() const { return static_cast<uint64_t>(settings.plain.data_seed); }
+  uint64_t shuffle_seed() const { return settings.plain.data_seed; }
 
   // Opens the source `key` names for the model's inputs, or for `fields` when given (predict reads
   // only the inputs its values need).

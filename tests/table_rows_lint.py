@@ -164,17 +164,29 @@ PLAIN_TABLE = Table("plain key", PLAIN_KEYS, "X", None, None)
 
 def plain_key_rows(sources, failures):
     """Part (a) for the plain keys: each line of IPUTRAIN_PLAIN_KEYS is read by a consumer; those that
-    read it are its files (a key the rules check and the engine runs is read by both)."""
+    read it are its files (a key the rules check and the engine runs is read by both). A line whose
+    EFFECT is no_effect_here(...) or refused_here(...) is read by no file: a reader would make the
+    key act while the docs and the warning say it does not."""
     header = sources["files"][PLAIN_KEYS]
     block = re.search(r"#define IPUTRAIN_PLAIN_KEYS\(X\)(.*?)\n\n", header.text, re.S)
+    text = block.group(1) if block else ""
+    lines = list(re.finditer(r"\bX\(\s*(\w+)\s*,\s*\"([\w.]+)\"\s*,", text))
     rows = []
-    for m in re.finditer(r"\bX\(\s*(\w+)\s*,\s*\"([\w.]+)\"\s*,", block.group(1) if block else ""):
+    for i, m in enumerate(lines):
         field, key = m.group(1), m.group(2)
+        line_text = text[m.start():lines[i + 1].start() if i + 1 < len(lines) else len(text)]
+        inert = re.search(r"\b(no_effect_here|refused_here)\(", line_text) is not None
         read = re.compile(r"\bplain\." + field + r"\b")
         consumers = sorted(rel for rel, s in sources["files"].items()
                            if rel != PLAIN_KEYS and field in s.code and read.search(s.code))
-        if not consumers:
-            failures.append(f"{PLAIN_KEYS}:{header.line_of(m.start(), header.text)}: the plain key {key} is read "
+        where = f"{PLAIN_KEYS}:{header.line_of(block.start(1) + m.start(), header.text)}"
+        for rel in consumers if inert else []:
+            source = sources["files"][rel]
+            failures.append(f"{rel}:{source.line_of(read.search(source.code).start())}: reads `plain.{field}`, but "
+                            f"the line of {key} ({where}) says it has no effect or is refused; give the line the "
+                            f"effect the key has (Runs or Models), or stop reading it")
+        if not inert and not consumers:
+            failures.append(f"{where}: the plain key {key} is read "
                             f"by no file; read `plain.{field}` where the key acts, or remove its line")
         rows.append(Row(PLAIN_TABLE, key, [(field, r"(?<!\w)" + field + r"\b")], consumers or [PLAIN_KEYS]))
     return rows

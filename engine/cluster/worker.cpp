@@ -207,7 +207,7 @@ void Worker::execute(Op& op, int64_t update, int64_t local) {
       // Stateful layers start afresh at the first batch of a pass over the data and every
       // training.reset_states_every batches of it (planner/recurrent_states.hpp).
       const int64_t in_pass = shared_.state_pass > 0 ? g % shared_.state_pass : g;
-      const ir::ExecContext ctx{static_cast<uint64_t>(shared_.settings.plain.training_seed),
+      const ir::ExecContext ctx{shared_.settings.plain.training_seed,
                                 g,
                                 g * shared_.micro_batch_size,
                                 shared_.plan.decided.training,

@@ -30,14 +30,6 @@ std::vector<KeySpec> ipu_keys() {
           "Directory where a session saves what it will run, as the seed saves its executables: "
           "<model>.plan.json and <model>.programs.txt (each IPU's instructions); \"\" = do not save.")
           .as_path(),
-      key(IPUTRAIN_KEY(ipu.compilation_poplar_options), OptionMap, ValueTable{}, None,
-          "Engine-level Poplar options, e.g. `{ \"debug.instrument\" = \"true\" }`.")
-          .no_effect(
-              "Poplar engine options tune the compiled program on silicon; the plan and the run do not depend on them"),
-      key(IPUTRAIN_KEY(ipu.gcl_poplar_options), OptionMap, ValueTable{}, None,
-          "Options of the collectives library, applied to every collective.")
-          .no_effect("it tunes Poplar's implementation of the collectives; the modelled cross-replica exchange does "
-                     "not depend on it"),
 
       key(IPUTRAIN_KEY(ipu.convolutions.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every convolution: availableMemoryProportion (default 0.6) caps its "
@@ -61,12 +53,6 @@ std::vector<KeySpec> ipu_keys() {
           .no_effect("the virtual IPUs are attached when a run starts; remote memory is modelled by the "
                      "`pipeline.offload_*` keys"),
 
-      key(IPUTRAIN_KEY(ipu.experimental.always_rearrange_copies_on_the_host), Bool, false, None,
-          "Rearrange streamed data on the host instead of the device.")
-          .no_effect("streamed data is copied into the virtual IPUs as it is, so there is no rearrangement to move"),
-      key(IPUTRAIN_KEY(ipu.experimental.enable_remote_buffer_embedding), Bool, false, None,
-          "Host embeddings use remote buffers instead of host callbacks.")
-          .no_effect("there are no host embeddings here: every embedding table is a parameter held on the IPUs"),
       key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_count), Int, 0, Runs,
           "Instances (processes started by `mpirun -n`) sharing the replicas, each holding replicas / this; "
           "0 = as launched. Set, it must equal mpirun's count.",
@@ -102,9 +88,6 @@ std::vector<KeySpec> ipu_keys() {
           "does not fit is an error.",
           Range{0, true, 1, false}),
 
-      key(IPUTRAIN_KEY(ipu.ipu_model.compile_ipu_code), Bool, true, None, "Count the code size in reported memory.")
-          .no_effect(
-              "the memory model counts no code (vertices and control program), so there is no code size to leave out"),
       key(IPUTRAIN_KEY(ipu.ipu_model.tiles_per_ipu), Int, 0, Models,
           "Tiles per virtual IPU, which sets `device.tiles_per_ipu` (capacity = tiles x "
           "`device.memory_per_tile`); 0 = the version's count. Both set must agree.",
@@ -114,20 +97,12 @@ std::vector<KeySpec> ipu_keys() {
           "ipu2 (1472 tiles x 624 KiB, 1.33 GHz) or bow (ipu2 at 1.85 GHz); both set must agree.",
           {}, DeviceSection::versions()),
 
-      key(IPUTRAIN_KEY(ipu.matmuls.clear_pass_type), Bool, false, None,
-          "Do not tell the matmul library which pass (forward, gradient, weight update) it serves.")
-          .no_effect(
-              "a PopLibs choice of how partial sums are cleared; neither the memory nor the cycle model depends on it"),
       key(IPUTRAIN_KEY(ipu.matmuls.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every matmul: availableMemoryProportion (default 0.6) caps its temporaries "
           "and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; other "
           "options are not read.")
           .as_tunable(),
 
-      key(IPUTRAIN_KEY(ipu.norms.use_stable_statistics), Bool, false, None,
-          "Two-pass variance (subtract the mean first) in batch, group, layer and instance norms.")
-          .no_effect("the standard library's norms always take the variance in two passes (the mean first, then the "
-                     "mean of squared deviations), the stable form this key asks for"),
       key(IPUTRAIN_KEY(ipu.norms.experimental.distributed_batch_norm_replica_group_size), Int, 1, Runs,
           "Training batch-norm statistics shared by groups of this many consecutive replicas: nn.batch_norm "
           "averages its batch mean and variance over the group's micro-batches with cross_replica_mean (the "
@@ -136,53 +111,8 @@ std::vector<KeySpec> ipu_keys() {
 
       key(IPUTRAIN_KEY(ipu.optimizations.prefetch_data_streams), Bool, true, Runs,
           "Prefetch infeed batches on a background thread while the device runs."),
-      key(IPUTRAIN_KEY(ipu.optimizations.combine_embedding_lookups), Bool, false, None,
-          "Fuse embedding lookups on the same tensor.")
-          .no_effect("a Poplar graph rewrite; the planner models every lookup as the model writes it"),
-      key(IPUTRAIN_KEY(ipu.optimizations.combine_matmuls), Bool, false, None,
-          "Fuse matmuls that share weights or inputs.")
-          .no_effect("a Poplar graph rewrite; the planner models every matmul as the model writes it"),
-      key(IPUTRAIN_KEY(ipu.optimizations.enable_graph_outlining), Bool, true, None,
-          "Reuse code for identical ops (less code, more exchange).")
-          .no_effect("outlining shares code between identical ops, and the memory model counts no code"),
-      key(IPUTRAIN_KEY(ipu.optimizations.merge_infeed_io_copies), Bool, false, None,
-          "Merge host-to-device input copies into one.")
-          .no_effect("the infeed's staging buffer is modelled per micro-batch whatever the grouping of its copies"),
       key(IPUTRAIN_KEY(ipu.optimizations.maximum_cross_replica_sum_buffer_size), Int, 0, Runs,
           "Bytes of gradients gathered before one cross-replica sum is issued; 0 = one sum per tensor.", bytes),
-      key(IPUTRAIN_KEY(ipu.optimizations.maximum_reduce_scatter_buffer_size), Int, 0, None,
-          "Bytes gathered before one reduce-scatter is issued.", bytes)
-          .no_effect("the modelled reduce-scatter is not split into buffers"),
-      key(IPUTRAIN_KEY(ipu.optimizations.maximum_inter_ipu_copies_buffer_size), Int, 0, None,
-          "Bytes gathered before one inter-IPU (stage to stage) copy is issued.", bytes)
-          .no_effect("inter-IPU copies are modelled as one message per value, buffered at the receiver"),
-      key(IPUTRAIN_KEY(ipu.optimizations.maximum_send_recv_cluster_size), Int, 0, None,
-          "Bytes gathered before one host send/receive is issued.", bytes)
-          .no_effect("a Poplar grouping of send and receive operations; links are modelled per message"),
-      key(IPUTRAIN_KEY(ipu.optimizations.minimum_remote_tensor_size), Int, 128, None,
-          "Smallest tensor, in bytes, that may live in remote (streaming) memory.", bytes)
-          .no_effect("remote memory is modelled per offloaded buffer whatever its size"),
-      key(IPUTRAIN_KEY(ipu.optimizations.merge_remote_buffers), Enum, "if_beneficial", None,
-          "Merge compatible remote buffers.", {}, {"no_merging", "merge", "if_beneficial"})
-          .no_effect("remote buffers are not merged in the model; each offloaded buffer streams on its own"),
-      key(IPUTRAIN_KEY(ipu.optimizations.enable_gather_simplifier), Bool, true, None,
-          "More aggressive embedding-lookup optimisation.")
-          .no_effect("an XLA rewrite of gathers; the planner models gathers as the model writes them"),
-      key(IPUTRAIN_KEY(ipu.optimizations.triangular_solve_expander_block_size), Int, 0, None,
-          "Block size of triangular solves; 0 = the implementation's default.", non_negative)
-          .no_effect("the op set has no triangular solve"),
-      key(IPUTRAIN_KEY(ipu.optimizations.cholesky_block_size), Int, 0, None,
-          "Block size of Cholesky factorisations; 0 = the implementation's default.", non_negative)
-          .no_effect("the op set has no Cholesky factorisation"),
-      key(IPUTRAIN_KEY(ipu.optimizations.enable_fast_math), Bool, false, None,
-          "Allow reordered reductions and other non-IEEE transformations.")
-          .no_effect("kernels keep IEEE arithmetic and one fixed reduction order, on which the bitwise equality of "
-                     "every plan rests"),
-
-      key(IPUTRAIN_KEY(ipu.pooling.poplar_options), OptionMap, ValueTable{}, None,
-          "PopLibs options for every pooling op, e.g. `{ poolUseIntrospectiveMapping = \"false\" }`.")
-          .no_effect("pooling has no temporaries in the memory model and its cycles do not depend on PopLibs options"),
-
   };
   out[0].conflicts = {"ipu.select_ipus"};
   out[1].conflicts = {"ipu.auto_select_ipus"};

@@ -111,12 +111,6 @@ std::vector<KeySpec> pipeline_keys() {
           "the IPU, and each task streams them in before its gather, the update out again; \"auto\" = on "
           "with `replicated_weight_sharding` (as in the seed).")
           .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.continuous_weight_updates), Bool, false, Refused,
-          "Apply gradients as soon as they are computed; not implemented by the seeds, so only false "
-          "is accepted.")
-          .refused("the seeds' pipeline does not implement it either: gradients are always accumulated over "
-                   "`gradient_accumulation_count` micro-batches",
-                   "remove the key"),
       key(IPUTRAIN_KEY(pipeline.outfeed_loss), Bool, false, Runs,
           "Outfeed the loss instead of the last stage's outputs."),
       key(IPUTRAIN_KEY(pipeline.accumulate_outfeed), Bool, false, Runs,
@@ -125,11 +119,6 @@ std::vector<KeySpec> pipeline_keys() {
           "Type of the outfeed accumulators; `same` = the outfed value's type.", {}, dtypes),
       key(IPUTRAIN_KEY(pipeline.outfeed_mask), BoolList, ValueList{}, Runs,
           "One flag per last-stage output; true = that output is NOT outfed."),
-      key(IPUTRAIN_KEY(pipeline.name), String, "pipeline", Runs, "Name of the pipeline in logs and traces."),
-      key(IPUTRAIN_KEY(pipeline.gradient_accumulation_for_captured_grads), Bool, true, None,
-          "Accumulate gradients of values captured from outside the stages too.")
-          .no_effect(
-              "the model language has no gradients captured from outside the stages; every gradient is accumulated"),
   };
   out[0].unique = true;  // stage names
   return out;

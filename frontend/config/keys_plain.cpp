@@ -1,6 +1,8 @@
 // The plain keys' rows, one per line of IPUTRAIN_PLAIN_KEYS (core/public/iputrain/plain_keys.hpp): the
 // path, the field Config::plain.FIELD, the type, default, effect, marks, doc, range and the key it
-// needs, all from the line. An enum key's spellings are its enumerators (KeyEnum).
+// needs, all from the line. An enum key's spellings are its enumerators (KeyEnum). A line's EFFECT
+// is Runs or Models, or no_effect_here(WHY) / refused_here(WHY, INSTEAD) for a key kept for
+// compatibility (config/status.cpp warns of it or refuses it; nothing reads its field).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -25,12 +27,15 @@ constexpr KeyType plain_type() {
     return KeyType::Enum;
   } else if constexpr (std::is_same_v<T, bool>) {
     return KeyType::Bool;
-  } else if constexpr (std::is_same_v<T, int64_t>) {
+  } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>) {
     return KeyType::Int;
   } else if constexpr (std::is_same_v<T, std::string>) {
     return KeyType::String;
+  } else if constexpr (std::is_same_v<T, OptionMap>) {
+    return KeyType::OptionMap;
   } else {
-    static_assert(std::is_same_v<T, double>, "a plain key is a double, an int64_t, a bool, a string or a KeyEnum");
+    static_assert(std::is_same_v<T, double>,
+                  "a plain key is a double, an int64_t, a uint64_t, a bool, a string, an OptionMap or a KeyEnum");
     return KeyType::Float;
   }
 }
@@ -46,11 +51,11 @@ E enum_value(const std::string& path, const Value& v) {
 
 // The row's value of `value`, and its Accessor: an enum is its spelling, the rest as bind() does.
 template <class T>
-Value plain_value(T value) {
+Value plain_value(const T& value) {
   if constexpr (std::is_enum_v<T>) {
     return std::string(key_spelling(value));
   } else {
-    return Value(value);
+    return detail::load(value);
   }
 }
 
@@ -73,8 +78,22 @@ std::vector<std::string> plain_allowed() {
   }
 }
 
+// A line's EFFECT: Runs or Models, or a status with its reason (and, refused, what to do instead).
+struct LineEffect {
+  Effect status;
+  const char* reason = "";
+  const char* instead = "";
+  LineEffect(Effect e) : status(e) {}  // NOLINT(google-explicit-constructor): a line writes `Runs`
+  LineEffect(Effect e, const char* why, const char* hint) : status(e), reason(why), instead(hint) {}
+};
+
+// A key accepted for compatibility that changes nothing here: a value other than its default warns, `why`.
+LineEffect no_effect_here(const char* why) { return {Effect::None, why, ""}; }
+// A key whose values other than its default are refused, `why`, with what to do `instead`.
+LineEffect refused_here(const char* why, const char* instead) { return {Effect::Refused, why, instead}; }
+
 // The row of one line: FIELD must be PATH with `_` for `.`, so that the two cannot drift apart.
-KeySpec plain_row(std::string_view field, KeySpec row, unsigned marks, std::string needs) {
+KeySpec plain_row(std::string_view field, KeySpec row, const LineEffect& effect, unsigned marks, std::string needs) {
   std::string expected = row.path;
   std::replace(expected.begin(), expected.end(), '.', '_');
   if (expected != field) {
@@ -86,6 +105,12 @@ KeySpec plain_row(std::string_view field, KeySpec row, unsigned marks, std::stri
   row.tunable = (marks & tunable) != 0;
   row.is_path = (marks & path) != 0;
   row.needs = std::move(needs);
+  if (effect.status == Effect::None) {
+    return std::move(row).no_effect(effect.reason);
+  }
+  if (effect.status == Effect::Refused) {
+    return std::move(row).refused(effect.reason, effect.instead);
+  }
   return row;
 }
 
@@ -95,14 +120,14 @@ std::vector<KeySpec> plain_keys() {
   using detail::key;
   using enum Effect;
   std::vector<KeySpec> out;
-#define IPUTRAIN_PLAIN_ROW(field, path, type, value, effect, marks, doc, range, needed, derive)               \
-  out.push_back(                                                                                              \
-      plain_row(#field,                                                                                       \
-                key(path,                                                                                     \
-                    plain_access<type>(                                                                       \
-                        path, [](auto& c) -> auto& { return c.plain.field; }),                                \
-                    plain_type<type>(), plain_value<type>(value), effect, doc, range, plain_allowed<type>()), \
-                marks, needed));
+#define IPUTRAIN_PLAIN_ROW(field, path, type, value, effect, marks, doc, range, needed, derive)                        \
+  out.push_back(plain_row(                                                                                             \
+      #field,                                                                                                          \
+      key(path,                                                                                                        \
+          plain_access<type>(                                                                                          \
+              path, [](auto& c) -> auto& { return c.plain.field; }),                                                   \
+          plain_type<type>(), plain_value<type>(value), LineEffect(effect).status, doc, range, plain_allowed<type>()), \
+      LineEffect(effect), marks, needed));
   IPUTRAIN_PLAIN_KEYS(IPUTRAIN_PLAIN_ROW)
 #undef IPUTRAIN_PLAIN_ROW
   return out;

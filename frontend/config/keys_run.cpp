@@ -175,37 +175,6 @@ std::vector<KeySpec> run_keys() {
           "ops its model calls; a relative path follows the path rule (see Paths); \"\" = no checkpoints.")
           .as_path(),
 
-      key(IPUTRAIN_KEY(profiling.enabled), Bool, false, Runs,
-          "Each train() writes a profile directory under `report_directory`: the plan (JSON and text), "
-          "memory and schedule SVGs, the cycle model per op and the run report (docs/training.md)."),
-      key(IPUTRAIN_KEY(profiling.enable_ipu_events), Bool, false, Runs,
-          "Write every instruction each virtual IPU ran (events.csv), also without `enabled`."),
-      key(IPUTRAIN_KEY(profiling.use_poplar_text_report), Bool, false, None, "Reports in Poplar's text format.")
-          .no_effect("a Poplar report format; there is no Poplar report to write"),
-      key(IPUTRAIN_KEY(profiling.use_poplar_cbor_report), Bool, false, None, "Reports in Poplar's CBOR format.")
-          .no_effect("a Poplar report format; there is no Poplar report to write"),
-      key(IPUTRAIN_KEY(profiling.enable_poplar_serialized_graph), Bool, false, None,
-          "Include the serialized graph in compile events.")
-          .no_effect("there is no Poplar graph to serialise"),
-      key(IPUTRAIN_KEY(profiling.report_every_nth_execution), Int, 0, Runs,
-          "Keep executions 0, N, 2N, ... in execution.json and events.csv; 0 = the first execution only.",
-          non_negative),
-      key(IPUTRAIN_KEY(profiling.max_report_size), Int, 268435456, Runs,
-          "Largest profile file, in bytes; a larger one is left out and listed in omitted.txt.", positive_int),
-      key(IPUTRAIN_KEY(profiling.retain_control_dependencies), Bool, false, None,
-          "Pass control dependencies to the scheduler.")
-          .no_effect("an option of Poplar's graph profiler; the plan's reports hold no control dependencies"),
-      key(IPUTRAIN_KEY(profiling.graph_options), OptionMap, ValueTable{}, None,
-          "Options of graph reports (set_report_options).")
-          .no_effect("options of Poplar's graph profiler, which does not exist here"),
-      key(IPUTRAIN_KEY(profiling.execution_options), OptionMap, ValueTable{}, None,
-          "Options of execution reports (set_report_options).")
-          .no_effect("options of Poplar's execution profiler, which does not exist here"),
-
-      key(IPUTRAIN_KEY(transfers.use_verified_transfers), Bool, false, None,
-          "Verify host-device transfers with keys and ids.")
-          .no_effect("host-to-IPU copies are in-process memory copies, which need no verification"),
-
       key(IPUTRAIN_KEY(device.version), Enum, "ipu2", Models,
           "The IPU modelled: ipu1 (Mk1: 1216 tiles x 256 KiB, 1.6 GHz), ipu2 (Mk2 GC200: 1472 tiles x "
           "624 KiB, 1.33 GHz) or bow (GC200 at 1.85 GHz); the other `device.*` keys default to its "

@@ -239,12 +239,7 @@ Settings resolve(const Config& cfg) {
   s.validation.enabled = !cfg.data.validation.empty() || cfg.data.validation_split > 0;
   s.validation.split = cfg.data.validation_split;
   s.checkpoint.dir = cfg.resolve_path("checkpoint.dir", cfg.checkpoint.dir);
-  s.pipeline_name = cfg.pipeline.name;
   s.executable_folder = cfg.resolve_path("ipu.serialization_output_folder", cfg.ipu.serialization_output_folder);
-  s.profile.enabled = cfg.profiling.enabled;
-  s.profile.every_nth_execution = cfg.profiling.report_every_nth_execution;
-  s.profile.ipu_events = cfg.profiling.enable_ipu_events;
-  s.profile.max_report_size = cfg.profiling.max_report_size;
   s.batch_size = cfg.data.batch_size;
   s.model_batch = s.batch_size / s.pipeline.batch_serialization;  // the rules refuse a remainder
   s.keys = {cfg.origin.spans, cfg.origin.sources};

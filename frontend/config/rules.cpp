@@ -400,10 +400,6 @@ void check_run(Config& c) {
     }
   }
   check_schedule(c);
-  if (c.plain.profiling_profile_execution != ProfileExecution::NoProfile && !c.profiling.enabled) {
-    c.fail_at("profiling.profile_execution", "`profiling.profile_execution` needs `profiling.enabled = true`",
-              "execution profiles are part of the profiling reports");
-  }
   check_precision(c);
   const bool validating = !c.data.validation.empty() || c.data.validation_split > 0;
   for (const char* k : {"training.validate_every", "training.validate_every_unit", "checkpoint.keep_best"}) {
@@ -501,7 +497,6 @@ const std::vector<RuleDoc>& rule_docs() {
        "Either version key picks the device preset (both set must agree); a `[device]` figure set explicitly "
        "replaces the preset's; `ipu.ipu_model.tiles_per_ipu` > 0 sets the tile count (an explicit "
        "`device.tiles_per_ipu` must agree)."},
-      {{"profiling.profile_execution", "profiling.enabled"}, "An execution profile needs profiling enabled."},
       {{"optimizer.type", "optimizer.momentum", "optimizer.beta1", "optimizer.rho"},
        "A hyper-parameter is set only for an optimizer that uses it (see each key)."},
       {{"optimizer.lr_schedule", "optimizer.decay_steps", "optimizer.decay_rate", "optimizer.min_learning_rate"},

@@ -28,9 +28,6 @@ namespace iputrain {
 using ParamValue = std::variant<int64_t, double, bool, std::string>;
 std::string param_value_str(const ParamValue& v);
 
-//! Poplar-style option dictionary (`{ availableMemoryProportion = "0.3" }`), string to string.
-using OptionMap = std::map<std::string, std::string>;
-
 // ---- [ipu]: IPUConfig, attribute path = key path -------------------------------------------------
 
 struct IpuConvolutions {
@@ -49,8 +46,6 @@ struct IpuMultiReplicaDistribution {
 };
 
 struct IpuExperimental {
-  bool always_rearrange_copies_on_the_host = false;
-  bool enable_remote_buffer_embedding = false;
   IpuMultiReplicaDistribution multi_replica_distribution;
 };
 
@@ -70,13 +65,11 @@ struct IpuIoTiles {
 };
 
 struct IpuModelOptions {
-  bool compile_ipu_code = true;
   int64_t tiles_per_ipu = 0;     //!< 0 = the version's standard count; else sets device.tiles_per_ipu
   std::string version = "ipu2";  //!< ipu1 | ipu2 | bow; the same choice as device.version
 };
 
 struct IpuMatmuls {
-  bool clear_pass_type = false;
   OptionMap poplar_options;
 };
 
@@ -85,30 +78,12 @@ struct IpuNormsExperimental {
 };
 
 struct IpuNorms {
-  bool use_stable_statistics = false;
   IpuNormsExperimental experimental;
 };
 
 struct IpuOptimizations {
   bool prefetch_data_streams = true;
-  bool combine_embedding_lookups = false;
-  bool combine_matmuls = false;
-  bool enable_graph_outlining = true;
-  bool merge_infeed_io_copies = false;
   int64_t maximum_cross_replica_sum_buffer_size = 0;  //!< bytes; 0 = issue at once
-  int64_t maximum_reduce_scatter_buffer_size = 0;
-  int64_t maximum_inter_ipu_copies_buffer_size = 0;
-  int64_t maximum_send_recv_cluster_size = 0;
-  int64_t minimum_remote_tensor_size = 128;
-  std::string merge_remote_buffers = "if_beneficial";  //!< no_merging | merge | if_beneficial
-  bool enable_gather_simplifier = true;
-  int64_t triangular_solve_expander_block_size = 0;
-  int64_t cholesky_block_size = 0;
-  bool enable_fast_math = false;
-};
-
-struct IpuPooling {
-  OptionMap poplar_options;
 };
 
 struct IpuSection {
@@ -117,8 +92,6 @@ struct IpuSection {
       select_ipus;  //!< device ids of the emulated gc-info listing (exclusive with auto_select_ipus)
   bool allow_recompute = false;
   std::string serialization_output_folder;
-  OptionMap compilation_poplar_options;
-  OptionMap gcl_poplar_options;
   IpuConvolutions convolutions;
   IpuDeviceConnection device_connection;
   IpuExperimental experimental;
@@ -128,7 +101,6 @@ struct IpuSection {
   IpuMatmuls matmuls;
   IpuNorms norms;
   IpuOptimizations optimizations;
-  IpuPooling pooling;
 };
 
 // ---- [pipeline]: the arguments of pipeline() -----------------------------------------------------
@@ -160,13 +132,10 @@ struct PipelineSection {
   std::optional<bool> offload_gradient_accumulation_buffers;
   std::optional<bool> replicated_weight_sharding;
   std::optional<bool> offload_weights;
-  bool continuous_weight_updates = false;  //!< unimplemented in the seeds: true is rejected
   bool outfeed_loss = false;
   bool accumulate_outfeed = false;
   std::string accumulate_outfeed_dtype = "same";  //!< same | fp32 | fp16
   std::vector<bool> outfeed_mask;                 //!< true = that last-stage output is NOT outfed
-  std::string name = "pipeline";
-  bool gradient_accumulation_for_captured_grads = true;
 };
 
 // ---- the run ----------------------------------------------------------------------------------------
@@ -200,24 +169,6 @@ struct DataSection {
 
 struct CheckpointSection {
   std::string dir;  //!< where checkpoints are written; "" = no checkpoints
-};
-
-//! Legacy profiling options (create_ipu_config / set_report_options).
-struct ProfilingSection {
-  bool enabled = false;  //!< legacy `profiling`
-  bool enable_ipu_events = false;
-  bool use_poplar_text_report = false;
-  bool use_poplar_cbor_report = false;
-  bool enable_poplar_serialized_graph = false;
-  int64_t report_every_nth_execution = 0;
-  int64_t max_report_size = 268435456;
-  bool retain_control_dependencies = false;
-  OptionMap graph_options;
-  OptionMap execution_options;
-};
-
-struct TransfersSection {
-  bool use_verified_transfers = false;
 };
 
 //! How the host runs the virtual IPUs' kernels.
@@ -266,8 +217,6 @@ struct Config {
   OptimizerSection optimizer;
   DataSection data;
   CheckpointSection checkpoint;
-  ProfilingSection profiling;
-  TransfersSection transfers;
   DeviceSection device;
   SystemSection system;
   TuneSection tune;

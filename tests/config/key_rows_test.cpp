@@ -352,12 +352,14 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
       CHECK(row.access.get(c) == config::Value(spelling));
     }
   }
-  // Besides these 13, seventeen numbers and flags (repeat_count, log_every, reset_states_every, the
+  // Besides these 14, 21 numbers and flags that act (repeat_count, log_every, reset_states_every, the
   // scheduler's two limits, keep_best_min_delta, data.seed, shuffle and prefetch_depth, engine.threads,
-  // training.epochs, steps, steps_per_execution, seed and validate_every, checkpoint.every and keep)
-  // and two strings (checkpoint.keep_best, profiling.report_directory).
-  CHECK(enums == 13);
-  CHECK(config::plain_keys().size() == 32);
+  // training.epochs, steps, steps_per_execution, seed and validate_every, checkpoint.every and keep,
+  // and profiling's enabled, enable_ipu_events, report_every_nth_execution and max_report_size),
+  // three strings (checkpoint.keep_best, profiling.report_directory, pipeline.name) and the 29 keys
+  // kept for compatibility but merge_remote_buffers (the next case).
+  CHECK(enums == 14);
+  CHECK(config::plain_keys().size() == 67);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(
       "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"
@@ -365,6 +367,46 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
   CHECK(c.plain.training_master_weights == MasterWeightsPlace::None);
   CHECK(c.plain.ipu_scheduling_algorithm == SchedulerAlgorithm::LookAhead);
   CHECK(config::resolve(c).plain.ipu_scheduling_algorithm == SchedulerAlgorithm::LookAhead);
+}
+
+// A line whose EFFECT is no_effect_here or refused_here is a key kept for compatibility: the loader
+// warns of a value other than its default, or refuses it, with the line's reason; the value is kept
+// as written (an OptionMap too), and nothing reads it.
+TEST_CASE("a plain key kept for compatibility warns or is refused with its line's reason") {
+  int inert = 0;
+  for (const config::KeySpec& row : config::plain_keys()) {
+    if (row.effect == config::Effect::None || row.effect == config::Effect::Refused) {
+      ++inert;
+      CAPTURE(row.path);
+      CHECK(!row.reason.empty());
+      CHECK((row.effect == config::Effect::None) == row.hint.empty());
+    }
+  }
+  CHECK(inert == 30);
+  const Config c = config::parse(
+      "[ipu]\ncompilation_poplar_options = { \"debug.instrument\" = \"true\" }\n"
+      "[ipu.optimizations]\nenable_fast_math = true\nmerge_remote_buffers = \"merge\"\n");
+  CHECK(c.plain.ipu_compilation_poplar_options.at("debug.instrument") == "true");
+  CHECK(c.plain.ipu_optimizations_merge_remote_buffers == MergeRemoteBuffers::Merge);
+  const std::vector<std::string> warnings = c.warnings();
+  REQUIRE(warnings.size() == 3);
+  CHECK(warnings[0].find("`ipu.compilation_poplar_options` has no effect on a virtual IPU: Poplar engine "
+                         "options") != std::string::npos);
+  CHECK(std::count_if(warnings.begin(), warnings.end(), [](const std::string& w) {
+          return w.find("`ipu.optimizations.enable_fast_math` has no effect on a virtual IPU: kernels keep IEEE") !=
+                 std::string::npos;
+        }) == 1);
+  // The default written is no change, and warns of nothing.
+  CHECK(config::parse("[pipeline]\ncontinuous_weight_updates = false\n").warnings().empty());
+  try {
+    (void)config::parse("[pipeline]\ncontinuous_weight_updates = true\n");
+    FAIL("a refused value was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("`pipeline.continuous_weight_updates` is refused: the seeds' pipeline") !=
+          std::string::npos);
+    CHECK(e.span().line == 2);
+    CHECK(e.hint() == "remove the key");
+  }
 }
 
 // A plain key's DERIVE settles its value once, in config::resolve; the config keeps what was

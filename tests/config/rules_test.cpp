@@ -341,7 +341,7 @@ TEST_CASE("adafactor's state is not element-wise: replicated state and weight sh
 }
 
 TEST_CASE("profiling and checkpoint rules") {
-  rejects("[profiling]\nprofile_execution = \"TILE_PROFILE\"\n", "needs `profiling.enabled = true`", 2);
+  rejects("[profiling]\nprofile_execution = \"TILE_PROFILE\"\n", "has no effect without `profiling.enabled`", 2);
   CHECK_NOTHROW(config::parse("[profiling]\nenabled = true\nprofile_execution = \"tile_profile\"\n"));
   rejects("[checkpoint]\nevery = 100\n", "`checkpoint.dir` is not", 2);
   Config c = config::parse("[training]\ncheckpoint = { dir = \"runs\", every = 10, keep = 0 }\n");

@@ -50,26 +50,27 @@ struct Rows {
     using enum config::KeyType;
     using enum config::Effect;
     config::add_key_for_tests(key("training.throwaway_defining",
-                                  config::detail::bind([](auto& c) -> auto& { return c.pipeline.name; }), String,
+                                  config::detail::bind([](auto& c) -> auto& { return c.plain.pipeline_name; }), String,
                                   "pipeline", Runs, "A throwaway key that defines the run (test).")
                                   .defining());
-    config::add_key_for_tests(key(
-        "training.throwaway_free", config::detail::bind([](auto& c) -> auto& { return c.profiling.max_report_size; }),
-        Int, 268435456, Runs, "A throwaway key that does not define the run (test).", config::Range::at_least(1)));
+    config::add_key_for_tests(
+        key("training.throwaway_free",
+            config::detail::bind([](auto& c) -> auto& { return c.plain.profiling_max_report_size; }), Int, 268435456,
+            Runs, "A throwaway key that does not define the run (test).", config::Range::at_least(1)));
     config::add_key_for_tests(key("pipeline.throwaway_layout", config::detail::bind([](auto& c) -> auto& {
-                                    return c.profiling.report_every_nth_execution;
+                                    return c.plain.profiling_report_every_nth_execution;
                                   }),
                                   Int, 0, Runs, "A throwaway layout key (test).", config::Range::at_least(0))
                                   .as_layout());
     config::add_key_for_tests(key("pipeline.throwaway_tunable", config::detail::bind([](auto& c) -> auto& {
-                                    return c.profiling.use_poplar_text_report;
+                                    return c.plain.profiling_use_poplar_text_report;
                                   }),
                                   Bool, false, Runs, "A throwaway tunable key (test).")
                                   .as_tunable());
     config::KeySpec needing =
         key("checkpoint.throwaway_needing",
-            config::detail::bind([](auto& c) -> auto& { return c.profiling.enable_poplar_serialized_graph; }), Bool,
-            false, Runs, "A throwaway key that needs another (test).");
+            config::detail::bind([](auto& c) -> auto& { return c.plain.profiling_enable_poplar_serialized_graph; }),
+            Bool, false, Runs, "A throwaway key that needs another (test).");
     needing.needs = "checkpoint.dir";
     config::add_key_for_tests(std::move(needing));
   }

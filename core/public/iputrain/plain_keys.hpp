@@ -7,9 +7,12 @@
 //
 // X(FIELD, PATH, TYPE, DEFAULT, EFFECT, MARKS, DOC, RANGE, NEEDS, DERIVE):
 // - FIELD is PATH with `_` for `.` (checked when the schema is built);
-// - TYPE is double, int64_t, bool, std::string or an enum declared below by IPUTRAIN_KEY_ENUM, whose
-//   enumerators are the key's spellings (ChooseBest is written "choose_best");
-// - EFFECT is the schema's Effect: Runs (it changes the run) or Models (the plan's model);
+// - TYPE is double, int64_t, uint64_t, bool, std::string, OptionMap or an enum declared below by
+//   IPUTRAIN_KEY_ENUM, whose enumerators are the key's spellings (ChooseBest is written "choose_best");
+// - EFFECT is the schema's Effect: Runs (it changes the run) or Models (the plan's model); or, for a
+//   key kept for compatibility, no_effect_here("why") (a value other than the default warns) or
+//   refused_here("why", "what to do instead") (such a value is refused). Nothing reads those fields;
+//   lint.table_rows fails when something does;
 // - MARKS is `plain`, or `defining` (checkpoints record it and `--resume` checks it), `layout`
 //   (`verify`'s one-IPU reference resets it), `tunable` (`tune` may vary it) or `path` (a file or
 //   folder: written configs rebase it; its DERIVE resolves it by the path rule), joined by `|`;
@@ -26,6 +29,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -78,6 +82,9 @@ std::string_view key_spelling(E value) {
   return key_spellings<E>().at(static_cast<size_t>(value));
 }
 
+//! Poplar-style option dictionary (`{ availableMemoryProportion = "0.3" }`), string to string.
+using OptionMap = std::map<std::string, std::string>;
+
 //! The DERIVE of a plain key whose value is used as written.
 struct AsWritten {};
 inline constexpr AsWritten as_written{};
@@ -105,6 +112,8 @@ IPUTRAIN_KEY_ENUM(ValidateEveryUnit, Steps, Epochs)
 IPUTRAIN_KEY_ENUM(KeepBestMode, Auto, Min, Max)
 //! profiling.profile_execution: every level but NoProfile writes the same execution trace here.
 IPUTRAIN_KEY_ENUM(ProfileExecution, NoProfile, DeviceProfile, IpuProfile, TileProfile)
+//! ipu.optimizations.merge_remote_buffers (no effect here).
+IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
 
 }  // namespace iputrain
 
@@ -183,7 +192,7 @@ IPUTRAIN_KEY_ENUM(ProfileExecution, NoProfile, DeviceProfile, IpuProfile, TilePr
       const bool accuracy = c.plain.checkpoint_keep_best.find("acc") != std::string::npos;                             \
       return written != KeepBestMode::Auto ? written : accuracy ? KeepBestMode::Max : KeepBestMode::Min;               \
     })                                                                                                                 \
-  X(data_seed, "data.seed", int64_t, 0, Runs, defining, "Shuffle seed; 0 = `training.seed`.", Range::at_least(0), "",  \
+  X(data_seed, "data.seed", uint64_t, 0, Runs, defining, "Shuffle seed; 0 = `training.seed`.", Range::at_least(0), "", \
     [](const auto& c) { return c.plain.data_seed != 0 ? c.plain.data_seed : c.plain.training_seed; })                  \
   X(data_shuffle, "data.shuffle", bool, true, Runs, defining, "Reshuffle the training set every epoch.", {}, "",       \
     as_written)                                                                                                        \
@@ -197,7 +206,7 @@ IPUTRAIN_KEY_ENUM(ProfileExecution, NoProfile, DeviceProfile, IpuProfile, TilePr
     Range::at_least(1), "", as_written)                                                                                \
   X(training_steps_per_execution, "training.steps_per_execution", int64_t, 1, Runs, plain,                             \
     "Steps run by the on-device loop per host call.", Range::at_least(1), "", as_written)                              \
-  X(training_seed, "training.seed", int64_t, 42, Runs, defining,                                                       \
+  X(training_seed, "training.seed", uint64_t, 42, Runs, defining,                                                      \
     "Seeds parameter initialisers, dropout and shuffling.", Range::at_least(0), "", as_written)                        \
   X(training_validate_every, "training.validate_every", int64_t, 1, Runs, plain,                                       \
     "Validate every N `validate_every_unit`s, and after the last step (needs `data.validation` or "                    \
@@ -234,7 +243,128 @@ IPUTRAIN_KEY_ENUM(ProfileExecution, NoProfile, DeviceProfile, IpuProfile, TilePr
     plain,                                                                                                             \
     "Any value but no_profile adds the Chrome trace of the executions (execution.json); the levels "                   \
     "give the same per-instruction trace here (needs `profiling.enabled`).",                                           \
-    {}, "", as_written)
+    {}, "profiling.enabled", as_written)                                                                               \
+  X(profiling_enabled, "profiling.enabled", bool, false, Runs, plain,                                                  \
+    "Each train() writes a profile directory under `report_directory`: the plan (JSON and text), "                     \
+    "memory and schedule SVGs, the cycle model per op and the run report (docs/training.md).",                         \
+    {}, "", as_written)                                                                                                \
+  X(profiling_enable_ipu_events, "profiling.enable_ipu_events", bool, false, Runs, plain,                              \
+    "Write every instruction each virtual IPU ran (events.csv), also without `enabled`.", {}, "", as_written)          \
+  X(profiling_report_every_nth_execution, "profiling.report_every_nth_execution", int64_t, 0, Runs, plain,             \
+    "Keep executions 0, N, 2N, ... in execution.json and events.csv; 0 = the first execution only.",                   \
+    Range::at_least(0), "", as_written)                                                                                \
+  X(profiling_max_report_size, "profiling.max_report_size", int64_t, 268435456, Runs, plain,                           \
+    "Largest profile file, in bytes; a larger one is left out and listed in omitted.txt.", Range::at_least(1), "",     \
+    as_written)                                                                                                        \
+  X(pipeline_name, "pipeline.name", std::string, "pipeline", Runs, plain, "Name of the pipeline in logs and traces.",  \
+    {}, "", as_written)                                                                                                \
+  X(ipu_compilation_poplar_options, "ipu.compilation_poplar_options", OptionMap, OptionMap{},                          \
+    no_effect_here("Poplar engine options tune the compiled program on silicon; the plan and the run do not "          \
+                   "depend on them"),                                                                                  \
+    plain, "Engine-level Poplar options, e.g. `{ \"debug.instrument\" = \"true\" }`.", {}, "", as_written)             \
+  X(ipu_gcl_poplar_options, "ipu.gcl_poplar_options", OptionMap, OptionMap{},                                          \
+    no_effect_here("it tunes Poplar's implementation of the collectives; the modelled cross-replica exchange "         \
+                   "does not depend on it"),                                                                           \
+    plain, "Options of the collectives library, applied to every collective.", {}, "", as_written)                     \
+  X(ipu_experimental_always_rearrange_copies_on_the_host, "ipu.experimental.always_rearrange_copies_on_the_host",      \
+    bool, false,                                                                                                       \
+    no_effect_here("streamed data is copied into the virtual IPUs as it is, so there is no rearrangement to move"),    \
+    plain, "Rearrange streamed data on the host instead of the device.", {}, "", as_written)                           \
+  X(ipu_experimental_enable_remote_buffer_embedding, "ipu.experimental.enable_remote_buffer_embedding", bool, false,   \
+    no_effect_here("there are no host embeddings here: every embedding table is a parameter held on the IPUs"), plain, \
+    "Host embeddings use remote buffers instead of host callbacks.", {}, "", as_written)                               \
+  X(ipu_ipu_model_compile_ipu_code, "ipu.ipu_model.compile_ipu_code", bool, true,                                      \
+    no_effect_here("the memory model counts no code (vertices and control program), so there is no code size to "      \
+                   "leave out"),                                                                                       \
+    plain, "Count the code size in reported memory.", {}, "", as_written)                                              \
+  X(ipu_matmuls_clear_pass_type, "ipu.matmuls.clear_pass_type", bool, false,                                           \
+    no_effect_here("a PopLibs choice of how partial sums are cleared; neither the memory nor the cycle model "         \
+                   "depends on it"),                                                                                   \
+    plain, "Do not tell the matmul library which pass (forward, gradient, weight update) it serves.", {}, "",          \
+    as_written)                                                                                                        \
+  X(ipu_norms_use_stable_statistics, "ipu.norms.use_stable_statistics", bool, false,                                   \
+    no_effect_here("the standard library's norms always take the variance in two passes (the mean first, then "        \
+                   "the mean of squared deviations), the stable form this key asks for"),                              \
+    plain, "Two-pass variance (subtract the mean first) in batch, group, layer and instance norms.", {}, "",           \
+    as_written)                                                                                                        \
+  X(ipu_optimizations_combine_embedding_lookups, "ipu.optimizations.combine_embedding_lookups", bool, false,           \
+    no_effect_here("a Poplar graph rewrite; the planner models every lookup as the model writes it"), plain,           \
+    "Fuse embedding lookups on the same tensor.", {}, "", as_written)                                                  \
+  X(ipu_optimizations_combine_matmuls, "ipu.optimizations.combine_matmuls", bool, false,                               \
+    no_effect_here("a Poplar graph rewrite; the planner models every matmul as the model writes it"), plain,           \
+    "Fuse matmuls that share weights or inputs.", {}, "", as_written)                                                  \
+  X(ipu_optimizations_enable_graph_outlining, "ipu.optimizations.enable_graph_outlining", bool, true,                  \
+    no_effect_here("outlining shares code between identical ops, and the memory model counts no code"), plain,         \
+    "Reuse code for identical ops (less code, more exchange).", {}, "", as_written)                                    \
+  X(ipu_optimizations_merge_infeed_io_copies, "ipu.optimizations.merge_infeed_io_copies", bool, false,                 \
+    no_effect_here("the infeed's staging buffer is modelled per micro-batch whatever the grouping of its copies"),     \
+    plain, "Merge host-to-device input copies into one.", {}, "", as_written)                                          \
+  X(ipu_optimizations_maximum_reduce_scatter_buffer_size, "ipu.optimizations.maximum_reduce_scatter_buffer_size",      \
+    int64_t, 0, no_effect_here("the modelled reduce-scatter is not split into buffers"), plain,                        \
+    "Bytes gathered before one reduce-scatter is issued.", Range::at_least(0), "", as_written)                         \
+  X(ipu_optimizations_maximum_inter_ipu_copies_buffer_size, "ipu.optimizations.maximum_inter_ipu_copies_buffer_size",  \
+    int64_t, 0, no_effect_here("inter-IPU copies are modelled as one message per value, buffered at the receiver"),    \
+    plain, "Bytes gathered before one inter-IPU (stage to stage) copy is issued.", Range::at_least(0), "", as_written) \
+  X(ipu_optimizations_maximum_send_recv_cluster_size, "ipu.optimizations.maximum_send_recv_cluster_size", int64_t, 0,  \
+    no_effect_here("a Poplar grouping of send and receive operations; links are modelled per message"), plain,         \
+    "Bytes gathered before one host send/receive is issued.", Range::at_least(0), "", as_written)                      \
+  X(ipu_optimizations_minimum_remote_tensor_size, "ipu.optimizations.minimum_remote_tensor_size", int64_t, 128,        \
+    no_effect_here("remote memory is modelled per offloaded buffer whatever its size"), plain,                         \
+    "Smallest tensor, in bytes, that may live in remote (streaming) memory.", Range::at_least(0), "", as_written)      \
+  X(ipu_optimizations_merge_remote_buffers, "ipu.optimizations.merge_remote_buffers", MergeRemoteBuffers,              \
+    MergeRemoteBuffers::IfBeneficial,                                                                                  \
+    no_effect_here("remote buffers are not merged in the model; each offloaded buffer streams on its own"), plain,     \
+    "Merge compatible remote buffers.", {}, "", as_written)                                                            \
+  X(ipu_optimizations_enable_gather_simplifier, "ipu.optimizations.enable_gather_simplifier", bool, true,              \
+    no_effect_here("an XLA rewrite of gathers; the planner models gathers as the model writes them"), plain,           \
+    "More aggressive embedding-lookup optimisation.", {}, "", as_written)                                              \
+  X(ipu_optimizations_triangular_solve_expander_block_size, "ipu.optimizations.triangular_solve_expander_block_size",  \
+    int64_t, 0, no_effect_here("the op set has no triangular solve"), plain,                                           \
+    "Block size of triangular solves; 0 = the implementation's default.", Range::at_least(0), "", as_written)          \
+  X(ipu_optimizations_cholesky_block_size, "ipu.optimizations.cholesky_block_size", int64_t, 0,                        \
+    no_effect_here("the op set has no Cholesky factorisation"), plain,                                                 \
+    "Block size of Cholesky factorisations; 0 = the implementation's default.", Range::at_least(0), "", as_written)    \
+  X(ipu_optimizations_enable_fast_math, "ipu.optimizations.enable_fast_math", bool, false,                             \
+    no_effect_here("kernels keep IEEE arithmetic and one fixed reduction order, on which the bitwise equality of "     \
+                   "every plan rests"),                                                                                \
+    plain, "Allow reordered reductions and other non-IEEE transformations.", {}, "", as_written)                       \
+  X(ipu_pooling_poplar_options, "ipu.pooling.poplar_options", OptionMap, OptionMap{},                                  \
+    no_effect_here("pooling has no temporaries in the memory model and its cycles do not depend on PopLibs "           \
+                   "options"),                                                                                         \
+    plain, "PopLibs options for every pooling op, e.g. `{ poolUseIntrospectiveMapping = \"false\" }`.", {}, "",        \
+    as_written)                                                                                                        \
+  X(profiling_use_poplar_text_report, "profiling.use_poplar_text_report", bool, false,                                 \
+    no_effect_here("a Poplar report format; there is no Poplar report to write"), plain,                               \
+    "Reports in Poplar's text format.", {}, "", as_written)                                                            \
+  X(profiling_use_poplar_cbor_report, "profiling.use_poplar_cbor_report", bool, false,                                 \
+    no_effect_here("a Poplar report format; there is no Poplar report to write"), plain,                               \
+    "Reports in Poplar's CBOR format.", {}, "", as_written)                                                            \
+  X(profiling_enable_poplar_serialized_graph, "profiling.enable_poplar_serialized_graph", bool, false,                 \
+    no_effect_here("there is no Poplar graph to serialise"), plain, "Include the serialized graph in compile events.", \
+    {}, "", as_written)                                                                                                \
+  X(profiling_retain_control_dependencies, "profiling.retain_control_dependencies", bool, false,                       \
+    no_effect_here("an option of Poplar's graph profiler; the plan's reports hold no control dependencies"), plain,    \
+    "Pass control dependencies to the scheduler.", {}, "", as_written)                                                 \
+  X(profiling_graph_options, "profiling.graph_options", OptionMap, OptionMap{},                                        \
+    no_effect_here("options of Poplar's graph profiler, which does not exist here"), plain,                            \
+    "Options of graph reports (set_report_options).", {}, "", as_written)                                              \
+  X(profiling_execution_options, "profiling.execution_options", OptionMap, OptionMap{},                                \
+    no_effect_here("options of Poplar's execution profiler, which does not exist here"), plain,                        \
+    "Options of execution reports (set_report_options).", {}, "", as_written)                                          \
+  X(transfers_use_verified_transfers, "transfers.use_verified_transfers", bool, false,                                 \
+    no_effect_here("host-to-IPU copies are in-process memory copies, which need no verification"), plain,              \
+    "Verify host-device transfers with keys and ids.", {}, "", as_written)                                             \
+  X(pipeline_continuous_weight_updates, "pipeline.continuous_weight_updates", bool, false,                             \
+    refused_here("the seeds' pipeline does not implement it either: gradients are always accumulated over "            \
+                 "`gradient_accumulation_count` micro-batches",                                                        \
+                 "remove the key"),                                                                                    \
+    plain, "Apply gradients as soon as they are computed; not implemented by the seeds, so only false is accepted.",   \
+    {}, "", as_written)                                                                                                \
+  X(pipeline_gradient_accumulation_for_captured_grads, "pipeline.gradient_accumulation_for_captured_grads", bool,      \
+    true,                                                                                                              \
+    no_effect_here("the model language has no gradients captured from outside the stages; every gradient is "          \
+                   "accumulated"),                                                                                     \
+    plain, "Accumulate gradients of values captured from outside the stages too.", {}, "", as_written)
 
 namespace iputrain {
 

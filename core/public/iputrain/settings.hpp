@@ -137,14 +137,6 @@ struct FloatBehaviour {
   bool set_all = false;  //!< the flags came from `set_all` (messages say to clear it too)
 };
 
-//! `[profiling]`, resolved: what a run writes to its profile directory.
-struct ProfileSettings {
-  bool enabled = false;
-  int64_t every_nth_execution = 0;      //!< keep executions 0, N, 2N, … in the trace and events; 0 = the first only
-  bool ipu_events = false;              //!< enable_ipu_events: every instruction of every IPU, as CSV
-  int64_t max_report_size = 268435456;  //!< bytes; a larger file is left out, and the profile says so
-};
-
 //! Everything the engine and the planner read from a config, typed.
 //! Validation while training (data.validation, data.validation_split, training.validate_every*,
 //! checkpoint.keep_best*).
@@ -163,9 +155,7 @@ struct Settings {
   PipelineSettings pipeline;
   IpuSettings ipu;
   OutfeedSettings outfeed;
-  ProfileSettings profile;
   FloatBehaviour floating_point;
-  std::string pipeline_name = "pipeline";
   ValidationSettings validation;
   CheckpointSettings checkpoint;
   std::string executable_folder;  //!< ipu.serialization_output_folder ("" = the plan is not saved)
