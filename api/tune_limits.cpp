@@ -54,16 +54,16 @@ Limits read_limits(const Config& c, const TuneRequest& r) {
   const TuneSection& t = c.tune;
   Limits l;
   // A flag given on the command line wins over the key of the same name.
-  l.ipus = r.ipus > 0 ? r.ipus : t.ipus;
-  l.global_batch = r.global_batch > 0 ? r.global_batch : t.global_batch;
-  l.tolerance = r.batch_tolerance >= 0 ? r.batch_tolerance : t.batch_tolerance;
-  l.time_seconds = r.time_seconds > 0 ? r.time_seconds : t.time;
-  l.plans = r.plans > 0 ? r.plans : t.plans;
-  l.top = static_cast<int32_t>(r.top > 0 ? r.top : t.top);
-  l.vary_layout = r.vary_layout || (t.vary_layout && !r.keep_layout);
-  read_range(c, "tune.ipus_per_replica", t.ipus_per_replica, l.min_ipus_per_replica, l.max_ipus_per_replica);
-  read_range(c, "tune.stages", t.stages, l.min_stages, l.max_stages);
-  read_range(c, "tune.micro_batch", t.micro_batch, l.min_micro_batch, l.max_micro_batch);
+  l.ipus = r.ipus > 0 ? r.ipus : c.plain.tune_ipus;
+  l.global_batch = r.global_batch > 0 ? r.global_batch : c.plain.tune_global_batch;
+  l.tolerance = r.batch_tolerance >= 0 ? r.batch_tolerance : c.plain.tune_batch_tolerance;
+  l.time_seconds = r.time_seconds > 0 ? r.time_seconds : c.plain.tune_time;
+  l.plans = r.plans > 0 ? r.plans : c.plain.tune_plans;
+  l.top = static_cast<int32_t>(r.top > 0 ? r.top : c.plain.tune_top);
+  l.vary_layout = r.vary_layout || (c.plain.tune_vary_layout && !r.keep_layout);
+  read_range(c, "tune.ipus_per_replica", c.plain.tune_ipus_per_replica, l.min_ipus_per_replica, l.max_ipus_per_replica);
+  read_range(c, "tune.stages", c.plain.tune_stages, l.min_stages, l.max_stages);
+  read_range(c, "tune.micro_batch", c.plain.tune_micro_batch, l.min_micro_batch, l.max_micro_batch);
   const int64_t ipus = l.ipus > 0 ? l.ipus : config::num_ipus(c);
   bool divides = false;
   for (int64_t p = l.min_ipus_per_replica; p <= std::min(l.max_ipus_per_replica, ipus) && !divides; ++p) {
@@ -77,15 +77,18 @@ Limits read_limits(const Config& c, const TuneRequest& r) {
   }
   read_values(c, "tune.schedule", t.schedule, kSchedule, l);
   read_values(c, "tune.recomputation", t.recomputation, kRecomputation, l);
-  read_values(c, "tune.available_memory_proportion", t.available_memory_proportion, kMemoryProportion, l);
+  read_values(c, "tune.available_memory_proportion", c.plain.tune_available_memory_proportion, kMemoryProportion, l);
   read_values(c, "tune.gradient_accumulation_dtype", t.gradient_accumulation_dtype, kAccumulationDtype, l);
   read_values(c, "tune.gradient_accumulation_order", t.gradient_accumulation_order, kAccumulationOrder, l);
-  read_values(c, "tune.offload_weight_update_variables", t.offload_weight_update_variables, kOffloadState, l);
-  read_values(c, "tune.offload_gradient_accumulation_buffers", t.offload_gradient_accumulation_buffers,
+  read_values(c, "tune.offload_weight_update_variables", c.plain.tune_offload_weight_update_variables, kOffloadState,
+              l);
+  read_values(c, "tune.offload_gradient_accumulation_buffers", c.plain.tune_offload_gradient_accumulation_buffers,
               kOffloadAccumulators, l);
-  read_values(c, "tune.replicated_optimizer_state_sharding", t.replicated_optimizer_state_sharding, kShardState, l);
-  read_values(c, "tune.replicated_weight_sharding", t.replicated_weight_sharding, kShardWeights, l);
-  read_values(c, "tune.batch_serialization_iterations", t.batch_serialization_iterations, kBatchSerialization, l);
+  read_values(c, "tune.replicated_optimizer_state_sharding", c.plain.tune_replicated_optimizer_state_sharding,
+              kShardState, l);
+  read_values(c, "tune.replicated_weight_sharding", c.plain.tune_replicated_weight_sharding, kShardWeights, l);
+  read_values(c, "tune.batch_serialization_iterations", c.plain.tune_batch_serialization_iterations,
+              kBatchSerialization, l);
   return l;
 }
 

@@ -103,11 +103,12 @@ FpClass infinity_class(const ir::Node& n, int flags) {
 
 }  // namespace
 
-FpTraps fp_traps(const FloatBehaviour& fp) {
+FpTraps fp_traps(const Settings& s) {
   FpTraps t;
-  t.mask = static_cast<uint8_t>((fp.inv ? kFpInvalid : 0) | (fp.div0 ? kFpDivByZero : 0) |
-                                (fp.oflo ? kFpOverflow : 0));
-  t.set_all = fp.set_all;
+  t.mask = static_cast<uint8_t>((s.plain.ipu_floating_point_behaviour_inv ? kFpInvalid : 0) |
+                                (s.plain.ipu_floating_point_behaviour_div0 ? kFpDivByZero : 0) |
+                                (s.plain.ipu_floating_point_behaviour_oflo ? kFpOverflow : 0));
+  t.set_all = s.plain.ipu_floating_point_behaviour_set_all;
   return t;
 }
 

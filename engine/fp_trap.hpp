@@ -34,8 +34,8 @@ struct FpTraps {
   explicit operator bool() const { return mask != 0; }
 };
 
-//! The traps `fp` asks for (`set_all` is already expanded by the config loader).
-FpTraps fp_traps(const FloatBehaviour& fp);
+//! The traps the run's `ipu.floating_point_behaviour` asks for (their lines have settled `set_all`).
+FpTraps fp_traps(const Settings& s);
 
 //! Where the kernels run, for the message.
 struct FpTrapSite {

@@ -120,8 +120,8 @@ void Session::Impl::setup() {
   } else {
     s.host_weights = std::make_unique<engine::HostWeights>(g);
   }
-  if (!s.settings.executable_folder.empty()) {
-    engine::write_executable(s.plan, s.model.name(), s.settings.executable_folder);
+  if (!s.settings.plain.ipu_serialization_output_folder.empty()) {
+    engine::write_executable(s.plan, s.model.name(), s.settings.plain.ipu_serialization_output_folder);
   }
   for (ir::ValueId p : g.params) {
     s.initialise(p);

@@ -28,7 +28,8 @@ namespace {
 
 // What a config sets in a model: its `[model]` table, `batch` and the distributed batch-norm group.
 frontend::ParamOverrides overrides_for(const Config& config, const Settings& settings) {
-  return {config.model, &settings.keys, settings.model_batch, settings.ipu.batch_norm_group};
+  return {config.model, &settings.keys, settings.model_batch,
+          settings.plain.ipu_norms_experimental_distributed_batch_norm_replica_group_size};
 }
 
 }  // namespace
@@ -153,7 +154,7 @@ const ir::Graph& ModelAccess::graph(const Model& m) { return m.impl_->loaded.gra
 
 const ir::Graph& ModelAccess::graph_for(const Model& m, const Settings& settings) {
   const frontend::LoadedModel& loaded = m.impl_->loaded;
-  const int64_t group = settings.ipu.batch_norm_group;
+  const int64_t group = settings.plain.ipu_norms_experimental_distributed_batch_norm_replica_group_size;
   if (group != loaded.batch_norm_group) {
     // Only batch norms read the group: their moving statistics are the model's MovingAverage nodes.
     for (const ir::Node& n : loaded.graph.nodes()) {

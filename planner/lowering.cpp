@@ -456,7 +456,7 @@ class Lowering {
       int64_t bytes = 0;
       Bucket bucket;
       bucket.ipu = e.ipu;
-      const int64_t limit = plan_.settings.pipeline.cross_replica_buffer_bytes;
+      const int64_t limit = plan_.settings.plain.ipu_optimizations_maximum_cross_replica_sum_buffer_size;
       for (size_t k = 0; k < order.size(); ++k) {
         // A host table's gradient is summed over the replicas in host memory, not over the links.
         const int64_t b = is_host_table(g_.node(order[k]))

@@ -211,9 +211,9 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
   // As in the seed, "auto" follows weight sharding: sharded blocks live in remote memory.
   s.offload_weights = s.shard_weights && p.offload_weights.value_or(true);
   s.device = DeviceModel::from_config(run.ipu.device);
-  s.device.io_tiles = run.ipu.io_tiles;
-  s.device.io_data_proportion = run.ipu.io_data_proportion;
-  s.device.feeds_on_io_tiles = run.ipu.feeds_on_io_tiles;
+  s.device.io_tiles = run.plain.ipu_io_tiles_num_io_tiles;
+  s.device.io_data_proportion = run.plain.ipu_io_tiles_available_memory_proportion;
+  s.device.feeds_on_io_tiles = run.plain.ipu_io_tiles_place_ops_on_io_tiles;
   s.device.compute = dtype_of(run.plain.training_precision);
   s.device.half_partials_matmul = p.memory.matmul.half_partials;
   s.device.half_partials_convolution = p.memory.convolution.half_partials;

@@ -227,7 +227,7 @@ void place_pass(PassContext& c) {
     plan.decided.offload_weights = false;
   }
   plan.placement = make_placement(plan.graph, c.settings, shape);
-  const int64_t bn_group = c.settings.ipu.batch_norm_group;
+  const int64_t bn_group = c.settings.plain.ipu_norms_experimental_distributed_batch_norm_replica_group_size;
   if (bn_group > 1 && plan.placement.replicas % bn_group != 0) {
     // Said at the key, before the batch norms' own collectives would be refused inside the stdlib.
     c.settings.keys.fail_at("ipu.norms.experimental.distributed_batch_norm_replica_group_size",

@@ -164,7 +164,8 @@ PLAIN_TABLE = Table("plain key", PLAIN_KEYS, "X", None, None)
 
 def plain_key_rows(sources, failures):
     """Part (a) for the plain keys: each line of IPUTRAIN_PLAIN_KEYS is read by a consumer; those that
-    read it are its files (a key the rules check and the engine runs is read by both). A line whose
+    read it are its files (a key the rules check and the engine runs is read by both; a key another
+    line's DERIVE reads is read by the header). A line whose
     EFFECT is no_effect_here(...) or refused_here(...) is read by no file: a reader would make the
     key act while the docs and the warning say it does not."""
     header = sources["files"][PLAIN_KEYS]
@@ -179,6 +180,10 @@ def plain_key_rows(sources, failures):
         read = re.compile(r"\bplain\." + field + r"\b")
         consumers = sorted(rel for rel, s in sources["files"].items()
                            if rel != PLAIN_KEYS and field in s.code and read.search(s.code))
+        # Another line's DERIVE may read it (data.prefetch_depth reads prefetch_data_streams).
+        if any(read.search(text[other.start():lines[j + 1].start() if j + 1 < len(lines) else len(text)])
+               for j, other in enumerate(lines) if j != i):
+            consumers.append(PLAIN_KEYS)
         where = f"{PLAIN_KEYS}:{header.line_of(block.start(1) + m.start(), header.text)}"
         for rel in consumers if inert else []:
             source = sources["files"][rel]

@@ -223,7 +223,7 @@ void WeightUpdate::update(int64_t update, int64_t overflows) {
 }
 
 void WeightUpdate::round_after_update(int64_t update) {
-  const auto& fp = shared_.settings.floating_point;
+  const Settings& settings = shared_.settings;
   const uint64_t seed = shared_.settings.plain.training_seed;
   // Keyed by the parameter, the slot and the update only, so every replica and placement rounds
   // the same elements the same way; negative values keep these keys apart from the passes'.
@@ -238,7 +238,8 @@ void WeightUpdate::round_after_update(int64_t update) {
   }
   const DType state = planner::state_dtype_of(plan_.settings);
   if (state != DType::F32) {
-    const HalfRounding r{state, fp.esr, fp.nanoo};
+    const HalfRounding r{state, settings.plain.ipu_floating_point_behaviour_esr,
+                         settings.plain.ipu_floating_point_behaviour_nanoo};
     for (const ParamState& ps : params_) {
       const ParamSlot& slot = ps.slot.front();
       // Each state array on its own key.

@@ -76,8 +76,8 @@ std::optional<HalfRounding> compute_rounding(const ClusterShared& shared) {
   if (!planner::is_half(compute)) {
     return std::nullopt;
   }
-  const auto& fp = shared.settings.floating_point;
-  return HalfRounding{compute, fp.esr, fp.nanoo};
+  const Settings& s = shared.settings;
+  return HalfRounding{compute, s.plain.ipu_floating_point_behaviour_esr, s.plain.ipu_floating_point_behaviour_nanoo};
 }
 
 }  // namespace
@@ -93,7 +93,7 @@ Worker::Worker(ClusterShared& shared, int32_t replica, int32_t ipu)
       memory_(physical_, shared.plan.graph, shared.plan.programs.buffers.at(static_cast<size_t>(ipu)),
               shared.plan.programs.arenas.at(static_cast<size_t>(ipu)), planner::host_scale(shared.plan)),
       rounding_(compute_rounding(shared)),
-      traps_(fp_traps(shared.settings.floating_point)),
+      traps_(fp_traps(shared.settings)),
       update_(shared, replica, ipu, memory_, observer_, rounding_) {
   const ir::Graph& g = plan_.graph;
   size_t workspace = 0;

@@ -9,8 +9,6 @@ std::vector<KeySpec> ipu_keys() {
   using detail::key;
   using enum KeyType;
   using enum Effect;
-  const Range non_negative = Range::at_least(0);
-  const Range bytes = Range::at_least(0);
   std::vector<KeySpec> out = {
       key(IPUTRAIN_KEY(ipu.auto_select_ipus), Int, 1, Runs,
           "Number of virtual IPUs to acquire as one device (replicas = this / IPUs per replica).",
@@ -26,10 +24,6 @@ std::vector<KeySpec> ipu_keys() {
           "are regenerated from the seed, not kept).")
           .as_tunable()
           .as_layout(),
-      key(IPUTRAIN_KEY(ipu.serialization_output_folder), String, "", Runs,
-          "Directory where a session saves what it will run, as the seed saves its executables: "
-          "<model>.plan.json and <model>.programs.txt (each IPU's instructions); \"\" = do not save.")
-          .as_path(),
 
       key(IPUTRAIN_KEY(ipu.convolutions.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every convolution: availableMemoryProportion (default 0.6) caps its "
@@ -63,31 +57,6 @@ std::vector<KeySpec> ipu_keys() {
           Range::between(0, std::numeric_limits<int32_t>::max()))
           .as_layout(),
 
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.inv), Bool, false, Runs,
-          "Stop at the first op that makes a NaN from operands without NaN (0/0, log(-1), inf - inf); "
-          "the error names the op, its stage and micro-batch."),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.div0), Bool, false, Runs,
-          "Stop at the first op that makes an infinity from finite operands (x/0, log(0), rsqrt(0))."),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.oflo), Bool, false, Runs,
-          "Stop at the first op whose finite result overflows f32 (exp(100)); underflow is never trapped."),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.esr), Bool, false, Runs,
-          "Stochastic rounding of fp16 results, seeded by the run's seed."),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.nanoo), Bool, false, Runs,
-          "fp16 overflow gives NaN instead of saturating to the largest half."),
-      key(IPUTRAIN_KEY(ipu.floating_point_behaviour.set_all), Bool, false, Runs, "Turn all five flags above on."),
-
-      key(IPUTRAIN_KEY(ipu.io_tiles.num_io_tiles), Int, 0, Models,
-          "Tiles per IPU reserved for I/O: they take no compute and no model data, so the compute "
-          "rate and the capacity shrink to the remaining tiles.",
-          non_negative),
-      key(IPUTRAIN_KEY(ipu.io_tiles.place_ops_on_io_tiles), Bool, false, Models,
-          "Stage the infeed and outfeed on the I/O tiles (needs `num_io_tiles` > 0): the staging leaves "
-          "the compute tiles and host transfers overlap compute in the cycle model."),
-      key(IPUTRAIN_KEY(ipu.io_tiles.available_memory_proportion), Float, 0.9, Models,
-          "Share of I/O-tile memory that holds the feeds' staging (the rest is code); staging that "
-          "does not fit is an error.",
-          Range{0, true, 1, false}),
-
       key(IPUTRAIN_KEY(ipu.ipu_model.tiles_per_ipu), Int, 0, Models,
           "Tiles per virtual IPU, which sets `device.tiles_per_ipu` (capacity = tiles x "
           "`device.memory_per_tile`); 0 = the version's count. Both set must agree.",
@@ -103,16 +72,6 @@ std::vector<KeySpec> ipu_keys() {
           "options are not read.")
           .as_tunable(),
 
-      key(IPUTRAIN_KEY(ipu.norms.experimental.distributed_batch_norm_replica_group_size), Int, 1, Runs,
-          "Training batch-norm statistics shared by groups of this many consecutive replicas: nn.batch_norm "
-          "averages its batch mean and variance over the group's micro-batches with cross_replica_mean (the "
-          "model's compile-time int `batch_norm_replica_group`; a layer's `replica_group` overrides it).",
-          Range::at_least(1)),
-
-      key(IPUTRAIN_KEY(ipu.optimizations.prefetch_data_streams), Bool, true, Runs,
-          "Prefetch infeed batches on a background thread while the device runs."),
-      key(IPUTRAIN_KEY(ipu.optimizations.maximum_cross_replica_sum_buffer_size), Int, 0, Runs,
-          "Bytes of gradients gathered before one cross-replica sum is issued; 0 = one sum per tensor.", bytes),
   };
   out[0].conflicts = {"ipu.select_ipus"};
   out[1].conflicts = {"ipu.auto_select_ipus"};

@@ -33,9 +33,16 @@ constexpr KeyType plain_type() {
     return KeyType::String;
   } else if constexpr (std::is_same_v<T, OptionMap>) {
     return KeyType::OptionMap;
+  } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+    return KeyType::IntList;
+  } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+    return KeyType::FloatList;
+  } else if constexpr (std::is_same_v<T, std::vector<bool>>) {
+    return KeyType::BoolList;
   } else {
     static_assert(std::is_same_v<T, double>,
-                  "a plain key is a double, an int64_t, a uint64_t, a bool, a string, an OptionMap or a KeyEnum");
+                  "a plain key is a double, an int64_t, a uint64_t, a bool, a string, a list of int64_t, double or "
+                  "bool, an OptionMap or a KeyEnum");
     return KeyType::Float;
   }
 }

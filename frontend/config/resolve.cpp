@@ -130,7 +130,6 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
   s.shard_optimizer_state = p.replicated_optimizer_state_sharding;
   s.shard_weights = p.replicated_weight_sharding;
   s.offload_weights = p.offload_weights;
-  s.cross_replica_buffer_bytes = cfg.ipu.optimizations.maximum_cross_replica_sum_buffer_size;
   s.device_mapping = p.device_mapping;
   s.stages = p.stages;
   // The loader has spelt the schedule as the table does (and made it sequential under batch serialization).
@@ -164,26 +163,12 @@ void settle(const Config& cfg, T& out, const Derive& derive) {
   }
 }
 
-// The plain keys (iputrain/plain_keys.hpp): copied as written, then each line's rule applied once,
-// in the lines' order; the rules read the config as written, never each other's results.
-void settle_plain_keys(const Config& cfg, PlainKeys& out) {
-  out = cfg.plain;
-#define IPUTRAIN_SETTLE(field, path, type, value, effect, marks, doc, range, needs, derive) \
-  settle<type>(cfg, out.field, derive);
-  IPUTRAIN_PLAIN_KEYS(IPUTRAIN_SETTLE)
-#undef IPUTRAIN_SETTLE
-}
-
 IpuSettings resolve_ipu(const Config& cfg) {
   IpuSettings s;
   s.physical = config::selected_ipus(cfg.ipu.select_ipus);
   s.count = config::num_ipus(cfg);
-  s.batch_norm_group = cfg.ipu.norms.experimental.distributed_batch_norm_replica_group_size;
   s.instances =
       static_cast<int32_t>(std::max<int64_t>(1, cfg.ipu.experimental.multi_replica_distribution.process_count));
-  s.io_tiles = cfg.ipu.io_tiles.num_io_tiles;
-  s.io_data_proportion = cfg.ipu.io_tiles.available_memory_proportion;
-  s.feeds_on_io_tiles = cfg.ipu.io_tiles.place_ops_on_io_tiles && s.io_tiles > 0;
   s.device = cfg.device;
   s.system = cfg.system;
   // "auto" settled here, once (the config keeps it, so that `config show` loads back as written):
@@ -212,10 +197,21 @@ std::atomic<int64_t> resolved_count{0};
 
 int64_t resolutions() { return resolved_count.load(); }
 
+// The plain keys (iputrain/plain_keys.hpp): copied as written, then each line's rule applied once,
+// in the lines' order; the rules read the config as written, never each other's results.
+PlainKeys settled_plain_keys(const Config& cfg) {
+  PlainKeys out = cfg.plain;
+#define IPUTRAIN_SETTLE(field, path, type, value, effect, marks, doc, range, needs, derive) \
+  settle<type>(cfg, out.field, derive);
+  IPUTRAIN_PLAIN_KEYS(IPUTRAIN_SETTLE)
+#undef IPUTRAIN_SETTLE
+  return out;
+}
+
 Settings resolve(const Config& cfg) {
   resolved_count.fetch_add(1);
   Settings s;
-  settle_plain_keys(cfg, s.plain);
+  s.plain = settled_plain_keys(cfg);
   s.optimizer = resolve_optimizer(cfg);
   s.pipeline.recomputation = cfg.ipu.allow_recompute
                                  ? chosen("pipeline.recomputation_mode", cfg.pipeline.recomputation_mode,
@@ -233,13 +229,9 @@ Settings resolve(const Config& cfg) {
       chosen("pipeline.accumulate_outfeed_dtype", cfg.pipeline.accumulate_outfeed_dtype, kSameOrType);
   s.outfeed.loss_only = cfg.pipeline.outfeed_loss;
   s.outfeed.mask = cfg.pipeline.outfeed_mask;
-  // The loader has applied `set_all` to the five flags.
-  const auto& fp = cfg.ipu.floating_point_behaviour;
-  s.floating_point = {fp.inv, fp.div0, fp.oflo, fp.esr, fp.nanoo, fp.set_all};
   s.validation.enabled = !cfg.data.validation.empty() || cfg.data.validation_split > 0;
   s.validation.split = cfg.data.validation_split;
   s.checkpoint.dir = cfg.resolve_path("checkpoint.dir", cfg.checkpoint.dir);
-  s.executable_folder = cfg.resolve_path("ipu.serialization_output_folder", cfg.ipu.serialization_output_folder);
   s.batch_size = cfg.data.batch_size;
   s.model_batch = s.batch_size / s.pipeline.batch_serialization;  // the rules refuse a remainder
   s.keys = {cfg.origin.spans, cfg.origin.sources};

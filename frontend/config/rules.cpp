@@ -237,10 +237,6 @@ void check_ipu(Config& c) {
       }
     }
   }
-  auto& fp = ipu.floating_point_behaviour;
-  if (fp.set_all) {
-    fp.inv = fp.div0 = fp.oflo = fp.esr = fp.nanoo = true;
-  }
   const auto& dc = ipu.device_connection;
   if ((dc.type == "pre_compile" || dc.type == "never") && dc.version.empty()) {
     c.fail_at(
@@ -263,20 +259,19 @@ void check_ipu(Config& c) {
                           mrd.process_count),
               "processes are numbered 0 to process_count - 1");
   }
-  const auto& io = ipu.io_tiles;
-  if (io.place_ops_on_io_tiles && io.num_io_tiles == 0) {
+  const int64_t io_tiles = c.plain.ipu_io_tiles_num_io_tiles;
+  if (c.plain.ipu_io_tiles_place_ops_on_io_tiles && io_tiles == 0) {
     c.fail_at("ipu.io_tiles.place_ops_on_io_tiles", "I/O ops cannot be placed on I/O tiles: there are none",
               "set `ipu.io_tiles.num_io_tiles` to the number of tiles to reserve");
   }
   const int64_t tiles = c.device.tiles_per_ipu;  // resolved by resolve_device()
-  if (io.num_io_tiles >= tiles) {
-    c.fail_at(
-        "ipu.io_tiles.num_io_tiles",
-        fmt::format("{} I/O tiles leave no compute tiles on an IPU of {} tiles", io.num_io_tiles, tiles),
-        "reserve fewer tiles for I/O");
+  if (io_tiles >= tiles) {
+    c.fail_at("ipu.io_tiles.num_io_tiles",
+              fmt::format("{} I/O tiles leave no compute tiles on an IPU of {} tiles", io_tiles, tiles),
+              "reserve fewer tiles for I/O");
   }
-  const int64_t dbn = ipu.norms.experimental.distributed_batch_norm_replica_group_size;
-  if (dbn > 1 && io.num_io_tiles > 0) {
+  const int64_t dbn = c.plain.ipu_norms_experimental_distributed_batch_norm_replica_group_size;
+  if (dbn > 1 && io_tiles > 0) {
     c.fail_at(located(c, {"ipu.norms.experimental.distributed_batch_norm_replica_group_size"}),
               "distributed batch norm cannot be combined with I/O tiles",
               "set `ipu.io_tiles.num_io_tiles = 0` or the replica group size to 1");
@@ -364,10 +359,10 @@ void check_precision(Config& c) {
   }
   if (c.plain.training_precision == FloatType::F32) {
     // Set by set_all, the flags are harmless; asked for one by one, they reveal a missing key.
-    const auto& fp = c.ipu.floating_point_behaviour;
-    for (const auto& [k, on] : {std::pair{"ipu.floating_point_behaviour.esr", fp.esr},
-                                std::pair{"ipu.floating_point_behaviour.nanoo", fp.nanoo}}) {
-      if (on && c.is_set(k) && !fp.set_all) {
+    for (const auto& [k, on] :
+         {std::pair{"ipu.floating_point_behaviour.esr", c.plain.ipu_floating_point_behaviour_esr},
+          std::pair{"ipu.floating_point_behaviour.nanoo", c.plain.ipu_floating_point_behaviour_nanoo}}) {
+      if (on && c.is_set(k) && !c.plain.ipu_floating_point_behaviour_set_all) {
         c.fail_at(k,
                   fmt::format("`{}` changes how f16/bf16 results are rounded, but `training.precision` is f32", k),
                   "set `training.precision = \"f16\"` (or \"bf16\") to compute in half precision, or remove "

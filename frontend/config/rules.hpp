@@ -1,8 +1,9 @@
 // iputrain — cross-key rules of the config (the IPUConfig and pipeline() checks of the seeds).
 //
 // apply_rules() runs after a config is loaded: it checks every rule that the config alone can
-// decide and normalises derived values (`set_all` turns the five float flags on; batch
-// serialization makes the schedule sequential). Rules that need the model (the number of stages,
+// decide and normalises derived values (batch serialization makes the schedule sequential; most
+// derived values are settled by their key's line when the config is resolved, such as `set_all`
+// turning the five float flags on). Rules that need the model (the number of stages,
 // the last stage's outputs) are checked by the planner's place pass (planner/layout_check.cpp),
 // with the keys' locations that Settings keeps; the layout rules both use are
 // core/pipeline_schedules/layout_rules.hpp.
@@ -54,5 +55,9 @@ namespace iputrain::config {
 //! hyper-parameter of another optimizer, a look-ahead limit without look_ahead, … `config show`
 //! writes such keys as comments so that its output loads back without breaking a rule.
 std::string inactive_reason(const Config& cfg, const KeySpec& key);
+
+//! The plain keys' values a run under `cfg` uses: each line's DERIVE applied to the values as written
+//! (resolve.cpp; `config show` comments an unset key with the value it settles to).
+PlainKeys settled_plain_keys(const Config& cfg);
 
 }  // namespace iputrain::config

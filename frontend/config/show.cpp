@@ -47,6 +47,8 @@ struct TomlTables {
 }  // namespace
 
 std::string show(const Config& cfg, bool rebase_paths) {
+  Config settled = cfg;  // an unset plain key is shown with the value its line settles it to
+  settled.plain = settled_plain_keys(cfg);
   TomlTables toml;
   std::string& out = toml.out;
   for (const auto& k : schema()) {
@@ -65,11 +67,12 @@ std::string show(const Config& cfg, bool rebase_paths) {
     // what the others mean (a schedule makes the run pipelined, its accumulation count derived),
     // so the text must read back with the same keys set to plan the same.
     std::string reason = inactive_reason(cfg, k);
+    const Value value = k.access.get(reason.empty() && !cfg.is_set(k.path) ? settled : cfg);
     if (reason.empty() && !cfg.is_set(k.path)) {
-      reason = toml_text(k.access.get(cfg)) == toml_text(k.default_value) ? "default" : "not set; derived";
+      reason = toml_text(value) == toml_text(k.default_value) ? "default" : "not set; derived";
     }
     out += fmt::format("{}{} = {}{}\n", reason.empty() ? "" : "# ", leaf_of(k.path),
-                       toml_text(rebase_paths ? rebased(cfg, k, k.access.get(cfg)) : k.access.get(cfg)),
+                       toml_text(rebase_paths ? rebased(cfg, k, value) : value),
                        reason.empty() ? "" : fmt::format("  ({})", reason));
   }
   return out;

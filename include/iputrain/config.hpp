@@ -49,21 +49,6 @@ struct IpuExperimental {
   IpuMultiReplicaDistribution multi_replica_distribution;
 };
 
-struct IpuFloatingPointBehaviour {
-  bool inv = false;      //!< trap invalid operations
-  bool div0 = false;     //!< trap division by zero
-  bool oflo = false;     //!< trap overflow
-  bool esr = false;      //!< stochastic rounding
-  bool nanoo = false;    //!< NaN on fp16 overflow
-  bool set_all = false;  //!< forces the five flags above on (applied by the loader)
-};
-
-struct IpuIoTiles {
-  int64_t num_io_tiles = 0;
-  bool place_ops_on_io_tiles = false;
-  double available_memory_proportion = 0.9;
-};
-
 struct IpuModelOptions {
   int64_t tiles_per_ipu = 0;     //!< 0 = the version's standard count; else sets device.tiles_per_ipu
   std::string version = "ipu2";  //!< ipu1 | ipu2 | bow; the same choice as device.version
@@ -73,34 +58,16 @@ struct IpuMatmuls {
   OptionMap poplar_options;
 };
 
-struct IpuNormsExperimental {
-  int64_t distributed_batch_norm_replica_group_size = 1;
-};
-
-struct IpuNorms {
-  IpuNormsExperimental experimental;
-};
-
-struct IpuOptimizations {
-  bool prefetch_data_streams = true;
-  int64_t maximum_cross_replica_sum_buffer_size = 0;  //!< bytes; 0 = issue at once
-};
-
 struct IpuSection {
   int64_t auto_select_ipus = 1;  //!< number of IPUs to acquire
   std::vector<int64_t>
       select_ipus;  //!< device ids of the emulated gc-info listing (exclusive with auto_select_ipus)
   bool allow_recompute = false;
-  std::string serialization_output_folder;
   IpuConvolutions convolutions;
   IpuDeviceConnection device_connection;
   IpuExperimental experimental;
-  IpuFloatingPointBehaviour floating_point_behaviour;
-  IpuIoTiles io_tiles;
   IpuModelOptions ipu_model;
   IpuMatmuls matmuls;
-  IpuNorms norms;
-  IpuOptimizations optimizations;
 };
 
 // ---- [pipeline]: the arguments of pipeline() -----------------------------------------------------
@@ -171,31 +138,14 @@ struct CheckpointSection {
   std::string dir;  //!< where checkpoints are written; "" = no checkpoints
 };
 
-//! How the host runs the virtual IPUs' kernels.
-//! `iputrain tune`'s search (docs/tune.md): which keys it may vary and over what; the command's
-//! flags override these. A knob list here lets the search vary that key even where the config
-//! sets it; an empty list leaves the key to the search's defaults (or fixed, when set).
+//! `iputrain tune`'s search (docs/tune.md): the knob lists of named values (its other keys are plain
+//! lines); the command's flags override them. A list here lets the search vary that key even where
+//! the config sets it; an empty list leaves the key to the search's defaults (or fixed, when set).
 struct TuneSection {
-  int64_t ipus = 0;                                         //!< IPUs in all; 0 = the config's
-  int64_t global_batch = 0;                                 //!< samples per update to hold; 0 = the input plan's
-  double batch_tolerance = 0;                               //!< relative distance from global_batch allowed
-  double time = 60;                                         //!< search budget in seconds
-  int64_t plans = 0;                                        //!< candidates planned at most; 0 = no limit
-  int64_t top = 5;                                          //!< ranked plans listed
-  bool vary_layout = false;                                 //!< also vary the layout keys the config sets
-  std::vector<int64_t> ipus_per_replica;                    //!< [min, max]
-  std::vector<int64_t> stages;                              //!< [min, max] pipeline stages
-  std::vector<int64_t> micro_batch;                         //!< [min, max]
-  std::vector<std::string> schedule;                        //!< allowed pipeline.schedule values
-  std::vector<std::string> recomputation;                   //!< off | the recomputation modes
-  std::vector<double> available_memory_proportion;          //!< values tried (every stage alike, then per stage)
-  std::vector<std::string> gradient_accumulation_dtype;     //!< values tried
-  std::vector<std::string> gradient_accumulation_order;     //!< values tried
-  std::vector<bool> offload_weight_update_variables;        //!< values tried
-  std::vector<bool> offload_gradient_accumulation_buffers;  //!< values tried
-  std::vector<bool> replicated_optimizer_state_sharding;    //!< values tried
-  std::vector<bool> replicated_weight_sharding;             //!< values tried
-  std::vector<int64_t> batch_serialization_iterations;      //!< values tried
+  std::vector<std::string> schedule;                     //!< allowed pipeline.schedule values
+  std::vector<std::string> recomputation;                //!< off | the recomputation modes
+  std::vector<std::string> gradient_accumulation_dtype;  //!< values tried
+  std::vector<std::string> gradient_accumulation_order;  //!< values tried
 };
 
 //! Where a Config came from, recorded by the loader (iputrain/config_loader.hpp): empty for the

@@ -65,7 +65,7 @@ TEST_CASE("the design's example config loads") {
   CHECK(std::get<int64_t>(c.model.at("hidden")) == 256);
   CHECK(c.ipu.auto_select_ipus == 4);
   CHECK(c.plain.ipu_selection_order == iputrain::SelectionOrder::Snake);
-  CHECK(c.ipu.optimizations.maximum_cross_replica_sum_buffer_size == 10000000);
+  CHECK(c.plain.ipu_optimizations_maximum_cross_replica_sum_buffer_size == 10000000);
   CHECK(c.pipeline.schedule == "interleaved");
   CHECK(c.optimizer.type == "momentum");
   CHECK(c.checkpoint.dir == "runs/mnist");

@@ -352,14 +352,16 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
       CHECK(row.access.get(c) == config::Value(spelling));
     }
   }
-  // Besides these 14, 21 numbers and flags that act (repeat_count, log_every, reset_states_every, the
+  // Besides these 14, 33 numbers and flags that act (repeat_count, log_every, reset_states_every, the
   // scheduler's two limits, keep_best_min_delta, data.seed, shuffle and prefetch_depth, engine.threads,
   // training.epochs, steps, steps_per_execution, seed and validate_every, checkpoint.every and keep,
-  // and profiling's enabled, enable_ipu_events, report_every_nth_execution and max_report_size),
-  // three strings (checkpoint.keep_best, profiling.report_directory, pipeline.name) and the 29 keys
-  // kept for compatibility but merge_remote_buffers (the next case).
+  // profiling's enabled, enable_ipu_events, report_every_nth_execution and max_report_size, the six
+  // floating-point flags, the three I/O-tile keys, the batch-norm group, prefetch_data_streams and the
+  // cross-replica buffer), four strings (checkpoint.keep_best, profiling.report_directory,
+  // pipeline.name, ipu.serialization_output_folder), 16 keys of [tune] (nine of them lists) and the
+  // 29 keys kept for compatibility but merge_remote_buffers (the next case).
   CHECK(enums == 14);
-  CHECK(config::plain_keys().size() == 67);
+  CHECK(config::plain_keys().size() == 96);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(
       "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"
@@ -414,7 +416,7 @@ TEST_CASE("a plain key kept for compatibility warns or is refused with its line'
 TEST_CASE("a plain key's derived value is settled by its line, and the config keeps it as written") {
   Config unset;
   unset.plain.training_seed = 9;
-  unset.ipu.optimizations.prefetch_data_streams = false;
+  unset.plain.ipu_optimizations_prefetch_data_streams = false;
   const Settings derived = config::resolve(unset);
   CHECK(derived.plain.data_seed == 9);            // 0: training.seed
   CHECK(derived.plain.data_prefetch_depth == 1);  // no prefetching: one batch at a time

@@ -272,10 +272,20 @@ TEST_CASE("the device: a version's preset, explicit device figures, the IPU Mode
           4);
 }
 
+// set_all is settled by the five flags' lines when the config is resolved; the config keeps what
+// was written, so `config show` writes set_all alone and loads back the same.
 TEST_CASE("set_all turns every floating-point flag on") {
-  Config c = config::parse("[ipu.floating_point_behaviour]\nset_all = true\n");
-  const auto& fp = c.ipu.floating_point_behaviour;
-  CHECK((fp.inv && fp.div0 && fp.oflo && fp.esr && fp.nanoo));
+  const Config c = config::parse("[ipu.floating_point_behaviour]\nset_all = true\n");
+  const iputrain::PlainKeys fp = config::resolve(c).plain;
+  CHECK((fp.ipu_floating_point_behaviour_inv && fp.ipu_floating_point_behaviour_div0 &&
+         fp.ipu_floating_point_behaviour_oflo && fp.ipu_floating_point_behaviour_esr &&
+         fp.ipu_floating_point_behaviour_nanoo));
+  CHECK(!c.plain.ipu_floating_point_behaviour_inv);
+  const std::string shown = config::show(c);
+  CHECK(shown.find("set_all = true") != std::string::npos);
+  CHECK(shown.find("\ninv = true") == std::string::npos);
+  CHECK(config::resolve(config::parse(shown)).plain.ipu_floating_point_behaviour_nanoo);
+  CHECK(!config::resolve(Config{}).plain.ipu_floating_point_behaviour_inv);
 }
 
 TEST_CASE("optimizer hyper-parameters belong to their optimizer") {

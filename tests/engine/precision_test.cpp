@@ -188,8 +188,9 @@ TEST_CASE("precision and loss-scaling keys are checked where they are written") 
   rejects("[training]\nprecision = \"f32\"\n[ipu.floating_point_behaviour]\nnanoo = true\n", "f32", 4);
   // Accepted: the flags under half compute, set_all under f32, dynamic scaling under f32.
   CHECK(config::parse("[training]\nprecision = \"bf16\"\n[ipu.floating_point_behaviour]\nesr = true\n")
-            .ipu.floating_point_behaviour.esr);
-  CHECK(config::parse("[ipu.floating_point_behaviour]\nset_all = true\n").ipu.floating_point_behaviour.nanoo);
+            .plain.ipu_floating_point_behaviour_esr);
+  CHECK(config::resolve(config::parse("[ipu.floating_point_behaviour]\nset_all = true\n"))
+            .plain.ipu_floating_point_behaviour_nanoo);
   const Config dynamic = config::parse("[optimizer]\nloss_scaling_mode = \"dynamic\"\n");
   CHECK(dynamic.optimizer.loss_scaling == 65536.0);
   CHECK(config::parse("[optimizer]\nloss_scaling_mode = \"dynamic\"\nloss_scaling = 8.0\n").optimizer.loss_scaling ==

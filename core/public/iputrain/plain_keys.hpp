@@ -7,8 +7,9 @@
 //
 // X(FIELD, PATH, TYPE, DEFAULT, EFFECT, MARKS, DOC, RANGE, NEEDS, DERIVE):
 // - FIELD is PATH with `_` for `.` (checked when the schema is built);
-// - TYPE is double, int64_t, uint64_t, bool, std::string, OptionMap or an enum declared below by
-//   IPUTRAIN_KEY_ENUM, whose enumerators are the key's spellings (ChooseBest is written "choose_best");
+// - TYPE is double, int64_t, uint64_t, bool, std::string, a std::vector of int64_t, double or bool,
+//   OptionMap or an enum declared below by IPUTRAIN_KEY_ENUM, whose enumerators are the key's spellings (ChooseBest is
+//   written "choose_best");
 // - EFFECT is the schema's Effect: Runs (it changes the run) or Models (the plan's model); or, for a
 //   key kept for compatibility, no_effect_here("why") (a value other than the default warns) or
 //   refused_here("why", "what to do instead") (such a value is refused). Nothing reads those fields;
@@ -16,7 +17,8 @@
 // - MARKS is `plain`, or `defining` (checkpoints record it and `--resume` checks it), `layout`
 //   (`verify`'s one-IPU reference resets it), `tunable` (`tune` may vary it) or `path` (a file or
 //   folder: written configs rebase it; its DERIVE resolves it by the path rule), joined by `|`;
-// - RANGE the accepted numbers, as the schema's Range writes them (Range::at_least(0)), or {};
+// - RANGE the accepted numbers (of a list: its elements), as the schema's Range writes them
+//   (Range::at_least(0); a braced Range in parentheses, since a macro argument splits at its commas), or {};
 // - NEEDS the key it has no effect without ("" for none): setting it without that key is refused,
 //   located, with a hint;
 // - DERIVE the rule that settles its value when the run is resolved: `as_written`, or a lambda
@@ -222,7 +224,7 @@ IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
     "Batches the infeed thread prepares ahead of the device; 1 when "                                                  \
     "`ipu.optimizations.prefetch_data_streams` is false.",                                                             \
     Range::between(1, 1024), "", [](const auto& c) {                                                                   \
-      return c.ipu.optimizations.prefetch_data_streams ? c.plain.data_prefetch_depth : int64_t{1};                     \
+      return c.plain.ipu_optimizations_prefetch_data_streams ? c.plain.data_prefetch_depth : int64_t{1};               \
     })                                                                                                                 \
   X(training_epochs, "training.epochs", double, 0.0, Runs, plain,                                                      \
     "Passes over the training set (fractions allowed); only when `training.steps` is unset. With neither set, a "      \
@@ -364,7 +366,124 @@ IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
     true,                                                                                                              \
     no_effect_here("the model language has no gradients captured from outside the stages; every gradient is "          \
                    "accumulated"),                                                                                     \
-    plain, "Accumulate gradients of values captured from outside the stages too.", {}, "", as_written)
+    plain, "Accumulate gradients of values captured from outside the stages too.", {}, "", as_written)                 \
+  X(ipu_serialization_output_folder, "ipu.serialization_output_folder", std::string, "", Runs, path,                   \
+    "Directory where a session saves what it will run, as the seed saves its executables: "                            \
+    "<model>.plan.json and <model>.programs.txt (each IPU's instructions); \"\" = do not save.",                       \
+    {}, "", [](const auto& c) {                                                                                        \
+      return c.resolve_path("ipu.serialization_output_folder", c.plain.ipu_serialization_output_folder);               \
+    })                                                                                                                 \
+  X(ipu_floating_point_behaviour_inv, "ipu.floating_point_behaviour.inv", bool, false, Runs, plain,                    \
+    "Stop at the first op that makes a NaN from operands without NaN (0/0, log(-1), inf - inf); "                      \
+    "the error names the op, its stage and micro-batch.",                                                              \
+    {}, "", [](const auto& c) {                                                                                        \
+      return c.plain.ipu_floating_point_behaviour_inv || c.plain.ipu_floating_point_behaviour_set_all;                 \
+    })                                                                                                                 \
+  X(ipu_floating_point_behaviour_div0, "ipu.floating_point_behaviour.div0", bool, false, Runs, plain,                  \
+    "Stop at the first op that makes an infinity from finite operands (x/0, log(0), rsqrt(0)).", {}, "",               \
+    [](const auto& c) {                                                                                                \
+      return c.plain.ipu_floating_point_behaviour_div0 || c.plain.ipu_floating_point_behaviour_set_all;                \
+    })                                                                                                                 \
+  X(ipu_floating_point_behaviour_oflo, "ipu.floating_point_behaviour.oflo", bool, false, Runs, plain,                  \
+    "Stop at the first op whose finite result overflows f32 (exp(100)); underflow is never trapped.", {}, "",          \
+    [](const auto& c) {                                                                                                \
+      return c.plain.ipu_floating_point_behaviour_oflo || c.plain.ipu_floating_point_behaviour_set_all;                \
+    })                                                                                                                 \
+  X(ipu_floating_point_behaviour_esr, "ipu.floating_point_behaviour.esr", bool, false, Runs, plain,                    \
+    "Stochastic rounding of fp16 results, seeded by the run's seed.", {}, "", [](const auto& c) {                      \
+      return c.plain.ipu_floating_point_behaviour_esr || c.plain.ipu_floating_point_behaviour_set_all;                 \
+    })                                                                                                                 \
+  X(ipu_floating_point_behaviour_nanoo, "ipu.floating_point_behaviour.nanoo", bool, false, Runs, plain,                \
+    "fp16 overflow gives NaN instead of saturating to the largest half.", {}, "", [](const auto& c) {                  \
+      return c.plain.ipu_floating_point_behaviour_nanoo || c.plain.ipu_floating_point_behaviour_set_all;               \
+    })                                                                                                                 \
+  X(ipu_floating_point_behaviour_set_all, "ipu.floating_point_behaviour.set_all", bool, false, Runs, plain,            \
+    "Turn all five flags above on.", {}, "", as_written)                                                               \
+  X(ipu_io_tiles_num_io_tiles, "ipu.io_tiles.num_io_tiles", int64_t, 0, Models, plain,                                 \
+    "Tiles per IPU reserved for I/O: they take no compute and no model data, so the compute "                          \
+    "rate and the capacity shrink to the remaining tiles.",                                                            \
+    Range::at_least(0), "", as_written)                                                                                \
+  X(ipu_io_tiles_place_ops_on_io_tiles, "ipu.io_tiles.place_ops_on_io_tiles", bool, false, Models, plain,              \
+    "Stage the infeed and outfeed on the I/O tiles (needs `num_io_tiles` > 0): the staging leaves "                    \
+    "the compute tiles and host transfers overlap compute in the cycle model.",                                        \
+    {}, "",                                                                                                            \
+    [](const auto& c) { return c.plain.ipu_io_tiles_place_ops_on_io_tiles && c.plain.ipu_io_tiles_num_io_tiles > 0; }) \
+  X(ipu_io_tiles_available_memory_proportion, "ipu.io_tiles.available_memory_proportion", double, 0.9, Models, plain,  \
+    "Share of I/O-tile memory that holds the feeds' staging (the rest is code); staging that "                         \
+    "does not fit is an error.",                                                                                       \
+    (Range{0, true, 1, false}), "", as_written)                                                                        \
+  X(ipu_norms_experimental_distributed_batch_norm_replica_group_size,                                                  \
+    "ipu.norms.experimental.distributed_batch_norm_replica_group_size", int64_t, 1, Runs, plain,                       \
+    "Training batch-norm statistics shared by groups of this many consecutive replicas: nn.batch_norm "                \
+    "averages its batch mean and variance over the group's micro-batches with cross_replica_mean (the "                \
+    "model's compile-time int `batch_norm_replica_group`; a layer's `replica_group` overrides it).",                   \
+    Range::at_least(1), "", as_written)                                                                                \
+  X(ipu_optimizations_prefetch_data_streams, "ipu.optimizations.prefetch_data_streams", bool, true, Runs, plain,       \
+    "Prefetch infeed batches on a background thread while the device runs.", {}, "", as_written)                       \
+  X(ipu_optimizations_maximum_cross_replica_sum_buffer_size,                                                           \
+    "ipu.optimizations.maximum_cross_replica_sum_buffer_size", int64_t, 0, Runs, plain,                                \
+    "Bytes of gradients gathered before one cross-replica sum is issued; 0 = one sum per tensor.", Range::at_least(0), \
+    "", as_written)                                                                                                    \
+  X(tune_ipus, "tune.ipus", int64_t, 0, Runs, plain, "IPUs in all (`--ipus`); 0 = the config's.", Range::at_least(0),  \
+    "", as_written)                                                                                                    \
+  X(tune_global_batch, "tune.global_batch", int64_t, 0, Runs, plain,                                                   \
+    "Samples per weight update the plans hold (`--global-batch`); 0 = the input plan's.", Range::at_least(0), "",      \
+    as_written)                                                                                                        \
+  X(tune_batch_tolerance, "tune.batch_tolerance", double, 0.0, Runs, plain,                                            \
+    "Relative distance from the global batch a plan may have (`--batch-tolerance`).", Range::between(0, 1), "",        \
+    as_written)                                                                                                        \
+  X(tune_time, "tune.time", double, 60.0, Runs, plain,                                                                 \
+    "Search budget in seconds (`--time`, or the REPL's `tune SECONDS`; the REPL's default where this is "              \
+    "unset: 30); the search stops at it with the best plan found.",                                                    \
+    Range::at_least(0, true), "", as_written)                                                                          \
+  X(tune_plans, "tune.plans", int64_t, 0, Runs, plain,                                                                 \
+    "Candidates planned at most (`--plans`); 0 = no limit but the time. Counted in plans, the search stops at "        \
+    "the same candidate on any machine and under any load, where a time budget does not.",                             \
+    Range::at_least(0), "", as_written)                                                                                \
+  X(tune_top, "tune.top", int64_t, 5, Runs, plain, "Ranked plans listed (`--top`).", Range::at_least(1), "",           \
+    as_written)                                                                                                        \
+  X(tune_vary_layout, "tune.vary_layout", bool, false, Runs, plain,                                                    \
+    "Also vary the layout keys the config sets: stages, mapping, batch, schedule, recomputation, memory "              \
+    "knobs (`--vary-layout`; `--keep-layout` turns it off for one run).",                                              \
+    {}, "", as_written)                                                                                                \
+  X(tune_ipus_per_replica, "tune.ipus_per_replica", std::vector<int64_t>, {}, Runs, plain,                             \
+    "[min, max] IPUs of one replica (the pipeline's depth); the rest of the IPUs are replicas. Set, "                  \
+    "it lets the search re-cut a model whose config fixes the stages.",                                                \
+    Range::at_least(1), "", as_written)                                                                                \
+  X(tune_stages, "tune.stages", std::vector<int64_t>, {}, Runs, plain,                                                 \
+    "[min, max] pipeline stages (positions of the schedule; a stage back on IPU 0 counts).", Range::at_least(1), "",   \
+    as_written)                                                                                                        \
+  X(tune_micro_batch, "tune.micro_batch", std::vector<int64_t>, {}, Runs, plain,                                       \
+    "[min, max] of `data.batch_size`; unset = 1 to 256, or the config's value when it sets one.", Range::at_least(1),  \
+    "", as_written)                                                                                                    \
+  X(tune_available_memory_proportion, "tune.available_memory_proportion", std::vector<double>, {}, Runs, plain,        \
+    "availableMemoryProportion values tried for every matmul and convolution, then per stage around the "              \
+    "best; unset = 0.6, 0.45, 0.3, 0.2, 0.1, or the config's when it sets one. Listing values lets the search "        \
+    "vary the key even where the config sets it.",                                                                     \
+    (Range{0, true, 1, false}), "", as_written)                                                                        \
+  X(tune_offload_weight_update_variables, "tune.offload_weight_update_variables", std::vector<bool>, {}, Runs, plain,  \
+    "The values tried for `pipeline.offload_weight_update_variables`; unset = both, or the config's when set. "        \
+    "Listing values lets the search vary the key even where the config sets it.",                                      \
+    {}, "", as_written)                                                                                                \
+  X(tune_offload_gradient_accumulation_buffers, "tune.offload_gradient_accumulation_buffers", std::vector<bool>, {},   \
+    Runs, plain,                                                                                                       \
+    "The values tried for `pipeline.offload_gradient_accumulation_buffers`; unset = both, or the config's when "       \
+    "set. Listing values lets the search vary the key even where the config sets it.",                                 \
+    {}, "", as_written)                                                                                                \
+  X(tune_replicated_optimizer_state_sharding, "tune.replicated_optimizer_state_sharding", std::vector<bool>, {}, Runs, \
+    plain,                                                                                                             \
+    "The values tried for `pipeline.replicated_optimizer_state_sharding` (with replicas); unset = both, or the "       \
+    "config's. Listing values lets the search vary the key even where the config sets it.",                            \
+    {}, "", as_written)                                                                                                \
+  X(tune_replicated_weight_sharding, "tune.replicated_weight_sharding", std::vector<bool>, {}, Runs, plain,            \
+    "The values tried for `pipeline.replicated_weight_sharding` (with replicas); unset = both, or the config's. "      \
+    "Listing values lets the search vary the key even where the config sets it.",                                      \
+    {}, "", as_written)                                                                                                \
+  X(tune_batch_serialization_iterations, "tune.batch_serialization_iterations", std::vector<int64_t>, {}, Runs, plain, \
+    "The `pipeline.batch_serialization_iterations` tried (plans with every stage on one IPU and the "                  \
+    "sequential schedule); unset = the config's only (the models price slices as a smaller micro-batch plus "          \
+    "buffers: docs/tune.md). Listing values lets the search vary the key even where the config sets it.",              \
+    Range::at_least(1), "", as_written)
 
 namespace iputrain {
 

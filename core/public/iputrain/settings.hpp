@@ -77,7 +77,6 @@ struct PipelineSettings {
   bool shard_optimizer_state = false;       //!< replicated_optimizer_state_sharding
   std::optional<bool> shard_weights;        //!< replicated_weight_sharding; nullopt = auto
   std::optional<bool> offload_weights;      //!< nullopt = auto
-  int64_t cross_replica_buffer_bytes = 0;   //!< ipu.optimizations.maximum_cross_replica_sum_buffer_size
   StageMemoryOptions memory;                //!< ipu.matmuls and ipu.convolutions poplar_options
   //! Per stage, over `memory`: pipeline.forward_/backward_propagation_stages_poplar_options.
   std::vector<StageMemoryOptions> forward_memory;
@@ -87,13 +86,9 @@ struct PipelineSettings {
 
 //! The devices and system the run is placed on.
 struct IpuSettings {
-  int64_t count = 1;                //!< IPUs acquired: ipu.auto_select_ipus, or the select_ipus devices' IPUs
-  int64_t batch_norm_group = 1;     //!< ipu.norms.experimental.distributed_batch_norm_replica_group_size
-  std::vector<int32_t> physical;    //!< the physical IPUs of ipu.select_ipus, in order; empty = 0, 1, …
-  int32_t instances = 1;            //!< processes sharing the replicas (process_count, at least 1)
-  int64_t io_tiles = 0;             //!< ipu.io_tiles.num_io_tiles
-  double io_data_proportion = 0.9;  //!< ipu.io_tiles.available_memory_proportion
-  bool feeds_on_io_tiles = false;   //!< ipu.io_tiles.place_ops_on_io_tiles (with I/O tiles)
+  int64_t count = 1;              //!< IPUs acquired: ipu.auto_select_ipus, or the select_ipus devices' IPUs
+  std::vector<int32_t> physical;  //!< the physical IPUs of ipu.select_ipus, in order; empty = 0, 1, …
+  int32_t instances = 1;          //!< processes sharing the replicas (process_count, at least 1)
   DeviceSection device;
   SystemSection system;
 };
@@ -127,16 +122,6 @@ struct OutfeedSettings {
   std::vector<bool> mask;                    //!< true = that last-stage output is not outfed
 };
 
-//! `ipu.floating_point_behaviour`, with `set_all` applied.
-struct FloatBehaviour {
-  bool inv = false;
-  bool div0 = false;
-  bool oflo = false;
-  bool esr = false;
-  bool nanoo = false;
-  bool set_all = false;  //!< the flags came from `set_all` (messages say to clear it too)
-};
-
 //! Everything the engine and the planner read from a config, typed.
 //! Validation while training (data.validation, data.validation_split, training.validate_every*,
 //! checkpoint.keep_best*).
@@ -155,14 +140,12 @@ struct Settings {
   PipelineSettings pipeline;
   IpuSettings ipu;
   OutfeedSettings outfeed;
-  FloatBehaviour floating_point;
   ValidationSettings validation;
   CheckpointSettings checkpoint;
-  std::string executable_folder;  //!< ipu.serialization_output_folder ("" = the plan is not saved)
-  int64_t batch_size = 0;         //!< data.batch_size: samples per micro-batch per replica (0 = the model's)
-  int64_t model_batch = 0;        //!< the batch the model is built at: batch_size per slice (0 = the model's)
-  PlainKeys plain;                //!< the plain keys, settled by their DERIVE (core/public/iputrain/plain_keys.hpp)
-  KeyLocations keys;              //!< where each key was set, for rules checked later
+  int64_t batch_size = 0;   //!< data.batch_size: samples per micro-batch per replica (0 = the model's)
+  int64_t model_batch = 0;  //!< the batch the model is built at: batch_size per slice (0 = the model's)
+  PlainKeys plain;          //!< the plain keys, settled by their DERIVE (core/public/iputrain/plain_keys.hpp)
+  KeyLocations keys;        //!< where each key was set, for rules checked later
 };
 
 }  // namespace iputrain
