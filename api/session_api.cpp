@@ -38,9 +38,9 @@ std::string run_config_text(const Config& config) {
 // The data sources the config names, with the folders their relative paths are in.
 std::map<std::string, engine::DataSpec> data_specs(const Config& config) {
   std::map<std::string, engine::DataSpec> out;
-  for (const auto& [key, spec] : {std::pair<std::string, std::string>{"data.train", config.data.train},
-                                  {"data.validation", config.data.validation},
-                                  {"data.test", config.data.test}}) {
+  for (const auto& [key, spec] : {std::pair<std::string, std::string>{"data.train", config.plain.data_train},
+                                  {"data.validation", config.plain.data_validation},
+                                  {"data.test", config.plain.data_test}}) {
     out[key] = {spec, config.base_dir_of(key), config.resolve_data_spec(key, spec), config.set_in_file(key)};
   }
   return out;

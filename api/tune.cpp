@@ -16,6 +16,7 @@
 #include "iputrain/config_loader.hpp"
 #include "iputrain/error.hpp"
 #include "iputrain/model.hpp"
+#include "iputrain/plan.hpp"
 #include "planner/recurrent_states.hpp"
 
 namespace iputrain {
@@ -50,8 +51,8 @@ api::tune::ModelFacts model_facts(const Context& ctx, const Model& model) {
 
 std::vector<int64_t> micro_values(const Context& ctx, int64_t global_batch) {
   if (!ctx.config.is_set("tune.micro_batch") && !api::tune::free_key(ctx, "data.batch_size") &&
-      ctx.config.data.batch_size > 0) {
-    return {ctx.config.data.batch_size};
+      ctx.config.plain.data_batch_size > 0) {
+    return {ctx.config.plain.data_batch_size};
   }
   std::vector<int64_t> out;
   for (int64_t d = ctx.limits.min_micro_batch; d <= std::min(global_batch, ctx.limits.max_micro_batch); ++d) {

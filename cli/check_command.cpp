@@ -39,7 +39,7 @@ void check_data(const Model& model, const ResolvedConfig& run, const Plan& plan)
     }
   }
   // A batch larger than the training split, a validation split without a micro-batch.
-  if (!config.data.train.empty()) {
+  if (!config.plain.data_train.empty()) {
     session.check_training_data();
     fmt::print("training data: ok\n");
   }
@@ -66,7 +66,7 @@ int run_check(const CommonArgs& args) {
   const Plan plan = Plan::make(model, run);
   fmt::print("plan: {} replica{} x {} IPU{}, {} schedule\n", plan.replicas(), plan.replicas() == 1 ? "" : "s",
              plan.ipus_per_replica(), plan.ipus_per_replica() == 1 ? "" : "s", plan.schedule());
-  if (!config.data.train.empty() || !config.data.test.empty() || !config.data.validation.empty()) {
+  if (!config.plain.data_train.empty() || !config.plain.data_test.empty() || !config.plain.data_validation.empty()) {
     check_data(model, run, plan);
   }
   return 0;

@@ -248,8 +248,8 @@ int run_train(const TrainArgs& args) {
       prepare_output(*path, flag);
     }
   }
-  if (!settings.checkpoint.dir.empty() && writes) {
-    prepare_output(settings.checkpoint.dir, "checkpoint.dir", true);
+  if (!settings.plain.checkpoint_dir.empty() && writes) {
+    prepare_output(settings.plain.checkpoint_dir, "checkpoint.dir", true);
   }
   if (settings.plain.profiling_enabled && !settings.plain.profiling_report_directory.empty() && writes) {
     prepare_output(settings.plain.profiling_report_directory, "profiling.report_directory", true);
@@ -317,7 +317,7 @@ int run_train(const TrainArgs& args) {
   if (!args.save.empty()) {
     save_or_recover(session, args.save, notes);
   }
-  if (!args.no_eval && !loaded.config.data.test.empty()) {
+  if (!args.no_eval && !loaded.config.plain.data_test.empty()) {
     print_test(session, json);
   }
   return 0;

@@ -89,7 +89,7 @@ Config reference_config(const Config& config, const Model& model, const Plan& pl
 // One update per train() call, and nothing written: verify leaves no files behind.
 Config stepwise(Config config) {
   config.plain.training_steps = 1;
-  config.checkpoint.dir.clear();
+  config.plain.checkpoint_dir.clear();
   config.plain.profiling_enabled = false;
   config.plain.profiling_enable_ipu_events = false;
   return config;

@@ -140,7 +140,7 @@ const data::Dataset& Session::Impl::predict_data(const std::string& split, const
   if (fields.size() == wanted.size() || loaded) {
     return split_data(split);
   }
-  const bool from_train = split == "train" || settings.validation.split > 0;
+  const bool from_train = split == "train" || settings.plain.data_validation_split > 0;
   predict_file = open(split == "test" ? "data.test" : from_train ? "data.train" : "data.validation", &fields);
   const int64_t n = predict_file->size();
   const int64_t kept = from_train ? trained_share(n) : n;

@@ -156,7 +156,7 @@ struct TrainLoop {
   Session::Impl& s;
   TrainSummary& summary;
   Progress& progress;
-  const std::string checkpoint_dir;
+  const std::string checkpoint_folder;
   const int64_t end;
   const int64_t every;  // checkpoint.every
   const int64_t global_batch;
@@ -194,7 +194,7 @@ struct TrainLoop {
   // Weight updates of the next execution: it ends on every checkpoint and validation step.
   int64_t execution_length(int64_t per_execution) const {
     int64_t n = std::min(per_execution, end - s.step);
-    if (!checkpoint_dir.empty() && every > 0) {
+    if (!checkpoint_folder.empty() && every > 0) {
       n = std::min(n, every - s.step % every);
     }
     if (validation) {
@@ -239,20 +239,20 @@ struct TrainLoop {
     // (never rotated away).
     const double value = best_output >= 0 ? v.values[static_cast<size_t>(best_output)] : 0.0;
     const double delta = s.settings.plain.checkpoint_keep_best_min_delta;
-    if (best_output >= 0 && !checkpoint_dir.empty() &&
+    if (best_output >= 0 && !checkpoint_folder.empty() &&
         (!have_best ||
          (s.settings.plain.checkpoint_keep_best_mode == KeepBestMode::Max ? value > summary.best_value + delta
                                                                           : value < summary.best_value - delta))) {
       have_best = true;
       summary.best_value = value;
-      summary.best_checkpoint = s.save_checkpoint_as(checkpoint_dir, "best.safetensors");
+      summary.best_checkpoint = s.save_checkpoint_as(checkpoint_folder, "best.safetensors");
     }
   }
 
   // Saves a checkpoint on every `every` steps, at the end and when stopping; whether it did.
   bool checkpoint_if_due() {
-    if (!checkpoint_dir.empty() && ((every > 0 && s.step % every == 0) || s.step == end || s.stop_requested)) {
-      summary.checkpoints.push_back(session.save_checkpoint(checkpoint_dir));
+    if (!checkpoint_folder.empty() && ((every > 0 && s.step % every == 0) || s.step == end || s.stop_requested)) {
+      summary.checkpoints.push_back(session.save_checkpoint(checkpoint_folder));
       return true;
     }
     return false;
@@ -288,9 +288,9 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     return summary;
   }
   const int64_t per_execution = s.cluster->updates_per_execution();
-  const std::string checkpoint_dir = s.checkpoint_dir();
-  if (!checkpoint_dir.empty() && engine::writes_run_files()) {
-    s.claim_checkpoint_dir(checkpoint_dir);  // before the first step: a used directory is refused at once
+  const std::string checkpoint_folder = s.checkpoint_folder();
+  if (!checkpoint_folder.empty() && engine::writes_run_files()) {
+    s.claim_checkpoint_dir(checkpoint_folder);  // before the first step: a used directory is refused at once
   }
   engine::Sampler sampler(train_data.size(), s.batch, s.settings.plain.data_shuffle, s.shuffle_seed());
   const int64_t global_batch = s.plan.global_batch();
@@ -308,7 +308,7 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
                  s,
                  summary,
                  progress,
-                 checkpoint_dir,
+                 checkpoint_folder,
                  end,
                  s.settings.plain.checkpoint_every,
                  global_batch,
@@ -345,8 +345,8 @@ TrainSummary Session::train(const std::function<void(const Progress&)>& on_progr
     // A stop asked for by the callback (or a signal) on any instance stops them all after the same
     // execution, and the state they stopped at is saved too.
     stopping = s.cluster->any_instance(s.stop_requested);
-    if (stopping && !saved && !checkpoint_dir.empty()) {
-      summary.checkpoints.push_back(save_checkpoint(checkpoint_dir));
+    if (stopping && !saved && !checkpoint_folder.empty()) {
+      summary.checkpoints.push_back(save_checkpoint(checkpoint_folder));
     }
   }
   summary.stopped = s.step < end;
@@ -428,7 +428,7 @@ Session::Impl::TailRun& Session::Impl::tail_run(int64_t size) {
       }
       Settings at = settings;
       at.model_batch = settings.model_batch != 0 ? size : 0;
-      at.batch_size = settings.batch_size != 0 ? size * settings.pipeline.batch_serialization : 0;
+      at.plain.data_batch_size = settings.plain.data_batch_size != 0 ? size * settings.pipeline.batch_serialization : 0;
       t.run = std::make_unique<engine::InferenceRun>(graph_of(*t.model), at, false);
       // The parameters by name: the rebuilt graph numbers its values afresh.
       const ir::Graph& g = t.run->plan().graph;

@@ -196,7 +196,7 @@ struct Session::Impl : engine::SessionConfig {
     if (split == "test") {
       return source("data.test");
     }
-    if (split == "validation" && !settings.validation.split && !validation_view) {
+    if (split == "validation" && !settings.plain.data_validation_split && !validation_view) {
       data::Dataset& file = source("data.validation");
       validation_view = std::make_unique<data::SubsetDataset>(file, 0, file.size());
     }
@@ -204,15 +204,15 @@ struct Session::Impl : engine::SessionConfig {
       source("data.train");
       const int64_t n = train_data->size();
       const int64_t kept = trained_share(n);
-      if (settings.validation.split > 0 && (kept < batch || n - kept < batch)) {
+      if (settings.plain.data_validation_split > 0 && (kept < batch || n - kept < batch)) {
         settings.keys.fail_at("data.validation_split",
                               fmt::format("holding out {} of the {} training samples leaves {} to train on and {} to "
                                           "validate on, but each needs at least one micro-batch of {}",
-                                          settings.validation.split, n, kept, n - kept, batch),
+                                          settings.plain.data_validation_split, n, kept, n - kept, batch),
                               "choose a split that leaves a micro-batch on both sides");
       }
       train_view = std::make_unique<data::SubsetDataset>(*train_data, 0, kept);
-      if (settings.validation.split > 0) {
+      if (settings.plain.data_validation_split > 0) {
         validation_view = std::make_unique<data::SubsetDataset>(*train_data, kept, n - kept);
       }
     }
@@ -221,7 +221,7 @@ struct Session::Impl : engine::SessionConfig {
 
   // Of `n` training samples, how many training reads: the rest (the last ones) data.validation_split holds out.
   int64_t trained_share(int64_t n) const {
-    return static_cast<int64_t>(static_cast<double>(n) * (1.0 - settings.validation.split));
+    return static_cast<int64_t>(static_cast<double>(n) * (1.0 - settings.plain.data_validation_split));
   }
   // The samples of `split` with at least `fields` (predict.cpp).
   const data::Dataset& predict_data(const std::string& split, const std::vector<data::Field>& fields);
@@ -245,8 +245,8 @@ struct Session::Impl : engine::SessionConfig {
   // writes its run record (session_checkpoint.cpp).
   void claim_checkpoint_dir(const std::string& dir);
   // Where train() writes checkpoints: checkpoint.dir by the path rule; "" when checkpoints are off.
-  std::string checkpoint_dir() const {
-    return settings.plain.checkpoint_every == 0 ? std::string() : settings.checkpoint.dir;
+  std::string checkpoint_folder() const {
+    return settings.plain.checkpoint_every == 0 ? std::string() : settings.plain.checkpoint_dir;
   }
 
   // set_data's split: "train", "test" or "validation" (Error(Usage) otherwise).
@@ -263,11 +263,11 @@ struct Session::Impl : engine::SessionConfig {
       validation_file = std::move(ds);
       validation_view = std::make_unique<data::SubsetDataset>(*validation_file, 0, validation_file->size());
       settings.validation.enabled = true;  // validated on as if data.validation named it
-      settings.validation.split = 0;
+      settings.plain.data_validation_split = 0;
     } else {
       train_data = std::move(ds);
       train_view.reset();
-      if (settings.validation.split > 0) {
+      if (settings.plain.data_validation_split > 0) {
         validation_view.reset();
       }
     }

@@ -126,8 +126,8 @@ void check_inputs(const ir::Graph& g, const Settings& settings) {
   if (settings.model_batch != 0 && settings.model_batch != batch) {
     settings.keys.fail_at(
         "data.batch_size",
-        fmt::format("data.batch_size is {} but the model's inputs have batch {}{}", settings.batch_size, batch,
-                    slices > 1 ? fmt::format(" (x {} slices)", slices) : std::string()),
+        fmt::format("data.batch_size is {} but the model's inputs have batch {}{}", settings.plain.data_batch_size,
+                    batch, slices > 1 ? fmt::format(" (x {} slices)", slices) : std::string()),
         "give the model the same batch ([model] batch = ...) or remove data.batch_size");
   }
 }

@@ -88,7 +88,7 @@ Session& State::session() {
     Config one_step = run_.config();
     one_step.plain.training_steps = 1;
     // Exploring writes nothing by itself: `step --checkpoint` saves into checkpoint.dir on request.
-    one_step.checkpoint.dir.clear();
+    one_step.plain.checkpoint_dir.clear();
     session_ = std::make_unique<Session>(model_, one_step);
     session_->record_trace(true);
   }

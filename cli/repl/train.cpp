@@ -24,7 +24,7 @@ bool cmd_step(State& state, const Args& args) {
   }
   // Asked for before the steps run, so a missing directory costs no training.
   const std::string dir =
-      checkpoint ? state.config().resolve_path("checkpoint.dir", state.config().checkpoint.dir) : std::string();
+      checkpoint ? state.config().resolve_path("checkpoint.dir", state.config().plain.checkpoint_dir) : std::string();
   if (checkpoint && dir.empty()) {
     throw Error(ErrorKind::Usage, "`step --checkpoint`: no `checkpoint.dir` is set", {},
                 "`set checkpoint.dir=DIR` first (a path typed here is relative to the current directory)");

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "core/data_source_table.hpp"  // data.train's doc lists the formats
 #include "frontend/config/bind.hpp"
 #include "iputrain/plain_keys.hpp"
 

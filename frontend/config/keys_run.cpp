@@ -2,7 +2,6 @@
 // legacy profiling and transfer options, and the device figures the planner reads.
 #include <fmt/format.h>
 
-#include "core/data_source_table.hpp"
 #include "core/optim/lr_schedule.hpp"
 #include "core/optim_table.hpp"
 #include "frontend/config/bind.hpp"
@@ -148,32 +147,6 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(optimizer.min_learning_rate), Float, 0.0, Runs,
           schedule_key_doc("min_learning_rate", "Learning rate the schedule decays to and then keeps."), non_negative)
           .defining(),
-
-      key(IPUTRAIN_KEY(data.train), String, "", Runs,
-          "Training data source (docs/data.md), one of " + data_source_docs() +
-              "; files map to the model's inputs by name; a relative path resolves against the "
-              "folder of the file that sets it, or the current directory from `--set`.")
-          .defining()
-          .as_path(),
-      key(IPUTRAIN_KEY(data.test), String, "", Runs,
-          "Evaluation data source, same forms as `data.train`; empty = no evaluation.")
-          .as_path(),
-      key(IPUTRAIN_KEY(data.batch_size), Int, 0, Runs,
-          "Micro-batch per replica; unset = the model's `batch` parameter.", positive_int),
-      key(IPUTRAIN_KEY(data.validation), String, "", Runs,
-          "Validation data source, same forms as `data.train`: the mean of each output over it (`val_<output>`) "
-          "every `training.validate_every`, in the log, the outfeed file and the trace (docs/data.md).")
-          .as_path(),
-      key(IPUTRAIN_KEY(data.validation_split), Float, 0.0, Runs,
-          "Hold out this fraction of the training samples (the last ones by index) for validation instead "
-          "of `data.validation`: they are never trained on.",
-          Range{0, true, 1, true})
-          .defining(),
-
-      key(IPUTRAIN_KEY(checkpoint.dir), String, "", Runs,
-          "Directory for checkpoints; each records the run's defining keys, its config's hash and the registered "
-          "ops its model calls; a relative path follows the path rule (see Paths); \"\" = no checkpoints.")
-          .as_path(),
 
       key(IPUTRAIN_KEY(device.version), Enum, "ipu2", Models,
           "The IPU modelled: ipu1 (Mk1: 1216 tiles x 256 KiB, 1.6 GHz), ipu2 (Mk2 GC200: 1472 tiles x "

@@ -116,18 +116,18 @@ void check_pipeline(Config& c) {
     // The model is built at the slice size: data.batch_size (the micro-batch a stage computes)
     // divided by the iterations.
     const int64_t n = p.batch_serialization_iterations;
-    if (c.data.batch_size == 0) {
+    if (c.plain.data_batch_size == 0) {
       c.fail_at("pipeline.batch_serialization_iterations",
                 "batch serialization splits each micro-batch of `data.batch_size` samples, which is not set",
                 fmt::format("set `data.batch_size` to a multiple of {}", n));
     }
-    if (c.data.batch_size % n != 0) {
+    if (c.plain.data_batch_size % n != 0) {
       c.fail_at(
           "data.batch_size",
           fmt::format("`data.batch_size` = {} cannot be split into {} equal slices (batch_serialization_iterations)",
-                      c.data.batch_size, n),
-          next_multiple(c.data.batch_size, n) > 0
-              ? fmt::format("use a multiple of {}, e.g. {}", n, next_multiple(c.data.batch_size, n))
+                      c.plain.data_batch_size, n),
+          next_multiple(c.plain.data_batch_size, n) > 0
+              ? fmt::format("use a multiple of {}, e.g. {}", n, next_multiple(c.plain.data_batch_size, n))
               : fmt::format("use a multiple of {}", n));
     }
     if (c.model.contains("batch")) {
@@ -396,7 +396,7 @@ void check_run(Config& c) {
   }
   check_schedule(c);
   check_precision(c);
-  const bool validating = !c.data.validation.empty() || c.data.validation_split > 0;
+  const bool validating = !c.plain.data_validation.empty() || c.plain.data_validation_split > 0;
   for (const char* k : {"training.validate_every", "training.validate_every_unit", "checkpoint.keep_best"}) {
     if (c.is_set(k) && !validating) {
       c.fail_at(k, fmt::format("`{}` is set but nothing is validated", k),
@@ -412,7 +412,7 @@ void check_run(Config& c) {
   const bool off =
       c.plain.checkpoint_every == 0 || c.is_set("checkpoint.dir");  // off on purpose (`--set checkpoint.dir=`)
   for (const char* k : {"checkpoint.every", "checkpoint.keep", "checkpoint.keep_best"}) {
-    if (c.is_set(k) && c.checkpoint.dir.empty() && !off) {
+    if (c.is_set(k) && c.plain.checkpoint_dir.empty() && !off) {
       c.fail_at(k, fmt::format("`{}` is set but `checkpoint.dir` is not, so no checkpoint is written", k),
                 "set `checkpoint.dir` to the directory for checkpoints");
     }
@@ -600,10 +600,10 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
     return "used by look_ahead only";
   }
   if ((k.path == "checkpoint.every" || k.path == "checkpoint.keep" || k.path == "checkpoint.keep_best") &&
-      c.checkpoint.dir.empty()) {
+      c.plain.checkpoint_dir.empty()) {
     return "no checkpoint.dir";
   }
-  const bool validating = !c.data.validation.empty() || c.data.validation_split > 0;
+  const bool validating = !c.plain.data_validation.empty() || c.plain.data_validation_split > 0;
   if ((k.path == "training.validate_every" || k.path == "training.validate_every_unit" ||
        k.path == "checkpoint.keep_best") &&
       !validating) {

@@ -126,18 +126,6 @@ struct OptimizerSection {
   double min_learning_rate = 0.0;          //!< cosine floor
 };
 
-struct DataSection {
-  std::string train;           //!< source spec: "idx:PREFIX" or "synthetic:..." (see docs/config.md)
-  std::string test;            //!< source spec for eval; empty = none
-  int64_t batch_size = 0;      //!< micro-batch per replica; 0 = the model's `batch` parameter
-  std::string validation;      //!< source spec validated on while training; empty = none
-  double validation_split = 0; //!< fraction of the training samples held out for validation instead
-};
-
-struct CheckpointSection {
-  std::string dir;  //!< where checkpoints are written; "" = no checkpoints
-};
-
 //! `iputrain tune`'s search (docs/tune.md): the knob lists of named values (its other keys are plain
 //! lines); the command's flags override them. A list here lets the search vary that key even where
 //! the config sets it; an empty list leaves the key to the search's defaults (or fixed, when set).
@@ -165,8 +153,6 @@ struct Config {
   IpuSection ipu;
   PipelineSection pipeline;
   OptimizerSection optimizer;
-  DataSection data;
-  CheckpointSection checkpoint;
   DeviceSection device;
   SystemSection system;
   TuneSection tune;

@@ -50,8 +50,8 @@ TEST_CASE("defaults") {
   CHECK(c.ipu.auto_select_ipus == 1);
   CHECK(c.optimizer.type == "sgd");
   CHECK(c.optimizer.learning_rate == doctest::Approx(0.01));
-  CHECK(c.data.train.empty());
-  CHECK(c.data.batch_size == 0);
+  CHECK(c.plain.data_train.empty());
+  CHECK(c.plain.data_batch_size == 0);
   CHECK(c.plain.data_shuffle);
   CHECK(c.plain.data_prefetch_depth == 2);
   CHECK(c.plain.training_steps == 0);
@@ -75,9 +75,9 @@ TEST_CASE("a complete config fills every section") {
   CHECK(c.ipu.auto_select_ipus == 4);
   CHECK(c.optimizer.type == "sgd");         // enum values are matched case-insensitively, stored canonically
   CHECK(c.optimizer.learning_rate == 1.0);  // an integer is accepted for a float key
-  CHECK(c.data.train == "idx:/usr/share/datasets/fashion-mnist/train");
-  CHECK(c.data.test == "synthetic:samples=64");
-  CHECK(c.data.batch_size == 32);
+  CHECK(c.plain.data_train == "idx:/usr/share/datasets/fashion-mnist/train");
+  CHECK(c.plain.data_test == "synthetic:samples=64");
+  CHECK(c.plain.data_batch_size == 32);
   CHECK_FALSE(c.plain.data_shuffle);
   CHECK(c.plain.data_seed == 7);
   CHECK(c.plain.data_prefetch_depth == 3);
@@ -92,7 +92,7 @@ TEST_CASE("epochs, inline tables and dotted keys") {
   Config c = config::parse("training.epochs = 2.5\ndata = { batch_size = 8, shuffle = true }\n", "x.toml");
   CHECK(c.plain.training_epochs == doctest::Approx(2.5));
   CHECK(c.plain.training_steps == 0);
-  CHECK(c.data.batch_size == 8);
+  CHECK(c.plain.data_batch_size == 8);
   Config d = config::parse("[training]\nepochs = 3\n");
   CHECK(d.plain.training_epochs == 3.0);
 }
@@ -150,7 +150,7 @@ TEST_CASE("load reads files and reports missing ones as I/O errors") {
   fs::path file = dir / "run.toml";
   std::ofstream(file) << "[data]\nbatch_size = 16\n";
   Config c = config::load(file.string(), {"training.steps=3"});
-  CHECK(c.data.batch_size == 16);
+  CHECK(c.plain.data_batch_size == 16);
   CHECK(c.plain.training_steps == 3);
   CHECK(c.path() == file.string());
 

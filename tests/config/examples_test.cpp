@@ -68,7 +68,7 @@ TEST_CASE("the design's example config loads") {
   CHECK(c.plain.ipu_optimizations_maximum_cross_replica_sum_buffer_size == 10000000);
   CHECK(c.pipeline.schedule == "interleaved");
   CHECK(c.optimizer.type == "momentum");
-  CHECK(c.checkpoint.dir == "runs/mnist");
+  CHECK(c.plain.checkpoint_dir == "runs/mnist");
   CHECK(c.plain.checkpoint_every == 500);
   CHECK(c.device.tiles_per_ipu == 1472);  // from ipu2.toml
   auto shape = check_against_model(c, kMnistStages);

@@ -30,7 +30,7 @@ TEST_CASE("a config extends its base key by key") {
   CHECK(c.ipu.auto_select_ipus == 2);        // from base
   CHECK(c.optimizer.learning_rate == 0.25);  // child replaces base
   CHECK(c.plain.training_seed == 7);         // base, untouched by child
-  CHECK(c.data.batch_size == 4);             // grandchild
+  CHECK(c.plain.data_batch_size == 4);       // grandchild
   // epochs in the child replaces steps from the base (exclusive keys).
   CHECK(c.plain.training_epochs == 2.0);
   CHECK(c.plain.training_steps == 0);

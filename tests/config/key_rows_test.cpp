@@ -358,10 +358,11 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
   // profiling's enabled, enable_ipu_events, report_every_nth_execution and max_report_size, the six
   // floating-point flags, the three I/O-tile keys, the batch-norm group, prefetch_data_streams and the
   // cross-replica buffer), four strings (checkpoint.keep_best, profiling.report_directory,
-  // pipeline.name, ipu.serialization_output_folder), 16 keys of [tune] (nine of them lists) and the
+  // pipeline.name, ipu.serialization_output_folder), 16 keys of [tune] (nine of them lists), six of
+  // [data] and [checkpoint] (train, test, validation, batch_size, validation_split, dir) and the
   // 29 keys kept for compatibility but merge_remote_buffers (the next case).
   CHECK(enums == 14);
-  CHECK(config::plain_keys().size() == 96);
+  CHECK(config::plain_keys().size() == 102);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(
       "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"

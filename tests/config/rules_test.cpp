@@ -355,7 +355,7 @@ TEST_CASE("profiling and checkpoint rules") {
   CHECK_NOTHROW(config::parse("[profiling]\nenabled = true\nprofile_execution = \"tile_profile\"\n"));
   rejects("[checkpoint]\nevery = 100\n", "`checkpoint.dir` is not", 2);
   Config c = config::parse("[training]\ncheckpoint = { dir = \"runs\", every = 10, keep = 0 }\n");
-  CHECK(c.checkpoint.dir == "runs");
+  CHECK(c.plain.checkpoint_dir == "runs");
   CHECK(c.plain.checkpoint_every == 10);
   CHECK(c.plain.checkpoint_keep == 0);
   CHECK(c.span_of("checkpoint.every").line == 2);

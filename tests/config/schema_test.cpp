@@ -132,7 +132,7 @@ TEST_CASE("show round-trips through the loader") {
   CHECK(text.find("# steps = 0  (unset)\n") != std::string::npos);
   Config back = parse(text, "shown.toml");
   CHECK(back.model == c.model);
-  CHECK(back.data.batch_size == 5);
+  CHECK(back.plain.data_batch_size == 5);
   CHECK(back.plain.training_epochs == 1.5);
   CHECK(back.optimizer.learning_rate == 0.5);
   CHECK(back.plain.training_seed == c.plain.training_seed);

@@ -25,11 +25,11 @@ TEST_CASE("--set parses each value by its key's type") {
       "[data]\nbatch_size = 32\n", "c.toml",
       {"data.batch_size=64", "optimizer.learning_rate=1e-3", "data.shuffle=false", "data.train=idx:some/dir/train",
        "data.test=\"synthetic:samples=8\"", "optimizer.type=SGD", " training.seed = 9 ", "optimizer.learning_rate=2"});
-  CHECK(c.data.batch_size == 64);
+  CHECK(c.plain.data_batch_size == 64);
   CHECK(c.optimizer.learning_rate == 2.0);
   CHECK_FALSE(c.plain.data_shuffle);
-  CHECK(c.data.train == "idx:some/dir/train");
-  CHECK(c.data.test == "synthetic:samples=8");
+  CHECK(c.plain.data_train == "idx:some/dir/train");
+  CHECK(c.plain.data_test == "synthetic:samples=8");
   CHECK(c.optimizer.type == "sgd");
   CHECK(c.plain.training_seed == 9);
 }

@@ -439,8 +439,9 @@ TEST_CASE("measured memory and simulated time match the plan, over capacity is a
   planner::Plan plan = planner::make_plan(graph_of(model), config);
   plan.decided.device.bytes_per_tile = 1;  // 1472 bytes per IPU: less than the weights
   // The dataset outlives the cluster, whose infeed threads read it.
-  std::unique_ptr<data::Dataset> ds = data::open_dataset(config.data.train, ".", {
-      data::Field{"image", DType::F32, {8, 8}}, data::Field{"label", DType::I32, {}}}, 7);
+  std::unique_ptr<data::Dataset> ds =
+      data::open_dataset(config.plain.data_train, ".",
+                         {data::Field{"image", DType::F32, {8, 8}}, data::Field{"label", DType::I32, {}}}, 7);
   Cluster cluster(plan, config::resolve(config));
   cluster.open_feeds({ds.get(), {0, 1}, Sampler(ds->size(), plan.micro_batch(), false, 7)}, 0, 1);
   try {
@@ -497,8 +498,9 @@ TEST_CASE("IPUs that wait for each other fail with a deadlock error instead of h
   program.erase(send);
   plan.programs.arenas[0] = planner::assign_buffers(plan, 0);  // the arena follows the program
   // The dataset outlives the cluster, whose infeed threads read it.
-  std::unique_ptr<data::Dataset> ds = data::open_dataset(config.data.train, ".", {
-      data::Field{"image", DType::F32, {8, 8}}, data::Field{"label", DType::I32, {}}}, 7);
+  std::unique_ptr<data::Dataset> ds =
+      data::open_dataset(config.plain.data_train, ".",
+                         {data::Field{"image", DType::F32, {8, 8}}, data::Field{"label", DType::I32, {}}}, 7);
   Cluster cluster(plan, config::resolve(config));
   cluster.open_feeds({ds.get(), {0, 1}, Sampler(ds->size(), plan.micro_batch(), false, 7)}, 0, 1);
   try {

@@ -344,7 +344,7 @@ TEST_CASE("a model without a loss is planned and run for inference") {
 
 TEST_CASE("a session describes the data sources it opens, as inspect_data_sources does without one") {
   Config config = config::parse(testing::synthetic_config(2), "d.toml");
-  config.data.validation = "synthetic:samples=64,classes=10";
+  config.plain.data_validation = "synthetic:samples=64,classes=10";
   const Model model = Model::parse(testing::kMlp, "mlp.ipu", config.model);
   Session session(model, config);
   const std::vector<DataSourceInfo> kept = session.data_sources();

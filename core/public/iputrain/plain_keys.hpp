@@ -483,7 +483,28 @@ IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
     "The `pipeline.batch_serialization_iterations` tried (plans with every stage on one IPU and the "                  \
     "sequential schedule); unset = the config's only (the models price slices as a smaller micro-batch plus "          \
     "buffers: docs/tune.md). Listing values lets the search vary the key even where the config sets it.",              \
-    Range::at_least(1), "", as_written)
+    Range::at_least(1), "", as_written)                                                                                \
+  X(data_train, "data.train", std::string, "", Runs, defining | path,                                                  \
+    "Training data source (docs/data.md), one of " + data_source_docs() +                                              \
+        "; files map to the model's inputs by name; a relative path resolves against the "                             \
+        "folder of the file that sets it, or the current directory from `--set`.",                                     \
+    {}, "", as_written)                                                                                                \
+  X(data_test, "data.test", std::string, "", Runs, path,                                                               \
+    "Evaluation data source, same forms as `data.train`; empty = no evaluation.", {}, "", as_written)                  \
+  X(data_batch_size, "data.batch_size", int64_t, 0, Runs, plain,                                                       \
+    "Micro-batch per replica; unset = the model's `batch` parameter.", Range::at_least(1), "", as_written)             \
+  X(data_validation, "data.validation", std::string, "", Runs, path,                                                   \
+    "Validation data source, same forms as `data.train`: the mean of each output over it (`val_<output>`) "            \
+    "every `training.validate_every`, in the log, the outfeed file and the trace (docs/data.md).",                     \
+    {}, "", as_written)                                                                                                \
+  X(data_validation_split, "data.validation_split", double, 0.0, Runs, defining,                                       \
+    "Hold out this fraction of the training samples (the last ones by index) for validation instead "                  \
+    "of `data.validation`: they are never trained on.",                                                                \
+    (Range{0, true, 1, true}), "", as_written)                                                                         \
+  X(checkpoint_dir, "checkpoint.dir", std::string, "", Runs, path,                                                     \
+    "Directory for checkpoints; each records the run's defining keys, its config's hash and the registered "           \
+    "ops its model calls; a relative path follows the path rule (see Paths); \"\" = no checkpoints.",                  \
+    {}, "", [](const auto& c) { return c.resolve_path("checkpoint.dir", c.plain.checkpoint_dir); })
 
 namespace iputrain {
 

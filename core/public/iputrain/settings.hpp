@@ -122,27 +122,19 @@ struct OutfeedSettings {
   std::vector<bool> mask;                    //!< true = that last-stage output is not outfed
 };
 
-//! Everything the engine and the planner read from a config, typed.
-//! Validation while training (data.validation, data.validation_split, training.validate_every*,
-//! checkpoint.keep_best*).
+//! Whether a run validates while training: `data.validation` or `data.validation_split` is given (a
+//! session given a validation source sets it; the split in effect is plain.data_validation_split).
 struct ValidationSettings {
-  bool enabled = false;  //!< a source or a split is given
-  double split = 0;      //!< fraction of the training samples held out (0: a source instead)
+  bool enabled = false;
 };
 
-//! `[checkpoint]`, resolved: where and how often training saves itself.
-struct CheckpointSettings {
-  std::string dir;  //!< checkpoint.dir by the path rule (relative to its config file's folder); "" = none
-};
-
+//! Everything the engine and the planner read from a config, typed.
 struct Settings {
   OptimizerSettings optimizer;
   PipelineSettings pipeline;
   IpuSettings ipu;
   OutfeedSettings outfeed;
   ValidationSettings validation;
-  CheckpointSettings checkpoint;
-  int64_t batch_size = 0;   //!< data.batch_size: samples per micro-batch per replica (0 = the model's)
   int64_t model_batch = 0;  //!< the batch the model is built at: batch_size per slice (0 = the model's)
   PlainKeys plain;          //!< the plain keys, settled by their DERIVE (core/public/iputrain/plain_keys.hpp)
   KeyLocations keys;        //!< where each key was set, for rules checked later
