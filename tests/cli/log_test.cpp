@@ -3,7 +3,6 @@
 // summary whose times add up, one bubble figure unless --verbose, plain words, one metric order on
 // every line, an ETA in a piped log, and `--log-format json` for tools.
 #include <doctest/doctest.h>
-#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 #include "tests/regex_util.hpp"
 
@@ -24,9 +24,7 @@ namespace {
 // tiny (loss, then accuracy) with a warmup of 5 updates, then cosine decay over 30 to 0, a line
 // per step and a validation every 10 steps.
 fs::path schedule_config() {
-  const fs::path dir = fs::temp_directory_path() / ("iputrain_log_cli_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = iputrain_tests::scratch_dir("log_test");  // removed when the process exits
   std::ofstream(dir / "s.toml") << "extends = \"" << fs::absolute("cases/tiny.toml").string() << "\"\n"
                                 << "[data]\nvalidation_split = 0.25\n"
                                 << "[optimizer]\nwarmup_steps = 5\nlr_schedule = \"cosine\"\ndecay_steps = 30\n"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
 #include "run_cli.hpp"
 
 namespace {
@@ -19,12 +20,11 @@ using cli_test::names_in;
 using cli_test::Run;
 namespace fs = std::filesystem;
 
-// The messages name it, so it is fixed (as the REPL transcripts' scratch folder).
-const std::string kScratch = "/tmp/iputrain_user_path_test";
 const std::string kCase = "cases/checkpoint.ipu cases/checkpoint.toml ";
 
+// A folder of this process's scratch area (the messages below name it).
 fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::path(kScratch) / name;
+  const fs::path dir = iputrain_tests::scratch_dir("user_path_test") / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -43,13 +43,17 @@ TEST_CASE("a new run refuses a used checkpoint directory unless --overwrite") {
                                                   "step-00000012.safetensors"});
   const Run again = stderr_of("train " + kCase + "-q " + set_dir + "--set training.steps=4");
   CHECK(again.status == 2);
-  CHECK(again.out ==
-        "--set:1:1: error: checkpoint directory `/tmp/iputrain_user_path_test/used` holds the checkpoints of another "
-        "run (the newest at step 12); a new run does not mix its checkpoints with them\n"
-        "    checkpoint.dir=/tmp/iputrain_user_path_test/used\n"
-        "    ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
-        "hint: continue that run with `--resume /tmp/iputrain_user_path_test/used`, start afresh there with "
-        "--overwrite (deletes its checkpoints), or set `checkpoint.dir` to a new directory\n");
+  const std::string set_text = "checkpoint.dir=" + dir.string();
+  CHECK(again.out == "--set:1:1: error: checkpoint directory `" + dir.string() +
+                         "` holds the checkpoints of another run (the newest at step 12); a new run does not mix its "
+                         "checkpoints with them\n"
+                         "    " +
+                         set_text + "\n    ^" + std::string(set_text.size() - 1, '~') +
+                         "\n"
+                         "hint: continue that run with `--resume " +
+                         dir.string() +
+                         "`, start afresh there with --overwrite (deletes its checkpoints), or set `checkpoint.dir` "
+                         "to a new directory\n");
   CHECK(names_in(dir).size() == 3);  // nothing touched
 
   // --overwrite: the old run's files go, the new run's alone remain.
@@ -65,16 +69,17 @@ TEST_CASE("--resume refuses a changed run-defining key and names every one") {
   const Run changed = stderr_of("train " + kCase + "-q --resume " + dir.string() +
                                 " --set optimizer.learning_rate=0.02 --set optimizer.beta1=0.8");
   CHECK(changed.status == 2);
-  CHECK(changed.out ==
-        "--set:2:1: error: cannot resume from `/tmp/iputrain_user_path_test/resume/step-00000006.safetensors`: it "
-        "was trained under another config (2 keys changed):\n"
-        "  `optimizer.beta1` was 0.9, is 0.8\n"
-        "  `optimizer.learning_rate` was 0.01, is 0.02\n"
-        "    optimizer.beta1=0.8\n"
-        "    ^~~~~~~~~~~~~~~~~~~\n"
-        "hint: resume with the config that wrote it; only the run's length (training.steps, training.epochs), its "
-        "plan (ipu, pipeline, the micro-batch) and bookkeeping keys may change. To start a new run from its weights, "
-        "`iputrain export` them and train with --init-from\n");
+  CHECK(
+      changed.out ==
+      "--set:2:1: error: cannot resume from `" + (dir / "step-00000006.safetensors").string() +
+          "`: it was trained under another config (2 keys changed):\n"
+          "  `optimizer.beta1` was 0.9, is 0.8\n"
+          "  `optimizer.learning_rate` was 0.01, is 0.02\n"
+          "    optimizer.beta1=0.8\n"
+          "    ^~~~~~~~~~~~~~~~~~~\n"
+          "hint: resume with the config that wrote it; only the run's length (training.steps, training.epochs), its "
+          "plan (ipu, pipeline, the micro-batch) and bookkeeping keys may change. To start a new run from its weights, "
+          "`iputrain export` them and train with --init-from\n");
   // The run's length and its plan may change: it continues, and writes on into its own directory.
   const Run longer = iputrain("train " + kCase + "-q " + set_dir + "--resume " + dir.string() +
                               " --set training.steps=9 --set pipeline.gradient_accumulation_count=2"

@@ -434,6 +434,10 @@ TEST_CASE("a plain key's derived value is settled by its line, and the config ke
   CHECK(as_written.plain.data_prefetch_depth == 4);
   CHECK(as_written.plain.training_epochs == 2.5);
   CHECK(written.plain.data_seed == 3);
+  // A depth of 0 set in a program (the loader refuses it in a file) is one batch at a time.
+  Config none;
+  none.plain.data_prefetch_depth = 0;
+  CHECK(config::resolve(none).plain.data_prefetch_depth == 1);
 }
 
 // A plain string marked `path` is a path key (written configs rebase it), and its DERIVE resolves it

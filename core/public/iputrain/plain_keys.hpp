@@ -28,6 +28,7 @@
 //   and Settings::plain holds the settled one.
 #pragma once
 
+#include <algorithm>
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
@@ -224,7 +225,7 @@ IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
     "Batches the infeed thread prepares ahead of the device; 1 when "                                                  \
     "`ipu.optimizations.prefetch_data_streams` is false.",                                                             \
     Range::between(1, 1024), "", [](const auto& c) {                                                                   \
-      return c.plain.ipu_optimizations_prefetch_data_streams ? c.plain.data_prefetch_depth : int64_t{1};               \
+      return c.plain.ipu_optimizations_prefetch_data_streams ? std::max<int64_t>(1, c.plain.data_prefetch_depth) : 1;  \
     })                                                                                                                 \
   X(training_epochs, "training.epochs", double, 0.0, Runs, plain,                                                      \
     "Passes over the training set (fractions allowed); only when `training.steps` is unset. With neither set, a "      \
