@@ -1,12 +1,14 @@
 // iputrain — the training configuration (TOML): where and how a model trains.
 //
-// A Config is plain data: typed sections that mirror the key paths one to one (key
-// `ipu.optimizations.combine_matmuls` is `cfg.ipu.optimizations.combine_matmuls`), and the origin
-// the loader records. Enum values are stored in their canonical lower-case spelling ("grouped",
-// "snake", …). iputrain/config_loader.hpp loads one from a TOML file (which may
-// `extends = "base.toml"`, plus `--set key=value` overrides), validates it against the schema
-// (frontend/config/keys_*.cpp) and the cross-key rules (frontend/config/rules.cpp) and keeps the
-// position every value came from so later stages can point at it in their errors.
+// A Config is plain data, and the origin the loader records. A key that is one line of
+// IPUTRAIN_PLAIN_KEYS (iputrain/plain_keys.hpp) is the field `cfg.plain.PATH_WITH_UNDERSCORES`
+// (`ipu.io_tiles.num_io_tiles` is `cfg.plain.ipu_io_tiles_num_io_tiles`), typed, an enum key as its
+// enum; the other keys are typed sections that mirror their paths (`pipeline.schedule` is
+// `cfg.pipeline.schedule`), enum values in their canonical lower-case spelling ("grouped", …).
+// iputrain/config_loader.hpp loads one from a TOML file (which may `extends = "base.toml"`, plus
+// `--set key=value` overrides), validates it against the schema (frontend/config/keys_*.cpp and the
+// plain lines) and the cross-key rules (frontend/config/rules.cpp) and keeps the position every
+// value came from so later stages can point at it in their errors.
 // The full key reference is docs/config.md (generated from the schema).
 #pragma once
 
