@@ -172,17 +172,17 @@ def plain_key_rows(sources, failures):
     block = re.search(r"#define IPUTRAIN_PLAIN_KEYS\(X\)(.*?)\n\n", header.text, re.S)
     text = block.group(1) if block else ""
     lines = list(re.finditer(r"\bX\(\s*(\w+)\s*,\s*\"([\w.]+)\"\s*,", text))
+    ends = [m.start() for m in lines[1:]] + [len(text)]
+    line_texts = [text[m.start():end] for m, end in zip(lines, ends)]
     rows = []
     for i, m in enumerate(lines):
         field, key = m.group(1), m.group(2)
-        line_text = text[m.start():lines[i + 1].start() if i + 1 < len(lines) else len(text)]
-        inert = re.search(r"\b(no_effect_here|refused_here)\(", line_text) is not None
+        inert = re.search(r"\b(no_effect_here|refused_here)\(", line_texts[i]) is not None
         read = re.compile(r"\bplain\." + field + r"\b")
         consumers = sorted(rel for rel, s in sources["files"].items()
                            if rel != PLAIN_KEYS and field in s.code and read.search(s.code))
         # Another line's DERIVE may read it (data.prefetch_depth reads prefetch_data_streams).
-        if any(read.search(text[other.start():lines[j + 1].start() if j + 1 < len(lines) else len(text)])
-               for j, other in enumerate(lines) if j != i):
+        if any(read.search(other) for j, other in enumerate(line_texts) if j != i):
             consumers.append(PLAIN_KEYS)
         where = f"{PLAIN_KEYS}:{header.line_of(block.start(1) + m.start(), header.text)}"
         for rel in consumers if inert else []:

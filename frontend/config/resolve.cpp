@@ -229,7 +229,7 @@ Settings resolve(const Config& cfg) {
       chosen("pipeline.accumulate_outfeed_dtype", cfg.pipeline.accumulate_outfeed_dtype, kSameOrType);
   s.outfeed.loss_only = cfg.pipeline.outfeed_loss;
   s.outfeed.mask = cfg.pipeline.outfeed_mask;
-  s.validation.enabled = !cfg.plain.data_validation.empty() || cfg.plain.data_validation_split > 0;
+  s.validation.enabled = config::validates(cfg);
   s.model_batch = s.plain.data_batch_size / s.pipeline.batch_serialization;  // the rules refuse a remainder
   s.keys = {cfg.origin.spans, cfg.origin.sources};
   return s;

@@ -396,9 +396,8 @@ void check_run(Config& c) {
   }
   check_schedule(c);
   check_precision(c);
-  const bool validating = !c.plain.data_validation.empty() || c.plain.data_validation_split > 0;
   for (const char* k : {"training.validate_every", "training.validate_every_unit", "checkpoint.keep_best"}) {
-    if (c.is_set(k) && !validating) {
+    if (c.is_set(k) && !validates(c)) {
       c.fail_at(k, fmt::format("`{}` is set but nothing is validated", k),
                 "set `data.validation` to a source, or `data.validation_split` to the fraction to hold out");
     }
@@ -569,6 +568,8 @@ void apply_rules(Config& cfg) {
 
 namespace iputrain::config {
 
+bool validates(const Config& c) { return !c.plain.data_validation.empty() || c.plain.data_validation_split > 0; }
+
 std::string inactive_reason(const Config& c, const KeySpec& k) {
   if (c.is_set(k.path)) {
     return {};
@@ -603,10 +604,9 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
       c.plain.checkpoint_dir.empty()) {
     return "no checkpoint.dir";
   }
-  const bool validating = !c.plain.data_validation.empty() || c.plain.data_validation_split > 0;
   if ((k.path == "training.validate_every" || k.path == "training.validate_every_unit" ||
        k.path == "checkpoint.keep_best") &&
-      !validating) {
+      !validates(c)) {
     return "nothing is validated";
   }
   if (k.path.starts_with("optimizer.loss_scaling_") && k.path != "optimizer.loss_scaling_mode" &&

@@ -56,6 +56,10 @@ namespace iputrain::config {
 //! writes such keys as comments so that its output loads back without breaking a rule.
 std::string inactive_reason(const Config& cfg, const KeySpec& key);
 
+//! True when a run under `cfg` validates while training: `data.validation` names a source or
+//! `data.validation_split` holds samples out.
+bool validates(const Config& cfg);
+
 //! The plain keys' values a run under `cfg` uses: each line's DERIVE applied to the values as written
 //! (resolve.cpp; `config show` comments an unset key with the value it settles to).
 PlainKeys settled_plain_keys(const Config& cfg);

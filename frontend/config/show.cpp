@@ -67,8 +67,9 @@ std::string show(const Config& cfg, bool rebase_paths) {
     // what the others mean (a schedule makes the run pipelined, its accumulation count derived),
     // so the text must read back with the same keys set to plan the same.
     std::string reason = inactive_reason(cfg, k);
-    const Value value = k.access.get(reason.empty() && !cfg.is_set(k.path) ? settled : cfg);
-    if (reason.empty() && !cfg.is_set(k.path)) {
+    const bool unset_and_active = reason.empty() && !cfg.is_set(k.path);
+    const Value value = k.access.get(unset_and_active ? settled : cfg);
+    if (unset_and_active) {
       reason = toml_text(value) == toml_text(k.default_value) ? "default" : "not set; derived";
     }
     out += fmt::format("{}{} = {}{}\n", reason.empty() ? "" : "# ", leaf_of(k.path),
