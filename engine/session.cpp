@@ -66,13 +66,13 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 }
 
 // An execution's steps as records: numbers after `done`, learning rates, the outputs' values.
-void read_records(engine::Cluster& cluster, const OptimizerSettings& o, int64_t done, int64_t n, size_t outputs,
+void read_records(engine::Cluster& cluster, const Settings& run, int64_t done, int64_t n, size_t outputs,
                   std::vector<StepRecord>& records) {
   records.resize(static_cast<size_t>(n), StepRecord{0, std::vector<double>(outputs)});
   for (int64_t i = 0; i < n; ++i) {
     StepRecord& r = records[static_cast<size_t>(i)];
     r.step = done + i + 1;
-    r.learning_rate = engine::learning_rate_at(o, r.step);
+    r.learning_rate = engine::learning_rate_at(run, r.step);
     for (size_t k = 0; k < outputs; ++k) {
       r.values[k] = cluster.step_value(i, k);
     }
@@ -209,7 +209,7 @@ struct TrainLoop {
     s.with_model_sources([&] { s.cluster->execute(s.step, n); });
     const double exec_seconds = seconds_since(exec_start);
     summary.train_seconds += exec_seconds;
-    read_records(*s.cluster, s.settings.optimizer, s.step, n, summary.output_names.size(), progress.records);
+    read_records(*s.cluster, s.settings, s.step, n, summary.output_names.size(), progress.records);
     s.step += n;
     return exec_seconds;
   }

@@ -18,6 +18,6 @@ double sum_of_squares(const std::vector<ParamSlot>& params);
 
 //! The factor to multiply gradients by so their global norm sqrt(`global_norm_squared`) does not
 //! exceed `optimizer.gradient_clip_norm`; 1 when clipping is off or the norm is within bounds.
-float clip_scale(double global_norm_squared, const OptimizerSettings& o);
+float clip_scale(double global_norm_squared, const Settings& run);
 
 }  // namespace iputrain::optim

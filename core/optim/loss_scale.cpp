@@ -2,21 +2,21 @@
 
 namespace iputrain::optim {
 
-LossScaleState initial_loss_scale(const OptimizerSettings& o) {
+LossScaleState initial_loss_scale(const Settings& run) {
   LossScaleState s;
-  s.scale = o.loss_scaling;
+  s.scale = run.plain.optimizer_loss_scaling;
   return s;
 }
 
-void advance_loss_scale(LossScaleState& s, bool overflow, const OptimizerSettings& o) {
+void advance_loss_scale(LossScaleState& s, bool overflow, const Settings& run) {
   if (overflow) {
-    s.scale *= o.loss_scaling_backoff_factor;
+    s.scale *= run.plain.optimizer_loss_scaling_backoff_factor;
     s.good_steps = 0;
     ++s.skipped;
     return;
   }
-  if (++s.good_steps >= o.loss_scaling_growth_interval) {
-    s.scale *= o.loss_scaling_growth_factor;
+  if (++s.good_steps >= run.plain.optimizer_loss_scaling_growth_interval) {
+    s.scale *= run.plain.optimizer_loss_scaling_growth_factor;
     s.good_steps = 0;
   }
 }

@@ -20,13 +20,13 @@ struct LossScaleState {
 
 //! The state before the first update: `optimizer.loss_scaling` (the rules make it 65536 for
 //! dynamic scaling when it is unset).
-LossScaleState initial_loss_scale(const OptimizerSettings& o);
+LossScaleState initial_loss_scale(const Settings& run);
 
 //! Advances `s` after an update under dynamic scaling, as torch.cuda.amp.GradScaler.update():
 //! an overflow multiplies the scale by `loss_scaling_backoff_factor`, counts a skipped update and
 //! restarts the count of clean updates; the `loss_scaling_growth_interval`-th clean update in a
 //! row multiplies it by `loss_scaling_growth_factor`. Called only under dynamic scaling
 //! (`optimizer.loss_scaling_mode`); static scaling never changes `s`.
-void advance_loss_scale(LossScaleState& s, bool overflow, const OptimizerSettings& o);
+void advance_loss_scale(LossScaleState& s, bool overflow, const Settings& run);
 
 }  // namespace iputrain::optim

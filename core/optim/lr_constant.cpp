@@ -4,6 +4,6 @@
 namespace iputrain::optim {
 
 const LrScheduleDef kConstantSchedule{
-    "constant", "lr0", {}, {}, [](const OptimizerSettings& o, double) { return o.learning_rate; }};
+    "constant", "lr0", {}, {}, [](const Settings& run, double) { return run.plain.optimizer_learning_rate; }};
 
 }  // namespace iputrain::optim

@@ -8,15 +8,17 @@
 
 namespace iputrain::optim {
 
-const LrScheduleDef kCosineSchedule{"cosine",
-                                    "min + (lr0 - min) * (1 + cos(pi * min(s, decay_steps) / decay_steps)) / 2",
-                                    {"decay_steps", "min_learning_rate"},
-                                    "the number of updates the cosine decay lasts",
-                                    [](const OptimizerSettings& o, double s) {
-                                      const auto steps = static_cast<double>(std::max<int64_t>(1, o.decay_steps));
-                                      const double progress = std::min(s, steps) / steps;
-                                      return o.min_learning_rate + (o.learning_rate - o.min_learning_rate) * 0.5 *
-                                                                       (1.0 + std::cos(std::numbers::pi * progress));
-                                    }};
+const LrScheduleDef kCosineSchedule{
+    "cosine",
+    "min + (lr0 - min) * (1 + cos(pi * min(s, decay_steps) / decay_steps)) / 2",
+    {"decay_steps", "min_learning_rate"},
+    "the number of updates the cosine decay lasts",
+    [](const Settings& run, double s) {
+      const auto steps = static_cast<double>(std::max<int64_t>(1, run.plain.optimizer_decay_steps));
+      const double progress = std::min(s, steps) / steps;
+      return run.plain.optimizer_min_learning_rate +
+             (run.plain.optimizer_learning_rate - run.plain.optimizer_min_learning_rate) * 0.5 *
+                 (1.0 + std::cos(std::numbers::pi * progress));
+    }};
 
 }  // namespace iputrain::optim

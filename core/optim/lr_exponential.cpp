@@ -12,8 +12,10 @@ const LrScheduleDef kExponentialSchedule{
     "lr0 * decay_rate ^ (s / decay_steps)",
     {"decay_steps", "decay_rate"},
     "the number of updates per decay by `decay_rate`",
-    [](const OptimizerSettings& o, double s) {
-      return o.learning_rate * std::pow(o.decay_rate, s / static_cast<double>(std::max<int64_t>(1, o.decay_steps)));
+    [](const Settings& run, double s) {
+      return run.plain.optimizer_learning_rate *
+             std::pow(run.plain.optimizer_decay_rate,
+                      s / static_cast<double>(std::max<int64_t>(1, run.plain.optimizer_decay_steps)));
     }};
 
 }  // namespace iputrain::optim

@@ -7,14 +7,16 @@
 
 namespace iputrain::optim {
 
-const LrScheduleDef kLinearSchedule{"linear",
-                                    "min + (lr0 - min) * (1 - min(s, decay_steps) / decay_steps)",
-                                    {"decay_steps", "min_learning_rate"},
-                                    "the number of updates the linear decay lasts",
-                                    [](const OptimizerSettings& o, double s) {
-                                      const auto steps = static_cast<double>(std::max<int64_t>(1, o.decay_steps));
-                                      return o.min_learning_rate + (o.learning_rate - o.min_learning_rate) *
-                                                                       (1.0 - std::min(s, steps) / steps);
-                                    }};
+const LrScheduleDef kLinearSchedule{
+    "linear",
+    "min + (lr0 - min) * (1 - min(s, decay_steps) / decay_steps)",
+    {"decay_steps", "min_learning_rate"},
+    "the number of updates the linear decay lasts",
+    [](const Settings& run, double s) {
+      const auto steps = static_cast<double>(std::max<int64_t>(1, run.plain.optimizer_decay_steps));
+      return run.plain.optimizer_min_learning_rate +
+             (run.plain.optimizer_learning_rate - run.plain.optimizer_min_learning_rate) *
+                 (1.0 - std::min(s, steps) / steps);
+    }};
 
 }  // namespace iputrain::optim

@@ -44,16 +44,17 @@ std::vector<std::string> lr_schedules_reading(std::string_view key) {
   return out;
 }
 
-float learning_rate_at(const OptimizerSettings& o, int64_t step) {
+float learning_rate_at(const Settings& run, int64_t step) {
   const int64_t done = std::max<int64_t>(0, step - 1);
-  if (done < o.warmup_steps) {
-    return static_cast<float>(o.learning_rate * static_cast<double>(done + 1) / static_cast<double>(o.warmup_steps));
+  if (done < run.plain.optimizer_warmup_steps) {
+    return static_cast<float>(run.plain.optimizer_learning_rate * static_cast<double>(done + 1) /
+                              static_cast<double>(run.plain.optimizer_warmup_steps));
   }
-  const LrScheduleDef* def = find_lr_schedule(o.lr_schedule);
+  const LrScheduleDef* def = find_lr_schedule(run.optimizer.lr_schedule);
   if (def == nullptr) {
-    throw Error(ErrorKind::Internal, fmt::format("no learning-rate schedule named \"{}\"", o.lr_schedule));
+    throw Error(ErrorKind::Internal, fmt::format("no learning-rate schedule named \"{}\"", run.optimizer.lr_schedule));
   }
-  return static_cast<float>(def->rate(o, static_cast<double>(done - o.warmup_steps)));
+  return static_cast<float>(def->rate(run, static_cast<double>(done - run.plain.optimizer_warmup_steps)));
 }
 
 }  // namespace iputrain::optim

@@ -32,7 +32,7 @@ struct LrScheduleDef {
   //! What `decay_steps` counts for it (the hint when it is missing); empty when it reads none.
   std::string_view decay_steps_means;
   //! The rate s updates after the warmup (s >= 0); decay_steps >= 1 when the schedule reads it.
-  double (*rate)(const OptimizerSettings& o, double s);
+  double (*rate)(const Settings& run, double s);
 
   bool reads_key(std::string_view key) const;
 };
@@ -45,6 +45,6 @@ const LrScheduleDef* find_lr_schedule(std::string_view name);
 std::vector<std::string> lr_schedules_reading(std::string_view key);
 
 //! The learning rate of weight update number `step` (1-based).
-float learning_rate_at(const OptimizerSettings& o, int64_t step);
+float learning_rate_at(const Settings& run, int64_t step);
 
 }  // namespace iputrain::optim

@@ -29,7 +29,7 @@ WeightUpdate::WeightUpdate(ClusterShared& shared, int32_t replica, int32_t ipu, 
       memory_(memory),
       observer_(observer),
       rounding_(rounding),
-      loss_scale_(initial_loss_scale(shared.settings.optimizer)) {
+      loss_scale_(initial_loss_scale(shared.settings)) {
   const ir::Graph& g = plan_.graph;
   if (g.loss_seed != ir::kNoValue && memory_.has(g.loss_seed)) {
     loss_seed_ = memory_.tensor(g.loss_seed);

@@ -144,7 +144,7 @@ void WeightUpdate::update_statistics() {
 }
 
 void WeightUpdate::update(int64_t update, int64_t overflows) {
-  const OptimizerSettings& o = shared_.settings.optimizer;
+  const Settings& run = shared_.settings;
   if (!statistics_.empty()) {
     sum_statistics();
   }
@@ -177,7 +177,7 @@ void WeightUpdate::update(int64_t update, int64_t overflows) {
   const double seed = static_cast<float>(loss_scale_.scale);  // what the backward passes started from
   if (plan_.settings.plain.optimizer_loss_scaling_mode == LossScaling::Dynamic) {
     const bool overflow = any_overflow(overflows);
-    advance_loss_scale(loss_scale_, overflow, o);
+    advance_loss_scale(loss_scale_, overflow, run);
     if (overflow) {
       return;  // every worker of every replica skips this update, so the replicas stay equal
     }
@@ -190,7 +190,7 @@ void WeightUpdate::update(int64_t update, int64_t overflows) {
       plan_.settings.plain.pipeline_reduction_method == GradientReduction::Sum ? 1.0 / shared_.replicas : 1.0 / n;
   const double scale = mean / seed;
   float factor = static_cast<float>(scale);
-  if (o.gradient_clip_norm > 0) {
+  if (run.plain.optimizer_gradient_clip_norm > 0) {
     // The global norm spans every IPU of the replica; summing per parameter in the graph's order
     // gives the same bits whatever the placement.
     auto& squares = shared_.clip_squares[static_cast<size_t>(local_)][static_cast<size_t>(update % 2)];
@@ -204,7 +204,7 @@ void WeightUpdate::update(int64_t update, int64_t overflows) {
     for (double s : squares) {
       total += s;
     }
-    factor = static_cast<float>(scale * clip_scale(total * scale * scale, o));
+    factor = static_cast<float>(scale * clip_scale(total * scale * scale, run));
   }
   // A skipped update is not a step of the optimizer (its moments' bias correction counts only
   // applied updates, as with GradScaler), while the learning-rate schedule follows the updates.
@@ -213,7 +213,8 @@ void WeightUpdate::update(int64_t update, int64_t overflows) {
   if (shared_.shard_weights) {
     meet.arrive(local_, 0, observer_.sim(), wait);  // every replica's tasks have read the shards they gather
   }
-  optimizer_->update_blocks(slots_, update + 1 - loss_scale_.skipped, learning_rate_at(o, update + 1), factor, *sums_);
+  optimizer_->update_blocks(slots_, update + 1 - loss_scale_.skipped, learning_rate_at(run, update + 1), factor,
+                            *sums_);
   round_after_update(update);
   if (shared_.shard_weights) {
     meet.arrive(local_, 0, observer_.sim(), wait);  // every shard is updated before the next task gathers it

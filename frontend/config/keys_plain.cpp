@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "core/data_source_table.hpp"  // data.train's doc lists the formats
+#include "core/optim/lr_schedule.hpp"  // the schedule keys' docs name their schedules
 #include "frontend/config/bind.hpp"
 #include "iputrain/plain_keys.hpp"
 
@@ -99,6 +100,11 @@ struct LineEffect {
 LineEffect no_effect_here(const char* why) { return {Effect::None, why, ""}; }
 // A key whose values other than its default are refused, `why`, with what to do `instead`.
 LineEffect refused_here(const char* why, const char* instead) { return {Effect::Refused, why, instead}; }
+
+// `doc` and the learning-rate schedules that read schedule key `key` (from their table).
+std::string schedule_key_doc(std::string_view key, std::string_view doc) {
+  return fmt::format("{} Read by the schedules: {}.", doc, fmt::join(optim::lr_schedules_reading(key), ", "));
+}
 
 // The row of one line: FIELD must be PATH with `_` for `.`, so that the two cannot drift apart.
 KeySpec plain_row(std::string_view field, KeySpec row, const LineEffect& effect, unsigned marks, std::string needs) {

@@ -27,11 +27,6 @@ std::vector<std::string> lr_schedule_names() {
   return out;
 }
 
-//! `doc` and the schedules that read schedule key `key` (from the schedule table).
-std::string schedule_key_doc(std::string_view key, std::string_view doc) {
-  return fmt::format("{} Read by the schedules: {}.", doc, fmt::join(optim::lr_schedules_reading(key), ", "));
-}
-
 //! The keys of the optimizer table's hyper-parameters, in its order: kind, default, range and
 //! doc (which names the optimizers that read it and their own defaults) from the declarations.
 //! The value lives in OptimizerSection::hyper under the name; one never written reads as the
@@ -79,9 +74,7 @@ std::vector<KeySpec> run_keys() {
   using detail::key;
   using enum KeyType;
   using enum Effect;
-  const Range non_negative = Range::at_least(0);
   const Range positive = Range::at_least(0, true);
-  const Range positive_int = Range::at_least(1);
 
   KeySpec extends;
   extends.path = "extends";
@@ -103,49 +96,15 @@ std::vector<KeySpec> run_keys() {
       key(IPUTRAIN_KEY(optimizer.type), Enum, "sgd", Runs, "Optimizer algorithm; update rules in docs/training.md.", {},
           optimizer_names())
           .defining(),
-      key(IPUTRAIN_KEY(optimizer.learning_rate), Float, 0.01, Runs, "Step size of each weight update.", positive)
-          .defining(),
   };
   // The hyper-parameters, from the optimizer table (core/optim/).
   const std::vector<KeySpec> hyper = optimizer_keys();
   out.insert(out.end(), hyper.begin(), hyper.end());
   const std::vector<KeySpec> rest = {
-      key(IPUTRAIN_KEY(optimizer.gradient_clip_norm), Float, 0.0, Runs,
-          "Clip the global gradient norm to this value; 0 = no clipping.", non_negative)
-          .defining(),
-      key(IPUTRAIN_KEY(optimizer.loss_scaling), Float, 1.0, Runs,
-          "Loss scale: the backward pass starts from it and the update divides the gradients by it; with "
-          "dynamic scaling, the first scale (65536 when unset).",
-          positive)
-          .defining(),
-      key(IPUTRAIN_KEY(optimizer.loss_scaling_growth_interval), Int, 2000, Runs,
-          "Dynamic loss scaling: clean updates in a row before the scale grows.", positive_int)
-          .defining(),
-      key(IPUTRAIN_KEY(optimizer.loss_scaling_growth_factor), Float, 2.0, Runs,
-          "Dynamic loss scaling: what the scale is multiplied by when it grows.", Range::at_least(1, true))
-          .defining(),
-      key(IPUTRAIN_KEY(optimizer.loss_scaling_backoff_factor), Float, 0.5, Runs,
-          "Dynamic loss scaling: what the scale is multiplied by after an overflow.", Range{0, true, 1, true})
-          .defining(),
       key(IPUTRAIN_KEY(optimizer.lr_schedule), Enum, "constant", Runs,
           "How the learning rate changes over the updates (after any warmup); formulas in "
           "docs/training.md.",
           {}, lr_schedule_names())
-          .defining(),
-      key(IPUTRAIN_KEY(optimizer.warmup_steps), Int, 0, Runs,
-          "Raise the learning rate linearly over the first N updates, then start the schedule; 0 = no "
-          "warmup.",
-          non_negative)
-          .defining(),
-      key(IPUTRAIN_KEY(optimizer.decay_steps), Int, 0, Runs,
-          schedule_key_doc("decay_steps", "Updates per decay period, or the length of the decay."), positive_int)
-          .defining(),
-      key(IPUTRAIN_KEY(optimizer.decay_rate), Float, 0.1, Runs,
-          schedule_key_doc("decay_rate", "Factor the learning rate is multiplied by every `decay_steps` updates."),
-          Range{0, true, 1, false})
-          .defining(),
-      key(IPUTRAIN_KEY(optimizer.min_learning_rate), Float, 0.0, Runs,
-          schedule_key_doc("min_learning_rate", "Learning rate the schedule decays to and then keeps."), non_negative)
           .defining(),
 
       key(IPUTRAIN_KEY(device.version), Enum, "ipu2", Models,

@@ -69,7 +69,6 @@ OptimizerSettings resolve_optimizer(const Config& c) {
   OptimizerSettings s;
   const OptimizerDef& def = optimizer_named(o.type);
   s.type = std::string(def.name);
-  s.learning_rate = o.learning_rate;
   // Each hyper-parameter the optimizer declares, from its key; one left at the key's default
   // takes the optimizer's own (lion's beta2), unless a file or --set wrote it.
   for (const HyperParam& p : def.params) {
@@ -81,16 +80,7 @@ OptimizerSettings resolve_optimizer(const Config& c) {
     }
     s.hyper.emplace(std::string(p.name), value);
   }
-  s.gradient_clip_norm = o.gradient_clip_norm;
-  s.loss_scaling = o.loss_scaling;
-  s.loss_scaling_growth_interval = o.loss_scaling_growth_interval;
-  s.loss_scaling_growth_factor = o.loss_scaling_growth_factor;
-  s.loss_scaling_backoff_factor = o.loss_scaling_backoff_factor;
   s.lr_schedule = std::string(lr_schedule_named(o.lr_schedule).name);
-  s.warmup_steps = o.warmup_steps;
-  s.decay_steps = o.decay_steps;
-  s.decay_rate = o.decay_rate;
-  s.min_learning_rate = o.min_learning_rate;
   return s;
 }
 

@@ -297,15 +297,17 @@ void check_schedule(const Config& c) {
   if (schedule == nullptr) {
     return;  // the key's row has refused the spelling
   }
-  if (schedule->reads_key("decay_steps") && o.decay_steps == 0) {
+  if (schedule->reads_key("decay_steps") && c.plain.optimizer_decay_steps == 0) {
     c.fail_at("optimizer.lr_schedule", fmt::format("the {} schedule needs `optimizer.decay_steps`", schedule->name),
               fmt::format("set `decay_steps` to {}", schedule->decay_steps_means));
   }
-  if (schedule->reads_key("min_learning_rate") && o.min_learning_rate >= o.learning_rate) {
+  const double rate = c.plain.optimizer_learning_rate;
+  const double floor = c.plain.optimizer_min_learning_rate;
+  if (schedule->reads_key("min_learning_rate") && floor >= rate) {
     c.fail_at(located(c, {"optimizer.min_learning_rate", "optimizer.learning_rate"}),
               fmt::format("the {} schedule decays from `learning_rate` = {} to `min_learning_rate` = {}, "
                           "which is not lower",
-                          schedule->name, o.learning_rate, o.min_learning_rate),
+                          schedule->name, rate, floor),
               "make `min_learning_rate` smaller than `learning_rate`");
   }
 }
@@ -313,16 +315,8 @@ void check_schedule(const Config& c) {
 // Loss scaling and the float flags only mean something with a half-precision compute type;
 // dynamic loss scaling under f32 is allowed (it still skips updates whose gradients overflow).
 void check_precision(Config& c) {
-  auto& o = c.optimizer;
-  for (const char* k : {"optimizer.loss_scaling_growth_interval", "optimizer.loss_scaling_growth_factor",
-                        "optimizer.loss_scaling_backoff_factor"}) {
-    if (c.is_set(k) && c.plain.optimizer_loss_scaling_mode != LossScaling::Dynamic) {
-      c.fail_at(k, fmt::format("`{}` has no effect with static loss scaling", k),
-                "set `optimizer.loss_scaling_mode = \"dynamic\"`, or remove the key");
-    }
-  }
   if (c.plain.optimizer_loss_scaling_mode == LossScaling::Dynamic && !c.is_set("optimizer.loss_scaling")) {
-    o.loss_scaling = 65536.0;  // 2^16, torch.cuda.amp.GradScaler's starting scale
+    c.plain.optimizer_loss_scaling = 65536.0;  // 2^16, torch.cuda.amp.GradScaler's starting scale
   }
   if (c.plain.training_precision == FloatType::F32 && c.plain.training_master_weights != MasterWeightsPlace::OnChip) {
     c.fail_at("training.master_weights",
@@ -499,10 +493,8 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"training.steps", "training.epochs"}, "At most one of them is set."},
       {{"checkpoint.every", "checkpoint.keep", "checkpoint.dir"},
        "`every` and `keep` need a `dir`; `every = 0`, or a `dir` set to \"\", switches checkpoints off."},
-      {{"optimizer.loss_scaling_mode", "optimizer.loss_scaling_growth_interval", "optimizer.loss_scaling_growth_factor",
-        "optimizer.loss_scaling_backoff_factor"},
-       "The growth and backoff keys are set only with dynamic loss scaling, which starts from "
-       "`optimizer.loss_scaling` or, when that is unset, from 65536."},
+      {{"optimizer.loss_scaling_mode", "optimizer.loss_scaling"},
+       "Dynamic loss scaling starts from `optimizer.loss_scaling` or, when that is unset, from 65536."},
       {{"training.master_weights", "training.precision", "pipeline.offload_weight_update_variables"},
        "`offloaded` and `none` need an f16 or bf16 precision; `offloaded` also needs the optimizer state "
        "offloaded."},
@@ -542,15 +534,22 @@ int64_t emulated_device_size(int64_t id) {
   return 16;
 }
 
-// A key set without the key it needs (KeySpec::needs) would do nothing: refused at the key, also when
-// the needed key is set to its default ("" for checkpoint.keep_best: none).
+// Whether what key `k` needs (KeySpec::needs) holds in `c`: `KEY` set to a value other than its
+// default ("" for checkpoint.keep_best: none), or `KEY = VALUE` holding that value (set or not).
+bool needs_met(const Config& c, const KeySpec& k) {
+  const size_t equals = k.needs.find(" = ");
+  if (equals != std::string::npos) {
+    const std::optional<std::string> value = value_text(c, k.needs.substr(0, equals));
+    return value == k.needs.substr(equals + 3);
+  }
+  const KeySpec* needed = find_key(k.needs);
+  return c.is_set(k.needs) && (needed == nullptr || needed->access.get(c) != needed->default_value);
+}
+
+// A key set without what it needs would do nothing: refused at the key.
 void check_needs(const Config& c) {
   for (const KeySpec& k : schema()) {
-    if (k.needs.empty() || !c.is_set(k.path)) {
-      continue;
-    }
-    const KeySpec* needed = find_key(k.needs);
-    if (!c.is_set(k.needs) || (needed != nullptr && needed->access.get(c) == needed->default_value)) {
+    if (!k.needs.empty() && c.is_set(k.path) && !needs_met(c, k)) {
       c.fail_at(k.path, fmt::format("`{}` has no effect without `{}`", k.path, k.needs),
                 fmt::format("set `{}` too, or remove `{}`", k.needs, k.path));
     }
@@ -579,7 +578,7 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
       (k.type == KeyType::Float && !k.range.contains(std::get<double>(v)))) {
     return "unset";  // a sentinel default such as "0 = use the model's value"
   }
-  if (!k.needs.empty() && !c.is_set(k.needs)) {
+  if (!k.needs.empty() && !needs_met(c, k)) {
     return fmt::format("unset; needs `{}`", k.needs);
   }
   for (const auto& other : k.conflicts) {
@@ -608,10 +607,6 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
        k.path == "checkpoint.keep_best") &&
       !validates(c)) {
     return "nothing is validated";
-  }
-  if (k.path.starts_with("optimizer.loss_scaling_") && k.path != "optimizer.loss_scaling_mode" &&
-      c.plain.optimizer_loss_scaling_mode != LossScaling::Dynamic) {
-    return "static loss scaling";
   }
   return {};
 }

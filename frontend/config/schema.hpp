@@ -110,7 +110,9 @@ struct KeySpec {
   Effect effect = Effect::Runs;             //!< what it changes on a virtual IPU
   Accessor access = {};                     //!< the Config field (empty for FreeTable and `extends`)
   std::vector<std::string> conflicts = {};  //!< keys that must not be set together with this one
-  //! A key this one has no effect without: setting this one alone is refused (check_needs, rules.cpp).
+  //! A key this one has no effect without, `KEY` (set to a value other than its default) or
+  //! `KEY = VALUE` (set to that value, as TOML writes it): setting this one otherwise is refused
+  //! (check_needs, rules.cpp).
   std::string needs = {};
   bool unique = false;                      //!< list elements must be distinct
   std::string reason = {};                  //!< why Refused or None (required for those)

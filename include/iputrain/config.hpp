@@ -109,23 +109,14 @@ struct PipelineSection {
 
 // ---- the run ----------------------------------------------------------------------------------------
 
+//! `[optimizer]`'s named values (its numbers are plain lines: `cfg.plain.optimizer_learning_rate`, ...).
 struct OptimizerSection {
-  std::string type = "sgd";     //!< a name in core/optim/optimizer_list.hpp: sgd, momentum, adam, ...
-  double learning_rate = 0.01;  //!< step size
+  std::string type = "sgd";  //!< a name in core/optim/optimizer_list.hpp: sgd, momentum, adam, ...
   // The hyper-parameters (`optimizer.beta1`, …), by name, as written: which optimizers read each
   // one, its kind, range and defaults are in the optimizer table (core/optim/, each optimizer's
   // file); flags are 0 or 1. A name left out takes the chosen optimizer's default.
   std::map<std::string, double> hyper;
-  double gradient_clip_norm = 0.0;              //!< clip the global gradient norm; 0 = off
-  double loss_scaling = 1.0;                    //!< static loss scale, or the first dynamic one
-  int64_t loss_scaling_growth_interval = 2000;  //!< dynamic: clean updates before the scale grows
-  double loss_scaling_growth_factor = 2.0;      //!< dynamic: the scale is multiplied by it on growth
-  double loss_scaling_backoff_factor = 0.5;     //!< dynamic: the scale is multiplied by it on overflow
-  std::string lr_schedule = "constant";    //!< constant | step | exponential | cosine
-  int64_t warmup_steps = 0;                //!< linear warmup over the first N updates; 0 = none
-  int64_t decay_steps = 0;                 //!< step, exponential, cosine; 0 = unset
-  double decay_rate = 0.1;                 //!< step, exponential
-  double min_learning_rate = 0.0;          //!< cosine floor
+  std::string lr_schedule = "constant";  //!< a name in core/optim/lr_schedule_list.hpp
 };
 
 //! `iputrain tune`'s search (docs/tune.md): the knob lists of named values (its other keys are plain

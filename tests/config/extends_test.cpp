@@ -27,10 +27,10 @@ iputrain::Error load_error(const std::string& file) {
 
 TEST_CASE("a config extends its base key by key") {
   Config c = config::load(kDir + "grandchild.toml");
-  CHECK(c.ipu.auto_select_ipus == 2);        // from base
-  CHECK(c.optimizer.learning_rate == 0.25);  // child replaces base
-  CHECK(c.plain.training_seed == 7);         // base, untouched by child
-  CHECK(c.plain.data_batch_size == 4);       // grandchild
+  CHECK(c.ipu.auto_select_ipus == 2);              // from base
+  CHECK(c.plain.optimizer_learning_rate == 0.25);  // child replaces base
+  CHECK(c.plain.training_seed == 7);               // base, untouched by child
+  CHECK(c.plain.data_batch_size == 4);             // grandchild
   // epochs in the child replaces steps from the base (exclusive keys).
   CHECK(c.plain.training_epochs == 2.0);
   CHECK(c.plain.training_steps == 0);
@@ -46,7 +46,7 @@ TEST_CASE("a config extends its base key by key") {
 
 TEST_CASE("extends paths are relative to the file that names them") {
   Config c = config::load(kDir + "sub/nested.toml");
-  CHECK(c.optimizer.learning_rate == 0.5);
+  CHECK(c.plain.optimizer_learning_rate == 0.5);
   CHECK(c.plain.training_seed == 9);
   // From text, relative to the given path's directory.
   Config t = config::parse("extends = \"base.toml\"\n", kDir + "virtual.toml");
@@ -68,8 +68,7 @@ TEST_CASE("extends cycles are reported with the chain") {
 
 TEST_CASE("errors in a base file are located in that file") {
   auto e = load_error("uses_bad_base.toml");
-  CHECK(e.render().find("bad_base.toml:2:14: error: `data.batch_size` must be >= 1, found 0") !=
-        std::string::npos);
+  CHECK(e.render().find("bad_base.toml:2:14: error: `data.batch_size` must be >= 1, found 0") != std::string::npos);
 }
 
 TEST_CASE("bad extends values") {

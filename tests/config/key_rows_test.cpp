@@ -352,9 +352,9 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
       CHECK(row.access.get(c) == config::Value(spelling));
     }
   }
-  // Besides these 14, 33 numbers and flags that act (repeat_count, log_every, reset_states_every, the
-  // scheduler's two limits, keep_best_min_delta, data.seed, shuffle and prefetch_depth, engine.threads,
-  // training.epochs, steps, steps_per_execution, seed and validate_every, checkpoint.every and keep,
+  // Besides these 14, 43 numbers and flags that act (the optimizer's ten numbers, repeat_count, log_every,
+  // reset_states_every, the scheduler's two limits, keep_best_min_delta, data.seed, shuffle and prefetch_depth,
+  // engine.threads, training.epochs, steps, steps_per_execution, seed and validate_every, checkpoint.every and keep,
   // profiling's enabled, enable_ipu_events, report_every_nth_execution and max_report_size, the six
   // floating-point flags, the three I/O-tile keys, the batch-norm group, prefetch_data_streams and the
   // cross-replica buffer), four strings (checkpoint.keep_best, profiling.report_directory,
@@ -362,7 +362,7 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
   // [data] and [checkpoint] (train, test, validation, batch_size, validation_split, dir) and the
   // 29 keys kept for compatibility but merge_remote_buffers (the next case).
   CHECK(enums == 14);
-  CHECK(config::plain_keys().size() == 102);
+  CHECK(config::plain_keys().size() == 112);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(
       "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"

@@ -26,7 +26,7 @@ TEST_CASE("--set parses each value by its key's type") {
       {"data.batch_size=64", "optimizer.learning_rate=1e-3", "data.shuffle=false", "data.train=idx:some/dir/train",
        "data.test=\"synthetic:samples=8\"", "optimizer.type=SGD", " training.seed = 9 ", "optimizer.learning_rate=2"});
   CHECK(c.plain.data_batch_size == 64);
-  CHECK(c.optimizer.learning_rate == 2.0);
+  CHECK(c.plain.optimizer_learning_rate == 2.0);
   CHECK_FALSE(c.plain.data_shuffle);
   CHECK(c.plain.data_train == "idx:some/dir/train");
   CHECK(c.plain.data_test == "synthetic:samples=8");

@@ -142,11 +142,12 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
     Config c;
     c.optimizer.type = std::string(def->name);
     c.optimizer.hyper["centered"] = 1;
-    c.optimizer.gradient_clip_norm = 1.0;
+    c.plain.optimizer_gradient_clip_norm = 1.0;
     c.optimizer.lr_schedule = "cosine";
-    c.optimizer.decay_steps = 100;
-    c.optimizer.warmup_steps = 10;
-    const OptimizerSettings o = config::resolve(c).optimizer;
+    c.plain.optimizer_decay_steps = 100;
+    c.plain.optimizer_warmup_steps = 10;
+    const Settings run = config::resolve(c);
+    const OptimizerSettings& o = run.optimizer;
     auto opt = optim::make_optimizer(o);
     const Shape shape = {20, 50};
     std::vector<float> w(1000, 0.5f), g(1000, 0.1f);
@@ -157,8 +158,8 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
     allocations = 0;
     counting = true;
     for (int64_t step = 1; step <= 50; ++step) {
-      const float scale = optim::clip_scale(optim::sum_of_squares(slots), o);
-      opt->update(slots, step, optim::learning_rate_at(o, step), scale);
+      const float scale = optim::clip_scale(optim::sum_of_squares(slots), run);
+      opt->update(slots, step, optim::learning_rate_at(run, step), scale);
     }
     counting = false;
     INFO(def->name);

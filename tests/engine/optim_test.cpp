@@ -22,6 +22,7 @@ using iputrain::Config;
 namespace config = iputrain::config;
 
 using iputrain::OptimizerSettings;
+using iputrain::Settings;
 using namespace iputrain::optim;
 
 namespace {
@@ -496,69 +497,69 @@ TEST_CASE("adagrad starts its sums at initial_accumulator_value, the others star
 }
 
 TEST_CASE("learning-rate schedules at chosen steps") {
-  OptimizerSettings o;
-  o.learning_rate = 0.1;
-  CHECK(learning_rate_at(o, 1) == doctest::Approx(0.1));
-  CHECK(learning_rate_at(o, 1000) == doctest::Approx(0.1));
+  Settings settings;
+  settings.plain.optimizer_learning_rate = 0.1;
+  CHECK(learning_rate_at(settings, 1) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(settings, 1000) == doctest::Approx(0.1));
 
-  o.warmup_steps = 4;  // 0.025, 0.05, 0.075, 0.1, then the schedule
-  CHECK(learning_rate_at(o, 1) == doctest::Approx(0.025));
-  CHECK(learning_rate_at(o, 3) == doctest::Approx(0.075));
-  CHECK(learning_rate_at(o, 4) == doctest::Approx(0.1));
-  CHECK(learning_rate_at(o, 5) == doctest::Approx(0.1));
+  settings.plain.optimizer_warmup_steps = 4;  // 0.025, 0.05, 0.075, 0.1, then the schedule
+  CHECK(learning_rate_at(settings, 1) == doctest::Approx(0.025));
+  CHECK(learning_rate_at(settings, 3) == doctest::Approx(0.075));
+  CHECK(learning_rate_at(settings, 4) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(settings, 5) == doctest::Approx(0.1));
 
-  o.lr_schedule = "step";
-  o.decay_steps = 10;
-  o.decay_rate = 0.5;
-  CHECK(learning_rate_at(o, 5) == doctest::Approx(0.1));    // s = 0
-  CHECK(learning_rate_at(o, 14) == doctest::Approx(0.1));   // s = 9
-  CHECK(learning_rate_at(o, 15) == doctest::Approx(0.05));  // s = 10
-  CHECK(learning_rate_at(o, 35) == doctest::Approx(0.0125));
+  settings.optimizer.lr_schedule = "step";
+  settings.plain.optimizer_decay_steps = 10;
+  settings.plain.optimizer_decay_rate = 0.5;
+  CHECK(learning_rate_at(settings, 5) == doctest::Approx(0.1));    // s = 0
+  CHECK(learning_rate_at(settings, 14) == doctest::Approx(0.1));   // s = 9
+  CHECK(learning_rate_at(settings, 15) == doctest::Approx(0.05));  // s = 10
+  CHECK(learning_rate_at(settings, 35) == doctest::Approx(0.0125));
 
-  o.lr_schedule = "exponential";
-  CHECK(learning_rate_at(o, 10) == doctest::Approx(0.1 * std::pow(0.5, 0.5)));  // s = 5
-  CHECK(learning_rate_at(o, 25) == doctest::Approx(0.025));                     // s = 20
+  settings.optimizer.lr_schedule = "exponential";
+  CHECK(learning_rate_at(settings, 10) == doctest::Approx(0.1 * std::pow(0.5, 0.5)));  // s = 5
+  CHECK(learning_rate_at(settings, 25) == doctest::Approx(0.025));                     // s = 20
 
-  o.lr_schedule = "cosine";
-  o.warmup_steps = 0;
-  o.decay_steps = 100;
-  o.min_learning_rate = 0.01;
-  CHECK(learning_rate_at(o, 1) == doctest::Approx(0.1));
-  CHECK(learning_rate_at(o, 51) == doctest::Approx(0.055));  // halfway: the mean of 0.1 and 0.01
-  CHECK(learning_rate_at(o, 26) == doctest::Approx(0.01 + 0.09 * 0.5 * (1 + std::cos(std::numbers::pi / 4))));
-  CHECK(learning_rate_at(o, 101) == doctest::Approx(0.01));
-  CHECK(learning_rate_at(o, 5000) == doctest::Approx(0.01));  // held at the floor, no restart
+  settings.optimizer.lr_schedule = "cosine";
+  settings.plain.optimizer_warmup_steps = 0;
+  settings.plain.optimizer_decay_steps = 100;
+  settings.plain.optimizer_min_learning_rate = 0.01;
+  CHECK(learning_rate_at(settings, 1) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(settings, 51) == doctest::Approx(0.055));  // halfway: the mean of 0.1 and 0.01
+  CHECK(learning_rate_at(settings, 26) == doctest::Approx(0.01 + 0.09 * 0.5 * (1 + std::cos(std::numbers::pi / 4))));
+  CHECK(learning_rate_at(settings, 101) == doctest::Approx(0.01));
+  CHECK(learning_rate_at(settings, 5000) == doctest::Approx(0.01));  // held at the floor, no restart
 
-  o.lr_schedule = "linear";  // 0.1 down to 0.01 over 100 updates
-  CHECK(learning_rate_at(o, 1) == doctest::Approx(0.1));
-  CHECK(learning_rate_at(o, 51) == doctest::Approx(0.055));
-  CHECK(learning_rate_at(o, 76) == doctest::Approx(0.01 + 0.09 * 0.25));
-  CHECK(learning_rate_at(o, 101) == doctest::Approx(0.01));
-  CHECK(learning_rate_at(o, 5000) == doctest::Approx(0.01));
-  o.warmup_steps = 10;  // the decay starts where the warmup ends
-  o.min_learning_rate = 0.0;
-  CHECK(learning_rate_at(o, 10) == doctest::Approx(0.1));
-  CHECK(learning_rate_at(o, 11) == doctest::Approx(0.1));
-  CHECK(learning_rate_at(o, 61) == doctest::Approx(0.05));
-  CHECK(learning_rate_at(o, 111) == doctest::Approx(0.0));
+  settings.optimizer.lr_schedule = "linear";  // 0.1 down to 0.01 over 100 updates
+  CHECK(learning_rate_at(settings, 1) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(settings, 51) == doctest::Approx(0.055));
+  CHECK(learning_rate_at(settings, 76) == doctest::Approx(0.01 + 0.09 * 0.25));
+  CHECK(learning_rate_at(settings, 101) == doctest::Approx(0.01));
+  CHECK(learning_rate_at(settings, 5000) == doctest::Approx(0.01));
+  settings.plain.optimizer_warmup_steps = 10;  // the decay starts where the warmup ends
+  settings.plain.optimizer_min_learning_rate = 0.0;
+  CHECK(learning_rate_at(settings, 10) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(settings, 11) == doctest::Approx(0.1));
+  CHECK(learning_rate_at(settings, 61) == doctest::Approx(0.05));
+  CHECK(learning_rate_at(settings, 111) == doctest::Approx(0.0));
 }
 
 TEST_CASE("clipping by global norm spans several slots and follows clip_grad_norm_") {
   std::vector<float> w(2), g1 = {3.0f, 0.0f}, g2 = {4.0f};
   const std::vector<ParamSlot> slots = {{w.data(), g1.data(), nullptr, 2}, {w.data(), g2.data(), nullptr, 1}};
   CHECK(sum_of_squares(slots) == 25.0);
-  OptimizerSettings o;
-  CHECK(clip_scale(25.0, o) == 1.0f);  // off
-  o.gradient_clip_norm = 1.0;
-  CHECK(clip_scale(25.0, o) == doctest::Approx(1.0 / (5.0 + 1e-6)));
-  CHECK(clip_scale(0.25, o) == 1.0f);  // within the limit: untouched
-  CHECK(clip_scale(0.0, o) == 1.0f);
-  o.gradient_clip_norm = 10.0;
-  CHECK(clip_scale(25.0, o) == 1.0f);
+  Settings settings;
+  CHECK(clip_scale(25.0, settings) == 1.0f);  // off
+  settings.plain.optimizer_gradient_clip_norm = 1.0;
+  CHECK(clip_scale(25.0, settings) == doctest::Approx(1.0 / (5.0 + 1e-6)));
+  CHECK(clip_scale(0.25, settings) == 1.0f);  // within the limit: untouched
+  CHECK(clip_scale(0.0, settings) == 1.0f);
+  settings.plain.optimizer_gradient_clip_norm = 10.0;
+  CHECK(clip_scale(25.0, settings) == 1.0f);
 
   // Scaling the gradients by the clip factor is the same as clipping them beforehand.
-  o.gradient_clip_norm = 1.0;
-  auto clipped = run(with("sgd"), {1.0f, 1.0f}, {{3.0f, 4.0f}}, {0.1f}, clip_scale(25.0, o));
+  settings.plain.optimizer_gradient_clip_norm = 1.0;
+  auto clipped = run(with("sgd"), {1.0f, 1.0f}, {{3.0f, 4.0f}}, {0.1f}, clip_scale(25.0, settings));
   CHECK(clipped[0][0] == doctest::Approx(1.0 - 0.1 * 0.6));
   CHECK(clipped[0][1] == doctest::Approx(1.0 - 0.1 * 0.8));
 }

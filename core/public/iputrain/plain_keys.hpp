@@ -19,8 +19,8 @@
 //   folder: written configs rebase it; its DERIVE resolves it by the path rule), joined by `|`;
 // - RANGE the accepted numbers (of a list: its elements), as the schema's Range writes them
 //   (Range::at_least(0); a braced Range in parentheses, since a macro argument splits at its commas), or {};
-// - NEEDS the key it has no effect without ("" for none): setting it without that key is refused,
-//   located, with a hint;
+// - NEEDS the key it has no effect without ("" for none), or `KEY = VALUE`, the value that key must
+//   hold, as TOML writes it: setting it otherwise is refused, located, with a hint;
 // - DERIVE the rule that settles its value when the run is resolved: `as_written`, or a lambda
 //   `[](const auto& c) { return ...; }` of the loaded Config `c` (its `plain` holds the values as
 //   written) returning TYPE: `data.seed` 0 is `training.seed`. Resolving a config applies every rule
@@ -147,6 +147,35 @@ IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
     {}, "", as_written)                                                                                                \
   X(pipeline_reduction_method, "pipeline.reduction_method", GradientReduction, GradientReduction::Sum, Runs, plain,    \
     "How micro-batch gradients are accumulated: sum, mean (each / count) or running_mean.", {}, "", as_written)        \
+  X(optimizer_learning_rate, "optimizer.learning_rate", double, 0.01, Runs, defining,                                  \
+    "Step size of each weight update.", Range::at_least(0, true), "", as_written)                                      \
+  X(optimizer_gradient_clip_norm, "optimizer.gradient_clip_norm", double, 0.0, Runs, defining,                         \
+    "Clip the global gradient norm to this value; 0 = no clipping.", Range::at_least(0), "", as_written)               \
+  X(optimizer_loss_scaling, "optimizer.loss_scaling", double, 1.0, Runs, defining,                                     \
+    "Loss scale: the backward pass starts from it and the update divides the gradients by it; with "                   \
+    "dynamic scaling, the first scale (65536 when unset).",                                                            \
+    Range::at_least(0, true), "", as_written)                                                                          \
+  X(optimizer_loss_scaling_growth_interval, "optimizer.loss_scaling_growth_interval", int64_t, 2000, Runs, defining,   \
+    "Dynamic loss scaling: clean updates in a row before the scale grows.", Range::at_least(1),                        \
+    "optimizer.loss_scaling_mode = \"dynamic\"", as_written)                                                           \
+  X(optimizer_loss_scaling_growth_factor, "optimizer.loss_scaling_growth_factor", double, 2.0, Runs, defining,         \
+    "Dynamic loss scaling: what the scale is multiplied by when it grows.", Range::at_least(1, true),                  \
+    "optimizer.loss_scaling_mode = \"dynamic\"", as_written)                                                           \
+  X(optimizer_loss_scaling_backoff_factor, "optimizer.loss_scaling_backoff_factor", double, 0.5, Runs, defining,       \
+    "Dynamic loss scaling: what the scale is multiplied by after an overflow.", (Range{0, true, 1, true}),             \
+    "optimizer.loss_scaling_mode = \"dynamic\"", as_written)                                                           \
+  X(optimizer_warmup_steps, "optimizer.warmup_steps", int64_t, 0, Runs, defining,                                      \
+    "Raise the learning rate linearly over the first N updates, then start the schedule; 0 = no warmup.",              \
+    Range::at_least(0), "", as_written)                                                                                \
+  X(optimizer_decay_steps, "optimizer.decay_steps", int64_t, 0, Runs, defining,                                        \
+    schedule_key_doc("decay_steps", "Updates per decay period, or the length of the decay."), Range::at_least(1), "",  \
+    as_written)                                                                                                        \
+  X(optimizer_decay_rate, "optimizer.decay_rate", double, 0.1, Runs, defining,                                         \
+    schedule_key_doc("decay_rate", "Factor the learning rate is multiplied by every `decay_steps` updates."),          \
+    (Range{0, true, 1, false}), "", as_written)                                                                        \
+  X(optimizer_min_learning_rate, "optimizer.min_learning_rate", double, 0.0, Runs, defining,                           \
+    schedule_key_doc("min_learning_rate", "Learning rate the schedule decays to and then keeps."), Range::at_least(0), \
+    "", as_written)                                                                                                    \
   X(optimizer_loss_scaling_mode, "optimizer.loss_scaling_mode", LossScaling, LossScaling::Static, Runs, defining,      \
     "static keeps `loss_scaling`; dynamic skips an update whose gradients overflow and backs the scale "               \
     "off, and grows it after `loss_scaling_growth_interval` clean updates (docs/training.md).",                        \

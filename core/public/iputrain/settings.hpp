@@ -93,25 +93,15 @@ struct IpuSettings {
   SystemSection system;
 };
 
-//! `[optimizer]`, resolved.
+//! `[optimizer]`'s named values, resolved (its numbers are plain lines: `plain.optimizer_learning_rate`, ...).
 struct OptimizerSettings {
   std::string type = "sgd";  //!< a name of the optimizer table (core/optim/optimizer_list.hpp)
-  double learning_rate = 0.01;
   //! The hyper-parameters the optimizer's definition declares, each from its key or the
   //! optimizer's own default (flags 0 or 1); the other optimizers' keys are not here.
   std::map<std::string, double, std::less<>> hyper;
   //! Hyper-parameter `name` (an optimizer reading one it does not declare is a bug).
   double param(std::string_view name) const;
-  double gradient_clip_norm = 0.0;  //!< 0 = no clipping
-  double loss_scaling = 1.0;
-  int64_t loss_scaling_growth_interval = 2000;
-  double loss_scaling_growth_factor = 2.0;
-  double loss_scaling_backoff_factor = 0.5;
   std::string lr_schedule = "constant";  //!< a name of the schedule table (core/optim/lr_schedule_list.hpp)
-  int64_t warmup_steps = 0;
-  int64_t decay_steps = 0;
-  double decay_rate = 0.1;
-  double min_learning_rate = 0.0;
 };
 
 //! What the outfeed holds (training.outfeed_mode and the pipeline's outfeed keys), resolved.
