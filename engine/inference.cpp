@@ -14,9 +14,9 @@ namespace {
 // The inference cluster hands every output of every micro-batch to the host.
 Settings inference_settings(Settings s) {
   s.plain.training_outfeed_mode = OutfeedMode::All;
-  s.outfeed.accumulate = false;
-  s.outfeed.loss_only = false;
-  s.outfeed.mask.clear();
+  s.plain.pipeline_accumulate_outfeed = false;
+  s.plain.pipeline_outfeed_loss = false;
+  s.plain.pipeline_outfeed_mask.clear();
   return s;
 }
 

@@ -56,7 +56,7 @@ void check_lists(const std::vector<std::vector<std::string>>& positions, int64_t
                    "give one options table per stage (`{}` for none)");
     }
   }
-  const auto& mask = settings.outfeed.mask;
+  const auto& mask = settings.plain.pipeline_outfeed_mask;
   if (last_stage_outputs >= 0 && !mask.empty() && static_cast<int64_t>(mask.size()) != last_stage_outputs) {
     keys.fail_at("pipeline.outfeed_mask",
                  fmt::format("`pipeline.outfeed_mask` has {} flags but the last stage has {} outputs", mask.size(),

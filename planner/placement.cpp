@@ -199,7 +199,7 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
   // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
   s.shard_weights = p.shard_weights.value_or(pipeline_schedules::schedule_def(s.schedule).unpipelined &&
                                              p.batch_serialization > 1 && optimizer_def(run.optimizer).shardable);
-  s.shard_optimizer_state = p.shard_optimizer_state || s.shard_weights;
+  s.shard_optimizer_state = run.plain.pipeline_replicated_optimizer_state_sharding || s.shard_weights;
   if (p.offload_weights == true && !s.shard_weights) {
     // The config rule catches `false`; "auto" is resolved only here.
     run.keys.fail_at("pipeline.offload_weights",

@@ -189,12 +189,12 @@ void auto_stage_pass(PassContext& c) {
   if (c.training) {
     mark_segments(c.plan.graph);  // gradient parts per segment of a model without declared stages
   }
-  if (run.pipeline.auto_stages > 0) {
+  if (run.plain.pipeline_auto_stages > 0) {
     // Each stage must hold its weights, one gradient accumulator and the optimizer's state;
     // activations depend on the schedule and are checked by the memory pass.
-    if (!run.pipeline.auto_stage_blocks.empty()) {
+    if (!run.plain.pipeline_auto_stage_blocks.empty()) {
       try {
-        auto_stage_blocks(c.plan.graph, run.pipeline.auto_stage_blocks);
+        auto_stage_blocks(c.plan.graph, run.plain.pipeline_auto_stage_blocks);
       } catch (const Error& e) {
         run.keys.fail_at("pipeline.auto_stage_blocks", e.diagnostic().message, e.hint(), ErrorKind::Plan);
       }
@@ -202,7 +202,8 @@ void auto_stage_pass(PassContext& c) {
     }
     const bool offloaded = run.pipeline.offload_optimizer_state;
     const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_per_weight(c.plan.graph, run.optimizer));
-    auto_stage(c.plan.graph, run.pipeline.auto_stages, DeviceModel::from_config(run.ipu.device), per_weight_byte);
+    auto_stage(c.plan.graph, static_cast<int32_t>(run.plain.pipeline_auto_stages),
+               DeviceModel::from_config(run.ipu.device), per_weight_byte);
   }
 }
 

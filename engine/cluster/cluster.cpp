@@ -18,12 +18,12 @@ namespace {
 
 // What the outfeed queue carries: the model's outputs, minus those pipeline.outfeed_mask drops
 // (one flag per output of the last stage), or only the loss with pipeline.outfeed_loss.
-OutfeedSpec outfeed_spec(const ir::Graph& g, const OutfeedSettings& settings, OutfeedMode mode) {
+OutfeedSpec outfeed_spec(const ir::Graph& g, const Settings& run) {
   OutfeedSpec spec;
-  spec.last_only = mode == OutfeedMode::Last;
-  spec.accumulate = settings.accumulate;
-  spec.accumulate_f16 = settings.accumulate_type == FloatType::F16;
-  if (settings.loss_only && g.loss != ir::kNoValue) {
+  spec.last_only = run.plain.training_outfeed_mode == OutfeedMode::Last;
+  spec.accumulate = run.plain.pipeline_accumulate_outfeed;
+  spec.accumulate_f16 = run.plain.pipeline_accumulate_outfeed_dtype == AccumulatorType::Fp16;
+  if (run.plain.pipeline_outfeed_loss && g.loss != ir::kNoValue) {
     std::string name = "loss";
     for (const auto& o : g.outputs) {
       name = o.value == g.loss ? o.name : name;
@@ -36,7 +36,8 @@ OutfeedSpec outfeed_spec(const ir::Graph& g, const OutfeedSettings& settings, Ou
   size_t flag = 0;
   for (const auto& o : g.outputs) {
     const bool in_last = g.node(o.value).stage == last_stage;
-    const bool masked = in_last && flag < settings.mask.size() && settings.mask[flag];
+    const std::vector<bool>& mask = run.plain.pipeline_outfeed_mask;
+    const bool masked = in_last && flag < mask.size() && mask[flag];
     flag += in_last ? 1 : 0;
     if (!masked) {
       spec.values.push_back(o.value);
@@ -62,9 +63,8 @@ Cluster::Cluster(const planner::Plan& plan, const Settings& settings, int32_t in
                             dp.ipus.size(), dp.buffers.size(), s.ipus));
   }
   s.outputs = static_cast<int64_t>(plan.graph.outputs.size());
-  s.outfeed = std::make_unique<HostOutfeed>(
-      plan.graph, outfeed_spec(plan.graph, settings.outfeed, settings.plain.training_outfeed_mode), s.replicas,
-      s.micro_batches, s.max_updates);
+  s.outfeed = std::make_unique<HostOutfeed>(plan.graph, outfeed_spec(plan.graph, settings), s.replicas, s.micro_batches,
+                                            s.max_updates);
   for (size_t c = 0; c < dp.channels.size(); ++c) {
     s.channel_index[{dp.channels[c].from, dp.channels[c].to}] = static_cast<int32_t>(c);
   }

@@ -37,17 +37,6 @@ std::vector<KeySpec> pipeline_keys() {
           "unset = stage i on IPU i (every stage on IPU 0 if the device has one IPU).",
           Range::at_least(0))
           .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.auto_stages), Int, 0, Runs,
-          "Split the model into this many stages of balanced cost, ignoring its own stage blocks; "
-          "0 = use the model's stages.",
-          Range::between(0, std::numeric_limits<int32_t>::max()))
-          .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.auto_stage_blocks), IntList, ValueList{}, Runs,
-          "With `auto_stages`, one per stage: how many of the model's repeated blocks (its longest run of "
-          "equal consecutive blocks of ops) each holds; the first and last stages also hold what precedes "
-          "and follows the blocks.",
-          Range::at_least(0))
-          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.gradient_accumulation_count), Int, 0, Runs,
           "Micro-batches per weight update; a multiple of what the schedule needs (grouped: 2 x "
           "stages, interleaved: IPUs, sequential: 1); unset = that minimum.",
@@ -84,12 +73,6 @@ std::vector<KeySpec> pipeline_keys() {
           "Keep optimizer state in remote memory, streamed in for the update.")
           .as_tunable()
           .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.replicated_optimizer_state_sharding), Bool, false, Runs,
-          "Partition optimizer state across replicas (ZeRO-1): each replica keeps and updates one block of every "
-          "state tensor, the gradients are reduce-scattered and the new weights all-gathered; the same weights "
-          "bit for bit, 1/replicas of the state per IPU (docs/training.md).")
-          .as_tunable()
-          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.offload_activations), AutoBool, "auto", None,
           "Keep activations of waiting micro-batches in remote memory.")
           .as_layout()
@@ -111,14 +94,6 @@ std::vector<KeySpec> pipeline_keys() {
           "the IPU, and each task streams them in before its gather, the update out again; \"auto\" = on "
           "with `replicated_weight_sharding` (as in the seed).")
           .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.outfeed_loss), Bool, false, Runs,
-          "Outfeed the loss instead of the last stage's outputs."),
-      key(IPUTRAIN_KEY(pipeline.accumulate_outfeed), Bool, false, Runs,
-          "Sum outfed values over the micro-batches and outfeed once per weight update."),
-      key(IPUTRAIN_KEY(pipeline.accumulate_outfeed_dtype), Enum, "same", Runs,
-          "Type of the outfeed accumulators; `same` = the outfed value's type.", {}, dtypes),
-      key(IPUTRAIN_KEY(pipeline.outfeed_mask), BoolList, ValueList{}, Runs,
-          "One flag per last-stage output; true = that output is NOT outfed."),
   };
   out[0].unique = true;  // stage names
   return out;

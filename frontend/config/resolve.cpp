@@ -113,11 +113,8 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
   const PipelineSection& p = cfg.pipeline;
   s.gradient_accumulation_count = p.gradient_accumulation_count;
   s.batch_serialization = std::max<int64_t>(1, p.batch_serialization_iterations);
-  s.auto_stages = static_cast<int32_t>(p.auto_stages);
-  s.auto_stage_blocks = p.auto_stage_blocks;
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
-  s.shard_optimizer_state = p.replicated_optimizer_state_sharding;
   s.shard_weights = p.replicated_weight_sharding;
   s.offload_weights = p.offload_weights;
   s.device_mapping = p.device_mapping;
@@ -214,11 +211,6 @@ Settings resolve(const Config& cfg) {
           .value_or(FloatType::F32);
   resolve_layout(cfg, s.pipeline);
   s.ipu = resolve_ipu(cfg);
-  s.outfeed.accumulate = cfg.pipeline.accumulate_outfeed;
-  s.outfeed.accumulate_type =
-      chosen("pipeline.accumulate_outfeed_dtype", cfg.pipeline.accumulate_outfeed_dtype, kSameOrType);
-  s.outfeed.loss_only = cfg.pipeline.outfeed_loss;
-  s.outfeed.mask = cfg.pipeline.outfeed_mask;
   s.validation.enabled = config::validates(cfg);
   s.model_batch = s.plain.data_batch_size / s.pipeline.batch_serialization;  // the rules refuse a remainder
   s.keys = {cfg.origin.spans, cfg.origin.sources};

@@ -138,12 +138,12 @@ void check_pipeline(Config& c) {
     }
     p.schedule = sequential;
   }
-  if (p.outfeed_loss && !p.outfeed_mask.empty()) {
+  if (c.plain.pipeline_outfeed_loss && !c.plain.pipeline_outfeed_mask.empty()) {
     c.fail_at(located(c, {"pipeline.outfeed_mask", "pipeline.outfeed_loss"}),
               "`pipeline.outfeed_mask` cannot be combined with `pipeline.outfeed_loss`",
               "outfeed_loss outfeeds only the loss, so there is nothing to mask; keep one of them");
   }
-  if (p.accumulate_outfeed && c.plain.training_outfeed_mode != OutfeedMode::All) {
+  if (c.plain.pipeline_accumulate_outfeed && c.plain.training_outfeed_mode != OutfeedMode::All) {
     c.fail_at(located(c, {"pipeline.accumulate_outfeed", "training.outfeed_mode"}),
               "`pipeline.accumulate_outfeed` needs `training.outfeed_mode` = \"all\"",
               "an accumulated outfeed is enqueued once per weight update; the `last` mode would drop it");
@@ -169,12 +169,14 @@ void check_pipeline(Config& c) {
               "`pipeline.offload_weights` stores the shards of replicated weight sharding, which is off",
               "set `pipeline.replicated_weight_sharding` to true or \"auto\"");
   }
-  if (!p.auto_stage_blocks.empty() && static_cast<int64_t>(p.auto_stage_blocks.size()) != p.auto_stages) {
+  const std::vector<int64_t>& blocks = c.plain.pipeline_auto_stage_blocks;
+  const int64_t stages = c.plain.pipeline_auto_stages;
+  if (!blocks.empty() && static_cast<int64_t>(blocks.size()) != stages) {
     c.fail_at("pipeline.auto_stage_blocks",
               fmt::format("`pipeline.auto_stage_blocks` has {} entries but `pipeline.auto_stages` asks for {} stages",
-                          p.auto_stage_blocks.size(), p.auto_stages),
-              p.auto_stages == 0 ? "set `pipeline.auto_stages` to the number of stages the counts describe"
-                                 : "give one count of blocks per automatic stage");
+                          blocks.size(), stages),
+              stages == 0 ? "set `pipeline.auto_stages` to the number of stages the counts describe"
+                          : "give one count of blocks per automatic stage");
   }
   if (!p.stages.empty() && !p.device_mapping.empty() && p.stages.size() != p.device_mapping.size()) {
     c.fail_at("pipeline.device_mapping",
@@ -341,7 +343,7 @@ void check_precision(Config& c) {
   }
   const auto& p = c.pipeline;
   for (const auto& [key, on] :
-       {std::pair{"pipeline.replicated_optimizer_state_sharding", p.replicated_optimizer_state_sharding},
+       {std::pair{"pipeline.replicated_optimizer_state_sharding", c.plain.pipeline_replicated_optimizer_state_sharding},
         std::pair{"pipeline.replicated_weight_sharding", p.replicated_weight_sharding == true}}) {
     if (on && !optimizer_def(optimizer).shardable) {
       c.fail_at(located(c, {key, "optimizer.type"}),

@@ -84,8 +84,6 @@ struct StageOptions {
 struct PipelineSection {
   std::vector<std::string> stages;                   //!< the model's stage names, in order (optional check)
   std::vector<std::vector<int64_t>> device_mapping;  //!< stage i -> IPU(s); empty = stage i on IPU i
-  int64_t auto_stages = 0;                           //!< split the model into N balanced stages; 0 = off
-  std::vector<int64_t> auto_stage_blocks;            //!< with auto_stages: the model's blocks per stage
   int64_t gradient_accumulation_count = 0;           //!< 0 = the smallest count the schedule accepts
   std::string gradient_accumulation_dtype = "same";  //!< same | fp32 | fp16
   int64_t batch_serialization_iterations = 1;
@@ -96,15 +94,10 @@ struct PipelineSection {
   std::vector<StageOptions> backward_propagation_stages_poplar_options;
   StageOptions weight_update_poplar_options;
   std::optional<bool> offload_weight_update_variables;  //!< nullopt = auto
-  bool replicated_optimizer_state_sharding = false;
   std::optional<bool> offload_activations;
   std::optional<bool> offload_gradient_accumulation_buffers;
   std::optional<bool> replicated_weight_sharding;
   std::optional<bool> offload_weights;
-  bool outfeed_loss = false;
-  bool accumulate_outfeed = false;
-  std::string accumulate_outfeed_dtype = "same";  //!< same | fp32 | fp16
-  std::vector<bool> outfeed_mask;                 //!< true = that last-stage output is NOT outfed
 };
 
 // ---- the run ----------------------------------------------------------------------------------------

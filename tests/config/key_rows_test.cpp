@@ -47,12 +47,12 @@ Config listed_layout_reset(const Config& config) {
   r.ipu.allow_recompute = false;
   r.ipu.experimental.multi_replica_distribution = {};
   r.pipeline.device_mapping = {};
-  r.pipeline.auto_stages = 0;
-  r.pipeline.auto_stage_blocks = {};
+  r.plain.pipeline_auto_stages = 0;
+  r.plain.pipeline_auto_stage_blocks = {};
   r.pipeline.gradient_accumulation_count = 0;
   r.pipeline.schedule = "grouped";
   r.pipeline.recomputation_mode = "auto";
-  r.pipeline.replicated_optimizer_state_sharding = false;
+  r.plain.pipeline_replicated_optimizer_state_sharding = false;
   r.pipeline.replicated_weight_sharding.reset();
   r.pipeline.offload_weight_update_variables.reset();
   r.pipeline.offload_activations.reset();
@@ -186,7 +186,7 @@ std::vector<Case> enum_cases() {
   const auto state = [](const Settings& s) { return static_cast<int>(s.plain.optimizer_state_dtype); };
   const auto accumulators = [](const Settings& s) { return static_cast<int>(s.pipeline.accumulation_type); };
   const auto outfeed_type = [](const Settings& s) {
-    return s.outfeed.accumulate_type ? static_cast<int>(*s.outfeed.accumulate_type) : -1;
+    return static_cast<int>(s.plain.pipeline_accumulate_outfeed_dtype);
   };
   const auto master = [](const Settings& s) { return static_cast<int>(s.plain.training_master_weights); };
   const auto scaling = [](const Settings& s) { return static_cast<int>(s.plain.optimizer_loss_scaling_mode); };
@@ -206,9 +206,9 @@ std::vector<Case> enum_cases() {
       {"pipeline.gradient_accumulation_dtype", "same", f32, accumulators},
       {"pipeline.gradient_accumulation_dtype", "fp32", f32, accumulators},
       {"pipeline.gradient_accumulation_dtype", "fp16", f16, accumulators},
-      {"pipeline.accumulate_outfeed_dtype", "same", -1, outfeed_type},
-      {"pipeline.accumulate_outfeed_dtype", "fp32", f32, outfeed_type},
-      {"pipeline.accumulate_outfeed_dtype", "fp16", f16, outfeed_type},
+      {"pipeline.accumulate_outfeed_dtype", "same", static_cast<int>(AccumulatorType::Same), outfeed_type},
+      {"pipeline.accumulate_outfeed_dtype", "fp32", static_cast<int>(AccumulatorType::Fp32), outfeed_type},
+      {"pipeline.accumulate_outfeed_dtype", "fp16", static_cast<int>(AccumulatorType::Fp16), outfeed_type},
       {"training.master_weights", "on_chip", static_cast<int>(MasterWeightsPlace::OnChip), master},
       {"training.master_weights", "offloaded", static_cast<int>(MasterWeightsPlace::Offloaded), master},
       {"training.master_weights", "none", static_cast<int>(MasterWeightsPlace::None), master},
@@ -352,17 +352,18 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
       CHECK(row.access.get(c) == config::Value(spelling));
     }
   }
-  // Besides these 14, 43 numbers and flags that act (the optimizer's ten numbers, repeat_count, log_every,
-  // reset_states_every, the scheduler's two limits, keep_best_min_delta, data.seed, shuffle and prefetch_depth,
-  // engine.threads, training.epochs, steps, steps_per_execution, seed and validate_every, checkpoint.every and keep,
-  // profiling's enabled, enable_ipu_events, report_every_nth_execution and max_report_size, the six
-  // floating-point flags, the three I/O-tile keys, the batch-norm group, prefetch_data_streams and the
-  // cross-replica buffer), four strings (checkpoint.keep_best, profiling.report_directory,
-  // pipeline.name, ipu.serialization_output_folder), 16 keys of [tune] (nine of them lists), six of
-  // [data] and [checkpoint] (train, test, validation, batch_size, validation_split, dir) and the
-  // 29 keys kept for compatibility but merge_remote_buffers (the next case).
-  CHECK(enums == 14);
-  CHECK(config::plain_keys().size() == 112);
+  // Besides these 15, 49 numbers, flags and lists that act (the optimizer's ten numbers, repeat_count,
+  // log_every, reset_states_every, the scheduler's two limits, keep_best_min_delta, data.seed, shuffle and
+  // prefetch_depth, engine.threads, training.epochs, steps, steps_per_execution, seed and validate_every,
+  // checkpoint.every and keep, profiling's enabled, enable_ipu_events, report_every_nth_execution and
+  // max_report_size, the six floating-point flags, the three I/O-tile keys, the batch-norm group,
+  // prefetch_data_streams, the cross-replica buffer, and six of [pipeline]: auto_stages, auto_stage_blocks,
+  // the state sharding, outfeed_loss, accumulate_outfeed and outfeed_mask), four strings (checkpoint.keep_best,
+  // profiling.report_directory, pipeline.name, ipu.serialization_output_folder), 16 keys of [tune] (nine of
+  // them lists), six of [data] and [checkpoint] (train, test, validation, batch_size, validation_split, dir)
+  // and the 29 keys kept for compatibility but merge_remote_buffers (the next case).
+  CHECK(enums == 15);
+  CHECK(config::plain_keys().size() == 119);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(
       "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"

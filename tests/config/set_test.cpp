@@ -58,7 +58,7 @@ TEST_CASE("--set lists, tables and tri-state values are parsed as TOML") {
   CHECK_FALSE(c.pipeline.offload_activations.has_value());
   CHECK(c.pipeline.offload_weights == false);
   CHECK(c.pipeline.schedule == "sequential");
-  CHECK(c.pipeline.outfeed_mask == std::vector<bool>{true, false});
+  CHECK(c.plain.pipeline_outfeed_mask == std::vector<bool>{true, false});
 
   // An element error is located at the element inside the --set line.
   auto e = set_error("", {"pipeline.device_mapping=[0, -1]"});

@@ -103,6 +103,8 @@ IPUTRAIN_KEY_ENUM(GradientReduction, Sum, Mean, RunningMean)
 //! Canonical, a pairwise tree over the global micro-batches (about log2(A) partial sums per
 //! weight); Sequential, micro-batches in order into one sum per weight, then replicas in order.
 IPUTRAIN_KEY_ENUM(GradientAccumulationOrder, Canonical, Sequential)
+//! The type accumulators are kept in (pipeline.accumulate_outfeed_dtype): same = the summed value's own.
+IPUTRAIN_KEY_ENUM(AccumulatorType, Same, Fp32, Fp16)
 IPUTRAIN_KEY_ENUM(SelectionOrder, Auto, Zigzag, Snake, Hoof)
 IPUTRAIN_KEY_ENUM(SchedulerAlgorithm, ChooseBest, Clustering, PostOrder, LookAhead, ShortestPath)
 //! Which kernels split their blocks over the arena's threads (engine.spread_kernels,
@@ -145,6 +147,30 @@ IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
     "micro-batches in order, then replicas in order; the same bits across schedules and stage "                        \
     "placements at a fixed replica and accumulation count.",                                                           \
     {}, "", as_written)                                                                                                \
+  X(pipeline_auto_stages, "pipeline.auto_stages", int64_t, 0, Runs, layout,                                            \
+    "Split the model into this many stages of balanced cost, ignoring its own stage blocks; 0 = use the "              \
+    "model's stages.",                                                                                                 \
+    Range::between(0, std::numeric_limits<int32_t>::max()), "", as_written)                                            \
+  X(pipeline_auto_stage_blocks, "pipeline.auto_stage_blocks", std::vector<int64_t>, {}, Runs, layout,                  \
+    "With `auto_stages`, one per stage: how many of the model's repeated blocks (its longest run of equal "            \
+    "consecutive blocks of ops) each holds; the first and last stages also hold what precedes and follows "            \
+    "the blocks.",                                                                                                     \
+    Range::at_least(0), "", as_written)                                                                                \
+  X(pipeline_replicated_optimizer_state_sharding, "pipeline.replicated_optimizer_state_sharding", bool, false, Runs,   \
+    tunable | layout,                                                                                                  \
+    "Partition optimizer state across replicas (ZeRO-1): each replica keeps and updates one block of every "           \
+    "state tensor, the gradients are reduce-scattered and the new weights all-gathered; the same weights "             \
+    "bit for bit, 1/replicas of the state per IPU (docs/training.md).",                                                \
+    {}, "", as_written)                                                                                                \
+  X(pipeline_outfeed_loss, "pipeline.outfeed_loss", bool, false, Runs, plain,                                          \
+    "Outfeed the loss instead of the last stage's outputs.", {}, "", as_written)                                       \
+  X(pipeline_accumulate_outfeed, "pipeline.accumulate_outfeed", bool, false, Runs, plain,                              \
+    "Sum outfed values over the micro-batches and outfeed once per weight update.", {}, "", as_written)                \
+  X(pipeline_accumulate_outfeed_dtype, "pipeline.accumulate_outfeed_dtype", AccumulatorType, AccumulatorType::Same,    \
+    Runs, plain, "Type of the outfeed accumulators; `same` = the outfed value's type.", {},                            \
+    "pipeline.accumulate_outfeed", as_written)                                                                         \
+  X(pipeline_outfeed_mask, "pipeline.outfeed_mask", std::vector<bool>, {}, Runs, plain,                                \
+    "One flag per last-stage output; true = that output is NOT outfed.", {}, "", as_written)                           \
   X(pipeline_reduction_method, "pipeline.reduction_method", GradientReduction, GradientReduction::Sum, Runs, plain,    \
     "How micro-batch gradients are accumulated: sum, mean (each / count) or running_mean.", {}, "", as_written)        \
   X(optimizer_learning_rate, "optimizer.learning_rate", double, 0.01, Runs, defining,                                  \

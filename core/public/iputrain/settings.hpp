@@ -70,11 +70,8 @@ struct PipelineSettings {
   FloatType accumulation_type = FloatType::F32;
   int64_t gradient_accumulation_count = 0;  //!< 0 = the smallest count the schedule accepts
   int64_t batch_serialization = 1;          //!< slices each micro-batch is computed in (at least 1)
-  int32_t auto_stages = 0;                  //!< split the model into this many stages (0 = its own)
-  std::vector<int64_t> auto_stage_blocks;   //!< the model's repeated blocks per automatic stage (empty = balanced)
   bool offload_optimizer_state = false;     //!< offload_weight_update_variables ("auto": off)
   bool offload_accumulators = false;        //!< offload_gradient_accumulation_buffers ("auto": off)
-  bool shard_optimizer_state = false;       //!< replicated_optimizer_state_sharding
   std::optional<bool> shard_weights;        //!< replicated_weight_sharding; nullopt = auto
   std::optional<bool> offload_weights;      //!< nullopt = auto
   StageMemoryOptions memory;                //!< ipu.matmuls and ipu.convolutions poplar_options
@@ -104,14 +101,6 @@ struct OptimizerSettings {
   std::string lr_schedule = "constant";  //!< a name of the schedule table (core/optim/lr_schedule_list.hpp)
 };
 
-//! What the outfeed holds (training.outfeed_mode and the pipeline's outfeed keys), resolved.
-struct OutfeedSettings {
-  bool accumulate = false;                   //!< summed over a weight update's micro-batches
-  std::optional<FloatType> accumulate_type;  //!< the accumulators' type; empty = the value's own
-  bool loss_only = false;                    //!< pipeline.outfeed_loss
-  std::vector<bool> mask;                    //!< true = that last-stage output is not outfed
-};
-
 //! Whether a run validates while training: `data.validation` or `data.validation_split` is given (a
 //! session given a validation source sets it; the split in effect is plain.data_validation_split).
 struct ValidationSettings {
@@ -123,7 +112,6 @@ struct Settings {
   OptimizerSettings optimizer;
   PipelineSettings pipeline;
   IpuSettings ipu;
-  OutfeedSettings outfeed;
   ValidationSettings validation;
   int64_t model_batch = 0;  //!< the batch the model is built at: batch_size per slice (0 = the model's)
   PlainKeys plain;          //!< the plain keys, settled by their DERIVE (core/public/iputrain/plain_keys.hpp)
