@@ -237,7 +237,7 @@ TuneResult tune(const TuneRequest& request) {
   ctx.space.global_batch = result.global_batch = global;
   ctx.space.tolerance = ctx.limits.tolerance;
   ctx.space.fixed_accumulation = !api::tune::free_key(ctx, "pipeline.gradient_accumulation_count");
-  ctx.space.accumulation = ctx.config.pipeline.gradient_accumulation_count;
+  ctx.space.accumulation = ctx.config.plain.pipeline_gradient_accumulation_count;
   const Model model = Model::load(request.model_path, ctx.config);
   ctx.space.layouts = layouts(ctx, model, ipus);
   const bool keeps_replicas = ir::depends_on_replica(graph_of(model)) && input.fits;

@@ -73,8 +73,8 @@ bool admissible(const Context& ctx, const Point& p, const Layout& l, int64_t mic
     return false;
   }
   // Batch serialization slices the micro-batch on one IPU under the sequential schedule and a sum.
-  const int64_t slices =
-      std::stoll(knob(ctx, p, kBatchSerialization, std::to_string(ctx.config.pipeline.batch_serialization_iterations)));
+  const int64_t slices = std::stoll(
+      knob(ctx, p, kBatchSerialization, std::to_string(ctx.config.plain.pipeline_batch_serialization_iterations)));
   if (slices > 1 && (l.ipus != 1 || schedule != pipeline_schedules::unpipelined_schedule().name ||
                      micro % slices != 0 || ctx.settings.plain.pipeline_reduction_method != GradientReduction::Sum)) {
     return false;

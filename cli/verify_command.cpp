@@ -76,12 +76,12 @@ bool keeps_replicas(const Config& config, const Plan& plan) {
 // stays, so the micro-batch is the plan's. The reference of tests/engine/equivalence_test.cpp, built
 // from the user's config. Under `sum` with replicas, one IPU per replica instead (keeps_replicas).
 Config reference_config(const Config& config, const Model& model, const Plan& plan) {
-  const int64_t serialized = std::max<int64_t>(1, config.pipeline.batch_serialization_iterations);
+  const int64_t serialized = std::max<int64_t>(1, config.plain.pipeline_batch_serialization_iterations);
   const int32_t replicas = keeps_replicas(config, plan) ? plan.replicas() : 1;
   Config r = config::without_layout(config);
   r.ipu.auto_select_ipus = replicas;
   r.pipeline.device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
-  r.pipeline.gradient_accumulation_count = plan.accumulation_count() / serialized * plan.replicas() / replicas;
+  r.plain.pipeline_gradient_accumulation_count = plan.accumulation_count() / serialized * plan.replicas() / replicas;
   r.pipeline.schedule = config::unpipelined_schedule();  // one IPU: it accepts any accumulation count
   return r;
 }

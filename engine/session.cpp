@@ -428,7 +428,8 @@ Session::Impl::TailRun& Session::Impl::tail_run(int64_t size) {
       }
       Settings at = settings;
       at.model_batch = settings.model_batch != 0 ? size : 0;
-      at.plain.data_batch_size = settings.plain.data_batch_size != 0 ? size * settings.pipeline.batch_serialization : 0;
+      at.plain.data_batch_size =
+          settings.plain.data_batch_size != 0 ? size * settings.plain.pipeline_batch_serialization_iterations : 0;
       t.run = std::make_unique<engine::InferenceRun>(graph_of(*t.model), at, false);
       // The parameters by name: the rebuilt graph numbers its values afresh.
       const ir::Graph& g = t.run->plan().graph;

@@ -77,7 +77,8 @@ PipelineShape check_layout(const std::vector<std::vector<std::string>>& position
   const int64_t ipus = settings.ipu.count;
   PipelineShape shape;
   shape.stages = stages;
-  shape.ipus_per_replica = pipeline_schedules::replica_ipus(p.device_mapping, p.batch_serialization, ipus, stages);
+  shape.ipus_per_replica = pipeline_schedules::replica_ipus(
+      p.device_mapping, settings.plain.pipeline_batch_serialization_iterations, ipus, stages);
   pipeline_schedules::fail_on(
       keys, pipeline_schedules::replicas_breach(shape.ipus_per_replica, ipus, keys.is_set("ipu.select_ipus"),
                                                 p.device_mapping.empty()
@@ -97,16 +98,15 @@ PipelineShape check_layout(const std::vector<std::vector<std::string>>& position
   // otherwise the micro-batches of an update run one after another, one per update unless
   // `pipeline.gradient_accumulation_count` says more.
   shape.pipelined = p.pipelined || shape.ipus_per_replica > 1;
+  const int64_t count = settings.plain.pipeline_gradient_accumulation_count;
   if (shape.pipelined) {
-    pipeline_schedules::fail_on(keys,
-                                pipeline_schedules::accumulation_breach(def, p.gradient_accumulation_count, stages,
-                                                                        shape.ipus_per_replica, training));
+    pipeline_schedules::fail_on(
+        keys, pipeline_schedules::accumulation_breach(def, count, stages, shape.ipus_per_replica, training));
   }
-  shape.gradient_accumulation_count = p.gradient_accumulation_count > 0
-                                          ? p.gradient_accumulation_count
-                                          : (shape.pipelined ? pipeline_schedules::min_gradient_accumulation(
-                                                                   def, stages, shape.ipus_per_replica, training)
-                                                             : 1);
+  shape.gradient_accumulation_count = count > 0 ? count
+                                                : (shape.pipelined ? pipeline_schedules::min_gradient_accumulation(
+                                                                         def, stages, shape.ipus_per_replica, training)
+                                                                   : 1);
   // Without pipelining the stages of one micro-batch simply run one after another.
   shape.schedule = shape.pipelined ? p.schedule : pipeline_schedules::unpipelined_schedule().kind;
   return shape;

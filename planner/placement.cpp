@@ -189,7 +189,7 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
   s.schedule = shape.schedule;
   // Batch serialization: each micro-batch is computed in slices, each one accumulated like a
   // micro-batch of its own (the model is built at the slice size).
-  s.accumulation_count = shape.gradient_accumulation_count * p.batch_serialization;
+  s.accumulation_count = shape.gradient_accumulation_count * run.plain.pipeline_batch_serialization_iterations;
   // "auto": recompute-then-backpropagate where the schedule runs it (the sequential schedule does not).
   s.recompute = p.recomputation != Recomputation::Auto ? p.recomputation
                 : schedule_def(s.schedule).recompute_then_backpropagate
@@ -198,7 +198,8 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
   // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
   // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
   s.shard_weights = p.shard_weights.value_or(pipeline_schedules::schedule_def(s.schedule).unpipelined &&
-                                             p.batch_serialization > 1 && optimizer_def(run.optimizer).shardable);
+                                             run.plain.pipeline_batch_serialization_iterations > 1 &&
+                                             optimizer_def(run.optimizer).shardable);
   s.shard_optimizer_state = run.plain.pipeline_replicated_optimizer_state_sharding || s.shard_weights;
   if (p.offload_weights == true && !s.shard_weights) {
     // The config rule catches `false`; "auto" is resolved only here.

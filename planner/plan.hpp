@@ -48,7 +48,10 @@ struct PlanDecisions {
 };
 
 //! The accumulators' type (pipeline.gradient_accumulation_dtype).
-inline DType accumulation_dtype(const Settings& s) { return dtype_of(s.pipeline.accumulation_type); }
+//! "same" is each variable's type, and variables are f32.
+inline DType accumulation_dtype(const Settings& s) {
+  return s.plain.pipeline_gradient_accumulation_dtype == AccumulatorType::Fp16 ? DType::F16 : DType::F32;
+}
 //! What each optimizer moment is kept in (optimizer.state_dtype).
 inline DType state_dtype_of(const Settings& s) { return dtype_of(s.plain.optimizer_state_dtype); }
 

@@ -122,7 +122,7 @@ void check_inputs(const ir::Graph& g, const Settings& settings) {
     }
   }
   // The model is built at the batch the settings resolved: data.batch_size per slice.
-  const int64_t slices = settings.pipeline.batch_serialization;
+  const int64_t slices = settings.plain.pipeline_batch_serialization_iterations;
   if (settings.model_batch != 0 && settings.model_batch != batch) {
     settings.keys.fail_at(
         "data.batch_size",
@@ -158,7 +158,7 @@ std::pair<Plan, int64_t> trial_run(const Plan& plan, const std::vector<ir::Value
     trial.moving_statistics = moving_statistics(trial.graph, trial.train_program);
   }
   trial.timeline = make_timeline(trial.placement.pipeline, trial.decided.schedule, trial.decided.accumulation_count,
-                                 training, trial.settings.pipeline.batch_serialization);
+                                 training, trial.settings.plain.pipeline_batch_serialization_iterations);
   trial.programs = lower(trial);
   for (int32_t ipu = 0; ipu < static_cast<int32_t>(trial.programs.ipus.size()); ++ipu) {
     check_plan_deadline();
@@ -292,7 +292,7 @@ void schedule_pass(PassContext& c) {
   Plan& plan = c.plan;
   if (plan.timeline.steps.empty()) {
     plan.timeline = make_timeline(plan.placement.pipeline, plan.decided.schedule, plan.decided.accumulation_count,
-                                  c.training, plan.settings.pipeline.batch_serialization);
+                                  c.training, plan.settings.plain.pipeline_batch_serialization_iterations);
   }
 }
 

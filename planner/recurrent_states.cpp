@@ -38,11 +38,11 @@ std::string run_conflict(const Settings& settings, int32_t replicas) {
         "(u R + r) A + m of the data, so a replica's next micro-batch does not continue its last one",
         replicas);
   }
-  if (settings.pipeline.batch_serialization > 1) {
+  if (settings.plain.pipeline_batch_serialization_iterations > 1) {
     return fmt::format(
-        "a stateful recurrent layer cannot run under pipeline.batch_serialization = {}: its states hold the "
+        "a stateful recurrent layer cannot run under pipeline.batch_serialization_iterations = {}: its states hold the "
         "rows of a whole micro-batch, and the slices would each continue the one before",
-        settings.pipeline.batch_serialization);
+        settings.plain.pipeline_batch_serialization_iterations);
   }
   return {};
 }
@@ -62,7 +62,7 @@ void check_recurrent_states(const ir::Graph& g, const Settings& settings, int32_
     throw Error(ErrorKind::Plan, why, first->span,
                 replicas > 1 ? "train on one replica and reach the same global batch with "
                                "pipeline.gradient_accumulation_count, or drop `stateful`"
-                             : "leave pipeline.batch_serialization at 1, or drop `stateful`");
+                             : "leave pipeline.batch_serialization_iterations at 1, or drop `stateful`");
   }
   if (training && settings.plain.data_shuffle) {
     const std::string why =

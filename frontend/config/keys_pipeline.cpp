@@ -37,20 +37,6 @@ std::vector<KeySpec> pipeline_keys() {
           "unset = stage i on IPU i (every stage on IPU 0 if the device has one IPU).",
           Range::at_least(0))
           .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.gradient_accumulation_count), Int, 0, Runs,
-          "Micro-batches per weight update; a multiple of what the schedule needs (grouped: 2 x "
-          "stages, interleaved: IPUs, sequential: 1); unset = that minimum.",
-          Range::between(1, 65536))
-          .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.gradient_accumulation_dtype), Enum, "same", Runs,
-          "Type of the gradient accumulators; `same` = each variable's type.", {}, dtypes)
-          .as_tunable(),
-      key(IPUTRAIN_KEY(pipeline.batch_serialization_iterations), Int, 1, Runs,
-          "Each stage computes its micro-batch (`data.batch_size`) in this many slices, one after "
-          "another, each accumulated like a micro-batch of its own; > 1 needs the sequential schedule "
-          "with every stage on IPU 0 and the sum reduction.",
-          Range::at_least(1))
-          .as_tunable(),
       key(IPUTRAIN_KEY(pipeline.schedule), Enum, "grouped", Runs, schedules_doc(), {},
           pipeline_schedules::schedule_names())
           .as_tunable()

@@ -42,9 +42,6 @@ E chosen(const std::string& key, const std::string& text, const std::array<E, N>
   throw Error(ErrorKind::Internal, fmt::format("`{}` = \"{}\" passed the schema but has no setting", key, text));
 }
 
-// ... and of those that spell same, fp32, fp16 (same: each value's own type).
-constexpr std::array<std::optional<FloatType>, 3> kSameOrType = {std::nullopt, FloatType::F32, FloatType::F16};
-
 //! The optimizer of `optimizer.type` (spelled as the schema allows).
 const OptimizerDef& optimizer_named(const std::string& type) {
   for (const OptimizerDef* d : optimizer_table()) {
@@ -111,8 +108,6 @@ MemoryOptions memory_options(const Config& config, const char* key, const Option
 // The layout keys of `[pipeline]` the planner reads, as numbers.
 void resolve_layout(const Config& cfg, PipelineSettings& s) {
   const PipelineSection& p = cfg.pipeline;
-  s.gradient_accumulation_count = p.gradient_accumulation_count;
-  s.batch_serialization = std::max<int64_t>(1, p.batch_serialization_iterations);
   s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
   s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
   s.shard_weights = p.replicated_weight_sharding;
@@ -126,7 +121,8 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
                 fmt::format("`pipeline.schedule` = \"{}\" passed the schema but has no row", p.schedule));
   }
   s.schedule = schedule->kind;
-  s.pipelined = cfg.is_set("pipeline.schedule") || cfg.is_set("pipeline.device_mapping") || s.batch_serialization > 1;
+  s.pipelined = cfg.is_set("pipeline.schedule") || cfg.is_set("pipeline.device_mapping") ||
+                cfg.plain.pipeline_batch_serialization_iterations > 1;
   s.memory = {memory_options(cfg, "ipu.matmuls.poplar_options", cfg.ipu.matmuls.poplar_options, {}),
               memory_options(cfg, "ipu.convolutions.poplar_options", cfg.ipu.convolutions.poplar_options, {})};
   for (const char* key :
@@ -205,14 +201,11 @@ Settings resolve(const Config& cfg) {
                                           std::array{Recomputation::Auto, Recomputation::RecomputeThenBackpropagate,
                                                      Recomputation::RecomputeAndBackpropagateInterleaved})
                                  : Recomputation::Off;
-  // "same": each variable's type, and variables are f32.
-  s.pipeline.accumulation_type =
-      chosen("pipeline.gradient_accumulation_dtype", cfg.pipeline.gradient_accumulation_dtype, kSameOrType)
-          .value_or(FloatType::F32);
   resolve_layout(cfg, s.pipeline);
   s.ipu = resolve_ipu(cfg);
   s.validation.enabled = config::validates(cfg);
-  s.model_batch = s.plain.data_batch_size / s.pipeline.batch_serialization;  // the rules refuse a remainder
+  s.model_batch =
+      s.plain.data_batch_size / s.plain.pipeline_batch_serialization_iterations;  // the rules refuse a remainder
   s.keys = {cfg.origin.spans, cfg.origin.sources};
   return s;
 }

@@ -76,14 +76,15 @@ void check_listed_layout(const Config& c) {
   if (stages == 0) {
     return;
   }
-  const int64_t per_replica =
-      pipeline_schedules::replica_ipus(p.device_mapping, p.batch_serialization_iterations, num_ipus(c), stages);
+  const int64_t per_replica = pipeline_schedules::replica_ipus(
+      p.device_mapping, c.plain.pipeline_batch_serialization_iterations, num_ipus(c), stages);
   pipeline_schedules::fail_on(c, pipeline_schedules::replicas_breach(
                                      per_replica, num_ipus(c), c.is_set("ipu.select_ipus"),
                                      p.device_mapping.empty() ? "one IPU per stage" : "`pipeline.device_mapping`"));
   pipeline_schedules::fail_on(c, pipeline_schedules::sharing_breach(schedule_of(c), p.device_mapping));
-  pipeline_schedules::fail_on(c, pipeline_schedules::accumulation_breach(schedule_of(c), p.gradient_accumulation_count,
-                                                                         stages, per_replica, true));
+  pipeline_schedules::fail_on(
+      c, pipeline_schedules::accumulation_breach(schedule_of(c), c.plain.pipeline_gradient_accumulation_count, stages,
+                                                 per_replica, true));
 }
 
 void check_pipeline(Config& c) {
@@ -94,12 +95,12 @@ void check_pipeline(Config& c) {
   }
   // Batch serialization runs the slices of a micro-batch one after another: the sequential schedule.
   const std::string_view sequential = pipeline_schedules::unpipelined_schedule().name;
-  if (p.batch_serialization_iterations > 1) {
+  if (c.plain.pipeline_batch_serialization_iterations > 1) {
     if (c.is_set("pipeline.schedule") && p.schedule != sequential) {
       c.fail_at("pipeline.schedule",
                 fmt::format("batch serialization (`pipeline.batch_serialization_iterations` = {}) needs the "
                             "sequential schedule, not {}",
-                            p.batch_serialization_iterations, p.schedule),
+                            c.plain.pipeline_batch_serialization_iterations, p.schedule),
                 "remove `pipeline.schedule` (it then defaults to sequential) or set it to \"sequential\"");
     }
     if (pipeline_schedules::mapped_ipus(p.device_mapping) > 1) {
@@ -115,7 +116,7 @@ void check_pipeline(Config& c) {
     }
     // The model is built at the slice size: data.batch_size (the micro-batch a stage computes)
     // divided by the iterations.
-    const int64_t n = p.batch_serialization_iterations;
+    const int64_t n = c.plain.pipeline_batch_serialization_iterations;
     if (c.plain.data_batch_size == 0) {
       c.fail_at("pipeline.batch_serialization_iterations",
                 "batch serialization splits each micro-batch of `data.batch_size` samples, which is not set",

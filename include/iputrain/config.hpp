@@ -84,9 +84,6 @@ struct StageOptions {
 struct PipelineSection {
   std::vector<std::string> stages;                   //!< the model's stage names, in order (optional check)
   std::vector<std::vector<int64_t>> device_mapping;  //!< stage i -> IPU(s); empty = stage i on IPU i
-  int64_t gradient_accumulation_count = 0;           //!< 0 = the smallest count the schedule accepts
-  std::string gradient_accumulation_dtype = "same";  //!< same | fp32 | fp16
-  int64_t batch_serialization_iterations = 1;
   std::string schedule = "grouped";  //!< grouped | interleaved | sequential
   std::string recomputation_mode =
       "auto";  //!< auto | recompute_then_backpropagate | recompute_and_backpropagate_interleaved

@@ -202,7 +202,7 @@ std::string plan_json(const Plan& plan, std::string_view model) {
   j["schedule"] = std::string(schedule_name(plan.decided.schedule));
   j["gradient_accumulation_count"] = plan.decided.accumulation_count;
   j["micro_batch"] = plan.micro_batch();
-  j["batch_serialization_iterations"] = plan.settings.pipeline.batch_serialization;
+  j["batch_serialization_iterations"] = plan.settings.plain.pipeline_batch_serialization_iterations;
   j["global_batch"] = plan.global_batch();
   j["host_threads"] = plan.settings.plain.engine_threads;
   j["spread_kernels"] = key_spelling(plan.settings.plain.engine_spread_kernels);

@@ -57,10 +57,10 @@ std::string text_header(const Plan& plan, std::string_view model) {
              schedule_name(plan.decided.schedule), plan.decided.training ? "" : " (inference)",
              plan.decided.training ? "gradient accumulation" : "micro-batches per replica per cycle",
              plan.decided.accumulation_count, plan.micro_batch(),
-             plan.settings.pipeline.batch_serialization > 1
+             plan.settings.plain.pipeline_batch_serialization_iterations > 1
                  ? fmt::format(" (a slice: each stage computes its micro-batch of {} as {} slices in a row)",
-                               plan.micro_batch() * plan.settings.pipeline.batch_serialization,
-                               plan.settings.pipeline.batch_serialization)
+                               plan.micro_batch() * plan.settings.plain.pipeline_batch_serialization_iterations,
+                               plan.settings.plain.pipeline_batch_serialization_iterations)
                  : std::string(),
              plan.decided.training ? "global batch" : "samples per cycle", plan.global_batch()) +
          text_instances(plan);

@@ -177,7 +177,7 @@ TEST_CASE("save-config writes the effective config, which loads back into the sa
   REQUIRE(r.status == 0);
   const iputrain::Config saved = iputrain::config::load(path);
   CHECK(saved.pipeline.schedule == "interleaved");
-  CHECK(saved.pipeline.gradient_accumulation_count == 4);
+  CHECK(saved.plain.pipeline_gradient_accumulation_count == 4);
   const iputrain::Config expected = iputrain::config::load(kConfig, {"pipeline.schedule=interleaved"});
   CHECK(iputrain::config::show(saved) == iputrain::config::show(expected));
   // Only what differs from the config file: it extends that file and sets the session's key.

@@ -49,7 +49,7 @@ Config listed_layout_reset(const Config& config) {
   r.pipeline.device_mapping = {};
   r.plain.pipeline_auto_stages = 0;
   r.plain.pipeline_auto_stage_blocks = {};
-  r.pipeline.gradient_accumulation_count = 0;
+  r.plain.pipeline_gradient_accumulation_count = 0;
   r.pipeline.schedule = "grouped";
   r.pipeline.recomputation_mode = "auto";
   r.plain.pipeline_replicated_optimizer_state_sharding = false;
@@ -147,7 +147,7 @@ TEST_CASE("the layout rows are the keys verify reset, and without_layout resets 
     changed += config::value_text(now, key) != config::value_text(c, key) ? 1 : 0;
   }
   CHECK(changed == static_cast<int>(layout.size()));
-  CHECK(now.pipeline.batch_serialization_iterations == 2);  // not layout: verify keeps the micro-batch
+  CHECK(now.plain.pipeline_batch_serialization_iterations == 2);  // not layout: verify keeps the micro-batch
 }
 
 TEST_CASE("the tunable rows are the keys tune's knobs set") {
@@ -184,7 +184,9 @@ struct Case {
 std::vector<Case> enum_cases() {
   const auto precision = [](const Settings& s) { return static_cast<int>(s.plain.training_precision); };
   const auto state = [](const Settings& s) { return static_cast<int>(s.plain.optimizer_state_dtype); };
-  const auto accumulators = [](const Settings& s) { return static_cast<int>(s.pipeline.accumulation_type); };
+  const auto accumulators = [](const Settings& s) {
+    return static_cast<int>(s.plain.pipeline_gradient_accumulation_dtype);
+  };
   const auto outfeed_type = [](const Settings& s) {
     return static_cast<int>(s.plain.pipeline_accumulate_outfeed_dtype);
   };
@@ -203,9 +205,9 @@ std::vector<Case> enum_cases() {
       {"optimizer.state_dtype", "f32", f32, state},
       {"optimizer.state_dtype", "f16", f16, state},
       {"optimizer.state_dtype", "bf16", bf16, state},
-      {"pipeline.gradient_accumulation_dtype", "same", f32, accumulators},
-      {"pipeline.gradient_accumulation_dtype", "fp32", f32, accumulators},
-      {"pipeline.gradient_accumulation_dtype", "fp16", f16, accumulators},
+      {"pipeline.gradient_accumulation_dtype", "same", static_cast<int>(AccumulatorType::Same), accumulators},
+      {"pipeline.gradient_accumulation_dtype", "fp32", static_cast<int>(AccumulatorType::Fp32), accumulators},
+      {"pipeline.gradient_accumulation_dtype", "fp16", static_cast<int>(AccumulatorType::Fp16), accumulators},
       {"pipeline.accumulate_outfeed_dtype", "same", static_cast<int>(AccumulatorType::Same), outfeed_type},
       {"pipeline.accumulate_outfeed_dtype", "fp32", static_cast<int>(AccumulatorType::Fp32), outfeed_type},
       {"pipeline.accumulate_outfeed_dtype", "fp16", static_cast<int>(AccumulatorType::Fp16), outfeed_type},
@@ -352,18 +354,19 @@ TEST_CASE("a plain enum key's spellings are its enumerators") {
       CHECK(row.access.get(c) == config::Value(spelling));
     }
   }
-  // Besides these 15, 49 numbers, flags and lists that act (the optimizer's ten numbers, repeat_count,
+  // Besides these 16, 51 numbers, flags and lists that act (the optimizer's ten numbers, repeat_count,
   // log_every, reset_states_every, the scheduler's two limits, keep_best_min_delta, data.seed, shuffle and
   // prefetch_depth, engine.threads, training.epochs, steps, steps_per_execution, seed and validate_every,
   // checkpoint.every and keep, profiling's enabled, enable_ipu_events, report_every_nth_execution and
   // max_report_size, the six floating-point flags, the three I/O-tile keys, the batch-norm group,
-  // prefetch_data_streams, the cross-replica buffer, and six of [pipeline]: auto_stages, auto_stage_blocks,
-  // the state sharding, outfeed_loss, accumulate_outfeed and outfeed_mask), four strings (checkpoint.keep_best,
-  // profiling.report_directory, pipeline.name, ipu.serialization_output_folder), 16 keys of [tune] (nine of
-  // them lists), six of [data] and [checkpoint] (train, test, validation, batch_size, validation_split, dir)
-  // and the 29 keys kept for compatibility but merge_remote_buffers (the next case).
-  CHECK(enums == 15);
-  CHECK(config::plain_keys().size() == 119);
+  // prefetch_data_streams, the cross-replica buffer, and eight of [pipeline]: the accumulation count, batch
+  // serialization, auto_stages, auto_stage_blocks, the state sharding, outfeed_loss, accumulate_outfeed and
+  // outfeed_mask), four strings (checkpoint.keep_best, profiling.report_directory, pipeline.name,
+  // ipu.serialization_output_folder), 16 keys of [tune] (nine of them lists), six of [data] and [checkpoint] (train,
+  // test, validation, batch_size, validation_split, dir) and the 29 keys kept for compatibility but
+  // merge_remote_buffers (the next case).
+  CHECK(enums == 16);
+  CHECK(config::plain_keys().size() == 122);
   // Through the loader, any case and `-` for `_`.
   const Config c = config::parse(
       "[training]\nprecision = \"f16\"\nmaster_weights = \"NONE\"\n"

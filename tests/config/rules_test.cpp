@@ -401,8 +401,8 @@ TEST_CASE("resolve: per-stage memory options as numbers, the layout keys, and wh
   CHECK(s.pipeline.forward_memory[1].matmul.available_memory_proportion == 0.5);
   CHECK(s.pipeline.forward_memory[1].matmul.half_partials);
   CHECK(s.pipeline.backward_memory.empty());
-  CHECK(s.pipeline.gradient_accumulation_count == 4);
-  CHECK(s.pipeline.batch_serialization == 1);
+  CHECK(s.plain.pipeline_gradient_accumulation_count == 4);
+  CHECK(s.plain.pipeline_batch_serialization_iterations == 1);
   CHECK(s.keys.is_set("pipeline.gradient_accumulation_count"));
   CHECK_FALSE(s.keys.is_set("pipeline.schedule"));
   // An option that is not a number of its kind is refused at its key.

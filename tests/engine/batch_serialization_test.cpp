@@ -92,5 +92,5 @@ TEST_CASE("batch serialization: the micro-batch must split evenly and the model'
                        doctest::Contains("slice size"), Error);
   // The default, written out, changes nothing.
   const Config one = config::parse("[pipeline]\nbatch_serialization_iterations = 1\n", "b.toml");
-  CHECK(one.pipeline.batch_serialization_iterations == 1);
+  CHECK(one.plain.pipeline_batch_serialization_iterations == 1);
 }

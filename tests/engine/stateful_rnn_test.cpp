@@ -376,7 +376,8 @@ TEST_CASE("what stateful layers cannot follow is refused, saying why") {
   has(error_of(kStaged, unset), "(data.shuffle is true by default)");
   std::string sliced = ok;
   sliced.replace(sliced.find("shuffle = false\n"), 16, "shuffle = false\nbatch_size = 8\n");
-  has(error_of(kStaged, sliced + "batch_serialization_iterations = 2\n"), "pipeline.batch_serialization = 2");
+  has(error_of(kStaged, sliced + "batch_serialization_iterations = 2\n"),
+      "pipeline.batch_serialization_iterations = 2");
   const std::string tail = "(x, 4, return_sequences = true, return_state = true";
   auto with = [&](const std::string& options) {
     std::string m = model_text("lstm", 4, "");

@@ -247,7 +247,7 @@ TEST_CASE("a throwaway op on 2 stages x 2 replicas trains the one-IPU reference'
   Config ref_config = config::without_layout(plan_config);
   ref_config.ipu.auto_select_ipus = 1;
   ref_config.pipeline.device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
-  ref_config.pipeline.gradient_accumulation_count = plan.accumulation_count() * plan.replicas();
+  ref_config.plain.pipeline_gradient_accumulation_count = plan.accumulation_count() * plan.replicas();
   ref_config.pipeline.schedule = "sequential";
   const Plan ref_plan = Plan::make(model, ref_config);
   REQUIRE(ref_plan.num_ipus() == 1);

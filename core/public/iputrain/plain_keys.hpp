@@ -103,7 +103,8 @@ IPUTRAIN_KEY_ENUM(GradientReduction, Sum, Mean, RunningMean)
 //! Canonical, a pairwise tree over the global micro-batches (about log2(A) partial sums per
 //! weight); Sequential, micro-batches in order into one sum per weight, then replicas in order.
 IPUTRAIN_KEY_ENUM(GradientAccumulationOrder, Canonical, Sequential)
-//! The type accumulators are kept in (pipeline.accumulate_outfeed_dtype): same = the summed value's own.
+//! The type accumulators are kept in (pipeline.gradient_accumulation_dtype, accumulate_outfeed_dtype):
+//! same = the summed value's own.
 IPUTRAIN_KEY_ENUM(AccumulatorType, Same, Fp32, Fp16)
 IPUTRAIN_KEY_ENUM(SelectionOrder, Auto, Zigzag, Snake, Hoof)
 IPUTRAIN_KEY_ENUM(SchedulerAlgorithm, ChooseBest, Clustering, PostOrder, LookAhead, ShortestPath)
@@ -147,6 +148,19 @@ IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
     "micro-batches in order, then replicas in order; the same bits across schedules and stage "                        \
     "placements at a fixed replica and accumulation count.",                                                           \
     {}, "", as_written)                                                                                                \
+  X(pipeline_gradient_accumulation_count, "pipeline.gradient_accumulation_count", int64_t, 0, Runs, layout,            \
+    "Micro-batches per weight update; a multiple of what the schedule needs (grouped: 2 x stages, "                    \
+    "interleaved: IPUs, sequential: 1); unset = that minimum.",                                                        \
+    Range::between(1, 65536), "", as_written)                                                                          \
+  X(pipeline_gradient_accumulation_dtype, "pipeline.gradient_accumulation_dtype", AccumulatorType,                     \
+    AccumulatorType::Same, Runs, tunable, "Type of the gradient accumulators; `same` = each variable's type.", {}, "", \
+    as_written)                                                                                                        \
+  X(pipeline_batch_serialization_iterations, "pipeline.batch_serialization_iterations", int64_t, 1, Runs, tunable,     \
+    "Each stage computes its micro-batch (`data.batch_size`) in this many slices, one after another, each "            \
+    "accumulated like a micro-batch of its own; > 1 needs the sequential schedule with every stage on IPU 0 "          \
+    "and the sum reduction.",                                                                                          \
+    Range::at_least(1), "",                                                                                            \
+    [](const auto& c) { return std::max<int64_t>(1, c.plain.pipeline_batch_serialization_iterations); })               \
   X(pipeline_auto_stages, "pipeline.auto_stages", int64_t, 0, Runs, layout,                                            \
     "Split the model into this many stages of balanced cost, ignoring its own stage blocks; 0 = use the "              \
     "model's stages.",                                                                                                 \

@@ -67,14 +67,11 @@ struct PipelineSettings {
   bool pipelined = false;
   std::vector<std::string> stages;  //!< pipeline.stages: the model's stages as the config names them
   Recomputation recomputation = Recomputation::Off;
-  FloatType accumulation_type = FloatType::F32;
-  int64_t gradient_accumulation_count = 0;  //!< 0 = the smallest count the schedule accepts
-  int64_t batch_serialization = 1;          //!< slices each micro-batch is computed in (at least 1)
-  bool offload_optimizer_state = false;     //!< offload_weight_update_variables ("auto": off)
-  bool offload_accumulators = false;        //!< offload_gradient_accumulation_buffers ("auto": off)
-  std::optional<bool> shard_weights;        //!< replicated_weight_sharding; nullopt = auto
-  std::optional<bool> offload_weights;      //!< nullopt = auto
-  StageMemoryOptions memory;                //!< ipu.matmuls and ipu.convolutions poplar_options
+  bool offload_optimizer_state = false;  //!< offload_weight_update_variables ("auto": off)
+  bool offload_accumulators = false;     //!< offload_gradient_accumulation_buffers ("auto": off)
+  std::optional<bool> shard_weights;     //!< replicated_weight_sharding; nullopt = auto
+  std::optional<bool> offload_weights;   //!< nullopt = auto
+  StageMemoryOptions memory;             //!< ipu.matmuls and ipu.convolutions poplar_options
   //! Per stage, over `memory`: pipeline.forward_/backward_propagation_stages_poplar_options.
   std::vector<StageMemoryOptions> forward_memory;
   std::vector<StageMemoryOptions> backward_memory;
