@@ -297,7 +297,7 @@ bool needs_no_more_memory(const Context& ctx, const Point& q, const Point& p) {
   // the accumulation is fixed.
   const bool off_chip =
       knob(ctx, p, kOffloadAccumulators,
-           ctx.config.pipeline.offload_gradient_accumulation_buffers.value_or(false) ? "true" : "") == "true";
+           ctx.config.plain.pipeline_offload_gradient_accumulation_buffers.value_or(false) ? "true" : "") == "true";
   return q.micro == p.micro || off_chip || ctx.space.fixed_accumulation;
 }
 

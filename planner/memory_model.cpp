@@ -150,9 +150,9 @@ void weigh_state(const Plan& plan, size_t ipu, int32_t depth, IpuAnalysis& a) {
   if (d.training) {
     // Sharded across replicas, each keeps (and updates) its block of every tensor's state.
     const int64_t state = optimizer_state_bytes(1, state_floats, state_dtype_of(s));
-    (s.pipeline.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
+    (d.offload_optimizer_state ? mem.optimizer_state_offloaded : mem.optimizer_state) = state;
     a.accumulator_depth = depth;
-    (s.pipeline.offload_accumulators ? mem.accumulators_offloaded : mem.accumulators) =
+    (d.offload_accumulators ? mem.accumulators_offloaded : mem.accumulators) =
         depth * accumulated_elements * static_cast<int64_t>(dtype_size(accumulation_dtype(s)));
   }
 }
@@ -410,10 +410,9 @@ std::string bytes_str(int64_t bytes) { return fmt::format("{} ({} bytes)", human
 // update. The time is what the cycle model charges such a plan (simulate.cpp, InstrCost::remote)
 // before the replicas share the blocks. Empty when both already stream or nothing is there.
 std::optional<std::pair<int64_t, std::string>> streaming_suggestion(const Plan& plan, const IpuMemory& m) {
-  const Settings& s = plan.settings;
   const PlanDecisions& d = plan.decided;
   const int64_t weights = d.offload_weights ? 0 : m.weights;
-  const int64_t accumulators = s.pipeline.offload_accumulators ? 0 : m.accumulators;
+  const int64_t accumulators = d.offload_accumulators ? 0 : m.accumulators;
   if (!d.training || weights + accumulators == 0) {
     return std::nullopt;
   }
@@ -431,8 +430,8 @@ std::optional<std::pair<int64_t, std::string>> streaming_suggestion(const Plan& 
   // The replica without them, spread evenly: the IPUs it would still need.
   int64_t rest = 0;
   for (const IpuMemory& other : plan.memory) {
-    rest += other.total_peak - (d.offload_weights ? 0 : other.weights) -
-            (s.pipeline.offload_accumulators ? 0 : other.accumulators);
+    rest +=
+        other.total_peak - (d.offload_weights ? 0 : other.weights) - (d.offload_accumulators ? 0 : other.accumulators);
   }
   const int64_t cap = std::max<int64_t>(1, m.capacity);
   const int64_t ipus = (rest + cap - 1) / cap;

@@ -197,11 +197,11 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
                     : Recomputation::RecomputeAndBackpropagateInterleaved;
   // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
   // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
-  s.shard_weights = p.shard_weights.value_or(pipeline_schedules::schedule_def(s.schedule).unpipelined &&
-                                             run.plain.pipeline_batch_serialization_iterations > 1 &&
-                                             optimizer_def(run.optimizer).shardable);
+  s.shard_weights = run.plain.pipeline_replicated_weight_sharding.value_or(
+      pipeline_schedules::schedule_def(s.schedule).unpipelined &&
+      run.plain.pipeline_batch_serialization_iterations > 1 && optimizer_def(run.optimizer).shardable);
   s.shard_optimizer_state = run.plain.pipeline_replicated_optimizer_state_sharding || s.shard_weights;
-  if (p.offload_weights == true && !s.shard_weights) {
+  if (run.plain.pipeline_offload_weights == true && !s.shard_weights) {
     // The config rule catches `false`; "auto" is resolved only here.
     run.keys.fail_at("pipeline.offload_weights",
                      "`pipeline.offload_weights` stores the shards of replicated weight sharding, which \"auto\" "
@@ -210,7 +210,10 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
                      "set `pipeline.replicated_weight_sharding = true`, or leave `pipeline.offload_weights` unset");
   }
   // As in the seed, "auto" follows weight sharding: sharded blocks live in remote memory.
-  s.offload_weights = s.shard_weights && p.offload_weights.value_or(true);
+  s.offload_weights = s.shard_weights && run.plain.pipeline_offload_weights.value_or(true);
+  // "auto" keeps the optimizer state and the accumulators on the IPU.
+  s.offload_optimizer_state = run.plain.pipeline_offload_weight_update_variables.value_or(false);
+  s.offload_accumulators = run.plain.pipeline_offload_gradient_accumulation_buffers.value_or(false);
   s.device = DeviceModel::from_config(run.ipu.device);
   s.device.io_tiles = run.plain.ipu_io_tiles_num_io_tiles;
   s.device.io_data_proportion = run.plain.ipu_io_tiles_available_memory_proportion;

@@ -44,6 +44,8 @@ struct PlanDecisions {
   //! state sharding's update (planner/sharding.hpp).
   bool shard_weights = false;
   bool offload_weights = false;           //!< sharded weights' blocks in remote memory between uses
+  bool offload_optimizer_state = false;   //!< offload_weight_update_variables ("auto": off)
+  bool offload_accumulators = false;      //!< offload_gradient_accumulation_buffers ("auto": off)
   DeviceModel device;                     //!< the IPU model: the config's device, precision and I/O tiles
 };
 

@@ -200,7 +200,7 @@ void auto_stage_pass(PassContext& c) {
       }
       return;
     }
-    const bool offloaded = run.pipeline.offload_optimizer_state;
+    const bool offloaded = run.plain.pipeline_offload_weight_update_variables.value_or(false);
     const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_per_weight(c.plan.graph, run.optimizer));
     auto_stage(c.plan.graph, static_cast<int32_t>(run.plain.pipeline_auto_stages),
                DeviceModel::from_config(run.ipu.device), per_weight_byte);
@@ -220,8 +220,8 @@ void place_pass(PassContext& c) {
   if (!c.training) {
     // Nothing is updated: no optimizer state, no gradient buffers, no sharded or offloaded weights.
     plan.decided.recompute = Recomputation::Off;
-    plan.settings.pipeline.offload_optimizer_state = false;
-    plan.settings.pipeline.offload_accumulators = false;
+    plan.decided.offload_optimizer_state = false;
+    plan.decided.offload_accumulators = false;
     plan.settings.optimizer = OptimizerSettings{};  // sgd: no state
     plan.decided.shard_optimizer_state = false;
     plan.decided.shard_weights = false;

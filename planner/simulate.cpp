@@ -178,7 +178,7 @@ InstrCost update_cost(const Plan& plan, const Instr& instr) {
     add_collective(c, plan, plan.placement.topology, Collective::AllGather, weights);
   }
   add_norm_pass(c, plan, values, n, shards);
-  double host_bytes = s.pipeline.offload_optimizer_state ? 2 * state / shards : 0;
+  double host_bytes = pd.offload_optimizer_state ? 2 * state / shards : 0;
   if (s.plain.training_master_weights == MasterWeightsPlace::Offloaded && is_half(d.compute)) {
     host_bytes += 2 * weights;
   }
@@ -235,7 +235,7 @@ InstrCost instr_cost(const Plan& plan, const Instr& instr) {
       const double acc = static_cast<double>(dtype_size(accumulation_dtype(s)));
       add_elementwise(c, plan, n, static_cast<double>(values_bytes(g, values)) + 2 * acc * n);
       // Offloaded, each accumulation copies the accumulator in from remote memory and back out.
-      c.remote = s.pipeline.offload_accumulators ? transfer_cycles(2 * acc * n, d.host_bytes_per_second, d) : 0;
+      c.remote = pd.offload_accumulators ? transfer_cycles(2 * acc * n, d.host_bytes_per_second, d) : 0;
       return c;
     }
     case InstrKind::ReduceReplicas:

@@ -86,8 +86,8 @@ void WeightUpdate::build_params() {
   optimizer_state_ = AlignedBlock(state_bytes);
   widened_roots_ = AlignedBlock(widened_bytes);
   accumulator_bytes_ =
-      plan_.settings.pipeline.offload_accumulators ? 0 : depth * part_elements * static_cast<int64_t>(dtype_size(acc));
-  state_bytes_ = plan_.settings.pipeline.offload_optimizer_state
+      plan_.decided.offload_accumulators ? 0 : depth * part_elements * static_cast<int64_t>(dtype_size(acc));
+  state_bytes_ = plan_.decided.offload_optimizer_state
                      ? 0
                      : planner::optimizer_state_bytes(1, state_floats, planner::state_dtype_of(plan_.settings));
   Cursors next{accumulators_.data(), optimizer_state_.data(), widened_roots_.data(), shards_.data(), 0};

@@ -55,31 +55,6 @@ std::vector<KeySpec> pipeline_keys() {
       key(IPUTRAIN_KEY(pipeline.weight_update_poplar_options), StageOptions, ValueTable{}, None,
           "Options of the weight-update step: `{ convolution_options = {…}, matmul_options = {…} }`.")
           .no_effect("no optimizer's update has a matmul or a convolution, so its options have nothing to act on"),
-      key(IPUTRAIN_KEY(pipeline.offload_weight_update_variables), AutoBool, "auto", Models,
-          "Keep optimizer state in remote memory, streamed in for the update.")
-          .as_tunable()
-          .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.offload_activations), AutoBool, "auto", None,
-          "Keep activations of waiting micro-batches in remote memory.")
-          .as_layout()
-          .no_effect("the memory model keeps every stashed activation on the IPU"),
-      key(IPUTRAIN_KEY(pipeline.offload_gradient_accumulation_buffers), AutoBool, "auto", Models,
-          "Keep gradient accumulators in remote memory: they leave the IPU's memory and each "
-          "accumulation streams one in and out over the host link; \"auto\" keeps them on the IPU.")
-          .as_tunable()
-          .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.replicated_weight_sharding), AutoBool, "auto", Runs,
-          "Partition weights across replicas (ZeRO-3): each replica keeps one block of every trained weight and "
-          "of its optimizer state, each task all-gathers the full weights it reads into one buffer per IPU, and "
-          "the update works on the blocks; the same weights bit for bit. auto: on for the sequential schedule "
-          "with `batch_serialization_iterations` > 1 (docs/training.md).")
-          .as_tunable()
-          .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.offload_weights), AutoBool, "auto", Models,
-          "Keep each replica's blocks of the sharded weights in remote memory between uses: they leave "
-          "the IPU, and each task streams them in before its gather, the update out again; \"auto\" = on "
-          "with `replicated_weight_sharding` (as in the seed).")
-          .as_layout(),
   };
   out[0].unique = true;  // stage names
   return out;

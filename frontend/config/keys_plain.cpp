@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -30,6 +31,8 @@ constexpr KeyType plain_type() {
     return KeyType::Enum;
   } else if constexpr (std::is_same_v<T, bool>) {
     return KeyType::Bool;
+  } else if constexpr (std::is_same_v<T, std::optional<bool>>) {
+    return KeyType::AutoBool;
   } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>) {
     return KeyType::Int;
   } else if constexpr (std::is_same_v<T, std::string>) {
@@ -44,7 +47,8 @@ constexpr KeyType plain_type() {
     return KeyType::BoolList;
   } else {
     static_assert(std::is_same_v<T, double>,
-                  "a plain key is a double, an int64_t, a uint64_t, a bool, a string, a list of int64_t, double or "
+                  "a plain key is a double, an int64_t, a uint64_t, a bool, an optional bool, a string, a list of "
+                  "int64_t, double or "
                   "bool, an OptionMap or a KeyEnum");
     return KeyType::Float;
   }

@@ -108,10 +108,6 @@ MemoryOptions memory_options(const Config& config, const char* key, const Option
 // The layout keys of `[pipeline]` the planner reads, as numbers.
 void resolve_layout(const Config& cfg, PipelineSettings& s) {
   const PipelineSection& p = cfg.pipeline;
-  s.offload_optimizer_state = p.offload_weight_update_variables.value_or(false);
-  s.offload_accumulators = p.offload_gradient_accumulation_buffers.value_or(false);
-  s.shard_weights = p.replicated_weight_sharding;
-  s.offload_weights = p.offload_weights;
   s.device_mapping = p.device_mapping;
   s.stages = p.stages;
   // The loader has spelt the schedule as the table does (and made it sequential under batch serialization).

@@ -165,7 +165,7 @@ void check_pipeline(Config& c) {
         fmt::format("use `{}` (or `auto`) with the {} schedule",
                     then ? "recompute_and_backpropagate_interleaved" : "recompute_then_backpropagate", p.schedule));
   }
-  if (p.offload_weights == true && p.replicated_weight_sharding == false) {
+  if (c.plain.pipeline_offload_weights == true && c.plain.pipeline_replicated_weight_sharding == false) {
     c.fail_at("pipeline.offload_weights",
               "`pipeline.offload_weights` stores the shards of replicated weight sharding, which is off",
               "set `pipeline.replicated_weight_sharding` to true or \"auto\"");
@@ -329,7 +329,7 @@ void check_precision(Config& c) {
               "set `training.precision = \"f16\"` (or \"bf16\"), or remove the key");
   }
   if (c.plain.training_master_weights == MasterWeightsPlace::Offloaded &&
-      !c.pipeline.offload_weight_update_variables.value_or(false)) {
+      !c.plain.pipeline_offload_weight_update_variables.value_or(false)) {
     c.fail_at("training.master_weights",
               "`training.master_weights = \"offloaded\"` keeps the f32 master with the optimizer state in host "
               "memory, but the optimizer state is on the IPU",
@@ -342,10 +342,9 @@ void check_precision(Config& c) {
                           c.optimizer.type),
               "remove the key, or choose an optimizer with moments (momentum, adam, lamb, ...)");
   }
-  const auto& p = c.pipeline;
   for (const auto& [key, on] :
        {std::pair{"pipeline.replicated_optimizer_state_sharding", c.plain.pipeline_replicated_optimizer_state_sharding},
-        std::pair{"pipeline.replicated_weight_sharding", p.replicated_weight_sharding == true}}) {
+        std::pair{"pipeline.replicated_weight_sharding", c.plain.pipeline_replicated_weight_sharding == true}}) {
     if (on && !optimizer_def(optimizer).shardable) {
       c.fail_at(located(c, {key, "optimizer.type"}),
                 fmt::format("`{}` splits every tensor's optimizer state into blocks, one per replica, but the state "

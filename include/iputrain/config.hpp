@@ -90,11 +90,6 @@ struct PipelineSection {
   std::vector<StageOptions> forward_propagation_stages_poplar_options;
   std::vector<StageOptions> backward_propagation_stages_poplar_options;
   StageOptions weight_update_poplar_options;
-  std::optional<bool> offload_weight_update_variables;  //!< nullopt = auto
-  std::optional<bool> offload_activations;
-  std::optional<bool> offload_gradient_accumulation_buffers;
-  std::optional<bool> replicated_weight_sharding;
-  std::optional<bool> offload_weights;
 };
 
 // ---- the run ----------------------------------------------------------------------------------------

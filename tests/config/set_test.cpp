@@ -55,8 +55,8 @@ TEST_CASE("--set lists, tables and tri-state values are parsed as TOML") {
   CHECK(c.pipeline.device_mapping == std::vector<std::vector<int64_t>>{{0}, {1, 2}, {3}});
   CHECK(c.pipeline.stages == std::vector<std::string>{"a", "b", "c"});
   CHECK(c.ipu.matmuls.poplar_options.at("availableMemoryProportion") == "0.3");
-  CHECK_FALSE(c.pipeline.offload_activations.has_value());
-  CHECK(c.pipeline.offload_weights == false);
+  CHECK_FALSE(c.plain.pipeline_offload_activations.has_value());
+  CHECK(c.plain.pipeline_offload_weights == false);
   CHECK(c.pipeline.schedule == "sequential");
   CHECK(c.plain.pipeline_outfeed_mask == std::vector<bool>{true, false});
 

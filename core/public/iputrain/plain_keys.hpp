@@ -7,7 +7,8 @@
 //
 // X(FIELD, PATH, TYPE, DEFAULT, EFFECT, MARKS, DOC, RANGE, NEEDS, DERIVE):
 // - FIELD is PATH with `_` for `.` (checked when the schema is built);
-// - TYPE is double, int64_t, uint64_t, bool, std::string, a std::vector of int64_t, double or bool,
+// - TYPE is double, int64_t, uint64_t, bool, std::optional<bool> ("auto" is nullopt), std::string, a
+//   std::vector of int64_t, double or bool,
 //   OptionMap or an enum declared below by IPUTRAIN_KEY_ENUM, whose enumerators are the key's spellings (ChooseBest is
 //   written "choose_best");
 // - EFFECT is the schema's Effect: Runs (it changes the run) or Models (the plan's model); or, for a
@@ -33,6 +34,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -175,6 +177,29 @@ IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
     "Partition optimizer state across replicas (ZeRO-1): each replica keeps and updates one block of every "           \
     "state tensor, the gradients are reduce-scattered and the new weights all-gathered; the same weights "             \
     "bit for bit, 1/replicas of the state per IPU (docs/training.md).",                                                \
+    {}, "", as_written)                                                                                                \
+  X(pipeline_offload_weight_update_variables, "pipeline.offload_weight_update_variables", std::optional<bool>,         \
+    std::nullopt, Models, tunable | layout, "Keep optimizer state in remote memory, streamed in for the update.", {},  \
+    "", as_written)                                                                                                    \
+  X(pipeline_offload_activations, "pipeline.offload_activations", std::optional<bool>, std::nullopt,                   \
+    no_effect_here("the memory model keeps every stashed activation on the IPU"), layout,                              \
+    "Keep activations of waiting micro-batches in remote memory.", {}, "", as_written)                                 \
+  X(pipeline_offload_gradient_accumulation_buffers, "pipeline.offload_gradient_accumulation_buffers",                  \
+    std::optional<bool>, std::nullopt, Models, tunable | layout,                                                       \
+    "Keep gradient accumulators in remote memory: they leave the IPU's memory and each accumulation streams "          \
+    "one in and out over the host link; \"auto\" keeps them on the IPU.",                                              \
+    {}, "", as_written)                                                                                                \
+  X(pipeline_replicated_weight_sharding, "pipeline.replicated_weight_sharding", std::optional<bool>, std::nullopt,     \
+    Runs, tunable | layout,                                                                                            \
+    "Partition weights across replicas (ZeRO-3): each replica keeps one block of every trained weight and of "         \
+    "its optimizer state, each task all-gathers the full weights it reads into one buffer per IPU, and the "           \
+    "update works on the blocks; the same weights bit for bit. auto: on for the sequential schedule with "             \
+    "`batch_serialization_iterations` > 1 (docs/training.md).",                                                        \
+    {}, "", as_written)                                                                                                \
+  X(pipeline_offload_weights, "pipeline.offload_weights", std::optional<bool>, std::nullopt, Models, layout,           \
+    "Keep each replica's blocks of the sharded weights in remote memory between uses: they leave the IPU, and "        \
+    "each task streams them in before its gather, the update out again; \"auto\" = on with "                           \
+    "`replicated_weight_sharding` (as in the seed).",                                                                  \
     {}, "", as_written)                                                                                                \
   X(pipeline_outfeed_loss, "pipeline.outfeed_loss", bool, false, Runs, plain,                                          \
     "Outfeed the loss instead of the last stage's outputs.", {}, "", as_written)                                       \

@@ -67,11 +67,7 @@ struct PipelineSettings {
   bool pipelined = false;
   std::vector<std::string> stages;  //!< pipeline.stages: the model's stages as the config names them
   Recomputation recomputation = Recomputation::Off;
-  bool offload_optimizer_state = false;  //!< offload_weight_update_variables ("auto": off)
-  bool offload_accumulators = false;     //!< offload_gradient_accumulation_buffers ("auto": off)
-  std::optional<bool> shard_weights;     //!< replicated_weight_sharding; nullopt = auto
-  std::optional<bool> offload_weights;   //!< nullopt = auto
-  StageMemoryOptions memory;             //!< ipu.matmuls and ipu.convolutions poplar_options
+  StageMemoryOptions memory;  //!< ipu.matmuls and ipu.convolutions poplar_options
   //! Per stage, over `memory`: pipeline.forward_/backward_propagation_stages_poplar_options.
   std::vector<StageMemoryOptions> forward_memory;
   std::vector<StageMemoryOptions> backward_memory;
