@@ -56,7 +56,10 @@ std::string schedule_name(const Context& ctx, const Point& p) {
 
 // The recomputation mode of a point ("off" when none).
 std::string recomputation_of(const Context& ctx, const Point& p) {
-  return knob(ctx, p, kRecomputation, ctx.config.ipu.allow_recompute ? ctx.config.pipeline.recomputation_mode : "off");
+  return knob(ctx, p, kRecomputation,
+              ctx.config.plain.ipu_allow_recompute
+                  ? std::string(key_spelling(ctx.config.plain.pipeline_recomputation_mode))
+                  : "off");
 }
 
 // Combinations the config rules refuse whatever the model: they are not candidates (planning them
@@ -166,7 +169,7 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
   // (10 to 66 s each here), and seldom fit where the config needed recomputation.
   std::vector<std::string> recomputation = {"off", "recompute_then_backpropagate",
                                             "recompute_and_backpropagate_interleaved"};
-  if (c.ipu.allow_recompute) {
+  if (c.plain.ipu_allow_recompute) {
     std::rotate(recomputation.begin(), recomputation.begin() + 1, recomputation.end());
   }
   const std::vector<KnobSpec> specs = {

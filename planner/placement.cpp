@@ -190,11 +190,14 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
   // Batch serialization: each micro-batch is computed in slices, each one accumulated like a
   // micro-batch of its own (the model is built at the slice size).
   s.accumulation_count = shape.gradient_accumulation_count * run.plain.pipeline_batch_serialization_iterations;
-  // "auto": recompute-then-backpropagate where the schedule runs it (the sequential schedule does not).
-  s.recompute = p.recomputation != Recomputation::Auto ? p.recomputation
-                : schedule_def(s.schedule).recompute_then_backpropagate
-                    ? Recomputation::RecomputeThenBackpropagate
-                    : Recomputation::RecomputeAndBackpropagateInterleaved;
+  // Off without ipu.allow_recompute; "auto": recompute-then-backpropagate where the schedule runs it
+  // (the sequential schedule does not).
+  const RecomputationMode mode = run.plain.pipeline_recomputation_mode;
+  const bool then = mode == RecomputationMode::RecomputeThenBackpropagate ||
+                    (mode == RecomputationMode::Auto && schedule_def(s.schedule).recompute_then_backpropagate);
+  s.recompute = !run.plain.ipu_allow_recompute ? Recomputation::Off
+                : then                         ? Recomputation::RecomputeThenBackpropagate
+                                               : Recomputation::RecomputeAndBackpropagateInterleaved;
   // Weight sharding "auto": on where the seed turns it on, the sequential schedule with batch
   // serialization. Sharded weights are updated shard by shard, so their state is sharded too.
   s.shard_weights = run.plain.pipeline_replicated_weight_sharding.value_or(

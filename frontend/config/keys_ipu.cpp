@@ -19,11 +19,6 @@ std::vector<KeySpec> ipu_keys() {
           "pairs, 24-27 quads, 28-29 eights, 30 all); exclusive with `auto_select_ipus`.",
           Range::between(0, 30))
           .as_layout(),
-      key(IPUTRAIN_KEY(ipu.allow_recompute), Bool, false, Runs,
-          "Recompute forward activations during backpropagation instead of keeping them (dropout masks "
-          "are regenerated from the seed, not kept).")
-          .as_tunable()
-          .as_layout(),
 
       key(IPUTRAIN_KEY(ipu.convolutions.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every convolution: availableMemoryProportion (default 0.6) caps its "

@@ -41,11 +41,6 @@ std::vector<KeySpec> pipeline_keys() {
           pipeline_schedules::schedule_names())
           .as_tunable()
           .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.recomputation_mode), Enum, "auto", Runs,
-          "How stages are recomputed when `ipu.allow_recompute` is on.", {},
-          {"auto", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"})
-          .as_tunable()
-          .as_layout(),
       key(IPUTRAIN_KEY(pipeline.forward_propagation_stages_poplar_options), StageOptionsList, ValueList{}, Models,
           "Per forward stage: `{ convolution_options = {…}, matmul_options = {…} }`, over "
           "`ipu.convolutions.poplar_options` and `ipu.matmuls.poplar_options` for that stage's forward pass "

@@ -1,13 +1,11 @@
 // The one place a loaded config becomes typed settings: the plain keys (iputrain/plain_keys.hpp) are
 // settled by their lines (as written, or by the line's DERIVE rule: data.seed 0, epochs 0, prefetching
-// off, keep_best_mode auto), every other enum key's string is turned into its enum here, by its
-// position among the spellings of the key's row (the schema has already restricted it to those, so an
-// unknown one is a bug), and the other values that depend on other keys are settled (the number of
-// IPUs, the system preset "auto").
+// off, keep_best_mode auto), the keys named by a table (the optimizer, the learning-rate and pipeline
+// schedules) are found in it, and the other values that depend on other keys are settled (the number
+// of IPUs, the system preset "auto").
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <optional>
@@ -26,21 +24,6 @@
 namespace iputrain {
 
 namespace {
-
-// The setting of enum key `key`: `settings` holds one per spelling of the key's row, in the row's
-// order (the schema has already restricted the value to those spellings, so a mismatch is a bug).
-template <class E, size_t N>
-E chosen(const std::string& key, const std::string& text, const std::array<E, N>& settings) {
-  const config::KeySpec* row = config::find_key(key);
-  if (row == nullptr || row->allowed.size() != N) {
-    throw Error(ErrorKind::Internal, fmt::format("`{}` has {} settings but its row {} spellings", key, N,
-                                                 row == nullptr ? 0 : row->allowed.size()));
-  }
-  if (const auto i = config::spelling_index(row->allowed, text)) {
-    return settings[*i];
-  }
-  throw Error(ErrorKind::Internal, fmt::format("`{}` = \"{}\" passed the schema but has no setting", key, text));
-}
 
 //! The optimizer of `optimizer.type` (spelled as the schema allows).
 const OptimizerDef& optimizer_named(const std::string& type) {
@@ -192,11 +175,6 @@ Settings resolve(const Config& cfg) {
   Settings s;
   s.plain = settled_plain_keys(cfg);
   s.optimizer = resolve_optimizer(cfg);
-  s.pipeline.recomputation = cfg.ipu.allow_recompute
-                                 ? chosen("pipeline.recomputation_mode", cfg.pipeline.recomputation_mode,
-                                          std::array{Recomputation::Auto, Recomputation::RecomputeThenBackpropagate,
-                                                     Recomputation::RecomputeAndBackpropagateInterleaved})
-                                 : Recomputation::Off;
   resolve_layout(cfg, s.pipeline);
   s.ipu = resolve_ipu(cfg);
   s.validation.enabled = config::validates(cfg);

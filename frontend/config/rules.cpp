@@ -149,19 +149,20 @@ void check_pipeline(Config& c) {
               "`pipeline.accumulate_outfeed` needs `training.outfeed_mode` = \"all\"",
               "an accumulated outfeed is enqueued once per weight update; the `last` mode would drop it");
   }
-  if (c.is_set("pipeline.recomputation_mode") && p.recomputation_mode != "auto" && !c.ipu.allow_recompute) {
-    c.fail_at("pipeline.recomputation_mode",
-              fmt::format("`pipeline.recomputation_mode` = \"{}\" has no effect while `ipu.allow_recompute` is off",
-                          p.recomputation_mode),
-              "set `ipu.allow_recompute = true` to recompute, or remove the key");
+  const std::string mode(key_spelling(c.plain.pipeline_recomputation_mode));
+  if (c.is_set("pipeline.recomputation_mode") && c.plain.pipeline_recomputation_mode != RecomputationMode::Auto &&
+      !c.plain.ipu_allow_recompute) {
+    c.fail_at(
+        "pipeline.recomputation_mode",
+        fmt::format("`pipeline.recomputation_mode` = \"{}\" has no effect while `ipu.allow_recompute` is off", mode),
+        "set `ipu.allow_recompute = true` to recompute, or remove the key");
   }
   if (const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(p.schedule);
-      def != nullptr && !pipeline_schedules::runs_recomputation(*def, p.recomputation_mode)) {
-    const bool then = p.recomputation_mode == "recompute_then_backpropagate";
+      def != nullptr && !pipeline_schedules::runs_recomputation(*def, mode)) {
+    const bool then = c.plain.pipeline_recomputation_mode == RecomputationMode::RecomputeThenBackpropagate;
     c.fail_at(
         located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
-        fmt::format("`{}` is supported by the {} schedules only", p.recomputation_mode,
-                    pipeline_schedules::schedules_running(p.recomputation_mode)),
+        fmt::format("`{}` is supported by the {} schedules only", mode, pipeline_schedules::schedules_running(mode)),
         fmt::format("use `{}` (or `auto`) with the {} schedule",
                     then ? "recompute_and_backpropagate_interleaved" : "recompute_then_backpropagate", p.schedule));
   }

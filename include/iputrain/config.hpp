@@ -62,9 +62,7 @@ struct IpuMatmuls {
 
 struct IpuSection {
   int64_t auto_select_ipus = 1;  //!< number of IPUs to acquire
-  std::vector<int64_t>
-      select_ipus;  //!< device ids of the emulated gc-info listing (exclusive with auto_select_ipus)
-  bool allow_recompute = false;
+  std::vector<int64_t> select_ipus;  //!< device ids of the emulated gc-info listing (exclusive with auto_select_ipus)
   IpuConvolutions convolutions;
   IpuDeviceConnection device_connection;
   IpuExperimental experimental;
@@ -84,9 +82,7 @@ struct StageOptions {
 struct PipelineSection {
   std::vector<std::string> stages;                   //!< the model's stage names, in order (optional check)
   std::vector<std::vector<int64_t>> device_mapping;  //!< stage i -> IPU(s); empty = stage i on IPU i
-  std::string schedule = "grouped";  //!< grouped | interleaved | sequential
-  std::string recomputation_mode =
-      "auto";  //!< auto | recompute_then_backpropagate | recompute_and_backpropagate_interleaved
+  std::string schedule = "grouped";                  //!< grouped | interleaved | sequential
   std::vector<StageOptions> forward_propagation_stages_poplar_options;
   std::vector<StageOptions> backward_propagation_stages_poplar_options;
   StageOptions weight_update_poplar_options;

@@ -108,6 +108,8 @@ IPUTRAIN_KEY_ENUM(GradientAccumulationOrder, Canonical, Sequential)
 //! The type accumulators are kept in (pipeline.gradient_accumulation_dtype, accumulate_outfeed_dtype):
 //! same = the summed value's own.
 IPUTRAIN_KEY_ENUM(AccumulatorType, Same, Fp32, Fp16)
+//! How stages are recomputed (pipeline.recomputation_mode), with ipu.allow_recompute on.
+IPUTRAIN_KEY_ENUM(RecomputationMode, Auto, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved)
 IPUTRAIN_KEY_ENUM(SelectionOrder, Auto, Zigzag, Snake, Hoof)
 IPUTRAIN_KEY_ENUM(SchedulerAlgorithm, ChooseBest, Clustering, PostOrder, LookAhead, ShortestPath)
 //! Which kernels split their blocks over the arena's threads (engine.spread_kernels,
@@ -201,6 +203,12 @@ IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
     "each task streams them in before its gather, the update out again; \"auto\" = on with "                           \
     "`replicated_weight_sharding` (as in the seed).",                                                                  \
     {}, "", as_written)                                                                                                \
+  X(ipu_allow_recompute, "ipu.allow_recompute", bool, false, Runs, tunable | layout,                                   \
+    "Recompute forward activations during backpropagation instead of keeping them (dropout masks are "                 \
+    "regenerated from the seed, not kept).",                                                                           \
+    {}, "", as_written)                                                                                                \
+  X(pipeline_recomputation_mode, "pipeline.recomputation_mode", RecomputationMode, RecomputationMode::Auto, Runs,      \
+    tunable | layout, "How stages are recomputed when `ipu.allow_recompute` is on.", {}, "", as_written)               \
   X(pipeline_outfeed_loss, "pipeline.outfeed_loss", bool, false, Runs, plain,                                          \
     "Outfeed the loss instead of the last stage's outputs.", {}, "", as_written)                                       \
   X(pipeline_accumulate_outfeed, "pipeline.accumulate_outfeed", bool, false, Runs, plain,                              \

@@ -25,9 +25,9 @@ enum class ScheduleKind : uint8_t;
 
 namespace iputrain {
 
-//! ipu.allow_recompute and pipeline.recomputation_mode: Off when recomputation is not allowed; a
-//! plan's is never Auto (the schedule's definition says what auto runs).
-enum class Recomputation { Off, Auto, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved };
+//! The recomputation a plan runs (PlanDecisions::recompute): Off without ipu.allow_recompute, else
+//! pipeline.recomputation_mode, its "auto" settled by the schedule's definition.
+enum class Recomputation { Off, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved };
 
 //! availableMemoryProportion and partialsType of a Poplar options table, as numbers: the share of
 //! each tile's memory a matmul or convolution may take for its temporaries, and half partials.
@@ -66,8 +66,7 @@ struct PipelineSettings {
   //! is pipelined even on one IPU per replica.
   bool pipelined = false;
   std::vector<std::string> stages;  //!< pipeline.stages: the model's stages as the config names them
-  Recomputation recomputation = Recomputation::Off;
-  StageMemoryOptions memory;  //!< ipu.matmuls and ipu.convolutions poplar_options
+  StageMemoryOptions memory;        //!< ipu.matmuls and ipu.convolutions poplar_options
   //! Per stage, over `memory`: pipeline.forward_/backward_propagation_stages_poplar_options.
   std::vector<StageMemoryOptions> forward_memory;
   std::vector<StageMemoryOptions> backward_memory;
