@@ -56,8 +56,8 @@ struct KeyLocations {
                             ErrorKind kind = ErrorKind::Config) const;
 };
 
-//! The `[pipeline]` and `[ipu]` choices the planner reads, resolved (the model-dependent ones,
-//! stages, mapping and the accumulation count, are checked against the model by the planner).
+//! The `[pipeline]` and `[ipu]` choices the planner reads that are not plain lines, resolved (stages
+//! and mapping are checked against the model by the planner; the rest are `plain.pipeline_*`).
 struct PipelineSettings {
   //! pipeline.schedule: the schedule asked for (batch serialization makes it sequential); the plan
   //! runs it when it pipelines the model (schedule_def(kind) in core/pipeline_schedules).
