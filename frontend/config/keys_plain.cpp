@@ -47,9 +47,8 @@ constexpr KeyType plain_type() {
     return KeyType::BoolList;
   } else {
     static_assert(std::is_same_v<T, double>,
-                  "a plain key is a double, an int64_t, a uint64_t, a bool, an optional bool, a string, a list of "
-                  "int64_t, double or "
-                  "bool, an OptionMap or a KeyEnum");
+                  "a plain key is a double, an int64_t, a uint64_t, a bool, an optional bool, a string, a list "
+                  "of int64_t, double or bool, an OptionMap or a KeyEnum");
     return KeyType::Float;
   }
 }
