@@ -2,8 +2,8 @@
 // the planner sizes a system by, vocabulary below both.
 //
 // The device presets: the figures of each IPU version the planner can model, in one table. The
-// `[device]` keys default to the preset their version names (rules.cpp resolves them after
-// loading); configs/ipu1.toml, ipu2.toml and bow.toml only pick the version.
+// `[device]` keys default to the preset their version names (their lines settle them when a
+// run is resolved); configs/ipu1.toml, ipu2.toml and bow.toml only pick the version.
 //
 // Figures from Graphcore's public product briefs:
 //   ipu1  Colossus Mk1 GC2: 1216 tiles x 256 KiB (304 MiB), 1.6 GHz, ~125 TFLOPS fp16, ~31 fp32

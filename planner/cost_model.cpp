@@ -27,6 +27,20 @@ DeviceModel DeviceModel::from_config(const DeviceSection& section) {
   return d;
 }
 
+DeviceModel DeviceModel::from_keys(const PlainKeys& plain) {
+  DeviceSection d;
+  d.version = std::string(key_spelling(plain.device_version));
+  d.tiles_per_ipu = plain.device_tiles_per_ipu;
+  d.memory_per_tile = plain.device_memory_per_tile;
+  d.clock_hz = plain.device_clock_hz;
+  d.flops_per_tile_per_cycle = plain.device_flops_per_tile_per_cycle;
+  d.flops_per_tile_per_cycle_fp16 = plain.device_flops_per_tile_per_cycle_fp16;
+  d.ipu_link_bandwidth = plain.device_ipu_link_bandwidth;
+  d.host_bandwidth = plain.device_host_bandwidth;
+  d.compute_efficiency = plain.device_compute_efficiency;
+  return from_config(d);
+}
+
 double contraction_exchange_elements(double a, double b, double c, double tiles) {
   if (tiles <= 1) {
     return a + b + c;

@@ -9,6 +9,7 @@
 
 #include "core/ir/graph.hpp"
 #include "iputrain/hardware.hpp"
+#include "iputrain/plain_keys.hpp"
 #include "planner/timeline.hpp"
 
 namespace iputrain::planner {
@@ -71,6 +72,8 @@ struct DeviceModel {
   //! The `[device]` section of a resolved config (the version's preset with the keys set
   //! explicitly, see DeviceSection); constants the section does not carry keep their defaults.
   static DeviceModel from_config(const DeviceSection& section);
+  //! The `device.*` lines of a resolved run (settled: the version's preset with the keys written).
+  static DeviceModel from_keys(const PlainKeys& plain);
 };
 
 //! Cycles of one op instance by what they are spent on. Each op runs as BSP supersteps (sync,

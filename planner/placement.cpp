@@ -167,7 +167,7 @@ Placement make_placement(const ir::Graph& g, const Settings& settings, const Pip
     const int32_t s = reader_stage[static_cast<size_t>(p)];
     pl.param_ipu.push_back(ipus[static_cast<size_t>(s >= 0 ? s : g.node(p).stage)]);
   }
-  SystemSection system = settings.ipu.system;
+  SystemSection system = system_of(settings.plain);
   if (system.ipus() < total) {
     // A Config built in code whose system is smaller than the plan (the loader refuses one): the
     // smallest preset that holds the IPUs.
@@ -217,7 +217,7 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
   // "auto" keeps the optimizer state and the accumulators on the IPU.
   s.offload_optimizer_state = run.plain.pipeline_offload_weight_update_variables.value_or(false);
   s.offload_accumulators = run.plain.pipeline_offload_gradient_accumulation_buffers.value_or(false);
-  s.device = DeviceModel::from_config(run.ipu.device);
+  s.device = DeviceModel::from_keys(run.plain);
   s.device.io_tiles = run.plain.ipu_io_tiles_num_io_tiles;
   s.device.io_data_proportion = run.plain.ipu_io_tiles_available_memory_proportion;
   s.device.feeds_on_io_tiles = run.plain.ipu_io_tiles_place_ops_on_io_tiles;
@@ -225,7 +225,7 @@ PlanDecisions decide(const Settings& run, const PipelineShape& shape) {
   s.device.half_partials_matmul = p.memory.matmul.half_partials;
   s.device.half_partials_convolution = p.memory.convolution.half_partials;
   // The host's round trip is in seconds: a faster IPU clock makes it more cycles, not fewer.
-  s.device.host_call_cycles = run.ipu.system.host_sync_latency * s.device.clock_hz;
+  s.device.host_call_cycles = run.plain.system_host_sync_latency * s.device.clock_hz;
   return s;
 }
 

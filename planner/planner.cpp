@@ -202,8 +202,8 @@ void auto_stage_pass(PassContext& c) {
     }
     const bool offloaded = run.plain.pipeline_offload_weight_update_variables.value_or(false);
     const double per_weight_byte = 2.0 + (offloaded ? 0 : optimizer_state_per_weight(c.plan.graph, run.optimizer));
-    auto_stage(c.plan.graph, static_cast<int32_t>(run.plain.pipeline_auto_stages),
-               DeviceModel::from_config(run.ipu.device), per_weight_byte);
+    auto_stage(c.plan.graph, static_cast<int32_t>(run.plain.pipeline_auto_stages), DeviceModel::from_keys(run.plain),
+               per_weight_byte);
   }
 }
 

@@ -7,10 +7,29 @@
 
 namespace iputrain::planner {
 
+SystemSection system_of(const PlainKeys& plain) {
+  SystemSection s;
+  s.preset = std::string(key_spelling(plain.system_preset));
+  s.ipus_per_machine = plain.system_ipus_per_machine;
+  s.machines_per_pod = plain.system_machines_per_pod;
+  s.pods = plain.system_pods;
+  s.links_in_machine = plain.system_links_in_machine;
+  s.links_between_machines = plain.system_links_between_machines;
+  s.ipu_link_bandwidth = plain.system_ipu_link_bandwidth;
+  s.ipu_link_latency = plain.system_ipu_link_latency;
+  s.gw_link_bandwidth = plain.system_gw_link_bandwidth;
+  s.gw_link_latency = plain.system_gw_link_latency;
+  s.hosts = plain.system_hosts;
+  s.host_link_bandwidth = plain.system_host_link_bandwidth;
+  s.host_sync_latency = plain.system_host_sync_latency;
+  s.host_samples_per_second = plain.system_host_samples_per_second;
+  return s;
+}
+
 Topology make_topology(const SystemSection& system, const std::vector<std::vector<int32_t>>& physical) {
   Topology t;
   t.system = system;
-  t.preset = system.preset;  // settled by config::resolve: never "auto" here
+  t.preset = system.preset;  // settled by its line (config::system_preset): never "auto" here
   const int64_t per_machine = std::max<int64_t>(1, system.ipus_per_machine);
   const int64_t per_pod = per_machine * std::max<int64_t>(1, system.machines_per_pod);
   std::set<int64_t> machines, pods;

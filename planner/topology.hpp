@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "iputrain/hardware.hpp"
+#include "iputrain/plain_keys.hpp"
 
 namespace iputrain::planner {
 
@@ -59,6 +60,9 @@ struct Topology {
                : 0.0;
   }
 };
+
+//! The system of a resolved run: its `system.*` lines, settled.
+SystemSection system_of(const PlainKeys& plain);
 
 //! The topology of replicas placed on `physical` ([replica][ipu] -> system IPU id; machine m holds
 //! ids m x ipus_per_machine ..): the groups of each level are those of IPU 0's copies.

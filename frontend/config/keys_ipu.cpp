@@ -52,15 +52,6 @@ std::vector<KeySpec> ipu_keys() {
           Range::between(0, std::numeric_limits<int32_t>::max()))
           .as_layout(),
 
-      key(IPUTRAIN_KEY(ipu.ipu_model.tiles_per_ipu), Int, 0, Models,
-          "Tiles per virtual IPU, which sets `device.tiles_per_ipu` (capacity = tiles x "
-          "`device.memory_per_tile`); 0 = the version's count. Both set must agree.",
-          Range::between(0, 1 << 20)),
-      key(IPUTRAIN_KEY(ipu.ipu_model.version), Enum, "ipu2", Models,
-          "Simulated IPU version, the same choice as `device.version`: ipu1 (1216 tiles x 256 KiB, 1.6 GHz), "
-          "ipu2 (1472 tiles x 624 KiB, 1.33 GHz) or bow (ipu2 at 1.85 GHz); both set must agree.",
-          {}, DeviceSection::versions()),
-
       key(IPUTRAIN_KEY(ipu.matmuls.poplar_options), OptionMap, ValueTable{}, Models,
           "PopLibs options for every matmul: availableMemoryProportion (default 0.6) caps its temporaries "
           "and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; other "

@@ -1,8 +1,8 @@
 // The one place a loaded config becomes typed settings: the plain keys (iputrain/plain_keys.hpp) are
 // settled by their lines (as written, or by the line's DERIVE rule: data.seed 0, epochs 0, prefetching
-// off, keep_best_mode auto), the keys named by a table (the optimizer, the learning-rate and pipeline
-// schedules) are found in it, and the other values that depend on other keys are settled (the number
-// of IPUs, the system preset "auto").
+// off, keep_best_mode auto, the [device] and [system] figures by their presets), the keys named by a
+// table (the optimizer, the learning-rate and pipeline schedules) are found in it, and the number of
+// IPUs is settled.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -131,19 +131,6 @@ IpuSettings resolve_ipu(const Config& cfg) {
   s.count = config::num_ipus(cfg);
   s.instances =
       static_cast<int32_t>(std::max<int64_t>(1, cfg.ipu.experimental.multi_replica_distribution.process_count));
-  s.device = cfg.device;
-  s.system = cfg.system;
-  // "auto" settled here, once (the config keeps it, so that `config show` loads back as written):
-  // the smallest preset that holds the system's IPUs, or "custom" past the largest.
-  if (s.system.preset == "auto") {
-    s.system.preset = "custom";
-    for (const std::string& name : SystemSection::presets()) {
-      if (SystemSection::figures(name).ipus() >= s.system.ipus()) {
-        s.system.preset = name;
-        break;
-      }
-    }
-  }
   return s;
 }
 

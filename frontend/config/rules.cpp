@@ -189,44 +189,8 @@ void check_pipeline(Config& c) {
   check_listed_layout(c);
 }
 
-// The device the planner models, in order of precedence: the preset of the version (either
-// version key names it), the `[device]` figures set explicitly, and the IPU Model's tile count.
-// Both version keys and both tile keys say the same thing, so two different answers are refused
-// rather than one silently winning. Afterwards the two version keys hold the resolved version
-// and `[device]` the resolved figures, which `config show` prints and the planner reads.
-void resolve_device(Config& c) {
-  auto& model = c.ipu.ipu_model;
-  if (c.is_set("ipu.ipu_model.version") && c.is_set("device.version") && model.version != c.device.version) {
-    c.fail_at(
-        "device.version",
-        fmt::format("`device.version` = \"{}\" contradicts `ipu.ipu_model.version` = \"{}\"",
-                    c.device.version, model.version),
-        "both keys pick the device preset: set one of them (configs/ipu1.toml, ipu2.toml and bow.toml set "
-        "`device.version`), or the same version in both");
-  }
-  const std::string version = c.is_set("device.version") ? c.device.version : model.version;
-  Config preset;
-  preset.device = DeviceSection::preset(version);
-  for (const KeySpec& k : schema()) {
-    if (k.path.starts_with("device.") && !c.is_set(k.path)) {
-      k.access.set(c, k.access.get(preset));
-    }
-  }
-  model.version = version;
-  if (model.tiles_per_ipu > 0) {
-    if (c.is_set("device.tiles_per_ipu") && c.device.tiles_per_ipu != model.tiles_per_ipu) {
-      c.fail_at("ipu.ipu_model.tiles_per_ipu",
-                fmt::format("`ipu.ipu_model.tiles_per_ipu` = {} contradicts `device.tiles_per_ipu` = {}",
-                            model.tiles_per_ipu, c.device.tiles_per_ipu),
-                "both keys set the tiles of one IPU: set one of them");
-    }
-    c.device.tiles_per_ipu = model.tiles_per_ipu;
-  }
-}
-
-void check_ipu(Config& c) {
-  resolve_device(c);
-  resolve_system(c);
+void check_ipu(const Config& c) {
+  check_hardware(c);
   auto& ipu = c.ipu;
   // The devices' IPUs together: each physical IPU once.
   const std::vector<int32_t> physical = selected_ipus(ipu.select_ipus);
@@ -268,7 +232,7 @@ void check_ipu(Config& c) {
     c.fail_at("ipu.io_tiles.place_ops_on_io_tiles", "I/O ops cannot be placed on I/O tiles: there are none",
               "set `ipu.io_tiles.num_io_tiles` to the number of tiles to reserve");
   }
-  const int64_t tiles = c.device.tiles_per_ipu;  // resolved by resolve_device()
+  const int64_t tiles = settled_tiles_per_ipu(c);
   if (io_tiles >= tiles) {
     c.fail_at("ipu.io_tiles.num_io_tiles",
               fmt::format("{} I/O tiles leave no compute tiles on an IPU of {} tiles", io_tiles, tiles),

@@ -30,10 +30,9 @@ const std::vector<RuleDoc>& rule_docs();
 //! Error(Config) at the key that breaks a rule.
 void apply_rules(Config& cfg);
 
-//! Fills the `[system]` figures not set from the preset `system.preset` names ("auto": the smallest
-//! holding the config's IPUs) and refuses a system with fewer IPUs than the config uses
-//! (frontend/config/systems.cpp).
-void resolve_system(Config& cfg);
+//! Refuses two version keys or two tile counts that disagree, and a system with fewer IPUs than the
+//! config uses, each located at its key (frontend/config/hardware_keys.cpp).
+void check_hardware(const Config& cfg);
 
 //! The learning-rate schedule named `name` in any case (the key's spellings are case-insensitive),
 //! or nullptr.

@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "iputrain/error.hpp"
-#include "iputrain/hardware.hpp"
 #include "iputrain/plain_keys.hpp"
 
 namespace iputrain {
@@ -50,11 +49,6 @@ struct IpuExperimental {
   IpuMultiReplicaDistribution multi_replica_distribution;
 };
 
-struct IpuModelOptions {
-  int64_t tiles_per_ipu = 0;     //!< 0 = the version's standard count; else sets device.tiles_per_ipu
-  std::string version = "ipu2";  //!< ipu1 | ipu2 | bow; the same choice as device.version
-};
-
 struct IpuMatmuls {
   OptionMap poplar_options;
 };
@@ -65,7 +59,6 @@ struct IpuSection {
   IpuConvolutions convolutions;
   IpuDeviceConnection device_connection;
   IpuExperimental experimental;
-  IpuModelOptions ipu_model;
   IpuMatmuls matmuls;
 };
 
@@ -126,8 +119,6 @@ struct Config {
   IpuSection ipu;
   PipelineSection pipeline;
   OptimizerSection optimizer;
-  DeviceSection device;
-  SystemSection system;
   TuneSection tune;
   PlainKeys plain;      //!< the keys that are one line of IPUTRAIN_PLAIN_KEYS each
   ConfigOrigin origin;  //!< set by the loader

@@ -62,6 +62,27 @@ Settings resolve(const Config& cfg);
 //! IPUs acquired: `ipu.auto_select_ipus`, or the size of the first `ipu.select_ipus` device.
 int64_t num_ipus(const Config& cfg);
 
+// The values the `[device]` and `[system]` keys settle to: the DERIVE rules of their lines
+// (iputrain/plain_keys.hpp; frontend/config/hardware_keys.cpp). A figure the config writes is used
+// as written (one changed in code from its default too); one left unset takes the figure of the
+// preset its version or system names (core/hardware_presets.cpp).
+//! The IPU modelled: `device.version` when written, else `ipu.ipu_model.version`.
+IpuVersion settled_device_version(const Config& cfg);
+//! `device.tiles_per_ipu` written, else `ipu.ipu_model.tiles_per_ipu` when > 0, else the version's.
+int64_t settled_tiles_per_ipu(const Config& cfg);
+//! `[device]` figure `figure` of key `key`, written as `value`: as written, else the version's
+//! (defined for int64_t and double).
+template <class T>
+T device_figure(const Config& cfg, const char* key, T value, T DeviceSection::*figure);
+//! `[system]` figure `figure` of key `key`, written as `value`: as written, else that of the preset
+//! (for "auto": the smallest holding the config's IPUs, or past the largest as many of its racks
+//! as they need; for "custom": the keys' defaults).
+template <class T>
+T system_figure(const Config& cfg, const char* key, T value, T SystemSection::*figure);
+//! `system.preset` with "auto" settled: the smallest preset with as many IPUs as the settled
+//! figures, or "custom" past the largest.
+SystemPreset settled_system_preset(const Config& cfg);
+
 //! The effective config as TOML (`iputrain config show`): every key, those the config did not set
 //! as comments; paths absolute by the path rule. The text, saved anywhere, loads back into a Config
 //! that plans the same. With `rebase_paths` false, paths stay as written (what a checkpoint records and hashes, so that

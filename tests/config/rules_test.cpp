@@ -19,6 +19,9 @@ using iputrain::config_test::check_against_model;
 
 namespace {
 
+// The plain keys a run under `c` uses, each settled by its line.
+iputrain::PlainKeys settled(const Config& c) { return config::resolve(c).plain; }
+
 //! The error of loading `text`; fails the test if it loads.
 iputrain::Error error_of(const std::string& text, const std::vector<std::string>& sets = {}) {
   try {
@@ -238,26 +241,27 @@ TEST_CASE("the device: a version's preset, explicit device figures, the IPU Mode
   for (const char* text : {"[device]\nversion = \"bow\"\n", "[ipu.ipu_model]\nversion = \"BOW\"\n"}) {
     CAPTURE(text);
     const Config c = config::parse(text);
-    CHECK(c.device.version == "bow");
-    CHECK(c.ipu.ipu_model.version == "bow");
-    CHECK(c.device.clock_hz == 1.85e9);
-    CHECK(c.device.tiles_per_ipu == 1472);
-    CHECK(c.device.memory_per_tile == 624 * 1024);
+    CHECK(settled(c).device_version == iputrain::IpuVersion::Bow);
+    CHECK(settled(c).ipu_ipu_model_version == iputrain::IpuVersion::Bow);
+    CHECK(settled(c).device_clock_hz == 1.85e9);
+    CHECK(settled(c).device_tiles_per_ipu == 1472);
+    CHECK(settled(c).device_memory_per_tile == 624 * 1024);
   }
   const Config one = config::parse("[ipu.ipu_model]\nversion = \"ipu1\"\n");
-  CHECK(one.device.version == "ipu1");
-  CHECK(one.device.tiles_per_ipu == 1216);
-  CHECK(one.device.memory_per_tile == 256 * 1024);
-  CHECK(one.device.flops_per_tile_per_cycle_fp16 == 64);
+  CHECK(settled(one).device_version == iputrain::IpuVersion::Ipu1);
+  CHECK(settled(one).device_tiles_per_ipu == 1216);
+  CHECK(settled(one).device_memory_per_tile == 256 * 1024);
+  CHECK(settled(one).device_flops_per_tile_per_cycle_fp16 == 64);
   // A figure set explicitly replaces the preset's; the others stay the version's.
   const Config fast = config::parse("[device]\nversion = \"ipu1\"\nclock_hz = 2e9\n");
-  CHECK(fast.device.clock_hz == 2e9);
-  CHECK(fast.device.tiles_per_ipu == 1216);
+  CHECK(settled(fast).device_clock_hz == 2e9);
+  CHECK(settled(fast).device_tiles_per_ipu == 1216);
   // The IPU Model's tile count sets the device's, on top of the version's preset.
   const Config small = config::parse("[ipu.ipu_model]\nversion = \"bow\"\ntiles_per_ipu = 4\n");
-  CHECK(small.device.tiles_per_ipu == 4);
-  CHECK(small.device.clock_hz == 1.85e9);
-  CHECK(config::parse("[ipu.ipu_model]\ntiles_per_ipu = 8\n[device]\ntiles_per_ipu = 8\n").device.tiles_per_ipu == 8);
+  CHECK(settled(small).device_tiles_per_ipu == 4);
+  CHECK(settled(small).device_clock_hz == 1.85e9);
+  CHECK(settled(config::parse("[ipu.ipu_model]\ntiles_per_ipu = 8\n[device]\ntiles_per_ipu = 8\n"))
+            .device_tiles_per_ipu == 8);
   // Two answers to one question are refused, naming both keys.
   for (const char* both : {"`device.version` = \"ipu2\"", "`ipu.ipu_model.version` = \"ipu1\""}) {
     rejects("[ipu.ipu_model]\nversion = \"ipu1\"\n[device]\nversion = \"ipu2\"\n", both, 4);

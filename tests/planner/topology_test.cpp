@@ -193,19 +193,19 @@ TEST_CASE("with one bandwidth at every level and no latency the hierarchy moves 
 }
 
 TEST_CASE("system.preset auto picks the smallest system that holds the IPUs, and every figure can be set") {
-  CHECK(config::parse("[ipu]\nauto_select_ipus = 16\n").system.machines_per_pod == 4);
-  CHECK(config::parse("[ipu]\nauto_select_ipus = 32\n").system.machines_per_pod == 16);
+  CHECK(config::resolve(config::parse("[ipu]\nauto_select_ipus = 16\n")).plain.system_machines_per_pod == 4);
+  CHECK(config::resolve(config::parse("[ipu]\nauto_select_ipus = 32\n")).plain.system_machines_per_pod == 16);
   const Config big = config::parse("[ipu]\nauto_select_ipus = 256\n");
-  CHECK(big.system.pods == 4);
-  CHECK(big.system.hosts == 16);
+  CHECK(config::resolve(big).plain.system_pods == 4);
+  CHECK(config::resolve(big).plain.system_hosts == 16);
   // Past the largest preset: more of its racks.
   const Config huge = config::parse("[ipu]\nauto_select_ipus = 1024\n");
-  CHECK(huge.system.pods == 16);
-  CHECK(huge.system.hosts == 64);
+  CHECK(config::resolve(huge).plain.system_pods == 16);
+  CHECK(config::resolve(huge).plain.system_hosts == 64);
   // A preset named keeps its figures but the ones set.
   const Config c = config::parse("[ipu]\nauto_select_ipus = 16\n[system]\npreset = \"pod64\"\nhosts = 2\n");
-  CHECK(c.system.machines_per_pod == 16);
-  CHECK(c.system.hosts == 2);
+  CHECK(config::resolve(c).plain.system_machines_per_pod == 16);
+  CHECK(config::resolve(c).plain.system_hosts == 2);
   // Too small for the IPUs: refused at the preset.
   try {
     (void)config::parse("[ipu]\nauto_select_ipus = 32\n[system]\npreset = \"pod16\"\n");

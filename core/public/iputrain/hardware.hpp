@@ -9,11 +9,11 @@
 
 namespace iputrain {
 
-//! Figures of one virtual IPU that the planner's cost and memory model reads (defaults: Mk2 GC200).
-//! After loading they are resolved: the preset of `version` (named by `device.version` or
-//! `ipu.ipu_model.version`, which must agree when both are set), then every `[device]` figure set
-//! explicitly, then `ipu.ipu_model.tiles_per_ipu` when > 0 (which must agree with an explicit
-//! `device.tiles_per_ipu`). Presets: configs/ipu1.toml, configs/ipu2.toml, configs/bow.toml.
+//! Figures of one virtual IPU that the planner's cost and memory model reads (defaults: Mk2 GC200,
+//! which are the `device.*` keys' defaults). A resolved run settles each key (its plain line's DERIVE,
+//! frontend/config/hardware_keys.hpp): the figure written, else that of the preset of its version
+//! (`device.version` or `ipu.ipu_model.version`, which must agree when both are set), the tile
+//! count `ipu.ipu_model.tiles_per_ipu` when > 0. Presets: configs/ipu1.toml, ipu2.toml, bow.toml.
 struct DeviceSection {
   std::string version = "ipu2";  //!< ipu1 | ipu2 | bow
   int64_t tiles_per_ipu = 1472;
@@ -36,12 +36,11 @@ struct DeviceSection {
 //! The system the IPUs are built into, for the planner's collectives and host model: machines of
 //! `ipus_per_machine` IPUs (IPU-M2000, Bow-2000), `machines_per_pod` machines joined by IPU-Links
 //! (one IPU-Link domain: a Pod), `pods` Pods joined by GW-Links through their gateways, and
-//! `hosts` host servers feeding them. Resolved after loading like `[device]`: the figures of
-//! `preset` ("auto": the smallest preset holding the config's IPUs), then every figure set
-//! explicitly. Presets, each figure with its public source: frontend/config/systems.cpp,
-//! configs/systems/*.toml. Bandwidths in bytes/s, latencies in seconds.
+//! `hosts` host servers feeding them. Settled like `[device]`: each figure written, else that of
+//! `preset` ("auto": the smallest preset holding the config's IPUs). Presets, each figure with its
+//! public source: core/hardware_presets.cpp, configs/systems/*.toml. Bandwidths in bytes/s, latencies in seconds.
 struct SystemSection {
-  std::string preset = "auto";  //!< auto | pod4 | pod16 | pod64 | pod128 | pod256
+  std::string preset = "auto";  //!< auto | pod4 | pod16 | pod64 | pod128 | pod256 | custom
   int64_t ipus_per_machine = 4;
   int64_t machines_per_pod = 1;        //!< machines in one IPU-Link domain
   int64_t pods = 1;                    //!< IPU-Link domains joined by GW-Links

@@ -8,9 +8,9 @@
 // X(FIELD, PATH, TYPE, DEFAULT, EFFECT, MARKS, DOC, RANGE, NEEDS, DERIVE):
 // - FIELD is PATH with `_` for `.` (checked when the schema is built);
 // - TYPE is double, int64_t, uint64_t, bool, std::optional<bool> ("auto" is nullopt), std::string, a
-//   std::vector of int64_t, double or bool,
-//   OptionMap or an enum declared below by IPUTRAIN_KEY_ENUM, whose enumerators are the key's spellings (ChooseBest is
-//   written "choose_best");
+//   std::vector of int64_t, double or bool, OptionMap or an enum declared by IPUTRAIN_KEY_ENUM
+//   (iputrain/key_enums.hpp), whose enumerators are the key's spellings (ChooseBest is written
+//   "choose_best");
 // - EFFECT is the schema's Effect: Runs (it changes the run) or Models (the plan's model); or, for a
 //   key kept for compatibility, no_effect_here("why") (a value other than the default warns) or
 //   refused_here("why", "what to do instead") (such a value is refused). Nothing reads those fields;
@@ -30,102 +30,13 @@
 #pragma once
 
 #include <algorithm>
-#include <cctype>
-#include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
-namespace iputrain {
-
-//! The enumerators of an enum a plain key holds, as written: KeyEnum<E>::enumerators is
-//! "ChooseBest, Clustering". IPUTRAIN_KEY_ENUM declares the enum and this together.
-template <class E>
-struct KeyEnum;
-
-// Declares `enum class NAME { ... }` and its KeyEnum: the enumerators are the key's values, in
-// the order docs and messages list them.
-#define IPUTRAIN_KEY_ENUM(NAME, ...)                              \
-  enum class NAME { __VA_ARGS__ };                                \
-  template <>                                                     \
-  struct KeyEnum<NAME> {                                          \
-    static constexpr std::string_view enumerators = #__VA_ARGS__; \
-  };
-
-//! The spellings of `enumerators`, in order: "ChooseBest, PostOrder" is {"choose_best", "post_order"}.
-inline std::vector<std::string> key_spellings_of(std::string_view enumerators) {
-  std::vector<std::string> out(1);
-  char previous = ',';
-  for (const char c : enumerators) {
-    if (c == ',') {
-      out.emplace_back();
-    } else if (std::isupper(static_cast<unsigned char>(c))) {
-      // A capital after a small letter starts a word: OnChip is on_chip, BF16 is bf16.
-      out.back() += std::islower(static_cast<unsigned char>(previous)) ? "_" : "";
-      out.back() += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    } else if (c != ' ') {
-      out.back() += c;
-    }
-    previous = c;
-  }
-  return out;
-}
-
-//! The spellings of E's values, in declaration order.
-template <class E>
-const std::vector<std::string>& key_spellings() {
-  static const std::vector<std::string> spellings = key_spellings_of(KeyEnum<E>::enumerators);
-  return spellings;
-}
-
-//! How `value` is written in a config ("on_chip").
-template <class E>
-std::string_view key_spelling(E value) {
-  return key_spellings<E>().at(static_cast<size_t>(value));
-}
-
-//! Poplar-style option dictionary (`{ availableMemoryProportion = "0.3" }`), string to string.
-using OptionMap = std::map<std::string, std::string>;
-
-//! The DERIVE of a plain key whose value is used as written.
-struct AsWritten {};
-inline constexpr AsWritten as_written{};
-
-//! A floating-point storage type a setting names (training.precision, optimizer.state_dtype, …).
-IPUTRAIN_KEY_ENUM(FloatType, F32, F16, BF16)
-IPUTRAIN_KEY_ENUM(LossScaling, Static, Dynamic)
-IPUTRAIN_KEY_ENUM(OutfeedMode, All, Last)
-//! Where the f32 master weights of a half-precision run live (training.master_weights).
-IPUTRAIN_KEY_ENUM(MasterWeightsPlace, OnChip, Offloaded, None)
-IPUTRAIN_KEY_ENUM(GradientReduction, Sum, Mean, RunningMean)
-//! The order in which micro-batch gradients are summed (`pipeline.gradient_accumulation_order`):
-//! Canonical, a pairwise tree over the global micro-batches (about log2(A) partial sums per
-//! weight); Sequential, micro-batches in order into one sum per weight, then replicas in order.
-IPUTRAIN_KEY_ENUM(GradientAccumulationOrder, Canonical, Sequential)
-//! The type accumulators are kept in (pipeline.gradient_accumulation_dtype, accumulate_outfeed_dtype):
-//! same = the summed value's own.
-IPUTRAIN_KEY_ENUM(AccumulatorType, Same, Fp32, Fp16)
-//! How stages are recomputed (pipeline.recomputation_mode), with ipu.allow_recompute on.
-IPUTRAIN_KEY_ENUM(RecomputationMode, Auto, RecomputeThenBackpropagate, RecomputeAndBackpropagateInterleaved)
-IPUTRAIN_KEY_ENUM(SelectionOrder, Auto, Zigzag, Snake, Hoof)
-IPUTRAIN_KEY_ENUM(SchedulerAlgorithm, ChooseBest, Clustering, PostOrder, LookAhead, ShortestPath)
-//! Which kernels split their blocks over the arena's threads (engine.spread_kernels,
-//! engine/cluster/spread_tuner.hpp).
-IPUTRAIN_KEY_ENUM(SpreadKernels, Auto, Always, LargeOnly)
-//! What training.validate_every counts.
-IPUTRAIN_KEY_ENUM(ValidateEveryUnit, Steps, Epochs)
-//! Whether the best checkpoint.keep_best value is the lowest or the highest (Auto: by the name; a
-//! resolved run holds Min or Max).
-IPUTRAIN_KEY_ENUM(KeepBestMode, Auto, Min, Max)
-//! profiling.profile_execution: every level but NoProfile writes the same execution trace here.
-IPUTRAIN_KEY_ENUM(ProfileExecution, NoProfile, DeviceProfile, IpuProfile, TileProfile)
-//! ipu.optimizations.merge_remote_buffers (no effect here).
-IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
-
-}  // namespace iputrain
+#include "iputrain/hardware.hpp"
+#include "iputrain/key_enums.hpp"
 
 #define IPUTRAIN_PLAIN_KEYS(X)                                                                                         \
   X(ipu_selection_order, "ipu.selection_order", SelectionOrder, SelectionOrder::Auto, Models, plain,                   \
@@ -607,7 +518,163 @@ IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
   X(checkpoint_dir, "checkpoint.dir", std::string, "", Runs, path,                                                     \
     "Directory for checkpoints; each records the run's defining keys, its config's hash and the registered "           \
     "ops its model calls; a relative path follows the path rule (see Paths); \"\" = no checkpoints.",                  \
-    {}, "", [](const auto& c) { return c.resolve_path("checkpoint.dir", c.plain.checkpoint_dir); })
+    {}, "", [](const auto& c) { return c.resolve_path("checkpoint.dir", c.plain.checkpoint_dir); })                    \
+  X(ipu_ipu_model_tiles_per_ipu, "ipu.ipu_model.tiles_per_ipu", int64_t, 0, Models, plain,                             \
+    "Tiles per virtual IPU, which sets `device.tiles_per_ipu` (capacity = tiles x "                                    \
+    "`device.memory_per_tile`); 0 = the version's count. Both set must agree.",                                        \
+    Range::between(0, 1 << 20), "", as_written)                                                                        \
+  X(ipu_ipu_model_version, "ipu.ipu_model.version", IpuVersion, IpuVersion::Ipu2, Models, plain,                       \
+    "Simulated IPU version, the same choice as `device.version`: ipu1 (1216 tiles x 256 KiB, 1.6 GHz), "               \
+    "ipu2 (1472 tiles x 624 KiB, 1.33 GHz) or bow (ipu2 at 1.85 GHz); both set must agree.",                           \
+    {}, "", [](const auto& c) { return config::settled_device_version(c); })                                           \
+  X(device_version, "device.version", IpuVersion, IpuVersion::Ipu2, Models, plain,                                     \
+    "The IPU modelled: ipu1 (Mk1: 1216 tiles x 256 KiB, 1.6 GHz), ipu2 (Mk2 GC200: 1472 tiles x "                      \
+    "624 KiB, 1.33 GHz) or bow (GC200 at 1.85 GHz); the other `device.*` keys default to its "                         \
+    "figures. Same choice as `ipu.ipu_model.version`; both set must agree.",                                           \
+    {}, "", [](const auto& c) { return config::settled_device_version(c); })                                           \
+  X(device_tiles_per_ipu, "device.tiles_per_ipu", int64_t, DeviceSection{}.tiles_per_ipu, Models, plain,               \
+    "Tiles of one IPU; unset = the version's count, or `ipu.ipu_model.tiles_per_ipu` when that is set.",               \
+    Range::between(1, 1 << 20), "", [](const auto& c) { return config::settled_tiles_per_ipu(c); })                    \
+  X(device_memory_per_tile, "device.memory_per_tile", int64_t, DeviceSection{}.memory_per_tile, Models, plain,         \
+    "SRAM of one tile, in bytes; unset = the version's (capacity = tiles x this).", /* bounded so that tiles x bytes   \
+                                                                                       stays within int64              \
+                                                                                       (config_values fuzz, issue 30)  \
+                                                                                     */                                \
+    Range::between(1, double(int64_t{1} << 40)), "", [](const auto& c) {                                               \
+      return config::device_figure(c, "device.memory_per_tile", c.plain.device_memory_per_tile,                        \
+                                   &DeviceSection::memory_per_tile);                                                   \
+    })                                                                                                                 \
+  X(device_clock_hz, "device.clock_hz", double, DeviceSection{}.clock_hz, Models, plain,                               \
+    "Tile clock, in Hz; unset = the version's.", Range::at_least(0, true), "", [](const auto& c) {                     \
+      return config::device_figure(c, "device.clock_hz", c.plain.device_clock_hz, &DeviceSection::clock_hz);           \
+    })                                                                                                                 \
+  X(device_flops_per_tile_per_cycle, "device.flops_per_tile_per_cycle", double,                                        \
+    DeviceSection{}.flops_per_tile_per_cycle, Models, plain,                                                           \
+    "Peak fp32 floating-point operations per tile per cycle; unset = the version's.", Range::at_least(0, true), "",    \
+    [](const auto& c) {                                                                                                \
+      return config::device_figure(c, "device.flops_per_tile_per_cycle", c.plain.device_flops_per_tile_per_cycle,      \
+                                   &DeviceSection::flops_per_tile_per_cycle);                                          \
+    })                                                                                                                 \
+  X(device_flops_per_tile_per_cycle_fp16, "device.flops_per_tile_per_cycle_fp16", double,                              \
+    DeviceSection{}.flops_per_tile_per_cycle_fp16, Models, plain,                                                      \
+    "Peak fp16 floating-point operations per tile per cycle; unset = the version's.", Range::at_least(0, true), "",    \
+    [](const auto& c) {                                                                                                \
+      return config::device_figure(c, "device.flops_per_tile_per_cycle_fp16",                                          \
+                                   c.plain.device_flops_per_tile_per_cycle_fp16,                                       \
+                                   &DeviceSection::flops_per_tile_per_cycle_fp16);                                     \
+    })                                                                                                                 \
+  X(device_ipu_link_bandwidth, "device.ipu_link_bandwidth", double, DeviceSection{}.ipu_link_bandwidth, Models, plain, \
+    "IPU-to-IPU bandwidth of one IPU over its IPU-Links, in bytes/s; unset = the version's.",                          \
+    Range::at_least(0, true), "", [](const auto& c) {                                                                  \
+      return config::device_figure(c, "device.ipu_link_bandwidth", c.plain.device_ipu_link_bandwidth,                  \
+                                   &DeviceSection::ipu_link_bandwidth);                                                \
+    })                                                                                                                 \
+  X(device_host_bandwidth, "device.host_bandwidth", double, DeviceSection{}.host_bandwidth, Models, plain,             \
+    "Host-to-IPU bandwidth of one IPU, in bytes/s; unset = the version's.", Range::at_least(0, true), "",              \
+    [](const auto& c) {                                                                                                \
+      return config::device_figure(c, "device.host_bandwidth", c.plain.device_host_bandwidth,                          \
+                                   &DeviceSection::host_bandwidth);                                                    \
+    })                                                                                                                 \
+  X(device_compute_efficiency, "device.compute_efficiency", double, DeviceSection{}.compute_efficiency, Models, plain, \
+    "The one calibrated scale on top of PopLibs' vertex cycle estimates (matmuls, convolutions by "                    \
+    "vertex, elementwise ops by family, reductions): an op's kernels take the estimate divided by it. "                \
+    "0.606 is calibrated once, on Graphcore's published BERT-Base phase 1 throughput (16,391 "                         \
+    "sequences/s on a Bow Pod16, docs/ipu_scale.md); 1 takes the estimates as they are.",                              \
+    (Range{0, true, 1, false}), "", as_written)                                                                        \
+  X(system_preset, "system.preset", SystemPreset, SystemPreset::Auto, Models, plain,                                   \
+    "The system the IPUs sit in: pod4 (one IPU-M2000 / Bow-2000), pod16, pod64 (IPU-Links "                            \
+    "within a rack), pod128 or pod256 (2 or 4 POD64 racks joined by GW-Links); auto = the smallest "                   \
+    "that holds the config's IPUs (past pod256, as many of its racks as they need); custom = no preset, "              \
+    "the keys' defaults. The other `system.*` keys default to its figures "                                            \
+    "(configs/systems/*.toml cite their sources). Sets the levels of the cross-replica collectives "                   \
+    "and the hosts that feed the data.",                                                                               \
+    {}, "", [](const auto& c) { return config::settled_system_preset(c); })                                            \
+  X(system_ipus_per_machine, "system.ipus_per_machine", int64_t, SystemSection{}.ipus_per_machine, Models, plain,      \
+    "IPUs of one machine (IPU-M2000 / Bow-2000: 4); replicas' peers within one share its IPU-Links.",                  \
+    Range::between(1, 1 << 16), "", [](const auto& c) {                                                                \
+      return config::system_figure(c, "system.ipus_per_machine", c.plain.system_ipus_per_machine,                      \
+                                   &SystemSection::ipus_per_machine);                                                  \
+    })                                                                                                                 \
+  X(system_machines_per_pod, "system.machines_per_pod", int64_t, SystemSection{}.machines_per_pod, Models, plain,      \
+    "Machines joined by IPU-Links into one domain (a Pod: 1, 4 or 16).", Range::between(1, 1 << 16), "",               \
+    [](const auto& c) {                                                                                                \
+      return config::system_figure(c, "system.machines_per_pod", c.plain.system_machines_per_pod,                      \
+                                   &SystemSection::machines_per_pod);                                                  \
+    })                                                                                                                 \
+  X(system_pods, "system.pods", int64_t, SystemSection{}.pods, Models, plain,                                          \
+    "IPU-Link domains joined by GW-Links through their gateways (POD128: 2, POD256: 4).", Range::between(1, 1 << 16),  \
+    "",                                                                                                                \
+    [](const auto& c) { return config::system_figure(c, "system.pods", c.plain.system_pods, &SystemSection::pods); })  \
+  X(system_links_in_machine, "system.links_in_machine", int64_t, SystemSection{}.links_in_machine, Models, plain,      \
+    "IPU-Links from one IPU to the other IPUs of its machine (the collective's machine level).",                       \
+    Range::between(1, 1024), "", [](const auto& c) {                                                                   \
+      return config::system_figure(c, "system.links_in_machine", c.plain.system_links_in_machine,                      \
+                                   &SystemSection::links_in_machine);                                                  \
+    })                                                                                                                 \
+  X(system_links_between_machines, "system.links_between_machines", int64_t, SystemSection{}.links_between_machines,   \
+    Models, plain,                                                                                                     \
+    "IPU-Links from one IPU to other machines of its Pod: the collective's IPU-Link level, and "                       \
+    "pipeline transfers between IPUs of a replica in different machines.",                                             \
+    Range::between(1, 1024), "", [](const auto& c) {                                                                   \
+      return config::system_figure(c, "system.links_between_machines", c.plain.system_links_between_machines,          \
+                                   &SystemSection::links_between_machines);                                            \
+    })                                                                                                                 \
+  X(system_ipu_link_bandwidth, "system.ipu_link_bandwidth", double, SystemSection{}.ipu_link_bandwidth, Models, plain, \
+    "Bandwidth of one IPU-Link in one direction, bytes/s (320 GB/s over 10 links per IPU).", Range::at_least(0, true), \
+    "", [](const auto& c) {                                                                                            \
+      return config::system_figure(c, "system.ipu_link_bandwidth", c.plain.system_ipu_link_bandwidth,                  \
+                                   &SystemSection::ipu_link_bandwidth);                                                \
+    })                                                                                                                 \
+  X(system_ipu_link_latency, "system.ipu_link_latency", double, SystemSection{}.ipu_link_latency, Models, plain,       \
+    "Seconds per step of a ring over IPU-Links within a Pod: derived from PopLibs' measured "                          \
+    "crossovers between its ring methods (docs/ipu_scale.md).",                                                        \
+    Range::at_least(0), "", [](const auto& c) {                                                                        \
+      return config::system_figure(c, "system.ipu_link_latency", c.plain.system_ipu_link_latency,                      \
+                                   &SystemSection::ipu_link_latency);                                                  \
+    })                                                                                                                 \
+  X(system_gw_link_bandwidth, "system.gw_link_bandwidth", double, SystemSection{}.gw_link_bandwidth, Models, plain,    \
+    "GW-Link bandwidth of one machine in one direction, bytes/s (2 x 100 Gbps), shared by its IPUs.",                  \
+    Range::at_least(0, true), "", [](const auto& c) {                                                                  \
+      return config::system_figure(c, "system.gw_link_bandwidth", c.plain.system_gw_link_bandwidth,                    \
+                                   &SystemSection::gw_link_bandwidth);                                                 \
+    })                                                                                                                 \
+  X(system_gw_link_latency, "system.gw_link_latency", double, SystemSection{}.gw_link_latency, Models, plain,          \
+    "Seconds a synchronisation or a ring step across POD64 racks (through the gateways) adds to one "                  \
+    "within a Pod: the one constant fitted across racks, on Graphcore's MLPerf Training v1.1 ResNet-50 "               \
+    "on a Mk2 POD128 (docs/ipu_scale.md).",                                                                            \
+    Range::at_least(0), "", [](const auto& c) {                                                                        \
+      return config::system_figure(c, "system.gw_link_latency", c.plain.system_gw_link_latency,                        \
+                                   &SystemSection::gw_link_latency);                                                   \
+    })                                                                                                                 \
+  X(system_hosts, "system.hosts", int64_t, SystemSection{}.hosts, Models, plain,                                       \
+    "Host servers of the whole system; a config using part of it is fed by its share of them.",                        \
+    Range::between(1, 1 << 16), "", [](const auto& c) {                                                                \
+      return config::system_figure(c, "system.hosts", c.plain.system_hosts, &SystemSection::hosts);                    \
+    })                                                                                                                 \
+  X(system_host_link_bandwidth, "system.host_link_bandwidth", double, SystemSection{}.host_link_bandwidth, Models,     \
+    plain,                                                                                                             \
+    "Network bandwidth of one host server to the machines, bytes/s: the infeed and outfeed of every "                  \
+    "replica it feeds share it.",                                                                                      \
+    Range::at_least(0, true), "", [](const auto& c) {                                                                  \
+      return config::system_figure(c, "system.host_link_bandwidth", c.plain.system_host_link_bandwidth,                \
+                                   &SystemSection::host_link_bandwidth);                                               \
+    })                                                                                                                 \
+  X(system_host_sync_latency, "system.host_sync_latency", double, SystemSection{}.host_sync_latency, Models, plain,    \
+    "Seconds of the host round trip of one engine call (launch, sync, results), shared by the weight "                 \
+    "updates of the call; does not scale with the IPU clock (not published: assumed).",                                \
+    Range::at_least(0), "", [](const auto& c) {                                                                        \
+      return config::system_figure(c, "system.host_sync_latency", c.plain.system_host_sync_latency,                    \
+                                   &SystemSection::host_sync_latency);                                                 \
+    })                                                                                                                 \
+  X(system_host_samples_per_second, "system.host_samples_per_second", double, SystemSection{}.host_samples_per_second, \
+    Models, plain,                                                                                                     \
+    "Samples one host server's CPUs prepare per second (decoding, cropping: the data's work before it "                \
+    "is sent), declared by the user for their data and hosts; the hosts' feed takes the longer of this "               \
+    "work and their network time. 0 (the default): the hosts' CPU work is not modelled.",                              \
+    Range::at_least(0), "", [](const auto& c) {                                                                        \
+      return config::system_figure(c, "system.host_samples_per_second", c.plain.system_host_samples_per_second,        \
+                                   &SystemSection::host_samples_per_second);                                           \
+    })
 
 namespace iputrain {
 

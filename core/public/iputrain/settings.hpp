@@ -14,7 +14,6 @@
 #include <vector>
 
 #include "iputrain/error.hpp"
-#include "iputrain/hardware.hpp"
 #include "iputrain/plain_keys.hpp"
 
 namespace iputrain::pipeline_schedules {
@@ -72,13 +71,11 @@ struct PipelineSettings {
   std::vector<std::vector<int64_t>> device_mapping;  //!< per position: its IPU(s); empty = position i on IPU i
 };
 
-//! The devices and system the run is placed on.
+//! The IPUs the run is placed on (the figures of the device and system are plain lines).
 struct IpuSettings {
   int64_t count = 1;              //!< IPUs acquired: ipu.auto_select_ipus, or the select_ipus devices' IPUs
   std::vector<int32_t> physical;  //!< the physical IPUs of ipu.select_ipus, in order; empty = 0, 1, …
   int32_t instances = 1;          //!< processes sharing the replicas (process_count, at least 1)
-  DeviceSection device;
-  SystemSection system;
 };
 
 //! `[optimizer]`'s named values, resolved (its numbers are plain lines: `plain.optimizer_learning_rate`, ...).
