@@ -51,7 +51,7 @@ std::string knob(const Context& ctx, const Point& p, size_t k, const std::string
 }
 
 std::string schedule_name(const Context& ctx, const Point& p) {
-  return knob(ctx, p, kSchedule, ctx.config.pipeline.schedule);
+  return knob(ctx, p, kSchedule, ctx.settings.plain.pipeline_schedule);
 }
 
 // The recomputation mode of a point ("off" when none).

@@ -51,7 +51,6 @@ void read_values(const Config& c, const std::string& key, const std::vector<T>& 
 }  // namespace
 
 Limits read_limits(const Config& c, const TuneRequest& r) {
-  const TuneSection& t = c.tune;
   Limits l;
   // A flag given on the command line wins over the key of the same name.
   l.ipus = r.ipus > 0 ? r.ipus : c.plain.tune_ipus;
@@ -75,11 +74,11 @@ Limits read_limits(const Config& c, const TuneRequest& r) {
                           l.max_ipus_per_replica, ipus),
               "a replica's IPUs divide the IPUs in all: widen the range, or change --ipus");
   }
-  read_values(c, "tune.schedule", t.schedule, kSchedule, l);
-  read_values(c, "tune.recomputation", t.recomputation, kRecomputation, l);
+  read_values(c, "tune.schedule", c.plain.tune_schedule, kSchedule, l);
+  read_values(c, "tune.recomputation", c.plain.tune_recomputation, kRecomputation, l);
   read_values(c, "tune.available_memory_proportion", c.plain.tune_available_memory_proportion, kMemoryProportion, l);
-  read_values(c, "tune.gradient_accumulation_dtype", t.gradient_accumulation_dtype, kAccumulationDtype, l);
-  read_values(c, "tune.gradient_accumulation_order", t.gradient_accumulation_order, kAccumulationOrder, l);
+  read_values(c, "tune.gradient_accumulation_dtype", c.plain.tune_gradient_accumulation_dtype, kAccumulationDtype, l);
+  read_values(c, "tune.gradient_accumulation_order", c.plain.tune_gradient_accumulation_order, kAccumulationOrder, l);
   read_values(c, "tune.offload_weight_update_variables", c.plain.tune_offload_weight_update_variables, kOffloadState,
               l);
   read_values(c, "tune.offload_gradient_accumulation_buffers", c.plain.tune_offload_gradient_accumulation_buffers,

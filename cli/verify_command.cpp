@@ -82,7 +82,7 @@ Config reference_config(const Config& config, const Model& model, const Plan& pl
   r.ipu.auto_select_ipus = replicas;
   r.pipeline.device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
   r.plain.pipeline_gradient_accumulation_count = plan.accumulation_count() / serialized * plan.replicas() / replicas;
-  r.pipeline.schedule = config::unpipelined_schedule();  // one IPU: it accepts any accumulation count
+  r.plain.pipeline_schedule = config::unpipelined_schedule();  // one IPU: it accepts any accumulation count
   return r;
 }
 

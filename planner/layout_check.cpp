@@ -72,7 +72,13 @@ PipelineShape check_layout(const std::vector<std::vector<std::string>>& position
   check_lists(positions, last_stage_outputs, settings);
   const PipelineSettings& p = settings.pipeline;
   const KeyLocations& keys = settings.keys;
-  const pipeline_schedules::ScheduleDef& def = schedule_def(p.schedule);
+  const pipeline_schedules::ScheduleDef* asked = pipeline_schedules::find_schedule(settings.plain.pipeline_schedule);
+  if (asked == nullptr) {  // a Config built in code (the loader admits the table's names only)
+    keys.fail_at("pipeline.schedule",
+                 fmt::format("no pipeline schedule is named \"{}\"", settings.plain.pipeline_schedule),
+                 fmt::format("name one of: {}", fmt::join(pipeline_schedules::schedule_names(), ", ")));
+  }
+  const pipeline_schedules::ScheduleDef& def = *asked;
   const int64_t stages = std::max<int64_t>(1, static_cast<int64_t>(positions.size()));
   const int64_t ipus = settings.ipu.count;
   PipelineShape shape;
@@ -108,7 +114,7 @@ PipelineShape check_layout(const std::vector<std::vector<std::string>>& position
                                                                          def, stages, shape.ipus_per_replica, training)
                                                                    : 1);
   // Without pipelining the stages of one micro-batch simply run one after another.
-  shape.schedule = shape.pipelined ? p.schedule : pipeline_schedules::unpipelined_schedule().kind;
+  shape.schedule = shape.pipelined ? def.kind : pipeline_schedules::unpipelined_schedule().kind;
   return shape;
 }
 

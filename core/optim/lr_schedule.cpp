@@ -1,8 +1,11 @@
 #include "core/optim/lr_schedule.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <string_view>
+#include <vector>
 
 #include "iputrain/error.hpp"
 
@@ -50,9 +53,15 @@ float learning_rate_at(const Settings& run, int64_t step) {
     return static_cast<float>(run.plain.optimizer_learning_rate * static_cast<double>(done + 1) /
                               static_cast<double>(run.plain.optimizer_warmup_steps));
   }
-  const LrScheduleDef* def = find_lr_schedule(run.optimizer.lr_schedule);
-  if (def == nullptr) {
-    throw Error(ErrorKind::Internal, fmt::format("no learning-rate schedule named \"{}\"", run.optimizer.lr_schedule));
+  const LrScheduleDef* def = find_lr_schedule(run.plain.optimizer_lr_schedule);
+  if (def == nullptr) {  // a Config built in code (the loader admits the table's names only)
+    std::vector<std::string_view> names;
+    for (const LrScheduleDef* d : lr_schedule_table()) {
+      names.push_back(d->name);
+    }
+    run.keys.fail_at("optimizer.lr_schedule",
+                     fmt::format("no learning-rate schedule is named \"{}\"", run.plain.optimizer_lr_schedule),
+                     fmt::format("name one of: {}", fmt::join(names, ", ")));
   }
   return static_cast<float>(def->rate(run, static_cast<double>(done - run.plain.optimizer_warmup_steps)));
 }

@@ -2,33 +2,14 @@
 // §1.1), same names except `pipeline_schedule` (here `schedule`) and `computational_stages` (here
 // `stages`, the model's stage names). `inputs`, `infeed_queue`, `outfeed_queue` and
 // `optimizer_function` are the model's inputs, [data], [training] outfeed_mode and [optimizer].
-#include "core/pipeline_schedules/schedule_def.hpp"
 #include "frontend/config/bind.hpp"
 
 namespace iputrain::config {
-
-namespace {
-
-// The schedule key's line in the reference, from the schedule table.
-std::string schedules_doc() {
-  std::string doc = "Order of the stages' forward and backward tasks:";
-  for (const pipeline_schedules::ScheduleDef* def : pipeline_schedules::schedule_table()) {
-    doc += " ";
-    doc += def->name;
-    doc += " (";
-    doc += def->summary;
-    doc += def == pipeline_schedules::schedule_table().back() ? ")." : "),";
-  }
-  return doc;
-}
-
-}  // namespace
 
 std::vector<KeySpec> pipeline_keys() {
   using detail::key;
   using enum KeyType;
   using enum Effect;
-  const std::vector<std::string> dtypes = {"same", "fp32", "fp16"};
   std::vector<KeySpec> out = {
       key(IPUTRAIN_KEY(pipeline.stages), StringList, ValueList{}, Runs,
           "The model's stages in order (checked against the model); at least two when given."),
@@ -36,10 +17,6 @@ std::vector<KeySpec> pipeline_keys() {
           "IPU of each stage within a replica (a list for parallel stages), e.g. [0, [1, 2], 3]; "
           "unset = stage i on IPU i (every stage on IPU 0 if the device has one IPU).",
           Range::at_least(0))
-          .as_layout(),
-      key(IPUTRAIN_KEY(pipeline.schedule), Enum, "grouped", Runs, schedules_doc(), {},
-          pipeline_schedules::schedule_names())
-          .as_tunable()
           .as_layout(),
       key(IPUTRAIN_KEY(pipeline.forward_propagation_stages_poplar_options), StageOptionsList, ValueList{}, Models,
           "Per forward stage: `{ convolution_options = {…}, matmul_options = {…} }`, over "

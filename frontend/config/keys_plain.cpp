@@ -12,9 +12,12 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
-#include "core/data_source_table.hpp"  // data.train's doc lists the formats
-#include "core/optim/lr_schedule.hpp"  // the schedule keys' docs name their schedules
+#include "core/data_source_table.hpp"                // data.train's doc lists the formats
+#include "core/optim/lr_schedule.hpp"                // the schedule keys' docs name their schedules
+#include "core/pipeline_schedules/schedule_def.hpp"  // pipeline.schedule's names and doc
 #include "frontend/config/bind.hpp"
 #include "iputrain/plain_keys.hpp"
 
@@ -25,8 +28,20 @@ namespace {
 // The MARKS of a line.
 enum Marks : unsigned { plain = 0, defining = 1, layout = 2, tunable = 4, path = 8 };
 
+// A line's RANGE that is names, not numbers: the values a string key may hold (its row is an Enum
+// row, spelt as the names are) or the elements of a list of strings, from a table (the schedules)
+// or an enum's spellings. A braced `{}` is a Range, never these.
+struct Names {
+  explicit Names(std::vector<std::string> names) : values(std::move(names)) {}
+  std::vector<std::string> values;
+};
+Range range_of(const Range& r) { return r; }
+Range range_of(const Names& /*names*/) { return {}; }
+std::vector<std::string> names_of(const Range& /*range*/) { return {}; }
+std::vector<std::string> names_of(const Names& names) { return names.values; }
+
 template <class T>
-constexpr KeyType plain_type() {
+constexpr KeyType plain_type(bool named = false) {
   if constexpr (std::is_enum_v<T>) {
     return KeyType::Enum;
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -36,7 +51,9 @@ constexpr KeyType plain_type() {
   } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, uint64_t>) {
     return KeyType::Int;
   } else if constexpr (std::is_same_v<T, std::string>) {
-    return KeyType::String;
+    return named ? KeyType::Enum : KeyType::String;
+  } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+    return KeyType::StringList;
   } else if constexpr (std::is_same_v<T, OptionMap>) {
     return KeyType::OptionMap;
   } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
@@ -73,21 +90,36 @@ Value plain_value(const T& value) {
 }
 
 template <class T, class Ref>
-Accessor plain_access(const char* path, Ref ref) {
+Accessor plain_access(const char* path, Ref ref, std::vector<std::string> names) {
   if constexpr (std::is_enum_v<T>) {
     return {[path, ref](Config& c, const Value& v) { ref(c) = enum_value<T>(path, v); },
             [ref](const Config& c) -> Value { return plain_value(ref(c)); }};
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (names.empty()) {
+      return detail::bind(ref);
+    }
+    // A name from a table, kept in the table's spelling, as an enum's.
+    return {[path, ref, names](Config& c, const Value& v) {
+              const auto i = spelling_index(names, std::get<std::string>(v));
+              if (!i) {
+                throw Error(ErrorKind::Internal,
+                            fmt::format("`{}` = {} passed the schema but names no row", path, toml_text(v)));
+              }
+              ref(c) = names[*i];
+            },
+            [ref](const Config& c) -> Value { return ref(c); }};
   } else {
     return detail::bind(ref);
   }
 }
 
+// The spellings of an enum key, or the names its line's RANGE lists.
 template <class T>
-std::vector<std::string> plain_allowed() {
+std::vector<std::string> plain_allowed(std::vector<std::string> names) {
   if constexpr (std::is_enum_v<T>) {
     return key_spellings<T>();
   } else {
-    return {};
+    return names;
   }
 }
 
@@ -104,6 +136,25 @@ struct LineEffect {
 LineEffect no_effect_here(const char* why) { return {Effect::None, why, ""}; }
 // A key whose values other than its default are refused, `why`, with what to do `instead`.
 LineEffect refused_here(const char* why, const char* instead) { return {Effect::Refused, why, instead}; }
+
+// `pipeline.schedule`'s doc: each schedule of the table and what it does.
+std::string schedules_doc() {
+  std::string doc = "Order of the stages' forward and backward tasks:";
+  for (const pipeline_schedules::ScheduleDef* def : pipeline_schedules::schedule_table()) {
+    doc += fmt::format(" {} ({}){}", def->name, def->summary,
+                       def == pipeline_schedules::schedule_table().back() ? "." : ",");
+  }
+  return doc;
+}
+
+// The names of the learning-rate schedules, in their table's order.
+std::vector<std::string> lr_schedule_names() {
+  std::vector<std::string> out;
+  for (const optim::LrScheduleDef* d : optim::lr_schedule_table()) {
+    out.emplace_back(d->name);
+  }
+  return out;
+}
 
 // `doc` and the learning-rate schedules that read schedule key `key` (from their table).
 std::string schedule_key_doc(std::string_view key, std::string_view doc) {
@@ -138,14 +189,14 @@ std::vector<KeySpec> plain_keys() {
   using detail::key;
   using enum Effect;
   std::vector<KeySpec> out;
-#define IPUTRAIN_PLAIN_ROW(field, path, type, value, effect, marks, doc, range, needed, derive)                        \
-  out.push_back(plain_row(                                                                                             \
-      #field,                                                                                                          \
-      key(path,                                                                                                        \
-          plain_access<type>(                                                                                          \
-              path, [](auto& c) -> auto& { return c.plain.field; }),                                                   \
-          plain_type<type>(), plain_value<type>(value), LineEffect(effect).status, doc, range, plain_allowed<type>()), \
-      LineEffect(effect), marks, needed));
+#define IPUTRAIN_PLAIN_ROW(field, path, type, value, effect, marks, doc, range, needed, derive)                       \
+  out.push_back(plain_row(#field,                                                                                     \
+                          key(path,                                                                                   \
+                              plain_access<type>(                                                                     \
+                                  path, [](auto& c) -> auto& { return c.plain.field; }, names_of(range)),             \
+                              plain_type<type>(!names_of(range).empty()), plain_value<type>(value),                   \
+                              LineEffect(effect).status, doc, range_of(range), plain_allowed<type>(names_of(range))), \
+                          LineEffect(effect), marks, needed));
   IPUTRAIN_PLAIN_KEYS(IPUTRAIN_PLAIN_ROW)
 #undef IPUTRAIN_PLAIN_ROW
   return out;

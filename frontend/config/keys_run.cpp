@@ -1,8 +1,7 @@
-// The keys of the run itself: composition, model parameters, optimizer, data, loop, checkpoints,
-// legacy profiling and transfer options, and the device figures the planner reads.
+// The keys of the run itself that are not plain lines: composition (`extends`), the model's
+// parameters, and the optimizer and its hyper-parameters (from the optimizer table).
 #include <fmt/format.h>
 
-#include "core/optim/lr_schedule.hpp"
 #include "core/optim_table.hpp"
 #include "frontend/config/bind.hpp"
 #include "iputrain/error.hpp"
@@ -14,14 +13,6 @@ namespace {
 std::vector<std::string> optimizer_names() {
   std::vector<std::string> out;
   for (const OptimizerDef* d : optimizer_table()) {
-    out.emplace_back(d->name);
-  }
-  return out;
-}
-
-std::vector<std::string> lr_schedule_names() {
-  std::vector<std::string> out;
-  for (const optim::LrScheduleDef* d : optim::lr_schedule_table()) {
     out.emplace_back(d->name);
   }
   return out;
@@ -91,14 +82,6 @@ std::vector<KeySpec> run_keys() {
   // The hyper-parameters, from the optimizer table (core/optim/).
   const std::vector<KeySpec> hyper = optimizer_keys();
   out.insert(out.end(), hyper.begin(), hyper.end());
-  const std::vector<KeySpec> rest = {
-      key(IPUTRAIN_KEY(optimizer.lr_schedule), Enum, "constant", Runs,
-          "How the learning rate changes over the updates (after any warmup); formulas in "
-          "docs/training.md.",
-          {}, lr_schedule_names())
-          .defining(),
-  };
-  out.insert(out.end(), rest.begin(), rest.end());
   return out;
 }
 

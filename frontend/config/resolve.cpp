@@ -1,8 +1,7 @@
 // The one place a loaded config becomes typed settings: the plain keys (iputrain/plain_keys.hpp) are
 // settled by their lines (as written, or by the line's DERIVE rule: data.seed 0, epochs 0, prefetching
-// off, keep_best_mode auto, the [device] and [system] figures by their presets), the keys named by a
-// table (the optimizer, the learning-rate and pipeline schedules) are found in it, and the number of
-// IPUs is settled.
+// off, keep_best_mode auto, the [device] and [system] figures by their presets, the schedule under
+// batch serialization), the optimizer is found in its table, and the number of IPUs is settled.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,9 +12,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/optim/lr_schedule.hpp"
 #include "core/optim_table.hpp"
-#include "core/pipeline_schedules/schedule_def.hpp"
 #include "frontend/config/resolve_count.hpp"
 #include "frontend/config/rules.hpp"
 #include "frontend/config/schema.hpp"
@@ -35,15 +32,6 @@ const OptimizerDef& optimizer_named(const std::string& type) {
   throw Error(ErrorKind::Internal, fmt::format("`optimizer.type` = \"{}\" passed the schema but has no row", type));
 }
 
-//! The learning-rate schedule of `optimizer.lr_schedule` (spelled as the schema allows).
-const optim::LrScheduleDef& lr_schedule_named(const std::string& name) {
-  if (const optim::LrScheduleDef* d = config::find_lr_schedule_folded(name)) {
-    return *d;
-  }
-  throw Error(ErrorKind::Internal,
-              fmt::format("`optimizer.lr_schedule` = \"{}\" passed the schema but has no row", name));
-}
-
 OptimizerSettings resolve_optimizer(const Config& c) {
   const OptimizerSection& o = c.optimizer;
   OptimizerSettings s;
@@ -60,7 +48,6 @@ OptimizerSettings resolve_optimizer(const Config& c) {
     }
     s.hyper.emplace(std::string(p.name), value);
   }
-  s.lr_schedule = std::string(lr_schedule_named(o.lr_schedule).name);
   return s;
 }
 
@@ -93,13 +80,6 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
   const PipelineSection& p = cfg.pipeline;
   s.device_mapping = p.device_mapping;
   s.stages = p.stages;
-  // The loader has spelt the schedule as the table does (and made it sequential under batch serialization).
-  const pipeline_schedules::ScheduleDef* schedule = pipeline_schedules::find_schedule(p.schedule);
-  if (schedule == nullptr) {
-    throw Error(ErrorKind::Internal,
-                fmt::format("`pipeline.schedule` = \"{}\" passed the schema but has no row", p.schedule));
-  }
-  s.schedule = schedule->kind;
   s.pipelined = cfg.is_set("pipeline.schedule") || cfg.is_set("pipeline.device_mapping") ||
                 cfg.plain.pipeline_batch_serialization_iterations > 1;
   s.memory = {memory_options(cfg, "ipu.matmuls.poplar_options", cfg.ipu.matmuls.poplar_options, {}),

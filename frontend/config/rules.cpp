@@ -55,9 +55,11 @@ std::string located(const Config& c, std::initializer_list<const char*> keys) {
   return *keys.begin();
 }
 
-//! The definition of the configured schedule (the key's values are the table's names).
+//! The definition of the schedule a run under `c` uses (its line settles it: sequential under batch
+//! serialization; the key's values are the table's names).
 const pipeline_schedules::ScheduleDef& schedule_of(const Config& c) {
-  const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(c.pipeline.schedule);
+  const pipeline_schedules::ScheduleDef* def =
+      pipeline_schedules::find_schedule(settled_plain_keys(c).pipeline_schedule);
   return def != nullptr ? *def : pipeline_schedules::schedule_def(pipeline_schedules::ScheduleKind::Grouped);
 }
 
@@ -87,8 +89,8 @@ void check_listed_layout(const Config& c) {
                                                  per_replica, true));
 }
 
-void check_pipeline(Config& c) {
-  auto& p = c.pipeline;
+void check_pipeline(const Config& c) {
+  const auto& p = c.pipeline;
   if (!p.stages.empty() && p.stages.size() < 2) {
     c.fail_at("pipeline.stages", "`pipeline.stages` lists one stage; a pipeline has at least two",
               "remove `pipeline.stages` to train a single-stage model without pipelining");
@@ -96,11 +98,11 @@ void check_pipeline(Config& c) {
   // Batch serialization runs the slices of a micro-batch one after another: the sequential schedule.
   const std::string_view sequential = pipeline_schedules::unpipelined_schedule().name;
   if (c.plain.pipeline_batch_serialization_iterations > 1) {
-    if (c.is_set("pipeline.schedule") && p.schedule != sequential) {
+    if (c.is_set("pipeline.schedule") && c.plain.pipeline_schedule != sequential) {
       c.fail_at("pipeline.schedule",
                 fmt::format("batch serialization (`pipeline.batch_serialization_iterations` = {}) needs the "
                             "sequential schedule, not {}",
-                            c.plain.pipeline_batch_serialization_iterations, p.schedule),
+                            c.plain.pipeline_batch_serialization_iterations, c.plain.pipeline_schedule),
                 "remove `pipeline.schedule` (it then defaults to sequential) or set it to \"sequential\"");
     }
     if (pipeline_schedules::mapped_ipus(p.device_mapping) > 1) {
@@ -137,7 +139,6 @@ void check_pipeline(Config& c) {
                 "batch_serialization_iterations; it cannot be set as well",
                 "remove `[model] batch` and set `data.batch_size`");
     }
-    p.schedule = sequential;
   }
   if (c.plain.pipeline_outfeed_loss && !c.plain.pipeline_outfeed_mask.empty()) {
     c.fail_at(located(c, {"pipeline.outfeed_mask", "pipeline.outfeed_loss"}),
@@ -157,14 +158,13 @@ void check_pipeline(Config& c) {
         fmt::format("`pipeline.recomputation_mode` = \"{}\" has no effect while `ipu.allow_recompute` is off", mode),
         "set `ipu.allow_recompute = true` to recompute, or remove the key");
   }
-  if (const pipeline_schedules::ScheduleDef* def = pipeline_schedules::find_schedule(p.schedule);
-      def != nullptr && !pipeline_schedules::runs_recomputation(*def, mode)) {
+  if (const pipeline_schedules::ScheduleDef& def = schedule_of(c); !pipeline_schedules::runs_recomputation(def, mode)) {
     const bool then = c.plain.pipeline_recomputation_mode == RecomputationMode::RecomputeThenBackpropagate;
     c.fail_at(
         located(c, {"pipeline.recomputation_mode", "pipeline.schedule"}),
         fmt::format("`{}` is supported by the {} schedules only", mode, pipeline_schedules::schedules_running(mode)),
         fmt::format("use `{}` (or `auto`) with the {} schedule",
-                    then ? "recompute_and_backpropagate_interleaved" : "recompute_then_backpropagate", p.schedule));
+                    then ? "recompute_and_backpropagate_interleaved" : "recompute_then_backpropagate", def.name));
   }
   if (c.plain.pipeline_offload_weights == true && c.plain.pipeline_replicated_weight_sharding == false) {
     c.fail_at("pipeline.offload_weights",
@@ -252,16 +252,15 @@ void check_ipu(const Config& c) {
 }
 
 void check_schedule(const Config& c) {
-  const auto& o = c.optimizer;
+  const std::string& name = c.plain.optimizer_lr_schedule;
   for (const auto& [key, schedules] : schedule_params()) {
-    if (c.is_set(key) && !reads(schedules, o.lr_schedule)) {
-      c.fail_at(key,
-                fmt::format("`{}` has no effect with `optimizer.lr_schedule` = \"{}\"", key, o.lr_schedule),
-                fmt::format("it is used by the schedules: {}; remove it or change the schedule",
-                            fmt::join(schedules, ", ")));
+    if (c.is_set(key) && !reads(schedules, name)) {
+      c.fail_at(
+          key, fmt::format("`{}` has no effect with `optimizer.lr_schedule` = \"{}\"", key, name),
+          fmt::format("it is used by the schedules: {}; remove it or change the schedule", fmt::join(schedules, ", ")));
     }
   }
-  const optim::LrScheduleDef* schedule = find_lr_schedule_folded(o.lr_schedule);
+  const optim::LrScheduleDef* schedule = find_lr_schedule_folded(name);
   if (schedule == nullptr) {
     return;  // the key's row has refused the spelling
   }
@@ -558,8 +557,8 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
     return fmt::format("not used by {}", c.optimizer.type);
   }
   for (const auto& [key, schedules] : schedule_params()) {
-    if (key == k.path && !reads(schedules, c.optimizer.lr_schedule)) {
-      return fmt::format("not used by the {} schedule", c.optimizer.lr_schedule);
+    if (key == k.path && !reads(schedules, c.plain.optimizer_lr_schedule)) {
+      return fmt::format("not used by the {} schedule", c.plain.optimizer_lr_schedule);
     }
   }
   if (k.path.find("maximum_scheduler_") != std::string::npos &&

@@ -1,10 +1,10 @@
 // iputrain — cross-key rules of the config (the IPUConfig and pipeline() checks of the seeds).
 //
 // apply_rules() runs after a config is loaded: it checks every rule that the config alone can
-// decide and normalises derived values (batch serialization makes the schedule sequential; most
-// derived values are settled by their key's line when the config is resolved, such as `set_all`
-// turning the five float flags on). Rules that need the model (the number of stages,
-// the last stage's outputs) are checked by the planner's place pass (planner/layout_check.cpp),
+// decide. Derived values are settled by their key's line when the config is resolved (`set_all`
+// turning the five float flags on, the sequential schedule under batch serialization, the device's
+// figures), except the starting scale of dynamic loss scaling, which the loader still writes. Rules that need the model
+// (the number of stages, the last stage's outputs) are checked by the planner's place pass (planner/layout_check.cpp),
 // with the keys' locations that Settings keeps; the layout rules both use are
 // core/pipeline_schedules/layout_rules.hpp.
 #pragma once

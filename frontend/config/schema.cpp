@@ -265,7 +265,7 @@ std::vector<KeySpec>& rows() {
     // Root keys first, then [model], then the tables in section order (TOML needs a table's own
     // keys before its sub-tables, and `config show` writes them in this order).
     std::vector<KeySpec> rest;
-    for (auto& v : {ipu_keys(), pipeline_keys(), tune_keys(), plain_keys()}) {
+    for (auto& v : {ipu_keys(), pipeline_keys(), plain_keys()}) {
       rest.insert(rest.end(), v.begin(), v.end());
     }
     out.insert(out.end(), rest.begin(), rest.end());

@@ -3,8 +3,8 @@
 // A Config is plain data, and the origin the loader records. A key that is one line of
 // IPUTRAIN_PLAIN_KEYS (iputrain/plain_keys.hpp) is the field `cfg.plain.PATH_WITH_UNDERSCORES`
 // (`ipu.io_tiles.num_io_tiles` is `cfg.plain.ipu_io_tiles_num_io_tiles`), typed, an enum key as its
-// enum; the other keys are typed sections that mirror their paths (`pipeline.schedule` is
-// `cfg.pipeline.schedule`), enum values in their canonical lower-case spelling ("grouped", …).
+// enum (a key named from a table, such as `pipeline.schedule`, as its canonical spelling); the other
+// keys are typed sections that mirror their paths (`pipeline.stages` is `cfg.pipeline.stages`).
 // iputrain/config_loader.hpp loads one from a TOML file (which may `extends = "base.toml"`, plus
 // `--set key=value` overrides), validates it against the schema (frontend/config/keys_*.cpp and the
 // plain lines) and the cross-key rules (frontend/config/rules.cpp) and keeps the position every
@@ -74,7 +74,6 @@ struct StageOptions {
 struct PipelineSection {
   std::vector<std::string> stages;                   //!< the model's stage names, in order (optional check)
   std::vector<std::vector<int64_t>> device_mapping;  //!< stage i -> IPU(s); empty = stage i on IPU i
-  std::string schedule = "grouped";                  //!< grouped | interleaved | sequential
   std::vector<StageOptions> forward_propagation_stages_poplar_options;
   std::vector<StageOptions> backward_propagation_stages_poplar_options;
   StageOptions weight_update_poplar_options;
@@ -89,17 +88,6 @@ struct OptimizerSection {
   // one, its kind, range and defaults are in the optimizer table (core/optim/, each optimizer's
   // file); flags are 0 or 1. A name left out takes the chosen optimizer's default.
   std::map<std::string, double> hyper;
-  std::string lr_schedule = "constant";  //!< a name in core/optim/lr_schedule_list.hpp
-};
-
-//! `iputrain tune`'s search (docs/tune.md): the knob lists of named values (its other keys are plain
-//! lines); the command's flags override them. A list here lets the search vary that key even where
-//! the config sets it; an empty list leaves the key to the search's defaults (or fixed, when set).
-struct TuneSection {
-  std::vector<std::string> schedule;                     //!< allowed pipeline.schedule values
-  std::vector<std::string> recomputation;                //!< off | the recomputation modes
-  std::vector<std::string> gradient_accumulation_dtype;  //!< values tried
-  std::vector<std::string> gradient_accumulation_order;  //!< values tried
 };
 
 //! Where a Config came from, recorded by the loader (iputrain/config_loader.hpp): empty for the
@@ -119,7 +107,6 @@ struct Config {
   IpuSection ipu;
   PipelineSection pipeline;
   OptimizerSection optimizer;
-  TuneSection tune;
   PlainKeys plain;      //!< the keys that are one line of IPUTRAIN_PLAIN_KEYS each
   ConfigOrigin origin;  //!< set by the loader
 

@@ -176,7 +176,7 @@ TEST_CASE("save-config writes the effective config, which loads back into the sa
   const Run r = repl_with_input("set pipeline.schedule=interleaved\nsave-config " + path + "\n");
   REQUIRE(r.status == 0);
   const iputrain::Config saved = iputrain::config::load(path);
-  CHECK(saved.pipeline.schedule == "interleaved");
+  CHECK(saved.plain.pipeline_schedule == "interleaved");
   CHECK(saved.plain.pipeline_gradient_accumulation_count == 4);
   const iputrain::Config expected = iputrain::config::load(kConfig, {"pipeline.schedule=interleaved"});
   CHECK(iputrain::config::show(saved) == iputrain::config::show(expected));

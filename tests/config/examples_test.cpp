@@ -99,7 +99,7 @@ TEST_CASE("the design's example config loads") {
   CHECK(c.ipu.auto_select_ipus == 4);
   CHECK(c.plain.ipu_selection_order == iputrain::SelectionOrder::Snake);
   CHECK(c.plain.ipu_optimizations_maximum_cross_replica_sum_buffer_size == 10000000);
-  CHECK(c.pipeline.schedule == "interleaved");
+  CHECK(c.plain.pipeline_schedule == "interleaved");
   CHECK(c.optimizer.type == "momentum");
   CHECK(c.plain.checkpoint_dir == "runs/mnist");
   CHECK(c.plain.checkpoint_every == 500);

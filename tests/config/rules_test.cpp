@@ -161,7 +161,8 @@ TEST_CASE("interleaved training never puts two stages on one IPU") {
 
 TEST_CASE("batch serialization forces the sequential schedule on one IPU") {
   Config c = config::parse("[pipeline]\nbatch_serialization_iterations = 4\n[data]\nbatch_size = 8\n");
-  CHECK(c.pipeline.schedule == "sequential");
+  CHECK(c.plain.pipeline_schedule == "grouped");  // as written (the default); the run's is settled
+  CHECK(settled(c).pipeline_schedule == "sequential");
   Config d = config::parse(
       "[pipeline]\nbatch_serialization_iterations = 4\ndevice_mapping = [0, 0, 0]\n[data]\nbatch_size = 8\n");
   CHECK(check_against_model(d, {"a", "b", "c"}).ipus_per_replica == 1);

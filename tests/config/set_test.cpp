@@ -57,7 +57,7 @@ TEST_CASE("--set lists, tables and tri-state values are parsed as TOML") {
   CHECK(c.ipu.matmuls.poplar_options.at("availableMemoryProportion") == "0.3");
   CHECK_FALSE(c.plain.pipeline_offload_activations.has_value());
   CHECK(c.plain.pipeline_offload_weights == false);
-  CHECK(c.pipeline.schedule == "sequential");
+  CHECK(config::resolve(c).plain.pipeline_schedule == "sequential");
   CHECK(c.plain.pipeline_outfeed_mask == std::vector<bool>{true, false});
 
   // An element error is located at the element inside the --set line.

@@ -143,7 +143,7 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
     c.optimizer.type = std::string(def->name);
     c.optimizer.hyper["centered"] = 1;
     c.plain.optimizer_gradient_clip_norm = 1.0;
-    c.optimizer.lr_schedule = "cosine";
+    c.plain.optimizer_lr_schedule = "cosine";
     c.plain.optimizer_decay_steps = 100;
     c.plain.optimizer_warmup_steps = 10;
     const Settings run = config::resolve(c);
@@ -155,6 +155,8 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
     const std::vector<optim::ParamSlot> slots = {{w.data(), g.data(), state.data(), 1000, 0, shape}};
     opt->init_state(slots[0]);
     opt->reserve(slots);  // as the worker does when it builds its slots (lamb's norm grains)
+    // The schedule table is built on its first use, once per process (a loaded config's rules use it first).
+    (void)optim::learning_rate_at(run, run.plain.optimizer_warmup_steps + 1);
     allocations = 0;
     counting = true;
     for (int64_t step = 1; step <= 50; ++step) {

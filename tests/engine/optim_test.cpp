@@ -508,7 +508,7 @@ TEST_CASE("learning-rate schedules at chosen steps") {
   CHECK(learning_rate_at(settings, 4) == doctest::Approx(0.1));
   CHECK(learning_rate_at(settings, 5) == doctest::Approx(0.1));
 
-  settings.optimizer.lr_schedule = "step";
+  settings.plain.optimizer_lr_schedule = "step";
   settings.plain.optimizer_decay_steps = 10;
   settings.plain.optimizer_decay_rate = 0.5;
   CHECK(learning_rate_at(settings, 5) == doctest::Approx(0.1));    // s = 0
@@ -516,11 +516,11 @@ TEST_CASE("learning-rate schedules at chosen steps") {
   CHECK(learning_rate_at(settings, 15) == doctest::Approx(0.05));  // s = 10
   CHECK(learning_rate_at(settings, 35) == doctest::Approx(0.0125));
 
-  settings.optimizer.lr_schedule = "exponential";
+  settings.plain.optimizer_lr_schedule = "exponential";
   CHECK(learning_rate_at(settings, 10) == doctest::Approx(0.1 * std::pow(0.5, 0.5)));  // s = 5
   CHECK(learning_rate_at(settings, 25) == doctest::Approx(0.025));                     // s = 20
 
-  settings.optimizer.lr_schedule = "cosine";
+  settings.plain.optimizer_lr_schedule = "cosine";
   settings.plain.optimizer_warmup_steps = 0;
   settings.plain.optimizer_decay_steps = 100;
   settings.plain.optimizer_min_learning_rate = 0.01;
@@ -530,7 +530,7 @@ TEST_CASE("learning-rate schedules at chosen steps") {
   CHECK(learning_rate_at(settings, 101) == doctest::Approx(0.01));
   CHECK(learning_rate_at(settings, 5000) == doctest::Approx(0.01));  // held at the floor, no restart
 
-  settings.optimizer.lr_schedule = "linear";  // 0.1 down to 0.01 over 100 updates
+  settings.plain.optimizer_lr_schedule = "linear";  // 0.1 down to 0.01 over 100 updates
   CHECK(learning_rate_at(settings, 1) == doctest::Approx(0.1));
   CHECK(learning_rate_at(settings, 51) == doctest::Approx(0.055));
   CHECK(learning_rate_at(settings, 76) == doctest::Approx(0.01 + 0.09 * 0.25));

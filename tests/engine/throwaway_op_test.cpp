@@ -248,7 +248,7 @@ TEST_CASE("a throwaway op on 2 stages x 2 replicas trains the one-IPU reference'
   ref_config.ipu.auto_select_ipus = 1;
   ref_config.pipeline.device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
   ref_config.plain.pipeline_gradient_accumulation_count = plan.accumulation_count() * plan.replicas();
-  ref_config.pipeline.schedule = "sequential";
+  ref_config.plain.pipeline_schedule = "sequential";
   const Plan ref_plan = Plan::make(model, ref_config);
   REQUIRE(ref_plan.num_ipus() == 1);
   REQUIRE(ref_plan.global_batch() == plan.global_batch());

@@ -20,6 +20,8 @@
 //   folder: written configs rebase it; its DERIVE resolves it by the path rule), joined by `|`;
 // - RANGE the accepted numbers (of a list: its elements), as the schema's Range writes them
 //   (Range::at_least(0); a braced Range in parentheses, since a macro argument splits at its commas), or {};
+//   or, for a string or a list of strings, Names(LIST): the values it may hold, a table's names
+//   (`pipeline.schedule`) or an enum's spellings, kept in their spelling (its row is an enum's);
 // - NEEDS the key it has no effect without ("" for none), or `KEY = VALUE`, the value that key must
 //   hold, as TOML writes it: setting it otherwise is refused, located, with a hint;
 // - DERIVE the rule that settles its value when the run is resolved: `as_written`, or a lambda
@@ -674,7 +676,33 @@
     Range::at_least(0), "", [](const auto& c) {                                                                        \
       return config::system_figure(c, "system.host_samples_per_second", c.plain.system_host_samples_per_second,        \
                                    &SystemSection::host_samples_per_second);                                           \
-    })
+    })                                                                                                                 \
+  X(optimizer_lr_schedule, "optimizer.lr_schedule", std::string, "constant", Runs, defining,                           \
+    "How the learning rate changes over the updates (after any warmup); formulas in docs/training.md.",                \
+    Names(lr_schedule_names()), "", as_written)                                                                        \
+  X(pipeline_schedule, "pipeline.schedule", std::string, "grouped", Runs, tunable | layout, schedules_doc(),           \
+    Names(pipeline_schedules::schedule_names()), "", [](const auto& c) {                                               \
+      /* batch serialization runs the slices of a micro-batch one after another */                                     \
+      return c.plain.pipeline_batch_serialization_iterations > 1 ? config::unpipelined_schedule()                      \
+                                                                 : c.plain.pipeline_schedule;                          \
+    })                                                                                                                 \
+  X(tune_schedule, "tune.schedule", std::vector<std::string>, {}, Runs, plain,                                         \
+    "The schedules tried; unset = all, or the config's `pipeline.schedule` when it sets one. Listing values "          \
+    "lets the search vary the key even where the config sets it.",                                                     \
+    Names(pipeline_schedules::schedule_names()), "", as_written)                                                       \
+  X(tune_recomputation, "tune.recomputation", std::vector<std::string>, {}, Runs, plain,                               \
+    "The recomputation tried: off or a `pipeline.recomputation_mode`; unset = all three, or the config's "             \
+    "when it sets `ipu.allow_recompute` or the mode. Listing values lets the search vary the key even where "          \
+    "the config sets it.",                                                                                             \
+    Names({"off", "recompute_then_backpropagate", "recompute_and_backpropagate_interleaved"}), "", as_written)         \
+  X(tune_gradient_accumulation_dtype, "tune.gradient_accumulation_dtype", std::vector<std::string>, {}, Runs, plain,   \
+    "The accumulator types tried; unset = the config's only (fp16 accumulators trade an accuracy the "                 \
+    "models cannot price).",                                                                                           \
+    Names(key_spellings<AccumulatorType>()), "", as_written)                                                           \
+  X(tune_gradient_accumulation_order, "tune.gradient_accumulation_order", std::vector<std::string>, {}, Runs, plain,   \
+    "The accumulation orders tried; unset = the config's only (canonical keeps a tuned plan's bits equal "             \
+    "to the one-IPU run's).",                                                                                          \
+    Names(key_spellings<GradientAccumulationOrder>()), "", as_written)
 
 namespace iputrain {
 

@@ -16,11 +16,6 @@
 #include "iputrain/error.hpp"
 #include "iputrain/plain_keys.hpp"
 
-namespace iputrain::pipeline_schedules {
-//! The pipeline schedules (core/pipeline_schedules/schedule_def.hpp, generated from schedule_list.hpp).
-enum class ScheduleKind : uint8_t;
-}  // namespace iputrain::pipeline_schedules
-
 namespace iputrain {
 
 //! The recomputation a plan runs (PlanDecisions::recompute): Off without ipu.allow_recompute, else
@@ -57,9 +52,6 @@ struct KeyLocations {
 //! The `[pipeline]` and `[ipu]` choices the planner reads that are not plain lines, resolved (stages
 //! and mapping are checked against the model by the planner; the rest are `plain.pipeline_*`).
 struct PipelineSettings {
-  //! pipeline.schedule: the schedule asked for (batch serialization makes it sequential); the plan
-  //! runs it when it pipelines the model (schedule_def(kind) in core/pipeline_schedules).
-  pipeline_schedules::ScheduleKind schedule{};
   //! True if `pipeline.schedule` or `device_mapping` is set, or batch serialization is on: the model
   //! is pipelined even on one IPU per replica.
   bool pipelined = false;
@@ -86,7 +78,6 @@ struct OptimizerSettings {
   std::map<std::string, double, std::less<>> hyper;
   //! Hyper-parameter `name` (an optimizer reading one it does not declare is a bug).
   double param(std::string_view name) const;
-  std::string lr_schedule = "constant";  //!< a name of the schedule table (core/optim/lr_schedule_list.hpp)
 };
 
 //! Whether a run validates while training: `data.validation` or `data.validation_split` is given (a
