@@ -103,8 +103,8 @@ Sets value_sets(const Context& ctx, size_t axis, const std::string& key, const s
                       : Sets{"ipu.allow_recompute=true", "pipeline.recomputation_mode=" + v};
   }
   if (axis == kMemoryProportion) {
-    return {"ipu.matmuls.poplar_options=" + option_table(ctx.config.ipu.matmuls.poplar_options, v),
-            "ipu.convolutions.poplar_options=" + option_table(ctx.config.ipu.convolutions.poplar_options, v)};
+    return {"ipu.matmuls.poplar_options=" + option_table(ctx.config.plain.ipu_matmuls_poplar_options, v),
+            "ipu.convolutions.poplar_options=" + option_table(ctx.config.plain.ipu_convolutions_poplar_options, v)};
   }
   return {key + "=" + v};
 }
@@ -188,7 +188,7 @@ std::vector<Axis> make_axes(const Context& ctx, int32_t max_replicas) {
       {kMemoryProportion,
        "memory proportion",
        {"ipu.matmuls.poplar_options", "ipu.convolutions.poplar_options"},
-       c.ipu.matmuls.poplar_options.count("availableMemoryProportion") > 0,
+       c.plain.ipu_matmuls_poplar_options.count("availableMemoryProportion") > 0,
        {"0.6", "0.45", "0.3", "0.2", "0.1"},
        {}},
       {kAccumulationDtype, "accumulators", {"pipeline.gradient_accumulation_dtype"}, true, {}, {"fp16"}},

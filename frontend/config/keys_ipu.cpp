@@ -20,28 +20,6 @@ std::vector<KeySpec> ipu_keys() {
           Range::between(0, 30))
           .as_layout(),
 
-      key(IPUTRAIN_KEY(ipu.convolutions.poplar_options), OptionMap, ValueTable{}, Models,
-          "PopLibs options for every convolution: availableMemoryProportion (default 0.6) caps its "
-          "temporaries and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; "
-          "other options are not read.")
-          .as_tunable(),
-
-      key(IPUTRAIN_KEY(ipu.device_connection.type), Enum, "always", Refused,
-          "When to attach the IPUs; `pre_compile` never attaches and every run returns zeros.", {},
-          {"always", "on_demand", "pre_compile", "never"})
-          .refused(
-              "every virtual IPU is attached when the run starts; deferred or no attachment is not implemented yet",
-              "remove it; `iputrain plan` and `iputrain check` work without running"),
-      key(IPUTRAIN_KEY(ipu.device_connection.version), Enum, "", None,
-          "Target IPU version when no device is attached; required for `pre_compile` and `never`.", {},
-          {"", "ipu1", "ipu2"})
-          .no_effect("the virtual IPUs are attached when a run starts, so there is no unattached target; the simulated "
-                     "IPU is `ipu.ipu_model.version` (or `device.version`)"),
-      key(IPUTRAIN_KEY(ipu.device_connection.enable_remote_buffers), Bool, false, None,
-          "Declare that the unattached target supports remote buffers (ignored for `always`).")
-          .no_effect("the virtual IPUs are attached when a run starts; remote memory is modelled by the "
-                     "`pipeline.offload_*` keys"),
-
       key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_count), Int, 0, Runs,
           "Instances (processes started by `mpirun -n`) sharing the replicas, each holding replicas / this; "
           "0 = as launched. Set, it must equal mpirun's count.",
@@ -51,13 +29,6 @@ std::vector<KeySpec> ipu_keys() {
           "This instance's index, less than `process_count`; taken from mpirun's rank (set, it must equal it).",
           Range::between(0, std::numeric_limits<int32_t>::max()))
           .as_layout(),
-
-      key(IPUTRAIN_KEY(ipu.matmuls.poplar_options), OptionMap, ValueTable{}, Models,
-          "PopLibs options for every matmul: availableMemoryProportion (default 0.6) caps its temporaries "
-          "and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; other "
-          "options are not read.")
-          .as_tunable(),
-
   };
   out[0].conflicts = {"ipu.select_ipus"};
   out[1].conflicts = {"ipu.auto_select_ipus"};

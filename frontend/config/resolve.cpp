@@ -82,8 +82,8 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
   s.stages = p.stages;
   s.pipelined = cfg.is_set("pipeline.schedule") || cfg.is_set("pipeline.device_mapping") ||
                 cfg.plain.pipeline_batch_serialization_iterations > 1;
-  s.memory = {memory_options(cfg, "ipu.matmuls.poplar_options", cfg.ipu.matmuls.poplar_options, {}),
-              memory_options(cfg, "ipu.convolutions.poplar_options", cfg.ipu.convolutions.poplar_options, {})};
+  s.memory = {memory_options(cfg, "ipu.matmuls.poplar_options", cfg.plain.ipu_matmuls_poplar_options, {}),
+              memory_options(cfg, "ipu.convolutions.poplar_options", cfg.plain.ipu_convolutions_poplar_options, {})};
   for (const char* key :
        {"pipeline.forward_propagation_stages_poplar_options", "pipeline.backward_propagation_stages_poplar_options"}) {
     const bool forward = std::string(key).find("forward") != std::string::npos;

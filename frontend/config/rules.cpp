@@ -205,13 +205,6 @@ void check_ipu(const Config& c) {
       }
     }
   }
-  const auto& dc = ipu.device_connection;
-  if ((dc.type == "pre_compile" || dc.type == "never") && dc.version.empty()) {
-    c.fail_at(
-        "ipu.device_connection.type",
-        fmt::format("`ipu.device_connection.type` = \"{}\" needs `ipu.device_connection.version`", dc.type),
-        "without a device the target must be named: set `version = \"ipu2\"` (or \"ipu1\")");
-  }
   const SchedulerAlgorithm algorithm = c.plain.ipu_scheduling_algorithm;
   for (const char* k : {"ipu.scheduling.maximum_scheduler_lookahead_depth",
                         "ipu.scheduling.maximum_scheduler_search_space_size"}) {
@@ -437,7 +430,6 @@ const std::vector<RuleDoc>& rule_docs() {
        "Distributed batch norm is not combined with I/O tiles (as the seed refuses), and its group size divides "
        "the IPUs (the planner checks it against the replicas). Unlike the seed, it works in any stage of a "
        "pipeline."},
-      {{"ipu.device_connection.type", "ipu.device_connection.version"}, "`pre_compile` and `never` need a `version`."},
       {{"ipu.scheduling.maximum_scheduler_lookahead_depth", "ipu.scheduling.maximum_scheduler_search_space_size",
         "ipu.scheduling.algorithm"},
        "The look-ahead limits are set only with the `look_ahead` algorithm."},

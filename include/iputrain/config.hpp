@@ -30,16 +30,6 @@ std::string param_value_str(const ParamValue& v);
 
 // ---- [ipu]: IPUConfig, attribute path = key path -------------------------------------------------
 
-struct IpuConvolutions {
-  OptionMap poplar_options;  //!< options for every convolution
-};
-
-struct IpuDeviceConnection {
-  std::string type = "always";  //!< always | on_demand | pre_compile | never
-  std::string version;          //!< "" | ipu1 | ipu2; required for pre_compile and never
-  bool enable_remote_buffers = false;
-};
-
 struct IpuMultiReplicaDistribution {
   int64_t process_count = 0;  //!< processes sharing one program; 0 = off
   int64_t process_index = 0;  //!< this process's index, < process_count
@@ -49,17 +39,10 @@ struct IpuExperimental {
   IpuMultiReplicaDistribution multi_replica_distribution;
 };
 
-struct IpuMatmuls {
-  OptionMap poplar_options;
-};
-
 struct IpuSection {
   int64_t auto_select_ipus = 1;  //!< number of IPUs to acquire
   std::vector<int64_t> select_ipus;  //!< device ids of the emulated gc-info listing (exclusive with auto_select_ipus)
-  IpuConvolutions convolutions;
-  IpuDeviceConnection device_connection;
   IpuExperimental experimental;
-  IpuMatmuls matmuls;
 };
 
 // ---- [pipeline]: the arguments of pipeline() -----------------------------------------------------

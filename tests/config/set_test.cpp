@@ -54,7 +54,7 @@ TEST_CASE("--set lists, tables and tri-state values are parsed as TOML") {
        "pipeline.offload_weights=false", "pipeline.schedule=Sequential", "pipeline.outfeed_mask=[true, false]"});
   CHECK(c.pipeline.device_mapping == std::vector<std::vector<int64_t>>{{0}, {1, 2}, {3}});
   CHECK(c.pipeline.stages == std::vector<std::string>{"a", "b", "c"});
-  CHECK(c.ipu.matmuls.poplar_options.at("availableMemoryProportion") == "0.3");
+  CHECK(c.plain.ipu_matmuls_poplar_options.at("availableMemoryProportion") == "0.3");
   CHECK_FALSE(c.plain.pipeline_offload_activations.has_value());
   CHECK(c.plain.pipeline_offload_weights == false);
   CHECK(config::resolve(c).plain.pipeline_schedule == "sequential");

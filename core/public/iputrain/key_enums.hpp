@@ -97,6 +97,8 @@ IPUTRAIN_KEY_ENUM(KeepBestMode, Auto, Min, Max)
 IPUTRAIN_KEY_ENUM(ProfileExecution, NoProfile, DeviceProfile, IpuProfile, TileProfile)
 //! ipu.optimizations.merge_remote_buffers (no effect here).
 IPUTRAIN_KEY_ENUM(MergeRemoteBuffers, NoMerging, Merge, IfBeneficial)
+//! ipu.device_connection.type (refused but for Always: every virtual IPU is attached when a run starts).
+IPUTRAIN_KEY_ENUM(DeviceConnection, Always, OnDemand, PreCompile, Never)
 //! The IPU the plan models (device.version, ipu.ipu_model.version): a preset of core/hardware_presets.cpp.
 IPUTRAIN_KEY_ENUM(IpuVersion, Ipu1, Ipu2, Bow)
 //! The system the IPUs sit in (system.preset): Auto, the smallest preset holding the IPUs (settled when

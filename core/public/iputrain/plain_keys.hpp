@@ -702,7 +702,31 @@
   X(tune_gradient_accumulation_order, "tune.gradient_accumulation_order", std::vector<std::string>, {}, Runs, plain,   \
     "The accumulation orders tried; unset = the config's only (canonical keeps a tuned plan's bits equal "             \
     "to the one-IPU run's).",                                                                                          \
-    Names(key_spellings<GradientAccumulationOrder>()), "", as_written)
+    Names(key_spellings<GradientAccumulationOrder>()), "", as_written)                                                 \
+  X(ipu_convolutions_poplar_options, "ipu.convolutions.poplar_options", OptionMap, OptionMap{}, Models, tunable,       \
+    "PopLibs options for every convolution: availableMemoryProportion (default 0.6) caps its "                         \
+    "temporaries and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; "                \
+    "other options are not read.",                                                                                     \
+    {}, "", as_written)                                                                                                \
+  X(ipu_matmuls_poplar_options, "ipu.matmuls.poplar_options", OptionMap, OptionMap{}, Models, tunable,                 \
+    "PopLibs options for every matmul: availableMemoryProportion (default 0.6) caps its temporaries "                  \
+    "and partialsType (\"float\" or \"half\") sizes its partial sums in the memory model; other "                      \
+    "options are not read.",                                                                                           \
+    {}, "", as_written)                                                                                                \
+  X(ipu_device_connection_type, "ipu.device_connection.type", DeviceConnection, DeviceConnection::Always,              \
+    refused_here(                                                                                                      \
+        "every virtual IPU is attached when the run starts; deferred or no attachment is not implemented yet",         \
+        "remove it; `iputrain plan` and `iputrain check` work without running"),                                       \
+    plain, "When to attach the IPUs; `pre_compile` never attaches and every run returns zeros.", {}, "", as_written)   \
+  X(ipu_device_connection_version, "ipu.device_connection.version", std::string, "",                                   \
+    no_effect_here("the virtual IPUs are attached when a run starts, so there is no unattached target; the "           \
+                   "simulated IPU is `ipu.ipu_model.version` (or `device.version`)"),                                  \
+    plain, "Target IPU version when no device is attached; required for `pre_compile` and `never`.",                   \
+    Names({"", "ipu1", "ipu2"}), "", as_written)                                                                       \
+  X(ipu_device_connection_enable_remote_buffers, "ipu.device_connection.enable_remote_buffers", bool, false,           \
+    no_effect_here("the virtual IPUs are attached when a run starts; remote memory is modelled by the "                \
+                   "`pipeline.offload_*` keys"),                                                                       \
+    plain, "Declare that the unattached target supports remote buffers (ignored for `always`).", {}, "", as_written)
 
 namespace iputrain {
 
