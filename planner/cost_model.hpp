@@ -63,14 +63,14 @@ struct DeviceModel {
   int64_t io_memory_bytes() const {
     return feeds_on_io_tiles ? static_cast<int64_t>(io_data_proportion * static_cast<double>(io_tiles * bytes_per_tile)) : 0;
   }
-  //! The presets of DeviceSection::preset() (frontend/config/devices.cpp, the one table of
+  //! The presets of DeviceSection::preset() (core/hardware_presets.cpp, the one table of
   //! figures); the constants it does not carry keep the defaults above.
   static DeviceModel preset(const std::string& version);
   static DeviceModel ipu1() { return preset("ipu1"); }
   static DeviceModel ipu2() { return preset("ipu2"); }
   static DeviceModel bow() { return preset("bow"); }
-  //! The `[device]` section of a resolved config (the version's preset with the keys set
-  //! explicitly, see DeviceSection); constants the section does not carry keep their defaults.
+  //! The figures of `section` (a preset, or the settled `device.*` lines); constants the section
+  //! does not carry keep their defaults.
   static DeviceModel from_config(const DeviceSection& section);
   //! The `device.*` lines of a resolved run (settled: the version's preset with the keys written).
   static DeviceModel from_keys(const PlainKeys& plain);
