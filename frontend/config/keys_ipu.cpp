@@ -1,6 +1,6 @@
-// The [ipu] keys: every IPUConfig attribute, with the attribute's own path
-// (../shared/reference/config_and_loops.md §1). Effects follow the catalogue's tags: CORE keys
-// change how the virtual IPUs run, SIM keys feed the cost/memory model, HW keys need silicon.
+// The [ipu] keys that are not plain lines: the IPUs acquired, by count or by device id, each
+// exclusive with the other. Every other IPUConfig attribute, with the attribute's own path
+// (../shared/reference/config_and_loops.md §1), is a line of IPUTRAIN_PLAIN_KEYS.
 #include "frontend/config/bind.hpp"
 
 namespace iputrain::config {
@@ -18,16 +18,6 @@ std::vector<KeySpec> ipu_keys() {
           "Devices to acquire by id in the emulated 16-IPU gc-info listing (0-15 single IPUs, 16-23 "
           "pairs, 24-27 quads, 28-29 eights, 30 all); exclusive with `auto_select_ipus`.",
           Range::between(0, 30))
-          .as_layout(),
-
-      key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_count), Int, 0, Runs,
-          "Instances (processes started by `mpirun -n`) sharing the replicas, each holding replicas / this; "
-          "0 = as launched. Set, it must equal mpirun's count.",
-          Range::between(0, std::numeric_limits<int32_t>::max()))
-          .as_layout(),
-      key(IPUTRAIN_KEY(ipu.experimental.multi_replica_distribution.process_index), Int, 0, Runs,
-          "This instance's index, less than `process_count`; taken from mpirun's rank (set, it must equal it).",
-          Range::between(0, std::numeric_limits<int32_t>::max()))
           .as_layout(),
   };
   out[0].conflicts = {"ipu.select_ipus"};

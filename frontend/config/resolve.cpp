@@ -110,7 +110,7 @@ IpuSettings resolve_ipu(const Config& cfg) {
   s.physical = config::selected_ipus(cfg.ipu.select_ipus);
   s.count = config::num_ipus(cfg);
   s.instances =
-      static_cast<int32_t>(std::max<int64_t>(1, cfg.ipu.experimental.multi_replica_distribution.process_count));
+      static_cast<int32_t>(std::max<int64_t>(1, cfg.plain.ipu_experimental_multi_replica_distribution_process_count));
   return s;
 }
 

@@ -17,23 +17,22 @@ Config with_instances(const Config& config, const Instances& in) {
   if (!in.launched) {
     return config;
   }
-  const auto& mrd = config.ipu.experimental.multi_replica_distribution;
-  if (config.is_set(kCount) && mrd.process_count != in.count) {
-    config.fail_at(
-        kCount,
-        fmt::format("`process_count` = {}, but mpirun started {} instance{}", mrd.process_count, in.count,
-                    in.count == 1 ? "" : "s"),
-        fmt::format("launch with mpirun -n {}, or remove the key: mpirun's count fills it", mrd.process_count));
+  const int64_t count = config.plain.ipu_experimental_multi_replica_distribution_process_count;
+  const int64_t index = config.plain.ipu_experimental_multi_replica_distribution_process_index;
+  if (config.is_set(kCount) && count != in.count) {
+    config.fail_at(kCount,
+                   fmt::format("`process_count` = {}, but mpirun started {} instance{}", count, in.count,
+                               in.count == 1 ? "" : "s"),
+                   fmt::format("launch with mpirun -n {}, or remove the key: mpirun's count fills it", count));
   }
-  if (config.is_set(kIndex) && mrd.process_index != in.index) {
-    config.fail_at(kIndex,
-                   fmt::format("`process_index` = {}, but this is instance {} of mpirun's {}", mrd.process_index,
-                               in.index, in.count),
-                   "remove the key: each instance takes its index from mpirun's rank");
+  if (config.is_set(kIndex) && index != in.index) {
+    config.fail_at(
+        kIndex, fmt::format("`process_index` = {}, but this is instance {} of mpirun's {}", index, in.index, in.count),
+        "remove the key: each instance takes its index from mpirun's rank");
   }
   Config out = config;
-  out.ipu.experimental.multi_replica_distribution.process_count = in.count;
-  out.ipu.experimental.multi_replica_distribution.process_index = in.index;
+  out.plain.ipu_experimental_multi_replica_distribution_process_count = in.count;
+  out.plain.ipu_experimental_multi_replica_distribution_process_index = in.index;
   return out;
 }
 

@@ -213,11 +213,11 @@ void check_ipu(const Config& c) {
                 "set `ipu.scheduling.algorithm = \"look_ahead\"` or remove the key");
     }
   }
-  const auto& mrd = ipu.experimental.multi_replica_distribution;
-  if (mrd.process_index > 0 && mrd.process_index >= mrd.process_count) {
+  const int64_t index = c.plain.ipu_experimental_multi_replica_distribution_process_index;
+  const int64_t count = c.plain.ipu_experimental_multi_replica_distribution_process_count;
+  if (index > 0 && index >= count) {
     c.fail_at("ipu.experimental.multi_replica_distribution.process_index",
-              fmt::format("`process_index` = {} must be less than `process_count` = {}", mrd.process_index,
-                          mrd.process_count),
+              fmt::format("`process_index` = {} must be less than `process_count` = {}", index, count),
               "processes are numbered 0 to process_count - 1");
   }
   const int64_t io_tiles = c.plain.ipu_io_tiles_num_io_tiles;

@@ -30,19 +30,9 @@ std::string param_value_str(const ParamValue& v);
 
 // ---- [ipu]: IPUConfig, attribute path = key path -------------------------------------------------
 
-struct IpuMultiReplicaDistribution {
-  int64_t process_count = 0;  //!< processes sharing one program; 0 = off
-  int64_t process_index = 0;  //!< this process's index, < process_count
-};
-
-struct IpuExperimental {
-  IpuMultiReplicaDistribution multi_replica_distribution;
-};
-
 struct IpuSection {
   int64_t auto_select_ipus = 1;  //!< number of IPUs to acquire
   std::vector<int64_t> select_ipus;  //!< device ids of the emulated gc-info listing (exclusive with auto_select_ipus)
-  IpuExperimental experimental;
 };
 
 // ---- [pipeline]: the arguments of pipeline() -----------------------------------------------------

@@ -33,6 +33,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -726,7 +727,16 @@
   X(ipu_device_connection_enable_remote_buffers, "ipu.device_connection.enable_remote_buffers", bool, false,           \
     no_effect_here("the virtual IPUs are attached when a run starts; remote memory is modelled by the "                \
                    "`pipeline.offload_*` keys"),                                                                       \
-    plain, "Declare that the unattached target supports remote buffers (ignored for `always`).", {}, "", as_written)
+    plain, "Declare that the unattached target supports remote buffers (ignored for `always`).", {}, "", as_written)   \
+  X(ipu_experimental_multi_replica_distribution_process_count,                                                         \
+    "ipu.experimental.multi_replica_distribution.process_count", int64_t, 0, Runs, layout,                             \
+    "Instances (processes started by `mpirun -n`) sharing the replicas, each holding replicas / this; "                \
+    "0 = as launched. Set, it must equal mpirun's count.",                                                             \
+    Range::between(0, std::numeric_limits<int32_t>::max()), "", as_written)                                            \
+  X(ipu_experimental_multi_replica_distribution_process_index,                                                         \
+    "ipu.experimental.multi_replica_distribution.process_index", int64_t, 0, Runs, layout,                             \
+    "This instance's index, less than `process_count`; taken from mpirun's rank (set, it must equal it).",             \
+    Range::between(0, std::numeric_limits<int32_t>::max()), "", as_written)
 
 namespace iputrain {
 
