@@ -79,8 +79,8 @@ Config reference_config(const Config& config, const Model& model, const Plan& pl
   const int64_t serialized = std::max<int64_t>(1, config.plain.pipeline_batch_serialization_iterations);
   const int32_t replicas = keeps_replicas(config, plan) ? plan.replicas() : 1;
   Config r = config::without_layout(config);
-  r.ipu.auto_select_ipus = replicas;
-  r.pipeline.device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
+  r.plain.ipu_auto_select_ipus = replicas;
+  r.plain.pipeline_device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
   r.plain.pipeline_gradient_accumulation_count = plan.accumulation_count() / serialized * plan.replicas() / replicas;
   r.plain.pipeline_schedule = config::unpipelined_schedule();  // one IPU: it accepts any accumulation count
   return r;

@@ -24,20 +24,21 @@ void check_lists(const std::vector<std::vector<std::string>>& positions, int64_t
     stage_names.push_back(fmt::format("{}", fmt::join(members, "+")));
   }
   const int64_t stages = std::max<int64_t>(1, static_cast<int64_t>(positions.size()));
-  if (!p.stages.empty() && p.stages != stage_names) {
+  if (!settings.plain.pipeline_stages.empty() && settings.plain.pipeline_stages != stage_names) {
     keys.fail_at("pipeline.stages",
-                 fmt::format("`pipeline.stages` is [{}] but the model's stages are [{}]", fmt::join(p.stages, ", "),
-                             fmt::join(stage_names, ", ")),
+                 fmt::format("`pipeline.stages` is [{}] but the model's stages are [{}]",
+                             fmt::join(settings.plain.pipeline_stages, ", "), fmt::join(stage_names, ", ")),
                  "list the model's stages in order, or remove `pipeline.stages`");
   }
-  if (!p.device_mapping.empty() && static_cast<int64_t>(p.device_mapping.size()) != stages) {
+  if (!settings.plain.pipeline_device_mapping.empty() &&
+      static_cast<int64_t>(settings.plain.pipeline_device_mapping.size()) != stages) {
     keys.fail_at("pipeline.device_mapping",
                  fmt::format("`pipeline.device_mapping` has {} entries but the model has {} stages",
-                             p.device_mapping.size(), stages),
+                             settings.plain.pipeline_device_mapping.size(), stages),
                  "give one IPU (or list of IPUs) per stage");
   }
-  for (size_t i = 0; i < p.device_mapping.size() && i < positions.size(); ++i) {
-    const size_t given = p.device_mapping[i].size();
+  for (size_t i = 0; i < settings.plain.pipeline_device_mapping.size() && i < positions.size(); ++i) {
+    const size_t given = settings.plain.pipeline_device_mapping[i].size();
     const size_t members = positions[i].size();
     if (given != 1 && given != members) {
       keys.fail_at("pipeline.device_mapping",
@@ -84,14 +85,14 @@ PipelineShape check_layout(const std::vector<std::vector<std::string>>& position
   PipelineShape shape;
   shape.stages = stages;
   shape.ipus_per_replica = pipeline_schedules::replica_ipus(
-      p.device_mapping, settings.plain.pipeline_batch_serialization_iterations, ipus, stages);
+      settings.plain.pipeline_device_mapping, settings.plain.pipeline_batch_serialization_iterations, ipus, stages);
   pipeline_schedules::fail_on(
       keys, pipeline_schedules::replicas_breach(shape.ipus_per_replica, ipus, keys.is_set("ipu.select_ipus"),
-                                                p.device_mapping.empty()
+                                                settings.plain.pipeline_device_mapping.empty()
                                                     ? fmt::format("the model's {} stages (one IPU each)", stages)
                                                     : "`pipeline.device_mapping`"));
   shape.replicas = ipus / shape.ipus_per_replica;
-  pipeline_schedules::fail_on(keys, pipeline_schedules::sharing_breach(def, p.device_mapping));
+  pipeline_schedules::fail_on(keys, pipeline_schedules::sharing_breach(def, settings.plain.pipeline_device_mapping));
   if (training && def.one_position_per_ipu && stages > shape.ipus_per_replica) {  // every stage on one IPU
     pipeline_schedules::fail_on(
         keys, pipeline_schedules::LayoutBreach{

@@ -69,7 +69,7 @@ namespace {
 // 24-27: fours, 28-29: eights, 30: all sixteen).
 // Per stage: its IPU within the replica, from `pipeline.device_mapping` (one entry per position).
 std::vector<int32_t> stage_ipus(const ir::Graph& g, const Settings& settings, const PipelineShape& shape) {
-  const auto& mapping = settings.pipeline.device_mapping;
+  const auto& mapping = settings.plain.pipeline_device_mapping;
   std::vector<int32_t> out(g.stages.size(), 0);
   if (mapping.empty()) {
     // The seeds' default: position i on IPU i when the replica has several IPUs.

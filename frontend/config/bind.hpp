@@ -1,8 +1,7 @@
 // iputrain — binds schema rows to Config fields (internal to frontend/config/keys_*.cpp).
 //
-// Each field type has a store (Value -> field) and a load (field -> Value); `IPUTRAIN_KEY(a.b)`
-// yields both the key path "a.b" and an Accessor for `cfg.a.b`, so a key's path and the member it
-// sets cannot drift apart.
+// Each field type has a store (Value -> field) and a load (field -> Value); bind() makes a row's
+// Accessor of a field (keys_plain.cpp binds each plain line's `cfg.plain.FIELD`).
 #pragma once
 
 #include <optional>
@@ -55,8 +54,3 @@ KeySpec key(std::string path, Accessor access, KeyType type, Value default_value
             std::string doc, Range range = {}, std::vector<std::string> allowed = {});
 
 }  // namespace iputrain::config::detail
-
-// The path text and the accessor of `cfg.MEMBER`, e.g. IPUTRAIN_KEY(ipu.io_tiles.num_io_tiles). A
-// macro because only the preprocessor can turn a member path into the matching key path.
-#define IPUTRAIN_KEY(member) \
-#member, ::iputrain::config::detail::bind([](auto& c) -> auto& { return c.member; })

@@ -23,7 +23,7 @@ bool written(const Config& c, const char* key, const T& value, const T& fallback
 // system holds the highest of them.
 int64_t used_ipus(const Config& c) {
   int64_t ipus = num_ipus(c);
-  for (int32_t id : selected_ipus(c.ipu.select_ipus)) {
+  for (int32_t id : selected_ipus(c.plain.ipu_select_ipus)) {
     ipus = std::max<int64_t>(ipus, id + 1);
   }
   return ipus;

@@ -17,6 +17,7 @@
 
 #include "core/data_source_table.hpp"                // data.train's doc lists the formats
 #include "core/optim/lr_schedule.hpp"                // the schedule keys' docs name their schedules
+#include "core/optim_table.hpp"                      // optimizer.type's names
 #include "core/pipeline_schedules/schedule_def.hpp"  // pipeline.schedule's names and doc
 #include "frontend/config/bind.hpp"
 #include "iputrain/plain_keys.hpp"
@@ -26,7 +27,7 @@ namespace iputrain::config {
 namespace {
 
 // The MARKS of a line.
-enum Marks : unsigned { plain = 0, defining = 1, layout = 2, tunable = 4, path = 8 };
+enum Marks : unsigned { plain = 0, defining = 1, layout = 2, tunable = 4, path = 8, unique = 16 };
 
 // A line's RANGE that is names, not numbers: the values a string key may hold (its row is an Enum
 // row, spelt as the names are) or the elements of a list of strings, from a table (the schedules)
@@ -62,10 +63,17 @@ constexpr KeyType plain_type(bool named = false) {
     return KeyType::FloatList;
   } else if constexpr (std::is_same_v<T, std::vector<bool>>) {
     return KeyType::BoolList;
+  } else if constexpr (std::is_same_v<T, std::vector<std::vector<int64_t>>>) {
+    return KeyType::NestedIntList;
+  } else if constexpr (std::is_same_v<T, StageOptions>) {
+    return KeyType::StageOptions;
+  } else if constexpr (std::is_same_v<T, std::vector<StageOptions>>) {
+    return KeyType::StageOptionsList;
   } else {
     static_assert(std::is_same_v<T, double>,
                   "a plain key is a double, an int64_t, a uint64_t, a bool, an optional bool, a string, a list "
-                  "of int64_t, double or bool, an OptionMap or a KeyEnum");
+                  "of int64_t, double, bool, string, int64_t list or StageOptions, an OptionMap, a StageOptions "
+                  "or a KeyEnum");
     return KeyType::Float;
   }
 }
@@ -156,6 +164,15 @@ std::vector<std::string> lr_schedule_names() {
   return out;
 }
 
+// The names of the optimizers, in their table's order.
+std::vector<std::string> optimizer_names() {
+  std::vector<std::string> out;
+  for (const OptimizerDef* d : optimizer_table()) {
+    out.emplace_back(d->name);
+  }
+  return out;
+}
+
 // `doc` and the learning-rate schedules that read schedule key `key` (from their table).
 std::string schedule_key_doc(std::string_view key, std::string_view doc) {
   return fmt::format("{} Read by the schedules: {}.", doc, fmt::join(optim::lr_schedules_reading(key), ", "));
@@ -173,6 +190,7 @@ KeySpec plain_row(std::string_view field, KeySpec row, const LineEffect& effect,
   row.layout = (marks & layout) != 0;
   row.tunable = (marks & tunable) != 0;
   row.is_path = (marks & path) != 0;
+  row.unique = (marks & unique) != 0;
   row.needs = std::move(needs);
   if (effect.status == Effect::None) {
     return std::move(row).no_effect(effect.reason);

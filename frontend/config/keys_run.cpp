@@ -1,28 +1,15 @@
-// The keys of the run itself that are not plain lines: composition (`extends`), the model's
-// parameters, and the optimizer and its hyper-parameters (from the optimizer table).
-#include <fmt/format.h>
-
+// The keys that are not plain lines: composition (`extends`), the model's parameters (`[model]`) and
+// the optimizer's hyper-parameters, generated from the optimizer table: each is declared once, by the
+// optimizers that read it (core/optim/), and read there.
 #include "core/optim_table.hpp"
 #include "frontend/config/bind.hpp"
-#include "iputrain/error.hpp"
 
 namespace iputrain::config {
 
-namespace {
-
-std::vector<std::string> optimizer_names() {
-  std::vector<std::string> out;
-  for (const OptimizerDef* d : optimizer_table()) {
-    out.emplace_back(d->name);
-  }
-  return out;
-}
-
-//! The keys of the optimizer table's hyper-parameters, in its order: kind, default, range and
-//! doc (which names the optimizers that read it and their own defaults) from the declarations.
-//! The value lives in OptimizerSection::hyper under the name; one never written reads as the
-//! key's default.
-std::vector<KeySpec> optimizer_keys() {
+// The keys of the optimizer table's hyper-parameters, in its order: kind, default, range and doc
+// (which names the optimizers that read it and their own defaults) from the declarations. The value
+// lives in OptimizerSection::hyper under the name; one never written reads as the key's default.
+std::vector<KeySpec> hyper_keys() {
   std::vector<KeySpec> out;
   for (const HyperKey& k : optimizer_hyper_keys()) {
     const HyperParam& p = *k.first;
@@ -51,12 +38,8 @@ std::vector<KeySpec> optimizer_keys() {
   return out;
 }
 
-}  // namespace
-
 std::vector<KeySpec> run_keys() {
-  using detail::key;
   using enum KeyType;
-  using enum Effect;
 
   KeySpec extends;
   extends.path = "extends";
@@ -71,18 +54,7 @@ std::vector<KeySpec> run_keys() {
   model.default_value = ValueTable{};
   model.doc = "Overrides of the model's compile-time parameters, by name (e.g. `hidden = 256`).";
 
-  std::vector<KeySpec> out = {
-      extends,
-      model,
-
-      key(IPUTRAIN_KEY(optimizer.type), Enum, "sgd", Runs, "Optimizer algorithm; update rules in docs/training.md.", {},
-          optimizer_names())
-          .defining(),
-  };
-  // The hyper-parameters, from the optimizer table (core/optim/).
-  const std::vector<KeySpec> hyper = optimizer_keys();
-  out.insert(out.end(), hyper.begin(), hyper.end());
-  return out;
+  return {extends, model};
 }
 
 }  // namespace iputrain::config

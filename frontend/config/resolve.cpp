@@ -22,20 +22,24 @@ namespace iputrain {
 
 namespace {
 
-//! The optimizer of `optimizer.type` (spelled as the schema allows).
-const OptimizerDef& optimizer_named(const std::string& type) {
+//! The optimizer of `optimizer.type` (in any case, as the schema allows); a Config built in code that
+//! names none is refused at the key.
+const OptimizerDef& optimizer_named(const Config& c) {
+  std::vector<std::string_view> names;
   for (const OptimizerDef* d : optimizer_table()) {
-    if (config::enum_folded(d->name) == config::enum_folded(type)) {
+    if (config::enum_folded(d->name) == config::enum_folded(c.plain.optimizer_type)) {
       return *d;
     }
+    names.push_back(d->name);
   }
-  throw Error(ErrorKind::Internal, fmt::format("`optimizer.type` = \"{}\" passed the schema but has no row", type));
+  c.fail_at("optimizer.type", fmt::format("`optimizer.type` = \"{}\" is not an optimizer", c.plain.optimizer_type),
+            fmt::format("name one of {}", fmt::join(names, ", ")));
 }
 
 OptimizerSettings resolve_optimizer(const Config& c) {
   const OptimizerSection& o = c.optimizer;
   OptimizerSettings s;
-  const OptimizerDef& def = optimizer_named(o.type);
+  const OptimizerDef& def = optimizer_named(c);
   s.type = std::string(def.name);
   // Each hyper-parameter the optimizer declares, from its key; one left at the key's default
   // takes the optimizer's own (lion's beta2), unless a file or --set wrote it.
@@ -77,9 +81,6 @@ MemoryOptions memory_options(const Config& config, const char* key, const Option
 
 // The layout keys of `[pipeline]` the planner reads, as numbers.
 void resolve_layout(const Config& cfg, PipelineSettings& s) {
-  const PipelineSection& p = cfg.pipeline;
-  s.device_mapping = p.device_mapping;
-  s.stages = p.stages;
   s.pipelined = cfg.is_set("pipeline.schedule") || cfg.is_set("pipeline.device_mapping") ||
                 cfg.plain.pipeline_batch_serialization_iterations > 1;
   s.memory = {memory_options(cfg, "ipu.matmuls.poplar_options", cfg.plain.ipu_matmuls_poplar_options, {}),
@@ -87,8 +88,8 @@ void resolve_layout(const Config& cfg, PipelineSettings& s) {
   for (const char* key :
        {"pipeline.forward_propagation_stages_poplar_options", "pipeline.backward_propagation_stages_poplar_options"}) {
     const bool forward = std::string(key).find("forward") != std::string::npos;
-    const auto& list =
-        forward ? p.forward_propagation_stages_poplar_options : p.backward_propagation_stages_poplar_options;
+    const auto& list = forward ? cfg.plain.pipeline_forward_propagation_stages_poplar_options
+                               : cfg.plain.pipeline_backward_propagation_stages_poplar_options;
     auto& out = forward ? s.forward_memory : s.backward_memory;
     for (const StageOptions& stage : list) {
       out.push_back({memory_options(cfg, key, stage.matmul_options, s.memory.matmul),
@@ -107,7 +108,7 @@ void settle(const Config& cfg, T& out, const Derive& derive) {
 
 IpuSettings resolve_ipu(const Config& cfg) {
   IpuSettings s;
-  s.physical = config::selected_ipus(cfg.ipu.select_ipus);
+  s.physical = config::selected_ipus(cfg.plain.ipu_select_ipus);
   s.count = config::num_ipus(cfg);
   s.instances =
       static_cast<int32_t>(std::max<int64_t>(1, cfg.plain.ipu_experimental_multi_replica_distribution_process_count));
@@ -152,10 +153,10 @@ Settings resolve(const Config& cfg) {
 }
 
 int64_t num_ipus(const Config& cfg) {
-  if (!cfg.ipu.select_ipus.empty()) {
-    return static_cast<int64_t>(selected_ipus(cfg.ipu.select_ipus).size());
+  if (!cfg.plain.ipu_select_ipus.empty()) {
+    return static_cast<int64_t>(selected_ipus(cfg.plain.ipu_select_ipus).size());
   }
-  return cfg.ipu.auto_select_ipus;
+  return cfg.plain.ipu_auto_select_ipus;
 }
 
 }  // namespace iputrain::config

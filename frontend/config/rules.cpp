@@ -73,25 +73,25 @@ int64_t next_multiple(int64_t size, int64_t n) {
 // stages, so that it knows their number without the model; the planner checks them again for the
 // model's own stages.
 void check_listed_layout(const Config& c) {
-  const auto& p = c.pipeline;
-  const int64_t stages = static_cast<int64_t>(!p.stages.empty() ? p.stages.size() : p.device_mapping.size());
+  const int64_t stages = static_cast<int64_t>(
+      !c.plain.pipeline_stages.empty() ? c.plain.pipeline_stages.size() : c.plain.pipeline_device_mapping.size());
   if (stages == 0) {
     return;
   }
   const int64_t per_replica = pipeline_schedules::replica_ipus(
-      p.device_mapping, c.plain.pipeline_batch_serialization_iterations, num_ipus(c), stages);
-  pipeline_schedules::fail_on(c, pipeline_schedules::replicas_breach(
-                                     per_replica, num_ipus(c), c.is_set("ipu.select_ipus"),
-                                     p.device_mapping.empty() ? "one IPU per stage" : "`pipeline.device_mapping`"));
-  pipeline_schedules::fail_on(c, pipeline_schedules::sharing_breach(schedule_of(c), p.device_mapping));
+      c.plain.pipeline_device_mapping, c.plain.pipeline_batch_serialization_iterations, num_ipus(c), stages);
+  pipeline_schedules::fail_on(
+      c, pipeline_schedules::replicas_breach(
+             per_replica, num_ipus(c), c.is_set("ipu.select_ipus"),
+             c.plain.pipeline_device_mapping.empty() ? "one IPU per stage" : "`pipeline.device_mapping`"));
+  pipeline_schedules::fail_on(c, pipeline_schedules::sharing_breach(schedule_of(c), c.plain.pipeline_device_mapping));
   pipeline_schedules::fail_on(
       c, pipeline_schedules::accumulation_breach(schedule_of(c), c.plain.pipeline_gradient_accumulation_count, stages,
                                                  per_replica, true));
 }
 
 void check_pipeline(const Config& c) {
-  const auto& p = c.pipeline;
-  if (!p.stages.empty() && p.stages.size() < 2) {
+  if (!c.plain.pipeline_stages.empty() && c.plain.pipeline_stages.size() < 2) {
     c.fail_at("pipeline.stages", "`pipeline.stages` lists one stage; a pipeline has at least two",
               "remove `pipeline.stages` to train a single-stage model without pipelining");
   }
@@ -105,7 +105,7 @@ void check_pipeline(const Config& c) {
                             c.plain.pipeline_batch_serialization_iterations, c.plain.pipeline_schedule),
                 "remove `pipeline.schedule` (it then defaults to sequential) or set it to \"sequential\"");
     }
-    if (pipeline_schedules::mapped_ipus(p.device_mapping) > 1) {
+    if (pipeline_schedules::mapped_ipus(c.plain.pipeline_device_mapping) > 1) {
       c.fail_at("pipeline.device_mapping",
                 "batch serialization runs every stage on one IPU, but `pipeline.device_mapping` uses several",
                 "map every stage to IPU 0, e.g. [0, 0, 0]");
@@ -180,10 +180,11 @@ void check_pipeline(const Config& c) {
               stages == 0 ? "set `pipeline.auto_stages` to the number of stages the counts describe"
                           : "give one count of blocks per automatic stage");
   }
-  if (!p.stages.empty() && !p.device_mapping.empty() && p.stages.size() != p.device_mapping.size()) {
+  if (!c.plain.pipeline_stages.empty() && !c.plain.pipeline_device_mapping.empty() &&
+      c.plain.pipeline_stages.size() != c.plain.pipeline_device_mapping.size()) {
     c.fail_at("pipeline.device_mapping",
               fmt::format("`pipeline.device_mapping` has {} entries but `pipeline.stages` lists {} stages",
-                          p.device_mapping.size(), p.stages.size()),
+                          c.plain.pipeline_device_mapping.size(), c.plain.pipeline_stages.size()),
               "give one IPU (or list of IPUs) per stage");
   }
   check_listed_layout(c);
@@ -191,15 +192,14 @@ void check_pipeline(const Config& c) {
 
 void check_ipu(const Config& c) {
   check_hardware(c);
-  auto& ipu = c.ipu;
   // The devices' IPUs together: each physical IPU once.
-  const std::vector<int32_t> physical = selected_ipus(ipu.select_ipus);
+  const std::vector<int32_t> physical = selected_ipus(c.plain.ipu_select_ipus);
   for (size_t i = 0; i < physical.size(); ++i) {
     for (size_t j = 0; j < i; ++j) {
       if (physical[i] == physical[j]) {
         c.fail_at("ipu.select_ipus",
                   fmt::format("`ipu.select_ipus` = [{}] uses IPU {} twice: its devices overlap",
-                              fmt::join(ipu.select_ipus, ", "), physical[i]),
+                              fmt::join(c.plain.ipu_select_ipus, ", "), physical[i]),
                   "list devices with no IPU in common (0-15 single IPUs, 16-23 pairs, 24-27 quads, 28-29 eights, "
                   "30 all sixteen)");
       }
@@ -296,7 +296,7 @@ void check_precision(Config& c) {
   if (c.plain.optimizer_state_dtype != FloatType::F32 && optimizer_state_slots(optimizer) == 0) {
     c.fail_at("optimizer.state_dtype",
               fmt::format("`optimizer.state_dtype` has no effect: `optimizer.type` = \"{}\" keeps no state",
-                          c.optimizer.type),
+                          c.plain.optimizer_type),
               "remove the key, or choose an optimizer with moments (momentum, adam, lamb, ...)");
   }
   for (const auto& [key, on] :
@@ -342,8 +342,8 @@ void check_run(Config& c) {
   for (const HyperKey& p : optimizer_hyper_keys()) {
     const std::string key = fmt::format("optimizer.{}", p.name);
     const auto types = optimizers_reading(key);
-    if (c.is_set(key) && !reads(types, c.optimizer.type)) {
-      c.fail_at(key, fmt::format("`{}` has no effect with `optimizer.type` = \"{}\"", key, c.optimizer.type),
+    if (c.is_set(key) && !reads(types, c.plain.optimizer_type)) {
+      c.fail_at(key, fmt::format("`{}` has no effect with `optimizer.type` = \"{}\"", key, c.plain.optimizer_type),
                 fmt::format("it is used by: {}; remove it or change the optimizer", fmt::join(types, ", ")));
     }
   }
@@ -545,8 +545,8 @@ std::string inactive_reason(const Config& c, const KeySpec& k) {
       return fmt::format("unset; exclusive with `{}`", other);
     }
   }
-  if (!reads(optimizers_reading(k.path), c.optimizer.type)) {
-    return fmt::format("not used by {}", c.optimizer.type);
+  if (!reads(optimizers_reading(k.path), c.plain.optimizer_type)) {
+    return fmt::format("not used by {}", c.plain.optimizer_type);
   }
   for (const auto& [key, schedules] : schedule_params()) {
     if (key == k.path && !reads(schedules, c.plain.optimizer_lr_schedule)) {

@@ -247,7 +247,9 @@ namespace {
 // Pairs of keys that say one thing two ways: at most one of each is set (KeySpec::conflicts).
 void exclude_each_other(std::vector<KeySpec>& rows) {
   static constexpr std::pair<std::string_view, std::string_view> kPairs[] = {
-      {"training.steps", "training.epochs"}, {"data.validation", "data.validation_split"}};
+      {"training.steps", "training.epochs"},
+      {"data.validation", "data.validation_split"},
+      {"ipu.auto_select_ipus", "ipu.select_ipus"}};
   for (const auto& [a, b] : kPairs) {
     for (KeySpec& k : rows) {
       if (k.path == a) {
@@ -264,11 +266,9 @@ std::vector<KeySpec>& rows() {
     std::vector<KeySpec> out = run_keys();
     // Root keys first, then [model], then the tables in section order (TOML needs a table's own
     // keys before its sub-tables, and `config show` writes them in this order).
-    std::vector<KeySpec> rest;
-    for (auto& v : {ipu_keys(), pipeline_keys(), plain_keys()}) {
-      rest.insert(rest.end(), v.begin(), v.end());
+    for (const std::vector<KeySpec>& part : {plain_keys(), hyper_keys()}) {
+      out.insert(out.end(), part.begin(), part.end());
     }
-    out.insert(out.end(), rest.begin(), rest.end());
     std::stable_sort(out.begin(), out.end(),
                      [](const KeySpec& a, const KeySpec& b) { return doc_rank(a) < doc_rank(b); });
     exclude_each_other(out);

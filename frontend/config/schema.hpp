@@ -158,10 +158,10 @@ const std::vector<SectionSpec>& sections();
 //! writes the checkpoint table inline under [training]).
 const std::vector<std::pair<std::string, std::string>>& aliases();
 
-// The rows, by area (keys_ipu.cpp, keys_pipeline.cpp, keys_run.cpp, keys_plain.cpp).
-std::vector<KeySpec> ipu_keys();
-std::vector<KeySpec> pipeline_keys();
+// The rows: `extends` and `[model]`, and the optimizer's hyper-parameters (keys_run.cpp), and the
+// plain lines' (keys_plain.cpp).
 std::vector<KeySpec> run_keys();
+std::vector<KeySpec> hyper_keys();
 //! The plain keys' rows, made from IPUTRAIN_PLAIN_KEYS (core/public/iputrain/plain_keys.hpp).
 std::vector<KeySpec> plain_keys();
 

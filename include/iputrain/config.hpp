@@ -3,10 +3,11 @@
 // A Config is plain data, and the origin the loader records. A key that is one line of
 // IPUTRAIN_PLAIN_KEYS (iputrain/plain_keys.hpp) is the field `cfg.plain.PATH_WITH_UNDERSCORES`
 // (`ipu.io_tiles.num_io_tiles` is `cfg.plain.ipu_io_tiles_num_io_tiles`), typed, an enum key as its
-// enum (a key named from a table, such as `pipeline.schedule`, as its canonical spelling); the other
-// keys are typed sections that mirror their paths (`pipeline.stages` is `cfg.pipeline.stages`).
+// enum (a key named from a table, such as `pipeline.schedule`, as its canonical spelling); the
+// other keys are `extends`, the `[model]` overrides (`cfg.model`) and the optimizer's
+// hyper-parameters, generated from the optimizer table (`cfg.optimizer.hyper`).
 // iputrain/config_loader.hpp loads one from a TOML file (which may `extends = "base.toml"`, plus
-// `--set key=value` overrides), validates it against the schema (frontend/config/keys_*.cpp and the
+// `--set key=value` overrides), validates it against the schema (frontend/config/keys_run.cpp and the
 // plain lines) and the cross-key rules (frontend/config/rules.cpp) and keeps the position every
 // value came from so later stages can point at it in their errors.
 // The full key reference is docs/config.md (generated from the schema).
@@ -28,38 +29,13 @@ namespace iputrain {
 using ParamValue = std::variant<int64_t, double, bool, std::string>;
 std::string param_value_str(const ParamValue& v);
 
-// ---- [ipu]: IPUConfig, attribute path = key path -------------------------------------------------
-
-struct IpuSection {
-  int64_t auto_select_ipus = 1;  //!< number of IPUs to acquire
-  std::vector<int64_t> select_ipus;  //!< device ids of the emulated gc-info listing (exclusive with auto_select_ipus)
-};
-
-// ---- [pipeline]: the arguments of pipeline() -----------------------------------------------------
-
-//! PipelineStageOptions: Poplar options for the convolutions and matmuls of one stage.
-struct StageOptions {
-  OptionMap convolution_options;
-  OptionMap matmul_options;
-  bool operator==(const StageOptions&) const = default;
-};
-
-struct PipelineSection {
-  std::vector<std::string> stages;                   //!< the model's stage names, in order (optional check)
-  std::vector<std::vector<int64_t>> device_mapping;  //!< stage i -> IPU(s); empty = stage i on IPU i
-  std::vector<StageOptions> forward_propagation_stages_poplar_options;
-  std::vector<StageOptions> backward_propagation_stages_poplar_options;
-  StageOptions weight_update_poplar_options;
-};
-
 // ---- the run ----------------------------------------------------------------------------------------
 
-//! `[optimizer]`'s named values (its numbers are plain lines: `cfg.plain.optimizer_learning_rate`, ...).
+//! The optimizer's hyper-parameters (`optimizer.beta1`, …), by name, as written (`optimizer.type` and its
+//! numbers are plain lines: `cfg.plain.optimizer_type`, ...). Which optimizers read each one, its
+//! kind, range and defaults are in the optimizer table (core/optim/, each optimizer's file); flags
+//! are 0 or 1. A name left out takes the chosen optimizer's default.
 struct OptimizerSection {
-  std::string type = "sgd";  //!< a name in core/optim/optimizer_list.hpp: sgd, momentum, adam, ...
-  // The hyper-parameters (`optimizer.beta1`, …), by name, as written: which optimizers read each
-  // one, its kind, range and defaults are in the optimizer table (core/optim/, each optimizer's
-  // file); flags are 0 or 1. A name left out takes the chosen optimizer's default.
   std::map<std::string, double> hyper;
 };
 
@@ -77,8 +53,6 @@ struct ConfigOrigin {
 //! resolving into Settings and the key reference are free functions in iputrain/config_loader.hpp.
 struct Config {
   std::map<std::string, ParamValue> model;  //!< `[model]` overrides, by parameter name
-  IpuSection ipu;
-  PipelineSection pipeline;
   OptimizerSection optimizer;
   PlainKeys plain;      //!< the keys that are one line of IPUTRAIN_PLAIN_KEYS each
   ConfigOrigin origin;  //!< set by the loader

@@ -47,8 +47,8 @@ log_every = 50
 TEST_CASE("defaults") {
   Config c;
   CHECK(c.model.empty());
-  CHECK(c.ipu.auto_select_ipus == 1);
-  CHECK(c.optimizer.type == "sgd");
+  CHECK(c.plain.ipu_auto_select_ipus == 1);
+  CHECK(c.plain.optimizer_type == "sgd");
   CHECK(c.plain.optimizer_learning_rate == doctest::Approx(0.01));
   CHECK(c.plain.data_train.empty());
   CHECK(c.plain.data_batch_size == 0);
@@ -72,8 +72,8 @@ TEST_CASE("a complete config fills every section") {
   CHECK(std::get<double>(c.model.at("dropout")) == doctest::Approx(0.25));
   CHECK(std::get<bool>(c.model.at("use_bias")));
   CHECK(std::get<std::string>(c.model.at("activation")) == "relu");
-  CHECK(c.ipu.auto_select_ipus == 4);
-  CHECK(c.optimizer.type == "sgd");         // enum values are matched case-insensitively, stored canonically
+  CHECK(c.plain.ipu_auto_select_ipus == 4);
+  CHECK(c.plain.optimizer_type == "sgd");         // enum values are matched case-insensitively, stored canonically
   CHECK(c.plain.optimizer_learning_rate == 1.0);  // an integer is accepted for a float key
   CHECK(c.plain.data_train == "idx:/usr/share/datasets/fashion-mnist/train");
   CHECK(c.plain.data_test == "synthetic:samples=64");

@@ -74,7 +74,7 @@ TEST_CASE("a Config built in code settles its device and system from their prese
   Config c;
   c.plain.device_version = iputrain::IpuVersion::Ipu1;
   c.plain.device_memory_per_tile = 1000;  // a figure changed in code is the user's
-  c.ipu.auto_select_ipus = 8;
+  c.plain.ipu_auto_select_ipus = 8;
   const iputrain::PlainKeys k = settled(c);
   CHECK(k.device_tiles_per_ipu == 1216);
   CHECK(k.device_clock_hz == 1.6e9);
@@ -82,13 +82,13 @@ TEST_CASE("a Config built in code settles its device and system from their prese
   CHECK(k.system_preset == iputrain::SystemPreset::Pod16);
   CHECK(k.system_machines_per_pod == 4);
   // Past the largest preset: its racks, as many as the IPUs need, and "custom" names it.
-  c.ipu.auto_select_ipus = 512;
+  c.plain.ipu_auto_select_ipus = 512;
   const iputrain::PlainKeys big = settled(c);
   CHECK(big.system_preset == iputrain::SystemPreset::Custom);
   CHECK(big.system_pods == 8);
   CHECK(big.system_hosts == 32);
   // "custom" written: the keys' defaults.
-  c.ipu.auto_select_ipus = 4;
+  c.plain.ipu_auto_select_ipus = 4;
   c.plain.system_preset = iputrain::SystemPreset::Custom;
   CHECK(settled(c).system_machines_per_pod == iputrain::SystemSection{}.machines_per_pod);
 }
@@ -96,11 +96,11 @@ TEST_CASE("a Config built in code settles its device and system from their prese
 TEST_CASE("the design's example config loads") {
   Config c = load("mnist_pipeline.toml");
   CHECK(std::get<int64_t>(c.model.at("hidden")) == 256);
-  CHECK(c.ipu.auto_select_ipus == 4);
+  CHECK(c.plain.ipu_auto_select_ipus == 4);
   CHECK(c.plain.ipu_selection_order == iputrain::SelectionOrder::Snake);
   CHECK(c.plain.ipu_optimizations_maximum_cross_replica_sum_buffer_size == 10000000);
   CHECK(c.plain.pipeline_schedule == "interleaved");
-  CHECK(c.optimizer.type == "momentum");
+  CHECK(c.plain.optimizer_type == "momentum");
   CHECK(c.plain.checkpoint_dir == "runs/mnist");
   CHECK(c.plain.checkpoint_every == 500);
   CHECK(settled(c).device_tiles_per_ipu == 1472);  // from ipu2.toml

@@ -27,7 +27,7 @@ iputrain::Error load_error(const std::string& file) {
 
 TEST_CASE("a config extends its base key by key") {
   Config c = config::load(kDir + "grandchild.toml");
-  CHECK(c.ipu.auto_select_ipus == 2);              // from base
+  CHECK(c.plain.ipu_auto_select_ipus == 2);        // from base
   CHECK(c.plain.optimizer_learning_rate == 0.25);  // child replaces base
   CHECK(c.plain.training_seed == 7);               // base, untouched by child
   CHECK(c.plain.data_batch_size == 4);             // grandchild

@@ -71,7 +71,7 @@ TEST_CASE("auto_select_ipus and select_ipus are exclusive, select_ipus ids are d
   // A later file or --set replaces the other one instead of contradicting it.
   Config c = config::parse("[ipu]\nauto_select_ipus = 2\n", "r.toml", {"ipu.select_ipus=[28]"});
   CHECK(config::num_ipus(c) == 8);
-  CHECK(c.ipu.auto_select_ipus == 1);
+  CHECK(c.plain.ipu_auto_select_ipus == 1);
 }
 
 TEST_CASE("IPUs = IPUs per replica x replicas") {

@@ -30,7 +30,7 @@ TEST_CASE("--set parses each value by its key's type") {
   CHECK_FALSE(c.plain.data_shuffle);
   CHECK(c.plain.data_train == "idx:some/dir/train");
   CHECK(c.plain.data_test == "synthetic:samples=8");
-  CHECK(c.optimizer.type == "sgd");
+  CHECK(c.plain.optimizer_type == "sgd");
   CHECK(c.plain.training_seed == 9);
 }
 
@@ -52,8 +52,8 @@ TEST_CASE("--set lists, tables and tri-state values are parsed as TOML") {
       {"pipeline.device_mapping=[0, [1, 2], 3]", "pipeline.stages=[\"a\",\"b\",\"c\"]", "ipu.auto_select_ipus=4",
        "ipu.matmuls.poplar_options={ availableMemoryProportion = \"0.3\" }", "pipeline.offload_activations=auto",
        "pipeline.offload_weights=false", "pipeline.schedule=Sequential", "pipeline.outfeed_mask=[true, false]"});
-  CHECK(c.pipeline.device_mapping == std::vector<std::vector<int64_t>>{{0}, {1, 2}, {3}});
-  CHECK(c.pipeline.stages == std::vector<std::string>{"a", "b", "c"});
+  CHECK(c.plain.pipeline_device_mapping == std::vector<std::vector<int64_t>>{{0}, {1, 2}, {3}});
+  CHECK(c.plain.pipeline_stages == std::vector<std::string>{"a", "b", "c"});
   CHECK(c.plain.ipu_matmuls_poplar_options.at("availableMemoryProportion") == "0.3");
   CHECK_FALSE(c.plain.pipeline_offload_activations.has_value());
   CHECK(c.plain.pipeline_offload_weights == false);

@@ -140,7 +140,7 @@ TEST_CASE("optimizer updates, schedules and clipping allocate nothing") {
   using namespace iputrain;
   for (const auto* def : optimizer_table()) {
     Config c;
-    c.optimizer.type = std::string(def->name);
+    c.plain.optimizer_type = std::string(def->name);
     c.optimizer.hyper["centered"] = 1;
     c.plain.optimizer_gradient_clip_norm = 1.0;
     c.plain.optimizer_lr_schedule = "cosine";

@@ -29,7 +29,7 @@ namespace {
 
 Config with(const std::string& type, double weight_decay = 0.0) {
   Config c;
-  c.optimizer.type = type;
+  c.plain.optimizer_type = type;
   c.optimizer.hyper["weight_decay"] = weight_decay;
   return c;
 }
@@ -217,8 +217,8 @@ std::vector<std::vector<double>> reference(const OptimizerSettings& o, const std
 //! Three updates of a small vector with gradients of mixed signs and sizes (one element's
 //! gradient is zero throughout), a changing learning rate and a gradient scale.
 void check_against_reference(const Config& c) {
-  INFO(c.optimizer.type << " hyper-parameters " << c.optimizer.hyper.size()
-                        << " set: wd=" << c.optimizer.hyper.at("weight_decay"));
+  INFO(c.plain.optimizer_type << " hyper-parameters " << c.optimizer.hyper.size()
+                              << " set: wd=" << c.optimizer.hyper.at("weight_decay"));
   const std::vector<float> w0 = {0.5f, -1.25f, 2.0f, 0.0f, -0.03f, 0.75f, 1e-3f};
   const std::vector<std::vector<float>> grads = {
       {0.1f, -0.2f, 0.05f, 0.0f, 1.5f, -0.7f, 3e-4f},

@@ -245,8 +245,8 @@ TEST_CASE("a throwaway op on 2 stages x 2 replicas trains the one-IPU reference'
   // verify's one-IPU reference (cli/verify_command.cpp, reference_config): the layout keys back to
   // their defaults, every stage on IPU 0, all of the plan's micro-batches accumulated there.
   Config ref_config = config::without_layout(plan_config);
-  ref_config.ipu.auto_select_ipus = 1;
-  ref_config.pipeline.device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
+  ref_config.plain.ipu_auto_select_ipus = 1;
+  ref_config.plain.pipeline_device_mapping.assign(model.stages().size(), std::vector<int64_t>{0});
   ref_config.plain.pipeline_gradient_accumulation_count = plan.accumulation_count() * plan.replicas();
   ref_config.plain.pipeline_schedule = "sequential";
   const Plan ref_plan = Plan::make(model, ref_config);

@@ -63,6 +63,13 @@ std::string_view key_spelling(E value) {
 //! Poplar-style option dictionary (`{ availableMemoryProportion = "0.3" }`), string to string.
 using OptionMap = std::map<std::string, std::string>;
 
+//! PipelineStageOptions: the Poplar options of one pipeline stage's convolutions and matmuls.
+struct StageOptions {
+  OptionMap convolution_options;
+  OptionMap matmul_options;
+  bool operator==(const StageOptions&) const = default;
+};
+
 //! The DERIVE of a plain key whose value is used as written.
 struct AsWritten {};
 inline constexpr AsWritten as_written{};

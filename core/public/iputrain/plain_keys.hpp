@@ -8,7 +8,8 @@
 // X(FIELD, PATH, TYPE, DEFAULT, EFFECT, MARKS, DOC, RANGE, NEEDS, DERIVE):
 // - FIELD is PATH with `_` for `.` (checked when the schema is built);
 // - TYPE is double, int64_t, uint64_t, bool, std::optional<bool> ("auto" is nullopt), std::string, a
-//   std::vector of int64_t, double or bool, OptionMap or an enum declared by IPUTRAIN_KEY_ENUM
+//   std::vector of int64_t, double, bool, std::string, a list of int64_t (each element an int or a list
+//   in TOML: a device mapping) or StageOptions, OptionMap, StageOptions or an enum declared by IPUTRAIN_KEY_ENUM
 //   (iputrain/key_enums.hpp), whose enumerators are the key's spellings (ChooseBest is written
 //   "choose_best");
 // - EFFECT is the schema's Effect: Runs (it changes the run) or Models (the plan's model); or, for a
@@ -17,7 +18,8 @@
 //   lint.table_rows fails when something does;
 // - MARKS is `plain`, or `defining` (checkpoints record it and `--resume` checks it), `layout`
 //   (`verify`'s one-IPU reference resets it), `tunable` (`tune` may vary it) or `path` (a file or
-//   folder: written configs rebase it; its DERIVE resolves it by the path rule), joined by `|`;
+//   folder: written configs rebase it; its DERIVE resolves it by the path rule) or `unique` (a list
+//   whose elements must differ), joined by `|`;
 // - RANGE the accepted numbers (of a list: its elements), as the schema's Range writes them
 //   (Range::at_least(0); a braced Range in parentheses, since a macro argument splits at its commas), or {};
 //   or, for a string or a list of strings, Names(LIST): the values it may hold, a table's names
@@ -42,6 +44,13 @@
 #include "iputrain/key_enums.hpp"
 
 #define IPUTRAIN_PLAIN_KEYS(X)                                                                                         \
+  X(ipu_auto_select_ipus, "ipu.auto_select_ipus", int64_t, 1, Runs, layout,                                            \
+    "Number of virtual IPUs to acquire as one device (replicas = this / IPUs per replica).", Range::between(1, 1024),  \
+    "", as_written)                                                                                                    \
+  X(ipu_select_ipus, "ipu.select_ipus", std::vector<int64_t>, {}, Runs, layout | unique,                               \
+    "Devices to acquire by id in the emulated 16-IPU gc-info listing (0-15 single IPUs, 16-23 "                        \
+    "pairs, 24-27 quads, 28-29 eights, 30 all); exclusive with `auto_select_ipus`.",                                   \
+    Range::between(0, 30), "", as_written)                                                                             \
   X(ipu_selection_order, "ipu.selection_order", SelectionOrder, SelectionOrder::Auto, Models, plain,                   \
     "How shards map to physical IPUs of the modelled C2 topology.", {}, "", as_written)                                \
   X(ipu_scheduling_algorithm, "ipu.scheduling.algorithm", SchedulerAlgorithm, SchedulerAlgorithm::ChooseBest, Models,  \
@@ -56,6 +65,25 @@
   X(ipu_scheduling_maximum_scheduler_search_space_size, "ipu.scheduling.maximum_scheduler_search_space_size", int64_t, \
     64, Models, plain, "Ready ops `look_ahead` considers at each step (the first in written order).",                  \
     Range::at_least(1), "", as_written)                                                                                \
+  X(pipeline_stages, "pipeline.stages", std::vector<std::string>, {}, Runs, unique,                                    \
+    "The model's stages in order (checked against the model); at least two when given.", {}, "", as_written)           \
+  X(pipeline_device_mapping, "pipeline.device_mapping", std::vector<std::vector<int64_t>>, {}, Runs, layout,           \
+    "IPU of each stage within a replica (a list for parallel stages), e.g. [0, [1, 2], 3]; "                           \
+    "unset = stage i on IPU i (every stage on IPU 0 if the device has one IPU).",                                      \
+    Range::at_least(0), "", as_written)                                                                                \
+  X(pipeline_forward_propagation_stages_poplar_options, "pipeline.forward_propagation_stages_poplar_options",          \
+    std::vector<StageOptions>, {}, Models, plain,                                                                      \
+    "Per forward stage: `{ convolution_options = {…}, matmul_options = {…} }`, over "                              \
+    "`ipu.convolutions.poplar_options` and `ipu.matmuls.poplar_options` for that stage's forward pass "                \
+    "(availableMemoryProportion and partialsType are read).",                                                          \
+    {}, "", as_written)                                                                                                \
+  X(pipeline_backward_propagation_stages_poplar_options, "pipeline.backward_propagation_stages_poplar_options",        \
+    std::vector<StageOptions>, {}, Models, plain,                                                                      \
+    "Per backward stage, as `forward_propagation_stages_poplar_options`.", {}, "", as_written)                         \
+  X(pipeline_weight_update_poplar_options, "pipeline.weight_update_poplar_options", StageOptions, StageOptions{},      \
+    no_effect_here("no optimizer's update has a matmul or a convolution, so its options have nothing to act on"),      \
+    plain, "Options of the weight-update step: `{ convolution_options = {…}, matmul_options = {…} }`.", {}, "",        \
+    as_written)                                                                                                        \
   X(pipeline_repeat_count, "pipeline.repeat_count", int64_t, 1, Runs, plain,                                           \
     "Pipeline executions (each one weight update) per call.", Range::at_least(1), "", as_written)                      \
   X(pipeline_gradient_accumulation_order, "pipeline.gradient_accumulation_order", GradientAccumulationOrder,           \
@@ -134,6 +162,8 @@
     "One flag per last-stage output; true = that output is NOT outfed.", {}, "", as_written)                           \
   X(pipeline_reduction_method, "pipeline.reduction_method", GradientReduction, GradientReduction::Sum, Runs, plain,    \
     "How micro-batch gradients are accumulated: sum, mean (each / count) or running_mean.", {}, "", as_written)        \
+  X(optimizer_type, "optimizer.type", std::string, "sgd", Runs, defining,                                              \
+    "Optimizer algorithm; update rules in docs/training.md.", Names(optimizer_names()), "", as_written)                \
   X(optimizer_learning_rate, "optimizer.learning_rate", double, 0.01, Runs, defining,                                  \
     "Step size of each weight update.", Range::at_least(0, true), "", as_written)                                      \
   X(optimizer_gradient_clip_norm, "optimizer.gradient_clip_norm", double, 0.0, Runs, defining,                         \

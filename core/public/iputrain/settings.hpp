@@ -49,18 +49,16 @@ struct KeyLocations {
                             ErrorKind kind = ErrorKind::Config) const;
 };
 
-//! The `[pipeline]` and `[ipu]` choices the planner reads that are not plain lines, resolved (stages
-//! and mapping are checked against the model by the planner; the rest are `plain.pipeline_*`).
+//! What the planner reads of `[pipeline]` and the Poplar options, resolved from the plain lines (the
+//! keys themselves are `plain.pipeline_*` and `plain.ipu_*`).
 struct PipelineSettings {
   //! True if `pipeline.schedule` or `device_mapping` is set, or batch serialization is on: the model
   //! is pipelined even on one IPU per replica.
   bool pipelined = false;
-  std::vector<std::string> stages;  //!< pipeline.stages: the model's stages as the config names them
-  StageMemoryOptions memory;        //!< ipu.matmuls and ipu.convolutions poplar_options
+  StageMemoryOptions memory;  //!< ipu.matmuls and ipu.convolutions poplar_options
   //! Per stage, over `memory`: pipeline.forward_/backward_propagation_stages_poplar_options.
   std::vector<StageMemoryOptions> forward_memory;
   std::vector<StageMemoryOptions> backward_memory;
-  std::vector<std::vector<int64_t>> device_mapping;  //!< per position: its IPU(s); empty = position i on IPU i
 };
 
 //! The IPUs the run is placed on (the figures of the device and system are plain lines).
