@@ -19,12 +19,16 @@ namespace api {
 
 namespace {
 
-// Every run-defining key (its row says so: config::defines_run) with its value as TOML text, the model's
-// parameters as `model.NAME`: what a checkpoint records as `run_config`.
-std::string run_config_text(const Config& config) {
+// Every run-defining key (its row says so: config::defines_run) with its value as TOML text (as written, or
+// as `settled` holds it where the row says so: config::records_settled), the model's parameters as
+// `model.NAME`: what a checkpoint records as `run_config`.
+std::string run_config_text(const Config& config, const PlainKeys& settled) {
+  Config at_settled = config;
+  at_settled.plain = settled;
   std::map<std::string, std::string> values;
   for (const std::string& key : config::keys()) {
-    const std::optional<std::string> v = config::defines_run(key) ? config::value_text(config, key) : std::nullopt;
+    const Config& from = config::records_settled(key) ? at_settled : config;
+    const std::optional<std::string> v = config::defines_run(key) ? config::value_text(from, key) : std::nullopt;
     if (v) {
       values[key] = *v;
     }
@@ -56,7 +60,7 @@ engine::SessionConfig session_config(const ResolvedConfig& given) {
   out.settings = given.instances() == launched ? given.settings() : ResolvedConfig(config, launched).settings();
   out.data = data_specs(config);
   out.config_text = config::show(config, /*rebase_paths=*/false);
-  out.run_config = run_config_text(config);
+  out.run_config = run_config_text(config, out.settings.plain);
   return out;
 }
 

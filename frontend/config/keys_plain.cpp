@@ -27,7 +27,7 @@ namespace iputrain::config {
 namespace {
 
 // The MARKS of a line.
-enum Marks : unsigned { plain = 0, defining = 1, layout = 2, tunable = 4, path = 8, unique = 16 };
+enum Marks : unsigned { plain = 0, defining = 1, layout = 2, tunable = 4, path = 8, unique = 16, record_settled = 32 };
 
 // A line's RANGE that is names, not numbers: the values a string key may hold (its row is an Enum
 // row, spelt as the names are) or the elements of a list of strings, from a table (the schedules)
@@ -191,6 +191,7 @@ KeySpec plain_row(std::string_view field, KeySpec row, const LineEffect& effect,
   row.tunable = (marks & tunable) != 0;
   row.is_path = (marks & path) != 0;
   row.unique = (marks & unique) != 0;
+  row.record_settled = (marks & record_settled) != 0;
   row.needs = std::move(needs);
   if (effect.status == Effect::None) {
     return std::move(row).no_effect(effect.reason);

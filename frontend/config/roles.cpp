@@ -26,6 +26,11 @@ bool defines_run(const std::string& key) {
   return k != nullptr && k->defines_run;
 }
 
+bool records_settled(const std::string& key) {
+  const KeySpec* k = find_key(key);
+  return k != nullptr && k->record_settled;
+}
+
 std::string unpipelined_schedule() { return std::string(pipeline_schedules::unpipelined_schedule().name); }
 
 bool is_tunable(const std::string& key) {

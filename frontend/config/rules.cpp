@@ -272,12 +272,10 @@ void check_schedule(const Config& c) {
   }
 }
 
-// Loss scaling and the float flags only mean something with a half-precision compute type;
-// dynamic loss scaling under f32 is allowed (it still skips updates whose gradients overflow).
-void check_precision(Config& c) {
-  if (c.plain.optimizer_loss_scaling_mode == LossScaling::Dynamic && !c.is_set("optimizer.loss_scaling")) {
-    c.plain.optimizer_loss_scaling = 65536.0;  // 2^16, torch.cuda.amp.GradScaler's starting scale
-  }
+// The master weights, the optimizer state's type and sharding, and the float flags against the compute
+// type and the optimizer; dynamic loss scaling under f32 is allowed (it still skips updates whose
+// gradients overflow).
+void check_precision(const Config& c) {
   if (c.plain.training_precision == FloatType::F32 && c.plain.training_master_weights != MasterWeightsPlace::OnChip) {
     c.fail_at("training.master_weights",
               fmt::format("`training.master_weights = \"{}\"` needs a half compute type: under f32 the weights "
@@ -328,7 +326,7 @@ void check_precision(Config& c) {
 // One execution stages every update's outfeed and metrics on the host before it hands them over.
 constexpr int64_t kMaxUpdatesPerExecution = int64_t{1} << 20;
 
-void check_run(Config& c) {
+void check_run(const Config& c) {
   const int64_t spe = c.plain.training_steps_per_execution;
   const int64_t repeats = c.plain.pipeline_repeat_count;
   if (spe > 0 && repeats > 0 && (spe > kMaxUpdatesPerExecution || repeats > kMaxUpdatesPerExecution / spe)) {
@@ -451,8 +449,6 @@ const std::vector<RuleDoc>& rule_docs() {
       {{"training.steps", "training.epochs"}, "At most one of them is set."},
       {{"checkpoint.every", "checkpoint.keep", "checkpoint.dir"},
        "`every` and `keep` need a `dir`; `every = 0`, or a `dir` set to \"\", switches checkpoints off."},
-      {{"optimizer.loss_scaling_mode", "optimizer.loss_scaling"},
-       "Dynamic loss scaling starts from `optimizer.loss_scaling` or, when that is unset, from 65536."},
       {{"training.master_weights", "training.precision", "pipeline.offload_weight_update_variables"},
        "`offloaded` and `none` need an f16 or bf16 precision; `offloaded` also needs the optimizer state "
        "offloaded."},
@@ -514,7 +510,7 @@ void check_needs(const Config& c) {
   }
 }
 
-void apply_rules(Config& cfg) {
+void apply_rules(const Config& cfg) {
   check_needs(cfg);
   check_ipu(cfg);
   check_pipeline(cfg);

@@ -1,11 +1,11 @@
 // iputrain — cross-key rules of the config (the IPUConfig and pipeline() checks of the seeds).
 //
 // apply_rules() runs after a config is loaded: it checks every rule that the config alone can
-// decide. Derived values are settled by their key's line when the config is resolved (`set_all`
-// turning the five float flags on, the sequential schedule under batch serialization, the device's
-// figures), except the starting scale of dynamic loss scaling, which the loader still writes. Rules that need the model
-// (the number of stages, the last stage's outputs) are checked by the planner's place pass (planner/layout_check.cpp),
-// with the keys' locations that Settings keeps; the layout rules both use are
+// decide; it changes nothing. Derived values are settled by their key's line when the config is
+// resolved (`set_all` turning the five float flags on, the sequential schedule under batch
+// serialization, the device's figures, the starting scale of dynamic loss scaling). Rules that need
+// the model (the number of stages, the last stage's outputs) are checked by the planner's place pass
+// (planner/layout_check.cpp), with the keys' locations that Settings keeps; the layout rules both use are
 // core/pipeline_schedules/layout_rules.hpp.
 #pragma once
 
@@ -26,9 +26,9 @@ struct RuleDoc {
 };
 const std::vector<RuleDoc>& rule_docs();
 
-//! Checks the rules that need only the config and normalises derived values. Throws a located
-//! Error(Config) at the key that breaks a rule.
-void apply_rules(Config& cfg);
+//! Checks the rules that need only the config. Throws a located Error(Config) at the key that breaks a
+//! rule.
+void apply_rules(const Config& cfg);
 
 //! Refuses two version keys or two tile counts that disagree, and a system with fewer IPUs than the
 //! config uses, each located at its key (frontend/config/hardware_keys.cpp).

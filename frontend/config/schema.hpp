@@ -120,6 +120,8 @@ struct KeySpec {
   bool is_path = false;  //!< a file or folder that follows the path rule (a data source: after its `format:`)
   //! It defines what a run computes: checkpoints record it and a resumed run must agree on it.
   bool defines_run = false;
+  //! Checkpoints record the value the key's line settles it to (only with defines_run).
+  bool record_settled = false;
   //! It lays the model out (IPUs, mapping, accumulation, schedule, recomputation, sharding,
   //! offloading): `verify` sets it back to its default for its one-IPU reference.
   bool layout = false;

@@ -102,6 +102,8 @@ std::optional<std::string> value_text(const Config& cfg, const std::string& key)
 //! order, the seeds, the precision): checkpoints record it and a resumed run must agree on it.
 //! False for an unknown key (the model's parameters, `model.NAME`, always define the run).
 bool defines_run(const std::string& key);
+//! The key's row says checkpoints record the value it settles to (Settings::plain), not the value written.
+bool records_settled(const std::string& key);
 //! The key's row says `iputrain tune` may vary it.
 bool is_tunable(const std::string& key);
 //! `cfg` with every layout key (its row says so: the IPUs, the stages' mapping, the accumulation,

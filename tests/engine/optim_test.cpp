@@ -614,3 +614,17 @@ TEST_CASE("a session trains with each optimizer, a schedule and clipping") {
     CHECK(after < before);
   }
 }
+
+// optimizer.type is a line named from the optimizer table: the loader keeps the table's spelling, and a
+// Config built in code that names no optimizer is refused at the key, with the names, when it is resolved.
+TEST_CASE("optimizer.type names a row of the optimizer table") {
+  CHECK(config::parse("[optimizer]\ntype = \"AdamW\"\n").plain.optimizer_type == "adamw");
+  CHECK(config::resolve(with("LAMB")).optimizer.type == "lamb");
+  try {
+    config::resolve(with("nadam"));
+    FAIL("an optimizer the table lacks was resolved");
+  } catch (const iputrain::Error& e) {
+    CHECK(std::string(e.what()).find("`optimizer.type` = \"nadam\" is not an optimizer") != std::string::npos);
+    CHECK(e.hint().find("sgd, momentum, adam") != std::string::npos);
+  }
+}

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "../scratch_dir.hpp"
+#include "core/data/safetensors.hpp"
 #include "core/half_round.hpp"
 #include "core/rng.hpp"
 #include "iputrain/iputrain.hpp"
@@ -191,11 +193,20 @@ TEST_CASE("precision and loss-scaling keys are checked where they are written") 
             .plain.ipu_floating_point_behaviour_esr);
   CHECK(config::resolve(config::parse("[ipu.floating_point_behaviour]\nset_all = true\n"))
             .plain.ipu_floating_point_behaviour_nanoo);
+  // Dynamic scaling starts from 65536 unless a scale is written: the line's DERIVE settles it, and the
+  // Config keeps what was written (so `config show` loads back the same).
   const Config dynamic = config::parse("[optimizer]\nloss_scaling_mode = \"dynamic\"\n");
-  CHECK(dynamic.plain.optimizer_loss_scaling == 65536.0);
-  CHECK(config::parse("[optimizer]\nloss_scaling_mode = \"dynamic\"\nloss_scaling = 8.0\n")
+  CHECK(dynamic.plain.optimizer_loss_scaling == 1.0);
+  CHECK(config::resolve(dynamic).plain.optimizer_loss_scaling == 65536.0);
+  CHECK(config::resolve(config::parse("[optimizer]\nloss_scaling_mode = \"dynamic\"\nloss_scaling = 8.0\n"))
             .plain.optimizer_loss_scaling == 8.0);
-  CHECK(config::parse("").plain.optimizer_loss_scaling == 1.0);
+  CHECK(config::resolve(config::parse("[optimizer]\nloss_scaling_mode = \"dynamic\"\nloss_scaling = 1.0\n"))
+            .plain.optimizer_loss_scaling == 1.0);
+  CHECK(config::resolve(config::parse("")).plain.optimizer_loss_scaling == 1.0);
+  Config in_code;  // a Config built in code: a scale other than the default is the user's
+  in_code.plain.optimizer_loss_scaling_mode = LossScaling::Dynamic;
+  in_code.plain.optimizer_loss_scaling = 1024.0;
+  CHECK(config::resolve(in_code).plain.optimizer_loss_scaling == 1024.0);
 }
 
 namespace {
@@ -353,8 +364,14 @@ TEST_CASE("dynamic loss scaling") {
     CHECK(testing::same_bits(r.weights, train(testing::kMlp, mlp_config(10)).weights));
   }
   SUBCASE("dynamic scaling starts from 65536 unless told otherwise") {
-    const Run r = train(testing::kMlp, mlp_config(1, "", "loss_scaling_mode = \"dynamic\"\n"));
-    CHECK(r.summary.loss_scale == 65536.0);
+    const Config config = config::parse(mlp_config(1, "", "loss_scaling_mode = \"dynamic\"\n"), "precision.toml");
+    Session session(Model::parse(testing::kMlp, "model.ipu", config.model), config);
+    CHECK(session.train().loss_scale == 65536.0);
+    // A checkpoint records the scale the run started from (the line's record_settled mark), as it did
+    // when the loader wrote it into the Config, so checkpoints written before resume the same.
+    const std::string path = session.save_checkpoint(iputrain_tests::scratch_dir("precision_test").string());
+    CHECK(data::read_safetensors(path).metadata.at("run_config").find("optimizer.loss_scaling = 65536.0\n") !=
+          std::string::npos);
   }
 }
 

@@ -19,7 +19,8 @@
 // - MARKS is `plain`, or `defining` (checkpoints record it and `--resume` checks it), `layout`
 //   (`verify`'s one-IPU reference resets it), `tunable` (`tune` may vary it) or `path` (a file or
 //   folder: written configs rebase it; its DERIVE resolves it by the path rule) or `unique` (a list
-//   whose elements must differ), joined by `|`;
+//   whose elements must differ) or `record_settled` (checkpoints record the value its DERIVE settles it
+//   to, not the value written: the loss scale dynamic scaling starts from), joined by `|`;
 // - RANGE the accepted numbers (of a list: its elements), as the schema's Range writes them
 //   (Range::at_least(0); a braced Range in parentheses, since a macro argument splits at its commas), or {};
 //   or, for a string or a list of strings, Names(LIST): the values it may hold, a table's names
@@ -168,10 +169,15 @@
     "Step size of each weight update.", Range::at_least(0, true), "", as_written)                                      \
   X(optimizer_gradient_clip_norm, "optimizer.gradient_clip_norm", double, 0.0, Runs, defining,                         \
     "Clip the global gradient norm to this value; 0 = no clipping.", Range::at_least(0), "", as_written)               \
-  X(optimizer_loss_scaling, "optimizer.loss_scaling", double, 1.0, Runs, defining,                                     \
+  X(optimizer_loss_scaling, "optimizer.loss_scaling", double, 1.0, Runs, defining | record_settled,                    \
     "Loss scale: the backward pass starts from it and the update divides the gradients by it; with "                   \
     "dynamic scaling, the first scale (65536 when unset).",                                                            \
-    Range::at_least(0, true), "", as_written)                                                                          \
+    Range::at_least(0, true), "", [](const auto& c) {                                                                  \
+      /* dynamic scaling starts from 2^16, torch.cuda.amp.GradScaler's first scale, unless one is written */           \
+      const bool written = c.is_set("optimizer.loss_scaling") || c.plain.optimizer_loss_scaling != 1.0;                \
+      return c.plain.optimizer_loss_scaling_mode == LossScaling::Dynamic && !written ? 65536.0                         \
+                                                                                     : c.plain.optimizer_loss_scaling; \
+    })                                                                                                                 \
   X(optimizer_loss_scaling_growth_interval, "optimizer.loss_scaling_growth_interval", int64_t, 2000, Runs, defining,   \
     "Dynamic loss scaling: clean updates in a row before the scale grows.", Range::at_least(1),                        \
     "optimizer.loss_scaling_mode = \"dynamic\"", as_written)                                                           \
