@@ -167,16 +167,14 @@ Placement make_placement(const ir::Graph& g, const Settings& settings, const Pip
     const int32_t s = reader_stage[static_cast<size_t>(p)];
     pl.param_ipu.push_back(ipus[static_cast<size_t>(s >= 0 ? s : g.node(p).stage)]);
   }
-  SystemSection system = system_of(settings.plain);
+  const SystemSection system = system_of(settings.plain);
   if (system.ipus() < total) {
-    // A Config built in code whose system is smaller than the plan (the loader refuses one): the
-    // smallest preset that holds the IPUs.
-    for (const std::string& name : SystemSection::presets()) {
-      if (SystemSection::figures(name).ipus() >= total) {
-        system = SystemSection::figures(name);
-        break;
-      }
-    }
+    // The loader refuses such a config (config::check_hardware); a Config built in code is refused here,
+    // not given a larger system than it names.
+    settings.keys.fail_at("system.preset",
+                          fmt::format("the system holds {} IPUs, fewer than the plan's {}", system.ipus(), total),
+                          "leave `system.preset` at \"auto\" (the smallest system that holds the IPUs), or name a "
+                          "larger one");
   }
   pl.topology = make_topology(system, pl.physical);
   return pl;

@@ -69,6 +69,23 @@ TEST_CASE("placement: default mapping, replicas and physical order") {
   CHECK(p.global_batch() == 2 * 6 * 2);
 }
 
+// The loader refuses a system smaller than the config's IPUs (config::check_hardware); a Config built in
+// code that names one is refused by the planner, not given a larger system.
+TEST_CASE("placement: a Config built in code whose system cannot hold the plan is refused at system.preset") {
+  Config c;
+  c.plain.ipu_auto_select_ipus = 6;
+  c.plain.system_preset = SystemPreset::Pod4;
+  try {
+    (void)make_plan(graph_of(Model::parse(kThreeStages)), c);
+    FAIL("a plan on 6 IPUs was placed on a POD4");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("the system holds 4 IPUs, fewer than the plan's 6") != std::string::npos);
+    CHECK(e.hint().find("system.preset") != std::string::npos);
+  }
+  c.plain.system_preset = SystemPreset::Pod16;
+  CHECK(make_plan(graph_of(Model::parse(kThreeStages)), c).placement.replicas == 2);
+}
+
 TEST_CASE("placement: device_mapping may put several stages on one IPU") {
   const Plan p = plan_for(kThreeStages, "[ipu]\nauto_select_ipus = 2\n[pipeline]\ndevice_mapping = [0, 1, 0]\n");
   CHECK(p.placement.pipeline.stage_ipu == std::vector<int32_t>{0, 1, 0});
