@@ -89,6 +89,8 @@ struct OptimizerDef {
 
 //! Every optimizer, in the order of core/optim/optimizer_list.hpp.
 const std::vector<const OptimizerDef*>& optimizer_table();
+//! The optimizers' names, in the table's order (`optimizer.type`'s values).
+std::vector<std::string> optimizer_names();
 //! The optimizer named `name` (exact spelling), or nullptr.
 const OptimizerDef* find_optimizer(std::string_view name);
 //! The optimizer of resolved settings (an unknown name is a bug: resolve checked it).

@@ -28,6 +28,14 @@ const std::vector<const LrScheduleDef*>& lr_schedule_table() {
   return table;
 }
 
+std::vector<std::string> lr_schedule_names() {
+  std::vector<std::string> out;
+  for (const LrScheduleDef* def : lr_schedule_table()) {
+    out.emplace_back(def->name);
+  }
+  return out;
+}
+
 const LrScheduleDef* find_lr_schedule(std::string_view name) {
   for (const LrScheduleDef* def : lr_schedule_table()) {
     if (def->name == name) {
@@ -55,13 +63,9 @@ float learning_rate_at(const Settings& run, int64_t step) {
   }
   const LrScheduleDef* def = find_lr_schedule(run.plain.optimizer_lr_schedule);
   if (def == nullptr) {  // a Config built in code (the loader admits the table's names only)
-    std::vector<std::string_view> names;
-    for (const LrScheduleDef* d : lr_schedule_table()) {
-      names.push_back(d->name);
-    }
     run.keys.fail_at("optimizer.lr_schedule",
                      fmt::format("no learning-rate schedule is named \"{}\"", run.plain.optimizer_lr_schedule),
-                     fmt::format("name one of: {}", fmt::join(names, ", ")));
+                     fmt::format("name one of: {}", fmt::join(lr_schedule_names(), ", ")));
   }
   return static_cast<float>(def->rate(run, static_cast<double>(done - run.plain.optimizer_warmup_steps)));
 }

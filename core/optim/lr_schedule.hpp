@@ -39,6 +39,8 @@ struct LrScheduleDef {
 
 //! Every schedule, in the order of lr_schedule_list.hpp (`optimizer.lr_schedule`'s spellings).
 const std::vector<const LrScheduleDef*>& lr_schedule_table();
+//! The schedules' names, in the table's order.
+std::vector<std::string> lr_schedule_names();
 //! The schedule named `name`, or nullptr.
 const LrScheduleDef* find_lr_schedule(std::string_view name);
 //! The names of the schedules that read `key` (decay_steps, decay_rate, min_learning_rate).

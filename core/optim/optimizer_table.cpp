@@ -54,6 +54,14 @@ const std::vector<const OptimizerDef*>& optimizer_table() {
   return all;
 }
 
+std::vector<std::string> optimizer_names() {
+  std::vector<std::string> out;
+  for (const OptimizerDef* d : optimizer_table()) {
+    out.emplace_back(d->name);
+  }
+  return out;
+}
+
 const OptimizerDef* find_optimizer(std::string_view name) {
   for (const OptimizerDef* d : optimizer_table()) {
     if (d->name == name) {

@@ -155,23 +155,8 @@ std::string schedules_doc() {
   return doc;
 }
 
-// The names of the learning-rate schedules, in their table's order.
-std::vector<std::string> lr_schedule_names() {
-  std::vector<std::string> out;
-  for (const optim::LrScheduleDef* d : optim::lr_schedule_table()) {
-    out.emplace_back(d->name);
-  }
-  return out;
-}
-
-// The names of the optimizers, in their table's order.
-std::vector<std::string> optimizer_names() {
-  std::vector<std::string> out;
-  for (const OptimizerDef* d : optimizer_table()) {
-    out.emplace_back(d->name);
-  }
-  return out;
-}
+// The names the lines of optimizer.lr_schedule and optimizer.type take, from their tables.
+using optim::lr_schedule_names;
 
 // `doc` and the learning-rate schedules that read schedule key `key` (from their table).
 std::string schedule_key_doc(std::string_view key, std::string_view doc) {

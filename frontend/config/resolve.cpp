@@ -25,15 +25,13 @@ namespace {
 //! The optimizer of `optimizer.type` (in any case, as the schema allows); a Config built in code that
 //! names none is refused at the key.
 const OptimizerDef& optimizer_named(const Config& c) {
-  std::vector<std::string_view> names;
   for (const OptimizerDef* d : optimizer_table()) {
     if (config::enum_folded(d->name) == config::enum_folded(c.plain.optimizer_type)) {
       return *d;
     }
-    names.push_back(d->name);
   }
   c.fail_at("optimizer.type", fmt::format("`optimizer.type` = \"{}\" is not an optimizer", c.plain.optimizer_type),
-            fmt::format("name one of {}", fmt::join(names, ", ")));
+            fmt::format("name one of {}", fmt::join(optimizer_names(), ", ")));
 }
 
 OptimizerSettings resolve_optimizer(const Config& c) {
